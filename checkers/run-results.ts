@@ -1,0 +1,60 @@
+import type { LedgerRow } from '../harness/history/bank.ts';
+
+/** Three-valued verdict, merged false > unknown > true (Jepsen's rule). */
+export type Valid = true | false | 'unknown';
+
+/** What every checker returns. Checkers add their own fields beside `valid`. */
+export interface CheckerResult {
+  valid: Valid;
+  /** Set when the checker threw: its verdict is then `unknown`. */
+  error?: string;
+  [detail: string]: unknown;
+}
+
+/** A committed write whose effect is missing from the final balance, with the write that overwrote it. */
+export interface LostUpdate {
+  account: number;
+  lost: LedgerRow;
+  /** The committed write that was based on a balance older than `lost` and so erased it. */
+  overwrittenBy: LedgerRow;
+  /** History indexes of the `write` ops (ok completions) for both, when the history has them. */
+  lostOpIndex?: number;
+  overwrittenByOpIndex?: number;
+}
+
+/** Two clients both believed they held the lock on one account over an overlapping interval. */
+export interface Overlap {
+  account: number;
+  a: { process: number; acquiredAt: number; releasedAt: number; acquireIndex: number };
+  b: { process: number; acquiredAt: number; releasedAt: number; acquireIndex: number };
+  /** `confirmed` when the resource saw interleaved read/write pairs, else `suspected` (clients' view only). */
+  kind: 'suspected' | 'confirmed';
+}
+
+export interface Quantiles {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** `results.json`: what the run's checkers decided, plus the numbers a report and `compare` need. */
+export interface RunResults {
+  valid: Valid;
+  lostUpdates: number;
+  lostUpdateDetails: LostUpdate[];
+  staleWritesRejected: number;
+  overlaps: number;
+  overlapDetails: Overlap[];
+  /** Fault windows from the nemesis ops: name, start/end ns, targets. */
+  faults: { f: string; start: number; end: number | null; targets: string[]; params?: Record<string, unknown>; note?: string }[];
+  opCounts: { total: number; ok: number; fail: number; info: number; byF: Record<string, { ok: number; fail: number; info: number }> };
+  /** Latencies in milliseconds, invoke → completion, for ok completions. */
+  latency: Record<'acquire' | 'read' | 'write' | 'release', Quantiles>;
+  /** Ops per second over the run (ok completions / duration). */
+  throughput: number;
+  durationMs: number;
+  /** Each checker's full result, by name: lost-updates, linearizable, mutual-exclusion, fencing-order, … */
+  checkers: Record<string, CheckerResult>;
+}

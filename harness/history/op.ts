@@ -1,0 +1,32 @@
+/**
+ * One line of `history.jsonl` — the only thing that passes from "run" to "check".
+ *
+ * The shape is Jepsen's: every client step is an `invoke` followed by exactly one completion from the same
+ * process: `ok` (took effect), `fail` (definitely did not take effect) or `info` (unknown: timeout, crash).
+ * After an `info` the client carries on under a *new* process id, because the old one may still have an
+ * operation in flight (Jepsen's rule); so a process never has two invocations open at once.
+ */
+export type OpType = 'invoke' | 'ok' | 'fail' | 'info';
+
+/**
+ * Client processes are numbered from 0. `nemesis` marks fault start/end records; `harness` marks the
+ * harness's own reads of the resource (the final state and ledger after the clients stopped).
+ */
+export type ProcessId = number | 'nemesis' | 'harness';
+
+export interface Op<V = unknown> {
+  /** Position in the journal, 0-based, dense. */
+  index: number;
+  /** Nanoseconds since the run started, from a monotonic clock of the harness (not any client's wall clock). */
+  time: number;
+  process: ProcessId;
+  type: OpType;
+  /** What the op does: `acquire`, `read`, `write`, `release`, `renew`, `final-read`, or a fault name. */
+  f: string;
+  value: V;
+  /** Why an op failed or is unknown (`stale-token`, `timeout`, `lock-lost`, an exception message, …). */
+  error?: string;
+}
+
+/** An op as a writer hands it to the journal: the journal assigns `index` and `time`. */
+export type OpInput<V = unknown> = Omit<Op<V>, 'index' | 'time'> & { time?: number };
