@@ -1,0 +1,124 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { HarnessError } from '../../errors.ts';
+import { childPids } from '../../pid-registry.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ProcessNode, type Command, type ProcessNodeOptions } from './process-node.ts';
+import { postgresBinDir } from '../../provision.ts';
+
+const run = promisify(execFile);
+export const PG_USER = 'fencepost';
+
+/** uid/gid of the `postgres` OS user: Postgres refuses to run as root, so the harness drops to it when root. */
+function postgresAccount(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  if (!line) {
+    throw new HarnessError('missing-dependency', 'running as root, but there is no `postgres` user to run Postgres as.', {
+      hint: 'install the postgresql package (it creates the user): apt-get install -y postgresql',
+    });
+  }
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+export class PgNode extends ProcessNode {
+  private readonly account = postgresAccount();
+
+  constructor(opts: ProcessNodeOptions) {
+    super(opts);
+  }
+
+  private bin(name: string): string {
+    return `${postgresBinDir()}/${name}`;
+  }
+
+  protected override async prepare(): Promise<void> {
+    if (this.account) {
+      fs.chownSync(this.dir, this.account.uid, this.account.gid);
+      fs.chownSync(this.dataDir, this.account.uid, this.account.gid);
+    }
+    if (fs.existsSync(`${this.dataDir}/PG_VERSION`)) return;
+    try {
+      await run(this.bin('initdb'), ['-D', this.dataDir, '-A', 'trust', '-U', PG_USER, '-E', 'UTF8', '--no-sync', '--no-instructions'], {
+        uid: this.account?.uid,
+        gid: this.account?.gid,
+        cwd: this.dir,
+      });
+    } catch (err) {
+      const e = err as { stderr?: string; message: string };
+      throw new HarnessError('node-start', `initdb for ${this.name} failed: ${e.stderr?.trim() || e.message}`);
+    }
+  }
+
+  protected command(): Command {
+    return {
+      file: this.bin('postgres'),
+      args: [
+        '-D', this.dataDir,
+        '-p', String(this.port),
+        '-c', 'listen_addresses=127.0.0.1',
+        // No unix socket: its path would have to fit in 107 bytes under an arbitrary run dir.
+        '-c', 'unix_socket_directories=',
+        // The resource's durability across an OS crash is not under test; its isolation is.
+        '-c', 'fsync=off',
+        '-c', 'full_page_writes=off',
+        '-c', 'max_connections=200',
+      ],
+      uid: this.account?.uid,
+      gid: this.account?.gid,
+    };
+  }
+
+  /** The postmaster and every backend: they call setsid(), so only the parent pid links them. */
+  override pids(): number[] {
+    const main = super.pids();
+    return main.length ? [...main, ...childPids(main[0])] : [];
+  }
+
+  protected override async afterExit(): Promise<void> {
+    // Backends outlive a SIGKILLed postmaster for a moment; wait so the port and data dir are free again.
+    for (let i = 0; i < 100; i++) {
+      if (!this.leftoverBackends()) return;
+      await sleep(30);
+    }
+  }
+
+  private leftoverBackends(): boolean {
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+        if (cmd.startsWith('postgres:') && fs.readlinkSync(`/proc/${entry}/cwd`) === this.dataDir) return true;
+      } catch {
+        // gone
+      }
+    }
+    return false;
+  }
+
+  connectionConfig(): pg.ClientConfig {
+    return { host: '127.0.0.1', port: this.port, user: PG_USER, database: 'postgres', connectionTimeoutMillis: 2000 };
+  }
+
+  private async query(sql: string): Promise<pg.QueryResult> {
+    const c = new pg.Client(this.connectionConfig());
+    c.on('error', () => {});
+    try {
+      await c.connect();
+      return await c.query(sql);
+    } finally {
+      await c.end().catch(() => {});
+    }
+  }
+
+  protected async probe(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
+  async version(): Promise<string> {
+    return String((await this.query('SHOW server_version')).rows[0].server_version).split(' ')[0];
+  }
+}

@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import { Redis } from 'ioredis';
+import { ProcessNode, type Command, type ProcessNodeOptions } from './process-node.ts';
+
+/**
+ * `none`: no RDB, no AOF — a restart comes back empty (the Redlock failure mode the spec warns about).
+ * `aof-always`: the spec's remedy — every write fsynced to the AOF before the reply.
+ */
+export type RedisPersistence = 'none' | 'aof-always';
+
+export interface RedisNodeOptions extends ProcessNodeOptions {
+  persistence: RedisPersistence;
+  /** `host:port` of a primary to replicate from (the failover pair's replica). */
+  replicaOf?: string;
+}
+
+export class RedisNode extends ProcessNode {
+  private readonly redisOpts: RedisNodeOptions;
+  private replicaOf: string | undefined;
+
+  constructor(opts: RedisNodeOptions) {
+    super(opts);
+    this.redisOpts = opts;
+    this.replicaOf = opts.replicaOf;
+  }
+
+  protected command(): Command {
+    const persistence =
+      this.redisOpts.persistence === 'aof-always'
+        ? ['--appendonly', 'yes', '--appendfsync', 'always']
+        : ['--appendonly', 'no'];
+    return {
+      file: 'redis-server',
+      args: [
+        '--port', String(this.port),
+        '--bind', '127.0.0.1',
+        '--protected-mode', 'no',
+        '--dir', this.dataDir,
+        '--save', '',
+        ...persistence,
+        ...(this.replicaOf ? ['--replicaof', ...this.replicaOf.split(':')] : []),
+      ],
+    };
+  }
+
+  /** Stop replicating (the promotion a Sentinel would do) or start replicating from another node. */
+  setReplicaOf(target: string | undefined): void {
+    this.replicaOf = target;
+  }
+
+  /** Delete everything the node persisted: the next start is a node with empty memory. */
+  wipe(): void {
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  client(): Redis {
+    return new Redis({ host: '127.0.0.1', port: this.port, lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null, enableOfflineQueue: false });
+  }
+
+  private async withClient<T>(fn: (r: Redis) => Promise<T>): Promise<T> {
+    const r = this.client();
+    r.on('error', () => {});
+    try {
+      await r.connect();
+      return await fn(r);
+    } finally {
+      r.disconnect();
+    }
+  }
+
+  protected async probe(): Promise<void> {
+    await this.withClient(async (r) => {
+      const pong = await r.ping();
+      if (pong !== 'PONG') throw new Error(`PING answered ${pong}`);
+    });
+  }
+
+  async version(): Promise<string> {
+    return this.withClient(async (r) => {
+      const info = await r.info('server');
+      return /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+    });
+  }
+}

@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zookeeper from 'node-zookeeper-client';
+import { fourLetter } from './four-letter.ts';
+import { ProcessNode, type Command, type ProcessNodeOptions } from './process-node.ts';
+
+export const ZK_JAR = '/usr/share/java/zookeeper.jar';
+/** Small tick so session timeouts of a few seconds are allowed (min session timeout = 2 ticks). */
+export const ZK_TICK_MS = 250;
+
+export interface ZkNodeOptions extends ProcessNodeOptions {
+  /** 1-based server id (ZooKeeper's myid). */
+  myid: number;
+  /** `server.N=127.0.0.1:peer:election` lines for every member. */
+  serverLines: string[];
+}
+
+export class ZkNode extends ProcessNode {
+  private readonly zkOpts: ZkNodeOptions;
+
+  constructor(opts: ZkNodeOptions) {
+    super(opts);
+    this.zkOpts = opts;
+  }
+
+  private get configFile(): string {
+    return path.join(this.dir, 'zoo.cfg');
+  }
+
+  protected override async prepare(): Promise<void> {
+    fs.writeFileSync(path.join(this.dataDir, 'myid'), `${this.zkOpts.myid}\n`);
+    fs.writeFileSync(
+      this.configFile,
+      [
+        `tickTime=${ZK_TICK_MS}`,
+        'initLimit=20',
+        'syncLimit=4',
+        `dataDir=${this.dataDir}`,
+        `clientPort=${this.port}`,
+        'clientPortAddress=127.0.0.1',
+        `minSessionTimeout=${2 * ZK_TICK_MS}`,
+        'maxSessionTimeout=60000',
+        'admin.enableServer=false',
+        '4lw.commands.whitelist=srvr,ruok,stat',
+        'quorumListenOnAllIPs=false',
+        ...this.zkOpts.serverLines,
+        '',
+      ].join('\n'),
+    );
+  }
+
+  protected command(): Command {
+    return {
+      file: 'java',
+      args: [
+        // A ZooKeeper test node needs little: a small serial-GC heap and the C1 JIT start fastest on 2 cores.
+        '-Xms32m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto',
+        `-Dfencepost.node=${this.dir}`,
+        '-Dzookeeper.admin.enableServer=false',
+        '-cp', ZK_JAR,
+        'org.apache.zookeeper.server.quorum.QuorumPeerMain',
+        this.configFile,
+      ],
+    };
+  }
+
+  get connectString(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  protected async probe(): Promise<void> {
+    // `srvr` answers "not currently serving requests" until the ensemble has a quorum; then a real client call.
+    const srvr = await fourLetter(this.port, 'srvr', 500);
+    if (!/Mode: (leader|follower|standalone)/.test(srvr)) throw new Error(srvr.trim() || 'empty srvr reply');
+    await new Promise<void>((resolve, reject) => {
+      const client = zookeeper.createClient(this.connectString, { sessionTimeout: 2000, retries: 0, spinDelay: 100 });
+      const timer = setTimeout(() => {
+        client.close();
+        reject(new Error('client connect timed out after 1.5 s'));
+      }, 1500);
+      client.once('connected', () => {
+        client.exists('/zookeeper', (err) => {
+          clearTimeout(timer);
+          client.close();
+          if (err) reject(err);
+          else resolve();
+        });
+      });
+      client.connect();
+    });
+  }
+
+  /** `leader`, `follower`, or null when not serving. */
+  async mode(): Promise<string | null> {
+    try {
+      return /Mode: (\w+)/.exec(await fourLetter(this.port, 'srvr'))?.[1] ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  async version(): Promise<string> {
+    const srvr = await fourLetter(this.port, 'srvr');
+    return /Zookeeper version: ([^,-\s]+)/.exec(srvr)?.[1] ?? 'unknown';
+  }
+}

@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { childPids, cmdline, isAlive, PidRegistry } from './pid-registry.ts';
+
+/**
+ * Stop leftovers of runs that died without tearing down (kill -9, OOM, a lost terminal): every pid file under
+ * the results folder whose process is still alive *and* still has the run's marker in its command line.
+ * Resume before kill, so nothing is left stopped.
+ */
+export async function cleanup(resultsDir: string, log: (line: string) => void = console.log): Promise<number> {
+  const registries: PidRegistry[] = [];
+  const walk = (dir: string, depth: number) => {
+    if (depth > 4 || !fs.existsSync(dir)) return;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const p = path.join(dir, e.name);
+      if (e.name === 'pids') registries.push(new PidRegistry(p));
+      else walk(p, depth + 1);
+    }
+  };
+  walk(path.resolve(resultsDir), 0);
+  let stopped = 0;
+  for (const reg of registries) {
+    for (const rec of reg.list()) {
+      const cmd = cmdline(rec.pid);
+      if (cmd === null || !cmd.includes(rec.marker)) {
+        reg.remove(rec.name);
+        continue;
+      }
+      const pids = [rec.pid, ...(rec.killChildren ? childPids(rec.pid) : [])];
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGCONT');
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
+      for (let i = 0; i < 50 && pids.some(isAlive); i++) await sleep(20);
+      log(`stopped ${rec.name} (pid ${rec.pid}${pids.length > 1 ? ` + ${pids.length - 1} children` : ''}) from ${path.dirname(reg.dir)}`);
+      reg.remove(rec.name);
+      stopped++;
+    }
+  }
+  log(stopped ? `cleanup: stopped ${stopped} leftover process(es).` : 'cleanup: nothing left over.');
+  return stopped;
+}

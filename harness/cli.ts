@@ -1,0 +1,76 @@
+import { doctor, formatDoctor } from './doctor.ts';
+import { cleanup } from './cleanup.ts';
+import { HarnessError } from './errors.ts';
+import { EXIT } from './exit-codes.ts';
+import { helpText, resolveConfig, type Config } from './options.ts';
+import { Shutdown } from './shutdown.ts';
+
+/** Subcommands are loaded on demand so `--help` and argument errors answer at once. */
+async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<number> {
+  switch (config.command) {
+    case 'doctor': {
+      const report = await doctor(config, shutdown);
+      console.log(config.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
+      return EXIT.valid;
+    }
+    case 'cleanup':
+      await cleanup(config.resultsDir);
+      return EXIT.valid;
+    case 'check': {
+      const { checkCommand } = await import('./check-command.ts');
+      return checkCommand(config.rest);
+    }
+    case 'compare': {
+      const { compareCommand } = await import('../report/compare-command.ts');
+      return compareCommand(config.rest, config);
+    }
+    case 'serve': {
+      const { serveCommand } = await import('../report/serve-command.ts');
+      return serveCommand(config, shutdown);
+    }
+    case 'run': {
+      if (config.lock === 'all') {
+        const { runMatrix } = await import('./matrix.ts');
+        return runMatrix(config, shutdown);
+      }
+      const { runTest } = await import('./run.ts');
+      return (await runTest(config, shutdown)).exitCode;
+    }
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let config: Readonly<Config>;
+  try {
+    config = resolveConfig(argv);
+  } catch (err) {
+    return report(err);
+  }
+  if (config.help) {
+    console.log(helpText());
+    return EXIT.valid;
+  }
+  const shutdown = new Shutdown().install();
+  try {
+    return await dispatch(config, shutdown);
+  } catch (err) {
+    await shutdown.runAll();
+    return report(err);
+  }
+}
+
+function report(err: unknown): number {
+  if (err instanceof HarnessError) {
+    console.error(`fencepost: ${err.message}`);
+    if (err.hint) console.error(`  → ${err.hint}`);
+    return err.exitCode;
+  }
+  console.error('fencepost: the harness crashed (this is a bug of ours):');
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  return EXIT.crashed;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => process.exit(report(err)),
+);

@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createLocalCluster } from './backends/local/cluster.ts';
+import { FULL_CLUSTER } from './backends/cluster.ts';
+import type { Config } from './options.ts';
+import { PidRegistry } from './pid-registry.ts';
+import { provision } from './provision.ts';
+import { createRunDir, writeJson } from './results-store.ts';
+import type { Shutdown } from './shutdown.ts';
+
+export interface DoctorRow {
+  node: string;
+  port: number;
+  version: string;
+  readyInMs: number | null;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  bootMs: number;
+  nodes: DoctorRow[];
+  runDir: string;
+}
+
+/** Boot all 12 nodes, call each once, tear down. The boot time is the benchmark of issue #2. */
+export async function doctor(config: Readonly<Config>, shutdown: Shutdown): Promise<DoctorReport> {
+  const log = (line: string) => {
+    if (!config.json) console.error(line);
+  };
+  await provision(['redis', 'etcd', 'zk', 'pg', 'cc'], log);
+  const runDir = createRunDir(config.resultsDir, 'doctor');
+  const pids = new PidRegistry(path.join(runDir, 'pids'));
+  const cluster = await createLocalCluster(FULL_CLUSTER, runDir, pids);
+  const untrack = shutdown.add('stop cluster', () => cluster.teardown());
+  log(`fencepost doctor: booting ${cluster.nodes.length} nodes under ${runDir} …`);
+  const t0 = performance.now();
+  try {
+    await cluster.start();
+    const bootMs = Math.round(performance.now() - t0);
+    const nodes = await Promise.all(
+      cluster.nodes.map(async (n) => ({ node: n.name, port: n.port, version: await n.version(), readyInMs: n.readyInMs })),
+    );
+    const report = { ok: true, bootMs, nodes, runDir };
+    writeJson(path.join(runDir, 'doctor.json'), report);
+    return report;
+  } finally {
+    await cluster.teardown();
+    untrack();
+    // Logs stay for reading; the servers' data dirs are of no use once they stopped.
+    fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
+  }
+}
+
+export function formatDoctor(r: DoctorReport): string {
+  const lines = ['node           port   version     ready in', '-------------  -----  ----------  --------'];
+  for (const n of r.nodes) lines.push(`${n.node.padEnd(13)}  ${String(n.port).padEnd(5)}  ${n.version.padEnd(10)}  ${String(n.readyInMs ?? '-').padStart(5)} ms`);
+  lines.push('', `all ${r.nodes.length} nodes ready in ${r.bootMs} ms (boot in parallel); torn down. Logs: ${path.join(r.runDir, 'logs')}`);
+  return lines.join('\n');
+}

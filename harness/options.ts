@@ -1,0 +1,249 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { FAULT_NAMES, type FaultName } from '../nemesis/fault-names.ts';
+import { BUILTIN_LOCKS, FENCEABLE, isPluginPath } from '../workloads/lock-names.ts';
+import { HarnessError } from './errors.ts';
+
+/**
+ * The one option table. Every flag the CLI accepts is a row here: its type, default, bounds and help line;
+ * `--help` is printed from it and `resolveConfig` turns argv into a frozen Config in one pass.
+ */
+type OptionKind = 'int' | 'string' | 'bool' | 'enum';
+
+interface OptionSpec {
+  name: string;
+  kind: OptionKind;
+  /** Default shown in --help; `undefined` = derived (help says how). */
+  default?: string | number | boolean;
+  defaultText?: string;
+  choices?: readonly string[];
+  min?: number;
+  max?: number;
+  help: string;
+}
+
+export const OPTIONS: readonly OptionSpec[] = [
+  { name: 'lock', kind: 'string', default: 'redlock', help: `lock strategy: ${BUILTIN_LOCKS.join('|')}|all|./plugin.ts` },
+  { name: 'nemesis', kind: 'string', default: 'default', help: `faults, comma-separated: ${FAULT_NAMES.join(',')}; or none; default = the strategy's own set` },
+  { name: 'nemesis-interval', kind: 'int', default: 3000, min: 100, help: 'ms between the end of one fault and the start of the next' },
+  { name: 'time-limit', kind: 'int', default: 60, min: 1, max: 86_400, help: 'seconds the clients run' },
+  { name: 'concurrency', kind: 'int', default: 5, min: 1, max: 64, help: 'client processes' },
+  { name: 'ttl', kind: 'int', default: 2000, min: 100, max: 600_000, help: 'lock TTL / lease / session timeout in ms' },
+  { name: 'think', kind: 'int', default: 100, min: 0, max: 600_000, help: 'ms a client spends between its read and its write' },
+  { name: 'accounts', kind: 'int', default: 1, min: 1, max: 1000, help: 'accounts (lock keys) the clients spread over' },
+  { name: 'fencing', kind: 'bool', default: false, help: 'writes carry the lock\'s fencing token; the resource refuses stale tokens' },
+  { name: 'watchdog', kind: 'bool', default: false, help: 'redis/redlock: renew every TTL/3, skip the write when a renewal fails (Redisson-style)' },
+  { name: 'pause', kind: 'int', defaultText: '1.5 × ttl', min: 1, max: 600_000, help: 'ms a pause fault keeps its target stopped' },
+  { name: 'restart-delay', kind: 'int', default: 0, min: 0, max: 600_000, help: 'restart-empty: ms a killed Redis stays down (spec: ≥ max TTL)' },
+  { name: 'redis-persistence', kind: 'enum', default: 'none', choices: ['none', 'aof-always'], help: 'Redis persistence (aof-always = appendfsync always)' },
+  { name: 'clock-offset', kind: 'int', default: 60, min: 1, max: 86_400, help: 'clock faults: seconds to jump' },
+  { name: 'backend', kind: 'enum', default: 'local', choices: ['local'], help: 'where servers run: local child processes' },
+  { name: 'seed', kind: 'int', defaultText: 'random', min: 0, max: 2 ** 31 - 1, help: 'random seed (printed; pass it back to replay the schedule)' },
+  { name: 'results', kind: 'string', default: 'results', help: 'results folder' },
+  { name: 'json', kind: 'bool', default: false, help: 'doctor: print JSON instead of a table' },
+  { name: 'help', kind: 'bool', default: false, help: 'print this help' },
+];
+
+export const SUBCOMMANDS = {
+  doctor: 'check binaries, boot the whole cluster, call every node, print versions and boot times, tear down',
+  check: 'check <run-dir> | check --model=<register|cas-register|mutex|account> <history.jsonl|history.edn>',
+  compare: 'compare <run-dir> <run-dir> [...]  → compare.html',
+  cleanup: 'stop leftovers (servers, clients) of runs that were killed with kill -9',
+  serve: 'serve the results folder on 127.0.0.1 for browsing',
+} as const;
+export type Subcommand = keyof typeof SUBCOMMANDS | 'run';
+
+export interface Config {
+  command: Subcommand;
+  /** Arguments after a subcommand that takes its own (check, compare). */
+  rest: string[];
+  argv: string[];
+  lock: string;
+  /** Resolved fault list; `null` = the strategy's defaults (resolved by the nemesis). */
+  nemesis: FaultName[] | null;
+  nemesisIntervalMs: number;
+  timeLimitS: number;
+  concurrency: number;
+  ttlMs: number;
+  thinkMs: number;
+  accounts: number;
+  fencing: boolean;
+  watchdog: boolean;
+  pauseMs: number;
+  restartDelayMs: number;
+  redisPersistence: 'none' | 'aof-always';
+  clockOffsetS: number;
+  backend: 'local';
+  seed: number;
+  resultsDir: string;
+  json: boolean;
+  help: boolean;
+}
+
+function bad(message: string, hint?: string): HarnessError {
+  return new HarnessError('bad-arguments', message, { hint: hint ?? 'see `npm run jepsen -- --help`' });
+}
+
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+  return d[a.length][b.length];
+}
+
+function didYouMean(word: string, choices: readonly string[]): string {
+  const best = choices.map((c) => [c, editDistance(word, c)] as const).sort((x, y) => x[1] - y[1])[0];
+  return best && best[1] <= 2 ? ` Did you mean ${best[0]}?` : '';
+}
+
+function parseValue(spec: OptionSpec, raw: string): string | number | boolean {
+  switch (spec.kind) {
+    case 'bool':
+      if (raw === 'true' || raw === '') return true;
+      if (raw === 'false') return false;
+      throw bad(`--${spec.name} takes no value or true/false, got "${raw}".`);
+    case 'int': {
+      if (!/^-?\d+$/.test(raw)) throw bad(`--${spec.name} must be a whole number${spec.min !== undefined ? ` ≥ ${spec.min}` : ''}, got "${raw}".`);
+      const n = Number(raw);
+      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+        throw bad(`--${spec.name} must be between ${spec.min ?? '-∞'} and ${spec.max ?? '∞'}, got ${n}.`);
+      }
+      return n;
+    }
+    case 'enum':
+      if (!spec.choices!.includes(raw)) throw bad(`--${spec.name} must be one of ${spec.choices!.join(', ')}; got "${raw}".${didYouMean(raw, spec.choices!)}`);
+      return raw;
+    case 'string':
+      if (raw === '') throw bad(`--${spec.name} needs a value.`);
+      return raw;
+  }
+}
+
+function validateLock(lock: string): void {
+  if ((BUILTIN_LOCKS as readonly string[]).includes(lock) || lock === 'all') return;
+  if (isPluginPath(lock)) {
+    if (!fs.existsSync(path.resolve(lock))) throw bad(`--lock=${lock}: no such file (${path.resolve(lock)}).`, 'a plugin lock is a .ts/.js module path; see README, "Your own lock strategy"');
+    return;
+  }
+  throw bad(`unknown lock "${lock}". Valid: ${[...BUILTIN_LOCKS, 'all'].join(', ')}, or a path to a plugin module (./my-lock.ts).${didYouMean(lock, [...BUILTIN_LOCKS, 'all'])}`);
+}
+
+function parseNemesis(raw: string): FaultName[] | null {
+  if (raw === 'default') return null;
+  if (raw === 'none') return [];
+  const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const n of names) {
+    if (!(FAULT_NAMES as string[]).includes(n)) throw bad(`unknown fault "${n}". Valid: ${FAULT_NAMES.join(', ')}, none, default.${didYouMean(n, FAULT_NAMES)}`);
+  }
+  return [...new Set(names)] as FaultName[];
+}
+
+const NO_TOKEN_EXPLANATION: Record<string, string> = {
+  none: 'no lock, so there is no token to fence with',
+  redis: 'a Redis lock value is a random owner token, not a monotonic counter: the resource cannot tell an old holder from a new one',
+  redlock: 'Redlock has no monotonic fencing token (its values are random; Redis gives no counter that survives failover across 5 masters)',
+  'redlock-npm': 'the redlock package exposes no monotonic fencing token (lock values are random)',
+};
+
+function deepFreeze<T>(o: T): Readonly<T> {
+  for (const v of Object.values(o as object)) if (v && typeof v === 'object') deepFreeze(v);
+  return Object.freeze(o);
+}
+
+/**
+ * argv (what follows `npm run jepsen --`) → a complete, frozen Config including the seed, or a HarnessError of
+ * kind `bad-arguments` (exit 254) before anything has started.
+ */
+export function resolveConfig(argv: string[], randomSeed: () => number = () => crypto.randomInt(0, 2 ** 31 - 1)): Readonly<Config> {
+  const values = new Map<string, string | number | boolean>();
+  let command: Subcommand = 'run';
+  const rest: string[] = [];
+  const specs = new Map(OPTIONS.map((o) => [o.name, o]));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (command === 'check' || command === 'compare') {
+      rest.push(arg);
+      continue;
+    }
+    if (!arg.startsWith('--')) {
+      if (command === 'run' && values.size === 0 && arg in SUBCOMMANDS) {
+        command = arg as Subcommand;
+        continue;
+      }
+      throw bad(`unexpected argument "${arg}". Subcommands: ${Object.keys(SUBCOMMANDS).join(', ')}; options start with --.${didYouMean(arg, Object.keys(SUBCOMMANDS))}`);
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const spec = specs.get(name);
+    if (!spec) throw bad(`unknown option --${name}.${didYouMean(name, [...specs.keys()]).replace('Did you mean ', 'Did you mean --')} Valid options: ${[...specs.keys()].map((k) => `--${k}`).join(' ')}`);
+    let raw: string;
+    if (eq !== -1) raw = arg.slice(eq + 1);
+    else if (spec.kind === 'bool') raw = '';
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) raw = argv[++i];
+    else throw bad(`--${name} needs a value.`);
+    values.set(name, parseValue(spec, raw));
+  }
+  const get = <T>(name: string): T => (values.has(name) ? values.get(name) : specs.get(name)!.default) as T;
+
+  const lock = get<string>('lock');
+  if (command === 'run') validateLock(lock);
+  const fencing = get<boolean>('fencing');
+  if (command === 'run' && fencing && lock in NO_TOKEN_EXPLANATION) {
+    throw bad(`--fencing with --lock=${lock}: ${NO_TOKEN_EXPLANATION[lock]}.`, 'drop --fencing, or use a lock with a fencing token: --lock=etcd|zookeeper|postgres');
+  }
+  if (command === 'run' && fencing && lock === 'all') throw bad('--fencing with --lock=all: the matrix already runs the fenced variant of every lock that has a token.', 'drop --fencing');
+  const watchdog = get<boolean>('watchdog');
+  if (command === 'run' && watchdog && !['redis', 'redlock', 'all'].includes(lock) && !isPluginPath(lock)) {
+    throw bad(`--watchdog applies to --lock=redis|redlock (lease renewal); ${lock} keeps its lease alive by itself.`);
+  }
+  const ttlMs = get<number>('ttl');
+  return deepFreeze({
+    command,
+    rest,
+    argv: [...argv],
+    lock,
+    nemesis: parseNemesis(get<string>('nemesis')),
+    nemesisIntervalMs: get<number>('nemesis-interval'),
+    timeLimitS: get<number>('time-limit'),
+    concurrency: get<number>('concurrency'),
+    ttlMs,
+    thinkMs: get<number>('think'),
+    accounts: get<number>('accounts'),
+    fencing,
+    watchdog,
+    pauseMs: values.has('pause') ? (values.get('pause') as number) : Math.round(1.5 * ttlMs),
+    restartDelayMs: get<number>('restart-delay'),
+    redisPersistence: get<'none' | 'aof-always'>('redis-persistence'),
+    clockOffsetS: get<number>('clock-offset'),
+    backend: get<'local'>('backend'),
+    seed: values.has('seed') ? (values.get('seed') as number) : randomSeed(),
+    resultsDir: path.resolve(get<string>('results')),
+    json: get<boolean>('json'),
+    help: get<boolean>('help'),
+  });
+}
+
+export function helpText(): string {
+  const rows = OPTIONS.map((o) => {
+    const flag = o.kind === 'bool' ? `--${o.name}` : `--${o.name}=<${o.kind === 'enum' ? o.choices!.join('|') : o.kind === 'int' ? 'n' : 'value'}>`;
+    const def = o.defaultText ?? (o.default === undefined ? '' : String(o.default));
+    return `  ${flag.padEnd(36)} ${o.help}${def !== '' ? ` (default: ${def})` : ''}`;
+  });
+  const subs = Object.entries(SUBCOMMANDS).map(([k, v]) => `  ${k.padEnd(36)} ${v}`);
+  return [
+    'fencepost — a Jepsen-style chaos harness for distributed locks',
+    '',
+    'usage: npm run jepsen -- [--lock=<strategy>] [options]',
+    '       npm run jepsen -- <subcommand> [args]',
+    '',
+    'options:',
+    ...rows,
+    '',
+    'subcommands:',
+    ...subs,
+    '',
+    'exit codes: 0 valid, 1 invalid (anomalies found), 2 unknown, 130 interrupted, 254 bad arguments, 255 harness crashed',
+  ].join('\n');
+}

@@ -1,0 +1,19 @@
+/**
+ * Every fault `--nemesis` accepts, with one line each for `--help`. The executors live beside this file, one
+ * per fault; this list is the CLI's contract.
+ */
+export const FAULTS = {
+  'pause-holder': 'SIGSTOP the client inside its critical section (after its read, before its write) for longer than the TTL',
+  'pause-client': 'SIGSTOP a random client process',
+  'pause-node': 'SIGSTOP a server: a Redis master, the etcd or ZooKeeper leader, or Postgres (all its processes)',
+  'restart-empty': 'SIGKILL a Redis master holding the lock key, wipe it, restart it empty (see --restart-delay, --redis-persistence)',
+  kill: 'SIGKILL and restart (with data) an etcd or ZooKeeper node, the leader included',
+  clock: 'jump the wall clock of the lock\'s Redis node(s) forward (LD_PRELOAD shim; etcd ignores it)',
+  'clock-strobe': 'oscillate the wall clock of Redis/ZooKeeper/client processes',
+  failover: 'kill the Redis primary and promote its replica, losing unreplicated lock keys',
+  partition: 'cut client↔server traffic through the harness\'s TCP proxies (connections hang)',
+  latency: 'delay client↔server traffic through the harness\'s TCP proxies',
+} as const;
+
+export type FaultName = keyof typeof FAULTS;
+export const FAULT_NAMES = Object.keys(FAULTS) as FaultName[];
