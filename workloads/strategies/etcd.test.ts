@@ -1,0 +1,157 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Cluster } from '../../harness/backends/cluster.ts';
+import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
+import { PidRegistry } from '../../harness/pid-registry.ts';
+import { LockNotAcquired, type LockClient, type LockContext } from '../strategy.ts';
+import etcd, { lockKeyFor } from './etcd.ts';
+import { startHolder } from './holder-process.ts';
+
+const TTL_MS = 2_000;
+/** Expiry is checked by etcd's lessor every 500 ms, and the new holder needs a watch event and a txn. */
+const EXPIRY_MARGIN_MS = 1_500;
+
+let runDir: string;
+let cluster: Cluster;
+const clients: LockClient[] = [];
+
+function ctx(over: Partial<LockContext> = {}): LockContext {
+  return {
+    redis: [],
+    etcd: cluster.etcd.map((n) => n.endpoint),
+    zookeeper: '',
+    ttlMs: TTL_MS,
+    acquireTimeoutMs: 5_000,
+    client: clients.length,
+    seed: 42 + clients.length,
+    ...over,
+  };
+}
+
+async function connect(over: Partial<LockContext> = {}): Promise<LockClient> {
+  const c = await etcd.connect(ctx(over));
+  clients.push(c);
+  return c;
+}
+
+beforeAll(async () => {
+  runDir = await mkdtemp(join(tmpdir(), 'fencepost-etcd-'));
+  cluster = await createLocalCluster({ etcd: 3 }, runDir, new PidRegistry(join(runDir, 'pids')));
+  await cluster.start();
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  await cluster?.teardown();
+  if (runDir) await rm(runDir, { recursive: true, force: true });
+});
+
+describe('etcd strategy', () => {
+  it('declares what the harness needs', () => {
+    expect(etcd.name).toBe('etcd');
+    expect(etcd.needs).toEqual(['etcd']);
+    expect(etcd.token).toBe('monotonic');
+  });
+
+  it('makes a second client wait until the first releases, then hands it the lock', async () => {
+    const [a, b] = [await connect(), await connect()];
+    const first = await a.acquire('contend');
+    let secondDone = false;
+    const second = b.acquire('contend').then((l) => ((secondDone = true), l));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(secondDone).toBe(false);
+    const releasedAt = performance.now();
+    expect(await a.release(first)).toBe(true);
+    const lease = await second;
+    // Woken by the watch, not by a poll interval or the TTL.
+    expect(performance.now() - releasedAt).toBeLessThan(1_000);
+    expect(BigInt(lease.token!)).toBeGreaterThan(BigInt(first.token!));
+    expect(lease.attempts).toBeGreaterThanOrEqual(2);
+    expect(await b.release(lease)).toBe(true);
+  });
+
+  it('gives successive holders strictly increasing tokens, equal to the lock key create revision', async () => {
+    const [a, b] = [await connect(), await connect()];
+    const direct = cluster.etcd[0].client();
+    try {
+      const tokens: bigint[] = [];
+      for (let i = 0; i < 6; i++) {
+        const c = i % 2 ? b : a;
+        const lease = await c.acquire('tokens');
+        const kv = await direct.get(lockKeyFor('tokens')).exec();
+        expect(kv.kvs[0].create_revision).toBe(lease.token);
+        tokens.push(BigInt(lease.token!));
+        // Unrelated writes between holders move the revision too: tokens need only grow, not be dense.
+        await direct.put('fencepost/unrelated').value(String(i));
+        expect(await c.release(lease)).toBe(true);
+      }
+      for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1]);
+    } finally {
+      direct.close();
+    }
+  });
+
+  it('times out with LockNotAcquired while another client holds the lock', async () => {
+    const a = await connect();
+    const b = await connect({ acquireTimeoutMs: 700 });
+    const held = await a.acquire('timeout');
+    const started = performance.now();
+    const err = await b.acquire('timeout').catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    expect(err).toBeInstanceOf(LockNotAcquired);
+    expect(elapsed).toBeGreaterThanOrEqual(650);
+    expect(elapsed).toBeLessThan(2_500);
+    // The holder was never disturbed, and the loser left no lease behind that could later delete the key.
+    expect(await a.renew!(held)).toBe(true);
+    expect(await a.release(held)).toBe(true);
+  });
+
+  it('release of a lock that is no longer ours reports false and leaves the new holder alone', async () => {
+    const a = await connect();
+    const b = await connect();
+    const old = await a.acquire('stale-release');
+    await a.release(old);
+    const current = await b.acquire('stale-release');
+    expect(await a.release(old)).toBe(false);
+    expect(await b.renew!(current)).toBe(true);
+    expect(await b.release(current)).toBe(true);
+  });
+
+  it('a client closed without releasing loses the lock after the TTL; the next holder has a larger token', async () => {
+    const a = await etcd.connect(ctx());
+    const b = await connect({ acquireTimeoutMs: TTL_MS + 3_000 });
+    const first = await a.acquire('closed-holder');
+    await a.close();
+    const closedAt = performance.now();
+    const second = await b.acquire('closed-holder');
+    const waited = performance.now() - closedAt;
+    expect(BigInt(second.token!)).toBeGreaterThan(BigInt(first.token!));
+    // The lease was kept alive up to the close, so expiry comes between ~TTL·2/3 and TTL + the margin.
+    expect(waited).toBeGreaterThan(TTL_MS / 3);
+    expect(waited).toBeLessThan(TTL_MS + EXPIRY_MARGIN_MS);
+    expect(await b.release(second)).toBe(true);
+  });
+
+  it('a SIGSTOPped holder process loses the lock after the TTL and, resumed, finds it gone', async () => {
+    const holder = await startHolder(fileURLToPath(new URL('./etcd.ts', import.meta.url)), ctx(), 'paused-holder');
+    try {
+      const b = await connect({ acquireTimeoutMs: TTL_MS + 3_000 });
+      holder.pause();
+      const pausedAt = performance.now();
+      const lease = await b.acquire('paused-holder');
+      expect(performance.now() - pausedAt).toBeLessThan(TTL_MS + EXPIRY_MARGIN_MS);
+      expect(BigInt(lease.token!)).toBeGreaterThan(BigInt(holder.token!));
+      holder.resume();
+      // The former owner can learn it lost the lock — if it asks. Writing without asking is the oracle's "lost".
+      expect(await holder.request('renew')).toEqual({ result: false });
+      expect(await holder.request('release')).toEqual({ result: false });
+      expect(await b.renew!(lease)).toBe(true);
+      expect(await b.release(lease)).toBe(true);
+    } finally {
+      await holder.kill();
+    }
+  });
+});

@@ -1,0 +1,184 @@
+import { randomBytes } from 'node:crypto';
+import { Etcd3, EtcdLeaseInvalidError, type Lease as EtcdLease, type Watcher } from 'etcd3';
+import { LockNotAcquired, type LockClient, type LockContext, type LockStrategy, type Lease } from '../strategy.ts';
+
+/**
+ * etcd lock: one key per lock, `fencepost/lock/<key>`, created only if absent and attached to a lease of the
+ * client's own. The fencing token is the key's create revision: etcd's revision counter is global and only
+ * grows, and the key is created anew by every holder, so each holder's token is larger than the last one's.
+ *
+ * Why not etcd3's built-in `Lock` (node_modules/etcd3/lib/lock.js)? It does the same create-if-absent txn, but
+ * it makes exactly one attempt (throws EtcdLockFailedError at once when the key is taken, no waiting), it does
+ * not expose the create revision (no fencing token), its TTL defaults to 30 s, and its `release()` just revokes
+ * the lease without telling whether the lock was still ours. So we write the txn ourselves and keep its lease
+ * handling (etcd3's `Lease`, kept alive by the client every TTL/3).
+ *
+ * The lease is kept alive by *this process*: a SIGSTOPped client stops its keep-alives, etcd expires the lease
+ * after the TTL and deletes the key, and the next waiter gets the lock while the paused one still believes it
+ * holds it. That is the "holder paused > TTL" cell of the oracle; only a fencing resource catches it.
+ */
+
+/** Unary calls get a deadline so a partitioned or paused cluster gives an error (recorded as info), not a hang. */
+const CALL_DEADLINE_MS = 2_000;
+
+interface EtcdHandle {
+  lockKey: string;
+  lease: EtcdLease;
+  leaseId: string;
+  /** Create revision of our incarnation of the lock key: release and renew compare on it. */
+  revision: string;
+}
+
+export function lockKeyFor(key: string): string {
+  return `fencepost/lock/${key}`;
+}
+
+class EtcdLockClient implements LockClient {
+  private readonly client: Etcd3;
+  /** Leases this client keeps alive: `close()` must stop them, or their timers keep the process running. */
+  private readonly leases = new Set<EtcdLease>();
+  private readonly watchers = new Set<Watcher>();
+  private readonly ttlSeconds: number;
+  private readonly owner: string;
+
+  constructor(private readonly ctx: LockContext) {
+    this.client = new Etcd3({
+      hosts: ctx.etcd,
+      dialTimeout: 1_000,
+      defaultCallOptions: (call) => (call.isStream ? {} : { deadline: Date.now() + CALL_DEADLINE_MS }),
+    });
+    // etcd leases are whole seconds; rounding up never makes the lock shorter than --ttl.
+    this.ttlSeconds = Math.max(1, Math.ceil(ctx.ttlMs / 1000));
+    this.owner = `client-${ctx.client}-pid-${process.pid}-${randomBytes(4).toString('hex')}`;
+  }
+
+  private async grantLease(): Promise<{ lease: EtcdLease; leaseId: string }> {
+    const lease = this.client.lease(this.ttlSeconds);
+    this.leases.add(lease);
+    // A lease whose keep-alive fails for good emits `lost`; nothing to do here (renew checks `revoked()`), but
+    // the listener documents that the event is expected and keeps it from being unobserved.
+    lease.on('lost', () => {});
+    try {
+      return { lease, leaseId: await lease.grant() };
+    } catch (err) {
+      this.leases.delete(lease);
+      throw err;
+    }
+  }
+
+  private async dropLease(lease: EtcdLease): Promise<void> {
+    this.leases.delete(lease);
+    // revoke() stops the keep-alive first; if the RPC itself fails, the lease simply expires after the TTL.
+    await lease.revoke().catch(() => {});
+  }
+
+  async acquire(key: string): Promise<Lease> {
+    const lockKey = lockKeyFor(key);
+    const deadline = performance.now() + this.ctx.acquireTimeoutMs;
+    let { lease, leaseId } = await this.grantLease();
+    let attempts = 0;
+    try {
+      for (;;) {
+        attempts++;
+        if (lease.revoked()) {
+          // Our lease expired while we waited (this process was paused, or etcd unreachable): a fresh one.
+          this.leases.delete(lease);
+          ({ lease, leaseId } = await this.grantLease());
+        }
+        const res = await this.client
+          .if(lockKey, 'Create', '==', 0)
+          .then(this.client.put(lockKey).value(this.owner).lease(leaseId))
+          .else(this.client.get(lockKey))
+          .commit();
+        // The txn is one revision: the key it created has create_revision == the header's revision.
+        if (res.succeeded) return this.held(key, lockKey, lease, leaseId, res.header.revision, attempts);
+        const holder = res.responses[0]?.response_range?.kvs?.[0];
+        // etcd3 retries a txn whose reply was lost; the retry then finds the key that the first try created
+        // with our lease. That key is ours.
+        if (holder && holder.lease === leaseId) return this.held(key, lockKey, lease, leaseId, holder.create_revision, attempts);
+        const remaining = deadline - performance.now();
+        if (remaining <= 0) break;
+        // Watch from the revision right after the one we read: a delete between our txn and the watch's
+        // creation is still delivered, so no wake-up is lost.
+        await this.waitForDelete(lockKey, BigInt(res.header.revision) + 1n, remaining);
+        if (performance.now() >= deadline) break;
+      }
+    } catch (err) {
+      await this.dropLease(lease);
+      throw err;
+    }
+    await this.dropLease(lease);
+    throw new LockNotAcquired(`etcd lock ${lockKey} still held by another client after ${this.ctx.acquireTimeoutMs} ms`, attempts);
+  }
+
+  private held(key: string, lockKey: string, lease: EtcdLease, leaseId: string, revision: string, attempts: number): Lease {
+    const handle: EtcdHandle = { lockKey, lease, leaseId, revision };
+    return { key, token: revision, validityMs: this.ttlSeconds * 1000, attempts, handle };
+  }
+
+  /** Resolves on a delete of `lockKey` at or after `fromRevision`, or after `timeoutMs`, whichever is first. */
+  private async waitForDelete(lockKey: string, fromRevision: bigint, timeoutMs: number): Promise<void> {
+    const watcher = this.client.watch().key(lockKey).startRevision(fromRevision.toString()).watcher();
+    this.watchers.add(watcher);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+        watcher.on('delete', () => resolve());
+        // The watch manager reconnects and resumes on its own; an error just means "look again".
+        watcher.on('error', () => resolve());
+      });
+    } finally {
+      clearTimeout(timer);
+      this.watchers.delete(watcher);
+      await watcher.cancel().catch(() => {});
+    }
+  }
+
+  async renew(lease: Lease): Promise<boolean> {
+    const h = lease.handle as EtcdHandle;
+    if (h.lease.revoked()) return false;
+    try {
+      await h.lease.keepaliveOnce();
+    } catch (err) {
+      if (err instanceof EtcdLeaseInvalidError) return false;
+      throw err;
+    }
+    const kv = await this.client.get(h.lockKey).exec();
+    return kv.kvs[0]?.create_revision === h.revision;
+  }
+
+  async release(lease: Lease): Promise<boolean> {
+    const h = lease.handle as EtcdHandle;
+    // Compare on the create revision: it names this incarnation of the key, so a later holder's key is safe.
+    const res = await this.client
+      .if(h.lockKey, 'Create', '==', h.revision)
+      .then(this.client.delete().key(h.lockKey))
+      .commit();
+    await this.dropLease(h.lease);
+    return res.succeeded;
+  }
+
+  /**
+   * Stops every keep-alive *without* revoking: a client closed while holding behaves like one that crashed —
+   * its lock expires after the TTL. Then closes the connections so the process can exit.
+   */
+  async close(): Promise<void> {
+    for (const lease of this.leases) lease.release();
+    this.leases.clear();
+    await Promise.all([...this.watchers].map((w) => w.cancel().catch(() => {})));
+    this.watchers.clear();
+    this.client.close();
+  }
+}
+
+const etcd: LockStrategy = {
+  name: 'etcd',
+  needs: ['etcd'],
+  token: 'monotonic',
+  async connect(ctx) {
+    return new EtcdLockClient(ctx);
+  },
+};
+
+export default etcd;
