@@ -46,6 +46,8 @@ export interface WriteValue extends AccountRef {
   token?: string;
   /** `lastWriteId` of the read this write is based on. */
   basedOn: number;
+  /** Row version the writer read (the postgres strategy's condition). */
+  version?: number;
   /** Set in the `ok` completion: the ledger row id of this committed write. */
   writeId?: number;
 }

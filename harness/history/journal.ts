@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import type { Op, OpInput } from './op.ts';
+
+/** Nanoseconds since `origin` on the monotonic clock: wall-clock jumps (our own clock faults!) can't move it. */
+export function monotonicNs(origin: bigint): number {
+  return Number(process.hrtime.bigint() - origin);
+}
+
+/**
+ * Append-only `history.jsonl`. Each op is written with one write(2) as it happens, so a crash of the harness
+ * keeps every op before it (the kernel has the bytes; we don't fsync per op — an OS crash is not a failure
+ * mode we test, and fsync per op would cost more than the ops). `index` and `time` are assigned here, in
+ * arrival order, so index order and time order agree.
+ */
+export class Journal {
+  private fd: number | null;
+  private next = 0;
+  private listeners: ((op: Op) => void)[] = [];
+  readonly origin: bigint;
+
+  constructor(readonly file: string, origin: bigint = process.hrtime.bigint()) {
+    this.fd = fs.openSync(file, 'a');
+    this.origin = origin;
+  }
+
+  get size(): number {
+    return this.next;
+  }
+
+  append<V>(input: OpInput<V>): Op<V> {
+    const op: Op<V> = { index: this.next++, time: input.time ?? monotonicNs(this.origin), process: input.process, type: input.type, f: input.f, value: input.value };
+    if (input.error !== undefined) op.error = input.error;
+    if (this.fd !== null) fs.writeSync(this.fd, `${JSON.stringify(op)}\n`);
+    for (const l of this.listeners) l(op as Op);
+    return op;
+  }
+
+  /** Called synchronously for every op after it is on disk: the nemesis aims with this, the progress line counts. */
+  onOp(listener: (op: Op) => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
+  }
+}

@@ -1,0 +1,232 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FinalRead, WriteValue } from './history/bank.ts';
+import { checkRun } from '../checkers/check-run.ts';
+import type { RunResults } from '../checkers/run-results.ts';
+import { createNemesis, defaultFaults } from '../nemesis/create-nemesis.ts';
+import type { FaultName } from '../nemesis/fault-names.ts';
+import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
+import type { ClientSpec } from '../workloads/client-protocol.ts';
+import { loadStrategy, strategyModuleUrl } from '../workloads/load-strategy.ts';
+import { Resource, setupResource, type WriteMode } from '../workloads/resource.ts';
+import { FENCEABLE } from '../workloads/lock-names.ts';
+import type { LockStrategy } from '../workloads/strategy.ts';
+import type { ClusterSpec } from './backends/cluster.ts';
+import { createLocalCluster } from './backends/local/cluster.ts';
+import { ClientPool } from './client-pool.ts';
+import { HarnessError } from './errors.ts';
+import { EXIT, type ExitCode } from './exit-codes.ts';
+import { Journal } from './history/journal.ts';
+import { readHistory } from './history/reader.ts';
+import type { Op } from './history/op.ts';
+import type { Config } from './options.ts';
+import { PidRegistry } from './pid-registry.ts';
+import { provision, type Requirement } from './provision.ts';
+import { createRunDir, writeJson } from './results-store.ts';
+import type { Shutdown } from './shutdown.ts';
+import { libraryVersions } from './versions.ts';
+import { LiveStats } from './live-stats.ts';
+
+export interface RunOutcome {
+  exitCode: ExitCode;
+  runDir: string;
+  results: RunResults;
+}
+
+export interface TestJson {
+  lock: string;
+  strategy: { name: string; token: LockStrategy['token'] };
+  argv: string[];
+  seed: number;
+  startedAt: string;
+  faults: FaultName[];
+  config: Readonly<Config>;
+  versions: Record<string, string>;
+  nodes: { name: string; port: number }[];
+  /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and the verdict is unknown. */
+  interrupted?: boolean;
+}
+
+function writeModeFor(strategy: LockStrategy, fencing: boolean): WriteMode {
+  if (strategy.token === 'version') return 'version';
+  return fencing ? 'fenced' : 'plain';
+}
+
+function clusterSpecFor(strategy: LockStrategy, config: Readonly<Config>): ClusterSpec {
+  return {
+    redis: strategy.needs.includes('redis') ? 5 : 0,
+    etcd: strategy.needs.includes('etcd') ? 3 : 0,
+    zk: strategy.needs.includes('zk') ? 3 : 0,
+    pg: true,
+    redisPersistence: config.redisPersistence,
+  };
+}
+
+export function verdictExitCode(valid: RunResults['valid']): ExitCode {
+  return valid === true ? EXIT.valid : valid === false ? EXIT.invalid : EXIT.unknown;
+}
+
+/**
+ * One test, end to end: provision → cluster → resource → clients (+ nemesis) for --time-limit → heal → stop
+ * clients → final read → teardown → check → report. Every teardown step is registered with `shutdown` before
+ * the thing it undoes starts, so Ctrl-C at any point leaves nothing running and the journal on disk.
+ */
+export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = (l) => console.error(l)): Promise<RunOutcome> {
+  const strategy = await loadStrategy(config.lock);
+  if (config.fencing && strategy.token === 'none') {
+    throw new HarnessError('bad-arguments', `--fencing with --lock=${config.lock}: the strategy "${strategy.name}" declares no fencing token.`, { hint: 'drop --fencing' });
+  }
+  const faults = config.nemesis ?? defaultFaults(config.lock);
+  const needs: Requirement[] = ['pg', ...strategy.needs];
+  if (faults.some((f) => f.startsWith('clock'))) needs.push('cc');
+  await provision(needs, log);
+
+  const runDir = createRunDir(config.resultsDir, config.lock);
+  const pids = new PidRegistry(path.join(runDir, 'pids'));
+  const spec = clusterSpecFor(strategy, config);
+  const cluster = await createLocalCluster(spec, runDir, pids);
+  const test: TestJson = {
+    lock: config.lock,
+    strategy: { name: strategy.name, token: strategy.token },
+    argv: config.argv,
+    seed: config.seed,
+    startedAt: new Date().toISOString(),
+    faults,
+    config,
+    versions: libraryVersions(),
+    nodes: cluster.nodes.map((n) => ({ name: n.name, port: n.port })),
+  };
+  writeJson(path.join(runDir, 'test.json'), test);
+  log(`fencepost: --lock=${config.lock} --seed=${config.seed}, faults: ${faults.join(', ') || 'none'}; run dir ${runDir}`);
+
+  const stopCluster = shutdown.add('stop cluster', async () => {
+    await cluster.teardown();
+    fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
+  });
+  const markInterrupted = shutdown.add('mark interrupted', () => writeJson(path.join(runDir, 'test.json'), { ...test, interrupted: true }));
+  const t0 = performance.now();
+  await cluster.start();
+  log(`fencepost: ${cluster.nodes.length} nodes ready in ${Math.round(performance.now() - t0)} ms`);
+  for (const n of cluster.nodes) test.versions[n.name] = await n.version();
+  writeJson(path.join(runDir, 'test.json'), test);
+
+  // Clients reach every server through a proxy of ours, so partitions and latency can be injected between them.
+  const proxies = new Map<string, TcpProxy>();
+  const closeProxies = shutdown.add('close proxies', async () => {
+    await Promise.all([...proxies.values()].map((p) => p.close()));
+  });
+  for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
+  const via = (name: string) => ({ host: '127.0.0.1', port: proxies.get(name)!.port });
+
+  await setupResource(cluster.pg!.connectionConfig(), config.accounts);
+
+  const journal = new Journal(path.join(runDir, 'history.jsonl'));
+  const closeJournal = shutdown.add('close journal', () => journal.close());
+  const stats = new LiveStats(config.timeLimitS);
+  journal.onOp((op) => stats.observe(op));
+
+  const mode = writeModeFor(strategy, config.fencing);
+  const acquireTimeoutMs = 3 * config.ttlMs + 1000;
+  const specs: ClientSpec[] = Array.from({ length: config.concurrency }, (_, slot) => ({
+    slot,
+    concurrency: config.concurrency,
+    strategyUrl: strategyModuleUrl(config.lock),
+    ctx: {
+      redis: cluster.redis.map((r) => via(r.name)),
+      etcd: cluster.etcd.map((e) => `http://127.0.0.1:${proxies.get(e.name)!.port}`),
+      zookeeper: cluster.zk.map((z) => `127.0.0.1:${proxies.get(z.name)!.port}`).join(','),
+      ttlMs: config.ttlMs,
+      acquireTimeoutMs,
+      client: slot,
+      seed: (config.seed + slot * 7919) >>> 0,
+    },
+    pg: { ...cluster.pg!.connectionConfig(), ...via('pg') },
+    mode,
+    thinkMs: config.thinkMs,
+    accounts: config.accounts,
+    watchdog: config.watchdog,
+    seed: (config.seed * 31 + slot) >>> 0,
+    stepTimeoutMs: acquireTimeoutMs + 2000,
+  }));
+  const pool = new ClientPool(runDir, pids, (op) => journal.append(op));
+  const stopClients = shutdown.add('stop clients', () => pool.kill());
+
+  const nemesis = createNemesis({ config, faults, cluster, clients: pool, proxies, journal, log });
+  const healNemesis = shutdown.add('heal nemesis', () => nemesis.heal());
+  await nemesis.setup();
+
+  await pool.start(specs);
+  const abort = new AbortController();
+  const nemesisDone = nemesis.run(abort.signal).catch((err) => log(`fencepost: nemesis failed: ${(err as Error).message}`));
+  const progress = setInterval(() => stats.print(), process.stderr.isTTY ? 1000 : 10_000);
+  await sleep(config.timeLimitS * 1000);
+  clearInterval(progress);
+  stats.print(true);
+
+  abort.abort();
+  await nemesisDone;
+  await nemesis.heal();
+  healNemesis();
+  await pool.stop(acquireTimeoutMs + 5000);
+  stopClients();
+
+  // The harness's own read of the final state and the ledger: the lost-update checker's ground truth.
+  const resource = await Resource.connect(cluster.pg!.connectionConfig());
+  try {
+    for (let account = 0; account < config.accounts; account++) {
+      journal.append({ process: 'harness', type: 'invoke', f: 'final-read', value: { account } });
+      const final: FinalRead = await resource.finalRead(account);
+      journal.append({ process: 'harness', type: 'ok', f: 'final-read', value: final });
+    }
+  } finally {
+    await resource.close();
+  }
+  journal.close();
+  closeJournal();
+  await Promise.all([...proxies.values()].map((p) => p.close()));
+  closeProxies();
+  await cluster.teardown();
+  fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
+  stopCluster();
+  markInterrupted();
+
+  const { ops } = readHistory(path.join(runDir, 'history.jsonl'));
+  const results = checkRun(ops as Op[], { fencing: config.fencing || strategy.token === 'version' });
+  writeJson(path.join(runDir, 'results.json'), results);
+  await writeReports(runDir, config.resultsDir, log);
+  log(summary(config, runDir, results));
+  return { exitCode: verdictExitCode(results.valid), runDir, results };
+}
+
+/** Reports are a view of the files: a failure to render must not change the verdict. */
+async function writeReports(runDir: string, resultsDir: string, log: (l: string) => void): Promise<void> {
+  try {
+    const report = await import('../report/report.ts');
+    report.writeReport(runDir);
+    const index = await import('../report/index-page.ts');
+    index.writeIndex(resultsDir);
+  } catch (err) {
+    log(`fencepost: could not write the HTML report: ${(err as Error).message}`);
+  }
+}
+
+function summary(config: Readonly<Config>, runDir: string, r: RunResults): string {
+  const verdict = r.valid === true ? 'VALID' : r.valid === false ? 'INVALID' : 'UNKNOWN';
+  const q = r.latency.acquire;
+  const lines = [
+    '',
+    `  ${verdict}  --lock=${config.lock}${config.fencing ? ' --fencing' : ''}  seed ${config.seed}`,
+    `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
+    `  lost updates: ${r.lostUpdates}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps}   faults: ${r.faults.length}`,
+    `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
+  ];
+  for (const [name, c] of Object.entries(r.checkers)) lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
+  for (const l of r.lostUpdateDetails.slice(0, 3)) {
+    lines.push(`  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`);
+  }
+  lines.push(`  run dir: ${runDir}`, `  report:  ${path.join(runDir, 'report.html')}`, `  replay:  npm run jepsen -- ${[...config.argv.filter((a) => !a.startsWith('--seed')), `--seed=${config.seed}`].join(' ')}`, '');
+  return lines.join('\n');
+}
+
+export type { WriteValue };

@@ -1,0 +1,31 @@
+import type { Cluster } from '../harness/backends/cluster.ts';
+import type { ClientPool } from '../harness/client-pool.ts';
+import type { Journal } from '../harness/history/journal.ts';
+import type { Config } from '../harness/options.ts';
+import type { TcpProxy } from './proxy/tcp-proxy.ts';
+import type { FaultName } from './fault-names.ts';
+
+/** What a nemesis may act on. Built by the run orchestrator. */
+export interface NemesisEnv {
+  config: Readonly<Config>;
+  /** The resolved fault list (the strategy's defaults when --nemesis wasn't given). */
+  faults: FaultName[];
+  cluster: Cluster;
+  clients: ClientPool;
+  /** Client↔server proxies by node name (`redis[0]`, `etcd[1]`, `zk[2]`, `pg`, `redis-primary`). */
+  proxies: Map<string, TcpProxy>;
+  journal: Journal;
+  log: (line: string) => void;
+}
+
+/**
+ * Contract (Jepsen's Nemesis): `setup` heals anything a previous run may have left (nothing paused, clocks
+ * at 0, proxies open); `run` injects faults on its schedule until the signal aborts, recording each fault's
+ * start and end as `nemesis` ops; `heal` undoes every fault still active and is safe to call at any time,
+ * more than once, including from a signal handler.
+ */
+export interface Nemesis {
+  setup(): Promise<void>;
+  run(signal: AbortSignal): Promise<void>;
+  heal(): Promise<void>;
+}

@@ -1,0 +1,85 @@
+/**
+ * A lock strategy, as the bank workload's clients use it. One file per strategy under `strategies/`; a user's
+ * own strategy is a module whose default export is a `LockStrategy` (see README, "Your own lock strategy").
+ *
+ * Lifecycle, per client OS process: `connect(ctx)` once (and again after an `info`, with fresh connections),
+ * then any number of `acquire` → (`renew`)* → `release`, then `close`.
+ */
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+/** What a client gets to connect with. Every address is 127.0.0.1 (often a fault proxy of the harness). */
+export interface LockContext {
+  /** The 5 independent Redis masters (redis strategy uses redis[0]). */
+  redis: Endpoint[];
+  /** etcd client URLs, e.g. http://127.0.0.1:2379. */
+  etcd: string[];
+  /** ZooKeeper connect string: host:port,host:port,… */
+  zookeeper: string;
+  /** Lock TTL / lease / session timeout in ms (--ttl). */
+  ttlMs: number;
+  /** How long one `acquire` may keep retrying before it gives up with LockNotAcquired. */
+  acquireTimeoutMs: number;
+  /** Client slot (0-based) — stable across the process ids the slot goes through. */
+  client: number;
+  /** A per-client seed for retry jitter, derived from --seed. */
+  seed: number;
+}
+
+/** A held lock. `token` is the fencing token when the strategy has one: a decimal string, compare as BigInt. */
+export interface Lease {
+  key: string;
+  token?: string;
+  /** How long the lock is believed valid, from the moment acquire returned (Redlock's validity time). */
+  validityMs?: number;
+  /** Tries acquire needed. */
+  attempts: number;
+  /** Strategy-private state (the owner value, the ZooKeeper node path, the etcd lease…). */
+  handle?: unknown;
+}
+
+/** Thrown by `acquire` when the lock was definitely not obtained (recorded as `fail`, not `info`). */
+export class LockNotAcquired extends Error {
+  constructor(message: string, readonly attempts: number) {
+    super(message);
+    this.name = 'LockNotAcquired';
+  }
+}
+
+export interface LockClient {
+  /** Resolves with a lease once held; rejects with LockNotAcquired after ctx.acquireTimeoutMs; any other error = unknown. */
+  acquire(key: string): Promise<Lease>;
+  /** Extend the lease by the TTL (the watchdog); resolves false if the lock is no longer ours. Optional. */
+  renew?(lease: Lease): Promise<boolean>;
+  /** Give the lock up if it is still ours; resolves whether it was. */
+  release(lease: Lease): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface LockStrategy {
+  /** Shown in results and reports. */
+  name: string;
+  /** Servers the harness must start for it (Postgres, the resource, always runs). */
+  needs: ('redis' | 'etcd' | 'zk')[];
+  /**
+   * `monotonic`: `Lease.token` only grows between holders (usable with --fencing);
+   * `version`: the resource's own version column is the fence (the postgres strategy);
+   * `none`: no token.
+   */
+  token: 'monotonic' | 'version' | 'none';
+  connect(ctx: LockContext): Promise<LockClient>;
+}
+
+/** Small seeded PRNG (mulberry32) for retry jitter: runs replay from --seed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
