@@ -29,6 +29,8 @@ export interface Overlap {
   b: { process: number; acquiredAt: number; releasedAt: number; acquireIndex: number };
   /** `confirmed` when the resource saw interleaved read/write pairs, else `suspected` (clients' view only). */
   kind: 'suspected' | 'confirmed';
+  /** For a confirmed overlap: what the ledger shows (which write erased which). */
+  evidence?: string;
 }
 
 export interface Quantiles {
@@ -46,6 +48,8 @@ export interface RunResults {
   lostUpdateDetails: LostUpdate[];
   staleWritesRejected: number;
   overlaps: number;
+  /** How many of `overlaps` the resource's ledger confirms (the rest are suspected from the clients' view). */
+  confirmedOverlaps: number;
   overlapDetails: Overlap[];
   /** Fault windows from the nemesis ops: name, start/end ns, targets. */
   faults: { f: string; start: number; end: number | null; targets: string[]; params?: Record<string, unknown>; note?: string }[];

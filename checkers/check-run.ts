@@ -1,0 +1,64 @@
+import type { Op } from '../harness/history/op.ts';
+import type { CheckerResult, LostUpdate, Overlap, RunResults } from './run-results.ts';
+import { composeVerdict, runChecker } from './compose.ts';
+import { faultWindows } from './faults.ts';
+import { checkFencingOrder } from './fencing-order.ts';
+import { checkLinearizable } from './linearizable.ts';
+import { checkLostUpdates } from './lost-updates.ts';
+import { accountModel, accountOperations } from './models/account.ts';
+import { mutexModel, mutexOperations } from './models/mutex.ts';
+import { checkMutualExclusion } from './mutual-exclusion.ts';
+import { opStats } from './op-stats.ts';
+
+export interface CheckRunOptions {
+  /** The run used `--fencing`: token order is then a promise the fencing-order checker holds it to. */
+  fencing: boolean;
+  /** Budget for the linearizability search; past it that checker says `unknown`. Default 60 s. */
+  deadlineMs?: number;
+}
+
+/**
+ * The checkers whose verdicts make the run's verdict. `mutex-linearizable` (the lock service from the clients'
+ * view) is reported but does not decide: a lease-based lock that expires under a paused holder is "not a
+ * mutex" by design, and what matters is whether that damaged the data, which the others judge.
+ */
+export const DECIDING_CHECKERS = ['lost-updates', 'mutual-exclusion', 'fencing-order', 'linearizable'] as const;
+
+const DEFAULT_DEADLINE_MS = 60_000;
+/** The informational mutex check gets a small slice of the budget: it must never hold a run's results up. */
+const MUTEX_BUDGET_MS = 5_000;
+
+/** Checks a bank run's history and fills every field of `results.json`. Pure: the caller does the I/O. */
+export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
+  const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const checkers: Record<string, CheckerResult> = {
+    'lost-updates': runChecker(() => checkLostUpdates(history)),
+    'mutual-exclusion': runChecker(() => checkMutualExclusion(history)),
+    'fencing-order': runChecker(() => checkFencingOrder(history, { fencing: opts.fencing })),
+    linearizable: runChecker(() => checkLinearizable(accountModel, accountOperations(history), { deadlineMs })),
+    'mutex-linearizable': runChecker(() => ({
+      ...checkLinearizable(mutexModel, mutexOperations(history).ops, { deadlineMs: Math.min(deadlineMs, MUTEX_BUDGET_MS) }),
+      decides: false,
+    })),
+  };
+
+  const lostUpdateDetails = (checkers['lost-updates'].lostUpdates as LostUpdate[] | undefined) ?? [];
+  const overlapDetails = (checkers['mutual-exclusion'].overlaps as Overlap[] | undefined) ?? [];
+  return {
+    valid: composeVerdict(checkers, DECIDING_CHECKERS),
+    lostUpdates: lostUpdateDetails.length,
+    lostUpdateDetails,
+    staleWritesRejected: countStaleWrites(history),
+    overlaps: overlapDetails.length,
+    confirmedOverlaps: overlapDetails.filter((o) => o.kind === 'confirmed').length,
+    overlapDetails,
+    faults: faultWindows(history),
+    ...opStats(history),
+    checkers,
+  };
+}
+
+/** Counted here as well as in fencing-order, so the number survives that checker crashing. */
+function countStaleWrites(history: Op[]): number {
+  return history.filter((op) => op.f === 'write' && op.type === 'fail' && op.error === 'stale-token').length;
+}

@@ -1,0 +1,331 @@
+import type { CheckerResult, Valid } from './run-results.ts';
+import type { AnyModel, Operation } from './model.ts';
+
+/**
+ * Linearizability checking: Wing & Gong's search with Lowe's memoisation, as Porcupine and Knossos's `wgl` do it.
+ *
+ * The search walks a doubly linked list of call/return events in history order. At each step it tries to
+ * linearize a call that comes before the first remaining return (that op may take effect "now"); when it
+ * reaches a return instead, the op that returns there was never placed, so it backtracks. A cache of visited
+ * (linearized set, state) pairs stops it from exploring the same configuration twice, which is what keeps
+ * concurrent histories tractable.
+ *
+ * Ops that never completed (`return: Infinity`) have their returns after every real one, so they never block:
+ * the search may place them anywhere after their call, or never (when it reaches their return, every completed
+ * op has been placed and the history is linearizable).
+ */
+
+export interface LinearizableOptions {
+  /** Wall-clock budget for the whole search, all partitions together. Past it the verdict is `unknown`. */
+  deadlineMs?: number;
+  /** Clock in ms; tests may inject one. */
+  now?: () => number;
+}
+
+/** An op as a person reads it in a counterexample. */
+export interface OpRef {
+  process: number | string;
+  description: string;
+  /** History indexes (invoke, completion, …). */
+  indexes: number[];
+}
+
+export interface Counterexample {
+  /** The op that could not be placed next after the longest linearizable prefix. */
+  op: OpRef;
+  /** How many ops of this partition the longest linearizable prefix holds, and how many the partition has. */
+  prefixLength: number;
+  partitionSize: number;
+  /** The last ops of that prefix, in linearization order. */
+  prefixTail: OpRef[];
+  /** Model state after the prefix. */
+  state: string;
+  /** Ops outside the prefix that were invoked before `op` returned, so could have been placed before it. */
+  concurrent: OpRef[];
+  /** All history indexes of the ops above, sorted: the window to look at. */
+  window: number[];
+  message: string;
+}
+
+export interface LinearizableResult extends CheckerResult {
+  model: string;
+  operations: number;
+  partitions: number;
+  /** Configurations the search visited: a measure of how hard the history was. */
+  explored: number;
+  elapsedMs: number;
+  cause?: 'timeout';
+  counterexample?: Counterexample;
+}
+
+const DEFAULT_DEADLINE_MS = 60_000;
+/** How many ops of the prefix a counterexample shows; a person reads the end of it, not all of it. */
+const PREFIX_TAIL = 3;
+const MAX_CONCURRENT_SHOWN = 20;
+
+export function checkLinearizable(model: AnyModel, ops: Operation[], opts: LinearizableOptions = {}): LinearizableResult {
+  const now = opts.now ?? (() => performance.now());
+  const started = now();
+  const deadline = started + (opts.deadlineMs ?? DEFAULT_DEADLINE_MS);
+  const partitions = (model.partition ? model.partition(ops) : [ops]).filter((p) => p.length > 0);
+
+  let explored = 0;
+  let timedOut = false;
+  for (const part of partitions) {
+    const outcome = searchPartition(model, part, deadline, now);
+    explored += outcome.explored;
+    if (outcome.valid === false) {
+      return {
+        valid: false,
+        model: model.name,
+        operations: ops.length,
+        partitions: partitions.length,
+        explored,
+        elapsedMs: now() - started,
+        counterexample: outcome.counterexample,
+      };
+    }
+    // Keep going after a timeout: a later partition may still prove the history invalid, and a definite
+    // `false` outranks `unknown`. Once the deadline has passed the remaining partitions stop at once.
+    if (outcome.valid === 'unknown') timedOut = true;
+  }
+  const valid: Valid = timedOut ? 'unknown' : true;
+  return {
+    valid,
+    model: model.name,
+    operations: ops.length,
+    partitions: partitions.length,
+    explored,
+    elapsedMs: now() - started,
+    ...(timedOut ? { cause: 'timeout' as const } : {}),
+  };
+}
+
+type Outcome =
+  | { valid: true | 'unknown'; explored: number }
+  | { valid: false; explored: number; counterexample: Counterexample };
+
+/** A linearized op on the search stack; `parent` links make the stack persistent, so the best one can be kept. */
+interface Frame {
+  id: number;
+  /** State and first-unlinearized id before this op was applied, restored on backtrack. */
+  state: unknown;
+  first: number;
+  parent: Frame | null;
+  depth: number;
+}
+
+function searchPartition(model: AnyModel, input: Operation[], deadline: number, now: () => number): Outcome {
+  const hash = model.hash ?? ((s: unknown) => JSON.stringify(s) ?? 'undefined');
+
+  // Ids: completed ops first in call order, then the never-completed ones. The cache key depends on it (below).
+  const completed = input.filter((op) => op.return !== Infinity).sort((a, b) => a.call - b.call);
+  const pending = input.filter((op) => op.return === Infinity).sort((a, b) => a.call - b.call);
+  const ops = completed.concat(pending);
+  const n = ops.length;
+  const nOk = completed.length;
+
+  // Events: node 0 is the list head; op id i has its call at node 2i+1 and its return at node 2i+2.
+  const pos = new Float64Array(2 * n + 1);
+  const nodes: number[] = [];
+  for (let id = 0; id < n; id++) {
+    pos[2 * id + 1] = ops[id].call;
+    pos[2 * id + 2] = ops[id].return;
+    nodes.push(2 * id + 1, 2 * id + 2);
+  }
+  nodes.sort((a, b) => {
+    const d = pos[a] - pos[b];
+    if (d !== 0 && !Number.isNaN(d)) return d;
+    // Equal positions: calls before returns, so ops that touch count as concurrent (the permissive reading).
+    const ka = a & 1 ? 0 : 1;
+    const kb = b & 1 ? 0 : 1;
+    if (ka !== kb) return ka - kb;
+    return a - b; // also orders the returns at Infinity by id, i.e. by call
+  });
+  const nxt = new Int32Array(2 * n + 1).fill(-1);
+  const prv = new Int32Array(2 * n + 1).fill(-1);
+  let last = 0;
+  for (const node of nodes) {
+    nxt[last] = node;
+    prv[node] = last;
+    last = node;
+  }
+
+  // Cache key. A full bitset per configuration costs O(n) to copy and hash, which is O(n²) on a long, nearly
+  // sequential history. But with `first` = the lowest unlinearized completed id, every linearized completed
+  // op above it was invoked before `first` returned (it had to come before that return in the list), so the
+  // linearized set is exactly: all ids below `first`, plus some ids in (first, horizon[first]]. Only those
+  // few words go in the key, plus the bits of the never-completed ops (usually few).
+  const callsSorted = completed.map((op) => op.call);
+  const horizon = new Int32Array(nOk);
+  for (let id = 0; id < nOk; id++) horizon[id] = upperBound(callsSorted, completed[id].return) - 1;
+  const okBits = new Uint32Array((nOk >> 5) + 1);
+  const infoBits = new Uint32Array(((n - nOk) >> 5) + 1);
+  let first = 0;
+
+  const setBit = (id: number): void => {
+    if (id < nOk) okBits[id >> 5] |= 1 << (id & 31);
+    else infoBits[(id - nOk) >> 5] |= 1 << ((id - nOk) & 31);
+  };
+  const clearBit = (id: number): void => {
+    if (id < nOk) okBits[id >> 5] &= ~(1 << (id & 31));
+    else infoBits[(id - nOk) >> 5] &= ~(1 << ((id - nOk) & 31));
+  };
+  const advanceFirst = (from: number): number => {
+    let i = from;
+    while (i < nOk) {
+      const w = okBits[i >> 5];
+      if (w === 0xffffffff) {
+        i = ((i >> 5) + 1) << 5;
+        continue;
+      }
+      if ((w & (1 << (i & 31))) === 0) return i;
+      i++;
+    }
+    return nOk;
+  };
+  const configKey = (stateKey: string): string => {
+    let k = String(first);
+    if (first < nOk) {
+      const hi = horizon[first] >> 5;
+      for (let w = first >> 5; w <= hi; w++) k += ',' + okBits[w];
+    }
+    if (n > nOk) {
+      k += '|';
+      for (let w = 0; w < infoBits.length; w++) k += infoBits[w] + ',';
+    }
+    return k + '|' + stateKey;
+  };
+
+  const lift = (call: number): void => {
+    const ret = call + 1;
+    nxt[prv[call]] = nxt[call];
+    if (nxt[call] !== -1) prv[nxt[call]] = prv[call];
+    nxt[prv[ret]] = nxt[ret];
+    if (nxt[ret] !== -1) prv[nxt[ret]] = prv[ret];
+  };
+  const unlift = (call: number): void => {
+    const ret = call + 1;
+    nxt[prv[ret]] = ret;
+    if (nxt[ret] !== -1) prv[nxt[ret]] = ret;
+    nxt[prv[call]] = call;
+    if (nxt[call] !== -1) prv[nxt[call]] = call;
+  };
+
+  const cache = new Set<string>();
+  let state: unknown = model.init();
+  let top: Frame | null = null;
+  // The deepest dead end: the longest linearizable prefix, and the op whose return stopped it.
+  let best: { frame: Frame | null; blocked: number; state: unknown } | null = null;
+  let explored = 0;
+  let entry = nxt[0];
+
+  while (entry !== -1) {
+    if ((explored++ & 1023) === 0 && now() > deadline) return { valid: 'unknown', explored };
+    const id = (entry - 1) >> 1;
+    if (entry & 1) {
+      const op = ops[id];
+      const [ok, next] = model.step(state, op.input, op.output);
+      if (ok) {
+        const savedFirst = first;
+        setBit(id);
+        if (id === first) first = advanceFirst(first + 1);
+        const key = configKey(hash(next));
+        if (!cache.has(key)) {
+          cache.add(key);
+          top = { id, state, first: savedFirst, parent: top, depth: top ? top.depth + 1 : 1 };
+          state = next;
+          lift(entry);
+          entry = nxt[0];
+          continue;
+        }
+        clearBit(id);
+        first = savedFirst;
+      }
+      entry = nxt[entry];
+      continue;
+    }
+    // A return. If it belongs to a never-completed op, every completed op is already placed: done.
+    if (id >= nOk) return { valid: true, explored };
+    if (best === null || (top ? top.depth : 0) > (best.frame ? best.frame.depth : 0)) {
+      best = { frame: top, blocked: id, state };
+    }
+    if (top === null) return { valid: false, explored, counterexample: counterexample(model, ops, best) };
+    const frame: Frame = top;
+    top = frame.parent;
+    state = frame.state;
+    first = frame.first;
+    clearBit(frame.id);
+    entry = 2 * frame.id + 1;
+    unlift(entry);
+    entry = nxt[entry];
+  }
+  return { valid: true, explored };
+}
+
+/** Index of the first element > x in an ascending array. */
+function upperBound(xs: number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function counterexample(
+  model: AnyModel,
+  ops: Operation[],
+  best: { frame: Frame | null; blocked: number; state: unknown },
+): Counterexample {
+  const describeOp = (op: Operation): OpRef => ({
+    process: op.process,
+    description: model.describeOperation ? model.describeOperation(op.input, op.output) : JSON.stringify(op.input),
+    indexes: op.indexes,
+  });
+  const label = (ref: OpRef): string => `op #${ref.indexes[0]} (process ${ref.process}: ${ref.description})`;
+  const describeState = (s: unknown): string => (model.describeState ? model.describeState(s) : JSON.stringify(s));
+
+  const prefix: number[] = [];
+  for (let f = best.frame; f !== null; f = f.parent) prefix.push(f.id);
+  prefix.reverse();
+  const inPrefix = new Set(prefix);
+  const blockedOp = ops[best.blocked];
+  const blocked = describeOp(blockedOp);
+  const concurrentOps = ops.filter((op, id) => id !== best.blocked && !inPrefix.has(id) && op.call <= blockedOp.return);
+  const concurrent = concurrentOps.slice(0, MAX_CONCURRENT_SHOWN).map(describeOp);
+  const prefixTail = prefix.slice(-PREFIX_TAIL).map((id) => describeOp(ops[id]));
+  // Prefix ops that overlap the blocked one belong in the window too: they are the orders the search tried.
+  const overlapping = prefix.filter((id) => ops[id].return >= blockedOp.call).slice(-MAX_CONCURRENT_SHOWN).map((id) => describeOp(ops[id]));
+  const window = [...new Set([...prefixTail, ...overlapping, blocked, ...concurrent].flatMap((r) => r.indexes))]
+    .filter((i) => i >= 0)
+    .sort((a, b) => a - b);
+  const state = describeState(best.state);
+
+  const [possibleNow] = model.step(best.state, blockedOp.input, blockedOp.output);
+  let message =
+    `${label(blocked)} cannot be linearized. The longest linearizable prefix found has ${prefix.length} of ` +
+    `${ops.length} ops` +
+    (prefixTail.length > 0 ? `, ending with ${label(prefixTail[prefixTail.length - 1])}` : '') +
+    `; after it the state is ${state}` +
+    (possibleNow ? ', and placing the op there leads to a dead end later' : ', in which the op is impossible');
+  if (concurrentOps.length === 0) {
+    message += '; no op outside that prefix was open early enough to be placed before it.';
+  } else {
+    const shown = concurrent.map(label).join(', ');
+    const more = concurrentOps.length > concurrent.length ? ` and ${concurrentOps.length - concurrent.length} more` : '';
+    message += `; no order of the ${concurrentOps.length} other op(s) open before it returned (${shown}${more}) makes it possible.`;
+  }
+  return {
+    op: blocked,
+    prefixLength: prefix.length,
+    partitionSize: ops.length,
+    prefixTail,
+    state,
+    concurrent,
+    window,
+    message,
+  };
+}

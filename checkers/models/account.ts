@@ -1,0 +1,168 @@
+import type { Op } from '../../harness/history/op.ts';
+import type { FinalRead, ReadOk, WriteValue } from '../../harness/history/bank.ts';
+import type { Model, Operation } from '../model.ts';
+
+/**
+ * The bank account as the lock is supposed to make it look: each client's critical section — read the balance,
+ * write `read + delta` — is one atomic read-modify-write. A lost update (two clients read the same balance and
+ * both write) then has no sequential explanation: whichever RMW goes second read a balance that was no longer
+ * there. That is why this model, not a plain register, decides the bank workload's linearizability.
+ *
+ * State: one account's balance (`null` until known). Partitioned per account, so each search holds one number.
+ */
+export type AccountInput =
+  /** The opening balance, from the harness's final read; placed before everything else. */
+  | { kind: 'open'; account: number; balance: number }
+  /** A client's read → write; `outcome: 'unknown'` when the write timed out (it may or may not have landed). */
+  | { kind: 'rmw'; account: number; to: number; delta: number; outcome: 'ok' | 'unknown' }
+  /** A read with no write after it (the write failed, or never came), or the harness's final read. */
+  | { kind: 'read'; account: number };
+
+/** Output: the balance the op read. */
+export type AccountOutput = number;
+
+export const accountModel: Model<number | null, AccountInput, AccountOutput> = {
+  name: 'account',
+  init: () => null,
+  step(balance, input, read) {
+    if (input.kind === 'open') return [balance === null, input.balance];
+    // With no opening balance in the history, the first op to read one tells us what it was.
+    const consistent = read === undefined || balance === null || balance === read;
+    if (!consistent) return [false, balance];
+    if (input.kind === 'read') return [true, balance ?? read ?? null];
+    return [true, input.to];
+  },
+  partition: (ops) => {
+    const byAccount = new Map<number, Operation<AccountInput, AccountOutput>[]>();
+    for (const op of ops) {
+      const group = byAccount.get(op.input.account);
+      if (group) group.push(op);
+      else byAccount.set(op.input.account, [op]);
+    }
+    return [...byAccount.values()];
+  },
+  hash: (balance) => String(balance),
+  describeOperation(input, read) {
+    const prefix = `account ${input.account}: `;
+    switch (input.kind) {
+      case 'open':
+        return `${prefix}opening balance ${input.balance}`;
+      case 'read':
+        return `${prefix}read ${read ?? '?'}`;
+      case 'rmw': {
+        const sign = input.delta < 0 ? '' : '+';
+        const outcome = input.outcome === 'unknown' ? ' (write outcome unknown)' : '';
+        return `${prefix}read ${read ?? '?'}, wrote ${input.to} (${sign}${input.delta})${outcome}`;
+      }
+    }
+  },
+  describeState: (balance) => (balance === null ? 'balance unknown' : `balance ${balance}`),
+};
+
+type AccountOperation = Operation<AccountInput, AccountOutput>;
+
+/**
+ * Builds the account model's ops from a bank history. Per client process, a `read` ok followed by its `write`
+ * forms one RMW spanning read-invoke → write-completion:
+ *
+ * - write `ok`: it took effect;
+ * - write `info` (or no completion): it may or may not have taken effect, at any time after its call, so the
+ *   RMW returns at infinity — and if it is placed, its read must still match the balance at that point;
+ * - write `fail` (stale token, version conflict, lock lost): it did not happen, so the read stands alone.
+ *
+ * A read `info`/`fail` says nothing and is dropped. A write with no read before it is checked against its own
+ * `from`. The harness's `final-read` is a read at the end and supplies each account's opening balance.
+ */
+export function accountOperations(history: Op[]): AccountOperation[] {
+  const ops: AccountOperation[] = [];
+  const open = new Map<number | string, Op>();
+  const lastRead = new Map<number, { invoke: Op; ok: Op<ReadOk> }>();
+  const opened = new Set<number>();
+
+  const flushRead = (process: number): void => {
+    const r = lastRead.get(process);
+    if (!r) return;
+    lastRead.delete(process);
+    ops.push({
+      process,
+      input: { kind: 'read', account: r.ok.value.account },
+      output: r.ok.value.balance,
+      call: r.invoke.index,
+      return: r.ok.index,
+      indexes: [r.invoke.index, r.ok.index],
+    });
+  };
+  const pushWrite = (process: number, invoke: Op<WriteValue>, completion: Op | undefined): void => {
+    const w = invoke.value;
+    const r = lastRead.get(process);
+    const read = r && r.ok.value.account === w.account ? r : undefined;
+    if (read) lastRead.delete(process);
+    else flushRead(process);
+    const known = completion?.type === 'ok';
+    ops.push({
+      process,
+      input: { kind: 'rmw', account: w.account, to: w.to, delta: w.delta, outcome: known ? 'ok' : 'unknown' },
+      output: read ? read.ok.value.balance : w.from,
+      call: read ? read.invoke.index : invoke.index,
+      return: known ? completion.index : Infinity,
+      indexes: [...(read ? [read.invoke.index, read.ok.index] : []), invoke.index, ...(completion ? [completion.index] : [])],
+    });
+  };
+
+  for (const op of history) {
+    if (op.process === 'harness') {
+      if (op.f !== 'final-read') continue;
+      if (op.type === 'invoke') open.set('harness', op);
+      else if (op.type === 'ok') {
+        const invoke = open.get('harness');
+        open.delete('harness');
+        const v = op.value as FinalRead;
+        if (!opened.has(v.account)) {
+          opened.add(v.account);
+          ops.push({
+            process: 'harness',
+            input: { kind: 'open', account: v.account, balance: v.initialBalance },
+            output: undefined,
+            call: -2,
+            return: -1,
+            indexes: [op.index],
+          });
+        }
+        ops.push({
+          process: 'harness',
+          input: { kind: 'read', account: v.account },
+          output: v.balance,
+          call: invoke ? invoke.index : op.index,
+          return: op.index,
+          indexes: invoke ? [invoke.index, op.index] : [op.index],
+        });
+      } else open.delete('harness');
+      continue;
+    }
+    if (typeof op.process !== 'number') continue;
+    const process = op.process;
+    if (op.type === 'invoke') {
+      // A new lock round: a write from now on belongs to a new read.
+      if (op.f === 'acquire') flushRead(process);
+      open.set(process, op);
+      continue;
+    }
+    const invoke = open.get(process);
+    open.delete(process);
+    if (!invoke) continue;
+    if (invoke.f === 'read') {
+      if (op.type === 'ok') {
+        flushRead(process);
+        lastRead.set(process, { invoke, ok: op as Op<ReadOk> });
+      }
+    } else if (invoke.f === 'write') {
+      if (op.type === 'fail') flushRead(process);
+      else pushWrite(process, invoke as Op<WriteValue>, op);
+    }
+  }
+  for (const [process, invoke] of open) {
+    if (typeof process === 'number' && invoke.f === 'write') pushWrite(process, invoke as Op<WriteValue>, undefined);
+  }
+  for (const process of [...lastRead.keys()]) flushRead(process);
+  return ops;
+}

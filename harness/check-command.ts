@@ -1,0 +1,216 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Op } from './history/op.ts';
+import { parseHistory, validateHistory } from './history/reader.ts';
+import { EXIT } from './exit-codes.ts';
+import type { RunResults, Valid } from '../checkers/run-results.ts';
+import { checkRun } from '../checkers/check-run.ts';
+import { parseEdnHistory } from '../checkers/edn-history.ts';
+import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
+import { HISTORY_MODELS, historyModel } from '../checkers/models/registry.ts';
+
+const USAGE = `usage:
+  npm run jepsen -- check <run-dir>                  re-check a stored run; rewrites <run-dir>/results.json
+  npm run jepsen -- check --model=<model> <file>     check a history (our history.jsonl, or Jepsen EDN) against a model
+
+options:
+  --model=<${HISTORY_MODELS.map((m) => m.name).join('|')}>
+  --deadline=<ms>     give up after this long; the verdict is then unknown (exit 2). Default 60000.
+  --initial=<json>    initial register value for register/cas-register (default null; Knossos's own tests use 0)
+
+exit codes: 0 valid, 1 invalid, 2 unknown, 254 bad arguments`;
+
+interface CheckArgs {
+  model?: string;
+  deadlineMs?: number;
+  initial?: unknown;
+  target: string;
+}
+
+/** `check …`: returns the exit code. Args are what follows `check` on the command line. */
+export async function checkCommand(args: string[]): Promise<number> {
+  const parsed = parseArgs(args);
+  if (typeof parsed === 'string') {
+    console.error(`check: ${parsed}\n\n${USAGE}`);
+    return EXIT.badArguments;
+  }
+  return parsed.model === undefined ? checkRunDir(parsed) : checkModel(parsed, parsed.model);
+}
+
+function parseArgs(args: string[]): CheckArgs | string {
+  const positional: string[] = [];
+  const out: Partial<CheckArgs> = {};
+  for (const arg of args) {
+    const [flag, value] = arg.startsWith('--') ? splitFlag(arg) : [undefined, undefined];
+    if (flag === undefined) positional.push(arg);
+    else if (flag === '--help' || flag === '-h') return 'help requested';
+    else if (flag === '--model') {
+      if (!value) return '--model needs a value';
+      if (!historyModel(value)) return `unknown model "${value}"; valid models: ${HISTORY_MODELS.map((m) => `${m.name} (${m.summary})`).join(', ')}`;
+      out.model = value;
+    } else if (flag === '--deadline') {
+      const ms = Number(value);
+      if (!value || !Number.isFinite(ms) || ms <= 0) return `--deadline must be a positive number of milliseconds, got "${value ?? ''}"`;
+      out.deadlineMs = ms;
+    } else if (flag === '--initial') {
+      try {
+        out.initial = JSON.parse(value ?? '');
+      } catch {
+        return `--initial must be a JSON value (e.g. 0, null, "x"), got "${value ?? ''}"`;
+      }
+    } else return `unknown option ${flag}`;
+  }
+  if (positional.length !== 1) {
+    return positional.length === 0 ? 'missing the run directory or history file to check' : `expected one path, got ${positional.length}: ${positional.join(' ')}`;
+  }
+  if (out.initial !== undefined && out.model !== 'register' && out.model !== 'cas-register') {
+    return '--initial only applies to --model=register or --model=cas-register';
+  }
+  return { ...out, target: positional[0] };
+}
+
+function splitFlag(arg: string): [string, string | undefined] {
+  const eq = arg.indexOf('=');
+  return eq < 0 ? [arg, undefined] : [arg.slice(0, eq), arg.slice(eq + 1)];
+}
+
+async function checkRunDir(args: CheckArgs): Promise<number> {
+  const dir = args.target;
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    const hint = existsSync(dir) ? ` (to check a single history file, name a model: --model=<${HISTORY_MODELS.map((m) => m.name).join('|')}>)` : '';
+    console.error(`check: ${dir} is not a run directory${hint}\n\n${USAGE}`);
+    return EXIT.badArguments;
+  }
+  const historyFile = path.join(dir, 'history.jsonl');
+  if (!existsSync(historyFile)) {
+    console.error(`check: ${historyFile} does not exist; a run directory holds history.jsonl, test.json and results.json`);
+    return EXIT.badArguments;
+  }
+  const history = readJsonl(historyFile);
+  if (typeof history === 'string') {
+    console.error(`check: ${history}`);
+    return EXIT.badArguments;
+  }
+  const fencing = readFencing(path.join(dir, 'test.json'));
+  const results = checkRun(history, { fencing, ...(args.deadlineMs !== undefined ? { deadlineMs: args.deadlineMs } : {}) });
+  writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  console.log(runSummary(dir, results, fencing));
+  return exitCode(results.valid);
+}
+
+function readJsonl(file: string): Op[] | string {
+  let parsed;
+  try {
+    parsed = parseHistory(readFileSync(file, 'utf8'));
+  } catch (e) {
+    return `${file}: ${(e as Error).message}`;
+  }
+  if (parsed.truncatedTail) console.error(`check: warning: the last line of ${file} was cut short (crash mid-write?) and was ignored`);
+  const problems = validateHistory(parsed.ops);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).map((p) => `  op ${p.index}: ${p.problem}`).join('\n');
+    console.error(`check: warning: ${file} breaks ${problems.length} journal invariant(s); checkers that cannot cope will say unknown:\n${shown}`);
+  }
+  return parsed.ops;
+}
+
+function readFencing(testFile: string): boolean {
+  if (!existsSync(testFile)) {
+    console.error(`check: warning: ${testFile} is missing; assuming the run was not fenced`);
+    return false;
+  }
+  try {
+    const test = JSON.parse(readFileSync(testFile, 'utf8')) as { config?: { fencing?: unknown } };
+    return test.config?.fencing === true;
+  } catch (e) {
+    console.error(`check: warning: ${testFile} is not JSON (${(e as Error).message}); assuming the run was not fenced`);
+    return false;
+  }
+}
+
+async function checkModel(args: CheckArgs, modelName: string): Promise<number> {
+  const file = args.target;
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    console.error(`check: ${file} is not a file; --model checks one history file (history.jsonl or a Jepsen history.edn)`);
+    return EXIT.badArguments;
+  }
+  const text = readFileSync(file, 'utf8');
+  let history: Op[];
+  try {
+    history = looksLikeJsonl(file, text) ? jsonlOrThrow(text) : parseEdnHistory(text);
+  } catch (e) {
+    console.error(`check: cannot read ${file}: ${(e as Error).message}`);
+    return EXIT.badArguments;
+  }
+  const spec = historyModel(modelName)!;
+  let built;
+  try {
+    built = spec.build(history, args.initial !== undefined ? { initial: args.initial } : {});
+  } catch (e) {
+    console.error(`check: ${file}: ${(e as Error).message}`);
+    return EXIT.badArguments;
+  }
+  const result = checkLinearizable(built.model, built.ops, args.deadlineMs !== undefined ? { deadlineMs: args.deadlineMs } : {});
+  console.log(modelSummary(file, result, built.ignored));
+  return exitCode(result.valid);
+}
+
+function looksLikeJsonl(file: string, text: string): boolean {
+  if (/\.jsonl?$/i.test(file)) return true;
+  if (/\.edn$/i.test(file)) return false;
+  const firstLine = text.split('\n').find((l) => l.trim() !== '') ?? '';
+  try {
+    const x = JSON.parse(firstLine);
+    return x !== null && typeof x === 'object' && !Array.isArray(x);
+  } catch {
+    return false;
+  }
+}
+
+function jsonlOrThrow(text: string): Op[] {
+  const parsed = parseHistory(text);
+  const problems = validateHistory(parsed.ops);
+  if (problems.length > 0) {
+    throw new Error(`${problems.length} malformed op(s), first: op ${problems[0].index}: ${problems[0].problem}`);
+  }
+  return parsed.ops;
+}
+
+function exitCode(valid: Valid): number {
+  return valid === true ? EXIT.valid : valid === false ? EXIT.invalid : EXIT.unknown;
+}
+
+function verdictWord(valid: Valid): string {
+  return valid === true ? 'VALID' : valid === false ? 'INVALID' : 'UNKNOWN';
+}
+
+function modelSummary(file: string, r: LinearizableResult, ignored: Record<string, number>): string {
+  const lines = [
+    `${verdictWord(r.valid)}: ${file} ${r.valid === true ? 'is' : r.valid === false ? 'is not' : 'may or may not be'} linearizable as a ${r.model}`,
+    `  ${r.operations} ops in ${r.partitions} partition(s), ${r.explored} configurations explored in ${r.elapsedMs.toFixed(0)} ms`,
+  ];
+  if (r.cause === 'timeout') lines.push('  the search hit its deadline; raise --deadline to try harder');
+  const skipped = Object.entries(ignored);
+  if (skipped.length > 0) lines.push(`  ignored ops the model does not know: ${skipped.map(([f, n]) => `${f} ×${n}`).join(', ')}`);
+  if (r.counterexample) {
+    lines.push(`  ${r.counterexample.message}`);
+    lines.push(`  history indexes to look at: ${r.counterexample.window.join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
+function runSummary(dir: string, r: RunResults, fencing: boolean): string {
+  const lines = [
+    `${verdictWord(r.valid)}: ${dir}${fencing ? ' (fenced)' : ''}`,
+    `  lost updates: ${r.lostUpdates}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   stale writes rejected: ${r.staleWritesRejected}`,
+    `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,
+  ];
+  for (const [name, c] of Object.entries(r.checkers)) {
+    const why = c.error ? ` (${c.error})` : c.cause === 'timeout' ? ' (deadline reached)' : '';
+    lines.push(`  ${name.padEnd(20)} ${verdictWord(c.valid)}${why}`);
+  }
+  const cx = (r.checkers.linearizable as Partial<LinearizableResult> | undefined)?.counterexample;
+  if (cx) lines.push(`  ${cx.message}`);
+  lines.push(`  wrote ${path.join(dir, 'results.json')}`);
+  return lines.join('\n');
+}
