@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { HarnessError } from './errors.ts';
+import { helpText, OPTIONS, resolveConfig } from './options.ts';
+
+function badArgs(argv: string[]): HarnessError {
+  try {
+    resolveConfig(argv);
+  } catch (err) {
+    expect(err).toBeInstanceOf(HarnessError);
+    expect((err as HarnessError).exitCode).toBe(254);
+    return err as HarnessError;
+  }
+  throw new Error(`expected ${argv.join(' ')} to be rejected`);
+}
+
+describe('resolveConfig', () => {
+  it('fills every default and records a seed', () => {
+    const c = resolveConfig([], () => 42);
+    expect(c).toMatchObject({ command: 'run', lock: 'redlock', timeLimitS: 60, concurrency: 5, ttlMs: 2000, pauseMs: 3000, seed: 42, nemesis: null, fencing: false });
+  });
+
+  it('is frozen', () => {
+    const c = resolveConfig(['--lock=redis']);
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(() => {
+      (c as { lock: string }).lock = 'none';
+    }).toThrow();
+  });
+
+  it('accepts --name=value and --name value, and keeps an explicit seed', () => {
+    const c = resolveConfig(['--lock', 'etcd', '--time-limit=15', '--seed=7', '--fencing', '--nemesis=pause-holder,clock']);
+    expect(c).toMatchObject({ lock: 'etcd', timeLimitS: 15, seed: 7, fencing: true, nemesis: ['pause-holder', 'clock'] });
+  });
+
+  it('derives the pause from the TTL unless given', () => {
+    expect(resolveConfig(['--ttl=1000']).pauseMs).toBe(1500);
+    expect(resolveConfig(['--ttl=1000', '--pause=5000']).pauseMs).toBe(5000);
+  });
+
+  it.each([
+    [['--lock=nope'], /unknown lock "nope"\. Valid: none, redis, redlock, redlock-npm, etcd, zookeeper, postgres, all/],
+    [['--time-limit=-3'], /--time-limit must be between 1 and 86400, got -3/],
+    [['--concurrency=abc'], /--concurrency must be a whole number/],
+    [['--nemesis=pause-holdr'], /unknown fault "pause-holdr".*Did you mean pause-holder\?/],
+    [['--lokc=redis'], /unknown option --lokc\. Did you mean --lock\?/],
+    [['--redis-persistence=rdb'], /must be one of none, aof-always/],
+    [['--ttl'], /--ttl needs a value/],
+    [['frobnicate'], /unexpected argument "frobnicate"/],
+    [['--lock=./does-not-exist.ts'], /no such file/],
+  ])('rejects %j with a message naming the valid values', (argv, message) => {
+    expect(badArgs(argv).message).toMatch(message);
+  });
+
+  it.each(['redis', 'redlock', 'redlock-npm', 'none'])('refuses --fencing with --lock=%s and explains why', (lock) => {
+    const err = badArgs([`--lock=${lock}`, '--fencing']);
+    expect(err.message).toMatch(/--fencing with --lock=/);
+    expect(err.hint).toMatch(/etcd\|zookeeper\|postgres/);
+  });
+
+  it('parses subcommands and passes their own arguments through', () => {
+    expect(resolveConfig(['doctor', '--json'])).toMatchObject({ command: 'doctor', json: true });
+    expect(resolveConfig(['check', '--model=cas-register', 'h.edn'])).toMatchObject({ command: 'check', rest: ['--model=cas-register', 'h.edn'] });
+  });
+});
+
+describe('helpText', () => {
+  it('lists every option with its default', () => {
+    const text = helpText();
+    for (const o of OPTIONS) expect(text).toContain(`--${o.name}`);
+    expect(text).toContain('(default: 2000)');
+    expect(text).toContain('(default: 1.5 × ttl)');
+  });
+});
