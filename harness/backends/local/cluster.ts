@@ -84,6 +84,7 @@ export async function createLocalCluster(spec: ClusterSpec, runDir: string, pids
       // SIGKILL, not SIGTERM: their data is thrown away, and an etcd leader's graceful stop waits ~5 s trying to
       // hand over leadership to members that are stopping too.
       await Promise.all(nodes.map((n) => n.kill().catch(() => {})));
+      await Promise.all(nodes.map((n) => n.dispose().catch(() => {})));
     },
   };
   return cluster;

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { HarnessError } from '../../errors.ts';
@@ -24,11 +26,50 @@ function postgresAccount(): { uid: number; gid: number } | undefined {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
+/** Whether every ancestor of `dir` lets other users through (o+x): the postgres user needs that. */
+function traversableByOthers(dir: string): boolean {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if ((fs.statSync(d).mode & 0o001) === 0) return false;
+    if (d === path.dirname(d)) return true;
+  }
+}
+
 export class PgNode extends ProcessNode {
   private readonly account = postgresAccount();
+  /** Where the data really lives when the run dir is private to root (a 0700 home or mkdtemp dir). */
+  private outside: string | null = null;
 
   constructor(opts: ProcessNodeOptions) {
     super(opts);
+  }
+
+  /**
+   * When root runs the harness from a folder the postgres user can't enter (/root/…, a mkdtemp dir), the data
+   * dir goes to a fresh folder under the OS temp dir and the run dir gets a symlink to it, so the layout stays
+   * the same. `dispose` removes it.
+   */
+  private placeDataDir(): void {
+    if (!this.account || this.outside || traversableByOthers(this.dir)) return;
+    this.outside = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-pg-'));
+    fs.chmodSync(this.outside, 0o700);
+    fs.chownSync(this.outside, this.account.uid, this.account.gid);
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+    fs.symlinkSync(this.outside, this.dataDir);
+    fs.writeFileSync(path.join(this.dir, 'DATA-IS-ELSEWHERE'), `${this.outside}\n`);
+  }
+
+  /** The data dir as Postgres must be given it: the real path, never through a link in a folder it can't enter. */
+  private get pgData(): string {
+    return this.outside ?? this.dataDir;
+  }
+
+  protected override workDir(): string {
+    return this.outside ?? this.dir;
+  }
+
+  override async dispose(): Promise<void> {
+    if (this.outside) fs.rmSync(this.outside, { recursive: true, force: true });
+    this.outside = null;
   }
 
   private bin(name: string): string {
@@ -36,16 +77,17 @@ export class PgNode extends ProcessNode {
   }
 
   protected override async prepare(): Promise<void> {
+    this.placeDataDir();
     if (this.account) {
       fs.chownSync(this.dir, this.account.uid, this.account.gid);
-      fs.chownSync(this.dataDir, this.account.uid, this.account.gid);
+      fs.chownSync(this.outside ?? this.dataDir, this.account.uid, this.account.gid);
     }
-    if (fs.existsSync(`${this.dataDir}/PG_VERSION`)) return;
+    if (fs.existsSync(`${this.pgData}/PG_VERSION`)) return;
     try {
-      await run(this.bin('initdb'), ['-D', this.dataDir, '-A', 'trust', '-U', PG_USER, '-E', 'UTF8', '--no-sync', '--no-instructions'], {
+      await run(this.bin('initdb'), ['-D', this.pgData, '-A', 'trust', '-U', PG_USER, '-E', 'UTF8', '--no-sync', '--no-instructions'], {
         uid: this.account?.uid,
         gid: this.account?.gid,
-        cwd: this.dir,
+        cwd: this.workDir(),
       });
     } catch (err) {
       const e = err as { stderr?: string; message: string };
@@ -57,7 +99,7 @@ export class PgNode extends ProcessNode {
     return {
       file: this.bin('postgres'),
       args: [
-        '-D', this.dataDir,
+        '-D', this.pgData,
         '-p', String(this.port),
         '-c', 'listen_addresses=127.0.0.1',
         // No unix socket: its path would have to fit in 107 bytes under an arbitrary run dir.
@@ -91,7 +133,7 @@ export class PgNode extends ProcessNode {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-        if (cmd.startsWith('postgres:') && fs.readlinkSync(`/proc/${entry}/cwd`) === this.dataDir) return true;
+        if (cmd.startsWith('postgres:') && fs.readlinkSync(`/proc/${entry}/cwd`) === (this.outside ?? this.dataDir)) return true;
       } catch {
         // gone
       }

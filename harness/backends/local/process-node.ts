@@ -89,14 +89,14 @@ export abstract class ProcessNode implements ClusterNode {
 
   async start(): Promise<void> {
     if (this.child) return;
-    fs.mkdirSync(this.dataDir, { recursive: true });
+    if (!fs.existsSync(this.dataDir)) fs.mkdirSync(this.dataDir, { recursive: true });
     // initdb and config files count toward readiness: they are part of what a start costs.
     const started = performance.now();
     await this.prepare();
     const cmd = this.command();
     const log = fs.openSync(this.logFile, 'a');
     const child = spawn(cmd.file, cmd.args, {
-      cwd: this.dir,
+      cwd: this.workDir(),
       detached: true,
       stdio: ['ignore', log, log],
       env: { ...process.env, ...(this.opts.env?.() ?? {}) },
@@ -179,6 +179,14 @@ export abstract class ProcessNode implements ClusterNode {
     await this.exited;
     await this.afterExit();
   }
+
+  /** The server's working directory: it must be enterable by the user the server runs as. */
+  protected workDir(): string {
+    return this.dir;
+  }
+
+  /** Remove anything the node keeps outside its run dir. Called once by the cluster's teardown. */
+  async dispose(): Promise<void> {}
 
   /** Wait until helper processes of the node are gone too (Postgres backends). */
   protected async afterExit(): Promise<void> {}

@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FULL_CLUSTER, type Cluster } from '../../harness/backends/cluster.ts';
+import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
+import { isAlive, PidRegistry, processState } from '../../harness/pid-registry.ts';
+
+/** The whole local backend, booted once for this file: 5 Redis, 3 etcd, 3 ZooKeeper, Postgres. */
+let dir: string;
+let cluster: Cluster;
+let allPids: number[] = [];
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-cluster-'));
+  cluster = await createLocalCluster(FULL_CLUSTER, dir, new PidRegistry(path.join(dir, 'pids')));
+  await cluster.start();
+  allPids = cluster.nodes.flatMap((n) => n.pids());
+});
+
+afterAll(async () => {
+  await cluster?.teardown();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('local cluster', () => {
+  it('starts 12 nodes on distinct 127.0.0.1 ports, each with its own data dir and log', async () => {
+    expect(cluster.nodes.map((n) => n.name)).toEqual(['redis[0]', 'redis[1]', 'redis[2]', 'redis[3]', 'redis[4]', 'etcd[0]', 'etcd[1]', 'etcd[2]', 'zk[0]', 'zk[1]', 'zk[2]', 'pg']);
+    expect(new Set(cluster.nodes.map((n) => n.port)).size).toBe(12);
+    expect(new Set(cluster.nodes.map((n) => n.dataDir)).size).toBe(12);
+    for (const n of cluster.nodes) {
+      expect(n.running).toBe(true);
+      expect(n.readyInMs).toBeGreaterThan(0);
+      expect(fs.existsSync(n.logFile)).toBe(true);
+    }
+  });
+
+  it('answers real client calls on every node', async () => {
+    const versions = await Promise.all(cluster.nodes.map((n) => n.version()));
+    expect(versions.slice(0, 5).every((v) => /^\d+\.\d+/.test(v))).toBe(true);
+    expect(versions.every((v) => v !== 'unknown')).toBe(true);
+    const modes = await Promise.all(cluster.zk.map((z) => z.mode()));
+    expect(modes.filter((m) => m === 'leader')).toHaveLength(1);
+    const leaders = new Set((await Promise.all(cluster.etcd.map((e) => e.status()))).map((s) => s.leader));
+    expect(leaders.size).toBe(1);
+  });
+
+  it('pauses every Postgres process (postmaster and setsid() backends) and resumes them', async () => {
+    const pg = cluster.pg!;
+    const pids = pg.pids();
+    expect(pids.length).toBeGreaterThan(3);
+    await pg.pause();
+    // SIGSTOP is asynchronous; give the kernel a moment to mark them.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(pids.map(processState)).toEqual(pids.map(() => 'T'));
+    await pg.resume();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(pids.map(processState).filter((s) => s === 'T')).toEqual([]);
+    await expect(pg.version()).resolves.toMatch(/^\d+/);
+  });
+
+  it('kills a Redis master and starts it again on the same port, empty', async () => {
+    const r = cluster.redis[1];
+    const c = r.client();
+    await c.connect();
+    await c.set('k', 'v');
+    c.disconnect();
+    await r.kill();
+    expect(r.running).toBe(false);
+    r.wipe();
+    await r.start();
+    const c2 = r.client();
+    await c2.connect();
+    expect(await c2.get('k')).toBeNull();
+    c2.disconnect();
+  });
+
+  it('stops and restarts an etcd member with its data', async () => {
+    await cluster.etcd[2].stop();
+    expect(cluster.etcd[2].running).toBe(false);
+    await cluster.etcd[2].start();
+    expect((await cluster.etcd[2].status()).leader).not.toBe('0');
+  });
+
+  it('teardown resumes paused nodes and leaves no process behind', async () => {
+    await cluster.redis[0].pause();
+    await cluster.zk[0].pause();
+    const pids = cluster.nodes.flatMap((n) => n.pids()).concat(allPids);
+    await cluster.teardown();
+    expect(pids.filter(isAlive)).toEqual([]);
+  });
+});
