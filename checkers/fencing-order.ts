@@ -74,9 +74,9 @@ export function checkFencingOrder(history: Op[], opts: { fencing: boolean }): Fe
       }
       tokensChecked++;
       if (max && value < max.value) {
-        regressions.push({ account, writeId: row.writeId, token: row.token, afterWriteId: max.writeId, afterToken: max.token });
+        regressions.push({ account, writeId: row.writeId, token: String(row.token), afterWriteId: max.writeId, afterToken: max.token });
       } else if (!max || value > max.value) {
-        max = { writeId: row.writeId, token: row.token, value };
+        max = { writeId: row.writeId, token: String(row.token), value };
       }
     }
     const fence = ledgers.get(account)?.value.fence;
@@ -106,7 +106,8 @@ export function checkFencingOrder(history: Op[], opts: { fencing: boolean }): Fe
   };
 }
 
-function parseToken(token: string): bigint | undefined {
-  if (!/^-?\d+$/.test(token.trim())) return undefined;
-  return BigInt(token.trim());
+/** Tokens should be decimal strings; a driver may hand back a number instead, which is read the same way. */
+function parseToken(token: string | number): bigint | undefined {
+  const text = String(token).trim();
+  return /^-?\d+$/.test(text) ? BigInt(text) : undefined;
 }

@@ -10,6 +10,8 @@ export interface HoldInterval {
   acquiredAt: number;
   releasedAt: number;
   acquireIndex: number;
+  /** The fencing token the acquire returned, if the strategy has one. */
+  token?: string;
   /** History index where the hold ends (the release invoke, or the client's last completion). */
   endIndex: number;
   /** How it ended: released, told the lock was lost, or never released (the client crashed or the run ended). */
@@ -28,8 +30,8 @@ export interface MutualExclusionResult extends CheckerResult {
 /**
  * Mutual exclusion, from the clients' view and checked against the resource.
  *
- * A client holds a lock from its `acquire` ok until it invokes `release`, or until a `renew` fails (the
- * watchdog told it the lock was lost). A client that never releases (crashed, paused, or the run ended) is
+ * A client holds a lock from its `acquire` ok until it invokes `release`, or until a `renew` of that lock fails
+ * (the watchdog told it the lock was lost). A client that never releases (crashed, paused, or the run ended) is
  * counted as holding until the end of its last op, or the end of the history if that op never completed.
  *
  * Two holds of one account by different processes that overlap in harness time are *suspected*: all times are
@@ -92,6 +94,7 @@ export function checkMutualExclusion(history: Op[]): MutualExclusionResult {
 export function holdIntervals(history: Op[]): HoldInterval[] {
   const done: HoldInterval[] = [];
   const holding = new Map<number, HoldInterval>();
+  const holderOf = new Map<string, number>();
   const open = new Map<number, Op>();
   const close = (p: number, at: Op, end: HoldInterval['end']): void => {
     const h = holding.get(p);
@@ -118,7 +121,10 @@ export function holdIntervals(history: Op[]): HoldInterval[] {
     if (invoke?.f === 'acquire' && op.type === 'ok') {
       if (h) close(p, op, 'release');
       const account = (op.value as AcquireOk | null)?.account ?? (invoke.value as AccountRef).account;
+      const token = (op.value as AcquireOk | null)?.token;
+      if (token !== undefined) holderOf.set(`${account}/${token}`, p);
       holding.set(p, {
+        token,
         process: p,
         account,
         acquiredAt: op.time,
@@ -129,7 +135,12 @@ export function holdIntervals(history: Op[]): HoldInterval[] {
         writes: [],
       });
     } else if (invoke?.f === 'renew' && op.type === 'fail') {
-      close(p, op, 'lock-lost');
+      // The watchdog renews under a process id of its own (its ops overlap the client's), so the hold it
+      // speaks for is found by account and token, not by process.
+      const v = invoke.value as { account?: number; token?: string } | null;
+      const holder = v?.token === undefined ? undefined : holderOf.get(`${v.account}/${v.token}`);
+      if (holder !== undefined && holding.get(holder)?.token === v?.token) close(holder, op, 'lock-lost');
+      else if (holding.has(p)) close(p, op, 'lock-lost');
     }
   }
   const endOfHistory = history.length > 0 ? history[history.length - 1] : undefined;
