@@ -150,6 +150,8 @@ describe('etcd strategy', () => {
       expect(await holder.request('release')).toEqual({ result: false });
       expect(await b.renew!(lease)).toBe(true);
       expect(await b.release(lease)).toBe(true);
+      // close() stops the keep-alive timers and closes the channels: the process exits on its own.
+      expect(await holder.finish()).toBe(0);
     } finally {
       await holder.kill();
     }

@@ -9,7 +9,8 @@ import type { LockContext } from '../strategy.ts';
  * its keep-alives and heartbeats too, which closing a client in-process cannot imitate.
  *
  * The child connects with the strategy module, acquires `key`, prints `{"token": …}`, then answers one line
- * per command on stdin (`renew`, `release`) with one JSON line on stdout.
+ * per command on stdin with one JSON line on stdout: `renew` and `release` (of that first lease), and
+ * `acquire` (the same key again, answering with the new token) — what a resumed former owner would try.
  */
 export interface HolderProcess {
   pid: number;
@@ -17,7 +18,12 @@ export interface HolderProcess {
   pause(): void;
   resume(): void;
   /** Resolves with the child's answer: `{ result }` or `{ error }`. */
-  request(command: 'renew' | 'release'): Promise<{ result?: unknown; error?: string }>;
+  request(command: 'renew' | 'release' | 'acquire'): Promise<{ result?: unknown; error?: string }>;
+  /**
+   * Ends stdin: the child closes its client and should then exit by itself. Resolves with the exit code, or
+   * null if it was still running after `timeoutMs` (a client whose `close()` leaves handles open).
+   */
+  finish(timeoutMs?: number): Promise<number | null>;
   /** SIGCONT then SIGKILL: a stopped process would never see a gentler signal. */
   kill(): Promise<void>;
 }
@@ -31,9 +37,11 @@ say({ token: lease.token });
 const { createInterface } = await import('node:readline');
 for await (const line of createInterface({ input: process.stdin })) {
   try {
-    say({ result: await client[line.trim()](lease) });
+    const command = line.trim();
+    if (command === 'acquire') say({ result: (await client.acquire(process.env.HOLDER_KEY)).token });
+    else say({ result: await client[command](lease) });
   } catch (err) {
-    say({ error: String(err?.message ?? err) });
+    say({ error: String(err?.name) + ': ' + String(err?.message ?? err) });
   }
 }
 await client.close();
@@ -77,6 +85,15 @@ export async function startHolder(strategyFile: string, ctx: LockContext, key: s
       request: async (command) => {
         child.stdin!.write(`${command}\n`);
         return next(10_000);
+      },
+      finish: async (timeoutMs = 5_000) => {
+        const exited = once(child, 'exit').then(() => child.exitCode);
+        child.stdin!.end();
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
+        const code = await Promise.race([exited, late]);
+        clearTimeout(timer);
+        return code;
       },
       kill,
     };

@@ -1,0 +1,174 @@
+import zookeeper, { type Client, type Event, type Stat } from 'node-zookeeper-client';
+
+const { Exception, State } = zookeeper;
+
+/** The session is gone: ZooKeeper deleted its ephemeral nodes. Nothing more can be done with this client. */
+export class ZkSessionExpired extends Error {
+  constructor(what: string) {
+    super(`ZooKeeper session expired (${what}); its ephemeral nodes are gone — reconnect with a new session`);
+    this.name = 'ZkSessionExpired';
+  }
+}
+
+/** A call did not complete within its deadline: its effect is unknown. */
+export class ZkCallTimeout extends Error {
+  constructor(what: string, ms: number) {
+    super(`ZooKeeper ${what} got no reply within ${ms} ms (server paused or unreachable?)`);
+    this.name = 'ZkCallTimeout';
+  }
+}
+
+export function zkErrorCode(err: unknown): number | undefined {
+  return err instanceof Exception ? err.getCode() : undefined;
+}
+
+type Callback<T> = (error: Error | InstanceType<typeof Exception> | null, value: T) => void;
+
+/**
+ * One ZooKeeper session of node-zookeeper-client, with promise calls that cannot hang.
+ *
+ * Why each call has a deadline: the library has no read timeout. Requests queued while it is disconnected, or
+ * sent to a SIGSTOPped server, wait forever, and requests queued when the session expires are never called
+ * back. Here every call fails with ZkCallTimeout after the deadline, and every call in flight fails with
+ * ZkSessionExpired as soon as the client sees the `expired` state.
+ */
+export class ZkSession {
+  private expiredFlag = false;
+  private readonly onExpired = new Set<() => void>();
+
+  private constructor(
+    readonly client: Client,
+    /** Deadline of one call: the negotiated session timeout — past it, the session's fate is decided anyway. */
+    readonly callTimeoutMs: number,
+  ) {
+    client.on('state', (state) => {
+      if (state !== State.EXPIRED) return;
+      this.expiredFlag = true;
+      for (const f of [...this.onExpired]) f();
+    });
+  }
+
+  /** Connects and waits for a session; the session timeout the server granted becomes the call deadline. */
+  static async open(connectString: string, sessionTimeoutMs: number, connectTimeoutMs: number): Promise<ZkSession> {
+    // spinDelay: pause between rounds over all servers; the default 1 s is long next to a 2 s session.
+    const client = zookeeper.createClient(connectString, { sessionTimeout: sessionTimeoutMs, spinDelay: 100, retries: 0 });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        client.close();
+        reject(new Error(`ZooKeeper ${connectString}: no session after ${connectTimeoutMs} ms (is a quorum up?)`));
+      }, connectTimeoutMs);
+      client.once('connected', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      client.connect();
+    });
+    return new ZkSession(client, client.getSessionTimeout());
+  }
+
+  get expired(): boolean {
+    return this.expiredFlag;
+  }
+
+  /** The server's session timeout (clamped to its [min, max]): how long an unreachable client keeps its nodes. */
+  get sessionTimeoutMs(): number {
+    return this.client.getSessionTimeout();
+  }
+
+  /** Calls `f` once when the session expires (at once if it already has); returns the unsubscribe. */
+  whenExpired(f: () => void): () => void {
+    if (this.expiredFlag) {
+      f();
+      return () => {};
+    }
+    this.onExpired.add(f);
+    return () => this.onExpired.delete(f);
+  }
+
+  /**
+   * Runs one library call with the deadline and expiry rules above. `retryOnConnectionLoss` is for idempotent
+   * calls only: after CONNECTION_LOSS the request may or may not have been applied, and the client is
+   * reconnecting (to the same session, if it is still alive) — a read can just ask again.
+   */
+  async call<T>(what: string, f: (cb: Callback<T>) => void, retryOnConnectionLoss = false): Promise<T> {
+    const deadline = performance.now() + this.callTimeoutMs;
+    for (;;) {
+      if (this.expiredFlag) throw new ZkSessionExpired(what);
+      try {
+        return await this.once(what, f, deadline);
+      } catch (err) {
+        const code = zkErrorCode(err);
+        if (code === Exception.SESSION_EXPIRED) throw new ZkSessionExpired(what);
+        if (code !== Exception.CONNECTION_LOSS || !retryOnConnectionLoss || performance.now() >= deadline) throw err;
+        // Give the client a moment to reconnect rather than spinning on the dead connection.
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+
+  private once<T>(what: string, f: (cb: Callback<T>) => void, deadline: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const ms = Math.max(0, deadline - performance.now());
+      const timer = setTimeout(() => settle(new ZkCallTimeout(what, this.callTimeoutMs)), ms);
+      const unsubscribe = this.whenExpired(() => settle(new ZkSessionExpired(what)));
+      let done = false;
+      function settle(err: unknown, value?: T) {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        unsubscribe();
+        if (err) reject(err);
+        else resolve(value as T);
+      }
+      f((err, value) => settle(err, value));
+    });
+  }
+
+  mkdirp(path: string): Promise<string> {
+    return this.call(`mkdirp ${path}`, (cb) => this.client.mkdirp(path, cb), true);
+  }
+
+  create(path: string, data: Buffer, mode: number): Promise<string> {
+    return this.call(`create ${path}`, (cb) => this.client.create(path, data, mode, cb));
+  }
+
+  getChildren(path: string): Promise<string[]> {
+    return this.call(`getChildren ${path}`, (cb) => this.client.getChildren(path, cb), true);
+  }
+
+  /** The node's stat, or null if it does not exist; `watcher` fires once when it is deleted or changed. */
+  exists(path: string, watcher?: (event: Event) => void): Promise<Stat | null> {
+    return this.call<Stat | null>(
+      `exists ${path}`,
+      (cb) => (watcher ? this.client.exists(path, watcher, cb) : this.client.exists(path, cb)),
+      true,
+    );
+  }
+
+  /** Resolves true if this call deleted the node, false if it did not exist. Not retried: see `call`. */
+  async remove(path: string): Promise<boolean> {
+    try {
+      await this.call<void>(`remove ${path}`, (cb) => this.client.remove(path, -1, (err) => cb(err, undefined)));
+      return true;
+    } catch (err) {
+      if (zkErrorCode(err) === Exception.NO_NODE) return false;
+      throw err;
+    }
+  }
+
+  /** Ends the session (ZooKeeper deletes its ephemeral nodes at once) and waits briefly for the socket to close. */
+  async close(): Promise<void> {
+    if (this.expiredFlag) {
+      this.client.close();
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 1_000);
+      this.client.once('disconnected', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.client.close();
+    });
+  }
+}

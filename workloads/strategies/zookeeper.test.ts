@@ -1,0 +1,173 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Cluster } from '../../harness/backends/cluster.ts';
+import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
+import { PidRegistry } from '../../harness/pid-registry.ts';
+import { LockNotAcquired, type LockClient, type LockContext, type Lease } from '../strategy.ts';
+import { startHolder } from './holder-process.ts';
+import { ZkSession } from './zk-session.ts';
+import zookeeper, { lockDirFor } from './zookeeper.ts';
+
+const TTL_MS = 2_000;
+/** The leader checks session expiry every tick (250 ms); the next contender then needs a watch event and a read. */
+const EXPIRY_MARGIN_MS = 1_500;
+
+let runDir: string;
+let cluster: Cluster;
+let direct: ZkSession;
+const clients: LockClient[] = [];
+
+function ctx(over: Partial<LockContext> = {}): LockContext {
+  return {
+    redis: [],
+    etcd: [],
+    zookeeper: cluster.zk.map((n) => n.connectString).join(','),
+    ttlMs: TTL_MS,
+    acquireTimeoutMs: 5_000,
+    client: clients.length,
+    seed: 7 + clients.length,
+    ...over,
+  };
+}
+
+async function connect(over: Partial<LockContext> = {}): Promise<LockClient> {
+  const c = await zookeeper.connect(ctx(over));
+  clients.push(c);
+  return c;
+}
+
+async function czxid(path: string): Promise<string | undefined> {
+  return (await direct.exists(path))?.czxid.readBigUInt64BE(0).toString();
+}
+
+beforeAll(async () => {
+  runDir = await mkdtemp(join(tmpdir(), 'fencepost-zk-'));
+  cluster = await createLocalCluster({ zk: 3 }, runDir, new PidRegistry(join(runDir, 'pids')));
+  await cluster.start();
+  direct = await ZkSession.open(ctx().zookeeper, 5_000, 10_000);
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  await direct?.close();
+  await cluster?.teardown();
+  if (runDir) await rm(runDir, { recursive: true, force: true });
+});
+
+describe('zookeeper strategy', () => {
+  it('declares what the harness needs', () => {
+    expect(zookeeper.name).toBe('zookeeper');
+    expect(zookeeper.needs).toEqual(['zk']);
+    expect(zookeeper.token).toBe('monotonic');
+  });
+
+  it('makes a second client wait until the first releases, then hands it the lock', async () => {
+    const [a, b] = [await connect(), await connect()];
+    const first = await a.acquire('contend');
+    let secondDone = false;
+    const second = b.acquire('contend').then((l) => ((secondDone = true), l));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(secondDone).toBe(false);
+    const releasedAt = performance.now();
+    expect(await a.release(first)).toBe(true);
+    const lease = await second;
+    expect(performance.now() - releasedAt).toBeLessThan(1_000); // woken by the watch
+    expect(BigInt(lease.token!)).toBeGreaterThan(BigInt(first.token!));
+    expect(await b.release(lease)).toBe(true);
+  });
+
+  it('hands the lock on in arrival order: each waiter watches only its predecessor', async () => {
+    const [a, b, c] = [await connect(), await connect(), await connect()];
+    const order: string[] = [];
+    const la = await a.acquire('fifo');
+    const pb = b.acquire('fifo').then((l) => (order.push('b'), l));
+    await new Promise((r) => setTimeout(r, 200));
+    const pc = c.acquire('fifo').then((l) => (order.push('c'), l));
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await direct.getChildren(lockDirFor('fifo'))).length).toBe(3);
+    await a.release(la);
+    const lb = await pb;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(order).toEqual(['b']); // c was not woken by a's release
+    await b.release(lb);
+    const lc = await pc;
+    expect(order).toEqual(['b', 'c']);
+    await c.release(lc);
+  });
+
+  it('gives successive holders strictly increasing tokens, equal to their node czxid', async () => {
+    const [a, b] = [await connect(), await connect()];
+    const tokens: bigint[] = [];
+    for (let i = 0; i < 6; i++) {
+      const c = i % 2 ? b : a;
+      const lease = await c.acquire('tokens');
+      expect(await czxid((lease.handle as { path: string }).path)).toBe(lease.token);
+      tokens.push(BigInt(lease.token!));
+      expect(await c.release(lease)).toBe(true);
+    }
+    for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1]);
+  });
+
+  it('times out with LockNotAcquired while another client holds the lock, and takes its node away', async () => {
+    const a = await connect();
+    const b = await connect({ acquireTimeoutMs: 700 });
+    const held = await a.acquire('timeout');
+    const started = performance.now();
+    const err = await b.acquire('timeout').catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    expect(err).toBeInstanceOf(LockNotAcquired);
+    expect(elapsed).toBeGreaterThanOrEqual(650);
+    expect(elapsed).toBeLessThan(2_500);
+    expect(await direct.getChildren(lockDirFor('timeout'))).toHaveLength(1);
+    expect(await a.renew!(held)).toBe(true);
+    expect(await a.release(held)).toBe(true);
+    expect(await a.release(held)).toBe(false);
+  });
+
+  it('a client closed without releasing ends its session: the lock passes on at once, with a larger token', async () => {
+    const a = await zookeeper.connect(ctx());
+    const b = await connect();
+    const first = await a.acquire('closed-holder');
+    const second = b.acquire('closed-holder');
+    await new Promise((r) => setTimeout(r, 200));
+    const closedAt = performance.now();
+    await a.close();
+    const lease = await second;
+    // close() is a graceful session end, not a crash: no session timeout to wait for.
+    expect(performance.now() - closedAt).toBeLessThan(1_000);
+    expect(BigInt(lease.token!)).toBeGreaterThan(BigInt(first.token!));
+    await b.release(lease);
+  });
+
+  it('a SIGSTOPped holder loses the lock when its session expires; resumed, its session fails fast', async () => {
+    const holder = await startHolder(fileURLToPath(new URL('./zookeeper.ts', import.meta.url)), ctx(), 'paused-holder');
+    let lease: Lease | undefined;
+    const b = await connect({ acquireTimeoutMs: TTL_MS + 3_000 });
+    try {
+      holder.pause();
+      const pausedAt = performance.now();
+      lease = await b.acquire('paused-holder');
+      expect(performance.now() - pausedAt).toBeGreaterThan(TTL_MS / 2);
+      expect(performance.now() - pausedAt).toBeLessThan(TTL_MS + EXPIRY_MARGIN_MS);
+      expect(BigInt(lease.token!)).toBeGreaterThan(BigInt(holder.token!));
+      holder.resume();
+      // The former owner learns it lost the lock if it asks; writing without asking is the oracle's "lost".
+      expect(await holder.request('renew')).toEqual({ result: false });
+      expect(await holder.request('release')).toEqual({ result: false });
+      // Its session is gone for good: further calls fail at once instead of waiting forever.
+      const startedAt = performance.now();
+      const again = await holder.request('acquire');
+      expect(again.error).toMatch(/ZkSessionExpired/);
+      expect(performance.now() - startedAt).toBeLessThan(1_000);
+      expect(await b.renew!(lease)).toBe(true);
+      // close() leaves nothing running: the process exits on its own.
+      expect(await holder.finish()).toBe(0);
+    } finally {
+      await holder.kill();
+      if (lease) await b.release(lease);
+    }
+  });
+});
