@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childPids, cmdline, isAlive, PidRegistry } from './pid-registry.ts';
+import { childPids, isAlive, PidRegistry, stillOurs } from './pid-registry.ts';
 
 /**
  * Stop leftovers of runs that died without tearing down (kill -9, OOM, a lost terminal): every pid file under
- * the results folder whose process is still alive *and* still has the run's marker in its command line.
+ * the results folder whose process is still the one recorded (same pid, same start time).
  * Resume before kill, so nothing is left stopped.
  */
 export async function cleanup(resultsDir: string, log: (line: string) => void = console.log): Promise<number> {
@@ -23,8 +23,7 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
   let stopped = 0;
   for (const reg of registries) {
     for (const rec of reg.list()) {
-      const cmd = cmdline(rec.pid);
-      if (cmd === null || !cmd.includes(rec.marker)) {
+      if (!stillOurs(rec)) {
         reg.remove(rec.name);
         continue;
       }

@@ -4,13 +4,16 @@ import path from 'node:path';
 /**
  * Pid files of everything a run starts, so `fencepost cleanup` can find leftovers of a run that was killed
  * with `kill -9` (when no signal handler could stop them). A pid alone is not proof — pids are reused — so
- * each record carries a marker string that must appear in the live process's command line.
+ * each record carries the process's start time (from /proc; pid + start time names one process for the life
+ * of the machine). Command lines are no proof either: redis-server rewrites its own.
  */
 export interface PidRecord {
   name: string;
   pid: number;
-  /** A string that must occur in /proc/<pid>/cmdline for the pid to still be ours. */
+  /** What the process is about (its run or data dir), for messages. */
   marker: string;
+  /** /proc/<pid>/stat start time (clock ticks since boot), filled in by `add`. */
+  startTime?: number;
   /** Pause-able processes that are not the main one (Postgres backends), found by parent pid at cleanup. */
   killChildren?: boolean;
 }
@@ -25,7 +28,7 @@ export class PidRegistry {
   }
 
   add(record: PidRecord): void {
-    fs.writeFileSync(this.file(record.name), JSON.stringify(record));
+    fs.writeFileSync(this.file(record.name), JSON.stringify({ ...record, startTime: record.startTime ?? startTime(record.pid) }));
   }
 
   remove(name: string): void {
@@ -71,6 +74,22 @@ export function childPids(pid: number): number[] {
     }
   }
   return out;
+}
+
+/** Start time of a process in clock ticks since boot (field 22 of /proc/<pid>/stat), or null if gone. */
+export function startTime(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the record still names a live process: same pid *and* same start time. */
+export function stillOurs(rec: PidRecord): boolean {
+  const t = startTime(rec.pid);
+  return t !== null && (rec.startTime === undefined || rec.startTime === null ? (cmdline(rec.pid) ?? '').includes(rec.marker) : t === rec.startTime);
 }
 
 export function isAlive(pid: number): boolean {

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { HarnessError } from '../../errors.ts';
 import { childPids } from '../../pid-registry.ts';
@@ -10,7 +8,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ProcessNode, type Command, type ProcessNodeOptions } from './process-node.ts';
 import { postgresBinDir } from '../../provision.ts';
 
-const run = promisify(execFile);
 export const PG_USER = 'fencepost';
 
 /** uid/gid of the `postgres` OS user: Postgres refuses to run as root, so the harness drops to it when root. */
@@ -84,14 +81,12 @@ export class PgNode extends ProcessNode {
     }
     if (fs.existsSync(`${this.pgData}/PG_VERSION`)) return;
     try {
-      await run(this.bin('initdb'), ['-D', this.pgData, '-A', 'trust', '-U', PG_USER, '-E', 'UTF8', '--no-sync', '--no-instructions'], {
-        uid: this.account?.uid,
-        gid: this.account?.gid,
-        cwd: this.workDir(),
-      });
+      await this.runHelper(
+        { file: this.bin('initdb'), args: ['-D', this.pgData, '-A', 'trust', '-U', PG_USER, '-E', 'UTF8', '--no-sync', '--no-instructions'], uid: this.account?.uid, gid: this.account?.gid },
+        this.workDir(),
+      );
     } catch (err) {
-      const e = err as { stderr?: string; message: string };
-      throw new HarnessError('node-start', `initdb for ${this.name} failed: ${e.stderr?.trim() || e.message}`);
+      throw new HarnessError('node-start', `initdb for ${this.name} failed: ${(err as Error).message}`);
     }
   }
 

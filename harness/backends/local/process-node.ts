@@ -52,6 +52,8 @@ export abstract class ProcessNode implements ClusterNode {
   protected readonly opts: ProcessNodeOptions;
   protected child: ChildProcess | null = null;
   private exited: Promise<void> = Promise.resolve();
+  /** Set-up processes still running (initdb and the postgres --boot it forks). */
+  private readonly helpers = new Set<ChildProcess>();
   private _paused = false;
   private _readyInMs: number | null = null;
 
@@ -165,6 +167,13 @@ export abstract class ProcessNode implements ClusterNode {
   }
 
   async kill(): Promise<void> {
+    for (const helper of this.helpers) {
+      try {
+        process.kill(-helper.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     if (!this.child) return;
     // Children first: a SIGKILLed postmaster leaves its backends to notice on their own, which takes a while.
     const pids = this.pids();
@@ -178,6 +187,28 @@ export abstract class ProcessNode implements ClusterNode {
     this._paused = false;
     await this.exited;
     await this.afterExit();
+  }
+
+  /**
+   * Run a set-up command to completion (initdb). Detached into its own process group so that a Ctrl-C during
+   * set-up can kill it together with whatever it forked; registered for `cleanup` like the server itself.
+   */
+  protected runHelper(cmd: Command, cwd: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(cmd.file, cmd.args, { cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], uid: cmd.uid, gid: cmd.gid });
+      const name = `${this.name}-setup`;
+      this.helpers.add(child);
+      if (child.pid) this.opts.pids.add({ name, pid: child.pid, marker: this.dataDir, killChildren: true });
+      let stderr = '';
+      child.stderr!.on('data', (d) => (stderr += d));
+      child.once('error', reject);
+      child.once('exit', (code, signal) => {
+        this.helpers.delete(child);
+        this.opts.pids.remove(name);
+        if (code === 0) resolve();
+        else reject(new Error(stderr.trim() || `${cmd.file} ${signal ? `killed by ${signal}` : `exited with ${code}`}`));
+      });
+    });
   }
 
   /** The server's working directory: it must be enterable by the user the server runs as. */

@@ -1,0 +1,108 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { processesUnder, testResultsDir } from './processes.ts';
+
+const CLI = path.resolve('harness/cli.ts');
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the CLI as a user would (node --import tsx harness/cli.ts …), optionally signalling it after `signalAfter` ms. */
+function cli(args: string[], opts: { signalAfter?: { ms: number; signal: NodeJS.Signals } | { when: (stderr: string) => boolean; signal: NodeJS.Signals } } = {}): Promise<Exit> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const s = opts.signalAfter;
+      if (s && 'when' in s && !sent && s.when(stderr)) {
+        sent = true;
+        child.kill(s.signal);
+      }
+    });
+    const s = opts.signalAfter;
+    if (s && 'ms' in s) setTimeout(() => child.kill(s.signal), s.ms);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('CLI', () => {
+  it.each([
+    [['--lock=nope'], /unknown lock "nope"\. Valid: none, redis, redlock/],
+    [['--time-limit=-3'], /--time-limit must be between 1 and 86400/],
+    [['--lock=redis', '--fencing'], /no monotonic counter|not a monotonic counter/],
+  ])('%j exits 254 with a message, before starting anything', async (args, message) => {
+    const results = testResultsDir('cli-bad');
+    const r = await cli([...args, `--results=${results}`]);
+    expect(r.code).toBe(254);
+    expect(r.stderr).toMatch(message);
+    expect(fs.readdirSync(results)).toEqual([]);
+  });
+
+  it('--help lists every option with its default and exits 0', async () => {
+    const r = await cli(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--ttl=<n>\s+lock TTL.*\(default: 2000\)/);
+  });
+
+  it('doctor --json boots all 12 nodes, reports versions and boot time, and leaves nothing running', async () => {
+    const results = testResultsDir('cli-doctor');
+    const r = await cli(['doctor', '--json', `--results=${results}`]);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.nodes).toHaveLength(12);
+    expect(report.bootMs).toBeGreaterThan(0);
+    for (const n of report.nodes) expect(n.version).toMatch(/^\d+\.\d+/);
+    expect(processesUnder(results)).toEqual([]);
+  });
+
+  it('SIGINT during a doctor boot stops every node: zero of our processes remain', async () => {
+    const results = testResultsDir('cli-sigint-doctor');
+    const r = await cli(['doctor', `--results=${results}`], { signalAfter: { when: (e) => e.includes('booting'), signal: 'SIGINT' } });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/SIGINT — resuming paused processes/);
+    expect(processesUnder(results)).toEqual([]);
+  });
+
+  it('SIGTERM during a run stops clients and nodes and keeps the history so far', async () => {
+    const results = testResultsDir('cli-sigterm-run');
+    const r = await cli(['--lock=redis', '--time-limit=60', '--nemesis=none', `--results=${results}`], {
+      signalAfter: { when: (e) => /ok [1-9]/.test(e) || /\d+\/60 s/.test(e), signal: 'SIGTERM' },
+    });
+    expect(r.code).toBe(130);
+    expect(processesUnder(results)).toEqual([]);
+    const runs = fs.readdirSync(path.join(results, 'redis'));
+    const history = fs.readFileSync(path.join(results, 'redis', runs[0], 'history.jsonl'), 'utf8').trim().split('\n');
+    expect(history.length).toBeGreaterThan(0);
+    expect(JSON.parse(fs.readFileSync(path.join(results, 'redis', runs[0], 'test.json'), 'utf8')).interrupted).toBe(true);
+  });
+
+  it('cleanup stops what a kill -9ed run left behind', async () => {
+    const results = testResultsDir('cli-cleanup');
+    // kill -9 once the servers are spawned (their pid files exist): they are orphans from then on.
+    const pidFiles = () => {
+      const doctor = path.join(results, 'doctor');
+      if (!fs.existsSync(doctor)) return 0;
+      return fs.readdirSync(doctor).reduce((n, run) => n + (fs.existsSync(path.join(doctor, run, 'pids')) ? fs.readdirSync(path.join(doctor, run, 'pids')).length : 0), 0);
+    };
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'doctor', `--results=${results}`], { stdio: 'ignore' });
+    while (pidFiles() < 10) await sleep(50);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    expect(processesUnder(results).length).toBeGreaterThan(0);
+    const r = await cli(['cleanup', `--results=${results}`]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/stopped \d+ leftover process/);
+    await sleep(500);
+    expect(processesUnder(results)).toEqual([]);
+  });
+});
