@@ -12,6 +12,7 @@ import type { Op, OpType, ProcessId } from '../harness/history/op.ts';
  * - Knossos's older tuple format, `[process type f value]` per op, is accepted too.
  */
 export function parseEdnHistory(text: string): Op[] {
+  if (text.trim() === '') throw new Error('not an EDN history: the file is empty (is it truncated?)');
   const options = { mapAs: 'object', keywordAs: 'string', listAs: 'array', setAs: 'array', symbolAs: 'string', charAs: 'string' } as const;
   let parsed = parseEDNString(text, options);
   // A file of top-level maps (one per line), or of tuples, is a sequence of values, not one collection: the

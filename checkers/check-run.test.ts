@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { checkRun, DECIDING_CHECKERS } from './check-run.ts';
+import { generateBankHistory } from './synthetic-history.ts';
+import { fail, finalRead, history, invoke, ok, read, row, writeValue, type Event } from './test-history.ts';
+
+const at = (time: number, e: Event): Event => ({ ...e, time });
+
+describe('checkRun on a literal fenced run', () => {
+  // p1 is granted the lock while p0 (paused by the nemesis) still believes it holds it; p0's late write is
+  // refused as stale. A suspected overlap, no damage: valid.
+  const h = history(
+    at(0, invoke(0, 'acquire', { account: 0 })),
+    at(2_000_000, ok(0, 'acquire', { account: 0, token: '5' })), // acquire 2 ms
+    at(3_000_000, invoke(0, 'read', { account: 0 })),
+    at(4_000_000, ok(0, 'read', { account: 0, balance: 100, version: 0, lastWriteId: 0 })), // read 1 ms
+    at(5_000_000, { process: 'nemesis', type: 'info', f: 'pause', value: { phase: 'start', targets: ['client p0'], params: { durationMs: 20 } } }),
+    at(6_000_000, invoke(1, 'acquire', { account: 0 })),
+    at(10_000_000, ok(1, 'acquire', { account: 0, token: '6' })), // acquire 4 ms
+    read(1, 100, 0).map((e, i) => at(11_000_000 + i * 1_000_000, e)),
+    at(13_000_000, invoke(1, 'write', writeValue(100, 120, 0, '6'))),
+    at(16_000_000, ok(1, 'write', { ...writeValue(100, 120, 0, '6'), writeId: 1 })), // write 3 ms
+    at(17_000_000, invoke(1, 'release', { account: 0, token: '6' })),
+    at(18_000_000, ok(1, 'release', { account: 0, released: true })), // release 1 ms
+    at(25_000_000, { process: 'nemesis', type: 'info', f: 'pause', value: { phase: 'end', targets: ['client p0'] } }),
+    at(26_000_000, invoke(0, 'write', writeValue(100, 110, 0, '5'))),
+    at(27_000_000, fail(0, 'write', writeValue(100, 110, 0, '5'), 'stale-token')),
+    at(28_000_000, invoke(0, 'release', { account: 0, token: '5' })),
+    at(29_000_000, ok(0, 'release', { account: 0, released: false })), // release 1 ms
+    finalRead(0, 100, 120, [row(1, 1, 100, 120, 0, '6')], '6').map((e, i) => at(30_000_000 + i * 1_000_000, e)),
+  );
+  const r = checkRun(h, { fencing: true });
+
+  it('is valid: the overlap is only suspected and the fence refused the stale write', () => {
+    expect(r.valid).toBe(true);
+    for (const name of DECIDING_CHECKERS) expect(r.checkers[name].valid, name).toBe(true);
+    expect(r.lostUpdates).toBe(0);
+    expect(r.lostUpdateDetails).toEqual([]);
+    expect(r.staleWritesRejected).toBe(1);
+    expect(r.overlaps).toBe(1);
+    expect(r.confirmedOverlaps).toBe(0);
+    expect(r.overlapDetails[0]).toMatchObject({ account: 0, kind: 'suspected', a: { process: 0 }, b: { process: 1 } });
+  });
+
+  it('pairs the fault window', () => {
+    expect(r.faults).toEqual([{ f: 'pause', start: 5_000_000, end: 25_000_000, targets: ['client p0'], params: { durationMs: 20 } }]);
+  });
+
+  it('counts ops by outcome and f (nemesis records are not ops)', () => {
+    expect(r.opCounts).toEqual({
+      total: 9,
+      ok: 8,
+      fail: 1,
+      info: 0,
+      byF: {
+        acquire: { ok: 2, fail: 0, info: 0 },
+        read: { ok: 2, fail: 0, info: 0 },
+        write: { ok: 1, fail: 1, info: 0 },
+        release: { ok: 2, fail: 0, info: 0 },
+        'final-read': { ok: 1, fail: 0, info: 0 },
+      },
+    });
+  });
+
+  it('measures latency in ms for ok ops, duration over the whole history, and throughput of client ok ops', () => {
+    expect(r.latency.acquire).toEqual({ count: 2, p50: 2, p90: 4, p99: 4, max: 4 });
+    expect(r.latency.read).toEqual({ count: 2, p50: 1, p90: 1, p99: 1, max: 1 });
+    expect(r.latency.write).toEqual({ count: 1, p50: 3, p90: 3, p99: 3, max: 3 });
+    expect(r.latency.release.count).toBe(2);
+    expect(r.durationMs).toBe(31);
+    expect(r.throughput).toBeCloseTo(7 / 0.031, 6); // 7 client ok ops; the harness's final read is not load
+  });
+
+  it('keeps every checker result, including the informational mutex check', () => {
+    expect(Object.keys(r.checkers).sort()).toEqual(['fencing-order', 'linearizable', 'lost-updates', 'mutex-linearizable', 'mutual-exclusion']);
+    expect(r.checkers['mutex-linearizable']).toMatchObject({ decides: false });
+    // The stale holder's release reports released: false, so as a mutex p1's acquire is the violation.
+    expect(r.checkers['mutex-linearizable'].valid).toBe(false);
+  });
+
+  it('is plain JSON (results.json)', () => {
+    expect(JSON.parse(JSON.stringify(r))).toEqual(r);
+  });
+});
+
+describe('checkRun verdicts', () => {
+  it('strategy none: no lock ops, and the lost updates alone make it invalid', () => {
+    const h = history(
+      read(0, 100, 0),
+      read(1, 100, 0),
+      invoke(0, 'write', writeValue(100, 110, 0)),
+      ok(0, 'write', { ...writeValue(100, 110, 0), writeId: 1 }),
+      invoke(1, 'write', writeValue(100, 120, 0)),
+      ok(1, 'write', { ...writeValue(100, 120, 0), writeId: 2 }),
+      finalRead(0, 100, 120, [row(1, 0, 100, 110, 0), row(2, 1, 100, 120, 0)]),
+    );
+    const r = checkRun(h, { fencing: false });
+    expect(r.valid).toBe(false);
+    expect(r.lostUpdates).toBe(1);
+    expect(r.checkers['mutual-exclusion']).toMatchObject({ valid: true, intervals: 0 });
+    expect(r.checkers.linearizable.valid).toBe(false);
+    expect(r.latency.acquire.count).toBe(0);
+  });
+
+  it('a checker that crashes makes its verdict unknown, not the run crash', () => {
+    // A final read without a ledger: the lost-updates checker cannot work with it.
+    const h = history(invoke('harness', 'final-read', { account: 0 }), ok('harness', 'final-read', { account: 0, initialBalance: 0, balance: 0 }));
+    const r = checkRun(h, { fencing: false });
+    expect(r.checkers['lost-updates'].valid).toBe('unknown');
+    expect(r.checkers['lost-updates'].error).toMatch(/TypeError/);
+    expect(r.valid).toBe('unknown');
+  });
+
+  it('a generated well-locked run is valid', () => {
+    const { history: h } = generateBankHistory({ ops: 3000, processes: 5, accounts: 2, seed: 3 });
+    const r = checkRun(h, { fencing: false });
+    expect(r.valid).toBe(true);
+    expect(r.overlaps).toBe(0);
+    expect(r.checkers.linearizable).toMatchObject({ valid: true, partitions: 2 });
+  });
+
+  it('a generated run with a broken lock loses updates, and every deciding checker that can see it says so', () => {
+    const { history: h, brokenGrants } = generateBankHistory({ ops: 3000, processes: 5, seed: 3, brokenLockRate: 0.1 });
+    expect(brokenGrants).toBeGreaterThan(0);
+    const r = checkRun(h, { fencing: false });
+    expect(r.valid).toBe(false);
+    expect(r.lostUpdates).toBeGreaterThan(0);
+    expect(r.confirmedOverlaps).toBeGreaterThan(0);
+    expect(r.checkers.linearizable.valid).toBe(false);
+    expect(r.checkers['fencing-order'].valid).toBe(true);
+  });
+
+  it('a generated fenced run with a broken lock has stale writes rejected and tokens in order', () => {
+    const { history: h } = generateBankHistory({ ops: 3000, processes: 5, seed: 3, brokenLockRate: 0.1, fencing: true });
+    const r = checkRun(h, { fencing: true });
+    expect(r.staleWritesRejected).toBeGreaterThan(0);
+    expect(r.checkers['fencing-order']).toMatchObject({ valid: true, staleWritesRejected: r.staleWritesRejected });
+  });
+
+  it('timed-out writes (info) do not make a well-locked run invalid', () => {
+    const { history: h } = generateBankHistory({ ops: 3000, processes: 5, seed: 4, infoRate: 0.05 });
+    expect(h.some((op) => op.type === 'info')).toBe(true);
+    const r = checkRun(h, { fencing: false });
+    expect(r.valid).toBe(true);
+    expect(r.checkers.linearizable.valid).toBe(true);
+  });
+});
