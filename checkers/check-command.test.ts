@@ -1,0 +1,136 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { checkCommand } from '../harness/check-command.ts';
+import type { RunResults } from './run-results.ts';
+import { finalRead, history, invoke, ok, read, row, writeValue } from './test-history.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'fencepost-check-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let out: string[];
+let err: string[];
+beforeEach(() => {
+  out = [];
+  err = [];
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+});
+afterEach(() => vi.restoreAllMocks());
+
+const lostUpdate = history(
+  read(0, 100, 0),
+  read(1, 100, 0),
+  invoke(0, 'write', writeValue(100, 110, 0)),
+  ok(0, 'write', { ...writeValue(100, 110, 0), writeId: 1 }),
+  invoke(1, 'write', writeValue(100, 120, 0)),
+  ok(1, 'write', { ...writeValue(100, 120, 0), writeId: 2 }),
+  finalRead(0, 100, 120, [row(1, 0, 100, 110, 0), row(2, 1, 100, 120, 0)]),
+);
+const jsonl = (ops: object[]) => ops.map((o) => JSON.stringify(o)).join('\n') + '\n';
+
+/** A fresh, empty directory. */
+function mkdirp(d: string): string {
+  rmSync(d, { recursive: true, force: true });
+  mkdirSync(d, { recursive: true });
+  return d;
+}
+
+describe('check <run-dir>', () => {
+  it('re-checks a stored run, rewrites results.json and exits 1 for an invalid run', async () => {
+    const d = path.join(dir, 'run-invalid');
+    mkdirp(d);
+    writeFileSync(path.join(d, 'history.jsonl'), jsonl(lostUpdate));
+    writeFileSync(path.join(d, 'test.json'), JSON.stringify({ config: { fencing: false } }));
+    writeFileSync(path.join(d, 'results.json'), '{"stale": true}');
+    expect(await checkCommand([d])).toBe(1);
+    const results = JSON.parse(readFileSync(path.join(d, 'results.json'), 'utf8')) as RunResults;
+    expect(results.valid).toBe(false);
+    expect(results.lostUpdates).toBe(1);
+    expect(results.checkers.linearizable.valid).toBe(false);
+    expect(out.join('\n')).toContain('INVALID');
+    expect(out.join('\n')).toContain('lost updates: 1');
+  });
+
+  it('exits 0 for a valid run, and reads fencing from test.json', async () => {
+    const d = path.join(dir, 'run-valid');
+    mkdirp(d);
+    const h = history(finalRead(0, 100, 100, []));
+    writeFileSync(path.join(d, 'history.jsonl'), jsonl(h));
+    writeFileSync(path.join(d, 'test.json'), JSON.stringify({ config: { fencing: true } }));
+    expect(await checkCommand([d])).toBe(0);
+    expect(out.join('\n')).toContain('(fenced)');
+  });
+
+  it('still checks without test.json, saying it assumed an unfenced run', async () => {
+    const d = path.join(dir, 'run-no-test-json');
+    mkdirp(d);
+    writeFileSync(path.join(d, 'history.jsonl'), jsonl(lostUpdate));
+    expect(await checkCommand([d])).toBe(1);
+    expect(err.join('\n')).toMatch(/test\.json is missing; assuming the run was not fenced/);
+  });
+
+  it('refuses a directory without history.jsonl (254)', async () => {
+    expect(await checkCommand([mkdirp(path.join(dir, 'empty'))])).toBe(254);
+    expect(err.join('\n')).toContain('history.jsonl does not exist');
+  });
+});
+
+describe('check --model=<model> <file>', () => {
+  it('checks our JSONL against the account model', async () => {
+    const file = path.join(dir, 'lost.jsonl');
+    writeFileSync(file, jsonl(lostUpdate));
+    expect(await checkCommand(['--model=account', file])).toBe(1);
+    expect(out.join('\n')).toMatch(/INVALID: .* is not linearizable as a account/);
+    expect(out.join('\n')).toContain('account 0: read 100, wrote 120 (+20)');
+  });
+
+  it('checks a Jepsen EDN history written one map per line', async () => {
+    const file = path.join(dir, 'history.edn');
+    writeFileSync(file, '{:process 0 :type :invoke :f :write :value 1}\n{:process 0 :type :ok :f :write :value 1}\n{:process :nemesis :type :info :f :kill}\n{:process 1 :type :invoke :f :read :value nil}\n{:process 1 :type :ok :f :read :value 1}\n');
+    expect(await checkCommand(['--model=register', file])).toBe(0);
+  });
+
+  it('--initial sets the register’s starting value', async () => {
+    const file = path.join(dir, 'cas.edn');
+    writeFileSync(file, '[{:process 0 :type :invoke :f :cas :value [0 1]} {:process 0 :type :ok :f :cas :value [0 1]}]');
+    expect(await checkCommand(['--model=cas-register', file])).toBe(1);
+    expect(await checkCommand(['--model=cas-register', '--initial=0', file])).toBe(0);
+  });
+
+  it('exits 2 (unknown) when the deadline passes first', async () => {
+    // Twelve overlapping writes and a read of a value none wrote: thousands of configurations to rule out.
+    const ops = [
+      ...Array.from({ length: 12 }, (_, p) => `{:process ${p} :type :invoke :f :write :value ${p + 1}}`),
+      '{:process 20 :type :invoke :f :read :value nil}',
+      '{:process 20 :type :ok :f :read :value 99}',
+      ...Array.from({ length: 12 }, (_, p) => `{:process ${p} :type :ok :f :write :value ${p + 1}}`),
+    ];
+    const file = path.join(dir, 'hard.edn');
+    writeFileSync(file, `[${ops.join('\n')}]`);
+    expect(await checkCommand(['--model=cas-register', '--initial=0', '--deadline=0.001', file])).toBe(2);
+    expect(out.join('\n')).toContain('UNKNOWN');
+  });
+
+  it.each([
+    [[], /missing the run directory or history file/],
+    [['--model=bogus', 'x.edn'], /unknown model "bogus"; valid models: register .*cas-register .*mutex .*account/],
+    [['--model=register'], /missing the run directory or history file/],
+    [['--model=register', '--deadline=soon', 'x.edn'], /--deadline must be a positive number of milliseconds/],
+    [['--model=mutex', '--initial=0', 'x.edn'], /--initial only applies to/],
+    [['--frobnicate', 'x'], /unknown option --frobnicate/],
+    [['a', 'b'], /expected one path, got 2/],
+    [['--model=register', '/nonexistent/history.edn'], /is not a file/],
+  ])('bad arguments %j exit 254 with a message', async (args, message) => {
+    expect(await checkCommand(args)).toBe(254);
+    expect(err.join('\n')).toMatch(message);
+  });
+
+  it('a file that is not a history is a bad argument (254), with the reason', async () => {
+    const file = path.join(dir, 'broken.edn');
+    writeFileSync(file, '[{:process 0 :type :started :f :read}]');
+    expect(await checkCommand(['--model=register', file])).toBe(254);
+    expect(err.join('\n')).toContain(':type must be');
+  });
+});
