@@ -79,6 +79,20 @@ describe('account model: each read → write is one atomic read-modify-write', (
     expect(check(h).valid).toBe(true);
   });
 
+  it('the ledger decides whether a timed-out write landed: with no row for it, it never did', () => {
+    // p1 read 110, which only p0's timed-out write could have produced; but the ledger has no row for it.
+    const h = history(
+      read(0, 100, 0),
+      invoke(0, 'write', writeValue(100, 110, 0)),
+      info(0, 'write', writeValue(100, 110, 0)),
+      read(1, 110, 0),
+      finalRead(0, 100, 100, []),
+    );
+    expect(check(h).valid).toBe(false);
+    // Without the ledger the write may have landed, and the same reads are linearizable.
+    expect(check(h.slice(0, 6)).valid).toBe(true);
+  });
+
   it('a timed-out write that landed late, over a newer one, is a lost update', () => {
     // p0 read 100 and timed out writing 110; p1 then did 100 → 120; the final balance is 110, so p0's write
     // landed after p1's and erased it. The RMW is atomic, so p0's read of 100 cannot be placed after p1's write.

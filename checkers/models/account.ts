@@ -1,6 +1,7 @@
 import type { Op } from '../../harness/history/op.ts';
 import type { FinalRead, ReadOk, WriteValue } from '../../harness/history/bank.ts';
 import type { Model, Operation } from '../model.ts';
+import { bankWrites, finalReads } from '../ledger.ts';
 
 /**
  * The bank account as the lock is supposed to make it look: each client's critical section — read the balance,
@@ -72,8 +73,18 @@ type AccountOperation = Operation<AccountInput, AccountOutput>;
  *
  * A read `info`/`fail` says nothing and is dropped. A write with no read before it is checked against its own
  * `from`. The harness's `final-read` is a read at the end and supplies each account's opening balance.
+ *
+ * When the final read includes the account's ledger, a timed-out write with no ledger row never took effect
+ * (the resource records every commit), so it is treated like a failed one. Besides being true, this matters
+ * for speed: a never-placed op stays in the search's list and is retried after every step.
  */
 export function accountOperations(history: Op[]): AccountOperation[] {
+  const ledgers = finalReads(history);
+  const neverLanded = new Set(
+    bankWrites(history, ledgers)
+      .filter((w) => w.outcome === 'info' && w.writeId === null && ledgers.has(w.account))
+      .map((w) => w.invokeIndex),
+  );
   const ops: AccountOperation[] = [];
   const open = new Map<number | string, Op>();
   const lastRead = new Map<number, { invoke: Op; ok: Op<ReadOk> }>();
@@ -156,12 +167,14 @@ export function accountOperations(history: Op[]): AccountOperation[] {
         lastRead.set(process, { invoke, ok: op as Op<ReadOk> });
       }
     } else if (invoke.f === 'write') {
-      if (op.type === 'fail') flushRead(process);
+      if (op.type === 'fail' || neverLanded.has(invoke.index)) flushRead(process);
       else pushWrite(process, invoke as Op<WriteValue>, op);
     }
   }
   for (const [process, invoke] of open) {
-    if (typeof process === 'number' && invoke.f === 'write') pushWrite(process, invoke as Op<WriteValue>, undefined);
+    if (typeof process !== 'number' || invoke.f !== 'write') continue;
+    if (neverLanded.has(invoke.index)) flushRead(process);
+    else pushWrite(process, invoke as Op<WriteValue>, undefined);
   }
   for (const process of [...lastRead.keys()]) flushRead(process);
   return ops;
