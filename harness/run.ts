@@ -25,7 +25,7 @@ import { PidRegistry } from './pid-registry.ts';
 import { provision, type Requirement } from './provision.ts';
 import { createRunDir, writeJson } from './results-store.ts';
 import type { Shutdown } from './shutdown.ts';
-import { libraryVersions } from './versions.ts';
+import { libraryVersions, serverVersions } from './versions.ts';
 import { LiveStats } from './live-stats.ts';
 
 export interface RunOutcome {
@@ -108,7 +108,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   const t0 = performance.now();
   await cluster.start();
   log(`fencepost: ${cluster.nodes.length} nodes ready in ${Math.round(performance.now() - t0)} ms`);
-  for (const n of cluster.nodes) test.versions[n.name] = await n.version();
+  Object.assign(test.versions, await serverVersions(cluster.nodes));
   writeJson(path.join(runDir, 'test.json'), test);
 
   // Clients reach every server through a proxy of ours, so partitions and latency can be injected between them.
