@@ -283,6 +283,7 @@ describe('counterexample', () => {
     expect(cx.window).toContain(3);
     expect(cx.window).toContain(2); // the concurrent write is part of the story
     expect(cx.window).not.toContain(6); // the read after it is not
+    expect([...cx.overlapping, ...cx.concurrent].map((r) => r.description)).toContain('write 2');
     expect(cx.message).toMatch(/^op #3 \(process 2: read 3\) cannot be linearized/);
   });
 });

@@ -42,6 +42,8 @@ export interface Counterexample {
   state: string;
   /** Ops outside the prefix that were invoked before `op` returned, so could have been placed before it. */
   concurrent: OpRef[];
+  /** Ops of the prefix whose intervals overlap `op`'s: the orders the search could choose between. */
+  overlapping: OpRef[];
   /** All history indexes of the ops above, sorted: the window to look at. */
   window: number[];
   message: string;
@@ -325,6 +327,7 @@ function counterexample(
     prefixTail,
     state,
     concurrent,
+    overlapping,
     window,
     message,
   };
