@@ -4,7 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalRead, WriteValue } from './history/bank.ts';
 import { checkRun } from '../checkers/check-run.ts';
 import type { RunResults } from '../checkers/run-results.ts';
+import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { createNemesis, defaultFaults } from '../nemesis/create-nemesis.ts';
+import { PRIMARY_PROXY } from '../nemesis/failover-pair.ts';
 import type { FaultName } from '../nemesis/fault-names.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import type { ClientSpec } from '../workloads/client-protocol.ts';
@@ -53,14 +55,23 @@ function writeModeFor(strategy: LockStrategy, fencing: boolean): WriteMode {
   return fencing ? 'fenced' : 'plain';
 }
 
-function clusterSpecFor(strategy: LockStrategy, config: Readonly<Config>): ClusterSpec {
+function clusterSpecFor(strategy: LockStrategy, config: Readonly<Config>, faults: FaultName[], clocks: ClockBoard | null): ClusterSpec {
+  const redis = strategy.needs.includes('redis');
   return {
-    redis: strategy.needs.includes('redis') ? 5 : 0,
+    redis: redis ? 5 : 0,
     etcd: strategy.needs.includes('etcd') ? 3 : 0,
     zk: strategy.needs.includes('zk') ? 3 : 0,
     pg: true,
+    // The failover fault's primary + replica; clients then reach their first Redis through the primary's proxy.
+    failoverPair: redis && faults.includes('failover'),
     redisPersistence: config.redisPersistence,
+    ...(clocks ? { envFor: (node: string) => clocks.env(node) } : {}),
   };
+}
+
+/** Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded. */
+function needsClocks(faults: FaultName[]): boolean {
+  return faults.some((f) => f === 'clock' || f === 'clock-strobe');
 }
 
 export function verdictExitCode(valid: RunResults['valid']): ExitCode {
@@ -79,12 +90,14 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   }
   const faults = config.nemesis ?? defaultFaults(config.lock);
   const needs: Requirement[] = ['pg', ...strategy.needs];
-  if (faults.some((f) => f.startsWith('clock'))) needs.push('cc');
+  if (needsClocks(faults)) needs.push('cc');
   await provision(needs, log);
 
   const runDir = createRunDir(config.resultsDir, config.lock);
   const pids = new PidRegistry(path.join(runDir, 'pids'));
-  const spec = clusterSpecFor(strategy, config);
+  const clocks = needsClocks(faults) ? await ClockBoard.create(path.join(runDir, 'clock')) : null;
+  const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
+  const spec = clusterSpecFor(strategy, config, faults, clocks);
   const cluster = await createLocalCluster(spec, runDir, pids);
   const test: TestJson = {
     lock: config.lock,
@@ -118,6 +131,8 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   });
   for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
   const via = (name: string) => ({ host: '127.0.0.1', port: proxies.get(name)!.port });
+  // With a failover pair, the first Redis is "the primary": a proxy the failover fault re-points at the promoted node.
+  const redisEndpoints = cluster.redis.map((r, i) => via(i === 0 && cluster.failover ? PRIMARY_PROXY : r.name));
 
   await setupResource(cluster.pg!.connectionConfig(), config.accounts);
 
@@ -133,7 +148,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
     concurrency: config.concurrency,
     strategyUrl: strategyModuleUrl(config.lock),
     ctx: {
-      redis: cluster.redis.map((r) => via(r.name)),
+      redis: redisEndpoints,
       etcd: cluster.etcd.map((e) => `http://127.0.0.1:${proxies.get(e.name)!.port}`),
       zookeeper: cluster.zk.map((z) => `127.0.0.1:${proxies.get(z.name)!.port}`).join(','),
       ttlMs: config.ttlMs,
@@ -149,10 +164,10 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
     seed: (config.seed * 31 + slot) >>> 0,
     stepTimeoutMs: acquireTimeoutMs + 2000,
   }));
-  const pool = new ClientPool(runDir, pids, (op) => journal.append(op));
+  const pool = new ClientPool(runDir, pids, (op) => journal.append(op), clocks ? (slot) => clocks.env(`client-${slot}`) : undefined);
   const stopClients = shutdown.add('stop clients', () => pool.kill());
 
-  const nemesis = createNemesis({ config, faults, cluster, clients: pool, proxies, journal, log });
+  const nemesis = createNemesis({ config, faults, cluster, clients: pool, proxies, journal, clocks, log });
   const healNemesis = shutdown.add('heal nemesis', () => nemesis.heal());
   await nemesis.setup();
 
@@ -189,6 +204,8 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   await cluster.teardown();
   fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
   stopCluster();
+  clocks?.dispose();
+  disposeClocks();
   markInterrupted();
 
   const { ops } = readHistory(path.join(runDir, 'history.jsonl'));

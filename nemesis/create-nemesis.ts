@@ -1,13 +1,46 @@
-import { HarnessError } from '../harness/errors.ts';
+import type { FaultExecutor } from './fault.ts';
 import type { FaultName } from './fault-names.ts';
+import { clockStrobe } from './faults/clock-strobe.ts';
+import { clock } from './faults/clock.ts';
+import { failover } from './faults/failover.ts';
+import { kill } from './faults/kill.ts';
+import { latency } from './faults/latency.ts';
+import { partition } from './faults/partition.ts';
+import { pauseClient } from './faults/pause-client.ts';
+import { pauseHolder } from './faults/pause-holder.ts';
+import { pauseNode } from './faults/pause-node.ts';
+import { restartEmpty } from './faults/restart-empty.ts';
 import type { Nemesis, NemesisEnv } from './nemesis.ts';
+import { ScheduledNemesis } from './scheduled-nemesis.ts';
 
-/** The faults that matter to each strategy, used when --nemesis isn't given. */
-export function defaultFaults(_lock: string): FaultName[] {
-  return [];
-}
+export { defaultFaults } from './default-faults.ts';
 
+/** One executor per name of the CLI's fault list (fault-names.ts). */
+export const EXECUTORS: Record<FaultName, FaultExecutor> = {
+  'pause-holder': pauseHolder,
+  'pause-client': pauseClient,
+  'pause-node': pauseNode,
+  'restart-empty': restartEmpty,
+  kill,
+  clock,
+  'clock-strobe': clockStrobe,
+  failover,
+  partition,
+  latency,
+};
+
+/**
+ * The run's nemesis for `env.faults`. A fault that can't apply to this run (restart-empty without Redis,
+ * failover without a primary/replica pair, …) is left out with a line saying why, rather than failing the run:
+ * `--nemesis=<every fault>` against one lock must measure what does apply.
+ */
 export function createNemesis(env: NemesisEnv): Nemesis {
-  if (env.faults.length) throw new HarnessError('bad-arguments', `faults not available yet: ${env.faults.join(', ')}`);
-  return { async setup() {}, async run() {}, async heal() {} };
+  const executors: FaultExecutor[] = [];
+  for (const name of env.faults) {
+    const executor = EXECUTORS[name];
+    const why = executor.unavailable(env);
+    if (why) env.log(`fencepost: nemesis: ${name} does not apply to this run (${why}); skipped`);
+    else executors.push(executor);
+  }
+  return new ScheduledNemesis(env, executors);
 }

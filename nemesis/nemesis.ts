@@ -2,6 +2,7 @@ import type { Cluster } from '../harness/backends/cluster.ts';
 import type { ClientPool } from '../harness/client-pool.ts';
 import type { Journal } from '../harness/history/journal.ts';
 import type { Config } from '../harness/options.ts';
+import type { ClockBoard } from './clock/clock-board.ts';
 import type { TcpProxy } from './proxy/tcp-proxy.ts';
 import type { FaultName } from './fault-names.ts';
 
@@ -15,6 +16,8 @@ export interface NemesisEnv {
   /** Client↔server proxies by node name (`redis[0]`, `etcd[1]`, `zk[2]`, `pg`, `redis-primary`). */
   proxies: Map<string, TcpProxy>;
   journal: Journal;
+  /** Per-process wall-clock offsets, when the run has clock faults (null otherwise: nothing is preloaded). */
+  clocks: ClockBoard | null;
   log: (line: string) => void;
 }
 

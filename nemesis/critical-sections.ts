@@ -1,0 +1,92 @@
+import type { AccountRef } from '../harness/history/bank.ts';
+import type { Journal } from '../harness/history/journal.ts';
+import type { Op } from '../harness/history/op.ts';
+import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
+
+/** A client that has just entered its critical section: it holds the lock (as far as it knows) and has read. */
+export interface CriticalSection {
+  /** Client slot = process % concurrency: the OS process to signal. */
+  slot: number;
+  /** History process id. */
+  process: number;
+  account: number;
+  /** Journal index of the `read` ok that opened the section. */
+  readIndex: number;
+  /** Journal index of this process's last `acquire` ok (-1 if none was seen: strategy without acquire?). */
+  acquireIndex: number;
+}
+
+interface Waiter {
+  accept: (s: CriticalSection) => boolean;
+  onEnter: (s: CriticalSection) => void;
+  resolve: (s: CriticalSection | null) => void;
+}
+
+/**
+ * The harness's view of which client is inside its critical section — between a `read` ok and its `write` —
+ * built from the journal as ops arrive. This is how faults aim: `next()` hands the next client that enters
+ * to a callback that runs synchronously inside the journal listener, i.e. while that client is still sleeping
+ * its think time, so a SIGSTOP sent there lands before the client's write.
+ */
+export class CriticalSections {
+  private readonly lastAcquire = new Map<number, number>();
+  private waiters: Waiter[] = [];
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    journal: Journal,
+    private readonly concurrency: number,
+  ) {
+    this.unsubscribe = journal.onOp((op) => this.observe(op));
+  }
+
+  private observe(op: Op): void {
+    if (typeof op.process !== 'number' || op.process >= WATCHDOG_PROCESS_OFFSET) return;
+    if (op.f === 'acquire' && op.type === 'ok') this.lastAcquire.set(op.process, op.index);
+    if (op.f !== 'read' || op.type !== 'ok' || this.waiters.length === 0) return;
+    const section: CriticalSection = {
+      slot: op.process % this.concurrency,
+      process: op.process,
+      account: (op.value as AccountRef).account,
+      readIndex: op.index,
+      acquireIndex: this.lastAcquire.get(op.process) ?? -1,
+    };
+    const i = this.waiters.findIndex((w) => w.accept(section));
+    if (i < 0) return;
+    const [w] = this.waiters.splice(i, 1);
+    try {
+      w.onEnter(section);
+    } finally {
+      w.resolve(section);
+    }
+  }
+
+  /**
+   * The next client to enter its critical section that `accept`s, after `onEnter` ran for it (synchronously, in
+   * the journal listener). Null when `signal` aborts or `timeoutMs` passes first; `onEnter` then never runs.
+   */
+  next(signal: AbortSignal, timeoutMs: number, accept: (s: CriticalSection) => boolean = () => true, onEnter: (s: CriticalSection) => void = () => {}): Promise<CriticalSection | null> {
+    if (signal.aborted) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const done = (s: CriticalSection | null) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(s);
+      };
+      const waiter: Waiter = { accept, onEnter, resolve: done };
+      const cancel = () => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        done(null);
+      };
+      const onAbort = () => cancel();
+      const timer = setTimeout(cancel, timeoutMs);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
+  }
+
+  close(): void {
+    this.unsubscribe();
+    for (const w of this.waiters.splice(0)) w.resolve(null);
+  }
+}

@@ -1,0 +1,67 @@
+import type { ClusterNode } from '../harness/backends/node.ts';
+import type { CriticalSections } from './critical-sections.ts';
+import type { FailoverPair } from './failover-pair.ts';
+import type { FaultName } from './fault-names.ts';
+import type { NemesisEnv } from './nemesis.ts';
+
+/**
+ * A fault as the schedule sees it: what to do (the executor), where (resolved by the executor when it starts,
+ * from the run's live state: the holder, the leader, the masters holding a key), when (the schedule) and for how
+ * long (`holdMs` of the injection). Executors are thin: they act, describe what they did, and undo it.
+ */
+export interface FaultExecutor {
+  readonly name: FaultName;
+  /** Why this fault can't apply to this run (no Redis for `restart-empty`…), or null when it can. */
+  unavailable(env: NemesisEnv): string | null;
+  /**
+   * Inject the fault and resolve once it is in effect. Resolves null when there was no opportunity (no client
+   * entered its critical section in time, the run was aborted while waiting): nothing was changed then.
+   * Must not inject anything once `ctx.signal` is aborted.
+   */
+  start(ctx: FaultContext): Promise<Injection | null>;
+}
+
+/** A fault in effect. Its description goes into the history's `start` record. */
+export interface Injection {
+  /** Human-readable targets: `client p3 (pid 4242)`, `redis[1]`, `etcd leader etcd[2]`, … */
+  targets: string[];
+  params?: Record<string, unknown>;
+  note?: string;
+  /** How long to leave it in effect before `heal` (cut short when the run ends). */
+  holdMs: number;
+  /**
+   * Undo it. Called exactly once, also when the run is aborted during the hold. Must not throw for a target
+   * that is already gone. What it returns goes into the `end` record.
+   */
+  heal(): Promise<{ params?: Record<string, unknown>; note?: string } | void>;
+}
+
+/** What an executor gets: the run, a seeded random stream of its own, and the harness's view of the clients. */
+export interface FaultContext extends NemesisEnv {
+  random: () => number;
+  /** Aborted when the run ends or heal() is called: stop waiting and don't inject. */
+  signal: AbortSignal;
+  sections: CriticalSections;
+  /** Nodes a fault killed and has not restarted yet: heal() restarts whatever is left here. */
+  down: Set<ClusterNode>;
+  /** The primary/replica pair when the run has one (the `failover` fault). */
+  pair: FailoverPair | null;
+}
+
+/** A random element (seeded). */
+export function pick<T>(random: () => number, items: readonly T[]): T {
+  return items[Math.floor(random() * items.length)];
+}
+
+/** `k` distinct random elements (seeded), in their original order. */
+export function pickSome<T>(random: () => number, items: readonly T[], k: number): T[] {
+  const idx = items.map((_, i) => i);
+  for (let i = idx.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [idx[i], idx[j]] = [idx[j], idx[i]];
+  }
+  return idx
+    .slice(0, Math.max(0, k))
+    .sort((a, b) => a - b)
+    .map((i) => items[i]);
+}

@@ -1,0 +1,44 @@
+import type { FaultExecutor } from '../fault.ts';
+import { lockServers } from '../lock-servers.ts';
+import { clockNote } from './clock-note.ts';
+
+/**
+ * Strobe the wall clocks of every lock server and every client: a square wave between +`--clock-offset` s and
+ * real time, flipping every TTL/4 (at least 50 ms), for `--pause` ms, then reset. Expiry computed on a server
+ * and validity computed on a client (Redlock's elapsed time) then disagree in both directions. The start record's
+ * `offsets` are the "high" half of the wave; `periodMs` and `startsHigh` give every process's offset at any time.
+ */
+export const clockStrobe: FaultExecutor = {
+  name: 'clock-strobe',
+  unavailable: (env) => (env.clocks ? null : 'the clock shim was not built for this run'),
+  async start(ctx) {
+    const clocks = ctx.clocks!;
+    const offsetMs = ctx.config.clockOffsetS * 1000;
+    const periodMs = Math.max(50, Math.round(ctx.config.ttlMs / 4));
+    const servers = lockServers(ctx.config.lock, ctx.cluster, ctx.pair).map((s) => s.node);
+    const names = [...servers.map((s) => s.name), ...ctx.clients.clients.map((c) => `client-${c.slot}`)];
+    if (ctx.signal.aborted) return null;
+    let high = true;
+    const apply = () => {
+      for (const n of names) clocks.set(n, high ? offsetMs : 0);
+    };
+    apply();
+    const timer = setInterval(() => {
+      high = !high;
+      apply();
+    }, periodMs);
+    const note = clockNote(servers.map((s) => s.kind));
+    if (note) ctx.log(`fencepost: nemesis: clock-strobe: ${note}`);
+    return {
+      targets: names,
+      params: { offsetMs, periodMs, startsHigh: true, durationMs: ctx.config.pauseMs, offsets: Object.fromEntries(names.map((n) => [n, offsetMs])) },
+      note,
+      holdMs: ctx.config.pauseMs,
+      async heal() {
+        clearInterval(timer);
+        for (const n of names) clocks.set(n, 0);
+        return { params: { offsets: Object.fromEntries(names.map((n) => [n, 0])) } };
+      },
+    };
+  },
+};

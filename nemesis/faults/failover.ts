@@ -1,0 +1,44 @@
+import type { FaultExecutor } from '../fault.ts';
+import { mastersHolding } from '../lock-servers.ts';
+
+/** How long the replication link stays cut waiting for a client to take a lock, before giving up this turn. */
+const AIM_TIMEOUT_MS = 10_000;
+
+/**
+ * The seed table's first row. The replica stops receiving the primary's writes (the replication link is cut:
+ * lag), a client takes the lock on the primary and enters its critical section, the primary is SIGKILLed, the
+ * replica is promoted (REPLICAOF NO ONE, as Sentinel would) and clients are sent to it — without the lock key.
+ * Another client wins the lock while the first still holds it. After `--restart-delay` ms the old primary comes
+ * back (empty) as a replica of the new one, so the fault can happen again with the roles swapped.
+ */
+export const failover: FaultExecutor = {
+  name: 'failover',
+  unavailable: (env) => (env.cluster.failover ? null : `--lock=${env.config.lock} has no Redis primary/replica pair (the single-Redis setup of --lock=redis)`),
+  async start(ctx) {
+    const pair = ctx.pair;
+    if (!pair || ctx.signal.aborted) return null;
+    pair.cutReplication();
+    const cutAt = ctx.journal.size;
+    const t0 = performance.now();
+    // A lock taken after the cut exists only on the primary.
+    const section = await ctx.sections.next(ctx.signal, AIM_TIMEOUT_MS, (s) => s.acquireIndex >= cutAt && !ctx.clients.clients[s.slot]?.paused);
+    if (!section || ctx.signal.aborted) {
+      pair.restoreReplication();
+      return null;
+    }
+    const key = `lock:account-${section.account}`;
+    const lagMs = Math.round(performance.now() - t0);
+    const { killed, promoted, seen: keyOnPromoted } = await pair.failover(async (p) => (await mastersHolding([p], key)).length > 0);
+    ctx.down.add(killed);
+    return {
+      targets: [`${killed.name} (primary, killed)`, `${promoted.name} (replica, promoted)`],
+      params: { key, holder: `p${section.process}`, replicationCutMs: lagMs, keyOnPromoted, restartDelayMs: ctx.config.restartDelayMs },
+      holdMs: ctx.config.restartDelayMs,
+      async heal() {
+        await pair.rejoin();
+        ctx.down.delete(killed);
+        return { note: `${killed.name} rejoined as a replica of ${promoted.name}` };
+      },
+    };
+  },
+};

@@ -1,0 +1,39 @@
+import { pick, type FaultExecutor } from '../fault.ts';
+import { leaderOf, lockServers } from '../lock-servers.ts';
+
+/**
+ * SIGKILL a server of the lock service and restart it *with its data* after `--restart-delay` ms: an etcd or
+ * ZooKeeper member — the leader half of the time (when there is one), so elections are exercised — or, for
+ * --lock=postgres|none, Postgres itself (crash recovery of the resource). Redis masters are not this fault's:
+ * restart-empty kills them, with or without their AOF.
+ */
+export const kill: FaultExecutor = {
+  name: 'kill',
+  unavailable(env) {
+    const servers = lockServers(env.config.lock, env.cluster, null);
+    if (!servers.length) return 'the run has no server to kill';
+    if (servers[0].node.kind === 'redis') return `--lock=${env.config.lock} is served by Redis masters: use restart-empty (with --redis-persistence=aof-always they restart with their data)`;
+    return null;
+  },
+  async start(ctx) {
+    const servers = lockServers(ctx.config.lock, ctx.cluster, ctx.pair).filter((s) => s.node.running && !s.node.paused);
+    if (!servers.length) return null;
+    const leader = ctx.random() < 0.5 ? await leaderOf(servers) : null;
+    const target = leader ?? pick(ctx.random, servers);
+    if (ctx.signal.aborted) return null;
+    const node = target.node;
+    await node.kill();
+    ctx.down.add(node);
+    return {
+      targets: [`${leader ? `${node.kind} leader ` : ''}${node.name}`],
+      params: { downMs: ctx.config.restartDelayMs, leader: leader !== null, withData: true },
+      holdMs: ctx.config.restartDelayMs,
+      async heal() {
+        const t0 = performance.now();
+        await node.start();
+        ctx.down.delete(node);
+        return { params: { restartedInMs: Math.round(performance.now() - t0) } };
+      },
+    };
+  },
+};

@@ -1,0 +1,32 @@
+import { pickSome, type FaultContext, type FaultExecutor } from '../fault.ts';
+import { lockServers, type LockServer } from '../lock-servers.ts';
+
+/** A random non-empty subset of the lock's servers (all of them for a single server), seeded. */
+export function someLockServers(ctx: FaultContext): LockServer[] {
+  const servers = lockServers(ctx.config.lock, ctx.cluster, ctx.pair);
+  return pickSome(ctx.random, servers, 1 + Math.floor(ctx.random() * servers.length));
+}
+
+/**
+ * Client↔server partition through the harness's proxies: for `--pause` ms the proxies of a random subset of the
+ * lock's servers stop forwarding both ways and hold their connections open (bytes wait, as over a real
+ * partition; new connections are held too). Servers still talk to each other: this cuts clients off, not the
+ * cluster in two.
+ */
+export const partition: FaultExecutor = {
+  name: 'partition',
+  unavailable: (env) => (lockServers(env.config.lock, env.cluster, null).length ? null : 'the run has no server to partition'),
+  async start(ctx) {
+    const targets = someLockServers(ctx);
+    if (!targets.length || ctx.signal.aborted) return null;
+    for (const t of targets) ctx.proxies.get(t.proxy)?.partition();
+    return {
+      targets: targets.map((t) => `clients ⇹ ${t.node.name}`),
+      params: { durationMs: ctx.config.pauseMs, proxies: targets.map((t) => t.proxy) },
+      holdMs: ctx.config.pauseMs,
+      async heal() {
+        for (const t of targets) ctx.proxies.get(t.proxy)?.heal();
+      },
+    };
+  },
+};

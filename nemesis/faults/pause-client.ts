@@ -1,0 +1,23 @@
+import { pick, type FaultExecutor } from '../fault.ts';
+
+/** SIGSTOP a random client process for `--pause` ms, wherever it is in its loop. */
+export const pauseClient: FaultExecutor = {
+  name: 'pause-client',
+  unavailable: () => null,
+  async start(ctx) {
+    const { clients, config } = ctx;
+    const candidates = clients.clients.filter((c) => !c.paused && !c.exited);
+    if (!candidates.length || ctx.signal.aborted) return null;
+    const c = pick(ctx.random, candidates);
+    const process = c.process;
+    clients.signal(c.slot, 'SIGSTOP');
+    return {
+      targets: [`client p${process} (pid ${c.pid})`],
+      params: { durationMs: config.pauseMs, slot: c.slot },
+      holdMs: config.pauseMs,
+      async heal() {
+        clients.signal(c.slot, 'SIGCONT');
+      },
+    };
+  },
+};

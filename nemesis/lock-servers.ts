@@ -1,0 +1,104 @@
+import type { Cluster } from '../harness/backends/cluster.ts';
+import type { EtcdNode } from '../harness/backends/local/etcd-node.ts';
+import type { RedisNode } from '../harness/backends/local/redis-node.ts';
+import type { ZkNode } from '../harness/backends/local/zk-node.ts';
+import type { ClusterNode } from '../harness/backends/node.ts';
+import { PRIMARY_PROXY, type FailoverPair } from './failover-pair.ts';
+
+/** A server the lock depends on, with the proxy clients reach it through. */
+export interface LockServer {
+  node: ClusterNode;
+  /** Key of its client-facing proxy in the run's proxy map. */
+  proxy: string;
+}
+
+/**
+ * The servers that decide who holds the lock, in the order the strategy addresses them. The cluster only runs
+ * what the strategy needs, so its composition tells: Redis masters (the `redis` strategy uses the first only;
+ * with a failover pair the first master is whichever node is primary now), else etcd, else ZooKeeper, else
+ * Postgres (the postgres strategy's lock is the row itself; `none` has no lock and the resource is all there is).
+ */
+export function lockServers(lock: string, cluster: Cluster, pair: FailoverPair | null): LockServer[] {
+  const masters = redisMasters(lock, cluster, pair);
+  if (masters.length) return masters;
+  if (cluster.etcd.length) return cluster.etcd.map((n) => ({ node: n, proxy: n.name }));
+  if (cluster.zk.length) return cluster.zk.map((n) => ({ node: n, proxy: n.name }));
+  return cluster.pg ? [{ node: cluster.pg, proxy: 'pg' }] : [];
+}
+
+/** The Redis masters the strategy's clients use (ctx.redis order). */
+export function redisMasters(lock: string, cluster: Cluster, pair: FailoverPair | null): { node: RedisNode; proxy: string }[] {
+  if (!cluster.redis.length && !pair) return [];
+  const all = cluster.redis.map((n) => ({ node: n, proxy: n.name }));
+  if (pair) all[0] = { node: pair.primary, proxy: PRIMARY_PROXY };
+  return lock === 'redis' ? all.slice(0, 1) : all;
+}
+
+/** Majority of `n` (Redlock: 3 of 5; a single node: 1). */
+export function majority(n: number): number {
+  return Math.floor(n / 2) + 1;
+}
+
+/**
+ * How many of the masters holding a key must lose it before another client can win a majority while the holder
+ * still believes it holds the lock: with `held` of `n` masters holding it, the others can reach at most
+ * n − held + lost free masters, which must reach majority(n). So lost = held − (n − majority(n)).
+ * Redlock with 5 masters: a holder that got all 5 needs 3 lost, one that got 3 needs 1 (Kleppmann's example).
+ */
+export function mastersToBreak(held: number, n: number): number {
+  return Math.max(0, held - (n - majority(n)));
+}
+
+/** Which of `masters` have `key` right now, by a direct GET on each node's real port (not through the proxies). */
+export async function mastersHolding(masters: RedisNode[], key: string, timeoutMs = 300): Promise<RedisNode[]> {
+  const has = await Promise.all(
+    masters.map(async (m) => {
+      if (!m.running || m.paused) return false;
+      const r = m.client();
+      r.on('error', () => {});
+      try {
+        return await withTimeout(
+          (async () => {
+            await r.connect();
+            return (await r.get(key)) !== null;
+          })(),
+          timeoutMs,
+        );
+      } catch {
+        return false;
+      } finally {
+        r.disconnect();
+      }
+    }),
+  );
+  return masters.filter((_, i) => has[i]);
+}
+
+/** The etcd leader as the members see it; null when none answers within the timeout (no quorum, all paused). */
+export async function etcdLeader(nodes: EtcdNode[], timeoutMs = 1000): Promise<EtcdNode | null> {
+  const statuses = await Promise.all(nodes.map((n) => (n.running && !n.paused ? withTimeout(n.status(), timeoutMs).catch(() => null) : Promise.resolve(null))));
+  const leaderId = statuses.find((s) => s && s.leader !== '0')?.leader;
+  const i = statuses.findIndex((s) => s?.memberId === leaderId);
+  return i >= 0 ? nodes[i] : null;
+}
+
+/** The ZooKeeper leader by `srvr`; null when none says `leader`. */
+export async function zkLeader(nodes: ZkNode[]): Promise<ZkNode | null> {
+  const modes = await Promise.all(nodes.map((n) => (n.running && !n.paused ? n.mode() : Promise.resolve(null))));
+  const i = modes.indexOf('leader');
+  return i >= 0 ? nodes[i] : null;
+}
+
+/** The leader among `servers` when they elect one (etcd, ZooKeeper); null otherwise or when there is none now. */
+export async function leaderOf(servers: LockServer[]): Promise<LockServer | null> {
+  const kind = servers[0]?.node.kind;
+  let leader: ClusterNode | null = null;
+  if (kind === 'etcd') leader = await etcdLeader(servers.map((s) => s.node as EtcdNode));
+  else if (kind === 'zk') leader = await zkLeader(servers.map((s) => s.node as ZkNode));
+  return servers.find((s) => s.node === leader) ?? null;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}

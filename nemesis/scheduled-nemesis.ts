@@ -1,0 +1,142 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { NemesisValue } from '../harness/history/bank.ts';
+import type { ClusterNode } from '../harness/backends/node.ts';
+import { seededRandom } from '../workloads/strategy.ts';
+import { CriticalSections } from './critical-sections.ts';
+import { FailoverPair, PRIMARY_PROXY } from './failover-pair.ts';
+import type { FaultContext, FaultExecutor } from './fault.ts';
+import type { Nemesis, NemesisEnv } from './nemesis.ts';
+import { faultSchedule, firstDelayFor, type ScheduledFault } from './schedule.ts';
+
+/** Sleep that ends early (without throwing) when the signal aborts. */
+async function quietly(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return;
+  await sleep(ms, undefined, { signal }).catch(() => {});
+}
+
+function describe(targets: string[], params?: Record<string, unknown>, note?: string): string {
+  const p = params && Object.keys(params).length ? ` ${JSON.stringify(params)}` : '';
+  return `${targets.join(', ')}${p}${note ? ` — ${note}` : ''}`;
+}
+
+/**
+ * The nemesis of a run: the seeded schedule of `faults`, one fault at a time — quiet for the interval, inject,
+ * hold, heal — each start and end journaled as a `nemesis` op with its targets and parameters.
+ *
+ * heal() is the one way out, from the normal end of a run and from Ctrl-C alike: it stops the schedule for good
+ * (no fault starts after it), waits for the fault in progress to undo itself, then sweeps everything back to
+ * normal whether a fault of ours touched it or not: every client and node resumed, every proxy forwarding, every
+ * clock at real time, every node a fault killed running again.
+ */
+export class ScheduledNemesis implements Nemesis {
+  private readonly stop = new AbortController();
+  private readonly sections: CriticalSections;
+  private readonly down = new Set<ClusterNode>();
+  private pair: FailoverPair | null = null;
+  private inFlight: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly env: NemesisEnv,
+    private readonly executors: FaultExecutor[],
+  ) {
+    this.sections = new CriticalSections(env.journal, env.config.concurrency);
+  }
+
+  async setup(): Promise<void> {
+    await this.sweep(false);
+    const failover = this.env.cluster.failover;
+    if (failover && this.executors.some((e) => e.name === 'failover')) {
+      this.pair = await FailoverPair.setup(failover, this.env.proxies.get(PRIMARY_PROXY)!, this.env.proxies);
+    }
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    if (!this.executors.length) return;
+    const { config, log } = this.env;
+    const abort = AbortSignal.any([signal, this.stop.signal]);
+    const firstDelayMs = firstDelayFor(config.nemesisIntervalMs);
+    log(
+      `fencepost: nemesis: ${this.executors.map((e) => e.name).join(', ')} — first after ${firstDelayMs} ms, then ${config.nemesisIntervalMs} ms apart; pause ${config.pauseMs} ms, TTL ${config.ttlMs} ms`,
+    );
+    const byName = new Map(this.executors.map((e) => [e.name, e]));
+    for (const step of faultSchedule([...byName.keys()], config.seed, { intervalMs: config.nemesisIntervalMs, firstDelayMs })) {
+      await quietly(step.delayMs, abort);
+      if (abort.aborted) break;
+      this.inFlight = this.runStep(byName.get(step.fault)!, step, abort);
+      await this.inFlight;
+    }
+  }
+
+  private async runStep(executor: FaultExecutor, step: ScheduledFault, signal: AbortSignal): Promise<void> {
+    const { log } = this.env;
+    const ctx: FaultContext = { ...this.env, random: seededRandom(step.seed), signal, sections: this.sections, down: this.down, pair: this.pair };
+    let injection;
+    try {
+      injection = await executor.start(ctx);
+    } catch (err) {
+      // Whatever it changed before failing is undone by the sweep in heal(); the run goes on.
+      log(`fencepost: nemesis: ${executor.name} failed to start: ${(err as Error).message}`);
+      return;
+    }
+    if (!injection) {
+      if (!signal.aborted) log(`fencepost: nemesis: ${executor.name}: no opportunity this turn (no client entered its critical section in time)`);
+      return;
+    }
+    this.record(executor.name, { phase: 'start', targets: injection.targets, params: injection.params, note: injection.note });
+    log(`fencepost: nemesis: ${executor.name} start: ${describe(injection.targets, injection.params)}`);
+    await quietly(injection.holdMs, signal);
+    let end: { params?: Record<string, unknown>; note?: string } = {};
+    try {
+      end = (await injection.heal()) ?? {};
+    } catch (err) {
+      end = { note: `heal failed: ${(err as Error).message} (the final sweep retries)` };
+    }
+    this.record(executor.name, { phase: 'end', targets: injection.targets, params: end.params, note: end.note });
+    log(`fencepost: nemesis: ${executor.name} end: ${describe(injection.targets, end.params, end.note)}`);
+  }
+
+  private record(f: string, value: NemesisValue): void {
+    const v: NemesisValue = { phase: value.phase, targets: value.targets };
+    if (value.params) v.params = value.params;
+    if (value.note) v.note = value.note;
+    this.env.journal.append({ process: 'nemesis', type: 'info', f, value: v });
+  }
+
+  async heal(): Promise<void> {
+    this.stop.abort();
+    await this.inFlight.catch(() => {});
+    this.sections.close();
+    await this.sweep(true);
+  }
+
+  /** Everything back to normal, whoever changed it. Never throws. */
+  private async sweep(restartKilled: boolean): Promise<void> {
+    const { clients, cluster, proxies, clocks, log } = this.env;
+    // SIGCONT clients and nodes first: a stopped process can't notice anything else we fix.
+    for (const c of clients.clients) if (!c.exited) clients.signal(c.slot, 'SIGCONT');
+    await Promise.all(cluster.nodes.map((n) => n.resume().catch(() => {})));
+    for (const p of proxies.values()) {
+      try {
+        p.heal();
+      } catch {
+        // closed already (teardown ran first)
+      }
+    }
+    try {
+      const was = clocks?.resetAll() ?? {};
+      if (Object.keys(was).length) log(`fencepost: nemesis: clocks reset to real time: ${Object.keys(was).join(', ')}`);
+    } catch (err) {
+      log(`fencepost: nemesis: could not reset clocks: ${(err as Error).message}`);
+    }
+    if (!restartKilled) return;
+    for (const node of [...this.down]) {
+      try {
+        await node.start();
+        this.down.delete(node);
+        log(`fencepost: nemesis: restarted ${node.name}, left down by an interrupted fault`);
+      } catch (err) {
+        log(`fencepost: nemesis: could not restart ${node.name}: ${(err as Error).message}`);
+      }
+    }
+  }
+}
