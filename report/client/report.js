@@ -1,0 +1,450 @@
+/* global window, document, uPlot, navigator, ResizeObserver, requestAnimationFrame */
+/*
+ * fencepost report: draws the timeline (canvas) and the charts (uPlot) from the JSON in #fp-data.
+ * Every string that came from the history reaches the DOM through textContent or canvas fillText, never
+ * innerHTML. No network, no storage: the page works from file://.
+ */
+(function () {
+  'use strict';
+  var D = JSON.parse(document.getElementById('fp-data').textContent);
+  var T = D.timeline;
+  /* undo the compact encoding (see timeline-data.ts): deltas → absolute, 10 µs units → ms */
+  (function decode() {
+    var n = T.s.length, s = new Array(n), e = new Array(n), idx = new Array(n), at = 0, ix = 0;
+    for (var q = 0; q < n; q++) {
+      at += T.s[q];
+      ix += T.i[q];
+      s[q] = at / 100;
+      e[q] = T.d[q] < 0 ? -1 : (at + T.d[q]) / 100;
+      idx[q] = ix;
+    }
+    T.s = s; T.e = e; T.i = idx;
+  })();
+
+  var OUTCOME_FILL = ['#3fb37f', '#f0a04b', '#a78bfa', '#9ca3af'];
+  var OUTCOME_NAME = ['ok', 'fail', 'info', 'never completed'];
+  var MARK = { bad: '#c62828', good: '#067647', note: '#2563eb' };
+  function faultColour(f, alpha) {
+    var c = /pause/.test(f) ? [245, 158, 11] : /clock/.test(f) ? [99, 102, 241] : /restart|kill|failover/.test(f) ? [239, 68, 68] : /partition|latency/.test(f) ? [14, 165, 233] : [107, 114, 128];
+    return 'rgba(' + c[0] + ',' + c[1] + ',' + c[2] + ',' + alpha + ')';
+  }
+  function fmtS(ms) { return (ms / 1000).toFixed(Math.abs(ms) < 10000 ? 3 : 2) + ' s'; }
+  function fmtDur(ms) { return ms < 10 ? ms.toFixed(2) + ' ms' : ms < 1000 ? ms.toFixed(1) + ' ms' : (ms / 1000).toFixed(2) + ' s'; }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  /* ---------- timeline ---------- */
+  var canvas = document.getElementById('tl');
+  var tip = document.getElementById('tl-tip');
+  document.body.appendChild(tip);
+  var wrap = canvas.parentNode;
+  var GUTTER = 64, AXIS = 22, PAD_BOTTOM = 6;
+  var nLanes = T.lanes.length;
+  var laneH = nLanes <= 12 ? 22 : nLanes <= 30 ? 16 : nLanes <= 80 ? 10 : 6;
+  var height = AXIS + Math.max(1, nLanes) * laneH + PAD_BOTTOM;
+  var end = Math.max(T.endMs, 1);
+  var view = { from: 0, to: end };
+  var highlight = null; /* Set of history indexes picked from a finding */
+  var byLane = [];
+  for (var li = 0; li < nLanes; li++) byLane.push([]);
+  for (var k = 0; k < T.s.length; k++) byLane[T.l[k]].push(k);
+  var holdsByLane = [];
+  for (li = 0; li < nLanes; li++) holdsByLane.push([]);
+  for (k = 0; k < T.holds.l.length; k++) holdsByLane[T.holds.l[k]].push(k);
+
+  function width() { return Math.max(300, wrap.clientWidth); }
+  function X(ms) { return GUTTER + ((ms - view.from) / (view.to - view.from)) * (width() - GUTTER - 8); }
+  function MS(x) { return view.from + ((x - GUTTER) / (width() - GUTTER - 8)) * (view.to - view.from); }
+  function barEnd(k) { return T.e[k] < 0 ? end : T.e[k]; }
+  function marked(k) {
+    var m = T.marks[T.i[k]];
+    if (m) return m;
+    return null;
+  }
+
+  function niceStep(span, px) {
+    var raw = span / Math.max(1, px / 90);
+    var p = Math.pow(10, Math.floor(Math.log10(raw)));
+    var steps = [1, 2, 5, 10];
+    for (var i = 0; i < steps.length; i++) if (steps[i] * p >= raw) return steps[i] * p;
+    return 10 * p;
+  }
+
+  function draw() {
+    var w = width();
+    var dpr = window.devicePixelRatio || 1;
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round(height * dpr);
+    canvas.style.width = w + 'px';
+    canvas.style.height = height + 'px';
+    var ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, w, height);
+    var x0 = GUTTER, x1 = w - 8;
+    /* lane stripes */
+    for (var i = 0; i < nLanes; i++) {
+      if (i % 2 === 1) { ctx.fillStyle = '#f8fafc'; ctx.fillRect(x0, AXIS + i * laneH, x1 - x0, laneH); }
+    }
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(x0, 0, x1 - x0, height);
+    ctx.clip();
+    /* windowed mode: grey out what was not kept */
+    if (T.mode === 'windowed') {
+      ctx.fillStyle = 'rgba(152,162,179,.18)';
+      var prev = 0;
+      T.windows.concat([[end, end]]).forEach(function (wd) {
+        if (wd[0] > prev) ctx.fillRect(X(prev), AXIS, X(wd[0]) - X(prev), height - AXIS);
+        prev = wd[1];
+      });
+    }
+    /* fault bands across all lanes */
+    T.faults.forEach(function (f) {
+      var a = X(f.s), b = X(f.e === null ? end : f.e);
+      if (b < x0 || a > x1) return;
+      ctx.fillStyle = faultColour(f.f, 0.16);
+      ctx.fillRect(a, 0, Math.max(2, b - a), height);
+      ctx.fillStyle = faultColour(f.f, 0.9);
+      ctx.fillRect(a, AXIS - 4, Math.max(2, b - a), 3);
+    });
+    /* the processes a fault targets (a paused client): its own lane gets the band, darker, with the fault's name */
+    T.faults.forEach(function (f) {
+      if (!f.lanes || !f.lanes.length) return;
+      var a = X(f.s), b = X(f.e === null ? end : f.e);
+      if (b < x0 || a > x1) return;
+      f.lanes.forEach(function (ln) {
+        ctx.fillStyle = faultColour(f.f, 0.38);
+        ctx.fillRect(a, AXIS + ln * laneH, Math.max(2, b - a), laneH);
+      });
+    });
+    /* lock-holding intervals */
+    for (i = 0; i < nLanes; i++) {
+      var hs = holdsByLane[i];
+      for (var j = 0; j < hs.length; j++) {
+        var hk = hs[j];
+        var ha = X(T.holds.s[hk]), hb = X(T.holds.e[hk]);
+        if (hb < x0 || ha > x1) continue;
+        ctx.fillStyle = T.holds.k[hk] === 0 ? 'rgba(37,99,235,.16)' : 'rgba(37,99,235,.10)';
+        ctx.fillRect(ha, AXIS + i * laneH + 1, Math.max(1, hb - ha), laneH - 2);
+        if (T.holds.k[hk] !== 0) {
+          /* the lock was not released by this holder: its end is where the client stopped believing it held it */
+          ctx.fillStyle = '#c62828';
+          ctx.fillRect(hb - 1, AXIS + i * laneH + 1, 2, laneH - 2);
+        }
+      }
+    }
+    /* op bars */
+    var barH = Math.max(2, laneH - (laneH >= 14 ? 8 : 3));
+    var marks = [];
+    ctx.font = '10.5px ui-monospace, Menlo, Consolas, monospace';
+    ctx.textBaseline = 'middle';
+    for (var n = 0; n < T.s.length; n++) {
+      var a = X(T.s[n]), b = X(barEnd(n));
+      if (b < x0 - 2 || a > x1 + 2) continue;
+      var y = AXIS + T.l[n] * laneH + (laneH - barH) / 2;
+      var bw = Math.max(1.5, b - a);
+      ctx.fillStyle = OUTCOME_FILL[T.o[n]];
+      ctx.fillRect(a, y, bw, barH);
+      var m = marked(n);
+      if (m || (highlight && highlight.has(T.i[n]))) marks.push(n);
+      if (bw > 38 && barH >= 12) {
+        ctx.fillStyle = '#0b1b13';
+        var label = T.fNames[T.f[n]];
+        if (bw > 150 && T.sum[n]) label += ' ' + T.sum[n];
+        ctx.save();
+        ctx.beginPath();
+        ctx.rect(a, y, bw, barH);
+        ctx.clip();
+        ctx.fillText(label, a + 3, y + barH / 2 + 0.5);
+        ctx.restore();
+      }
+    }
+    T.faults.forEach(function (f) {
+      if (!f.lanes || !f.lanes.length || laneH < 12) return;
+      var a = Math.max(X(f.s), x0), b = Math.min(X(f.e === null ? end : f.e), x1);
+      if (b - a < 60) return;
+      ctx.fillStyle = '#5c3a00';
+      ctx.font = '600 10.5px system-ui, sans-serif';
+      f.lanes.forEach(function (ln) { ctx.fillText(f.f + ' (stopped)', a + 6, AXIS + ln * laneH + laneH / 2 + 0.5); });
+      ctx.font = '10.5px ui-monospace, Menlo, Consolas, monospace';
+    });
+    /* findings on top: outlined */
+    marks.forEach(function (n) {
+      var a = X(T.s[n]), b = X(barEnd(n));
+      var y = AXIS + T.l[n] * laneH + (laneH - barH) / 2;
+      var m = marked(n) || 'note';
+      var hl = highlight && highlight.has(T.i[n]);
+      ctx.strokeStyle = hl ? '#111827' : MARK[m];
+      ctx.lineWidth = hl ? 2.5 : 2;
+      ctx.strokeRect(a - 1, y - 1, Math.max(3.5, b - a + 2), barH + 2);
+    });
+    ctx.restore();
+    /* axis */
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, w, AXIS - 4);
+    ctx.strokeStyle = '#e4e7ec';
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    ctx.moveTo(x0, AXIS - 0.5);
+    ctx.lineTo(x1, AXIS - 0.5);
+    ctx.stroke();
+    var step = niceStep(view.to - view.from, x1 - x0);
+    ctx.fillStyle = '#475467';
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'alphabetic';
+    for (var t = Math.ceil(view.from / step) * step; t <= view.to; t += step) {
+      var tx = X(t);
+      if (tx > x1 - 30) break;
+      ctx.fillRect(tx, AXIS - 6, 1, 5);
+      var label2 = step >= 1000 ? (t / 1000).toFixed(0) + ' s' : step >= 100 ? (t / 1000).toFixed(1) + ' s' : step >= 10 ? (t / 1000).toFixed(2) + ' s' : (t / 1000).toFixed(3) + ' s';
+      ctx.fillText(label2, tx + 3, 12);
+    }
+    /* fault names in the axis */
+    ctx.font = '600 10.5px system-ui, sans-serif';
+    T.faults.forEach(function (f) {
+      var a = X(f.s), b = X(f.e === null ? end : f.e);
+      if (b < x0 || a > x1) return;
+      ctx.fillStyle = faultColour(f.f, 1);
+      var lx = Math.max(a, x0) + 2;
+      ctx.fillRect(lx - 2, 0, Math.min(b, x1) - lx + 2, AXIS - 5);
+      ctx.fillStyle = '#fff';
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(lx - 2, 0, Math.min(b, x1) - lx + 2, AXIS - 5);
+      ctx.clip();
+      ctx.fillText(f.f, lx + 2, 12);
+      ctx.restore();
+    });
+    /* lane labels */
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, x0, height);
+    ctx.fillStyle = '#344054';
+    ctx.font = (laneH >= 14 ? '600 11.5px' : '600 9px') + ' system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    if (laneH >= 9) for (i = 0; i < nLanes; i++) ctx.fillText(T.lanes[i], 8, AXIS + i * laneH + laneH / 2);
+    ctx.strokeStyle = '#e4e7ec';
+    ctx.beginPath();
+    ctx.moveTo(x0 - 0.5, 0);
+    ctx.lineTo(x0 - 0.5, height);
+    ctx.stroke();
+    var range = document.getElementById('tl-range');
+    if (range) range.textContent = fmtS(view.from) + ' → ' + fmtS(view.to) + '  (' + fmtDur(view.to - view.from) + ')';
+  }
+
+  var pending = false;
+  function redraw() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () { pending = false; draw(); });
+  }
+  function setView(from, to) {
+    var span = Math.max(0.05, to - from);
+    var maxSpan = end * 1.02;
+    if (span > maxSpan) span = maxSpan;
+    if (from < -end * 0.01) from = -end * 0.01;
+    if (from + span > end * 1.01) from = end * 1.01 - span;
+    view.from = from;
+    view.to = from + span;
+    redraw();
+  }
+  function zoom(factor, atMs) {
+    var c = atMs === undefined ? (view.from + view.to) / 2 : atMs;
+    setView(c - (c - view.from) * factor, c + (view.to - c) * factor);
+  }
+
+  canvas.addEventListener('wheel', function (ev) {
+    ev.preventDefault();
+    var r = canvas.getBoundingClientRect();
+    var factor = Math.exp((ev.deltaY || ev.deltaX) * 0.0015);
+    zoom(factor, MS(ev.clientX - r.left));
+  }, { passive: false });
+  var drag = null;
+  canvas.addEventListener('mousedown', function (ev) {
+    drag = { x: ev.clientX, from: view.from, to: view.to };
+    canvas.classList.add('dragging');
+  });
+  window.addEventListener('mouseup', function () { drag = null; canvas.classList.remove('dragging'); });
+  window.addEventListener('mousemove', function (ev) {
+    if (!drag) return;
+    var dx = ev.clientX - drag.x;
+    var msPerPx = (drag.to - drag.from) / (width() - GUTTER - 8);
+    setView(drag.from - dx * msPerPx, drag.to - dx * msPerPx);
+  });
+  canvas.addEventListener('dblclick', function () { highlight = null; setView(0, end); });
+
+  function hit(px, py) {
+    if (py < AXIS) {
+      var t = MS(px);
+      for (var i = 0; i < T.faults.length; i++) {
+        var f = T.faults[i];
+        if (t >= f.s && t <= (f.e === null ? end : f.e)) return { fault: f };
+      }
+      return null;
+    }
+    var lane = Math.floor((py - AXIS) / laneH);
+    if (lane < 0 || lane >= nLanes || px < GUTTER) return null;
+    var best = null, bestW = Infinity;
+    var ids = byLane[lane];
+    for (var j = 0; j < ids.length; j++) {
+      var k = ids[j];
+      var a = X(T.s[k]) - 3, b = X(barEnd(k)) + 3;
+      if (px >= a && px <= b && b - a < bestW) { best = k; bestW = b - a; }
+    }
+    if (best !== null) return { op: best };
+    var hs = holdsByLane[lane];
+    var tm = MS(px);
+    for (j = 0; j < hs.length; j++) if (tm >= T.holds.s[hs[j]] && tm <= T.holds.e[hs[j]]) return { hold: hs[j], lane: lane };
+    return null;
+  }
+
+  function showTip(h, cx, cy) {
+    tip.textContent = '';
+    if (h.op !== undefined) {
+      var k = h.op;
+      var e = T.e[k];
+      tip.appendChild(el('div', 't', T.lanes[T.l[k]] + ' ' + T.fNames[T.f[k]] + ' → ' + OUTCOME_NAME[T.o[k]] + '   (history #' + T.i[k] + ')'));
+      tip.appendChild(el('div', 'd', fmtS(T.s[k]) + ' → ' + (e < 0 ? 'never completed' : fmtS(e) + '  (' + fmtDur(e - T.s[k]) + ')')));
+      if (T.sum[k]) tip.appendChild(el('div', '', T.sum[k]));
+      var m = marked(k);
+      if (m) tip.appendChild(el('div', 'd', m === 'bad' ? 'part of an anomaly (see “What happened”)' : m === 'good' ? 'a safety mechanism worked here' : 'mentioned in “What happened”'));
+      var det = T.detail[T.i[k]];
+      if (det) {
+        tip.appendChild(el('pre', '', det[0]));
+        if (det[1]) tip.appendChild(el('pre', '', det[1]));
+      }
+    } else if (h.fault) {
+      var f = h.fault;
+      tip.appendChild(el('div', 't', f.label));
+      tip.appendChild(el('div', 'd', fmtS(f.s) + ' → ' + (f.e === null ? 'not healed' : fmtS(f.e) + '  (' + fmtDur(f.e - f.s) + ')')));
+      if (f.note) tip.appendChild(el('div', '', f.note));
+    } else if (h.hold !== undefined) {
+      var hk = h.hold;
+      var kind = ['released', 'release found the lock was no longer ours', 'never released (unknown outcome or run ended)'][T.holds.k[hk]];
+      tip.appendChild(el('div', 't', T.lanes[h.lane] + ' believed it held the lock'));
+      tip.appendChild(el('div', 'd', fmtS(T.holds.s[hk]) + ' → ' + fmtS(T.holds.e[hk]) + '  (' + fmtDur(T.holds.e[hk] - T.holds.s[hk]) + '), ' + kind));
+    }
+    tip.style.display = 'block';
+    /* fixed to the viewport so a tip near the bottom lanes is not cut off by the timeline's frame */
+    var vw = document.documentElement.clientWidth, vh = document.documentElement.clientHeight;
+    var tw = tip.offsetWidth, th = tip.offsetHeight;
+    var left = cx + 14, top = cy + 16;
+    if (left + tw > vw - 4) left = Math.max(4, cx - tw - 14);
+    if (top + th > vh - 4) top = Math.max(4, cy - th - 12);
+    tip.style.left = left + 'px';
+    tip.style.top = top + 'px';
+  }
+  canvas.addEventListener('mousemove', function (ev) {
+    if (drag) { tip.style.display = 'none'; return; }
+    var r = canvas.getBoundingClientRect();
+    var px = ev.clientX - r.left, py = ev.clientY - r.top;
+    var h = hit(px, py);
+    if (h) showTip(h, ev.clientX, ev.clientY); else tip.style.display = 'none';
+  });
+  canvas.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
+
+  Array.prototype.forEach.call(document.querySelectorAll('[data-zoom]'), function (b) {
+    b.addEventListener('click', function () {
+      var z = b.getAttribute('data-zoom');
+      if (z === 'in') zoom(0.5);
+      else if (z === 'out') zoom(2);
+      else if (z === 'reset') { highlight = null; setView(0, end); }
+      else if (z === 'faults' && T.faults.length) {
+        var a = Math.min.apply(null, T.faults.map(function (f) { return f.s; }));
+        var b2 = Math.max.apply(null, T.faults.map(function (f) { return f.e === null ? end : f.e; }));
+        var pad = Math.max(200, (b2 - a) * 0.2);
+        setView(a - pad, b2 + pad);
+      }
+    });
+  });
+
+  /* links from findings: zoom the timeline to the finding and outline its ops */
+  Array.prototype.forEach.call(document.querySelectorAll('a.goto'), function (a) {
+    a.addEventListener('click', function (ev) {
+      ev.preventDefault();
+      var ops = (a.getAttribute('data-ops') || '').split(',').filter(Boolean).map(Number);
+      highlight = new Set(ops);
+      setView(Number(a.getAttribute('data-from')), Number(a.getAttribute('data-to')));
+      document.getElementById('timeline').scrollIntoView({ behavior: 'smooth', block: 'start' });
+    });
+  });
+  Array.prototype.forEach.call(document.querySelectorAll('[data-copy]'), function (b) {
+    b.addEventListener('click', function () {
+      var text = document.getElementById(b.getAttribute('data-copy')).textContent;
+      if (navigator.clipboard) navigator.clipboard.writeText(text).then(function () { b.textContent = 'copied'; }, function () { b.textContent = 'select it'; });
+    });
+  });
+
+  /* ---------- charts ---------- */
+  var charts = [];
+  function bandsPlugin() {
+    return {
+      hooks: {
+        drawClear: [function (u) {
+          var ctx = u.ctx, top = u.bbox.top, hgt = u.bbox.height;
+          ctx.save();
+          T.faults.forEach(function (f) {
+            var a = u.valToPos(f.s / 1000, 'x', true), b = u.valToPos((f.e === null ? end : f.e) / 1000, 'x', true);
+            var l = Math.max(a, u.bbox.left), r = Math.min(b, u.bbox.left + u.bbox.width);
+            if (r <= l) return;
+            ctx.fillStyle = faultColour(f.f, 0.16);
+            ctx.fillRect(l, top, r - l, hgt);
+          });
+          ctx.restore();
+        }],
+      },
+    };
+  }
+  function chartWidth(id) { return Math.max(320, document.getElementById(id).clientWidth || 600); }
+  function makeChart(id, data, series, yScale, height) {
+    var node = document.getElementById(id);
+    if (!node || !data || !data.x.length) { if (node) node.textContent = 'no data'; return; }
+    var opts = {
+      width: chartWidth(id),
+      height: height || 230,
+      plugins: [bandsPlugin()],
+      cursor: { sync: { key: 'fp' } },
+      scales: { x: { time: false }, y: yScale || {} },
+      axes: [{ label: 's since start', size: 36, labelSize: 14 }, { size: 56 }],
+      series: [{ label: 's', value: function (u, v) { return v === null || v === undefined ? '–' : v.toFixed(3); } }].concat(series),
+    };
+    var u = new uPlot(opts, [data.x].concat(data.series.map(function (s) { return s.values; })), node);
+    charts.push({ u: u, id: id });
+  }
+  var L = D.latency;
+  var latColours = ['#2563eb', '#dc6803', '#93c5fd', '#fdb022'];
+  if (L.mode === 'points') {
+    makeChart('chart-latency', L, L.series.map(function (s, i) {
+      return { label: s.label, stroke: latColours[i], fill: latColours[i], paths: function () { return null; }, points: { show: true, size: 4, width: 0, fill: latColours[i] } };
+    }), { distr: 3 });
+  } else {
+    makeChart('chart-latency', L, L.series.map(function (s, i) {
+      var c = ['#2563eb', '#93c5fd', '#dc6803', '#fdb022'][i];
+      return { label: s.label, stroke: c, width: 1.25, spanGaps: false };
+    }), { distr: 3 });
+  }
+  var TP = D.throughput;
+  makeChart('chart-throughput', TP, TP.series.map(function (s, i) {
+    return { label: s.label, stroke: ['#12b76a', '#f79009', '#7a5af8'][i], width: 1.5, fill: i === 0 ? 'rgba(18,183,106,.08)' : undefined };
+  }));
+  if (D.clock) {
+    var C = D.clock;
+    var palette = ['#6366f1', '#ec4899', '#14b8a6', '#f59e0b', '#84cc16', '#64748b'];
+    makeChart('chart-clock', C, C.series.map(function (s, i) {
+      return { label: s.label, stroke: palette[i % palette.length], width: 1.5, paths: uPlot.paths.stepped({ align: 1 }) };
+    }), {}, 200);
+  }
+
+  function onResize() {
+    redraw();
+    charts.forEach(function (c) { c.u.setSize({ width: chartWidth(c.id), height: c.u.height }); });
+  }
+  if (typeof ResizeObserver === 'function') new ResizeObserver(function () { onResize(); }).observe(document.body);
+  else window.addEventListener('resize', onResize);
+  draw();
+  window.__fencepost = { view: view, setView: setView, charts: charts.length, bars: T.s.length };
+})();

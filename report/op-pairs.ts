@@ -1,0 +1,112 @@
+import type { FinalRead, WriteValue } from '../harness/history/bank.ts';
+import type { Op, ProcessId } from '../harness/history/op.ts';
+
+export type Outcome = 'ok' | 'fail' | 'info' | 'open';
+
+/** An invocation and its completion, as one bar on a timeline. */
+export interface OpPair {
+  invoke: Op;
+  /** null: the history ended first (the op may or may not have taken effect). */
+  completion: Op | null;
+  process: ProcessId;
+  f: string;
+  outcome: Outcome;
+  startMs: number;
+  /** null when the op never completed. */
+  endMs: number | null;
+  /** The account the op touched, if its value names one. */
+  account: number | null;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The value of a pair a reader cares about: the completion's (a read learns its balance there), else the invocation's. */
+export function pairValue(p: OpPair): Record<string, unknown> {
+  const c = p.completion && isRecord(p.completion.value) ? p.completion.value : null;
+  return c ?? (isRecord(p.invoke.value) ? p.invoke.value : {});
+}
+
+/**
+ * Every client op paired, indexed the ways a report looks things up: by history index, by process, and writes by
+ * the ledger id they committed. Tolerates the odd malformed line (a completion without an invocation is kept as a
+ * zero-length bar) because a report must still open for a history the checkers rejected.
+ */
+export class RunIndex {
+  readonly pairs: OpPair[] = [];
+  readonly nemesis: Op[] = [];
+  readonly byIndex = new Map<number, OpPair>();
+  readonly byProcess = new Map<ProcessId, OpPair[]>();
+  /** Position of each pair in its process's list, so `before`/`after` start where the pair is. */
+  private readonly position = new Map<OpPair, number>();
+  readonly writeById = new Map<number, OpPair>();
+  readonly finalReads: FinalRead[] = [];
+  /** ms since start of the last op of the history. */
+  readonly endMs: number;
+
+  constructor(history: readonly Op[]) {
+    const open = new Map<ProcessId, OpPair>();
+    let end = 0;
+    for (const op of history) {
+      const ms = op.time / 1e6;
+      if (ms > end) end = ms;
+      if (op.process === 'nemesis') {
+        this.nemesis.push(op);
+        continue;
+      }
+      if (op.type === 'invoke') {
+        const v = isRecord(op.value) ? op.value : {};
+        const pair: OpPair = { invoke: op, completion: null, process: op.process, f: op.f, outcome: 'open', startMs: ms, endMs: null, account: typeof v.account === 'number' ? v.account : null };
+        open.set(op.process, pair);
+        this.add(pair);
+        continue;
+      }
+      let pair = open.get(op.process);
+      if (pair) open.delete(op.process);
+      else {
+        const v = isRecord(op.value) ? op.value : {};
+        pair = { invoke: op, completion: null, process: op.process, f: op.f, outcome: 'open', startMs: ms, endMs: ms, account: typeof v.account === 'number' ? v.account : null };
+        this.add(pair);
+      }
+      pair.completion = op;
+      pair.outcome = op.type;
+      pair.endMs = ms;
+      this.byIndex.set(op.index, pair);
+      const v = isRecord(op.value) ? op.value : null;
+      if (op.type === 'ok' && op.f === 'write' && v && typeof (v as Partial<WriteValue>).writeId === 'number') this.writeById.set(v.writeId as number, pair);
+      if (op.type === 'ok' && op.f === 'final-read' && v && Array.isArray((v as Partial<FinalRead>).ledger)) this.finalReads.push(v as unknown as FinalRead);
+    }
+    this.endMs = end;
+  }
+
+  private add(pair: OpPair): void {
+    this.pairs.push(pair);
+    this.byIndex.set(pair.invoke.index, pair);
+    const list = this.byProcess.get(pair.process) ?? [];
+    this.position.set(pair, list.length);
+    list.push(pair);
+    this.byProcess.set(pair.process, list);
+  }
+
+  /** The latest pair of the same process before `pair` that matches, scanning back no further than `stop` says. */
+  before(pair: OpPair, match: (p: OpPair) => boolean, stop: (p: OpPair) => boolean = () => false): OpPair | null {
+    const list = this.byProcess.get(pair.process) ?? [];
+    for (let i = (this.position.get(pair) ?? 0) - 1; i >= 0; i--) {
+      if (match(list[i])) return list[i];
+      if (stop(list[i])) return null;
+    }
+    return null;
+  }
+
+  /** The first pair of the same process after `pair` that matches. */
+  after(pair: OpPair, match: (p: OpPair) => boolean): OpPair | null {
+    const list = this.byProcess.get(pair.process) ?? [];
+    for (let i = (this.position.get(pair) ?? list.length) + 1; i < list.length; i++) if (match(list[i])) return list[i];
+    return null;
+  }
+}
+
+/** p3, or p3·wd for a watchdog's renewals (process 100003), or the name of a non-client process. */
+export function processLabel(p: ProcessId, watchdogOffset = 100_000): string {
+  if (typeof p !== 'number') return p;
+  return p >= watchdogOffset ? `p${p - watchdogOffset}·wd` : `p${p}`;
+}

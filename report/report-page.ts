@@ -1,0 +1,212 @@
+import type { Op } from '../harness/history/op.ts';
+import type { CheckerResult, Quantiles, RunResults } from '../checkers/run-results.ts';
+import { pageCss, reportJs, uplotCss, uplotJs } from './assets.ts';
+import { clockData, latencyData, throughputData } from './chart-data.ts';
+import { counterexampleSvg, counterexampleView } from './counterexample.ts';
+import { faultWindows } from './fault-windows.ts';
+import { fmtAt, fmtCount, fmtDuration, fmtMs, fmtSigned, plural } from './format.ts';
+import { escapeHtml as h, inlineScript, inlineStyle, jsonBlock } from './html.ts';
+import { RunIndex } from './op-pairs.ts';
+import { findings, headline, type Finding, type WriteStory } from './story.ts';
+import { faultSummary, rerunCommand, type TestJson } from './test-json.ts';
+import { timelineData, WINDOW_PAD_MS, type TimelineData } from './timeline-data.ts';
+import { verdictClass, verdictWord } from './verdict.ts';
+
+export interface ReportInput {
+  history: Op[];
+  results: RunResults;
+  test: TestJson;
+  runDir?: string;
+}
+
+/** Findings shown in full; the rest are listed one line each (a run can have hundreds of lost updates). */
+const DETAILED_FINDINGS = 12;
+/** Erased writes listed per lost-update card. */
+const WRITE_ROWS = 12;
+
+function configStrip(test: TestJson, results: Partial<RunResults>, faultNames: string[]): string {
+  const c = test.config;
+  const item = (k: string, v: unknown) => (v === undefined || v === null || v === '' ? '' : `<div><b>${h(k)}</b>${h(v)}</div>`);
+  const versions = Object.entries(test.versions)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return `<section class="config">
+${item('lock', test.lock)}
+${item('faults', faultSummary(test, faultNames))}
+${item('fencing', c.fencing === undefined ? undefined : c.fencing ? 'on' : 'off')}
+${item('TTL', c.ttlMs !== undefined ? `${fmtCount(c.ttlMs)} ms` : undefined)}
+${item('pause', c.pauseMs !== undefined ? `${fmtCount(c.pauseMs)} ms` : undefined)}
+${item('clients', c.concurrency)}
+${item('think', c.thinkMs !== undefined ? `${c.thinkMs} ms` : undefined)}
+${item('accounts', c.accounts)}
+${item('time limit', c.timeLimitS !== undefined ? `${c.timeLimitS} s` : undefined)}
+${item('watchdog', c.watchdog ? 'on' : undefined)}
+${item('redis persistence', c.redisPersistence && c.redisPersistence !== 'none' ? c.redisPersistence : undefined)}
+${item('restart delay', c.restartDelayMs ? `${c.restartDelayMs} ms` : undefined)}
+${item('backend', c.backend)}
+${item('seed', test.seed ?? 'unknown')}
+${item('duration', results.durationMs !== undefined ? fmtDuration(results.durationMs) : undefined)}
+${versions ? `<div class="versions"><b>versions</b>${h(versions)}</div>` : ''}
+</section>
+<div class="rerun"><span class="aside">re-run:</span><code id="rerun">${h(rerunCommand(test))}</code><button type="button" data-copy="rerun">copy</button></div>`;
+}
+
+function gotoLink(f: Finding, label = 'show in timeline ↓'): string {
+  const pad = Math.max(200, (f.toMs - f.fromMs) * 0.15);
+  return `<a class="goto" href="#timeline" data-from="${Math.max(0, f.fromMs - pad).toFixed(2)}" data-to="${(f.toMs + pad).toFixed(2)}" data-ops="${h(f.ops.slice(0, 400).join(','))}">${h(label)}</a>`;
+}
+
+function writesTable(writes: WriteStory[]): string {
+  const rows = writes.slice(0, WRITE_ROWS + 1).map(
+    (w) => `<tr class="${w.role}"><td>${w.role === 'overwrote' ? 'overwrote' : 'erased'}</td><td>${h(w.process)}</td>` +
+      `<td>${w.acquiredAtMs !== null ? h(fmtAt(w.acquiredAtMs)) : '–'}</td><td class="mono">${h(w.token ?? '–')}</td>` +
+      `<td class="num">${h(w.readBalance ?? '?')}</td><td>${w.readAtMs !== null ? h(fmtAt(w.readAtMs)) : '–'}</td>` +
+      `<td class="num">${h(`${w.from} → ${w.to}`)}</td><td class="num">${h(fmtSigned(w.delta))}</td><td class="num">#${h(w.writeId)}</td>` +
+      `<td>${w.writeAtMs !== null ? h(fmtAt(w.writeAtMs)) : '–'}</td><td>${h(w.faults.join('; ') || 'none')}</td></tr>`,
+  );
+  const more = writes.length > WRITE_ROWS + 1 ? `<tr><td colspan="11" class="more">… and ${writes.length - WRITE_ROWS - 1} more erased writes</td></tr>` : '';
+  return `<table><thead><tr><th></th><th>process</th><th>acquired</th><th>token</th><th class="num">read</th><th>read at</th><th class="num">wrote</th><th class="num">Δ</th><th class="num">write</th><th>committed</th><th>faults active</th></tr></thead><tbody>${rows.join('')}${more}</tbody></table>`;
+}
+
+function findingsSection(all: Finding[]): string {
+  const bad = all.filter((f) => f.severity === 'bad');
+  const list = all
+    .slice(0, 8)
+    .map((f) => `<li class="${f.severity}"><a href="#${h(f.id)}">${h(f.title)}</a></li>`)
+    .join('');
+  const more = all.length > 8 ? `<li class="note more">and ${all.length - 8} more below</li>` : '';
+  const cards = all.slice(0, DETAILED_FINDINGS).map(
+    (f) => `<article class="finding ${f.severity}" id="${h(f.id)}"><h3>${h(f.title)}${f.kind !== 'clean' && f.kind !== 'undecided' ? gotoLink(f) : ''}</h3>` +
+      `${f.sentences.map((s) => `<p>${h(s)}</p>`).join('')}${f.writes ? writesTable(f.writes) : ''}</article>`,
+  );
+  const rest = all.slice(DETAILED_FINDINGS);
+  const restTable = rest.length
+    ? `<table class="wide"><tbody>${rest.map((f) => `<tr id="${h(f.id)}"><td><span class="v ${f.severity === 'bad' ? 'bad' : f.severity === 'good' ? 'good' : 'unknown'}">${h(f.kind)}</span></td><td>${h(f.title)}</td><td>${h(f.sentences[0] ?? '')}</td><td>${gotoLink(f, 'timeline ↓')}</td></tr>`).join('')}</tbody></table>`
+    : '';
+  return `<section id="findings"><h2>What happened <span class="aside">${bad.length ? `${plural(bad.length, 'anomaly', 'anomalies')} first, then context` : 'no anomalies'}</span></h2>
+<ul class="summary">${list}${more}</ul>
+${cards.join('\n')}${restTable}</section>`;
+}
+
+function timelineNote(t: TimelineData): string {
+  switch (t.mode) {
+    case 'full':
+      return `All ${plural(t.totalPairs, 'op pair')} are drawn; hover a bar for its invoke and completion.`;
+    case 'summaries':
+      return `All ${plural(t.totalPairs, 'op pair')} are drawn; hover shows a one-line summary, and the full JSON for the ops the findings point at and for failed or unknown ops (${fmtCount(Object.keys(t.detail).length)} ops).`;
+    case 'windowed':
+      return `This history has ${plural(t.totalPairs, 'op pair')}: the timeline keeps the ${fmtCount(t.shownPairs)} within ${WINDOW_PAD_MS / 1000} s of a fault or a finding (the rest of the run is greyed out); the charts below cover the whole run.`;
+  }
+}
+
+function timelineSection(t: TimelineData): string {
+  const key = (colour: string, label: string, extra = '') => `<span class="key"><i style="background:${colour};${extra}"></i>${h(label)}</span>`;
+  return `<section id="timeline"><h2>Timeline <span class="aside">one lane per client process · scroll to zoom, drag to pan, double-click to reset</span></h2>
+<div class="tl-note">${h(timelineNote(t))}</div>
+<div class="tl-bar"><button type="button" data-zoom="in">+</button><button type="button" data-zoom="out">−</button><button type="button" data-zoom="reset">whole run</button><button type="button" data-zoom="faults">faults</button>
+<span class="range" id="tl-range"></span>
+${key('#3fb37f', 'ok')}${key('#f0a04b', 'fail')}${key('#a78bfa', 'info (unknown)')}${key('#9ca3af', 'never completed')}${key('rgba(37,99,235,.18)', 'holding the lock')}${key('#fff', 'finding', 'border:2px solid #c62828')}${key('rgba(245,158,11,.22)', 'fault')}</div>
+<div class="tl-wrap"><canvas id="tl"></canvas><div class="tip" id="tl-tip"></div></div></section>`;
+}
+
+const LATENCY_FS = ['acquire', 'read', 'write', 'release'] as const;
+
+function quantileTable(results: Partial<RunResults>): string {
+  const byF = results.opCounts?.byF ?? {};
+  const rows = LATENCY_FS.map((f) => {
+    const q: Partial<Quantiles> = results.latency?.[f] ?? {};
+    const c = byF[f] ?? { ok: 0, fail: 0, info: 0 };
+    return `<tr><td>${f}</td><td class="num">${fmtCount(q.count)}</td><td class="num">${fmtMs(q.p50)}</td><td class="num">${fmtMs(q.p90)}</td><td class="num">${fmtMs(q.p99)}</td><td class="num">${fmtMs(q.max)}</td><td class="num">${fmtCount(c.fail)}</td><td class="num">${fmtCount(c.info)}</td></tr>`;
+  });
+  return `<table><thead><tr><th>op (ok only)</th><th class="num">count</th><th class="num">p50</th><th class="num">p90</th><th class="num">p99</th><th class="num">max</th><th class="num">fail</th><th class="num">info</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+<p class="aside">Throughput: ${results.throughput !== undefined ? `${results.throughput.toFixed(1)} ok ops/s` : '–'} over ${fmtDuration(results.durationMs)} · ${fmtCount(results.opCounts?.total)} history entries (${fmtCount(results.opCounts?.ok)} ok, ${fmtCount(results.opCounts?.fail)} fail, ${fmtCount(results.opCounts?.info)} info).</p>`;
+}
+
+function errorsTable(index: RunIndex): string {
+  const counts = new Map<string, { f: string; outcome: string; error: string; n: number; first: number }>();
+  for (const p of index.pairs) {
+    if (p.outcome !== 'fail' && p.outcome !== 'info') continue;
+    const error = p.completion?.error ?? '(no error given)';
+    const k = `${p.f}\u0000${p.outcome}\u0000${error}`;
+    const c = counts.get(k) ?? { f: p.f, outcome: p.outcome, error, n: 0, first: p.endMs ?? p.startMs };
+    c.n++;
+    counts.set(k, c);
+  }
+  const rows = [...counts.values()].sort((a, b) => b.n - a.n).slice(0, 30);
+  if (rows.length === 0) return '<p class="aside">No failed or unknown operations.</p>';
+  return `<table><thead><tr><th>op</th><th>outcome</th><th>error</th><th class="num">count</th><th>first at</th></tr></thead><tbody>${rows
+    .map((r) => `<tr><td>${h(r.f)}</td><td>${h(r.outcome)}</td><td class="mono">${h(r.error.length > 200 ? `${r.error.slice(0, 200)}…` : r.error)}</td><td class="num">${fmtCount(r.n)}</td><td>${h(fmtAt(r.first))}</td></tr>`)
+    .join('')}</tbody></table>`;
+}
+
+function checkerTable(checkers: Record<string, CheckerResult> | undefined): string {
+  const entries = Object.entries(checkers ?? {});
+  if (entries.length === 0) return '<p class="aside">results.json has no per-checker results.</p>';
+  const rows = entries.map(([name, r]) => {
+    const valid = r && typeof r === 'object' ? r.valid : undefined;
+    const facts = Object.entries(r ?? {})
+      .filter(([k, v]) => k !== 'valid' && (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean'))
+      .map(([k, v]) => `${k}: ${String(v).length > 120 ? `${String(v).slice(0, 120)}…` : String(v)}`)
+      .join(' · ');
+    const json = JSON.stringify(r, null, 1) ?? '';
+    return `<tr><td>${h(name)}</td><td><span class="v ${verdictClass(valid)}">${h(verdictWord(valid))}</span></td><td>${h(facts)}<details><summary>JSON</summary><pre>${h(json.length > 6000 ? `${json.slice(0, 6000)}\n… (${json.length - 6000} more characters)` : json)}</pre></details></td></tr>`;
+  });
+  return `<table class="wide"><thead><tr><th>checker</th><th>verdict</th><th>details</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/**
+ * The whole report as one HTML string: CSS, uPlot, our script and the data inlined, so the file opens from disk
+ * anywhere. Pure (apart from reading the bundled assets once).
+ */
+export function renderReport(input: ReportInput): string {
+  const { history, test } = input;
+  const results: Partial<RunResults> = input.results ?? {};
+  const index = new RunIndex(history);
+  const faults = faultWindows(history, results);
+  const ttlMs = typeof test.config.ttlMs === 'number' ? test.config.ttlMs : null;
+  const found = findings({ index, results, faults, ttlMs, fencing: !!test.config.fencing, lock: test.lock });
+  const timeline = timelineData(index, faults, found, { accounts: test.config.accounts });
+  const latency = latencyData(index);
+  const throughput = throughputData(index);
+  const clock = clockData(faults, index.endMs);
+  const cx = counterexampleView(results.checkers, index);
+  const verdict = verdictWord(results.valid);
+  const vclass = verdictClass(results.valid);
+  const faultNames = faults.map((w) => w.f);
+  const title = `${verdict} · ${test.lock} · ${faultSummary(test, faultNames)}`;
+  const when = test.startedAt ? test.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : null;
+  const faultList = faults.length
+    ? `<table><thead><tr><th>fault</th><th>targets</th><th>from</th><th>to</th><th>params</th><th>note</th></tr></thead><tbody>${faults
+        .map((w) => `<tr><td>${h(w.f)}</td><td>${h(w.targets.join(', '))}</td><td>${h(fmtAt(w.startMs))}</td><td>${w.endMs === null ? 'not healed' : h(fmtAt(w.endMs))}</td><td class="mono">${h(JSON.stringify(w.params))}</td><td>${h(w.note ?? '')}</td></tr>`)
+        .join('')}</tbody></table>`
+    : '<p class="aside">No faults were injected.</p>';
+  const data = { timeline, latency, throughput, clock };
+
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${h(title)} — fencepost</title>
+${inlineStyle(uplotCss())}
+${inlineStyle(pageCss())}
+</head><body class="report">
+<header class="verdict ${vclass}"><div class="badge">${h(verdict)}</div><div><h1>${h(test.lock)}${faults.length ? ` under ${h([...new Set(faultNames)].join(', '))}` : ''}: ${h(headline(results, found))}</h1>
+<div class="sub">${[when, input.runDir, `${fmtCount(history.length)} history entries`].filter(Boolean).map((s) => `<span>${h(s)}</span>`).join('')}</div></div></header>
+<main>
+${configStrip(test, results, faultNames)}
+${findingsSection(found)}
+${timelineSection(timeline)}
+<section id="charts"><h2>Latency and throughput <span class="aside">fault windows shaded · ${latency.mode === 'points' ? 'every ok op is a point' : `aggregated into ${fmtMs(latency.bucketMs)} buckets (p50 and max per bucket)`} · drag to zoom, double-click to reset</span></h2>
+<div class="charts"><div class="chart"><h3>Latency, invoke → ok (log scale)</h3><div id="chart-latency"></div></div><div class="chart"><h3>Throughput (completions per second, ${fmtMs(throughput.bucketMs)} buckets)</h3><div id="chart-throughput"></div></div></div>
+<div class="tables"><div>${quantileTable(results)}</div></div></section>
+${clock ? `<section id="clock"><h2>Clock offsets <span class="aside">as the clock faults set them (from the nemesis ops, not measured on the nodes)</span></h2><div class="chart"><div id="chart-clock"></div></div>${clock.notes.map((n) => `<p class="aside">${h(n)}</p>`).join('')}</section>` : ''}
+${cx ? `<section id="counterexample"><h2>Linearizability counterexample <span class="aside">${h(cx.checker)}${cx.model ? `, model ${h(cx.model)}` : ''} · Porcupine-style: bars span call → return, spaced by history order</span></h2><p>${h(cx.message)}</p>${cx.state ? `<p class="aside">State after the longest linearizable prefix: ${h(cx.state)}</p>` : ''}${counterexampleSvg(cx)}</section>` : ''}
+<section id="faults"><h2>Faults</h2>${faultList}</section>
+<section id="errors"><h2>Failed and unknown operations</h2>${errorsTable(index)}</section>
+<section id="checkers"><h2>Checkers</h2>${checkerTable(results.checkers)}</section>
+<footer>fencepost report · times are seconds since the run started (the harness's monotonic clock) · generated from history.jsonl, results.json and test.json${input.runDir ? ` in ${h(input.runDir)}` : ''}</footer>
+</main>
+${jsonBlock('fp-data', data)}
+${inlineScript(uplotJs())}
+${inlineScript(reportJs())}
+</body></html>
+`;
+}

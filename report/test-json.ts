@@ -1,0 +1,67 @@
+import type { Config } from '../harness/options.ts';
+
+/**
+ * `test.json` as a report reads it. The run orchestrator writes `{ argv, seed, config, versions, startedAt, lock }`;
+ * older runs, plugin runs and hand-made fixtures may lack any of it, so every field is read defensively and a
+ * missing one shows as "unknown" rather than breaking the page.
+ */
+export interface TestJson {
+  argv: string[];
+  seed: number | null;
+  config: Partial<Config>;
+  versions: Record<string, string>;
+  startedAt: string | null;
+  lock: string;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJson {
+  const r = isRecord(raw) ? raw : {};
+  const config = (isRecord(r.config) ? r.config : {}) as Partial<Config>;
+  const argv = Array.isArray(r.argv) ? r.argv.map(String) : Array.isArray(config.argv) ? config.argv.map(String) : [];
+  const seedRaw = typeof r.seed === 'number' ? r.seed : config.seed;
+  const versions: Record<string, string> = {};
+  if (isRecord(r.versions)) for (const [k, v] of Object.entries(r.versions)) versions[k] = String(v);
+  const lock = typeof r.lock === 'string' ? r.lock : typeof config.lock === 'string' ? config.lock : fallbackLock;
+  return {
+    argv,
+    seed: typeof seedRaw === 'number' && Number.isFinite(seedRaw) ? seedRaw : null,
+    config,
+    versions,
+    startedAt: typeof r.startedAt === 'string' ? r.startedAt : null,
+    lock,
+  };
+}
+
+function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_\-=.,/:@%+]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that replays this run: its own argv with the seed it actually used, even when the user let the
+ * harness choose one (fast-check's rule: a failure prints what replays it).
+ */
+export function rerunCommand(test: TestJson): string {
+  const args: string[] = [];
+  for (let i = 0; i < test.argv.length; i++) {
+    const a = test.argv[i];
+    if (a.startsWith('--seed=')) continue;
+    if (a === '--seed') {
+      i++;
+      continue;
+    }
+    args.push(a);
+  }
+  if (!args.some((a) => a === '--lock' || a.startsWith('--lock=')) && test.lock !== 'unknown') args.unshift(`--lock=${test.lock}`);
+  if (test.seed !== null) args.push(`--seed=${test.seed}`);
+  return ['npm run jepsen --', ...args.map(shellQuote)].join(' ');
+}
+
+/** The faults a run asked for, as a person would name them. */
+export function faultSummary(test: TestJson, observed: readonly string[]): string {
+  const n = test.config.nemesis;
+  if (Array.isArray(n)) return n.length === 0 ? 'none' : n.join(', ');
+  const seen = [...new Set(observed)];
+  return seen.length > 0 ? `${seen.join(', ')} (the strategy's default set)` : "the strategy's default set";
+}

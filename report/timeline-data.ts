@@ -1,0 +1,230 @@
+import type { FinalRead, WriteValue } from '../harness/history/bank.ts';
+import type { Op, ProcessId } from '../harness/history/op.ts';
+import type { FaultWindow } from './fault-windows.ts';
+import { faultLabel } from './fault-windows.ts';
+import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
+import type { Finding } from './story.ts';
+
+/**
+ * The timeline's data, in columns (parallel arrays) because a 10k-pair history as objects would triple the page.
+ *
+ * How much goes in depends on the history's size, and the page says which:
+ *  - `full`      (≤ FULL_DETAIL_PAIRS): every pair with its complete invoke/completion JSON for the hover;
+ *  - `summaries` (≤ MAX_DRAWN_PAIRS): every pair drawn, hover shows a one-line summary; full JSON only for
+ *                the ops findings point at and fail/info ops (up to MAX_DETAILS);
+ *  - `windowed`  (more): only pairs within WINDOW_PAD_MS of a fault or a finding are drawn (up to
+ *                MAX_DRAWN_PAIRS); the rest of the run is visible only in the throughput/latency charts.
+ */
+export const FULL_DETAIL_PAIRS = 3000;
+export const MAX_DRAWN_PAIRS = 60_000;
+export const MAX_DETAILS = 2000;
+export const WINDOW_PAD_MS = 2000;
+/** One op's JSON in a hover is cut here: a final read carries the whole ledger. */
+export const MAX_DETAIL_CHARS = 2000;
+const MAX_SUMMARY_CHARS = 120;
+
+export type TimelineMode = 'full' | 'summaries' | 'windowed';
+
+export interface TimelineData {
+  mode: TimelineMode;
+  totalPairs: number;
+  shownPairs: number;
+  endMs: number;
+  lanes: string[];
+  fNames: string[];
+  /**
+   * Columns, one entry per drawn pair, sorted by start. Encoded small, since they are most of a big page:
+   * `s` start and `i` invoke history index are deltas from the previous entry; `s` and `d` (duration, -1 = never
+   * completed) are integers in units of 10 µs. o: 0 ok, 1 fail, 2 info, 3 open.
+   */
+  s: number[];
+  d: number[];
+  l: number[];
+  f: number[];
+  o: number[];
+  i: number[];
+  sum: string[];
+  /** Value (and error) of invoke and completion as compact JSON, by invoke index (cut at MAX_DETAIL_CHARS). */
+  detail: Record<string, [string, string | null]>;
+  /** Lock-holding intervals, acquire ok → release invoke: lane, start, end, k (0 released, 1 release found the lock gone, 2 never released). */
+  holds: { l: number[]; s: number[]; e: number[]; k: number[] };
+  /** Fault bands; `lanes`: the lanes of the client processes the fault targets (a paused holder). */
+  faults: { f: string; s: number; e: number | null; label: string; note: string; lanes: number[] }[];
+  /** Ops the findings point at, by history index (invoke or completion): bad | good | note. */
+  marks: Record<string, Finding['severity']>;
+  /** windowed mode: the stretches that were kept. */
+  windows: [number, number][];
+}
+
+const OUTCOME = { ok: 0, fail: 1, info: 2, open: 3 } as const;
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+function laneOrder(a: ProcessId, b: ProcessId): number {
+  const rank = (p: ProcessId) => (typeof p === 'number' ? 0 : p === 'harness' ? 1 : 2);
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
+  return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
+}
+
+function cut(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}… (${(s.length - max).toLocaleString('en-US')} more characters)`;
+}
+
+/** What a hover adds to the bar's own facts: the op's value and error (its time, process and f are drawn). */
+function opJson(op: Op): string {
+  const head = op.type === 'invoke' ? 'invoke' : op.type;
+  return cut(`${head} ${JSON.stringify(op.value)}${op.error !== undefined ? `  error: ${op.error}` : ''}`, MAX_DETAIL_CHARS);
+}
+
+/** One line a person reads on hover: what the op did, in the bank workload's terms. */
+export function summarize(p: OpPair, showAccount: boolean): string {
+  const v = pairValue(p);
+  const err = p.completion?.error ?? p.invoke.error;
+  const acct = showAccount && typeof v.account === 'number' ? `a${v.account} ` : '';
+  let s: string;
+  switch (p.f) {
+    case 'acquire':
+      s = p.outcome === 'ok' ? `${v.token !== undefined ? `token ${String(v.token)}` : 'held'}${typeof v.validityMs === 'number' ? `, valid ${Math.round(v.validityMs)} ms` : ''}` : '';
+      break;
+    case 'read':
+      s = p.outcome === 'ok' ? `balance ${String(v.balance)} (write #${String(v.lastWriteId)})` : '';
+      break;
+    case 'write': {
+      const w = v as Partial<WriteValue>;
+      s = `${w.from}→${w.to}${w.token !== undefined ? ` token ${w.token}` : ''}${p.outcome === 'ok' && w.writeId !== undefined ? ` = write #${w.writeId}` : ''}`;
+      break;
+    }
+    case 'release':
+      s = p.outcome === 'ok' ? (v.released === false ? 'lock was no longer ours' : 'released') : '';
+      break;
+    case 'final-read': {
+      const fr = v as Partial<FinalRead>;
+      s = p.outcome === 'ok' ? `balance ${String(fr.balance)}, ${Array.isArray(fr.ledger) ? fr.ledger.length : '?'} committed writes` : '';
+      break;
+    }
+    default:
+      s = JSON.stringify(v);
+  }
+  return cut(`${acct}${s}${err ? `${s ? ' ' : ''}✗ ${err}` : ''}`, MAX_SUMMARY_CHARS);
+}
+
+function merge(windows: [number, number][]): [number, number][] {
+  const sorted = [...windows].sort((a, b) => a[0] - b[0]);
+  const out: [number, number][] = [];
+  for (const w of sorted) {
+    const last = out[out.length - 1];
+    if (last && w[0] <= last[1]) last[1] = Math.max(last[1], w[1]);
+    else out.push([w[0], w[1]]);
+  }
+  return out;
+}
+
+export function timelineData(index: RunIndex, faults: readonly FaultWindow[], found: readonly Finding[], opts: { accounts?: number } = {}): TimelineData {
+  const all = [...index.pairs].sort((a, b) => a.startMs - b.startMs);
+  const mode: TimelineMode = all.length <= FULL_DETAIL_PAIRS ? 'full' : all.length <= MAX_DRAWN_PAIRS ? 'summaries' : 'windowed';
+  const endMs = index.endMs;
+
+  let windows: [number, number][] = [];
+  let shown = all;
+  if (mode === 'windowed') {
+    windows = merge([
+      ...faults.map((w): [number, number] => [w.startMs - WINDOW_PAD_MS, (w.endMs ?? endMs) + WINDOW_PAD_MS]),
+      ...found.filter((f) => f.kind !== 'clean').map((f): [number, number] => [f.fromMs - WINDOW_PAD_MS, f.toMs + WINDOW_PAD_MS]),
+    ]);
+    if (windows.length === 0) windows = [[0, Math.min(endMs, 10_000)]];
+    shown = all.filter((p) => windows.some(([a, b]) => p.startMs <= b && (p.endMs ?? endMs) >= a)).slice(0, MAX_DRAWN_PAIRS);
+  }
+
+  const marks: TimelineData['marks'] = {};
+  const rank = { bad: 3, good: 2, note: 1 } as const;
+  for (const f of found) for (const i of f.ops) if (!marks[i] || rank[marks[i]] < rank[f.severity]) marks[i] = f.severity;
+
+  const processes = [...new Set(shown.map((p) => p.process))].sort(laneOrder);
+  const laneOf = new Map(processes.map((p, i) => [p, i]));
+  const fNames: string[] = [];
+  const fIndex = new Map<string, number>();
+  const showAccount = (opts.accounts ?? 1) > 1;
+  const data: TimelineData = {
+    mode,
+    totalPairs: all.length,
+    shownPairs: shown.length,
+    endMs: round(endMs),
+    lanes: processes.map((p) => processLabel(p)),
+    fNames,
+    s: [],
+    d: [],
+    l: [],
+    f: [],
+    o: [],
+    i: [],
+    sum: [],
+    detail: {},
+    holds: { l: [], s: [], e: [], k: [] },
+    faults: faults.map((w) => ({
+      f: w.f,
+      s: round(w.startMs),
+      e: w.endMs === null ? null : round(w.endMs),
+      label: faultLabel(w),
+      note: w.note ?? '',
+      lanes: w.processes.map((p) => laneOf.get(p)).filter((l): l is number => l !== undefined),
+    })),
+    marks,
+    windows: windows.map(([a, b]) => [round(Math.max(0, a)), round(Math.min(endMs, b))]),
+  };
+  let details = 0;
+  let prevStart = 0;
+  let prevIndex = 0;
+  for (const p of shown) {
+    let fi = fIndex.get(p.f);
+    if (fi === undefined) {
+      fi = fNames.length;
+      fNames.push(p.f);
+      fIndex.set(p.f, fi);
+    }
+    const start = Math.round(p.startMs * 100);
+    data.s.push(start - prevStart);
+    prevStart = start;
+    data.d.push(p.endMs === null ? -1 : Math.max(0, Math.round(p.endMs * 100) - start));
+    data.i.push(p.invoke.index - prevIndex);
+    prevIndex = p.invoke.index;
+    data.l.push(laneOf.get(p.process)!);
+    data.f.push(fi);
+    data.o.push(OUTCOME[p.outcome]);
+    data.sum.push(summarize(p, showAccount));
+    const marked = marks[p.invoke.index] !== undefined || (p.completion !== null && marks[p.completion.index] !== undefined);
+    if (mode === 'full' || marked || ((p.outcome === 'fail' || p.outcome === 'info') && details < MAX_DETAILS)) {
+      if (mode !== 'full' && !marked) details++;
+      data.detail[p.invoke.index] = [opJson(p.invoke), p.completion && p.completion !== p.invoke ? opJson(p.completion) : null];
+    }
+  }
+
+  // Holding intervals: acquire ok → that process's release completion; an info or the end of the process's ops
+  // leaves the lock unreleased (its lease dies with the TTL, which the client cannot see).
+  for (const proc of processes) {
+    if (typeof proc !== 'number') continue;
+    const pairs = index.byProcess.get(proc) ?? [];
+    let from: number | null = null;
+    let lastSeen = 0;
+    const close = (to: number, k: number) => {
+      if (from === null) return;
+      data.holds.l.push(laneOf.get(proc)!);
+      data.holds.s.push(round(from));
+      data.holds.e.push(round(to));
+      data.holds.k.push(k);
+      from = null;
+    };
+    for (const p of pairs) {
+      lastSeen = p.endMs ?? endMs;
+      if (p.f === 'acquire') {
+        close(p.startMs, 2);
+        if (p.outcome === 'ok' && p.endMs !== null) from = p.endMs;
+      } else if (p.f === 'release') {
+        // The hold ends when the client starts giving the lock up, as the mutual-exclusion checker counts it.
+        close(p.startMs, p.completion && pairValue(p).released === false ? 1 : 0);
+      } else if (p.outcome === 'info' || p.outcome === 'open') {
+        close(p.endMs ?? endMs, 2);
+      }
+    }
+    close(lastSeen, 2);
+  }
+  return data;
+}

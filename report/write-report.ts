@@ -1,0 +1,17 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunResults } from '../checkers/run-results.ts';
+import { renderReport } from './report-page.ts';
+import { readRun } from './run-files.ts';
+
+/**
+ * Reads a run dir's history.jsonl, results.json and test.json and writes report.html beside them. Returns the
+ * path written. A run without results.json (crashed before checking) still gets a report, with verdict unknown.
+ */
+export function writeReport(runDir: string): string {
+  const run = readRun(runDir);
+  const html = renderReport({ history: run.history, results: run.results as RunResults, test: run.test, runDir: path.resolve(runDir) });
+  const file = path.join(runDir, 'report.html');
+  fs.writeFileSync(file, html);
+  return file;
+}
