@@ -264,6 +264,21 @@ describe('deadline', () => {
   });
 });
 
+describe('memoisation of timed-out ops', () => {
+  it('treats identical timed-out ops as interchangeable: k of them cost k+1 configurations, not 2^k', () => {
+    // 24 clients each time out writing 1, then a read sees 2, which nobody wrote. To prove that, the search
+    // must rule out every way of placing the writes; naming them would give 2^24 configurations.
+    const h = history(
+      ...Array.from({ length: 24 }, (_, p) => [invoke(p, 'write', 1), info(p, 'write', 1)]).flat(),
+      invoke(99, 'read'),
+      ok(99, 'read', 2),
+    );
+    const r = check('register', h, { deadlineMs: 20_000 });
+    expect(r.valid).toBe(false);
+    expect(r.explored).toBeLessThan(1_000);
+  });
+});
+
 describe('counterexample', () => {
   it('names the op that cannot be placed, the state it met, and a window of history indexes around it', () => {
     const h = history(

@@ -157,21 +157,51 @@ function searchPartition(model: AnyModel, input: Operation[], deadline: number, 
   // sequential history. But with `first` = the lowest unlinearized completed id, every linearized completed
   // op above it was invoked before `first` returned (it had to come before that return in the list), so the
   // linearized set is exactly: all ids below `first`, plus some ids in (first, horizon[first]]. Only those
-  // few words go in the key, plus the bits of the never-completed ops (usually few).
+  // few words go in the key.
   const callsSorted = completed.map((op) => op.call);
   const horizon = new Int32Array(nOk);
   for (let id = 0; id < nOk; id++) horizon[id] = upperBound(callsSorted, completed[id].return) - 1;
   const okBits = new Uint32Array((nOk >> 5) + 1);
-  const infoBits = new Uint32Array(((n - nOk) >> 5) + 1);
   let first = 0;
+
+  // Never-completed ops with the same input and output are interchangeable: all that were ever placed were
+  // invoked before `first` returned (as above), and the rest of them stay placeable forever. So configurations
+  // that differ only in *which* of them are placed have the same future, and the key counts them per class
+  // instead of naming them. Without this, k timed-out `acquire`s (all alike) make 2^k configurations, not k+1.
+  // Ops alone in their class keep a bit each.
+  const classOf = new Int32Array(n - nOk);
+  const bitOf = new Int32Array(n - nOk).fill(-1);
+  let singles = 0;
+  let multiCount = 0;
+  {
+    const byKey = new Map<string, number[]>();
+    for (let i = 0; i < n - nOk; i++) {
+      const op = ops[nOk + i];
+      const key = `${JSON.stringify(op.input)}\u0000${JSON.stringify(op.output)}`;
+      const members = byKey.get(key);
+      if (members) members.push(i);
+      else byKey.set(key, [i]);
+    }
+    for (const members of byKey.values()) {
+      if (members.length === 1) bitOf[members[0]] = singles++;
+      else {
+        for (const i of members) classOf[i] = multiCount;
+        multiCount++;
+      }
+    }
+  }
+  const singleBits = new Uint32Array((singles >> 5) + 1);
+  const classCounts = new Int32Array(multiCount);
 
   const setBit = (id: number): void => {
     if (id < nOk) okBits[id >> 5] |= 1 << (id & 31);
-    else infoBits[(id - nOk) >> 5] |= 1 << ((id - nOk) & 31);
+    else if (bitOf[id - nOk] >= 0) singleBits[bitOf[id - nOk] >> 5] |= 1 << (bitOf[id - nOk] & 31);
+    else classCounts[classOf[id - nOk]]++;
   };
   const clearBit = (id: number): void => {
     if (id < nOk) okBits[id >> 5] &= ~(1 << (id & 31));
-    else infoBits[(id - nOk) >> 5] &= ~(1 << ((id - nOk) & 31));
+    else if (bitOf[id - nOk] >= 0) singleBits[bitOf[id - nOk] >> 5] &= ~(1 << (bitOf[id - nOk] & 31));
+    else classCounts[classOf[id - nOk]]--;
   };
   const advanceFirst = (from: number): number => {
     let i = from;
@@ -192,9 +222,13 @@ function searchPartition(model: AnyModel, input: Operation[], deadline: number, 
       const hi = horizon[first] >> 5;
       for (let w = first >> 5; w <= hi; w++) k += ',' + okBits[w];
     }
-    if (n > nOk) {
+    if (singles > 0) {
       k += '|';
-      for (let w = 0; w < infoBits.length; w++) k += infoBits[w] + ',';
+      for (let w = 0; w < singleBits.length; w++) k += singleBits[w] + ',';
+    }
+    if (multiCount > 0) {
+      k += '|';
+      for (let c = 0; c < multiCount; c++) k += classCounts[c] + ',';
     }
     return k + '|' + stateKey;
   };
