@@ -257,6 +257,12 @@ describe('deadline', () => {
     expect(checkLinearizable(model, ops, { deadlineMs: 10_000 }).valid).toBe(true);
   });
 
+  it('a search that reaches its memory cap says unknown too', () => {
+    const { model, ops } = historyModel('register')!.build(hard(99), { initial: 0 });
+    const r = checkLinearizable(model, ops, { maxConfigurations: 100 });
+    expect(r).toMatchObject({ valid: 'unknown', cause: 'memory', configurations: 100 });
+  });
+
   it('with the real clock and a tiny deadline, the hard history is unknown; given time it is invalid', () => {
     const { model, ops } = historyModel('register')!.build(hard(99), { initial: 0 });
     expect(checkLinearizable(model, ops, { deadlineMs: 0.01 }).valid).toBe('unknown');

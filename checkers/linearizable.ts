@@ -20,6 +20,11 @@ export interface LinearizableOptions {
   deadlineMs?: number;
   /** Clock in ms; tests may inject one. */
   now?: () => number;
+  /**
+   * Most distinct configurations the memo cache may hold (all partitions together) before the search gives
+   * up with `unknown`: a hard history must not take the harness down by running it out of memory.
+   */
+  maxConfigurations?: number;
 }
 
 /** An op as a person reads it in a counterexample. */
@@ -53,14 +58,22 @@ export interface LinearizableResult extends CheckerResult {
   model: string;
   operations: number;
   partitions: number;
-  /** Configurations the search visited: a measure of how hard the history was. */
+  /** Search steps: ops tried plus backtracks. A measure of how hard the history was. */
   explored: number;
+  /** Distinct configurations (linearized set × state) the memo cache held. */
+  configurations: number;
   elapsedMs: number;
-  cause?: 'timeout';
+  /** Why the verdict is `unknown`: the deadline passed, or the memo cache reached `maxConfigurations`. */
+  cause?: 'timeout' | 'memory';
   counterexample?: Counterexample;
 }
 
 const DEFAULT_DEADLINE_MS = 60_000;
+/**
+ * Measured ~260 bytes of heap per cached configuration on a hard 800-op register history (5M → 1.3 GB), so
+ * 2M stays near 500 MB: well inside Node's default heap on a small machine.
+ */
+const DEFAULT_MAX_CONFIGURATIONS = 2_000_000;
 /** How many ops of the prefix a counterexample shows; a person reads the end of it, not all of it. */
 const PREFIX_TAIL = 3;
 const MAX_CONCURRENT_SHOWN = 20;
@@ -71,11 +84,14 @@ export function checkLinearizable(model: AnyModel, ops: Operation[], opts: Linea
   const deadline = started + (opts.deadlineMs ?? DEFAULT_DEADLINE_MS);
   const partitions = (model.partition ? model.partition(ops) : [ops]).filter((p) => p.length > 0);
 
+  const budget = { deadline, now, configurationsLeft: opts.maxConfigurations ?? DEFAULT_MAX_CONFIGURATIONS };
   let explored = 0;
-  let timedOut = false;
+  let configurations = 0;
+  let cause: 'timeout' | 'memory' | undefined;
   for (const part of partitions) {
-    const outcome = searchPartition(model, part, deadline, now);
+    const outcome = searchPartition(model, part, budget);
     explored += outcome.explored;
+    configurations += outcome.configurations;
     if (outcome.valid === false) {
       return {
         valid: false,
@@ -83,29 +99,40 @@ export function checkLinearizable(model: AnyModel, ops: Operation[], opts: Linea
         operations: ops.length,
         partitions: partitions.length,
         explored,
+        configurations,
         elapsedMs: now() - started,
         counterexample: outcome.counterexample,
       };
     }
-    // Keep going after a timeout: a later partition may still prove the history invalid, and a definite
+    // Keep going after running out: a later partition may still prove the history invalid, and a definite
     // `false` outranks `unknown`. Once the deadline has passed the remaining partitions stop at once.
-    if (outcome.valid === 'unknown') timedOut = true;
+    if (outcome.valid === 'unknown') cause ??= outcome.cause;
   }
-  const valid: Valid = timedOut ? 'unknown' : true;
+  const valid: Valid = cause ? 'unknown' : true;
   return {
     valid,
     model: model.name,
     operations: ops.length,
     partitions: partitions.length,
     explored,
+    configurations,
     elapsedMs: now() - started,
-    ...(timedOut ? { cause: 'timeout' as const } : {}),
+    ...(cause ? { cause } : {}),
   };
 }
 
-type Outcome =
-  | { valid: true | 'unknown'; explored: number }
-  | { valid: false; explored: number; counterexample: Counterexample };
+type Outcome = { explored: number; configurations: number } & (
+  | { valid: true }
+  | { valid: 'unknown'; cause: 'timeout' | 'memory' }
+  | { valid: false; counterexample: Counterexample }
+);
+
+interface Budget {
+  deadline: number;
+  now: () => number;
+  /** Shared by all partitions, so the cap bounds the whole check. */
+  configurationsLeft: number;
+}
 
 /** A linearized op on the search stack; `parent` links make the stack persistent, so the best one can be kept. */
 interface Frame {
@@ -117,7 +144,7 @@ interface Frame {
   depth: number;
 }
 
-function searchPartition(model: AnyModel, input: Operation[], deadline: number, now: () => number): Outcome {
+function searchPartition(model: AnyModel, input: Operation[], budget: Budget): Outcome {
   const hash = model.hash ?? ((s: unknown) => JSON.stringify(s) ?? 'undefined');
 
   // Ids: completed ops first in call order, then the never-completed ones. The cache key depends on it (below).
@@ -257,7 +284,9 @@ function searchPartition(model: AnyModel, input: Operation[], deadline: number, 
   let entry = nxt[0];
 
   while (entry !== -1) {
-    if ((explored++ & 1023) === 0 && now() > deadline) return { valid: 'unknown', explored };
+    if ((explored++ & 1023) === 0 && budget.now() > budget.deadline) {
+      return { valid: 'unknown', cause: 'timeout', explored, configurations: cache.size };
+    }
     const id = (entry - 1) >> 1;
     if (entry & 1) {
       const op = ops[id];
@@ -268,6 +297,7 @@ function searchPartition(model: AnyModel, input: Operation[], deadline: number, 
         if (id === first) first = advanceFirst(first + 1);
         const key = configKey(hash(next));
         if (!cache.has(key)) {
+          if (budget.configurationsLeft-- <= 0) return { valid: 'unknown', cause: 'memory', explored, configurations: cache.size };
           cache.add(key);
           top = { id, state, first: savedFirst, parent: top, depth: top ? top.depth + 1 : 1 };
           state = next;
@@ -282,11 +312,11 @@ function searchPartition(model: AnyModel, input: Operation[], deadline: number, 
       continue;
     }
     // A return. If it belongs to a never-completed op, every completed op is already placed: done.
-    if (id >= nOk) return { valid: true, explored };
+    if (id >= nOk) return { valid: true, explored, configurations: cache.size };
     if (best === null || (top ? top.depth : 0) > (best.frame ? best.frame.depth : 0)) {
       best = { frame: top, blocked: id, state };
     }
-    if (top === null) return { valid: false, explored, counterexample: counterexample(model, ops, best) };
+    if (top === null) return { valid: false, explored, configurations: cache.size, counterexample: counterexample(model, ops, best) };
     const frame: Frame = top;
     top = frame.parent;
     state = frame.state;
@@ -296,7 +326,7 @@ function searchPartition(model: AnyModel, input: Operation[], deadline: number, 
     unlift(entry);
     entry = nxt[entry];
   }
-  return { valid: true, explored };
+  return { valid: true, explored, configurations: cache.size };
 }
 
 /** Index of the first element > x in an ascending array. */

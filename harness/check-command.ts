@@ -190,6 +190,7 @@ function modelSummary(file: string, r: LinearizableResult, ignored: Record<strin
     `  ${r.operations} ops in ${r.partitions} partition(s), ${r.explored} configurations explored in ${r.elapsedMs.toFixed(0)} ms`,
   ];
   if (r.cause === 'timeout') lines.push('  the search hit its deadline; raise --deadline to try harder');
+  if (r.cause === 'memory') lines.push('  the search filled its memo cache (2M configurations) before deciding; the history is too hard to settle');
   const skipped = Object.entries(ignored);
   if (skipped.length > 0) lines.push(`  ignored ops the model does not know: ${skipped.map(([f, n]) => `${f} ×${n}`).join(', ')}`);
   if (r.counterexample) {
@@ -206,7 +207,7 @@ function runSummary(dir: string, r: RunResults, fencing: boolean): string {
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,
   ];
   for (const [name, c] of Object.entries(r.checkers)) {
-    const why = c.error ? ` (${c.error})` : c.cause === 'timeout' ? ' (deadline reached)' : '';
+    const why = c.error ? ` (${c.error})` : c.cause === 'timeout' ? ' (deadline reached)' : c.cause === 'memory' ? ' (memo cache full)' : '';
     lines.push(`  ${name.padEnd(20)} ${verdictWord(c.valid)}${why}`);
   }
   const cx = (r.checkers.linearizable as Partial<LinearizableResult> | undefined)?.counterexample;
