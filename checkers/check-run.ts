@@ -27,6 +27,7 @@ export const DECIDING_CHECKERS = ['lost-updates', 'mutual-exclusion', 'fencing-o
 const DEFAULT_DEADLINE_MS = 60_000;
 /** The informational mutex check gets a small slice of the budget: it must never hold a run's results up. */
 const MUTEX_BUDGET_MS = 5_000;
+const MUTEX_MAX_CONFIGURATIONS = 500_000;
 
 /** Checks a bank run's history and fills every field of `results.json`. Pure: the caller does the I/O. */
 export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
@@ -37,7 +38,10 @@ export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
     'fencing-order': runChecker(() => checkFencingOrder(history, { fencing: opts.fencing })),
     linearizable: runChecker(() => checkLinearizable(accountModel, accountOperations(history), { deadlineMs })),
     'mutex-linearizable': runChecker(() => ({
-      ...checkLinearizable(mutexModel, mutexOperations(history).ops, { deadlineMs: Math.min(deadlineMs, MUTEX_BUDGET_MS) }),
+      ...checkLinearizable(mutexModel, mutexOperations(history).ops, {
+        deadlineMs: Math.min(deadlineMs, MUTEX_BUDGET_MS),
+        maxConfigurations: MUTEX_MAX_CONFIGURATIONS,
+      }),
       decides: false,
     })),
   };
