@@ -94,8 +94,13 @@ export function throughputData(index: RunIndex): ThroughputData {
   };
 }
 
-/** `params.offsetMs` may be one number for every target, a list in target order, or a map by target name. */
+/**
+ * A target's offset: `params.offsets[target]` (what the clock faults record), else `params.offsetMs` as one
+ * number for every target, a list in target order, or a map by target name.
+ */
 function offsetFor(params: Record<string, unknown> | undefined, target: string, i: number): number | null {
+  const byName = params?.offsets;
+  if (byName && typeof byName === 'object' && typeof (byName as Record<string, unknown>)[target] === 'number') return (byName as Record<string, number>)[target];
   const o = params?.offsetMs;
   if (typeof o === 'number' && Number.isFinite(o)) return o;
   if (Array.isArray(o) && typeof o[i] === 'number') return o[i];
@@ -107,7 +112,7 @@ const MAX_STROBE_STEPS = 2000;
 
 /** Per-target clock offset over time, as the clock faults set it; null when no clock fault ran. */
 export function clockData(faults: readonly FaultWindow[], endMs: number): ClockData | null {
-  const clock = faults.filter((w) => w.f === 'clock' || w.f === 'clock-strobe' || typeof w.params.offsetMs !== 'undefined');
+  const clock = faults.filter((w) => w.f === 'clock' || w.f === 'clock-strobe' || w.params.offsetMs !== undefined || w.params.offsets !== undefined);
   if (clock.length === 0) return null;
   const notes: string[] = [];
   const changes: { t: number; target: string; offset: number }[] = [];
@@ -122,7 +127,7 @@ export function clockData(faults: readonly FaultWindow[], endMs: number): ClockD
       const period = w.params.periodMs;
       if (w.f === 'clock-strobe' && typeof period === 'number' && period > 0) {
         // A strobe flips between the offset and none; drawn from its parameters (the shim's file is not sampled).
-        let on = true;
+        let on = w.params.startsHigh !== false;
         for (let t = w.startMs, k = 0; t < end && k < MAX_STROBE_STEPS; t += period, k++, on = !on) changes.push({ t, target, offset: on ? offset : 0 });
       } else changes.push({ t: w.startMs, target, offset });
       changes.push({ t: end, target, offset: offsetFor(w.endParams, target, i) ?? 0 });

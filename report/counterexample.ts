@@ -34,6 +34,8 @@ export interface CounterexampleBar {
 
 export interface CounterexampleView {
   checker: string;
+  /** false for a checker that reports without deciding the verdict (`decides: false`, e.g. mutex-linearizable). */
+  decides: boolean;
   model: string | null;
   message: string;
   state: string | null;
@@ -57,8 +59,9 @@ function span(index: RunIndex, indexes: number[]): { first: number; last: number
   return { first: sorted[0], last: open ? null : last };
 }
 
-/** The first failed checker that carries a counterexample with a window (normally `linearizable`). */
-export function counterexampleView(checkers: Record<string, CheckerResult> | undefined, index: RunIndex): CounterexampleView | null {
+/** Every failed checker that carries a counterexample (normally `linearizable`, then informational ones). */
+export function counterexampleViews(checkers: Record<string, CheckerResult> | undefined, index: RunIndex): CounterexampleView[] {
+  const out: CounterexampleView[] = [];
   const entries = Object.entries(checkers ?? {}).sort(([a], [b]) => (a === 'linearizable' ? -1 : b === 'linearizable' ? 1 : 0));
   for (const [name, r] of entries) {
     if (!isRecord(r) || r.valid !== false || !isRecord(r.counterexample)) continue;
@@ -110,15 +113,16 @@ export function counterexampleView(checkers: Record<string, CheckerResult> | und
     concurrent.forEach((x) => add(x, 'concurrent', null));
     if (blocked) add(blocked, 'blocked', null);
     if (bars.length === 0) continue;
-    return {
+    out.push({
       checker: name,
+      decides: r.decides !== false,
       model: typeof r.model === 'string' ? r.model : null,
       message: typeof cx.message === 'string' ? cx.message : '',
       state: typeof cx.state === 'string' ? cx.state : null,
       bars,
-    };
+    });
   }
-  return null;
+  return out.sort((a, b) => Number(b.decides) - Number(a.decides));
 }
 
 const STYLE: Record<BarRole, { fill: string; stroke: string; caption: string }> = {

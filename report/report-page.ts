@@ -2,7 +2,7 @@ import type { Op } from '../harness/history/op.ts';
 import type { CheckerResult, Quantiles, RunResults } from '../checkers/run-results.ts';
 import { pageCss, reportJs, uplotCss, uplotJs } from './assets.ts';
 import { clockData, latencyData, throughputData } from './chart-data.ts';
-import { counterexampleSvg, counterexampleView } from './counterexample.ts';
+import { counterexampleSvg, counterexampleViews, type CounterexampleView } from './counterexample.ts';
 import { faultWindows } from './fault-windows.ts';
 import { fmtAt, fmtCount, fmtDuration, fmtMs, fmtSigned, plural } from './format.ts';
 import { escapeHtml as h, inlineScript, inlineStyle, jsonBlock } from './html.ts';
@@ -17,6 +17,8 @@ export interface ReportInput {
   results: RunResults;
   test: TestJson;
   runDir?: string;
+  /** Files that were missing or damaged (from readRun), shown above everything else. */
+  problems?: string[];
 }
 
 /** Findings shown in full; the rest are listed one line each (a run can have hundreds of lost updates). */
@@ -154,6 +156,18 @@ function checkerTable(checkers: Record<string, CheckerResult> | undefined): stri
   return `<table class="wide"><thead><tr><th>checker</th><th>verdict</th><th>details</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+function counterexampleSection(views: CounterexampleView[]): string {
+  if (views.length === 0) return '';
+  const one = (cx: CounterexampleView) =>
+    `<h3>${h(cx.checker)}${cx.model ? ` <span class="aside">model ${h(cx.model)}</span>` : ''}</h3><p>${h(cx.message)}</p>` +
+    `${cx.state ? `<p class="aside">State after the longest linearizable prefix: ${h(cx.state)}</p>` : ''}${counterexampleSvg(cx)}`;
+  const deciding = views.filter((v) => v.decides);
+  const info = views.filter((v) => !v.decides);
+  return `<section id="counterexample"><h2>Linearizability counterexample <span class="aside">Porcupine-style: bars span call → return, spaced by history order; hover a bar for its history indexes</span></h2>
+${deciding.map(one).join('')}
+${info.map((cx) => `<details><summary>${h(cx.checker)} found no linearization either — informational, it does not decide the verdict (a lease-based lock under a paused holder is not a mutex by design)</summary>${one(cx)}</details>`).join('')}</section>`;
+}
+
 /**
  * The whole report as one HTML string: CSS, uPlot, our script and the data inlined, so the file opens from disk
  * anywhere. Pure (apart from reading the bundled assets once).
@@ -164,12 +178,14 @@ export function renderReport(input: ReportInput): string {
   const index = new RunIndex(history);
   const faults = faultWindows(history, results);
   const ttlMs = typeof test.config.ttlMs === 'number' ? test.config.ttlMs : null;
-  const found = findings({ index, results, faults, ttlMs, fencing: !!test.config.fencing, lock: test.lock });
+  // The postgres strategy is its own fence (the version column), as checkRun treats it.
+  const fencing = !!test.config.fencing || test.token === 'version';
+  const found = findings({ index, results, faults, ttlMs, fencing, lock: test.lock });
   const timeline = timelineData(index, faults, found, { accounts: test.config.accounts });
   const latency = latencyData(index);
   const throughput = throughputData(index);
   const clock = clockData(faults, index.endMs);
-  const cx = counterexampleView(results.checkers, index);
+  const cxs = counterexampleViews(results.checkers, index);
   const verdict = verdictWord(results.valid);
   const vclass = verdictClass(results.valid);
   const faultNames = faults.map((w) => w.f);
@@ -181,6 +197,10 @@ export function renderReport(input: ReportInput): string {
         .join('')}</tbody></table>`
     : '<p class="aside">No faults were injected.</p>';
   const data = { timeline, latency, throughput, clock };
+  const warnings = [
+    ...(test.interrupted ? ['This run was interrupted (Ctrl-C or SIGTERM): the history ends early and the verdict cannot be trusted.'] : []),
+    ...(input.problems ?? []).map((p) => `Problem reading the run: ${p}.`),
+  ];
 
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -191,6 +211,7 @@ ${inlineStyle(pageCss())}
 <header class="verdict ${vclass}"><div class="badge">${h(verdict)}</div><div><h1>${h(test.lock)}${faults.length ? ` under ${h([...new Set(faultNames)].join(', '))}` : ''}: ${h(headline(results, found))}</h1>
 <div class="sub">${[when, input.runDir, `${fmtCount(history.length)} history entries`].filter(Boolean).map((s) => `<span>${h(s)}</span>`).join('')}</div></div></header>
 <main>
+${warnings.length ? `<div class="warnings">${warnings.map((w) => `<p>${h(w)}</p>`).join('')}</div>` : ''}
 ${configStrip(test, results, faultNames)}
 ${findingsSection(found)}
 ${timelineSection(timeline)}
@@ -198,7 +219,7 @@ ${timelineSection(timeline)}
 <div class="charts"><div class="chart"><h3>Latency, invoke → ok (log scale)</h3><div id="chart-latency"></div></div><div class="chart"><h3>Throughput (completions per second, ${fmtMs(throughput.bucketMs)} buckets)</h3><div id="chart-throughput"></div></div></div>
 <div class="tables"><div>${quantileTable(results)}</div></div></section>
 ${clock ? `<section id="clock"><h2>Clock offsets <span class="aside">as the clock faults set them (from the nemesis ops, not measured on the nodes)</span></h2><div class="chart"><div id="chart-clock"></div></div>${clock.notes.map((n) => `<p class="aside">${h(n)}</p>`).join('')}</section>` : ''}
-${cx ? `<section id="counterexample"><h2>Linearizability counterexample <span class="aside">${h(cx.checker)}${cx.model ? `, model ${h(cx.model)}` : ''} · Porcupine-style: bars span call → return, spaced by history order</span></h2><p>${h(cx.message)}</p>${cx.state ? `<p class="aside">State after the longest linearizable prefix: ${h(cx.state)}</p>` : ''}${counterexampleSvg(cx)}</section>` : ''}
+${counterexampleSection(cxs)}
 <section id="faults"><h2>Faults</h2>${faultList}</section>
 <section id="errors"><h2>Failed and unknown operations</h2>${errorsTable(index)}</section>
 <section id="checkers"><h2>Checkers</h2>${checkerTable(results.checkers)}</section>

@@ -4,13 +4,15 @@ import type { RunResults } from '../checkers/run-results.ts';
 import { renderReport } from './report-page.ts';
 import { readRun } from './run-files.ts';
 
+export { renderReport, type ReportInput } from './report-page.ts';
+
 /**
  * Reads a run dir's history.jsonl, results.json and test.json and writes report.html beside them. Returns the
  * path written. A run without results.json (crashed before checking) still gets a report, with verdict unknown.
  */
 export function writeReport(runDir: string): string {
   const run = readRun(runDir);
-  const html = renderReport({ history: run.history, results: run.results as RunResults, test: run.test, runDir: path.resolve(runDir) });
+  const html = renderReport({ history: run.history, results: run.results as RunResults, test: run.test, runDir: path.resolve(runDir), problems: run.problems });
   const file = path.join(runDir, 'report.html');
   fs.writeFileSync(file, html);
   return file;

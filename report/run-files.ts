@@ -51,12 +51,15 @@ export function parseHistoryLines(text: string, problems: string[]): { ops: Op[]
   return { ops, truncatedTail };
 }
 
-export function readRun(runDir: string): RunFiles {
+/** `withHistory: false` skips history.jsonl (pages that only need the numbers: index, compare). */
+export function readRun(runDir: string, opts: { withHistory?: boolean } = {}): RunFiles {
   const problems: string[] = [];
   const historyFile = path.join(runDir, 'history.jsonl');
   let history: Op[] = [];
   let truncatedTail = false;
-  if (fs.existsSync(historyFile)) ({ ops: history, truncatedTail } = parseHistoryLines(fs.readFileSync(historyFile, 'utf8'), problems));
+  if (opts.withHistory === false) {
+    /* not read */
+  } else if (fs.existsSync(historyFile)) ({ ops: history, truncatedTail } = parseHistoryLines(fs.readFileSync(historyFile, 'utf8'), problems));
   else problems.push('history.jsonl is missing');
   const results = readJsonFile(path.join(runDir, 'results.json'), problems);
   const test = normalizeTestJson(readJsonFile(path.join(runDir, 'test.json'), problems), path.basename(path.dirname(path.resolve(runDir))));

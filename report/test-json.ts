@@ -12,6 +12,12 @@ export interface TestJson {
   versions: Record<string, string>;
   startedAt: string | null;
   lock: string;
+  /** The faults the run resolved (the strategy's defaults filled in); null when test.json doesn't say. */
+  faults: string[] | null;
+  /** Ctrl-C / SIGTERM ended the run early: the history is partial. */
+  interrupted: boolean;
+  /** The strategy's token kind (`monotonic` | `version` | `none`), when recorded. */
+  token: string | null;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -31,6 +37,9 @@ export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJ
     versions,
     startedAt: typeof r.startedAt === 'string' ? r.startedAt : null,
     lock,
+    faults: Array.isArray(r.faults) ? r.faults.map(String) : null,
+    interrupted: r.interrupted === true,
+    token: isRecord(r.strategy) && typeof r.strategy.token === 'string' ? r.strategy.token : null,
   };
 }
 
@@ -60,6 +69,7 @@ export function rerunCommand(test: TestJson): string {
 
 /** The faults a run asked for, as a person would name them. */
 export function faultSummary(test: TestJson, observed: readonly string[]): string {
+  if (test.faults) return test.faults.length === 0 ? 'none' : test.faults.join(', ');
   const n = test.config.nemesis;
   if (Array.isArray(n)) return n.length === 0 ? 'none' : n.join(', ');
   const seen = [...new Set(observed)];

@@ -446,5 +446,22 @@
   if (typeof ResizeObserver === 'function') new ResizeObserver(function () { onResize(); }).observe(document.body);
   else window.addEventListener('resize', onResize);
   draw();
-  window.__fencepost = { view: view, setView: setView, charts: charts.length, bars: T.s.length };
+  /* For tests and for poking at a report from the devtools console: where a bar is, and how many there are. */
+  window.__fencepost = {
+    view: view,
+    setView: setView,
+    charts: charts.length,
+    bars: T.s.length,
+    /* zoom to the op whose invocation has this history index; returns the bar's centre in client coordinates */
+    focus: function (historyIndex) {
+      var k = T.i.indexOf(historyIndex);
+      if (k < 0) return null;
+      var a = T.s[k], b = barEnd(k), pad = Math.max(20, (b - a) * 2);
+      view.from = a - pad;
+      view.to = b + pad;
+      draw();
+      var r = canvas.getBoundingClientRect();
+      return { x: r.left + (X(a) + X(b)) / 2, y: r.top + AXIS + T.l[k] * laneH + laneH / 2 };
+    },
+  };
 })();

@@ -1,0 +1,180 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+import { pageCss } from './assets.ts';
+import { fmtCount, fmtMs, plural } from './format.ts';
+import { escapeHtml as h, inlineStyle, jsonBlock } from './html.ts';
+import type { MatrixCell } from './matrix-cell.ts';
+
+/**
+ * The brief's "Choosing a lock" table, measured: one row per strategy, and the grid of every run behind it. Each
+ * cell links to the report that proves it and says whether it matches the oracle. A contradiction is a bug of
+ * ours until proven otherwise (design.md): an unsafe cell without anomalies points at the fault injection, a
+ * safe cell with anomalies at the harness.
+ */
+
+export interface MatrixPageOptions {
+  /** Folder the page is written to: cell links are relative to it. */
+  outDir: string;
+  generatedAt?: string;
+  /** The command that ran the matrix (with its seed). */
+  command?: string;
+}
+
+const FAULT_ORDER = ['none', 'pause-holder', 'restart-empty', 'clock'];
+
+interface Column {
+  key: string;
+  fault: string;
+  fencing: boolean;
+  title: string;
+}
+
+function columnsOf(cells: readonly MatrixCell[]): Column[] {
+  const cols = new Map<string, Column>();
+  for (const c of cells) {
+    const key = `${c.fault}|${c.fencing}`;
+    if (!cols.has(key)) cols.set(key, { key, fault: c.fault, fencing: c.fencing, title: c.column ?? `${c.fault === 'none' ? 'no fault' : c.fault}${c.fencing ? ' + --fencing' : ''}` });
+  }
+  const rank = (c: Column) => (c.fencing ? 100 : 0) + (FAULT_ORDER.includes(c.fault) ? FAULT_ORDER.indexOf(c.fault) : 50);
+  return [...cols.values()].sort((a, b) => rank(a) - rank(b));
+}
+
+function locksOf(cells: readonly MatrixCell[]): string[] {
+  const seen = [...new Set(cells.map((c) => c.lock))];
+  const rank = (l: string) => ((BUILTIN_LOCKS as readonly string[]).includes(l) ? (BUILTIN_LOCKS as readonly string[]).indexOf(l) : 100);
+  return seen.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+function reportLink(cell: MatrixCell, outDir: string): string | null {
+  if (!cell.runDir) return null;
+  return path.relative(outDir, path.join(cell.runDir, 'report.html')).split(path.sep).join('/');
+}
+
+function observedText(c: MatrixCell): string {
+  switch (c.observed) {
+    case 'lost':
+      return `lost ${fmtCount(c.lostUpdates)}`;
+    case 'safe':
+      return 'safe';
+    case 'refuse':
+      return 'refused';
+    default:
+      return 'unknown';
+  }
+}
+
+/** Why a contradiction matters, in design.md's words. */
+export function suspicion(c: MatrixCell): string {
+  if (c.expected === 'lost' && c.observed === 'safe') return 'an unsafe cell showed no anomaly: suspect the fault injection before the lock';
+  if (c.expected === 'safe' && c.observed === 'lost') return 'a safe cell showed lost updates: suspect the harness before the lock';
+  if (c.observed === 'unknown') return 'the run could not decide (a checker said unknown, or the run failed): look at its report';
+  if (c.expected === 'refuse') return 'the CLI should have refused this combination with an explanation';
+  return `expected ${c.expected}, observed ${c.observed}`;
+}
+
+function cellHtml(c: MatrixCell | undefined, outDir: string): string {
+  if (!c) return '<td class="cell na"><span class="aside">not run</span></td>';
+  const cls = c.expected === 'n/a' && c.observed !== 'lost' ? 'na' : c.observed === 'refuse' ? 'na' : c.observed;
+  const link = reportLink(c, outDir);
+  const perf = c.observed === 'safe' || c.observed === 'lost' ? `acquire p50 ${fmtMs(c.acquireP50)}${c.staleWritesRejected ? ` · ${fmtCount(c.staleWritesRejected)} stale rejected` : ''}` : '';
+  const inner =
+    `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'matches the oracle' : h(`contradicts the oracle: ${suspicion(c)}`)}">${c.matched ? '✓' : '✗'}</span>` +
+    `<div class="obs ${h(c.observed)}">${h(observedText(c))}</div><div class="exp">expected ${h(c.expected)}</div>` +
+    (perf ? `<div class="exp">${h(perf)}</div>` : '') +
+    (c.note ? `<div class="exp">${h(c.note)}</div>` : '');
+  return `<td class="cell ${cls}${c.matched ? '' : ' contradicts'}">${link ? `<a href="${h(link)}">${inner}</a>` : inner}</td>`;
+}
+
+function median(xs: number[]): number | null {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : null;
+}
+
+function choosingRow(lock: string, cells: MatrixCell[], outDir: string): string {
+  const link = (c: MatrixCell, text: string) => {
+    const l = reportLink(c, outDir);
+    return l ? `<a href="${h(l)}">${h(text)}</a>` : h(text);
+  };
+  const plain = cells.filter((c) => !c.fencing && c.observed !== 'refuse');
+  const broken = plain.filter((c) => c.observed === 'lost');
+  const held = plain.filter((c) => c.observed === 'safe');
+  const undecided = plain.filter((c) => c.observed === 'unknown');
+  const name = (c: MatrixCell) => c.column ?? (c.fault === 'none' ? 'no fault' : c.fault);
+  const exclusion = [
+    broken.length ? `<div><b class="obs lost">broken</b> under ${broken.map((c) => link(c, `${name(c)} (${fmtCount(c.lostUpdates)} lost)`)).join(', ')}</div>` : '',
+    held.length ? `<div><b class="obs safe">held</b> under ${held.map((c) => link(c, name(c))).join(', ')}</div>` : '',
+    undecided.length ? `<div><b>unknown</b> under ${undecided.map((c) => link(c, name(c))).join(', ')}</div>` : '',
+  ].join('');
+
+  const fenced = cells.filter((c) => c.fencing);
+  let fencing: string;
+  if (fenced.length === 0) fencing = '<span class="aside">not run</span>';
+  else if (fenced.every((c) => c.observed === 'refuse' || c.expected === 'refuse')) {
+    const c = fenced[0];
+    fencing = `no: ${c.observed === 'refuse' ? 'refused' : 'expected a refusal'}${c.note ? ` (${h(c.note)})` : ''}`;
+  } else if (fenced.every((c) => c.expected === 'n/a')) fencing = '<span class="aside">n/a</span>';
+  else {
+    const lost = fenced.filter((c) => c.observed === 'lost');
+    const stale = fenced.reduce((s, c) => s + c.staleWritesRejected, 0);
+    fencing = lost.length
+      ? `<b class="obs lost">token not honoured</b>: ${lost.map((c) => link(c, `${fmtCount(c.lostUpdates)} lost under ${name(c)}`)).join(', ')}`
+      : fenced.some((c) => c.observed === 'safe')
+        ? `<b class="obs safe">yes, honoured</b>: ${fenced.map((c) => link(c, plural(c.staleWritesRejected, 'stale write') + ' rejected')).join(', ')}${stale === 0 ? ' <span class="aside">(no stale write was attempted: the fault may not have hit)</span>' : ''}`
+        : fenced.map((c) => link(c, observedText(c))).join(', ');
+  }
+  const base = cells.find((c) => c.fault === 'none' && !c.fencing && (c.observed === 'safe' || c.observed === 'lost'));
+  const measured = cells.filter((c) => c.observed === 'safe' || c.observed === 'lost');
+  const p50 = base ? base.acquireP50 : median(measured.map((c) => c.acquireP50));
+  const p99 = base ? base.acquireP99 : median(measured.map((c) => c.acquireP99));
+  const lostTotal = cells.reduce((s, c) => s + (c.observed === 'lost' ? c.lostUpdates : 0), 0);
+  const matched = cells.filter((c) => c.matched).length;
+  return (
+    `<tr><td><b>${h(lock)}</b></td><td>${exclusion || '<span class="aside">–</span>'}</td><td>${fencing}</td>` +
+    `<td class="num">${h(fmtMs(p50))} / ${h(fmtMs(p99))}${base ? '' : '<div class="aside">median of the faulted runs</div>'}</td>` +
+    `<td class="num">${lostTotal ? `<b class="obs lost">${fmtCount(lostTotal)}</b>` : '0'}</td>` +
+    `<td class="num">${matched === cells.length ? `<span class="obs safe">${matched}/${cells.length} ✓</span>` : `<b class="obs lost">${matched}/${cells.length}</b>`}</td></tr>`
+  );
+}
+
+export function renderMatrix(cells: MatrixCell[], opts: MatrixPageOptions): string {
+  const cols = columnsOf(cells);
+  const locks = locksOf(cells);
+  const at = new Map(cells.map((c) => [`${c.lock}|${c.fault}|${c.fencing}`, c]));
+  const matched = cells.filter((c) => c.matched).length;
+  const all = matched === cells.length;
+  const contradictions = cells.filter((c) => !c.matched);
+  const grid = locks.map((l) => `<tr><th>${h(l)}</th>${cols.map((col) => cellHtml(at.get(`${l}|${col.fault}|${col.fencing}`), opts.outDir)).join('')}</tr>`);
+  const contra = contradictions.map((c) => {
+    const link = reportLink(c, opts.outDir);
+    const what = `${c.lock} under ${c.fault === 'none' ? 'no fault' : c.fault}${c.fencing ? ' with --fencing' : ''}: expected ${c.expected}, observed ${observedText(c)} — ${suspicion(c)}`;
+    return `<li>${link ? `<a href="${h(link)}">${h(what)}</a>` : h(what)}${c.note ? ` <span class="aside">(${h(c.note)})</span>` : ''}</li>`;
+  });
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>fencepost matrix: ${matched}/${cells.length} match the oracle</title>
+${inlineStyle(pageCss())}
+</head><body>
+<header class="verdict ${all ? 'good' : 'bad'}"><div class="badge">${all ? 'MATCHES' : 'CONTRADICTS'}</div><div><h1>Lock matrix: ${matched} of ${cells.length} cells match the oracle</h1><div class="sub">${[opts.generatedAt, opts.command].filter(Boolean).map((s) => `<span>${h(s)}</span>`).join('')}</div></div></header>
+<main>
+${contra.length ? `<h2>Contradictions <span class="aside">bugs of ours until proven otherwise</span></h2><ul>${contra.join('')}</ul>` : ''}
+<h2>Choosing a lock, measured <span class="aside">each entry links to the run that shows it</span></h2>
+<table class="wide"><thead><tr><th>strategy</th><th>mutual exclusion under faults</th><th>fencing token</th><th class="num">acquire p50 / p99</th><th class="num">lost updates</th><th class="num">oracle</th></tr></thead>
+<tbody>${locks.map((l) => choosingRow(l, cells.filter((c) => c.lock === l), opts.outDir)).join('\n')}</tbody></table>
+<h2>Every run <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · click a cell for its report</span></h2>
+<table class="matrix"><thead><tr><th></th>${cols.map((c) => `<th>${h(c.title)}</th>`).join('')}</tr></thead><tbody>${grid.join('\n')}</tbody></table>
+</main>
+${jsonBlock('fp-matrix', cells)}
+</body></html>
+`;
+}
+
+/** Writes `<dir>/matrix.html` (and the cells as matrix.json, for tools); returns the page's path. */
+export function writeMatrix(dir: string, cells: MatrixCell[], opts: Omit<MatrixPageOptions, 'outDir'> = {}): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const outDir = path.resolve(dir);
+  fs.writeFileSync(path.join(outDir, 'matrix.json'), `${JSON.stringify(cells, null, 2)}\n`);
+  const file = path.join(outDir, 'matrix.html');
+  fs.writeFileSync(file, renderMatrix(cells, { generatedAt: new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'), ...opts, outDir }));
+  return file;
+}

@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkRun } from '../checkers/check-run.ts';
+import type { Op } from '../harness/history/op.ts';
+import { clockData } from './chart-data.ts';
+import { faultWindows } from './fault-windows.ts';
+import { simulateBankRun } from './fixtures/bank-sim.ts';
+import { PAUSED_HOLDER_TEST, pausedHolderHistory } from './fixtures/paused-holder-history.ts';
+import { RunIndex } from './op-pairs.ts';
+import { renderReport, writeReport } from './report.ts';
+import { normalizeTestJson } from './test-json.ts';
+import { timelineData, type TimelineData } from './timeline-data.ts';
+
+const PWN = '<script>window.__pwned=1</script>';
+
+function dataOf(html: string): { timeline: TimelineData } {
+  const m = /<script type="application\/json" id="fp-data">([\s\S]*?)<\/script>/.exec(html);
+  return JSON.parse(m![1]);
+}
+
+function literalReport(opts: { fenced: boolean; note?: string; error?: string }) {
+  const history = pausedHolderHistory(opts);
+  const results = checkRun(history, { fencing: opts.fenced });
+  return renderReport({ history, results, test: normalizeTestJson(PAUSED_HOLDER_TEST), runDir: 'results/redis/x' });
+}
+
+describe('renderReport: the first screen', () => {
+  const html = literalReport({ fenced: false });
+
+  it('opens with the verdict, the config and the exact command to replay it', () => {
+    expect(html).toContain('<header class="verdict bad"><div class="badge">INVALID</div>');
+    expect(html).toContain('redis under pause-holder: 1 lost update, 1 confirmed lock overlap, not linearizable');
+    expect(html).toContain('npm run jepsen -- --lock=redis --nemesis=pause-holder --ttl=2000 --seed=1234');
+    expect(html).toMatch(/<b>TTL<\/b>2,000 ms/);
+  });
+
+  it('names the lost update and the paused holder before the timeline', () => {
+    const findings = html.indexOf('id="findings"');
+    const timeline = html.indexOf('id="timeline"');
+    expect(findings).toBeGreaterThan(0);
+    expect(findings).toBeLessThan(timeline);
+    const first = html.slice(findings, timeline);
+    expect(first).toContain("Lost update on account 0: p1&#39;s write #1 (+50) erased by p0&#39;s write #2");
+    expect(first).toContain('p0 was paused for 3,000 ms (pause-holder, 0.005 s → 3.005 s) while holding the lock on account 0 (token 1), longer than the 2,000 ms TTL.');
+    expect(first).toContain('p0 paused for 3,000 ms while holding the lock on account 0 (pause-holder)');
+    // each anomaly links to its place on the timeline
+    expect(first).toMatch(/<a class="goto" href="#timeline" data-from="[\d.]+" data-to="[\d.]+" data-ops="[\d,]+">/);
+  });
+
+  it('draws the counterexample of the linearizability checker', () => {
+    expect(html).toContain('id="counterexample"');
+    expect(html).toContain('cannot be linearized');
+    expect(html).toContain('<svg class="cx"');
+  });
+
+  it('is green with the fence holding', () => {
+    const fenced = literalReport({ fenced: true });
+    expect(fenced).toContain('<header class="verdict good"><div class="badge">VALID</div>');
+    expect(fenced).toContain('rejected as stale (stale-token) at 3.008 s: the fence held.');
+    // the lock service from the clients' view is still not a mutex: shown folded, marked as not deciding
+    expect(fenced).toMatch(/<details><summary>mutex-linearizable found no linearization either — informational/);
+    expect(fenced).not.toMatch(/<h3>linearizable/);
+  });
+});
+
+describe('renderReport: history strings are data, never markup', () => {
+  const html = literalReport({ fenced: false, note: `note ${PWN}`, error: `boom ${PWN}` });
+
+  it('escapes them in text and in the inline JSON', () => {
+    expect(html).not.toContain(PWN);
+    expect(html).toContain('boom &lt;script&gt;window.__pwned=1&lt;/script&gt;');
+    expect(html).toContain('note &lt;script&gt;window.__pwned=1&lt;/script&gt;');
+    expect(html).toContain('\\u003cscript\\u003ewindow.__pwned=1\\u003c/script\\u003e');
+  });
+
+  it('gets them back intact from the JSON block', () => {
+    const t = dataOf(html).timeline;
+    expect(t.faults[0].note).toBe(`note ${PWN}`);
+    expect(Object.values(t.detail).some(([, completion]) => completion?.includes(`boom ${PWN}`))).toBe(true);
+  });
+
+  it('inlines everything: no external script, stylesheet or font', () => {
+    expect(html).not.toMatch(/<script[^>]+src=/);
+    expect(html).not.toMatch(/<link[^>]+stylesheet/);
+    expect(html).toContain('uPlot');
+  });
+});
+
+describe('renderReport: big histories', () => {
+  it('draws every pair of a 10k-pair history with one-line summaries and stays under 1 MB', () => {
+    const run = simulateBankRun({ pause: { atMs: 8000, durationMs: 3000 }, durationMs: 44_000, thinkMs: 10 });
+    const html = renderReport({ history: run.history, results: run.results, test: normalizeTestJson(run.test) });
+    const t = dataOf(html).timeline;
+    expect(t.totalPairs).toBeGreaterThan(10_000);
+    expect(t.mode).toBe('summaries');
+    expect(t.shownPairs).toBe(t.totalPairs);
+    expect(html).toContain(`All ${t.totalPairs.toLocaleString('en-US')} op pairs are drawn`);
+    expect(html.length).toBeLessThan(1_000_000);
+  });
+
+  it('keeps only the stretches around faults and findings past 60k pairs, and says so', () => {
+    const history: Op[] = [];
+    const push = (ms: number, process: Op['process'], type: Op['type'], f: string, value: unknown) => history.push({ index: history.length, time: Math.round(ms * 1e6), process, type, f, value });
+    for (let k = 0; k < 61_000; k++) {
+      const t = k * 2;
+      push(t, k % 4, 'invoke', 'read', { account: 0 });
+      push(t + 1, k % 4, 'ok', 'read', { account: 0, balance: 1, version: 0, lastWriteId: 0 });
+    }
+    push(50_000, 'nemesis', 'info', 'pause-client', { phase: 'start', targets: ['client p1 (pid 9)'] });
+    push(51_000, 'nemesis', 'info', 'pause-client', { phase: 'end', targets: ['client p1 (pid 9)'] });
+    history.sort((a, b) => a.time - b.time).forEach((o, i) => (o.index = i));
+    const index = new RunIndex(history);
+    const t = timelineData(index, faultWindows(history), []);
+    expect(t.mode).toBe('windowed');
+    expect(t.windows).toEqual([[48_000, 53_000]]);
+    expect(t.shownPairs).toBeGreaterThan(2000);
+    expect(t.shownPairs).toBeLessThan(3000);
+  });
+});
+
+describe('clock offsets', () => {
+  it('steps each target to the offset its fault recorded and back', () => {
+    const ops: Op[] = [
+      { index: 0, time: 1e9, process: 'nemesis', type: 'info', f: 'clock', value: { phase: 'start', targets: ['redis[0]', 'redis[1]'], params: { offsetMs: 60_000, offsets: { 'redis[0]': 60_000, 'redis[1]': 30_000 } } } },
+      { index: 1, time: 3e9, process: 'nemesis', type: 'info', f: 'clock', value: { phase: 'end', targets: ['redis[0]', 'redis[1]'], params: { offsets: { 'redis[0]': 0, 'redis[1]': 0 } } } },
+    ];
+    const c = clockData(faultWindows(ops), 5000)!;
+    expect(c.x).toEqual([0, 1, 3, 5]);
+    expect(c.series).toEqual([
+      { label: 'redis[0] (ms)', values: [0, 60_000, 0, 0] },
+      { label: 'redis[1] (ms)', values: [0, 30_000, 0, 0] },
+    ]);
+    expect(clockData([], 5000)).toBeNull();
+  });
+});
+
+describe('writeReport', () => {
+  it('writes report.html from a run dir, and still does when results.json is missing', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-report-'));
+    const history = pausedHolderHistory({ fenced: false });
+    fs.writeFileSync(path.join(dir, 'history.jsonl'), `${history.map((o) => JSON.stringify(o)).join('\n')}\n{"index":`);
+    fs.writeFileSync(path.join(dir, 'test.json'), JSON.stringify(PAUSED_HOLDER_TEST));
+    const file = writeReport(dir);
+    const html = fs.readFileSync(file, 'utf8');
+    expect(file).toBe(path.join(dir, 'report.html'));
+    expect(html).toContain('<div class="badge">UNKNOWN</div>');
+    expect(html).toContain('Problem reading the run: results.json is missing.');
+    fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify(checkRun(history, { fencing: false })));
+    expect(fs.readFileSync(writeReport(dir), 'utf8')).toContain('<div class="badge">INVALID</div>');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
