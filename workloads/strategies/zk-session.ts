@@ -145,6 +145,20 @@ export class ZkSession {
     );
   }
 
+  /**
+   * Writes `data` to an existing node and returns its new stat, or null if the node does not exist. Unlike a
+   * read, a write is ordered by the leader: its answer is linearizable. An unconditional overwrite (version -1)
+   * is idempotent, so it is retried after a connection loss like a read.
+   */
+  async setData(path: string, data: Buffer): Promise<Stat | null> {
+    try {
+      return await this.call<Stat>(`setData ${path}`, (cb) => this.client.setData(path, data, -1, cb), true);
+    } catch (err) {
+      if (zkErrorCode(err) === Exception.NO_NODE) return null;
+      throw err;
+    }
+  }
+
   /** Resolves true if this call deleted the node, false if it did not exist. Not retried: see `call`. */
   async remove(path: string): Promise<boolean> {
     try {

@@ -118,11 +118,17 @@ class ZkLockClient implements LockClient {
     }
   }
 
-  /** ZooKeeper heartbeats on its own; renewing means checking that our node (hence our session) is still there. */
+  /**
+   * ZooKeeper heartbeats on its own; renewing means checking that our node (hence our session) is still there.
+   * The check is a write to our own node, not `exists`: reads are answered by whichever server we are connected
+   * to, and a follower that lags can still show the node of an expired session — the tests saw a resumed
+   * former owner's `exists` say "still yours" after the next owner had the lock. A write goes through the
+   * leader, which also refuses it from an expired session.
+   */
   async renew(lease: Lease): Promise<boolean> {
     if (this.session.expired) return false;
     try {
-      const stat = await this.session.exists((lease.handle as ZkHandle).path);
+      const stat = await this.session.setData((lease.handle as ZkHandle).path, Buffer.from(`renewed by pid ${process.pid}`));
       return stat !== null && stat.czxid.readBigUInt64BE(0).toString() === lease.token;
     } catch (err) {
       // Expired while we asked (typical for a client just resumed from a pause): its node is gone for sure.
