@@ -1,0 +1,218 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Cluster } from '../../harness/backends/cluster.ts';
+import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
+import { PidRegistry } from '../../harness/pid-registry.ts';
+import { LockNotAcquired, type LockClient, type LockContext } from '../strategy.ts';
+import redlockNpm, { resourceFor } from './redlock-npm.ts';
+
+let runDir: string;
+let cluster: Cluster;
+const clients: LockClient[] = [];
+const direct: Redis[] = [];
+
+function ctx(over: Partial<LockContext> = {}): LockContext {
+  return {
+    redis: cluster.redis.map((n) => ({ host: '127.0.0.1', port: n.port })),
+    etcd: [],
+    zookeeper: '',
+    ttlMs: 5_000,
+    acquireTimeoutMs: 2_000,
+    client: clients.length,
+    seed: 3 + clients.length,
+    ...over,
+  };
+}
+
+async function connect(over: Partial<LockContext> = {}): Promise<LockClient> {
+  const c = await redlockNpm.connect(ctx(over));
+  clients.push(c);
+  return c;
+}
+
+/**
+ * How many masters hold `key` right now, read with clients of our own (a paused master counts as not holding).
+ * Redlock resolves on the third vote, so the others may still be on their way: `settleMs` lets them land.
+ */
+async function holders(key: string, settleMs = 50): Promise<number> {
+  await new Promise((r) => setTimeout(r, settleMs));
+  const values = await Promise.all(direct.map((r) => r.get(resourceFor(key)).catch(() => null)));
+  return values.filter((v) => v !== null).length;
+}
+
+beforeAll(async () => {
+  runDir = await mkdtemp(join(tmpdir(), 'fencepost-redlock-npm-'));
+  cluster = await createLocalCluster({ redis: 5 }, runDir, new PidRegistry(join(runDir, 'pids')));
+  await cluster.start();
+  for (const n of cluster.redis) {
+    // Our own observers: they must neither hang on a paused master nor give up on a restarted one.
+    const r = new Redis({ port: n.port, host: '127.0.0.1', commandTimeout: 200, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => 100 });
+    r.on('error', () => {});
+    direct.push(r);
+  }
+  await Promise.all(direct.map((r) => new Promise((resolve) => r.once('ready', resolve))));
+});
+
+afterEach(async () => {
+  // A failed assertion must not leave masters paused for the next test.
+  await Promise.all(cluster.redis.map((n) => n.resume()));
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+  for (const r of direct) r.disconnect();
+  await cluster?.teardown();
+  if (runDir) await rm(runDir, { recursive: true, force: true });
+});
+
+describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 5)', () => {
+  it('declares what the harness needs', () => {
+    expect(redlockNpm.name).toBe('redlock-npm');
+    expect(redlockNpm.needs).toEqual(['redis']);
+    expect(redlockNpm.token).toBe('none');
+  });
+
+  it('sets the lock on the masters with the TTL and reports validity net of drift', async () => {
+    const a = await connect();
+    const lease = await a.acquire('basic');
+    expect(lease.token).toBeUndefined();
+    // TTL 5000 ms, drift 1 % + 2 ms = 52 ms: at most 4948 ms of validity, minus the round trip.
+    expect(lease.validityMs).toBeLessThanOrEqual(4_948);
+    expect(lease.validityMs).toBeGreaterThan(4_800);
+    expect(await holders('basic')).toBe(5);
+    const pttl = await direct[0].pttl(resourceFor('basic'));
+    expect(pttl).toBeGreaterThan(4_500);
+    expect(pttl).toBeLessThanOrEqual(5_000);
+    expect(await a.release(lease)).toBe(true);
+    expect(await holders('basic')).toBe(0);
+  });
+
+  it('makes a second client wait until the first releases, then hands it the lock', async () => {
+    const [a, b] = [await connect(), await connect()];
+    const first = await a.acquire('contend');
+    let secondDone = false;
+    const second = b.acquire('contend').then((l) => ((secondDone = true), l));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(secondDone).toBe(false);
+    const releasedAt = performance.now();
+    expect(await a.release(first)).toBe(true);
+    const lease = await second;
+    // Polling, not waiting on an event: the next retry comes within retryDelay + jitter (150 ms).
+    expect(performance.now() - releasedAt).toBeLessThan(500);
+    expect(lease.attempts).toBeGreaterThan(1);
+    expect(await b.release(lease)).toBe(true);
+  });
+
+  it('times out with LockNotAcquired while another client holds the lock', async () => {
+    const a = await connect();
+    const b = await connect({ acquireTimeoutMs: 600 });
+    const held = await a.acquire('timeout');
+    const started = performance.now();
+    const err = await b.acquire('timeout').catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    expect(err).toBeInstanceOf(LockNotAcquired);
+    expect((err as LockNotAcquired).attempts).toBe(7); // retryCount 6 + the first try
+    expect(elapsed).toBeGreaterThan(400);
+    expect(elapsed).toBeLessThan(1_500);
+    // The loser's cleanup (release script on all masters) must not have touched the holder's value.
+    expect(await holders('timeout')).toBe(5);
+    expect(await a.release(held)).toBe(true);
+  });
+
+  it('renew extends a held lock; release and renew of an expired lock answer false at once', async () => {
+    const a = await connect({ ttlMs: 800 });
+    const lease = await a.acquire('expire');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await a.renew!(lease)).toBe(true);
+    // extend, too, returns on the third vote (the first EVALSHA of a script on a master costs a NOSCRIPT retry).
+    await new Promise((r) => setTimeout(r, 50));
+    const pttls = await Promise.all(direct.map((r) => r.pttl(resourceFor('expire'))));
+    expect(Math.min(...pttls)).toBeGreaterThan(600);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await holders('expire')).toBe(0);
+    const started = performance.now();
+    expect(await a.release(lease)).toBe(false);
+    expect(await a.renew!(lease)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(300); // one round, not acquire's retry budget
+  });
+
+  it('acquires and releases with 2 of 5 masters paused', async () => {
+    const a = await connect();
+    await cluster.redis[1].pause();
+    await cluster.redis[3].pause();
+    const started = performance.now();
+    const lease = await a.acquire('minority-paused');
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(lease.attempts).toBe(1);
+    expect(await holders('minority-paused')).toBeGreaterThanOrEqual(3);
+    expect(await a.release(lease)).toBe(true);
+  });
+
+  it('fails with LockNotAcquired with 3 of 5 masters paused, and works again once they resume', async () => {
+    const a = await connect({ acquireTimeoutMs: 500 });
+    for (const i of [0, 2, 4]) await cluster.redis[i].pause();
+    const started = performance.now();
+    const err = await a.acquire('majority-paused').catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    expect(err).toBeInstanceOf(LockNotAcquired);
+    // Every attempt waits out the 100 ms command timeout on the paused masters, on top of the retry delay.
+    expect(elapsed).toBeLessThan(2_000);
+    for (const i of [0, 2, 4]) await cluster.redis[i].resume();
+    // The paused masters now run the queued SETs of every attempt, then the one release script the package
+    // sends after its last failed attempt (same connection, so in that order): nothing stays behind.
+    expect(await holders('majority-paused', 200)).toBe(0);
+    const lease = await a.acquire('majority-paused');
+    expect(await a.release(lease)).toBe(true);
+  });
+
+  it('reconnects to a master that was killed and restarted empty', async () => {
+    const a = await connect();
+    await cluster.redis[4].kill();
+    const whileDown = await a.acquire('restart');
+    expect(whileDown.attempts).toBe(1);
+    await a.release(whileDown);
+    await cluster.redis[4].start();
+    // retryStrategy keeps trying (every ≤ 500 ms): the restarted master soon gets votes again.
+    const deadline = performance.now() + 5_000;
+    let onRestarted: string | null = null;
+    while (onRestarted === null && performance.now() < deadline) {
+      const lease = await a.acquire('restart');
+      await new Promise((r) => setTimeout(r, 50));
+      onRestarted = await direct[4].get(resourceFor('restart')).catch(() => null);
+      if (onRestarted === null) await new Promise((r) => setTimeout(r, 100));
+      await a.release(lease);
+    }
+    expect(onRestarted).not.toBeNull();
+  });
+
+  it("documents a deviation from the spec: a failed attempt's partial locks block its own retries until the TTL", async () => {
+    // The spec releases on all masters after a failed attempt. The package releases only after the *last*
+    // attempt, and its acquire script refuses a key that exists — even with its own value. So once an attempt
+    // has won a minority, later attempts of the same acquire() cannot count those masters.
+    const a = await connect({ ttlMs: 5_000, acquireTimeoutMs: 1_500 });
+    const key = resourceFor('own-partial');
+    await direct[0].set(key, 'someone-else', 'PX', 60_000);
+    await direct[1].set(key, 'someone-else', 'PX', 60_000);
+    await cluster.redis[4].pause();
+    const attempt = a.acquire('own-partial').catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 400));
+    // Masters 2 and 3 carry the value of a's first attempt: a's own partial lock.
+    const partial = await Promise.all([direct[2].get(key), direct[3].get(key)]);
+    expect(partial[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(partial[1]).toBe(partial[0]);
+    // The other holder goes away: masters 0–3 have no foreign lock, and 4 of 5 answer.
+    await direct[0].del(key);
+    await direct[1].del(key);
+    const err = await attempt;
+    expect(err).toBeInstanceOf(LockNotAcquired);
+    await cluster.redis[4].resume();
+    expect(await holders('own-partial', 200)).toBe(0); // the final release did clean up
+    // A fresh acquire() (new value, no partial locks of its own) gets it at once.
+    const lease = await a.acquire('own-partial');
+    expect(lease.attempts).toBe(1);
+    expect(await a.release(lease)).toBe(true);
+  });
+});

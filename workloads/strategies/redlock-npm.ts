@@ -1,0 +1,150 @@
+import { Redis } from 'ioredis';
+// @ts-expect-error — redlock 5.0.0-beta.2 declares its types only at the top-level "types", which NodeNext
+// resolution ignores because the package has "exports" without a "types" condition. The runtime import is fine
+// (dist/esm); the types come from the package's own declaration file through the type-only import below.
+import RedlockRuntime, { ExecutionError as ExecutionErrorRuntime } from 'redlock';
+import type * as RedlockTypes from '../../node_modules/redlock/dist/index.js';
+import { LockNotAcquired, type LockClient, type LockContext, type LockStrategy, type Lease } from '../strategy.ts';
+
+const Redlock = RedlockRuntime as typeof RedlockTypes.default;
+const ExecutionError = ExecutionErrorRuntime as typeof RedlockTypes.ExecutionError;
+type Redlock = RedlockTypes.default;
+type RedlockLock = RedlockTypes.Lock;
+
+/**
+ * The published `redlock` package (5.0.0-beta.2) over five independent ioredis clients, used as its README
+ * shows. It is here to be measured next to our own Redlock: per the oracle it is safe without faults and loses
+ * updates when a holder pauses past the TTL or a master restarts empty — it has no fencing token.
+ *
+ * What the package does (node_modules/redlock/dist/esm/index.js), as far as the harness cares:
+ * - acquire runs a Lua SET-if-absent with PX on every master and returns on the first quorum (3 of 5); on
+ *   failure it runs the release script on all masters once and retries after `retryDelay ± retryJitter`.
+ *   Its jitter uses Math.random, so retry timing does not replay from --seed (ctx.seed is unused here).
+ * - validity: `expiration = start + ttl − (driftFactor·ttl + 2 ms)`, with `start` taken before the *first*
+ *   attempt, not the successful one — conservative, but a lock won after many retries can come back with
+ *   little or no validity left. Lease.validityMs reports what is left.
+ * - `lock.release()` and `lock.extend()` use the instance's retry settings, so with the retryCount that makes
+ *   acquire wait for acquireTimeoutMs, releasing a lock that already expired would retry for just as long.
+ *   We call `redlock.release(lock, { retryCount: 0 })` instead: one round is the answer.
+ */
+
+/** Per-command deadline: a paused master must cost one short timeout per attempt, not a hang. */
+const COMMAND_TIMEOUT_MS = 100;
+const RETRY_DELAY_MS = 100;
+const RETRY_JITTER_MS = 50;
+
+export function resourceFor(key: string): string {
+  return `fencepost:redlock-npm:${key}`;
+}
+
+function masterClient(host: string, port: number): Redis {
+  const client = new Redis({
+    host,
+    port,
+    // Fail fast while a master is down or paused: no offline queue, no per-request retries, a short deadline,
+    // and never replay a lock command after a reconnect (it would take a lock long after we gave up on it).
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    connectTimeout: 500,
+    // Keep reconnecting for as long as the client lives: masters come back after restarts.
+    retryStrategy: (times) => Math.min(50 * times, 500),
+  });
+  // A dead master is a vote against, not a crash.
+  client.on('error', () => {});
+  return client;
+}
+
+/** Waits until every client is ready or `ms` passes: a master that is down at connect time is not fatal. */
+async function readyWithin(clients: Redis[], ms: number): Promise<void> {
+  await Promise.all(
+    clients.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.status === 'ready') return resolve();
+          const timer = setTimeout(done, ms);
+          c.once('ready', done);
+          function done() {
+            clearTimeout(timer);
+            c.off('ready', done);
+            resolve();
+          }
+        }),
+    ),
+  );
+}
+
+class RedlockNpmClient implements LockClient {
+  constructor(
+    private readonly ctx: LockContext,
+    private readonly clients: Redis[],
+    private readonly redlock: Redlock,
+  ) {}
+
+  async acquire(key: string): Promise<Lease> {
+    try {
+      const lock = await this.redlock.acquire([resourceFor(key)], this.ctx.ttlMs);
+      return { key, validityMs: Math.max(0, lock.expiration - Date.now()), attempts: lock.attempts.length, handle: lock };
+    } catch (err) {
+      // The package's only "no quorum" error: locked elsewhere, or too few masters answered, on every attempt.
+      // It has already run its release script on all masters, so no partial lock is left behind.
+      if (err instanceof ExecutionError) {
+        throw new LockNotAcquired(`redlock-npm: no quorum for ${resourceFor(key)} in ${err.attempts.length} attempts: ${err.message}`, err.attempts.length);
+      }
+      throw err;
+    }
+  }
+
+  /** The watchdog's extension: resolves false when a quorum no longer holds our value (or it already expired). */
+  async renew(lease: Lease): Promise<boolean> {
+    try {
+      lease.handle = await this.redlock.extend(lease.handle as RedlockLock, this.ctx.ttlMs, { retryCount: 0 });
+      lease.validityMs = Math.max(0, (lease.handle as RedlockLock).expiration - Date.now());
+      return true;
+    } catch (err) {
+      if (err instanceof ExecutionError) return false;
+      throw err;
+    }
+  }
+
+  async release(lease: Lease): Promise<boolean> {
+    try {
+      await this.redlock.release(lease.handle as RedlockLock, { retryCount: 0 });
+      return true;
+    } catch (err) {
+      // No quorum deleted our value: it had expired (or was never on a majority any more).
+      if (err instanceof ExecutionError) return false;
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    // disconnect(), not redlock.quit(): QUIT waits for a reply a paused master never sends.
+    for (const c of this.clients) c.disconnect();
+  }
+}
+
+const redlockNpm: LockStrategy = {
+  name: 'redlock-npm',
+  needs: ['redis'],
+  token: 'none',
+  async connect(ctx) {
+    const clients = ctx.redis.map((e) => masterClient(e.host, e.port));
+    await readyWithin(clients, 1_000);
+    const redlock = new Redlock(clients, {
+      driftFactor: 0.01,
+      // Healthy masters answer in ~1 ms, so acquire gives up after ≈ acquireTimeoutMs; with a majority paused
+      // each attempt also waits out the command timeout, up to (1 + COMMAND_TIMEOUT/RETRY_DELAY)× that.
+      retryCount: Math.max(0, Math.floor(ctx.acquireTimeoutMs / RETRY_DELAY_MS)),
+      retryDelay: RETRY_DELAY_MS,
+      retryJitter: RETRY_JITTER_MS,
+      automaticExtensionThreshold: 500,
+    });
+    // The package already swallows its per-master errors with a no-op listener; ours states the intent.
+    redlock.on('error', () => {});
+    return new RedlockNpmClient(ctx, clients, redlock);
+  },
+};
+
+export default redlockNpm;
