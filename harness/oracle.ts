@@ -1,0 +1,52 @@
+import type { FaultName } from '../nemesis/fault-names.ts';
+import type { BuiltinLock } from '../workloads/lock-names.ts';
+
+/**
+ * The oracle of ../shared/design.md as data: what a correct harness shows for each strategy under each fault.
+ * `--lock=all` runs the cells and marks each as matching or contradicting this table. If an unsafe cell shows
+ * no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
+ */
+export type Expectation =
+  /** no lost updates (and, when fenced, stale writes are rejected rather than applied) */
+  | 'safe'
+  /** lost updates must show up */
+  | 'lost'
+  /** the CLI must refuse the combination with an explanation (exit 254) */
+  | 'refuse'
+  /** not applicable: the fault doesn't touch this strategy's servers */
+  | 'n/a';
+
+export interface OracleColumn {
+  id: 'no-fault' | 'pause-holder' | 'restart-empty' | 'clock' | 'fencing';
+  title: string;
+  faults: FaultName[];
+  fencing: boolean;
+}
+
+export const ORACLE_COLUMNS: readonly OracleColumn[] = [
+  { id: 'no-fault', title: 'no fault', faults: [], fencing: false },
+  { id: 'pause-holder', title: 'holder paused > TTL', faults: ['pause-holder'], fencing: false },
+  { id: 'restart-empty', title: 'Redis restart empty', faults: ['restart-empty'], fencing: false },
+  { id: 'clock', title: 'clock jump on Redis', faults: ['clock'], fencing: false },
+  { id: 'fencing', title: 'with --fencing (holder paused)', faults: ['pause-holder'], fencing: true },
+];
+
+export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], Expectation>> = {
+  none: { 'no-fault': 'lost', 'pause-holder': 'lost', 'restart-empty': 'lost', clock: 'lost', fencing: 'n/a' },
+  redis: { 'no-fault': 'safe', 'pause-holder': 'lost', 'restart-empty': 'lost', clock: 'lost', fencing: 'refuse' },
+  redlock: { 'no-fault': 'safe', 'pause-holder': 'lost', 'restart-empty': 'lost', clock: 'lost', fencing: 'refuse' },
+  'redlock-npm': { 'no-fault': 'safe', 'pause-holder': 'lost', 'restart-empty': 'lost', clock: 'lost', fencing: 'refuse' },
+  // etcd leases count down on the server's monotonic clock, and Go ignores our LD_PRELOAD shim anyway: immune.
+  etcd: { 'no-fault': 'safe', 'pause-holder': 'lost', 'restart-empty': 'n/a', clock: 'safe', fencing: 'safe' },
+  zookeeper: { 'no-fault': 'safe', 'pause-holder': 'lost', 'restart-empty': 'n/a', clock: 'n/a', fencing: 'safe' },
+  // Row + version: the resource itself refuses stale writes, whatever happens to the clients or clocks.
+  postgres: { 'no-fault': 'safe', 'pause-holder': 'safe', 'restart-empty': 'n/a', clock: 'safe', fencing: 'safe' },
+};
+
+/** What a finished run showed, in the oracle's terms. */
+export function observed(run: { exitCode: number; lostUpdates: number; valid: boolean | 'unknown' }): Expectation | 'unknown' {
+  if (run.exitCode === 254) return 'refuse';
+  if (run.lostUpdates > 0) return 'lost';
+  if (run.valid === 'unknown') return 'unknown';
+  return 'safe';
+}
