@@ -42,7 +42,7 @@
   var tip = document.getElementById('tl-tip');
   document.body.appendChild(tip);
   var wrap = canvas.parentNode;
-  var GUTTER = 64, AXIS = 22, PAD_BOTTOM = 6;
+  var GUTTER = 64, AXIS = 34, FAULT_ROW = 15, PAD_BOTTOM = 6;
   var nLanes = T.lanes.length;
   var laneH = nLanes <= 12 ? 22 : nLanes <= 30 ? 16 : nLanes <= 80 ? 10 : 6;
   var height = AXIS + Math.max(1, nLanes) * laneH + PAD_BOTTOM;
@@ -109,8 +109,6 @@
       if (b < x0 || a > x1) return;
       ctx.fillStyle = faultColour(f.f, 0.16);
       ctx.fillRect(a, 0, Math.max(2, b - a), height);
-      ctx.fillStyle = faultColour(f.f, 0.9);
-      ctx.fillRect(a, AXIS - 4, Math.max(2, b - a), 3);
     });
     /* the processes a fault targets (a paused client): its own lane gets the band, darker, with the fault's name */
     T.faults.forEach(function (f) {
@@ -186,13 +184,31 @@
     ctx.restore();
     /* axis */
     ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, w, AXIS - 4);
+    ctx.fillRect(0, 0, w, AXIS - 1);
     ctx.strokeStyle = '#e4e7ec';
     ctx.lineWidth = 1;
     ctx.beginPath();
     ctx.moveTo(x0, AXIS - 0.5);
     ctx.lineTo(x1, AXIS - 0.5);
     ctx.stroke();
+    /* fault names in the axis */
+    ctx.font = '600 10.5px system-ui, sans-serif';
+    T.faults.forEach(function (f) {
+      var a = X(f.s), b = X(f.e === null ? end : f.e);
+      if (b < x0 || a > x1) return;
+      ctx.fillStyle = faultColour(f.f, 1);
+      var lx = Math.max(a, x0) + 2;
+      ctx.fillRect(lx - 2, 0, Math.max(2, Math.min(b, x1) - lx + 2), FAULT_ROW);
+      ctx.fillStyle = faultColour(f.f, 0.16);
+      ctx.fillRect(lx - 2, FAULT_ROW, Math.max(2, Math.min(b, x1) - lx + 2), AXIS - FAULT_ROW);
+      ctx.fillStyle = '#fff';
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(lx - 2, 0, Math.min(b, x1) - lx + 2, FAULT_ROW);
+      ctx.clip();
+      ctx.fillText(f.f, lx + 2, 11);
+      ctx.restore();
+    });
     var step = niceStep(view.to - view.from, x1 - x0);
     ctx.fillStyle = '#475467';
     ctx.font = '11px system-ui, sans-serif';
@@ -202,24 +218,8 @@
       if (tx > x1 - 30) break;
       ctx.fillRect(tx, AXIS - 6, 1, 5);
       var label2 = step >= 1000 ? (t / 1000).toFixed(0) + ' s' : step >= 100 ? (t / 1000).toFixed(1) + ' s' : step >= 10 ? (t / 1000).toFixed(2) + ' s' : (t / 1000).toFixed(3) + ' s';
-      ctx.fillText(label2, tx + 3, 12);
+      ctx.fillText(label2, tx + 3, AXIS - 8);
     }
-    /* fault names in the axis */
-    ctx.font = '600 10.5px system-ui, sans-serif';
-    T.faults.forEach(function (f) {
-      var a = X(f.s), b = X(f.e === null ? end : f.e);
-      if (b < x0 || a > x1) return;
-      ctx.fillStyle = faultColour(f.f, 1);
-      var lx = Math.max(a, x0) + 2;
-      ctx.fillRect(lx - 2, 0, Math.min(b, x1) - lx + 2, AXIS - 5);
-      ctx.fillStyle = '#fff';
-      ctx.save();
-      ctx.beginPath();
-      ctx.rect(lx - 2, 0, Math.min(b, x1) - lx + 2, AXIS - 5);
-      ctx.clip();
-      ctx.fillText(f.f, lx + 2, 12);
-      ctx.restore();
-    });
     /* lane labels */
     ctx.fillStyle = '#fff';
     ctx.fillRect(0, 0, x0, height);
@@ -457,8 +457,7 @@
       var k = T.i.indexOf(historyIndex);
       if (k < 0) return null;
       var a = T.s[k], b = barEnd(k), pad = Math.max(20, (b - a) * 2);
-      view.from = a - pad;
-      view.to = b + pad;
+      setView(a - pad, b + pad);
       draw();
       var r = canvas.getBoundingClientRect();
       return { x: r.left + (X(a) + X(b)) / 2, y: r.top + AXIS + T.l[k] * laneH + laneH / 2 };

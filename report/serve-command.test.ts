@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeRunDir } from './fixtures/run-dirs.ts';
+import { writeReport } from './report.ts';
+import { startResultsServer, type ResultsServer } from './serve-command.ts';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-serve-'));
+let server: ResultsServer;
+let run: string;
+
+beforeAll(async () => {
+  run = writeRunDir(root, 'redis', '2026-11-29T08-00-00.000Z', { fenced: false });
+  writeReport(run);
+  fs.symlinkSync(path.relative(root, run), path.join(root, 'latest'));
+  fs.writeFileSync(path.join(os.tmpdir(), 'fencepost-serve-secret.txt'), 'secret');
+  fs.symlinkSync(path.join(os.tmpdir(), 'fencepost-serve-secret.txt'), path.join(root, 'escape.txt'));
+  server = await startResultsServer(root, 0);
+});
+afterAll(async () => {
+  await server?.close();
+  fs.rmSync(root, { recursive: true, force: true });
+  fs.rmSync(path.join(os.tmpdir(), 'fencepost-serve-secret.txt'), { force: true });
+});
+
+describe('the results server', () => {
+  it('listens on 127.0.0.1 and serves a fresh index at /', async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    writeRunDir(root, 'etcd', '2026-11-29T09-00-00.000Z', { fenced: true });
+    const res = await fetch(server.url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await res.text();
+    expect(html).toContain('redis/2026-11-29T08-00-00.000Z/report.html');
+    expect(html).toContain('etcd'); // written after the server started: the index is rebuilt per request
+  });
+
+  it('serves reports, sends a run dir to its report, and follows the latest link', async () => {
+    const report = await fetch(`${server.url}redis/2026-11-29T08-00-00.000Z/report.html`);
+    expect(report.status).toBe(200);
+    expect(await report.text()).toContain('<div class="badge">INVALID</div>');
+    const dir = await fetch(`${server.url}latest/`, { redirect: 'manual' });
+    expect(dir.status).toBe(302);
+    expect(dir.headers.get('location')).toBe('report.html');
+    expect((await fetch(`${server.url}latest/results.json`)).status).toBe(200);
+  });
+
+  it('serves nothing outside the results folder, and only GET/HEAD', async () => {
+    expect((await fetch(`${server.url}escape.txt`)).status).toBe(403);
+    expect((await fetch(`${server.url}..%2f..%2fetc%2fpasswd`)).status).toBeGreaterThanOrEqual(403);
+    expect((await fetch(`${server.url}nope.html`)).status).toBe(404);
+    expect((await fetch(server.url, { method: 'POST' })).status).toBe(405);
+  });
+});
