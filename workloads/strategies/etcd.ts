@@ -99,8 +99,9 @@ class EtcdLockClient implements LockClient {
         const remaining = deadline - performance.now();
         if (remaining <= 0) break;
         // Watch from the revision right after the one we read: a delete between our txn and the watch's
-        // creation is still delivered, so no wake-up is lost.
-        await this.waitForDelete(lockKey, BigInt(res.header.revision) + 1n, remaining);
+        // creation is still delivered, so no wake-up is lost. The TTL cap is a safety net only: a watch stream
+        // stuck on a paused member delivers nothing, and the next txn goes to a member that answers.
+        await this.waitForDelete(lockKey, BigInt(res.header.revision) + 1n, Math.min(remaining, this.ctx.ttlMs));
         if (performance.now() >= deadline) break;
       }
     } catch (err) {
