@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FAULT_NAMES, type FaultName } from '../nemesis/fault-names.ts';
-import { BUILTIN_LOCKS, FENCEABLE, isPluginPath } from '../workloads/lock-names.ts';
+import { BUILTIN_LOCKS, isPluginPath } from '../workloads/lock-names.ts';
 import { HarnessError } from './errors.ts';
 
 /**

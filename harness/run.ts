@@ -12,7 +12,6 @@ import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import type { ClientSpec } from '../workloads/client-protocol.ts';
 import { loadStrategy, strategyModuleUrl } from '../workloads/load-strategy.ts';
 import { Resource, setupResource, type WriteMode } from '../workloads/resource.ts';
-import { FENCEABLE } from '../workloads/lock-names.ts';
 import type { LockStrategy } from '../workloads/strategy.ts';
 import type { ClusterSpec } from './backends/cluster.ts';
 import { createLocalCluster } from './backends/local/cluster.ts';

@@ -2,9 +2,6 @@
 export const BUILTIN_LOCKS = ['none', 'redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres'] as const;
 export type BuiltinLock = (typeof BUILTIN_LOCKS)[number];
 
-/** Strategies with a monotonic fencing token the resource can check. */
-export const FENCEABLE: ReadonlySet<string> = new Set(['etcd', 'zookeeper', 'postgres']);
-
 export function isPluginPath(lock: string): boolean {
   return /^(\.{1,2}\/|\/)/.test(lock) || /\.[cm]?[jt]s$/.test(lock);
 }
