@@ -44,7 +44,7 @@ describe('renderReport: the first screen', () => {
     const first = html.slice(findings, timeline);
     expect(first).toContain("Lost update on account 0: p1&#39;s write #1 (+50) erased by p0&#39;s write #2");
     expect(first).toContain('p0 was paused for 3,000 ms (pause-holder, 0.005 s → 3.005 s) while holding the lock on account 0 (token 1), longer than the 2,000 ms TTL.');
-    expect(first).toContain('p0 paused for 3,000 ms while holding the lock on account 0 (pause-holder)');
+    expect(first).toContain('p0 paused for 3,000 ms at 0.005 s while holding the lock on account 0 (pause-holder)');
     // each anomaly links to its place on the timeline
     expect(first).toMatch(/<a class="goto" href="#timeline" data-from="[\d.]+" data-to="[\d.]+" data-ops="[\d,]+">/);
   });

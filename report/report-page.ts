@@ -70,23 +70,59 @@ function writesTable(writes: WriteStory[]): string {
   return `<table><thead><tr><th></th><th>process</th><th>acquired</th><th>token</th><th class="num">read</th><th>read at</th><th class="num">wrote</th><th class="num">Δ</th><th class="num">write</th><th>committed</th><th>faults active</th></tr></thead><tbody>${rows.join('')}${more}</tbody></table>`;
 }
 
+/** Findings listed in the table below the cards; past this, the page points at results.json. */
+const TABLE_ROWS = 150;
+/** A kind with more findings than this gets one summary bullet instead of one each. */
+const BULLETS_PER_KIND = 3;
+
+const KIND_NAMES: Record<Finding['kind'], [string, string]> = {
+  'lost-update': ['lost update', 'lost updates'],
+  overlap: ['overlap', 'overlapping holds'],
+  'fencing-violation': ['fencing violation', 'fencing violations'],
+  'paused-holder': ['paused client', 'paused clients'],
+  'stale-writes': ['stale-write note', 'stale-write notes'],
+  linearizability: ['linearizability failure', 'linearizability failures'],
+  undecided: ['undecided checker', 'undecided checkers'],
+  clean: ['clean run', 'clean runs'],
+};
+
+/** The bullet list on the first screen: every finding when there are few, one line per kind when a kind has many. */
+function summaryBullets(all: Finding[]): string {
+  const byKind = new Map<string, Finding[]>();
+  for (const f of all) byKind.set(`${f.kind}|${f.severity}`, [...(byKind.get(`${f.kind}|${f.severity}`) ?? []), f]);
+  const items: string[] = [];
+  for (const list of byKind.values()) {
+    if (list.length <= BULLETS_PER_KIND) {
+      for (const f of list) items.push(`<li class="${f.severity}"><a href="#${h(f.id)}">${h(f.title)}</a></li>`);
+    } else {
+      const [one, many] = KIND_NAMES[list[0].kind];
+      const sum = (n: (f: Finding) => number) => list.reduce((s, f) => s + n(f), 0);
+      const what =
+        list[0].kind === 'lost-update'
+          ? `${plural(sum((f) => (f.writes?.length ?? 2) - 1), 'lost update')} erased by ${plural(list.length, 'write')}`
+          : list[0].kind === 'overlap' && list[0].severity === 'bad'
+            ? `${plural(sum((f) => Math.max(1, f.ops.length - 1)), 'confirmed overlap')} with ${plural(list.length, 'hold')}`
+            : plural(list.length, one, many);
+      items.push(`<li class="${list[0].severity}">${h(what)}; the first: <a href="#${h(list[0].id)}">${h(list[0].title)}</a></li>`);
+    }
+  }
+  return `<ul class="summary">${items.join('')}</ul>`;
+}
+
 function findingsSection(all: Finding[]): string {
-  const bad = all.filter((f) => f.severity === 'bad');
-  const list = all
-    .slice(0, 8)
-    .map((f) => `<li class="${f.severity}"><a href="#${h(f.id)}">${h(f.title)}</a></li>`)
-    .join('');
-  const more = all.length > 8 ? `<li class="note more">and ${all.length - 8} more below</li>` : '';
   const cards = all.slice(0, DETAILED_FINDINGS).map(
     (f) => `<article class="finding ${f.severity}" id="${h(f.id)}"><h3>${h(f.title)}${f.kind !== 'clean' && f.kind !== 'undecided' ? gotoLink(f) : ''}</h3>` +
       `${f.sentences.map((s) => `<p>${h(s)}</p>`).join('')}${f.writes ? writesTable(f.writes) : ''}</article>`,
   );
-  const rest = all.slice(DETAILED_FINDINGS);
+  const rest = all.slice(DETAILED_FINDINGS, DETAILED_FINDINGS + TABLE_ROWS);
+  const hidden = all.length - DETAILED_FINDINGS - rest.length;
   const restTable = rest.length
-    ? `<table class="wide"><tbody>${rest.map((f) => `<tr id="${h(f.id)}"><td><span class="v ${f.severity === 'bad' ? 'bad' : f.severity === 'good' ? 'good' : 'unknown'}">${h(f.kind)}</span></td><td>${h(f.title)}</td><td>${h(f.sentences[0] ?? '')}</td><td>${gotoLink(f, 'timeline ↓')}</td></tr>`).join('')}</tbody></table>`
+    ? `<h3 class="more">${h(plural(all.length - DETAILED_FINDINGS, 'more finding'))}, one line each</h3><table class="wide"><tbody>${rest
+        .map((f) => `<tr id="${h(f.id)}"><td><span class="v ${f.severity === 'bad' ? 'bad' : f.severity === 'good' ? 'good' : 'unknown'}">${h(f.kind)}</span></td><td>${h(f.title)}</td><td>${gotoLink({ ...f, ops: f.ops.slice(0, 40) }, 'timeline ↓')}</td></tr>`)
+        .join('')}</tbody></table>${hidden > 0 ? `<p class="more">… and ${fmtCount(hidden)} more, not shown here: results.json lists every anomaly.</p>` : ''}`
     : '';
-  return `<section id="findings"><h2>What happened <span class="aside">${bad.length ? `${plural(bad.length, 'anomaly', 'anomalies')} first, then context` : 'no anomalies'}</span></h2>
-<ul class="summary">${list}${more}</ul>
+  return `<section id="findings"><h2>What happened <span class="aside">${all.some((f) => f.severity === 'bad') ? 'anomalies first, then context' : 'no anomalies'}</span></h2>
+${summaryBullets(all)}
 ${cards.join('\n')}${restTable}</section>`;
 }
 

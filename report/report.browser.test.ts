@@ -88,7 +88,7 @@ describe('report.html in headless Chromium', () => {
       );
       expect(firstScreen.join('\n')).toMatch(/INVALID|1 lost update/);
       expect(firstScreen.some((t) => /^Lost update on account 0: .* erased by p\d+'s write #\d+/.test(t))).toBe(true);
-      expect(firstScreen.some((t) => /^p\d+ paused for 3,000 ms while holding the lock on account 0 \(pause-holder\)$/.test(t))).toBe(true);
+      expect(firstScreen.some((t) => /^p\d+ paused for 3,000 ms at [\d.]+ s while holding the lock on account 0 \(pause-holder\)$/.test(t))).toBe(true);
       await page.screenshot({ path: path.join(OUT, 'report-browser-first-screen.png') });
 
       // The timeline and the charts drew something.

@@ -351,9 +351,17 @@ function fencingViolations(input: StoryInput): Finding[] {
   });
 }
 
+const ledgerMaps = new WeakMap<RunIndex, Map<string, LedgerRow>>();
+
+/** A ledger row by account and write id, from the harness's final reads (a map per index: runs lose thousands). */
 function ledgerRow(index: RunIndex, account: number, writeId: number): LedgerRow | undefined {
-  const fr = index.finalReads.find((f) => f.account === account);
-  return fr?.ledger.find((r) => r.writeId === writeId && r.account === account);
+  let rows = ledgerMaps.get(index);
+  if (!rows) {
+    rows = new Map();
+    for (const fr of index.finalReads) for (const r of fr.ledger) rows.set(`${r.account}/${r.writeId}`, r);
+    ledgerMaps.set(index, rows);
+  }
+  return rows.get(`${account}/${writeId}`);
 }
 
 function outcomeAfterPause(index: RunIndex, write: OpPair | null, lostByWriter: Map<number, LostUpdate[]>, lostById: Map<number, LostUpdate>): string {
@@ -431,7 +439,7 @@ function pausedHolderFindings(input: StoryInput): Finding[] {
           id: `pause-${out.length + 1}`,
           kind: 'paused-holder',
           severity: 'note',
-          title: `${name} paused for ${fmtCount(dur)} ms (${w.f}), not holding a lock`,
+          title: `${name} paused for ${fmtCount(dur)} ms at ${fmtAt(w.startMs)} (${w.f}), not holding a lock`,
           sentences: [`${name}${pid} was paused for ${fmtCount(dur)} ms from ${fmtAt(w.startMs)} while it held no lock.`],
           fromMs: w.startMs,
           toMs: endMs,
@@ -467,7 +475,7 @@ function pausedHolderFindings(input: StoryInput): Finding[] {
         id: `pause-${out.length + 1}`,
         kind: 'paused-holder',
         severity: bad ? 'bad' : good ? 'good' : 'note',
-        title: `${name} paused for ${fmtCount(dur)} ms while holding the lock on account ${account} (${w.f})`,
+        title: `${name} paused for ${fmtCount(dur)} ms at ${fmtAt(w.startMs)} while holding the lock on account ${account} (${w.f})`,
         sentences,
         fromMs: held.startMs,
         toMs: Math.max(endMs, nextWrite?.endMs ?? 0),

@@ -44,7 +44,7 @@ export interface TimelineData {
   o: number[];
   i: number[];
   sum: string[];
-  /** Value (and error) of invoke and completion as compact JSON, by invoke index (cut at MAX_DETAIL_CHARS). */
+  /** Value (and error) of invoke and completion as compact JSON, by invoke index (cut at MAX_DETAIL_CHARS); '' = the completion repeats it. */
   detail: Record<string, [string, string | null]>;
   /** Lock-holding intervals, acquire ok → release invoke: lane, start, end, k (0 released, 1 release found the lock gone, 2 never released). */
   holds: { l: number[]; s: number[]; e: number[]; k: number[] };
@@ -73,6 +73,11 @@ function cut(s: string, max: number): string {
 function opJson(op: Op): string {
   const head = op.type === 'invoke' ? 'invoke' : op.type;
   return cut(`${head} ${JSON.stringify(op.value)}${op.error !== undefined ? `  error: ${op.error}` : ''}`, MAX_DETAIL_CHARS);
+}
+
+function subsumes(outer: unknown, inner: unknown): boolean {
+  if (typeof inner !== 'object' || inner === null || typeof outer !== 'object' || outer === null) return false;
+  return Object.entries(inner).every(([k, v]) => JSON.stringify((outer as Record<string, unknown>)[k]) === JSON.stringify(v));
 }
 
 /** One line a person reads on hover: what the op did, in the bank workload's terms. */
@@ -193,7 +198,10 @@ export function timelineData(index: RunIndex, faults: readonly FaultWindow[], fo
     const marked = marks[p.invoke.index] !== undefined || (p.completion !== null && marks[p.completion.index] !== undefined);
     if (mode === 'full' || marked || ((p.outcome === 'fail' || p.outcome === 'info') && details < MAX_DETAILS)) {
       if (mode !== 'full' && !marked) details++;
-      data.detail[p.invoke.index] = [opJson(p.invoke), p.completion && p.completion !== p.invoke ? opJson(p.completion) : null];
+      const completion = p.completion && p.completion !== p.invoke ? p.completion : null;
+      // The invocation's value is usually a subset of the completion's (a write's ok repeats it plus the write
+      // id): then the completion alone says everything, at half the bytes.
+      data.detail[p.invoke.index] = [completion && subsumes(completion.value, p.invoke.value) ? '' : opJson(p.invoke), completion ? opJson(completion) : null];
     }
   }
 

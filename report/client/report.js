@@ -314,7 +314,7 @@
       if (m) tip.appendChild(el('div', 'd', m === 'bad' ? 'part of an anomaly (see “What happened”)' : m === 'good' ? 'a safety mechanism worked here' : 'mentioned in “What happened”'));
       var det = T.detail[T.i[k]];
       if (det) {
-        tip.appendChild(el('pre', '', det[0]));
+        if (det[0]) tip.appendChild(el('pre', '', det[0]));
         if (det[1]) tip.appendChild(el('pre', '', det[1]));
       }
     } else if (h.fault) {
