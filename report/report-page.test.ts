@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkRun } from '../checkers/check-run.ts';
+import { generateBankHistory } from '../checkers/synthetic-history.ts';
 import type { Op } from '../harness/history/op.ts';
 import { clockData } from './chart-data.ts';
 import { faultWindows } from './fault-windows.ts';
@@ -117,6 +118,26 @@ describe('renderReport: big histories', () => {
     expect(t.windows).toEqual([[48_000, 53_000]]);
     expect(t.shownPairs).toBeGreaterThan(2000);
     expect(t.shownPairs).toBeLessThan(3000);
+  });
+});
+
+describe('renderReport: a run with hundreds of anomalies', () => {
+  const { history } = generateBankHistory({ ops: 4000, processes: 6, brokenLockRate: 0.5, seed: 3 });
+  const results = checkRun(history, { fencing: false, deadlineMs: 5000 });
+  const html = renderReport({ history, results, test: normalizeTestJson({ lock: 'broken', seed: 3, config: {} }) });
+  const summary = /<ul class="summary">([\s\S]*?)<\/ul>/.exec(html)![1];
+
+  it('keeps the first screen to one bullet per kind, with the real counts', () => {
+    expect(results.lostUpdates).toBeGreaterThan(100);
+    const bullets = summary.split('<li').slice(1);
+    expect(bullets.length).toBeLessThanOrEqual(6);
+    expect(bullets[0]).toContain(`${results.lostUpdates} lost updates erased by`);
+    expect(bullets[1]).toContain(`${results.confirmedOverlaps} confirmed overlaps with`);
+  });
+
+  it('shows a dozen cards, a capped one-line table, and says where the rest are', () => {
+    expect(html.split('<article class="finding').length - 1).toBe(12);
+    expect(html).toMatch(/more, not shown here: results\.json lists every anomaly\./);
   });
 });
 

@@ -184,6 +184,7 @@ function checkerTable(checkers: Record<string, CheckerResult> | undefined): stri
     const valid = r && typeof r === 'object' ? r.valid : undefined;
     const facts = Object.entries(r ?? {})
       .filter(([k, v]) => k !== 'valid' && (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean'))
+      .map(([k, v]) => (typeof v === 'number' && !Number.isInteger(v) ? [k, Number(v.toPrecision(3))] : [k, v]))
       .map(([k, v]) => `${k}: ${String(v).length > 120 ? `${String(v).slice(0, 120)}…` : String(v)}`)
       .join(' · ');
     const json = JSON.stringify(r, null, 1) ?? '';
