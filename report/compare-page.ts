@@ -74,7 +74,7 @@ function rows(runs: RunFiles[]): Row[] {
   }
   add('Performance', 'throughput (ok ops/s)', 'more-is-better', (r) => num(R(r).throughput), { format: (v) => v.toFixed(1), tolerance: 0.05 });
   add('Performance', 'duration', 'info', (r) => num(R(r).durationMs), { format: (v) => fmtDuration(v), tolerance: 0.01 });
-  add('Performance', 'history entries', 'info', (r) => num(R(r).opCounts?.total), { format: fmtCount });
+  add('Performance', 'ops', 'info', (r) => num(R(r).opCounts?.total), { format: fmtCount });
   add('Performance', 'failed ops', 'info', (r) => num(R(r).opCounts?.fail), { format: fmtCount });
   add('Performance', 'unknown (info) ops', 'more-is-worse', (r) => num(R(r).opCounts?.info), { format: fmtCount });
   return out;

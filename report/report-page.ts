@@ -157,7 +157,7 @@ function quantileTable(results: Partial<RunResults>): string {
     return `<tr><td>${f}</td><td class="num">${fmtCount(q.count)}</td><td class="num">${fmtMs(q.p50)}</td><td class="num">${fmtMs(q.p90)}</td><td class="num">${fmtMs(q.p99)}</td><td class="num">${fmtMs(q.max)}</td><td class="num">${fmtCount(c.fail)}</td><td class="num">${fmtCount(c.info)}</td></tr>`;
   });
   return `<table><thead><tr><th>op (ok only)</th><th class="num">count</th><th class="num">p50</th><th class="num">p90</th><th class="num">p99</th><th class="num">max</th><th class="num">fail</th><th class="num">info</th></tr></thead><tbody>${rows.join('')}</tbody></table>
-<p class="aside">Throughput: ${results.throughput !== undefined ? `${results.throughput.toFixed(1)} ok ops/s` : '–'} over ${fmtDuration(results.durationMs)} · ${fmtCount(results.opCounts?.total)} history entries (${fmtCount(results.opCounts?.ok)} ok, ${fmtCount(results.opCounts?.fail)} fail, ${fmtCount(results.opCounts?.info)} info).</p>`;
+<p class="aside">Throughput: ${results.throughput !== undefined ? `${results.throughput.toFixed(1)} ok ops/s` : '–'} over ${fmtDuration(results.durationMs)} · ${fmtCount(results.opCounts?.total)} ops (${fmtCount(results.opCounts?.ok)} ok, ${fmtCount(results.opCounts?.fail)} fail, ${fmtCount(results.opCounts?.info)} info).</p>`;
 }
 
 function errorsTable(index: RunIndex): string {
