@@ -92,13 +92,18 @@ export function stillOurs(rec: PidRecord): boolean {
   return t !== null && (rec.startTime === undefined || rec.startTime === null ? (cmdline(rec.pid) ?? '').includes(rec.marker) : t === rec.startTime);
 }
 
+/**
+ * Whether the process still runs. A zombie doesn't: Postgres backends whose postmaster was SIGKILLed are
+ * re-parented to whatever pid 1 is, and in a container that may never reap them.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
   }
+  const state = processState(pid);
+  return state !== null && state !== 'Z' && state !== 'X';
 }
 
 /** A process state letter from /proc (`T` = stopped), or null if gone. */

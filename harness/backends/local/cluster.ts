@@ -81,9 +81,9 @@ export async function createLocalCluster(spec: ClusterSpec, runDir: string, pids
       // Resume everything before stopping anything: a paused node can't shut down, and a paused Postgres
       // backend could hold a lock the others wait on.
       await Promise.all(nodes.map((n) => n.resume().catch(() => {})));
-      // SIGKILL, not SIGTERM: their data is thrown away, and an etcd leader's graceful stop waits ~5 s trying to
-      // hand over leadership to members that are stopping too.
-      await Promise.all(nodes.map((n) => n.kill().catch(() => {})));
+      // halt (SIGKILL for most), not a graceful stop: their data is thrown away, and an etcd leader's graceful
+      // stop waits ~5 s trying to hand over leadership to members that are stopping too.
+      await Promise.all(nodes.map((n) => n.halt().catch(() => n.kill())));
       await Promise.all(nodes.map((n) => n.dispose().catch(() => {})));
     },
   };

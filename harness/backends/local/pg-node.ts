@@ -60,6 +60,17 @@ export class PgNode extends ProcessNode {
     return this.outside ?? this.dataDir;
   }
 
+  protected override stopSignal: NodeJS.Signals = 'SIGINT';
+
+  /**
+   * A SIGKILLed postmaster leaves its backends to die as orphans, and orphans become zombies that only pid 1
+   * reaps (in a container, maybe never). Postgres's own fast shutdown ends and reaps them; SIGKILL stays the
+   * fallback.
+   */
+  override async halt(): Promise<void> {
+    await this.stop(3000);
+  }
+
   protected override workDir(): string {
     return this.outside ?? this.dir;
   }

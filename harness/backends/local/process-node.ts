@@ -156,11 +156,14 @@ export abstract class ProcessNode implements ClusterNode {
     this._paused = false;
   }
 
+  /** The signal for a graceful stop (Postgres: SIGINT, its "fast" shutdown; SIGTERM would wait for sessions). */
+  protected stopSignal: NodeJS.Signals = 'SIGTERM';
+
   /** Graceful stop; SIGKILL after `graceMs`. */
   async stop(graceMs = 5000): Promise<void> {
     if (!this.child) return;
     await this.resume();
-    this.child.kill('SIGTERM');
+    this.child.kill(this.stopSignal);
     const stopped = await Promise.race([this.exited.then(() => true), sleep(graceMs).then(() => false)]);
     if (!stopped) await this.kill();
     await this.afterExit();
@@ -214,6 +217,14 @@ export abstract class ProcessNode implements ClusterNode {
   /** The server's working directory: it must be enterable by the user the server runs as. */
   protected workDir(): string {
     return this.dir;
+  }
+
+  /**
+   * End the node for good at teardown, as fast as possible and leaving nothing behind. SIGKILL by default:
+   * the data is thrown away anyway.
+   */
+  async halt(): Promise<void> {
+    await this.kill();
   }
 
   /** Remove anything the node keeps outside its run dir. Called once by the cluster's teardown. */

@@ -37,6 +37,8 @@ export class RedisNode extends ProcessNode {
         '--protected-mode', 'no',
         '--dir', this.dataDir,
         '--save', '',
+        // A replica's full sync starts at once instead of after Redis's default 5 s wait for more replicas.
+        '--repl-diskless-sync-delay', '0',
         ...persistence,
         ...(this.replicaOf ? ['--replicaof', ...this.replicaOf.split(':')] : []),
       ],
