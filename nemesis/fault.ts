@@ -2,6 +2,7 @@ import type { ClusterNode } from '../harness/backends/node.ts';
 import type { CriticalSections } from './critical-sections.ts';
 import type { FailoverPair } from './failover-pair.ts';
 import type { FaultName } from './fault-names.ts';
+import type { RedisKeyProbe } from './redis-key-probe.ts';
 import type { NemesisEnv } from './nemesis.ts';
 
 /**
@@ -46,6 +47,8 @@ export interface FaultContext extends NemesisEnv {
   down: Set<ClusterNode>;
   /** The primary/replica pair when the run has one (the `failover` fault). */
   pair: FailoverPair | null;
+  /** Which Redis nodes hold a key, asked over connections kept open. */
+  redisKeys: RedisKeyProbe;
 }
 
 /** A random element (seeded). */

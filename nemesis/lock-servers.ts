@@ -49,31 +49,6 @@ export function mastersToBreak(held: number, n: number): number {
   return Math.max(0, held - (n - majority(n)));
 }
 
-/** Which of `masters` have `key` right now, by a direct GET on each node's real port (not through the proxies). */
-export async function mastersHolding(masters: RedisNode[], key: string, timeoutMs = 300): Promise<RedisNode[]> {
-  const has = await Promise.all(
-    masters.map(async (m) => {
-      if (!m.running || m.paused) return false;
-      const r = m.client();
-      r.on('error', () => {});
-      try {
-        return await withTimeout(
-          (async () => {
-            await r.connect();
-            return (await r.get(key)) !== null;
-          })(),
-          timeoutMs,
-        );
-      } catch {
-        return false;
-      } finally {
-        r.disconnect();
-      }
-    }),
-  );
-  return masters.filter((_, i) => has[i]);
-}
-
 /** The etcd leader as the members see it; null when none answers within the timeout (no quorum, all paused). */
 export async function etcdLeader(nodes: EtcdNode[], timeoutMs = 1000): Promise<EtcdNode | null> {
   const statuses = await Promise.all(nodes.map((n) => (n.running && !n.paused ? withTimeout(n.status(), timeoutMs).catch(() => null) : Promise.resolve(null))));

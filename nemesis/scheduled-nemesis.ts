@@ -5,7 +5,9 @@ import { seededRandom } from '../workloads/strategy.ts';
 import { CriticalSections } from './critical-sections.ts';
 import { FailoverPair, PRIMARY_PROXY } from './failover-pair.ts';
 import type { FaultContext, FaultExecutor } from './fault.ts';
+import { redisMasters } from './lock-servers.ts';
 import type { Nemesis, NemesisEnv } from './nemesis.ts';
+import { RedisKeyProbe } from './redis-key-probe.ts';
 import { faultSchedule, firstDelayFor, type ScheduledFault } from './schedule.ts';
 
 /** Sleep that ends early (without throwing) when the signal aborts. */
@@ -33,6 +35,7 @@ export class ScheduledNemesis implements Nemesis {
   private readonly sections: CriticalSections;
   private readonly down = new Set<ClusterNode>();
   private pair: FailoverPair | null = null;
+  private readonly redisKeys = new RedisKeyProbe();
   private inFlight: Promise<void> = Promise.resolve();
 
   constructor(
@@ -48,6 +51,8 @@ export class ScheduledNemesis implements Nemesis {
     if (failover && this.executors.some((e) => e.name === 'failover')) {
       this.pair = await FailoverPair.setup(failover, this.env.proxies.get(PRIMARY_PROXY)!, this.env.proxies);
     }
+    const { cluster, config } = this.env;
+    this.redisKeys.warm([...redisMasters(config.lock, cluster, null).map((m) => m.node), ...(failover ? [failover.primary, failover.replica] : [])]);
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -69,7 +74,7 @@ export class ScheduledNemesis implements Nemesis {
 
   private async runStep(executor: FaultExecutor, step: ScheduledFault, signal: AbortSignal): Promise<void> {
     const { log } = this.env;
-    const ctx: FaultContext = { ...this.env, random: seededRandom(step.seed), signal, sections: this.sections, down: this.down, pair: this.pair };
+    const ctx: FaultContext = { ...this.env, random: seededRandom(step.seed), signal, sections: this.sections, down: this.down, pair: this.pair, redisKeys: this.redisKeys };
     let injection;
     try {
       injection = await executor.start(ctx);
@@ -106,6 +111,7 @@ export class ScheduledNemesis implements Nemesis {
     this.stop.abort();
     await this.inFlight.catch(() => {});
     this.sections.close();
+    this.redisKeys.close();
     await this.sweep(true);
   }
 

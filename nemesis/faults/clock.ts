@@ -1,6 +1,6 @@
 import type { ClusterNode } from '../../harness/backends/node.ts';
 import { pickSome, type FaultExecutor } from '../fault.ts';
-import { leaderOf, lockServers, mastersHolding, mastersToBreak, redisMasters } from '../lock-servers.ts';
+import { leaderOf, lockServers, mastersToBreak, redisMasters } from '../lock-servers.ts';
 import { clockNote } from './clock-note.ts';
 
 /** How long the bump waits for a client to enter its critical section before giving up this turn. */
@@ -32,7 +32,7 @@ export const clock: FaultExecutor = {
         const section = await ctx.sections.next(ctx.signal, deadline - performance.now(), (s) => !ctx.clients.clients[s.slot]?.paused);
         if (!section) return null;
         const key = `lock:account-${section.account}`;
-        const holding = await mastersHolding(masters, key);
+        const holding = await ctx.redisKeys.holding(masters, key);
         targets = pickSome(ctx.random, holding, mastersToBreak(holding.length, masters.length));
         aim = { key, holder: `p${section.process}`, holding: holding.map((n) => n.name) };
       }

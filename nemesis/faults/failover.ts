@@ -1,12 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultExecutor } from '../fault.ts';
-import { mastersHolding } from '../lock-servers.ts';
 
 /** How long the replication link stays cut waiting for a client to take a lock, before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
 
 /**
  * The seed table's first row. The replica stops receiving the primary's writes (the replication link is cut:
- * lag), a client takes the lock on the primary and enters its critical section, the primary is SIGKILLed, the
+ * lag, for at least a TTL), a client takes the lock on the primary and enters its critical section, the primary is SIGKILLed, the
  * replica is promoted (REPLICAOF NO ONE, as Sentinel would) and clients are sent to it — without the lock key.
  * Another client wins the lock while the first still holds it. After `--restart-delay` ms the old primary comes
  * back (empty) as a replica of the new one, so the fault can happen again with the roles swapped.
@@ -20,6 +20,10 @@ export const failover: FaultExecutor = {
     pair.cutReplication();
     const cutAt = ctx.journal.size;
     const t0 = performance.now();
+    // Lag of at least one TTL: every lock key the replica got before the cut has expired by then, and the
+    // releases (DELs) it missed don't matter. With a shorter lag the promoted replica would still hold some
+    // earlier holder's key and refuse everyone — the lock survives by luck, not by design.
+    await sleep(ctx.config.ttlMs, undefined, { signal: ctx.signal }).catch(() => {});
     // A lock taken after the cut exists only on the primary.
     const section = await ctx.sections.next(ctx.signal, AIM_TIMEOUT_MS, (s) => s.acquireIndex >= cutAt && !ctx.clients.clients[s.slot]?.paused);
     if (!section || ctx.signal.aborted) {
@@ -28,7 +32,7 @@ export const failover: FaultExecutor = {
     }
     const key = `lock:account-${section.account}`;
     const lagMs = Math.round(performance.now() - t0);
-    const { killed, promoted, seen: keyOnPromoted } = await pair.failover(async (p) => (await mastersHolding([p], key)).length > 0);
+    const { killed, promoted, seen: keyOnPromoted } = await pair.failover(async (p) => (await ctx.redisKeys.holding([p], key)).length > 0);
     ctx.down.add(killed);
     return {
       targets: [`${killed.name} (primary, killed)`, `${promoted.name} (replica, promoted)`],

@@ -1,5 +1,5 @@
 import { pickSome, type FaultExecutor } from '../fault.ts';
-import { mastersHolding, mastersToBreak, redisMasters } from '../lock-servers.ts';
+import { mastersToBreak, redisMasters } from '../lock-servers.ts';
 
 /** How long restart-empty waits for a client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -35,7 +35,7 @@ export const restartEmpty: FaultExecutor = {
       const section = await ctx.sections.next(ctx.signal, deadline - performance.now(), (s) => !ctx.clients.clients[s.slot]?.paused);
       if (!section) return null;
       const key = `lock:account-${section.account}`;
-      const holding = await mastersHolding(masters, key);
+      const holding = await ctx.redisKeys.holding(masters, key);
       const k = mastersToBreak(holding.length, masters.length);
       // The holder's key already expired (or it never held a majority): nothing to break this time.
       if (k === 0 || ctx.signal.aborted) continue;
