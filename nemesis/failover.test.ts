@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { runNemesis, starts } from './nemesis-test-kit.ts';
+
+describe('failover', () => {
+  it('--lock=redis: the primary dies before the lock is replicated, the promoted replica grants it again → lost updates', async () => {
+    const run = await runNemesis(['--lock=redis', '--nemesis=failover', '--time-limit=12']);
+    expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
+    expect(run.outcome.exitCode).toBe(1);
+    const all = starts(run, 'failover');
+    expect(all[0].value.targets).toEqual(['redis-primary (primary, killed)', 'redis-replica (replica, promoted)']);
+    expect(all[0].value.params).toMatchObject({ keyOnPromoted: false });
+    // The old primary came back as a replica, so the next failover goes the other way.
+    if (all.length > 1) expect(all[1].value.targets[0]).toBe('redis-replica (primary, killed)');
+    expect(run.leftovers).toEqual([]);
+  });
+});

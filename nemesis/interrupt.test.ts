@@ -1,0 +1,57 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { EXIT_INTERRUPTED } from '../harness/shutdown.ts';
+import { processesUnder, testResultsDir } from '../test/integration/processes.ts';
+
+const CLI = path.resolve('harness/cli.ts');
+
+/** Run the CLI as a user would and press Ctrl-C (SIGINT) once `when` matches its stderr. */
+function interruptWhen(args: string[], when: RegExp): Promise<{ code: number | null; stderr: string; signalled: boolean }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let signalled = false;
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      if (!signalled && when.test(stderr)) {
+        signalled = true;
+        child.kill('SIGINT');
+      }
+    });
+    child.on('exit', (code) => resolve({ code, stderr, signalled }));
+  });
+}
+
+/**
+ * "Always safe to stop": Ctrl-C while a fault is in effect — a client stopped, a server stopped, a server
+ * killed and waiting to restart — heals and stops everything; nothing of the run is left, stopped or otherwise.
+ */
+describe('Ctrl-C during a fault', () => {
+  it.each([
+    ['a holder SIGSTOPped', ['--lock=redis', '--nemesis=pause-holder', '--pause=60000'], /pause-holder start/],
+    ['a Redis master SIGSTOPped', ['--lock=redlock', '--nemesis=pause-node', '--pause=60000'], /pause-node start/],
+    ['masters killed, restart pending', ['--lock=redlock', '--nemesis=restart-empty', '--restart-delay=60000'], /restart-empty start/],
+  ])('%s: exit 130, nothing left running', async (_what, args, when) => {
+    const results = testResultsDir('nemesis-interrupt');
+    const r = await interruptWhen([...args, '--time-limit=120', `--results=${results}`], when);
+    expect(r.signalled, r.stderr).toBe(true);
+    expect(r.code, r.stderr).toBe(EXIT_INTERRUPTED);
+    // Children were SIGKILLed by the teardown; give the kernel a moment to reap them.
+    let left = processesUnder(results);
+    for (let i = 0; i < 20 && left.length; i++) {
+      await sleep(100);
+      left = processesUnder(results);
+    }
+    expect(left, r.stderr).toEqual([]);
+    const lockDir = path.join(results, args[0].slice('--lock='.length));
+    const [runDir] = fs.readdirSync(lockDir).map((d) => path.join(lockDir, d));
+    const history = fs.readFileSync(path.join(runDir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const nemesis = history.filter((o) => o.process === 'nemesis');
+    // The fault in effect was healed and its end recorded before the journal closed.
+    expect(nemesis.map((o) => o.value.phase)).toEqual(['start', 'end']);
+    fs.rmSync(results, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import type { Op } from '../harness/history/op.ts';
+import type { NemesisValue } from '../harness/history/bank.ts';
+import { readHistory } from '../harness/history/reader.ts';
+import { resolveConfig } from '../harness/options.ts';
+import { runTest, type RunOutcome } from '../harness/run.ts';
+import { Shutdown } from '../harness/shutdown.ts';
+import { processesUnder, testResultsDir, type OurProcess } from '../test/integration/processes.ts';
+
+/** What the nemesis integration tests look at after one real run. */
+export interface NemesisRun {
+  outcome: RunOutcome;
+  /** The harness's log lines (progress, nemesis start/end, summary). */
+  log: string[];
+  /** Nemesis records from the run's history. */
+  faults: Op<NemesisValue>[];
+  /** Processes of this run still alive after runTest returned (must be none). */
+  leftovers: OurProcess[];
+  /** The summary line a user sees, for failure messages. */
+  summary: string;
+}
+
+/**
+ * One run through the same path as the CLI (resolveConfig → runTest), results under the repo's test-output/
+ * (Postgres's user must be able to enter it), no signal handlers. The folder is removed afterwards unless the
+ * run left processes behind (then it is evidence).
+ */
+export async function runNemesis(argv: string[]): Promise<NemesisRun> {
+  const dir = testResultsDir('nemesis');
+  const config = resolveConfig([...argv, `--results=${dir}`]);
+  const log: string[] = [];
+  const outcome = await runTest(config, new Shutdown(), (l) => log.push(l));
+  const { ops } = readHistory(`${outcome.runDir}/history.jsonl`);
+  const faults = (ops as Op[]).filter((o) => o.process === 'nemesis') as Op<NemesisValue>[];
+  const leftovers = processesUnder(dir);
+  if (!leftovers.length) fs.rmSync(dir, { recursive: true, force: true });
+  const r = outcome.results;
+  const summary = `${argv.join(' ')} → valid ${String(r.valid)}, lostUpdates ${r.lostUpdates}, staleWritesRejected ${r.staleWritesRejected}, faults ${r.faults.length}\n${log.filter((l) => l.includes('nemesis')).join('\n')}`;
+  return { outcome, log, faults, leftovers, summary };
+}
+
+/** Fault starts in a run's history. */
+export function starts(run: NemesisRun, f?: string): Op<NemesisValue>[] {
+  return run.faults.filter((o) => o.value.phase === 'start' && (f === undefined || o.f === f));
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { FAULT_NAMES, type FaultName } from './fault-names.ts';
+import { faultSchedule, firstDelayFor } from './schedule.ts';
+import { defaultFaults } from './default-faults.ts';
+import { majority, mastersToBreak } from './lock-servers.ts';
+import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+
+function take(faults: FaultName[], seed: number, n: number, intervalMs = 3000) {
+  const out = [];
+  for (const s of faultSchedule(faults, seed, { intervalMs, firstDelayMs: firstDelayFor(intervalMs) })) {
+    out.push(s);
+    if (out.length === n) break;
+  }
+  return out;
+}
+
+describe('fault schedule', () => {
+  it('is a function of the seed: same seed, same steps; another seed, another order', () => {
+    expect(take(FAULT_NAMES, 42, 30)).toEqual(take(FAULT_NAMES, 42, 30));
+    expect(take(FAULT_NAMES, 42, 30).map((s) => s.fault)).not.toEqual(take(FAULT_NAMES, 43, 30).map((s) => s.fault));
+  });
+
+  it('runs every fault once per round, so a short run exercises all of them', () => {
+    const steps = take(FAULT_NAMES, 7, FAULT_NAMES.length * 3);
+    for (let round = 0; round < 3; round++) {
+      const names = steps.slice(round * FAULT_NAMES.length, (round + 1) * FAULT_NAMES.length).map((s) => s.fault);
+      expect([...names].sort()).toEqual([...FAULT_NAMES].sort());
+    }
+  });
+
+  it('starts the first fault early, then spaces them by the interval', () => {
+    const steps = take(['pause-holder'], 1, 4, 3000);
+    expect(steps.map((s) => s.delayMs)).toEqual([1000, 3000, 3000, 3000]);
+    expect(take(['pause-holder'], 1, 2, 300).map((s) => s.delayMs)).toEqual([300, 300]);
+  });
+
+  it('gives each step its own seed for its choices', () => {
+    const seeds = take(FAULT_NAMES, 5, 50).map((s) => s.seed);
+    expect(new Set(seeds).size).toBe(50);
+  });
+
+  it('is empty without faults', () => {
+    expect([...faultSchedule([], 1, { intervalMs: 100, firstDelayMs: 100 })]).toEqual([]);
+  });
+});
+
+describe('masters a restart or clock jump must break', () => {
+  it.each([
+    // [held, of n, must break]: the others can win only when n − held + broken ≥ majority(n)
+    [5, 5, 3],
+    [4, 5, 2],
+    [3, 5, 1],
+    [2, 5, 0],
+    [1, 1, 1],
+    [0, 1, 0],
+  ])('%i of %i held → %i', (held, n, k) => {
+    expect(mastersToBreak(held, n)).toBe(k);
+    if (k > 0) expect(n - held + k).toBeGreaterThanOrEqual(majority(n));
+    if (k > 0) expect(n - held + k - 1).toBeLessThan(majority(n));
+  });
+});
+
+describe('default faults', () => {
+  it('every built-in lock has a non-empty set of known faults, with the oracle columns that matter to it', () => {
+    for (const lock of BUILTIN_LOCKS) {
+      const faults = defaultFaults(lock);
+      expect(faults.length).toBeGreaterThan(0);
+      for (const f of faults) expect(FAULT_NAMES).toContain(f);
+      expect(faults).toContain('pause-holder');
+    }
+    expect(defaultFaults('redis')).toEqual(expect.arrayContaining(['restart-empty', 'clock', 'failover']));
+    expect(defaultFaults('redlock')).toEqual(expect.arrayContaining(['restart-empty', 'clock']));
+    expect(defaultFaults('./my-lock.ts').length).toBeGreaterThan(0);
+  });
+});
