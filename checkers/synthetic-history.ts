@@ -1,4 +1,5 @@
 import type { Op } from '../harness/history/op.ts';
+import { seededRandom } from '../workloads/strategy.ts';
 import type { FinalRead, LedgerRow } from '../harness/history/bank.ts';
 
 export interface SyntheticOptions {
@@ -56,7 +57,7 @@ interface Account {
  * benchmark and by tests that need histories bigger than a literal one.
  */
 export function generateBankHistory(opts: SyntheticOptions): SyntheticHistory {
-  const random = mulberry32(opts.seed ?? 1);
+  const random = seededRandom(opts.seed ?? 1);
   const nAccounts = opts.accounts ?? 1;
   const history: Op[] = [];
   const emit = (process: Op['process'], type: Op['type'], f: string, value: unknown, time: number, error?: string): void => {
@@ -222,16 +223,4 @@ export function generateBankHistory(opts: SyntheticOptions): SyntheticHistory {
     emit('harness', 'ok', 'final-read', final, (t += 1000));
   });
   return { history, brokenGrants };
-}
-
-/** A small seeded PRNG (mulberry32): the same seed gives the same history on every machine. */
-function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let x = s;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
 }

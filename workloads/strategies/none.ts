@@ -1,4 +1,5 @@
 import type { LockStrategy } from '../strategy.ts';
+import { noLockClient } from './no-lock-client.ts';
 
 /** No lock at all: the baseline that must lose updates (if it doesn't, the workload isn't contending). */
 const none: LockStrategy = {
@@ -6,15 +7,7 @@ const none: LockStrategy = {
   needs: [],
   token: 'none',
   async connect() {
-    return {
-      async acquire(key) {
-        return { key, attempts: 1 };
-      },
-      async release() {
-        return true;
-      },
-      async close() {},
-    };
+    return noLockClient();
   },
 };
 export default none;

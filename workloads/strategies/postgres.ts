@@ -1,4 +1,5 @@
 import type { LockStrategy } from '../strategy.ts';
+import { noLockClient } from './no-lock-client.ts';
 
 /**
  * Row + version column: there is no separate lock service. "Acquiring" takes nothing; the write is a
@@ -11,15 +12,7 @@ const postgres: LockStrategy = {
   needs: [],
   token: 'version',
   async connect() {
-    return {
-      async acquire(key) {
-        return { key, attempts: 1 };
-      },
-      async release() {
-        return true;
-      },
-      async close() {},
-    };
+    return noLockClient();
   },
 };
 export default postgres;
