@@ -13,7 +13,10 @@ export interface NemesisEnv {
   faults: FaultName[];
   cluster: Cluster;
   clients: ClientPool;
-  /** Client↔server proxies by node name (`redis[0]`, `etcd[1]`, `zk[2]`, `pg`, `redis-primary`). */
+  /**
+   * Client↔server proxies by node name (`redis[0]`, `etcd[1]`, `zk[2]`, `pg`, `redis-primary`, …). The nemesis
+   * adds its own (`redis-replication`, the failover pair's replication link) so the run closes it with the rest.
+   */
   proxies: Map<string, TcpProxy>;
   journal: Journal;
   /** Per-process wall-clock offsets, when the run has clock faults (null otherwise: nothing is preloaded). */

@@ -2,7 +2,16 @@ import { Redis } from 'ioredis';
 import type { RedisNode } from '../harness/backends/local/redis-node.ts';
 
 /**
- * Asks Redis nodes directly (their real ports, not the clients' proxies) whether they hold a key, over
+ * The lock keys of one account, whatever prefix the strategy uses (`lock:account-0` for ours,
+ * `fencepost:redlock-npm:account-0` for the redlock package, something else for a plugin): keys ending in
+ * `account-<n>`. The dataset is a handful of lock keys, so KEYS costs microseconds; it skips expired keys.
+ */
+export function accountKeyPattern(account: number): string {
+  return `*account-${account}`;
+}
+
+/**
+ * Asks Redis nodes directly (their real ports, not the clients' proxies) whether they hold a lock key, over
  * connections kept open for the whole run. Why kept open: restart-empty and clock aim at a critical section
  * that lasts about --think ms, and a fresh connection per node per question cost 5–40 ms on a busy 2-core
  * machine — a good part of the window. A node that is down, paused or slow counts as not holding the key.
@@ -35,19 +44,19 @@ export class RedisKeyProbe {
     for (const n of nodes) this.conn(n);
   }
 
-  /** The nodes among `nodes` that have `key` right now. */
-  async holding(nodes: RedisNode[], key: string): Promise<RedisNode[]> {
-    const has = await Promise.all(
+  /** The nodes among `nodes` that have a lock key of `account` right now, and the key names they have. */
+  async holding(nodes: RedisNode[], account: number): Promise<{ nodes: RedisNode[]; keys: string[] }> {
+    const found = await Promise.all(
       nodes.map(async (n) => {
-        if (!n.running || n.paused) return false;
+        if (!n.running || n.paused) return [];
         try {
-          return (await this.conn(n).get(key)) !== null;
+          return await this.conn(n).keys(accountKeyPattern(account));
         } catch {
-          return false;
+          return [];
         }
       }),
     );
-    return nodes.filter((_, i) => has[i]);
+    return { nodes: nodes.filter((_, i) => found[i].length > 0), keys: [...new Set(found.flat())].sort() };
   }
 
   close(): void {

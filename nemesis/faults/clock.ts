@@ -31,10 +31,9 @@ export const clock: FaultExecutor = {
       while (!targets.length && performance.now() < deadline) {
         const section = await ctx.sections.next(ctx.signal, deadline - performance.now(), (s) => !ctx.clients.clients[s.slot]?.paused);
         if (!section) return null;
-        const key = `lock:account-${section.account}`;
-        const holding = await ctx.redisKeys.holding(masters, key);
+        const { nodes: holding, keys } = await ctx.redisKeys.holding(masters, section.account);
         targets = pickSome(ctx.random, holding, mastersToBreak(holding.length, masters.length));
-        aim = { key, holder: `p${section.process}`, holding: holding.map((n) => n.name) };
+        aim = { keys, holder: `p${section.process}`, holding: holding.map((n) => n.name) };
       }
     } else {
       const servers = lockServers(ctx.config.lock, ctx.cluster, ctx.pair);

@@ -13,7 +13,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const failover: FaultExecutor = {
   name: 'failover',
-  unavailable: (env) => (env.cluster.failover ? null : `--lock=${env.config.lock} has no Redis primary/replica pair (the single-Redis setup of --lock=redis)`),
+  unavailable: (env) => (env.cluster.failover ? null : `--lock=${env.config.lock} has no Redis primary/replica pair: that is the single-Redis setup of --lock=redis`),
   async start(ctx) {
     const pair = ctx.pair;
     if (!pair || ctx.signal.aborted) return null;
@@ -30,13 +30,12 @@ export const failover: FaultExecutor = {
       pair.restoreReplication();
       return null;
     }
-    const key = `lock:account-${section.account}`;
     const lagMs = Math.round(performance.now() - t0);
-    const { killed, promoted, seen: keyOnPromoted } = await pair.failover(async (p) => (await ctx.redisKeys.holding([p], key)).length > 0);
+    const { killed, promoted, seen: keyOnPromoted } = await pair.failover(async (p) => (await ctx.redisKeys.holding([p], section.account)).nodes.length > 0);
     ctx.down.add(killed);
     return {
       targets: [`${killed.name} (primary, killed)`, `${promoted.name} (replica, promoted)`],
-      params: { key, holder: `p${section.process}`, replicationCutMs: lagMs, keyOnPromoted, restartDelayMs: ctx.config.restartDelayMs },
+      params: { account: section.account, holder: `p${section.process}`, replicationCutMs: lagMs, keyOnPromoted, restartDelayMs: ctx.config.restartDelayMs },
       holdMs: ctx.config.restartDelayMs,
       async heal() {
         await pair.rejoin();

@@ -9,7 +9,7 @@ const AIM_TIMEOUT_MS = 10_000;
  * SIGKILL, wipe its data dir, start again after `--restart-delay` ms with no persistence — so another client
  * can win the lock (the single node, or a Redlock majority) while the first still believes it holds it.
  *
- * Which masters: only those that hold the holder's key (a direct GET on each node's real port), and exactly as
+ * Which masters: only those that hold the holder's key (asked directly on each node's real port), and exactly as
  * many of them as it takes for another client to reach a majority — `mastersToBreak` (3 when the holder got all
  * 5 masters, 1 when it got 3, the one node for --lock=redis). Why not one master, as in the spec's prose? A
  * holder without contention gets all 5 masters, and one empty master of 5 leaves the key on 4: no one else
@@ -31,11 +31,12 @@ export const restartEmpty: FaultExecutor = {
     const masters = redisMasters(config.lock, ctx.cluster, ctx.pair).map((m) => m.node);
     const keepData = config.redisPersistence === 'aof-always';
     const deadline = performance.now() + AIM_TIMEOUT_MS;
+    let sections = 0;
     while (performance.now() < deadline) {
       const section = await ctx.sections.next(ctx.signal, deadline - performance.now(), (s) => !ctx.clients.clients[s.slot]?.paused);
-      if (!section) return null;
-      const key = `lock:account-${section.account}`;
-      const holding = await ctx.redisKeys.holding(masters, key);
+      if (!section) break;
+      sections++;
+      const { nodes: holding, keys } = await ctx.redisKeys.holding(masters, section.account);
       const k = mastersToBreak(holding.length, masters.length);
       // The holder's key already expired (or it never held a majority): nothing to break this time.
       if (k === 0 || ctx.signal.aborted) continue;
@@ -48,7 +49,7 @@ export const restartEmpty: FaultExecutor = {
       return {
         targets: victims.map((v) => v.name),
         params: {
-          key,
+          keys,
           holder: `p${section.process}`,
           holding: holding.map((n) => n.name),
           masters: masters.length,
@@ -67,6 +68,9 @@ export const restartEmpty: FaultExecutor = {
           return { params: { restartedInMs: Math.round(performance.now() - t0) } };
         },
       };
+    }
+    if (sections && !ctx.signal.aborted) {
+      ctx.log(`fencepost: nemesis: restart-empty: ${sections} critical sections seen, none with its lock key (*account-<n>) on enough masters to break`);
     }
     return null;
   },

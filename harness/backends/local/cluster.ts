@@ -53,8 +53,8 @@ export async function createLocalCluster(spec: ClusterSpec, runDir: string, pids
 
   let failover: Cluster['failover'] = null;
   if (counts.failover) {
-    const primary = new RedisNode({ ...base('redis-primary', 'redis', take()), persistence: 'none' });
-    const replica = new RedisNode({ ...base('redis-replica', 'redis', take()), persistence: 'none', replicaOf: `127.0.0.1:${primary.port}` });
+    const primary = new RedisNode({ ...base('redis-primary', 'redis', take()), persistence: spec.redisPersistence ?? 'none' });
+    const replica = new RedisNode({ ...base('redis-replica', 'redis', take()), persistence: spec.redisPersistence ?? 'none', replicaOf: `127.0.0.1:${primary.port}` });
     failover = { primary, replica };
   }
 
