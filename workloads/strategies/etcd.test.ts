@@ -9,6 +9,7 @@ import { PidRegistry } from '../../harness/pid-registry.ts';
 import { LockNotAcquired, type LockClient, type LockContext } from '../strategy.ts';
 import etcd, { lockKeyFor } from './etcd.ts';
 import { startHolder } from './holder-process.ts';
+import { handOver } from './hand-over.ts';
 
 const TTL_MS = 2_000;
 /** Expiry is checked by etcd's lessor every 500 ms, and the new holder needs a watch event and a txn. */
@@ -58,16 +59,11 @@ describe('etcd strategy', () => {
 
   it('makes a second client wait until the first releases, then hands it the lock', async () => {
     const [a, b] = [await connect(), await connect()];
-    const first = await a.acquire('contend');
-    let secondDone = false;
-    const second = b.acquire('contend').then((l) => ((secondDone = true), l));
-    await new Promise((r) => setTimeout(r, 500));
-    expect(secondDone).toBe(false);
-    const releasedAt = performance.now();
-    expect(await a.release(first)).toBe(true);
-    const lease = await second;
+    const { first, second: lease, secondDoneEarly, released, wokeAfterMs } = await handOver(a, b, 'contend');
+    expect(secondDoneEarly).toBe(false);
+    expect(released).toBe(true);
     // Woken by the watch, not by a poll interval or the TTL.
-    expect(performance.now() - releasedAt).toBeLessThan(1_000);
+    expect(wokeAfterMs).toBeLessThan(1_000);
     expect(BigInt(lease.token!)).toBeGreaterThan(BigInt(first.token!));
     expect(lease.attempts).toBeGreaterThanOrEqual(2);
     expect(await b.release(lease)).toBe(true);

@@ -10,6 +10,7 @@ import { LockNotAcquired, type LockClient, type LockContext, type Lease } from '
 import { startHolder } from './holder-process.ts';
 import { ZkSession } from './zk-session.ts';
 import zookeeper, { lockDirFor } from './zookeeper.ts';
+import { handOver } from './hand-over.ts';
 
 const TTL_MS = 2_000;
 /** The leader checks session expiry every tick (250 ms); the next contender then needs a watch event and a read. */
@@ -81,15 +82,10 @@ describe('zookeeper strategy', () => {
 
   it('makes a second client wait until the first releases, then hands it the lock', async () => {
     const [a, b] = [await connect(), await connect()];
-    const first = await a.acquire('contend');
-    let secondDone = false;
-    const second = b.acquire('contend').then((l) => ((secondDone = true), l));
-    await new Promise((r) => setTimeout(r, 500));
-    expect(secondDone).toBe(false);
-    const releasedAt = performance.now();
-    expect(await a.release(first)).toBe(true);
-    const lease = await second;
-    expect(performance.now() - releasedAt).toBeLessThan(1_000); // woken by the watch
+    const { first, second: lease, secondDoneEarly, released, wokeAfterMs } = await handOver(a, b, 'contend');
+    expect(secondDoneEarly).toBe(false);
+    expect(released).toBe(true);
+    expect(wokeAfterMs).toBeLessThan(1_000); // woken by the watch
     expect(BigInt(lease.token!)).toBeGreaterThan(BigInt(first.token!));
     expect(await b.release(lease)).toBe(true);
   });
