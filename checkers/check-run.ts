@@ -2,7 +2,7 @@ import type { Op } from '../harness/history/op.ts';
 import type { CheckerResult, LostUpdate, Overlap, RunResults } from './run-results.ts';
 import { composeVerdict, runChecker } from './compose.ts';
 import { faultWindows } from './faults.ts';
-import { checkFencingOrder } from './fencing-order.ts';
+import { checkFencingOrder, isStaleWriteRefusal } from './fencing-order.ts';
 import { checkLinearizable } from './linearizable.ts';
 import { checkLostUpdates } from './lost-updates.ts';
 import { accountModel, accountOperations } from './models/account.ts';
@@ -64,5 +64,5 @@ export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
 
 /** Counted here as well as in fencing-order, so the number survives that checker crashing. */
 function countStaleWrites(history: Op[]): number {
-  return history.filter((op) => op.f === 'write' && op.type === 'fail' && op.error === 'stale-token').length;
+  return history.filter(isStaleWriteRefusal).length;
 }

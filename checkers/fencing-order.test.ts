@@ -27,10 +27,18 @@ describe('fencing order', () => {
     expect(r.notes.join('\n')).toContain('unfenced run');
   });
 
-  it('counts writes the resource refused as stale', () => {
+  it('counts writes the resource refused as stale: a stale token, or a version that moved (postgres)', () => {
     const w = writeValue(0, 1, 0, '3');
-    const h = history(invoke(0, 'write', w), fail(0, 'write', w, 'stale-token'), invoke(1, 'write', w), fail(1, 'write', w, 'version-conflict'));
-    expect(checkFencingOrder(h, { fencing: true }).staleWritesRejected).toBe(1);
+    const h = history(
+      invoke(0, 'write', w),
+      fail(0, 'write', w, 'stale-token'),
+      invoke(1, 'write', w),
+      fail(1, 'write', w, 'version-conflict'),
+      // The client skipped this one itself (watchdog): the resource refused nothing.
+      invoke(2, 'write', w),
+      fail(2, 'write', w, 'lock-lost'),
+    );
+    expect(checkFencingOrder(h, { fencing: true }).staleWritesRejected).toBe(2);
   });
 
   it("falls back to the clients' ok writes when the ledger was not read", () => {

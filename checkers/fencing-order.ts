@@ -2,6 +2,18 @@ import type { Op } from '../harness/history/op.ts';
 import type { CheckerResult } from './run-results.ts';
 import { bankWrites, finalReads } from './ledger.ts';
 
+/**
+ * Errors with which the resource refuses a write as stale: `stale-token` (a fenced write whose token is older
+ * than one the row has seen) and `version-conflict` (the postgres strategy: the row changed since the read —
+ * the version column is its fence).
+ */
+export const STALE_REFUSALS: ReadonlySet<string> = new Set(['stale-token', 'version-conflict']);
+
+/** A `write` the resource refused as stale: the fence doing its job. */
+export function isStaleWriteRefusal(op: Op): boolean {
+  return op.f === 'write' && op.type === 'fail' && op.error !== undefined && STALE_REFUSALS.has(op.error);
+}
+
 export interface TokenRegression {
   account: number;
   /** The write that was accepted with an older token… */
@@ -13,7 +25,7 @@ export interface TokenRegression {
 }
 
 export interface FencingOrderResult extends CheckerResult {
-  /** Writes the resource refused as stale (`write` fail, error `stale-token`): the fence doing its job. */
+  /** Writes the resource refused as stale (`write` fail, `stale-token` or `version-conflict`): the fence doing its job. */
   staleWritesRejected: number;
   /** Committed writes that carried a token and were checked. */
   tokensChecked: number;
@@ -34,7 +46,7 @@ export interface FencingOrderResult extends CheckerResult {
 export function checkFencingOrder(history: Op[], opts: { fencing: boolean }): FencingOrderResult {
   const ledgers = finalReads(history);
   const writes = bankWrites(history, ledgers);
-  const staleWritesRejected = writes.filter((w) => w.outcome === 'fail' && w.error === 'stale-token').length;
+  const staleWritesRejected = writes.filter((w) => w.outcome === 'fail' && w.error !== undefined && STALE_REFUSALS.has(w.error)).length;
   const notes: string[] = [];
 
   // Per account: committed writes in commit order as (writeId, token). The ledger is authoritative; the clients'

@@ -1,5 +1,6 @@
 import type { WriteValue } from './history/bank.ts';
 import type { Op } from './history/op.ts';
+import { isStaleWriteRefusal } from '../checkers/fencing-order.ts';
 
 /**
  * The progress line: elapsed, ops/s, ok/fail/info and anomalies seen so far. The anomaly count is a live
@@ -20,7 +21,7 @@ export class LiveStats {
     this.counts[op.type as 'ok' | 'fail' | 'info']++;
     if (op.f !== 'write') return;
     const w = op.value as WriteValue;
-    if (op.type === 'fail' && op.error === 'stale-token') this.staleRejected++;
+    if (isStaleWriteRefusal(op)) this.staleRejected++;
     if (op.type === 'ok' && w.writeId !== undefined) {
       const last = this.lastWrite.get(w.account) ?? 0;
       if (w.basedOn < last) this.anomalies++;

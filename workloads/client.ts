@@ -113,7 +113,11 @@ async function main(spec: ClientSpec): Promise<void> {
       }, Math.max(1, Math.floor(spec.ctx.ttlMs / 3)));
     }
 
-    const read = await step<ReadOk>('read', { account }, () => r.read(account), (v) => ({ type: 'ok', value: v }));
+    const fenceToken = spec.mode === 'fenced' ? lease.token : undefined;
+    const answer = await step('read', { account, token: fenceToken }, () => r.read(account, fenceToken), (v) =>
+      'stale' in v ? { type: 'fail', value: { account, token: fenceToken }, error: 'stale-token' } : { type: 'ok', value: v },
+    );
+    const read: ReadOk | undefined = answer && !('stale' in answer) ? answer : undefined;
     if (read) {
       await sleep(spec.thinkMs);
       const delta = 1 + Math.floor(random() * 100);

@@ -7,7 +7,10 @@ import type { FinalRead, LedgerRow, ReadOk, WriteValue } from '../harness/histor
  *
  * How a write is admitted:
  *  - `plain`   — blind read-modify-write (`SET balance = <what I computed>`), as an app trusting its lock does;
- *  - `fenced`  — only if the writer's token is ≥ the highest token the row has accepted (Kleppmann's fencing);
+ *  - `fenced`  — only if the writer's token is ≥ the highest token the row has seen (Kleppmann's fencing). The
+ *                read presents the token too and raises the row's fence: otherwise a paused old holder that
+ *                resumes after the new holder's read but before its write would still get its stale write in
+ *                (its token is newer than anything the row has *accepted*), only for the new holder to erase it;
  *  - `version` — only if the row's version is still the one the writer read (optimistic concurrency).
  */
 export type WriteMode = 'plain' | 'fenced' | 'version';
@@ -65,9 +68,21 @@ export class Resource {
     return new Resource(client);
   }
 
-  async read(account: number): Promise<ReadOk> {
-    const { rows } = await this.client.query('SELECT balance, version, last_write_id FROM accounts WHERE id = $1', [account]);
-    if (!rows.length) throw new Error(`no account ${account}`);
+  /** With a token (fenced mode), the read is refused — `stale` — if the row has seen a newer token. */
+  async read(account: number, token?: string): Promise<ReadOk | { stale: true }> {
+    const { rows } =
+      token === undefined
+        ? await this.client.query('SELECT balance, version, last_write_id FROM accounts WHERE id = $1', [account])
+        : await this.client.query(
+            `UPDATE accounts SET fence = GREATEST(COALESCE(fence, $2::numeric), $2::numeric)
+              WHERE id = $1 AND (fence IS NULL OR fence <= $2::numeric)
+              RETURNING balance, version, last_write_id`,
+            [account, token],
+          );
+    if (!rows.length) {
+      if (token !== undefined) return { stale: true };
+      throw new Error(`no account ${account}`);
+    }
     return { account, balance: Number(rows[0].balance), version: Number(rows[0].version), lastWriteId: Number(rows[0].last_write_id) };
   }
 

@@ -6,7 +6,8 @@
  *
  *  f          invoke value                         ok value                                   fail/info
  *  acquire    {account}                            {account, token?, validityMs?, attempts}   error: timeout | …
- *  read       {account}                            {account, balance, version, lastWriteId}   error
+ *  read       {account, token?}                    {account, balance, version, lastWriteId}   fail error: stale-token (fenced:
+ *                                                                                              the row saw a newer token)
  *  write      {account, from, to, delta, token?,   {…invoke value, writeId}                   fail error: stale-token |
  *              basedOn}                                                                        version-conflict | lock-lost
  *  release    {account, token?}                    {account, released: boolean}               error

@@ -2,10 +2,28 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { processesUnder, testResultsDir } from './processes.ts';
 
 const CLI = path.resolve('harness/cli.ts');
+const dirs: string[] = [];
+
+function resultsDir(name: string): string {
+  const dir = testResultsDir(name);
+  dirs.push(dir);
+  return dir;
+}
+
+// A failed assertion must not leave servers behind for the rest of the suite: kill whatever is still ours.
+afterAll(() => {
+  for (const p of dirs.flatMap(processesUnder)) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
 
 interface Exit {
   code: number | null;
@@ -41,7 +59,7 @@ describe('CLI', () => {
     [['--time-limit=-3'], /--time-limit must be between 1 and 86400/],
     [['--lock=redis', '--fencing'], /no monotonic counter|not a monotonic counter/],
   ])('%j exits 254 with a message, before starting anything', async (args, message) => {
-    const results = testResultsDir('cli-bad');
+    const results = resultsDir('cli-bad');
     const r = await cli([...args, `--results=${results}`]);
     expect(r.code).toBe(254);
     expect(r.stderr).toMatch(message);
@@ -55,7 +73,7 @@ describe('CLI', () => {
   });
 
   it('doctor --json boots all 12 nodes, reports versions and boot time, and leaves nothing running', async () => {
-    const results = testResultsDir('cli-doctor');
+    const results = resultsDir('cli-doctor');
     const r = await cli(['doctor', '--json', `--results=${results}`]);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
@@ -66,7 +84,7 @@ describe('CLI', () => {
   });
 
   it('SIGINT during a doctor boot stops every node: zero of our processes remain', async () => {
-    const results = testResultsDir('cli-sigint-doctor');
+    const results = resultsDir('cli-sigint-doctor');
     const r = await cli(['doctor', `--results=${results}`], { signalAfter: { when: (e) => e.includes('booting'), signal: 'SIGINT' } });
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/SIGINT — resuming paused processes/);
@@ -74,7 +92,7 @@ describe('CLI', () => {
   });
 
   it('SIGTERM during a run stops clients and nodes and keeps the history so far', async () => {
-    const results = testResultsDir('cli-sigterm-run');
+    const results = resultsDir('cli-sigterm-run');
     const r = await cli(['--lock=redis', '--time-limit=60', '--nemesis=none', `--results=${results}`], {
       signalAfter: { when: (e) => /ok [1-9]/.test(e) || /\d+\/60 s/.test(e), signal: 'SIGTERM' },
     });
@@ -87,7 +105,7 @@ describe('CLI', () => {
   });
 
   it('cleanup stops what a kill -9ed run left behind', async () => {
-    const results = testResultsDir('cli-cleanup');
+    const results = resultsDir('cli-cleanup');
     // kill -9 once the servers are spawned (their pid files exist): they are orphans from then on.
     const pidFiles = () => {
       const doctor = path.join(results, 'doctor');
