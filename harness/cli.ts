@@ -54,7 +54,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await dispatch(config, shutdown);
   } catch (err) {
-    await shutdown.runAll();
+    await shutdown.runAll('error');
     return report(err);
   }
 }

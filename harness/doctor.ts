@@ -31,7 +31,7 @@ export async function doctor(config: Readonly<Config>, shutdown: Shutdown): Prom
   const runDir = createRunDir(config.resultsDir, 'doctor');
   const pids = new PidRegistry(path.join(runDir, 'pids'));
   const cluster = await createLocalCluster(FULL_CLUSTER, runDir, pids);
-  const untrack = shutdown.add('stop cluster', () => cluster.teardown());
+  const stopCluster = shutdown.add('stop cluster', () => cluster.teardown());
   log(`fencepost doctor: booting ${cluster.nodes.length} nodes under ${runDir} …`);
   const t0 = performance.now();
   try {
@@ -44,8 +44,7 @@ export async function doctor(config: Readonly<Config>, shutdown: Shutdown): Prom
     writeJson(path.join(runDir, 'doctor.json'), report);
     return report;
   } finally {
-    await cluster.teardown();
-    untrack();
+    await stopCluster.run();
     // Logs stay for reading; the servers' data dirs are of no use once they stopped.
     fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
   }

@@ -45,8 +45,10 @@ export interface TestJson {
   config: Readonly<Config>;
   versions: Record<string, string>;
   nodes: { name: string; port: number }[];
-  /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and the verdict is unknown. */
+  /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and there is no verdict. */
   interrupted?: boolean;
+  /** Set when the harness failed mid-run (see the console for the error): the history ends early. */
+  failed?: boolean;
 }
 
 function writeModeFor(strategy: LockStrategy, fencing: boolean): WriteMode {
@@ -116,7 +118,9 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
     await cluster.teardown();
     fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
   });
-  const markInterrupted = shutdown.add('mark interrupted', () => writeJson(path.join(runDir, 'test.json'), { ...test, interrupted: true }));
+  const markIncomplete = shutdown.add('mark the run incomplete', () =>
+    writeJson(path.join(runDir, 'test.json'), { ...test, ...(shutdown.reason === 'signal' ? { interrupted: true } : { failed: true }) }),
+  );
   const t0 = performance.now();
   await cluster.start();
   log(`fencepost: ${cluster.nodes.length} nodes ready in ${Math.round(performance.now() - t0)} ms`);
@@ -180,10 +184,9 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
 
   abort.abort();
   await nemesisDone;
-  await nemesis.heal();
-  healNemesis();
+  await healNemesis.run();
   await pool.stop(acquireTimeoutMs + 5000);
-  stopClients();
+  stopClients.cancel();
 
   // The harness's own read of the final state and the ledger: the lost-update checker's ground truth.
   const resource = await Resource.connect(cluster.pg!.connectionConfig());
@@ -196,16 +199,11 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   } finally {
     await resource.close();
   }
-  journal.close();
-  closeJournal();
-  await Promise.all([...proxies.values()].map((p) => p.close()));
-  closeProxies();
-  await cluster.teardown();
-  fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
-  stopCluster();
-  clocks?.dispose();
-  disposeClocks();
-  markInterrupted();
+  await closeJournal.run();
+  await closeProxies.run();
+  await stopCluster.run();
+  await disposeClocks.run();
+  markIncomplete.cancel();
 
   const { ops } = readHistory(path.join(runDir, 'history.jsonl'));
   const results = checkRun(ops as Op[], { fencing: config.fencing || strategy.token === 'version' });

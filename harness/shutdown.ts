@@ -8,11 +8,19 @@ export const EXIT_INTERRUPTED = 130;
 
 type Step = { name: string; run: () => Promise<void> | void };
 
+/** A registered teardown step: `run` it on the normal path (once, then it's no longer registered), or `cancel`. */
+export interface TeardownStep {
+  run(): Promise<void>;
+  cancel(): void;
+}
+
 export class Shutdown {
   private steps: Step[] = [];
   private firstSignalAt = 0;
   private running: Promise<void> | null = null;
   private readonly onSignal = (signal: NodeJS.Signals) => this.handle(signal);
+  /** Why the steps ran: a signal, or an error that ended the command. */
+  reason: 'signal' | 'error' | null = null;
 
   install(): this {
     process.on('SIGINT', this.onSignal);
@@ -27,17 +35,25 @@ export class Shutdown {
     process.off('SIGHUP', this.onSignal);
   }
 
-  /** Register a teardown step; returns a function that unregisters it (call it once the step ran normally). */
-  add(name: string, run: Step['run']): () => void {
+  /** Register a teardown step, to run on Ctrl-C or error unless the normal path runs or cancels it first. */
+  add(name: string, run: Step['run']): TeardownStep {
     const step = { name, run };
     this.steps.push(step);
-    return () => {
+    const cancel = () => {
       this.steps = this.steps.filter((s) => s !== step);
+    };
+    return {
+      async run() {
+        cancel();
+        await step.run();
+      },
+      cancel,
     };
   }
 
   /** Run every registered step, newest first; errors are reported and don't stop the rest. */
-  runAll(): Promise<void> {
+  runAll(reason: 'signal' | 'error' = 'error'): Promise<void> {
+    this.reason ??= reason;
     this.running ??= (async () => {
       for (const step of [...this.steps].reverse()) {
         try {
@@ -60,6 +76,6 @@ export class Shutdown {
     }
     this.firstSignalAt = now;
     console.error(`\nfencepost: ${signal} — resuming paused processes, healing faults, stopping nodes (the history so far is kept) …`);
-    void this.runAll().then(() => process.exit(EXIT_INTERRUPTED));
+    void this.runAll('signal').then(() => process.exit(EXIT_INTERRUPTED));
   }
 }

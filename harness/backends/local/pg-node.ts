@@ -67,7 +67,7 @@ export class PgNode extends ProcessNode {
    * reaps (in a container, maybe never). Postgres's own fast shutdown ends and reaps them; SIGKILL stays the
    * fallback.
    */
-  override async halt(): Promise<void> {
+  protected override async end(): Promise<void> {
     await this.stop(3000);
   }
 

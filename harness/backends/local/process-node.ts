@@ -54,6 +54,8 @@ export abstract class ProcessNode implements ClusterNode {
   private exited: Promise<void> = Promise.resolve();
   /** Set-up processes still running (initdb and the postgres --boot it forks). */
   private readonly helpers = new Set<ChildProcess>();
+  /** Set by `halt`: a start still in its set-up must not spawn the server after teardown went past it. */
+  private halted = false;
   private _paused = false;
   private _readyInMs: number | null = null;
 
@@ -95,6 +97,7 @@ export abstract class ProcessNode implements ClusterNode {
     // initdb and config files count toward readiness: they are part of what a start costs.
     const started = performance.now();
     await this.prepare();
+    if (this.halted) throw new HarnessError('interrupted', `${this.name}: torn down while starting`);
     const cmd = this.command();
     const log = fs.openSync(this.logFile, 'a');
     const child = spawn(cmd.file, cmd.args, {
@@ -161,6 +164,7 @@ export abstract class ProcessNode implements ClusterNode {
 
   /** Graceful stop; SIGKILL after `graceMs`. */
   async stop(graceMs = 5000): Promise<void> {
+    this.killHelpers();
     if (!this.child) return;
     await this.resume();
     this.child.kill(this.stopSignal);
@@ -170,13 +174,7 @@ export abstract class ProcessNode implements ClusterNode {
   }
 
   async kill(): Promise<void> {
-    for (const helper of this.helpers) {
-      try {
-        process.kill(-helper.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    this.killHelpers();
     if (!this.child) return;
     // Children first: a SIGKILLed postmaster leaves its backends to notice on their own, which takes a while.
     const pids = this.pids();
@@ -224,7 +222,24 @@ export abstract class ProcessNode implements ClusterNode {
    * the data is thrown away anyway.
    */
   async halt(): Promise<void> {
+    this.halted = true;
+    await this.end();
+  }
+
+  /** How `halt` ends the process: SIGKILL unless a node knows a faster clean way. */
+  protected async end(): Promise<void> {
     await this.kill();
+  }
+
+  /** Set-up commands run in their own process group: kill the group, so whatever they forked goes too. */
+  private killHelpers(): void {
+    for (const helper of this.helpers) {
+      try {
+        process.kill(-helper.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
   }
 
   /** Remove anything the node keeps outside its run dir. Called once by the cluster's teardown. */
