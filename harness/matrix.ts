@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Expectation as CellExpectation, MatrixCell, Observation } from '../report/matrix-cell.ts';
+import type { UncontendedLatency } from '../report/matrix-page.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
@@ -73,11 +74,24 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
     cells.push(cell);
     log(`[${i + 1}/${plan.length}] ${lock} × ${col.title}: ${cell.observed} (expected ${expected}) ${cell.matched ? '✓' : '✗'}${cell.note && !cell.matched ? ` — ${cell.note.split('\n')[0]}` : ''}`);
   }
+  // What each lock costs by itself: one client, no fault (the cells' latency includes waiting for other holders).
+  const uncontended: Record<string, UncontendedLatency> = {};
+  for (const lock of BUILTIN_LOCKS) {
+    try {
+      const out = await runTest(resolveConfig([`--lock=${lock}`, '--nemesis=none', '--concurrency=1', `--time-limit=${Math.min(config.timeLimitS, 5)}`, `--seed=${config.seed}`, `--results=${config.resultsDir}`]), shutdown, quiet);
+      const l = out.results.latency;
+      uncontended[lock] = { acquireP50: l.acquire.p50, acquireP99: l.acquire.p99, writeP50: l.write.p50, writeP99: l.write.p99, runDir: out.runDir };
+      log(`latency ${lock}, one client: acquire p50 ${l.acquire.p50.toFixed(2)} ms, p99 ${l.acquire.p99.toFixed(2)} ms`);
+    } catch (err) {
+      log(`latency ${lock}: could not measure (${(err as Error).message.split('\n')[0]})`);
+    }
+  }
+
   const { writeMatrix } = await import('../report/matrix-page.ts');
   // Not a run (no test.json, not `latest`): a page over the cell runs, beside them.
   const dir = path.join(config.resultsDir, 'matrix', runTimestamp());
   fs.mkdirSync(dir, { recursive: true });
-  const file = writeMatrix(dir, cells, { command: `npm run jepsen -- --lock=all --time-limit=${config.timeLimitS} --seed=${config.seed}` });
+  const file = writeMatrix(dir, cells, { command: `npm run jepsen -- --lock=all --time-limit=${config.timeLimitS} --seed=${config.seed}`, uncontended });
   const matched = cells.filter((c) => c.matched).length;
   log(`\n  ${matched}/${cells.length} cells match the oracle\n  matrix: ${path.relative(process.cwd(), file) || file}\n`);
   return matched === cells.length ? EXIT.valid : EXIT.invalid;

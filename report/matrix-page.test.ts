@@ -36,6 +36,14 @@ describe('renderMatrix', () => {
     expect(html).toContain('postgres under pause-holder: expected safe, observed lost 3 — a safe cell showed lost updates: suspect the harness before the lock');
   });
 
+  it('shows what a lock costs by itself (one client) beside the contended latency, linked to its run', () => {
+    const withSolo = renderMatrix(cells, { outDir: '/r/matrix', uncontended: { etcd: { acquireP50: 1.25, acquireP99: 4.5, writeP50: 0.8, writeP99: 2.1, runDir: '/r/etcd/solo' } } });
+    expect(withSolo).toContain('<a href="../etcd/solo/report.html" title="one client, no fault: write 0.80 ms / 2.10 ms">1.25 ms / 4.50 ms</a>');
+    expect(withSolo).toMatch(/contended: 3\.20 ms \/ 9\.50 ms/);
+    expect(withSolo).toContain('fair queues (etcd, ZooKeeper)');
+    expect(html).not.toContain('contended:');
+  });
+
   it('links each cell to the report that proves it, relative to the page', () => {
     expect(html).toContain('<a href="../redis/pause-holder/report.html">');
     expect(html).toContain('<td class="cell safe contradicts"><a href="../redis/clock/report.html">');

@@ -19,6 +19,19 @@ export interface MatrixPageOptions {
   generatedAt?: string;
   /** The command that ran the matrix (with its seed). */
   command?: string;
+  /**
+   * Per lock, acquire and write latency with one client and no fault: what the lock itself costs. The cells'
+   * own acquire latency includes waiting for the other holders, which measures contention and fairness.
+   */
+  uncontended?: Record<string, UncontendedLatency>;
+}
+
+export interface UncontendedLatency {
+  acquireP50: number;
+  acquireP99: number;
+  writeP50: number;
+  writeP99: number;
+  runDir: string;
 }
 
 const FAULT_ORDER = ['none', 'pause-holder', 'restart-empty', 'clock'];
@@ -86,12 +99,18 @@ function cellHtml(c: MatrixCell | undefined, outDir: string): string {
   return `<td class="cell ${cls}${c.matched ? '' : ' contradicts'}">${link ? `<a href="${h(link)}">${inner}</a>` : inner}</td>`;
 }
 
+function latencyCell(solo: UncontendedLatency, outDir: string): string {
+  const text = `${fmtMs(solo.acquireP50)} / ${fmtMs(solo.acquireP99)}`;
+  const rel = path.relative(outDir, path.join(solo.runDir, 'report.html'));
+  return `<div><a href="${h(rel)}" title="one client, no fault: write ${h(fmtMs(solo.writeP50))} / ${h(fmtMs(solo.writeP99))}">${h(text)}</a></div><div class="aside">write ${h(fmtMs(solo.writeP50))} / ${h(fmtMs(solo.writeP99))}</div>`;
+}
+
 function median(xs: number[]): number | null {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)] : null;
 }
 
-function choosingRow(lock: string, cells: MatrixCell[], outDir: string): string {
+function choosingRow(lock: string, cells: MatrixCell[], outDir: string, solo?: UncontendedLatency): string {
   const link = (c: MatrixCell, text: string) => {
     const l = reportLink(c, outDir);
     return l ? `<a href="${h(l)}">${h(text)}</a>` : h(text);
@@ -131,7 +150,7 @@ function choosingRow(lock: string, cells: MatrixCell[], outDir: string): string 
   const matched = cells.filter((c) => c.matched).length;
   return (
     `<tr><td><b>${h(lock)}</b></td><td>${exclusion || '<span class="aside">–</span>'}</td><td>${fencing}</td>` +
-    `<td class="num">${h(fmtMs(p50))} / ${h(fmtMs(p99))}${base ? '' : '<div class="aside">median of the faulted runs</div>'}</td>` +
+    `<td class="num">${solo ? latencyCell(solo, outDir) : ''}<div${solo ? ' class="aside"' : ''}>${solo ? 'contended: ' : ''}${h(fmtMs(p50))} / ${h(fmtMs(p99))}${base ? '' : ' (median of the faulted runs)'}</div></td>` +
     `<td class="num">${lostTotal ? `<b class="obs lost">${fmtCount(lostTotal)}</b>` : '0'}</td>` +
     `<td class="num">${matched === cells.length ? `<span class="obs safe">${matched}/${cells.length} ✓</span>` : `<b class="obs lost">${matched}/${cells.length}</b>`}</td></tr>`
   );
@@ -160,7 +179,8 @@ ${inlineStyle(pageCss())}
 ${contra.length ? `<h2>Contradictions <span class="aside">bugs of ours until proven otherwise</span></h2><ul>${contra.join('')}</ul>` : ''}
 <h2>Choosing a lock, measured <span class="aside">each entry links to the run that shows it</span></h2>
 <table class="wide"><thead><tr><th>strategy</th><th>mutual exclusion under faults</th><th>fencing token</th><th class="num">acquire p50 / p99</th><th class="num">lost updates</th><th class="num">oracle</th></tr></thead>
-<tbody>${locks.map((l) => choosingRow(l, cells.filter((c) => c.lock === l), opts.outDir)).join('\n')}</tbody></table>
+<tbody>${locks.map((l) => choosingRow(l, cells.filter((c) => c.lock === l), opts.outDir, opts.uncontended?.[l])).join('\n')}</tbody></table>
+${opts.uncontended ? '<p class="aside">Latency: the first line is one client with no fault — what the lock itself costs (the write is the Postgres transaction). "Contended" is the no-fault run with every client on one account: it includes waiting for the other holders, so fair queues (etcd, ZooKeeper) show a whole round of critical sections while retry-based locks (Redis) often hand the lock straight back to the client that released it.</p>' : ''}
 <h2>Every run <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · click a cell for its report</span></h2>
 <table class="matrix"><thead><tr><th></th>${cols.map((c) => `<th>${h(c.title)}</th>`).join('')}</tr></thead><tbody>${grid.join('\n')}</tbody></table>
 </main>
