@@ -1,7 +1,7 @@
 import type { Cluster } from '../harness/backends/cluster.ts';
-import type { EtcdNode } from '../harness/backends/local/etcd-node.ts';
-import type { RedisNode } from '../harness/backends/local/redis-node.ts';
-import type { ZkNode } from '../harness/backends/local/zk-node.ts';
+import type { EtcdNode } from '../harness/backends/servers/etcd-node.ts';
+import type { RedisNode } from '../harness/backends/servers/redis-node.ts';
+import type { ZkNode } from '../harness/backends/servers/zk-node.ts';
 import type { ClusterNode } from '../harness/backends/node.ts';
 import { PRIMARY_PROXY, type FailoverPair } from './failover-pair.ts';
 

@@ -1,8 +1,8 @@
 import type { ClusterNode } from './node.ts';
-import type { EtcdNode } from './local/etcd-node.ts';
-import type { PgNode } from './local/pg-node.ts';
-import type { RedisNode, RedisPersistence } from './local/redis-node.ts';
-import type { ZkNode } from './local/zk-node.ts';
+import type { EtcdNode } from './servers/etcd-node.ts';
+import type { PgNode } from './servers/pg-node.ts';
+import type { RedisNode, RedisPersistence } from './servers/redis-node.ts';
+import type { ZkNode } from './servers/zk-node.ts';
 
 /** Which nodes a run needs: a redis-only test doesn't wait for three JVMs. */
 export interface ClusterSpec {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Redis } from 'ioredis';
-import { ProcessNode, type Command, type ProcessNodeOptions } from './process-node.ts';
+import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
 
 /**
  * `none`: no RDB, no AOF — a restart comes back empty (the Redlock failure mode the spec warns about).
@@ -8,13 +8,13 @@ import { ProcessNode, type Command, type ProcessNodeOptions } from './process-no
  */
 export type RedisPersistence = 'none' | 'aof-always';
 
-export interface RedisNodeOptions extends ProcessNodeOptions {
+export interface RedisNodeOptions extends ServerNodeOptions {
   persistence: RedisPersistence;
   /** `host:port` of a primary to replicate from (the failover pair's replica). */
   replicaOf?: string;
 }
 
-export class RedisNode extends ProcessNode {
+export class RedisNode extends ServerNode {
   private readonly redisOpts: RedisNodeOptions;
   private replicaOf: string | undefined;
 

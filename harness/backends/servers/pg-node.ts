@@ -2,41 +2,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { HarnessError } from '../../errors.ts';
-import { childPids } from '../../pid-registry.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ProcessNode, type Command, type ProcessNodeOptions } from './process-node.ts';
-import { postgresBinDir } from '../../provision.ts';
+import { HarnessError } from '../../errors.ts';
+import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
 
 export const PG_USER = 'fencepost';
 
-/** uid/gid of the `postgres` OS user: Postgres refuses to run as root, so the harness drops to it when root. */
-function postgresAccount(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
-  if (!line) {
-    throw new HarnessError('missing-dependency', 'running as root, but there is no `postgres` user to run Postgres as.', {
-      hint: 'install the postgresql package (it creates the user): apt-get install -y postgresql',
-    });
+export class PgNode extends ServerNode {
+  /** Whom the data dir must belong to, as the host runs Postgres (undefined: the harness's own user). */
+  private get account(): { uid: number; gid: number } | undefined {
+    return this.host.account('postgres');
   }
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
-/** Whether every ancestor of `dir` lets other users through (o+x): the postgres user needs that. */
-function traversableByOthers(dir: string): boolean {
-  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
-    if ((fs.statSync(d).mode & 0o001) === 0) return false;
-    if (d === path.dirname(d)) return true;
-  }
-}
-
-export class PgNode extends ProcessNode {
-  private readonly account = postgresAccount();
   /** Where the data really lives when the run dir is private to root (a 0700 home or mkdtemp dir). */
   private outside: string | null = null;
 
-  constructor(opts: ProcessNodeOptions) {
+  constructor(opts: ServerNodeOptions) {
     super(opts);
   }
 
@@ -46,7 +26,7 @@ export class PgNode extends ProcessNode {
    * the same. `dispose` removes it.
    */
   private placeDataDir(): void {
-    if (!this.account || this.outside || traversableByOthers(this.dir)) return;
+    if (!this.account || this.outside || this.host.canEnter('postgres', this.dir)) return;
     this.outside = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-pg-'));
     fs.chmodSync(this.outside, 0o700);
     fs.chownSync(this.outside, this.account.uid, this.account.gid);
@@ -81,7 +61,7 @@ export class PgNode extends ProcessNode {
   }
 
   private bin(name: string): string {
-    return `${postgresBinDir()}/${name}`;
+    return `${this.host.postgresBinDir()}/${name}`;
   }
 
   protected override async prepare(): Promise<void> {
@@ -93,7 +73,7 @@ export class PgNode extends ProcessNode {
     if (fs.existsSync(`${this.pgData}/PG_VERSION`)) return;
     try {
       await this.runHelper(
-        { file: this.bin('initdb'), args: ['-D', this.pgData, '-A', 'trust', '-U', PG_USER, '-E', 'UTF8', '--no-sync', '--no-instructions'], uid: this.account?.uid, gid: this.account?.gid },
+        { file: this.bin('initdb'), args: ['-D', this.pgData, '-A', 'trust', '-U', PG_USER, '-E', 'UTF8', '--no-sync', '--no-instructions'], user: 'postgres' },
         this.workDir(),
       );
     } catch (err) {
@@ -115,15 +95,8 @@ export class PgNode extends ProcessNode {
         '-c', 'full_page_writes=off',
         '-c', 'max_connections=200',
       ],
-      uid: this.account?.uid,
-      gid: this.account?.gid,
+      user: 'postgres',
     };
-  }
-
-  /** The postmaster and every backend: they call setsid(), so only the parent pid links them. */
-  override pids(): number[] {
-    const main = super.pids();
-    return main.length ? [...main, ...childPids(main[0])] : [];
   }
 
   protected override async afterExit(): Promise<void> {

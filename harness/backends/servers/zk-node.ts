@@ -2,20 +2,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zookeeper from 'node-zookeeper-client';
 import { fourLetter } from './four-letter.ts';
-import { ProcessNode, type Command, type ProcessNodeOptions } from './process-node.ts';
+import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
 
 export const ZK_JAR = '/usr/share/java/zookeeper.jar';
 /** Small tick so session timeouts of a few seconds are allowed (min session timeout = 2 ticks). */
 export const ZK_TICK_MS = 250;
 
-export interface ZkNodeOptions extends ProcessNodeOptions {
+export interface ZkNodeOptions extends ServerNodeOptions {
   /** 1-based server id (ZooKeeper's myid). */
   myid: number;
   /** `server.N=127.0.0.1:peer:election` lines for every member. */
   serverLines: string[];
 }
 
-export class ZkNode extends ProcessNode {
+export class ZkNode extends ServerNode {
   private readonly zkOpts: ZkNodeOptions;
 
   constructor(opts: ZkNodeOptions) {

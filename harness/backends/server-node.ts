@@ -1,30 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HarnessError } from '../../errors.ts';
-import { isAlive, type PidRegistry } from '../../pid-registry.ts';
-import type { ClusterNode, NodeKind } from '../node.ts';
+import { HarnessError } from '../errors.ts';
+import type { Command, NodeHost, RunningServer } from './node-host.ts';
+import type { ClusterNode, NodeKind } from './node.ts';
 
-export interface ProcessNodeOptions {
+export type { Command } from './node-host.ts';
+
+export interface ServerNodeOptions {
   name: string;
   kind: NodeKind;
   port: number;
-  /** This node's folder under the run dir: data/ and the log live here. */
+  /** This node's folder under the run dir: data/ and config files live here. */
   dir: string;
   logFile: string;
-  pids: PidRegistry;
+  /** Where the server runs: child processes (local) or containers (docker). */
+  host: NodeHost;
   /** Extra environment for the server process, read at each start (the clock shim's LD_PRELOAD). */
   env?: () => Record<string, string>;
   /** How long a start may take before it is an error. */
   readyTimeoutMs: number;
-}
-
-export interface Command {
-  file: string;
-  args: string[];
-  uid?: number;
-  gid?: number;
 }
 
 /** Tail of a log file for error messages. */
@@ -38,29 +33,29 @@ export function logTail(file: string, lines = 15): string {
 }
 
 /**
- * A server run as a child process of the harness. Children are spawned detached (their own process group) so a
- * Ctrl-C in the terminal reaches only the harness, which then stops them in order — resume first, then
- * terminate — instead of each server racing its own shutdown while some are still SIGSTOPped.
+ * A server of the cluster: what it runs (`command`), how it is prepared (`prepare`) and how it is known to be ready
+ * (`probe`, a real client call) — the same for every backend. Where its processes run is the host's business
+ * (local child processes, or containers): the node only launches, signals and waits through it.
  */
-export abstract class ProcessNode implements ClusterNode {
+export abstract class ServerNode implements ClusterNode {
   readonly name: string;
   readonly kind: NodeKind;
   readonly port: number;
   readonly logFile: string;
   readonly dataDir: string;
   protected readonly dir: string;
-  protected readonly opts: ProcessNodeOptions;
-  protected child: ChildProcess | null = null;
-  private exited: Promise<void> = Promise.resolve();
-  /** Set-up processes still running (initdb and the postgres --boot it forks). */
-  private readonly helpers = new Set<ChildProcess>();
-  /** Set by `halt`: a start still in its set-up must not spawn the server after teardown went past it. */
+  protected readonly opts: ServerNodeOptions;
+  protected readonly host: NodeHost;
+  private proc: RunningServer | null = null;
+  private exited: Promise<string> = Promise.resolve('');
+  /** Set by `halt`: a start still in its set-up must not launch the server after teardown went past it. */
   private halted = false;
   private _paused = false;
   private _readyInMs: number | null = null;
 
-  constructor(opts: ProcessNodeOptions) {
+  constructor(opts: ServerNodeOptions) {
     this.opts = opts;
+    this.host = opts.host;
     this.name = opts.name;
     this.kind = opts.kind;
     this.port = opts.port;
@@ -78,7 +73,7 @@ export abstract class ProcessNode implements ClusterNode {
   protected async prepare(): Promise<void> {}
 
   get running(): boolean {
-    return this.child !== null;
+    return this.proc !== null;
   }
   get paused(): boolean {
     return this._paused;
@@ -88,42 +83,38 @@ export abstract class ProcessNode implements ClusterNode {
   }
 
   pids(): number[] {
-    return this.child?.pid ? [this.child.pid] : [];
+    return this.proc?.pids() ?? [];
   }
 
   async start(): Promise<void> {
-    if (this.child) return;
+    if (this.proc) return;
     if (!fs.existsSync(this.dataDir)) fs.mkdirSync(this.dataDir, { recursive: true });
     // initdb and config files count toward readiness: they are part of what a start costs.
     const started = performance.now();
     await this.prepare();
     if (this.halted) throw new HarnessError('interrupted', `${this.name}: torn down while starting`);
-    const cmd = this.command();
-    const log = fs.openSync(this.logFile, 'a');
-    const child = spawn(cmd.file, cmd.args, {
+    const proc = await this.host.launch({
+      name: this.name,
+      kind: this.kind,
+      dir: this.dir,
+      logFile: this.logFile,
+      cmd: this.command(),
+      env: this.opts.env?.() ?? {},
       cwd: this.workDir(),
-      detached: true,
-      stdio: ['ignore', log, log],
-      env: { ...process.env, ...(this.opts.env?.() ?? {}) },
-      uid: cmd.uid,
-      gid: cmd.gid,
     });
-    fs.closeSync(log);
     let exitInfo: string | null = null;
-    this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        exitInfo = signal ? `killed by ${signal}` : `exited with code ${code}`;
-        if (this.child === child) this.child = null;
-        this.opts.pids.remove(this.name);
-        resolve();
-      });
+    this.exited = proc.exited.then((info) => {
+      exitInfo = info;
+      if (this.proc === proc) this.proc = null;
+      return info;
     });
-    child.once('error', (err) => {
-      exitInfo = `could not be started: ${err.message}`;
-    });
-    this.child = child;
+    this.proc = proc;
     this._paused = false;
-    if (child.pid) this.opts.pids.add({ name: this.name, pid: child.pid, marker: this.dir, killChildren: this.kind === 'pg' });
+    if (this.halted) {
+      // Teardown ran while the launch was under way: it could not see this process, so end it here.
+      await this.kill();
+      throw new HarnessError('interrupted', `${this.name}: torn down while starting`);
+    }
 
     const deadline = started + this.opts.readyTimeoutMs;
     let lastError = '';
@@ -150,12 +141,12 @@ export abstract class ProcessNode implements ClusterNode {
   }
 
   async pause(): Promise<void> {
-    this.signalAll('SIGSTOP');
+    await this.proc?.pause();
     this._paused = true;
   }
 
   async resume(): Promise<void> {
-    this.signalAll('SIGCONT');
+    await this.proc?.resume();
     this._paused = false;
   }
 
@@ -164,52 +155,29 @@ export abstract class ProcessNode implements ClusterNode {
 
   /** Graceful stop; SIGKILL after `graceMs`. */
   async stop(graceMs = 5000): Promise<void> {
-    this.killHelpers();
-    if (!this.child) return;
+    this.host.cancelSetups(this.name);
+    const proc = this.proc;
+    if (!proc) return;
     await this.resume();
-    this.child.kill(this.stopSignal);
+    await proc.signal(this.stopSignal);
     const stopped = await Promise.race([this.exited.then(() => true), sleep(graceMs).then(() => false)]);
     if (!stopped) await this.kill();
     await this.afterExit();
   }
 
   async kill(): Promise<void> {
-    this.killHelpers();
-    if (!this.child) return;
-    // Children first: a SIGKILLed postmaster leaves its backends to notice on their own, which takes a while.
-    const pids = this.pids();
-    for (const pid of pids.slice(1).concat(pids.slice(0, 1))) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    this.host.cancelSetups(this.name);
+    const proc = this.proc;
+    if (!proc) return;
+    await proc.kill();
     this._paused = false;
     await this.exited;
     await this.afterExit();
   }
 
-  /**
-   * Run a set-up command to completion (initdb). Detached into its own process group so that a Ctrl-C during
-   * set-up can kill it together with whatever it forked; registered for `cleanup` like the server itself.
-   */
+  /** Run a set-up command to completion (initdb), where the server will run. */
   protected runHelper(cmd: Command, cwd: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(cmd.file, cmd.args, { cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], uid: cmd.uid, gid: cmd.gid });
-      const name = `${this.name}-setup`;
-      this.helpers.add(child);
-      if (child.pid) this.opts.pids.add({ name, pid: child.pid, marker: this.dataDir, killChildren: true });
-      let stderr = '';
-      child.stderr!.on('data', (d) => (stderr += d));
-      child.once('error', reject);
-      child.once('exit', (code, signal) => {
-        this.helpers.delete(child);
-        this.opts.pids.remove(name);
-        if (code === 0) resolve();
-        else reject(new Error(stderr.trim() || `${cmd.file} ${signal ? `killed by ${signal}` : `exited with ${code}`}`));
-      });
-    });
+    return this.host.runSetup(this.name, this.dir, cmd, cwd);
   }
 
   /** The server's working directory: it must be enterable by the user the server runs as. */
@@ -231,31 +199,9 @@ export abstract class ProcessNode implements ClusterNode {
     await this.kill();
   }
 
-  /** Set-up commands run in their own process group: kill the group, so whatever they forked goes too. */
-  private killHelpers(): void {
-    for (const helper of this.helpers) {
-      try {
-        process.kill(-helper.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
-
   /** Remove anything the node keeps outside its run dir. Called once by the cluster's teardown. */
   async dispose(): Promise<void> {}
 
   /** Wait until helper processes of the node are gone too (Postgres backends). */
   protected async afterExit(): Promise<void> {}
-
-  protected signalAll(signal: NodeJS.Signals): void {
-    for (const pid of this.pids()) {
-      if (!isAlive(pid)) continue;
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // raced with exit
-      }
-    }
-  }
 }

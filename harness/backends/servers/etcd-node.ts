@@ -1,14 +1,14 @@
 import { Etcd3 } from 'etcd3';
-import { ProcessNode, type Command, type ProcessNodeOptions } from './process-node.ts';
+import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
 
-export interface EtcdNodeOptions extends ProcessNodeOptions {
+export interface EtcdNodeOptions extends ServerNodeOptions {
   peerPort: number;
   /** `name=http://127.0.0.1:peerPort,…` for all members. */
   initialCluster: string;
   clusterToken: string;
 }
 
-export class EtcdNode extends ProcessNode {
+export class EtcdNode extends ServerNode {
   private readonly etcdOpts: EtcdNodeOptions;
 
   constructor(opts: EtcdNodeOptions) {

@@ -1,0 +1,147 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { HarnessError } from '../../errors.ts';
+import { childPids, isAlive, type PidRegistry } from '../../pid-registry.ts';
+import { postgresBinDir } from '../../provision.ts';
+import type { Command, LaunchRequest, NodeHost, RunningServer } from '../node-host.ts';
+
+/** uid/gid of the `postgres` OS user when root (Postgres refuses to run as root); undefined when not root. */
+function postgresAccount(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  if (!line) {
+    throw new HarnessError('missing-dependency', 'running as root, but there is no `postgres` user to run Postgres as.', {
+      hint: 'install the postgresql package (it creates the user): apt-get install -y postgresql',
+    });
+  }
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+/** Whether every ancestor of `dir` lets other users through (o+x): the postgres user needs that. */
+function traversableByOthers(dir: string): boolean {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if ((fs.statSync(d).mode & 0o001) === 0) return false;
+    if (d === path.dirname(d)) return true;
+  }
+}
+
+/**
+ * The local backend's host: servers are child processes of the harness, spawned detached (their own process
+ * group) so a Ctrl-C in the terminal reaches only the harness, which then stops them in order — resume first,
+ * then terminate — instead of each server racing its own shutdown while some are still SIGSTOPped. Every pid is
+ * recorded in the run's PidRegistry for `cleanup`.
+ */
+export class ProcessHost implements NodeHost {
+  /** Set-up processes still running, per node (initdb and the postgres --boot it forks). */
+  private readonly setups = new Map<string, Set<ChildProcess>>();
+  private postgres: { uid: number; gid: number } | undefined | null = null;
+
+  constructor(private readonly registry: PidRegistry) {}
+
+  account(user: 'postgres'): { uid: number; gid: number } | undefined {
+    if (user !== 'postgres') return undefined;
+    if (this.postgres === null) this.postgres = postgresAccount();
+    return this.postgres;
+  }
+
+  canEnter(_user: 'postgres', dir: string): boolean {
+    return traversableByOthers(dir);
+  }
+
+  postgresBinDir(): string {
+    return postgresBinDir();
+  }
+
+  async launch(req: LaunchRequest): Promise<RunningServer> {
+    const account = req.cmd.user ? this.account(req.cmd.user) : undefined;
+    const log = fs.openSync(req.logFile, 'a');
+    const child = spawn(req.cmd.file, req.cmd.args, {
+      cwd: req.cwd,
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: { ...process.env, ...req.env },
+      uid: account?.uid,
+      gid: account?.gid,
+    });
+    fs.closeSync(log);
+    const exited = new Promise<string>((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.registry.remove(req.name);
+        resolve(signal ? `killed by ${signal}` : `exited with code ${code}`);
+      });
+      child.once('error', (err) => resolve(`could not be started: ${err.message}`));
+    });
+    // Postgres backends call setsid(): only the parent pid links them to the postmaster.
+    const withChildren = req.kind === 'pg';
+    if (child.pid) this.registry.add({ name: req.name, pid: child.pid, marker: req.dir, killChildren: withChildren });
+    const pids = () => (child.pid && child.exitCode === null && child.signalCode === null ? [child.pid, ...(withChildren ? childPids(child.pid) : [])] : []);
+    const signalAll = (signal: NodeJS.Signals, list = pids()) => {
+      for (const pid of list) {
+        if (!isAlive(pid)) continue;
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // raced with exit
+        }
+      }
+    };
+    return {
+      exited,
+      pids,
+      async pause() {
+        signalAll('SIGSTOP');
+      },
+      async resume() {
+        signalAll('SIGCONT');
+      },
+      async signal(signal) {
+        try {
+          child.kill(signal);
+        } catch {
+          // gone
+        }
+      },
+      async kill() {
+        // Children first: a SIGKILLed postmaster leaves its backends to notice on their own, which takes a while.
+        const all = pids();
+        signalAll('SIGKILL', all.slice(1).concat(all.slice(0, 1)));
+      },
+    };
+  }
+
+  /**
+   * Detached into its own process group so that a Ctrl-C during set-up can kill it together with whatever it
+   * forked; registered for `cleanup` like the server itself.
+   */
+  runSetup(name: string, dir: string, cmd: Command, cwd: string): Promise<void> {
+    const account = cmd.user ? this.account(cmd.user) : undefined;
+    return new Promise((resolve, reject) => {
+      const child = spawn(cmd.file, cmd.args, { cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], uid: account?.uid, gid: account?.gid });
+      const record = `${name}-setup`;
+      const mine = this.setups.get(name) ?? new Set();
+      this.setups.set(name, mine.add(child));
+      if (child.pid) this.registry.add({ name: record, pid: child.pid, marker: path.join(dir, 'data'), killChildren: true });
+      let stderr = '';
+      child.stderr!.on('data', (d) => (stderr += d));
+      child.once('error', reject);
+      child.once('exit', (code, signal) => {
+        mine.delete(child);
+        this.registry.remove(record);
+        if (code === 0) resolve();
+        else reject(new Error(stderr.trim() || `${cmd.file} ${signal ? `killed by ${signal}` : `exited with ${code}`}`));
+      });
+    });
+  }
+
+  cancelSetups(name: string): void {
+    for (const child of this.setups.get(name) ?? []) {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
