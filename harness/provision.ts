@@ -7,7 +7,7 @@ import { HarnessError } from './errors.ts';
  * DBs on each node: when something is missing and we are root on Debian/Ubuntu, install it with apt; otherwise
  * stop before anything starts and print the exact command.
  */
-export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'cc';
+export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'cc' | 'debootstrap';
 
 interface RequirementSpec {
   what: string;
@@ -53,6 +53,7 @@ export const REQUIREMENTS: Record<Requirement, RequirementSpec> = {
   },
   pg: { what: 'PostgreSQL server (initdb, postgres)', packages: ['postgresql'], present: () => findPostgresBinDir() !== null },
   cc: { what: 'a C compiler (cc) for the clock shim', packages: ['gcc', 'libc6-dev'], present: () => onPath('cc') },
+  debootstrap: { what: 'debootstrap (builds the docker node image offline)', packages: ['debootstrap'], present: () => onPath('debootstrap') || fs.existsSync('/usr/sbin/debootstrap') },
 };
 
 export function missing(reqs: Iterable<Requirement>): Requirement[] {
