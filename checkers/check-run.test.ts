@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRun, DECIDING_CHECKERS } from './check-run.ts';
+import { checkOptionsFor, checkRun, DECIDING_CHECKERS } from './check-run.ts';
 import { generateBankHistory } from './synthetic-history.ts';
 import { fail, finalRead, history, invoke, ok, read, row, writeValue, type Event } from './test-history.ts';
 
@@ -99,6 +99,34 @@ describe('checkRun verdicts', () => {
     expect(r.checkers['mutual-exclusion']).toMatchObject({ valid: true, intervals: 0 });
     expect(r.checkers.linearizable.valid).toBe(false);
     expect(r.latency.acquire.count).toBe(0);
+  });
+
+  it('a strategy that takes no lock (exclusive: false): overlapping holders are not counted as overlaps', () => {
+    const acq = (p: number) => [invoke(p, 'acquire', { account: 0 }), ok(p, 'acquire', { account: 0, attempts: 1 })];
+    const h = history(
+      ...acq(0),
+      ...acq(1),
+      read(0, 100, 0),
+      read(1, 100, 0),
+      invoke(0, 'write', writeValue(100, 110, 0)),
+      ok(0, 'write', { ...writeValue(100, 110, 0), writeId: 1 }),
+      invoke(1, 'write', writeValue(100, 120, 0)),
+      fail(1, 'write', writeValue(100, 120, 0), 'version-conflict'),
+      finalRead(0, 100, 110, [row(1, 0, 100, 110, 0)]),
+    );
+    const locked = checkRun(h, { fencing: true });
+    expect(locked.overlaps).toBeGreaterThan(0);
+    const r = checkRun(h, checkOptionsFor({ config: { fencing: false }, strategy: { token: 'version', exclusive: false } }));
+    expect(r.overlaps).toBe(0);
+    expect(r.checkers['mutual-exclusion']).toMatchObject({ valid: true, note: expect.stringMatching(/not applicable/) });
+    expect(r.staleWritesRejected).toBe(1);
+    expect(r.valid).toBe(true);
+  });
+
+  it('checkOptionsFor: the version column counts as a fence; exclusive unless the strategy says otherwise', () => {
+    expect(checkOptionsFor({ config: { fencing: true }, strategy: { token: 'monotonic' } })).toEqual({ fencing: true, exclusive: true });
+    expect(checkOptionsFor({ config: { fencing: false }, strategy: { token: 'version', exclusive: false } })).toEqual({ fencing: true, exclusive: false });
+    expect(checkOptionsFor({})).toEqual({ fencing: false, exclusive: true });
   });
 
   it('a checker that crashes makes its verdict unknown, not the run crash', () => {

@@ -4,7 +4,7 @@ import type { Op } from './history/op.ts';
 import { parseHistory, validateHistory } from './history/reader.ts';
 import { EXIT } from './exit-codes.ts';
 import type { RunResults, Valid } from '../checkers/run-results.ts';
-import { checkRun } from '../checkers/check-run.ts';
+import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
 import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
 import { HISTORY_MODELS, historyModel } from '../checkers/models/registry.ts';
@@ -91,8 +91,9 @@ async function checkRunDir(args: CheckArgs): Promise<number> {
     console.error(`check: ${history}`);
     return EXIT.badArguments;
   }
-  const fencing = readFencing(path.join(dir, 'test.json'));
-  const results = checkRun(history, { fencing, ...(args.deadlineMs !== undefined ? { deadlineMs: args.deadlineMs } : {}) });
+  const options = checkOptionsFor(readTestJson(path.join(dir, 'test.json')));
+  const fencing = options.fencing;
+  const results = checkRun(history, { ...options, ...(args.deadlineMs !== undefined ? { deadlineMs: args.deadlineMs } : {}) });
   writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
   console.log(runSummary(dir, results, fencing));
   return exitCode(results.valid);
@@ -114,17 +115,16 @@ function readJsonl(file: string): Op[] | string {
   return parsed.ops;
 }
 
-function readFencing(testFile: string): boolean {
+function readTestJson(testFile: string): Parameters<typeof checkOptionsFor>[0] {
   if (!existsSync(testFile)) {
     console.error(`check: warning: ${testFile} is missing; assuming the run was not fenced`);
-    return false;
+    return {};
   }
   try {
-    const test = JSON.parse(readFileSync(testFile, 'utf8')) as { config?: { fencing?: unknown } };
-    return test.config?.fencing === true;
+    return JSON.parse(readFileSync(testFile, 'utf8')) as Parameters<typeof checkOptionsFor>[0];
   } catch (e) {
     console.error(`check: warning: ${testFile} is not JSON (${(e as Error).message}); assuming the run was not fenced`);
-    return false;
+    return {};
   }
 }
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalRead, WriteValue } from './history/bank.ts';
-import { checkRun } from '../checkers/check-run.ts';
+import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { createNemesis, defaultFaults } from '../nemesis/create-nemesis.ts';
@@ -14,7 +14,7 @@ import { loadStrategy, strategyModuleUrl } from '../workloads/load-strategy.ts';
 import { Resource, setupResource, type WriteMode } from '../workloads/resource.ts';
 import type { LockStrategy } from '../workloads/strategy.ts';
 import type { ClusterSpec } from './backends/cluster.ts';
-import { createLocalCluster } from './backends/local/cluster.ts';
+import { createCluster, hostRequirements } from './backends/create-cluster.ts';
 import { ClientPool } from './client-pool.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
@@ -37,7 +37,7 @@ export interface RunOutcome {
 
 export interface TestJson {
   lock: string;
-  strategy: { name: string; token: LockStrategy['token'] };
+  strategy: { name: string; token: LockStrategy['token']; exclusive: boolean };
   argv: string[];
   seed: number;
   startedAt: string;
@@ -92,17 +92,17 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   const faults = config.nemesis ?? defaultFaults(config.lock);
   const needs: Requirement[] = ['pg', ...strategy.needs];
   if (needsClocks(faults)) needs.push('cc');
-  await provision(needs, log);
+  await provision(hostRequirements(config.backend, needs), log);
 
   const runDir = createRunDir(config.resultsDir, config.lock);
   const pids = new PidRegistry(path.join(runDir, 'pids'));
   const clocks = needsClocks(faults) ? await ClockBoard.create(path.join(runDir, 'clock')) : null;
   const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
   const spec = clusterSpecFor(strategy, config, faults, clocks);
-  const cluster = await createLocalCluster(spec, runDir, pids);
+  const cluster = await createCluster(config.backend, spec, runDir, pids, log);
   const test: TestJson = {
     lock: config.lock,
-    strategy: { name: strategy.name, token: strategy.token },
+    strategy: { name: strategy.name, token: strategy.token, exclusive: strategy.exclusive !== false },
     argv: config.argv,
     seed: config.seed,
     startedAt: new Date().toISOString(),
@@ -206,7 +206,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   markIncomplete.cancel();
 
   const { ops } = readHistory(path.join(runDir, 'history.jsonl'));
-  const results = checkRun(ops as Op[], { fencing: config.fencing || strategy.token === 'version' });
+  const results = checkRun(ops as Op[], checkOptionsFor(test));
   writeJson(path.join(runDir, 'results.json'), results);
   await writeReports(runDir, config.resultsDir, log);
   log(summary(config, runDir, results));

@@ -69,6 +69,11 @@ export interface LockStrategy {
    * `none`: no token.
    */
   token: 'monotonic' | 'version' | 'none';
+  /**
+   * Whether `acquire` claims mutual exclusion (default true). `false` for strategies that take no lock (none,
+   * postgres): their holders overlap by design, so the harness doesn't check mutual exclusion for them.
+   */
+  exclusive?: boolean;
   connect(ctx: LockContext): Promise<LockClient>;
 }
 

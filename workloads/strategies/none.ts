@@ -6,6 +6,7 @@ const none: LockStrategy = {
   name: 'none',
   needs: [],
   token: 'none',
+  exclusive: false,
   async connect() {
     return noLockClient();
   },

@@ -11,6 +11,7 @@ const postgres: LockStrategy = {
   name: 'postgres',
   needs: [],
   token: 'version',
+  exclusive: false,
   async connect() {
     return noLockClient();
   },
