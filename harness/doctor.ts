@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createLocalCluster } from './backends/local/cluster.ts';
+import { createCluster, hostRequirements } from './backends/create-cluster.ts';
 import { FULL_CLUSTER } from './backends/cluster.ts';
 import type { Config } from './options.ts';
 import { PidRegistry } from './pid-registry.ts';
@@ -27,12 +27,12 @@ export async function doctor(config: Readonly<Config>, shutdown: Shutdown): Prom
   const log = (line: string) => {
     if (!config.json) console.error(line);
   };
-  await provision(['redis', 'etcd', 'zk', 'pg', 'cc'], log);
+  await provision(hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'cc']), log);
   const runDir = createRunDir(config.resultsDir, 'doctor');
   const pids = new PidRegistry(path.join(runDir, 'pids'));
-  const cluster = await createLocalCluster(FULL_CLUSTER, runDir, pids);
+  const cluster = await createCluster(config.backend, FULL_CLUSTER, runDir, pids, log);
   const stopCluster = shutdown.add('stop cluster', () => cluster.teardown());
-  log(`fencepost doctor: booting ${cluster.nodes.length} nodes under ${runDir} …`);
+  log(`fencepost doctor: booting ${cluster.nodes.length} nodes (--backend=${config.backend}) under ${runDir} …`);
   const t0 = performance.now();
   try {
     await cluster.start();

@@ -38,7 +38,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'restart-delay', kind: 'int', default: 0, min: 0, max: 600_000, help: 'restart-empty, kill: ms a killed node stays down (Redlock spec: ≥ max TTL)' },
   { name: 'redis-persistence', kind: 'enum', default: 'none', choices: ['none', 'aof-always'], help: 'Redis persistence (aof-always = appendfsync always)' },
   { name: 'clock-offset', kind: 'int', default: 60, min: 1, max: 86_400, help: 'clock faults: seconds to jump' },
-  { name: 'backend', kind: 'enum', default: 'local', choices: ['local'], help: 'where servers run: local child processes' },
+  { name: 'backend', kind: 'enum', default: 'local', choices: ['local', 'docker'], help: 'where servers run: local child processes, or one container per node (needs a Docker engine)' },
   { name: 'seed', kind: 'int', defaultText: 'random', min: 0, max: 2 ** 31 - 1, help: 'random seed (printed; pass it back to replay the schedule)' },
   { name: 'results', kind: 'string', default: 'results', help: 'results folder' },
   { name: 'json', kind: 'bool', default: false, help: 'doctor: print JSON instead of a table' },
@@ -74,7 +74,7 @@ export interface Config {
   restartDelayMs: number;
   redisPersistence: 'none' | 'aof-always';
   clockOffsetS: number;
-  backend: 'local';
+  backend: 'local' | 'docker';
   seed: number;
   resultsDir: string;
   json: boolean;
@@ -217,7 +217,7 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
     restartDelayMs: get<number>('restart-delay'),
     redisPersistence: get<'none' | 'aof-always'>('redis-persistence'),
     clockOffsetS: get<number>('clock-offset'),
-    backend: get<'local'>('backend'),
+    backend: get<'local' | 'docker'>('backend'),
     seed: values.has('seed') ? (values.get('seed') as number) : randomSeed(),
     resultsDir: path.resolve(get<string>('results')),
     json: get<boolean>('json'),
