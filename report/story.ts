@@ -261,7 +261,7 @@ function overlapFinding(input: StoryInput, group: Overlap[], n: number): Finding
     title:
       group.length === 1
         ? `Two holders on account ${account} at once: ${processLabel(a.process)} and ${processLabel(group[0].b.process)} (confirmed)`
-        : `${group.length + 1} holders on account ${account} at once: ${processLabel(a.process)}'s hold overlapped ${group.length} others (confirmed)`,
+        : `${processLabel(a.process)}'s hold on account ${account} overlapped ${group.length} other holds (confirmed)`,
     sentences,
     fromMs: from,
     toMs: to,
