@@ -6,7 +6,7 @@ import { childPids, isAlive, PidRegistry, stillOurs } from './pid-registry.ts';
 /**
  * Stop leftovers of runs that died without tearing down (kill -9, OOM, a lost terminal): every pid file under
  * the results folder whose process is still the one recorded (same pid, same start time).
- * Resume before kill, so nothing is left stopped.
+ * Resume before kill, so nothing is left stopped. Then containers of the docker backend whose harness is gone.
  */
 export async function cleanup(resultsDir: string, log: (line: string) => void = console.log): Promise<number> {
   const registries: PidRegistry[] = [];
@@ -42,6 +42,11 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
       stopped++;
     }
   }
-  log(stopped ? `cleanup: stopped ${stopped} leftover process(es).` : 'cleanup: nothing left over.');
-  return stopped;
+  // Containers of the docker backend are found by label, not pid file; loaded only here so a machine without
+  // Docker pays nothing (no engine answering = no container can be left over).
+  const { removeLeftoverContainers } = await import('./backends/docker/leftovers.ts');
+  const containers = await removeLeftoverContainers(log);
+  const parts = [stopped ? `stopped ${stopped} leftover process(es)` : '', containers ? `removed ${containers} leftover container(s)` : ''].filter(Boolean);
+  log(parts.length ? `cleanup: ${parts.join(', ')}.` : 'cleanup: nothing left over.');
+  return stopped + containers;
 }
