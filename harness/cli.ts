@@ -7,6 +7,11 @@ import { Shutdown } from './shutdown.ts';
 
 /** Subcommands are loaded on demand so `--help` and argument errors answer at once. */
 async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<number> {
+  if (config.backend === 'docker' && (config.command === 'run' || config.command === 'doctor')) {
+    // Before any run folder exists: no engine is a usage error (254) with the commands to start one.
+    const { connectDockerEngine } = await import('./backends/docker/engine.ts');
+    await connectDockerEngine();
+  }
   switch (config.command) {
     case 'doctor': {
       const report = await doctor(config, shutdown);
