@@ -88,37 +88,18 @@ export function checkLinearizable(model: AnyModel, ops: Operation[], opts: Linea
   let explored = 0;
   let configurations = 0;
   let cause: 'timeout' | 'memory' | undefined;
+  const summary = () => ({ model: model.name, operations: ops.length, partitions: partitions.length, explored, configurations, elapsedMs: now() - started });
   for (const part of partitions) {
     const outcome = searchPartition(model, part, budget);
     explored += outcome.explored;
     configurations += outcome.configurations;
-    if (outcome.valid === false) {
-      return {
-        valid: false,
-        model: model.name,
-        operations: ops.length,
-        partitions: partitions.length,
-        explored,
-        configurations,
-        elapsedMs: now() - started,
-        counterexample: outcome.counterexample,
-      };
-    }
+    if (outcome.valid === false) return { valid: false, ...summary(), counterexample: outcome.counterexample };
     // Keep going after running out: a later partition may still prove the history invalid, and a definite
     // `false` outranks `unknown`. Once the deadline has passed the remaining partitions stop at once.
     if (outcome.valid === 'unknown') cause ??= outcome.cause;
   }
   const valid: Valid = cause ? 'unknown' : true;
-  return {
-    valid,
-    model: model.name,
-    operations: ops.length,
-    partitions: partitions.length,
-    explored,
-    configurations,
-    elapsedMs: now() - started,
-    ...(cause ? { cause } : {}),
-  };
+  return { valid, ...summary(), ...(cause ? { cause } : {}) };
 }
 
 type Outcome = { explored: number; configurations: number } & (
