@@ -14,7 +14,15 @@ export class LiveStats {
   anomalies = 0;
   staleRejected = 0;
 
-  constructor(private readonly timeLimitS: number) {}
+  /**
+   * `log` gets a line per print; `tty` redraws one line in place instead (a terminal watching the run). A caller
+   * that silences its log (a test, a matrix cell) silences the progress too.
+   */
+  constructor(
+    private readonly timeLimitS: number,
+    private readonly log: (line: string) => void,
+    readonly tty = false,
+  ) {}
 
   observe(op: Op): void {
     if (op.type === 'invoke' || op.process === 'nemesis') return;
@@ -33,7 +41,7 @@ export class LiveStats {
     const s = Math.min((performance.now() - this.started) / 1000, this.timeLimitS);
     const total = this.counts.ok + this.counts.fail + this.counts.info;
     const line = `  ${s.toFixed(0).padStart(3)}/${this.timeLimitS} s  ${(total / Math.max(s, 0.001)).toFixed(0).padStart(5)} ops/s  ok ${this.counts.ok}  fail ${this.counts.fail}  info ${this.counts.info}  anomalies so far ${this.anomalies}${this.staleRejected ? `  stale writes rejected ${this.staleRejected}` : ''}`;
-    if (process.stderr.isTTY) process.stderr.write(`\r${line}${final ? '\n' : ''}`);
-    else console.error(line);
+    if (this.tty) process.stderr.write(`\r${line}${final ? '\n' : ''}`);
+    else this.log(line);
   }
 }

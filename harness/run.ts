@@ -84,7 +84,9 @@ export function verdictExitCode(valid: RunResults['valid']): ExitCode {
  * clients → final read → teardown → check → report. Every teardown step is registered with `shutdown` before
  * the thing it undoes starts, so Ctrl-C at any point leaves nothing running and the journal on disk.
  */
-export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = (l) => console.error(l)): Promise<RunOutcome> {
+const consoleLog = (line: string) => console.error(line);
+
+export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog): Promise<RunOutcome> {
   const strategy = await loadStrategy(config.lock);
   if (config.fencing && strategy.token === 'none') {
     throw new HarnessError('bad-arguments', `--fencing with --lock=${config.lock}: the strategy "${strategy.name}" declares no fencing token.`, { hint: 'drop --fencing' });
@@ -141,7 +143,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
 
   const journal = new Journal(path.join(runDir, 'history.jsonl'));
   const closeJournal = shutdown.add('close journal', () => journal.close());
-  const stats = new LiveStats(config.timeLimitS);
+  const stats = new LiveStats(config.timeLimitS, log, log === consoleLog && process.stderr.isTTY);
   journal.onOp((op) => stats.observe(op));
 
   const mode = writeModeFor(strategy, config.fencing);
@@ -177,7 +179,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   await pool.start(specs);
   const abort = new AbortController();
   const nemesisDone = nemesis.run(abort.signal).catch((err) => log(`fencepost: nemesis failed: ${(err as Error).message}`));
-  const progress = setInterval(() => stats.print(), process.stderr.isTTY ? 1000 : 10_000);
+  const progress = setInterval(() => stats.print(), stats.tty ? 1000 : 10_000);
   await sleep(config.timeLimitS * 1000);
   clearInterval(progress);
   stats.print(true);
