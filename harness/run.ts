@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FinalRead, WriteValue } from './history/bank.ts';
+import type { FinalRead } from './history/bank.ts';
 import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
@@ -245,4 +245,3 @@ function summary(config: Readonly<Config>, runDir: string, r: RunResults): strin
   return lines.join('\n');
 }
 
-export type { WriteValue };
