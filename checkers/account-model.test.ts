@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkLinearizable } from './linearizable.ts';
 import { accountModel, accountOperations } from './models/account.ts';
-import { fail, finalRead, history, info, invoke, ok, read, row, writeValue } from './test-history.ts';
+import { fail, finalRead, history, info, invoke, ok, read, row, writeValue, twoWritersLoseOne } from './test-history.ts';
 
 const check = (h: ReturnType<typeof history>) => checkLinearizable(accountModel, accountOperations(h), { deadlineMs: 10_000 });
 
@@ -20,15 +20,7 @@ describe('account model: each read → write is one atomic read-modify-write', (
   });
 
   it('catches a lost update: two clients read 100 and both write', () => {
-    const h = history(
-      read(0, 100, 0), // 0, 1
-      read(1, 100, 0), // 2, 3
-      invoke(0, 'write', writeValue(100, 110, 0)), // 4
-      ok(0, 'write', { ...writeValue(100, 110, 0), writeId: 1 }), // 5
-      invoke(1, 'write', writeValue(100, 120, 0)), // 6
-      ok(1, 'write', { ...writeValue(100, 120, 0), writeId: 2 }), // 7
-      finalRead(0, 100, 120, [row(1, 0, 100, 110, 0), row(2, 1, 100, 120, 0)]),
-    );
+    const h = twoWritersLoseOne();
     const r = check(h);
     expect(r.valid).toBe(false);
     const cx = r.counterexample!;

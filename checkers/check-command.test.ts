@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { checkCommand } from '../harness/check-command.ts';
 import type { RunResults } from './run-results.ts';
-import { finalRead, history, invoke, ok, read, row, writeValue } from './test-history.ts';
+import { finalRead, history, twoWritersLoseOne } from './test-history.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fencepost-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,15 +19,7 @@ beforeEach(() => {
 });
 afterEach(() => vi.restoreAllMocks());
 
-const lostUpdate = history(
-  read(0, 100, 0),
-  read(1, 100, 0),
-  invoke(0, 'write', writeValue(100, 110, 0)),
-  ok(0, 'write', { ...writeValue(100, 110, 0), writeId: 1 }),
-  invoke(1, 'write', writeValue(100, 120, 0)),
-  ok(1, 'write', { ...writeValue(100, 120, 0), writeId: 2 }),
-  finalRead(0, 100, 120, [row(1, 0, 100, 110, 0), row(2, 1, 100, 120, 0)]),
-);
+const lostUpdate = twoWritersLoseOne();
 const jsonl = (ops: object[]) => ops.map((o) => JSON.stringify(o)).join('\n') + '\n';
 
 /** A fresh, empty directory. */

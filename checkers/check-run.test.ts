@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkOptionsFor, checkRun, DECIDING_CHECKERS } from './check-run.ts';
 import { generateBankHistory } from './synthetic-history.ts';
-import { fail, finalRead, history, invoke, ok, read, row, writeValue, type Event } from './test-history.ts';
+import { fail, finalRead, history, invoke, ok, read, row, writeValue, type Event, twoWritersLoseOne } from './test-history.ts';
 
 const at = (time: number, e: Event): Event => ({ ...e, time });
 
@@ -84,15 +84,7 @@ describe('checkRun on a literal fenced run', () => {
 
 describe('checkRun verdicts', () => {
   it('strategy none: no lock ops, and the lost updates alone make it invalid', () => {
-    const h = history(
-      read(0, 100, 0),
-      read(1, 100, 0),
-      invoke(0, 'write', writeValue(100, 110, 0)),
-      ok(0, 'write', { ...writeValue(100, 110, 0), writeId: 1 }),
-      invoke(1, 'write', writeValue(100, 120, 0)),
-      ok(1, 'write', { ...writeValue(100, 120, 0), writeId: 2 }),
-      finalRead(0, 100, 120, [row(1, 0, 100, 110, 0), row(2, 1, 100, 120, 0)]),
-    );
+    const h = twoWritersLoseOne();
     const r = checkRun(h, { fencing: false });
     expect(r.valid).toBe(false);
     expect(r.lostUpdates).toBe(1);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkLostUpdates } from './lost-updates.ts';
-import { finalRead, history, info, invoke, ok, read, row, writeValue } from './test-history.ts';
+import { finalRead, history, info, invoke, ok, read, row, writeValue, twoWritersLoseOne } from './test-history.ts';
 
 describe('lost updates, from the ledger', () => {
   it('none when every write is based on the one before it', () => {
@@ -11,15 +11,7 @@ describe('lost updates, from the ledger', () => {
   });
 
   it('names the lost write and the write that overwrote it, with their history indexes', () => {
-    const h = history(
-      read(0, 100, 0), // 0, 1
-      read(1, 100, 0), // 2, 3
-      invoke(0, 'write', writeValue(100, 110, 0)), // 4
-      ok(0, 'write', { ...writeValue(100, 110, 0), writeId: 1 }), // 5
-      invoke(1, 'write', writeValue(100, 120, 0)), // 6
-      ok(1, 'write', { ...writeValue(100, 120, 0), writeId: 2 }), // 7
-      finalRead(0, 100, 120, [row(1, 0, 100, 110, 0), row(2, 1, 100, 120, 0)]),
-    );
+    const h = twoWritersLoseOne();
     const r = checkLostUpdates(h);
     expect(r.valid).toBe(false);
     expect(r.lostUpdates).toEqual([

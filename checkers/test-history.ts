@@ -42,3 +42,19 @@ export function read(process: number, balance: number, lastWriteId: number, acco
 export function writeValue(from: number, to: number, basedOn: number, token?: string, account = 0): Record<string, unknown> {
   return { account, from, to, delta: to - from, basedOn, ...(token !== undefined ? { token } : {}) };
 }
+
+/**
+ * The textbook lost update: clients 0 and 1 both read 100; 0 writes 110 (write #1), then 1 writes 120 (write #2)
+ * from its stale read, erasing #1. History indexes: reads 0–3, write #1 at 4/5, write #2 at 6/7.
+ */
+export function twoWritersLoseOne(): Op[] {
+  return history(
+    read(0, 100, 0),
+    read(1, 100, 0),
+    invoke(0, 'write', writeValue(100, 110, 0)),
+    ok(0, 'write', { ...writeValue(100, 110, 0), writeId: 1 }),
+    invoke(1, 'write', writeValue(100, 120, 0)),
+    ok(1, 'write', { ...writeValue(100, 120, 0), writeId: 2 }),
+    finalRead(0, 100, 120, [row(1, 0, 100, 110, 0), row(2, 1, 100, 120, 0)]),
+  );
+}
