@@ -1,5 +1,3 @@
-import { doctor, formatDoctor } from './doctor.ts';
-import { cleanup } from './cleanup.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
 import { helpText, resolveConfig, type Config } from './options.ts';
@@ -14,13 +12,16 @@ async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<n
   }
   switch (config.command) {
     case 'doctor': {
+      const { doctor, formatDoctor } = await import('./doctor.ts');
       const report = await doctor(config, shutdown);
       console.log(config.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
       return EXIT.valid;
     }
-    case 'cleanup':
+    case 'cleanup': {
+      const { cleanup } = await import('./cleanup.ts');
       await cleanup(config.resultsDir);
       return EXIT.valid;
+    }
     case 'check': {
       const { checkCommand } = await import('./check-command.ts');
       return checkCommand(config.rest);
