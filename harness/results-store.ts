@@ -39,10 +39,6 @@ export function writeJson(file: string, value: unknown): void {
   fs.writeFileSync(file, `${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
 }
 
-export function readJson<T>(file: string): T {
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
-}
-
 /** Every run dir under the results root (folders holding a test.json), newest first. */
 export function listRunDirs(resultsRoot: string): string[] {
   const root = path.resolve(resultsRoot);
