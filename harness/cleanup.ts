@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childPids, isAlive, PidRegistry, stillOurs } from './pid-registry.ts';
+import { childPids, isAlive, pendingPids, PidRegistry, stillOurs } from './pid-registry.ts';
 
 /**
  * Stop leftovers of runs that died without tearing down (kill -9, OOM, a lost terminal): every pid file under
@@ -23,11 +23,13 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
   let stopped = 0;
   for (const reg of registries) {
     for (const rec of reg.list()) {
-      if (!stillOurs(rec)) {
+      // A pending record: the harness died between writing it and learning the pid.
+      const mains = rec.pending ? pendingPids(rec) : stillOurs(rec) ? [rec.pid] : [];
+      if (mains.length === 0) {
         reg.remove(rec.name);
         continue;
       }
-      const pids = [rec.pid, ...(rec.killChildren ? childPids(rec.pid) : [])];
+      const pids = mains.flatMap((pid) => [pid, ...(rec.killChildren ? childPids(pid) : [])]);
       for (const pid of pids) {
         try {
           process.kill(pid, 'SIGCONT');
@@ -37,7 +39,7 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
         }
       }
       for (let i = 0; i < 50 && pids.some(isAlive); i++) await sleep(20);
-      log(`stopped ${rec.name} (pid ${rec.pid}${pids.length > 1 ? ` + ${pids.length - 1} children` : ''}) from ${path.dirname(reg.dir)}`);
+      log(`stopped ${rec.name} (pid ${mains.join(', ')}${pids.length > mains.length ? ` + ${pids.length - mains.length} children` : ''}) from ${path.dirname(reg.dir)}`);
       reg.remove(rec.name);
       stopped++;
     }

@@ -16,6 +16,12 @@ export interface PidRecord {
   startTime?: number;
   /** Pause-able processes that are not the main one (Postgres backends), found by parent pid at cleanup. */
   killChildren?: boolean;
+  /**
+   * Set on a record written *before* the spawn (pid 0): a harness killed between fork and the pid record
+   * would otherwise leave an orphan nobody knows about. Cleanup then finds the process by its working
+   * directory, among those started no earlier than `notBefore` (clock ticks since boot).
+   */
+  pending?: { cwd: string; notBefore: number };
 }
 
 export class PidRegistry {
@@ -28,7 +34,25 @@ export class PidRegistry {
   }
 
   add(record: PidRecord): void {
-    fs.writeFileSync(this.file(record.name), JSON.stringify({ ...record, startTime: record.startTime ?? startTime(record.pid) }));
+    this.write(record.name, { ...record, pending: undefined, startTime: record.startTime ?? startTime(record.pid) ?? undefined });
+  }
+
+  /** Record a process about to be spawned in `cwd`; `add` replaces this with its pid once it exists. */
+  intend(name: string, marker: string, cwd: string, killChildren = false): void {
+    let real = cwd;
+    try {
+      real = fs.realpathSync(cwd); // /proc/<pid>/cwd is the resolved path
+    } catch {
+      // spawn will fail on it and say so
+    }
+    this.write(name, { name, pid: 0, marker, killChildren, pending: { cwd: real, notBefore: ticksSinceBoot() } });
+  }
+
+  /** Write then rename, so a harness killed mid-write leaves the old record or the new one, never half of one. */
+  private write(name: string, record: PidRecord): void {
+    const file = this.file(name);
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(record));
+    fs.renameSync(`${file}.tmp`, file);
   }
 
   remove(name: string): void {
@@ -84,6 +108,34 @@ export function startTime(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/** Now, in the unit of /proc/<pid>/stat start times (USER_HZ, 100 on Linux), rounded down. */
+export function ticksSinceBoot(): number {
+  return Math.floor(Number(fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 100) - 1;
+}
+
+/**
+ * Processes a pending record may name: started no earlier than the record, working in its directory. Only a
+ * process of ours was started there after we wrote the record, unless someone `cd`s into a node's directory
+ * at that very moment.
+ */
+export function pendingPids(rec: PidRecord): number[] {
+  if (!rec.pending) return [];
+  const out: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    try {
+      if (fs.readlinkSync(`/proc/${entry}/cwd`) !== rec.pending.cwd) continue;
+    } catch {
+      continue;
+    }
+    const t = startTime(pid);
+    if (t !== null && t >= rec.pending.notBefore && isAlive(pid)) out.push(pid);
+  }
+  return out;
 }
 
 /** Whether the record still names a live process: same pid *and* same start time. */

@@ -156,4 +156,7 @@ process.on('message', (msg: ToClient) => {
     );
   }
 });
+// The harness is gone (kill -9, OOM) when its end of the IPC channel closes: a client has nobody to report
+// to, so it ends rather than run on as an orphan hammering the cluster.
+process.on('disconnect', () => process.exit(3));
 send({ type: 'ready' });

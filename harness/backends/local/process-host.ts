@@ -57,6 +57,9 @@ export class ProcessHost implements NodeHost {
   async launch(req: LaunchRequest): Promise<RunningServer> {
     const account = req.cmd.user ? this.account(req.cmd.user) : undefined;
     const log = fs.openSync(req.logFile, 'a');
+    // Postgres backends call setsid(): only the parent pid links them to the postmaster.
+    const withChildren = req.kind === 'pg';
+    this.registry.intend(req.name, req.dir, req.cwd, withChildren);
     const child = spawn(req.cmd.file, req.cmd.args, {
       cwd: req.cwd,
       detached: true,
@@ -71,10 +74,11 @@ export class ProcessHost implements NodeHost {
         this.registry.remove(req.name);
         resolve(signal ? `killed by ${signal}` : `exited with code ${code}`);
       });
-      child.once('error', (err) => resolve(`could not be started: ${err.message}`));
+      child.once('error', (err) => {
+        this.registry.remove(req.name);
+        resolve(`could not be started: ${err.message}`);
+      });
     });
-    // Postgres backends call setsid(): only the parent pid links them to the postmaster.
-    const withChildren = req.kind === 'pg';
     if (child.pid) this.registry.add({ name: req.name, pid: child.pid, marker: req.dir, killChildren: withChildren });
     const pids = () => (child.pid && child.exitCode === null && child.signalCode === null ? [child.pid, ...(withChildren ? childPids(child.pid) : [])] : []);
     const signalAll = (signal: NodeJS.Signals, list = pids()) => {
@@ -118,14 +122,19 @@ export class ProcessHost implements NodeHost {
   runSetup(name: string, dir: string, cmd: Command, cwd: string): Promise<void> {
     const account = cmd.user ? this.account(cmd.user) : undefined;
     return new Promise((resolve, reject) => {
-      const child = spawn(cmd.file, cmd.args, { cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], uid: account?.uid, gid: account?.gid });
       const record = `${name}-setup`;
+      this.registry.intend(record, path.join(dir, 'data'), cwd, true);
+      const child = spawn(cmd.file, cmd.args, { cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], uid: account?.uid, gid: account?.gid });
       const mine = this.setups.get(name) ?? new Set();
       this.setups.set(name, mine.add(child));
       if (child.pid) this.registry.add({ name: record, pid: child.pid, marker: path.join(dir, 'data'), killChildren: true });
       let stderr = '';
       child.stderr!.on('data', (d) => (stderr += d));
-      child.once('error', reject);
+      child.once('error', (err) => {
+        mine.delete(child);
+        this.registry.remove(record);
+        reject(err);
+      });
       child.once('exit', (code, signal) => {
         mine.delete(child);
         this.registry.remove(record);
