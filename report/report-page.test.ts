@@ -121,6 +121,41 @@ describe('renderReport: big histories', () => {
   });
 });
 
+describe('timelineData: lanes', () => {
+  // Two clients (concurrency 2): client 0 is p0, then p2 after an unknown outcome; client 1 is p1, with a watchdog.
+  const history: Op[] = [];
+  const push = (ms: number, process: Op['process'], type: Op['type'], f: string, value: unknown, error?: string) =>
+    history.push({ index: history.length, time: ms * 1e6, process, type, f, value, ...(error ? { error } : {}) });
+  push(0, 0, 'invoke', 'acquire', { account: 0 });
+  push(1, 1, 'invoke', 'acquire', { account: 0 });
+  push(2, 0, 'ok', 'acquire', { account: 0, token: 1 });
+  push(3, 0, 'invoke', 'write', { account: 0, from: 0, to: 1 });
+  push(500, 0, 'info', 'write', { account: 0, from: 0, to: 1 }, 'timeout');
+  push(501, 2, 'invoke', 'acquire', { account: 0 });
+  push(600, 1, 'ok', 'acquire', { account: 0, token: 2 });
+  push(601, 100_001, 'invoke', 'renew', { account: 0 });
+  push(602, 100_001, 'ok', 'renew', { account: 0 });
+  push(700, 2, 'fail', 'acquire', { account: 0 }, 'timeout');
+  const index = new RunIndex(history);
+
+  it('draws one lane per client slot, each bar and hold naming its process id', () => {
+    const t = timelineData(index, [], [], { concurrency: 2 });
+    expect(t.lanes).toEqual(['client 0', 'client 1', 'watchdog 1']);
+    expect(t.procs).toEqual(['p0', 'p1', 'p2', 'p1·wd']);
+    // Bars in start order: p0 acquire, p1 acquire, p0 write, p2 acquire, renew.
+    expect(t.l).toEqual([0, 1, 0, 0, 2]);
+    expect(t.p.map((k) => t.procs[k])).toEqual(['p0', 'p1', 'p0', 'p2', 'p1·wd']);
+    expect(t.holds.l).toEqual([0, 1]);
+    expect(t.holds.p.map((k) => t.procs[k])).toEqual(['p0', 'p1']);
+  });
+
+  it('falls back to one lane per process id when the concurrency is unknown', () => {
+    const t = timelineData(index, [], []);
+    expect(t.lanes).toEqual(['p0', 'p1', 'p2', 'p1·wd']);
+    expect(t.l).toEqual([0, 1, 0, 2, 3]);
+  });
+});
+
 describe('renderReport: a run with hundreds of anomalies', () => {
   const { history } = generateBankHistory({ ops: 4000, processes: 6, brokenLockRate: 0.5, seed: 3 });
   const results = checkRun(history, { fencing: false, deadlineMs: 5000 });

@@ -139,7 +139,7 @@ function timelineNote(t: TimelineData): string {
 
 function timelineSection(t: TimelineData): string {
   const key = (colour: string, label: string, extra = '') => `<span class="key"><i style="background:${colour};${extra}"></i>${h(label)}</span>`;
-  return `<section id="timeline"><h2>Timeline <span class="aside">one lane per client process · scroll to zoom, drag to pan, double-click to reset</span></h2>
+  return `<section id="timeline"><h2>Timeline <span class="aside">one lane per client process (a new process id after each unknown outcome, as in Jepsen) · scroll to zoom, drag to pan, double-click to reset</span></h2>
 <div class="tl-note">${h(timelineNote(t))}</div>
 <div class="tl-bar"><button type="button" data-zoom="in">+</button><button type="button" data-zoom="out">−</button><button type="button" data-zoom="reset">whole run</button><button type="button" data-zoom="faults">faults</button>
 <span class="range" id="tl-range"></span>
@@ -218,7 +218,7 @@ export function renderReport(input: ReportInput): string {
   // The postgres strategy is its own fence (the version column), as checkRun treats it.
   const fencing = !!test.config.fencing || test.token === 'version';
   const found = findings({ index, results, faults, ttlMs, fencing, lock: test.lock });
-  const timeline = timelineData(index, faults, found, { accounts: test.config.accounts });
+  const timeline = timelineData(index, faults, found, { accounts: test.config.accounts, concurrency: test.config.concurrency });
   const latency = latencyData(index);
   const throughput = throughputData(index);
   const clock = clockData(faults, index.endMs);

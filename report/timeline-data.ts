@@ -30,7 +30,10 @@ export interface TimelineData {
   totalPairs: number;
   shownPairs: number;
   endMs: number;
+  /** Lane labels: one lane per client (OS) process, whose process ids follow each other (a new id after an info). */
   lanes: string[];
+  /** Process labels (`p5`), indexed by `p`: the process id of each bar and each hold. */
+  procs: string[];
   fNames: string[];
   /**
    * Columns, one entry per drawn pair, sorted by start. Encoded small, since they are most of a big page:
@@ -40,6 +43,7 @@ export interface TimelineData {
   s: number[];
   d: number[];
   l: number[];
+  p: number[];
   f: number[];
   o: number[];
   i: number[];
@@ -47,7 +51,7 @@ export interface TimelineData {
   /** Value (and error) of invoke and completion as compact JSON, by invoke index (cut at MAX_DETAIL_CHARS); '' = the completion repeats it. */
   detail: Record<string, [string, string | null]>;
   /** Lock-holding intervals, acquire ok → release invoke: lane, start, end, k (0 released, 1 release found the lock gone, 2 never released). */
-  holds: { l: number[]; s: number[]; e: number[]; k: number[] };
+  holds: { l: number[]; p: number[]; s: number[]; e: number[]; k: number[] };
   /** Fault bands; `lanes`: the lanes of the client processes the fault targets (a paused holder). */
   faults: { f: string; s: number; e: number | null; label: string; note: string; lanes: number[] }[];
   /** Ops the findings point at, by history index (invoke or completion): bad | good | note. */
@@ -60,9 +64,28 @@ const OUTCOME = { ok: 0, fail: 1, info: 2, open: 3 } as const;
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 function laneOrder(a: ProcessId, b: ProcessId): number {
-  const rank = (p: ProcessId) => (typeof p === 'number' ? 0 : p === 'harness' ? 1 : 2);
+  const rank = (p: ProcessId) => (typeof p === 'number' ? (p >= WATCHDOG_OFFSET ? 1 : 0) : p === 'harness' ? 2 : 3);
   if (rank(a) !== rank(b)) return rank(a) - rank(b);
   return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
+}
+
+const WATCHDOG_OFFSET = 100_000;
+
+/**
+ * The lane of a process: its client slot. Client `slot` runs as process slot, slot + n, slot + 2n, … (n =
+ * concurrency; Jepsen's rule: after an unknown outcome the process is never heard from again, and the client
+ * goes on under a new id), so the ids of one slot never overlap in time and share its lane. A watchdog's ops
+ * (renewals, concurrent with its client's) get a lane of their own per slot. Without the concurrency, one lane
+ * per process id.
+ */
+function laneKey(p: ProcessId, concurrency: number | undefined): ProcessId {
+  if (typeof p !== 'number' || !concurrency || concurrency < 1) return p;
+  return p >= WATCHDOG_OFFSET ? WATCHDOG_OFFSET + ((p - WATCHDOG_OFFSET) % concurrency) : p % concurrency;
+}
+
+function laneLabel(key: ProcessId, concurrency: number | undefined): string {
+  if (typeof key !== 'number' || !concurrency) return processLabel(key);
+  return key >= WATCHDOG_OFFSET ? `watchdog ${key - WATCHDOG_OFFSET}` : `client ${key}`;
 }
 
 function cut(s: string, max: number): string {
@@ -123,7 +146,7 @@ function merge(windows: [number, number][]): [number, number][] {
   return out;
 }
 
-export function timelineData(index: RunIndex, faults: readonly FaultWindow[], found: readonly Finding[], opts: { accounts?: number } = {}): TimelineData {
+export function timelineData(index: RunIndex, faults: readonly FaultWindow[], found: readonly Finding[], opts: { accounts?: number; concurrency?: number } = {}): TimelineData {
   const all = [...index.pairs].sort((a, b) => a.startMs - b.startMs);
   const mode: TimelineMode = all.length <= FULL_DETAIL_PAIRS ? 'full' : all.length <= MAX_DRAWN_PAIRS ? 'summaries' : 'windowed';
   const endMs = index.endMs;
@@ -144,7 +167,10 @@ export function timelineData(index: RunIndex, faults: readonly FaultWindow[], fo
   for (const f of found) for (const i of f.ops) if (!marks[i] || rank[marks[i]] < rank[f.severity]) marks[i] = f.severity;
 
   const processes = [...new Set(shown.map((p) => p.process))].sort(laneOrder);
-  const laneOf = new Map(processes.map((p, i) => [p, i]));
+  const procOf = new Map(processes.map((p, i) => [p, i]));
+  const keys = [...new Set(processes.map((p) => laneKey(p, opts.concurrency)))].sort(laneOrder);
+  const keyLane = new Map(keys.map((k, i) => [k, i]));
+  const laneOf = new Map(processes.map((p) => [p, keyLane.get(laneKey(p, opts.concurrency))!]));
   const fNames: string[] = [];
   const fIndex = new Map<string, number>();
   const showAccount = (opts.accounts ?? 1) > 1;
@@ -153,24 +179,26 @@ export function timelineData(index: RunIndex, faults: readonly FaultWindow[], fo
     totalPairs: all.length,
     shownPairs: shown.length,
     endMs: round(endMs),
-    lanes: processes.map((p) => processLabel(p)),
+    lanes: keys.map((k) => laneLabel(k, opts.concurrency)),
+    procs: processes.map((p) => processLabel(p)),
     fNames,
     s: [],
     d: [],
     l: [],
+    p: [],
     f: [],
     o: [],
     i: [],
     sum: [],
     detail: {},
-    holds: { l: [], s: [], e: [], k: [] },
+    holds: { l: [], p: [], s: [], e: [], k: [] },
     faults: faults.map((w) => ({
       f: w.f,
       s: round(w.startMs),
       e: w.endMs === null ? null : round(w.endMs),
       label: faultLabel(w),
       note: w.note ?? '',
-      lanes: w.processes.map((p) => laneOf.get(p)).filter((l): l is number => l !== undefined),
+      lanes: [...new Set(w.processes.map((p) => laneOf.get(p)).filter((l): l is number => l !== undefined))],
     })),
     marks,
     windows: windows.map(([a, b]) => [round(Math.max(0, a)), round(Math.min(endMs, b))]),
@@ -192,6 +220,7 @@ export function timelineData(index: RunIndex, faults: readonly FaultWindow[], fo
     data.i.push(p.invoke.index - prevIndex);
     prevIndex = p.invoke.index;
     data.l.push(laneOf.get(p.process)!);
+    data.p.push(procOf.get(p.process)!);
     data.f.push(fi);
     data.o.push(OUTCOME[p.outcome]);
     data.sum.push(summarize(p, showAccount));
@@ -215,6 +244,7 @@ export function timelineData(index: RunIndex, faults: readonly FaultWindow[], fo
     const close = (to: number, k: number) => {
       if (from === null) return;
       data.holds.l.push(laneOf.get(proc)!);
+      data.holds.p.push(procOf.get(proc)!);
       data.holds.s.push(round(from));
       data.holds.e.push(round(to));
       data.holds.k.push(k);

@@ -42,7 +42,7 @@
   var tip = document.getElementById('tl-tip');
   document.body.appendChild(tip);
   var wrap = canvas.parentNode;
-  var GUTTER = 64, AXIS = 34, FAULT_ROW = 15, PAD_BOTTOM = 6;
+  var GUTTER = 76, AXIS = 34, FAULT_ROW = 15, PAD_BOTTOM = 6;
   var nLanes = T.lanes.length;
   var laneH = nLanes <= 12 ? 22 : nLanes <= 30 ? 16 : nLanes <= 80 ? 10 : 6;
   var height = AXIS + Math.max(1, nLanes) * laneH + PAD_BOTTOM;
@@ -307,7 +307,7 @@
     if (h.op !== undefined) {
       var k = h.op;
       var e = T.e[k];
-      tip.appendChild(el('div', 't', T.lanes[T.l[k]] + ' ' + T.fNames[T.f[k]] + ' → ' + OUTCOME_NAME[T.o[k]] + '   (history #' + T.i[k] + ')'));
+      tip.appendChild(el('div', 't', T.procs[T.p[k]] + ' (' + T.lanes[T.l[k]] + ') ' + T.fNames[T.f[k]] + ' → ' + OUTCOME_NAME[T.o[k]] + '   (history #' + T.i[k] + ')'));
       tip.appendChild(el('div', 'd', fmtS(T.s[k]) + ' → ' + (e < 0 ? 'never completed' : fmtS(e) + '  (' + fmtDur(e - T.s[k]) + ')')));
       if (T.sum[k]) tip.appendChild(el('div', '', T.sum[k]));
       var m = marked(k);
@@ -325,7 +325,7 @@
     } else if (h.hold !== undefined) {
       var hk = h.hold;
       var kind = ['released', 'release found the lock was no longer ours', 'never released (unknown outcome or run ended)'][T.holds.k[hk]];
-      tip.appendChild(el('div', 't', T.lanes[h.lane] + ' believed it held the lock'));
+      tip.appendChild(el('div', 't', T.procs[T.holds.p[hk]] + ' (' + T.lanes[h.lane] + ') believed it held the lock'));
       tip.appendChild(el('div', 'd', fmtS(T.holds.s[hk]) + ' → ' + fmtS(T.holds.e[hk]) + '  (' + fmtDur(T.holds.e[hk] - T.holds.s[hk]) + '), ' + kind));
     }
     tip.style.display = 'block';
