@@ -1,54 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Cluster } from '../../harness/backends/cluster.ts';
-import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
-import { PidRegistry } from '../../harness/pid-registry.ts';
-import { LockNotAcquired, type LockClient, type LockContext } from '../strategy.ts';
+import { describe, expect, it } from 'vitest';
+import { LockNotAcquired } from '../strategy.ts';
 import etcd, { lockKeyFor } from './etcd.ts';
 import { startHolder } from './holder-process.ts';
 import { handOver } from './hand-over.ts';
+import { useStrategyCluster } from './strategy-test-cluster.ts';
 
 const TTL_MS = 2_000;
 /** Expiry is checked by etcd's lessor every 500 ms, and the new holder needs a watch event and a txn. */
 const EXPIRY_MARGIN_MS = 1_500;
 
-let runDir: string;
-let cluster: Cluster;
-const clients: LockClient[] = [];
-
-function ctx(over: Partial<LockContext> = {}): LockContext {
-  return {
-    redis: [],
-    etcd: cluster.etcd.map((n) => n.endpoint),
-    zookeeper: '',
-    ttlMs: TTL_MS,
-    acquireTimeoutMs: 5_000,
-    client: clients.length,
-    seed: 42 + clients.length,
-    ...over,
-  };
-}
-
-async function connect(over: Partial<LockContext> = {}): Promise<LockClient> {
-  const c = await etcd.connect(ctx(over));
-  clients.push(c);
-  return c;
-}
-
-beforeAll(async () => {
-  runDir = await mkdtemp(join(tmpdir(), 'fencepost-etcd-'));
-  cluster = await createLocalCluster({ etcd: 3 }, runDir, new PidRegistry(join(runDir, 'pids')));
-  await cluster.start();
-});
-
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => {})));
-  await cluster?.teardown();
-  if (runDir) await rm(runDir, { recursive: true, force: true });
-});
+const env = useStrategyCluster(etcd, { etcd: 3 }, { ttlMs: TTL_MS, acquireTimeoutMs: 5_000, seed: 42 });
+const { ctx, connect } = env;
 
 describe('etcd strategy', () => {
   it('declares what the harness needs', () => {
@@ -71,7 +34,7 @@ describe('etcd strategy', () => {
 
   it('gives successive holders strictly increasing tokens, equal to the lock key create revision', async () => {
     const [a, b] = [await connect(), await connect()];
-    const direct = cluster.etcd[0].client();
+    const direct = env.cluster.etcd[0].client();
     try {
       const tokens: bigint[] = [];
       for (let i = 0; i < 6; i++) {

@@ -1,38 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Cluster } from '../../harness/backends/cluster.ts';
-import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
-import { PidRegistry } from '../../harness/pid-registry.ts';
-import { LockNotAcquired, type LockClient, type LockContext } from '../strategy.ts';
+import { LockNotAcquired } from '../strategy.ts';
 import redlockNpm, { resourceFor } from './redlock-npm.ts';
 import { handOver } from './hand-over.ts';
+import { useStrategyCluster } from './strategy-test-cluster.ts';
 
-let runDir: string;
-let cluster: Cluster;
-const clients: LockClient[] = [];
 const direct: Redis[] = [];
-
-function ctx(over: Partial<LockContext> = {}): LockContext {
-  return {
-    redis: cluster.redis.map((n) => ({ host: '127.0.0.1', port: n.port })),
-    etcd: [],
-    zookeeper: '',
-    ttlMs: 5_000,
-    acquireTimeoutMs: 2_000,
-    client: clients.length,
-    seed: 3 + clients.length,
-    ...over,
-  };
-}
-
-async function connect(over: Partial<LockContext> = {}): Promise<LockClient> {
-  const c = await redlockNpm.connect(ctx(over));
-  clients.push(c);
-  return c;
-}
+const env = useStrategyCluster(redlockNpm, { redis: 5 }, { ttlMs: 5_000, acquireTimeoutMs: 2_000, seed: 3 });
+const { connect } = env;
 
 /**
  * How many masters hold `key` right now, read with clients of our own (a paused master counts as not holding).
@@ -45,10 +20,7 @@ async function holders(key: string, settleMs = 50): Promise<number> {
 }
 
 beforeAll(async () => {
-  runDir = await mkdtemp(join(tmpdir(), 'fencepost-redlock-npm-'));
-  cluster = await createLocalCluster({ redis: 5 }, runDir, new PidRegistry(join(runDir, 'pids')));
-  await cluster.start();
-  for (const n of cluster.redis) {
+  for (const n of env.cluster.redis) {
     // Our own observers: they must neither hang on a paused master nor give up on a restarted one.
     const r = new Redis({ port: n.port, host: '127.0.0.1', commandTimeout: 200, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => 100 });
     r.on('error', () => {});
@@ -59,14 +31,11 @@ beforeAll(async () => {
 
 afterEach(async () => {
   // A failed assertion must not leave masters paused for the next test.
-  await Promise.all(cluster.redis.map((n) => n.resume()));
+  await Promise.all(env.cluster.redis.map((n) => n.resume()));
 });
 
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => {})));
+afterAll(() => {
   for (const r of direct) r.disconnect();
-  await cluster?.teardown();
-  if (runDir) await rm(runDir, { recursive: true, force: true });
 });
 
 describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 5)', () => {
@@ -137,8 +106,8 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
 
   it('acquires and releases with 2 of 5 masters paused', async () => {
     const a = await connect();
-    await cluster.redis[1].pause();
-    await cluster.redis[3].pause();
+    await env.cluster.redis[1].pause();
+    await env.cluster.redis[3].pause();
     const started = performance.now();
     const lease = await a.acquire('minority-paused');
     expect(performance.now() - started).toBeLessThan(500);
@@ -149,14 +118,14 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
 
   it('fails with LockNotAcquired with 3 of 5 masters paused, and works again once they resume', async () => {
     const a = await connect({ acquireTimeoutMs: 500 });
-    for (const i of [0, 2, 4]) await cluster.redis[i].pause();
+    for (const i of [0, 2, 4]) await env.cluster.redis[i].pause();
     const started = performance.now();
     const err = await a.acquire('majority-paused').catch((e: unknown) => e);
     const elapsed = performance.now() - started;
     expect(err).toBeInstanceOf(LockNotAcquired);
     // Every attempt waits out the 100 ms command timeout on the paused masters, on top of the retry delay.
     expect(elapsed).toBeLessThan(2_000);
-    for (const i of [0, 2, 4]) await cluster.redis[i].resume();
+    for (const i of [0, 2, 4]) await env.cluster.redis[i].resume();
     // The paused masters now run the queued SETs of every attempt, then the one release script the package
     // sends after its last failed attempt (same connection, so in that order): nothing stays behind.
     expect(await holders('majority-paused', 200)).toBe(0);
@@ -166,11 +135,11 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
 
   it('reconnects to a master that was killed and restarted empty', async () => {
     const a = await connect();
-    await cluster.redis[4].kill();
+    await env.cluster.redis[4].kill();
     const whileDown = await a.acquire('restart');
     expect(whileDown.attempts).toBe(1);
     await a.release(whileDown);
-    await cluster.redis[4].start();
+    await env.cluster.redis[4].start();
     // retryStrategy keeps trying (every ≤ 500 ms): the restarted master soon gets votes again.
     const deadline = performance.now() + 5_000;
     let onRestarted: string | null = null;
@@ -192,7 +161,7 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     const key = resourceFor('own-partial');
     await direct[0].set(key, 'someone-else', 'PX', 60_000);
     await direct[1].set(key, 'someone-else', 'PX', 60_000);
-    await cluster.redis[4].pause();
+    await env.cluster.redis[4].pause();
     const attempt = a.acquire('own-partial').catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 400));
     // Masters 2 and 3 carry the value of a's first attempt: a's own partial lock.
@@ -204,7 +173,7 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     await direct[1].del(key);
     const err = await attempt;
     expect(err).toBeInstanceOf(LockNotAcquired);
-    await cluster.redis[4].resume();
+    await env.cluster.redis[4].resume();
     expect(await holders('own-partial', 200)).toBe(0); // the final release did clean up
     // A fresh acquire() (new value, no partial locks of its own) gets it at once.
     const lease = await a.acquire('own-partial');

@@ -1,44 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Cluster } from '../../harness/backends/cluster.ts';
-import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
-import { PidRegistry } from '../../harness/pid-registry.ts';
-import { LockNotAcquired, type LockClient, type LockContext, type Lease } from '../strategy.ts';
+import { LockNotAcquired, type Lease } from '../strategy.ts';
 import { startHolder } from './holder-process.ts';
 import { ZkSession } from './zk-session.ts';
 import zookeeper, { lockDirFor } from './zookeeper.ts';
 import { handOver } from './hand-over.ts';
+import { useStrategyCluster } from './strategy-test-cluster.ts';
 
 const TTL_MS = 2_000;
 /** The leader checks session expiry every tick (250 ms); the next contender then needs a watch event and a read. */
 const EXPIRY_MARGIN_MS = 1_500;
 
-let runDir: string;
-let cluster: Cluster;
 let direct: ZkSession;
-const clients: LockClient[] = [];
-
-function ctx(over: Partial<LockContext> = {}): LockContext {
-  return {
-    redis: [],
-    etcd: [],
-    zookeeper: cluster.zk.map((n) => n.connectString).join(','),
-    ttlMs: TTL_MS,
-    acquireTimeoutMs: 5_000,
-    client: clients.length,
-    seed: 7 + clients.length,
-    ...over,
-  };
-}
-
-async function connect(over: Partial<LockContext> = {}): Promise<LockClient> {
-  const c = await zookeeper.connect(ctx(over));
-  clients.push(c);
-  return c;
-}
+const env = useStrategyCluster(zookeeper, { zk: 3 }, { ttlMs: TTL_MS, acquireTimeoutMs: 5_000, seed: 7 });
+const { ctx, connect } = env;
 
 /**
  * ZooKeeper reads are not linearizable across sessions: our observer may sit on a follower that has not yet
@@ -60,17 +35,11 @@ async function children(dir: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  runDir = await mkdtemp(join(tmpdir(), 'fencepost-zk-'));
-  cluster = await createLocalCluster({ zk: 3 }, runDir, new PidRegistry(join(runDir, 'pids')));
-  await cluster.start();
   direct = await ZkSession.open(ctx().zookeeper, 5_000, 10_000);
 });
 
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => {})));
   await direct?.close();
-  await cluster?.teardown();
-  if (runDir) await rm(runDir, { recursive: true, force: true });
 });
 
 describe('zookeeper strategy', () => {
