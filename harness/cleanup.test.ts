@@ -9,6 +9,7 @@ import { isAlive, PidRegistry } from './pid-registry.ts';
 
 // `cleanup` on real processes (`sleep`), standing in for servers whose harness was kill -9ed.
 const spawned: number[] = [];
+const dirs: string[] = [];
 afterEach(() => {
   for (const pid of spawned.splice(0)) {
     try {
@@ -17,10 +18,12 @@ afterEach(() => {
       // stopped by the test
     }
   }
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function runDir(): { results: string; node: string; reg: PidRegistry } {
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-cleanup-'));
+  dirs.push(results);
   const node = path.join(results, 'redis', 'run-1', 'nodes', 'redis0');
   fs.mkdirSync(node, { recursive: true });
   return { results, node, reg: new PidRegistry(path.join(results, 'redis', 'run-1', 'pids')) };
