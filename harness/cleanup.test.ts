@@ -52,10 +52,13 @@ describe('cleanup', () => {
     const { results, node, reg } = runDir();
     reg.intend('redis0', node, node);
     const pid = orphan(node);
+    fs.mkdirSync(path.join(node, 'data'));
+    const below = orphan(path.join(node, 'data')); // as Postgres, which chdir()s into its data directory
     const bystander = orphan(path.dirname(node)); // same run, other directory: not ours to kill
     await sleep(50);
     expect(await cleanup(results, () => {})).toBe(1);
     expect(isAlive(pid)).toBe(false);
+    expect(isAlive(below)).toBe(false);
     expect(isAlive(bystander)).toBe(true);
     expect(reg.list()).toEqual([]);
   });

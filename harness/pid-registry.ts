@@ -116,9 +116,9 @@ export function ticksSinceBoot(): number {
 }
 
 /**
- * Processes a pending record may name: started no earlier than the record, working in its directory. Only a
- * process of ours was started there after we wrote the record, unless someone `cd`s into a node's directory
- * at that very moment.
+ * Processes a pending record may name: started no earlier than the record, working in its directory or below
+ * it. Only a process of ours was started there after we wrote the record, unless someone `cd`s into a node's
+ * directory at that very moment.
  */
 export function pendingPids(rec: PidRecord): number[] {
   if (!rec.pending) return [];
@@ -128,7 +128,9 @@ export function pendingPids(rec: PidRecord): number[] {
     const pid = Number(entry);
     if (pid === process.pid) continue;
     try {
-      if (fs.readlinkSync(`/proc/${entry}/cwd`) !== rec.pending.cwd) continue;
+      // At or below: Postgres chdir()s into its data directory as it starts.
+      const cwd = fs.readlinkSync(`/proc/${entry}/cwd`);
+      if (cwd !== rec.pending.cwd && !cwd.startsWith(`${rec.pending.cwd}/`)) continue;
     } catch {
       continue;
     }
