@@ -84,6 +84,7 @@ export function verdictExitCode(valid: RunResults['valid']): ExitCode {
  * clients → final read → teardown → check → report. Every teardown step is registered with `shutdown` before
  * the thing it undoes starts, so Ctrl-C at any point leaves nothing running and the journal on disk.
  */
+/** Progress, nemesis events and warnings go to stderr; the closing summary to stdout (see `runTest`). */
 const consoleLog = (line: string) => console.error(line);
 
 export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog): Promise<RunOutcome> {
@@ -211,7 +212,9 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   const results = checkRun(ops as Op[], checkOptionsFor(test));
   writeJson(path.join(runDir, 'results.json'), results);
   await writeReports(runDir, config.resultsDir, log);
-  log(summary(config, runDir, results));
+  // The verdict is the command's output: on stdout, so `npm run jepsen … > verdict.txt` in a CI job keeps it
+  // without the progress lines. A caller's own log (tests, the matrix) gets it like every other line.
+  (log === consoleLog ? (text: string) => console.log(text) : log)(summary(config, runDir, results));
   return { exitCode: verdictExitCode(results.valid), runDir, results };
 }
 

@@ -91,6 +91,18 @@ describe('CLI', () => {
     expect(processesUnder(results)).toEqual([]);
   });
 
+  it('a run prints its verdict on stdout, its progress on stderr, and exits with the verdict', async () => {
+    const results = resultsDir('cli-run');
+    const r = await cli(['--lock=none', '--time-limit=3', '--nemesis=none', `--results=${results}`]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/^\s*INVALID\s+--lock=none/);
+    expect(r.stdout).toMatch(/lost updates: [1-9]/);
+    expect(r.stdout).toContain(`report:  ${path.join(results, 'none')}`);
+    expect(r.stderr).toMatch(/3\/3 s/);
+    expect(r.stderr).not.toContain('INVALID');
+    expect(processesUnder(results)).toEqual([]);
+  });
+
   it('SIGTERM during a run stops clients and nodes and keeps the history so far', async () => {
     const results = resultsDir('cli-sigterm-run');
     const r = await cli(['--lock=redis', '--time-limit=60', '--nemesis=none', `--results=${results}`], {
