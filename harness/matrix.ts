@@ -32,7 +32,9 @@ function cellArgv(config: Readonly<Config>, lock: string, col: OracleColumn): st
  * exists), then `matrix.html`. Exit 0 iff every cell matched the oracle. Cells the oracle marks n/a are not
  * run; cells it marks "refuse" are checked against the CLI's own refusal, without starting anything.
  */
-export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = (l) => console.error(l)): Promise<number> {
+const consoleLog = (line: string) => console.error(line);
+
+export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog): Promise<number> {
   const plan = BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.filter((col) => ORACLE[lock][col.id] !== 'n/a').map((col) => ({ lock, col, expected: ORACLE[lock][col.id] })));
   const cells: MatrixCell[] = [];
   const quiet = () => {};
@@ -93,6 +95,7 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
   fs.mkdirSync(dir, { recursive: true });
   const file = writeMatrix(dir, cells, { command: `npm run jepsen -- --lock=all --time-limit=${config.timeLimitS} --seed=${config.seed}`, uncontended });
   const matched = cells.filter((c) => c.matched).length;
-  log(`\n  ${matched}/${cells.length} cells match the oracle\n  matrix: ${path.relative(process.cwd(), file) || file}\n`);
+  // Like a run's summary: the progress on stderr, the outcome on stdout.
+  (log === consoleLog ? (text: string) => console.log(text) : log)(`\n  ${matched}/${cells.length} cells match the oracle\n  matrix: ${path.relative(process.cwd(), file) || file}\n`);
   return matched === cells.length ? EXIT.valid : EXIT.invalid;
 }
