@@ -21,6 +21,8 @@ export class Shutdown {
   private readonly onSignal = (signal: NodeJS.Signals) => this.handle(signal);
   /** Why the steps ran: a signal, or an error that ended the command. */
   reason: 'signal' | 'error' | null = null;
+  /** What a Ctrl-C is said to do; a command with nothing to heal (serve) says so. */
+  onInterrupt = 'resuming paused processes, healing faults, stopping nodes (the history so far is kept)';
 
   install(): this {
     process.on('SIGINT', this.onSignal);
@@ -75,7 +77,7 @@ export class Shutdown {
       process.exit(EXIT_INTERRUPTED);
     }
     this.firstSignalAt = now;
-    console.error(`\nfencepost: ${signal} — resuming paused processes, healing faults, stopping nodes (the history so far is kept) …`);
+    console.error(`\nfencepost: ${signal} — ${this.onInterrupt} …`);
     void this.runAll('signal').then(() => process.exit(EXIT_INTERRUPTED));
   }
 }

@@ -4,7 +4,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeRunDir } from './fixtures/run-dirs.ts';
 import { writeReport } from './report.ts';
-import { startResultsServer, type ResultsServer } from './serve-command.ts';
+import { HarnessError } from '../harness/errors.ts';
+import { EXIT } from '../harness/exit-codes.ts';
+import { resolveConfig } from '../harness/options.ts';
+import { Shutdown } from '../harness/shutdown.ts';
+import { serveCommand, startResultsServer, type ResultsServer } from './serve-command.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-serve-'));
 let server: ResultsServer;
@@ -51,5 +55,31 @@ describe('the results server', () => {
     expect((await fetch(`${server.url}..%2f..%2fetc%2fpasswd`)).status).toBeGreaterThanOrEqual(403);
     expect((await fetch(`${server.url}nope.html`)).status).toBe(404);
     expect((await fetch(server.url, { method: 'POST' })).status).toBe(405);
+  });
+});
+
+describe('npm run jepsen -- serve --port', () => {
+  it('listens on the port asked for', async () => {
+    const probe = await startResultsServer(root, 0); // a port that is free right now
+    await probe.close();
+    const shutdown = new Shutdown();
+    const running = serveCommand(resolveConfig(['serve', `--port=${probe.port}`, `--results=${root}`]), shutdown);
+    let res: Response | undefined;
+    for (let i = 0; i < 50 && !res; i++) res = await fetch(`http://127.0.0.1:${probe.port}/`).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 20)));
+    expect(res?.status).toBe(200);
+    await shutdown.runAll();
+    expect(await running).toBe(EXIT.valid);
+  });
+
+  it('a port in use is a bad argument (exit 254) that says what to do, not a crash or another port', async () => {
+    const err = await serveCommand(resolveConfig(['serve', `--port=${server.port}`, `--results=${root}`]), new Shutdown()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HarnessError);
+    expect((err as HarnessError).exitCode).toBe(EXIT.badArguments);
+    expect((err as HarnessError).message).toBe(`serve: cannot listen on 127.0.0.1:${server.port} (in use).`);
+    expect((err as HarnessError).hint).toMatch(/pick another --port/);
+  });
+
+  it('rejects a port out of range before anything starts', () => {
+    expect(() => resolveConfig(['serve', '--port=70000'])).toThrow(/--port must be between 1 and 65535, got 70000/);
   });
 });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Config } from '../harness/options.ts';
 import type { Shutdown } from '../harness/shutdown.ts';
+import { HarnessError } from '../harness/errors.ts';
 import { EXIT } from '../harness/exit-codes.ts';
 import { escapeHtml as h } from './html.ts';
 import { writeIndex } from './index-page.ts';
@@ -135,9 +136,19 @@ export async function startResultsServer(root: string, port?: number): Promise<R
 
 /** Runs until Ctrl-C: the shutdown handler closes the server and exits. */
 export async function serveCommand(config: Readonly<Config>, shutdown: Shutdown): Promise<number> {
-  const served = await startResultsServer(config.resultsDir);
+  let served: ResultsServer;
+  try {
+    served = await startResultsServer(config.resultsDir, config.port ?? undefined);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (config.port !== null && (code === 'EADDRINUSE' || code === 'EACCES')) {
+      throw new HarnessError('bad-arguments', `serve: cannot listen on 127.0.0.1:${config.port} (${code === 'EADDRINUSE' ? 'in use' : 'not allowed'}).`, { hint: 'pick another --port, or leave it out to take 8080 or any free port' });
+    }
+    throw err;
+  }
   let closed!: () => void;
   const done = new Promise<void>((resolve) => (closed = resolve));
+  shutdown.onInterrupt = 'stopping the results server';
   shutdown.add('close the results server', async () => {
     await served.close();
     closed();
