@@ -5,14 +5,14 @@ import type { UncontendedLatency } from '../report/matrix-page.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
-import { ORACLE, ORACLE_COLUMNS, observed, type OracleColumn } from './oracle.ts';
+import { inconclusive, MAX_CELL_RUNS, ORACLE, ORACLE_COLUMNS, observed, type OracleColumn } from './oracle.ts';
 import { resolveConfig, type Config } from './options.ts';
 import { runTimestamp } from './results-store.ts';
 import { runTest } from './run.ts';
 import type { Shutdown } from './shutdown.ts';
 
 /** The argv of one cell's run: the user's run-shaping options pass through, lock/faults/fencing are the cell's. */
-function cellArgv(config: Readonly<Config>, lock: string, col: OracleColumn): string[] {
+function cellArgv(config: Readonly<Config>, lock: string, col: OracleColumn, seed: number): string[] {
   return [
     `--lock=${lock}`,
     `--nemesis=${col.faults.join(',') || 'none'}`,
@@ -21,10 +21,46 @@ function cellArgv(config: Readonly<Config>, lock: string, col: OracleColumn): st
     `--concurrency=${config.concurrency}`,
     `--ttl=${config.ttlMs}`,
     `--think=${config.thinkMs}`,
-    `--nemesis-interval=${config.nemesisIntervalMs}`,
-    `--seed=${config.seed}`,
+    `--nemesis-interval=${Math.min(config.nemesisIntervalMs, col.maxIntervalMs ?? Infinity)}`,
+    `--seed=${seed}`,
     `--results=${config.resultsDir}`,
   ];
+}
+
+/** One run of one cell, in the matrix's terms. */
+async function runCell(argv: string[], base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'expected' | 'column'>, shutdown: Shutdown, log: (line: string) => void): Promise<MatrixCell> {
+  const expected = base.expected;
+  try {
+    const out = await runTest(resolveConfig(argv), shutdown, log);
+    const r = out.results;
+    const obs = observed({ exitCode: out.exitCode, lostUpdates: r.lostUpdates, valid: r.valid });
+    // A fenced "safe" only counts if the fault demonstrably hit: some stale write must have been refused.
+    const fenceProven = !base.fencing || expected !== 'safe' || r.staleWritesRejected > 0;
+    return {
+      ...base,
+      runDir: out.runDir,
+      observed: obs as Observation,
+      matched: obs === expected && fenceProven,
+      lostUpdates: r.lostUpdates,
+      staleWritesRejected: r.staleWritesRejected,
+      acquireP50: r.latency.acquire.p50,
+      acquireP99: r.latency.acquire.p99,
+      note: fenceProven ? undefined : 'no stale write was refused: the pause never hit a holder, so the fence was not exercised',
+    };
+  } catch (err) {
+    const refused = err instanceof HarnessError && err.exitCode === EXIT.badArguments;
+    return {
+      ...base,
+      runDir: '',
+      observed: refused ? 'refuse' : 'unknown',
+      matched: refused && expected === 'refuse',
+      lostUpdates: 0,
+      staleWritesRejected: 0,
+      acquireP50: 0,
+      acquireP99: 0,
+      note: (err as Error).message,
+    };
+  }
 }
 
 /**
@@ -39,42 +75,20 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
   const cells: MatrixCell[] = [];
   const quiet = () => {};
   for (const [i, { lock, col, expected }] of plan.entries()) {
-    const argv = cellArgv(config, lock, col);
     const base = { lock, fault: col.faults.join(',') || 'none', fencing: col.fencing, expected: expected as CellExpectation, column: col.title };
-    let cell: MatrixCell;
-    try {
-      const out = await runTest(resolveConfig(argv), shutdown, quiet);
-      const r = out.results;
-      const obs = observed({ exitCode: out.exitCode, lostUpdates: r.lostUpdates, valid: r.valid });
-      // A fenced "safe" only counts if the fault demonstrably hit: some stale write must have been refused.
-      const fenceProven = !col.fencing || expected !== 'safe' || r.staleWritesRejected > 0;
-      cell = {
-        ...base,
-        runDir: out.runDir,
-        observed: obs as Observation,
-        matched: obs === expected && fenceProven,
-        lostUpdates: r.lostUpdates,
-        staleWritesRejected: r.staleWritesRejected,
-        acquireP50: r.latency.acquire.p50,
-        acquireP99: r.latency.acquire.p99,
-        note: fenceProven ? undefined : 'no stale write was refused: the pause never hit a holder, so the fence was not exercised',
-      };
-    } catch (err) {
-      const refused = err instanceof HarnessError && err.exitCode === EXIT.badArguments;
-      cell = {
-        ...base,
-        runDir: '',
-        observed: refused ? 'refuse' : 'unknown',
-        matched: refused && expected === 'refuse',
-        lostUpdates: 0,
-        staleWritesRejected: 0,
-        acquireP50: 0,
-        acquireP99: 0,
-        note: (err as Error).message,
-      };
+    let cell!: MatrixCell;
+    const runs: string[] = [];
+    for (let attempt = 0; attempt < MAX_CELL_RUNS; attempt++) {
+      const seed = (config.seed + attempt) % 2 ** 31;
+      cell = await runCell(cellArgv(config, lock, col, seed), base, shutdown, quiet);
+      runs.push(`seed ${seed} ${cell.observed}${cell.observed === 'safe' && col.fencing && cell.staleWritesRejected === 0 ? ' (fence never exercised)' : ''}`);
+      if (!inconclusive(expected, cell.observed, col.fencing, cell.staleWritesRejected)) break;
+      if (attempt + 1 < MAX_CELL_RUNS) log(`[${i + 1}/${plan.length}] ${lock} × ${col.title}: ${runs.at(-1)}, not conclusive for "${expected}" — running it again`);
     }
+    // A cell that took more than one run says so, with what each run showed; it links to the last one.
+    if (runs.length > 1) cell = { ...cell, note: `${runs.length} runs: ${runs.join(', ')}${cell.note ? `; ${cell.note}` : ''}` };
     cells.push(cell);
-    log(`[${i + 1}/${plan.length}] ${lock} × ${col.title}: ${cell.observed} (expected ${expected}) ${cell.matched ? '✓' : '✗'}${cell.note && !cell.matched ? ` — ${cell.note.split('\n')[0]}` : ''}`);
+    log(`[${i + 1}/${plan.length}] ${lock} × ${col.title}: ${cell.observed} (expected ${expected}) ${cell.matched ? '✓' : '✗'}${cell.note && (!cell.matched || runs.length > 1) ? ` — ${cell.note.split('\n')[0]}` : ''}`);
   }
   // What each lock costs by itself: one client, no fault (the cells' latency includes waiting for other holders).
   const uncontended: Record<string, UncontendedLatency> = {};
