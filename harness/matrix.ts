@@ -5,6 +5,7 @@ import type { UncontendedLatency } from '../report/matrix-page.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
+import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { inconclusive, MAX_CELL_RUNS, ORACLE, ORACLE_COLUMNS, observed, type OracleColumn } from './oracle.ts';
 import { resolveConfig, type Config } from './options.ts';
 import { runTimestamp } from './results-store.ts';
@@ -71,6 +72,17 @@ async function runCell(argv: string[], base: Pick<MatrixCell, 'lock' | 'fault' |
 const consoleLog = (line: string) => console.error(line);
 
 export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog): Promise<number> {
+  const shortest = shortestUsefulRunS(
+    ORACLE_COLUMNS.flatMap((c) => c.faults),
+    { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs },
+  );
+  if (config.timeLimitS < shortest) {
+    throw new HarnessError(
+      'bad-arguments',
+      `--lock=all --time-limit=${config.timeLimitS}: too short for the "holder paused" and fenced columns. A holder is paused ${config.pauseMs} ms, after the first fault at ${firstDelayFor(config.nemesisIntervalMs)} ms, and only writes again after that: every such cell would show nothing, three times over.`,
+      { hint: `npm run jepsen -- --lock=all --time-limit=${shortest} (or more; 10 is a good start)` },
+    );
+  }
   const plan = BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.filter((col) => ORACLE[lock][col.id] !== 'n/a').map((col) => ({ lock, col, expected: ORACLE[lock][col.id] })));
   const cells: MatrixCell[] = [];
   const quiet = () => {};

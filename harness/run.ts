@@ -6,6 +6,7 @@ import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { createNemesis, defaultFaults } from '../nemesis/create-nemesis.ts';
+import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { PRIMARY_PROXY } from '../nemesis/failover-pair.ts';
 import type { FaultName } from '../nemesis/fault-names.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
@@ -93,6 +94,12 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
     throw new HarnessError('bad-arguments', `--fencing with --lock=${config.lock}: the strategy "${strategy.name}" declares no fencing token.`, { hint: 'drop --fencing' });
   }
   const faults = config.nemesis ?? defaultFaults(config.lock);
+  const shortest = shortestUsefulRunS(faults, { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs });
+  if (config.timeLimitS < shortest) {
+    log(
+      `fencepost: warning: --time-limit=${config.timeLimitS} is too short for a pause fault to show anything: the first fault comes after ${firstDelayFor(config.nemesisIntervalMs)} ms and a paused client only writes again after ${config.pauseMs} ms. Use --time-limit=${shortest} or more.`,
+    );
+  }
   const needs: Requirement[] = ['pg', ...strategy.needs];
   if (needsClocks(faults)) needs.push('cc');
   await provision(hostRequirements(config.backend, needs), log);

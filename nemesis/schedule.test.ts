@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_NAMES, type FaultName } from './fault-names.ts';
-import { faultSchedule, firstDelayFor } from './schedule.ts';
+import { faultSchedule, firstDelayFor, shortestUsefulRunS } from './schedule.ts';
 import { defaultFaults } from './default-faults.ts';
 import { majority, mastersToBreak } from './lock-servers.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
@@ -71,5 +71,18 @@ describe('default faults', () => {
     expect(defaultFaults('redis')).toEqual(expect.arrayContaining(['restart-empty', 'clock', 'failover']));
     expect(defaultFaults('redlock')).toEqual(expect.arrayContaining(['restart-empty', 'clock']));
     expect(defaultFaults('./my-lock.ts').length).toBeGreaterThan(0);
+  });
+});
+
+describe('the shortest useful run', () => {
+  it('leaves room for the first fault, the whole pause and the write after it', () => {
+    // Defaults: first fault at 1000 ms, pause 3000 ms (1.5 × TTL), 1000 ms for the resumed holder's write.
+    expect(shortestUsefulRunS(['pause-holder'], { intervalMs: 3000, pauseMs: 3000 })).toBe(5);
+    expect(shortestUsefulRunS(['clock', 'pause-client'], { intervalMs: 500, pauseMs: 1200 })).toBe(3); // 500 + 1200 + 1000
+  });
+
+  it('asks nothing of faults that act at once', () => {
+    expect(shortestUsefulRunS(['restart-empty', 'clock', 'kill'], { intervalMs: 3000, pauseMs: 3000 })).toBe(0);
+    expect(shortestUsefulRunS([], { intervalMs: 3000, pauseMs: 3000 })).toBe(0);
   });
 });

@@ -30,6 +30,21 @@ export function firstDelayFor(intervalMs: number): number {
   return Math.min(intervalMs, 1000);
 }
 
+/** Faults whose effect only shows once the stopped process runs again (a paused holder writes after the pause). */
+const PAUSES: readonly FaultName[] = ['pause-holder', 'pause-client'];
+/** After a pause: the resumed holder still has to finish its write, and the checker needs the ops around it. */
+const AFTER_PAUSE_MS = 1000;
+
+/**
+ * The shortest --time-limit (s) in which `faults` can show anything: a pause fault starts after the first delay
+ * and keeps its target stopped for `pauseMs`; what it breaks happens after that. 0 when no fault needs more
+ * than any run has.
+ */
+export function shortestUsefulRunS(faults: readonly FaultName[], opts: { intervalMs: number; pauseMs: number }): number {
+  if (!faults.some((f) => PAUSES.includes(f))) return 0;
+  return Math.ceil((firstDelayFor(opts.intervalMs) + opts.pauseMs + AFTER_PAUSE_MS) / 1000);
+}
+
 /**
  * The fault schedule, as pure data from the seed: an endless sequence in rounds, each round every fault once in
  * a seeded order, so every requested fault is exercised within `faults.length` steps (a purely random pick could

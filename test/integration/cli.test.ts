@@ -58,6 +58,7 @@ describe('CLI', () => {
     [['--lock=nope'], /unknown lock "nope"\. Valid: none, redis, redlock/],
     [['--time-limit=-3'], /--time-limit must be between 1 and 86400/],
     [['--lock=redis', '--fencing'], /no monotonic counter|not a monotonic counter/],
+    [['--lock=all', '--time-limit=2'], /too short for the "holder paused" and fenced columns[\s\S]*--lock=all --time-limit=5/],
   ])('%j exits 254 with a message, before starting anything', async (args, message) => {
     const results = resultsDir('cli-bad');
     const r = await cli([...args, `--results=${results}`]);
