@@ -28,6 +28,8 @@ function cellArgv(config: Readonly<Config>, lock: string, col: OracleColumn, see
   ];
 }
 
+const FENCE_NOT_EXERCISED = 'no stale write was refused: the pause never hit a holder, so the fence was not exercised';
+
 /** One run of one cell, in the matrix's terms. */
 async function runCell(argv: string[], base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'expected' | 'column'>, shutdown: Shutdown, log: (line: string) => void): Promise<MatrixCell> {
   const expected = base.expected;
@@ -46,7 +48,7 @@ async function runCell(argv: string[], base: Pick<MatrixCell, 'lock' | 'fault' |
       staleWritesRejected: r.staleWritesRejected,
       acquireP50: r.latency.acquire.p50,
       acquireP99: r.latency.acquire.p99,
-      note: fenceProven ? undefined : 'no stale write was refused: the pause never hit a holder, so the fence was not exercised',
+      note: fenceProven ? undefined : FENCE_NOT_EXERCISED,
     };
   } catch (err) {
     const refused = err instanceof HarnessError && err.exitCode === EXIT.badArguments;
@@ -98,7 +100,8 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
       if (attempt + 1 < MAX_CELL_RUNS) log(`[${i + 1}/${plan.length}] ${lock} × ${col.title}: ${runs.at(-1)}, not conclusive for "${expected}" — running it again`);
     }
     // A cell that took more than one run says so, with what each run showed; it links to the last one.
-    if (runs.length > 1) cell = { ...cell, note: `${runs.length} runs: ${runs.join(', ')}${cell.note ? `; ${cell.note}` : ''}` };
+    // (The last run's own note is left out when it only repeats what its entry says: the fence was not exercised.)
+    if (runs.length > 1) cell = { ...cell, note: `${runs.length} runs: ${runs.join(', ')}${cell.note && cell.note !== FENCE_NOT_EXERCISED ? `; ${cell.note}` : ''}` };
     cells.push(cell);
     log(`[${i + 1}/${plan.length}] ${lock} × ${col.title}: ${cell.observed} (expected ${expected}) ${cell.matched ? '✓' : '✗'}${cell.note && (!cell.matched || runs.length > 1) ? ` — ${cell.note.split('\n')[0]}` : ''}`);
   }

@@ -36,6 +36,12 @@ describe('renderMatrix', () => {
     expect(html).toContain('postgres under pause-holder: expected safe, observed lost 3 — a safe cell showed lost updates: suspect the harness before the lock');
   });
 
+  it('says why a fenced "safe" that never refused a write is not a match', () => {
+    const unexercised = cell({ lock: 'zookeeper', fault: 'pause-holder', fencing: true, expected: 'safe', observed: 'safe', matched: false, staleWritesRejected: 0 });
+    const page = renderMatrix([unexercised], { outDir: '/r/matrix' });
+    expect(page).toContain('zookeeper under pause-holder with --fencing: expected safe, observed safe — but no stale write was ever refused: the pause never hit a holder, so the fence was not tested');
+  });
+
   it('shows what a lock costs by itself (one client) beside the contended latency, linked to its run', () => {
     const withSolo = renderMatrix(cells, { outDir: '/r/matrix', uncontended: { etcd: { acquireP50: 1.25, acquireP99: 4.5, writeP50: 0.8, writeP99: 2.1, runDir: '/r/etcd/solo' } } });
     expect(withSolo).toContain('<a href="../etcd/solo/report.html" title="one client, no fault: write 0.80 ms / 2.10 ms">1.25 ms / 4.50 ms</a>');

@@ -83,6 +83,9 @@ export function suspicion(c: MatrixCell): string {
   if (c.expected === 'safe' && c.observed === 'lost') return 'a safe cell showed lost updates: suspect the harness before the lock';
   if (c.observed === 'unknown') return 'the run could not decide (a checker said unknown, or the run failed): look at its report';
   if (c.expected === 'refuse') return 'the CLI should have refused this combination with an explanation';
+  if (c.fencing && c.expected === 'safe' && c.observed === 'safe' && c.staleWritesRejected === 0) {
+    return 'but no stale write was ever refused: the pause never hit a holder, so the fence was not tested';
+  }
   return `expected ${c.expected}, observed ${c.observed}`;
 }
 
