@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Expectation as CellExpectation, MatrixCell, Observation } from '../report/matrix-cell.ts';
 import type { UncontendedLatency } from '../report/matrix-page.ts';
+import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
-import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
-import { inconclusive, MAX_CELL_RUNS, ORACLE, ORACLE_COLUMNS, observed, type OracleColumn } from './oracle.ts';
+import { fenceUntested, inconclusive, MAX_CELL_RUNS, ORACLE, ORACLE_COLUMNS, observed, type OracleColumn } from './oracle.ts';
 import { resolveConfig, type Config } from './options.ts';
 import { runTimestamp } from './results-store.ts';
 import { runTest } from './run.ts';
@@ -38,17 +38,17 @@ async function runCell(argv: string[], base: Pick<MatrixCell, 'lock' | 'fault' |
     const r = out.results;
     const obs = observed({ exitCode: out.exitCode, lostUpdates: r.lostUpdates, valid: r.valid });
     // A fenced "safe" only counts if the fault demonstrably hit: some stale write must have been refused.
-    const fenceProven = !base.fencing || expected !== 'safe' || r.staleWritesRejected > 0;
+    const untested = fenceUntested(base.fencing, expected, obs, r.staleWritesRejected);
     return {
       ...base,
       runDir: out.runDir,
       observed: obs as Observation,
-      matched: obs === expected && fenceProven,
+      matched: obs === expected && !untested,
       lostUpdates: r.lostUpdates,
       staleWritesRejected: r.staleWritesRejected,
       acquireP50: r.latency.acquire.p50,
       acquireP99: r.latency.acquire.p99,
-      note: fenceProven ? undefined : FENCE_NOT_EXERCISED,
+      note: untested ? FENCE_NOT_EXERCISED : undefined,
     };
   } catch (err) {
     const refused = err instanceof HarnessError && err.exitCode === EXIT.badArguments;
@@ -66,13 +66,13 @@ async function runCell(argv: string[], base: Pick<MatrixCell, 'lock' | 'fault' |
   }
 }
 
+const consoleLog = (line: string) => console.error(line);
+
 /**
  * `--lock=all`: every built-in strategy under each fault of the oracle (and the fenced variant where a token
  * exists), then `matrix.html`. Exit 0 iff every cell matched the oracle. Cells the oracle marks n/a are not
  * run; cells it marks "refuse" are checked against the CLI's own refusal, without starting anything.
  */
-const consoleLog = (line: string) => console.error(line);
-
 export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog): Promise<number> {
   const shortest = shortestUsefulRunS(
     ORACLE_COLUMNS.flatMap((c) => c.faults),
@@ -95,7 +95,7 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
     for (let attempt = 0; attempt < MAX_CELL_RUNS; attempt++) {
       const seed = (config.seed + attempt) % 2 ** 31;
       cell = await runCell(cellArgv(config, lock, col, seed), base, shutdown, quiet);
-      runs.push(`seed ${seed} ${cell.observed}${cell.observed === 'safe' && col.fencing && cell.staleWritesRejected === 0 ? ' (fence never exercised)' : ''}`);
+      runs.push(`seed ${seed} ${cell.observed}${fenceUntested(col.fencing, expected, cell.observed, cell.staleWritesRejected) ? ' (fence never exercised)' : ''}`);
       if (!inconclusive(expected, cell.observed, col.fencing, cell.staleWritesRejected)) break;
       if (attempt + 1 < MAX_CELL_RUNS) log(`[${i + 1}/${plan.length}] ${lock} × ${col.title}: ${runs.at(-1)}, not conclusive for "${expected}" — running it again`);
     }

@@ -66,6 +66,13 @@ export const MAX_CELL_RUNS = 3;
  * other direction is final at once: one lost update where "safe" was expected is a counterexample.
  */
 export function inconclusive(expected: Expectation, seen: Expectation | 'unknown', fencing: boolean, staleWritesRejected: number): boolean {
-  if (expected === 'lost' && seen === 'safe') return true;
+  return (expected === 'lost' && seen === 'safe') || fenceUntested(fencing, expected, seen, staleWritesRejected);
+}
+
+/**
+ * A fenced cell that came out safe without the fence ever refusing a write: the fault never hit a holder, so
+ * "safe" says nothing about the fence. Such a cell does not match the oracle's "safe".
+ */
+export function fenceUntested(fencing: boolean, expected: Expectation, seen: Expectation | 'unknown', staleWritesRejected: number): boolean {
   return fencing && expected === 'safe' && seen === 'safe' && staleWritesRejected === 0;
 }

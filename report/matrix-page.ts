@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { fenceUntested } from '../harness/oracle.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { pageCss } from './assets.ts';
 import { fmtCount, fmtMs, plural } from './format.ts';
@@ -83,7 +84,7 @@ export function suspicion(c: MatrixCell): string {
   if (c.expected === 'safe' && c.observed === 'lost') return 'a safe cell showed lost updates: suspect the harness before the lock';
   if (c.observed === 'unknown') return 'the run could not decide (a checker said unknown, or the run failed): look at its report';
   if (c.expected === 'refuse') return 'the CLI should have refused this combination with an explanation';
-  if (c.fencing && c.expected === 'safe' && c.observed === 'safe' && c.staleWritesRejected === 0) {
+  if (fenceUntested(c.fencing, c.expected, c.observed, c.staleWritesRejected)) {
     return 'but no stale write was ever refused: the pause never hit a holder, so the fence was not tested';
   }
   return `expected ${c.expected}, observed ${c.observed}`;
