@@ -80,14 +80,14 @@ export function verdictExitCode(valid: RunResults['valid']): ExitCode {
   return valid === true ? EXIT.valid : valid === false ? EXIT.invalid : EXIT.unknown;
 }
 
+/** Progress, nemesis events and warnings go to stderr; the closing summary to stdout (see `runTest`). */
+const consoleLog = (line: string) => console.error(line);
+
 /**
  * One test, end to end: provision → cluster → resource → clients (+ nemesis) for --time-limit → heal → stop
  * clients → final read → teardown → check → report. Every teardown step is registered with `shutdown` before
  * the thing it undoes starts, so Ctrl-C at any point leaves nothing running and the journal on disk.
  */
-/** Progress, nemesis events and warnings go to stderr; the closing summary to stdout (see `runTest`). */
-const consoleLog = (line: string) => console.error(line);
-
 export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog): Promise<RunOutcome> {
   const strategy = await loadStrategy(config.lock);
   if (config.fencing && strategy.token === 'none') {

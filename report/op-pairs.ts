@@ -1,5 +1,6 @@
 import type { FinalRead, WriteValue } from '../harness/history/bank.ts';
 import type { Op, ProcessId } from '../harness/history/op.ts';
+import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
 
 export type Outcome = 'ok' | 'fail' | 'info' | 'open';
 
@@ -106,7 +107,7 @@ export class RunIndex {
 }
 
 /** p3, or p3·wd for a watchdog's renewals (process 100003), or the name of a non-client process. */
-export function processLabel(p: ProcessId, watchdogOffset = 100_000): string {
+export function processLabel(p: ProcessId, watchdogOffset = WATCHDOG_PROCESS_OFFSET): string {
   if (typeof p !== 'number') return p;
   return p >= watchdogOffset ? `p${p - watchdogOffset}·wd` : `p${p}`;
 }

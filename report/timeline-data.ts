@@ -1,5 +1,6 @@
 import type { FinalRead, WriteValue } from '../harness/history/bank.ts';
 import type { Op, ProcessId } from '../harness/history/op.ts';
+import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
 import type { FaultWindow } from './fault-windows.ts';
 import { faultLabel } from './fault-windows.ts';
 import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
@@ -64,12 +65,10 @@ const OUTCOME = { ok: 0, fail: 1, info: 2, open: 3 } as const;
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 function laneOrder(a: ProcessId, b: ProcessId): number {
-  const rank = (p: ProcessId) => (typeof p === 'number' ? (p >= WATCHDOG_OFFSET ? 1 : 0) : p === 'harness' ? 2 : 3);
+  const rank = (p: ProcessId) => (typeof p === 'number' ? (p >= WATCHDOG_PROCESS_OFFSET ? 1 : 0) : p === 'harness' ? 2 : 3);
   if (rank(a) !== rank(b)) return rank(a) - rank(b);
   return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
 }
-
-const WATCHDOG_OFFSET = 100_000;
 
 /**
  * The lane of a process: its client slot. Client `slot` runs as process slot, slot + n, slot + 2n, … (n =
@@ -80,12 +79,12 @@ const WATCHDOG_OFFSET = 100_000;
  */
 function laneKey(p: ProcessId, concurrency: number | undefined): ProcessId {
   if (typeof p !== 'number' || !concurrency || concurrency < 1) return p;
-  return p >= WATCHDOG_OFFSET ? WATCHDOG_OFFSET + ((p - WATCHDOG_OFFSET) % concurrency) : p % concurrency;
+  return p >= WATCHDOG_PROCESS_OFFSET ? WATCHDOG_PROCESS_OFFSET + ((p - WATCHDOG_PROCESS_OFFSET) % concurrency) : p % concurrency;
 }
 
 function laneLabel(key: ProcessId, concurrency: number | undefined): string {
   if (typeof key !== 'number' || !concurrency) return processLabel(key);
-  return key >= WATCHDOG_OFFSET ? `watchdog ${key - WATCHDOG_OFFSET}` : `client ${key}`;
+  return key >= WATCHDOG_PROCESS_OFFSET ? `watchdog ${key - WATCHDOG_PROCESS_OFFSET}` : `client ${key}`;
 }
 
 function cut(s: string, max: number): string {
