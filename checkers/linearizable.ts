@@ -1,5 +1,6 @@
 import type { CheckerResult, Valid } from './run-results.ts';
 import type { AnyModel, Operation } from './model.ts';
+import { upperBound } from './upper-bound.ts';
 
 /**
  * Linearizability checking: Wing & Gong's search with Lowe's memoisation, as Porcupine and Knossos's `wgl` do it.
@@ -308,18 +309,6 @@ function searchPartition(model: AnyModel, input: Operation[], budget: Budget): O
     entry = nxt[entry];
   }
   return { valid: true, explored, configurations: cache.size };
-}
-
-/** Index of the first element > x in an ascending array. */
-function upperBound(xs: number[], x: number): number {
-  let lo = 0;
-  let hi = xs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (xs[mid] <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function counterexample(

@@ -2,6 +2,7 @@ import type { Op } from '../harness/history/op.ts';
 import type { LedgerRow } from '../harness/history/bank.ts';
 import type { CheckerResult, LostUpdate } from './run-results.ts';
 import { bankWrites, finalReads } from './ledger.ts';
+import { upperBound } from './upper-bound.ts';
 
 export interface AccountSummary {
   account: number;
@@ -141,7 +142,7 @@ function findLost(rows: LedgerRow[], surviving: Set<number>): { lost: LedgerRow;
   const ids = rows.map((r) => r.writeId);
   for (let w = 0; w < n; w++) {
     // Positions of rows with basedOn < id < this row's id: the rows this write did not see.
-    let i = find(lowerBoundAbove(ids, rows[w].basedOn));
+    let i = find(upperBound(ids, rows[w].basedOn));
     while (i < w) {
       if (!surviving.has(rows[i].writeId)) overwrittenBy[i] = rows[w];
       skip[i] = i + 1;
@@ -153,16 +154,4 @@ function findLost(rows: LedgerRow[], surviving: Set<number>): { lost: LedgerRow;
     if (!surviving.has(rows[i].writeId)) lost.push({ lost: rows[i], overwrittenBy: overwrittenBy[i] });
   }
   return lost;
-}
-
-/** Index of the first id > x in an ascending array. */
-function lowerBoundAbove(ids: number[], x: number): number {
-  let lo = 0;
-  let hi = ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ids[mid] <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
