@@ -160,7 +160,7 @@ function table(ms: Measurement[]): string {
 }
 
 function knossosCorpus(): { histories: number; allRight: boolean; totalMs: number; slowest: { file: string; ms: number } } | undefined {
-  const root = fileURLToPath(new URL('../../shared/corpus/knossos', import.meta.url));
+  const root = fileURLToPath(new URL('../test/corpus/knossos', import.meta.url));
   if (!existsSync(root)) {
     console.log(`\n(Knossos corpus not found at ${root}; skipped)`);
     return undefined;

@@ -2,7 +2,7 @@ import type { FaultName } from '../nemesis/fault-names.ts';
 import type { BuiltinLock } from '../workloads/lock-names.ts';
 
 /**
- * The oracle of ../shared/design.md as data: what a correct harness shows for each strategy under each fault.
+ * The oracle of the project's design notes (the expected-outcome table, also in the README) as data: what a correct harness shows for each strategy under each fault.
  * `--lock=all` runs the cells and marks each as matching or contradicting this table. If an unsafe cell shows
  * no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
  */
