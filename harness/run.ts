@@ -145,7 +145,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
   const via = (name: string) => ({ host: '127.0.0.1', port: proxies.get(name)!.port });
   // With a failover pair, the first Redis is "the primary": a proxy the failover fault re-points at the promoted node.
-  const redisEndpoints = cluster.redis.map((r, i) => via(i === 0 && cluster.failover ? PRIMARY_PROXY : r.name));
+  const redisEndpoints = cluster.redis.map((r, i) => ({ ...via(i === 0 && cluster.failover ? PRIMARY_PROXY : r.name), password: cluster.credentials.redis }));
 
   await setupResource(cluster.pg!.connectionConfig(), config.accounts);
 

@@ -23,8 +23,7 @@ export class RedisKeyProbe {
     let r = this.conns.get(node);
     if (!r) {
       r = new Redis({
-        host: '127.0.0.1',
-        port: node.port,
+        ...node.endpoint(),
         lazyConnect: false,
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,

@@ -8,6 +8,11 @@
 export interface Endpoint {
   host: string;
   port: number;
+  /**
+   * The run's Redis password (`AUTH`), when the server wants one; spread the endpoint into ioredis's options
+   * and it is used. It reaches the client over the harness's IPC channel, never argv: don't log it.
+   */
+  password?: string;
 }
 
 /** What a client gets to connect with. Every address is 127.0.0.1 (often a fault proxy of the harness). */

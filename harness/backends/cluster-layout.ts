@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { runCredentials } from '../credentials.ts';
 import { freePorts } from '../free-port.ts';
 import type { Cluster, ClusterSpec } from './cluster.ts';
 import type { NodeHost } from './node-host.ts';
@@ -24,6 +25,8 @@ export async function assembleCluster(spec: ClusterSpec, runDir: string, host: N
     pg: spec.pg ? 1 : 0,
     failover: spec.failoverPair ? 2 : 0,
   };
+  // Fresh passwords for this run, in <runDir>/secrets.json (0600); every node and client gets them from here.
+  const credentials = runCredentials(runDir);
   const ports = await freePorts(counts.redis + counts.etcd * 2 + counts.zk * 3 + counts.pg + counts.failover);
   const take = () => ports.shift()!;
   const logs = path.join(runDir, 'logs');
@@ -39,7 +42,7 @@ export async function assembleCluster(spec: ClusterSpec, runDir: string, host: N
     readyTimeoutMs: READY_TIMEOUT_MS[kind],
   });
 
-  const redis = Array.from({ length: counts.redis }, (_, i) => new RedisNode({ ...base(`redis[${i}]`, 'redis', take()), persistence: spec.redisPersistence ?? 'none' }));
+  const redis = Array.from({ length: counts.redis }, (_, i) => new RedisNode({ ...base(`redis[${i}]`, 'redis', take()), persistence: spec.redisPersistence ?? 'none', password: credentials.redis }));
 
   const etcdPorts = Array.from({ length: counts.etcd }, () => ({ client: take(), peer: take() }));
   const initialCluster = etcdPorts.map((p, i) => `etcd${i}=http://127.0.0.1:${p.peer}`).join(',');
@@ -50,12 +53,12 @@ export async function assembleCluster(spec: ClusterSpec, runDir: string, host: N
   const serverLines = zkPorts.map((p, i) => `server.${i + 1}=127.0.0.1:${p.peer}:${p.election}`);
   const zk = zkPorts.map((p, i) => new ZkNode({ ...base(`zk[${i}]`, 'zk', p.client), myid: i + 1, serverLines }));
 
-  const pg = counts.pg ? new PgNode(base('pg', 'pg', take())) : null;
+  const pg = counts.pg ? new PgNode({ ...base('pg', 'pg', take()), superuserPassword: credentials.pgSuperuser, password: credentials.pg }) : null;
 
   let failover: Cluster['failover'] = null;
   if (counts.failover) {
-    const primary = new RedisNode({ ...base('redis-primary', 'redis', take()), persistence: spec.redisPersistence ?? 'none' });
-    const replica = new RedisNode({ ...base('redis-replica', 'redis', take()), persistence: spec.redisPersistence ?? 'none', replicaOf: `127.0.0.1:${primary.port}` });
+    const primary = new RedisNode({ ...base('redis-primary', 'redis', take()), persistence: spec.redisPersistence ?? 'none', password: credentials.redis });
+    const replica = new RedisNode({ ...base('redis-replica', 'redis', take()), persistence: spec.redisPersistence ?? 'none', password: credentials.redis, replicaOf: `127.0.0.1:${primary.port}` });
     failover = { primary, replica };
   }
 
@@ -67,6 +70,7 @@ export async function assembleCluster(spec: ClusterSpec, runDir: string, host: N
     pg,
     failover,
     nodes,
+    credentials,
     async start() {
       // All at once: etcd and ZooKeeper members wait for each other anyway, and boot time is dominated by the JVMs.
       const results = await Promise.allSettled(nodes.filter((n) => n !== failover?.replica).map((n) => n.start()));

@@ -1,3 +1,4 @@
+import type { Credentials } from '../credentials.ts';
 import type { ClusterNode } from './node.ts';
 import type { EtcdNode } from './servers/etcd-node.ts';
 import type { PgNode } from './servers/pg-node.ts';
@@ -31,6 +32,8 @@ export interface Cluster {
   pg: PgNode | null;
   failover: { primary: RedisNode; replica: RedisNode } | null;
   nodes: ClusterNode[];
+  /** The run's passwords (also in <runDir>/secrets.json, 0600). */
+  credentials: Credentials;
   start(): Promise<void>;
   teardown(): Promise<void>;
 }

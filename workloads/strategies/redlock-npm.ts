@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 // (dist/esm); the types come from the package's own declaration file through the type-only import below.
 import RedlockRuntime, { ExecutionError as ExecutionErrorRuntime } from 'redlock';
 import type * as RedlockTypes from '../../node_modules/redlock/dist/index.js';
-import { LockNotAcquired, type LockClient, type LockContext, type LockStrategy, type Lease } from '../strategy.ts';
+import { LockNotAcquired, type LockClient, type Endpoint, type LockContext, type LockStrategy, type Lease } from '../strategy.ts';
 
 const Redlock = RedlockRuntime as typeof RedlockTypes.default;
 const ExecutionError = ExecutionErrorRuntime as typeof RedlockTypes.ExecutionError;
@@ -37,10 +37,11 @@ export function resourceFor(key: string): string {
   return `fencepost:redlock-npm:${key}`;
 }
 
-function masterClient(host: string, port: number): Redis {
+function masterClient({ host, port, password }: Endpoint): Redis {
   const client = new Redis({
     host,
     port,
+    password,
     // Fail fast while a master is down or paused: no offline queue, no per-request retries, a short deadline,
     // and never replay a lock command after a reconnect (it would take a lock long after we gave up on it).
     maxRetriesPerRequest: 0,
@@ -130,7 +131,7 @@ const redlockNpm: LockStrategy = {
   needs: ['redis'],
   token: 'none',
   async connect(ctx) {
-    const clients = ctx.redis.map((e) => masterClient(e.host, e.port));
+    const clients = ctx.redis.map(masterClient);
     await readyWithin(clients, 1_000);
     const redlock = new Redlock(clients, {
       driftFactor: 0.01,

@@ -49,7 +49,7 @@ export function useStrategyCluster(
     ctx(over = {}) {
       const c = self.cluster;
       return {
-        redis: spec.redis ? c.redis.map((n) => ({ host: '127.0.0.1', port: n.port })) : [],
+        redis: spec.redis ? c.redis.map((n) => n.endpoint()) : [],
         etcd: spec.etcd ? c.etcd.map((n) => n.endpoint) : [],
         zookeeper: spec.zk ? c.zk.map((n) => n.connectString).join(',') : '',
         ttlMs: opts.ttlMs,

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
 
@@ -12,6 +13,15 @@ export interface RedisNodeOptions extends ServerNodeOptions {
   persistence: RedisPersistence;
   /** `host:port` of a primary to replicate from (the failover pair's replica). */
   replicaOf?: string;
+  /** `requirepass` of this node and `masterauth` towards its primary (one password for the whole run). */
+  password: string;
+}
+
+/** How a client of ours reaches a Redis node: ioredis options, password included. */
+export interface RedisEndpoint {
+  host: string;
+  port: number;
+  password: string;
 }
 
 export class RedisNode extends ServerNode {
@@ -24,25 +34,39 @@ export class RedisNode extends ServerNode {
     this.replicaOf = opts.replicaOf;
   }
 
-  protected command(): Command {
+  /**
+   * The configuration goes in a file, not on the command line: `requirepass` on argv would be readable by every
+   * local user in /proc/<pid>/cmdline. Created 0600; rewritten at every start, since `setReplicaOf` changes it.
+   */
+  private get configFile(): string {
+    return path.join(this.dir, 'redis.conf');
+  }
+
+  protected override async prepare(): Promise<void> {
     const persistence =
-      this.redisOpts.persistence === 'aof-always'
-        ? ['--appendonly', 'yes', '--appendfsync', 'always']
-        : ['--appendonly', 'no'];
-    return {
-      file: 'redis-server',
-      args: [
-        '--port', String(this.port),
-        '--bind', '127.0.0.1',
-        '--protected-mode', 'no',
-        '--dir', this.dataDir,
-        '--save', '',
-        // A replica's full sync starts at once instead of after Redis's default 5 s wait for more replicas.
-        '--repl-diskless-sync-delay', '0',
-        ...persistence,
-        ...(this.replicaOf ? ['--replicaof', ...this.replicaOf.split(':')] : []),
-      ],
-    };
+      this.redisOpts.persistence === 'aof-always' ? ['appendonly yes', 'appendfsync always'] : ['appendonly no'];
+    const lines = [
+      `port ${this.port}`,
+      'bind 127.0.0.1',
+      // On: with a password set it changes nothing for us, and it is the safe default should the bind ever widen.
+      'protected-mode yes',
+      `requirepass ${this.redisOpts.password}`,
+      // Either node of the failover pair may become the replica of the other.
+      `masterauth ${this.redisOpts.password}`,
+      `dir ${this.dataDir}`,
+      'save ""',
+      // A replica's full sync starts at once instead of after Redis's default 5 s wait for more replicas.
+      'repl-diskless-sync-delay 0',
+      ...persistence,
+      ...(this.replicaOf ? [`replicaof ${this.replicaOf.split(':').join(' ')}`] : []),
+      '',
+    ];
+    fs.rmSync(this.configFile, { force: true });
+    fs.writeFileSync(this.configFile, lines.join('\n'), { mode: 0o600, flag: 'wx' });
+  }
+
+  protected command(): Command {
+    return { file: 'redis-server', args: [this.configFile] };
   }
 
   /** Stop replicating (the promotion a Sentinel would do) or start replicating from another node. */
@@ -55,8 +79,13 @@ export class RedisNode extends ServerNode {
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
 
+  /** The node's real port (not a fault proxy) with the run's password. */
+  endpoint(): RedisEndpoint {
+    return { host: '127.0.0.1', port: this.port, password: this.redisOpts.password };
+  }
+
   client(): Redis {
-    return new Redis({ host: '127.0.0.1', port: this.port, lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null, enableOfflineQueue: false });
+    return new Redis({ ...this.endpoint(), lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null, enableOfflineQueue: false });
   }
 
   private async withClient<T>(fn: (r: Redis) => Promise<T>): Promise<T> {
