@@ -1,11 +1,18 @@
 import type { NodeKind } from './node.ts';
 
+/**
+ * The OS account a server runs as when the harness is root: Postgres refuses root, and the others get the
+ * account their Debian package would give them, so a server's bug or a client who gets in (Redis `CONFIG SET
+ * dir`) acts as that account, not as root.
+ */
+export type ServerUser = 'postgres' | 'redis' | 'etcd' | 'zookeeper';
+
 /** How a server is started: the same command line whatever runs it (paths are the same inside a container). */
 export interface Command {
   file: string;
   args: string[];
-  /** The OS account to run as: Postgres refuses root. Absent = the harness's own. */
-  user?: 'postgres';
+  /** The OS account to run as (see ServerUser). Absent = the harness's own. */
+  user?: ServerUser;
 }
 
 export interface LaunchRequest {
@@ -46,9 +53,9 @@ export interface NodeHost {
   /** Kill the set-up commands of node `name` still running (Ctrl-C during initdb). */
   cancelSetups(name: string): void;
   /** uid/gid that files for `user` must be owned by; undefined = the harness's own (nothing to chown). */
-  account(user: 'postgres'): { uid: number; gid: number } | undefined;
+  account(user: ServerUser): { uid: number; gid: number } | undefined;
   /** Whether a server run as `user` can reach `dir` as it sees it (a 0700 mkdtemp dir on the path stops it). */
-  canEnter(user: 'postgres', dir: string): boolean;
+  canEnter(user: ServerUser, dir: string): boolean;
   /** `/usr/lib/postgresql/<v>/bin` where the servers run. */
   postgresBinDir(): string;
 }

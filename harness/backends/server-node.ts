@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HarnessError } from '../errors.ts';
-import type { Command, NodeHost, RunningServer } from './node-host.ts';
+import type { Command, NodeHost, RunningServer, ServerUser } from './node-host.ts';
 import type { ClusterNode, NodeKind } from './node.ts';
 
 export type { Command } from './node-host.ts';
@@ -32,6 +33,14 @@ export function logTail(file: string, lines = 15): string {
   }
 }
 
+/** Give `root` and everything under it to `account` (a node's folder, before its server starts as that account). */
+function chownTree(root: string, account: { uid: number; gid: number }): void {
+  fs.lchownSync(root, account.uid, account.gid);
+  for (const entry of fs.readdirSync(root, { withFileTypes: true, recursive: true })) {
+    fs.lchownSync(path.join(entry.parentPath, entry.name), account.uid, account.gid);
+  }
+}
+
 /**
  * A server of the cluster: what it runs (`command`), how it is prepared (`prepare`) and how it is known to be ready
  * (`probe`, a real client call) — the same for every backend. Where its processes run is the host's business
@@ -42,8 +51,14 @@ export abstract class ServerNode implements ClusterNode {
   readonly kind: NodeKind;
   readonly port: number;
   readonly logFile: string;
-  readonly dataDir: string;
   protected readonly dir: string;
+  /**
+   * The account the server runs as when the harness is root (see ServerUser). Postgres leaves this unset: it
+   * places its own data dir (pg-node.ts), since initdb must run as its user too.
+   */
+  protected readonly serverUser?: ServerUser;
+  /** A private folder under the OS temp dir standing in for `dir` when the server's account can't enter `dir`. */
+  private outsideHome: string | null = null;
   protected readonly opts: ServerNodeOptions;
   protected readonly host: NodeHost;
   private proc: RunningServer | null = null;
@@ -61,7 +76,30 @@ export abstract class ServerNode implements ClusterNode {
     this.port = opts.port;
     this.dir = opts.dir;
     this.logFile = opts.logFile;
-    this.dataDir = path.join(opts.dir, 'data');
+  }
+
+  /** The node's folder as the server sees it: its config files and `data/`. */
+  protected get home(): string {
+    return this.outsideHome ?? this.dir;
+  }
+
+  get dataDir(): string {
+    return path.join(this.home, 'data');
+  }
+
+  /**
+   * The account the server runs as, or undefined (not root, or a backend that doesn't switch). When that account
+   * can't enter the run dir (root's 0700 home, a mkdtemp dir), the node's files go to a folder under the OS temp
+   * dir instead, noted in DATA-IS-ELSEWHERE and removed by `dispose`.
+   */
+  private placeHome(): { uid: number; gid: number } | undefined {
+    const account = this.serverUser ? this.host.account(this.serverUser) : undefined;
+    if (!account || this.outsideHome) return account;
+    fs.mkdirSync(this.dir, { recursive: true });
+    if (this.host.canEnter(this.serverUser!, this.dir)) return account;
+    this.outsideHome = fs.mkdtempSync(path.join(os.tmpdir(), `fencepost-${this.kind}-`));
+    fs.writeFileSync(path.join(this.dir, 'DATA-IS-ELSEWHERE'), `${this.outsideHome}\n`);
+    return account;
   }
 
   /** The command that runs the server in the foreground. */
@@ -88,10 +126,13 @@ export abstract class ServerNode implements ClusterNode {
 
   async start(): Promise<void> {
     if (this.proc) return;
+    const account = this.placeHome();
     if (!fs.existsSync(this.dataDir)) fs.mkdirSync(this.dataDir, { recursive: true });
     // initdb and config files count toward readiness: they are part of what a start costs.
     const started = performance.now();
     await this.prepare();
+    // Its config files (a 0600 one with a password) and data are the server account's, and no one else's.
+    if (account) chownTree(this.home, account);
     if (this.halted) throw new HarnessError('interrupted', `${this.name}: torn down while starting`);
     const proc = await this.host.launch({
       name: this.name,
@@ -182,7 +223,7 @@ export abstract class ServerNode implements ClusterNode {
 
   /** The server's working directory: it must be enterable by the user the server runs as. */
   protected workDir(): string {
-    return this.dir;
+    return this.home;
   }
 
   /**
@@ -200,7 +241,10 @@ export abstract class ServerNode implements ClusterNode {
   }
 
   /** Remove anything the node keeps outside its run dir. Called once by the cluster's teardown. */
-  async dispose(): Promise<void> {}
+  async dispose(): Promise<void> {
+    if (this.outsideHome) fs.rmSync(this.outsideHome, { recursive: true, force: true });
+    this.outsideHome = null;
+  }
 
   /** Wait until helper processes of the node are gone too (Postgres backends). */
   protected async afterExit(): Promise<void> {}

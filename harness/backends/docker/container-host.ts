@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { childPids, startTime } from '../../pid-registry.ts';
-import type { Command, LaunchRequest, NodeHost, RunningServer } from '../node-host.ts';
+import type { Command, LaunchRequest, NodeHost, RunningServer, ServerUser } from '../node-host.ts';
 import type { NodeImage } from './node-image.ts';
 
 /** Labels on every container of ours: `cleanup` finds leftovers by them (there is no Ryuk to reap them). */
@@ -55,7 +55,9 @@ export class ContainerHost implements NodeHost {
 
   private readonly runTag: string;
 
-  account(user: 'postgres'): { uid: number; gid: number } | undefined {
+  // Only Postgres changes user in a container (it refuses root); the others stay the container's root, which the
+  // container already isolates.
+  account(user: ServerUser): { uid: number; gid: number } | undefined {
     return user === 'postgres' ? this.image.postgresUser : undefined;
   }
 

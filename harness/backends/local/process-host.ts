@@ -4,19 +4,33 @@ import path from 'node:path';
 import { HarnessError } from '../../errors.ts';
 import { childPids, isAlive, type PidRegistry } from '../../pid-registry.ts';
 import { postgresBinDir } from '../../provision.ts';
-import type { Command, LaunchRequest, NodeHost, RunningServer } from '../node-host.ts';
+import type { Command, LaunchRequest, NodeHost, RunningServer, ServerUser } from '../node-host.ts';
 
-/** uid/gid of the `postgres` OS user when root (Postgres refuses to run as root); undefined when not root. */
-function postgresAccount(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
-  if (!line) {
-    throw new HarnessError('missing-dependency', 'running as root, but there is no `postgres` user to run Postgres as.', {
-      hint: 'install the postgresql package (it creates the user): apt-get install -y postgresql',
-    });
-  }
+function passwdEntry(user: string): { uid: number; gid: number } | undefined {
+  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${user}:`));
+  if (!line) return undefined;
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
+}
+
+/**
+ * uid/gid of the account `user` when root; undefined when not root (the servers then run as the harness's own
+ * user). Postgres needs its `postgres` user; the others use their package's user and else `nobody`.
+ */
+function serverAccount(user: ServerUser): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const found = passwdEntry(user);
+  if (found) return found;
+  if (user !== 'postgres') {
+    const nobody = passwdEntry('nobody');
+    if (nobody) return nobody;
+    throw new HarnessError('missing-dependency', `running as root, but there is neither a \`${user}\` nor a \`nobody\` user to run ${user} as.`, {
+      hint: `create one: useradd --system --no-create-home ${user}`,
+    });
+  }
+  throw new HarnessError('missing-dependency', 'running as root, but there is no `postgres` user to run Postgres as.', {
+    hint: 'install the postgresql package (it creates the user): apt-get install -y postgresql',
+  });
 }
 
 /** Whether every ancestor of `dir` lets other users through (o+x): the postgres user needs that. */
@@ -36,17 +50,16 @@ function traversableByOthers(dir: string): boolean {
 export class ProcessHost implements NodeHost {
   /** Set-up processes still running, per node (initdb and the postgres --boot it forks). */
   private readonly setups = new Map<string, Set<ChildProcess>>();
-  private postgres: { uid: number; gid: number } | undefined | null = null;
+  private readonly accounts = new Map<ServerUser, { uid: number; gid: number } | undefined>();
 
   constructor(private readonly registry: PidRegistry) {}
 
-  account(user: 'postgres'): { uid: number; gid: number } | undefined {
-    if (user !== 'postgres') return undefined;
-    if (this.postgres === null) this.postgres = postgresAccount();
-    return this.postgres;
+  account(user: ServerUser): { uid: number; gid: number } | undefined {
+    if (!this.accounts.has(user)) this.accounts.set(user, serverAccount(user));
+    return this.accounts.get(user);
   }
 
-  canEnter(_user: 'postgres', dir: string): boolean {
+  canEnter(_user: ServerUser, dir: string): boolean {
     return traversableByOthers(dir);
   }
 

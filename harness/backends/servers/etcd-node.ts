@@ -9,6 +9,7 @@ export interface EtcdNodeOptions extends ServerNodeOptions {
 }
 
 export class EtcdNode extends ServerNode {
+  protected override readonly serverUser = 'etcd';
   private readonly etcdOpts: EtcdNodeOptions;
 
   constructor(opts: EtcdNodeOptions) {
@@ -45,6 +46,7 @@ export class EtcdNode extends ServerNode {
         '--election-timeout', '500',
         '--logger', 'zap',
       ],
+      user: this.serverUser,
     };
   }
 

@@ -25,6 +25,7 @@ export interface RedisEndpoint {
 }
 
 export class RedisNode extends ServerNode {
+  protected override readonly serverUser = 'redis';
   private readonly redisOpts: RedisNodeOptions;
   private replicaOf: string | undefined;
 
@@ -39,7 +40,7 @@ export class RedisNode extends ServerNode {
    * local user in /proc/<pid>/cmdline. Created 0600; rewritten at every start, since `setReplicaOf` changes it.
    */
   private get configFile(): string {
-    return path.join(this.dir, 'redis.conf');
+    return path.join(this.home, 'redis.conf');
   }
 
   protected override async prepare(): Promise<void> {
@@ -66,7 +67,7 @@ export class RedisNode extends ServerNode {
   }
 
   protected command(): Command {
-    return { file: 'redis-server', args: [this.configFile] };
+    return { file: 'redis-server', args: [this.configFile], user: this.serverUser };
   }
 
   /** Stop replicating (the promotion a Sentinel would do) or start replicating from another node. */

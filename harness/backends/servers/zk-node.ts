@@ -16,6 +16,7 @@ export interface ZkNodeOptions extends ServerNodeOptions {
 }
 
 export class ZkNode extends ServerNode {
+  protected override readonly serverUser = 'zookeeper';
   private readonly zkOpts: ZkNodeOptions;
 
   constructor(opts: ZkNodeOptions) {
@@ -24,7 +25,7 @@ export class ZkNode extends ServerNode {
   }
 
   private get configFile(): string {
-    return path.join(this.dir, 'zoo.cfg');
+    return path.join(this.home, 'zoo.cfg');
   }
 
   protected override async prepare(): Promise<void> {
@@ -61,6 +62,7 @@ export class ZkNode extends ServerNode {
         'org.apache.zookeeper.server.quorum.QuorumPeerMain',
         this.configFile,
       ],
+      user: this.serverUser,
     };
   }
 
