@@ -4,6 +4,7 @@ import path from 'node:path';
 import { HarnessError } from '../../errors.ts';
 import { childPids, isAlive, type PidRegistry } from '../../pid-registry.ts';
 import { postgresBinDir } from '../../provision.ts';
+import { recordRunTempDir } from '../../run-owner.ts';
 import type { Command, LaunchRequest, NodeHost, RunningServer } from '../node-host.ts';
 
 /** uid/gid of the `postgres` OS user when root (Postgres refuses to run as root); undefined when not root. */
@@ -52,6 +53,10 @@ export class ProcessHost implements NodeHost {
 
   postgresBinDir(): string {
     return postgresBinDir();
+  }
+
+  ownDir(dir: string): void {
+    recordRunTempDir(this.registry.dir, dir);
   }
 
   async launch(req: LaunchRequest): Promise<RunningServer> {
