@@ -73,19 +73,19 @@ function expectInterrupted(runDir: string): void {
 }
 
 describe('stopping a run from outside', () => {
-  it('SIGTERM to npm itself (`npm run jepsen`) stops the harness, its servers and clients, and keeps the history', async () => {
-    const results = resultsDir('stop-npm-sigterm');
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s to npm itself (`npm run jepsen`) stops the harness, its servers and clients, and keeps the history', async (signal) => {
+    const results = resultsDir(`stop-npm-${signal}`);
     const run = start('npm', ['run', 'jepsen', '--', '--lock=redis', '--nemesis=none', '--time-limit=60', `--results=${results}`]);
     const runDir = await runningClients(results, 'redis');
     await sleep(3000);
     expect(processesUnder(results).length).toBeGreaterThan(6); // npm, harness, 5 redis, postgres, clients
-    process.kill(run.child.pid!, 'SIGTERM'); // npm's own pid, not its group
+    process.kill(run.child.pid!, signal); // npm's own pid, not its group
     const seconds = await secondsUntilNoneLeft(results);
-    console.log(`SIGTERM to npm: last process of the run gone after ${seconds.toFixed(2)} s`);
+    console.log(`${signal} to npm: last process of the run gone after ${seconds.toFixed(2)} s`);
     expect(processesUnder(results)).toEqual([]);
     expect(seconds).toBeLessThan(20);
     await run.exited;
-    expect(run.stderr()).toMatch(/SIGTERM — resuming paused processes/);
+    expect(run.stderr()).toContain(`${signal} — resuming paused processes`);
     expectInterrupted(runDir);
   });
 
