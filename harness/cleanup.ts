@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { childPids, isAlive, pendingPids, PidRegistry, stillOurs, type PidRecord } from './pid-registry.ts';
-import { ownerAlive, readOwner, runDirs, within } from './run-owner.ts';
+import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from './run-owner.ts';
 
 /**
  * Stop leftovers of runs that died without tearing down (kill -9, OOM, a lost terminal). Only runs whose harness
@@ -38,7 +38,7 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
     if (records.length === 0) continue;
     if (!owner) {
       // Without the harness's record we cannot tell a live run from a dead one: touching it could kill a run.
-      log(`left alone: ${runDir} has ${records.length} pid record(s) but no readable harness record (${path.join(reg.dir, 'harness.owner')}); if no fencepost runs there, stop its processes by hand`);
+      log(`left alone: ${runDir} has ${records.length} pid record(s) but no readable harness record (${path.join(reg.dir, OWNER_FILE)}); if no fencepost runs there, stop its processes by hand`);
       leftAlone++;
       continue;
     }
