@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from './cleanup.ts';
 import { isAlive, PidRegistry } from './pid-registry.ts';
+import { claimRun, writeOwner } from './run-owner.ts';
 
 // `cleanup` on real processes (`sleep`), standing in for servers whose harness was kill -9ed.
 const spawned: number[] = [];
@@ -21,12 +22,25 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function runDir(): { results: string; node: string; reg: PidRegistry } {
-  const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-cleanup-'));
+/** A process that has exited: its pid names no live process with its start time any more. */
+const DEAD_HARNESS = { pid: spawnSync('true').pid, startTime: 1 };
+
+/** A run dir whose harness is gone (as after kill -9), unless `harness: 'alive'` (this very process). */
+function runDir(opts: { harness?: 'dead' | 'alive' | 'unrecorded'; tempDirs?: string[] } = {}): { results: string; run: string; node: string; reg: PidRegistry } {
+  const results = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-cleanup-')));
   dirs.push(results);
-  const node = path.join(results, 'redis', 'run-1', 'nodes', 'redis0');
+  const run = path.join(results, 'redis', 'run-1');
+  const node = path.join(run, 'nodes', 'redis0');
   fs.mkdirSync(node, { recursive: true });
-  return { results, node, reg: new PidRegistry(path.join(results, 'redis', 'run-1', 'pids')) };
+  const reg = new PidRegistry(path.join(run, 'pids'));
+  if (opts.harness === 'alive') claimRun(reg.dir);
+  else if (opts.harness !== 'unrecorded') writeOwner(reg.dir, { ...DEAD_HARNESS, dirs: opts.tempDirs ?? [] });
+  return { results, run, node, reg };
+}
+
+/** A pending record as a harness killed between fork and pid record leaves it: written just before the spawn. */
+function pendingRecord(reg: PidRegistry, name: string, cwd: string): void {
+  reg.intend(name, cwd, cwd);
 }
 
 function orphan(cwd: string): number {
@@ -45,6 +59,7 @@ describe('cleanup', () => {
     expect(await cleanup(results, (l) => lines.push(l))).toBe(1);
     expect(isAlive(pid)).toBe(false);
     expect(reg.list()).toEqual([]);
+    expect(lines).toContain(`stopped redis0 (pid ${pid}) from ${path.join(results, 'redis', 'run-1')}`);
     expect(lines.at(-1)).toBe('cleanup: stopped 1 leftover process(es).');
   });
 
@@ -80,5 +95,77 @@ describe('cleanup', () => {
     fs.writeFileSync(path.join(reg.dir, 'redis0.json'), JSON.stringify({ name: 'redis0', pid: 0, marker: node, pending: { cwd: fs.realpathSync(node), notBefore: Number.MAX_SAFE_INTEGER } }));
     expect(await cleanup(results, () => {})).toBe(0);
     expect(isAlive(pid)).toBe(true);
+  });
+
+  it('leaves a run alone while its harness is alive, and says so', async () => {
+    const { results, run, node, reg } = runDir({ harness: 'alive' });
+    const pid = orphan(node);
+    reg.add({ name: 'redis0', pid, marker: node });
+    pendingRecord(reg, 'redis1', node);
+    const late = orphan(node);
+    await sleep(50);
+    const lines: string[] = [];
+    expect(await cleanup(results, (l) => lines.push(l))).toBe(0);
+    expect(isAlive(pid)).toBe(true);
+    expect(isAlive(late)).toBe(true);
+    expect(reg.list().map((r) => r.name).sort()).toEqual(['redis0', 'redis1']);
+    expect(lines).toContain(`running, left alone: ${run} (its harness, pid ${process.pid}, is alive)`);
+    expect(lines.at(-1)).toBe('cleanup: nothing left over (left 1 run(s) alone).');
+  });
+
+  it('leaves a run alone that has no harness record: it cannot tell a live run from a dead one', async () => {
+    const { results, node, reg } = runDir({ harness: 'unrecorded' });
+    const pid = orphan(node);
+    reg.add({ name: 'redis0', pid, marker: node });
+    const lines: string[] = [];
+    expect(await cleanup(results, (l) => lines.push(l))).toBe(0);
+    expect(isAlive(pid)).toBe(true);
+    expect(lines.join('\n')).toMatch(/left alone: .*run-1 has 1 pid record\(s\) but no readable harness record/);
+  });
+
+  it.each([
+    ['/', () => '/'],
+    ['the results folder (parent of the run)', (results: string) => results],
+    ['the parent of the run dir', (results: string) => path.join(results, 'redis')],
+  ])('a pending record naming %s stops nothing outside the run’s folders', async (_what, broad) => {
+    const { results, reg } = runDir();
+    pendingRecord(reg, 'redis0', broad(results));
+    // Started after the record, under the record's folder but outside the run's: a user's process.
+    const inResults = orphan(results);
+    const inTmp = orphan(os.tmpdir());
+    const atRoot = orphan('/');
+    await sleep(50);
+    const lines: string[] = [];
+    expect(await cleanup(results, (l) => lines.push(l))).toBe(0);
+    for (const pid of [inResults, inTmp, atRoot]) expect(isAlive(pid)).toBe(true);
+    expect(lines.join('\n')).toMatch(/ignored the pending record redis0 .*is not one of the run's own/);
+    expect(reg.list()).toEqual([]);
+  });
+
+  it("a pending record finds its process in a temp folder the run created and recorded (Postgres's data dir as root), never in a broad recorded one", async () => {
+    const temp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-pg-')));
+    dirs.push(temp);
+    const { results, reg } = runDir({ tempDirs: [temp, '/', os.tmpdir()] });
+    pendingRecord(reg, 'pg0', temp);
+    const pg = orphan(temp);
+    pendingRecord(reg, 'pg1', os.tmpdir()); // recorded, but no folder of ours: dropped
+    const bystander = orphan(os.tmpdir());
+    await sleep(50);
+    expect(await cleanup(results, () => {})).toBe(1);
+    expect(isAlive(pg)).toBe(false);
+    expect(isAlive(bystander)).toBe(true);
+  });
+
+  it.each([
+    ['an empty marker', { marker: '' }],
+    ['a relative marker', { marker: 's' }],
+    ['a garbled marker', { marker: 42 as unknown as string }],
+  ])('%s without a start time names no process', async (_what, rec) => {
+    const { results, reg } = runDir();
+    const pid = orphan(os.tmpdir());
+    fs.writeFileSync(path.join(reg.dir, 'redis0.json'), JSON.stringify({ name: 'redis0', pid, ...rec }));
+    expect(await cleanup(results, () => {})).toBe(0);
+    expect(isAlive(pid)).toBe(true);
+    expect(reg.list()).toEqual([]);
   });
 });

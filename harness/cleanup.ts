@@ -1,12 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childPids, isAlive, pendingPids, PidRegistry, stillOurs } from './pid-registry.ts';
+import { childPids, isAlive, pendingPids, PidRegistry, stillOurs, type PidRecord } from './pid-registry.ts';
+import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from './run-owner.ts';
 
 /**
- * Stop leftovers of runs that died without tearing down (kill -9, OOM, a lost terminal): every pid file under
- * the results folder whose process is still the one recorded (same pid, same start time).
- * Resume before kill, so nothing is left stopped. Then containers of the docker backend whose harness is gone.
+ * Stop leftovers of runs that died without tearing down (kill -9, OOM, a lost terminal). Only runs whose harness
+ * is gone (its pid + start time, recorded when the run started, no longer name a live process): a run still
+ * going is reported and left alone. In such a run, every pid record whose process is still the one recorded
+ * (same pid, same start time), and every pending record's process — looked for only inside the run's own
+ * folders. Resume before kill, so nothing is left stopped. Then containers of the docker backend whose harness
+ * is gone. Says what it stopped and what it left alone.
  */
 export async function cleanup(resultsDir: string, log: (line: string) => void = console.log): Promise<number> {
   const registries: PidRegistry[] = [];
@@ -21,10 +25,26 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
   };
   walk(path.resolve(resultsDir), 0);
   let stopped = 0;
+  let leftAlone = 0;
   for (const reg of registries) {
-    for (const rec of reg.list()) {
-      // A pending record: the harness died between writing it and learning the pid.
-      const mains = rec.pending ? pendingPids(rec) : stillOurs(rec) ? [rec.pid] : [];
+    const runDir = path.dirname(reg.dir);
+    const records = reg.list();
+    const owner = readOwner(reg.dir);
+    if (owner && ownerAlive(owner)) {
+      log(`running, left alone: ${runDir} (its harness, pid ${owner.pid}, is alive)`);
+      leftAlone++;
+      continue;
+    }
+    if (records.length === 0) continue;
+    if (!owner) {
+      // Without the harness's record we cannot tell a live run from a dead one: touching it could kill a run.
+      log(`left alone: ${runDir} has ${records.length} pid record(s) but no readable harness record (${path.join(reg.dir, OWNER_FILE)}); if no fencepost runs there, stop its processes by hand`);
+      leftAlone++;
+      continue;
+    }
+    const dirs = runDirs(realpath(runDir), owner).map(realpath);
+    for (const rec of records) {
+      const mains = leftoverPids(rec, dirs, log, runDir);
       if (mains.length === 0) {
         reg.remove(rec.name);
         continue;
@@ -39,7 +59,7 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
         }
       }
       for (let i = 0; i < 50 && pids.some(isAlive); i++) await sleep(20);
-      log(`stopped ${rec.name} (pid ${mains.join(', ')}${pids.length > mains.length ? ` + ${pids.length - mains.length} children` : ''}) from ${path.dirname(reg.dir)}`);
+      log(`stopped ${rec.name} (pid ${mains.join(', ')}${pids.length > mains.length ? ` + ${pids.length - mains.length} children` : ''}) from ${runDir}`);
       reg.remove(rec.name);
       stopped++;
     }
@@ -48,7 +68,33 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
   // Docker pays nothing (no engine answering = no container can be left over).
   const { removeLeftoverContainers } = await import('./backends/docker/leftovers.ts');
   const containers = await removeLeftoverContainers(log);
-  const parts = [stopped ? `stopped ${stopped} leftover process(es)` : '', containers ? `removed ${containers} leftover container(s)` : ''].filter(Boolean);
-  log(parts.length ? `cleanup: ${parts.join(', ')}.` : 'cleanup: nothing left over.');
+  const parts = [
+    stopped ? `stopped ${stopped} leftover process(es)` : '',
+    containers ? `removed ${containers} leftover container(s)` : '',
+    leftAlone ? `left ${leftAlone} run(s) alone` : '',
+  ].filter(Boolean);
+  log(stopped || containers ? `cleanup: ${parts.join(', ')}.` : `cleanup: nothing left over${leftAlone ? ` (${parts.join(', ')})` : ''}.`);
   return stopped + containers;
+}
+
+/**
+ * The processes a record of a dead run still names. A pending record's folder must be one of the run's own
+ * (`dirs`): one naming `/` or the results folder would otherwise match every process started after it there.
+ */
+function leftoverPids(rec: PidRecord, dirs: string[], log: (line: string) => void, runDir: string): number[] {
+  if (!rec.pending) return stillOurs(rec) ? [rec.pid] : [];
+  const cwd = rec.pending.cwd;
+  if (typeof cwd !== 'string' || !path.isAbsolute(cwd) || !Number.isFinite(rec.pending.notBefore) || !dirs.some((d) => within(cwd, d))) {
+    log(`ignored the pending record ${rec.name} of ${runDir}: its folder ${JSON.stringify(cwd)} is not one of the run's own (${dirs.join(', ')}); nothing stopped for it`);
+    return [];
+  }
+  return pendingPids(rec);
+}
+
+function realpath(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
+  }
 }

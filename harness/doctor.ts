@@ -4,6 +4,7 @@ import { createCluster, hostRequirements } from './backends/create-cluster.ts';
 import { FULL_CLUSTER } from './backends/cluster.ts';
 import type { Config } from './options.ts';
 import { PidRegistry } from './pid-registry.ts';
+import { claimRun } from './run-owner.ts';
 import { provision } from './provision.ts';
 import { createRunDir, writeJson } from './results-store.ts';
 import type { Shutdown } from './shutdown.ts';
@@ -30,6 +31,7 @@ export async function doctor(config: Readonly<Config>, shutdown: Shutdown): Prom
   await provision(hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'cc']), log);
   const runDir = createRunDir(config.resultsDir, 'doctor');
   const pids = new PidRegistry(path.join(runDir, 'pids'));
+  claimRun(pids.dir);
   const cluster = await createCluster(config.backend, FULL_CLUSTER, runDir, pids, log);
   const stopCluster = shutdown.add('stop cluster', () => cluster.teardown());
   log(`fencepost doctor: booting ${cluster.nodes.length} nodes (--backend=${config.backend}) under ${runDir} …`);

@@ -140,10 +140,17 @@ export function pendingPids(rec: PidRecord): number[] {
   return out;
 }
 
-/** Whether the record still names a live process: same pid *and* same start time. */
+/**
+ * Whether the record still names a live process: same pid *and* same start time. Without a start time (the
+ * process was gone before `add` could read it) only an absolute marker path in its command line counts; an empty
+ * or garbled marker names nothing — `''` is a substring of every command line.
+ */
 export function stillOurs(rec: PidRecord): boolean {
+  if (!Number.isInteger(rec.pid) || rec.pid <= 0) return false;
   const t = startTime(rec.pid);
-  return t !== null && (rec.startTime === undefined || rec.startTime === null ? (cmdline(rec.pid) ?? '').includes(rec.marker) : t === rec.startTime);
+  if (t === null) return false;
+  if (Number.isFinite(rec.startTime)) return t === rec.startTime;
+  return typeof rec.marker === 'string' && rec.marker.length > 1 && rec.marker.startsWith('/') && (cmdline(rec.pid) ?? '').includes(rec.marker);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { HarnessError } from './errors.ts';
+import { PACKAGE_SERVICES, servicesToStop } from './service-stops.ts';
 
 /**
  * What the harness needs on the machine, and the Debian packages that provide it. Like Jepsen installing its
@@ -83,6 +84,34 @@ function runApt(args: string[], log: (line: string) => void): Promise<void> {
   });
 }
 
+/** Which of `packages` dpkg lists as installed ("ii"); a package dpkg never heard of is simply not listed. */
+function installedPackages(packages: string[]): Set<string> {
+  let out = '';
+  try {
+    out = execFileSync('dpkg-query', ['-W', '-f=${Package} ${db:Status-Abbrev}\\n', ...packages], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch (err) {
+    // Exit 1 when some package is unknown; the known ones are still printed.
+    out = String((err as { stdout?: string }).stdout ?? '');
+  }
+  return new Set(
+    out
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter(([name, status]) => name && status?.startsWith('ii'))
+      .map(([name]) => name.replace(/:.*$/, '')),
+  );
+}
+
+/** Whether a system service says it runs (`service <name> status` exits 0); false without a service manager. */
+function serviceRunning(service: string): boolean {
+  try {
+    execFileSync('service', [service, 'status'], { stdio: 'ignore', timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Make sure every requirement is present; install with apt when root on Debian, else throw a
  * `missing-dependency` HarnessError (exit 254) naming the command to run.
@@ -98,6 +127,8 @@ export async function provision(reqs: Iterable<Requirement>, log: (line: string)
     });
   }
   log(`fencepost: installing ${packages.join(' ')} with apt (missing: ${absent.map((r) => REQUIREMENTS[r].what).join(', ')}) …`);
+  const installedBefore = installedPackages(packages);
+  const runningBefore = new Set(Object.values(PACKAGE_SERVICES).filter(serviceRunning));
   try {
     await runApt(['update', '-q'], log);
     await runApt(['install', '-y', '-q', '--no-install-recommends', ...packages], log);
@@ -108,11 +139,13 @@ export async function provision(reqs: Iterable<Requirement>, log: (line: string)
   if (still.length) {
     throw new HarnessError('missing-dependency', `apt finished but ${still.map((r) => REQUIREMENTS[r].what).join(', ')} still missing.`, { hint: command });
   }
-  // Debian's postinst scripts may start the packaged services; ours use their own ports, but free the
-  // resources anyway so a laptop doesn't keep a system Redis/ZooKeeper it never asked for.
-  for (const svc of ['redis-server', 'zookeeper', 'etcd', 'postgresql']) {
+  // Debian's postinst scripts may start the packaged services; ours use their own ports. Stop only what this
+  // call started: a service of a package it installed that was not running before (see service-stops.ts).
+  const stops = servicesToStop({ requested: packages, installedBefore, installedAfter: installedPackages(packages), runningBefore });
+  for (const svc of stops) {
     try {
       execFileSync('service', [svc, 'stop'], { stdio: 'ignore' });
+      log(`fencepost: stopped the ${svc} service that installing it started (fencepost runs its own servers)`);
     } catch {
       // not started, or no service manager in this container
     }

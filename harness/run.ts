@@ -24,6 +24,7 @@ import { readHistory } from './history/reader.ts';
 import type { Op } from './history/op.ts';
 import type { Config } from './options.ts';
 import { PidRegistry } from './pid-registry.ts';
+import { claimRun } from './run-owner.ts';
 import { provision, type Requirement } from './provision.ts';
 import { createRunDir, writeJson } from './results-store.ts';
 import type { Shutdown } from './shutdown.ts';
@@ -106,6 +107,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
 
   const runDir = createRunDir(config.resultsDir, config.lock);
   const pids = new PidRegistry(path.join(runDir, 'pids'));
+  claimRun(pids.dir);
   const clocks = needsClocks(faults) ? await ClockBoard.create(path.join(runDir, 'clock')) : null;
   const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
   const spec = clusterSpecFor(strategy, config, faults, clocks);

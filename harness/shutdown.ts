@@ -3,8 +3,14 @@
  * stop nodes, close the journal) once, then exit. npm relays the terminal's SIGINT to us as well, so signals
  * within a short window count as one; a later second signal means "stop waiting" and exits at once (the pid
  * files stay for `fencepost cleanup`).
+ *
+ * The parent going away counts as a signal too: a supervisor or CI runner that kills the process that started
+ * us (npm, a wrapper shell) leaves us reparented to init with nobody to stop us, and no signal of ours to see.
  */
 export const EXIT_INTERRUPTED = 130;
+
+/** How often the parent pid is checked: a reparented harness notices within this. */
+export const PARENT_POLL_MS = 500;
 
 type Step = { name: string; run: () => Promise<void> | void };
 
@@ -19,6 +25,7 @@ export class Shutdown {
   private firstSignalAt = 0;
   private running: Promise<void> | null = null;
   private readonly onSignal = (signal: NodeJS.Signals) => this.handle(signal);
+  private parentWatch: NodeJS.Timeout | null = null;
   /** Why the steps ran: a signal, or an error that ended the command. */
   reason: 'signal' | 'error' | null = null;
   /** What a Ctrl-C is said to do; a command with nothing to heal (serve) says so. */
@@ -28,13 +35,34 @@ export class Shutdown {
     process.on('SIGINT', this.onSignal);
     process.on('SIGTERM', this.onSignal);
     process.on('SIGHUP', this.onSignal);
+    this.watchParent();
     return this;
+  }
+
+  /** The parent changes only when it died (we are adopted by init or a subreaper): shut down as on SIGTERM. */
+  private watchParent(): void {
+    const parent = process.ppid;
+    this.parentWatch = setInterval(() => {
+      if (process.ppid === parent) return;
+      this.stopWatchingParent();
+      // Whoever read our output may be gone with the parent: a write to a closed pipe must not crash the teardown.
+      for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+      this.handle(`parent process ${parent} is gone`);
+    }, PARENT_POLL_MS);
+    // Never what keeps the process alive: a finished command exits as before.
+    this.parentWatch.unref();
+  }
+
+  private stopWatchingParent(): void {
+    if (this.parentWatch) clearInterval(this.parentWatch);
+    this.parentWatch = null;
   }
 
   uninstall(): void {
     process.off('SIGINT', this.onSignal);
     process.off('SIGTERM', this.onSignal);
     process.off('SIGHUP', this.onSignal);
+    this.stopWatchingParent();
   }
 
   /** Register a teardown step, to run on Ctrl-C or error unless the normal path runs or cancels it first. */
@@ -69,15 +97,16 @@ export class Shutdown {
     return this.running;
   }
 
-  private handle(signal: NodeJS.Signals): void {
+  /** `cause`: the signal's name, or what else ended the command (the parent's death). */
+  private handle(cause: string): void {
     const now = Date.now();
     if (this.firstSignalAt) {
       if (now - this.firstSignalAt < 1000) return;
-      console.error(`\nfencepost: second ${signal}: exiting without waiting; run \`npm run jepsen -- cleanup\` for leftovers.`);
+      console.error(`\nfencepost: second ${cause}: exiting without waiting; run \`npm run jepsen -- cleanup\` for leftovers.`);
       process.exit(EXIT_INTERRUPTED);
     }
     this.firstSignalAt = now;
-    console.error(`\nfencepost: ${signal} — ${this.onInterrupt} …`);
+    console.error(`\nfencepost: ${cause} — ${this.onInterrupt} …`);
     void this.runAll('signal').then(() => process.exit(EXIT_INTERRUPTED));
   }
 }

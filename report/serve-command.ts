@@ -43,6 +43,11 @@ function listing(dir: string, urlPath: string): string {
   return `<!doctype html><meta charset="utf-8"><title>${h(urlPath)}</title><body style="font:13px system-ui;margin:20px"><h1 style="font-size:16px">${h(urlPath)}</h1><p><a href="/">all runs</a></p><ul>${entries.join('')}</ul></body>`;
 }
 
+function inside(root: string, file: string): boolean {
+  const rel = path.relative(root, file);
+  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
+}
+
 function handler(root: string): http.RequestListener {
   const realRoot = fs.realpathSync(root);
   return (req, res) => {
@@ -64,16 +69,19 @@ function handler(root: string): http.RequestListener {
         return send(500, `could not write the index: ${(err as Error).message}\n`);
       }
     }
+    // Anything not served is the same 404 with the same body: a 403 for a file outside the folder would tell a
+    // visitor which paths exist on the machine. The joined path is checked before the disk is touched
+    // (`..`, `%2e%2e`), then again after symlinks are resolved (results/latest is one; a link out is not served).
+    const notFound = () => send(404, 'not found\n');
     const file = path.join(realRoot, urlPath === '/' ? 'index.html' : urlPath);
+    if (!inside(realRoot, file)) return notFound();
     let real: string;
     try {
       real = fs.realpathSync(file);
     } catch {
-      return send(404, 'not found\n');
+      return notFound();
     }
-    // Only files inside the results folder, symlinks (results/latest) resolved first.
-    const rel = path.relative(realRoot, real);
-    if (rel.startsWith('..') || path.isAbsolute(rel)) return send(403, 'outside the results folder\n');
+    if (!inside(realRoot, real)) return notFound();
     const stat = fs.statSync(real);
     if (stat.isDirectory()) {
       if (!urlPath.endsWith('/')) {

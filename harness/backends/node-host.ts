@@ -58,4 +58,9 @@ export interface NodeHost {
   canEnter(user: ServerUser, dir: string): boolean;
   /** `/usr/lib/postgresql/<v>/bin` where the servers run. */
   postgresBinDir(): string;
+  /**
+   * A folder outside the run dir that the run just created and a server will work in (Postgres's data dir when
+   * the run dir is private to root): recorded so `cleanup` may look for that server's leftovers there, and only there.
+   */
+  ownDir?(dir: string): void;
 }

@@ -98,6 +98,8 @@ export abstract class ServerNode implements ClusterNode {
     fs.mkdirSync(this.dir, { recursive: true });
     if (this.host.canEnter(this.serverUser!, this.dir)) return account;
     this.outsideHome = fs.mkdtempSync(path.join(os.tmpdir(), `fencepost-${this.kind}-`));
+    // Recorded as the run's own, so that `cleanup` may look for leftovers inside it (and nowhere broader).
+    this.host.ownDir?.(this.outsideHome);
     fs.writeFileSync(path.join(this.dir, 'DATA-IS-ELSEWHERE'), `${this.outsideHome}\n`);
     return account;
   }

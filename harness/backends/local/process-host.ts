@@ -4,6 +4,7 @@ import path from 'node:path';
 import { HarnessError } from '../../errors.ts';
 import { childPids, isAlive, type PidRegistry } from '../../pid-registry.ts';
 import { postgresBinDir } from '../../provision.ts';
+import { recordRunTempDir } from '../../run-owner.ts';
 import type { Command, LaunchRequest, NodeHost, RunningServer, ServerUser } from '../node-host.ts';
 
 function passwdEntry(user: string): { uid: number; gid: number } | undefined {
@@ -65,6 +66,10 @@ export class ProcessHost implements NodeHost {
 
   postgresBinDir(): string {
     return postgresBinDir();
+  }
+
+  ownDir(dir: string): void {
+    recordRunTempDir(this.registry.dir, dir);
   }
 
   async launch(req: LaunchRequest): Promise<RunningServer> {

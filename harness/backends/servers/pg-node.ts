@@ -41,6 +41,7 @@ export class PgNode extends ServerNode {
   private placeDataDir(): void {
     if (!this.account || this.outside || this.host.canEnter('postgres', this.dir)) return;
     this.outside = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-pg-'));
+    this.host.ownDir?.(this.outside);
     fs.chmodSync(this.outside, 0o700);
     fs.chownSync(this.outside, this.account.uid, this.account.gid);
     fs.mkdirSync(path.join(this.outside, 'data'), { mode: 0o700 });
