@@ -46,6 +46,8 @@ export interface TestJson {
   config: Readonly<Config>;
   versions: Record<string, string>;
   nodes: { name: string; port: number }[];
+  /** Faults of `faults` that did not apply to this run, with why (never injected, so not required to hit). */
+  skippedFaults?: Record<string, string>;
   /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and there is no verdict. */
   interrupted?: boolean;
   /** Set when the harness failed mid-run (see the console for the error): the history ends early. */
@@ -181,6 +183,10 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   const stopClients = shutdown.add('stop clients', () => pool.kill());
 
   const nemesis = createNemesis({ config, faults, cluster, clients: pool, proxies, journal, clocks, log });
+  if (Object.keys(nemesis.skipped).length) {
+    test.skippedFaults = { ...nemesis.skipped };
+    writeJson(path.join(runDir, 'test.json'), test);
+  }
   const healNemesis = shutdown.add('heal nemesis', () => nemesis.heal());
   await nemesis.setup();
 

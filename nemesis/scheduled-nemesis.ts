@@ -41,6 +41,7 @@ export class ScheduledNemesis implements Nemesis {
   constructor(
     private readonly env: NemesisEnv,
     private readonly executors: FaultExecutor[],
+    readonly skipped: Readonly<Record<string, string>> = {},
   ) {
     this.sections = new CriticalSections(env.journal, env.config.concurrency);
   }
