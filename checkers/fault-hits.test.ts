@@ -75,7 +75,7 @@ describe('faultHits', () => {
 describe('faultHitReasons', () => {
   it('a targeted fault of the run that never fired is a reason; one not in the run is not', () => {
     expect(faultHitReasons({}, ['clock', 'pause-client'])).toEqual([
-      "clock never fired: no client entered its critical section with its lock where the fault could reach it (see the run's log); run longer or lower --nemesis-interval",
+      "clock never fired: the history has no injection of it (the run ended before its turn, or no client entered its critical section with its lock where the fault could reach it: see the run's log); run longer or lower --nemesis-interval",
     ]);
     expect(faultHitReasons({}, [])).toEqual([]);
   });

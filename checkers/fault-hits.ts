@@ -113,7 +113,7 @@ export function faultHitReasons(hits: Readonly<Record<string, FaultHitCount>>, r
     if (!runFaults.includes(f)) continue;
     const c = hits[f];
     if (!c || c.fired === 0) {
-      reasons.push(`${f} never fired: no client entered its critical section with its lock where the fault could reach it (see the run's log); run longer or lower --nemesis-interval`);
+      reasons.push(`${f} never fired: the history has no injection of it (the run ended before its turn, or no client entered its critical section with its lock where the fault could reach it: see the run's log); run longer or lower --nemesis-interval`);
     } else if (!c.hit) {
       const first = c.shots.find((s) => !s.hit);
       reasons.push(`${f} fired ${c.fired} time${c.fired === 1 ? '' : 's'} but never ${NEVER[f]}${first ? ` (first miss, #${first.index}: ${first.evidence})` : ''}`);
