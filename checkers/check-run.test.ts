@@ -119,6 +119,10 @@ describe('checkRun verdicts', () => {
     expect(checkOptionsFor({ config: { fencing: true }, strategy: { token: 'monotonic' } })).toEqual({ fencing: true, exclusive: true });
     expect(checkOptionsFor({ config: { fencing: false }, strategy: { token: 'version', exclusive: false } })).toEqual({ fencing: true, exclusive: false });
     expect(checkOptionsFor({})).toEqual({ fencing: false, exclusive: true });
+    // The run's fault list: its targeted faults must have hit for the verdict to be valid.
+    expect(checkOptionsFor({ faults: ['pause-holder', 'clock'] })).toEqual({ fencing: false, exclusive: true, faults: ['pause-holder', 'clock'] });
+    // …except those that did not apply to it (never injected).
+    expect(checkOptionsFor({ faults: ['pause-holder', 'restart-empty'], skippedFaults: { 'restart-empty': '--lock=etcd uses no Redis master' } }).faults).toEqual(['pause-holder']);
   });
 
   it('a checker that crashes makes its verdict unknown, not the run crash', () => {

@@ -1,6 +1,7 @@
 import type { Op } from '../harness/history/op.ts';
 import type { CheckerResult, LostUpdate, Overlap, RunResults } from './run-results.ts';
-import { composeVerdict, runChecker } from './compose.ts';
+import { composeVerdict, mergeValid, runChecker } from './compose.ts';
+import { faultHitReasons, faultHits } from './fault-hits.ts';
 import { faultWindows } from './faults.ts';
 import { checkFencingOrder, isStaleWriteRefusal } from './fencing-order.ts';
 import { checkLinearizable } from './linearizable.ts';
@@ -20,11 +21,19 @@ export interface CheckRunOptions {
    * postgres) overlapping holders are by design: the mutual-exclusion checks say so instead of counting them.
    */
   exclusive?: boolean;
+  /**
+   * The run's fault list (test.json `faults`). Each fault of it that aims at the lock must have hit at least once,
+   * or the verdict is `unknown`. Default none: a history checked on its own demands nothing of its faults.
+   */
+  faults?: readonly string[];
 }
 
 /** The options a stored run is checked with, from its test.json: the same for the run itself and `check`. */
-export function checkOptionsFor(test: { config?: { fencing?: unknown }; strategy?: { token?: string; exclusive?: boolean } }): CheckRunOptions {
+export function checkOptionsFor(test: { config?: { fencing?: unknown }; strategy?: { token?: string; exclusive?: boolean }; faults?: unknown; skippedFaults?: unknown }): CheckRunOptions {
+  // A fault that did not apply to the run (restart-empty without Redis) was never injected: nothing to hit.
+  const skipped = test.skippedFaults && typeof test.skippedFaults === 'object' ? Object.keys(test.skippedFaults) : [];
   return {
+    ...(Array.isArray(test.faults) ? { faults: test.faults.map(String).filter((f) => !skipped.includes(f)) } : {}),
     // The version column is the postgres strategy's fence: hold it to the fencing promises too.
     fencing: test.config?.fencing === true || test.strategy?.token === 'version',
     exclusive: test.strategy?.exclusive !== false,
@@ -64,8 +73,12 @@ export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
 
   const lostUpdateDetails = (checkers['lost-updates'].lostUpdates as LostUpdate[] | undefined) ?? [];
   const overlapDetails = (checkers['mutual-exclusion'].overlaps as Overlap[] | undefined) ?? [];
+  const hits = faultHits(history);
+  const unknownReasons = faultHitReasons(hits, opts.faults ?? []);
   return {
-    valid: composeVerdict(checkers, DECIDING_CHECKERS),
+    // false > unknown > true: a run the checkers found INVALID stays INVALID whatever its faults did.
+    valid: mergeValid([composeVerdict(checkers, DECIDING_CHECKERS), unknownReasons.length ? 'unknown' : true]),
+    unknownReasons,
     lostUpdates: lostUpdateDetails.length,
     lostUpdateDetails,
     staleWritesRejected: countStaleWrites(history),
@@ -73,6 +86,7 @@ export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
     confirmedOverlaps: overlapDetails.filter((o) => o.kind === 'confirmed').length,
     overlapDetails,
     faults: faultWindows(history),
+    faultHits: hits,
     ...opStats(history),
     checkers,
   };

@@ -1,4 +1,5 @@
 import type { LedgerRow } from '../harness/history/bank.ts';
+import type { FaultHitCount } from './fault-hits.ts';
 
 /** Three-valued verdict, merged false > unknown > true (Jepsen's rule). */
 export type Valid = true | false | 'unknown';
@@ -44,6 +45,8 @@ export interface Quantiles {
 /** `results.json`: what the run's checkers decided, plus the numbers a report and `compare` need. */
 export interface RunResults {
   valid: Valid;
+  /** Why the verdict is `unknown` rather than `valid` apart from the checkers (a targeted fault that never hit). */
+  unknownReasons: string[];
   lostUpdates: number;
   lostUpdateDetails: LostUpdate[];
   staleWritesRejected: number;
@@ -53,6 +56,8 @@ export interface RunResults {
   overlapDetails: Overlap[];
   /** Fault windows from the nemesis ops: name, start/end ns, targets. */
   faults: { f: string; start: number; end: number | null; targets: string[]; params?: Record<string, unknown>; note?: string }[];
+  /** Per fault: how often it fired and, for those aimed at the lock, how often it hit, with each shot's evidence. */
+  faultHits: Record<string, FaultHitCount>;
   opCounts: { total: number; ok: number; fail: number; info: number; byF: Record<string, { ok: number; fail: number; info: number }> };
   /** Latencies in milliseconds, invoke → completion, for ok completions. */
   latency: Record<'acquire' | 'read' | 'write' | 'release', Quantiles>;

@@ -202,7 +202,7 @@ function modelSummary(file: string, r: LinearizableResult, ignored: Record<strin
 
 function runSummary(dir: string, r: RunResults, fencing: boolean): string {
   const lines = [
-    `${verdictWord(r.valid)}: ${dir}${fencing ? ' (fenced)' : ''}`,
+    `${verdictWord(r.valid)}: ${dir}${fencing ? ' (fenced)' : ''}${(r.unknownReasons ?? []).length ? ` — ${r.unknownReasons.join('; ')}` : ''}`,
     `  lost updates: ${r.lostUpdates}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   stale writes rejected: ${r.staleWritesRejected}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,
   ];

@@ -47,6 +47,8 @@ export interface TestJson {
   config: Readonly<Config>;
   versions: Record<string, string>;
   nodes: { name: string; port: number }[];
+  /** Faults of `faults` that did not apply to this run, with why (never injected, so not required to hit). */
+  skippedFaults?: Record<string, string>;
   /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and there is no verdict. */
   interrupted?: boolean;
   /** Set when the harness failed mid-run (see the console for the error): the history ends early. */
@@ -183,6 +185,10 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   const stopClients = shutdown.add('stop clients', () => pool.kill());
 
   const nemesis = createNemesis({ config, faults, cluster, clients: pool, proxies, journal, clocks, log });
+  if (Object.keys(nemesis.skipped).length) {
+    test.skippedFaults = { ...nemesis.skipped };
+    writeJson(path.join(runDir, 'test.json'), test);
+  }
   const healNemesis = shutdown.add('heal nemesis', () => nemesis.heal());
   await nemesis.setup();
 
@@ -244,12 +250,13 @@ function summary(config: Readonly<Config>, runDir: string, r: RunResults): strin
   const q = r.latency.acquire;
   const lines = [
     '',
-    `  ${verdict}  --lock=${config.lock}${config.fencing ? ' --fencing' : ''}  seed ${config.seed}`,
+    `  ${verdict}  --lock=${config.lock}${config.fencing ? ' --fencing' : ''}  seed ${config.seed}${(r.unknownReasons ?? []).length ? `  — ${r.unknownReasons.join('; ')}` : ''}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
     `  lost updates: ${r.lostUpdates}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps}   faults: ${r.faults.length}`,
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
   ];
   for (const [name, c] of Object.entries(r.checkers)) lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
+  for (const [f, c] of Object.entries(r.faultHits ?? {})) if (c.hit !== null) lines.push(`  fault ${f}: fired ${c.fired}, hit ${c.hit}`);
   for (const l of r.lostUpdateDetails.slice(0, 3)) {
     lines.push(`  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`);
   }

@@ -36,11 +36,14 @@ export const EXECUTORS: Record<FaultName, FaultExecutor> = {
  */
 export function createNemesis(env: NemesisEnv): Nemesis {
   const executors: FaultExecutor[] = [];
+  const skipped: Record<string, string> = {};
   for (const name of env.faults) {
     const executor = EXECUTORS[name];
     const why = executor.unavailable(env);
-    if (why) env.log(`fencepost: nemesis: ${name} does not apply to this run (${why}); skipped`);
-    else executors.push(executor);
+    if (why) {
+      env.log(`fencepost: nemesis: ${name} does not apply to this run (${why}); skipped`);
+      skipped[name] = why;
+    } else executors.push(executor);
   }
-  return new ScheduledNemesis(env, executors);
+  return new ScheduledNemesis(env, executors, skipped);
 }

@@ -28,10 +28,20 @@ export function lockServers(lock: string, cluster: Cluster, pair: FailoverPair |
 
 /** The Redis masters the strategy's clients use (ctx.redis order). */
 export function redisMasters(lock: string, cluster: Cluster, pair: FailoverPair | null): { node: RedisNode; proxy: string }[] {
+  const all = everyRedisMaster(cluster, pair);
+  return lock === 'redis' ? all.slice(0, 1) : all;
+}
+
+/**
+ * Every Redis master of the run (ctx.redis order), whichever the strategy uses. The faults aimed at a lock key
+ * (restart-empty, clock) look for it on all of them: a plugin may use one node, three, or all five, and only
+ * the nodes themselves know where its keys are.
+ */
+export function everyRedisMaster(cluster: Cluster, pair: FailoverPair | null): { node: RedisNode; proxy: string }[] {
   if (!cluster.redis.length && !pair) return [];
   const all = cluster.redis.map((n) => ({ node: n, proxy: n.name }));
   if (pair) all[0] = { node: pair.primary, proxy: PRIMARY_PROXY };
-  return lock === 'redis' ? all.slice(0, 1) : all;
+  return all;
 }
 
 /** Majority of `n` (Redlock: 3 of 5; a single node: 1). */
@@ -40,13 +50,16 @@ export function majority(n: number): number {
 }
 
 /**
- * How many of the masters holding a key must lose it before another client can win a majority while the holder
- * still believes it holds the lock: with `held` of `n` masters holding it, the others can reach at most
- * n − held + lost free masters, which must reach majority(n). So lost = held − (n − majority(n)).
- * Redlock with 5 masters: a holder that got all 5 needs 3 lost, one that got 3 needs 1 (Kleppmann's example).
+ * How many of the masters holding a key must lose it before another client can win the lock while the holder
+ * still believes it holds it. A key on a majority of the `n` masters is a majority lock (Redlock): the others
+ * can reach at most n − held + lost free masters, which must reach majority(n), so lost = held − (n − majority(n))
+ * — a holder that got all 5 needs 3 lost, one that got 3 needs 1 (Kleppmann's example). A key on fewer than a
+ * majority is not a majority lock (a single-node lock such as --lock=redis or the README's plugin, or a lock on
+ * a few nodes of its own choosing): every node holding it must lose it.
  */
 export function mastersToBreak(held: number, n: number): number {
-  return Math.max(0, held - (n - majority(n)));
+  if (held < majority(n)) return held;
+  return held - (n - majority(n));
 }
 
 /** The etcd leader as the members see it; null when none answers within the timeout (no quorum, all paused). */

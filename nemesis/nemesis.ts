@@ -31,6 +31,8 @@ export interface NemesisEnv {
  * more than once, including from a signal handler.
  */
 export interface Nemesis {
+  /** Faults of the run's list that do not apply to it (restart-empty without Redis, …), with why: never injected. */
+  readonly skipped: Readonly<Record<string, string>>;
   setup(): Promise<void>;
   run(signal: AbortSignal): Promise<void>;
   heal(): Promise<void>;

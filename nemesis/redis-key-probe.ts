@@ -43,8 +43,11 @@ export class RedisKeyProbe {
     for (const n of nodes) this.conn(n);
   }
 
-  /** The nodes among `nodes` that have a lock key of `account` right now, and the key names they have. */
-  async holding(nodes: RedisNode[], account: number): Promise<{ nodes: RedisNode[]; keys: string[] }> {
+  /**
+   * The nodes among `nodes` that have a lock key of `account` right now, the key names they have, and which
+   * node has which (`keysOn`, by node name: the evidence a fault records of where the key was when it struck).
+   */
+  async holding(nodes: RedisNode[], account: number): Promise<{ nodes: RedisNode[]; keys: string[]; keysOn: Record<string, string[]> }> {
     const found = await Promise.all(
       nodes.map(async (n) => {
         if (!n.running || n.paused) return [];
@@ -55,7 +58,11 @@ export class RedisKeyProbe {
         }
       }),
     );
-    return { nodes: nodes.filter((_, i) => found[i].length > 0), keys: [...new Set(found.flat())].sort() };
+    const keysOn: Record<string, string[]> = {};
+    nodes.forEach((n, i) => {
+      if (found[i].length) keysOn[n.name] = [...found[i]].sort();
+    });
+    return { nodes: nodes.filter((_, i) => found[i].length > 0), keys: [...new Set(found.flat())].sort(), keysOn };
   }
 
   close(): void {

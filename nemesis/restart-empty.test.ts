@@ -15,6 +15,22 @@ describe('restart-empty', () => {
     // The holder got all 5 masters; 3 of them must forget the key for another client to reach 3 of 5.
     expect(start.value.params).toMatchObject({ masters: 5, wiped: true, persistence: 'none' });
     expect((start.value.params!.killed as string[]).length).toBe((start.value.params!.holding as string[]).length - 2);
+    expect(run.outcome.results.faultHits['restart-empty'].hit, run.summary).toBeGreaterThan(0);
+    expect(run.leftovers).toEqual([]);
+  });
+
+  it('a plugin on one Redis node (examples/my-lock.ts): its one node is found, restarted empty → lost updates, each hit on record', async () => {
+    const run = await runNemesis(['--lock=./examples/my-lock.ts', '--nemesis=restart-empty', '--nemesis-interval=500', '--time-limit=15']);
+    expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
+    expect(run.outcome.exitCode, run.summary).toBe(1);
+    const [start] = starts(run, 'restart-empty');
+    // The plugin uses ctx.redis[0] only: the key is on that one node of five, and that node is the one killed.
+    expect(start.value.params).toMatchObject({ masters: 5, holding: ['redis[0]'], killed: ['redis[0]'], keys: ['my:account-0'] });
+    expect(start.value.params!.aim).toMatchObject({ struck: ['redis[0]'], keysOn: { 'redis[0]': ['my:account-0'] }, needed: 1 });
+    const hits = run.outcome.results.faultHits['restart-empty'];
+    expect(hits.fired).toBe(starts(run, 'restart-empty').length);
+    expect(hits.hit, JSON.stringify(hits.shots.slice(0, 3))).toBeGreaterThan(0);
+    expect(hits.shots.find((s) => s.hit)!.evidence).toMatch(/^killed redis\[0\] while p\d+ was inside its critical section on account 0 .*; redis\[0\] held my:account-0$/);
     expect(run.leftovers).toEqual([]);
   });
 

@@ -50,13 +50,22 @@ describe('masters a restart or clock jump must break', () => {
     [5, 5, 3],
     [4, 5, 2],
     [3, 5, 1],
-    [2, 5, 0],
     [1, 1, 1],
     [0, 1, 0],
-  ])('%i of %i held → %i', (held, n, k) => {
+  ])('%i of %i held (a majority lock) → %i', (held, n, k) => {
     expect(mastersToBreak(held, n)).toBe(k);
     if (k > 0) expect(n - held + k).toBeGreaterThanOrEqual(majority(n));
     if (k > 0) expect(n - held + k - 1).toBeLessThan(majority(n));
+  });
+
+  it.each([
+    // A key on fewer than a majority is not a majority lock (one node for --lock=redis or examples/my-lock.ts):
+    // every node that holds it must lose it.
+    [1, 5, 1],
+    [2, 5, 2],
+    [0, 5, 0],
+  ])('%i of %i held (not a majority lock) → all %i', (held, n, k) => {
+    expect(mastersToBreak(held, n)).toBe(k);
   });
 });
 

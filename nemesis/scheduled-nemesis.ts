@@ -5,7 +5,7 @@ import { seededRandom } from '../workloads/strategy.ts';
 import { CriticalSections } from './critical-sections.ts';
 import { FailoverPair, PRIMARY_PROXY } from './failover-pair.ts';
 import type { FaultContext, FaultExecutor } from './fault.ts';
-import { redisMasters } from './lock-servers.ts';
+import { everyRedisMaster } from './lock-servers.ts';
 import type { Nemesis, NemesisEnv } from './nemesis.ts';
 import { RedisKeyProbe } from './redis-key-probe.ts';
 import { faultSchedule, firstDelayFor, type ScheduledFault } from './schedule.ts';
@@ -41,6 +41,7 @@ export class ScheduledNemesis implements Nemesis {
   constructor(
     private readonly env: NemesisEnv,
     private readonly executors: FaultExecutor[],
+    readonly skipped: Readonly<Record<string, string>> = {},
   ) {
     this.sections = new CriticalSections(env.journal, env.config.concurrency);
   }
@@ -51,8 +52,8 @@ export class ScheduledNemesis implements Nemesis {
     if (failover && this.executors.some((e) => e.name === 'failover')) {
       this.pair = await FailoverPair.setup(failover, this.env.proxies.get(PRIMARY_PROXY)!, this.env.proxies);
     }
-    const { cluster, config } = this.env;
-    this.redisKeys.warm([...redisMasters(config.lock, cluster, null).map((m) => m.node), ...(failover ? [failover.primary, failover.replica] : [])]);
+    const { cluster } = this.env;
+    this.redisKeys.warm([...everyRedisMaster(cluster, null).map((m) => m.node), ...(failover ? [failover.primary, failover.replica] : [])]);
   }
 
   async run(signal: AbortSignal): Promise<void> {

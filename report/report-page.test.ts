@@ -208,3 +208,17 @@ describe('writeReport', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('renderReport: targeted faults that never hit', () => {
+  // The fixture's pause-holder start carries no aim (where it landed), so the run's own fault list makes it unknown.
+  const history = pausedHolderHistory({ fenced: true });
+  const results = checkRun(history, { fencing: true, faults: ['pause-holder'] });
+  const html = renderReport({ history, results, test: normalizeTestJson(PAUSED_HOLDER_TEST), runDir: 'results/etcd/x' });
+
+  it('says why in the banner and shows fired/hit with each shot in the faults section', () => {
+    expect(results.valid).toBe('unknown');
+    expect(html).toContain('<header class="verdict unknown"><div class="badge">UNKNOWN</div>');
+    expect(html).toContain('undecided: pause-holder fired 1 time but never caught a holder inside its critical section');
+    expect(html).toMatch(/<tr class="row-bad"><td>pause-holder<\/td><td>1<\/td><td>0<\/td><td><ul><li class="bad">#\d+ miss: no aim recorded/);
+  });
+});

@@ -205,6 +205,19 @@ ${deciding.map(one).join('')}
 ${info.map((cx) => `<details><summary>${h(cx.checker)} found no linearization either — informational, it does not decide the verdict (a lease-based lock under a paused holder is not a mutex by design)</summary>${one(cx)}</details>`).join('')}</section>`;
 }
 
+/** Per fault: how often it fired and, for those aimed at the lock, how often it hit and the evidence of each shot. */
+function faultHitTable(hits: RunResults['faultHits'] | undefined): string {
+  const rows = Object.entries(hits ?? {});
+  if (!rows.length) return '';
+  return `<table class="wide"><thead><tr><th>fault</th><th>fired</th><th>hit</th><th>where each shot landed</th></tr></thead><tbody>${rows
+    .map(([f, c]) => {
+      const shots = (c.shots ?? []).map((s) => `<li class="${s.hit ? 'good' : 'bad'}">#${s.index} ${s.hit ? 'hit' : 'miss'}: ${h(s.evidence)}</li>`).join('');
+      const hit = c.hit === null ? 'not aimed' : String(c.hit);
+      return `<tr${c.hit === 0 ? ' class="row-bad"' : ''}><td>${h(f)}</td><td>${c.fired}</td><td>${h(hit)}</td><td>${shots ? `<ul>${shots}</ul>` : '–'}</td></tr>`;
+    })
+    .join('')}</tbody></table>`;
+}
+
 /**
  * The whole report as one HTML string: CSS, uPlot, our script and the data inlined, so the file opens from disk
  * anywhere. Pure (apart from reading the bundled assets once).
@@ -257,7 +270,7 @@ ${timelineSection(timeline)}
 <div class="tables"><div>${quantileTable(results)}</div></div></section>
 ${clock ? `<section id="clock"><h2>Clock offsets <span class="aside">as the clock faults set them (from the nemesis ops, not measured on the nodes)</span></h2><div class="chart"><div id="chart-clock"></div></div>${clock.notes.map((n) => `<p class="aside">${h(n)}</p>`).join('')}</section>` : ''}
 ${counterexampleSection(cxs)}
-<section id="faults"><h2>Faults</h2>${faultList}</section>
+<section id="faults"><h2>Faults</h2>${faultHitTable(results.faultHits)}${faultList}</section>
 <section id="errors"><h2>Failed and unknown operations</h2>${errorsTable(index)}</section>
 <section id="checkers"><h2>Checkers</h2>${checkerTable(results.checkers)}</section>
 <footer>fencepost report · times are seconds since the run started (the harness's monotonic clock) · generated from history.jsonl, results.json and test.json${input.runDir ? ` in ${h(input.runDir)}` : ''}</footer>

@@ -577,7 +577,8 @@ export function headline(results: Partial<RunResults>, all: readonly Finding[]):
   if (all.some((f) => f.kind === 'linearizability')) parts.push('not linearizable');
   if (results.valid === false) return parts.length > 0 ? parts.join(', ') : 'a checker found the history invalid';
   if (results.valid === 'unknown') {
-    const why = all.filter((f) => f.kind === 'undecided').map((f) => f.title);
+    // The run's own reasons first (a targeted fault that never hit), then checkers that could not decide.
+    const why = [...(Array.isArray(results.unknownReasons) ? results.unknownReasons.map(String) : []), ...all.filter((f) => f.kind === 'undecided').map((f) => f.title)];
     return `undecided${why.length ? `: ${why.join('; ')}` : ''}${parts.length ? ` (${parts.join(', ')})` : ''}`;
   }
   const stale = results.staleWritesRejected ?? 0;

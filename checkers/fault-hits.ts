@@ -1,0 +1,123 @@
+import type { AccountRef, NemesisValue } from '../harness/history/bank.ts';
+import type { Op } from '../harness/history/op.ts';
+import type { FaultAim } from '../nemesis/fault-aim.ts';
+
+/**
+ * The faults that aim at the lock: each must land while a holder is inside its critical section (and, for the
+ * Redis ones, on the nodes that hold its key), or it tested nothing. The others (pause-client, partition, …)
+ * strike at random on purpose and are only counted.
+ */
+export const TARGETED_FAULTS = ['pause-holder', 'restart-empty', 'clock'] as const;
+
+/** One injection of a targeted fault (a `start` record) and what the history says it did. */
+export interface FaultShot {
+  /** History index of the fault's `start` record. */
+  index: number;
+  hit: boolean;
+  /** For a hit, what it struck and the holder it caught; for a miss, why it is not a hit. */
+  evidence: string;
+}
+
+/** Per fault, in `results.json`: how often it fired, how often it hit, and each shot's evidence. */
+export interface FaultHitCount {
+  fired: number;
+  /** Null for a fault that does not aim at the lock: there is nothing for it to hit. */
+  hit: number | null;
+  shots: FaultShot[];
+}
+
+const isTargeted = (f: string): boolean => (TARGETED_FAULTS as readonly string[]).includes(f);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function readAim(v: unknown): FaultAim | null {
+  if (!isRecord(v)) return null;
+  const { process, account, readIndex, atIndex } = v;
+  if (![process, account, readIndex, atIndex].every((n) => typeof n === 'number' && Number.isInteger(n))) return null;
+  return v as unknown as FaultAim;
+}
+
+/**
+ * Whether one `start` record of a targeted fault hit, from its `aim` (recorded when it struck) checked against
+ * the history itself: the holder's `read` ok is at `readIndex`, the holder did nothing between that read and the
+ * moment the fault struck (`atIndex`) — so it was still inside its critical section — and every node struck had
+ * the lock key, as many of them as breaking the lock needs.
+ */
+function judge(start: Op, byIndex: Map<number, Op>, byProcess: Map<number, number[]>): FaultShot {
+  const miss = (why: string): FaultShot => ({ index: start.index, hit: false, evidence: why });
+  const v = (isRecord(start.value) ? start.value : {}) as Partial<NemesisValue>;
+  const aim = readAim(isRecord(v.params) ? v.params.aim : undefined);
+  if (!aim) return miss('no aim recorded with it (a run from before fencepost recorded where faults landed)');
+  const p = `p${aim.process}`;
+  const read = byIndex.get(aim.readIndex);
+  if (!read || read.process !== aim.process || read.f !== 'read' || read.type !== 'ok' || (read.value as Partial<AccountRef> | null)?.account !== aim.account) {
+    return miss(`history #${aim.readIndex} is not ${p}'s read of account ${aim.account}, which the fault says it caught`);
+  }
+  const own = byProcess.get(aim.process) ?? [];
+  const next = own.find((i) => i > aim.readIndex);
+  if (next !== undefined && next < aim.atIndex) {
+    const op = byIndex.get(next)!;
+    return miss(`${p} had left its critical section (#${next}: ${op.f} ${op.type}) before the fault struck (at #${aim.atIndex})`);
+  }
+  const struck = aim.struck ?? [];
+  let keys = '';
+  if (aim.keysOn) {
+    const bare = struck.filter((n) => !(aim.keysOn![n]?.length > 0));
+    if (!struck.length) return miss('it struck no node');
+    if (bare.length) return miss(`${bare.join(', ')} held no lock key of account ${aim.account} when struck`);
+    if (aim.needed !== undefined && struck.length < aim.needed) return miss(`it struck ${struck.length} of the ${aim.needed} nodes the lock needed broken`);
+    keys = `; ${struck.map((n) => `${n} held ${aim.keysOn![n].join(', ')}`).join(', ')}`;
+  }
+  const what = start.f === 'pause-holder' ? `paused ${p}` : start.f === 'restart-empty' ? `killed ${struck.join(', ')}` : `jumped the clock of ${struck.join(', ')}`;
+  return { index: start.index, hit: true, evidence: `${what} while ${p} was inside its critical section on account ${aim.account} (read #${aim.readIndex}, struck at #${aim.atIndex})${keys}` };
+}
+
+/** Fired and hit counts per fault, from the `start` records of the nemesis in the history. Pure. */
+export function faultHits(history: readonly Op[]): Record<string, FaultHitCount> {
+  const byIndex = new Map<number, Op>();
+  const byProcess = new Map<number, number[]>();
+  for (const op of history) {
+    byIndex.set(op.index, op);
+    if (typeof op.process === 'number') {
+      const list = byProcess.get(op.process) ?? [];
+      list.push(op.index);
+      byProcess.set(op.process, list);
+    }
+  }
+  for (const list of byProcess.values()) list.sort((a, b) => a - b);
+  const out: Record<string, FaultHitCount> = {};
+  for (const op of history) {
+    if (op.process !== 'nemesis' || (op.value as Partial<NemesisValue> | null)?.phase !== 'start') continue;
+    const count = (out[op.f] ??= { fired: 0, hit: isTargeted(op.f) ? 0 : null, shots: [] });
+    count.fired++;
+    if (!isTargeted(op.f)) continue;
+    const shot = judge(op, byIndex, byProcess);
+    count.shots.push(shot);
+    if (shot.hit) count.hit!++;
+  }
+  return out;
+}
+
+const NEVER: Record<(typeof TARGETED_FAULTS)[number], string> = {
+  'pause-holder': 'caught a holder inside its critical section',
+  'restart-empty': 'killed the Redis nodes holding the lock key while its holder was inside its critical section',
+  clock: 'jumped the clock of a node holding the lock while its holder was inside its critical section',
+};
+
+/**
+ * Why the verdict can't be `valid`: each targeted fault of the run (`runFaults`, the run's fault list) that never
+ * hit. A lock that survived a fault that never landed survived nothing. Pure; one reason string per fault.
+ */
+export function faultHitReasons(hits: Readonly<Record<string, FaultHitCount>>, runFaults: readonly string[]): string[] {
+  const reasons: string[] = [];
+  for (const f of TARGETED_FAULTS) {
+    if (!runFaults.includes(f)) continue;
+    const c = hits[f];
+    if (!c || c.fired === 0) {
+      reasons.push(`${f} never fired: the history has no injection of it (the run ended before its turn, or no client entered its critical section with its lock where the fault could reach it: see the run's log); run longer or lower --nemesis-interval`);
+    } else if (!c.hit) {
+      const first = c.shots.find((s) => !s.hit);
+      reasons.push(`${f} fired ${c.fired} time${c.fired === 1 ? '' : 's'} but never ${NEVER[f]}${first ? ` (first miss, #${first.index}: ${first.evidence})` : ''}`);
+    }
+  }
+  return reasons;
+}

@@ -1,0 +1,38 @@
+import type { RedisNode } from '../../harness/backends/servers/redis-node.ts';
+import type { CriticalSection } from '../critical-sections.ts';
+import { pickSome, type FaultContext } from '../fault.ts';
+import { mastersToBreak } from '../lock-servers.ts';
+
+/** A critical section and the Redis nodes to strike so another client can take its lock. */
+export interface KeyHolders {
+  section: CriticalSection;
+  /** Every node that had a lock key of the section's account when probed. */
+  holding: RedisNode[];
+  keys: string[];
+  keysOn: Record<string, string[]>;
+  /** `needed` of `holding`, chosen with the fault's seeded random stream. */
+  victims: RedisNode[];
+  needed: number;
+}
+
+/**
+ * The next client to enter its critical section whose lock key sits on the nodes to break, found by asking
+ * every one of `masters` for the key (whatever the strategy: Redlock on five, --lock=redis or a plugin on one).
+ * Sections whose key is already gone are skipped. Null when `deadline` (performance.now() ms) passes or the
+ * run ends first; `skipped` counts the sections passed over, for the log.
+ */
+export async function nextKeyHolders(ctx: FaultContext, masters: RedisNode[], deadline: number): Promise<{ found: KeyHolders | null; skipped: number }> {
+  let skipped = 0;
+  while (performance.now() < deadline && !ctx.signal.aborted) {
+    const section = await ctx.sections.next(ctx.signal, deadline - performance.now(), (s) => !ctx.clients.clients[s.slot]?.paused);
+    if (!section) break;
+    const { nodes: holding, keys, keysOn } = await ctx.redisKeys.holding(masters, section.account);
+    const needed = mastersToBreak(holding.length, masters.length);
+    if (needed === 0 || ctx.signal.aborted) {
+      skipped++;
+      continue;
+    }
+    return { found: { section, holding, keys, keysOn, victims: pickSome(ctx.random, holding, needed), needed }, skipped };
+  }
+  return { found: null, skipped };
+}
