@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LABEL, NODE_PACKAGES, nodeImageTag } from './node-image.ts';
+import { createScratch, removeScratch } from './rootfs.ts';
 
 /**
  * The offline builder of the node image: `debootstrap --variant=minbase --include=<packages> bookworm` from the
@@ -11,7 +11,11 @@ import { LABEL, NODE_PACKAGES, nodeImageTag } from './node-image.ts';
  * No registry is involved, so it works where `docker build` can't pull debian:bookworm-slim. ~1.5 min.
  *
  *   node --import tsx docker/build-image.ts              build (skipped when the tag exists)
+ *   node --import tsx docker/build-image.ts --force      build even so (the old image is removed once unused)
  *   node --import tsx docker/build-image.ts --print-tag  print the tag the backend looks for
+ *
+ * Interrupted (Ctrl-C, SIGTERM, an error), it kills what it started and removes its ~420 MB scratch root file
+ * system on the way out; after a kill -9, `npm run jepsen -- cleanup` removes it.
  */
 
 /** The first Debian (not security) mirror in apt's sources: deb822 `.sources` files or one-line `sources.list`. */
@@ -37,9 +41,16 @@ function listDir(dir: string): string[] {
   }
 }
 
+/** The command running now, in its own process group, so an interrupted build can kill it with all it forked. */
+let current: ChildProcess | null = null;
+
 function run(cmd: string, args: string[], log: (line: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const child = spawn(cmd, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    current = child;
+    child.on('exit', () => {
+      if (current === child) current = null;
+    });
     let tail = '';
     const onData = (d: Buffer) => {
       tail = (tail + d.toString()).slice(-3000);
@@ -62,11 +73,44 @@ function postgresFacts(root: string): { user: string; bin: string } {
   return { user: `${uid}:${gid}`, bin: `/usr/lib/postgresql/${versions.sort((a, b) => Number(b) - Number(a))[0]}/bin` };
 }
 
+/**
+ * Kill the running command's process group and wait (bounded) until it is gone, synchronously: this runs in
+ * an 'exit' handler, where nothing asynchronous happens any more.
+ */
+function killCurrent(): void {
+  const pid = current?.pid;
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    return; // gone already
+  }
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(-pid, 0);
+    } catch {
+      return;
+    }
+    Atomics.wait(nap, 0, 0, 50);
+  }
+}
+
 /** Build the image under `tag` with debootstrap + docker import. Needs root, debootstrap and the docker CLI. */
 export async function buildNodeImageOffline(tag: string, log: (line: string) => void = (l) => console.error(l)): Promise<void> {
   const mirror = aptMirror();
-  // Not under /tmp: debootstrap needs a file system that allows device nodes and exec (tmpfs may be noexec).
-  const root = fs.mkdtempSync(path.join(os.platform() === 'linux' ? '/var/tmp' : os.tmpdir(), 'fencepost-rootfs-'));
+  const scratch = createScratch();
+  const root = scratch.root;
+  // Whatever ends the process — the harness's Ctrl-C handler calls process.exit — the scratch folder goes too.
+  const onExit = () => {
+    killCurrent();
+    try {
+      removeScratch(scratch.dir);
+    } catch (err) {
+      console.error(`fencepost: ${(err as Error).message}`);
+    }
+  };
+  process.on('exit', onExit);
   const t0 = performance.now();
   try {
     log(`fencepost: building ${tag} with debootstrap from ${mirror} (packages: ${NODE_PACKAGES.join(' ')}) …`);
@@ -82,8 +126,16 @@ export async function buildNodeImageOffline(tag: string, log: (line: string) => 
     await run('sh', ['-c', `tar -C "$1" -c . | docker import ${changes.map((c) => `--change '${c}'`).join(' ')} - "$2" >/dev/null`, 'sh', root, tag], log);
     log(`fencepost: ${tag} built in ${((performance.now() - t0) / 1000).toFixed(0)} s.`);
   } finally {
-    fs.rmSync(root, { recursive: true, force: true });
+    killCurrent();
+    process.off('exit', onExit);
+    removeScratch(scratch.dir);
   }
+}
+
+/** The id of the image tagged `tag`, or null when there is none (or no docker CLI/engine to ask). */
+export function imageId(tag: string): string | null {
+  const r = spawnSync('docker', ['image', 'inspect', '--format', '{{.Id}}', tag], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : null;
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -92,7 +144,25 @@ async function main(argv: string[]): Promise<void> {
     console.log(tag);
     return;
   }
+  const old = imageId(tag);
+  if (old && !argv.includes('--force')) {
+    console.error(`fencepost: ${tag} exists already (${old.slice(0, 19)}); nothing to build. To build it again: node --import tsx docker/build-image.ts --force`);
+    return;
+  }
+  // Without a handler a signal ends node on the spot, and the 'exit' clean-up above never runs.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      console.error(`\nfencepost: ${signal} — stopping the build and removing its root file system …`);
+      process.exit(130);
+    });
+  }
   await buildNodeImageOffline(tag);
+  const now = imageId(tag);
+  if (old && now && old !== now) {
+    // docker import moved the tag; the old image is now untagged dead weight, unless a container still uses it.
+    const rmi = spawnSync('docker', ['rmi', old], { encoding: 'utf8' });
+    console.error(rmi.status === 0 ? `fencepost: removed the previous ${tag} (${old.slice(0, 19)}).` : `fencepost: kept the previous image ${old.slice(0, 19)}: ${rmi.stderr.trim()}`);
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

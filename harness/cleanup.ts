@@ -12,7 +12,7 @@ import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from './run-owner.
  * folders. Resume before kill, so nothing is left stopped. Then containers of the docker backend whose harness
  * is gone. Says what it stopped and what it left alone.
  */
-export async function cleanup(resultsDir: string, log: (line: string) => void = console.log): Promise<number> {
+export async function cleanup(resultsDir: string, log: (line: string) => void = console.log, opts: { data?: boolean } = {}): Promise<number> {
   const registries: PidRegistry[] = [];
   const walk = (dir: string, depth: number) => {
     if (depth > 4 || !fs.existsSync(dir)) return;
@@ -68,12 +68,20 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
   // Docker pays nothing (no engine answering = no container can be left over).
   const { removeLeftoverContainers } = await import('./backends/docker/leftovers.ts');
   const containers = await removeLeftoverContainers(log);
+  // The offline image builder's scratch root file systems (~420 MB each) of builds killed beyond their own clean-up.
+  const { removeLeftoverRootfs } = await import('../docker/rootfs.ts');
+  const rootfsBytes = removeLeftoverRootfs(log);
+  // Last: the servers of those runs are stopped by now, so nothing is still writing to their data.
+  const dataBytes = opts.data ? (await import('./dead-run-data.ts')).removeDeadRunData(resultsDir, log) : 0;
+  const { formatMB } = await import('./disk-usage.ts');
   const parts = [
     stopped ? `stopped ${stopped} leftover process(es)` : '',
     containers ? `removed ${containers} leftover container(s)` : '',
-    leftAlone ? `left ${leftAlone} run(s) alone` : '',
+    rootfsBytes ? `freed ${formatMB(rootfsBytes)} of interrupted image builds` : '',
+    dataBytes ? `freed ${formatMB(dataBytes)} of node data of dead runs` : '',
   ].filter(Boolean);
-  log(stopped || containers ? `cleanup: ${parts.join(', ')}.` : `cleanup: nothing left over${leftAlone ? ` (${parts.join(', ')})` : ''}.`);
+  const aloneNote = leftAlone ? `left ${leftAlone} run(s) alone` : '';
+  log(parts.length ? `cleanup: ${[...parts, aloneNote].filter(Boolean).join(', ')}.` : `cleanup: nothing left over${aloneNote ? ` (${aloneNote})` : ''}.`);
   return stopped + containers;
 }
 

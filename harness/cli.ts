@@ -19,7 +19,7 @@ async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<n
     }
     case 'cleanup': {
       const { cleanup } = await import('./cleanup.ts');
-      await cleanup(config.resultsDir);
+      await cleanup(config.resultsDir, console.log, { data: config.data });
       return EXIT.valid;
     }
     case 'check': {

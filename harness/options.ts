@@ -42,6 +42,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'seed', kind: 'int', defaultText: 'random', min: 0, max: 2 ** 31 - 1, help: 'random seed (printed; pass it back to replay the schedule)' },
   { name: 'results', kind: 'string', default: 'results', help: 'results folder' },
   { name: 'json', kind: 'bool', default: false, help: 'doctor: print JSON instead of a table' },
+  { name: 'data', kind: 'bool', default: false, help: 'cleanup: also remove the node data (nodes/) of runs whose harness is gone' },
   { name: 'port', kind: 'int', defaultText: '8080, or a free port if that is taken', min: 1, max: 65_535, help: 'serve: port on 127.0.0.1 (given explicitly, it must be free)' },
   { name: 'help', kind: 'bool', default: false, help: 'print this help' },
 ];
@@ -79,6 +80,8 @@ export interface Config {
   seed: number;
   resultsDir: string;
   json: boolean;
+  /** cleanup: also remove the node data of dead runs. */
+  data: boolean;
   /** serve: the port asked for, or null for 8080-else-free. */
   port: number | null;
   help: boolean;
@@ -224,6 +227,7 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
     seed: values.has('seed') ? (values.get('seed') as number) : randomSeed(),
     resultsDir: path.resolve(get<string>('results')),
     json: get<boolean>('json'),
+    data: get<boolean>('data'),
     port: values.has('port') ? (values.get('port') as number) : null,
     help: get<boolean>('help'),
   });

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { claimRun, PIDS_DIR } from './run-owner.ts';
 
 /**
  * `results/<lock>/<timestamp>/{test.json, history.jsonl, results.json, report.html, logs/}` and a
@@ -22,6 +23,8 @@ export function createRunDir(resultsRoot: string, lock: string, date = new Date(
   // Two runs in the same millisecond (a matrix on a fast machine) must not share a folder.
   for (let i = 1; fs.existsSync(dir); i++) dir = `${base}-${i}`;
   fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
+  // The harness owns the run from its first moment: `cleanup` leaves a run alone while this process lives.
+  claimRun(path.join(dir, PIDS_DIR));
   linkLatest(resultsRoot, dir);
   return dir;
 }

@@ -74,3 +74,17 @@ export function recordRunTempDir(pidsDir: string, dir: string): void {
   if (!owner) return; // a run that never claimed its dir (a test's own cluster): nothing for cleanup to widen
   writeOwner(pidsDir, { ...owner, dirs: [...new Set([...owner.dirs, path.resolve(dir)])] });
 }
+
+/** The pid folder of a run dir, where the owner record lives beside the pid records. */
+export const PIDS_DIR = 'pids';
+
+/**
+ * Whether the harness of the run in `runDir` still runs. 'unknown': no owner record (a run from before the record
+ * existed, or a test's own cluster) — the caller decides by other means (is any process working in the folder?).
+ * A kill -9ed harness not yet reaped is a zombie: `ownerAlive` counts it as gone.
+ */
+export function runOwner(runDir: string): 'alive' | 'gone' | 'unknown' {
+  const owner = readOwner(path.join(runDir, PIDS_DIR));
+  if (!owner) return 'unknown';
+  return ownerAlive(owner) ? 'alive' : 'gone';
+}

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL_CLUSTER, type Cluster } from '../../harness/backends/cluster.ts';
 import { CONTAINER_LABEL } from '../../harness/backends/docker/container-host.ts';
 import { createDockerCluster } from '../../harness/backends/docker/cluster.ts';
-import { connectDockerEngine, engineAddress, findDockerEngine, START_ENGINE_HINT } from '../../harness/backends/docker/engine.ts';
+import { connectDockerEngine, engineError, engineProblem } from '../../harness/backends/docker/engine.ts';
 import { removeLeftoverContainers } from '../../harness/backends/docker/leftovers.ts';
 import { ensureNodeImage } from '../../harness/backends/docker/node-image.ts';
 import { HarnessError } from '../../harness/errors.ts';
@@ -14,11 +14,9 @@ import { resolveConfig } from '../../harness/options.ts';
 import { PidRegistry } from '../../harness/pid-registry.ts';
 import { runTest } from '../../harness/run.ts';
 import { Shutdown } from '../../harness/shutdown.ts';
+import { engineForTests } from './engine-for-tests.ts';
 
-const docker = await findDockerEngine();
-if (!docker) {
-  console.warn(`docker backend tests skipped: no Docker engine answers at ${engineAddress()}.\n  To run them, ${START_ENGINE_HINT}`);
-}
+const docker = await engineForTests('docker backend tests');
 
 describe('docker backend without an engine', () => {
   it('exits 254 with the commands that start one', async () => {
@@ -33,6 +31,26 @@ describe('docker backend without an engine', () => {
     } finally {
       if (saved === undefined) delete process.env.DOCKER_HOST;
       else process.env.DOCKER_HOST = saved;
+    }
+  });
+});
+
+describe('docker engine problems', () => {
+  it('a socket that refuses this user is a permission problem with the usermod command, exit 254', () => {
+    const problem = engineProblem(Object.assign(new Error('connect EACCES /var/run/docker.sock'), { code: 'EACCES' }));
+    expect(problem.kind).toBe('permission');
+    const err = engineError(problem);
+    expect(err.exitCode).toBe(EXIT.badArguments);
+    expect(err.message).toContain('permission denied');
+    expect(err.hint).toContain('sudo usermod -aG docker $USER');
+    expect(err.hint).not.toContain('dockerd');
+  });
+
+  it('a missing socket or a refused connection is "no engine", with the commands that start one', () => {
+    for (const code of ['ENOENT', 'ECONNREFUSED']) {
+      const problem = engineProblem(Object.assign(new Error(code), { code }));
+      expect(problem.kind).toBe('absent');
+      expect(engineError(problem).hint).toContain('dockerd --bridge=none');
     }
   });
 });

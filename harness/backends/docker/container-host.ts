@@ -51,14 +51,25 @@ export class ContainerHost implements NodeHost {
       [CONTAINER_LABEL.harnessStart]: String(startTime(process.pid) ?? ''),
     };
     this.runTag = path.basename(runDir).replace(/[^A-Za-z0-9_.-]/g, '');
+    this.passwdFile = path.join(runDir, 'container-passwd');
   }
+
+  /**
+   * Whether the harness is root. Only root can hand the data dir to the image's `postgres` user (chown); a user in
+   * the docker group runs Postgres as themself instead (it refuses only root), so every file stays theirs to
+   * wipe and remove — no chown, no root-owned leftovers in their results folder.
+   */
+  private readonly root = (process.getuid?.() ?? 0) === 0;
+  /** An /etc/passwd naming the harness's uid, for a non-root harness: initdb refuses a uid it can't look up. */
+  private readonly passwdFile: string;
 
   private readonly runTag: string;
 
-  // Only Postgres changes user in a container (it refuses root); the others stay the container's root, which the
-  // container already isolates.
+  // Only Postgres changes user in a container (it refuses root), and only when the harness is root: a non-root
+  // harness runs it as itself, so every file of the run stays the user's. The others stay the container's root,
+  // which the container already isolates.
   account(user: ServerUser): { uid: number; gid: number } | undefined {
-    return user === 'postgres' ? this.image.postgresUser : undefined;
+    return user === 'postgres' && this.root ? this.image.postgresUser : undefined;
   }
 
   /** The node's folder is mounted on its own: the folders above it in the container are root's 0755 ones. */
@@ -71,17 +82,27 @@ export class ContainerHost implements NodeHost {
   }
 
   private user(cmd: Command): string {
-    if (cmd.user === 'postgres') return `${this.image.postgresUser.uid}:${this.image.postgresUser.gid}`;
+    if (cmd.user === 'postgres' && this.root) return `${this.image.postgresUser.uid}:${this.image.postgresUser.gid}`;
     // The harness's own uid, so files the servers write under the run dir are the harness's to wipe and remove.
     return `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`;
   }
 
-  private binds(dir: string, env: Record<string, string>): string[] {
+  private binds(dir: string, env: Record<string, string>, cmd: Command): string[] {
     const dirs = new Set([path.resolve(dir)]);
     for (const value of Object.values(env)) {
       if (path.isAbsolute(value) && fs.existsSync(value)) dirs.add(path.dirname(path.resolve(value)));
     }
-    return [...dirs].map((d) => `${d}:${d}`);
+    const binds = [...dirs].map((d) => `${d}:${d}`);
+    if (cmd.user === 'postgres' && !this.root) binds.push(`${this.writePasswd()}:/etc/passwd:ro`);
+    return binds;
+  }
+
+  /** root (for the image's own tools) and the harness's uid:gid; Postgres needs nothing else from it. */
+  private writePasswd(): string {
+    const uid = process.getuid?.() ?? 0;
+    const gid = process.getgid?.() ?? 0;
+    fs.writeFileSync(this.passwdFile, `root:x:0:0:root:/root:/bin/sh\nfencepost:x:${uid}:${gid}:fencepost harness user:/nonexistent:/usr/sbin/nologin\n`, { mode: 0o644 });
+    return this.passwdFile;
   }
 
   private containerName(node: string): string {
@@ -99,7 +120,7 @@ export class ContainerHost implements NodeHost {
       .withUser(this.user(req.cmd))
       .withEnvironment(req.env)
       .withWorkingDir(req.cwd)
-      .withBindMounts(this.binds(req.dir, req.env).map((b) => ({ source: b.split(':')[0], target: b.split(':')[0], mode: 'rw' as const })))
+      .withBindMounts(this.binds(req.dir, req.env, req.cmd).map(toBindMount))
       .withLabels({ ...this.labels, [CONTAINER_LABEL.node]: req.name })
       .withLogConsumer((stream: Readable) => stream.pipe(log))
       .start();
@@ -157,7 +178,7 @@ export class ContainerHost implements NodeHost {
       User: this.user(cmd),
       WorkingDir: cwd,
       Labels: { ...this.labels, [CONTAINER_LABEL.node]: `${name}-setup` },
-      HostConfig: { NetworkMode: 'none', Binds: this.binds(dir, {}) },
+      HostConfig: { NetworkMode: 'none', Binds: this.binds(dir, {}, cmd) },
     });
     this.live.add(container.id);
     const mine = this.setups.get(name) ?? new Set();
@@ -199,6 +220,12 @@ export class ContainerHost implements NodeHost {
       }),
     );
   }
+}
+
+/** `source:target[:ro]` as testcontainers takes a bind mount. */
+function toBindMount(bind: string): { source: string; target: string; mode: 'rw' | 'ro' } {
+  const [source, target, mode] = bind.split(':');
+  return { source, target, mode: mode === 'ro' ? 'ro' : 'rw' };
 }
 
 /** The text of a multiplexed log buffer (8-byte header per frame: stream, 0, 0, 0, size32be). */
