@@ -1,79 +1,126 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Expectation as CellExpectation, MatrixCell, Observation } from '../report/matrix-cell.ts';
+import type { RunResults } from '../checkers/run-results.ts';
+import type { CellRun, MatrixCell } from '../report/matrix-cell.ts';
 import type { UncontendedLatency } from '../report/matrix-page.ts';
+import { tally, tallyLine } from '../report/matrix-tally.ts';
 import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+import { cellObservation, matches, needsAnotherRun, readRun } from './cell-outcome.ts';
+import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
-import { fenceUntested, inconclusive, MAX_CELL_RUNS, ORACLE, ORACLE_COLUMNS, observed, type OracleColumn } from './oracle.ts';
-import { resolveConfig, type Config } from './options.ts';
+import { faultHits } from './fault-hits.ts';
+import { MAX_RERUNS, ORACLE, ORACLE_COLUMNS, type OracleCell, type OracleColumn } from './oracle.ts';
+import type { Config } from './options.ts';
 import { runTimestamp } from './results-store.ts';
-import { runTest } from './run.ts';
-import type { Shutdown } from './shutdown.ts';
+import { runTest, type RunOutcome } from './run.ts';
+import { Shutdown } from './shutdown.ts';
 
-/** The argv of one cell's run: the user's run-shaping options pass through, lock/faults/fencing are the cell's. */
-function cellArgv(config: Readonly<Config>, lock: string, col: OracleColumn, seed: number): string[] {
-  return [
-    `--lock=${lock}`,
-    `--nemesis=${col.faults.join(',') || 'none'}`,
-    ...(col.fencing ? ['--fencing'] : []),
-    `--time-limit=${config.timeLimitS}`,
-    `--concurrency=${config.concurrency}`,
-    `--ttl=${config.ttlMs}`,
-    `--think=${config.thinkMs}`,
-    `--nemesis-interval=${Math.min(config.nemesisIntervalMs, col.maxIntervalMs ?? Infinity)}`,
-    `--seed=${seed}`,
-    `--results=${config.resultsDir}`,
-  ];
+/** Runs one test to its verdict; the matrix takes it as a parameter so its logic is testable without servers. */
+export type RunOne = (config: Readonly<Config>) => Promise<RunOutcome>;
+
+/**
+ * runTest with a teardown of its own: when a cell's harness throws, its servers, clients and faults are stopped
+ * at once (the matrix's Shutdown only runs once, at exit), and the matrix goes on with the next cell. A Ctrl-C
+ * meanwhile reaches the running cell's teardown through the matrix's Shutdown.
+ */
+export function isolatedRunner(shutdown: Shutdown, log: (line: string) => void, run: typeof runTest = runTest): RunOne {
+  return async (config) => {
+    const own = new Shutdown();
+    const relay = shutdown.add(`stop the --lock=${config.lock} run`, () => own.runAll('signal'));
+    try {
+      return await run(config, own, log);
+    } catch (err) {
+      await own.runAll('error');
+      throw err;
+    } finally {
+      relay.cancel();
+    }
+  };
 }
 
-const FENCE_NOT_EXERCISED = 'no stale write was refused: the pause never hit a holder, so the fence was not exercised';
+const verdictOf = (valid: RunResults['valid']): CellRun['verdict'] => (valid === true ? 'VALID' : valid === false ? 'INVALID' : 'UNKNOWN');
 
-/** One run of one cell, in the matrix's terms. */
-async function runCell(argv: string[], base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'expected' | 'column'>, shutdown: Shutdown, log: (line: string) => void): Promise<MatrixCell> {
-  const expected = base.expected;
+function describeRun(r: CellRun): string {
+  const hits = r.faultHits !== undefined ? `, hit ${r.faultHits}×` : '';
+  return `seed ${r.seed} ${r.verdict} ${r.seen}${r.lostUpdates ? ` (${r.lostUpdates} lost)` : ''}${hits}${r.conclusive ? '' : ` — inconclusive: ${r.why}`}`;
+}
+
+/** A cell decided by construction: not run. A refusal is still checked, against the CLI's own option validation. */
+function constructionCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, shape: CellShape, o: Extract<OracleCell, { decided: 'construction' }>): MatrixCell {
+  const cell: MatrixCell = { ...base, decided: 'construction', expected: o.expect, observed: 'not run', matched: true, runDir: '', lostUpdates: 0, staleWritesRejected: 0, acquireP50: 0, acquireP99: 0, note: o.reason };
+  if (o.expect !== 'refuse') return cell;
   try {
-    const out = await runTest(resolveConfig(argv), shutdown, log);
-    const r = out.results;
-    const obs = observed({ exitCode: out.exitCode, lostUpdates: r.lostUpdates, valid: r.valid });
-    // A fenced "safe" only counts if the fault demonstrably hit: some stale write must have been refused.
-    const untested = fenceUntested(base.fencing, expected, obs, r.staleWritesRejected);
-    return {
-      ...base,
-      runDir: out.runDir,
-      observed: obs as Observation,
-      matched: obs === expected && !untested,
-      lostUpdates: r.lostUpdates,
-      staleWritesRejected: r.staleWritesRejected,
-      acquireP50: r.latency.acquire.p50,
-      acquireP99: r.latency.acquire.p99,
-      note: untested ? FENCE_NOT_EXERCISED : undefined,
-    };
+    cellConfig(config, shape);
+    return { ...cell, observed: 'accepted', matched: false, note: `the CLI accepted this combination; the oracle says: ${o.reason}` };
   } catch (err) {
-    const refused = err instanceof HarnessError && err.exitCode === EXIT.badArguments;
-    return {
-      ...base,
-      runDir: '',
-      observed: refused ? 'refuse' : 'unknown',
-      matched: refused && expected === 'refuse',
-      lostUpdates: 0,
-      staleWritesRejected: 0,
-      acquireP50: 0,
-      acquireP99: 0,
-      note: (err as Error).message,
-    };
+    if (!(err instanceof HarnessError) || err.exitCode !== EXIT.badArguments) throw err;
+    return { ...cell, observed: 'refuse', note: `refused: ${err.message}` };
   }
+}
+
+/** A measured cell: `config.runs` runs, each inconclusive one replaced by another (next seed), up to MAX_RERUNS more. */
+async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, col: OracleColumn, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
+  const fault = col.faults[0] ?? null;
+  const runs: CellRun[] = [];
+  const outcomes: (RunOutcome | null)[] = [];
+  while (needsAnotherRun(runs, config.runs, MAX_RERUNS)) {
+    const seed = (config.seed + runs.length) % 2 ** 31;
+    try {
+      const out = await run(cellConfig(config, { lock: base.lock, faults: col.faults, fencing: col.fencing, seed, maxIntervalMs: col.maxIntervalMs }));
+      const r = out.results;
+      const hits = fault ? faultHits(r, fault) : undefined;
+      const failing = Object.entries(r.checkers).filter(([, c]) => c.valid === false).map(([name]) => name);
+      const reading = readRun({ valid: r.valid, lostUpdates: r.lostUpdates, staleWritesRejected: r.staleWritesRejected, fencing: col.fencing, fault, faultHits: hits, failing });
+      runs.push({ seed, runDir: out.runDir, verdict: verdictOf(r.valid), lostUpdates: r.lostUpdates, staleWritesRejected: r.staleWritesRejected, ...(hits !== undefined ? { faultHits: hits } : {}), ...reading });
+      outcomes.push(out);
+    } catch (err) {
+      runs.push({ seed, runDir: '', verdict: 'FAILED', lostUpdates: 0, staleWritesRejected: 0, seen: 'failed', conclusive: false, why: (err as Error).message.split('\n')[0] });
+      outcomes.push(null);
+    }
+    progress(`run ${runs.length}: ${describeRun(runs.at(-1)!)}`);
+  }
+  const observed = cellObservation(runs, config.runs);
+  // The cell links to the run that decided it (the first conclusive one showing what the cell shows), else the last.
+  const decisive = runs.findIndex((r) => r.conclusive && r.seen === observed);
+  const at = decisive === -1 ? runs.length - 1 : decisive;
+  const shown = outcomes[at];
+  const inconclusive = runs.filter((r) => !r.conclusive).length;
+  const note =
+    observed === 'failed'
+      ? `the harness failed: ${runs.at(-1)!.why}`
+      : observed === 'unknown'
+        ? `inconclusive after ${runs.length} runs: ${[...new Set(runs.map((r) => r.why).filter(Boolean))].join('; ')}`
+        : inconclusive
+          ? `${inconclusive} of ${runs.length} runs inconclusive, replaced`
+          : undefined;
+  return {
+    ...base,
+    decided: 'measured',
+    expected: expect,
+    observed,
+    matched: matches(expect, observed),
+    runDir: runs[at].runDir,
+    lostUpdates: runs[at].lostUpdates,
+    staleWritesRejected: runs[at].staleWritesRejected,
+    acquireP50: shown?.results.latency.acquire.p50 ?? 0,
+    acquireP99: shown?.results.latency.acquire.p99 ?? 0,
+    runs,
+    ...(note ? { note } : {}),
+  };
 }
 
 const consoleLog = (line: string) => console.error(line);
 
 /**
- * `--lock=all`: every built-in strategy under each fault of the oracle (and the fenced variant where a token
- * exists), then `matrix.html`. Exit 0 iff every cell matched the oracle. Cells the oracle marks n/a are not
- * run; cells it marks "refuse" are checked against the CLI's own refusal, without starting anything.
+ * `--lock=all`: every built-in strategy under each column of the oracle, then `matrix.html`. Measured cells are
+ * run `--runs` times each (inconclusive runs replaced, whichever way the oracle leans); cells decided by
+ * construction are not run and are counted apart. Exit 0 iff every measured cell matched the oracle and the CLI
+ * refused every combination the oracle says it must.
  */
-export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog): Promise<number> {
+export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog, run?: RunOne): Promise<number> {
+  const runOne = run ?? isolatedRunner(shutdown, () => {});
   const shortest = shortestUsefulRunS(
     ORACLE_COLUMNS.flatMap((c) => c.faults),
     { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs },
@@ -81,35 +128,34 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
   if (config.timeLimitS < shortest) {
     throw new HarnessError(
       'bad-arguments',
-      `--lock=all --time-limit=${config.timeLimitS}: too short for the "holder paused" and fenced columns. A holder is paused ${config.pauseMs} ms, after the first fault at ${firstDelayFor(config.nemesisIntervalMs)} ms, and only writes again after that: every such cell would show nothing, three times over.`,
+      `--lock=all --time-limit=${config.timeLimitS}: too short for the "holder paused" and fenced columns. A holder is paused ${config.pauseMs} ms, after the first fault at ${firstDelayFor(config.nemesisIntervalMs)} ms, and only writes again after that: every such cell would show nothing, ${1 + MAX_RERUNS} times over.`,
       { hint: `npm run jepsen -- --lock=all --time-limit=${shortest} (or more; 10 is a good start)` },
     );
   }
-  const plan = BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.filter((col) => ORACLE[lock][col.id] !== 'n/a').map((col) => ({ lock, col, expected: ORACLE[lock][col.id] })));
+  const plan = BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.map((col) => ({ lock, col, oracle: ORACLE[lock][col.id] })));
+  const measuredTotal = plan.filter((p) => p.oracle.decided === 'measured').length;
   const cells: MatrixCell[] = [];
-  const quiet = () => {};
-  for (const [i, { lock, col, expected }] of plan.entries()) {
-    const base = { lock, fault: col.faults.join(',') || 'none', fencing: col.fencing, expected: expected as CellExpectation, column: col.title };
-    let cell!: MatrixCell;
-    const runs: string[] = [];
-    for (let attempt = 0; attempt < MAX_CELL_RUNS; attempt++) {
-      const seed = (config.seed + attempt) % 2 ** 31;
-      cell = await runCell(cellArgv(config, lock, col, seed), base, shutdown, quiet);
-      runs.push(`seed ${seed} ${cell.observed}${fenceUntested(col.fencing, expected, cell.observed, cell.staleWritesRejected) ? ' (fence never exercised)' : ''}`);
-      if (!inconclusive(expected, cell.observed, col.fencing, cell.staleWritesRejected)) break;
-      if (attempt + 1 < MAX_CELL_RUNS) log(`[${i + 1}/${plan.length}] ${lock} × ${col.title}: ${runs.at(-1)}, not conclusive for "${expected}" — running it again`);
+  let measuredDone = 0;
+  for (const { lock, col, oracle } of plan) {
+    const base = { lock, fault: col.faults.join(',') || 'none', fencing: col.fencing, column: col.title };
+    if (oracle.decided === 'construction') {
+      cells.push(constructionCell(config, base, { lock, faults: col.faults, fencing: col.fencing, seed: config.seed }, oracle));
+      continue;
     }
-    // A cell that took more than one run says so, with what each run showed; it links to the last one.
-    // (The last run's own note is left out when it only repeats what its entry says: the fence was not exercised.)
-    if (runs.length > 1) cell = { ...cell, note: `${runs.length} runs: ${runs.join(', ')}${cell.note && cell.note !== FENCE_NOT_EXERCISED ? `; ${cell.note}` : ''}` };
+    const label = `[${++measuredDone}/${measuredTotal}] ${lock} × ${col.title}`;
+    const cell = await measuredCell(config, base, col, oracle.expect, runOne, (line) => log(`${label}: ${line}`));
     cells.push(cell);
-    log(`[${i + 1}/${plan.length}] ${lock} × ${col.title}: ${cell.observed} (expected ${expected}) ${cell.matched ? '✓' : '✗'}${cell.note && (!cell.matched || runs.length > 1) ? ` — ${cell.note.split('\n')[0]}` : ''}`);
+    log(`${label}: ${cell.observed} (expected ${cell.expected}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`);
   }
+  for (const c of cells.filter((c) => c.decided === 'construction')) {
+    log(`by construction: ${c.lock} × ${c.column}: ${c.expected}${c.expected === 'refuse' ? ` ${c.matched ? '✓' : '✗'}` : ''} — ${c.note}`);
+  }
+
   // What each lock costs by itself: one client, no fault (the cells' latency includes waiting for other holders).
   const uncontended: Record<string, UncontendedLatency> = {};
   for (const lock of BUILTIN_LOCKS) {
     try {
-      const out = await runTest(resolveConfig([`--lock=${lock}`, '--nemesis=none', '--concurrency=1', `--time-limit=${Math.min(config.timeLimitS, 5)}`, `--seed=${config.seed}`, `--results=${config.resultsDir}`]), shutdown, quiet);
+      const out = await runOne(cellConfig(config, { lock, faults: [], fencing: false, seed: config.seed, concurrency: 1, timeLimitS: Math.min(config.timeLimitS, 5) }));
       const l = out.results.latency;
       uncontended[lock] = { acquireP50: l.acquire.p50, acquireP99: l.acquire.p99, writeP50: l.write.p50, writeP99: l.write.p99, runDir: out.runDir };
       log(`latency ${lock}, one client: acquire p50 ${l.acquire.p50.toFixed(2)} ms, p99 ${l.acquire.p99.toFixed(2)} ms`);
@@ -122,9 +168,10 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
   // Not a run (no test.json, not `latest`): a page over the cell runs, beside them.
   const dir = path.join(config.resultsDir, 'matrix', runTimestamp());
   fs.mkdirSync(dir, { recursive: true });
-  const file = writeMatrix(dir, cells, { command: `npm run jepsen -- --lock=all --time-limit=${config.timeLimitS} --seed=${config.seed}`, uncontended });
-  const matched = cells.filter((c) => c.matched).length;
+  const command = ['npm run jepsen --', ...withoutOptions(config.argv, (name) => name === 'seed'), `--seed=${config.seed}`].join(' ');
+  const file = writeMatrix(dir, cells, { command, uncontended, runsPerCell: config.runs });
+  const t = tally(cells);
   // Like a run's summary: the progress on stderr, the outcome on stdout.
-  (log === consoleLog ? (text: string) => console.log(text) : log)(`\n  ${matched}/${cells.length} cells match the oracle\n  matrix: ${path.relative(process.cwd(), file) || file}\n`);
-  return matched === cells.length ? EXIT.valid : EXIT.invalid;
+  (log === consoleLog ? (text: string) => console.log(text) : log)(`\n  ${tallyLine(t)}\n  matrix: ${path.relative(process.cwd(), file) || file}\n`);
+  return t.allMatched ? EXIT.valid : EXIT.invalid;
 }

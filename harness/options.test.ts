@@ -32,6 +32,11 @@ describe('resolveConfig', () => {
     expect(c).toMatchObject({ lock: 'etcd', timeLimitS: 15, seed: 7, fencing: true, nemesis: ['pause-holder', 'clock'] });
   });
 
+  it('gives --lock=all one run per measured cell unless --runs says otherwise', () => {
+    expect(resolveConfig(['--lock=all']).runs).toBe(1);
+    expect(resolveConfig(['--lock=all', '--runs=3']).runs).toBe(3);
+  });
+
   it('derives the pause from the TTL unless given', () => {
     expect(resolveConfig(['--ttl=1000']).pauseMs).toBe(1500);
     expect(resolveConfig(['--ttl=1000', '--pause=5000']).pauseMs).toBe(5000);
@@ -47,6 +52,9 @@ describe('resolveConfig', () => {
     [['--ttl'], /--ttl needs a value/],
     [['frobnicate'], /unexpected argument "frobnicate"/],
     [['--lock=./does-not-exist.ts'], /no such file/],
+    [['--lock=redis', '--runs=2'], /--runs applies to --lock=all/],
+    [['--lock=all', '--nemesis=clock'], /--nemesis with --lock=all: the matrix's columns are its faults/],
+    [['--lock=all', '--runs=0'], /--runs must be between 1 and 20, got 0/],
   ])('rejects %j with a message naming the valid values', (argv, message) => {
     expect(badArgs(argv).message).toMatch(message);
   });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { FAULT_NAMES, type FaultName } from '../nemesis/fault-names.ts';
 import { BUILTIN_LOCKS, isPluginPath } from '../workloads/lock-names.ts';
 import { HarnessError } from './errors.ts';
+import { MAX_RERUNS } from './oracle.ts';
 
 /**
  * The one option table. Every flag the CLI accepts is a row here: its type, default, bounds and help line;
@@ -39,6 +40,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'redis-persistence', kind: 'enum', default: 'none', choices: ['none', 'aof-always'], help: 'Redis persistence (aof-always = appendfsync always)' },
   { name: 'clock-offset', kind: 'int', default: 60, min: 1, max: 86_400, help: 'clock faults: seconds to jump' },
   { name: 'backend', kind: 'enum', default: 'local', choices: ['local', 'docker'], help: 'where servers run: local child processes, or one container per node (needs a Docker engine)' },
+  { name: 'runs', kind: 'int', default: 1, min: 1, max: 20, help: `--lock=all: conclusive runs per measured cell (each inconclusive run is replaced, at most ${MAX_RERUNS} more); 1 keeps the matrix to minutes on 2 cores` },
   { name: 'seed', kind: 'int', defaultText: 'random', min: 0, max: 2 ** 31 - 1, help: 'random seed (printed; pass it back to replay the schedule)' },
   { name: 'results', kind: 'string', default: 'results', help: 'results folder' },
   { name: 'json', kind: 'bool', default: false, help: 'doctor: print JSON instead of a table' },
@@ -77,6 +79,8 @@ export interface Config {
   redisPersistence: 'none' | 'aof-always';
   clockOffsetS: number;
   backend: 'local' | 'docker';
+  /** --lock=all: how many conclusive runs each measured cell gets. */
+  runs: number;
   seed: number;
   resultsDir: string;
   json: boolean;
@@ -153,6 +157,9 @@ const NO_TOKEN_EXPLANATION: Record<string, string> = {
   'redlock-npm': 'the redlock package exposes no monotonic fencing token (lock values are random)',
 };
 
+/** The locks --watchdog applies to (lease renewal); the others keep their lease alive by themselves. */
+export const WATCHDOG_LOCKS: readonly string[] = ['redis', 'redlock'];
+
 function deepFreeze<T>(o: T): Readonly<T> {
   for (const v of Object.values(o as object)) if (v && typeof v === 'object') deepFreeze(v);
   return Object.freeze(o);
@@ -201,7 +208,11 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
   }
   if (command === 'run' && fencing && lock === 'all') throw bad('--fencing with --lock=all: the matrix already runs the fenced variant of every lock that has a token.', 'drop --fencing');
   const watchdog = get<boolean>('watchdog');
-  if (command === 'run' && watchdog && !['redis', 'redlock', 'all'].includes(lock) && !isPluginPath(lock)) {
+  if (command === 'run' && lock === 'all' && values.has('nemesis')) {
+    throw bad('--nemesis with --lock=all: the matrix\'s columns are its faults (no fault, holder paused, Redis restart empty, clock jump, fenced).', 'drop --nemesis, or run one lock: --lock=<lock> --nemesis=<fault,…>');
+  }
+  if (command === 'run' && values.has('runs') && lock !== 'all') throw bad(`--runs applies to --lock=all (runs per matrix cell); --lock=${lock} is one run.`, 'drop --runs, or use --lock=all');
+  if (command === 'run' && watchdog && ![...WATCHDOG_LOCKS, 'all'].includes(lock) && !isPluginPath(lock)) {
     throw bad(`--watchdog applies to --lock=redis|redlock (lease renewal); ${lock} keeps its lease alive by itself.`);
   }
   const ttlMs = get<number>('ttl');
@@ -224,6 +235,7 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
     redisPersistence: get<'none' | 'aof-always'>('redis-persistence'),
     clockOffsetS: get<number>('clock-offset'),
     backend: get<'local' | 'docker'>('backend'),
+    runs: get<number>('runs'),
     seed: values.has('seed') ? (values.get('seed') as number) : randomSeed(),
     resultsDir: path.resolve(get<string>('results')),
     json: get<boolean>('json'),

@@ -3,8 +3,8 @@ import type { BuiltinLock } from '../workloads/lock-names.ts';
 
 /**
  * The oracle of the project's design notes (the expected-outcome table, also in the README) as data: what a correct harness shows for each strategy under each fault.
- * `--lock=all` runs the cells and marks each as matching or contradicting this table. If an unsafe cell shows
- * no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
+ * `--lock=all` runs the measured cells and marks each as matching or contradicting this table. If an unsafe cell
+ * shows no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
  */
 export type Expectation =
   /** no lost updates (and, when fenced, stale writes are rejected rather than applied) */
@@ -15,6 +15,14 @@ export type Expectation =
   | 'refuse'
   /** not applicable: the fault doesn't touch this strategy's servers */
   | 'n/a';
+
+/**
+ * How one cell is decided. A measured cell is run (the same number of times as every other measured cell); a cell
+ * decided by construction is not, because no run could tell anything: there is no lock for the fault to break, the
+ * fault cannot reach the strategy's servers, or the CLI refuses the combination (which the matrix still checks by
+ * running the CLI's option validation, without starting anything). `reason` says which.
+ */
+export type OracleCell = { decided: 'measured'; expect: 'safe' | 'lost' } | { decided: 'construction'; expect: Expectation; reason: string };
 
 export interface OracleColumn {
   id: 'no-fault' | 'pause-holder' | 'restart-empty' | 'clock' | 'fencing';
@@ -36,43 +44,48 @@ export const ORACLE_COLUMNS: readonly OracleColumn[] = [
   { id: 'fencing', title: 'with --fencing (holder paused)', faults: ['pause-holder'], fencing: true },
 ];
 
-export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], Expectation>> = {
-  none: { 'no-fault': 'lost', 'pause-holder': 'lost', 'restart-empty': 'lost', clock: 'lost', fencing: 'n/a' },
-  redis: { 'no-fault': 'safe', 'pause-holder': 'lost', 'restart-empty': 'lost', clock: 'lost', fencing: 'refuse' },
-  redlock: { 'no-fault': 'safe', 'pause-holder': 'lost', 'restart-empty': 'lost', clock: 'lost', fencing: 'refuse' },
-  'redlock-npm': { 'no-fault': 'safe', 'pause-holder': 'lost', 'restart-empty': 'lost', clock: 'lost', fencing: 'refuse' },
-  // etcd leases count down on the server's monotonic clock, and Go ignores our LD_PRELOAD shim anyway: immune.
-  etcd: { 'no-fault': 'safe', 'pause-holder': 'lost', 'restart-empty': 'n/a', clock: 'safe', fencing: 'safe' },
-  zookeeper: { 'no-fault': 'safe', 'pause-holder': 'lost', 'restart-empty': 'n/a', clock: 'n/a', fencing: 'safe' },
+const measured = (expect: 'safe' | 'lost'): OracleCell => ({ decided: 'measured', expect });
+const construction = (expect: Expectation, reason: string): OracleCell => ({ decided: 'construction', expect, reason });
+
+const NO_LOCK = 'no lock: there is nothing for the fault to break, the no-fault cell already measures the loss';
+const NO_REDIS = 'the fault cannot reach it: this strategy runs no Redis, so nothing is restarted';
+const NO_TOKEN = 'no fencing token: the CLI refuses --fencing (checked by running its option validation, nothing started)';
+
+export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>> = {
+  none: {
+    'no-fault': measured('lost'),
+    'pause-holder': construction('lost', NO_LOCK),
+    'restart-empty': construction('lost', `${NO_LOCK}; and it runs no Redis, so nothing is restarted`),
+    clock: construction('lost', `${NO_LOCK}; and it has no lock server whose clock could move`),
+    fencing: construction('n/a', 'no lock, so no token to fence with'),
+  },
+  redis: { 'no-fault': measured('safe'), 'pause-holder': measured('lost'), 'restart-empty': measured('lost'), clock: measured('lost'), fencing: construction('refuse', NO_TOKEN) },
+  redlock: { 'no-fault': measured('safe'), 'pause-holder': measured('lost'), 'restart-empty': measured('lost'), clock: measured('lost'), fencing: construction('refuse', NO_TOKEN) },
+  'redlock-npm': { 'no-fault': measured('safe'), 'pause-holder': measured('lost'), 'restart-empty': measured('lost'), clock: measured('lost'), fencing: construction('refuse', NO_TOKEN) },
+  etcd: {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('lost'),
+    'restart-empty': construction('n/a', NO_REDIS),
+    // A run would inject nothing: the shim cannot move a Go binary's clock, so a "safe" would only repeat the no-fault cell.
+    clock: construction('safe', 'immune by construction: leases count down on the monotonic clock, and the LD_PRELOAD clock shim cannot move a Go binary (etcd) at all, so a run would inject nothing'),
+    fencing: measured('safe'),
+  },
+  zookeeper: {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('lost'),
+    'restart-empty': construction('n/a', NO_REDIS),
+    clock: construction('n/a', 'ZooKeeper expires sessions on a monotonic clock (System.nanoTime): a wall-clock jump cannot reach the lock'),
+    fencing: measured('safe'),
+  },
   // Row + version: the resource itself refuses stale writes, whatever happens to the clients or clocks.
-  postgres: { 'no-fault': 'safe', 'pause-holder': 'safe', 'restart-empty': 'n/a', clock: 'safe', fencing: 'safe' },
+  postgres: {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('safe'),
+    'restart-empty': construction('safe', NO_REDIS),
+    clock: measured('safe'),
+    fencing: construction('safe', 'it is its own fence: the version column is the token, so the fenced run is the holder-paused run again'),
+  },
 };
 
-/** What a finished run showed, in the oracle's terms. */
-export function observed(run: { exitCode: number; lostUpdates: number; valid: boolean | 'unknown' }): Expectation | 'unknown' {
-  if (run.exitCode === 254) return 'refuse';
-  if (run.lostUpdates > 0) return 'lost';
-  if (run.valid === 'unknown') return 'unknown';
-  return 'safe';
-}
-
-/** How many runs a matrix cell gets at most while its outcome stays inconclusive. */
-export const MAX_CELL_RUNS = 3;
-
-/**
- * Whether one run leaves a cell open, so that the matrix runs it again (with the next seed): an anomaly the
- * oracle expects did not show up, which in one short run is absence of evidence; or a fenced run stayed safe
- * without the fence ever refusing a write, i.e. the fault never hit a holder and the fence was not tested. The
- * other direction is final at once: one lost update where "safe" was expected is a counterexample.
- */
-export function inconclusive(expected: Expectation, seen: Expectation | 'unknown', fencing: boolean, staleWritesRejected: number): boolean {
-  return (expected === 'lost' && seen === 'safe') || fenceUntested(fencing, expected, seen, staleWritesRejected);
-}
-
-/**
- * A fenced cell that came out safe without the fence ever refusing a write: the fault never hit a holder, so
- * "safe" says nothing about the fence. Such a cell does not match the oracle's "safe".
- */
-export function fenceUntested(fencing: boolean, expected: Expectation, seen: Expectation | 'unknown', staleWritesRejected: number): boolean {
-  return fencing && expected === 'safe' && seen === 'safe' && staleWritesRejected === 0;
-}
+/** Extra runs a measured cell gets at most, one per inconclusive run, whichever way the oracle leans. */
+export const MAX_RERUNS = 2;

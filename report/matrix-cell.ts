@@ -1,10 +1,34 @@
 /**
- * One cell of a `--lock=all` matrix: one run of one strategy under one fault (fenced or not), what the oracle
- * expected, what the run showed, and whether they agree. The matrix runner fills these; the matrix page draws
- * them. `runDir` is where the run's report.html is (empty when the run never started, e.g. a refused combination).
+ * One cell of a `--lock=all` matrix: one strategy under one fault (fenced or not), what the oracle expected, the
+ * runs behind it and what they showed, and whether they agree. The matrix runner fills these; the matrix page
+ * draws them. `runDir` is the run the cell links to (empty when none started, e.g. a refused combination).
  */
 export type Expectation = 'safe' | 'lost' | 'n/a' | 'refuse';
-export type Observation = 'safe' | 'lost' | 'unknown' | 'refuse';
+
+/**
+ * What a cell showed. `invalid`: the verdict was INVALID without a lost update (an overlap the resource confirmed,
+ * a token going backwards); `failed`: the harness threw; `accepted`: the CLI took a combination the oracle says it
+ * must refuse; `not run`: decided by construction.
+ */
+export type Observation = 'safe' | 'lost' | 'invalid' | 'unknown' | 'failed' | 'refuse' | 'accepted' | 'not run';
+
+/** What one run of a measured cell showed. */
+export interface CellRun {
+  seed: number;
+  /** Empty when the harness threw before the run had a folder. */
+  runDir: string;
+  verdict: 'VALID' | 'INVALID' | 'UNKNOWN' | 'FAILED';
+  lostUpdates: number;
+  staleWritesRejected: number;
+  /** How often the cell's fault hit (a holder paused, a node holding the key struck); absent when not known. */
+  faultHits?: number;
+  /** The run in the oracle's terms. */
+  seen: 'safe' | 'lost' | 'invalid' | 'unknown' | 'failed';
+  /** Whether the run can decide its cell; an inconclusive one is run again (with the next seed), up to a cap. */
+  conclusive: boolean;
+  /** Why it was inconclusive, which checkers failed, or the harness's error. */
+  why?: string;
+}
 
 export interface MatrixCell {
   lock: string;
@@ -14,7 +38,7 @@ export interface MatrixCell {
   runDir: string;
   expected: Expectation;
   observed: Observation;
-  /** observed agrees with expected (the runner decides; n/a cells count as matched). */
+  /** observed agrees with expected (the runner decides; cells decided by construction count apart, see `decided`). */
   matched: boolean;
   lostUpdates: number;
   staleWritesRejected: number;
@@ -25,4 +49,8 @@ export interface MatrixCell {
   column?: string;
   /** Why a cell looks the way it does ("refused: Redis has no fencing token", "etcd ignores the clock shim"). */
   note?: string;
+  /** Measured (run), or decided by construction (not run: `note` says why). Absent in older matrix.json: measured. */
+  decided?: 'measured' | 'construction';
+  /** Every run of a measured cell, in order; the cell links to the last one. */
+  runs?: CellRun[];
 }

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { MatrixCell } from './matrix-cell.ts';
+import type { CellRun, MatrixCell } from './matrix-cell.ts';
 import { renderMatrix, writeMatrix } from './matrix-page.ts';
+import { tally, tallyLine } from './matrix-tally.ts';
 
 const cell = (c: Partial<MatrixCell> & Pick<MatrixCell, 'lock' | 'fault' | 'expected' | 'observed'>): MatrixCell => ({
   fencing: false,
@@ -30,16 +31,20 @@ describe('renderMatrix', () => {
   const html = renderMatrix(cells, { outDir: '/r/matrix' });
 
   it('says how many cells match the oracle and lists each contradiction with what to suspect', () => {
-    expect(html).toContain('<h1>Lock matrix: 5 of 7 cells match the oracle</h1>');
+    expect(html).toContain('<h1>Lock matrix: 7 measured: 5 matched, 2 did not; 0 by construction, not run</h1>');
     expect(html).toContain('<header class="verdict bad">');
     expect(html).toContain('redis under clock: expected lost, observed safe — an unsafe cell showed no anomaly: suspect the fault injection before the lock');
     expect(html).toContain('postgres under pause-holder: expected safe, observed lost 3 — a safe cell showed lost updates: suspect the harness before the lock');
   });
 
-  it('says why a fenced "safe" that never refused a write is not a match', () => {
-    const unexercised = cell({ lock: 'zookeeper', fault: 'pause-holder', fencing: true, expected: 'safe', observed: 'safe', matched: false, staleWritesRejected: 0 });
+  it('says why a fenced cell whose runs never refused a write is not a match: they were inconclusive', () => {
+    const unexercised = cell({
+      lock: 'zookeeper', fault: 'pause-holder', fencing: true, expected: 'safe', observed: 'unknown', matched: false,
+      runs: [{ seed: 5, runDir: '/r/zk/5', verdict: 'VALID', lostUpdates: 0, staleWritesRejected: 0, seen: 'safe', conclusive: false, why: 'no stale write was refused: the fence was not exercised' }],
+    });
     const page = renderMatrix([unexercised], { outDir: '/r/matrix' });
-    expect(page).toContain('zookeeper under pause-holder with --fencing: expected safe, observed safe — but no stale write was ever refused: the pause never hit a holder, so the fence was not tested');
+    expect(page).toContain('zookeeper under pause-holder with --fencing: expected safe, observed unknown — no run could decide it (an unknown verdict, a fault that never hit, or a fence never exercised)');
+    expect(page).toContain('<li class="inconclusive"><a href="../zk/5/report.html">seed 5: VALID · 0 lost · 0 stale rejected · hits not known</a> <span class="aside">(inconclusive: no stale write was refused: the fence was not exercised)</span></li>');
   });
 
   it('shows what a lock costs by itself (one client) beside the contended latency, linked to its run', () => {
@@ -71,6 +76,61 @@ describe('renderMatrix', () => {
     expect(html.indexOf('<b>etcd</b>')).toBeLessThan(html.indexOf('<b>postgres</b>'));
     const head = html.slice(html.indexOf('<table class="matrix">'), html.indexOf('</thead>', html.indexOf('<table class="matrix">')));
     expect([...head.matchAll(/<th>([^<]+)<\/th>/g)].map((m) => m[1])).toEqual(['no fault', 'pause-holder', 'clock', 'pause-holder + --fencing']);
+  });
+});
+
+describe('measured cells and cells decided by construction', () => {
+  const runs: CellRun[] = [
+    { seed: 10, runDir: '/r/redis/10', verdict: 'UNKNOWN', lostUpdates: 0, staleWritesRejected: 0, faultHits: 0, seen: 'unknown', conclusive: false, why: 'pause-holder never hit' },
+    { seed: 11, runDir: '/r/redis/11', verdict: 'INVALID', lostUpdates: 6, staleWritesRejected: 0, faultHits: 2, seen: 'lost', conclusive: true },
+  ];
+  const mixed: MatrixCell[] = [
+    cell({ lock: 'none', fault: 'none', expected: 'lost', observed: 'lost', decided: 'measured', runs: [{ seed: 10, runDir: '/r/none/10', verdict: 'INVALID', lostUpdates: 9, staleWritesRejected: 0, seen: 'lost', conclusive: true }] }),
+    cell({ lock: 'none', fault: 'restart-empty', expected: 'lost', observed: 'not run', matched: true, decided: 'construction', runDir: '', note: 'no lock: there is nothing for the fault to break' }),
+    cell({ lock: 'redis', fault: 'pause-holder', expected: 'lost', observed: 'lost', decided: 'measured', runDir: '/r/redis/11', lostUpdates: 6, runs, note: '1 of 2 runs inconclusive, replaced' }),
+    cell({ lock: 'redis', fault: 'pause-holder', fencing: true, expected: 'refuse', observed: 'refuse', matched: true, decided: 'construction', runDir: '', note: 'refused: --fencing with --lock=redis: no token' }),
+    cell({ lock: 'redlock', fault: 'pause-holder', fencing: true, expected: 'refuse', observed: 'accepted', matched: false, decided: 'construction', runDir: '', note: 'the CLI accepted this combination' }),
+    cell({ lock: 'etcd', fault: 'none', expected: 'safe', observed: 'failed', matched: false, decided: 'measured', runDir: '', note: 'the harness failed: etcd node n2 not ready after 10 s', runs: [{ seed: 10, runDir: '', verdict: 'FAILED', lostUpdates: 0, staleWritesRejected: 0, seen: 'failed', conclusive: false, why: 'etcd node n2 not ready after 10 s' }] }),
+  ];
+  const page = renderMatrix(mixed, { outDir: '/r/matrix', runsPerCell: 1 });
+
+  it('counts measured cells apart from those decided by construction, in the headline', () => {
+    expect(tallyLine(tally(mixed))).toBe('3 measured: 2 matched, 1 did not (1 failed); 3 by construction, not run (1 of 2 refusals confirmed by the CLI)');
+    expect(page).toContain(`<h1>Lock matrix: ${tallyLine(tally(mixed))}</h1>`);
+    expect(page).toContain('<header class="verdict bad">');
+  });
+
+  it('draws cells decided by construction apart, with why, and says whether the CLI refused', () => {
+    expect(page).toContain('<td class="cell construction" title="decided by construction, not run"><div class="obs">by construction</div><div class="exp">expected lost</div><div class="exp">no lock: there is nothing for the fault to break</div></td>');
+    expect(page).toContain('<span class="mark ok" title="the CLI refused it, as the oracle says">✓</span><div class="obs">by construction</div><div class="exp">refused by the CLI</div>');
+    expect(page).toContain('<td class="cell construction contradicts"');
+    expect(page).toContain('redlock under pause-holder with --fencing: expected refuse, observed accepted by the CLI — the CLI should have refused this combination with an explanation');
+  });
+
+  it('lists every run of a measured cell: seed, verdict, lost updates and the fault\'s hits when known', () => {
+    expect(page).toContain('<li class="inconclusive"><a href="../redis/10/report.html">seed 10: UNKNOWN · 0 lost · hit 0×</a> <span class="aside">(inconclusive: pause-holder never hit)</span></li>');
+    expect(page).toContain('<li><a href="../redis/11/report.html">seed 11: INVALID · 6 lost · hit 2×</a></li>');
+    // No fault, no hits to count.
+    expect(page).toContain('<li><a href="../none/10/report.html">seed 10: INVALID · 9 lost</a></li>');
+  });
+
+  it('states the runs rule and how many runs had no hit count', () => {
+    expect(page).toContain('Every measured cell gets 1 conclusive run; a run that cannot decide its cell');
+    expect(page).toContain('at most 2 more), whichever way the oracle leans');
+    expect(page).not.toContain('Fault hits: not known');
+    const unknownHits = renderMatrix([cell({ lock: 'etcd', fault: 'pause-holder', expected: 'lost', observed: 'lost', runs: [{ ...runs[1], faultHits: undefined }] })], { outDir: '/r/matrix' });
+    expect(unknownHits).toContain('Fault hits: not known for 1 run (results.json carried no hit count)');
+    expect(unknownHits).toContain('seed 11: INVALID · 6 lost · hits not known');
+  });
+
+  it('reports a failed cell as a contradiction, with the error', () => {
+    expect(page).toContain('etcd under no fault: expected safe, observed harness failed — the harness threw (its servers were stopped and the matrix went on)');
+    expect(page).toContain('seed 10: FAILED · 0 lost');
+  });
+
+  it('counts the oracle column per lock without the cells decided by construction', () => {
+    const redis = page.slice(page.indexOf('<tr><td><b>redis</b>'), page.indexOf('<tr><td><b>redlock</b>'));
+    expect(redis).toContain('<span class="obs safe">1/1 ✓</span><div class="aside">+1 by construction</div>');
   });
 });
 

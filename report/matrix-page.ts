@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fenceUntested } from '../harness/oracle.ts';
+import { MAX_RERUNS } from '../harness/oracle.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { pageCss } from './assets.ts';
 import { fmtCount, fmtMs, plural } from './format.ts';
 import { escapeHtml as h, inlineStyle, jsonBlock } from './html.ts';
-import type { MatrixCell } from './matrix-cell.ts';
+import type { CellRun, MatrixCell } from './matrix-cell.ts';
+import { tally, tallyLine } from './matrix-tally.ts';
 
 /**
  * The brief's "Choosing a lock" table, measured: one row per strategy, and the grid of every run behind it. Each
@@ -25,6 +26,8 @@ export interface MatrixPageOptions {
    * own acquire latency includes waiting for the other holders, which measures contention and fairness.
    */
   uncontended?: Record<string, UncontendedLatency>;
+  /** `--runs`: conclusive runs each measured cell got. */
+  runsPerCell?: number;
 }
 
 export interface UncontendedLatency {
@@ -60,10 +63,12 @@ function locksOf(cells: readonly MatrixCell[]): string[] {
   return seen.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
-function reportLink(cell: MatrixCell, outDir: string): string | null {
+function reportLink(cell: { runDir: string }, outDir: string): string | null {
   if (!cell.runDir) return null;
   return path.relative(outDir, path.join(cell.runDir, 'report.html')).split(path.sep).join('/');
 }
+
+const measuredCells = (cells: readonly MatrixCell[]) => cells.filter((c) => c.decided !== 'construction');
 
 function observedText(c: MatrixCell): string {
   switch (c.observed) {
@@ -71,8 +76,16 @@ function observedText(c: MatrixCell): string {
       return `lost ${fmtCount(c.lostUpdates)}`;
     case 'safe':
       return 'safe';
+    case 'invalid':
+      return 'INVALID, no lost update';
     case 'refuse':
       return 'refused';
+    case 'accepted':
+      return 'accepted by the CLI';
+    case 'failed':
+      return 'harness failed';
+    case 'not run':
+      return 'by construction';
     default:
       return 'unknown';
   }
@@ -80,27 +93,47 @@ function observedText(c: MatrixCell): string {
 
 /** Why a contradiction matters, in design.md's words. */
 export function suspicion(c: MatrixCell): string {
+  if (c.observed === 'failed') return 'the harness threw (its servers were stopped and the matrix went on): look at the error and the run\'s logs';
   if (c.expected === 'lost' && c.observed === 'safe') return 'an unsafe cell showed no anomaly: suspect the fault injection before the lock';
   if (c.expected === 'safe' && c.observed === 'lost') return 'a safe cell showed lost updates: suspect the harness before the lock';
-  if (c.observed === 'unknown') return 'the run could not decide (a checker said unknown, or the run failed): look at its report';
+  if (c.expected === 'safe' && c.observed === 'invalid') return 'a safe cell got an INVALID verdict: suspect the harness before the lock';
+  if (c.observed === 'unknown') return 'no run could decide it (an unknown verdict, a fault that never hit, or a fence never exercised): look at its runs';
   if (c.expected === 'refuse') return 'the CLI should have refused this combination with an explanation';
-  if (fenceUntested(c.fencing, c.expected, c.observed, c.staleWritesRejected)) {
-    return 'but no stale write was ever refused: the pause never hit a holder, so the fence was not tested';
-  }
   return `expected ${c.expected}, observed ${c.observed}`;
+}
+
+/** One run of a measured cell, as a line: seed, verdict, lost updates, and the fault's hits when known. */
+function runLine(r: CellRun, c: MatrixCell, outDir: string): string {
+  const hits = c.fault === 'none' ? '' : r.faultHits !== undefined ? ` · hit ${fmtCount(r.faultHits)}×` : ' · hits not known';
+  const stale = c.fencing ? ` · ${fmtCount(r.staleWritesRejected)} stale rejected` : '';
+  const text = `seed ${r.seed}: ${r.verdict} · ${fmtCount(r.lostUpdates)} lost${stale}${hits}`;
+  const link = reportLink(r, outDir);
+  const why = r.why ? ` <span class="aside">(${h(r.conclusive ? r.why : `inconclusive: ${r.why}`)})</span>` : '';
+  return `<li${r.conclusive ? '' : ' class="inconclusive"'}>${link ? `<a href="${h(link)}">${h(text)}</a>` : h(text)}${why}</li>`;
+}
+
+/** A cell decided by construction: drawn apart (hatched), with why no run is needed; a refusal says if the CLI did refuse. */
+function constructionCellHtml(c: MatrixCell): string {
+  const refusal = c.expected === 'refuse';
+  const mark = refusal ? `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'the CLI refused it, as the oracle says' : h(`contradicts the oracle: ${suspicion(c)}`)}">${c.matched ? '✓' : '✗'}</span>` : '';
+  const what = refusal ? (c.observed === 'refuse' ? 'refused by the CLI' : 'accepted by the CLI') : `expected ${c.expected}`;
+  return `<td class="cell construction${c.matched ? '' : ' contradicts'}" title="decided by construction, not run">${mark}<div class="obs">by construction</div><div class="exp">${h(what)}</div>${c.note ? `<div class="exp">${h(c.note)}</div>` : ''}</td>`;
 }
 
 function cellHtml(c: MatrixCell | undefined, outDir: string): string {
   if (!c) return '<td class="cell na"><span class="aside">not run</span></td>';
-  const cls = c.expected === 'n/a' && c.observed !== 'lost' ? 'na' : c.observed === 'refuse' ? 'na' : c.observed;
+  if (c.decided === 'construction') return constructionCellHtml(c);
+  const cls = c.expected === 'n/a' && c.observed !== 'lost' ? 'na' : c.observed === 'refuse' ? 'na' : c.observed === 'safe' || c.observed === 'lost' ? c.observed : 'unknown';
   const link = reportLink(c, outDir);
   const perf = c.observed === 'safe' || c.observed === 'lost' ? `acquire p50 ${fmtMs(c.acquireP50)}${c.staleWritesRejected ? ` · ${fmtCount(c.staleWritesRejected)} stale rejected` : ''}` : '';
+  const runs = c.runs?.length ? `<ul class="runs">${c.runs.map((r) => runLine(r, c, outDir)).join('')}</ul>` : '';
   const inner =
     `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'matches the oracle' : h(`contradicts the oracle: ${suspicion(c)}`)}">${c.matched ? '✓' : '✗'}</span>` +
     `<div class="obs ${h(c.observed)}">${h(observedText(c))}</div><div class="exp">expected ${h(c.expected)}</div>` +
     (perf ? `<div class="exp">${h(perf)}</div>` : '') +
     (c.note ? `<div class="exp">${h(c.note)}</div>` : '');
-  return `<td class="cell ${cls}${c.matched ? '' : ' contradicts'}">${link ? `<a href="${h(link)}">${inner}</a>` : inner}</td>`;
+  // The runs are listed after the cell's link, each linking to its own report: links cannot nest.
+  return `<td class="cell ${cls}${c.matched ? '' : ' contradicts'}">${link ? `<a href="${h(link)}">${inner}</a>` : inner}${runs}</td>`;
 }
 
 function latencyCell(solo: UncontendedLatency, outDir: string): string {
@@ -119,13 +152,13 @@ function choosingRow(lock: string, cells: MatrixCell[], outDir: string, solo?: U
     const l = reportLink(c, outDir);
     return l ? `<a href="${h(l)}">${h(text)}</a>` : h(text);
   };
-  const plain = cells.filter((c) => !c.fencing && c.observed !== 'refuse');
-  const broken = plain.filter((c) => c.observed === 'lost');
+  const plain = measuredCells(cells).filter((c) => !c.fencing && c.observed !== 'refuse');
+  const broken = plain.filter((c) => c.observed === 'lost' || c.observed === 'invalid');
   const held = plain.filter((c) => c.observed === 'safe');
-  const undecided = plain.filter((c) => c.observed === 'unknown');
+  const undecided = plain.filter((c) => c.observed === 'unknown' || c.observed === 'failed');
   const name = (c: MatrixCell) => c.column ?? (c.fault === 'none' ? 'no fault' : c.fault);
   const exclusion = [
-    broken.length ? `<div><b class="obs lost">broken</b> under ${broken.map((c) => link(c, `${name(c)} (${fmtCount(c.lostUpdates)} lost)`)).join(', ')}</div>` : '',
+    broken.length ? `<div><b class="obs lost">broken</b> under ${broken.map((c) => link(c, `${name(c)} (${c.observed === 'lost' ? `${fmtCount(c.lostUpdates)} lost` : 'INVALID'})`)).join(', ')}</div>` : '',
     held.length ? `<div><b class="obs safe">held</b> under ${held.map((c) => link(c, name(c))).join(', ')}</div>` : '',
     undecided.length ? `<div><b>unknown</b> under ${undecided.map((c) => link(c, name(c))).join(', ')}</div>` : '',
   ].join('');
@@ -137,6 +170,7 @@ function choosingRow(lock: string, cells: MatrixCell[], outDir: string, solo?: U
     const c = fenced[0];
     fencing = `no: ${c.observed === 'refuse' ? 'refused' : 'expected a refusal'}${c.note ? ` (${h(c.note)})` : ''}`;
   } else if (fenced.every((c) => c.expected === 'n/a')) fencing = '<span class="aside">n/a</span>';
+  else if (fenced.every((c) => c.decided === 'construction')) fencing = `yes <span class="aside">(by construction: ${h(fenced.map((c) => c.note ?? '').join('; '))})</span>`;
   else {
     const lost = fenced.filter((c) => c.observed === 'lost');
     const stale = fenced.reduce((s, c) => s + c.staleWritesRejected, 0);
@@ -151,12 +185,27 @@ function choosingRow(lock: string, cells: MatrixCell[], outDir: string, solo?: U
   const p50 = base ? base.acquireP50 : median(measured.map((c) => c.acquireP50));
   const p99 = base ? base.acquireP99 : median(measured.map((c) => c.acquireP99));
   const lostTotal = cells.reduce((s, c) => s + (c.observed === 'lost' ? c.lostUpdates : 0), 0);
-  const matched = cells.filter((c) => c.matched).length;
+  const ran = measuredCells(cells);
+  const matched = ran.filter((c) => c.matched).length;
+  const apart = cells.length - ran.length;
   return (
     `<tr><td><b>${h(lock)}</b></td><td>${exclusion || '<span class="aside">–</span>'}</td><td>${fencing}</td>` +
     `<td class="num">${solo ? latencyCell(solo, outDir) : ''}<div${solo ? ' class="aside"' : ''}>${solo ? 'contended: ' : ''}${h(fmtMs(p50))} / ${h(fmtMs(p99))}${base ? '' : ' (median of the faulted runs)'}</div></td>` +
     `<td class="num">${lostTotal ? `<b class="obs lost">${fmtCount(lostTotal)}</b>` : '0'}</td>` +
-    `<td class="num">${matched === cells.length ? `<span class="obs safe">${matched}/${cells.length} ✓</span>` : `<b class="obs lost">${matched}/${cells.length}</b>`}</td></tr>`
+    `<td class="num">${matched === ran.length ? `<span class="obs safe">${matched}/${ran.length} ✓</span>` : `<b class="obs lost">${matched}/${ran.length}</b>`}${apart ? `<div class="aside">+${apart} by construction</div>` : ''}</td></tr>`
+  );
+}
+
+/** How the runs were counted, said on the page: the same number per measured cell, the rerun rule, and unknown hits. */
+function runsRule(cells: readonly MatrixCell[], runsPerCell: number | undefined): string {
+  const runs = measuredCells(cells).flatMap((c) => (c.fault === 'none' ? [] : (c.runs ?? [])));
+  const hitsUnknown = runs.filter((r) => r.faultHits === undefined && r.verdict !== 'FAILED').length;
+  const per = runsPerCell !== undefined ? `Every measured cell gets ${plural(runsPerCell, 'conclusive run')}` : 'Every measured cell gets the same number of runs';
+  return (
+    `<p class="aside">${h(per)}; a run that cannot decide its cell — an unknown verdict, a fault that never hit, a fenced run that never refused a stale write — is replaced by another with the next seed (at most ${MAX_RERUNS} more), whichever way the oracle leans; replaced runs are struck through. ` +
+    `Hatched cells are decided by construction and not run (no lock for the fault to break, a fault that cannot reach the strategy, a combination the CLI refuses — checked against its option validation); they are counted apart.` +
+    (hitsUnknown ? ` Fault hits: not known for ${plural(hitsUnknown, 'run')} (results.json carried no hit count), so those runs were not held to "the fault hit".` : '') +
+    `</p>`
   );
 }
 
@@ -164,8 +213,8 @@ export function renderMatrix(cells: MatrixCell[], opts: MatrixPageOptions): stri
   const cols = columnsOf(cells);
   const locks = locksOf(cells);
   const at = new Map(cells.map((c) => [`${c.lock}|${c.fault}|${c.fencing}`, c]));
-  const matched = cells.filter((c) => c.matched).length;
-  const all = matched === cells.length;
+  const t = tally(cells);
+  const line = tallyLine(t);
   const contradictions = cells.filter((c) => !c.matched);
   const grid = locks.map((l) => `<tr><th>${h(l)}</th>${cols.map((col) => cellHtml(at.get(`${l}|${col.fault}|${col.fencing}`), opts.outDir)).join('')}</tr>`);
   const contra = contradictions.map((c) => {
@@ -175,17 +224,18 @@ export function renderMatrix(cells: MatrixCell[], opts: MatrixPageOptions): stri
   });
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>fencepost matrix: ${matched}/${cells.length} match the oracle</title>
+<title>fencepost matrix: ${h(line)}</title>
 ${inlineStyle(pageCss())}
 </head><body>
-<header class="verdict ${all ? 'good' : 'bad'}"><div class="badge">${all ? 'MATCHES' : 'CONTRADICTS'}</div><div><h1>Lock matrix: ${matched} of ${cells.length} cells match the oracle</h1><div class="sub">${[opts.generatedAt, opts.command].filter(Boolean).map((s) => `<span>${h(s)}</span>`).join('')}</div></div></header>
+<header class="verdict ${t.allMatched ? 'good' : 'bad'}"><div class="badge">${t.allMatched ? 'MATCHES' : 'CONTRADICTS'}</div><div><h1>Lock matrix: ${h(line)}</h1><div class="sub">${[opts.generatedAt, opts.command].filter(Boolean).map((s) => `<span>${h(s)}</span>`).join('')}</div></div></header>
 <main>
 ${contra.length ? `<h2>Contradictions <span class="aside">bugs of ours until proven otherwise</span></h2><ul>${contra.join('')}</ul>` : ''}
 <h2>Choosing a lock, measured <span class="aside">each entry links to the run that shows it</span></h2>
 <table class="wide"><thead><tr><th>strategy</th><th>mutual exclusion under faults</th><th>fencing token</th><th class="num">acquire p50 / p99</th><th class="num">lost updates</th><th class="num">oracle</th></tr></thead>
 <tbody>${locks.map((l) => choosingRow(l, cells.filter((c) => c.lock === l), opts.outDir, opts.uncontended?.[l])).join('\n')}</tbody></table>
 ${opts.uncontended ? '<p class="aside">Latency: the first line is one client with no fault — what the lock itself costs (the write is the Postgres transaction). "Contended" is the no-fault run with every client on one account: it includes waiting for the other holders, so fair queues (etcd, ZooKeeper) show a whole round of critical sections while retry-based locks (Redis) often hand the lock straight back to the client that released it.</p>' : ''}
-<h2>Every run <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · click a cell for its report</span></h2>
+<h2>Every cell <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · each run links to its report</span></h2>
+${runsRule(cells, opts.runsPerCell)}
 <table class="matrix"><thead><tr><th></th>${cols.map((c) => `<th>${h(c.title)}</th>`).join('')}</tr></thead><tbody>${grid.join('\n')}</tbody></table>
 </main>
 ${jsonBlock('fp-matrix', cells)}

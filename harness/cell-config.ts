@@ -1,0 +1,67 @@
+import type { FaultName } from '../nemesis/fault-names.ts';
+import { OPTIONS, resolveConfig, WATCHDOG_LOCKS, type Config } from './options.ts';
+
+/** What a matrix cell (or one of its latency runs) sets itself; everything else comes from the matrix's options. */
+export interface CellShape {
+  lock: string;
+  faults: FaultName[];
+  fencing: boolean;
+  seed: number;
+  /** A column's cap on --nemesis-interval (restart-empty must fire often to land inside a critical section). */
+  maxIntervalMs?: number;
+  /** The latency runs: one client, a short run. */
+  concurrency?: number;
+  timeLimitS?: number;
+}
+
+/** Options the cell decides: the matrix's own value for them is dropped, not passed through. */
+const CELL_OWNED = new Set(['lock', 'nemesis', 'fencing', 'seed', 'runs']);
+
+/** argv without the named options, whether spelled `--name=value`, `--name value` or `--name` (a flag). */
+export function withoutOptions(argv: readonly string[], drop: (name: string) => boolean): string[] {
+  const kinds = new Map(OPTIONS.map((o) => [o.name, o.kind]));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') ? arg.slice(2, eq === -1 ? undefined : eq) : null;
+    const takesNext = name !== null && eq === -1 && kinds.get(name) !== 'bool' && i + 1 < argv.length && !argv[i + 1].startsWith('--');
+    if (name !== null && drop(name)) {
+      if (takesNext) i++;
+      continue;
+    }
+    out.push(arg);
+    if (takesNext) out.push(argv[++i]);
+  }
+  return out;
+}
+
+/**
+ * The argv of one cell's run: every option the user gave `--lock=all` passes through as they spelled it (so a
+ * new option needs nothing here), the cell's lock, faults, fencing and seed replace the matrix's, and --watchdog
+ * is kept only for the locks it applies to (the CLI refuses it for the others).
+ */
+export function cellArgv(matrix: Readonly<Config>, cell: CellShape): string[] {
+  const keepWatchdog = WATCHDOG_LOCKS.includes(cell.lock);
+  const argv = withoutOptions(matrix.argv, (name) => CELL_OWNED.has(name) || (name === 'watchdog' && !keepWatchdog));
+  const interval = Math.min(matrix.nemesisIntervalMs, cell.maxIntervalMs ?? Infinity);
+  return [
+    ...argv,
+    `--lock=${cell.lock}`,
+    `--nemesis=${cell.faults.join(',') || 'none'}`,
+    ...(cell.fencing ? ['--fencing'] : []),
+    // Later occurrences win: these override what the user gave only where the cell must.
+    ...(interval !== matrix.nemesisIntervalMs ? [`--nemesis-interval=${interval}`] : []),
+    ...(cell.concurrency !== undefined ? [`--concurrency=${cell.concurrency}`] : []),
+    ...(cell.timeLimitS !== undefined ? [`--time-limit=${cell.timeLimitS}`] : []),
+    `--seed=${cell.seed}`,
+  ];
+}
+
+/**
+ * A cell's Config, through the CLI's own option validation: a combination the CLI refuses (--fencing with a lock
+ * that has no token) throws its HarnessError (exit 254) here, before anything starts.
+ */
+export function cellConfig(matrix: Readonly<Config>, cell: CellShape): Readonly<Config> {
+  return resolveConfig(cellArgv(matrix, cell));
+}

@@ -1,0 +1,183 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunResults } from '../checkers/run-results.ts';
+import type { MatrixCell } from '../report/matrix-cell.ts';
+import { isolatedRunner, runMatrix, type RunOne } from './matrix.ts';
+import { resolveConfig, type Config } from './options.ts';
+import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
+import type { RunOutcome } from './run.ts';
+import { Shutdown } from './shutdown.ts';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-matrix-run-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+/** What a fake run shows: the verdict, lost updates, stale writes refused and the fault's hits (undefined = no count). */
+interface Shown {
+  valid: RunResults['valid'];
+  lost?: number;
+  stale?: number;
+  hits?: number;
+}
+
+function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
+  const q = { count: 1, p50: 1, p90: 1, p99: 2, max: 2 };
+  const fault = config.nemesis?.[0];
+  const results = {
+    valid: s.valid,
+    lostUpdates: s.lost ?? 0,
+    staleWritesRejected: s.stale ?? 0,
+    checkers: { 'lost-updates': { valid: s.valid } },
+    latency: { acquire: q, read: q, write: q, release: q },
+    ...(fault && s.hits !== undefined ? { faultCounts: { [fault]: { fired: Math.max(1, s.hits), hit: s.hits } } } : {}),
+  } as unknown as RunResults;
+  return { exitCode: s.valid === true ? 0 : s.valid === false ? 1 : 2, runDir: path.join(root, config.lock, String(config.seed)), results };
+}
+
+const key = (c: Readonly<Config>) => `${c.lock}|${c.nemesis?.join(',') || 'none'}|${c.fencing ? 'fenced' : 'plain'}`;
+
+/** What the oracle expects of a cell, shown by a run whose fault hit (and, fenced, whose fence refused writes). */
+function asExpected(c: Readonly<Config>): Shown {
+  const col = ORACLE_COLUMNS.find((col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing)!;
+  const o = ORACLE[c.lock as keyof typeof ORACLE][col.id];
+  return o.expect === 'lost' ? { valid: false, lost: 4, hits: 2 } : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
+}
+
+/** A fake runner: records every config it was given; `override` decides some cells' runs, the rest go as expected. */
+function fakeRunner(override: (c: Readonly<Config>, nth: number) => Shown | 'throw' | undefined = () => undefined) {
+  const calls: Readonly<Config>[] = [];
+  const run: RunOne = async (config) => {
+    calls.push(config);
+    if (config.concurrency === 1) return outcome(config, { valid: true }); // a latency run
+    const nth = calls.filter((c) => key(c) === key(config) && c.concurrency !== 1).length;
+    const shown = override(config, nth);
+    if (shown === 'throw') throw new Error('etcd node n2 not ready after 10 s');
+    return outcome(config, shown ?? asExpected(config));
+  };
+  const cellCalls = (k: string) => calls.filter((c) => key(c) === k && c.concurrency !== 1);
+  return { run, calls, cellCalls };
+}
+
+async function matrix(argv: string[], fake: ReturnType<typeof fakeRunner>) {
+  const lines: string[] = [];
+  const results = fs.mkdtempSync(path.join(root, 'm-'));
+  const config = resolveConfig(['--lock=all', '--time-limit=10', '--seed=100', `--results=${results}`, ...argv]);
+  const code = await runMatrix(config, new Shutdown(), (l) => lines.push(l), fake.run);
+  const dir = fs.readdirSync(path.join(results, 'matrix'));
+  const cells = JSON.parse(fs.readFileSync(path.join(results, 'matrix', dir[0], 'matrix.json'), 'utf8')) as MatrixCell[];
+  return { code, lines, cells, cell: (lock: string, fault: string, fencing = false) => cells.find((c) => c.lock === lock && c.fault === fault && c.fencing === fencing)! };
+}
+
+describe('runMatrix', () => {
+  it('gives every measured cell the same number of runs, never runs a cell decided by construction, and exits 0 when all match', async () => {
+    const fake = fakeRunner();
+    const m = await matrix(['--runs=2'], fake);
+    expect(m.code).toBe(0);
+    expect(m.lines.join('\n')).toContain('22 measured: 22 matched; 13 by construction, not run (3 of 3 refusals confirmed by the CLI)');
+    const cellRuns = fake.calls.filter((c) => c.concurrency !== 1);
+    expect(cellRuns).toHaveLength(44);
+    const perCell = new Map<string, number>();
+    for (const c of cellRuns) perCell.set(key(c), (perCell.get(key(c)) ?? 0) + 1);
+    expect([...perCell.values()].every((n) => n === 2)).toBe(true);
+    expect(perCell.size).toBe(22);
+    // Seeds follow the matrix's seed.
+    expect(fake.cellCalls('redis|pause-holder|plain').map((c) => c.seed)).toEqual([100, 101]);
+    for (const k of ['none|pause-holder|plain', 'none|restart-empty|plain', 'postgres|restart-empty|plain', 'postgres|pause-holder|fenced', 'etcd|clock|plain', 'redis|pause-holder|fenced', 'zookeeper|clock|plain']) {
+      expect(fake.cellCalls(k), k).toHaveLength(0);
+    }
+    expect(m.cell('redis', 'pause-holder', true)).toMatchObject({ decided: 'construction', observed: 'refuse', matched: true, note: expect.stringContaining('refused: --fencing with --lock=redis') });
+    expect(m.cell('none', 'restart-empty')).toMatchObject({ decided: 'construction', observed: 'not run', runDir: '' });
+    expect(m.cell('etcd', 'pause-holder', true)).toMatchObject({ decided: 'measured', observed: 'safe', matched: true });
+    expect(m.cell('etcd', 'pause-holder', true).runs).toHaveLength(2);
+    // The latency runs: one client per lock, no fault.
+    expect(fake.calls.filter((c) => c.concurrency === 1).map((c) => `${c.lock}:${c.nemesis?.length}`)).toEqual(['none:0', 'redis:0', 'redlock:0', 'redlock-npm:0', 'etcd:0', 'zookeeper:0', 'postgres:0']);
+  });
+
+  it('reruns an inconclusive run whichever way the oracle leans, up to the cap', async () => {
+    const fake = fakeRunner((c, nth) => {
+      // A "safe" cell whose first run had an unknown verdict, a "lost" cell whose first run's fault never hit.
+      if (key(c) === 'etcd|none|plain' && nth === 1) return { valid: 'unknown' };
+      if (key(c) === 'redis|pause-holder|plain' && nth === 1) return { valid: true, hits: 0 };
+      // A "safe" and a "lost" cell that never get a conclusive run.
+      if (key(c) === 'postgres|clock|plain') return { valid: true, hits: 0 };
+      if (key(c) === 'redlock|clock|plain') return { valid: 'unknown' };
+      return undefined;
+    });
+    const m = await matrix([], fake);
+    expect(fake.cellCalls('etcd|none|plain')).toHaveLength(2);
+    expect(fake.cellCalls('redis|pause-holder|plain')).toHaveLength(2);
+    expect(fake.cellCalls('postgres|clock|plain')).toHaveLength(3);
+    expect(fake.cellCalls('redlock|clock|plain')).toHaveLength(3);
+    expect(fake.cellCalls('redis|none|plain')).toHaveLength(1);
+    expect(m.cell('redis', 'pause-holder')).toMatchObject({ observed: 'lost', matched: true, note: '1 of 2 runs inconclusive, replaced' });
+    expect(m.cell('redis', 'pause-holder').runs?.map((r) => [r.seed, r.seen, r.conclusive, r.faultHits])).toEqual([[100, 'safe', false, 0], [101, 'lost', true, 2]]);
+    expect(m.cell('etcd', 'none')).toMatchObject({ observed: 'safe', matched: true });
+    expect(m.cell('postgres', 'clock')).toMatchObject({ observed: 'unknown', matched: false, note: 'inconclusive after 3 runs: clock never hit' });
+    expect(m.cell('redlock', 'clock')).toMatchObject({ observed: 'unknown', matched: false });
+    expect(m.code).toBe(1);
+    expect(m.lines.join('\n')).toContain('22 measured: 20 matched, 2 did not; 13 by construction');
+  });
+
+  it('reports a cell whose harness threw as failed, and goes on with the next cells', async () => {
+    const fake = fakeRunner((c) => (key(c) === 'zookeeper|none|plain' ? 'throw' : undefined));
+    const m = await matrix([], fake);
+    expect(m.cell('zookeeper', 'none')).toMatchObject({ observed: 'failed', matched: false, note: 'the harness failed: etcd node n2 not ready after 10 s' });
+    expect(fake.cellCalls('zookeeper|none|plain')).toHaveLength(1);
+    expect(fake.cellCalls('zookeeper|pause-holder|plain')).toHaveLength(1);
+    expect(fake.cellCalls('postgres|clock|plain')).toHaveLength(1);
+    expect(m.code).toBe(1);
+    expect(m.lines.join('\n')).toContain('22 measured: 21 matched, 1 did not (1 failed)');
+  });
+
+  it('takes an INVALID run without lost updates as the lock breaking, never as safe', async () => {
+    const fake = fakeRunner((c) => (key(c) === 'postgres|pause-holder|plain' ? { valid: false, lost: 0, hits: 1 } : undefined));
+    const m = await matrix([], fake);
+    expect(m.cell('postgres', 'pause-holder')).toMatchObject({ observed: 'invalid', matched: false });
+    expect(m.code).toBe(1);
+  });
+
+  it('passes the run options through to every cell', async () => {
+    const fake = fakeRunner();
+    await matrix(['--ttl=900', '--think=20', '--accounts=3', '--concurrency=4', '--restart-delay=700', '--clock-offset=90'], fake);
+    for (const c of fake.calls.filter((c) => c.concurrency !== 1)) {
+      expect(c).toMatchObject({ ttlMs: 900, thinkMs: 20, accounts: 3, concurrency: 4, restartDelayMs: 700, clockOffsetS: 90, pauseMs: 1350 });
+    }
+  });
+});
+
+describe('isolatedRunner', () => {
+  it("stops a failed run's servers at once and leaves nothing registered on the matrix's shutdown", async () => {
+    const stopped: string[] = [];
+    const outer = new Shutdown();
+    const run = isolatedRunner(outer, () => {}, async (_config, shutdown) => {
+      shutdown.add('stop cluster', () => {
+        stopped.push(`cluster (${shutdown.reason})`);
+      });
+      throw new Error('boom');
+    });
+    await expect(run(resolveConfig(['--lock=redis', '--seed=1']))).rejects.toThrow('boom');
+    expect(stopped).toEqual(['cluster (error)']);
+    await outer.runAll('signal');
+    expect(stopped).toEqual(['cluster (error)']);
+  });
+
+  it("relays a Ctrl-C to the running cell's teardown", async () => {
+    const stopped: string[] = [];
+    const outer = new Shutdown();
+    let release!: () => void;
+    const run = isolatedRunner(outer, () => {}, async (config, shutdown) => {
+      shutdown.add('stop cluster', () => {
+        stopped.push(`cluster (${shutdown.reason})`);
+      });
+      await new Promise<void>((r) => (release = r));
+      return outcome(config, { valid: true });
+    });
+    const running = run(resolveConfig(['--lock=redis', '--seed=1']));
+    await new Promise((r) => setImmediate(r));
+    await outer.runAll('signal');
+    expect(stopped).toEqual(['cluster (signal)']);
+    release();
+    await running;
+  });
+});
