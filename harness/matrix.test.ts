@@ -30,7 +30,7 @@ function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
     staleWritesRejected: s.stale ?? 0,
     checkers: { 'lost-updates': { valid: s.valid } },
     latency: { acquire: q, read: q, write: q, release: q },
-    ...(fault && s.hits !== undefined ? { faultCounts: { [fault]: { fired: Math.max(1, s.hits), hit: s.hits } } } : {}),
+    ...(fault && s.hits !== undefined ? { faultHits: { [fault]: { fired: Math.max(1, s.hits), hit: s.hits, shots: [] } } } : {}),
   } as unknown as RunResults;
   return { exitCode: s.valid === true ? 0 : s.valid === false ? 1 : 2, runDir: path.join(root, config.lock, String(config.seed)), results };
 }

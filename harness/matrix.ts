@@ -10,7 +10,7 @@ import { cellObservation, matches, needsAnotherRun, readRun } from './cell-outco
 import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
-import { faultHits } from './fault-hits.ts';
+import { faultHits } from './cell-hits.ts';
 import { MAX_RERUNS, ORACLE, ORACLE_COLUMNS, type OracleCell, type OracleColumn } from './oracle.ts';
 import type { Config } from './options.ts';
 import { runTimestamp } from './results-store.ts';
