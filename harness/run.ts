@@ -29,6 +29,7 @@ import { createRunDir, writeJson } from './results-store.ts';
 import type { Shutdown } from './shutdown.ts';
 import { libraryVersions, serverVersions } from './versions.ts';
 import { LiveStats } from './live-stats.ts';
+import { replayCommand } from './replay-command.ts';
 
 export interface RunOutcome {
   exitCode: ExitCode;
@@ -251,7 +252,7 @@ function summary(config: Readonly<Config>, runDir: string, r: RunResults): strin
   for (const l of r.lostUpdateDetails.slice(0, 3)) {
     lines.push(`  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`);
   }
-  lines.push(`  run dir: ${runDir}`, `  report:  ${path.join(runDir, 'report.html')}`, `  replay:  npm run jepsen -- ${[...config.argv.filter((a) => !a.startsWith('--seed')), `--seed=${config.seed}`].join(' ')}`, '');
+  lines.push(`  run dir: ${runDir}`, `  report:  ${path.join(runDir, 'report.html')}`, `  replay:  ${replayCommand(config)}`, '');
   return lines.join('\n');
 }
 
