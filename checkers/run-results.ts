@@ -1,4 +1,5 @@
 import type { LedgerRow } from '../harness/history/bank.ts';
+import type { Progress } from './progress.ts';
 
 /** Three-valued verdict, merged false > unknown > true (Jepsen's rule). */
 export type Valid = true | false | 'unknown';
@@ -44,6 +45,13 @@ export interface Quantiles {
 /** `results.json`: what the run's checkers decided, plus the numbers a report and `compare` need. */
 export interface RunResults {
   valid: Valid;
+  /**
+   * Why the verdict is `unknown` although no checker found a violation (no progress, one writer, clients that
+   * kept dying…), most important first; empty otherwise. Shown first by the summary and the report.
+   */
+  unknownReasons: string[];
+  /** What the run got done: committed writes, writers, acquire outcomes, connect failures, client exits. */
+  progress: Progress;
   lostUpdates: number;
   lostUpdateDetails: LostUpdate[];
   staleWritesRejected: number;

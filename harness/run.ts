@@ -241,9 +241,12 @@ async function writeReports(runDir: string, resultsDir: string, log: (l: string)
 function summary(config: Readonly<Config>, runDir: string, r: RunResults): string {
   const verdict = r.valid === true ? 'VALID' : r.valid === false ? 'INVALID' : 'UNKNOWN';
   const q = r.latency.acquire;
+  const head = `--lock=${config.lock}${config.fencing ? ' --fencing' : ''}  seed ${config.seed}`;
+  // An unknown verdict leads with why: "UNKNOWN  no progress: 0 writes committed; 14 acquires timed out".
+  const [why, ...moreWhy] = r.unknownReasons;
   const lines = [
     '',
-    `  ${verdict}  --lock=${config.lock}${config.fencing ? ' --fencing' : ''}  seed ${config.seed}`,
+    ...(why !== undefined && r.valid === 'unknown' ? [`  ${verdict}  ${why}`, ...moreWhy.map((w) => `  also: ${w}`), `  ${head}`] : [`  ${verdict}  ${head}`]),
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
     `  lost updates: ${r.lostUpdates}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps}   faults: ${r.faults.length}`,
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
