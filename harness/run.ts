@@ -16,11 +16,12 @@ import { Resource, setupResource, type WriteMode } from '../workloads/resource.t
 import type { LockStrategy } from '../workloads/strategy.ts';
 import type { ClusterSpec } from './backends/cluster.ts';
 import { createCluster, hostRequirements } from './backends/create-cluster.ts';
-import { ClientPool } from './client-pool.ts';
+import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import { Journal } from './history/journal.ts';
 import { readHistory } from './history/reader.ts';
+import { sealInTimeOrder } from './history/time-order.ts';
 import type { Op } from './history/op.ts';
 import type { Config } from './options.ts';
 import { PidRegistry } from './pid-registry.ts';
@@ -178,7 +179,13 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
     seed: (config.seed * 31 + slot) >>> 0,
     stepTimeoutMs: acquireTimeoutMs + 2000,
   }));
-  const pool = new ClientPool(runDir, pids, (op) => journal.append(op), clocks ? (slot) => clocks.env(`client-${slot}`) : undefined);
+  const pool = new ClientPool(
+    runDir,
+    pids,
+    (op, at) => (at === undefined ? journal.append(op) : journal.appendStamped(op, at)),
+    clocks ? (slot) => clocks.env(`client-${slot}`) : undefined,
+    log,
+  );
   const stopClients = shutdown.add('stop clients', () => pool.kill());
 
   const nemesis = createNemesis({ config, faults, cluster, clients: pool, proxies, journal, clocks, log });
@@ -189,7 +196,14 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   const abort = new AbortController();
   const nemesisDone = nemesis.run(abort.signal).catch((err) => log(`fencepost: nemesis failed: ${(err as Error).message}`));
   const progress = setInterval(() => stats.print(), stats.tty ? 1000 : 10_000);
-  await sleep(config.timeLimitS * 1000);
+  // A run whose clients all kept dying has nothing left to measure: end it rather than wait out the limit.
+  const limit = new AbortController();
+  const timeUp = sleep(config.timeLimitS * 1000, false, { signal: limit.signal }).catch(() => false);
+  const endedEarly = await Promise.race([timeUp, pool.allGaveUp.then(() => true)]);
+  limit.abort();
+  if (endedEarly) {
+    log(`fencepost: every client died ${MAX_CLIENT_DEATHS} times; ending the run early (see logs/client-<n>.log)`);
+  }
   clearInterval(progress);
   stats.print(true);
 
@@ -211,6 +225,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
     await resource.close();
   }
   await closeJournal.run();
+  sealInTimeOrder(path.join(runDir, 'history.jsonl'));
   await closeProxies.run();
   await stopCluster.run();
   await disposeClocks.run();
