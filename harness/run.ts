@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalRead } from './history/bank.ts';
 import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import type { RunResults } from '../checkers/run-results.ts';
+import { describeTokenViolation, type TokenOrderResult } from '../checkers/token-order.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { createNemesis, defaultFaults } from '../nemesis/create-nemesis.ts';
 import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
@@ -270,6 +271,8 @@ function summary(config: Readonly<Config>, runDir: string, r: RunResults): strin
   for (const l of r.lostUpdateDetails.slice(0, 3)) {
     lines.push(`  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`);
   }
+  const tokenOrder = r.checkers['token-order'] as Partial<TokenOrderResult> | undefined;
+  for (const v of tokenOrder?.violations?.slice(0, 3) ?? []) lines.push(`  token: ${describeTokenViolation(v)}`);
   lines.push(`  run dir: ${runDir}`, `  report:  ${path.join(runDir, 'report.html')}`, `  replay:  ${replayCommand(config)}`, '');
   return lines.join('\n');
 }

@@ -574,10 +574,13 @@ export function headline(results: Partial<RunResults>, all: readonly Finding[]):
   if (confirmed > 0) parts.push(plural(confirmed, 'confirmed lock overlap'));
   const fences = all.filter((f) => f.kind === 'fencing-violation').length;
   if (fences > 0) parts.push(plural(fences, 'fencing violation'));
+  const tokenViolations = results.checkers?.['token-order']?.violations;
+  if (Array.isArray(tokenViolations) && tokenViolations.length > 0) parts.push(plural(tokenViolations.length, 'token-order violation'));
   if (all.some((f) => f.kind === 'linearizability')) parts.push('not linearizable');
   if (results.valid === false) return parts.length > 0 ? parts.join(', ') : 'a checker found the history invalid';
   if (results.valid === 'unknown') {
-    const why = all.filter((f) => f.kind === 'undecided').map((f) => f.title);
+    // The run's own reasons (no progress, clients that kept dying…) come first: they say why nothing was proven.
+    const why = [...(results.unknownReasons ?? []), ...all.filter((f) => f.kind === 'undecided').map((f) => f.title)];
     return `undecided${why.length ? `: ${why.join('; ')}` : ''}${parts.length ? ` (${parts.join(', ')})` : ''}`;
   }
   const stale = results.staleWritesRejected ?? 0;
