@@ -50,9 +50,20 @@ describe('check <run-dir>', () => {
     mkdirp(d);
     const h = history(finalRead(0, 100, 100, []));
     writeFileSync(path.join(d, 'history.jsonl'), jsonl(h));
-    writeFileSync(path.join(d, 'test.json'), JSON.stringify({ config: { fencing: true } }));
+    writeFileSync(path.join(d, 'test.json'), JSON.stringify({ config: { fencing: true, minWrites: 0 } }));
     expect(await checkCommand([d])).toBe(0);
     expect(out.join('\n')).toContain('(fenced)');
+  });
+
+  it('exits 2 for a run that committed nothing, with the reason on the verdict line', async () => {
+    const d = path.join(dir, 'run-no-progress');
+    mkdirp(d);
+    writeFileSync(path.join(d, 'history.jsonl'), jsonl(history(finalRead(0, 100, 100, []))));
+    writeFileSync(path.join(d, 'test.json'), JSON.stringify({ config: { fencing: false, concurrency: 2 } }));
+    expect(await checkCommand([d])).toBe(2);
+    expect(out[0].split("\n")[0]).toMatch(/^UNKNOWN: .*: no progress: 0 writes committed; no client op completed$/);
+    const results = JSON.parse(readFileSync(path.join(d, 'results.json'), 'utf8'));
+    expect(results).toMatchObject({ valid: 'unknown', unknownReasons: ['no progress: 0 writes committed; no client op completed'] });
   });
 
   it('still checks without test.json, saying it assumed an unfenced run', async () => {

@@ -71,7 +71,7 @@ describe('checkRun on a literal fenced run', () => {
   });
 
   it('keeps every checker result, including the informational mutex check', () => {
-    expect(Object.keys(r.checkers).sort()).toEqual(['fencing-order', 'linearizable', 'lost-updates', 'mutex-linearizable', 'mutual-exclusion']);
+    expect(Object.keys(r.checkers).sort()).toEqual(['fencing-order', 'linearizable', 'lost-updates', 'mutex-linearizable', 'mutual-exclusion', 'token-order']);
     expect(r.checkers['mutex-linearizable']).toMatchObject({ decides: false });
     // The stale holder's release reports released: false, so as a mutex p1's acquire is the violation.
     expect(r.checkers['mutex-linearizable'].valid).toBe(false);
@@ -108,7 +108,7 @@ describe('checkRun verdicts', () => {
     );
     const locked = checkRun(h, { fencing: true });
     expect(locked.overlaps).toBeGreaterThan(0);
-    const r = checkRun(h, checkOptionsFor({ config: { fencing: false }, strategy: { token: 'version', exclusive: false } }));
+    const r = checkRun(h, checkOptionsFor({ config: { fencing: false, minWrites: 1 }, strategy: { token: 'version', exclusive: false } }));
     expect(r.overlaps).toBe(0);
     expect(r.checkers['mutual-exclusion']).toMatchObject({ valid: true, note: expect.stringMatching(/not applicable/) });
     expect(r.staleWritesRejected).toBe(1);
@@ -116,11 +116,13 @@ describe('checkRun verdicts', () => {
   });
 
   it('checkOptionsFor: the version column counts as a fence; exclusive unless the strategy says otherwise', () => {
-    expect(checkOptionsFor({ config: { fencing: true }, strategy: { token: 'monotonic' } })).toEqual({ fencing: true, exclusive: true });
-    expect(checkOptionsFor({ config: { fencing: false }, strategy: { token: 'version', exclusive: false } })).toEqual({ fencing: true, exclusive: false });
-    expect(checkOptionsFor({})).toEqual({ fencing: false, exclusive: true });
+    const evidence = { minWrites: 10, concurrency: 1 };
+    expect(checkOptionsFor({ config: { fencing: true }, strategy: { token: 'monotonic' } })).toEqual({ fencing: true, exclusive: true, token: 'monotonic', evidence });
+    expect(checkOptionsFor({ config: { fencing: false }, strategy: { token: 'version', exclusive: false } })).toEqual({ fencing: true, exclusive: false, token: 'version', evidence });
+    expect(checkOptionsFor({})).toEqual({ fencing: false, exclusive: true, evidence });
+    expect(checkOptionsFor({ config: { minWrites: 3, concurrency: 4 } }).evidence).toEqual({ minWrites: 3, concurrency: 4 });
     // The run's fault list: its targeted faults must have hit for the verdict to be valid.
-    expect(checkOptionsFor({ faults: ['pause-holder', 'clock'] })).toEqual({ fencing: false, exclusive: true, faults: ['pause-holder', 'clock'] });
+    expect(checkOptionsFor({ faults: ['pause-holder', 'clock'] })).toEqual({ fencing: false, exclusive: true, evidence, faults: ['pause-holder', 'clock'] });
     // …except those that did not apply to it (never injected).
     expect(checkOptionsFor({ faults: ['pause-holder', 'restart-empty'], skippedFaults: { 'restart-empty': '--lock=etcd uses no Redis master' } }).faults).toEqual(['pause-holder']);
   });

@@ -1,6 +1,6 @@
 import type { Op } from '../harness/history/op.ts';
 import type { CheckerResult, LostUpdate, Overlap, RunResults } from './run-results.ts';
-import { composeVerdict, mergeValid, runChecker } from './compose.ts';
+import { composeVerdict, runChecker } from './compose.ts';
 import { faultHitReasons, faultHits } from './fault-hits.ts';
 import { faultWindows } from './faults.ts';
 import { checkFencingOrder, isStaleWriteRefusal } from './fencing-order.ts';
@@ -10,6 +10,9 @@ import { accountModel, accountOperations } from './models/account.ts';
 import { mutexModel, mutexOperations } from './models/mutex.ts';
 import { checkMutualExclusion } from './mutual-exclusion.ts';
 import { opStats } from './op-stats.ts';
+import { progressOf } from './progress.ts';
+import { checkTokenOrder } from './token-order.ts';
+import { unknownReasons, withReasons, type EvidenceRules } from './unknown-reasons.ts';
 
 export interface CheckRunOptions {
   /** The run used `--fencing`: token order is then a promise the fencing-order checker holds it to. */
@@ -26,10 +29,26 @@ export interface CheckRunOptions {
    * or the verdict is `unknown`. Default none: a history checked on its own demands nothing of its faults.
    */
   faults?: readonly string[];
+  /** The strategy's token kind: `monotonic` holds its grants to the token-order checker. */
+  token?: 'monotonic' | 'version' | 'none';
+  /**
+   * What a VALID needs (committed writes, distinct writers). Absent = no such requirement: literal histories in
+   * tests, and `check --model`. A run and `check <run-dir>` always pass it (see checkOptionsFor).
+   */
+  evidence?: EvidenceRules;
 }
 
+/** `--min-writes`'s default: what a run must commit before its checkers passing counts as VALID. */
+export const DEFAULT_MIN_WRITES = 10;
+
 /** The options a stored run is checked with, from its test.json: the same for the run itself and `check`. */
-export function checkOptionsFor(test: { config?: { fencing?: unknown }; strategy?: { token?: string; exclusive?: boolean }; faults?: unknown; skippedFaults?: unknown }): CheckRunOptions {
+export function checkOptionsFor(test: {
+  config?: { fencing?: unknown; minWrites?: unknown; concurrency?: unknown };
+  strategy?: { token?: string; exclusive?: boolean };
+  faults?: unknown;
+  skippedFaults?: unknown;
+}): CheckRunOptions {
+  const c = test.config;
   // A fault that did not apply to the run (restart-empty without Redis) was never injected: nothing to hit.
   const skipped = test.skippedFaults && typeof test.skippedFaults === 'object' ? Object.keys(test.skippedFaults) : [];
   return {
@@ -37,17 +56,24 @@ export function checkOptionsFor(test: { config?: { fencing?: unknown }; strategy
     // The version column is the postgres strategy's fence: hold it to the fencing promises too.
     fencing: test.config?.fencing === true || test.strategy?.token === 'version',
     exclusive: test.strategy?.exclusive !== false,
+    ...(test.strategy?.token === 'monotonic' || test.strategy?.token === 'version' || test.strategy?.token === 'none' ? { token: test.strategy.token } : {}),
+    // Runs from before --min-writes existed are held to its default.
+    evidence: {
+      minWrites: typeof c?.minWrites === 'number' ? c.minWrites : DEFAULT_MIN_WRITES,
+      concurrency: typeof c?.concurrency === 'number' ? c.concurrency : 1,
+    },
   };
 }
 
 const NOT_EXCLUSIVE = 'not applicable: the strategy takes no lock, so its holders overlap by design';
+const NO_MONOTONIC_TOKEN = 'not applicable: the strategy declares no monotonic token';
 
 /**
  * The checkers whose verdicts make the run's verdict. `mutex-linearizable` (the lock service from the clients'
  * view) is reported but does not decide: a lease-based lock that expires under a paused holder is "not a
  * mutex" by design, and what matters is whether that damaged the data, which the others judge.
  */
-export const DECIDING_CHECKERS = ['lost-updates', 'mutual-exclusion', 'fencing-order', 'linearizable'] as const;
+export const DECIDING_CHECKERS = ['lost-updates', 'mutual-exclusion', 'fencing-order', 'token-order', 'linearizable'] as const;
 
 const DEFAULT_DEADLINE_MS = 60_000;
 /** The informational mutex check gets a small slice of the budget: it must never hold a run's results up. */
@@ -61,6 +87,7 @@ export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
     'lost-updates': runChecker(() => checkLostUpdates(history)),
     'mutual-exclusion': opts.exclusive === false ? { valid: true, overlaps: [], note: NOT_EXCLUSIVE } : runChecker(() => checkMutualExclusion(history)),
     'fencing-order': runChecker(() => checkFencingOrder(history, { fencing: opts.fencing })),
+    'token-order': opts.token === 'monotonic' ? runChecker(() => checkTokenOrder(history)) : { valid: true, note: NO_MONOTONIC_TOKEN },
     linearizable: runChecker(() => checkLinearizable(accountModel, accountOperations(history), { deadlineMs })),
     'mutex-linearizable': opts.exclusive === false ? { valid: true, decides: false, note: NOT_EXCLUSIVE } : runChecker(() => ({
       ...checkLinearizable(mutexModel, mutexOperations(history).ops, {
@@ -74,11 +101,14 @@ export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
   const lostUpdateDetails = (checkers['lost-updates'].lostUpdates as LostUpdate[] | undefined) ?? [];
   const overlapDetails = (checkers['mutual-exclusion'].overlaps as Overlap[] | undefined) ?? [];
   const hits = faultHits(history);
-  const unknownReasons = faultHitReasons(hits, opts.faults ?? []);
+  const progress = progressOf(history, opts.evidence?.concurrency);
+  // Progress first (nothing written says more than a fault that missed), then the faults that never hit.
+  const reasons = [...(opts.evidence ? unknownReasons({ progress }, opts.evidence) : []), ...faultHitReasons(hits, opts.faults ?? [])];
   return {
     // false > unknown > true: a run the checkers found INVALID stays INVALID whatever its faults did.
-    valid: mergeValid([composeVerdict(checkers, DECIDING_CHECKERS), unknownReasons.length ? 'unknown' : true]),
-    unknownReasons,
+    valid: withReasons(composeVerdict(checkers, DECIDING_CHECKERS), reasons),
+    unknownReasons: reasons,
+    progress,
     lostUpdates: lostUpdateDetails.length,
     lostUpdateDetails,
     staleWritesRejected: countStaleWrites(history),

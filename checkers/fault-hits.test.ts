@@ -39,6 +39,19 @@ describe('faultHits', () => {
     ]);
   });
 
+  it('times decide, not indexes: the history is renumbered when put in time order after the run', () => {
+    // The aim's readIndex/atIndex are arrival positions (stale after the sort): the read at 3 ms, the strike at 4.5 ms.
+    const aim = { process: 0, account: 0, readIndex: 17, atIndex: 18, readTime: 3_000_000, atTime: 4_500_000 };
+    const hit = faultHits(history(section(), nemesis('pause-holder', 'start', { aim }), write0(), finalState()));
+    expect(hit['pause-holder'].shots).toEqual([{ index: 4, hit: true, evidence: 'paused p0 while p0 was inside its critical section on account 0 (read #3, struck at 4.5 ms)' }]);
+    // The holder stamped its write invoke (4.2 ms) before the strike (4.5 ms), though the message arrived after it:
+    // its write was already on its way, so the pause did not catch it inside its critical section.
+    const late = history(section(), { ...invoke(0, 'write', writeValue(100, 110, 0)), time: 4_200_000 }, nemesis('pause-holder', 'start', { aim }), ok(0, 'write', { ...writeValue(100, 110, 0), writeId: 1 }), finalState());
+    const miss = faultHits(late)['pause-holder'];
+    expect(miss.hit).toBe(0);
+    expect(miss.shots[0].evidence).toBe('p0 had left its critical section (#4: write invoke) before the fault struck (at 4.5 ms)');
+  });
+
   it('restart-empty on the nodes holding the key, in time, is a hit that names the keys', () => {
     const aim = { process: 0, account: 0, readIndex: 3, atIndex: 4, struck: ['redis[0]'], keysOn: { 'redis[0]': ['my:account-0'] }, needed: 1 };
     const hits = faultHits(history(section(), nemesis('restart-empty', 'start', { aim }, ['redis[0]']), write0(), finalState()));

@@ -38,25 +38,29 @@ function readAim(v: unknown): FaultAim | null {
 
 /**
  * Whether one `start` record of a targeted fault hit, from its `aim` (recorded when it struck) checked against
- * the history itself: the holder's `read` ok is at `readIndex`, the holder did nothing between that read and the
- * moment the fault struck (`atIndex`) — so it was still inside its critical section — and every node struck had
- * the lock key, as many of them as breaking the lock needs.
+ * the history itself: the holder's `read` ok is there, the holder started nothing between that read and the
+ * moment the fault struck — so it was still inside its critical section — and every node struck had the lock
+ * key, as many of them as breaking the lock needs. Decided by the ops' times when the aim has them (the history
+ * is renumbered when it is put in time order after the run), by journal index for runs recorded before that.
  */
-function judge(start: Op, byIndex: Map<number, Op>, byProcess: Map<number, number[]>): FaultShot {
+function judge(start: Op, byIndex: Map<number, Op>, byProcess: Map<number, Op[]>): FaultShot {
   const miss = (why: string): FaultShot => ({ index: start.index, hit: false, evidence: why });
   const v = (isRecord(start.value) ? start.value : {}) as Partial<NemesisValue>;
   const aim = readAim(isRecord(v.params) ? v.params.aim : undefined);
   if (!aim) return miss('no aim recorded with it (a run from before fencepost recorded where faults landed)');
   const p = `p${aim.process}`;
-  const read = byIndex.get(aim.readIndex);
-  if (!read || read.process !== aim.process || read.f !== 'read' || read.type !== 'ok' || (read.value as Partial<AccountRef> | null)?.account !== aim.account) {
-    return miss(`history #${aim.readIndex} is not ${p}'s read of account ${aim.account}, which the fault says it caught`);
-  }
   const own = byProcess.get(aim.process) ?? [];
-  const next = own.find((i) => i > aim.readIndex);
-  if (next !== undefined && next < aim.atIndex) {
-    const op = byIndex.get(next)!;
-    return miss(`${p} had left its critical section (#${next}: ${op.f} ${op.type}) before the fault struck (at #${aim.atIndex})`);
+  const byTime = typeof aim.readTime === 'number' && typeof aim.atTime === 'number';
+  const read = byTime ? own.find((op) => op.time === aim.readTime && op.f === 'read') : byIndex.get(aim.readIndex);
+  if (!read || read.process !== aim.process || read.f !== 'read' || read.type !== 'ok' || (read.value as Partial<AccountRef> | null)?.account !== aim.account) {
+    const which = byTime ? `the history has no read of account ${aim.account} by ${p} at ${(aim.readTime! / 1e6).toFixed(1)} ms` : `history #${aim.readIndex} is not ${p}'s read of account ${aim.account}`;
+    return miss(`${which}, which the fault says it caught`);
+  }
+  // A process's ops are in its own order in either numbering: the one after its read is what it did next.
+  const next = own[own.indexOf(read) + 1];
+  const strikeAt = byTime ? `${(aim.atTime! / 1e6).toFixed(1)} ms` : `#${aim.atIndex}`;
+  if (next !== undefined && (byTime ? next.time <= aim.atTime! : next.index < aim.atIndex)) {
+    return miss(`${p} had left its critical section (#${next.index}: ${next.f} ${next.type}) before the fault struck (at ${strikeAt})`);
   }
   const struck = aim.struck ?? [];
   let keys = '';
@@ -68,22 +72,21 @@ function judge(start: Op, byIndex: Map<number, Op>, byProcess: Map<number, numbe
     keys = `; ${struck.map((n) => `${n} held ${aim.keysOn![n].join(', ')}`).join(', ')}`;
   }
   const what = start.f === 'pause-holder' ? `paused ${p}` : start.f === 'restart-empty' ? `killed ${struck.join(', ')}` : `jumped the clock of ${struck.join(', ')}`;
-  return { index: start.index, hit: true, evidence: `${what} while ${p} was inside its critical section on account ${aim.account} (read #${aim.readIndex}, struck at #${aim.atIndex})${keys}` };
+  return { index: start.index, hit: true, evidence: `${what} while ${p} was inside its critical section on account ${aim.account} (read #${read.index}, struck at ${strikeAt})${keys}` };
 }
 
 /** Fired and hit counts per fault, from the `start` records of the nemesis in the history. Pure. */
 export function faultHits(history: readonly Op[]): Record<string, FaultHitCount> {
   const byIndex = new Map<number, Op>();
-  const byProcess = new Map<number, number[]>();
+  const byProcess = new Map<number, Op[]>();
   for (const op of history) {
     byIndex.set(op.index, op);
     if (typeof op.process === 'number') {
       const list = byProcess.get(op.process) ?? [];
-      list.push(op.index);
+      list.push(op);
       byProcess.set(op.process, list);
     }
   }
-  for (const list of byProcess.values()) list.sort((a, b) => a - b);
   const out: Record<string, FaultHitCount> = {};
   for (const op of history) {
     if (op.process !== 'nemesis' || (op.value as Partial<NemesisValue> | null)?.phase !== 'start') continue;

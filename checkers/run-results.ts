@@ -1,5 +1,6 @@
 import type { LedgerRow } from '../harness/history/bank.ts';
 import type { FaultHitCount } from './fault-hits.ts';
+import type { Progress } from './progress.ts';
 
 /** Three-valued verdict, merged false > unknown > true (Jepsen's rule). */
 export type Valid = true | false | 'unknown';
@@ -45,8 +46,13 @@ export interface Quantiles {
 /** `results.json`: what the run's checkers decided, plus the numbers a report and `compare` need. */
 export interface RunResults {
   valid: Valid;
-  /** Why the verdict is `unknown` rather than `valid` apart from the checkers (a targeted fault that never hit). */
+  /**
+   * Why the verdict is `unknown` although no checker found a violation (no progress, one writer, clients that
+   * kept dying, a targeted fault that never hit…), most important first; empty otherwise. Shown first by the summary and the report.
+   */
   unknownReasons: string[];
+  /** What the run got done: committed writes, writers, acquire outcomes, connect failures, client exits. */
+  progress: Progress;
   lostUpdates: number;
   lostUpdateDetails: LostUpdate[];
   staleWritesRejected: number;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Op } from './history/op.ts';
 import { parseHistory, validateHistory } from './history/reader.ts';
+import { inTimeOrder } from './history/time-order.ts';
 import { EXIT } from './exit-codes.ts';
 import type { RunResults, Valid } from '../checkers/run-results.ts';
 import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
@@ -112,7 +113,8 @@ function readJsonl(file: string): Op[] | string {
     const shown = problems.slice(0, 5).map((p) => `  op ${p.index}: ${p.problem}`).join('\n');
     console.error(`check: warning: ${file} breaks ${problems.length} journal invariant(s); checkers that cannot cope will say unknown:\n${shown}`);
   }
-  return parsed.ops;
+  // A run that ended normally sealed its history in time order; one a crash cut short is ordered here.
+  return inTimeOrder(parsed.ops);
 }
 
 function readTestJson(testFile: string): Parameters<typeof checkOptionsFor>[0] {
@@ -202,7 +204,8 @@ function modelSummary(file: string, r: LinearizableResult, ignored: Record<strin
 
 function runSummary(dir: string, r: RunResults, fencing: boolean): string {
   const lines = [
-    `${verdictWord(r.valid)}: ${dir}${fencing ? ' (fenced)' : ''}${(r.unknownReasons ?? []).length ? ` — ${r.unknownReasons.join('; ')}` : ''}`,
+    `${verdictWord(r.valid)}: ${dir}${fencing ? ' (fenced)' : ''}${r.valid === 'unknown' && r.unknownReasons.length > 0 ? `: ${r.unknownReasons[0]}` : ''}`,
+    ...(r.valid === 'unknown' ? r.unknownReasons.slice(1).map((w) => `  also: ${w}`) : []),
     `  lost updates: ${r.lostUpdates}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   stale writes rejected: ${r.staleWritesRejected}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,
   ];

@@ -3,13 +3,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WATCHDOG_PROCESS_OFFSET, type ClientSpec, type FromClient, type ToClient } from '../workloads/client-protocol.ts';
+import { CLIENT_EXITED, CLIENT_EXIT_NOTE, type ClientExit } from './history/client-exit.ts';
 import type { OpInput } from './history/op.ts';
 import type { PidRegistry } from './pid-registry.ts';
 
 const CLIENT_SCRIPT = new URL('../workloads/client.ts', import.meta.url);
 const TSX = import.meta.resolve('tsx');
 
-/** One client OS process as the harness (and the nemesis) sees it. */
+/** A slot whose process died this many times is not restarted again: its clients keep dying, so say so and stop. */
+export const MAX_CLIENT_DEATHS = 5;
+/** Pause before a restart, times the deaths so far: a client that dies at once must not spin the CPU. */
+const RESTART_BACKOFF_MS = 250;
+/** Lines of a dead client's log that go into the history with its exit. */
+const LAST_LINES = 5;
+
+/** One client OS process as the harness (and the nemesis) sees it. The same object follows its slot across restarts. */
 export interface ClientHandle {
   slot: number;
   pid: number;
@@ -20,61 +28,137 @@ export interface ClientHandle {
   exited: boolean;
 }
 
+/** Where a client's op goes: the journal. `at` is the client's own CLOCK_MONOTONIC stamp; none = stamp it now. */
+export type OpSink = (op: OpInput, at?: bigint) => void;
+
+interface Slot {
+  spec: ClientSpec;
+  handle: ClientHandle;
+  child: ChildProcess;
+  exited: Promise<void>;
+  deaths: number;
+  /** Open invocations by process id (the main loop's and its watchdog's): a death completes them as `info`. */
+  open: Map<number, OpInput>;
+  /** Highest process id this slot has used, so a restarted client continues past it. */
+  maxProcess: number;
+}
+
 /**
  * The client processes of a run. Spawned detached (own process group) so a terminal Ctrl-C reaches only the
- * harness, which resumes and stops them in order; each is registered for `fencepost cleanup`.
+ * harness, which resumes and stops them in order; each is registered for `fencepost cleanup`. A client that
+ * dies while the run goes on is recorded (its open ops become `info`, with its exit code and last log lines)
+ * and restarted under a new process id, up to MAX_CLIENT_DEATHS times per slot.
  */
 export class ClientPool {
   readonly clients: ClientHandle[] = [];
-  private children: ChildProcess[] = [];
-  private exitPromises: Promise<void>[] = [];
+  private slots: Slot[] = [];
+  private stopping = false;
+  private resolveAllGaveUp!: () => void;
+  /** Resolves when every slot has given up (its clients kept dying): the run has nobody left to run. */
+  readonly allGaveUp = new Promise<void>((resolve) => (this.resolveAllGaveUp = resolve));
+  private gaveUp = 0;
 
   constructor(
     private readonly runDir: string,
     private readonly pids: PidRegistry,
-    private readonly onOp: (op: OpInput) => void,
+    private readonly onOp: OpSink,
     private readonly env: (slot: number) => Record<string, string> = () => ({}),
+    private readonly log: (line: string) => void = () => {},
   ) {}
 
   async start(specs: ClientSpec[]): Promise<void> {
-    const ready: Promise<void>[] = [];
-    for (const spec of specs) {
-      const log = fs.openSync(path.join(this.runDir, 'logs', `client-${spec.slot}.log`), 'a');
-      const child = fork(CLIENT_SCRIPT, ['--run-dir', this.runDir, '--slot', String(spec.slot)], {
-        execArgv: ['--import', TSX],
-        detached: true,
-        stdio: ['ignore', log, log, 'ipc'],
-        env: { ...process.env, ...this.env(spec.slot) },
-      });
-      fs.closeSync(log);
-      const handle: ClientHandle = { slot: spec.slot, pid: child.pid!, process: spec.slot, paused: false, exited: false };
+    const ready = specs.map((spec) => {
+      const handle: ClientHandle = { slot: spec.slot, pid: 0, process: spec.slot, paused: false, exited: false };
       this.clients.push(handle);
-      this.children.push(child);
-      this.pids.add({ name: `client-${spec.slot}`, pid: child.pid!, marker: this.runDir });
-      this.exitPromises.push(
-        new Promise((resolve) =>
-          child.once('exit', () => {
-            handle.exited = true;
-            this.pids.remove(`client-${spec.slot}`);
-            resolve();
-          }),
-        ),
-      );
-      ready.push(
-        new Promise((resolve, reject) => {
-          child.on('message', (msg: FromClient) => {
-            if (msg.type === 'ready') resolve();
-            else if (msg.type === 'op') {
-              if (typeof msg.op.process === 'number' && msg.op.process < WATCHDOG_PROCESS_OFFSET) handle.process = msg.op.process;
-              this.onOp(msg.op);
-            } else if (msg.type === 'log') fs.appendFileSync(path.join(this.runDir, 'logs', `client-${spec.slot}.log`), `${msg.line}\n`);
-          });
-          child.once('exit', (code) => reject(new Error(`client ${spec.slot} exited (code ${code}) before it was ready; see logs/client-${spec.slot}.log`)));
-        }),
-      );
-    }
+      return this.spawn(spec, handle, 0);
+    });
     await Promise.all(ready);
-    specs.forEach((spec, i) => this.children[i].send({ type: 'start', spec } satisfies ToClient));
+    for (const s of this.slots) s.child.send({ type: 'start', spec: s.spec } satisfies ToClient);
+  }
+
+  private logFile(slot: number): string {
+    return path.join(this.runDir, 'logs', `client-${slot}.log`);
+  }
+
+  /** Fork one client and resolve once it is ready for its spec (the caller sends `start`). */
+  private spawn(spec: ClientSpec, handle: ClientHandle, deaths: number): Promise<void> {
+    const log = fs.openSync(this.logFile(spec.slot), 'a');
+    const child = fork(CLIENT_SCRIPT, ['--run-dir', this.runDir, '--slot', String(spec.slot)], {
+      execArgv: ['--import', TSX],
+      detached: true,
+      stdio: ['ignore', log, log, 'ipc'],
+      env: { ...process.env, ...this.env(spec.slot) },
+    });
+    fs.closeSync(log);
+    Object.assign(handle, { pid: child.pid!, paused: false, exited: false });
+    const slot: Slot = {
+      spec,
+      handle,
+      child,
+      deaths,
+      open: new Map(),
+      maxProcess: spec.slot + spec.concurrency * (spec.generation ?? 0),
+      exited: new Promise((resolve) => child.once('exit', () => resolve())),
+    };
+    this.slots[spec.slot] = slot;
+    this.pids.add({ name: `client-${spec.slot}`, pid: child.pid!, marker: this.runDir });
+    return new Promise((resolve, reject) => {
+      child.on('message', (msg: FromClient) => {
+        if (msg.type === 'ready') resolve();
+        else if (msg.type === 'op') this.record(slot, msg.op, BigInt(msg.at));
+        else if (msg.type === 'log') fs.appendFileSync(this.logFile(spec.slot), `${msg.line}\n`);
+      });
+      child.once('exit', (code, signal) => {
+        handle.exited = true;
+        this.pids.remove(`client-${spec.slot}`);
+        reject(new Error(`client ${spec.slot} exited (code ${code}) before it was ready; see logs/client-${spec.slot}.log`));
+        if (!this.stopping && this.slots[spec.slot] === slot) void this.died(slot, code, signal);
+      });
+    });
+  }
+
+  private record(slot: Slot, op: OpInput, at: bigint): void {
+    if (typeof op.process === 'number') {
+      const main = op.process < WATCHDOG_PROCESS_OFFSET ? op.process : op.process - WATCHDOG_PROCESS_OFFSET;
+      if (op.process < WATCHDOG_PROCESS_OFFSET) slot.handle.process = op.process;
+      slot.maxProcess = Math.max(slot.maxProcess, main);
+      if (op.type === 'invoke') slot.open.set(op.process, op);
+      else slot.open.delete(op.process);
+    }
+    this.onOp(op, at);
+  }
+
+  /** Record a death mid-run, then restart the slot under a new process id, or give it up. */
+  private async died(slot: Slot, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
+    const deaths = slot.deaths + 1;
+    const exit: ClientExit = { slot: slot.spec.slot, code, signal, lastLines: lastLines(this.logFile(slot.spec.slot), LAST_LINES) };
+    if (deaths >= MAX_CLIENT_DEATHS) exit.gaveUpAfter = deaths;
+    const how = signal ? `signal ${signal}` : `code ${code}`;
+    if (slot.open.size === 0) {
+      this.onOp({ process: slot.handle.process, type: 'info', f: CLIENT_EXIT_NOTE, value: exit, error: CLIENT_EXITED });
+    }
+    for (const [process, invoke] of slot.open) {
+      this.onOp({ process, type: 'info', f: invoke.f, value: { ...(invoke.value as object), exit }, error: CLIENT_EXITED });
+    }
+    slot.open.clear();
+    if (exit.gaveUpAfter !== undefined) {
+      this.log(`fencepost: client ${slot.spec.slot} died ${deaths} times (last: ${how}); not restarting it. See logs/client-${slot.spec.slot}.log`);
+      if (++this.gaveUp === this.clients.length) this.resolveAllGaveUp();
+      return;
+    }
+    this.log(`fencepost: client ${slot.spec.slot} exited with ${how} mid-run; restarting it as a new process (see logs/client-${slot.spec.slot}.log)`);
+    await sleep(RESTART_BACKOFF_MS * deaths);
+    if (this.stopping) return;
+    const generation = Math.floor(slot.maxProcess / slot.spec.concurrency) + 1;
+    const spec: ClientSpec = { ...slot.spec, generation };
+    try {
+      await this.spawn(spec, slot.handle, deaths);
+      // Stopped while it booted: it has run nothing, so it has nothing to finish.
+      if (this.stopping) this.kill();
+      else this.slots[spec.slot].child.send({ type: 'start', spec } satisfies ToClient);
+    } catch {
+      // It died before it was ready; its exit handler has recorded that and carries on from there.
+    }
   }
 
   signal(slot: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
@@ -90,11 +174,12 @@ export class ClientPool {
 
   /** Ask every client to finish its step and exit; after `graceMs`, resume and kill the stragglers. */
   async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
     for (const c of this.clients) this.signal(c.slot, 'SIGCONT');
-    for (const child of this.children) {
-      if (child.connected) child.send({ type: 'stop' } satisfies ToClient, () => {});
+    for (const s of this.slots) {
+      if (s.child.connected) s.child.send({ type: 'stop' } satisfies ToClient, () => {});
     }
-    const all = Promise.all(this.exitPromises);
+    const all = Promise.all(this.slots.map((s) => s.exited));
     if (await Promise.race([all.then(() => true), sleep(graceMs).then(() => false)])) return;
     this.kill();
     await all;
@@ -102,6 +187,7 @@ export class ClientPool {
 
   /** SIGCONT before SIGKILL: a stopped process does die of SIGKILL, but its pending IPC would be lost anyway. */
   kill(): void {
+    this.stopping = true;
     for (const c of this.clients) {
       if (c.exited) continue;
       try {
@@ -111,5 +197,15 @@ export class ClientPool {
         // gone
       }
     }
+  }
+}
+
+/** The last `n` non-empty lines of a client's log (its stdout and stderr go there). */
+function lastLines(file: string, n: number): string[] {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    return text.split('\n').filter((l) => l.trim() !== '').slice(-n).map((l) => l.slice(0, 300));
+  } catch {
+    return [];
   }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { FAULT_NAMES, type FaultName } from '../nemesis/fault-names.ts';
 import { BUILTIN_LOCKS, isPluginPath } from '../workloads/lock-names.ts';
+import { DEFAULT_MIN_WRITES } from '../checkers/check-run.ts';
 import { HarnessError } from './errors.ts';
 import { MAX_RERUNS } from './oracle.ts';
 
@@ -33,6 +34,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'ttl', kind: 'int', default: 2000, min: 100, max: 600_000, help: 'lock TTL / lease / session timeout in ms' },
   { name: 'think', kind: 'int', default: 100, min: 0, max: 600_000, help: 'ms a client spends between its read and its write' },
   { name: 'accounts', kind: 'int', default: 1, min: 1, max: 1000, help: 'accounts (lock keys) the clients spread over' },
+  { name: 'min-writes', kind: 'int', default: DEFAULT_MIN_WRITES, min: 0, max: 1_000_000, help: 'committed writes (by ≥ 2 clients when --concurrency ≥ 2) a run needs to be VALID; fewer → unknown (exit 2)' },
   { name: 'fencing', kind: 'bool', default: false, help: 'writes carry the lock\'s fencing token; the resource refuses stale tokens' },
   { name: 'watchdog', kind: 'bool', default: false, help: 'redis/redlock: renew every TTL/3, skip the write when a renewal fails (Redisson-style)' },
   { name: 'pause', kind: 'int', defaultText: '1.5 × ttl', min: 1, max: 600_000, help: 'ms a pause fault keeps its target stopped' },
@@ -72,6 +74,8 @@ export interface Config {
   ttlMs: number;
   thinkMs: number;
   accounts: number;
+  /** Committed writes a VALID needs (and, with concurrency ≥ 2, by two distinct clients); else unknown. */
+  minWrites: number;
   fencing: boolean;
   watchdog: boolean;
   pauseMs: number;
@@ -228,6 +232,7 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
     ttlMs,
     thinkMs: get<number>('think'),
     accounts: get<number>('accounts'),
+    minWrites: get<number>('min-writes'),
     fencing,
     watchdog,
     pauseMs: values.has('pause') ? (values.get('pause') as number) : Math.round(1.5 * ttlMs),

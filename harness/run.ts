@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalRead } from './history/bank.ts';
 import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import type { RunResults } from '../checkers/run-results.ts';
+import { describeTokenViolation, type TokenOrderResult } from '../checkers/token-order.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { createNemesis, defaultFaults } from '../nemesis/create-nemesis.ts';
 import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
@@ -16,11 +17,12 @@ import { Resource, setupResource, type WriteMode } from '../workloads/resource.t
 import type { LockStrategy } from '../workloads/strategy.ts';
 import type { ClusterSpec } from './backends/cluster.ts';
 import { createCluster, hostRequirements } from './backends/create-cluster.ts';
-import { ClientPool } from './client-pool.ts';
+import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import { Journal } from './history/journal.ts';
 import { readHistory } from './history/reader.ts';
+import { sealInTimeOrder } from './history/time-order.ts';
 import type { Op } from './history/op.ts';
 import type { Config } from './options.ts';
 import { PidRegistry } from './pid-registry.ts';
@@ -30,6 +32,7 @@ import { createRunDir, writeJson } from './results-store.ts';
 import type { Shutdown } from './shutdown.ts';
 import { libraryVersions, serverVersions } from './versions.ts';
 import { LiveStats } from './live-stats.ts';
+import { replayCommand } from './replay-command.ts';
 
 export interface RunOutcome {
   exitCode: ExitCode;
@@ -181,7 +184,13 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
     seed: (config.seed * 31 + slot) >>> 0,
     stepTimeoutMs: acquireTimeoutMs + 2000,
   }));
-  const pool = new ClientPool(runDir, pids, (op) => journal.append(op), clocks ? (slot) => clocks.env(`client-${slot}`) : undefined);
+  const pool = new ClientPool(
+    runDir,
+    pids,
+    (op, at) => (at === undefined ? journal.append(op) : journal.appendStamped(op, at)),
+    clocks ? (slot) => clocks.env(`client-${slot}`) : undefined,
+    log,
+  );
   const stopClients = shutdown.add('stop clients', () => pool.kill());
 
   const nemesis = createNemesis({ config, faults, cluster, clients: pool, proxies, journal, clocks, log });
@@ -196,7 +205,14 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   const abort = new AbortController();
   const nemesisDone = nemesis.run(abort.signal).catch((err) => log(`fencepost: nemesis failed: ${(err as Error).message}`));
   const progress = setInterval(() => stats.print(), stats.tty ? 1000 : 10_000);
-  await sleep(config.timeLimitS * 1000);
+  // A run whose clients all kept dying has nothing left to measure: end it rather than wait out the limit.
+  const limit = new AbortController();
+  const timeUp = sleep(config.timeLimitS * 1000, false, { signal: limit.signal }).catch(() => false);
+  const endedEarly = await Promise.race([timeUp, pool.allGaveUp.then(() => true)]);
+  limit.abort();
+  if (endedEarly) {
+    log(`fencepost: every client died ${MAX_CLIENT_DEATHS} times; ending the run early (see logs/client-<n>.log)`);
+  }
   clearInterval(progress);
   stats.print(true);
 
@@ -218,6 +234,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
     await resource.close();
   }
   await closeJournal.run();
+  sealInTimeOrder(path.join(runDir, 'history.jsonl'));
   await closeProxies.run();
   await stopCluster.run();
   await disposeClocks.run();
@@ -248,9 +265,12 @@ async function writeReports(runDir: string, resultsDir: string, log: (l: string)
 function summary(config: Readonly<Config>, runDir: string, r: RunResults): string {
   const verdict = r.valid === true ? 'VALID' : r.valid === false ? 'INVALID' : 'UNKNOWN';
   const q = r.latency.acquire;
+  const head = `--lock=${config.lock}${config.fencing ? ' --fencing' : ''}  seed ${config.seed}`;
+  // An unknown verdict leads with why: "UNKNOWN  no progress: 0 writes committed; 14 acquires timed out".
+  const [why, ...moreWhy] = r.unknownReasons;
   const lines = [
     '',
-    `  ${verdict}  --lock=${config.lock}${config.fencing ? ' --fencing' : ''}  seed ${config.seed}${(r.unknownReasons ?? []).length ? `  — ${r.unknownReasons.join('; ')}` : ''}`,
+    ...(why !== undefined && r.valid === 'unknown' ? [`  ${verdict}  ${why}`, ...moreWhy.map((w) => `  also: ${w}`), `  ${head}`] : [`  ${verdict}  ${head}`]),
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
     `  lost updates: ${r.lostUpdates}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps}   faults: ${r.faults.length}`,
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
@@ -260,7 +280,9 @@ function summary(config: Readonly<Config>, runDir: string, r: RunResults): strin
   for (const l of r.lostUpdateDetails.slice(0, 3)) {
     lines.push(`  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`);
   }
-  lines.push(`  run dir: ${runDir}`, `  report:  ${path.join(runDir, 'report.html')}`, `  replay:  npm run jepsen -- ${[...config.argv.filter((a) => !a.startsWith('--seed')), `--seed=${config.seed}`].join(' ')}`, '');
+  const tokenOrder = r.checkers['token-order'] as Partial<TokenOrderResult> | undefined;
+  for (const v of tokenOrder?.violations?.slice(0, 3) ?? []) lines.push(`  token: ${describeTokenViolation(v)}`);
+  lines.push(`  run dir: ${runDir}`, `  report:  ${path.join(runDir, 'report.html')}`, `  replay:  ${replayCommand(config)}`, '');
   return lines.join('\n');
 }
 

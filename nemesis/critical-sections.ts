@@ -10,8 +10,10 @@ export interface CriticalSection {
   /** History process id. */
   process: number;
   account: number;
-  /** Journal index of the `read` ok that opened the section. */
+  /** Journal index of the `read` ok that opened the section (arrival order: the history is re-sorted by time later). */
   readIndex: number;
+  /** That read's `time` (ns, the client's own stamp): what names the op once the history is in time order. */
+  readTime: number;
   /** Journal index of this process's last `acquire` ok (-1 if none was seen: strategy without acquire?). */
   acquireIndex: number;
 }
@@ -49,6 +51,7 @@ export class CriticalSections {
       process: op.process,
       account: (op.value as AccountRef).account,
       readIndex: op.index,
+      readTime: op.time,
       acquireIndex: this.lastAcquire.get(op.process) ?? -1,
     };
     const i = this.waiters.findIndex((w) => w.accept(section));

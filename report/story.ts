@@ -574,10 +574,13 @@ export function headline(results: Partial<RunResults>, all: readonly Finding[]):
   if (confirmed > 0) parts.push(plural(confirmed, 'confirmed lock overlap'));
   const fences = all.filter((f) => f.kind === 'fencing-violation').length;
   if (fences > 0) parts.push(plural(fences, 'fencing violation'));
+  const tokenViolations = results.checkers?.['token-order']?.violations;
+  if (Array.isArray(tokenViolations) && tokenViolations.length > 0) parts.push(plural(tokenViolations.length, 'token-order violation'));
   if (all.some((f) => f.kind === 'linearizability')) parts.push('not linearizable');
   if (results.valid === false) return parts.length > 0 ? parts.join(', ') : 'a checker found the history invalid';
   if (results.valid === 'unknown') {
-    // The run's own reasons first (a targeted fault that never hit), then checkers that could not decide.
+    // The run's own reasons first (no progress, a targeted fault that never hit…): they say why nothing was
+    // proven; then the checkers that could not decide.
     const why = [...(Array.isArray(results.unknownReasons) ? results.unknownReasons.map(String) : []), ...all.filter((f) => f.kind === 'undecided').map((f) => f.title)];
     return `undecided${why.length ? `: ${why.join('; ')}` : ''}${parts.length ? ` (${parts.join(', ')})` : ''}`;
   }

@@ -1,4 +1,5 @@
 import type { Config } from '../harness/options.ts';
+import { replayCommand } from '../harness/replay-command.ts';
 
 /**
  * `test.json` as a report reads it. The run orchestrator writes `{ argv, seed, config, versions, startedAt, lock }`;
@@ -43,28 +44,9 @@ export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJ
   };
 }
 
-function shellQuote(arg: string): string {
-  return /^[A-Za-z0-9_\-=.,/:@%+]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * The command that replays this run: its own argv with the seed it actually used, even when the user let the
- * harness choose one (fast-check's rule: a failure prints what replays it).
- */
+/** The command that replays this run (see harness/replay-command.ts, which the console's summary uses too). */
 export function rerunCommand(test: TestJson): string {
-  const args: string[] = [];
-  for (let i = 0; i < test.argv.length; i++) {
-    const a = test.argv[i];
-    if (a.startsWith('--seed=')) continue;
-    if (a === '--seed') {
-      i++;
-      continue;
-    }
-    args.push(a);
-  }
-  if (!args.some((a) => a === '--lock' || a.startsWith('--lock=')) && test.lock !== 'unknown') args.unshift(`--lock=${test.lock}`);
-  if (test.seed !== null) args.push(`--seed=${test.seed}`);
-  return ['npm run jepsen --', ...args.map(shellQuote)].join(' ');
+  return replayCommand(test);
 }
 
 /** The faults a run asked for, as a person would name them. */

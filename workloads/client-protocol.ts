@@ -18,6 +18,11 @@ export interface ClientSpec {
   seed: number;
   /** A step that hasn't answered after this long is recorded as `info` and the client moves on as a new process. */
   stepTimeoutMs: number;
+  /**
+   * Process ids start at `slot + concurrency × generation`: 0 for a slot's first process; a client restarted
+   * after its process died continues past the ids its predecessor used (Jepsen's rule for `info`).
+   */
+  generation?: number;
 }
 
 /**
@@ -27,4 +32,9 @@ export interface ClientSpec {
 export const WATCHDOG_PROCESS_OFFSET = 100_000;
 
 export type ToClient = { type: 'start'; spec: ClientSpec } | { type: 'stop' };
-export type FromClient = { type: 'ready' } | { type: 'op'; op: OpInput } | { type: 'stopped' } | { type: 'log'; line: string };
+/**
+ * `at`: when the op happened, as the client's `process.hrtime.bigint()` (CLOCK_MONOTONIC, shared by every process
+ * on the host and never shifted by our clock shim, which only touches CLOCK_REALTIME) in decimal: JSON has no
+ * bigint, and a double loses nanoseconds after ~104 days of uptime.
+ */
+export type FromClient = { type: 'ready' } | { type: 'op'; op: OpInput; at: string } | { type: 'stopped' } | { type: 'log'; line: string };

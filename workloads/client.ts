@@ -1,7 +1,8 @@
 /**
  * A client of the bank workload, one OS process per client so the nemesis can SIGSTOP exactly one holder while
  * the others run. It loops: acquire → read → think → write → release, reporting every step to the harness over
- * IPC; the harness stamps and journals them. Started by the harness with `fork`, never by hand.
+ * IPC with its own monotonic time stamp (taken just before the call and right after it returns: an IPC message
+ * can arrive late, the stamp cannot); the harness journals them. Started by the harness with `fork`, never by hand.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AcquireOk, ReadOk, WriteValue } from '../harness/history/bank.ts';
@@ -12,6 +13,13 @@ import { LockNotAcquired, seededRandom, type Lease, type LockClient, type LockSt
 
 function send(msg: FromClient): void {
   process.send?.(msg);
+}
+
+/** Now on CLOCK_MONOTONIC, the clock the harness's journal measures from. */
+const stamp = (): bigint => process.hrtime.bigint();
+
+function sendOp(op: OpInput, at: bigint = stamp()): void {
+  send({ type: 'op', op, at: at.toString() });
 }
 
 class StepTimeout extends Error {
@@ -30,12 +38,12 @@ let stopping = false;
 async function main(spec: ClientSpec): Promise<void> {
   const strategy = (await import(spec.strategyUrl)).default as LockStrategy;
   const random = seededRandom(spec.seed);
-  let generation = 0;
+  let generation = spec.generation ?? 0;
   const pid = () => spec.slot + spec.concurrency * generation;
   // One object, not two `let`s: closures below replace the connections, and TS's narrowing can't see that.
   const conn: { lock: LockClient | null; resource: Resource | null } = { lock: null, resource: null };
 
-  const op = (o: Omit<OpInput, 'process'>) => send({ type: 'op', op: { ...o, process: pid() } });
+  const op = (o: Omit<OpInput, 'process'>, at?: bigint) => sendOp({ ...o, process: pid() }, at);
 
   /** An unknown outcome: the old connections may still have the op in flight, so abandon them (Jepsen's rule). */
   const crashed = () => {
@@ -49,10 +57,17 @@ async function main(spec: ClientSpec): Promise<void> {
 
   const connect = async () => {
     while (!stopping && (!conn.lock || !conn.resource)) {
+      const what = conn.lock ? 'resource' : 'lock';
+      const invokedAt = stamp();
       try {
         conn.lock ??= await withTimeout(strategy.connect(spec.ctx), spec.stepTimeoutMs, 'connect');
         conn.resource ??= await withTimeout(Resource.connect(spec.pg), spec.stepTimeoutMs, 'connect');
       } catch (err) {
+        // Recorded only when it fails, so a run that never connects says why instead of ending with no ops.
+        // Nothing was done to the data: `fail`. Both stamps are the real ones, though sent together.
+        const failedAt = stamp();
+        op({ type: 'invoke', f: 'connect', value: { what } }, invokedAt);
+        op({ type: 'fail', f: 'connect', value: { what }, error: (err as Error).message }, failedAt);
         send({ type: 'log', line: `client ${spec.slot}: connect failed (${(err as Error).message}); retrying` });
         await sleep(200);
       }
@@ -64,7 +79,8 @@ async function main(spec: ClientSpec): Promise<void> {
     op({ type: 'invoke', f, value });
     try {
       const r = await withTimeout(fn(), spec.stepTimeoutMs, f);
-      op({ f, ...complete(r) });
+      const doneAt = stamp();
+      op({ f, ...complete(r) }, doneAt);
       return r;
     } catch (err) {
       if (err instanceof LockNotAcquired) {
@@ -99,15 +115,15 @@ async function main(spec: ClientSpec): Promise<void> {
       const wdProcess = WATCHDOG_PROCESS_OFFSET + pid();
       watchdog = setInterval(() => {
         if (lost) return;
-        send({ type: 'op', op: { process: wdProcess, type: 'invoke', f: 'renew', value: { account, token: lease.token } } });
+        sendOp({ process: wdProcess, type: 'invoke', f: 'renew', value: { account, token: lease.token } });
         l.renew!(lease).then(
           (ok) => {
             if (!ok) lost = true;
-            send({ type: 'op', op: { process: wdProcess, type: ok ? 'ok' : 'fail', f: 'renew', value: { account }, ...(ok ? {} : { error: 'lock-lost' }) } });
+            sendOp({ process: wdProcess, type: ok ? 'ok' : 'fail', f: 'renew', value: { account }, ...(ok ? {} : { error: 'lock-lost' }) });
           },
           (err) => {
             lost = true;
-            send({ type: 'op', op: { process: wdProcess, type: 'fail', f: 'renew', value: { account }, error: (err as Error).message } });
+            sendOp({ process: wdProcess, type: 'fail', f: 'renew', value: { account }, error: (err as Error).message });
           },
         );
       }, Math.max(1, Math.floor(spec.ctx.ttlMs / 3)));

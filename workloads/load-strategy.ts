@@ -31,6 +31,13 @@ export async function loadStrategy(lock: string): Promise<LockStrategy> {
     if (!['monotonic', 'version', 'none'].includes(s.token as string)) problems.push("`token` must be 'monotonic', 'version' or 'none'");
     if (typeof s.connect !== 'function') problems.push('`connect(ctx)` must be a function');
   }
+  // 'version' means "the resource's own version check is the fence": with it the harness switches the resource
+  // to compare-and-set on the version column, so the lock under test would be judged by a fence it never built.
+  if (s && typeof s === 'object' && s.token === 'version' && !(BUILTIN_LOCKS as readonly string[]).includes(lock)) {
+    problems.push(
+      "`token: 'version'` is reserved for the built-in postgres strategy, whose row version is the fence (the resource then checks versions instead of your lock); declare 'monotonic' if your lease carries a token that grows from each holder to the next, else 'none'",
+    );
+  }
   if (problems.length) {
     throw new HarnessError('bad-arguments', `--lock=${lock} is not a LockStrategy: ${problems.join('; ')}.`, { hint: 'see README, "Your own lock strategy", for a complete example' });
   }

@@ -9,8 +9,11 @@ export function monotonicNs(origin: bigint): number {
 /**
  * Append-only `history.jsonl`. Each op is written with one write(2) as it happens, so a crash of the harness
  * keeps every op before it (the kernel has the bytes; we don't fsync per op — an OS crash is not a failure
- * mode we test, and fsync per op would cost more than the ops). `index` and `time` are assigned here, in
- * arrival order, so index order and time order agree.
+ * mode we test, and fsync per op would cost more than the ops). `index` is assigned here, in arrival order.
+ * `time` is where the op happened: a client's ops carry the client's own CLOCK_MONOTONIC stamps
+ * (`appendStamped`), the harness's and the nemesis's are stamped on append. A message that arrives late thus
+ * keeps its true time, and arrival order can differ from time order; `sealInTimeOrder` (time-order.ts) puts the
+ * file in time order once the run is over, before anything checks it.
  */
 export class Journal {
   private fd: number | null;
@@ -33,6 +36,16 @@ export class Journal {
     if (this.fd !== null) fs.writeSync(this.fd, `${JSON.stringify(op)}\n`);
     for (const l of this.listeners) l(op as Op);
     return op;
+  }
+
+  /** An op stamped elsewhere on the host: `at` is that process's `process.hrtime.bigint()` (CLOCK_MONOTONIC). */
+  appendStamped<V>(input: OpInput<V>, at: bigint): Op<V> {
+    return this.append({ ...input, time: this.sinceOrigin(at) });
+  }
+
+  /** Nanoseconds from this run's origin to a CLOCK_MONOTONIC reading taken by any process on this host. */
+  sinceOrigin(at: bigint): number {
+    return Number(at - this.origin);
   }
 
   /** Called synchronously for every op after it is on disk: the nemesis aims with this, the progress line counts. */

@@ -17,7 +17,11 @@ export type ProcessId = number | 'nemesis' | 'harness';
 export interface Op<V = unknown> {
   /** Position in the journal, 0-based, dense. */
   index: number;
-  /** Nanoseconds since the run started, from a monotonic clock of the harness (not any client's wall clock). */
+  /**
+   * Nanoseconds since the run started on the host's monotonic clock (CLOCK_MONOTONIC, which every process on the
+   * host shares and no clock fault touches), stamped where the op happened: by a client just before it calls and
+   * just after the call returns, so the recorded interval contains the real one.
+   */
   time: number;
   process: ProcessId;
   type: OpType;

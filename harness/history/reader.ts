@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { CLIENT_EXIT_NOTE } from './client-exit.ts';
 import type { Op, ProcessId } from './op.ts';
 
 export interface HistoryProblem {
@@ -37,7 +38,8 @@ export function readHistory(file: string): ParsedHistory {
 
 /**
  * The journal's invariants: indexes dense and increasing, no completion without an open invoke of the same
- * process and f, no second invoke while one is open. Nemesis records (type `info` without an invoke) are exempt.
+ * process and f, no second invoke while one is open. Nemesis records and client-exit notes (type `info`
+ * without an invoke) are exempt.
  */
 export function validateHistory(ops: readonly Op[]): HistoryProblem[] {
   const problems: HistoryProblem[] = [];
@@ -45,6 +47,8 @@ export function validateHistory(ops: readonly Op[]): HistoryProblem[] {
   ops.forEach((op, i) => {
     if (op.index !== i) problems.push({ index: op.index, problem: `index ${op.index} at position ${i}` });
     if (op.process === 'nemesis') return;
+    // A client that died with nothing open leaves a bare note, not a completion (see client-exit.ts).
+    if (op.f === CLIENT_EXIT_NOTE && op.type === 'info') return;
     const pending = open.get(op.process);
     if (op.type === 'invoke') {
       if (pending) problems.push({ index: op.index, problem: `process ${op.process} invoked ${op.f} while its ${pending.f} (index ${pending.index}) is still open` });

@@ -1,5 +1,5 @@
 import type { ClusterNode } from '../../harness/backends/node.ts';
-import { aimAt, type FaultAim } from '../fault-aim.ts';
+import { aimAt, strikeNow, type FaultAim, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster, leaderOf, lockServers } from '../lock-servers.ts';
 import { clockNote } from './clock-note.ts';
@@ -36,26 +36,26 @@ export const clock: FaultExecutor = {
       if (!found || ctx.signal.aborted) return null;
       targets = found.victims;
       for (const t of targets) clocks.set(t.name, offsetMs);
-      aim = aimAt(found.section, ctx.journal.size, { struck: targets.map((t) => t.name), keysOn: found.keysOn, needed: found.needed });
+      aim = aimAt(found.section, strikeNow(ctx.journal), { struck: targets.map((t) => t.name), keysOn: found.keysOn, needed: found.needed });
       evidence = { keys: found.keys, holder: `p${found.section.process}`, holding: found.holding.map((n) => n.name) };
     } else {
       // Every member of a consensus service (and Postgres) stores every key: the leader's clock is the one that
       // could matter. Found first, then moved synchronously as a client enters its critical section.
       const servers = lockServers(ctx.config.lock, ctx.cluster, ctx.pair);
       const target = ((await leaderOf(servers)) ?? servers[0]).node;
-      let atIndex = 0;
+      let strike: Strike = { atIndex: 0, atTime: 0 };
       const section = await ctx.sections.next(
         ctx.signal,
         deadline - performance.now(),
         (s) => !ctx.clients.clients[s.slot]?.paused,
         () => {
           clocks.set(target.name, offsetMs);
-          atIndex = ctx.journal.size;
+          strike = strikeNow(ctx.journal);
         },
       );
       if (!section) return null;
       targets = [target];
-      aim = aimAt(section, atIndex, { struck: [target.name] });
+      aim = aimAt(section, strike, { struck: [target.name] });
       evidence = { holder: `p${section.process}` };
     }
     const note = clockNote(targets.map((t) => t.kind));

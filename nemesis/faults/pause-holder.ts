@@ -1,4 +1,4 @@
-import { aimAt } from '../fault-aim.ts';
+import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 
 /** How long pause-holder waits for some client to enter its critical section before giving up this turn. */
@@ -19,7 +19,7 @@ export const pauseHolder: FaultExecutor = {
   async start(ctx) {
     const { clients, config } = ctx;
     let pid = 0;
-    let atIndex = 0;
+    let strike: Strike = { atIndex: 0, atTime: 0 };
     const section = await ctx.sections.next(
       ctx.signal,
       AIM_TIMEOUT_MS,
@@ -27,13 +27,13 @@ export const pauseHolder: FaultExecutor = {
       (s) => {
         pid = clients.clients[s.slot].pid;
         clients.signal(s.slot, 'SIGSTOP');
-        atIndex = ctx.journal.size;
+        strike = strikeNow(ctx.journal);
       },
     );
     if (!section) return null;
     return {
       targets: [`client p${section.process} (pid ${pid})`],
-      params: { durationMs: config.pauseMs, ttlMs: config.ttlMs, slot: section.slot, account: section.account, readIndex: section.readIndex, aim: aimAt(section, atIndex) },
+      params: { durationMs: config.pauseMs, ttlMs: config.ttlMs, slot: section.slot, account: section.account, readIndex: section.readIndex, aim: aimAt(section, strike) },
       holdMs: config.pauseMs,
       async heal() {
         clients.signal(section.slot, 'SIGCONT');

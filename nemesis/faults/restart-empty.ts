@@ -1,4 +1,4 @@
-import { aimAt } from '../fault-aim.ts';
+import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster } from '../lock-servers.ts';
 import { nextKeyHolders } from './key-holders.ts';
@@ -40,7 +40,7 @@ export const restartEmpty: FaultExecutor = {
     }
     const { section, holding, keys, keysOn, victims, needed } = found;
     await Promise.all(victims.map((v) => v.kill()));
-    const atIndex = ctx.journal.size;
+    const strike = strikeNow(ctx.journal);
     for (const v of victims) {
       ctx.down.add(v);
       if (!keepData) v.wipe();
@@ -57,7 +57,7 @@ export const restartEmpty: FaultExecutor = {
         ttlMs: config.ttlMs,
         persistence: config.redisPersistence,
         wiped: !keepData,
-        aim: aimAt(section, atIndex, { struck: victims.map((v) => v.name), keysOn, needed }),
+        aim: aimAt(section, strike, { struck: victims.map((v) => v.name), keysOn, needed }),
       },
       note: keepData ? 'killed and restarted with its AOF (appendfsync always): the lock keys come back' : undefined,
       holdMs: config.restartDelayMs,

@@ -1,0 +1,82 @@
+import type { Op } from '../harness/history/op.ts';
+import { CLIENT_EXIT_NOTE, clientExitOf, type ClientExit } from '../harness/history/client-exit.ts';
+import { finalReads } from './ledger.ts';
+
+/**
+ * What a run got done, from its history alone. A run that committed nothing never had a chance to lose an
+ * update: its checkers pass vacuously, so its verdict must not be VALID (see unknown-reasons.ts).
+ */
+export interface Progress {
+  /** Writes the resource committed: its ledger's rows, or the clients' ok writes where there is no final read. */
+  committedWrites: number;
+  /** Client slots (0-based) with at least one committed write, ascending. */
+  writers: number[];
+  acquires: { ok: number; notAcquired: number; timedOut: number; unknown: number };
+  /** `connect` ops that failed: the strategy's connect threw or timed out. */
+  connectFailures: number;
+  lastConnectError?: string;
+  /** Client processes that died under the harness, and how many slots stopped being restarted. */
+  clientExits: number;
+  slotsGaveUp: number;
+  lastExit?: ClientExit;
+}
+
+/**
+ * `concurrency` maps a history process id back to its client slot (process = slot + concurrency × generation,
+ * see workloads/client.ts); without it each process id counts as its own writer.
+ */
+export function progressOf(history: Op[], concurrency?: number): Progress {
+  const slotOf = (process: number) => (concurrency ? process % concurrency : process);
+  const ledgers = finalReads(history);
+  const writers = new Set<number>();
+  let committedWrites = 0;
+  for (const { value } of ledgers.values()) {
+    // A malformed final read (no ledger) is the lost-updates checker's to report; here it just counts nothing.
+    for (const row of Array.isArray(value.ledger) ? value.ledger : []) {
+      if (row.account !== value.account) continue;
+      committedWrites++;
+      writers.add(slotOf(row.process));
+    }
+  }
+
+
+  const acquires = { ok: 0, notAcquired: 0, timedOut: 0, unknown: 0 };
+  const progress: Progress = { committedWrites, writers: [], acquires, connectFailures: 0, clientExits: 0, slotsGaveUp: 0 };
+  const open = new Map<Op['process'], Op>();
+  for (const op of history) {
+    if (typeof op.process !== 'number') continue;
+    const exit = clientExitOf(op);
+    if (exit) {
+      progress.clientExits++;
+      if (exit.gaveUpAfter !== undefined) progress.slotsGaveUp++;
+      progress.lastExit = exit;
+    }
+    if (op.type === 'invoke') {
+      open.set(op.process, op);
+      continue;
+    }
+    const invoke = open.get(op.process);
+    if (!invoke || op.f === CLIENT_EXIT_NOTE) continue;
+    open.delete(op.process);
+    if (invoke.f === 'connect' && op.type !== 'ok') {
+      progress.connectFailures++;
+      if (op.error) progress.lastConnectError = op.error;
+    }
+    if (invoke.f === 'write' && op.type === 'ok') {
+      // Accounts the harness could not read at the end: the clients' ok writes are the best record left.
+      const account = (op.value as { account?: number } | null)?.account;
+      if (typeof account === 'number' && !ledgers.has(account)) {
+        progress.committedWrites++;
+        writers.add(slotOf(op.process));
+      }
+    }
+    if (invoke.f !== 'acquire') continue;
+    if (op.type === 'ok') acquires.ok++;
+    else if (op.type === 'fail') acquires.notAcquired++;
+    else if (op.error === 'timeout') acquires.timedOut++;
+    else acquires.unknown++;
+  }
+  for (const invoke of open.values()) if (invoke.f === 'acquire') acquires.unknown++;
+  progress.writers = [...writers].sort((a, b) => a - b);
+  return progress;
+}

@@ -1,0 +1,25 @@
+/**
+ * The command that replays a run: its own argv with the seed it actually used, even when the user let the
+ * harness choose one (fast-check's rule: a failure prints what replays it). The console's closing summary and
+ * the report both print it, so it has one owner: a `--seed 5` (space form) once came out of the console as
+ * `… 5 --seed=5`, which the CLI refuses.
+ */
+export function replayCommand(run: { argv: readonly string[]; lock: string; seed: number | null }): string {
+  const args: string[] = [];
+  for (let i = 0; i < run.argv.length; i++) {
+    const a = run.argv[i];
+    if (a.startsWith('--seed=')) continue;
+    if (a === '--seed') {
+      i++;
+      continue;
+    }
+    args.push(a);
+  }
+  if (!args.some((a) => a === '--lock' || a.startsWith('--lock=')) && run.lock !== 'unknown') args.unshift(`--lock=${run.lock}`);
+  if (run.seed !== null) args.push(`--seed=${run.seed}`);
+  return ['npm run jepsen --', ...args.map(shellQuote)].join(' ');
+}
+
+function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_\-=.,/:@%+]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}

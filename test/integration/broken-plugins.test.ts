@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readHistory, validateHistory } from '../../harness/history/reader.ts';
+import { processesUnder, testResultsDir } from './processes.ts';
+
+/**
+ * Plugins that never make progress, or whose "monotonic" token is not, run through the real CLI against the
+ * real servers. A run that wrote nothing must not be VALID; a lock that breaks its token promise is INVALID.
+ */
+const CLI = path.resolve('harness/cli.ts');
+const results = testResultsDir('broken-plugins');
+const TIME_LIMIT_S = 5;
+const TTL_MS = 500;
+// The client's step timeout (acquire timeout 3 × TTL + 1 s, plus 2 s) bounds how long a stuck step can hold
+// the end of the run up; boot and teardown of Postgres add their own seconds on a shared 2-core machine.
+const STEP_TIMEOUT_S = (3 * TTL_MS + 1000 + 2000) / 1000;
+
+afterAll(() => {
+  const left = processesUnder(results);
+  for (const p of left) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  expect(left).toEqual([]);
+});
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}
+
+function cli(args: string[]): Promise<Exit> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, `--results=${results}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ code, stdout, stderr, seconds: (performance.now() - t0) / 1000 }));
+  });
+}
+
+const plugin = (name: string) => `--lock=./test/fixtures/plugins/${name}.ts`;
+const runDirOf = (stdout: string) => stdout.match(/run dir: (.*)/)![1].trim();
+const firstLine = (stdout: string) => stdout.split('\n').find((l) => l.trim() !== '')!.trim();
+
+describe('plugins that make no progress end unknown (exit 2), saying why', () => {
+  it.each([
+    ['never-settles', /^UNKNOWN {2}no progress: 0 writes committed; \d+ acquires? timed out/],
+    ['connect-throws', /^UNKNOWN {2}no progress: 0 writes committed; \d+ connects? failed \(last: connect-throws fixture: cannot reach the lock service\)/],
+    ['exits-in-acquire', /^UNKNOWN {2}no progress: 0 writes committed; .*client process exits?.*exited with code 7: exits-in-acquire fixture: exiting mid-acquire/],
+  ])('%s', async (name, reason) => {
+    const r = await cli([plugin(name), '--nemesis=none', `--time-limit=${TIME_LIMIT_S}`, `--ttl=${TTL_MS}`, '--concurrency=2', '--seed=3']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(firstLine(r.stdout)).toMatch(reason);
+    const dir = runDirOf(r.stdout);
+    const saved = JSON.parse(fs.readFileSync(path.join(dir, 'results.json'), 'utf8'));
+    expect(saved.valid).toBe('unknown');
+    expect(saved.unknownReasons[0]).toMatch(/^no progress: 0 writes committed/);
+    expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain('no progress: 0 writes committed');
+    // The clients' part of the run (first to last op) ends within the limit plus one step timeout.
+    expect(saved.durationMs / 1000).toBeLessThan(TIME_LIMIT_S + STEP_TIMEOUT_S + 1);
+    console.log(`${name}: exit ${r.code} after ${r.seconds.toFixed(1)} s wall, ${(saved.durationMs / 1000).toFixed(1)} s of history; ${saved.unknownReasons[0]}`);
+    const { ops } = readHistory(path.join(dir, 'history.jsonl'));
+    expect(validateHistory(ops)).toEqual([]);
+    if (name === 'exits-in-acquire') {
+      const exits = ops.filter((o) => o.error === 'client-exited');
+      expect(exits.length).toBeGreaterThan(1);
+      expect(exits[0].value).toMatchObject({ exit: { code: 7, lastLines: expect.arrayContaining(['exits-in-acquire fixture: exiting mid-acquire']) } });
+      // Restarted under new process ids: slot 0 as 0, 2, 4, … with --concurrency=2.
+      const slot0 = [...new Set(ops.filter((o) => typeof o.process === 'number' && o.process % 2 === 0).map((o) => o.process))];
+      expect(slot0.length).toBeGreaterThan(1);
+    }
+    expect(processesUnder(results)).toEqual([]);
+  });
+
+  it('clients that keep dying: every slot gives up, the run says so and ends long before its time limit', async () => {
+    const r = await cli([plugin('exits-in-acquire'), '--nemesis=none', '--time-limit=120', `--ttl=${TTL_MS}`, '--concurrency=2', '--seed=3']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toMatch(/also: clients kept dying: 10 client process exits; 2 of 2 client slot\(s\) gave up; last: client \d exited with code 7/);
+    expect(r.stderr).toMatch(/every client died 5 times; ending the run early/);
+    const saved = JSON.parse(fs.readFileSync(path.join(runDirOf(r.stdout), 'results.json'), 'utf8'));
+    expect(saved.progress).toMatchObject({ clientExits: 10, slotsGaveUp: 2 });
+    console.log(`exits-in-acquire, --time-limit=120: exit ${r.code} after ${r.seconds.toFixed(1)} s wall, ${(saved.durationMs / 1000).toFixed(1)} s of history`);
+    expect(r.seconds).toBeLessThan(60);
+    expect(processesUnder(results)).toEqual([]);
+  });
+});
+
+describe('token promises', () => {
+  it("a 'monotonic' token that does not grow from one holder to the next is INVALID, naming both acquires", async () => {
+    const r = await cli([plugin('client-counter-token'), '--fencing', '--nemesis=pause-holder', '--time-limit=8', `--ttl=${TTL_MS}`, '--concurrency=3', '--seed=5']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/checker token-order: false/);
+    expect(r.stdout).toMatch(/token: account 0: p\d+ acquire #\d+ token \d+ was invoked after p\d+ acquire #\d+ token \d+ had been granted, yet its token is (smaller|equal)/);
+    const saved = JSON.parse(fs.readFileSync(path.join(runDirOf(r.stdout), 'results.json'), 'utf8'));
+    expect(saved.valid).toBe(false);
+    const backwards = saved.checkers['token-order'].violations.filter((v: { kind: string }) => v.kind === 'backwards');
+    expect(backwards.length).toBeGreaterThan(0);
+    const v = backwards[0];
+    expect(BigInt(v.later.token) < BigInt(v.earlier.token)).toBe(true);
+    expect(v.earlier.process).not.toBe(v.later.process);
+  });
+
+  it("a plugin declaring token 'version' is refused (254) before anything starts", async () => {
+    const r = await cli([plugin('declares-version'), '--time-limit=1']);
+    expect(r.code).toBe(254);
+    expect(r.stderr).toMatch(/token: 'version'.*reserved for the built-in postgres strategy/);
+  });
+});
