@@ -74,6 +74,8 @@ export const delayWrite: FaultExecutor = {
           heldMs: Math.round(healedAt - heldSince),
           heldBytes,
         };
+        // The run ended during the hold: the write was delayed, but maybe for less than the TTL.
+        if (ctx.signal.aborted) params.cutShort = true;
         if (write.invoke) {
           params.writeIndex = write.invoke.index;
           // From the moment the harness saw the write invoked (the bytes left the client) to their release.
