@@ -46,7 +46,7 @@ export const delayWrite: FaultExecutor = {
     if (!section) return null;
 
     // The held process's write, as the harness sees it: invoked while held, and whether it completed meanwhile
-    // (a --watchdog client that lost its lease fails the write without sending it).
+    // (a --watchdog client that lost its lease fails the write without sending it; a step timeout gives up on it).
     const write: { invoke?: Op; invokedAt?: number; completed?: Op } = {};
     const unsubscribe = journal.onOp((op) => {
       if (op.process !== section.process || op.f !== 'write') return;
@@ -66,7 +66,9 @@ export const delayWrite: FaultExecutor = {
         const heldBytes: Record<string, number> = {};
         for (const [name, proxy] of routes) heldBytes[name] = proxy.counters().queuedToServer;
         for (const proxy of routes.values()) proxy.heal();
-        const hit = write.invoke !== undefined && write.completed === undefined && (heldBytes.pg ?? 0) > 0;
+        // A write that timed out while held (`info`, a --pause beyond the step timeout) still counts: its bytes
+        // are delivered now and may commit — that is what an unknown outcome means.
+        const hit = write.invoke !== undefined && (write.completed === undefined || write.completed.type === 'info') && (heldBytes.pg ?? 0) > 0;
         const params: Record<string, unknown> = {
           hit,
           process: section.process,
@@ -82,7 +84,7 @@ export const delayWrite: FaultExecutor = {
           params.writeHeldMs = Math.round(healedAt - write.invokedAt!);
         }
         const note = hit
-          ? `p${section.process}'s write (#${write.invoke!.index}) held ${params.writeHeldMs} ms, now delivered`
+          ? `p${section.process}'s write (#${write.invoke!.index}) held ${params.writeHeldMs} ms, now delivered${write.completed ? ` (the client gave up on it: ${write.completed.error})` : ''}`
           : write.invoke
             ? `p${section.process}'s write completed during the hold (${write.completed?.type}${write.completed?.error ? ` ${write.completed.error}` : ''}): not delayed`
             : `p${section.process} sent no write while held`;
