@@ -52,6 +52,19 @@ describe('faultHits', () => {
     expect(miss.shots[0].evidence).toBe('p0 had left its critical section (#4: write invoke) before the fault struck (at 4.5 ms)');
   });
 
+  it("delay-write: decided by its end record (the holder's write sent into the hold and still undelivered)", () => {
+    const endHit = { phase: 'end', targets: [], params: { hit: true, process: 0, account: 0, heldMs: 2900, writeIndex: 4 }, note: "p0's write (#4) held 2890 ms, now delivered" };
+    const endMiss = { phase: 'end', targets: [], params: { hit: false, process: 0, account: 0 }, note: 'p0 sent no write while held' };
+    const start = nemesis('delay-write', 'start', { process: 0, account: 0, readIndex: 3 });
+    const hit = faultHits(history(section(), start, write0(), { ...nemesis('delay-write', 'end'), value: endHit }, finalState()))['delay-write'];
+    expect(hit).toEqual({ fired: 1, hit: 1, shots: [{ index: 4, hit: true, evidence: "held p0's traffic on account 0: p0's write (#4) held 2890 ms, now delivered" }] });
+    const miss = faultHits(history(section(), start, { ...nemesis('delay-write', 'end'), value: endMiss }, write0(), finalState()));
+    expect(miss['delay-write']).toMatchObject({ fired: 1, hit: 0 });
+    expect(faultHitReasons(miss, ['delay-write'])[0]).toMatch(/^delay-write fired 1 time but never held the holder's write in flight \(first miss, #4: p0 sent no write while held\)/);
+    // A run that ended during the hold has no end record: not a hit.
+    expect(faultHits(history(section(), start, write0()))['delay-write'].shots[0]).toMatchObject({ hit: false });
+  });
+
   it('restart-empty on the nodes holding the key, in time, is a hit that names the keys', () => {
     const aim = { process: 0, account: 0, readIndex: 3, atIndex: 4, struck: ['redis[0]'], keysOn: { 'redis[0]': ['my:account-0'] }, needed: 1 };
     const hits = faultHits(history(section(), nemesis('restart-empty', 'start', { aim }, ['redis[0]']), write0(), finalState()));

@@ -7,7 +7,7 @@ import type { FaultAim } from '../nemesis/fault-aim.ts';
  * Redis ones, on the nodes that hold its key), or it tested nothing. The others (pause-client, partition, …)
  * strike at random on purpose and are only counted.
  */
-export const TARGETED_FAULTS = ['pause-holder', 'restart-empty', 'clock'] as const;
+export const TARGETED_FAULTS = ['pause-holder', 'restart-empty', 'clock', 'delay-write'] as const;
 
 /** One injection of a targeted fault (a `start` record) and what the history says it did. */
 export interface FaultShot {
@@ -75,6 +75,19 @@ function judge(start: Op, byIndex: Map<number, Op>, byProcess: Map<number, Op[]>
   return { index: start.index, hit: true, evidence: `${what} while ${p} was inside its critical section on account ${aim.account} (read #${read.index}, struck at ${strikeAt})${keys}` };
 }
 
+/**
+ * delay-write decides its hit when it heals — whether the holder's write was sent into the hold and was still
+ * undelivered when the hold ended — and says so in its `end` record (`hit`, the write's index, how long it was
+ * held): the history alone shows it, the client's `write` invoke and its late completion included.
+ */
+function judgeByEnd(start: Op, end: Op | undefined): FaultShot {
+  const params = isRecord(end?.value) && isRecord((end.value as Record<string, unknown>).params) ? ((end.value as Record<string, unknown>).params as Record<string, unknown>) : null;
+  const note = isRecord(end?.value) && typeof (end.value as Record<string, unknown>).note === 'string' ? String((end.value as Record<string, unknown>).note) : '';
+  if (!params) return { index: start.index, hit: false, evidence: 'no end record: the run ended before the hold was released' };
+  if (params.hit !== true) return { index: start.index, hit: false, evidence: note || 'the holder sent no write into the hold' };
+  return { index: start.index, hit: true, evidence: `held p${String(params.process)}'s traffic on account ${String(params.account)}: ${note}` };
+}
+
 /** Fired and hit counts per fault, from the `start` records of the nemesis in the history. Pure. */
 export function faultHits(history: readonly Op[]): Record<string, FaultHitCount> {
   const byIndex = new Map<number, Op>();
@@ -93,14 +106,24 @@ export function faultHits(history: readonly Op[]): Record<string, FaultHitCount>
     const count = (out[op.f] ??= { fired: 0, hit: isTargeted(op.f) ? 0 : null, shots: [] });
     count.fired++;
     if (!isTargeted(op.f)) continue;
-    const shot = judge(op, byIndex, byProcess);
+    const shot = op.f === 'delay-write' ? judgeByEnd(op, endOf(history, op)) : judge(op, byIndex, byProcess);
     count.shots.push(shot);
     if (shot.hit) count.hit!++;
   }
   return out;
 }
 
+/** The `end` record that closes the injection `start` (the next one of the same fault: a fault never overlaps itself). */
+function endOf(history: readonly Op[], start: Op): Op | undefined {
+  for (let i = history.indexOf(start) + 1; i < history.length; i++) {
+    const op = history[i];
+    if (op.process === 'nemesis' && op.f === start.f && (op.value as Partial<NemesisValue> | null)?.phase === 'end') return op;
+  }
+  return undefined;
+}
+
 const NEVER: Record<(typeof TARGETED_FAULTS)[number], string> = {
+  'delay-write': "held the holder's write in flight",
   'pause-holder': 'caught a holder inside its critical section',
   'restart-empty': 'killed the Redis nodes holding the lock key while its holder was inside its critical section',
   clock: 'jumped the clock of a node holding the lock while its holder was inside its critical section',

@@ -37,7 +37,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'min-writes', kind: 'int', default: DEFAULT_MIN_WRITES, min: 0, max: 1_000_000, help: 'committed writes (by ≥ 2 clients when --concurrency ≥ 2) a run needs to be VALID; fewer → unknown (exit 2)' },
   { name: 'fencing', kind: 'bool', default: false, help: 'writes carry the lock\'s fencing token; the resource refuses stale tokens' },
   { name: 'watchdog', kind: 'bool', default: false, help: 'redis/redlock: renew every TTL/3, skip the write when a renewal fails (Redisson-style)' },
-  { name: 'pause', kind: 'int', defaultText: '1.5 × ttl', min: 1, max: 600_000, help: 'ms a pause fault keeps its target stopped' },
+  { name: 'pause', kind: 'int', defaultText: '1.5 × ttl', min: 1, max: 600_000, help: 'ms a pause fault keeps its target stopped, and delay-write holds the holder\'s traffic' },
   { name: 'restart-delay', kind: 'int', default: 0, min: 0, max: 600_000, help: 'restart-empty, kill: ms a killed node stays down (Redlock spec: ≥ max TTL)' },
   { name: 'redis-persistence', kind: 'enum', default: 'none', choices: ['none', 'aof-always'], help: 'Redis persistence (aof-always = appendfsync always)' },
   { name: 'clock-offset', kind: 'int', default: 60, min: 1, max: 86_400, help: 'clock faults: seconds to jump' },

@@ -6,6 +6,7 @@ import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { describeTokenViolation, type TokenOrderResult } from '../checkers/token-order.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
+import { routeClientsAlone } from '../nemesis/client-routes.ts';
 import { createNemesis, defaultFaults } from '../nemesis/create-nemesis.ts';
 import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { PRIMARY_PROXY } from '../nemesis/failover-pair.ts';
@@ -184,6 +185,8 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
     seed: (config.seed * 31 + slot) >>> 0,
     stepTimeoutMs: acquireTimeoutMs + 2000,
   }));
+  // delay-write holds one client's traffic: each client then gets proxies of its own, chained before the shared ones.
+  if (faults.includes('delay-write')) await routeClientsAlone(specs, proxies);
   const pool = new ClientPool(
     runDir,
     pids,

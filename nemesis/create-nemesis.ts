@@ -2,6 +2,7 @@ import type { FaultExecutor } from './fault.ts';
 import type { FaultName } from './fault-names.ts';
 import { clockStrobe } from './faults/clock-strobe.ts';
 import { clock } from './faults/clock.ts';
+import { delayWrite } from './faults/delay-write.ts';
 import { failover } from './faults/failover.ts';
 import { kill } from './faults/kill.ts';
 import { latency } from './faults/latency.ts';
@@ -27,6 +28,7 @@ export const EXECUTORS: Record<FaultName, FaultExecutor> = {
   failover,
   partition,
   latency,
+  'delay-write': delayWrite,
 };
 
 /**

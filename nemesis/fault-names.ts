@@ -13,6 +13,7 @@ export const FAULTS = {
   failover: 'kill the Redis primary and promote its replica, losing unreplicated lock keys',
   partition: 'cut client↔server traffic through the harness\'s TCP proxies (connections hang)',
   latency: 'delay client↔server traffic through the harness\'s TCP proxies',
+  'delay-write': 'hold everything the client inside its critical section sends (its write included) in flight for --pause ms, then deliver it: the write arrives after the lease ran out',
 } as const;
 
 export type FaultName = keyof typeof FAULTS;

@@ -12,6 +12,8 @@ export interface NemesisRun {
   outcome: RunOutcome;
   /** The harness's log lines (progress, nemesis start/end, summary). */
   log: string[];
+  /** The whole history (read before the run's folder is removed). */
+  ops: Op[];
   /** Nemesis records from the run's history. */
   faults: Op<NemesisValue>[];
   /** Processes of this run still alive after runTest returned (must be none). */
@@ -36,7 +38,7 @@ export async function runNemesis(argv: string[]): Promise<NemesisRun> {
   if (!leftovers.length) fs.rmSync(dir, { recursive: true, force: true });
   const r = outcome.results;
   const summary = `${argv.join(' ')} → valid ${String(r.valid)}, lostUpdates ${r.lostUpdates}, staleWritesRejected ${r.staleWritesRejected}, faults ${r.faults.length}\n${log.filter((l) => l.includes('nemesis')).join('\n')}`;
-  return { outcome, log, faults, leftovers, summary };
+  return { outcome, log, ops: ops as Op[], faults, leftovers, summary };
 }
 
 /** Fault starts in a run's history. */

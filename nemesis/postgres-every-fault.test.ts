@@ -8,7 +8,7 @@ describe('--lock=postgres under every fault', () => {
     expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
     expect(run.outcome.exitCode, run.summary).toBe(0);
     const injected = new Set(run.faults.filter((o) => o.value.phase === 'start').map((o) => o.f));
-    for (const f of ['pause-holder', 'pause-client', 'pause-node', 'kill', 'clock', 'clock-strobe', 'partition', 'latency']) expect(injected, run.summary).toContain(f);
+    for (const f of ['pause-holder', 'pause-client', 'pause-node', 'kill', 'clock', 'clock-strobe', 'partition', 'latency', 'delay-write']) expect(injected, run.summary).toContain(f);
     for (const f of ['restart-empty', 'failover']) expect(run.log.some((l) => l.includes(`${f} does not apply`))).toBe(true);
     // Every start has its end: teardown left nothing faulted.
     expect(run.outcome.results.faults.every((f) => f.end !== null)).toBe(true);

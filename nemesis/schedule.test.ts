@@ -88,6 +88,7 @@ describe('the shortest useful run', () => {
     // Defaults: first fault at 1000 ms, pause 3000 ms (1.5 × TTL), 1000 ms for the resumed holder's write.
     expect(shortestUsefulRunS(['pause-holder'], { intervalMs: 3000, pauseMs: 3000 })).toBe(5);
     expect(shortestUsefulRunS(['clock', 'pause-client'], { intervalMs: 500, pauseMs: 1200 })).toBe(3); // 500 + 1200 + 1000
+    expect(shortestUsefulRunS(['delay-write'], { intervalMs: 3000, pauseMs: 3000 })).toBe(5); // the held write lands after the hold
   });
 
   it('asks nothing of faults that act at once', () => {

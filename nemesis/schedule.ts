@@ -30,8 +30,8 @@ export function firstDelayFor(intervalMs: number): number {
   return Math.min(intervalMs, 1000);
 }
 
-/** Faults whose effect only shows once the stopped process runs again (a paused holder writes after the pause). */
-const PAUSES: readonly FaultName[] = ['pause-holder', 'pause-client'];
+/** Faults whose effect only shows once the stopped process runs again (a paused holder writes after the pause), or once a held write arrives. */
+const PAUSES: readonly FaultName[] = ['pause-holder', 'pause-client', 'delay-write'];
 /** After a pause: the resumed holder still has to finish its write, and the checker needs the ops around it. */
 const AFTER_PAUSE_MS = 1000;
 

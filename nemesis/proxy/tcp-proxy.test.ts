@@ -100,6 +100,34 @@ describe('TcpProxy', () => {
     expect(raw.received()).toBe('$5\r\nfirst\r\n$6\r\nsecond\r\n');
   });
 
+  it('holds what clients send, counted and in order, while replies still flow; delivers it on heal', async () => {
+    const proxy = await startProxy(portA);
+    const raw = await rawConnect(proxy.port);
+    raw.socket.write('SUBSCRIBE news\r\n');
+    await raw.waitFor('subscribe\r\n$4\r\nnews\r\n:1\r\n');
+
+    proxy.holdToServer();
+    expect(proxy.mode).toEqual({ kind: 'hold-to-server' });
+    raw.socket.write('PING late\r\n');
+    await sleep(300);
+    expect(proxy.counters().queuedToServer).toBe('PING late\r\n'.length);
+    expect(raw.received()).not.toContain('pong');
+    // The server → client direction is open: a message published meanwhile reaches the subscriber.
+    await directA.publish('news', 'meanwhile');
+    await raw.waitFor('$9\r\nmeanwhile\r\n');
+
+    const held = await rawConnect(proxy.port); // a new connection is connected upstream, its bytes held too
+    held.socket.write('PING\r\n');
+    await sleep(200);
+    expect(held.received()).toBe('');
+    expect(proxy.counters().queuedToServer).toBe('PING late\r\n'.length + 'PING\r\n'.length);
+
+    proxy.heal();
+    await raw.waitFor('$4\r\npong\r\n$4\r\nlate\r\n');
+    await held.waitFor('+PONG\r\n');
+    expect(proxy.counters().queuedToServer).toBe(0);
+  });
+
   it('retargets new and held connections, and resets old ones so clients reconnect to the new target', async () => {
     const proxy = await startProxy(portA);
     const old = redis(proxy.port);

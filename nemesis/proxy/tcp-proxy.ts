@@ -9,6 +9,11 @@
  * senders' windows close as they would. Connections accepted during a partition are held without
  * an upstream connection until heal, when they connect to whatever the target is then.
  *
+ * A hold (`holdToServer`) is a one-way partition that keeps reading: whatever the client sends is queued, in
+ * order, and nothing of it reaches the server until heal; replies already on their way still reach the client.
+ * That is a request delayed in the network — it left the client, it arrives late — and the queue's size says
+ * how much was held.
+ *
  * Latency is one-way: each chunk is held `ms` in each direction, so a request/response costs 2 × ms.
  * A chunk's due time is fixed when it is read, and chunks leave in the order they came, so a later
  * chunk never overtakes an earlier one even when the latency is lowered or healed meanwhile.
@@ -19,6 +24,7 @@ import { performance } from 'node:perf_hooks';
 export type ProxyMode =
   | { readonly kind: 'forward' }
   | { readonly kind: 'partition' }
+  | { readonly kind: 'hold-to-server' }
   | { readonly kind: 'latency'; readonly ms: number };
 
 export interface ProxyCounters {
@@ -31,6 +37,8 @@ export interface ProxyCounters {
   readonly bytesToClient: number;
   /** Upstream connects that failed; the client's socket was closed each time, as a refusal would. */
   readonly upstreamFailures: number;
+  /** Bytes read from clients and not yet delivered to the server (a hold's catch, a latency's backlog). */
+  readonly queuedToServer: number;
 }
 
 export interface TcpProxyOptions {
@@ -85,7 +93,9 @@ export class TcpProxy {
   }
 
   counters(): ProxyCounters {
-    return { ...this.stats, open: this.links.size };
+    let queuedToServer = 0;
+    for (const link of this.links) queuedToServer += link.queuedToServer;
+    return { ...this.stats, open: this.links.size, queuedToServer };
   }
 
   /** Forward normally; bytes held by a partition go out at once, in order. */
@@ -96,6 +106,11 @@ export class TcpProxy {
   /** Stop forwarding both ways on every connection, open or new, until heal() or latency(). */
   partition(): void {
     this.setMode({ kind: 'partition' });
+  }
+
+  /** Queue everything clients send (open connections and new ones) until heal(); the server's replies flow. */
+  holdToServer(): void {
+    this.setMode({ kind: 'hold-to-server' });
   }
 
   /** Hold every chunk `ms` in each direction from now on. */
@@ -176,9 +191,13 @@ class Link {
     private readonly client: net.Socket,
     private readonly ctx: LinkContext,
   ) {
-    this.toServer = new Pipe(client, ctx.mode, (n) => ctx.delivered(true, n));
+    this.toServer = new Pipe(client, ctx.mode, (n) => ctx.delivered(true, n), true);
     client.on('error', () => this.destroy(false));
     client.on('close', (hadError) => this.socketClosed(hadError));
+  }
+
+  get queuedToServer(): number {
+    return this.toServer.queued;
   }
 
   modeChanged(): void {
@@ -223,7 +242,7 @@ class Link {
     upstream.once('connect', () => {
       connected = true;
       if (this.dead) return;
-      this.toClient = new Pipe(upstream, this.ctx.mode, (n) => this.ctx.delivered(false, n));
+      this.toClient = new Pipe(upstream, this.ctx.mode, (n) => this.ctx.delivered(false, n), false);
       this.toClient.attach(this.client);
       this.toServer.attach(upstream);
     });
@@ -243,6 +262,7 @@ class Pipe {
     private readonly source: net.Socket,
     private readonly mode: () => ProxyMode,
     private readonly delivered: (bytes: number) => void,
+    private readonly toServer: boolean,
   ) {
     source.on('data', (chunk: Buffer) => {
       this.queue.push({ due: this.dueTime(), chunk });
@@ -253,6 +273,10 @@ class Pipe {
       this.queue.push({ due: this.dueTime(), chunk: null });
       this.update();
     });
+  }
+
+  get queued(): number {
+    return this.queuedBytes;
   }
 
   attach(sink: net.Socket): void {
@@ -275,6 +299,8 @@ class Pipe {
     if (this.stopped) return;
     this.flush();
     const partitioned = this.mode().kind === 'partition';
+    // Under a hold the client→server pipe keeps reading (into the queue, up to the high-water mark) but never
+    // writes, so the held request is counted and leaves the moment the hold ends.
     if (partitioned || this.sinkFull || this.queuedBytes >= HIGH_WATER_BYTES) this.source.pause();
     else this.source.resume();
   }
@@ -288,7 +314,8 @@ class Pipe {
     clearTimeout(this.timer);
     this.timer = undefined;
     const sink = this.sink;
-    if (sink === undefined || this.mode().kind === 'partition') return;
+    const kind = this.mode().kind;
+    if (sink === undefined || kind === 'partition' || (kind === 'hold-to-server' && this.toServer)) return;
     while (this.queue.length > 0 && !this.sinkFull) {
       const head = this.queue[0];
       const wait = head.due - performance.now();

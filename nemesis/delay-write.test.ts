@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { Op } from '../harness/history/op.ts';
+import { runNemesis, starts, type NemesisRun } from './nemesis-test-kit.ts';
+
+/**
+ * Kleppmann's network delay, measured on real servers: everything the client inside its critical section sends
+ * (its write to Postgres, its lock keep-alives) is held by its own proxies for 1.5 × TTL, then delivered. The
+ * first hold comes ~1 s after the clients start, so a short run is hit.
+ */
+
+interface HeldWrite {
+  params: Record<string, unknown>;
+  /** The completion (ok / fail / info) of the write the hold delayed. */
+  completion: Op | undefined;
+}
+
+/** Every hold that hit, with how its delayed write ended. */
+function heldWrites(run: NemesisRun): HeldWrite[] {
+  return run.faults
+    .filter((o) => o.f === 'delay-write' && o.value.phase === 'end' && o.value.params?.hit === true)
+    .map((end) => {
+      const params = end.value.params!;
+      const invoke = run.ops.find((o) => o.index === params.writeIndex)!;
+      const completion = run.ops.find((o) => o.index > invoke.index && o.process === invoke.process && o.f === 'write' && o.type !== 'invoke');
+      return { params, completion };
+    });
+}
+
+describe('delay-write', () => {
+  it('--lock=redis: the late write lands after the lease ran out and updates are lost (exit 1)', async () => {
+    const run = await runNemesis(['--lock=redis', '--nemesis=delay-write', '--time-limit=10']);
+    expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
+    expect(run.outcome.exitCode).toBe(1);
+    const held = heldWrites(run);
+    expect(held.length, run.summary).toBeGreaterThan(0);
+    // The evidence is in the history: who, which account, how long the write was held (> the TTL: late).
+    expect(held[0].params).toMatchObject({ hit: true, process: expect.any(Number), account: 0 });
+    expect(held[0].params.writeHeldMs as number).toBeGreaterThan(2000);
+    expect((held[0].params.heldBytes as Record<string, number>).pg).toBeGreaterThan(0);
+    // Unfenced, the late write is accepted.
+    expect(held.some((h) => h.completion?.type === 'ok'), run.summary).toBe(true);
+    expect(run.leftovers).toEqual([]);
+  });
+
+  it.each([['etcd'], ['zookeeper']])('--lock=%s --fencing: the fence refuses the late write, no lost update (exit 0)', async (lock) => {
+    const run = await runNemesis([`--lock=${lock}`, '--fencing', '--nemesis=delay-write', '--time-limit=12']);
+    expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
+    expect(run.outcome.exitCode, run.summary).toBe(0);
+    const held = heldWrites(run);
+    expect(held.length, run.summary).toBeGreaterThan(0);
+    // Its lease expired while its keep-alives were held too; another client took the lock and raised the fence.
+    expect(held.some((h) => h.completion?.type === 'fail' && h.completion.error === 'stale-token'), JSON.stringify(held)).toBe(true);
+    expect(run.outcome.results.staleWritesRejected).toBeGreaterThan(0);
+    expect(run.leftovers).toEqual([]);
+  });
+
+  it('--lock=postgres: the version check refuses the late write (exit 0)', async () => {
+    const run = await runNemesis(['--lock=postgres', '--nemesis=delay-write', '--time-limit=8']);
+    expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
+    expect(run.outcome.exitCode, run.summary).toBe(0);
+    const held = heldWrites(run);
+    expect(held.length, run.summary).toBeGreaterThan(0);
+    expect(held.every((h) => h.completion?.type === 'fail' && h.completion.error === 'version-conflict'), JSON.stringify(held)).toBe(true);
+    expect(run.leftovers).toEqual([]);
+  });
+
+  it('records start and end with the held client and its routes; only that client is held', async () => {
+    const run = await runNemesis(['--lock=redis', '--nemesis=delay-write', '--time-limit=5']);
+    const [start] = starts(run, 'delay-write');
+    expect(start.value.targets[0]).toMatch(/^client p(\d+) \(pid \d+\) → pg, redis\[0\]/);
+    expect(start.value.params).toMatchObject({ durationMs: 3000, ttlMs: 2000 });
+    const end = run.faults.find((o) => o.index > start.index && o.value.phase === 'end')!;
+    expect(end.value.targets).toEqual(start.value.targets);
+    expect((end.time - start.time) / 1e6).toBeGreaterThanOrEqual(2900);
+    // The others kept writing while it was held.
+    const held = start.value.params!.process;
+    const othersWrote = run.ops.filter((o) => o.time > start.time && o.time < end.time && o.f === 'write' && o.type === 'ok' && o.process !== held);
+    expect(othersWrote.length).toBeGreaterThan(0);
+    expect(run.leftovers).toEqual([]);
+  });
+});

@@ -1,0 +1,95 @@
+import type { Op } from '../../harness/history/op.ts';
+import { clientRoutes } from '../client-routes.ts';
+import type { FaultExecutor } from '../fault.ts';
+import type { TcpProxy } from '../proxy/tcp-proxy.ts';
+
+/** How long delay-write waits for some client to enter its critical section before giving up this turn. */
+const AIM_TIMEOUT_MS = 10_000;
+
+/**
+ * The third of Kleppmann's failures: the holder's write leaves while its lease is valid and arrives after the
+ * lease ran out and another client held the lock and wrote. The next client to enter its critical section (a
+ * `read` ok) has everything it sends held in flight — by its own proxies (client-routes.ts), not dropped — for
+ * `--pause` ms (default 1.5 × TTL), then delivered in order. Unlike pause-holder the client keeps running: it
+ * thinks, sends its write and waits for the answer (no timeout of ours is that short: pg has no statement or
+ * query timeout set, the client's step timeout is 3 × TTL + 3 s).
+ *
+ * Everything it sends is held, not only the write, because that is what a slow network does — and because a
+ * client that keeps its lease alive (etcd's keep-alives, ZooKeeper's heartbeats) would otherwise renew the lease
+ * throughout and no other client could take the lock: the delayed write would be late but harmless. A TTL lock
+ * without renewal (Redis, Redlock) expires either way.
+ *
+ * Aimed like pause-holder: the hold starts synchronously in the journal listener that sees the read, while the
+ * client still sleeps its think time, so the write is always sent into the hold. It hit when the client's write
+ * was invoked while held, its bytes sat in the Postgres route, and it did not complete before the hold ended;
+ * the `end` record says so (`hit`) with the process, account, the write's history index and how long it was held.
+ */
+export const delayWrite: FaultExecutor = {
+  name: 'delay-write',
+  unavailable: (env) => (clientRoutes(env.proxies, 0).has('pg') ? null : 'the clients do not reach Postgres through proxies of their own'),
+  async start(ctx) {
+    const { clients, config, journal } = ctx;
+    let pid = 0;
+    let routes = new Map<string, TcpProxy>();
+    let heldSince = 0;
+    const section = await ctx.sections.next(
+      ctx.signal,
+      AIM_TIMEOUT_MS,
+      (s) => !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited && clientRoutes(ctx.proxies, s.slot).has('pg'),
+      (s) => {
+        pid = clients.clients[s.slot].pid;
+        routes = clientRoutes(ctx.proxies, s.slot);
+        for (const proxy of routes.values()) proxy.holdToServer();
+        heldSince = performance.now();
+      },
+    );
+    if (!section) return null;
+
+    // The held process's write, as the harness sees it: invoked while held, and whether it completed meanwhile
+    // (a --watchdog client that lost its lease fails the write without sending it; a step timeout gives up on it).
+    const write: { invoke?: Op; invokedAt?: number; completed?: Op } = {};
+    const unsubscribe = journal.onOp((op) => {
+      if (op.process !== section.process || op.f !== 'write') return;
+      if (op.type === 'invoke' && !write.invoke) {
+        write.invoke = op;
+        write.invokedAt = performance.now();
+      } else if (op.type !== 'invoke' && write.invoke && !write.completed) write.completed = op;
+    });
+
+    return {
+      targets: [`client p${section.process} (pid ${pid}) → ${[...routes.keys()].join(', ')}`],
+      params: { durationMs: config.pauseMs, ttlMs: config.ttlMs, slot: section.slot, process: section.process, account: section.account, readIndex: section.readIndex },
+      holdMs: config.pauseMs,
+      async heal() {
+        unsubscribe();
+        const healedAt = performance.now();
+        const heldBytes: Record<string, number> = {};
+        for (const [name, proxy] of routes) heldBytes[name] = proxy.counters().queuedToServer;
+        for (const proxy of routes.values()) proxy.heal();
+        // A write that timed out while held (`info`, a --pause beyond the step timeout) still counts: its bytes
+        // are delivered now and may commit — that is what an unknown outcome means.
+        const hit = write.invoke !== undefined && (write.completed === undefined || write.completed.type === 'info') && (heldBytes.pg ?? 0) > 0;
+        const params: Record<string, unknown> = {
+          hit,
+          process: section.process,
+          account: section.account,
+          heldMs: Math.round(healedAt - heldSince),
+          heldBytes,
+        };
+        // The run ended during the hold: the write was delayed, but maybe for less than the TTL.
+        if (ctx.signal.aborted) params.cutShort = true;
+        if (write.invoke) {
+          params.writeIndex = write.invoke.index;
+          // From the moment the harness saw the write invoked (the bytes left the client) to their release.
+          params.writeHeldMs = Math.round(healedAt - write.invokedAt!);
+        }
+        const note = hit
+          ? `p${section.process}'s write (#${write.invoke!.index}) held ${params.writeHeldMs} ms, now delivered${write.completed ? ` (the client gave up on it: ${write.completed.error})` : ''}`
+          : write.invoke
+            ? `p${section.process}'s write completed during the hold (${write.completed?.type}${write.completed?.error ? ` ${write.completed.error}` : ''}): not delayed`
+            : `p${section.process} sent no write while held`;
+        return { params, note };
+      },
+    };
+  },
+};
