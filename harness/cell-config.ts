@@ -9,6 +9,8 @@ export interface CellShape {
   seed: number;
   /** A column's cap on --nemesis-interval (restart-empty must fire often to land inside a critical section). */
   maxIntervalMs?: number;
+  /** A column's floor on --think, as a fraction of the cell's TTL (restart-empty: the section must outlast a restart). */
+  minThinkTtlFraction?: number;
   /** The latency runs: one client, a short run. */
   concurrency?: number;
   timeLimitS?: number;
@@ -45,6 +47,7 @@ export function cellArgv(matrix: Readonly<Config>, cell: CellShape): string[] {
   const keepWatchdog = WATCHDOG_LOCKS.includes(cell.lock);
   const argv = withoutOptions(matrix.argv, (name) => CELL_OWNED.has(name) || (name === 'watchdog' && !keepWatchdog));
   const interval = Math.min(matrix.nemesisIntervalMs, cell.maxIntervalMs ?? Infinity);
+  const think = Math.max(matrix.thinkMs, Math.round((cell.minThinkTtlFraction ?? 0) * matrix.ttlMs));
   return [
     ...argv,
     `--lock=${cell.lock}`,
@@ -52,6 +55,7 @@ export function cellArgv(matrix: Readonly<Config>, cell: CellShape): string[] {
     ...(cell.fencing ? ['--fencing'] : []),
     // Later occurrences win: these override what the user gave only where the cell must.
     ...(interval !== matrix.nemesisIntervalMs ? [`--nemesis-interval=${interval}`] : []),
+    ...(think !== matrix.thinkMs ? [`--think=${think}`] : []),
     ...(cell.concurrency !== undefined ? [`--concurrency=${cell.concurrency}`] : []),
     ...(cell.timeLimitS !== undefined ? [`--time-limit=${cell.timeLimitS}`] : []),
     `--seed=${cell.seed}`,

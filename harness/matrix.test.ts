@@ -141,8 +141,17 @@ describe('runMatrix', () => {
     const fake = fakeRunner();
     await matrix(['--ttl=900', '--think=20', '--accounts=3', '--concurrency=4', '--restart-delay=700', '--clock-offset=90'], fake);
     for (const c of fake.calls.filter((c) => c.concurrency !== 1)) {
-      expect(c).toMatchObject({ ttlMs: 900, thinkMs: 20, accounts: 3, concurrency: 4, restartDelayMs: 700, clockOffsetS: 90, pauseMs: 1350 });
+      // restart-empty's column raises --think to 0.4 × TTL (the section must outlast a restart); the rest keep 20.
+      const thinkMs = c.nemesis?.includes('restart-empty') ? 360 : 20;
+      expect(c).toMatchObject({ ttlMs: 900, thinkMs, accounts: 3, concurrency: 4, restartDelayMs: 700, clockOffsetS: 90, pauseMs: 1350 });
     }
+    expect(fake.calls.filter((c) => c.nemesis?.includes('restart-empty')).length).toBeGreaterThan(0);
+  });
+
+  it("a --think above restart-empty's floor passes through unchanged", async () => {
+    const fake = fakeRunner();
+    await matrix(['--think=1500'], fake);
+    expect(fake.calls.filter((c) => c.concurrency !== 1).every((c) => c.thinkMs === 1500)).toBe(true);
   });
 });
 

@@ -68,7 +68,7 @@ async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lo
   while (needsAnotherRun(runs, config.runs, MAX_RERUNS)) {
     const seed = (config.seed + runs.length) % 2 ** 31;
     try {
-      const out = await run(cellConfig(config, { lock: base.lock, faults: col.faults, fencing: col.fencing, seed, maxIntervalMs: col.maxIntervalMs }));
+      const out = await run(cellConfig(config, { lock: base.lock, faults: col.faults, fencing: col.fencing, seed, maxIntervalMs: col.maxIntervalMs, minThinkTtlFraction: col.minThinkTtlFraction }));
       const r = out.results;
       const hits = fault ? faultHits(r, fault) : undefined;
       const failing = Object.entries(r.checkers).filter(([, c]) => c.valid === false).map(([name]) => name);
