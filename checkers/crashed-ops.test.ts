@@ -56,6 +56,26 @@ describe('pruning crashed ops that cannot matter', () => {
     expect(pruneCrashedOps(model, ops).pruned).toBe(1);
   });
 
+  it('a crashed write placed only right before a read of its value still explains a read after a later write', () => {
+    // The crashed write of 1 must take effect after the completed write of 2, just before the read of 1.
+    const h = history(invoke(0, 'write', 1), info(0, 'write', 1), invoke(1, 'write', 2), ok(1, 'write', 2), invoke(2, 'read'), ok(2, 'read', 1));
+    expect(bothWays('register', h)).toMatchObject({ valid: true, prunedCrashed: 0 });
+  });
+
+  it('but one crashed write cannot explain two reads of its value with another write between', () => {
+    const h = history(
+      invoke(0, 'write', 1),
+      info(0, 'write', 1),
+      invoke(2, 'read'),
+      ok(2, 'read', 1),
+      invoke(1, 'write', 2),
+      ok(1, 'write', 2),
+      invoke(2, 'read'),
+      ok(2, 'read', 1),
+    );
+    expect(bothWays('register', h).valid).toBe(false);
+  });
+
   it('mutex: a crashed acquire that explains a later release is kept', () => {
     const h = history(invoke(0, 'acquire'), info(0, 'acquire'), invoke(1, 'release'), ok(1, 'release'));
     expect(bothWays('mutex', h)).toMatchObject({ valid: true, prunedCrashed: 0 });

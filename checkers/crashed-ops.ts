@@ -14,6 +14,11 @@ import type { AnyModel, Footprint, Operation } from './model.ts';
  *
  * The same argument holds in the middle of the search: once every op that needs L is linearized, c is dead
  * weight and need not be tried (`neededBy`).
+ *
+ * And a crashed op c that needs nothing (a write) need only be placed right before an op that needs L. Take a
+ * linearization placing c and let O be the first op after it that needs L. If an op between them changed the
+ * state, O is explained without c: drop c (as above). If none did, every op between needs nothing and keeps the
+ * state, so moving c to just before O changes no op's outcome. The search enforces it (linearizable.ts).
  */
 export function pruneCrashedOps(model: AnyModel, ops: Operation[]): { ops: Operation[]; pruned: number } {
   if (!model.footprint) return { ops, pruned: 0 };

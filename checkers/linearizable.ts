@@ -139,6 +139,8 @@ interface Frame {
   /** State and first-unlinearized id before this op was applied, restored on backtrack. */
   state: unknown;
   first: number;
+  /** What the next op had to need before this op was placed (see `awaiting`). */
+  awaiting: string | null;
   parent: Frame | null;
   depth: number;
 }
@@ -242,6 +244,17 @@ function searchPartition(model: AnyModel, input: Operation[], budget: Budget, pr
     if (obs.length === 0) setDead(i, true);
   });
   const isDead = (id: number): boolean => unplacedObservers[id - nOk] === 0;
+  // A crashed op that needs nothing and leaves L ("crashed write L") need only be placed right before an op that
+  // needs L: in any linearization, moving it up to its first observer, or dropping it when a write came between,
+  // changes nothing (crashed-ops.ts). So once one is placed, the next op placed must need L (`awaiting`). This
+  // stops crashed writes from being tried at every point between their call and their read.
+  const prints = prune && model.footprint ? ops.map((op) => model.footprint!(op.input, op.output)) : null;
+  const lazyLeaves = (id: number): string | null => {
+    if (id < nOk || prints === null) return null;
+    const p = prints[id];
+    return p.needs === undefined && p.leaves !== undefined ? p.leaves : null;
+  };
+  let awaiting: string | null = null;
 
   const setBit = (id: number): void => {
     if (id < nOk) for (const i of observes[id]) if (--unplacedObservers[i] === 0) setDead(i, true);
@@ -315,7 +328,7 @@ function searchPartition(model: AnyModel, input: Operation[], budget: Budget, pr
     }
     const id = (entry - 1) >> 1;
     if (entry & 1) {
-      if (id >= nOk && isDead(id)) {
+      if ((id >= nOk && isDead(id)) || (awaiting !== null && prints![id].needs !== awaiting)) {
         entry = nxt[entry];
         continue;
       }
@@ -325,12 +338,14 @@ function searchPartition(model: AnyModel, input: Operation[], budget: Budget, pr
         const savedFirst = first;
         setBit(id);
         if (id === first) first = advanceFirst(first + 1);
-        const key = configKey(hash(next));
+        const nextAwaiting = lazyLeaves(id);
+        const key = configKey(hash(next)) + (nextAwaiting === null ? '' : `|>${nextAwaiting}`);
         if (!cache.has(key)) {
           if (budget.configurationsLeft-- <= 0) return { valid: 'unknown', cause: 'memory', explored, configurations: cache.size };
           cache.add(key);
-          top = { id, state, first: savedFirst, parent: top, depth: top ? top.depth + 1 : 1 };
+          top = { id, state, first: savedFirst, awaiting, parent: top, depth: top ? top.depth + 1 : 1 };
           state = next;
+          awaiting = nextAwaiting;
           lift(entry);
           entry = nxt[0];
           continue;
@@ -351,6 +366,7 @@ function searchPartition(model: AnyModel, input: Operation[], budget: Budget, pr
     top = frame.parent;
     state = frame.state;
     first = frame.first;
+    awaiting = frame.awaiting;
     clearBit(frame.id);
     entry = 2 * frame.id + 1;
     unlift(entry);
