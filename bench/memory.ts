@@ -13,10 +13,11 @@ import type { BenchOutcome, Goal } from './outcome.ts';
  * /proc/<pid>/status, read every 200 ms until the process exits; the last reading before exit is kept, so growth
  * in the final 200 ms can be missed. Clients are the harness's children running workloads/client.ts.
  *
- * Goals: harness < 400 MB, each client < 200 MB. Why: an idle Node 20 + tsx process is ~70 MB here; the harness
- * also holds the history it checks at the end (~100 k ops in a 60 s run: tens of MB as objects) plus the
- * checker's memo cache, and a client holds its strategy's connections and little else. 400 + 10 × 200 MB =
- * 2.4 GB is what a 2-core CI runner with 7 GB can give one run without swapping next to the servers.
+ * Goals: harness < 400 MB, each client < 200 MB. Why: a Node 20 process running TypeScript through tsx is
+ * already ~100 MB resident (a client measured 97–104 MB); the harness also holds the history it checks at the
+ * end (~22 k ops in a 60 s run here; a faster machine makes more) plus the checker's memo cache, and a client
+ * holds its strategy's connections and little else. 400 + 10 × 200 MB = 2.4 GB is what a 2-core CI runner with
+ * 7 GB can give one run, next to its servers, without swapping; twice the measured peak leaves room for growth.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HARNESS_GOAL_MB = 400;
