@@ -123,7 +123,7 @@ describe('check --model=<model> <file>', () => {
     [['--model=register', '--deadline=soon', 'x.edn'], /--deadline must be a positive number of milliseconds/],
     [['--model=mutex', '--initial=0', 'x.edn'], /--initial only applies to/],
     [['--frobnicate', 'x'], /unknown option --frobnicate/],
-    [['a', 'b'], /expected one path, got 2/],
+    [['a', 'b'], /expected one run directory, got 2: a b \(to check many history files, name a model/],
     [['--model=register', '/nonexistent/history.edn'], /is not a file/],
   ])('bad arguments %j exit 254 with a message', async (args, message) => {
     expect(await checkCommand(args)).toBe(254);
@@ -135,5 +135,60 @@ describe('check --model=<model> <file>', () => {
     writeFileSync(file, '[{:process 0 :type :started :f :read}]');
     expect(await checkCommand(['--model=register', file])).toBe(254);
     expect(err.join('\n')).toContain(':type must be');
+  });
+});
+
+describe('check --model=<model> <file|dir>… (many histories in one process)', () => {
+  const validEdn = '[{:process 0 :type :invoke :f :write :value 1} {:process 0 :type :ok :f :write :value 1} {:process 1 :type :invoke :f :read :value nil} {:process 1 :type :ok :f :read :value 1}]';
+  const invalidEdn = '[{:process 0 :type :invoke :f :write :value 1} {:process 0 :type :ok :f :write :value 1} {:process 1 :type :invoke :f :read :value nil} {:process 1 :type :ok :f :read :value 7}]';
+  // 20 overlapping writes and a read of a value none wrote: ~2^20 configurations, far more than 300 ms of work.
+  const hardEdn = `[${[
+    ...Array.from({ length: 20 }, (_, p) => `{:process ${p} :type :invoke :f :write :value ${p + 1}}`),
+    '{:process 30 :type :invoke :f :read :value nil}',
+    '{:process 30 :type :ok :f :read :value 99}',
+    ...Array.from({ length: 20 }, (_, p) => `{:process ${p} :type :ok :f :write :value ${p + 1}}`),
+  ].join(' ')}]`;
+  const bulk = mkdirp(path.join(dir, 'bulk'));
+  mkdirSync(path.join(bulk, 'nested'));
+  writeFileSync(path.join(bulk, 'a-valid.edn'), validEdn);
+  writeFileSync(path.join(bulk, 'nested', 'b-valid.edn'), validEdn);
+  writeFileSync(path.join(bulk, 'notes.txt'), 'not a history');
+  const invalidFile = path.join(dir, 'bulk-invalid.edn');
+  writeFileSync(invalidFile, invalidEdn);
+  const hardFile = path.join(dir, 'bulk-hard.edn');
+  writeFileSync(hardFile, hardEdn);
+
+  it('a directory means every .edn/.jsonl under it: one line each and a total; all valid → exit 0', async () => {
+    expect(await checkCommand(['--model=register', bulk])).toBe(0);
+    expect(out).toHaveLength(3);
+    expect(out[0]).toMatch(/^VALID +.*a-valid\.edn +2 ops, \d+ ms$/);
+    expect(out[1]).toMatch(/^VALID +.*nested\/b-valid\.edn/);
+    expect(out[2]).toMatch(/^total: 2 histories as register: 2 valid, 0 invalid, 0 unknown in \d+ ms → VALID$/);
+  });
+
+  it('merges verdicts false > unknown > true into the exit code (1 > 2 > 0)', async () => {
+    expect(await checkCommand(['--model=register', '--initial=0', '--deadline=300', bulk, hardFile])).toBe(2);
+    expect(out.at(-1)).toMatch(/1 unknown .* → UNKNOWN$/);
+    expect(out.find((l) => l.includes('bulk-hard'))).toMatch(/^UNKNOWN .*deadline reached/);
+    out = [];
+    expect(await checkCommand(['--model=register', '--initial=0', '--deadline=300', hardFile, invalidFile, bulk])).toBe(1);
+    expect(out.find((l) => l.includes('bulk-invalid'))).toMatch(/^INVALID .*read 7 at op #2 cannot be linearized/);
+    expect(out.at(-1)).toMatch(/^total: 4 histories as register: 2 valid, 1 invalid, 1 unknown in \d+ ms → INVALID$/);
+  });
+
+  it('an unreadable file gets an ERROR line, the others are still checked, and the exit is 254', async () => {
+    const broken = path.join(dir, 'bulk-broken.edn');
+    writeFileSync(broken, '[{:process 0 :type :started :f :read}]');
+    expect(await checkCommand(['--model=register', broken, invalidFile])).toBe(254);
+    expect(out[0]).toMatch(/^ERROR .*bulk-broken\.edn .*:type must be/);
+    expect(out[1]).toMatch(/^INVALID/);
+    expect(out.at(-1)).toMatch(/1 unreadable in \d+ ms → bad input$/);
+  });
+
+  it('a missing path or a directory with no history is a bad argument (254)', async () => {
+    expect(await checkCommand(['--model=register', invalidFile, '/nonexistent/dir'])).toBe(254);
+    expect(err.join('\n')).toContain('/nonexistent/dir does not exist');
+    expect(await checkCommand(['--model=register', mkdirp(path.join(dir, 'bulk-empty'))])).toBe(254);
+    expect(err.join('\n')).toContain('holds no .edn or .jsonl file');
   });
 });

@@ -1,6 +1,7 @@
 import type { CheckerResult, Valid } from './run-results.ts';
 import type { AnyModel, Operation } from './model.ts';
 import { upperBound } from './upper-bound.ts';
+import { neededBy, pruneCrashedOps } from './crashed-ops.ts';
 
 /**
  * Linearizability checking: Wing & Gong's search with Lowe's memoisation, as Porcupine and Knossos's `wgl` do it.
@@ -13,7 +14,9 @@ import { upperBound } from './upper-bound.ts';
  *
  * Ops that never completed (`return: Infinity`) have their returns after every real one, so they never block:
  * the search may place them anywhere after their call, or never (when it reaches their return, every completed
- * op has been placed and the history is linearizable).
+ * op has been placed and the history is linearizable). Each one it keeps can double the configurations, so those
+ * that no other op could observe are dropped first, and those whose observers are all placed are not tried
+ * (crashed-ops.ts).
  */
 
 export interface LinearizableOptions {
@@ -26,6 +29,11 @@ export interface LinearizableOptions {
    * up with `unknown`: a hard history must not take the harness down by running it out of memory.
    */
   maxConfigurations?: number;
+  /**
+   * Drop and skip crashed ops that cannot matter (crashed-ops.ts). Default true; off only to measure what it
+   * saves (`npm run bench -- checker`).
+   */
+  pruneCrashed?: boolean;
 }
 
 /** An op as a person reads it in a counterexample. */
@@ -63,6 +71,8 @@ export interface LinearizableResult extends CheckerResult {
   explored: number;
   /** Distinct configurations (linearized set × state) the memo cache held. */
   configurations: number;
+  /** Crashed ops dropped before the search because no other op could observe their effect (crashed-ops.ts). */
+  prunedCrashed: number;
   elapsedMs: number;
   /** Why the verdict is `unknown`: the deadline passed, or the memo cache reached `maxConfigurations`. */
   cause?: 'timeout' | 'memory';
@@ -83,15 +93,22 @@ export function checkLinearizable(model: AnyModel, ops: Operation[], opts: Linea
   const now = opts.now ?? (() => performance.now());
   const started = now();
   const deadline = started + (opts.deadlineMs ?? DEFAULT_DEADLINE_MS);
-  const partitions = (model.partition ? model.partition(ops) : [ops]).filter((p) => p.length > 0);
+  let prunedCrashed = 0;
+  const partitions = (model.partition ? model.partition(ops) : [ops])
+    .map((p) => {
+      const kept = opts.pruneCrashed === false ? { ops: p, pruned: 0 } : pruneCrashedOps(model, p);
+      prunedCrashed += kept.pruned;
+      return kept.ops;
+    })
+    .filter((p) => p.length > 0);
 
   const budget = { deadline, now, configurationsLeft: opts.maxConfigurations ?? DEFAULT_MAX_CONFIGURATIONS };
   let explored = 0;
   let configurations = 0;
   let cause: 'timeout' | 'memory' | undefined;
-  const summary = () => ({ model: model.name, operations: ops.length, partitions: partitions.length, explored, configurations, elapsedMs: now() - started });
+  const summary = () => ({ model: model.name, operations: ops.length, partitions: partitions.length, explored, configurations, prunedCrashed, elapsedMs: now() - started });
   for (const part of partitions) {
-    const outcome = searchPartition(model, part, budget);
+    const outcome = searchPartition(model, part, budget, opts.pruneCrashed !== false);
     explored += outcome.explored;
     configurations += outcome.configurations;
     if (outcome.valid === false) return { valid: false, ...summary(), counterexample: outcome.counterexample };
@@ -122,11 +139,13 @@ interface Frame {
   /** State and first-unlinearized id before this op was applied, restored on backtrack. */
   state: unknown;
   first: number;
+  /** What the next op had to need before this op was placed (see `awaiting`). */
+  awaiting: string | null;
   parent: Frame | null;
   depth: number;
 }
 
-function searchPartition(model: AnyModel, input: Operation[], budget: Budget): Outcome {
+function searchPartition(model: AnyModel, input: Operation[], budget: Budget, prune: boolean): Outcome {
   const hash = model.hash ?? ((s: unknown) => JSON.stringify(s) ?? 'undefined');
 
   // Ids: completed ops first in call order, then the never-completed ones. The cache key depends on it (below).
@@ -201,13 +220,50 @@ function searchPartition(model: AnyModel, input: Operation[], budget: Budget): O
   }
   const singleBits = new Uint32Array((singles >> 5) + 1);
   const classCounts = new Int32Array(multiCount);
+  // A crashed op whose observers (completed ops that need the state it leaves) are all linearized cannot help
+  // any more (crashed-ops.ts): it is "dead", not tried, and whether it was placed is left out of the memo key,
+  // since configurations that differ only in dead ops have the same future. Without this, k such ops make up
+  // to 2^k configurations. Dead-ness is a function of the completed ops placed, which the key names exactly.
+  const observers = prune ? neededBy(model, ops, nOk) : ops.slice(nOk).map(() => null);
+  const unplacedObservers = new Int32Array(n - nOk).fill(-1);
+  const observes: number[][] = Array.from({ length: nOk }, () => []);
+  const deadSingles = new Uint32Array(singleBits.length);
+  const deadClassMembers = new Int32Array(multiCount);
+  const classSize = new Int32Array(multiCount);
+  for (let i = 0; i < n - nOk; i++) if (bitOf[i] < 0) classSize[classOf[i]]++;
+  const setDead = (i: number, dead: boolean): void => {
+    if (bitOf[i] >= 0) {
+      if (dead) deadSingles[bitOf[i] >> 5] |= 1 << (bitOf[i] & 31);
+      else deadSingles[bitOf[i] >> 5] &= ~(1 << (bitOf[i] & 31));
+    } else deadClassMembers[classOf[i]] += dead ? 1 : -1;
+  };
+  observers.forEach((obs, i) => {
+    if (obs === null) return;
+    unplacedObservers[i] = obs.length;
+    for (const o of obs) observes[o].push(i);
+    if (obs.length === 0) setDead(i, true);
+  });
+  const isDead = (id: number): boolean => unplacedObservers[id - nOk] === 0;
+  // A crashed op that needs nothing and leaves L ("crashed write L") need only be placed right before an op that
+  // needs L: in any linearization, moving it up to its first observer, or dropping it when a write came between,
+  // changes nothing (crashed-ops.ts). So once one is placed, the next op placed must need L (`awaiting`). This
+  // stops crashed writes from being tried at every point between their call and their read.
+  const prints = prune && model.footprint ? ops.map((op) => model.footprint!(op.input, op.output)) : null;
+  const lazyLeaves = (id: number): string | null => {
+    if (id < nOk || prints === null) return null;
+    const p = prints[id];
+    return p.needs === undefined && p.leaves !== undefined ? p.leaves : null;
+  };
+  let awaiting: string | null = null;
 
   const setBit = (id: number): void => {
+    if (id < nOk) for (const i of observes[id]) if (--unplacedObservers[i] === 0) setDead(i, true);
     if (id < nOk) okBits[id >> 5] |= 1 << (id & 31);
     else if (bitOf[id - nOk] >= 0) singleBits[bitOf[id - nOk] >> 5] |= 1 << (bitOf[id - nOk] & 31);
     else classCounts[classOf[id - nOk]]++;
   };
   const clearBit = (id: number): void => {
+    if (id < nOk) for (const i of observes[id]) if (unplacedObservers[i]++ === 0) setDead(i, false);
     if (id < nOk) okBits[id >> 5] &= ~(1 << (id & 31));
     else if (bitOf[id - nOk] >= 0) singleBits[bitOf[id - nOk] >> 5] &= ~(1 << (bitOf[id - nOk] & 31));
     else classCounts[classOf[id - nOk]]--;
@@ -233,11 +289,12 @@ function searchPartition(model: AnyModel, input: Operation[], budget: Budget): O
     }
     if (singles > 0) {
       k += '|';
-      for (let w = 0; w < singleBits.length; w++) k += singleBits[w] + ',';
+      for (let w = 0; w < singleBits.length; w++) k += (singleBits[w] & ~deadSingles[w]) + ',';
     }
     if (multiCount > 0) {
       k += '|';
-      for (let c = 0; c < multiCount; c++) k += classCounts[c] + ',';
+      // A class's members share their footprint, so they die together.
+      for (let c = 0; c < multiCount; c++) k += (deadClassMembers[c] === classSize[c] ? 'd' : classCounts[c]) + ',';
     }
     return k + '|' + stateKey;
   };
@@ -271,18 +328,24 @@ function searchPartition(model: AnyModel, input: Operation[], budget: Budget): O
     }
     const id = (entry - 1) >> 1;
     if (entry & 1) {
+      if ((id >= nOk && isDead(id)) || (awaiting !== null && prints![id].needs !== awaiting)) {
+        entry = nxt[entry];
+        continue;
+      }
       const op = ops[id];
       const [ok, next] = model.step(state, op.input, op.output);
       if (ok) {
         const savedFirst = first;
         setBit(id);
         if (id === first) first = advanceFirst(first + 1);
-        const key = configKey(hash(next));
+        const nextAwaiting = lazyLeaves(id);
+        const key = configKey(hash(next)) + (nextAwaiting === null ? '' : `|>${nextAwaiting}`);
         if (!cache.has(key)) {
           if (budget.configurationsLeft-- <= 0) return { valid: 'unknown', cause: 'memory', explored, configurations: cache.size };
           cache.add(key);
-          top = { id, state, first: savedFirst, parent: top, depth: top ? top.depth + 1 : 1 };
+          top = { id, state, first: savedFirst, awaiting, parent: top, depth: top ? top.depth + 1 : 1 };
           state = next;
+          awaiting = nextAwaiting;
           lift(entry);
           entry = nxt[0];
           continue;
@@ -303,6 +366,7 @@ function searchPartition(model: AnyModel, input: Operation[], budget: Budget): O
     top = frame.parent;
     state = frame.state;
     first = frame.first;
+    awaiting = frame.awaiting;
     clearBit(frame.id);
     entry = 2 * frame.id + 1;
     unlift(entry);

@@ -48,9 +48,27 @@ export interface Model<S = unknown, I = unknown, O = unknown> {
    * expressed as a key so the memo cache can be a plain Map). Defaults to `JSON.stringify`.
    */
   hash?(state: S): string;
+  /**
+   * What an op needs of the state and what it leaves behind, as `hash` keys, so the search can ignore crashed
+   * ops that no other op could ever observe (see crashed-ops.ts). Optional: without it every crashed op stays.
+   * A model that gives it promises, for every op:
+   * - `needs` set: the op is impossible in every state some op `leaves` whose hash is not `needs`;
+   * - `needs` unset: the op is possible in every state, and keeps it (`leaves` unset) or sets it to `leaves`;
+   * - `leaves` set: whenever the op is possible, the state after it hashes to `leaves`.
+   */
+  footprint?(input: I, output: O | undefined): Footprint;
   describeOperation?(input: I, output: O | undefined): string;
   describeState?(state: S): string;
 }
+
+/** See `Model.footprint`. */
+export interface Footprint {
+  needs?: string;
+  leaves?: string;
+}
+
+/** A `needs` no state hashes to: for ops the model never allows (an unknown `f`, a malformed cas). */
+export const IMPOSSIBLE = '\u0000impossible';
 
 /** A model erased to unknown types, so checkers can keep models of different types in one table. */
 export type AnyModel = Model<any, any, any>;

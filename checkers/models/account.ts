@@ -43,6 +43,13 @@ export const accountModel: Model<number | null, AccountInput, AccountOutput> = {
     return [...byAccount.values()];
   },
   hash: (balance) => String(balance),
+  // The unknown balance (null, before the opening one) accepts any read, but no op leaves it, which is all the
+  // footprint contract asks.
+  footprint(input, read) {
+    if (input.kind === 'open') return { needs: 'null', leaves: String(input.balance) };
+    const needs = read === undefined ? undefined : String(read);
+    return input.kind === 'read' ? (needs === undefined ? {} : { needs }) : { ...(needs === undefined ? {} : { needs }), leaves: String(input.to) };
+  },
   describeOperation(input, read) {
     const prefix = `account ${input.account}: `;
     switch (input.kind) {

@@ -1,5 +1,5 @@
 import type { Op } from '../../harness/history/op.ts';
-import type { Model, Operation } from '../model.ts';
+import { IMPOSSIBLE, type Model, type Operation } from '../model.ts';
 import { clientOperations, type ClientCall, type ClientOperations } from '../client-operations.ts';
 
 /**
@@ -20,6 +20,11 @@ export const mutexModel: Model<boolean, ClientCall, unknown> = {
   },
   partition: (ops) => [...groupBy(ops, (op) => accountOf(op.input.value)).values()],
   hash: (held) => (held ? '1' : '0'),
+  footprint(input) {
+    if (input.f === 'acquire') return { needs: '0', leaves: '1' };
+    if (input.f === 'release') return { needs: '1', leaves: '0' };
+    return { needs: IMPOSSIBLE };
+  },
   describeOperation(input) {
     const account = accountOf(input.value);
     return account === undefined ? input.f : `${input.f} account ${account}`;

@@ -1,5 +1,5 @@
-import type { Model } from '../model.ts';
-import { sameValue } from '../model.ts';
+import type { Footprint, Model } from '../model.ts';
+import { IMPOSSIBLE, sameValue } from '../model.ts';
 import type { ClientCall } from '../client-operations.ts';
 
 /**
@@ -24,10 +24,35 @@ export function registerModel(initial: unknown = null): Model<unknown, ClientCal
           return [false, state];
       }
     },
-    hash: (state) => JSON.stringify(state) ?? 'undefined',
+    hash: registerHash,
+    footprint: registerFootprint,
     describeOperation: describeRegisterOperation,
     describeState: (state) => `register = ${show(state)}`,
   };
+}
+
+function registerHash(state: unknown): string {
+  return JSON.stringify(state) ?? 'undefined';
+}
+
+/**
+ * A write needs nothing and leaves its value; a read of a known value needs it (`sameValue` is JSON equality,
+ * like the hash); a cas needs its old value and leaves its new one.
+ */
+export function registerFootprint(input: ClientCall, output: unknown): Footprint {
+  switch (input.f) {
+    case 'write':
+      return { leaves: registerHash(input.value) };
+    case 'read':
+      return output == null ? {} : { needs: registerHash(output) };
+    case 'cas': {
+      if (!Array.isArray(input.value) || input.value.length !== 2) return { needs: IMPOSSIBLE };
+      const [from, to] = input.value as [unknown, unknown];
+      return { needs: registerHash(from), leaves: registerHash(to) };
+    }
+    default:
+      return { needs: IMPOSSIBLE };
+  }
 }
 
 export function describeRegisterOperation(input: ClientCall, output: unknown): string {

@@ -1,0 +1,22 @@
+import type { BenchOutcome } from './outcome.ts';
+
+/**
+ * Every benchmark, in the order `all` runs them. Adding one is one line here plus its file, which exports
+ * `run(args): Promise<BenchOutcome>`. `quick` are the arguments `all --quick` passes: small enough that the whole
+ * set stays under 10 minutes on 2 cores.
+ */
+export interface Benchmark {
+  name: string;
+  summary: string;
+  quick: string[];
+  load: () => Promise<{ run(args: string[]): Promise<BenchOutcome> }>;
+}
+
+export const BENCHMARKS: readonly Benchmark[] = [
+  { name: 'startup', summary: 'full-cluster boot (local, docker) and time from the command to the first history op', quick: ['--rounds=1'], load: () => import('./startup.ts') },
+  { name: 'checker', summary: 'checker speed and memory: generated bank histories, crashed-op histories, the Knossos corpus', quick: ['--quick'], load: () => import('./checker.ts') },
+  { name: 'memory', summary: 'peak RSS of the harness and of one client in a run with 10 clients and 10 accounts', quick: ['--time-limit=20'], load: () => import('./memory.ts') },
+];
+
+/** Old names that still work: `boot` is the boot half of `startup`. */
+export const ALIASES: Readonly<Record<string, { name: string; args: string[] }>> = { boot: { name: 'startup', args: ['--only=boot'] } };
