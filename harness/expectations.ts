@@ -41,7 +41,13 @@ export function expectationsPath(given: string | null, cwd = process.cwd()): str
 
 /** Reads and validates an expectations file; any mistake is a HarnessError (exit 254) naming the line and the field. */
 export function loadExpectations(file: string, cwd = process.cwd()): UserExpectation[] {
-  return parseExpectations(fs.readFileSync(file, 'utf8'), path.relative(cwd, file) || file, path.dirname(file), cwd);
+  return parseExpectations(fs.readFileSync(file, 'utf8'), shownPath(file, cwd), path.dirname(file), cwd);
+}
+
+/** How a file is named to the user: relative to the working directory when inside it, else absolute. */
+export function shownPath(file: string, cwd = process.cwd()): string {
+  const rel = path.relative(cwd, file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
 }
 
 /** The pure part of loadExpectations: `name` is how errors and `from` call the file; plugin paths resolve from `dir`. */

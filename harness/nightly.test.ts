@@ -100,8 +100,8 @@ describe('nightly', () => {
     expect(code).toBe(1);
     const r = read(dir);
     expect(r.cells).toHaveLength(36);
-    expect(cell(r, 'redis', 'none')).toMatchObject({ expected: 'lost', observed: 'safe', matched: false, from: `${path.relative(process.cwd(), file)}:3` });
-    expect(cell(r, './examples/my-lock.ts', 'pause-holder')).toMatchObject({ decided: 'measured', expected: 'safe', observed: 'safe', matched: true, from: `${path.relative(process.cwd(), file)}:9`, index: 35 });
+    expect(cell(r, 'redis', 'none')).toMatchObject({ expected: 'lost', observed: 'safe', matched: false, from: `${file}:3` });
+    expect(cell(r, './examples/my-lock.ts', 'pause-holder')).toMatchObject({ decided: 'measured', expected: 'safe', observed: 'safe', matched: true, from: `${file}:9`, index: 35 });
     const xml = fs.readFileSync(path.join(dir, 'junit.xml'), 'utf8');
     expect(xml).toContain('tests="36" failures="1" errors="0" skipped="13"');
     expect(junitCase(xml, 'redis × no fault')).toMatch(/<failure message="contradicted: expected lost \(from .*flip\.json:3: testing the flip\), observed safe; 1 run, 0 lost updates in the run shown; report: .*redis\/none-p-100\/report\.html" type="contradicts-expectation">/);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { tally, tallyLine } from '../report/matrix-tally.ts';
 import { cellConfig, withoutOptions } from './cell-config.ts';
 import { HarnessError } from './errors.ts';
-import { expectationsPath, loadExpectations } from './expectations.ts';
+import { expectationsPath, loadExpectations, shownPath } from './expectations.ts';
 import { checkMatrixTimeLimit, constructionCell, isolatedRunner, measuredCell, type RunOne } from './matrix.ts';
 import { mergeShards } from './nightly-merge.ts';
 import { nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
@@ -53,7 +53,7 @@ export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdow
   const runOne = run ?? isolatedRunner(shutdown, () => {});
   const slice = shardSlice(plan, config.shard);
   const measuredTotal = slice.filter((p) => p.oracle.decided === 'measured').length;
-  log(`nightly${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}: ${measuredTotal} measured cells of ${plan.filter((p) => p.oracle.decided === 'measured').length}, seed ${matrix.seed}, ${settings.join(' ')}${file ? `, expectations ${path.relative(process.cwd(), file)}` : ''}`);
+  log(`nightly${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}: ${measuredTotal} measured cells of ${plan.filter((p) => p.oracle.decided === 'measured').length}, seed ${matrix.seed}, ${settings.join(' ')}${file ? `, expectations ${shownPath(file)}` : ''}`);
   const cells: NightlyCell[] = [];
   let done = 0;
   for (const p of slice) {
@@ -68,7 +68,7 @@ export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdow
     command: ['npm run jepsen -- nightly', ...settings, `--seed=${matrix.seed}`, ...(config.shard ? [`--shard=${config.shard.index}/${config.shard.count}`] : [])].join(' '),
     startedAt: new Date(started).toISOString(),
     wallMs: Date.now() - started,
-    expectationsFile: file ? path.relative(process.cwd(), file) : null,
+    expectationsFile: file ? shownPath(file) : null,
     cells: cells.map((c) => relativeRuns(c, config.resultsDir)),
   };
   return writeNight(config.resultsDir, result, baseline, log);
@@ -116,7 +116,7 @@ async function writeNight(dir: string, result: NightlyResult, baseline: { dir: s
   const { writeComparison } = await import('../report/nightly-comparison.ts');
   fs.mkdirSync(dir, { recursive: true });
   const suffix = shardSuffix(result.shard);
-  const shown = path.relative(process.cwd(), dir) || '.';
+  const shown = shownPath(dir) || '.';
   const written = [writeNightlyJson(dir, result)];
   const junit = path.join(dir, `junit${suffix}.xml`);
   fs.writeFileSync(junit, renderJunit(result, shown));
