@@ -10,7 +10,11 @@ import { cellStatus, type NightlyCell, type NightlyResult } from '../harness/nig
 
 const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 // XML 1.0 forbids most control characters even escaped: a client's error text must not make the file unreadable.
-const xml = (s: unknown) => String(s ?? '').replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').replace(/[&<>"']/g, (c) => XML_ESCAPES[c]);
+const xml = (s: unknown) =>
+  [...String(s ?? '')]
+    .filter((ch) => ch.charCodeAt(0) >= 0x20 || ch === '\t' || ch === '\n' || ch === '\r')
+    .join('')
+    .replace(/[&<>"']/g, (c) => XML_ESCAPES[c]);
 
 export const caseName = (c: NightlyCell) => `${c.lock} × ${c.column ?? c.fault}`;
 
