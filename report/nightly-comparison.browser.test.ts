@@ -4,6 +4,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NightlyCell, NightlyResult } from '../harness/nightly-result.ts';
 import { renderComparison } from './nightly-comparison.ts';
+import { renderJunit } from './nightly-junit.ts';
 
 /** The nightly comparison page in headless Chromium (no servers): it renders from disk with no error and no network. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -54,6 +55,16 @@ describe('comparison.html in headless Chromium', () => {
       expect(await page.getAttribute('tr[data-key="redis|pause-holder|plain"] a', 'href')).toBe('baseline/redis/2026-11-30T01-00-00.000Z/report.html');
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
       await page.screenshot({ path: path.join(OUT, 'nightly-comparison.png'), fullPage: true });
+      // The same night's junit.xml through the browser's XML parser: well-formed even with a control character and markup in a note.
+      const junit = renderJunit({ ...tonight, cells: [...tonight.cells, c('etcd', 'kill', 'unknown', 'safe', 3, { note: `bell \u0007 ${PWN} & "quotes"` })] }, 'results');
+      const parsed = await page.evaluate((text) => {
+        const doc = new DOMParser().parseFromString(text, 'application/xml');
+        return { error: doc.querySelector('parsererror')?.textContent ?? null, cases: doc.querySelectorAll('testcase').length, failures: doc.querySelectorAll('testcase > failure').length, errors: [...doc.querySelectorAll('testcase > error')].map((e) => e.getAttribute('message')) };
+      }, junit);
+      expect(parsed.error).toBeNull();
+      expect(parsed.cases).toBe(4);
+      expect(parsed.failures).toBe(1);
+      expect(parsed.errors[0]).toContain(`bell  ${PWN} & "quotes"`);
     } finally {
       await page.close();
     }
