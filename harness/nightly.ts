@@ -128,6 +128,6 @@ async function writeNight(dir: string, result: NightlyResult, baseline: { dir: s
   if (process.env.GITHUB_STEP_SUMMARY) fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${summary}\n`);
   const code = nightlyExit(result.cells);
   const out = log === consoleLog ? (text: string) => console.log(text) : log;
-  out(`\n  nightly: exit ${code}; ${tallyLine(tally(result.cells))}\n${written.map((f) => `  ${path.relative(process.cwd(), f) || f}`).join('\n')}\n`);
+  out(`\n  nightly: exit ${code}; ${tallyLine(tally(result.cells))}\n${written.map((f) => `  ${shownPath(f)}`).join('\n')}\n`);
   return code;
 }
