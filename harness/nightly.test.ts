@@ -156,4 +156,21 @@ describe('nightly', () => {
     expect(await merge([a.dir, b.dir])).toMatch(/ran with seed 7, .* with seed 100: not the same night/);
     expect(await merge([a.dir])).toBe('nightly merge: shard 2/2 missing (got 1 of 2).');
   });
+
+  it("refuses the nightly job's options where they mean nothing, and a shard out of range (exit 254)", () => {
+    const refused = (argv: string[]) => {
+      try {
+        resolveConfig(argv);
+      } catch (err) {
+        return `${(err as { exitCode: number }).exitCode} ${(err as Error).message}`;
+      }
+      return 'accepted';
+    };
+    expect(refused(['nightly', '--shard=4/3'])).toBe('254 --shard must be <i>/<n> with 1 ≤ i ≤ n, got "4/3".');
+    expect(refused(['nightly', '--shard=two'])).toContain('254 --shard must be <i>/<n>');
+    expect(refused(['--lock=redis', '--baseline=/tmp/x'])).toBe('254 --baseline applies to the nightly subcommand.');
+    expect(refused(['nightly', '--nemesis=clock'])).toContain('254 --nemesis with nightly: the nightly job runs the whole matrix');
+    expect(resolveConfig(['nightly', 'merge', 'a', 'b', '--results=out']).rest).toEqual(['merge', 'a', 'b']);
+    expect(resolveConfig(['nightly', '--shard=2/3']).shard).toEqual({ index: 2, count: 3 });
+  });
 });
