@@ -9,6 +9,9 @@ export default defineConfig({
     hookTimeout: 180_000,
     globalSetup: ['test/global-setup.ts'],
     exclude: ['node_modules/**', 'results/**'],
+    // GitHub's workflow parser imports its JSON schema without an import attribute, which Node 20 refuses;
+    // inlined, vite loads it (test/nightly-workflow.test.ts).
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
     projects: [
       {
         extends: true,

@@ -5,7 +5,8 @@ import { Shutdown } from './shutdown.ts';
 
 /** Subcommands are loaded on demand so `--help` and argument errors answer at once. */
 async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<number> {
-  if (config.backend === 'docker' && (config.command === 'run' || config.command === 'doctor')) {
+  const runsServers = config.command === 'run' || config.command === 'doctor' || (config.command === 'nightly' && config.rest[0] !== 'merge');
+  if (config.backend === 'docker' && runsServers) {
     // Before any run folder exists: no engine is a usage error (254) with the commands to start one.
     const { connectDockerEngine } = await import('./backends/docker/engine.ts');
     await connectDockerEngine();
@@ -33,6 +34,10 @@ async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<n
     case 'serve': {
       const { serveCommand } = await import('../report/serve-command.ts');
       return serveCommand(config, shutdown);
+    }
+    case 'nightly': {
+      const { nightlyCommand } = await import('./nightly.ts');
+      return nightlyCommand(config, shutdown);
     }
     case 'run': {
       if (config.lock === 'all') {

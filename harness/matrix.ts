@@ -5,7 +5,7 @@ import type { CellRun, MatrixCell } from '../report/matrix-cell.ts';
 import type { UncontendedLatency } from '../report/matrix-page.ts';
 import { tally, tallyLine } from '../report/matrix-tally.ts';
 import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
-import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 import { cellObservation, matches, needsAnotherRun, readRun } from './cell-outcome.ts';
 import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
 import { HarnessError } from './errors.ts';
@@ -48,7 +48,7 @@ function describeRun(r: CellRun): string {
 }
 
 /** A cell decided by construction: not run. A refusal is still checked, against the CLI's own option validation. */
-function constructionCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, shape: CellShape, o: Extract<OracleCell, { decided: 'construction' }>): MatrixCell {
+export function constructionCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, shape: CellShape, o: Extract<OracleCell, { decided: 'construction' }>): MatrixCell {
   const cell: MatrixCell = { ...base, decided: 'construction', expected: o.expect, observed: 'not run', matched: true, runDir: '', lostUpdates: 0, staleWritesRejected: 0, acquireP50: 0, acquireP99: 0, note: o.reason };
   if (o.expect !== 'refuse') return cell;
   try {
@@ -60,8 +60,11 @@ function constructionCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock
   }
 }
 
-/** A measured cell: `config.runs` runs, each inconclusive one replaced by another (next seed), up to MAX_RERUNS more. */
-async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, col: OracleColumn, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
+/**
+ * A measured cell: `config.runs` runs, each inconclusive one replaced by another (next seed), up to MAX_RERUNS more.
+ * `col` is an oracle column, or any fault and fencing a user's expectation names (nightly's own cells).
+ */
+export async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, col: Pick<OracleColumn, 'faults' | 'fencing' | 'maxIntervalMs'>, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
   const fault = col.faults[0] ?? null;
   const runs: CellRun[] = [];
   const outcomes: (RunOutcome | null)[] = [];
@@ -113,14 +116,8 @@ async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lo
 
 const consoleLog = (line: string) => console.error(line);
 
-/**
- * `--lock=all`: every built-in strategy under each column of the oracle, then `matrix.html`. Measured cells are
- * run `--runs` times each (inconclusive runs replaced, whichever way the oracle leans); cells decided by
- * construction are not run and are counted apart. Exit 0 iff every measured cell matched the oracle and the CLI
- * refused every combination the oracle says it must.
- */
-export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog, run?: RunOne): Promise<number> {
-  const runOne = run ?? isolatedRunner(shutdown, () => {});
+/** The matrix's --time-limit must leave a paused holder time to write again, or every such cell shows nothing. */
+export function checkMatrixTimeLimit(config: Readonly<Config>): void {
   const shortest = shortestUsefulRunS(
     ORACLE_COLUMNS.flatMap((c) => c.faults),
     { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs },
@@ -132,7 +129,23 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
       { hint: `npm run jepsen -- --lock=all --time-limit=${shortest} (or more; 10 is a good start)` },
     );
   }
-  const plan = BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.map((col) => ({ lock, col, oracle: ORACLE[lock][col.id] })));
+}
+
+/** Every cell of the matrix, in its one stable order: each built-in lock × each oracle column. */
+export function matrixPlan(): { lock: BuiltinLock; col: OracleColumn; oracle: OracleCell }[] {
+  return BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.map((col) => ({ lock, col, oracle: ORACLE[lock][col.id] })));
+}
+
+/**
+ * `--lock=all`: every built-in strategy under each column of the oracle, then `matrix.html`. Measured cells are
+ * run `--runs` times each (inconclusive runs replaced, whichever way the oracle leans); cells decided by
+ * construction are not run and are counted apart. Exit 0 iff every measured cell matched the oracle and the CLI
+ * refused every combination the oracle says it must.
+ */
+export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog, run?: RunOne): Promise<number> {
+  const runOne = run ?? isolatedRunner(shutdown, () => {});
+  checkMatrixTimeLimit(config);
+  const plan = matrixPlan();
   const measuredTotal = plan.filter((p) => p.oracle.decided === 'measured').length;
   const cells: MatrixCell[] = [];
   let measuredDone = 0;

@@ -45,6 +45,9 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'runs', kind: 'int', default: 1, min: 1, max: 20, help: `--lock=all: conclusive runs per measured cell (each inconclusive run is replaced, at most ${MAX_RERUNS} more); 1 keeps the matrix to minutes on 2 cores` },
   { name: 'seed', kind: 'int', defaultText: 'random', min: 0, max: 2 ** 31 - 1, help: 'random seed (printed; pass it back to replay the schedule)' },
   { name: 'results', kind: 'string', default: 'results', help: 'results folder' },
+  { name: 'shard', kind: 'string', defaultText: 'all cells', help: 'nightly: run only shard <i>/<n> of the measured cells (cell k goes to shard (k mod n)+1)' },
+  { name: 'baseline', kind: 'string', defaultText: 'none', help: 'nightly: a previous nightly results folder to compare tonight against' },
+  { name: 'expectations', kind: 'string', defaultText: './fencepost.expectations.json if it exists', help: 'nightly: your expectations file (overrides oracle cells, adds your plugin locks)' },
   { name: 'json', kind: 'bool', default: false, help: 'doctor: print JSON instead of a table' },
   { name: 'data', kind: 'bool', default: false, help: 'cleanup: also remove the node data (nodes/) of runs whose harness is gone' },
   { name: 'port', kind: 'int', defaultText: '8080, or a free port if that is taken', min: 1, max: 65_535, help: 'serve: port on 127.0.0.1 (given explicitly, it must be free)' },
@@ -57,6 +60,7 @@ export const SUBCOMMANDS = {
   compare: 'compare <run-dir> <run-dir> [...]  → compare.html',
   cleanup: 'stop leftovers (servers, clients) of runs that were killed with kill -9',
   serve: 'serve the results folder on 127.0.0.1 for browsing',
+  nightly: 'nightly [--baseline=<dir>] [--shard=<i>/<n>] | nightly merge <dir>...  → junit.xml, summary.md, comparison.html',
 } as const;
 export type Subcommand = keyof typeof SUBCOMMANDS | 'run';
 
@@ -92,6 +96,12 @@ export interface Config {
   data: boolean;
   /** serve: the port asked for, or null for 8080-else-free. */
   port: number | null;
+  /** nightly: this machine's slice of the measured cells, 1-based; null = every cell. */
+  shard: { index: number; count: number } | null;
+  /** nightly: the previous night's results folder. */
+  baseline: string | null;
+  /** nightly: the user's expectations file, as given (null = the default name, if that file exists). */
+  expectations: string | null;
   help: boolean;
 }
 
@@ -154,6 +164,15 @@ function parseNemesis(raw: string): FaultName[] | null {
   return [...new Set(names)] as FaultName[];
 }
 
+/** `--shard=2/3` → { index: 2, count: 3 }. */
+function parseShard(raw: string): { index: number; count: number } {
+  const m = /^(\d+)\/(\d+)$/.exec(raw);
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index < 1 || index > count) throw bad(`--shard must be <i>/<n> with 1 ≤ i ≤ n, got "${raw}".`, 'e.g. --shard=1/3, --shard=2/3 and --shard=3/3 on three machines');
+  return { index, count };
+}
+
 const NO_TOKEN_EXPLANATION: Record<string, string> = {
   none: 'no lock, so there is no token to fence with',
   redis: 'a Redis lock value is a random owner token, not a monotonic counter: the resource cannot tell an old holder from a new one',
@@ -181,6 +200,11 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (command === 'check' || command === 'compare') {
+      rest.push(arg);
+      continue;
+    }
+    // `nightly merge <dir>…`: the subcommand's words and folders; options still parse.
+    if (command === 'nightly' && !arg.startsWith('--')) {
       rest.push(arg);
       continue;
     }
@@ -215,6 +239,12 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
   if (command === 'run' && lock === 'all' && values.has('nemesis')) {
     throw bad('--nemesis with --lock=all: the matrix\'s columns are its faults (no fault, holder paused, Redis restart empty, clock jump, fenced).', 'drop --nemesis, or run one lock: --lock=<lock> --nemesis=<fault,…>');
   }
+  for (const name of ['shard', 'baseline', 'expectations']) {
+    if (values.has(name) && command !== 'nightly') throw bad(`--${name} applies to the nightly subcommand.`, `npm run jepsen -- nightly --${name}=…`);
+  }
+  for (const name of ['lock', 'nemesis', 'fencing']) {
+    if (values.has(name) && command === 'nightly') throw bad(`--${name} with nightly: the nightly job runs the whole matrix (every lock × the oracle's faults, fenced where a lock has a token).`, 'drop it; to change what a cell is expected to show or add your own lock, use an expectations file (README, "Nightly chaos in CI")');
+  }
   if (command === 'run' && values.has('runs') && lock !== 'all') throw bad(`--runs applies to --lock=all (runs per matrix cell); --lock=${lock} is one run.`, 'drop --runs, or use --lock=all');
   if (command === 'run' && watchdog && ![...WATCHDOG_LOCKS, 'all'].includes(lock) && !isPluginPath(lock)) {
     throw bad(`--watchdog applies to --lock=redis|redlock (lease renewal); ${lock} keeps its lease alive by itself.`);
@@ -246,6 +276,9 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
     json: get<boolean>('json'),
     data: get<boolean>('data'),
     port: values.has('port') ? (values.get('port') as number) : null,
+    shard: values.has('shard') ? parseShard(values.get('shard') as string) : null,
+    baseline: values.has('baseline') ? path.resolve(values.get('baseline') as string) : null,
+    expectations: values.has('expectations') ? path.resolve(values.get('expectations') as string) : null,
     help: get<boolean>('help'),
   });
 }
