@@ -64,7 +64,7 @@ export function constructionCell(config: Readonly<Config>, base: Pick<MatrixCell
  * A measured cell: `config.runs` runs, each inconclusive one replaced by another (next seed), up to MAX_RERUNS more.
  * `col` is an oracle column, or any fault and fencing a user's expectation names (nightly's own cells).
  */
-export async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, col: Pick<OracleColumn, 'faults' | 'fencing' | 'maxIntervalMs'>, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
+export async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, col: Pick<OracleColumn, 'faults' | 'fencing' | 'maxIntervalMs' | 'minThinkTtlFraction'>, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
   const fault = col.faults[0] ?? null;
   const runs: CellRun[] = [];
   const outcomes: (RunOutcome | null)[] = [];

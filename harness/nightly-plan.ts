@@ -11,7 +11,7 @@ export interface PlannedCell {
   fault: string;
   fencing: boolean;
   column: string;
-  col: Pick<OracleColumn, 'faults' | 'fencing' | 'maxIntervalMs'>;
+  col: Pick<OracleColumn, 'faults' | 'fencing' | 'maxIntervalMs' | 'minThinkTtlFraction'>;
   oracle: OracleCell;
   /** `oracle`, or the user's file and line (`fencepost.expectations.json:7`). */
   from: string;
@@ -47,7 +47,7 @@ export function nightlyPlan(user: readonly UserExpectation[]): PlannedCell[] {
       fault: u.fault,
       fencing: u.fencing,
       column,
-      col: { faults, fencing: u.fencing, ...(like?.maxIntervalMs !== undefined ? { maxIntervalMs: like.maxIntervalMs } : {}) },
+      col: { faults, fencing: u.fencing, ...(like?.maxIntervalMs !== undefined ? { maxIntervalMs: like.maxIntervalMs } : {}), ...(like?.minThinkTtlFraction !== undefined ? { minThinkTtlFraction: like.minThinkTtlFraction } : {}) },
       oracle: { decided: 'measured', expect: u.expect },
       from: u.from,
       ...(u.why ? { why: u.why } : {}),
