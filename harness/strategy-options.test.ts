@@ -49,8 +49,8 @@ describe('the options a lock must be able to honour', () => {
     expect((await validate([`--lock=${lock}`, '--fencing'])).noTokenReason).toBeNull();
   });
 
-  it.each(['etcd', 'zookeeper', 'postgres', 'none'])('refuses --watchdog with --lock=%s, which keeps its lease alive by itself', async (lock) => {
-    expect((await refusal([`--lock=${lock}`, '--watchdog'])).message).toMatch(/keeps its lease alive by itself/);
+  it.each(['etcd', 'zookeeper', 'postgres', 'none'])('refuses --watchdog with --lock=%s, whose client does not renew its lease', async (lock) => {
+    expect((await refusal([`--lock=${lock}`, '--watchdog'])).message).toMatch(/declares `renews: false`: its client does not renew the lease/);
   });
 
   it.each(['redis', 'redlock', 'redlock-npm'])('accepts --watchdog with --lock=%s', async (lock) => {

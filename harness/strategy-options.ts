@@ -17,7 +17,7 @@ export function checkStrategyOptions(config: Readonly<Config>, strategy: Resolve
     });
   }
   if (config.watchdog && strategy.renews === false) {
-    throw new HarnessError('bad-arguments', `--watchdog with --lock=${strategy.lock}: "${strategy.name}" keeps its lease alive by itself (it declares \`renews: false\`), so there is nothing to renew.`, {
+    throw new HarnessError('bad-arguments', `--watchdog with --lock=${strategy.lock}: "${strategy.name}" declares \`renews: false\`: its client does not renew the lease (the lock keeps itself alive, or it cannot be extended), so there is nothing for a watchdog to do.`, {
       hint: strategy.builtin ? 'drop --watchdog, or use a lock whose lease the client renews: --lock=redis|redlock|redlock-npm' : 'drop --watchdog, or declare `renews: true` if your lock client has renew()',
     });
   }
