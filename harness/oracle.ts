@@ -85,7 +85,6 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
     clock: measured('safe'),
     fencing: construction('safe', 'it is its own fence: the version column is the token, so the fenced run is the holder-paused run again'),
   },
-  'redis-counter': { 'no-fault': measured('safe'), 'pause-holder': measured('lost'), 'restart-empty': measured('lost'), clock: measured('lost'), fencing: measured('safe') },
 };
 
 /** Extra runs a measured cell gets at most, one per inconclusive run, whichever way the oracle leans. */

@@ -12,5 +12,4 @@ export const BUILTIN_STRATEGIES = {
   etcd: new URL('./etcd.ts', import.meta.url).href,
   zookeeper: new URL('./zookeeper.ts', import.meta.url).href,
   postgres: new URL('./postgres.ts', import.meta.url).href,
-  'redis-counter': new URL('./redis-counter.ts', import.meta.url).href,
 } as const;
