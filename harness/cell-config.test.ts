@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { cellArgv, cellConfig, withoutOptions } from './cell-config.ts';
 import { HarnessError } from './errors.ts';
 import { resolveConfig, type Config } from './options.ts';
+import { loadStrategy } from '../workloads/load-strategy.ts';
+import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 
 const USER = [
   '--lock=all', '--time-limit=12', '--concurrency=3', '--ttl=800', '--think=40', '--accounts=2', '--watchdog', '--pause=1500',
@@ -9,13 +11,15 @@ const USER = [
   '--seed=77', '--runs=2', '--results=/tmp/fp-cells',
 ];
 const matrix = resolveConfig(USER);
+/** The built-ins as the matrix resolves them: what each can do decides its cells' options. */
+const S: Record<string, ResolvedStrategy> = Object.fromEntries(await Promise.all(['redis', 'redlock', 'etcd', 'zookeeper'].map(async (l) => [l, await loadStrategy(l)])));
 
 /** The fields a cell sets itself; every other field of the matrix's Config must reach the cell unchanged. */
 const CELL_FIELDS = new Set<keyof Config>(['lock', 'nemesis', 'fencing', 'seed', 'argv', 'runs', 'nemesisIntervalMs', 'watchdog']);
 
 describe("a cell's Config", () => {
   it('passes every run option of the matrix through, and sets lock, faults, fencing and seed', () => {
-    const c = cellConfig(matrix, { lock: 'redlock', faults: ['pause-holder'], fencing: false, seed: 78 });
+    const c = cellConfig(matrix, { strategy: S.redlock, faults: ['pause-holder'], fencing: false, seed: 78 });
     for (const key of Object.keys(matrix) as (keyof Config)[]) {
       if (!CELL_FIELDS.has(key)) expect(c[key], key).toEqual(matrix[key]);
     }
@@ -24,24 +28,24 @@ describe("a cell's Config", () => {
   });
 
   it('keeps --watchdog only for the locks it applies to (the CLI refuses it for the others)', () => {
-    expect(cellConfig(matrix, { lock: 'etcd', faults: [], fencing: true, seed: 1 })).toMatchObject({ watchdog: false, fencing: true, nemesis: [] });
-    expect(cellConfig(matrix, { lock: 'redis', faults: [], fencing: false, seed: 1 }).watchdog).toBe(true);
+    expect(cellConfig(matrix, { strategy: S.etcd, faults: [], fencing: true, seed: 1 })).toMatchObject({ watchdog: false, fencing: true, nemesis: [] });
+    expect(cellConfig(matrix, { strategy: S.redis, faults: [], fencing: false, seed: 1 }).watchdog).toBe(true);
   });
 
   it("caps --nemesis-interval where the column needs it, and overrides concurrency and time for the latency runs", () => {
-    expect(cellConfig(matrix, { lock: 'redis', faults: ['restart-empty'], fencing: false, seed: 1, maxIntervalMs: 500 }).nemesisIntervalMs).toBe(500);
-    expect(cellConfig(matrix, { lock: 'redis', faults: [], fencing: false, seed: 1, concurrency: 1, timeLimitS: 5 })).toMatchObject({ concurrency: 1, timeLimitS: 5, ttlMs: 800 });
+    expect(cellConfig(matrix, { strategy: S.redis, faults: ['restart-empty'], fencing: false, seed: 1, maxIntervalMs: 500 }).nemesisIntervalMs).toBe(500);
+    expect(cellConfig(matrix, { strategy: S.redis, faults: [], fencing: false, seed: 1, concurrency: 1, timeLimitS: 5 })).toMatchObject({ concurrency: 1, timeLimitS: 5, ttlMs: 800 });
   });
 
   it('derives the default --pause from the TTL as a single run would, when the user gave none', () => {
     const m = resolveConfig(['--lock=all', '--ttl=1000', '--seed=1']);
-    expect(cellConfig(m, { lock: 'etcd', faults: ['pause-holder'], fencing: false, seed: 2 }).pauseMs).toBe(1500);
+    expect(cellConfig(m, { strategy: S.etcd, faults: ['pause-holder'], fencing: false, seed: 2 }).pauseMs).toBe(1500);
   });
 
   it('goes through the CLI validation: --fencing with a lock that has no token is refused (exit 254)', () => {
     let err: unknown;
     try {
-      cellConfig(matrix, { lock: 'redis', faults: ['pause-holder'], fencing: true, seed: 1 });
+      cellConfig(matrix, { strategy: S.redis, faults: ['pause-holder'], fencing: true, seed: 1 });
     } catch (e) {
       err = e;
     }
@@ -50,7 +54,7 @@ describe("a cell's Config", () => {
   });
 
   it('writes an argv that replays the cell by itself', () => {
-    expect(cellArgv(matrix, { lock: 'zookeeper', faults: ['pause-holder'], fencing: true, seed: 9 })).toEqual([
+    expect(cellArgv(matrix, { strategy: S.zookeeper, faults: ['pause-holder'], fencing: true, seed: 9 })).toEqual([
       '--time-limit=12', '--concurrency=3', '--ttl=800', '--think=40', '--accounts=2', '--pause=1500', '--restart-delay=900',
       '--redis-persistence=aof-always', '--clock-offset=30', '--backend', 'docker', '--nemesis-interval=2000', '--results=/tmp/fp-cells',
       '--lock=zookeeper', '--nemesis=pause-holder', '--fencing', '--seed=9',

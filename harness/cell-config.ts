@@ -1,9 +1,12 @@
 import type { FaultName } from '../nemesis/fault-names.ts';
-import { OPTIONS, resolveConfig, WATCHDOG_LOCKS, type Config } from './options.ts';
+import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
+import { OPTIONS, resolveConfig, type Config } from './options.ts';
+import { checkStrategyOptions } from './strategy-options.ts';
 
 /** What a matrix cell (or one of its latency runs) sets itself; everything else comes from the matrix's options. */
 export interface CellShape {
-  lock: string;
+  /** The cell's lock, resolved (its `renews` decides whether --watchdog passes through). */
+  strategy: ResolvedStrategy;
   faults: FaultName[];
   fencing: boolean;
   seed: number;
@@ -41,16 +44,16 @@ export function withoutOptions(argv: readonly string[], drop: (name: string) => 
 /**
  * The argv of one cell's run: every option the user gave `--lock=all` passes through as they spelled it (so a
  * new option needs nothing here), the cell's lock, faults, fencing and seed replace the matrix's, and --watchdog
- * is kept only for the locks it applies to (the CLI refuses it for the others).
+ * is kept only for the locks whose strategy renews its lease (the CLI refuses it for the others).
  */
 export function cellArgv(matrix: Readonly<Config>, cell: CellShape): string[] {
-  const keepWatchdog = WATCHDOG_LOCKS.includes(cell.lock);
+  const keepWatchdog = cell.strategy.renews !== false;
   const argv = withoutOptions(matrix.argv, (name) => CELL_OWNED.has(name) || (name === 'watchdog' && !keepWatchdog));
   const interval = Math.min(matrix.nemesisIntervalMs, cell.maxIntervalMs ?? Infinity);
   const think = Math.max(matrix.thinkMs, Math.round((cell.minThinkTtlFraction ?? 0) * matrix.ttlMs));
   return [
     ...argv,
-    `--lock=${cell.lock}`,
+    `--lock=${cell.strategy.lock}`,
     `--nemesis=${cell.faults.join(',') || 'none'}`,
     ...(cell.fencing ? ['--fencing'] : []),
     // Later occurrences win: these override what the user gave only where the cell must.
@@ -63,9 +66,12 @@ export function cellArgv(matrix: Readonly<Config>, cell: CellShape): string[] {
 }
 
 /**
- * A cell's Config, through the CLI's own option validation: a combination the CLI refuses (--fencing with a lock
- * that has no token) throws its HarnessError (exit 254) here, before anything starts.
+ * A cell's Config, through the CLI's own option validation (both halves: the argv, then what the strategy can
+ * do): a combination the CLI refuses (--fencing with a lock that has no token) throws its HarnessError (exit 254)
+ * here, before anything starts.
  */
 export function cellConfig(matrix: Readonly<Config>, cell: CellShape): Readonly<Config> {
-  return resolveConfig(cellArgv(matrix, cell));
+  const config = resolveConfig(cellArgv(matrix, cell));
+  checkStrategyOptions(config, cell.strategy);
+  return config;
 }

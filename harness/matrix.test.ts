@@ -9,6 +9,7 @@ import { resolveConfig, type Config } from './options.ts';
 import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 import type { RunOutcome } from './run.ts';
 import { Shutdown } from './shutdown.ts';
+import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-matrix-run-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -91,7 +92,7 @@ describe('runMatrix', () => {
     expect(m.cell('etcd', 'pause-holder', true)).toMatchObject({ decided: 'measured', observed: 'safe', matched: true });
     expect(m.cell('etcd', 'pause-holder', true).runs).toHaveLength(2);
     // The latency runs: one client per lock, no fault.
-    expect(fake.calls.filter((c) => c.concurrency === 1).map((c) => `${c.lock}:${c.nemesis?.length}`)).toEqual(['none:0', 'redis:0', 'redlock:0', 'redlock-npm:0', 'etcd:0', 'zookeeper:0', 'postgres:0']);
+    expect(fake.calls.filter((c) => c.concurrency === 1).map((c) => `${c.lock}:${c.nemesis?.length}`)).toEqual(BUILTIN_LOCKS.map((lock) => `${lock}:0`));
   });
 
   it('reruns an inconclusive run whichever way the oracle leans, up to the cap', async () => {

@@ -6,6 +6,8 @@ import type { UncontendedLatency } from '../report/matrix-page.ts';
 import { tally, tallyLine } from '../report/matrix-tally.ts';
 import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
+import { loadStrategy } from '../workloads/load-strategy.ts';
+import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { cellObservation, matches, needsAnotherRun, readRun } from './cell-outcome.ts';
 import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
 import { HarnessError } from './errors.ts';
@@ -64,14 +66,14 @@ export function constructionCell(config: Readonly<Config>, base: Pick<MatrixCell
  * A measured cell: `config.runs` runs, each inconclusive one replaced by another (next seed), up to MAX_RERUNS more.
  * `col` is an oracle column, or any fault and fencing a user's expectation names (nightly's own cells).
  */
-export async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, col: Pick<OracleColumn, 'faults' | 'fencing' | 'maxIntervalMs' | 'minThinkTtlFraction'>, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
+export async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, strategy: ResolvedStrategy, col: Pick<OracleColumn, 'faults' | 'fencing' | 'maxIntervalMs' | 'minThinkTtlFraction'>, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
   const fault = col.faults[0] ?? null;
   const runs: CellRun[] = [];
   const outcomes: (RunOutcome | null)[] = [];
   while (needsAnotherRun(runs, config.runs, MAX_RERUNS)) {
     const seed = (config.seed + runs.length) % 2 ** 31;
     try {
-      const out = await run(cellConfig(config, { lock: base.lock, faults: col.faults, fencing: col.fencing, seed, maxIntervalMs: col.maxIntervalMs, minThinkTtlFraction: col.minThinkTtlFraction }));
+      const out = await run(cellConfig(config, { strategy, faults: col.faults, fencing: col.fencing, seed, maxIntervalMs: col.maxIntervalMs, minThinkTtlFraction: col.minThinkTtlFraction }));
       const r = out.results;
       const hits = fault ? faultHits(r, fault) : undefined;
       const failing = Object.entries(r.checkers).filter(([, c]) => c.valid === false).map(([name]) => name);
@@ -131,6 +133,11 @@ export function checkMatrixTimeLimit(config: Readonly<Config>): void {
   }
 }
 
+/** Every built-in strategy, resolved once (the registry's modules, loaded in parallel). */
+export async function builtinStrategies(): Promise<Record<BuiltinLock, ResolvedStrategy>> {
+  return Object.fromEntries(await Promise.all(BUILTIN_LOCKS.map(async (lock) => [lock, await loadStrategy(lock)] as const))) as Record<BuiltinLock, ResolvedStrategy>;
+}
+
 /** Every cell of the matrix, in its one stable order: each built-in lock × each oracle column. */
 export function matrixPlan(): { lock: BuiltinLock; col: OracleColumn; oracle: OracleCell }[] {
   return BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.map((col) => ({ lock, col, oracle: ORACLE[lock][col.id] })));
@@ -146,17 +153,19 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
   const runOne = run ?? isolatedRunner(shutdown, () => {});
   checkMatrixTimeLimit(config);
   const plan = matrixPlan();
+  // Each built-in resolved once: what it can do (a token, a lease to renew) decides its cells' options.
+  const strategies = await builtinStrategies();
   const measuredTotal = plan.filter((p) => p.oracle.decided === 'measured').length;
   const cells: MatrixCell[] = [];
   let measuredDone = 0;
   for (const { lock, col, oracle } of plan) {
     const base = { lock, fault: col.faults.join(',') || 'none', fencing: col.fencing, column: col.title };
     if (oracle.decided === 'construction') {
-      cells.push(constructionCell(config, base, { lock, faults: col.faults, fencing: col.fencing, seed: config.seed }, oracle));
+      cells.push(constructionCell(config, base, { strategy: strategies[lock], faults: col.faults, fencing: col.fencing, seed: config.seed }, oracle));
       continue;
     }
     const label = `[${++measuredDone}/${measuredTotal}] ${lock} × ${col.title}`;
-    const cell = await measuredCell(config, base, col, oracle.expect, runOne, (line) => log(`${label}: ${line}`));
+    const cell = await measuredCell(config, base, strategies[lock], col, oracle.expect, runOne, (line) => log(`${label}: ${line}`));
     cells.push(cell);
     log(`${label}: ${cell.observed} (expected ${cell.expected}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`);
   }
@@ -168,7 +177,7 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
   const uncontended: Record<string, UncontendedLatency> = {};
   for (const lock of BUILTIN_LOCKS) {
     try {
-      const out = await runOne(cellConfig(config, { lock, faults: [], fencing: false, seed: config.seed, concurrency: 1, timeLimitS: Math.min(config.timeLimitS, 5) }));
+      const out = await runOne(cellConfig(config, { strategy: strategies[lock], faults: [], fencing: false, seed: config.seed, concurrency: 1, timeLimitS: Math.min(config.timeLimitS, 5) }));
       const l = out.results.latency;
       uncontended[lock] = { acquireP50: l.acquire.p50, acquireP99: l.acquire.p99, writeP50: l.write.p50, writeP99: l.write.p99, runDir: out.runDir };
       log(`latency ${lock}, one client: acquire p50 ${l.acquire.p50.toFixed(2)} ms, p99 ${l.acquire.p99.toFixed(2)} ms`);

@@ -9,6 +9,8 @@ import { mergeShards } from './nightly-merge.ts';
 import { nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
 import { nightlyExit, readNightlyFiles, shardSuffix, writeNightlyJson, type NightlyCell, type NightlyResult } from './nightly-result.ts';
 import { resolveConfig, type Config } from './options.ts';
+import { loadStrategy } from '../workloads/load-strategy.ts';
+import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Shutdown } from './shutdown.ts';
 
 /** The CI-sized default: 10 s a run keeps the whole matrix to ~8 min on 2 cores (README, "Nightly chaos in CI"). */
@@ -39,10 +41,14 @@ export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdow
   const file = expectationsPath(config.expectations);
   const user = file ? loadExpectations(file) : [];
   const plan = nightlyPlan(user);
+  // Every lock of the night resolved once, built-ins and the users' plugins alike: what it declares (servers, a
+  // token, a lease to renew) decides its cells' options.
+  const strategies = new Map<string, ResolvedStrategy>();
+  for (const lock of new Set(plan.map((p) => p.lock))) strategies.set(lock, await loadStrategy(lock));
   // A user's cell the CLI would refuse (--fencing with a lock that has no token) fails now, not after the night.
   for (const p of plan.filter((p) => p.from !== 'oracle')) {
     try {
-      cellConfig(matrix, { lock: p.lock, faults: p.col.faults, fencing: p.fencing, seed: matrix.seed });
+      cellConfig(matrix, { strategy: strategies.get(p.lock)!, faults: p.col.faults, fencing: p.fencing, seed: matrix.seed });
     } catch (err) {
       if (!(err instanceof HarnessError)) throw err;
       throw new HarnessError('bad-arguments', `${p.from}: ${p.lock} × ${p.column}: ${err.message}`, { hint: 'fix or remove that entry of the expectations file' });
@@ -57,7 +63,7 @@ export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdow
   const cells: NightlyCell[] = [];
   let done = 0;
   for (const p of slice) {
-    cells.push(await nightlyCell(matrix, p, runOne, measuredTotal, () => ++done, log));
+    cells.push(await nightlyCell(matrix, p, strategies.get(p.lock)!, runOne, measuredTotal, () => ++done, log));
   }
 
   const result: NightlyResult = {
@@ -74,14 +80,14 @@ export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdow
   return writeNight(config.resultsDir, result, baseline, log);
 }
 
-async function nightlyCell(matrix: Readonly<Config>, p: PlannedCell, runOne: RunOne, total: number, next: () => number, log: (line: string) => void): Promise<NightlyCell> {
+async function nightlyCell(matrix: Readonly<Config>, p: PlannedCell, strategy: ResolvedStrategy, runOne: RunOne, total: number, next: () => number, log: (line: string) => void): Promise<NightlyCell> {
   const base = { lock: p.lock, fault: p.fault, fencing: p.fencing, column: p.column };
   const own = { index: p.index, from: p.from, ...(p.why ? { why: p.why } : {}) };
   if (p.oracle.decided === 'construction') {
-    return { ...constructionCell(matrix, base, { lock: p.lock, faults: p.col.faults, fencing: p.fencing, seed: matrix.seed }, p.oracle), ...own };
+    return { ...constructionCell(matrix, base, { strategy, faults: p.col.faults, fencing: p.fencing, seed: matrix.seed }, p.oracle), ...own };
   }
   const label = `[${next()}/${total}] ${p.lock} × ${p.column}`;
-  const cell = await measuredCell(matrix, base, p.col, p.oracle.expect, runOne, (line) => log(`${label}: ${line}`));
+  const cell = await measuredCell(matrix, base, strategy, p.col, p.oracle.expect, runOne, (line) => log(`${label}: ${line}`));
   log(`${label}: ${cell.observed} (expected ${cell.expected}, ${p.from}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`);
   const hits = cell.runs?.map((r) => r.faultHits).filter((h): h is number => h !== undefined) ?? [];
   return { ...cell, ...own, ...(hits.length ? { faultHits: hits.reduce((a, b) => a + b, 0) } : {}) };

@@ -59,11 +59,7 @@ describe('resolveConfig', () => {
     expect(badArgs(argv).message).toMatch(message);
   });
 
-  it.each(['redis', 'redlock', 'redlock-npm', 'none'])('refuses --fencing with --lock=%s and explains why', (lock) => {
-    const err = badArgs([`--lock=${lock}`, '--fencing']);
-    expect(err.message).toMatch(/--fencing with --lock=/);
-    expect(err.hint).toMatch(/etcd\|zookeeper\|postgres/);
-  });
+  // --fencing and --watchdog depend on what the lock can do: strategy-options.test.ts, on the resolved strategies.
 
   it('parses subcommands and passes their own arguments through', () => {
     expect(resolveConfig(['doctor', '--json'])).toMatchObject({ command: 'doctor', json: true });

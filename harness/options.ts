@@ -36,7 +36,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'accounts', kind: 'int', default: 1, min: 1, max: 1000, help: 'accounts (lock keys) the clients spread over' },
   { name: 'min-writes', kind: 'int', default: DEFAULT_MIN_WRITES, min: 0, max: 1_000_000, help: 'committed writes (by ≥ 2 clients when --concurrency ≥ 2) a run needs to be VALID; fewer → unknown (exit 2)' },
   { name: 'fencing', kind: 'bool', default: false, help: 'writes carry the lock\'s fencing token; the resource refuses stale tokens' },
-  { name: 'watchdog', kind: 'bool', default: false, help: 'redis/redlock: renew every TTL/3, skip the write when a renewal fails (Redisson-style)' },
+  { name: 'watchdog', kind: 'bool', default: false, help: 'locks whose lease the client renews (redis, redlock, redlock-npm): renew every TTL/3, skip the write when a renewal fails (Redisson-style)' },
   { name: 'pause', kind: 'int', defaultText: '1.5 × ttl', min: 1, max: 600_000, help: 'ms a pause fault keeps its target stopped, and delay-write holds the holder\'s traffic' },
   { name: 'restart-delay', kind: 'int', default: 0, min: 0, max: 600_000, help: 'restart-empty, kill: ms a killed node stays down (Redlock spec: ≥ max TTL)' },
   { name: 'redis-persistence', kind: 'enum', default: 'none', choices: ['none', 'aof-always'], help: 'Redis persistence (aof-always = appendfsync always)' },
@@ -173,16 +173,6 @@ function parseShard(raw: string): { index: number; count: number } {
   return { index, count };
 }
 
-const NO_TOKEN_EXPLANATION: Record<string, string> = {
-  none: 'no lock, so there is no token to fence with',
-  redis: 'a Redis lock value is a random owner token, not a monotonic counter: the resource cannot tell an old holder from a new one',
-  redlock: 'Redlock has no monotonic fencing token (its values are random; Redis gives no counter that survives failover across 5 masters)',
-  'redlock-npm': 'the redlock package exposes no monotonic fencing token (lock values are random)',
-};
-
-/** The locks --watchdog applies to (lease renewal); the others keep their lease alive by themselves. */
-export const WATCHDOG_LOCKS: readonly string[] = ['redis', 'redlock'];
-
 function deepFreeze<T>(o: T): Readonly<T> {
   for (const v of Object.values(o as object)) if (v && typeof v === 'object') deepFreeze(v);
   return Object.freeze(o);
@@ -231,9 +221,8 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
   const lock = get<string>('lock');
   if (command === 'run') validateLock(lock);
   const fencing = get<boolean>('fencing');
-  if (command === 'run' && fencing && lock in NO_TOKEN_EXPLANATION) {
-    throw bad(`--fencing with --lock=${lock}: ${NO_TOKEN_EXPLANATION[lock]}.`, 'drop --fencing, or use a lock with a fencing token: --lock=etcd|zookeeper|postgres');
-  }
+  // What a lock can do (a token for --fencing, a lease for --watchdog) is the strategy's to say: checked by
+  // checkStrategyOptions once the strategy is resolved, still before anything starts (strategy-options.ts).
   if (command === 'run' && fencing && lock === 'all') throw bad('--fencing with --lock=all: the matrix already runs the fenced variant of every lock that has a token.', 'drop --fencing');
   const watchdog = get<boolean>('watchdog');
   if (command === 'run' && lock === 'all' && values.has('nemesis')) {
@@ -246,9 +235,6 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
     if (values.has(name) && command === 'nightly') throw bad(`--${name} with nightly: the nightly job runs the whole matrix (every lock × the oracle's faults, fenced where a lock has a token).`, 'drop it; to change what a cell is expected to show or add your own lock, use an expectations file (README, "Nightly chaos in CI")');
   }
   if (command === 'run' && values.has('runs') && lock !== 'all') throw bad(`--runs applies to --lock=all (runs per matrix cell); --lock=${lock} is one run.`, 'drop --runs, or use --lock=all');
-  if (command === 'run' && watchdog && ![...WATCHDOG_LOCKS, 'all'].includes(lock) && !isPluginPath(lock)) {
-    throw bad(`--watchdog applies to --lock=redis|redlock (lease renewal); ${lock} keeps its lease alive by itself.`);
-  }
   const ttlMs = get<number>('ttl');
   return deepFreeze({
     command,

@@ -7,19 +7,18 @@ import type { RunResults } from '../checkers/run-results.ts';
 import { describeTokenViolation, type TokenOrderResult } from '../checkers/token-order.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { routeClientsAlone } from '../nemesis/client-routes.ts';
-import { createNemesis, defaultFaults } from '../nemesis/create-nemesis.ts';
+import { createNemesis } from '../nemesis/create-nemesis.ts';
 import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { PRIMARY_PROXY } from '../nemesis/failover-pair.ts';
 import type { FaultName } from '../nemesis/fault-names.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import type { ClientSpec } from '../workloads/client-protocol.ts';
-import { loadStrategy, strategyModuleUrl } from '../workloads/load-strategy.ts';
+import { loadStrategy } from '../workloads/load-strategy.ts';
+import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { Resource, setupResource, type WriteMode } from '../workloads/resource.ts';
-import type { LockStrategy } from '../workloads/strategy.ts';
 import type { ClusterSpec } from './backends/cluster.ts';
 import { createCluster, hostRequirements } from './backends/create-cluster.ts';
 import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
-import { HarnessError } from './errors.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import { Journal } from './history/journal.ts';
 import { readHistory } from './history/reader.ts';
@@ -34,6 +33,7 @@ import type { Shutdown } from './shutdown.ts';
 import { libraryVersions, serverVersions } from './versions.ts';
 import { LiveStats } from './live-stats.ts';
 import { replayCommand } from './replay-command.ts';
+import { checkStrategyOptions } from './strategy-options.ts';
 
 export interface RunOutcome {
   exitCode: ExitCode;
@@ -43,7 +43,7 @@ export interface RunOutcome {
 
 export interface TestJson {
   lock: string;
-  strategy: { name: string; token: LockStrategy['token']; exclusive: boolean };
+  strategy: { name: string; token: ResolvedStrategy['token']; exclusive: boolean; servers?: ResolvedStrategy['servers'] };
   argv: string[];
   seed: number;
   startedAt: string;
@@ -59,20 +59,18 @@ export interface TestJson {
   failed?: boolean;
 }
 
-function writeModeFor(strategy: LockStrategy, fencing: boolean): WriteMode {
+function writeModeFor(strategy: ResolvedStrategy, fencing: boolean): WriteMode {
   if (strategy.token === 'version') return 'version';
   return fencing ? 'fenced' : 'plain';
 }
 
-function clusterSpecFor(strategy: LockStrategy, config: Readonly<Config>, faults: FaultName[], clocks: ClockBoard | null): ClusterSpec {
-  const redis = strategy.needs.includes('redis');
+/** The nodes the strategy declared (Postgres, the resource, always), plus what the run's faults need. */
+function clusterSpecFor(strategy: ResolvedStrategy, config: Readonly<Config>, faults: FaultName[], clocks: ClockBoard | null): ClusterSpec {
   return {
-    redis: redis ? 5 : 0,
-    etcd: strategy.needs.includes('etcd') ? 3 : 0,
-    zk: strategy.needs.includes('zk') ? 3 : 0,
+    ...strategy.servers,
     pg: true,
     // The failover fault's primary + replica; clients then reach their first Redis through the primary's proxy.
-    failoverPair: redis && faults.includes('failover'),
+    failoverPair: strategy.servers.redis > 0 && faults.includes('failover'),
     redisPersistence: config.redisPersistence,
     ...(clocks ? { envFor: (node: string) => clocks.env(node) } : {}),
   };
@@ -96,11 +94,10 @@ const consoleLog = (line: string) => console.error(line);
  * the thing it undoes starts, so Ctrl-C at any point leaves nothing running and the journal on disk.
  */
 export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog): Promise<RunOutcome> {
+  // Resolved once, before anything starts: a bad plugin or an option the lock can't honour is exit 254 here.
   const strategy = await loadStrategy(config.lock);
-  if (config.fencing && strategy.token === 'none') {
-    throw new HarnessError('bad-arguments', `--fencing with --lock=${config.lock}: the strategy "${strategy.name}" declares no fencing token.`, { hint: 'drop --fencing' });
-  }
-  const faults = config.nemesis ?? defaultFaults(config.lock);
+  checkStrategyOptions(config, strategy);
+  const faults = config.nemesis ?? [...strategy.defaultFaults];
   const shortest = shortestUsefulRunS(faults, { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs });
   if (config.timeLimitS < shortest) {
     log(
@@ -120,7 +117,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   const cluster = await createCluster(config.backend, spec, runDir, pids, log);
   const test: TestJson = {
     lock: config.lock,
-    strategy: { name: strategy.name, token: strategy.token, exclusive: strategy.exclusive !== false },
+    strategy: { name: strategy.name, token: strategy.token, exclusive: strategy.exclusive, servers: strategy.servers },
     argv: config.argv,
     seed: config.seed,
     startedAt: new Date().toISOString(),
@@ -167,7 +164,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   const specs: ClientSpec[] = Array.from({ length: config.concurrency }, (_, slot) => ({
     slot,
     concurrency: config.concurrency,
-    strategyUrl: strategyModuleUrl(config.lock),
+    strategyUrl: strategy.moduleUrl,
     ctx: {
       redis: redisEndpoints,
       etcd: cluster.etcd.map((e) => `http://127.0.0.1:${proxies.get(e.name)!.port}`),
@@ -196,7 +193,7 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   );
   const stopClients = shutdown.add('stop clients', () => pool.kill());
 
-  const nemesis = createNemesis({ config, faults, cluster, clients: pool, proxies, journal, clocks, log });
+  const nemesis = createNemesis({ config, faults, servers: strategy.servers, cluster, clients: pool, proxies, journal, clocks, log });
   if (Object.keys(nemesis.skipped).length) {
     test.skippedFaults = { ...nemesis.skipped };
     writeJson(path.join(runDir, 'test.json'), test);

@@ -14,8 +14,6 @@ import { restartEmpty } from './faults/restart-empty.ts';
 import type { Nemesis, NemesisEnv } from './nemesis.ts';
 import { ScheduledNemesis } from './scheduled-nemesis.ts';
 
-export { defaultFaults } from './default-faults.ts';
-
 /** One executor per name of the CLI's fault list (fault-names.ts). */
 export const EXECUTORS: Record<FaultName, FaultExecutor> = {
   'pause-holder': pauseHolder,

@@ -12,24 +12,26 @@ export interface LockServer {
   proxy: string;
 }
 
+/** How many nodes of each server the strategy runs on: the resolved strategy's declaration. */
+export type LockServerCounts = Readonly<Record<'redis' | 'etcd' | 'zk', number>>;
+
 /**
- * The servers that decide who holds the lock, in the order the strategy addresses them. The cluster only runs
- * what the strategy needs, so its composition tells: Redis masters (the `redis` strategy uses the first only;
- * with a failover pair the first master is whichever node is primary now), else etcd, else ZooKeeper, else
- * Postgres (the postgres strategy's lock is the row itself; `none` has no lock and the resource is all there is).
+ * The servers that decide who holds the lock, in the order the strategy addresses them — from what the strategy
+ * declared, not from its name: its Redis masters (with a failover pair the first is whichever node is primary
+ * now), else its etcd members, else its ZooKeeper servers, else Postgres (the postgres strategy's lock is the row
+ * itself; `none` has no lock and the resource is all there is).
  */
-export function lockServers(lock: string, cluster: Cluster, pair: FailoverPair | null): LockServer[] {
-  const masters = redisMasters(lock, cluster, pair);
+export function lockServers(servers: LockServerCounts, cluster: Cluster, pair: FailoverPair | null): LockServer[] {
+  const masters = redisMasters(servers, cluster, pair);
   if (masters.length) return masters;
-  if (cluster.etcd.length) return cluster.etcd.map((n) => ({ node: n, proxy: n.name }));
-  if (cluster.zk.length) return cluster.zk.map((n) => ({ node: n, proxy: n.name }));
+  if (servers.etcd) return cluster.etcd.slice(0, servers.etcd).map((n) => ({ node: n, proxy: n.name }));
+  if (servers.zk) return cluster.zk.slice(0, servers.zk).map((n) => ({ node: n, proxy: n.name }));
   return cluster.pg ? [{ node: cluster.pg, proxy: 'pg' }] : [];
 }
 
-/** The Redis masters the strategy's clients use (ctx.redis order). */
-export function redisMasters(lock: string, cluster: Cluster, pair: FailoverPair | null): { node: RedisNode; proxy: string }[] {
-  const all = everyRedisMaster(cluster, pair);
-  return lock === 'redis' ? all.slice(0, 1) : all;
+/** The Redis masters the strategy's clients use (ctx.redis order): as many as it declared. */
+export function redisMasters(servers: LockServerCounts, cluster: Cluster, pair: FailoverPair | null): { node: RedisNode; proxy: string }[] {
+  return everyRedisMaster(cluster, pair).slice(0, servers.redis);
 }
 
 /**

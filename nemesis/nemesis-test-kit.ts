@@ -3,13 +3,15 @@ import type { Op } from '../harness/history/op.ts';
 import type { NemesisValue } from '../harness/history/bank.ts';
 import { readHistory } from '../harness/history/reader.ts';
 import { resolveConfig } from '../harness/options.ts';
-import { runTest, type RunOutcome } from '../harness/run.ts';
+import { runTest, type RunOutcome, type TestJson } from '../harness/run.ts';
 import { Shutdown } from '../harness/shutdown.ts';
 import { processesUnder, testResultsDir, type OurProcess } from '../test/integration/processes.ts';
 
 /** What the nemesis integration tests look at after one real run. */
 export interface NemesisRun {
   outcome: RunOutcome;
+  /** The run's test.json (read before the run folder is removed). */
+  test: TestJson;
   /** The harness's log lines (progress, nemesis start/end, summary). */
   log: string[];
   /** The whole history (read before the run's folder is removed). */
@@ -33,12 +35,13 @@ export async function runNemesis(argv: string[]): Promise<NemesisRun> {
   const log: string[] = [];
   const outcome = await runTest(config, new Shutdown(), (l) => log.push(l));
   const { ops } = readHistory(`${outcome.runDir}/history.jsonl`);
+  const test = JSON.parse(fs.readFileSync(`${outcome.runDir}/test.json`, 'utf8')) as TestJson;
   const faults = (ops as Op[]).filter((o) => o.process === 'nemesis') as Op<NemesisValue>[];
   const leftovers = processesUnder(dir);
   if (!leftovers.length) fs.rmSync(dir, { recursive: true, force: true });
   const r = outcome.results;
   const summary = `${argv.join(' ')} → valid ${String(r.valid)}, lostUpdates ${r.lostUpdates}, staleWritesRejected ${r.staleWritesRejected}, faults ${r.faults.length}\n${log.filter((l) => l.includes('nemesis')).join('\n')}`;
-  return { outcome, log, ops: ops as Op[], faults, leftovers, summary };
+  return { outcome, test, log, ops: ops as Op[], faults, leftovers, summary };
 }
 
 /** Fault starts in a run's history. */

@@ -5,12 +5,15 @@ import type { Config } from '../harness/options.ts';
 import type { ClockBoard } from './clock/clock-board.ts';
 import type { TcpProxy } from './proxy/tcp-proxy.ts';
 import type { FaultName } from './fault-names.ts';
+import type { LockServerCounts } from './lock-servers.ts';
 
 /** What a nemesis may act on. Built by the run orchestrator. */
 export interface NemesisEnv {
   config: Readonly<Config>;
   /** The resolved fault list (the strategy's defaults when --nemesis wasn't given). */
   faults: FaultName[];
+  /** The strategy's servers (its declaration, resolved once by the run): what lock-aimed faults strike. */
+  servers: LockServerCounts;
   cluster: Cluster;
   clients: ClientPool;
   /**

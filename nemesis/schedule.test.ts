@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_NAMES, type FaultName } from './fault-names.ts';
 import { faultSchedule, firstDelayFor, shortestUsefulRunS } from './schedule.ts';
-import { defaultFaults } from './default-faults.ts';
 import { majority, mastersToBreak } from './lock-servers.ts';
-import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 
 function take(faults: FaultName[], seed: number, n: number, intervalMs = 3000) {
   const out = [];
@@ -66,20 +64,6 @@ describe('masters a restart or clock jump must break', () => {
     [0, 5, 0],
   ])('%i of %i held (not a majority lock) → all %i', (held, n, k) => {
     expect(mastersToBreak(held, n)).toBe(k);
-  });
-});
-
-describe('default faults', () => {
-  it('every built-in lock has a non-empty set of known faults, with the oracle columns that matter to it', () => {
-    for (const lock of BUILTIN_LOCKS) {
-      const faults = defaultFaults(lock);
-      expect(faults.length).toBeGreaterThan(0);
-      for (const f of faults) expect(FAULT_NAMES).toContain(f);
-      expect(faults).toContain('pause-holder');
-    }
-    expect(defaultFaults('redis')).toEqual(expect.arrayContaining(['restart-empty', 'clock', 'failover']));
-    expect(defaultFaults('redlock')).toEqual(expect.arrayContaining(['restart-empty', 'clock']));
-    expect(defaultFaults('./my-lock.ts').length).toBeGreaterThan(0);
   });
 });
 

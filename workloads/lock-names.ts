@@ -1,6 +1,12 @@
-/** The built-in lock strategies (one file each under workloads/strategies/), in the order the matrix shows them. */
-export const BUILTIN_LOCKS = ['none', 'redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres'] as const;
-export type BuiltinLock = (typeof BUILTIN_LOCKS)[number];
+import { BUILTIN_STRATEGIES } from './strategies/registry.ts';
+
+/** The built-in lock strategies' names, in the registry's order (the order the matrix shows them). */
+export type BuiltinLock = keyof typeof BUILTIN_STRATEGIES;
+export const BUILTIN_LOCKS = Object.keys(BUILTIN_STRATEGIES) as readonly BuiltinLock[];
+
+export function isBuiltinLock(lock: string): lock is BuiltinLock {
+  return Object.hasOwn(BUILTIN_STRATEGIES, lock);
+}
 
 export function isPluginPath(lock: string): boolean {
   return /^(\.{1,2}\/|\/)/.test(lock) || /\.[cm]?[jt]s$/.test(lock);

@@ -15,9 +15,11 @@ export interface Endpoint {
   password?: string;
 }
 
+import type { FaultName } from '../nemesis/fault-names.ts';
+
 /** What a client gets to connect with. Every address is 127.0.0.1 (often a fault proxy of the harness). */
 export interface LockContext {
-  /** The 5 independent Redis masters (redis strategy uses redis[0]). */
+  /** The independent Redis masters, as many as the strategy's `servers.redis` (5 by default; redis uses 1). */
   redis: Endpoint[];
   /** etcd client URLs, e.g. http://127.0.0.1:2379. */
   etcd: string[];
@@ -63,11 +65,22 @@ export interface LockClient {
   close(): Promise<void>;
 }
 
+export type ServerKind = 'redis' | 'etcd' | 'zk';
+
+/** How many nodes of each server the strategy's lock runs on (0 or absent: none). */
+export type StrategyServers = Partial<Record<ServerKind, number>>;
+
 export interface LockStrategy {
   /** Shown in results and reports. */
   name: string;
   /** Servers the harness must start for it (Postgres, the resource, always runs). */
-  needs: ('redis' | 'etcd' | 'zk')[];
+  needs: ServerKind[];
+  /**
+   * How many of each it needs (optional). Without it, each kind in `needs` gets the full cluster's count: 5
+   * independent Redis masters, 3 etcd members, 3 ZooKeeper servers. A single-node Redis lock declares
+   * `{ redis: 1 }`: the run starts one Redis and the faults aim at it. Must name the same kinds as `needs`.
+   */
+  servers?: StrategyServers;
   /**
    * `monotonic`: `Lease.token` only grows between holders (usable with --fencing);
    * `version`: the resource's own version column is the fence (the postgres strategy);
@@ -79,6 +92,16 @@ export interface LockStrategy {
    * postgres): their holders overlap by design, so the harness doesn't check mutual exclusion for them.
    */
   exclusive?: boolean;
+  /** Why it has no fencing token (optional, with `token: 'none'`): what `--fencing` is refused with. */
+  noTokenReason?: string;
+  /**
+   * Whether its lease expires unless the client renews it, so `--watchdog` applies (its client then has
+   * `renew`). Optional: a strategy that doesn't say is taken as it was before this field existed — `--watchdog`
+   * is accepted, and renewals happen when its client has `renew`.
+   */
+  renews?: boolean;
+  /** The faults a run injects when `--nemesis` isn't given (optional; else the faults every lock must survive). */
+  defaultFaults?: FaultName[];
   connect(ctx: LockContext): Promise<LockClient>;
 }
 

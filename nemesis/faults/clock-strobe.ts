@@ -15,7 +15,7 @@ export const clockStrobe: FaultExecutor = {
     const clocks = ctx.clocks!;
     const offsetMs = ctx.config.clockOffsetS * 1000;
     const periodMs = Math.max(50, Math.round(ctx.config.ttlMs / 4));
-    const servers = lockServers(ctx.config.lock, ctx.cluster, ctx.pair).map((s) => s.node);
+    const servers = lockServers(ctx.servers, ctx.cluster, ctx.pair).map((s) => s.node);
     const names = [...servers.map((s) => s.name), ...ctx.clients.clients.map((c) => `client-${c.slot}`)];
     if (ctx.signal.aborted) return null;
     let high = true;

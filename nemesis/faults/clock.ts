@@ -41,7 +41,7 @@ export const clock: FaultExecutor = {
     } else {
       // Every member of a consensus service (and Postgres) stores every key: the leader's clock is the one that
       // could matter. Found first, then moved synchronously as a client enters its critical section.
-      const servers = lockServers(ctx.config.lock, ctx.cluster, ctx.pair);
+      const servers = lockServers(ctx.servers, ctx.cluster, ctx.pair);
       const target = ((await leaderOf(servers)) ?? servers[0]).node;
       let strike: Strike = { atIndex: 0, atTime: 0 };
       const section = await ctx.sections.next(

@@ -10,13 +10,13 @@ import { leaderOf, lockServers } from '../lock-servers.ts';
 export const kill: FaultExecutor = {
   name: 'kill',
   unavailable(env) {
-    const servers = lockServers(env.config.lock, env.cluster, null);
+    const servers = lockServers(env.servers, env.cluster, null);
     if (!servers.length) return 'the run has no server to kill';
     if (servers[0].node.kind === 'redis') return `--lock=${env.config.lock} is served by Redis masters: use restart-empty (with --redis-persistence=aof-always they restart with their data)`;
     return null;
   },
   async start(ctx) {
-    const servers = lockServers(ctx.config.lock, ctx.cluster, ctx.pair).filter((s) => s.node.running && !s.node.paused);
+    const servers = lockServers(ctx.servers, ctx.cluster, ctx.pair).filter((s) => s.node.running && !s.node.paused);
     if (!servers.length) return null;
     const leader = ctx.random() < 0.5 ? await leaderOf(servers) : null;
     const target = leader ?? pick(ctx.random, servers);

@@ -3,7 +3,7 @@ import { lockServers, type LockServer } from '../lock-servers.ts';
 
 /** A random non-empty subset of the lock's servers (all of them for a single server), seeded. */
 export function someLockServers(ctx: FaultContext): LockServer[] {
-  const servers = lockServers(ctx.config.lock, ctx.cluster, ctx.pair);
+  const servers = lockServers(ctx.servers, ctx.cluster, ctx.pair);
   return pickSome(ctx.random, servers, 1 + Math.floor(ctx.random() * servers.length));
 }
 
@@ -15,7 +15,7 @@ export function someLockServers(ctx: FaultContext): LockServer[] {
  */
 export const partition: FaultExecutor = {
   name: 'partition',
-  unavailable: (env) => (lockServers(env.config.lock, env.cluster, null).length ? null : 'the run has no server to partition'),
+  unavailable: (env) => (lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to partition'),
   async start(ctx) {
     const targets = someLockServers(ctx);
     if (!targets.length || ctx.signal.aborted) return null;

@@ -8,9 +8,9 @@ import { leaderOf, lockServers } from '../lock-servers.ts';
  */
 export const pauseNode: FaultExecutor = {
   name: 'pause-node',
-  unavailable: (env) => (lockServers(env.config.lock, env.cluster, null).length ? null : 'the run has no server to pause'),
+  unavailable: (env) => (lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to pause'),
   async start(ctx) {
-    const servers = lockServers(ctx.config.lock, ctx.cluster, ctx.pair).filter((s) => s.node.running && !s.node.paused);
+    const servers = lockServers(ctx.servers, ctx.cluster, ctx.pair).filter((s) => s.node.running && !s.node.paused);
     if (!servers.length) return null;
     const leader = await leaderOf(servers);
     const target = leader ?? pick(ctx.random, servers);

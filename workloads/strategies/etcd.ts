@@ -176,7 +176,13 @@ class EtcdLockClient implements LockClient {
 const etcd: LockStrategy = {
   name: 'etcd',
   needs: ['etcd'],
+  servers: { etcd: 3 },
   token: 'monotonic',
+  // The lease's keep-alive runs by itself: --watchdog has nothing to add.
+  renews: false,
+  // The holder pause is the one that matters (fencing catches it); leader loss and client partitions must not
+  // break it; the clock jump shows etcd's immunity.
+  defaultFaults: ['pause-holder', 'kill', 'pause-node', 'partition', 'clock'],
   async connect(ctx) {
     return new EtcdLockClient(ctx);
   },

@@ -7,6 +7,9 @@ const none: LockStrategy = {
   needs: [],
   token: 'none',
   exclusive: false,
+  noTokenReason: 'no lock, so there is no token to fence with',
+  renews: false,
+  defaultFaults: ['pause-holder', 'pause-client'],
   async connect() {
     return noLockClient();
   },

@@ -12,6 +12,9 @@ const postgres: LockStrategy = {
   needs: [],
   token: 'version',
   exclusive: false,
+  renews: false,
+  // Its own fence: safe under everything, so it gets everything that applies.
+  defaultFaults: ['pause-holder', 'pause-client', 'pause-node', 'kill', 'partition', 'latency', 'clock'],
   async connect() {
     return noLockClient();
   },

@@ -12,7 +12,13 @@ import { EXTEND_IF_OWNER, RELEASE_IF_OWNER } from './redis-scripts.ts';
 const redis: LockStrategy = {
   name: 'redis',
   needs: ['redis'],
+  // One node: the faults aim at the only Redis there is, not at four bystanders.
+  servers: { redis: 1 },
   token: 'none',
+  noTokenReason: 'a Redis lock value is a random owner token, not a monotonic counter: the resource cannot tell an old holder from a new one',
+  renews: true,
+  // Lost under a paused holder, a restart without the key, a clock jump, and a failover.
+  defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'failover'],
   async connect(ctx) {
     const r = new Redis({
       ...ctx.redis[0],

@@ -129,7 +129,12 @@ class RedlockNpmClient implements LockClient {
 const redlockNpm: LockStrategy = {
   name: 'redlock-npm',
   needs: ['redis'],
+  servers: { redis: 5 },
   token: 'none',
+  noTokenReason: 'the redlock package exposes no monotonic fencing token (lock values are random)',
+  renews: true,
+  // Redlock's caveats, as for our own implementation of the spec.
+  defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
   async connect(ctx) {
     const clients = ctx.redis.map(masterClient);
     await readyWithin(clients, 1_000);

@@ -26,7 +26,12 @@ function master(r: Redis): RedlockMaster & { extend(key: string, value: string, 
 const redlock: LockStrategy = {
   name: 'redlock',
   needs: ['redis'],
+  servers: { redis: 5 },
   token: 'none',
+  noTokenReason: 'Redlock has no monotonic fencing token (its values are random; Redis gives no counter that survives failover across 5 masters)',
+  renews: true,
+  // The spec's own caveats — pauses, restarts without persistence, clock jumps — plus a slow master.
+  defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
   async connect(ctx) {
     const clients = ctx.redis.map(
       (ep) =>

@@ -156,7 +156,11 @@ function bySequence(a: string, b: string): number {
 const zk: LockStrategy = {
   name: 'zookeeper',
   needs: ['zk'],
+  servers: { zk: 3 },
   token: 'monotonic',
+  // The session heartbeats by itself: --watchdog has nothing to add.
+  renews: false,
+  defaultFaults: ['pause-holder', 'kill', 'pause-node', 'partition'],
   async connect(ctx) {
     // Connecting needs a quorum and may have to try each server: a few session timeouts, at least 5 s.
     return new ZkLockClient(ctx, await ZkSession.open(ctx.zookeeper, ctx.ttlMs, Math.max(5_000, 3 * ctx.ttlMs)));
