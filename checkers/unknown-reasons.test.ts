@@ -75,8 +75,15 @@ describe('unknownReasons', () => {
     const h = history(info(5, CLIENT_EXIT_NOTE, { slot: 0, code: 1, signal: null, lastLines: ['exiting in acquire'], gaveUpAfter: 5 }, CLIENT_EXITED));
     const reasons = unknownReasons({ progress: progressOf(h, 5) }, rules);
     expect(reasons).toHaveLength(2);
-    expect(reasons[0]).toBe('no progress: 0 writes committed; no client op completed');
-    expect(reasons[1]).toBe('clients kept dying: 1 client process exit; 1 of 5 client slot(s) gave up; last: client 0 exited with code 1: exiting in acquire; see logs/client-<n>.log');
+    // The first line (what the summary leads with) names the exits, however many slots had given up by then.
+    expect(reasons[0]).toBe('no progress: 0 writes committed; 1 client process exit; last: client 0 exited with code 1: exiting in acquire');
+    expect(reasons[1]).toBe('clients kept dying; 1 of 5 client slot(s) gave up; see logs/client-<n>.log');
+  });
+
+  it('clients that kept dying in a run that did make progress: the exits are named in that reason', () => {
+    const h = history(info(5, CLIENT_EXIT_NOTE, { slot: 0, code: 1, signal: null, lastLines: ['boom'], gaveUpAfter: 5 }, CLIENT_EXITED), finalRead(0, 0, 12, rows(12, [1, 2])));
+    const reasons = unknownReasons({ progress: progressOf(h, 5) }, rules);
+    expect(reasons).toEqual(['clients kept dying: 1 client process exit; last: client 0 exited with code 1: boom; 1 of 5 client slot(s) gave up; see logs/client-<n>.log']);
   });
 });
 

@@ -35,20 +35,23 @@ export function unknownReasons(evidence: Evidence, rules: EvidenceRules): string
     );
   }
   if (p.slotsGaveUp > 0) {
-    reasons.push(`clients kept dying: ${plural(p.clientExits, 'client process exit')}; ${p.slotsGaveUp} of ${rules.concurrency} client slot(s) gave up${lastExitText(p)}; see logs/client-<n>.log`);
+    // The exits themselves lead the no-progress reason already; say it here only when that reason is absent.
+    const exits = p.committedWrites < rules.minWrites ? '' : `: ${plural(p.clientExits, 'client process exit')}${lastExitText(p)}`;
+    reasons.push(`clients kept dying${exits}; ${p.slotsGaveUp} of ${rules.concurrency} client slot(s) gave up; see logs/client-<n>.log`);
   }
   return reasons;
 }
 
 function whyNoProgress(p: Progress): string[] {
   const parts: string[] = [];
+  // Dying clients first: they explain the other counts (an acquire cut short by an exit ends unknown).
+  if (p.clientExits > 0) parts.push(`${plural(p.clientExits, 'client process exit')}${lastExitText(p)}`);
   const a = p.acquires;
   if (a.timedOut > 0) parts.push(`${plural(a.timedOut, 'acquire')} timed out`);
   if (a.notAcquired > 0) parts.push(`${plural(a.notAcquired, 'acquire')} not acquired`);
   if (a.unknown > 0) parts.push(`${plural(a.unknown, 'acquire')} ended with an unknown outcome`);
   if (a.ok > 0) parts.push(`${plural(a.ok, 'acquire')} succeeded`);
   if (p.connectFailures > 0) parts.push(`${plural(p.connectFailures, 'connect')} failed${p.lastConnectError ? ` (last: ${p.lastConnectError})` : ''}`);
-  if (p.clientExits > 0 && p.slotsGaveUp === 0) parts.push(`${plural(p.clientExits, 'client process exit')}${lastExitText(p)}`);
   if (parts.length === 0) parts.push('no client op completed');
   return parts;
 }

@@ -152,6 +152,10 @@ async function main(spec: ClientSpec): Promise<void> {
     if (conn.lock === l) {
       await step('release', { account, token: lease.token }, () => l.release(lease), (released) => ({ type: 'ok', value: { account, released } }));
     }
+    // A seeded 0–20 ms stagger between iterations (Jepsen's `stagger`). Without it clients fall into lockstep: under
+    // the postgres strategy the writer that just won reads the new version first, thinks as long as the others and
+    // so wins again — a 5 s run once had every one of 49 writes from one client, so no two clients ever raced.
+    await sleep(random() * 20);
   }
   await Promise.all([conn.lock?.close().catch(() => {}), conn.resource?.close().catch(() => {})]);
 }
