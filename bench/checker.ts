@@ -6,7 +6,7 @@ import { checkRun } from '../checkers/check-run.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
 import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
 import { historyModel } from '../checkers/models/registry.ts';
-import { generateBankHistory } from '../checkers/synthetic-history.ts';
+import { generateBankHistory } from '../test/support/synthetic-history.ts';
 
 /**
  * `npm run bench -- checker [--sizes=1000,10000,100000] [--processes=5,10,20] [--json=<file>]`

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkOptionsFor, checkRun, DECIDING_CHECKERS } from './check-run.ts';
-import { generateBankHistory } from './synthetic-history.ts';
-import { fail, finalRead, history, invoke, ok, read, row, writeValue, type Event, twoWritersLoseOne } from './test-history.ts';
+import { generateBankHistory } from '../test/support/synthetic-history.ts';
+import { fail, finalRead, history, invoke, ok, read, row, writeValue, type Event, twoWritersLoseOne } from '../test/support/test-history.ts';
 
 const at = (time: number, e: Event): Event => ({ ...e, time });
 

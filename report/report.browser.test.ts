@@ -3,7 +3,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Op } from '../harness/history/op.ts';
-import { simulateBankRun } from './fixtures/bank-sim.ts';
+import { simulateBankRun } from '../test/support/bank-sim.ts';
 import { renderReport } from './report.ts';
 import { normalizeTestJson } from './test-json.ts';
 

@@ -1,6 +1,6 @@
-import type { Op } from '../harness/history/op.ts';
-import { seededRandom } from '../workloads/strategy.ts';
-import type { FinalRead, LedgerRow } from '../harness/history/bank.ts';
+import type { Op } from '../../harness/history/op.ts';
+import { seededRandom } from '../../workloads/strategy.ts';
+import type { FinalRead, LedgerRow } from '../../harness/history/bank.ts';
 
 export interface SyntheticOptions {
   /** Roughly how many history entries to produce (each op is an invoke and a completion). */
