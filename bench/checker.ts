@@ -6,7 +6,7 @@ import { checkRun } from '../checkers/check-run.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
 import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
 import { historyModel } from '../checkers/models/registry.ts';
-import { generateBankHistory } from '../test/support/synthetic-history.ts';
+import { generateBankHistory } from '../test/support/memory-bank.ts';
 
 /**
  * `npm run bench -- checker [--sizes=1000,10000,100000] [--processes=5,10,20] [--json=<file>]`
@@ -89,8 +89,8 @@ function measureInChild(c: Case): Promise<Measurement> {
   });
 }
 
-function measure(c: Case): Measurement {
-  const { history, brokenGrants } = generateBankHistory({
+async function measure(c: Case): Promise<Measurement> {
+  const { history, brokenGrants } = await generateBankHistory({
     ops: c.ops,
     processes: c.processes,
     accounts: c.accounts,
@@ -192,6 +192,6 @@ function knossosCorpus(): { histories: number; allRight: boolean; totalMs: numbe
 
 const childArg = process.argv.find((a) => a.startsWith(CHILD_FLAG));
 if (childArg) {
-  const m = measure(JSON.parse(childArg.slice(CHILD_FLAG.length)) as Case);
+  const m = await measure(JSON.parse(childArg.slice(CHILD_FLAG.length)) as Case);
   process.send!(m, () => process.exit(0));
 }
