@@ -1,26 +1,74 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Test tiers. A file's tier follows from its path, so a new test needs no edit here:
+ *   - `test/docker/**`                                 → docker   (the docker backend; skips without an engine)
+ *   - `**\/*.browser.test.ts`                           → browser  (drives Chromium)
+ *   - `test/integration/**`, `**\/*.servers.test.ts`    → servers  (boots real Redis/etcd/ZooKeeper/Postgres)
+ *   - every other `**\/*.test.ts`                       → unit     (no server, no browser: literal data, in-process)
+ * Groups run one after another (sequence.groupOrder): unit files in parallel first, then each heavy tier alone,
+ * one file at a time — 2 cores cannot run two clusters, or a cluster and Chromium, without starving them.
+ */
+const SERVERS = ['test/integration/**/*.test.ts', '**/*.servers.test.ts'];
+const BROWSER = ['**/*.browser.test.ts'];
+const DOCKER = ['test/docker/**/*.test.ts'];
+const IGNORED = ['node_modules/**', 'results/**'];
+
 export default defineConfig({
   test: {
-    // Integration tests boot real servers; 2 cores cannot run several clusters at once without
-    // starving them, so files run one at a time (across projects too). Unit tests are fast either way.
-    fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 180_000,
-    globalSetup: ['test/global-setup.ts'],
-    exclude: ['node_modules/**', 'results/**'],
+    exclude: IGNORED,
     // GitHub's workflow parser imports its JSON schema without an import attribute, which Node 20 refuses;
     // inlined, vite loads it (test/nightly-workflow.test.ts).
     server: { deps: { inline: ['@actions/workflow-parser'] } },
     projects: [
       {
         extends: true,
-        test: { name: 'main', include: ['**/*.test.ts'], exclude: ['node_modules/**', 'results/**', 'test/docker/**'] },
+        // No global setup: unit tests need no server binaries, so `npm run test:unit` never runs apt.
+        // FENCEPOST_TEST_TIER lets the server kits in test/support refuse to boot a cluster in this pool.
+        test: {
+          name: 'unit',
+          include: ['**/*.test.ts'],
+          exclude: [...IGNORED, ...SERVERS, ...BROWSER, ...DOCKER],
+          fileParallelism: true,
+          env: { FENCEPOST_TEST_TIER: 'unit' },
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'servers',
+          include: SERVERS,
+          exclude: IGNORED,
+          fileParallelism: false,
+          globalSetup: ['test/global-setup.ts'],
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: BROWSER,
+          exclude: IGNORED,
+          fileParallelism: false,
+          globalSetup: ['test/browser-setup.ts'],
+          sequence: { groupOrder: 2 },
+        },
       },
       {
         // The docker backend's tests: they skip, saying why, where no Docker engine answers.
         extends: true,
-        test: { name: 'docker', include: ['test/docker/**/*.test.ts'] },
+        test: {
+          name: 'docker',
+          include: DOCKER,
+          exclude: IGNORED,
+          fileParallelism: false,
+          globalSetup: ['test/global-setup.ts'],
+          sequence: { groupOrder: 3 },
+        },
       },
     ],
   },

@@ -6,8 +6,8 @@ import { checkRun } from '../checkers/check-run.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
 import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
 import { historyModel } from '../checkers/models/registry.ts';
-import { generateBankHistory } from '../checkers/synthetic-history.ts';
 import { generateCrashedRegisterHistory } from '../checkers/synthetic-crashes.ts';
+import { generateBankHistory } from '../test/support/memory-bank.ts';
 import type { BenchOutcome, Goal } from './outcome.ts';
 
 /**
@@ -201,8 +201,8 @@ function measureInChild(c: Case | CrashedCase): Promise<Measurement | CrashedMea
   });
 }
 
-function measure(c: Case): Measurement {
-  const { history, brokenGrants } = generateBankHistory({
+async function measure(c: Case): Promise<Measurement> {
+  const { history, brokenGrants } = await generateBankHistory({
     ops: c.ops,
     processes: c.processes,
     accounts: c.accounts,
@@ -349,6 +349,6 @@ function corpusBulk(): { processes: number; totalMs: number; allRight: boolean }
 const childArg = process.argv.find((a) => a.startsWith(CHILD_FLAG));
 if (childArg) {
   const c = JSON.parse(childArg.slice(CHILD_FLAG.length)) as Case | CrashedCase;
-  const m = 'crashedCase' in c ? measureCrashed(c) : measure(c);
+  const m = 'crashedCase' in c ? measureCrashed(c) : await measure(c);
   process.send!(m, () => process.exit(0));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkLinearizable } from './linearizable.ts';
 import { accountModel, accountOperations } from './models/account.ts';
-import { fail, finalRead, history, info, invoke, ok, read, row, writeValue, twoWritersLoseOne } from './test-history.ts';
+import { fail, finalRead, history, info, invoke, ok, read, row, writeValue, twoWritersLoseOne } from '../test/support/test-history.ts';
 
 const check = (h: ReturnType<typeof history>) => checkLinearizable(accountModel, accountOperations(h), { deadlineMs: 10_000 });
 

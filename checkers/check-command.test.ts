@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { checkCommand } from '../harness/check-command.ts';
 import type { RunResults } from './run-results.ts';
-import { finalRead, history, twoWritersLoseOne } from './test-history.ts';
+import { finalRead, history, twoWritersLoseOne } from '../test/support/test-history.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fencepost-check-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkOptionsFor, checkRun, DECIDING_CHECKERS } from './check-run.ts';
-import { generateBankHistory } from './synthetic-history.ts';
-import { fail, finalRead, history, invoke, ok, read, row, writeValue, type Event, twoWritersLoseOne } from './test-history.ts';
+import { generateBankHistory } from '../test/support/memory-bank.ts';
+import { fail, finalRead, history, invoke, ok, read, row, writeValue, type Event, twoWritersLoseOne } from '../test/support/test-history.ts';
 
 const at = (time: number, e: Event): Event => ({ ...e, time });
 
@@ -136,16 +136,16 @@ describe('checkRun verdicts', () => {
     expect(r.valid).toBe('unknown');
   });
 
-  it('a generated well-locked run is valid', () => {
-    const { history: h } = generateBankHistory({ ops: 3000, processes: 5, accounts: 2, seed: 3 });
+  it('a generated well-locked run is valid', async () => {
+    const { history: h } = await generateBankHistory({ ops: 3000, processes: 5, accounts: 2, seed: 3 });
     const r = checkRun(h, { fencing: false });
     expect(r.valid).toBe(true);
     expect(r.overlaps).toBe(0);
     expect(r.checkers.linearizable).toMatchObject({ valid: true, partitions: 2 });
   });
 
-  it('a generated run with a broken lock loses updates, and every deciding checker that can see it says so', () => {
-    const { history: h, brokenGrants } = generateBankHistory({ ops: 3000, processes: 5, seed: 3, brokenLockRate: 0.1 });
+  it('a generated run with a broken lock loses updates, and every deciding checker that can see it says so', async () => {
+    const { history: h, brokenGrants } = await generateBankHistory({ ops: 3000, processes: 5, seed: 3, brokenLockRate: 0.1 });
     expect(brokenGrants).toBeGreaterThan(0);
     const r = checkRun(h, { fencing: false });
     expect(r.valid).toBe(false);
@@ -155,15 +155,15 @@ describe('checkRun verdicts', () => {
     expect(r.checkers['fencing-order'].valid).toBe(true);
   });
 
-  it('a generated fenced run with a broken lock has stale writes rejected and tokens in order', () => {
-    const { history: h } = generateBankHistory({ ops: 3000, processes: 5, seed: 3, brokenLockRate: 0.1, fencing: true });
+  it('a generated fenced run with a broken lock has stale writes rejected and tokens in order', async () => {
+    const { history: h } = await generateBankHistory({ ops: 3000, processes: 5, seed: 3, brokenLockRate: 0.1, fencing: true });
     const r = checkRun(h, { fencing: true });
     expect(r.staleWritesRejected).toBeGreaterThan(0);
     expect(r.checkers['fencing-order']).toMatchObject({ valid: true, staleWritesRejected: r.staleWritesRejected });
   });
 
-  it('timed-out writes (info) do not make a well-locked run invalid', () => {
-    const { history: h } = generateBankHistory({ ops: 3000, processes: 5, seed: 4, infoRate: 0.05 });
+  it('timed-out writes (info) do not make a well-locked run invalid', async () => {
+    const { history: h } = await generateBankHistory({ ops: 3000, processes: 5, seed: 4, infoRate: 0.05 });
     expect(h.some((op) => op.type === 'info')).toBe(true);
     const r = checkRun(h, { fencing: false });
     expect(r.valid).toBe(true);

@@ -4,7 +4,7 @@ import { pruneCrashedOps } from './crashed-ops.ts';
 import { checkLinearizable } from './linearizable.ts';
 import { historyModel } from './models/registry.ts';
 import { generateCrashedRegisterHistory } from './synthetic-crashes.ts';
-import { history, info, invoke, ok } from './test-history.ts';
+import { history, info, invoke, ok } from '../test/support/test-history.ts';
 
 function build(model: string, h: Op[]) {
   return historyModel(model)!.build(h, { initial: 0 });

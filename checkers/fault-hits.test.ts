@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkRun } from './check-run.ts';
 import { faultHitReasons, faultHits } from './fault-hits.ts';
-import { finalRead, history, invoke, ok, read, row, writeValue, type Event } from './test-history.ts';
+import { finalRead, history, invoke, ok, read, row, writeValue, type Event } from '../test/support/test-history.ts';
 
 const nemesis = (f: string, phase: 'start' | 'end', params?: Record<string, unknown>, targets: string[] = []): Event => ({
   process: 'nemesis',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkFencingOrder } from './fencing-order.ts';
-import { fail, finalRead, history, invoke, ok, row, writeValue } from './test-history.ts';
+import { fail, finalRead, history, invoke, ok, row, writeValue } from '../test/support/test-history.ts';
 
 describe('fencing order', () => {
   it('accepts tokens that never go backwards (equal tokens are one holder writing twice)', () => {

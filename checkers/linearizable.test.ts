@@ -4,7 +4,7 @@ import { checkLinearizable } from './linearizable.ts';
 import type { AnyModel, Operation } from './model.ts';
 import { historyModel } from './models/registry.ts';
 import { registerModel } from './models/register.ts';
-import { fail, history, info, invoke, ok } from './test-history.ts';
+import { fail, history, info, invoke, ok } from '../test/support/test-history.ts';
 
 function check(model: string, h: Op[], opts: { initial?: unknown; deadlineMs?: number } = {}) {
   const { model: m, ops } = historyModel(model)!.build(h, { initial: 'initial' in opts ? opts.initial : 0 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkLostUpdates } from './lost-updates.ts';
-import { finalRead, history, info, invoke, ok, read, row, writeValue, twoWritersLoseOne } from './test-history.ts';
+import { finalRead, history, info, invoke, ok, read, row, writeValue, twoWritersLoseOne } from '../test/support/test-history.ts';
 
 describe('lost updates, from the ledger', () => {
   it('none when every write is based on the one before it', () => {

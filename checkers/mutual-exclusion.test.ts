@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkMutualExclusion, holdIntervals } from './mutual-exclusion.ts';
-import { fail, finalRead, history, info, invoke, ok, read, row, writeValue } from './test-history.ts';
+import { fail, finalRead, history, info, invoke, ok, read, row, writeValue } from '../test/support/test-history.ts';
 
 const acquire = (p: number, token?: string, account = 0) => [
   invoke(p, 'acquire', { account }),

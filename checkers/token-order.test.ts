@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkTokenOrder, describeTokenViolation } from './token-order.ts';
-import { history, invoke, ok, type Event } from './test-history.ts';
+import { history, invoke, ok, type Event } from '../test/support/test-history.ts';
 
 /** An acquire of account 0 by `p` invoked at `from` ms and granted at `to` ms with `token`. */
 const grant = (p: number, from: number, to: number, token: string | undefined, account = 0): Event[] => [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLIENT_EXITED, CLIENT_EXIT_NOTE } from '../harness/history/client-exit.ts';
 import { progressOf } from './progress.ts';
-import { fail, finalRead, history, info, invoke, ok, row, type Event } from './test-history.ts';
+import { fail, finalRead, history, info, invoke, ok, row, type Event } from '../test/support/test-history.ts';
 import { unknownReasons, withReasons } from './unknown-reasons.ts';
 
 const acquireTimedOut = (p: number): Event[] => [invoke(p, 'acquire', { account: 0 }), info(p, 'acquire', { account: 0 }, 'timeout')];

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from '../harness/options.ts';
 import { compareCommand } from './compare-command.ts';
-import { writeRunDir } from './fixtures/run-dirs.ts';
+import { writeRunDir } from '../test/support/run-dirs.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-compare-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeRunDir } from './fixtures/run-dirs.ts';
+import { writeRunDir } from '../test/support/run-dirs.ts';
 import { writeIndex } from './index-page.ts';
 import { writeMatrix } from './matrix-page.ts';
 import { writeReport } from './report.ts';

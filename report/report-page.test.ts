@@ -3,12 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkRun } from '../checkers/check-run.ts';
-import { generateBankHistory } from '../checkers/synthetic-history.ts';
+import { generateBankHistory, simulateBankRun } from '../test/support/memory-bank.ts';
 import type { Op } from '../harness/history/op.ts';
 import { clockData } from './chart-data.ts';
 import { faultWindows } from './fault-windows.ts';
-import { simulateBankRun } from './fixtures/bank-sim.ts';
-import { PAUSED_HOLDER_TEST, pausedHolderHistory } from './fixtures/paused-holder-history.ts';
+import { PAUSED_HOLDER_TEST, pausedHolderHistory } from '../test/support/paused-holder-history.ts';
 import { RunIndex } from './op-pairs.ts';
 import { renderReport, writeReport } from './report.ts';
 import { normalizeTestJson } from './test-json.ts';
@@ -90,8 +89,8 @@ describe('renderReport: history strings are data, never markup', () => {
 });
 
 describe('renderReport: big histories', () => {
-  it('draws every pair of a 10k-pair history with one-line summaries and stays under 1 MB', () => {
-    const run = simulateBankRun({ pause: { atMs: 8000, durationMs: 3000 }, durationMs: 44_000, thinkMs: 10 });
+  it('draws every pair of a 10k-pair history with one-line summaries and stays under 1 MB', async () => {
+    const run = await simulateBankRun({ pause: { atMs: 8000, durationMs: 3000 }, durationMs: 44_000, thinkMs: 10 });
     const html = renderReport({ history: run.history, results: run.results, test: normalizeTestJson(run.test) });
     const t = dataOf(html).timeline;
     expect(t.totalPairs).toBeGreaterThan(10_000);
@@ -156,8 +155,10 @@ describe('timelineData: lanes', () => {
   });
 });
 
+const { history: anomalous } = await generateBankHistory({ ops: 4000, processes: 6, brokenLockRate: 0.5, seed: 3 });
+
 describe('renderReport: a run with hundreds of anomalies', () => {
-  const { history } = generateBankHistory({ ops: 4000, processes: 6, brokenLockRate: 0.5, seed: 3 });
+  const history = anomalous;
   const results = checkRun(history, { fencing: false, deadlineMs: 5000 });
   const html = renderReport({ history, results, test: normalizeTestJson({ lock: 'broken', seed: 3, config: {} }) });
   const summary = /<ul class="summary">([\s\S]*?)<\/ul>/.exec(html)![1];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Op } from '../harness/history/op.ts';
-import { simulateBankRun } from './fixtures/bank-sim.ts';
+import { simulateBankRun } from '../test/support/memory-bank.ts';
 import { renderReport } from './report.ts';
 import { normalizeTestJson } from './test-json.ts';
 
@@ -60,8 +60,9 @@ function inkOf(page: Page, selector: string): Promise<number> {
   });
 }
 
+const run = await simulateBankRun({ pause: { atMs: 8000, durationMs: 3000 }, inject: PWN });
+
 describe('report.html in headless Chromium', () => {
-  const run = simulateBankRun({ pause: { atMs: 8000, durationMs: 3000 }, inject: PWN });
   const html = renderReport({ history: run.history, results: run.results, test: normalizeTestJson(run.test), runDir: 'results/redis/browser-test' });
   // The fixture put PWN into an acquire's token (an op value), an info's error and the nemesis note.
   const tokenOp = run.history.find((o) => o.f === 'acquire' && o.type === 'ok' && (o.value as { token?: string }).token === PWN)!;
@@ -131,7 +132,7 @@ describe('report.html in headless Chromium', () => {
   });
 
   it('stays usable with a 10k-pair history: every bar drawn, zoom works, no errors', async () => {
-    const big = simulateBankRun({ pause: { atMs: 8000, durationMs: 3000 }, durationMs: 44_000, thinkMs: 10 });
+    const big = await simulateBankRun({ pause: { atMs: 8000, durationMs: 3000 }, durationMs: 44_000, thinkMs: 10 });
     const bigHtml = renderReport({ history: big.history, results: big.results, test: normalizeTestJson(big.test) });
     const { page, problems } = await open(path.join(OUT, 'report-browser-10k.html'), bigHtml);
     try {

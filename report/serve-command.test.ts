@@ -3,7 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeRunDir } from './fixtures/run-dirs.ts';
+import { writeRunDir } from '../test/support/run-dirs.ts';
 import { writeReport } from './report.ts';
 import { HarnessError } from '../harness/errors.ts';
 import { EXIT } from '../harness/exit-codes.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkRun } from '../checkers/check-run.ts';
 import { faultWindows } from './fault-windows.ts';
-import { pausedHolderHistory } from './fixtures/paused-holder-history.ts';
+import { pausedHolderHistory } from '../test/support/paused-holder-history.ts';
 import { RunIndex } from './op-pairs.ts';
 import { findings, headline } from './story.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runNemesis, starts } from './nemesis-test-kit.ts';
+import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
 
 describe('failover', () => {
   it('--lock=redis: the primary dies before the lock is replicated, the promoted replica grants it again → lost updates', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runNemesis, starts } from './nemesis-test-kit.ts';
+import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
 
 describe('clock', () => {
   it('--lock=redis: a forward jump on the lock\'s node expires the key at once → lost updates', async () => {

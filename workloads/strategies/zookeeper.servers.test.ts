@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LockNotAcquired, type Lease } from '../strategy.ts';
-import { startHolder } from './holder-process.ts';
+import { startHolder } from '../../test/support/holder-process.ts';
 import { ZkSession } from './zk-session.ts';
 import zookeeper, { lockDirFor } from './zookeeper.ts';
-import { handOver } from './hand-over.ts';
-import { useStrategyCluster } from './strategy-test-cluster.ts';
+import { handOver } from '../../test/support/hand-over.ts';
+import { useStrategyCluster } from '../../test/support/strategy-test-cluster.ts';
 
 const TTL_MS = 2_000;
 /** The leader checks session expiry every tick (250 ms); the next contender then needs a watch event and a read. */

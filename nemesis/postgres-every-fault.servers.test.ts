@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_NAMES } from './fault-names.ts';
-import { runNemesis } from './nemesis-test-kit.ts';
+import { runNemesis } from '../test/support/nemesis-test-kit.ts';
 
 describe('--lock=postgres under every fault', () => {
   it('is its own fence: no lost update, whatever applies is injected, the rest is said to be n/a', async () => {

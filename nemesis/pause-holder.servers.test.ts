@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runNemesis, starts } from './nemesis-test-kit.ts';
+import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
 
 /**
  * The oracle's "holder paused > TTL" column, measured on real servers: the client inside its critical section

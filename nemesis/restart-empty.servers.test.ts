@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runNemesis, starts } from './nemesis-test-kit.ts';
+import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
 
 /**
  * "Redis restart empty" for Redlock, and the two remedies the spec gives. Restarts are aimed at a holder's

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../harness/history/op.ts';
-import { runNemesis, starts, type NemesisRun } from './nemesis-test-kit.ts';
+import { runNemesis, starts, type NemesisRun } from '../test/support/nemesis-test-kit.ts';
 
 /**
  * Kleppmann's network delay, measured on real servers: everything the client inside its critical section sends

@@ -5,7 +5,8 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Cluster, ClusterSpec } from '../../harness/backends/cluster.ts';
 import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
 import { PidRegistry } from '../../harness/pid-registry.ts';
-import type { LockClient, LockContext, LockStrategy } from '../strategy.ts';
+import type { LockClient, LockContext, LockStrategy } from '../../workloads/strategy.ts';
+import { requireServersTier } from './servers-tier.ts';
 
 export interface StrategyTestCluster {
   /** The running cluster (set once the file's beforeAll hooks run). */
@@ -25,6 +26,7 @@ export function useStrategyCluster(
   spec: ClusterSpec,
   opts: { ttlMs: number; acquireTimeoutMs: number; seed: number },
 ): StrategyTestCluster {
+  requireServersTier(`useStrategyCluster(${strategy.name})`);
   let runDir: string | undefined;
   let cluster: Cluster | undefined;
   const clients: LockClient[] = [];

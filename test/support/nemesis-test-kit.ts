@@ -1,11 +1,12 @@
 import fs from 'node:fs';
-import type { Op } from '../harness/history/op.ts';
-import type { NemesisValue } from '../harness/history/bank.ts';
-import { readHistory } from '../harness/history/reader.ts';
-import { resolveConfig } from '../harness/options.ts';
-import { runTest, type RunOutcome, type TestJson } from '../harness/run.ts';
-import { Shutdown } from '../harness/shutdown.ts';
-import { processesUnder, testResultsDir, type OurProcess } from '../test/integration/processes.ts';
+import type { Op } from '../../harness/history/op.ts';
+import type { NemesisValue } from '../../harness/history/bank.ts';
+import { readHistory } from '../../harness/history/reader.ts';
+import { resolveConfig } from '../../harness/options.ts';
+import { runTest, type RunOutcome, type TestJson } from '../../harness/run.ts';
+import { Shutdown } from '../../harness/shutdown.ts';
+import { processesUnder, testResultsDir, type OurProcess } from '../integration/processes.ts';
+import { requireServersTier } from './servers-tier.ts';
 
 /** What the nemesis integration tests look at after one real run. */
 export interface NemesisRun {
@@ -30,6 +31,7 @@ export interface NemesisRun {
  * run left processes behind (then it is evidence).
  */
 export async function runNemesis(argv: string[]): Promise<NemesisRun> {
+  requireServersTier('runNemesis');
   const dir = testResultsDir('nemesis');
   const config = resolveConfig([...argv, `--results=${dir}`]);
   const log: string[] = [];

@@ -2,9 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LockNotAcquired } from '../strategy.ts';
 import etcd, { lockKeyFor } from './etcd.ts';
-import { startHolder } from './holder-process.ts';
-import { handOver } from './hand-over.ts';
-import { useStrategyCluster } from './strategy-test-cluster.ts';
+import { startHolder } from '../../test/support/holder-process.ts';
+import { handOver } from '../../test/support/hand-over.ts';
+import { useStrategyCluster } from '../../test/support/strategy-test-cluster.ts';
 
 const TTL_MS = 2_000;
 /** Expiry is checked by etcd's lessor every 500 ms, and the new holder needs a watch event and a txn. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { starts, runNemesis } from './nemesis-test-kit.ts';
+import { starts, runNemesis } from '../test/support/nemesis-test-kit.ts';
 
 const PLUGIN = path.join(import.meta.dirname, '..', 'test', 'fixtures', 'plugins', 'single-redis.ts');
 

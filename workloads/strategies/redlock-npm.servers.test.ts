@@ -2,8 +2,8 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LockNotAcquired } from '../strategy.ts';
 import redlockNpm, { resourceFor } from './redlock-npm.ts';
-import { handOver } from './hand-over.ts';
-import { useStrategyCluster } from './strategy-test-cluster.ts';
+import { handOver } from '../../test/support/hand-over.ts';
+import { useStrategyCluster } from '../../test/support/strategy-test-cluster.ts';
 
 const direct: Redis[] = [];
 const env = useStrategyCluster(redlockNpm, { redis: 5 }, { ttlMs: 5_000, acquireTimeoutMs: 2_000, seed: 3 });
