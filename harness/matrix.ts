@@ -11,7 +11,8 @@ import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
 import { faultHits } from './cell-hits.ts';
-import { MAX_RERUNS, ORACLE, ORACLE_COLUMNS, type OracleCell, type OracleColumn } from './oracle.ts';
+import { matrixColumns, type MatrixColumn } from './matrix-columns.ts';
+import { MAX_RERUNS, type OracleCell } from './oracle.ts';
 import type { Config } from './options.ts';
 import { runTimestamp } from './results-store.ts';
 import { runTest, type RunOutcome } from './run.ts';
@@ -48,7 +49,15 @@ function describeRun(r: CellRun): string {
 }
 
 /** A cell decided by construction: not run. A refusal is still checked, against the CLI's own option validation. */
-function constructionCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, shape: CellShape, o: Extract<OracleCell, { decided: 'construction' }>): MatrixCell {
+type CellBase = Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column' | 'table' | 'columnId'>;
+
+/** What a column's runs set, for one lock and seed. */
+function shapeOf(col: MatrixColumn, lock: string, seed: number): CellShape {
+  const { table: _t, id: _i, title: _n, oracle: _o, ...shape } = col;
+  return { ...shape, lock, seed };
+}
+
+function constructionCell(config: Readonly<Config>, base: CellBase, shape: CellShape, o: Extract<OracleCell, { decided: 'construction' }>): MatrixCell {
   const cell: MatrixCell = { ...base, decided: 'construction', expected: o.expect, observed: 'not run', matched: true, runDir: '', lostUpdates: 0, staleWritesRejected: 0, acquireP50: 0, acquireP99: 0, note: o.reason };
   if (o.expect !== 'refuse') return cell;
   try {
@@ -61,14 +70,14 @@ function constructionCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock
 }
 
 /** A measured cell: `config.runs` runs, each inconclusive one replaced by another (next seed), up to MAX_RERUNS more. */
-async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, col: OracleColumn, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
+async function measuredCell(config: Readonly<Config>, base: CellBase, col: MatrixColumn, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
   const fault = col.faults[0] ?? null;
   const runs: CellRun[] = [];
   const outcomes: (RunOutcome | null)[] = [];
   while (needsAnotherRun(runs, config.runs, MAX_RERUNS)) {
     const seed = (config.seed + runs.length) % 2 ** 31;
     try {
-      const out = await run(cellConfig(config, { lock: base.lock, faults: col.faults, fencing: col.fencing, seed, maxIntervalMs: col.maxIntervalMs, minThinkTtlFraction: col.minThinkTtlFraction }));
+      const out = await run(cellConfig(config, shapeOf(col, base.lock, seed)));
       const r = out.results;
       const hits = fault ? faultHits(r, fault) : undefined;
       const failing = Object.entries(r.checkers).filter(([, c]) => c.valid === false).map(([name]) => name);
@@ -113,6 +122,9 @@ async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lo
 
 const consoleLog = (line: string) => console.error(line);
 
+/** The fault table first, then the failure modes and remedies; within a table, lock by lock. */
+const tableRank = (col: MatrixColumn) => (col.table === 'faults' ? 0 : 1);
+
 /**
  * `--lock=all`: every built-in strategy under each column of the oracle, then `matrix.html`. Measured cells are
  * run `--runs` times each (inconclusive runs replaced, whichever way the oracle leans); cells decided by
@@ -121,8 +133,9 @@ const consoleLog = (line: string) => console.error(line);
  */
 export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog, run?: RunOne): Promise<number> {
   const runOne = run ?? isolatedRunner(shutdown, () => {});
+  const columns = matrixColumns(config.matrix);
   const shortest = shortestUsefulRunS(
-    ORACLE_COLUMNS.flatMap((c) => c.faults),
+    columns.flatMap((c) => c.faults),
     { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs },
   );
   if (config.timeLimitS < shortest) {
@@ -132,14 +145,14 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
       { hint: `npm run jepsen -- --lock=all --time-limit=${shortest} (or more; 10 is a good start)` },
     );
   }
-  const plan = BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.map((col) => ({ lock, col, oracle: ORACLE[lock][col.id] })));
+  const plan = columns.flatMap((col) => BUILTIN_LOCKS.map((lock) => ({ lock, col, oracle: col.oracle(lock) }))).sort((a, b) => tableRank(a.col) - tableRank(b.col) || BUILTIN_LOCKS.indexOf(a.lock) - BUILTIN_LOCKS.indexOf(b.lock));
   const measuredTotal = plan.filter((p) => p.oracle.decided === 'measured').length;
   const cells: MatrixCell[] = [];
   let measuredDone = 0;
   for (const { lock, col, oracle } of plan) {
-    const base = { lock, fault: col.faults.join(',') || 'none', fencing: col.fencing, column: col.title };
+    const base: CellBase = { lock, fault: col.faults.join(',') || 'none', fencing: col.fencing, column: col.title, table: col.table, columnId: col.id };
     if (oracle.decided === 'construction') {
-      cells.push(constructionCell(config, base, { lock, faults: col.faults, fencing: col.fencing, seed: config.seed }, oracle));
+      cells.push(constructionCell(config, base, shapeOf(col, lock, config.seed), oracle));
       continue;
     }
     const label = `[${++measuredDone}/${measuredTotal}] ${lock} × ${col.title}`;
@@ -153,7 +166,8 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
 
   // What each lock costs by itself: one client, no fault (the cells' latency includes waiting for other holders).
   const uncontended: Record<string, UncontendedLatency> = {};
-  for (const lock of BUILTIN_LOCKS) {
+  // Only the fault table's "choosing a lock" rows show it.
+  for (const lock of config.matrix === 'remedies' ? [] : BUILTIN_LOCKS) {
     try {
       const out = await runOne(cellConfig(config, { lock, faults: [], fencing: false, seed: config.seed, concurrency: 1, timeLimitS: Math.min(config.timeLimitS, 5) }));
       const l = out.results.latency;
