@@ -66,7 +66,6 @@ const NO_WATCHDOG = 'the CLI refuses --watchdog for it: it keeps its lease alive
 const NO_TOKEN = 'no fencing token: the CLI refuses --fencing (checked by running its option validation, nothing started)';
 const NO_REDIS = 'the fault cannot reach it: this strategy runs no Redis, so nothing is restarted';
 const NO_PAIR = 'the failover fault needs the single-Redis primary + replica of --lock=redis; this strategy has no replica to promote';
-const LOST_RESTART = 'the fault table\'s restart-empty column measures the loss this remedy is for';
 
 type Row = Record<RemedyScenarioId, OracleCell>;
 
