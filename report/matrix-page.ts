@@ -253,6 +253,7 @@ ${opts.uncontended ? '<p class="aside">Latency: the first line is one client wit
     : '';
   const faultGrid = faultCells.length
     ? `<h2>Every cell <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · each run links to its report</span></h2>
+${runsRule(cells, opts.runsPerCell)}
 <table class="matrix"><thead><tr><th></th>${cols.map((c) => `<th>${h(c.title)}</th>`).join('')}</tr></thead><tbody>${grid.join('\n')}</tbody></table>`
     : '';
   return `<!doctype html>
@@ -265,7 +266,7 @@ ${inlineStyle(pageCss())}
 ${contra.length ? `<h2>Contradictions <span class="aside">bugs of ours until proven otherwise</span></h2><ul>${contra.join('')}</ul>` : ''}
 ${faultTables}
 ${remedyCells.length ? remedyAnswers(cells, opts.outDir) : ''}
-${runsRule(cells, opts.runsPerCell)}
+${faultCells.length ? '' : runsRule(cells, opts.runsPerCell)}
 ${faultGrid}
 ${remedyGrid(remedyCells, locks, opts.outDir)}
 </main>
