@@ -35,8 +35,10 @@ export interface RemedyScenario {
   /** Lower bound on --restart-delay, as a fraction of the cell's TTL (the spec's remedy: stay down ≥ TTL). */
   minRestartDelayTtlFraction?: number;
   /**
-   * Lower bound on --time-limit: with a 2.5 s critical section one account commits a write every ~2.6 s, so a
-   * cell that should be safe needs ~30 s to reach the 10 committed writes a VALID verdict requires.
+   * Lower bound on --time-limit, for scenarios that commit slowly, so a cell that should be safe can reach the 10
+   * committed writes a VALID verdict requires: long work commits one write every ~2.6 s (→ 30 s); a restart that
+   * stays down a TTL every ~2.5 s leaves the lock unavailable most of the run (redlock-npm: 6–7 writes in 10 s,
+   * three runs in a row, → 20 s).
    */
   minTimeLimitS?: number;
 }
@@ -52,7 +54,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
   { id: 'long-work-watchdog', title: 'long work > TTL, --watchdog', faults: [], fencing: false, args: [...LONG_WORK, '--watchdog'], owns: LONG_WORK_OWNS, minTimeLimitS: 30 },
   { id: 'pause-watchdog', title: 'holder paused > TTL, --watchdog', faults: ['pause-holder'], fencing: false, args: ['--watchdog'], owns: REMEDY_SWITCHES },
   // As the fault table's restart-empty column: fire often, and a section wider than a restart (oracle.ts says why).
-  { id: 'restart-delay', title: 'restart empty, --restart-delay ≥ TTL', faults: ['restart-empty'], fencing: false, args: [], owns: REMEDY_SWITCHES, maxIntervalMs: 500, minThinkTtlFraction: 0.4, minRestartDelayTtlFraction: 1 },
+  { id: 'restart-delay', title: 'restart empty, --restart-delay ≥ TTL', faults: ['restart-empty'], fencing: false, args: [], owns: REMEDY_SWITCHES, maxIntervalMs: 500, minThinkTtlFraction: 0.4, minRestartDelayTtlFraction: 1, minTimeLimitS: 20 },
   { id: 'restart-aof', title: 'restart, --redis-persistence=aof-always', faults: ['restart-empty'], fencing: false, args: ['--redis-persistence=aof-always'], owns: REMEDY_SWITCHES, maxIntervalMs: 500, minThinkTtlFraction: 0.4 },
   { id: 'delay-write', title: 'delayed write', faults: ['delay-write'], fencing: false, args: [], owns: REMEDY_SWITCHES },
   { id: 'delay-write-fenced', title: 'delayed write, --fencing', faults: ['delay-write'], fencing: true, args: [], owns: REMEDY_SWITCHES },

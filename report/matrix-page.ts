@@ -224,7 +224,7 @@ function remedyGrid(cells: readonly MatrixCell[], locks: readonly string[], outD
   return (
     `<h2>Failure modes and remedies, every cell <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · each run links to its report</span></h2>` +
     `<p class="aside">Long work is a 2.5 s critical section under a 1 s TTL (--think=2500 --ttl=1000) with no fault; its cells run at least 30 s, so a safe cell can commit the 10 writes a VALID verdict needs at one write per ~2.6 s. ` +
-    `The restart remedies fire restart-empty as the fault table does (every ≤ 500 ms, think ≥ 0.4 × TTL), with --restart-delay raised to the TTL, or with --redis-persistence=aof-always. The remedies' switches (--watchdog, --restart-delay, --redis-persistence) are the scenario's: the matrix's own are not passed to these cells.</p>` +
+    `The restart remedies fire restart-empty as the fault table does (every ≤ 500 ms, think ≥ 0.4 × TTL), with --restart-delay raised to the TTL (run at least 20 s: the masters stay down a TTL each time, so the lock is unavailable most of the run and a shorter run commits too few writes to earn a VALID), or with --redis-persistence=aof-always. The remedies' switches (--watchdog, --restart-delay, --redis-persistence) are the scenario's: the matrix's own are not passed to these cells.</p>` +
     `<table class="matrix"><thead><tr><th></th>${ids.map((id) => `<th>${h(title.get(id)!)}</th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>`
   );
 }
