@@ -178,7 +178,7 @@ describe('the failure-mode and remedy table', () => {
   });
 
   it('says when the table a failure breaks in was not run', () => {
-    expect(row('Redis restart without persistence', 'aof-always')).toContain('not run in this matrix (its faults table was not asked for)');
+    expect(row('Redis restart without persistence', 'aof-always')).toContain('not run in this matrix (the fault table was not run: --matrix=remedies)');
   });
 
   it('draws the remedy cells in their own grid, apart from the fault table, in the oracle\'s column order', () => {

@@ -19,6 +19,8 @@ function link(c: MatrixCell, text: string, outDir: string): string {
   return `<a href="${h(rel)}">${h(text)}</a>`;
 }
 
+const tableNotRun = (ref: TableColumnRef) => (ref.table === 'faults' ? 'the fault table was not run: --matrix=remedies' : 'the remedy table was not run: --matrix=faults');
+
 const broke = (c: MatrixCell) => c.decided !== 'construction' && (c.observed === 'lost' || c.observed === 'invalid');
 const mark = (c: MatrixCell) => `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'as the oracle expects' : 'contradicts the oracle'}">${c.matched ? '✓' : '✗'}</span>`;
 
@@ -44,7 +46,7 @@ export function remedyAnswers(cells: readonly MatrixCell[], outDir: string): str
     const brokenCells = inColumn(cells, r.broken);
     const broken = brokenCells.filter(broke);
     const brokeHtml = brokenCells.length === 0
-      ? `<span class="aside">not run in this matrix (its ${r.broken.table} table was not asked for)</span>`
+      ? `<span class="aside">not run in this matrix (${tableNotRun(r.broken)})</span>`
       : broken.length
         ? broken.map((c) => link(c, `${c.lock} (${c.observed === 'lost' ? `${fmtCount(c.lostUpdates)} lost` : 'INVALID'})`, outDir)).join(', ')
         : '<span class="aside">no lock broke</span>';
@@ -55,7 +57,7 @@ export function remedyAnswers(cells: readonly MatrixCell[], outDir: string): str
       // The locks the failure broke; when the broken column was not run, every lock the remedy was measured on.
       const locks = brokenCells.length ? broken.map((c) => c.lock) : remedied.filter((c) => c.decided !== 'construction').map((c) => c.lock);
       const shown = locks.map((l) => remedied.find((c) => c.lock === l)).filter((c): c is MatrixCell => c !== undefined);
-      held = remedied.length === 0 ? `<span class="aside">not run in this matrix (its ${r.remedied.table} table was not asked for)</span>` : shown.map((c) => `<div>${heldText(c, outDir)}</div>`).join('') || '<span class="aside">no lock to remedy</span>';
+      held = remedied.length === 0 ? `<span class="aside">not run in this matrix (${tableNotRun(r.remedied)})</span>` : shown.map((c) => `<div>${heldText(c, outDir)}</div>`).join('') || '<span class="aside">no lock to remedy</span>';
     }
     return `<tr><td><b>${h(r.failure)}</b></td><td>${brokeHtml}</td><td>${h(r.remedy)}</td><td>${held}</td><td class="aside">${h(r.expect)}</td></tr>`;
   });
