@@ -186,7 +186,7 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     // The restart remedies: the fault table's cap and floor, the delay raised to the TTL, the user's switches dropped.
     expect(runOf('redlock', 'restart-delay')).toMatchObject({ restartDelayMs: 2000, redisPersistence: 'none', nemesisIntervalMs: 500, thinkMs: 800, watchdog: false, timeLimitS: 20 });
     expect(runOf('redis', 'restart-aof')).toMatchObject({ restartDelayMs: 0, redisPersistence: 'aof-always', watchdog: false, timeLimitS: 10 });
-    expect(runOf('redis', 'pause-watchdog')).toMatchObject({ nemesis: ['pause-holder'], watchdog: true, thinkMs: 40, timeLimitS: 10 });
+    expect(runOf('redis', 'pause-watchdog')).toMatchObject({ nemesis: ['pause-holder'], watchdog: true, thinkMs: 40, timeLimitS: 20, nemesisIntervalMs: 1000 });
     expect(runOf('zookeeper', 'delay-write-fenced')).toMatchObject({ nemesis: ['delay-write'], fencing: true });
     expect(runOf('redis', 'failover')).toMatchObject({ nemesis: ['failover'] });
     expect(fake.calls.filter((c) => c.nemesis?.includes('failover')).map((c) => c.lock)).toEqual(['redis']);
