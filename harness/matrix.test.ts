@@ -175,7 +175,7 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     const fake = fakeRunner();
     const m = await matrix(['--matrix=remedies', '--watchdog', '--restart-delay=100', '--redis-persistence=aof-always', '--think=40'], fake);
     expect(m.code).toBe(0);
-    expect(m.lines.join('\n')).toContain('25 measured: 25 matched; 31 by construction, not run (14 of 14 refusals confirmed by the CLI)');
+    expect(m.lines.join('\n')).toContain('24 measured: 24 matched; 32 by construction, not run (14 of 14 refusals confirmed by the CLI)');
     expect(fake.calls.filter((c) => c.concurrency === 1)).toHaveLength(0);
     expect(m.cells.every((c) => c.table === 'remedies')).toBe(true);
     const runOf = (lock: string, id: RemedyScenarioId) => fake.calls.find((c) => c.lock === lock && isRemedyRun(c) && scenarioOf(c) === id)!;
@@ -214,7 +214,7 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     const fake = fakeRunner();
     const m = await matrix(['--matrix=all'], fake);
     expect(m.code).toBe(0);
-    expect(m.lines.join('\n')).toContain('47 measured: 47 matched; 44 by construction, not run (17 of 17 refusals confirmed by the CLI)');
+    expect(m.lines.join('\n')).toContain('46 measured: 46 matched; 45 by construction, not run (17 of 17 refusals confirmed by the CLI)');
     const tables = m.cells.map((c) => c.table);
     expect(tables.indexOf('remedies')).toBe(tables.lastIndexOf('faults') + 1);
   });
