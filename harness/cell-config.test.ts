@@ -62,6 +62,26 @@ describe("a cell's Config", () => {
   });
 });
 
+describe("a remedy scenario's cell", () => {
+  it("applies the scenario's options over the user's, drops the options it owns, and computes its floors from the scenario's TTL", () => {
+    const long = cellConfig(matrix, { strategy: S.redis, faults: [], fencing: false, seed: 1, args: ['--think=2500', '--ttl=1000'], owns: ['watchdog', 'think', 'ttl'], minTimeLimitS: 30 });
+    expect(long).toMatchObject({ thinkMs: 2500, ttlMs: 1000, watchdog: false, timeLimitS: 30, pauseMs: 1500, concurrency: 3 });
+    const delayed = cellConfig(matrix, { strategy: S.redlock, faults: ['restart-empty'], fencing: false, seed: 1, args: ['--ttl=1000'], owns: ['restart-delay', 'redis-persistence'], minRestartDelayTtlFraction: 1, minThinkTtlFraction: 0.4, maxIntervalMs: 500 });
+    expect(delayed).toMatchObject({ restartDelayMs: 1000, redisPersistence: 'none', thinkMs: 400, nemesisIntervalMs: 500, watchdog: true });
+  });
+
+  it('keeps a scenario\'s --watchdog even for a lock that refuses it, so the CLI can confirm the refusal', () => {
+    expect(() => cellConfig(matrix, { strategy: S.etcd, faults: [], fencing: false, seed: 1, args: ['--watchdog'], owns: ['watchdog'] })).toThrow(/--watchdog/);
+  });
+
+  it('keeps a time limit above the floor, and writes an argv that replays the scenario by itself', () => {
+    const m = resolveConfig(['--lock=all', '--time-limit=45', '--seed=3']);
+    expect(cellArgv(m, { strategy: S.redis, faults: [], fencing: false, seed: 4, args: ['--think=2500', '--ttl=1000', '--watchdog'], owns: ['watchdog', 'think', 'ttl'], minTimeLimitS: 30 })).toEqual([
+      '--time-limit=45', '--think=2500', '--ttl=1000', '--watchdog', '--lock=redis', '--nemesis=none', '--seed=4',
+    ]);
+  });
+});
+
 describe('withoutOptions', () => {
   it('drops an option however it is spelled, with its value', () => {
     expect(withoutOptions(['--seed', '5', '--fencing', '--ttl=3', '--seed=6', '--watchdog', '--lock', 'all'], (n) => n === 'seed' || n === 'lock')).toEqual(['--fencing', '--ttl=3', '--watchdog']);

@@ -14,13 +14,21 @@ export interface CellShape {
   maxIntervalMs?: number;
   /** A column's floor on --think, as a fraction of the cell's TTL (restart-empty: the section must outlast a restart). */
   minThinkTtlFraction?: number;
+  /** A scenario's own run options (remedy table: `--think=2500 --ttl=1000`, `--watchdog`, …), after the user's. */
+  args?: readonly string[];
+  /** Options the scenario decides: the user's value for them is dropped. */
+  owns?: readonly string[];
+  /** A scenario's floor on --restart-delay, as a fraction of the cell's TTL. */
+  minRestartDelayTtlFraction?: number;
+  /** A scenario's floor on --time-limit (slow scenarios need longer to earn a VALID). */
+  minTimeLimitS?: number;
   /** The latency runs: one client, a short run. */
   concurrency?: number;
   timeLimitS?: number;
 }
 
 /** Options the cell decides: the matrix's own value for them is dropped, not passed through. */
-const CELL_OWNED = new Set(['lock', 'nemesis', 'fencing', 'seed', 'runs']);
+const CELL_OWNED = new Set(['lock', 'nemesis', 'fencing', 'seed', 'runs', 'matrix']);
 
 /** argv without the named options, whether spelled `--name=value`, `--name value` or `--name` (a flag). */
 export function withoutOptions(argv: readonly string[], drop: (name: string) => boolean): string[] {
@@ -48,19 +56,27 @@ export function withoutOptions(argv: readonly string[], drop: (name: string) => 
  */
 export function cellArgv(matrix: Readonly<Config>, cell: CellShape): string[] {
   const keepWatchdog = cell.strategy.renews !== false;
-  const argv = withoutOptions(matrix.argv, (name) => CELL_OWNED.has(name) || (name === 'watchdog' && !keepWatchdog));
-  const interval = Math.min(matrix.nemesisIntervalMs, cell.maxIntervalMs ?? Infinity);
-  const think = Math.max(matrix.thinkMs, Math.round((cell.minThinkTtlFraction ?? 0) * matrix.ttlMs));
+  const owned = new Set(cell.owns ?? []);
+  const argv = withoutOptions(matrix.argv, (name) => CELL_OWNED.has(name) || owned.has(name) || (name === 'watchdog' && !keepWatchdog));
+  const args = cell.args ?? [];
+  // The values the cell runs with before its floors and caps: the user's, with the scenario's options over them.
+  const base = args.length || owned.size ? resolveConfig([...argv, ...args], () => matrix.seed) : matrix;
+  const interval = Math.min(base.nemesisIntervalMs, cell.maxIntervalMs ?? Infinity);
+  const think = Math.max(base.thinkMs, Math.round((cell.minThinkTtlFraction ?? 0) * base.ttlMs));
+  const restartDelay = Math.max(base.restartDelayMs, Math.ceil((cell.minRestartDelayTtlFraction ?? 0) * base.ttlMs));
+  const timeLimit = cell.timeLimitS ?? Math.max(base.timeLimitS, cell.minTimeLimitS ?? 0);
   return [
     ...argv,
+    ...args,
     `--lock=${cell.strategy.lock}`,
     `--nemesis=${cell.faults.join(',') || 'none'}`,
     ...(cell.fencing ? ['--fencing'] : []),
     // Later occurrences win: these override what the user gave only where the cell must.
-    ...(interval !== matrix.nemesisIntervalMs ? [`--nemesis-interval=${interval}`] : []),
-    ...(think !== matrix.thinkMs ? [`--think=${think}`] : []),
+    ...(interval !== base.nemesisIntervalMs ? [`--nemesis-interval=${interval}`] : []),
+    ...(think !== base.thinkMs ? [`--think=${think}`] : []),
+    ...(restartDelay !== base.restartDelayMs ? [`--restart-delay=${restartDelay}`] : []),
     ...(cell.concurrency !== undefined ? [`--concurrency=${cell.concurrency}`] : []),
-    ...(cell.timeLimitS !== undefined ? [`--time-limit=${cell.timeLimitS}`] : []),
+    ...(timeLimit !== base.timeLimitS ? [`--time-limit=${timeLimit}`] : []),
     `--seed=${cell.seed}`,
   ];
 }

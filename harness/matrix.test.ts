@@ -7,6 +7,7 @@ import type { MatrixCell } from '../report/matrix-cell.ts';
 import { isolatedRunner, runMatrix, type RunOne } from './matrix.ts';
 import { resolveConfig, type Config } from './options.ts';
 import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
+import { REMEDY_ORACLE, type RemedyScenarioId } from './remedy-oracle.ts';
 import type { RunOutcome } from './run.ts';
 import { Shutdown } from './shutdown.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
@@ -38,10 +39,23 @@ function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
 
 const key = (c: Readonly<Config>) => `${c.lock}|${c.nemesis?.join(',') || 'none'}|${c.fencing ? 'fenced' : 'plain'}`;
 
+/** Which remedy scenario a cell's Config is, from what the scenario sets. */
+function scenarioOf(c: Readonly<Config>): RemedyScenarioId {
+  const fault = c.nemesis?.join(',') || 'none';
+  if (fault === 'failover') return 'failover';
+  if (fault === 'none') return c.watchdog ? 'long-work-watchdog' : 'long-work';
+  if (fault === 'pause-holder') return 'pause-watchdog';
+  if (fault === 'restart-empty') return c.redisPersistence === 'aof-always' ? 'restart-aof' : 'restart-delay';
+  return c.fencing ? 'delay-write-fenced' : 'delay-write';
+}
+
+/** Remedy-table runs are told apart by a --think, --watchdog or fault the fault table never sets. */
+const isRemedyRun = (c: Readonly<Config>) => c.thinkMs === 2500 || c.watchdog || c.nemesis?.some((f) => f === 'failover' || f === 'delay-write') || (c.nemesis?.includes('restart-empty') && (c.restartDelayMs > 0 || c.redisPersistence === 'aof-always'));
+
 /** What the oracle expects of a cell, shown by a run whose fault hit (and, fenced, whose fence refused writes). */
 function asExpected(c: Readonly<Config>): Shown {
   const col = ORACLE_COLUMNS.find((col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing)!;
-  const o = ORACLE[c.lock as keyof typeof ORACLE][col.id];
+  const o = isRemedyRun(c) ? REMEDY_ORACLE[c.lock as keyof typeof REMEDY_ORACLE][scenarioOf(c)] : ORACLE[c.lock as keyof typeof ORACLE][col.id];
   return o.expect === 'lost' ? { valid: false, lost: 4, hits: 2 } : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
 }
 
@@ -63,7 +77,8 @@ function fakeRunner(override: (c: Readonly<Config>, nth: number) => Shown | 'thr
 async function matrix(argv: string[], fake: ReturnType<typeof fakeRunner>) {
   const lines: string[] = [];
   const results = fs.mkdtempSync(path.join(root, 'm-'));
-  const config = resolveConfig(['--lock=all', '--time-limit=10', '--seed=100', `--results=${results}`, ...argv]);
+  const tables = argv.some((a) => a.startsWith('--matrix')) ? [] : ['--matrix=faults'];
+  const config = resolveConfig(['--lock=all', '--time-limit=10', '--seed=100', `--results=${results}`, ...tables, ...argv]);
   const code = await runMatrix(config, new Shutdown(), (l) => lines.push(l), fake.run);
   const dir = fs.readdirSync(path.join(results, 'matrix'));
   const cells = JSON.parse(fs.readFileSync(path.join(results, 'matrix', dir[0], 'matrix.json'), 'utf8')) as MatrixCell[];
@@ -153,6 +168,56 @@ describe('runMatrix', () => {
     const fake = fakeRunner();
     await matrix(['--think=1500'], fake);
     expect(fake.calls.filter((c) => c.concurrency !== 1).every((c) => c.thinkMs === 1500)).toBe(true);
+  });
+});
+
+describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () => {
+  it('runs each scenario with its own options, drops the matrix\'s remedy switches, confirms the refusals, and runs no latency runs', async () => {
+    const fake = fakeRunner();
+    const m = await matrix(['--matrix=remedies', '--watchdog', '--restart-delay=100', '--redis-persistence=aof-always', '--think=40'], fake);
+    expect(m.code).toBe(0);
+    expect(m.lines.join('\n')).toContain('26 measured: 26 matched; 30 by construction, not run (12 of 12 refusals confirmed by the CLI)');
+    expect(fake.calls.filter((c) => c.concurrency === 1)).toHaveLength(0);
+    expect(m.cells.every((c) => c.table === 'remedies')).toBe(true);
+    const runOf = (lock: string, id: RemedyScenarioId) => fake.calls.find((c) => c.lock === lock && isRemedyRun(c) && scenarioOf(c) === id)!;
+    // Long work: a 2.5 s section under a 1 s TTL, long enough to earn a VALID; the watchdog only where the scenario says.
+    expect(runOf('redis', 'long-work')).toMatchObject({ thinkMs: 2500, ttlMs: 1000, timeLimitS: 30, watchdog: false, nemesis: [] });
+    expect(runOf('redlock', 'long-work-watchdog')).toMatchObject({ thinkMs: 2500, ttlMs: 1000, timeLimitS: 30, watchdog: true });
+    expect(runOf('etcd', 'long-work')).toMatchObject({ thinkMs: 2500, watchdog: false });
+    // The restart remedies: the fault table's cap and floor, the delay raised to the TTL, the user's switches dropped.
+    expect(runOf('redlock', 'restart-delay')).toMatchObject({ restartDelayMs: 2000, redisPersistence: 'none', nemesisIntervalMs: 500, thinkMs: 800, watchdog: false, timeLimitS: 20 });
+    expect(runOf('redis', 'restart-aof')).toMatchObject({ restartDelayMs: 0, redisPersistence: 'aof-always', watchdog: false, timeLimitS: 10 });
+    expect(runOf('redis', 'pause-watchdog')).toMatchObject({ nemesis: ['pause-holder'], watchdog: true, thinkMs: 40, timeLimitS: 20, nemesisIntervalMs: 1000 });
+    expect(runOf('zookeeper', 'delay-write-fenced')).toMatchObject({ nemesis: ['delay-write'], fencing: true });
+    expect(runOf('redis', 'failover')).toMatchObject({ nemesis: ['failover'] });
+    expect(fake.calls.filter((c) => c.nemesis?.includes('failover')).map((c) => c.lock)).toEqual(['redis']);
+    expect(m.cells.find((c) => c.lock === 'etcd' && c.columnId === 'long-work-watchdog')).toMatchObject({ decided: 'construction', observed: 'refuse', matched: true, note: expect.stringContaining('--watchdog with --lock=etcd') });
+    expect(m.cells.find((c) => c.lock === 'redis' && c.columnId === 'delay-write-fenced')).toMatchObject({ observed: 'refuse', matched: true });
+    expect(m.cells.find((c) => c.lock === 'postgres' && c.columnId === 'delay-write-fenced')).toMatchObject({ decided: 'construction', expected: 'safe', observed: 'not run' });
+  });
+
+  it('holds a remedy cell to the same rules: a delayed write that never hit is rerun, a watchdog that saved a paused holder contradicts the oracle', async () => {
+    const fake = fakeRunner((c, nth) => {
+      if (!isRemedyRun(c)) return undefined;
+      if (c.lock === 'redlock' && scenarioOf(c) === 'delay-write' && nth === 1) return { valid: true, hits: 0 };
+      if (c.lock === 'redis' && scenarioOf(c) === 'pause-watchdog') return { valid: true, hits: 3 };
+      return undefined;
+    });
+    const m = await matrix(['--matrix=remedies'], fake);
+    const cell = (lock: string, id: string) => m.cells.find((c) => c.lock === lock && c.columnId === id)!;
+    expect(cell('redlock', 'delay-write')).toMatchObject({ observed: 'lost', matched: true, note: '1 of 2 runs inconclusive, replaced' });
+    expect(cell('redlock', 'delay-write').runs?.[0]).toMatchObject({ conclusive: false, why: 'delay-write never hit' });
+    expect(cell('redis', 'pause-watchdog')).toMatchObject({ expected: 'lost', observed: 'safe', matched: false });
+    expect(m.code).toBe(1);
+  });
+
+  it('runs both tables by default, the fault table first', async () => {
+    const fake = fakeRunner();
+    const m = await matrix(['--matrix=all'], fake);
+    expect(m.code).toBe(0);
+    expect(m.lines.join('\n')).toContain('48 measured: 48 matched; 43 by construction, not run (15 of 15 refusals confirmed by the CLI)');
+    const tables = m.cells.map((c) => c.table);
+    expect(tables.indexOf('remedies')).toBe(tables.lastIndexOf('faults') + 1);
   });
 });
 

@@ -13,7 +13,8 @@ import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
 import { HarnessError } from './errors.ts';
 import { EXIT } from './exit-codes.ts';
 import { faultHits } from './cell-hits.ts';
-import { MAX_RERUNS, ORACLE, ORACLE_COLUMNS, type OracleCell, type OracleColumn } from './oracle.ts';
+import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-columns.ts';
+import { MAX_RERUNS, type OracleCell } from './oracle.ts';
 import type { Config } from './options.ts';
 import { runTimestamp } from './results-store.ts';
 import { runTest, type RunOutcome } from './run.ts';
@@ -50,7 +51,18 @@ function describeRun(r: CellRun): string {
 }
 
 /** A cell decided by construction: not run. A refusal is still checked, against the CLI's own option validation. */
-export function constructionCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, shape: CellShape, o: Extract<OracleCell, { decided: 'construction' }>): MatrixCell {
+type CellBase = Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'> & Partial<Pick<MatrixCell, 'table' | 'columnId'>>;
+
+/** What a cell's runs set, whichever table it is in (or a nightly user's own cell): everything but lock and seed. */
+export type CellColumn = Omit<CellShape, 'strategy' | 'seed' | 'concurrency' | 'timeLimitS'>;
+
+/** What a column's runs set, for one lock and seed. */
+function shapeOf(col: CellColumn, strategy: ResolvedStrategy, seed: number): CellShape {
+  const { table: _t, id: _i, title: _n, oracle: _o, ...shape } = col as Partial<MatrixColumn> & CellColumn;
+  return { ...shape, strategy, seed };
+}
+
+export function constructionCell(config: Readonly<Config>, base: CellBase, shape: CellShape, o: Extract<OracleCell, { decided: 'construction' }>): MatrixCell {
   const cell: MatrixCell = { ...base, decided: 'construction', expected: o.expect, observed: 'not run', matched: true, runDir: '', lostUpdates: 0, staleWritesRejected: 0, acquireP50: 0, acquireP99: 0, note: o.reason };
   if (o.expect !== 'refuse') return cell;
   try {
@@ -64,16 +76,16 @@ export function constructionCell(config: Readonly<Config>, base: Pick<MatrixCell
 
 /**
  * A measured cell: `config.runs` runs, each inconclusive one replaced by another (next seed), up to MAX_RERUNS more.
- * `col` is an oracle column, or any fault and fencing a user's expectation names (nightly's own cells).
+ * `col` is a column of either table, or any fault and fencing a user's expectation names (nightly's own cells).
  */
-export async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'>, strategy: ResolvedStrategy, col: Pick<OracleColumn, 'faults' | 'fencing' | 'maxIntervalMs' | 'minThinkTtlFraction'>, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
+export async function measuredCell(config: Readonly<Config>, base: CellBase, strategy: ResolvedStrategy, col: CellColumn, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
   const fault = col.faults[0] ?? null;
   const runs: CellRun[] = [];
   const outcomes: (RunOutcome | null)[] = [];
   while (needsAnotherRun(runs, config.runs, MAX_RERUNS)) {
     const seed = (config.seed + runs.length) % 2 ** 31;
     try {
-      const out = await run(cellConfig(config, { strategy, faults: col.faults, fencing: col.fencing, seed, maxIntervalMs: col.maxIntervalMs, minThinkTtlFraction: col.minThinkTtlFraction }));
+      const out = await run(cellConfig(config, shapeOf(col, strategy, seed)));
       const r = out.results;
       const hits = fault ? faultHits(r, fault) : undefined;
       const failing = Object.entries(r.checkers).filter(([, c]) => c.valid === false).map(([name]) => name);
@@ -118,10 +130,13 @@ export async function measuredCell(config: Readonly<Config>, base: Pick<MatrixCe
 
 const consoleLog = (line: string) => console.error(line);
 
+/** The fault table first, then the failure modes and remedies; within a table, lock by lock. */
+const tableRank = (col: MatrixColumn) => (col.table === 'faults' ? 0 : 1);
+
 /** The matrix's --time-limit must leave a paused holder time to write again, or every such cell shows nothing. */
-export function checkMatrixTimeLimit(config: Readonly<Config>): void {
+export function checkMatrixTimeLimit(config: Readonly<Config>, columns: readonly CellColumn[] = matrixColumns(config.matrix)): void {
   const shortest = shortestUsefulRunS(
-    ORACLE_COLUMNS.flatMap((c) => c.faults),
+    columns.flatMap((c) => c.faults),
     { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs },
   );
   if (config.timeLimitS < shortest) {
@@ -138,30 +153,35 @@ export async function builtinStrategies(): Promise<Record<BuiltinLock, ResolvedS
   return Object.fromEntries(await Promise.all(BUILTIN_LOCKS.map(async (lock) => [lock, await loadStrategy(lock)] as const))) as Record<BuiltinLock, ResolvedStrategy>;
 }
 
-/** Every cell of the matrix, in its one stable order: each built-in lock × each oracle column. */
-export function matrixPlan(): { lock: BuiltinLock; col: OracleColumn; oracle: OracleCell }[] {
-  return BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.map((col) => ({ lock, col, oracle: ORACLE[lock][col.id] })));
+/**
+ * Every cell of the chosen tables, in their one stable order: the fault table first, then the failure modes and
+ * remedies; within a table, lock by lock. (The nightly job plans the fault table: `matrixPlan('faults')`.)
+ */
+export function matrixPlan(tables: MatrixTables = 'all'): { lock: BuiltinLock; col: MatrixColumn; oracle: OracleCell }[] {
+  return matrixColumns(tables)
+    .flatMap((col) => BUILTIN_LOCKS.map((lock) => ({ lock, col, oracle: col.oracle(lock) })))
+    .sort((a, b) => tableRank(a.col) - tableRank(b.col) || BUILTIN_LOCKS.indexOf(a.lock) - BUILTIN_LOCKS.indexOf(b.lock));
 }
 
 /**
- * `--lock=all`: every built-in strategy under each column of the oracle, then `matrix.html`. Measured cells are
- * run `--runs` times each (inconclusive runs replaced, whichever way the oracle leans); cells decided by
- * construction are not run and are counted apart. Exit 0 iff every measured cell matched the oracle and the CLI
- * refused every combination the oracle says it must.
+ * `--lock=all`: every built-in strategy under each column of the chosen tables (`--matrix`), then `matrix.html`.
+ * Measured cells are run `--runs` times each (inconclusive runs replaced, whichever way the oracle leans); cells
+ * decided by construction are not run and are counted apart. Exit 0 iff every measured cell matched the oracle and
+ * the CLI refused every combination the oracle says it must.
  */
 export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog, run?: RunOne): Promise<number> {
   const runOne = run ?? isolatedRunner(shutdown, () => {});
   checkMatrixTimeLimit(config);
-  const plan = matrixPlan();
+  const plan = matrixPlan(config.matrix);
   // Each built-in resolved once: what it can do (a token, a lease to renew) decides its cells' options.
   const strategies = await builtinStrategies();
   const measuredTotal = plan.filter((p) => p.oracle.decided === 'measured').length;
   const cells: MatrixCell[] = [];
   let measuredDone = 0;
   for (const { lock, col, oracle } of plan) {
-    const base = { lock, fault: col.faults.join(',') || 'none', fencing: col.fencing, column: col.title };
+    const base: CellBase = { lock, fault: col.faults.join(',') || 'none', fencing: col.fencing, column: col.title, table: col.table, columnId: col.id };
     if (oracle.decided === 'construction') {
-      cells.push(constructionCell(config, base, { strategy: strategies[lock], faults: col.faults, fencing: col.fencing, seed: config.seed }, oracle));
+      cells.push(constructionCell(config, base, shapeOf(col, strategies[lock], config.seed), oracle));
       continue;
     }
     const label = `[${++measuredDone}/${measuredTotal}] ${lock} × ${col.title}`;
@@ -175,7 +195,8 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
 
   // What each lock costs by itself: one client, no fault (the cells' latency includes waiting for other holders).
   const uncontended: Record<string, UncontendedLatency> = {};
-  for (const lock of BUILTIN_LOCKS) {
+  // Only the fault table's "choosing a lock" rows show it.
+  for (const lock of config.matrix === 'remedies' ? [] : BUILTIN_LOCKS) {
     try {
       const out = await runOne(cellConfig(config, { strategy: strategies[lock], faults: [], fencing: false, seed: config.seed, concurrency: 1, timeLimitS: Math.min(config.timeLimitS, 5) }));
       const l = out.results.latency;

@@ -1,6 +1,6 @@
 import type { FaultName } from '../nemesis/fault-names.ts';
 import type { UserExpectation } from './expectations.ts';
-import { matrixPlan } from './matrix.ts';
+import { matrixPlan, type CellColumn } from './matrix.ts';
 import { ORACLE_COLUMNS, type OracleCell, type OracleColumn } from './oracle.ts';
 
 /** One cell the nightly job knows of, in its stable order, with the expectation it applies and where that came from. */
@@ -11,7 +11,7 @@ export interface PlannedCell {
   fault: string;
   fencing: boolean;
   column: string;
-  col: Pick<OracleColumn, 'faults' | 'fencing' | 'maxIntervalMs' | 'minThinkTtlFraction'>;
+  col: CellColumn;
   oracle: OracleCell;
   /** `oracle`, or the user's file and line (`fencepost.expectations.json:7`). */
   from: string;
@@ -28,7 +28,7 @@ export const cellKey = (c: { lock: string; fault: string; fencing: boolean }) =>
  */
 export function nightlyPlan(user: readonly UserExpectation[]): PlannedCell[] {
   const byKey = new Map(user.map((u) => [cellKey(u), u]));
-  const plan: PlannedCell[] = matrixPlan().map(({ lock, col, oracle }, index) => {
+  const plan: PlannedCell[] = matrixPlan('faults').map(({ lock, col, oracle }, index) => {
     const fault = col.faults.join(',') || 'none';
     const base = { index, lock, fault, fencing: col.fencing, column: col.title, col };
     const u = byKey.get(cellKey({ lock, fault, fencing: col.fencing }));

@@ -5,6 +5,7 @@ import { cellConfig, withoutOptions } from './cell-config.ts';
 import { HarnessError } from './errors.ts';
 import { expectationsPath, loadExpectations, shownPath } from './expectations.ts';
 import { checkMatrixTimeLimit, constructionCell, isolatedRunner, measuredCell, type RunOne } from './matrix.ts';
+import { matrixColumns } from './matrix-columns.ts';
 import { mergeShards } from './nightly-merge.ts';
 import { nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
 import { nightlyExit, readNightlyFiles, shardSuffix, writeNightlyJson, type NightlyCell, type NightlyResult } from './nightly-result.ts';
@@ -37,7 +38,8 @@ export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdow
   const settings = nightlySettings(config);
   // The matrix's own Config: every cell's argv is derived from it (cell-config.ts), exactly as for --lock=all.
   const matrix = resolveConfig(['--lock=all', ...settings, `--results=${config.resultsDir}`, `--seed=${config.seed}`]);
-  checkMatrixTimeLimit(matrix);
+  // The nightly job runs the fault table (its cells are keyed lock × fault × fencing); see README.
+  checkMatrixTimeLimit(matrix, matrixColumns('faults'));
   const file = expectationsPath(config.expectations);
   const user = file ? loadExpectations(file) : [];
   const plan = nightlyPlan(user);

@@ -37,6 +37,11 @@ describe('resolveConfig', () => {
     expect(resolveConfig(['--lock=all', '--runs=3']).runs).toBe(3);
   });
 
+  it('runs both matrix tables unless --matrix names one', () => {
+    expect(resolveConfig(['--lock=all']).matrix).toBe('all');
+    expect(resolveConfig(['--lock=all', '--matrix=remedies']).matrix).toBe('remedies');
+  });
+
   it('derives the pause from the TTL unless given', () => {
     expect(resolveConfig(['--ttl=1000']).pauseMs).toBe(1500);
     expect(resolveConfig(['--ttl=1000', '--pause=5000']).pauseMs).toBe(5000);
@@ -55,6 +60,8 @@ describe('resolveConfig', () => {
     [['--lock=redis', '--runs=2'], /--runs applies to --lock=all/],
     [['--lock=all', '--nemesis=clock'], /--nemesis with --lock=all: the matrix's columns are its faults/],
     [['--lock=all', '--runs=0'], /--runs must be between 1 and 20, got 0/],
+    [['--lock=redis', '--matrix=remedies'], /--matrix applies to --lock=all/],
+    [['--lock=all', '--matrix=remedy'], /--matrix must be one of all, faults, remedies; got "remedy"/],
   ])('rejects %j with a message naming the valid values', (argv, message) => {
     expect(badArgs(argv).message).toMatch(message);
   });

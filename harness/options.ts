@@ -43,6 +43,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'clock-offset', kind: 'int', default: 60, min: 1, max: 86_400, help: 'clock faults: seconds to jump' },
   { name: 'backend', kind: 'enum', default: 'local', choices: ['local', 'docker'], help: 'where servers run: local child processes, or one container per node (needs a Docker engine)' },
   { name: 'runs', kind: 'int', default: 1, min: 1, max: 20, help: `--lock=all: conclusive runs per measured cell (each inconclusive run is replaced, at most ${MAX_RERUNS} more); 1 keeps the matrix to minutes on 2 cores` },
+  { name: 'matrix', kind: 'enum', default: 'all', choices: ['all', 'faults', 'remedies'], help: '--lock=all: which tables to run: the faults (lock × fault), the failure modes and remedies, or both' },
   { name: 'seed', kind: 'int', defaultText: 'random', min: 0, max: 2 ** 31 - 1, help: 'random seed (printed; pass it back to replay the schedule)' },
   { name: 'results', kind: 'string', default: 'results', help: 'results folder' },
   { name: 'shard', kind: 'string', defaultText: 'all cells', help: 'nightly: run only shard <i>/<n> of the measured cells (cell k goes to shard (k mod n)+1)' },
@@ -89,6 +90,8 @@ export interface Config {
   backend: 'local' | 'docker';
   /** --lock=all: how many conclusive runs each measured cell gets. */
   runs: number;
+  /** --lock=all: which tables to run (the fault table, the failure-mode/remedy table, or both). */
+  matrix: 'all' | 'faults' | 'remedies';
   seed: number;
   resultsDir: string;
   json: boolean;
@@ -226,11 +229,12 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
   if (command === 'run' && fencing && lock === 'all') throw bad('--fencing with --lock=all: the matrix already runs the fenced variant of every lock that has a token.', 'drop --fencing');
   const watchdog = get<boolean>('watchdog');
   if (command === 'run' && lock === 'all' && values.has('nemesis')) {
-    throw bad('--nemesis with --lock=all: the matrix\'s columns are its faults (no fault, holder paused, Redis restart empty, clock jump, fenced).', 'drop --nemesis, or run one lock: --lock=<lock> --nemesis=<fault,…>');
+    throw bad('--nemesis with --lock=all: the matrix\'s columns are its faults (no fault, holder paused, Redis restart empty, clock jump, fenced) and its scenarios (failure modes and remedies).', 'drop --nemesis, or run one lock: --lock=<lock> --nemesis=<fault,…>');
   }
   for (const name of ['shard', 'baseline', 'expectations']) {
     if (values.has(name) && command !== 'nightly') throw bad(`--${name} applies to the nightly subcommand.`, `npm run jepsen -- nightly --${name}=…`);
   }
+  if (command === 'run' && values.has('matrix') && lock !== 'all') throw bad(`--matrix applies to --lock=all (which tables to run); --lock=${lock} is one run.`, 'drop --matrix, or use --lock=all');
   for (const name of ['lock', 'nemesis', 'fencing']) {
     if (values.has(name) && command === 'nightly') throw bad(`--${name} with nightly: the nightly job runs the whole matrix (every lock × the oracle's faults, fenced where a lock has a token).`, 'drop it; to change what a cell is expected to show or add your own lock, use an expectations file (README, "Nightly chaos in CI")');
   }
@@ -257,6 +261,7 @@ export function resolveConfig(argv: string[], randomSeed: () => number = () => c
     clockOffsetS: get<number>('clock-offset'),
     backend: get<'local' | 'docker'>('backend'),
     runs: get<number>('runs'),
+    matrix: get<'all' | 'faults' | 'remedies'>('matrix'),
     seed: values.has('seed') ? (values.get('seed') as number) : randomSeed(),
     resultsDir: path.resolve(get<string>('results')),
     json: get<boolean>('json'),

@@ -47,6 +47,10 @@ export interface MatrixCell {
   acquireP99: number;
   /** Column heading, if the runner has a better one than the fault's name ("holder paused > TTL"). */
   column?: string;
+  /** Which table the cell is in: the faults (lock × fault) or the failure modes and remedies. Absent in older matrix.json: faults. */
+  table?: 'faults' | 'remedies';
+  /** The column's id in its table (an ORACLE_COLUMNS id, or a remedy scenario id). */
+  columnId?: string;
   /** Why a cell looks the way it does ("refused: Redis has no fencing token", "etcd ignores the clock shim"). */
   note?: string;
   /** Measured (run), or decided by construction (not run: `note` says why). Absent in older matrix.json: measured. */

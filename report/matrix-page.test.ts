@@ -143,3 +143,55 @@ describe('writeMatrix', () => {
     fs.rmSync(path.dirname(dir), { recursive: true, force: true });
   });
 });
+
+describe('the failure-mode and remedy table', () => {
+  const r = (c: Partial<MatrixCell> & Pick<MatrixCell, 'lock' | 'fault' | 'expected' | 'observed' | 'columnId'>): MatrixCell => cell({ table: 'remedies', decided: 'measured', runDir: `/r/${c.lock}/${c.columnId}`, ...c });
+  const cells: MatrixCell[] = [
+    cell({ lock: 'redis', fault: 'pause-holder', expected: 'lost', observed: 'lost', table: 'faults', columnId: 'pause-holder', column: 'holder paused > TTL', lostUpdates: 5 }),
+    r({ lock: 'redis', fault: 'none', columnId: 'long-work', column: 'long work > TTL', expected: 'lost', observed: 'lost', lostUpdates: 14 }),
+    r({ lock: 'redis', fault: 'none', columnId: 'long-work-watchdog', column: 'long work > TTL, --watchdog', expected: 'safe', observed: 'safe' }),
+    r({ lock: 'redis', fault: 'pause-holder', columnId: 'pause-watchdog', column: 'holder paused > TTL, --watchdog', expected: 'lost', observed: 'lost', lostUpdates: 4 }),
+    r({ lock: 'etcd', fault: 'none', columnId: 'long-work', column: 'long work > TTL', expected: 'safe', observed: 'safe' }),
+    r({ lock: 'etcd', fault: 'none', columnId: 'long-work-watchdog', column: 'long work > TTL, --watchdog', expected: 'refuse', observed: 'refuse', matched: true, decided: 'construction', runDir: '', note: 'refused: --watchdog applies to --lock=redis|redlock' }),
+    r({ lock: 'etcd', fault: 'delay-write', columnId: 'delay-write', column: 'delayed write', expected: 'lost', observed: 'lost', lostUpdates: 2 }),
+    r({ lock: 'etcd', fault: 'delay-write', fencing: true, columnId: 'delay-write-fenced', column: 'delayed write, --fencing', expected: 'safe', observed: 'safe', staleWritesRejected: 3 }),
+    r({ lock: 'redis', fault: 'delay-write', columnId: 'delay-write', column: 'delayed write', expected: 'lost', observed: 'lost', lostUpdates: 6 }),
+    r({ lock: 'redis', fault: 'delay-write', fencing: true, columnId: 'delay-write-fenced', column: 'delayed write, --fencing', expected: 'refuse', observed: 'refuse', matched: true, decided: 'construction', runDir: '' }),
+  ];
+  const page = renderMatrix(cells, { outDir: '/r/matrix' });
+  const answers = page.slice(page.indexOf('<h2>Which remedy fixes which failure'), page.indexOf('</table>', page.indexOf('<h2>Which remedy fixes which failure')));
+  const row = (failure: string, remedy: string) => answers.split('<tr>').find((t) => t.includes(`<b>${failure}</b>`) && t.includes(remedy)) ?? '';
+
+  it('answers, per failure mode, which lock broke, the remedy, and whether it held, with links to the runs', () => {
+    const long = row('long work &gt; TTL', '--watchdog');
+    expect(long).toContain('<a href="../redis/long-work/report.html">redis (14 lost)</a>');
+    expect(long).toContain('redis: <a href="../redis/long-work-watchdog/report.html">held</a> <span class="mark ok"');
+    // etcd did not break under long work, so it is not offered a remedy.
+    expect(long).not.toContain('etcd');
+    const paused = row('holder paused &gt; TTL', '--watchdog');
+    expect(paused).toContain('<a href="../redis/pause-holder/report.html">redis (5 lost)</a>');
+    expect(paused).toContain('redis: <a href="../redis/pause-watchdog/report.html">did not hold: 4 lost</a> <span class="mark ok"');
+    expect(paused).toContain('does not hold: a stopped process cannot renew');
+    const delayed = row('delayed write', '--fencing');
+    expect(delayed).toContain('etcd: <a href="../etcd/delay-write-fenced/report.html">held (3 stale writes rejected)</a>');
+    expect(delayed).toContain('redis: cannot apply — refused by the CLI');
+  });
+
+  it('says when the table a failure breaks in was not run', () => {
+    expect(row('Redis restart without persistence', 'aof-always')).toContain('not run in this matrix (the fault table was not run: --matrix=remedies)');
+  });
+
+  it('draws the remedy cells in their own grid, apart from the fault table, in the oracle\'s column order', () => {
+    const grid = page.slice(page.indexOf('<h2>Failure modes and remedies, every cell'));
+    const head = grid.slice(0, grid.indexOf('</thead>'));
+    expect([...head.matchAll(/<th>([^<]+)<\/th>/g)].map((m) => m[1])).toEqual(['long work &gt; TTL', 'long work &gt; TTL, --watchdog', 'holder paused &gt; TTL, --watchdog', 'delayed write', 'delayed write, --fencing']);
+    const faultGrid = page.slice(page.indexOf('<h2>Every cell'), page.indexOf('<h2>Failure modes and remedies, every cell'));
+    expect(faultGrid).not.toContain('long-work');
+    expect(page).toContain('<h1>Lock matrix: 8 measured: 8 matched; 2 by construction, not run (2 of 2 refusals confirmed by the CLI)</h1>');
+  });
+
+  it('names a contradicting remedy cell by its scenario', () => {
+    const bad = renderMatrix([r({ lock: 'redis', fault: 'none', columnId: 'long-work-watchdog', column: 'long work > TTL, --watchdog', expected: 'safe', observed: 'lost', matched: false })], { outDir: '/r/matrix' });
+    expect(bad).toContain('redis under long work &gt; TTL, --watchdog: expected safe, observed lost 3 — a safe cell showed lost updates');
+  });
+});

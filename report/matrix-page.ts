@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_RERUNS } from '../harness/oracle.ts';
+import { REMEDY_SCENARIOS } from '../harness/remedy-oracle.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { pageCss } from './assets.ts';
 import { fmtCount, fmtMs, plural } from './format.ts';
 import { escapeHtml as h, inlineStyle, jsonBlock } from './html.ts';
 import type { CellRun, MatrixCell } from './matrix-cell.ts';
 import { tally, tallyLine } from './matrix-tally.ts';
+import { remedyAnswers } from './remedy-answers.ts';
 
 /**
  * The brief's "Choosing a lock" table, measured: one row per strategy, and the grid of every run behind it. Each
@@ -209,19 +211,51 @@ function runsRule(cells: readonly MatrixCell[], runsPerCell: number | undefined)
   );
 }
 
+const inRemedyTable = (c: MatrixCell) => c.table === 'remedies';
+
+/** The failure-mode and remedy table: one row per lock, one column per scenario, in the oracle's order. */
+function remedyGrid(cells: readonly MatrixCell[], locks: readonly string[], outDir: string): string {
+  if (cells.length === 0) return '';
+  const order = REMEDY_SCENARIOS.map((s) => s.id as string);
+  const ids = [...new Set(cells.map((c) => c.columnId ?? c.column ?? c.fault))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  const title = new Map(cells.map((c) => [c.columnId ?? c.column ?? c.fault, c.column ?? c.fault]));
+  const at = new Map(cells.map((c) => [`${c.lock}|${c.columnId ?? c.column ?? c.fault}`, c]));
+  const rows = locks.filter((l) => cells.some((c) => c.lock === l)).map((l) => `<tr><th>${h(l)}</th>${ids.map((id) => cellHtml(at.get(`${l}|${id}`), outDir)).join('')}</tr>`);
+  return (
+    `<h2>Failure modes and remedies, every cell <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · each run links to its report</span></h2>` +
+    `<p class="aside">Long work is a 2.5 s critical section under a 1 s TTL (--think=2500 --ttl=1000) with no fault; its cells run at least 30 s, so a safe cell can commit the 10 writes a VALID verdict needs at one write per ~2.6 s. ` +
+    `The restart remedies fire restart-empty as the fault table does (every ≤ 500 ms, think ≥ 0.4 × TTL), with --redis-persistence=aof-always, or with --restart-delay raised to the TTL for at least 20 s (the masters stay down a TTL each time, so a shorter run commits too few writes for a VALID). Postgres's long-work cell is decided by construction: it holds no lease, and under a 2.5 s think one client wins every round, so no run has the two writing clients a VALID needs. The paused holder with --watchdog is paused every ≤ 1 s for at least 20 s: whether the resumed holder writes before its watchdog's overdue renewal fails is a race, shot by shot. The remedies' switches (--watchdog, --restart-delay, --redis-persistence) are the scenario's: the matrix's own are not passed to these cells.</p>` +
+    `<table class="matrix"><thead><tr><th></th>${ids.map((id) => `<th>${h(title.get(id)!)}</th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>`
+  );
+}
+
 export function renderMatrix(cells: MatrixCell[], opts: MatrixPageOptions): string {
-  const cols = columnsOf(cells);
+  const faultCells = cells.filter((c) => !inRemedyTable(c));
+  const remedyCells = cells.filter(inRemedyTable);
+  const cols = columnsOf(faultCells);
   const locks = locksOf(cells);
-  const at = new Map(cells.map((c) => [`${c.lock}|${c.fault}|${c.fencing}`, c]));
+  const at = new Map(faultCells.map((c) => [`${c.lock}|${c.fault}|${c.fencing}`, c]));
   const t = tally(cells);
   const line = tallyLine(t);
   const contradictions = cells.filter((c) => !c.matched);
-  const grid = locks.map((l) => `<tr><th>${h(l)}</th>${cols.map((col) => cellHtml(at.get(`${l}|${col.fault}|${col.fencing}`), opts.outDir)).join('')}</tr>`);
+  const grid = locks.filter((l) => faultCells.some((c) => c.lock === l)).map((l) => `<tr><th>${h(l)}</th>${cols.map((col) => cellHtml(at.get(`${l}|${col.fault}|${col.fencing}`), opts.outDir)).join('')}</tr>`);
   const contra = contradictions.map((c) => {
     const link = reportLink(c, opts.outDir);
-    const what = `${c.lock} under ${c.fault === 'none' ? 'no fault' : c.fault}${c.fencing ? ' with --fencing' : ''}: expected ${c.expected}, observed ${observedText(c)} — ${suspicion(c)}`;
+    const under = inRemedyTable(c) ? (c.column ?? c.fault) : `${c.fault === 'none' ? 'no fault' : c.fault}${c.fencing ? ' with --fencing' : ''}`;
+    const what = `${c.lock} under ${under}: expected ${c.expected}, observed ${observedText(c)} — ${suspicion(c)}`;
     return `<li>${link ? `<a href="${h(link)}">${h(what)}</a>` : h(what)}${c.note ? ` <span class="aside">(${h(c.note)})</span>` : ''}</li>`;
   });
+  const faultTables = faultCells.length
+    ? `<h2>Choosing a lock, measured <span class="aside">each entry links to the run that shows it</span></h2>
+<table class="wide"><thead><tr><th>strategy</th><th>mutual exclusion under faults</th><th>fencing token</th><th class="num">acquire p50 / p99</th><th class="num">lost updates</th><th class="num">oracle</th></tr></thead>
+<tbody>${locks.filter((l) => faultCells.some((c) => c.lock === l)).map((l) => choosingRow(l, faultCells.filter((c) => c.lock === l), opts.outDir, opts.uncontended?.[l])).join('\n')}</tbody></table>
+${opts.uncontended ? '<p class="aside">Latency: the first line is one client with no fault — what the lock itself costs (the write is the Postgres transaction). "Contended" is the no-fault run with every client on one account: it includes waiting for the other holders, so fair queues (etcd, ZooKeeper) show a whole round of critical sections while retry-based locks (Redis) often hand the lock straight back to the client that released it.</p>' : ''}`
+    : '';
+  const faultGrid = faultCells.length
+    ? `<h2>Every cell <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · each run links to its report</span></h2>
+${runsRule(cells, opts.runsPerCell)}
+<table class="matrix"><thead><tr><th></th>${cols.map((c) => `<th>${h(c.title)}</th>`).join('')}</tr></thead><tbody>${grid.join('\n')}</tbody></table>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>fencepost matrix: ${h(line)}</title>
@@ -230,13 +264,11 @@ ${inlineStyle(pageCss())}
 <header class="verdict ${t.allMatched ? 'good' : 'bad'}"><div class="badge">${t.allMatched ? 'MATCHES' : 'CONTRADICTS'}</div><div><h1>Lock matrix: ${h(line)}</h1><div class="sub">${[opts.generatedAt, opts.command].filter(Boolean).map((s) => `<span>${h(s)}</span>`).join('')}</div></div></header>
 <main>
 ${contra.length ? `<h2>Contradictions <span class="aside">bugs of ours until proven otherwise</span></h2><ul>${contra.join('')}</ul>` : ''}
-<h2>Choosing a lock, measured <span class="aside">each entry links to the run that shows it</span></h2>
-<table class="wide"><thead><tr><th>strategy</th><th>mutual exclusion under faults</th><th>fencing token</th><th class="num">acquire p50 / p99</th><th class="num">lost updates</th><th class="num">oracle</th></tr></thead>
-<tbody>${locks.map((l) => choosingRow(l, cells.filter((c) => c.lock === l), opts.outDir, opts.uncontended?.[l])).join('\n')}</tbody></table>
-${opts.uncontended ? '<p class="aside">Latency: the first line is one client with no fault — what the lock itself costs (the write is the Postgres transaction). "Contended" is the no-fault run with every client on one account: it includes waiting for the other holders, so fair queues (etcd, ZooKeeper) show a whole round of critical sections while retry-based locks (Redis) often hand the lock straight back to the client that released it.</p>' : ''}
-<h2>Every cell <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · each run links to its report</span></h2>
-${runsRule(cells, opts.runsPerCell)}
-<table class="matrix"><thead><tr><th></th>${cols.map((c) => `<th>${h(c.title)}</th>`).join('')}</tr></thead><tbody>${grid.join('\n')}</tbody></table>
+${faultTables}
+${remedyCells.length ? remedyAnswers(cells, opts.outDir) : ''}
+${faultCells.length ? '' : runsRule(cells, opts.runsPerCell)}
+${faultGrid}
+${remedyGrid(remedyCells, locks, opts.outDir)}
 </main>
 ${jsonBlock('fp-matrix', cells)}
 </body></html>

@@ -40,6 +40,7 @@ export const restartEmpty: FaultExecutor = {
     }
     const { section, holding, keys, keysOn, victims, needed } = found;
     await Promise.all(victims.map((v) => v.kill()));
+    const killedAt = performance.now();
     const strike = strikeNow(ctx.journal);
     for (const v of victims) {
       ctx.down.add(v);
@@ -62,10 +63,16 @@ export const restartEmpty: FaultExecutor = {
       note: keepData ? 'killed and restarted with its AOF (appendfsync always): the lock keys come back' : undefined,
       holdMs: config.restartDelayMs,
       async heal() {
+        // The run's end cuts the hold short, but the clients still finish their operations after it: restarting
+        // now would hand them a node empty *before* the delay ran out, the very hole --restart-delay closes (a
+        // --restart-delay=TTL run lost an update to a kill 20 ms before the time limit). So the node stays down
+        // for the whole delay, whatever ends the run (a Ctrl-C waits for it too: at most --restart-delay ms).
+        const owed = Math.round(killedAt + config.restartDelayMs - performance.now());
+        if (owed > 0) await new Promise((resolve) => setTimeout(resolve, owed));
         const t0 = performance.now();
         await Promise.all(victims.map((v) => v.start()));
         for (const v of victims) ctx.down.delete(v);
-        return { params: { restartedInMs: Math.round(performance.now() - t0) } };
+        return { params: { restartedInMs: Math.round(performance.now() - t0), ...(owed > 0 ? { downtimeWaitedOutMs: owed } : {}) } };
       },
     };
   },

@@ -1,0 +1,30 @@
+import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+import { ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
+import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
+
+/**
+ * The README's failure-mode/remedy tables, written from the oracle's data so the two cannot drift: a test
+ * (remedy-oracle-table.test.ts) fails when the README's copy differs from what this returns.
+ */
+
+function cellText(o: OracleCell): string {
+  const what = o.expect === 'refuse' ? 'refused' : o.expect;
+  return o.decided === 'measured' ? `**${what}**` : `${what} (c)`;
+}
+
+export function remedyOracleMarkdown(): string {
+  const head = `| | ${REMEDY_SCENARIOS.map((s) => s.title).join(' | ')} |`;
+  const rule = `|---|${REMEDY_SCENARIOS.map(() => '---').join('|')}|`;
+  const rows = BUILTIN_LOCKS.map((lock) => `| \`${lock}\` | ${REMEDY_SCENARIOS.map((s) => cellText(REMEDY_ORACLE[lock][s.id])).join(' | ')} |`);
+  const title = (ref: { table: string; id: string }) => (ref.table === 'remedies' ? REMEDY_SCENARIOS.find((s) => s.id === ref.id)!.title : `fault table: ${ORACLE_COLUMNS.find((c) => c.id === ref.id)!.title}`);
+  const answers = REMEDIES.map((r) => `| ${r.failure} | ${title(r.broken)} | ${r.remedy} | ${r.remedied ? title(r.remedied) : '—'} | ${r.expect} |`);
+  return [
+    head,
+    rule,
+    ...rows,
+    '',
+    '| failure mode | where it breaks | remedy | where the remedy runs | the oracle expects |',
+    '|---|---|---|---|---|',
+    ...answers,
+  ].join('\n');
+}
