@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FULL_CLUSTER } from '../harness/backends/cluster.ts';
-import { createCluster, type Backend } from '../harness/backends/create-cluster.ts';
-import { findDockerEngine, engineAddress } from '../harness/backends/docker/engine.ts';
-import { PidRegistry } from '../harness/pid-registry.ts';
-import { provision } from '../harness/provision.ts';
+import { FULL_CLUSTER } from '../cluster/cluster.ts';
+import { createCluster, type Backend } from '../cluster/create-cluster.ts';
+import { findDockerEngine, engineAddress } from '../cluster/docker/engine.ts';
+import { PidRegistry } from '../common/pid-registry.ts';
+import { provision } from '../cluster/provision.ts';
 import type { BenchOutcome, Goal } from './outcome.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Op } from '../harness/history/op.ts';
+import type { Op } from '../history/op.ts';
 import type { CheckerResult, LostUpdate, Overlap, RunResults } from './run-results.ts';
 import { composeVerdict, runChecker } from './compose.ts';
 import { faultHitReasons, faultHits } from './fault-hits.ts';

@@ -1,4 +1,4 @@
-import type { Op } from '../harness/history/op.ts';
+import type { Op } from '../history/op.ts';
 import type { Operation } from './model.ts';
 
 /** What a client asked for: Jepsen's `:f` and `:value`. */

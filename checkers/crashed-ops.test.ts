@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Op } from '../harness/history/op.ts';
+import type { Op } from '../history/op.ts';
 import { pruneCrashedOps } from './crashed-ops.ts';
 import { checkLinearizable } from './linearizable.ts';
 import { historyModel } from './models/registry.ts';

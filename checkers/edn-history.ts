@@ -1,5 +1,5 @@
 import { parseEDNString } from 'edn-data';
-import type { Op, OpType, ProcessId } from '../harness/history/op.ts';
+import type { Op, OpType, ProcessId } from '../history/op.ts';
 
 /**
  * Reads a Jepsen/Knossos history in EDN — a vector (or list) of op maps, or one map per line — into our ops,

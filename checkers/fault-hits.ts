@@ -1,5 +1,5 @@
-import type { AccountRef, NemesisValue } from '../harness/history/bank.ts';
-import type { Op } from '../harness/history/op.ts';
+import type { AccountRef, NemesisValue } from '../history/bank.ts';
+import type { Op } from '../history/op.ts';
 import type { FaultAim } from '../nemesis/fault-aim.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { Op } from '../harness/history/op.ts';
-import type { NemesisValue } from '../harness/history/bank.ts';
+import type { Op } from '../history/op.ts';
+import type { NemesisValue } from '../history/bank.ts';
 import type { RunResults } from './run-results.ts';
 
 type Fault = RunResults['faults'][number];

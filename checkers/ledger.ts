@@ -1,5 +1,5 @@
-import type { Op } from '../harness/history/op.ts';
-import type { FinalRead, LedgerRow, WriteValue } from '../harness/history/bank.ts';
+import type { Op } from '../history/op.ts';
+import type { FinalRead, LedgerRow, WriteValue } from '../history/bank.ts';
 
 /**
  * The resource's own record (the harness's `final-read` of each account after the clients stopped) and how the

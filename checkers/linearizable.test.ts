@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Op } from '../harness/history/op.ts';
+import type { Op } from '../history/op.ts';
 import { checkLinearizable } from './linearizable.ts';
 import type { AnyModel, Operation } from './model.ts';
 import { historyModel } from './models/registry.ts';

@@ -1,5 +1,5 @@
-import type { Op } from '../harness/history/op.ts';
-import type { LedgerRow } from '../harness/history/bank.ts';
+import type { Op } from '../history/op.ts';
+import type { LedgerRow } from '../history/bank.ts';
 import type { CheckerResult, LostUpdate } from './run-results.ts';
 import { bankWrites, finalReads } from './ledger.ts';
 import { upperBound } from './upper-bound.ts';

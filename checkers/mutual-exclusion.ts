@@ -1,5 +1,5 @@
-import type { Op } from '../harness/history/op.ts';
-import type { AcquireOk, AccountRef } from '../harness/history/bank.ts';
+import type { Op } from '../history/op.ts';
+import type { AcquireOk, AccountRef } from '../history/bank.ts';
 import type { CheckerResult, Overlap } from './run-results.ts';
 import { bankWrites, type BankWrite } from './ledger.ts';
 

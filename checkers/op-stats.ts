@@ -1,4 +1,4 @@
-import type { Op } from '../harness/history/op.ts';
+import type { Op } from '../history/op.ts';
 import type { Quantiles, RunResults } from './run-results.ts';
 
 type Stats = Pick<RunResults, 'opCounts' | 'latency' | 'throughput' | 'durationMs'>;

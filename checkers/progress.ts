@@ -1,5 +1,5 @@
-import type { Op } from '../harness/history/op.ts';
-import { CLIENT_EXIT_NOTE, clientExitOf, type ClientExit } from '../harness/history/client-exit.ts';
+import type { Op } from '../history/op.ts';
+import { CLIENT_EXIT_NOTE, clientExitOf, type ClientExit } from '../history/client-exit.ts';
 import { finalReads } from './ledger.ts';
 
 /**

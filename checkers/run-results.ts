@@ -1,4 +1,4 @@
-import type { LedgerRow } from '../harness/history/bank.ts';
+import type { LedgerRow } from '../history/bank.ts';
 import type { FaultHitCount } from './fault-hits.ts';
 import type { Progress } from './progress.ts';
 

@@ -1,4 +1,4 @@
-import type { Op } from '../harness/history/op.ts';
+import type { Op } from '../history/op.ts';
 import { seededRandom } from '../workloads/strategy.ts';
 
 export interface CrashedRegisterOptions {

@@ -1,5 +1,5 @@
-import type { AcquireOk } from '../harness/history/bank.ts';
-import type { Op } from '../harness/history/op.ts';
+import type { AcquireOk } from '../history/bank.ts';
+import type { Op } from '../history/op.ts';
 import type { CheckerResult } from './run-results.ts';
 
 /** One granted lock: an `acquire` that completed `ok` with a token. */

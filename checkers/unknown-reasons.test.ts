@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLIENT_EXITED, CLIENT_EXIT_NOTE } from '../harness/history/client-exit.ts';
+import { CLIENT_EXITED, CLIENT_EXIT_NOTE } from '../history/client-exit.ts';
 import { progressOf } from './progress.ts';
 import { fail, finalRead, history, info, invoke, ok, row, type Event } from '../test/support/test-history.ts';
 import { unknownReasons, withReasons } from './unknown-reasons.ts';

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { LABEL, NODE_PACKAGES, nodeImageTag } from './node-image.ts';
+import { LABEL, NODE_PACKAGES, nodeImageTag } from './image-recipe.ts';
 import { createScratch, removeScratch } from './rootfs.ts';
 
 /**

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { processesUsing } from '../harness/dir-in-use.ts';
-import { diskUsage, formatMB } from '../harness/disk-usage.ts';
-import { isAlive, startTime, stillOurs } from '../harness/pid-registry.ts';
+import { processesUsing } from '../common/dir-in-use.ts';
+import { diskUsage, formatMB } from '../common/disk-usage.ts';
+import { isAlive, startTime, stillOurs } from '../common/pid-registry.ts';
 
 /**
  * The offline builder's scratch folder, `/var/tmp/fencepost-rootfs-XXXXXX/`: `builder.json` (pid and start time

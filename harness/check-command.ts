@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Op } from './history/op.ts';
-import { parseHistory, validateHistory } from './history/reader.ts';
-import { inTimeOrder } from './history/time-order.ts';
-import { EXIT } from './exit-codes.ts';
+import type { Op } from '../history/op.ts';
+import { parseHistory, validateHistory } from '../history/reader.ts';
+import { inTimeOrder } from '../history/time-order.ts';
+import { EXIT } from '../common/exit-codes.ts';
 import type { RunResults, Valid } from '../checkers/run-results.ts';
 import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import { mergeValid } from '../checkers/compose.ts';

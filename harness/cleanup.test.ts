@@ -5,8 +5,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from './cleanup.ts';
-import { isAlive, PidRegistry } from './pid-registry.ts';
-import { claimRun, writeOwner } from './run-owner.ts';
+import { isAlive, PidRegistry } from '../common/pid-registry.ts';
+import { claimRun, writeOwner } from '../common/run-owner.ts';
 
 // `cleanup` on real processes (`sleep`), standing in for servers whose harness was kill -9ed.
 const spawned: number[] = [];

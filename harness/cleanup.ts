@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childPids, isAlive, pendingPids, PidRegistry, stillOurs, type PidRecord } from './pid-registry.ts';
-import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from './run-owner.ts';
+import { childPids, isAlive, pendingPids, PidRegistry, stillOurs, type PidRecord } from '../common/pid-registry.ts';
+import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from '../common/run-owner.ts';
 
 /**
  * Stop leftovers of runs that died without tearing down (kill -9, OOM, a lost terminal). Only runs whose harness
@@ -66,14 +66,14 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
   }
   // Containers of the docker backend are found by label, not pid file; loaded only here so a machine without
   // Docker pays nothing (no engine answering = no container can be left over).
-  const { removeLeftoverContainers } = await import('./backends/docker/leftovers.ts');
+  const { removeLeftoverContainers } = await import('../cluster/docker/leftovers.ts');
   const containers = await removeLeftoverContainers(log);
   // The offline image builder's scratch root file systems (~420 MB each) of builds killed beyond their own clean-up.
   const { removeLeftoverRootfs } = await import('../docker/rootfs.ts');
   const rootfsBytes = removeLeftoverRootfs(log);
   // Last: the servers of those runs are stopped by now, so nothing is still writing to their data.
   const dataBytes = opts.data ? (await import('./dead-run-data.ts')).removeDeadRunData(resultsDir, log) : 0;
-  const { formatMB } = await import('./disk-usage.ts');
+  const { formatMB } = await import('../common/disk-usage.ts');
   const parts = [
     stopped ? `stopped ${stopped} leftover process(es)` : '',
     containers ? `removed ${containers} leftover container(s)` : '',

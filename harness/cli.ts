@@ -1,14 +1,14 @@
-import { HarnessError } from './errors.ts';
-import { EXIT } from './exit-codes.ts';
+import { HarnessError } from '../common/errors.ts';
+import { EXIT } from '../common/exit-codes.ts';
 import { helpText, resolveConfig, type Config } from './options.ts';
-import { Shutdown } from './shutdown.ts';
+import { Shutdown } from '../common/shutdown.ts';
 
 /** Subcommands are loaded on demand so `--help` and argument errors answer at once. */
 async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<number> {
   const runsServers = config.command === 'run' || config.command === 'doctor' || (config.command === 'nightly' && config.rest[0] !== 'merge');
   if (config.backend === 'docker' && runsServers) {
     // Before any run folder exists: no engine is a usage error (254) with the commands to start one.
-    const { connectDockerEngine } = await import('./backends/docker/engine.ts');
+    const { connectDockerEngine } = await import('../cluster/docker/engine.ts');
     await connectDockerEngine();
   }
   switch (config.command) {
@@ -28,20 +28,20 @@ async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<n
       return checkCommand(config.rest);
     }
     case 'compare': {
-      const { compareCommand } = await import('../report/compare-command.ts');
+      const { compareCommand } = await import('./compare-command.ts');
       return compareCommand(config.rest, config);
     }
     case 'serve': {
-      const { serveCommand } = await import('../report/serve-command.ts');
+      const { serveCommand } = await import('./serve-command.ts');
       return serveCommand(config, shutdown);
     }
     case 'nightly': {
-      const { nightlyCommand } = await import('./nightly.ts');
+      const { nightlyCommand } = await import('../matrix/nightly.ts');
       return nightlyCommand(config, shutdown);
     }
     case 'run': {
       if (config.lock === 'all') {
-        const { runMatrix } = await import('./matrix.ts');
+        const { runMatrix } = await import('../matrix/matrix.ts');
         return runMatrix(config, shutdown);
       }
       const { runTest } = await import('./run.ts');

@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WATCHDOG_PROCESS_OFFSET, type ClientSpec, type FromClient, type ToClient } from '../workloads/client-protocol.ts';
-import { CLIENT_EXITED, CLIENT_EXIT_NOTE, type ClientExit } from './history/client-exit.ts';
-import type { OpInput } from './history/op.ts';
-import type { PidRegistry } from './pid-registry.ts';
+import { CLIENT_EXITED, CLIENT_EXIT_NOTE, type ClientExit } from '../history/client-exit.ts';
+import type { OpInput } from '../history/op.ts';
+import type { PidRegistry } from '../common/pid-registry.ts';
+import type { ClientProcess } from '../nemesis/nemesis.ts';
 
 const CLIENT_SCRIPT = new URL('../workloads/client.ts', import.meta.url);
 const TSX = import.meta.resolve('tsx');
@@ -18,15 +19,8 @@ const RESTART_BACKOFF_MS = 250;
 const LAST_LINES = 5;
 
 /** One client OS process as the harness (and the nemesis) sees it. The same object follows its slot across restarts. */
-export interface ClientHandle {
-  slot: number;
-  pid: number;
-  /** The history process id the client is currently using (changes after each `info`). */
-  process: number;
-  /** Whether the nemesis has SIGSTOPped it. */
-  paused: boolean;
-  exited: boolean;
-}
+/** One client process, as the nemesis sees it too (its contract, nemesis/nemesis.ts). */
+export type ClientHandle = ClientProcess;
 
 /** Where a client's op goes: the journal. `at` is the client's own CLOCK_MONOTONIC stamp; none = stamp it now. */
 export type OpSink = (op: OpInput, at?: bigint) => void;

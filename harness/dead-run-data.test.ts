@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeDeadRunData } from './dead-run-data.ts';
-import { startTime } from './pid-registry.ts';
-import { PIDS_DIR, writeOwner } from './run-owner.ts';
+import { startTime } from '../common/pid-registry.ts';
+import { PIDS_DIR, writeOwner } from '../common/run-owner.ts';
 
 // Real run folders on disk; "dead" harnesses are this process's pid with another start time (a reused pid).
 const made: string[] = [];

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { processesUsing } from './dir-in-use.ts';
-import { diskUsage, formatMB } from './disk-usage.ts';
-import { runOwner } from './run-owner.ts';
+import { processesUsing } from '../common/dir-in-use.ts';
+import { diskUsage, formatMB } from '../common/disk-usage.ts';
+import { runOwner } from '../common/run-owner.ts';
 
 /** The marker a node folder holds when its data lives outside the run dir (see PgNode.placeDataDir). */
 const ELSEWHERE = 'DATA-IS-ELSEWHERE';

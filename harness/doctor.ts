@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createCluster, hostRequirements } from './backends/create-cluster.ts';
-import { FULL_CLUSTER } from './backends/cluster.ts';
+import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
+import { FULL_CLUSTER } from '../cluster/cluster.ts';
 import type { Config } from './options.ts';
-import { PidRegistry } from './pid-registry.ts';
-import { claimRun } from './run-owner.ts';
-import { provision } from './provision.ts';
-import { createRunDir, writeJson } from './results-store.ts';
-import type { Shutdown } from './shutdown.ts';
+import { PidRegistry } from '../common/pid-registry.ts';
+import { claimRun } from '../common/run-owner.ts';
+import { provision } from '../cluster/provision.ts';
+import { createRunDir, writeJson } from '../store/results-store.ts';
+import type { Shutdown } from '../common/shutdown.ts';
 
 export interface DoctorRow {
   node: string;

@@ -1,5 +1,5 @@
-import type { WriteValue } from './history/bank.ts';
-import type { Op } from './history/op.ts';
+import type { WriteValue } from '../history/bank.ts';
+import type { Op } from '../history/op.ts';
 import { isStaleWriteRefusal } from '../checkers/fencing-order.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HarnessError } from './errors.ts';
+import { HarnessError } from '../common/errors.ts';
 import { helpText, OPTIONS, resolveConfig } from './options.ts';
 
 function badArgs(argv: string[]): HarnessError {

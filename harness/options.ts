@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { FAULT_NAMES, type FaultName } from '../nemesis/fault-names.ts';
+import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import { BUILTIN_LOCKS, isPluginPath } from '../workloads/lock-names.ts';
 import { DEFAULT_MIN_WRITES } from '../checkers/check-run.ts';
-import { HarnessError } from './errors.ts';
-import { MAX_RERUNS } from './oracle.ts';
+import { HarnessError } from '../common/errors.ts';
+import { MAX_RERUNS } from '../matrix/oracle.ts';
+import type { RunConfig } from '../store/run-config.ts';
 
 /**
  * The one option table. Every flag the CLI accepts is a row here: its type, default, bounds and help line;
@@ -65,47 +66,9 @@ export const SUBCOMMANDS = {
 } as const;
 export type Subcommand = keyof typeof SUBCOMMANDS | 'run';
 
-export interface Config {
+/** The frozen config, as every command receives it (its fields: store/run-config.ts, what test.json records). */
+export interface Config extends RunConfig {
   command: Subcommand;
-  /** Arguments after a subcommand that takes its own (check, compare). */
-  rest: string[];
-  argv: string[];
-  lock: string;
-  /** Resolved fault list; `null` = the strategy's defaults (resolved by the nemesis). */
-  nemesis: FaultName[] | null;
-  nemesisIntervalMs: number;
-  timeLimitS: number;
-  concurrency: number;
-  ttlMs: number;
-  thinkMs: number;
-  accounts: number;
-  /** Committed writes a VALID needs (and, with concurrency ≥ 2, by two distinct clients); else unknown. */
-  minWrites: number;
-  fencing: boolean;
-  watchdog: boolean;
-  pauseMs: number;
-  restartDelayMs: number;
-  redisPersistence: 'none' | 'aof-always';
-  clockOffsetS: number;
-  backend: 'local' | 'docker';
-  /** --lock=all: how many conclusive runs each measured cell gets. */
-  runs: number;
-  /** --lock=all: which tables to run (the fault table, the failure-mode/remedy table, or both). */
-  matrix: 'all' | 'faults' | 'remedies';
-  seed: number;
-  resultsDir: string;
-  json: boolean;
-  /** cleanup: also remove the node data of dead runs. */
-  data: boolean;
-  /** serve: the port asked for, or null for 8080-else-free. */
-  port: number | null;
-  /** nightly: this machine's slice of the measured cells, 1-based; null = every cell. */
-  shard: { index: number; count: number } | null;
-  /** nightly: the previous night's results folder. */
-  baseline: string | null;
-  /** nightly: the user's expectations file, as given (null = the default name, if that file exists). */
-  expectations: string | null;
-  help: boolean;
 }
 
 function bad(message: string, hint?: string): HarnessError {

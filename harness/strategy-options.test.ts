@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
-import { HarnessError } from './errors.ts';
+import { HarnessError } from '../common/errors.ts';
 import { resolveConfig } from './options.ts';
 import { checkStrategyOptions } from './strategy-options.ts';
 

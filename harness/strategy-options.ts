@@ -1,5 +1,5 @@
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
-import { HarnessError } from './errors.ts';
+import { HarnessError } from '../common/errors.ts';
 import type { Config } from './options.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { FaultExecutor } from './fault.ts';
-import type { FaultName } from './fault-names.ts';
+import type { FaultName } from '../history/fault-names.ts';
 import { clockStrobe } from './faults/clock-strobe.ts';
 import { clock } from './faults/clock.ts';
 import { delayWrite } from './faults/delay-write.ts';

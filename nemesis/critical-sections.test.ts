@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Journal } from '../harness/history/journal.ts';
+import { Journal } from '../history/journal.ts';
 import { CriticalSections } from './critical-sections.ts';
 
 let dir: string;

@@ -1,6 +1,6 @@
-import type { AccountRef } from '../harness/history/bank.ts';
-import type { Journal } from '../harness/history/journal.ts';
-import type { Op } from '../harness/history/op.ts';
+import type { AccountRef } from '../history/bank.ts';
+import type { Journal } from '../history/journal.ts';
+import type { Op } from '../history/op.ts';
 import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
 
 /** A client that has just entered its critical section: it holds the lock (as far as it knows) and has read. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Op } from '../harness/history/op.ts';
+import type { Op } from '../history/op.ts';
 import { runNemesis, starts, type NemesisRun } from '../test/support/nemesis-test-kit.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RedisNode } from '../harness/backends/servers/redis-node.ts';
+import type { RedisNode } from '../cluster/servers/redis-node.ts';
 import { TcpProxy } from './proxy/tcp-proxy.ts';
 
 /** Name of the replication-link proxy in the run's proxy map (so the run closes it with the others). */

@@ -1,4 +1,4 @@
-import type { Journal } from '../harness/history/journal.ts';
+import type { Journal } from '../history/journal.ts';
 import type { CriticalSection } from './critical-sections.ts';
 
 /**

@@ -1,7 +1,7 @@
-import type { ClusterNode } from '../harness/backends/node.ts';
+import type { ClusterNode } from '../cluster/node.ts';
 import type { CriticalSections } from './critical-sections.ts';
 import type { FailoverPair } from './failover-pair.ts';
-import type { FaultName } from './fault-names.ts';
+import type { FaultName } from '../history/fault-names.ts';
 import type { RedisKeyProbe } from './redis-key-probe.ts';
 import type { NemesisEnv } from './nemesis.ts';
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { EXIT_INTERRUPTED } from '../harness/shutdown.ts';
+import { EXIT_INTERRUPTED } from '../common/shutdown.ts';
 import { processesUnder, testResultsDir } from '../test/integration/processes.ts';
 
 const CLI = path.resolve('harness/cli.ts');

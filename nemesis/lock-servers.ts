@@ -1,8 +1,8 @@
-import type { Cluster } from '../harness/backends/cluster.ts';
-import type { EtcdNode } from '../harness/backends/servers/etcd-node.ts';
-import type { RedisNode } from '../harness/backends/servers/redis-node.ts';
-import type { ZkNode } from '../harness/backends/servers/zk-node.ts';
-import type { ClusterNode } from '../harness/backends/node.ts';
+import type { Cluster } from '../cluster/cluster.ts';
+import type { EtcdNode } from '../cluster/servers/etcd-node.ts';
+import type { RedisNode } from '../cluster/servers/redis-node.ts';
+import type { ZkNode } from '../cluster/servers/zk-node.ts';
+import type { ClusterNode } from '../cluster/node.ts';
 import { PRIMARY_PROXY, type FailoverPair } from './failover-pair.ts';
 
 /** A server the lock depends on, with the proxy clients reach it through. */

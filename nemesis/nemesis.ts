@@ -1,21 +1,54 @@
-import type { Cluster } from '../harness/backends/cluster.ts';
-import type { ClientPool } from '../harness/client-pool.ts';
-import type { Journal } from '../harness/history/journal.ts';
-import type { Config } from '../harness/options.ts';
+import type { Cluster } from '../cluster/cluster.ts';
+import type { Journal } from '../history/journal.ts';
 import type { ClockBoard } from './clock/clock-board.ts';
 import type { TcpProxy } from './proxy/tcp-proxy.ts';
-import type { FaultName } from './fault-names.ts';
+import type { FaultName } from '../history/fault-names.ts';
 import type { LockServerCounts } from './lock-servers.ts';
+
+/**
+ * What the nemesis reads of the run's config. The harness's frozen Config (harness/options.ts) satisfies it as it
+ * is; declared here so the nemesis depends on the settings it uses, not on the CLI.
+ */
+export interface NemesisConfig {
+  readonly lock: string;
+  readonly seed: number;
+  readonly concurrency: number;
+  readonly ttlMs: number;
+  /** How long pause faults (and delay-write's hold) last. */
+  readonly pauseMs: number;
+  readonly restartDelayMs: number;
+  readonly nemesisIntervalMs: number;
+  readonly clockOffsetS: number;
+  readonly redisPersistence: 'none' | 'aof-always';
+}
+
+/** One client OS process as the nemesis sees it. */
+export interface ClientProcess {
+  slot: number;
+  pid: number;
+  /** The history process id the client is currently using (changes after each `info`). */
+  process: number;
+  /** Whether the nemesis has SIGSTOPped it. */
+  paused: boolean;
+  exited: boolean;
+}
+
+/** The run's client processes (harness/client-pool.ts's ClientPool is one): what pause faults signal. */
+export interface ClientProcesses {
+  readonly clients: readonly ClientProcess[];
+  /** SIGSTOP or SIGCONT the client in `slot`, keeping `paused` true to what it did. */
+  signal(slot: number, signal: 'SIGSTOP' | 'SIGCONT'): void;
+}
 
 /** What a nemesis may act on. Built by the run orchestrator. */
 export interface NemesisEnv {
-  config: Readonly<Config>;
+  config: NemesisConfig;
   /** The resolved fault list (the strategy's defaults when --nemesis wasn't given). */
   faults: FaultName[];
   /** The strategy's servers (its declaration, resolved once by the run): what lock-aimed faults strike. */
   servers: LockServerCounts;
   cluster: Cluster;
-  clients: ClientPool;
+  clients: ClientProcesses;
   /**
    * Client↔server proxies by node name (`redis[0]`, `etcd[1]`, `zk[2]`, `pg`, `redis-primary`, …). The nemesis
    * adds its own (`redis-replication`, the failover pair's replication link) so the run closes it with the rest.

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { RedisNode } from '../harness/backends/servers/redis-node.ts';
+import type { RedisNode } from '../cluster/servers/redis-node.ts';
 
 /**
  * The lock keys of one account, whatever prefix the strategy uses (`lock:account-0` for ours,

@@ -1,5 +1,5 @@
 import { seededRandom } from '../workloads/strategy.ts';
-import type { FaultName } from './fault-names.ts';
+import type { FaultName } from '../history/fault-names.ts';
 
 /** One step of the schedule: wait `delayMs`, then inject `fault`, making its own choices from `seed`. */
 export interface ScheduledFault {

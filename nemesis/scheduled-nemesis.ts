@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { NemesisValue } from '../harness/history/bank.ts';
-import type { ClusterNode } from '../harness/backends/node.ts';
+import type { NemesisValue } from '../history/bank.ts';
+import type { ClusterNode } from '../cluster/node.ts';
 import { seededRandom } from '../workloads/strategy.ts';
 import { CriticalSections } from './critical-sections.ts';
 import { FailoverPair, PRIMARY_PROXY } from './failover-pair.ts';

@@ -3,8 +3,8 @@ import type { RunResults } from '../checkers/run-results.ts';
 import { pageCss } from './assets.ts';
 import { fmtCount, fmtDuration, fmtMs } from './format.ts';
 import { escapeHtml as h, inlineStyle } from './html.ts';
-import type { RunFiles } from './run-files.ts';
-import { faultSummary } from './test-json.ts';
+import type { RunFiles } from '../store/run-files.ts';
+import { faultSummary } from '../store/test-json.ts';
 import { verdictClass, verdictWord } from './verdict.ts';
 
 /**

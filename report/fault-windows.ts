@@ -1,5 +1,5 @@
-import type { NemesisValue } from '../harness/history/bank.ts';
-import type { Op } from '../harness/history/op.ts';
+import type { NemesisValue } from '../history/bank.ts';
+import type { Op } from '../history/op.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 
 /** A fault as a report draws it: a band on the run's clock (ms since start), with whom it hit. */

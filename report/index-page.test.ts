@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeRunDir } from '../test/support/run-dirs.ts';
 import { writeIndex } from './index-page.ts';
-import { writeMatrix } from './matrix-page.ts';
+import { writeMatrix } from '../matrix/matrix-page.ts';
 import { writeReport } from './report.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-index-'));

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RunResults } from '../checkers/run-results.ts';
-import { listRunDirs } from '../harness/results-store.ts';
+import { listRunDirs } from '../store/results-store.ts';
 import { pageCss, tableJs } from './assets.ts';
 import { fmtCount, fmtDuration } from './format.ts';
 import { escapeHtml as h, inlineScript, inlineStyle } from './html.ts';
-import { faultSummary, normalizeTestJson, type TestJson } from './test-json.ts';
+import { faultSummary, normalizeTestJson, type TestJson } from '../store/test-json.ts';
 import { verdictClass, verdictWord } from './verdict.ts';
 
 /** One row of `results/index.html`: read from test.json and results.json only (never the history: it's big). */

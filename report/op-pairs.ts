@@ -1,5 +1,5 @@
-import type { FinalRead, WriteValue } from '../harness/history/bank.ts';
-import type { Op, ProcessId } from '../harness/history/op.ts';
+import type { FinalRead, WriteValue } from '../history/bank.ts';
+import type { Op, ProcessId } from '../history/op.ts';
 import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
 
 export type Outcome = 'ok' | 'fail' | 'info' | 'open';

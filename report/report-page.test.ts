@@ -4,13 +4,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkRun } from '../checkers/check-run.ts';
 import { generateBankHistory, simulateBankRun } from '../test/support/memory-bank.ts';
-import type { Op } from '../harness/history/op.ts';
+import type { Op } from '../history/op.ts';
 import { clockData } from './chart-data.ts';
 import { faultWindows } from './fault-windows.ts';
 import { PAUSED_HOLDER_TEST, pausedHolderHistory } from '../test/support/paused-holder-history.ts';
 import { RunIndex } from './op-pairs.ts';
 import { renderReport, writeReport } from './report.ts';
-import { normalizeTestJson } from './test-json.ts';
+import { normalizeTestJson } from '../store/test-json.ts';
 import { timelineData, type TimelineData } from './timeline-data.ts';
 
 const PWN = '<script>window.__pwned=1</script>';

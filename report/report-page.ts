@@ -1,4 +1,4 @@
-import type { Op } from '../harness/history/op.ts';
+import type { Op } from '../history/op.ts';
 import type { CheckerResult, Quantiles, RunResults } from '../checkers/run-results.ts';
 import { pageCss, reportJs, uplotCss, uplotJs } from './assets.ts';
 import { clockData, latencyData, throughputData } from './chart-data.ts';
@@ -8,7 +8,7 @@ import { fmtAt, fmtCount, fmtDuration, fmtMs, fmtSigned, plural } from './format
 import { escapeHtml as h, inlineScript, inlineStyle, jsonBlock } from './html.ts';
 import { RunIndex } from './op-pairs.ts';
 import { findings, headline, type Finding, type WriteStory } from './story.ts';
-import { faultSummary, rerunCommand, type TestJson } from './test-json.ts';
+import { faultSummary, rerunCommand, type TestJson } from '../store/test-json.ts';
 import { timelineData, WINDOW_PAD_MS, type TimelineData } from './timeline-data.ts';
 import { verdictClass, verdictWord } from './verdict.ts';
 

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Op } from '../harness/history/op.ts';
+import type { Op } from '../history/op.ts';
 import { simulateBankRun } from '../test/support/memory-bank.ts';
 import { renderReport } from './report.ts';
-import { normalizeTestJson } from './test-json.ts';
+import { normalizeTestJson } from '../store/test-json.ts';
 
 /**
  * The report in a real browser (headless Chromium, no servers): it must render, say what went wrong on its first

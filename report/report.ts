@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RunResults } from '../checkers/run-results.ts';
 import { renderReport } from './report-page.ts';
-import { readRun } from './run-files.ts';
+import { readRun } from '../store/run-files.ts';
 
 export { renderReport, type ReportInput } from './report-page.ts';
 

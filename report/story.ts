@@ -1,4 +1,4 @@
-import type { LedgerRow, WriteValue } from '../harness/history/bank.ts';
+import type { LedgerRow, WriteValue } from '../history/bank.ts';
 import type { LostUpdate, Overlap, RunResults } from '../checkers/run-results.ts';
 import { faultDurationMs, faultLabel, faultsDuring, type FaultWindow } from './fault-windows.ts';
 import { fmtAt, fmtCount, fmtMs, fmtSigned, plural } from './format.ts';

@@ -1,4 +1,4 @@
-import { provision } from '../harness/provision.ts';
+import { provision } from '../cluster/provision.ts';
 
 /**
  * `npm test` alone must pass on a fresh Debian machine: install the servers the `servers` (and `docker`) tests

@@ -4,8 +4,8 @@
  * its resource and where ops go as arguments so tests can run the very same loop in-process, against an in-memory
  * lock and resource on a virtual clock (test/support/memory-bank.ts), instead of a second copy of these rules.
  */
-import type { AcquireOk, ReadOk, WriteValue } from '../harness/history/bank.ts';
-import type { OpInput } from '../harness/history/op.ts';
+import type { AcquireOk, ReadOk, WriteValue } from '../history/bank.ts';
+import type { OpInput } from '../history/op.ts';
 import { WATCHDOG_PROCESS_OFFSET, type ClientSpec } from './client-protocol.ts';
 import type { Resource } from './resource.ts';
 import { LockNotAcquired, seededRandom, type Lease, type LockClient, type LockStrategy } from './strategy.ts';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { OpInput } from '../harness/history/op.ts';
+import type { OpInput } from '../history/op.ts';
 import type { WriteMode } from './resource.ts';
 import type { LockContext } from './strategy.ts';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { HarnessError } from '../harness/errors.ts';
+import { HarnessError } from '../common/errors.ts';
 import { isBuiltinLock, isPluginPath } from './lock-names.ts';
 import { resolveStrategy, strategyProblems, type ResolvedStrategy } from './resolved-strategy.ts';
 import { BUILTIN_STRATEGIES } from './strategies/registry.ts';

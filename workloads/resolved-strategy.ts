@@ -1,4 +1,4 @@
-import { FAULT_NAMES, type FaultName } from '../nemesis/fault-names.ts';
+import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import type { LockStrategy, ServerKind } from './strategy.ts';
 
 /**

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { FinalRead, LedgerRow, ReadOk, WriteValue } from '../harness/history/bank.ts';
+import type { FinalRead, LedgerRow, ReadOk, WriteValue } from '../history/bank.ts';
 
 /**
  * The resource the locks protect: account rows in Postgres plus a ledger row per committed write, written in

@@ -15,7 +15,7 @@ export interface Endpoint {
   password?: string;
 }
 
-import type { FaultName } from '../nemesis/fault-names.ts';
+import type { FaultName } from '../history/fault-names.ts';
 
 /** What a client gets to connect with. Every address is 127.0.0.1 (often a fault proxy of the harness). */
 export interface LockContext {

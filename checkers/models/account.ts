@@ -1,5 +1,5 @@
-import type { Op } from '../../harness/history/op.ts';
-import type { FinalRead, ReadOk, WriteValue } from '../../harness/history/bank.ts';
+import type { Op } from '../../history/op.ts';
+import type { FinalRead, ReadOk, WriteValue } from '../../history/bank.ts';
 import type { Model, Operation } from '../model.ts';
 import { bankWrites, finalReads } from '../ledger.ts';
 

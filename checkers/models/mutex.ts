@@ -1,4 +1,4 @@
-import type { Op } from '../../harness/history/op.ts';
+import type { Op } from '../../history/op.ts';
 import { IMPOSSIBLE, type Model, type Operation } from '../model.ts';
 import { clientOperations, type ClientCall, type ClientOperations } from '../client-operations.ts';
 

@@ -1,4 +1,4 @@
-import type { Op } from '../../harness/history/op.ts';
+import type { Op } from '../../history/op.ts';
 import type { AnyModel, Operation } from '../model.ts';
 import { clientOperations } from '../client-operations.ts';
 import { accountModel, accountOperations } from './account.ts';

@@ -1,4 +1,4 @@
-import type { NodeKind } from '../../harness/backends/node.ts';
+import type { NodeKind } from '../../cluster/node.ts';
 
 /**
  * What a wall-clock offset can't do to some servers, said in the history rather than left for a reader to

@@ -1,4 +1,4 @@
-import type { ClusterNode } from '../../harness/backends/node.ts';
+import type { ClusterNode } from '../../cluster/node.ts';
 import { aimAt, strikeNow, type FaultAim, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster, leaderOf, lockServers } from '../lock-servers.ts';

@@ -1,4 +1,4 @@
-import type { Op } from '../../harness/history/op.ts';
+import type { Op } from '../../history/op.ts';
 import { clientRoutes } from '../client-routes.ts';
 import type { FaultExecutor } from '../fault.ts';
 import type { TcpProxy } from '../proxy/tcp-proxy.ts';

@@ -1,4 +1,4 @@
-import type { RedisNode } from '../../harness/backends/servers/redis-node.ts';
+import type { RedisNode } from '../../cluster/servers/redis-node.ts';
 import type { CriticalSection } from '../critical-sections.ts';
 import { pickSome, type FaultContext } from '../fault.ts';
 import { mastersToBreak } from '../lock-servers.ts';

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
 import { it } from 'vitest';
-import { engineError, probeDockerEngine } from '../../harness/backends/docker/engine.ts';
+import { engineError, probeDockerEngine } from '../../cluster/docker/engine.ts';
 
 /**
  * The engine the docker tests use, or null: then they skip, saying why and how to get one — unless

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureNodeImage } from '../../harness/backends/docker/node-image.ts';
-import { EXIT } from '../../harness/exit-codes.ts';
+import { ensureNodeImage } from '../../cluster/docker/ensure-image.ts';
+import { EXIT } from '../../common/exit-codes.ts';
 import { engineForTests } from './engine-for-tests.ts';
 
 /**

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readHistory, validateHistory } from '../../harness/history/reader.ts';
+import { readHistory, validateHistory } from '../../history/reader.ts';
 import { processesUnder, testResultsDir } from './processes.ts';
 
 /**

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FULL_CLUSTER, type Cluster } from '../../harness/backends/cluster.ts';
-import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
-import { isAlive, PidRegistry, processState } from '../../harness/pid-registry.ts';
+import { FULL_CLUSTER, type Cluster } from '../../cluster/cluster.ts';
+import { createLocalCluster } from '../../cluster/local/cluster.ts';
+import { isAlive, PidRegistry, processState } from '../../common/pid-registry.ts';
 
 /** The whole local backend, booted once for this file: 5 Redis, 3 etcd, 3 ZooKeeper, Postgres. */
 let dir: string;

@@ -4,10 +4,10 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Cluster } from '../../harness/backends/cluster.ts';
-import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
-import { PG_DATABASE, PG_ROLE, PG_SUPERUSER, SECRETS_FILE } from '../../harness/credentials.ts';
-import { PidRegistry } from '../../harness/pid-registry.ts';
+import type { Cluster } from '../../cluster/cluster.ts';
+import { createLocalCluster } from '../../cluster/local/cluster.ts';
+import { PG_DATABASE, PG_ROLE, PG_SUPERUSER, SECRETS_FILE } from '../../cluster/credentials.ts';
+import { PidRegistry } from '../../common/pid-registry.ts';
 import { processesUnder, testResultsDir } from './processes.ts';
 
 /**

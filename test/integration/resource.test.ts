@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Cluster } from '../../harness/backends/cluster.ts';
-import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
-import { PidRegistry } from '../../harness/pid-registry.ts';
+import type { Cluster } from '../../cluster/cluster.ts';
+import { createLocalCluster } from '../../cluster/local/cluster.ts';
+import { PidRegistry } from '../../common/pid-registry.ts';
 import { Resource, setupResource, type WriteMode } from '../../workloads/resource.ts';
-import type { ReadOk, WriteValue } from '../../harness/history/bank.ts';
+import type { ReadOk, WriteValue } from '../../history/bank.ts';
 import { testResultsDir } from './processes.ts';
 
 /** The account + ledger resource against a real Postgres: how each write mode admits or refuses a write. */

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../harness/options.ts';
 import { runTest } from '../../harness/run.ts';
-import { readHistory, validateHistory } from '../../harness/history/reader.ts';
-import { Shutdown } from '../../harness/shutdown.ts';
+import { readHistory, validateHistory } from '../../history/reader.ts';
+import { Shutdown } from '../../common/shutdown.ts';
 import { processesUnder, testResultsDir } from './processes.ts';
 
 /**

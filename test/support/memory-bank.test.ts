@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { NemesisValue, WriteValue } from '../../harness/history/bank.ts';
-import type { Op } from '../../harness/history/op.ts';
+import type { NemesisValue, WriteValue } from '../../history/bank.ts';
+import type { Op } from '../../history/op.ts';
 import { runMemoryBank } from './memory-bank.ts';
 
 /** The in-memory bank runs the real client loop: its histories must follow the loop's rules and the lock's. */

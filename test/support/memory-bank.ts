@@ -1,7 +1,7 @@
 import { checkRun } from '../../checkers/check-run.ts';
 import type { RunResults } from '../../checkers/run-results.ts';
-import type { NemesisValue } from '../../harness/history/bank.ts';
-import type { Op, OpInput } from '../../harness/history/op.ts';
+import type { NemesisValue } from '../../history/bank.ts';
+import type { Op, OpInput } from '../../history/op.ts';
 import { runClientLoop } from '../../workloads/client-loop.ts';
 import { seededRandom } from '../../workloads/strategy.ts';
 import { MemoryLock } from './memory-lock.ts';

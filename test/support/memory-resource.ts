@@ -1,4 +1,4 @@
-import type { FinalRead, LedgerRow, ReadOk, WriteValue } from '../../harness/history/bank.ts';
+import type { FinalRead, LedgerRow, ReadOk, WriteValue } from '../../history/bank.ts';
 import type { BankResource } from '../../workloads/client-loop.ts';
 import { INITIAL_BALANCE, type WriteMode, type WriteOutcome } from '../../workloads/resource.ts';
 import type { VirtualTime } from './virtual-time.ts';

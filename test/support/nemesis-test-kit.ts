@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import type { Op } from '../../harness/history/op.ts';
-import type { NemesisValue } from '../../harness/history/bank.ts';
-import { readHistory } from '../../harness/history/reader.ts';
+import type { Op } from '../../history/op.ts';
+import type { NemesisValue } from '../../history/bank.ts';
+import { readHistory } from '../../history/reader.ts';
 import { resolveConfig } from '../../harness/options.ts';
 import { runTest, type RunOutcome, type TestJson } from '../../harness/run.ts';
-import { Shutdown } from '../../harness/shutdown.ts';
+import { Shutdown } from '../../common/shutdown.ts';
 import { processesUnder, testResultsDir, type OurProcess } from '../integration/processes.ts';
 import { requireServersTier } from './servers-tier.ts';
 

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import type { Cluster, ClusterSpec } from '../../harness/backends/cluster.ts';
-import { createLocalCluster } from '../../harness/backends/local/cluster.ts';
-import { PidRegistry } from '../../harness/pid-registry.ts';
+import type { Cluster, ClusterSpec } from '../../cluster/cluster.ts';
+import { createLocalCluster } from '../../cluster/local/cluster.ts';
+import { PidRegistry } from '../../common/pid-registry.ts';
 import type { LockClient, LockContext, LockStrategy } from '../../workloads/strategy.ts';
 import { requireServersTier } from './servers-tier.ts';
 

@@ -1,5 +1,5 @@
-import type { Op, ProcessId } from '../../harness/history/op.ts';
-import type { FinalRead, LedgerRow } from '../../harness/history/bank.ts';
+import type { Op, ProcessId } from '../../history/op.ts';
+import type { FinalRead, LedgerRow } from '../../history/bank.ts';
 
 /**
  * Literal histories for tests, written as the journal would record them: one event per line. `history(...)`

@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { runCredentials } from './credentials.ts';
+import { freePorts } from '../common/free-port.ts';
+import type { Cluster, ClusterSpec } from './cluster.ts';
+import type { NodeHost } from './node-host.ts';
+import { EtcdNode } from './servers/etcd-node.ts';
+import { PgNode } from './servers/pg-node.ts';
+import { RedisNode } from './servers/redis-node.ts';
+import { ZkNode } from './servers/zk-node.ts';
+
+/** Ready timeouts: a JVM on a busy 2-core machine can take a while, the others are quick. */
+const READY_TIMEOUT_MS = { redis: 10_000, etcd: 20_000, zk: 45_000, pg: 20_000 } as const;
+
+/**
+ * The cluster as every backend lays it out: servers on 127.0.0.1, ports chosen at run time, each node's data
+ * under `<runDir>/nodes/<name>/` and its log at `<runDir>/logs/<name>.log`. The host decides where the processes
+ * run; its own teardown (`disposeHost`) runs after every node has ended.
+ */
+export async function assembleCluster(spec: ClusterSpec, runDir: string, host: NodeHost, disposeHost: () => Promise<void> = async () => {}): Promise<Cluster> {
+  const counts = {
+    redis: spec.redis ?? 0,
+    etcd: spec.etcd ?? 0,
+    zk: spec.zk ?? 0,
+    pg: spec.pg ? 1 : 0,
+    failover: spec.failoverPair ? 2 : 0,
+  };
+  // Fresh passwords for this run, in <runDir>/secrets.json (0600); every node and client gets them from here.
+  const credentials = runCredentials(runDir);
+  const ports = await freePorts(counts.redis + counts.etcd * 2 + counts.zk * 3 + counts.pg + counts.failover);
+  const take = () => ports.shift()!;
+  const logs = path.join(runDir, 'logs');
+  fs.mkdirSync(logs, { recursive: true });
+  const base = (name: string, kind: 'redis' | 'etcd' | 'zk' | 'pg', port: number) => ({
+    name,
+    kind,
+    port,
+    dir: path.join(runDir, 'nodes', name.replace(/[[\]]/g, '')),
+    logFile: path.join(logs, `${name.replace(/[[\]]/g, '')}.log`),
+    host,
+    env: () => spec.envFor?.(name) ?? {},
+    readyTimeoutMs: READY_TIMEOUT_MS[kind],
+  });
+
+  const redis = Array.from({ length: counts.redis }, (_, i) => new RedisNode({ ...base(`redis[${i}]`, 'redis', take()), persistence: spec.redisPersistence ?? 'none', password: credentials.redis }));
+
+  const etcdPorts = Array.from({ length: counts.etcd }, () => ({ client: take(), peer: take() }));
+  const initialCluster = etcdPorts.map((p, i) => `etcd${i}=http://127.0.0.1:${p.peer}`).join(',');
+  const token = `fencepost-${path.basename(runDir)}`;
+  const etcd = etcdPorts.map((p, i) => new EtcdNode({ ...base(`etcd[${i}]`, 'etcd', p.client), peerPort: p.peer, initialCluster, clusterToken: token }));
+
+  const zkPorts = Array.from({ length: counts.zk }, () => ({ client: take(), peer: take(), election: take() }));
+  const serverLines = zkPorts.map((p, i) => `server.${i + 1}=127.0.0.1:${p.peer}:${p.election}`);
+  const zk = zkPorts.map((p, i) => new ZkNode({ ...base(`zk[${i}]`, 'zk', p.client), myid: i + 1, serverLines }));
+
+  const pg = counts.pg ? new PgNode({ ...base('pg', 'pg', take()), superuserPassword: credentials.pgSuperuser, password: credentials.pg }) : null;
+
+  let failover: Cluster['failover'] = null;
+  if (counts.failover) {
+    const primary = new RedisNode({ ...base('redis-primary', 'redis', take()), persistence: spec.redisPersistence ?? 'none', password: credentials.redis });
+    const replica = new RedisNode({ ...base('redis-replica', 'redis', take()), persistence: spec.redisPersistence ?? 'none', password: credentials.redis, replicaOf: `127.0.0.1:${primary.port}` });
+    failover = { primary, replica };
+  }
+
+  const nodes = [...redis, ...etcd, ...zk, ...(pg ? [pg] : []), ...(failover ? [failover.primary, failover.replica] : [])];
+  const cluster: Cluster = {
+    redis,
+    etcd,
+    zk,
+    pg,
+    failover,
+    nodes,
+    credentials,
+    async start() {
+      // All at once: etcd and ZooKeeper members wait for each other anyway, and boot time is dominated by the JVMs.
+      const results = await Promise.allSettled(nodes.filter((n) => n !== failover?.replica).map((n) => n.start()));
+      if (failover) results.push(...(await Promise.allSettled([failover.replica.start()])));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) {
+        // Half-started is not a state we hand out: stop what did start and rethrow the original error.
+        await cluster.teardown();
+        throw failed.reason;
+      }
+    },
+    async teardown() {
+      // Resume everything before stopping anything: a paused node can't shut down, and a paused Postgres
+      // backend could hold a lock the others wait on.
+      await Promise.all(nodes.map((n) => n.resume().catch(() => {})));
+      // halt (SIGKILL for most), not a graceful stop: their data is thrown away, and an etcd leader's graceful
+      // stop waits ~5 s trying to hand over leadership to members that are stopping too.
+      await Promise.all(nodes.map((n) => n.halt().catch(() => n.kill())));
+      await Promise.all(nodes.map((n) => n.dispose().catch(() => {})));
+      await disposeHost().catch(() => {});
+    },
+  };
+  return cluster;
+}

@@ -1,0 +1,39 @@
+import type { Credentials } from './credentials.ts';
+import type { ClusterNode } from './node.ts';
+import type { EtcdNode } from './servers/etcd-node.ts';
+import type { PgNode } from './servers/pg-node.ts';
+import type { RedisNode, RedisPersistence } from './servers/redis-node.ts';
+import type { ZkNode } from './servers/zk-node.ts';
+
+/** Which nodes a run needs: a redis-only test doesn't wait for three JVMs. */
+export interface ClusterSpec {
+  redis?: number;
+  etcd?: number;
+  zk?: number;
+  pg?: boolean;
+  /** A primary + replica pair for the `failover` fault (the seed table's single-Redis row). */
+  failoverPair?: boolean;
+  redisPersistence?: RedisPersistence;
+  /** Extra environment per node name, read at every (re)start: the clock shim. */
+  envFor?: (node: string) => Record<string, string> | undefined;
+}
+
+export const FULL_CLUSTER: ClusterSpec = { redis: 5, etcd: 3, zk: 3, pg: true };
+
+/**
+ * A cluster as the harness addresses it: `redis[0..4]`, `etcd[0..2]`, `zk[0..2]`, `pg`.
+ * Contract: `start` either starts every node or, on failure, tears down what it started and rethrows the
+ * first node's error; `teardown` resumes every paused process before stopping anything and never throws.
+ */
+export interface Cluster {
+  redis: RedisNode[];
+  etcd: EtcdNode[];
+  zk: ZkNode[];
+  pg: PgNode | null;
+  failover: { primary: RedisNode; replica: RedisNode } | null;
+  nodes: ClusterNode[];
+  /** The run's passwords (also in <runDir>/secrets.json, 0600). */
+  credentials: Credentials;
+  start(): Promise<void>;
+  teardown(): Promise<void>;
+}

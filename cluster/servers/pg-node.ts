@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PG_DATABASE, PG_ROLE, PG_SUPERUSER } from '../credentials.ts';
+import { HarnessError } from '../../common/errors.ts';
+import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
+import { scramVerifier } from './scram-verifier.ts';
+
+export interface PgNodeOptions extends ServerNodeOptions {
+  /** Password of the superuser, for creating the bank role and database only. */
+  superuserPassword: string;
+  /** Password of the bank role (PG_ROLE), which the harness and the clients use. */
+  password: string;
+}
+
+/**
+ * Postgres with password authentication (SCRAM) for every connection, TCP on 127.0.0.1 only: a superuser whose
+ * password is set by initdb from a 0600 file, and a bank role that owns the bank database and nothing else.
+ */
+export class PgNode extends ServerNode {
+  private readonly pgOpts: PgNodeOptions;
+  /** Whom the data dir must belong to, as the host runs Postgres (undefined: the harness's own user). */
+  private get account(): { uid: number; gid: number } | undefined {
+    return this.host.account('postgres');
+  }
+  /** Where the data really lives when the run dir is private to root (a 0700 home or mkdtemp dir). */
+  private outside: string | null = null;
+
+  constructor(opts: PgNodeOptions) {
+    super(opts);
+    this.pgOpts = opts;
+  }
+
+  /**
+   * When root runs the harness from a folder the postgres user can't enter (/root/…, a mkdtemp dir), the data
+   * dir goes to `data/` in a fresh folder under the OS temp dir and the run dir gets a symlink to it, so the
+   * layout stays the same (the folder also holds initdb's password file for a moment). `dispose` removes it.
+   */
+  private placeDataDir(): void {
+    if (!this.account || this.outside || this.host.canEnter('postgres', this.dir)) return;
+    this.outside = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-pg-'));
+    this.host.ownDir?.(this.outside);
+    fs.chmodSync(this.outside, 0o700);
+    fs.chownSync(this.outside, this.account.uid, this.account.gid);
+    fs.mkdirSync(path.join(this.outside, 'data'), { mode: 0o700 });
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+    fs.symlinkSync(path.join(this.outside, 'data'), this.dataDir);
+    fs.writeFileSync(path.join(this.dir, 'DATA-IS-ELSEWHERE'), `${this.outside}\n`);
+  }
+
+  /** The data dir as Postgres must be given it: the real path, never through a link in a folder it can't enter. */
+  private get pgData(): string {
+    return this.outside ? path.join(this.outside, 'data') : this.dataDir;
+  }
+
+  protected override stopSignal: NodeJS.Signals = 'SIGINT';
+
+  /**
+   * A SIGKILLed postmaster leaves its backends to die as orphans, and orphans become zombies that only pid 1
+   * reaps (in a container, maybe never). Postgres's own fast shutdown ends and reaps them; SIGKILL stays the
+   * fallback.
+   */
+  protected override async end(): Promise<void> {
+    await this.stop(3000);
+  }
+
+  protected override workDir(): string {
+    return this.outside ?? this.dir;
+  }
+
+  override async dispose(): Promise<void> {
+    if (this.outside) fs.rmSync(this.outside, { recursive: true, force: true });
+    this.outside = null;
+  }
+
+  private bin(name: string): string {
+    return `${this.host.postgresBinDir()}/${name}`;
+  }
+
+  protected override async prepare(): Promise<void> {
+    this.placeDataDir();
+    if (this.account) {
+      fs.chownSync(this.dir, this.account.uid, this.account.gid);
+      fs.chownSync(this.pgData, this.account.uid, this.account.gid);
+    }
+    if (fs.existsSync(`${this.pgData}/PG_VERSION`)) return;
+    // initdb reads the superuser's password from a file (never argv): 0600, created so, owned by the user that
+    // runs initdb, beside the data dir and removed as soon as initdb is done.
+    const pwfile = path.join(this.workDir(), 'superuser.pw');
+    fs.rmSync(pwfile, { force: true });
+    fs.writeFileSync(pwfile, `${this.pgOpts.superuserPassword}\n`, { mode: 0o600, flag: 'wx' });
+    try {
+      if (this.account) fs.chownSync(pwfile, this.account.uid, this.account.gid);
+      await this.runHelper(
+        {
+          file: this.bin('initdb'),
+          args: ['-D', this.pgData, '--auth=scram-sha-256', '-U', PG_SUPERUSER, `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-sync', '--no-instructions'],
+          user: 'postgres',
+        },
+        this.workDir(),
+      );
+    } catch (err) {
+      throw new HarnessError('node-start', `initdb for ${this.name} failed: ${(err as Error).message}`);
+    } finally {
+      fs.rmSync(pwfile, { force: true });
+    }
+  }
+
+  /** Creates the bank role and its database on the first start (a restart with data finds them there). */
+  override async start(): Promise<void> {
+    await super.start();
+    const c = new pg.Client(this.superuserConfig());
+    c.on('error', () => {});
+    try {
+      await c.connect();
+      if (!(await c.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [PG_ROLE])).rowCount) {
+        // A verifier, not the password: see scram-verifier.ts. Identifiers and the verifier are ours (no quoting issues).
+        await c.query(`CREATE ROLE ${PG_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${scramVerifier(this.pgOpts.password)}'`);
+      }
+      if (!(await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [PG_DATABASE])).rowCount) {
+        await c.query(`CREATE DATABASE ${PG_DATABASE} OWNER ${PG_ROLE}`);
+        // The role owns the bank database only: it can't even connect to the others.
+        await c.query(`REVOKE CONNECT ON DATABASE postgres FROM PUBLIC`);
+      }
+    } catch (err) {
+      await this.kill();
+      throw new HarnessError('node-start', `${this.name}: creating role ${PG_ROLE} and database ${PG_DATABASE} failed: ${(err as Error).message}`);
+    } finally {
+      await c.end().catch(() => {});
+    }
+  }
+
+  protected command(): Command {
+    return {
+      file: this.bin('postgres'),
+      args: [
+        '-D', this.pgData,
+        '-p', String(this.port),
+        '-c', 'listen_addresses=127.0.0.1',
+        // No unix socket: its path would have to fit in 107 bytes under an arbitrary run dir.
+        '-c', 'unix_socket_directories=',
+        // The resource's durability across an OS crash is not under test; its isolation is.
+        '-c', 'fsync=off',
+        '-c', 'full_page_writes=off',
+        '-c', 'max_connections=200',
+      ],
+      user: 'postgres',
+    };
+  }
+
+  protected override async afterExit(): Promise<void> {
+    // Backends outlive a SIGKILLed postmaster for a moment; wait so the port and data dir are free again.
+    for (let i = 0; i < 100; i++) {
+      if (!this.leftoverBackends()) return;
+      await sleep(30);
+    }
+  }
+
+  private leftoverBackends(): boolean {
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+        if (cmd.startsWith('postgres:') && fs.readlinkSync(`/proc/${entry}/cwd`) === this.pgData) return true;
+      } catch {
+        // gone
+      }
+    }
+    return false;
+  }
+
+  /** How the harness and the clients connect: the bank role, with its password, to the bank database. */
+  connectionConfig(): pg.ClientConfig {
+    return { host: '127.0.0.1', port: this.port, user: PG_ROLE, password: this.pgOpts.password, database: PG_DATABASE, connectionTimeoutMillis: 2000 };
+  }
+
+  /** The superuser: for creating the role and database, and for probing before they exist. */
+  private superuserConfig(): pg.ClientConfig {
+    return { host: '127.0.0.1', port: this.port, user: PG_SUPERUSER, password: this.pgOpts.superuserPassword, database: 'postgres', connectionTimeoutMillis: 2000 };
+  }
+
+  private async query(sql: string): Promise<pg.QueryResult> {
+    const c = new pg.Client(this.superuserConfig());
+    c.on('error', () => {});
+    try {
+      await c.connect();
+      return await c.query(sql);
+    } finally {
+      await c.end().catch(() => {});
+    }
+  }
+
+  protected async probe(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
+  async version(): Promise<string> {
+    return String((await this.query('SHOW server_version')).rows[0].server_version).split(' ')[0];
+  }
+}

@@ -1,0 +1,55 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { resolveConfig } from './options.ts';
+import { compareCommand } from './compare-command.ts';
+import { writeRunDir } from '../test/support/run-dirs.ts';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-compare-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+const config = resolveConfig([`--results=${root}`], () => 1);
+
+describe('compare', () => {
+  const a = writeRunDir(root, 'redis', '2026-11-29T08-00-00.000Z', { fenced: false });
+  const b = writeRunDir(root, 'etcd', '2026-11-29T09-00-00.000Z', { fenced: true });
+  const crashed = writeRunDir(root, 'zookeeper', '2026-11-29T10-00-00.000Z', { fenced: false, results: false });
+  let err: string[];
+  let out: string[];
+  beforeEach(() => {
+    err = [];
+    out = [];
+    vi.spyOn(console, 'error').mockImplementation((...x) => void err.push(x.join(' ')));
+    vi.spyOn(console, 'log').mockImplementation((...x) => void out.push(x.join(' ')));
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  it('refuses fewer than two run dirs with 254 and the usage', async () => {
+    expect(await compareCommand([], config)).toBe(254);
+    expect(await compareCommand([a], config)).toBe(254);
+    expect(err.join('\n')).toContain('compare needs at least two run dirs, got 1');
+    expect(err.join('\n')).toContain('usage: npm run jepsen -- compare <run-dir> <run-dir>');
+  });
+
+  it('refuses a dir without results.json, and one that does not exist, with 254', async () => {
+    expect(await compareCommand([a, crashed], config)).toBe(254);
+    expect(err.join('\n')).toContain(`${crashed} has no results.json`);
+    expect(await compareCommand([a, path.join(root, 'nope')], config)).toBe(254);
+    expect(fs.existsSync(path.join(root, 'redis', 'compare.html'))).toBe(false);
+  });
+
+  it('writes compare.html beside the first run, prints its path, and highlights what changed', async () => {
+    expect(await compareCommand([a, b], config)).toBe(0);
+    const file = path.join(root, 'redis', 'compare.html');
+    expect(out).toEqual([file]);
+    const html = fs.readFileSync(file, 'utf8');
+    expect(html).toContain('<li>run 2: verdict INVALID → VALID</li>');
+    expect(html).toContain('<li>run 2: fencing off → on</li>');
+    expect(html).toContain('<li>run 2: lock redis → etcd</li>');
+    expect(html).toMatch(/<tr class="differs"><td>lost updates<\/td><td class="num">1<\/td><td class="num changed better">0<span class="delta">−1<\/span><\/td><\/tr>/);
+    expect(html).toMatch(/<tr class="differs"><td>fencing<\/td><td class="num">off<\/td><td class="num changed">on<\/td><\/tr>/);
+    expect(html).toMatch(/<tr class=""><td>TTL \(ms\)<\/td>/);
+    expect(html).toContain('<a href="2026-11-29T08-00-00.000Z/report.html">');
+    expect(html).toContain('<a href="../etcd/2026-11-29T09-00-00.000Z/report.html">');
+  });
+});

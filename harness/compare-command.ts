@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from './options.ts';
+import { EXIT } from '../common/exit-codes.ts';
+import { renderCompare } from '../report/compare-page.ts';
+import { readRun } from '../store/run-files.ts';
+
+const USAGE = 'usage: npm run jepsen -- compare <run-dir> <run-dir> [...]   (run dirs look like results/<lock>/<timestamp>)';
+
+/**
+ * `compare <run-dir> <run-dir> […]` → compare.html beside the first run (its lock's folder), path printed.
+ * Bad arguments — fewer than two dirs, a dir without results.json — print why and return 254 before writing.
+ */
+export async function compareCommand(rest: string[], config: Readonly<Config>): Promise<number> {
+  const dirs = rest.filter((a) => !a.startsWith('--'));
+  if (dirs.length < 2) {
+    console.error(`fencepost: compare needs at least two run dirs, got ${dirs.length}.`);
+    console.error(`  → ${USAGE}; runs so far are listed in ${path.join(config.resultsDir, 'index.html')}`);
+    return EXIT.badArguments;
+  }
+  for (const d of dirs) {
+    if (!fs.existsSync(d) || !fs.statSync(d).isDirectory()) {
+      console.error(`fencepost: compare: ${d} is not a directory.`);
+      console.error(`  → ${USAGE}`);
+      return EXIT.badArguments;
+    }
+    if (!fs.existsSync(path.join(d, 'results.json'))) {
+      console.error(`fencepost: compare: ${d} has no results.json (not a run dir, or the run stopped before its checkers ran).`);
+      console.error(`  → re-check it with \`npm run jepsen -- check ${d}\`, or pick another run`);
+      return EXIT.badArguments;
+    }
+  }
+  const runs = dirs.map((d) => readRun(path.resolve(d), { withHistory: false }));
+  const broken = runs.find((r) => r.problems.some((p) => p.startsWith('results.json')));
+  if (broken) {
+    console.error(`fencepost: compare: ${broken.dir}: ${broken.problems.join('; ')}.`);
+    return EXIT.badArguments;
+  }
+  const outDir = path.dirname(path.resolve(dirs[0]));
+  const file = path.join(outDir, 'compare.html');
+  fs.writeFileSync(file, renderCompare(runs, { outDir }));
+  console.log(file);
+  return EXIT.valid;
+}

@@ -1,0 +1,93 @@
+import type { FaultName } from '../history/fault-names.ts';
+import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
+import { OPTIONS, resolveConfig, type Config } from '../harness/options.ts';
+import { checkStrategyOptions } from '../harness/strategy-options.ts';
+
+/** What a matrix cell (or one of its latency runs) sets itself; everything else comes from the matrix's options. */
+export interface CellShape {
+  /** The cell's lock, resolved (its `renews` decides whether --watchdog passes through). */
+  strategy: ResolvedStrategy;
+  faults: FaultName[];
+  fencing: boolean;
+  seed: number;
+  /** A column's cap on --nemesis-interval (restart-empty must fire often to land inside a critical section). */
+  maxIntervalMs?: number;
+  /** A column's floor on --think, as a fraction of the cell's TTL (restart-empty: the section must outlast a restart). */
+  minThinkTtlFraction?: number;
+  /** A scenario's own run options (remedy table: `--think=2500 --ttl=1000`, `--watchdog`, …), after the user's. */
+  args?: readonly string[];
+  /** Options the scenario decides: the user's value for them is dropped. */
+  owns?: readonly string[];
+  /** A scenario's floor on --restart-delay, as a fraction of the cell's TTL. */
+  minRestartDelayTtlFraction?: number;
+  /** A scenario's floor on --time-limit (slow scenarios need longer to earn a VALID). */
+  minTimeLimitS?: number;
+  /** The latency runs: one client, a short run. */
+  concurrency?: number;
+  timeLimitS?: number;
+}
+
+/** Options the cell decides: the matrix's own value for them is dropped, not passed through. */
+const CELL_OWNED = new Set(['lock', 'nemesis', 'fencing', 'seed', 'runs', 'matrix']);
+
+/** argv without the named options, whether spelled `--name=value`, `--name value` or `--name` (a flag). */
+export function withoutOptions(argv: readonly string[], drop: (name: string) => boolean): string[] {
+  const kinds = new Map(OPTIONS.map((o) => [o.name, o.kind]));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') ? arg.slice(2, eq === -1 ? undefined : eq) : null;
+    const takesNext = name !== null && eq === -1 && kinds.get(name) !== 'bool' && i + 1 < argv.length && !argv[i + 1].startsWith('--');
+    if (name !== null && drop(name)) {
+      if (takesNext) i++;
+      continue;
+    }
+    out.push(arg);
+    if (takesNext) out.push(argv[++i]);
+  }
+  return out;
+}
+
+/**
+ * The argv of one cell's run: every option the user gave `--lock=all` passes through as they spelled it (so a
+ * new option needs nothing here), the cell's lock, faults, fencing and seed replace the matrix's, and --watchdog
+ * is kept only for the locks whose strategy renews its lease (the CLI refuses it for the others).
+ */
+export function cellArgv(matrix: Readonly<Config>, cell: CellShape): string[] {
+  const keepWatchdog = cell.strategy.renews !== false;
+  const owned = new Set(cell.owns ?? []);
+  const argv = withoutOptions(matrix.argv, (name) => CELL_OWNED.has(name) || owned.has(name) || (name === 'watchdog' && !keepWatchdog));
+  const args = cell.args ?? [];
+  // The values the cell runs with before its floors and caps: the user's, with the scenario's options over them.
+  const base = args.length || owned.size ? resolveConfig([...argv, ...args], () => matrix.seed) : matrix;
+  const interval = Math.min(base.nemesisIntervalMs, cell.maxIntervalMs ?? Infinity);
+  const think = Math.max(base.thinkMs, Math.round((cell.minThinkTtlFraction ?? 0) * base.ttlMs));
+  const restartDelay = Math.max(base.restartDelayMs, Math.ceil((cell.minRestartDelayTtlFraction ?? 0) * base.ttlMs));
+  const timeLimit = cell.timeLimitS ?? Math.max(base.timeLimitS, cell.minTimeLimitS ?? 0);
+  return [
+    ...argv,
+    ...args,
+    `--lock=${cell.strategy.lock}`,
+    `--nemesis=${cell.faults.join(',') || 'none'}`,
+    ...(cell.fencing ? ['--fencing'] : []),
+    // Later occurrences win: these override what the user gave only where the cell must.
+    ...(interval !== base.nemesisIntervalMs ? [`--nemesis-interval=${interval}`] : []),
+    ...(think !== base.thinkMs ? [`--think=${think}`] : []),
+    ...(restartDelay !== base.restartDelayMs ? [`--restart-delay=${restartDelay}`] : []),
+    ...(cell.concurrency !== undefined ? [`--concurrency=${cell.concurrency}`] : []),
+    ...(timeLimit !== base.timeLimitS ? [`--time-limit=${timeLimit}`] : []),
+    `--seed=${cell.seed}`,
+  ];
+}
+
+/**
+ * A cell's Config, through the CLI's own option validation (both halves: the argv, then what the strategy can
+ * do): a combination the CLI refuses (--fencing with a lock that has no token) throws its HarnessError (exit 254)
+ * here, before anything starts.
+ */
+export function cellConfig(matrix: Readonly<Config>, cell: CellShape): Readonly<Config> {
+  const config = resolveConfig(cellArgv(matrix, cell));
+  checkStrategyOptions(config, cell.strategy);
+  return config;
+}

@@ -1,0 +1,66 @@
+import type { Valid } from '../checkers/run-results.ts';
+import type { CellRun, Observation } from './matrix-cell.ts';
+import type { Expectation } from './oracle.ts';
+
+/** What the matrix reads from one finished run. */
+export interface RunEvidence {
+  valid: Valid;
+  lostUpdates: number;
+  staleWritesRejected: number;
+  fencing: boolean;
+  /** The cell's fault, or null for the no-fault column. */
+  fault: string | null;
+  /** How often that fault hit; undefined = results.json does not say (then the run is not held against it). */
+  faultHits: number | undefined;
+  /** Checkers whose verdict was false. */
+  failing: string[];
+}
+
+/**
+ * One run in the oracle's terms, and whether it can decide its cell. The rule does not look at the oracle: a run
+ * whose fault never hit tells nothing about that fault, a run whose verdict is unknown tells nothing at all, and a
+ * fenced run that never refused a stale write did not test the fence — whatever the cell is expected to show.
+ */
+export function readRun(e: RunEvidence): Pick<CellRun, 'seen' | 'conclusive' | 'why'> {
+  const seen: CellRun['seen'] = e.valid === 'unknown' ? 'unknown' : e.lostUpdates > 0 ? 'lost' : e.valid === false ? 'invalid' : 'safe';
+  const invalidBy = seen === 'invalid' ? `INVALID by ${e.failing.join(', ') || 'a checker'} without a lost update` : undefined;
+  if (e.fault && e.faultHits === 0) return { seen, conclusive: false, why: `${e.fault} never hit${invalidBy ? `; ${invalidBy}` : ''}` };
+  if (seen === 'unknown') return { seen, conclusive: false, why: 'the verdict was unknown' };
+  if (seen === 'safe' && e.fencing && e.staleWritesRejected === 0) return { seen, conclusive: false, why: 'no stale write was refused: the fence was not exercised' };
+  return { seen, conclusive: true, ...(invalidBy ? { why: invalidBy } : {}) };
+}
+
+/**
+ * Whether a measured cell runs again: every cell gets `wanted` runs, and each inconclusive one is replaced by
+ * another (the next seed) until `wanted` runs are conclusive or `maxReruns` extra runs were spent. A run the
+ * harness failed ends the cell: that is a bug to look at, not a measurement to repeat.
+ */
+export function needsAnotherRun(runs: readonly CellRun[], wanted: number, maxReruns: number): boolean {
+  if (runs.some((r) => r.seen === 'failed')) return false;
+  if (runs.length < wanted) return true;
+  return runs.filter((r) => r.conclusive).length < wanted && runs.length < wanted + maxReruns;
+}
+
+/**
+ * What a measured cell's runs showed together. A lost update in one conclusive run is a counterexample, so it
+ * settles "lost"; "safe" needs `wanted` conclusive runs without one; anything less is "unknown".
+ */
+export function cellObservation(runs: readonly CellRun[], wanted: number): Observation {
+  if (runs.some((r) => r.seen === 'failed')) return 'failed';
+  const conclusive = runs.filter((r) => r.conclusive);
+  if (conclusive.some((r) => r.seen === 'lost')) return 'lost';
+  if (conclusive.some((r) => r.seen === 'invalid')) return 'invalid';
+  return conclusive.length >= wanted ? 'safe' : 'unknown';
+}
+
+/**
+ * Whether an observation is what the oracle expects. The oracle's "lost" column says the lock breaks under the
+ * fault; an INVALID verdict without a lost update (an overlap the resource saw) is that break shown by another
+ * checker, so it matches "lost" — and contradicts "safe".
+ */
+export function matches(expect: Expectation, seen: Observation): boolean {
+  if (expect === 'lost') return seen === 'lost' || seen === 'invalid';
+  if (expect === 'safe') return seen === 'safe';
+  if (expect === 'refuse') return seen === 'refuse';
+  return false;
+}

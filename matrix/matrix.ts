@@ -1,0 +1,220 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunResults } from '../checkers/run-results.ts';
+import type { CellRun, MatrixCell } from './matrix-cell.ts';
+import type { UncontendedLatency } from './matrix-page.ts';
+import { tally, tallyLine } from './matrix-tally.ts';
+import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
+import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
+import { loadStrategy } from '../workloads/load-strategy.ts';
+import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
+import { cellObservation, matches, needsAnotherRun, readRun } from './cell-outcome.ts';
+import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
+import { HarnessError } from '../common/errors.ts';
+import { EXIT } from '../common/exit-codes.ts';
+import { faultHits } from './cell-hits.ts';
+import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-columns.ts';
+import { MAX_RERUNS, type OracleCell } from './oracle.ts';
+import type { Config } from '../harness/options.ts';
+import { runTimestamp } from '../store/results-store.ts';
+import { runTest, type RunOutcome } from '../harness/run.ts';
+import { Shutdown } from '../common/shutdown.ts';
+
+/** Runs one test to its verdict; the matrix takes it as a parameter so its logic is testable without servers. */
+export type RunOne = (config: Readonly<Config>) => Promise<RunOutcome>;
+
+/**
+ * runTest with a teardown of its own: when a cell's harness throws, its servers, clients and faults are stopped
+ * at once (the matrix's Shutdown only runs once, at exit), and the matrix goes on with the next cell. A Ctrl-C
+ * meanwhile reaches the running cell's teardown through the matrix's Shutdown.
+ */
+export function isolatedRunner(shutdown: Shutdown, log: (line: string) => void, run: typeof runTest = runTest): RunOne {
+  return async (config) => {
+    const own = new Shutdown();
+    const relay = shutdown.add(`stop the --lock=${config.lock} run`, () => own.runAll('signal'));
+    try {
+      return await run(config, own, log);
+    } catch (err) {
+      await own.runAll('error');
+      throw err;
+    } finally {
+      relay.cancel();
+    }
+  };
+}
+
+const verdictOf = (valid: RunResults['valid']): CellRun['verdict'] => (valid === true ? 'VALID' : valid === false ? 'INVALID' : 'UNKNOWN');
+
+function describeRun(r: CellRun): string {
+  const hits = r.faultHits !== undefined ? `, hit ${r.faultHits}×` : '';
+  return `seed ${r.seed} ${r.verdict} ${r.seen}${r.lostUpdates ? ` (${r.lostUpdates} lost)` : ''}${hits}${r.conclusive ? '' : ` — inconclusive: ${r.why}`}`;
+}
+
+/** A cell decided by construction: not run. A refusal is still checked, against the CLI's own option validation. */
+type CellBase = Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'> & Partial<Pick<MatrixCell, 'table' | 'columnId'>>;
+
+/** What a cell's runs set, whichever table it is in (or a nightly user's own cell): everything but lock and seed. */
+export type CellColumn = Omit<CellShape, 'strategy' | 'seed' | 'concurrency' | 'timeLimitS'>;
+
+/** What a column's runs set, for one lock and seed. */
+function shapeOf(col: CellColumn, strategy: ResolvedStrategy, seed: number): CellShape {
+  const { table: _t, id: _i, title: _n, oracle: _o, ...shape } = col as Partial<MatrixColumn> & CellColumn;
+  return { ...shape, strategy, seed };
+}
+
+export function constructionCell(config: Readonly<Config>, base: CellBase, shape: CellShape, o: Extract<OracleCell, { decided: 'construction' }>): MatrixCell {
+  const cell: MatrixCell = { ...base, decided: 'construction', expected: o.expect, observed: 'not run', matched: true, runDir: '', lostUpdates: 0, staleWritesRejected: 0, acquireP50: 0, acquireP99: 0, note: o.reason };
+  if (o.expect !== 'refuse') return cell;
+  try {
+    cellConfig(config, shape);
+    return { ...cell, observed: 'accepted', matched: false, note: `the CLI accepted this combination; the oracle says: ${o.reason}` };
+  } catch (err) {
+    if (!(err instanceof HarnessError) || err.exitCode !== EXIT.badArguments) throw err;
+    return { ...cell, observed: 'refuse', note: `refused: ${err.message}` };
+  }
+}
+
+/**
+ * A measured cell: `config.runs` runs, each inconclusive one replaced by another (next seed), up to MAX_RERUNS more.
+ * `col` is a column of either table, or any fault and fencing a user's expectation names (nightly's own cells).
+ */
+export async function measuredCell(config: Readonly<Config>, base: CellBase, strategy: ResolvedStrategy, col: CellColumn, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
+  const fault = col.faults[0] ?? null;
+  const runs: CellRun[] = [];
+  const outcomes: (RunOutcome | null)[] = [];
+  while (needsAnotherRun(runs, config.runs, MAX_RERUNS)) {
+    const seed = (config.seed + runs.length) % 2 ** 31;
+    try {
+      const out = await run(cellConfig(config, shapeOf(col, strategy, seed)));
+      const r = out.results;
+      const hits = fault ? faultHits(r, fault) : undefined;
+      const failing = Object.entries(r.checkers).filter(([, c]) => c.valid === false).map(([name]) => name);
+      const reading = readRun({ valid: r.valid, lostUpdates: r.lostUpdates, staleWritesRejected: r.staleWritesRejected, fencing: col.fencing, fault, faultHits: hits, failing });
+      runs.push({ seed, runDir: out.runDir, verdict: verdictOf(r.valid), lostUpdates: r.lostUpdates, staleWritesRejected: r.staleWritesRejected, ...(hits !== undefined ? { faultHits: hits } : {}), ...reading });
+      outcomes.push(out);
+    } catch (err) {
+      runs.push({ seed, runDir: '', verdict: 'FAILED', lostUpdates: 0, staleWritesRejected: 0, seen: 'failed', conclusive: false, why: (err as Error).message.split('\n')[0] });
+      outcomes.push(null);
+    }
+    progress(`run ${runs.length}: ${describeRun(runs.at(-1)!)}`);
+  }
+  const observed = cellObservation(runs, config.runs);
+  // The cell links to the run that decided it (the first conclusive one showing what the cell shows), else the last.
+  const decisive = runs.findIndex((r) => r.conclusive && r.seen === observed);
+  const at = decisive === -1 ? runs.length - 1 : decisive;
+  const shown = outcomes[at];
+  const inconclusive = runs.filter((r) => !r.conclusive).length;
+  const note =
+    observed === 'failed'
+      ? `the harness failed: ${runs.at(-1)!.why}`
+      : observed === 'unknown'
+        ? `inconclusive after ${runs.length} runs: ${[...new Set(runs.map((r) => r.why).filter(Boolean))].join('; ')}`
+        : inconclusive
+          ? `${inconclusive} of ${runs.length} runs inconclusive, replaced`
+          : undefined;
+  return {
+    ...base,
+    decided: 'measured',
+    expected: expect,
+    observed,
+    matched: matches(expect, observed),
+    runDir: runs[at].runDir,
+    lostUpdates: runs[at].lostUpdates,
+    staleWritesRejected: runs[at].staleWritesRejected,
+    acquireP50: shown?.results.latency.acquire.p50 ?? 0,
+    acquireP99: shown?.results.latency.acquire.p99 ?? 0,
+    runs,
+    ...(note ? { note } : {}),
+  };
+}
+
+const consoleLog = (line: string) => console.error(line);
+
+/** The fault table first, then the failure modes and remedies; within a table, lock by lock. */
+const tableRank = (col: MatrixColumn) => (col.table === 'faults' ? 0 : 1);
+
+/** The matrix's --time-limit must leave a paused holder time to write again, or every such cell shows nothing. */
+export function checkMatrixTimeLimit(config: Readonly<Config>, columns: readonly CellColumn[] = matrixColumns(config.matrix)): void {
+  const shortest = shortestUsefulRunS(
+    columns.flatMap((c) => c.faults),
+    { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs },
+  );
+  if (config.timeLimitS < shortest) {
+    throw new HarnessError(
+      'bad-arguments',
+      `--lock=all --time-limit=${config.timeLimitS}: too short for the "holder paused" and fenced columns. A holder is paused ${config.pauseMs} ms, after the first fault at ${firstDelayFor(config.nemesisIntervalMs)} ms, and only writes again after that: every such cell would show nothing, ${1 + MAX_RERUNS} times over.`,
+      { hint: `npm run jepsen -- --lock=all --time-limit=${shortest} (or more; 10 is a good start)` },
+    );
+  }
+}
+
+/** Every built-in strategy, resolved once (the registry's modules, loaded in parallel). */
+export async function builtinStrategies(): Promise<Record<BuiltinLock, ResolvedStrategy>> {
+  return Object.fromEntries(await Promise.all(BUILTIN_LOCKS.map(async (lock) => [lock, await loadStrategy(lock)] as const))) as Record<BuiltinLock, ResolvedStrategy>;
+}
+
+/**
+ * Every cell of the chosen tables, in their one stable order: the fault table first, then the failure modes and
+ * remedies; within a table, lock by lock. (The nightly job plans the fault table: `matrixPlan('faults')`.)
+ */
+export function matrixPlan(tables: MatrixTables = 'all'): { lock: BuiltinLock; col: MatrixColumn; oracle: OracleCell }[] {
+  return matrixColumns(tables)
+    .flatMap((col) => BUILTIN_LOCKS.map((lock) => ({ lock, col, oracle: col.oracle(lock) })))
+    .sort((a, b) => tableRank(a.col) - tableRank(b.col) || BUILTIN_LOCKS.indexOf(a.lock) - BUILTIN_LOCKS.indexOf(b.lock));
+}
+
+/**
+ * `--lock=all`: every built-in strategy under each column of the chosen tables (`--matrix`), then `matrix.html`.
+ * Measured cells are run `--runs` times each (inconclusive runs replaced, whichever way the oracle leans); cells
+ * decided by construction are not run and are counted apart. Exit 0 iff every measured cell matched the oracle and
+ * the CLI refused every combination the oracle says it must.
+ */
+export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog, run?: RunOne): Promise<number> {
+  const runOne = run ?? isolatedRunner(shutdown, () => {});
+  checkMatrixTimeLimit(config);
+  const plan = matrixPlan(config.matrix);
+  // Each built-in resolved once: what it can do (a token, a lease to renew) decides its cells' options.
+  const strategies = await builtinStrategies();
+  const measuredTotal = plan.filter((p) => p.oracle.decided === 'measured').length;
+  const cells: MatrixCell[] = [];
+  let measuredDone = 0;
+  for (const { lock, col, oracle } of plan) {
+    const base: CellBase = { lock, fault: col.faults.join(',') || 'none', fencing: col.fencing, column: col.title, table: col.table, columnId: col.id };
+    if (oracle.decided === 'construction') {
+      cells.push(constructionCell(config, base, shapeOf(col, strategies[lock], config.seed), oracle));
+      continue;
+    }
+    const label = `[${++measuredDone}/${measuredTotal}] ${lock} × ${col.title}`;
+    const cell = await measuredCell(config, base, strategies[lock], col, oracle.expect, runOne, (line) => log(`${label}: ${line}`));
+    cells.push(cell);
+    log(`${label}: ${cell.observed} (expected ${cell.expected}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`);
+  }
+  for (const c of cells.filter((c) => c.decided === 'construction')) {
+    log(`by construction: ${c.lock} × ${c.column}: ${c.expected}${c.expected === 'refuse' ? ` ${c.matched ? '✓' : '✗'}` : ''} — ${c.note}`);
+  }
+
+  // What each lock costs by itself: one client, no fault (the cells' latency includes waiting for other holders).
+  const uncontended: Record<string, UncontendedLatency> = {};
+  // Only the fault table's "choosing a lock" rows show it.
+  for (const lock of config.matrix === 'remedies' ? [] : BUILTIN_LOCKS) {
+    try {
+      const out = await runOne(cellConfig(config, { strategy: strategies[lock], faults: [], fencing: false, seed: config.seed, concurrency: 1, timeLimitS: Math.min(config.timeLimitS, 5) }));
+      const l = out.results.latency;
+      uncontended[lock] = { acquireP50: l.acquire.p50, acquireP99: l.acquire.p99, writeP50: l.write.p50, writeP99: l.write.p99, runDir: out.runDir };
+      log(`latency ${lock}, one client: acquire p50 ${l.acquire.p50.toFixed(2)} ms, p99 ${l.acquire.p99.toFixed(2)} ms`);
+    } catch (err) {
+      log(`latency ${lock}: could not measure (${(err as Error).message.split('\n')[0]})`);
+    }
+  }
+
+  const { writeMatrix } = await import('./matrix-page.ts');
+  // Not a run (no test.json, not `latest`): a page over the cell runs, beside them.
+  const dir = path.join(config.resultsDir, 'matrix', runTimestamp());
+  fs.mkdirSync(dir, { recursive: true });
+  const command = ['npm run jepsen --', ...withoutOptions(config.argv, (name) => name === 'seed'), `--seed=${config.seed}`].join(' ');
+  const file = writeMatrix(dir, cells, { command, uncontended, runsPerCell: config.runs });
+  const t = tally(cells);
+  // Like a run's summary: the progress on stderr, the outcome on stdout.
+  (log === consoleLog ? (text: string) => console.log(text) : log)(`\n  ${tallyLine(t)}\n  matrix: ${path.relative(process.cwd(), file) || file}\n`);
+  return t.allMatched ? EXIT.valid : EXIT.invalid;
+}

@@ -1,0 +1,68 @@
+import type { FaultName } from '../history/fault-names.ts';
+import type { UserExpectation } from './expectations.ts';
+import { matrixPlan, type CellColumn } from './matrix.ts';
+import { ORACLE_COLUMNS, type OracleCell, type OracleColumn } from './oracle.ts';
+
+/** One cell the nightly job knows of, in its stable order, with the expectation it applies and where that came from. */
+export interface PlannedCell {
+  /** Position in the unsharded plan: shards and merges keep this order. */
+  index: number;
+  lock: string;
+  fault: string;
+  fencing: boolean;
+  column: string;
+  col: CellColumn;
+  oracle: OracleCell;
+  /** `oracle`, or the user's file and line (`fencepost.expectations.json:7`). */
+  from: string;
+  /** The user's reason, when they gave one. */
+  why?: string;
+}
+
+export const cellKey = (c: { lock: string; fault: string; fencing: boolean }) => `${c.lock}|${c.fault}|${c.fencing ? 'fenced' : 'plain'}`;
+
+/**
+ * The oracle's matrix with the user's expectations applied: an entry naming an oracle cell replaces its
+ * expectation (and measures it, even one the oracle decides by construction); any other entry (a plugin lock, a
+ * fault the oracle has no column for) is a cell of its own, after the matrix, in the file's order.
+ */
+export function nightlyPlan(user: readonly UserExpectation[]): PlannedCell[] {
+  const byKey = new Map(user.map((u) => [cellKey(u), u]));
+  const plan: PlannedCell[] = matrixPlan('faults').map(({ lock, col, oracle }, index) => {
+    const fault = col.faults.join(',') || 'none';
+    const base = { index, lock, fault, fencing: col.fencing, column: col.title, col };
+    const u = byKey.get(cellKey({ lock, fault, fencing: col.fencing }));
+    if (!u) return { ...base, oracle, from: 'oracle' };
+    byKey.delete(cellKey(u));
+    return { ...base, oracle: { decided: 'measured', expect: u.expect }, from: u.from, ...(u.why ? { why: u.why } : {}) };
+  });
+  for (const u of user.filter((u) => byKey.has(cellKey(u)))) {
+    const faults = u.fault === 'none' ? [] : [u.fault as FaultName];
+    // The oracle's cap on the interval for this fault (restart-empty must fire often) applies to the user's cells too.
+    const like = ORACLE_COLUMNS.find((c) => c.faults.join(',') === faults.join(','));
+    const column = `${u.fault === 'none' ? 'no fault' : u.fault}${u.fencing ? ' + --fencing' : ''}`;
+    plan.push({
+      index: plan.length,
+      lock: u.lock,
+      fault: u.fault,
+      fencing: u.fencing,
+      column,
+      col: { faults, fencing: u.fencing, ...(like?.maxIntervalMs !== undefined ? { maxIntervalMs: like.maxIntervalMs } : {}), ...(like?.minThinkTtlFraction !== undefined ? { minThinkTtlFraction: like.minThinkTtlFraction } : {}) },
+      oracle: { decided: 'measured', expect: u.expect },
+      from: u.from,
+      ...(u.why ? { why: u.why } : {}),
+    });
+  }
+  return plan;
+}
+
+/**
+ * This machine's slice: the k-th measured cell (in plan order) belongs to shard (k mod n) + 1, so shards are
+ * deterministic, disjoint, cover every measured cell and get the same count ±1. Cells decided by construction
+ * start nothing, so every shard keeps them (a merge takes them once).
+ */
+export function shardSlice(plan: readonly PlannedCell[], shard: { index: number; count: number } | null): PlannedCell[] {
+  if (!shard) return [...plan];
+  let k = 0;
+  return plan.filter((c) => c.oracle.decided === 'construction' || k++ % shard.count === shard.index - 1);
+}

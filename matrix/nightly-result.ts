@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { MatrixCell } from './matrix-cell.ts';
+import { HarnessError } from '../common/errors.ts';
+import { EXIT } from '../common/exit-codes.ts';
+
+/** A matrix cell as the nightly job records it: where its expectation came from, its plan position, its fault hits. */
+export interface NightlyCell extends MatrixCell {
+  index: number;
+  /** `oracle`, or the user's expectations file and line. */
+  from: string;
+  why?: string;
+  /** Sum over the cell's runs of how often its fault hit (absent: no fault, or not counted). */
+  faultHits?: number;
+}
+
+/** `nightly.json`: one night (or one shard of it). Run folders are relative to the folder holding this file. */
+export interface NightlyResult {
+  version: 1;
+  seed: number;
+  shard: { index: number; count: number } | null;
+  /** The options every cell ran with (a merge refuses shards that differ). */
+  settings: string[];
+  command: string;
+  startedAt: string;
+  wallMs: number;
+  expectationsFile: string | null;
+  cells: NightlyCell[];
+}
+
+export const shardSuffix = (shard: NightlyResult['shard']) => (shard ? `.shard-${shard.index}-of-${shard.count}` : '');
+
+/**
+ * The job's exit code: 1 when a cell contradicts its expectation (a measured cell showed the other outcome, or
+ * the CLI accepted a combination it must refuse), else 2 when a measured cell stayed inconclusive (unknown after
+ * its reruns, or its harness failed), else 0.
+ */
+export function nightlyExit(cells: readonly MatrixCell[]): number {
+  const inconclusive = (c: MatrixCell) => c.decided !== 'construction' && (c.observed === 'unknown' || c.observed === 'failed');
+  if (cells.some((c) => !c.matched && !inconclusive(c))) return EXIT.invalid;
+  if (cells.some(inconclusive)) return EXIT.unknown;
+  return EXIT.valid;
+}
+
+/** What a cell's JUnit case, summary row and comparison row say it is. */
+export function cellStatus(c: MatrixCell): 'matched' | 'contradicted' | 'inconclusive' | 'by construction' {
+  if (c.decided === 'construction') return c.matched ? 'by construction' : 'contradicted';
+  if (c.matched) return 'matched';
+  return c.observed === 'unknown' || c.observed === 'failed' ? 'inconclusive' : 'contradicted';
+}
+
+export function writeNightlyJson(dir: string, result: NightlyResult): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `nightly${shardSuffix(result.shard)}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  return file;
+}
+
+/** Every nightly*.json in a folder (one night, or the shards of one), each with the folder it was read from. */
+export function readNightlyFiles(dir: string): { dir: string; result: NightlyResult }[] {
+  if (!fs.existsSync(dir)) throw new HarnessError('bad-arguments', `${dir}: no such folder.`, { hint: 'give a folder a nightly run wrote (its --results)' });
+  const files = fs.readdirSync(dir).filter((f) => /^nightly(\.shard-\d+-of-\d+)?\.json$/.test(f)).sort();
+  if (files.length === 0) throw new HarnessError('bad-arguments', `${dir}: no nightly.json or nightly.shard-<i>-of-<n>.json in it.`, { hint: 'give the --results folder of `npm run jepsen -- nightly`' });
+  // A merged night has both the shards and the merge: the merge is the night.
+  const chosen = files.includes('nightly.json') ? ['nightly.json'] : files;
+  return chosen.map((f) => {
+    const result = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as NightlyResult;
+    if (result.version !== 1 || !Array.isArray(result.cells)) throw new HarnessError('bad-arguments', `${path.join(dir, f)}: not a nightly result (version ${String(result.version)}).`);
+    return { dir, result };
+  });
+}

@@ -1,0 +1,141 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { tally, tallyLine } from './matrix-tally.ts';
+import { cellConfig, withoutOptions } from './cell-config.ts';
+import { HarnessError } from '../common/errors.ts';
+import { expectationsPath, loadExpectations, shownPath } from './expectations.ts';
+import { checkMatrixTimeLimit, constructionCell, isolatedRunner, measuredCell, type RunOne } from './matrix.ts';
+import { matrixColumns } from './matrix-columns.ts';
+import { mergeShards } from './nightly-merge.ts';
+import { nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
+import { nightlyExit, readNightlyFiles, shardSuffix, writeNightlyJson, type NightlyCell, type NightlyResult } from './nightly-result.ts';
+import { resolveConfig, type Config } from '../harness/options.ts';
+import { loadStrategy } from '../workloads/load-strategy.ts';
+import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
+import type { Shutdown } from '../common/shutdown.ts';
+
+/** The CI-sized default: 10 s a run keeps the whole matrix to ~8 min on 2 cores (README, "Nightly chaos in CI"). */
+export const NIGHTLY_TIME_LIMIT_S = 10;
+
+/** Options that are the nightly job's own, or differ per machine or night: not part of a cell's settings. */
+const NIGHTLY_OWN = new Set(['shard', 'baseline', 'expectations', 'results', 'seed']);
+
+const consoleLog = (line: string) => console.error(line);
+
+/** The options every cell runs with: what the user gave (minus the job's own), with the CI-sized time limit by default. */
+export function nightlySettings(config: Readonly<Config>): string[] {
+  const given = withoutOptions(config.argv.slice(1), (name) => NIGHTLY_OWN.has(name)).filter((a) => a !== 'merge');
+  return given.some((a) => a === '--time-limit' || a.startsWith('--time-limit=')) ? given : [`--time-limit=${NIGHTLY_TIME_LIMIT_S}`, ...given];
+}
+
+/** `nightly merge <dir>…` or the night itself. */
+export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog, run?: RunOne): Promise<number> {
+  if (config.rest[0] === 'merge') return nightlyMerge(config, log);
+  if (config.rest.length) {
+    throw new HarnessError('bad-arguments', `nightly: unexpected argument "${config.rest[0]}".`, { hint: 'npm run jepsen -- nightly [--baseline=<dir>] [--shard=<i>/<n>], or: npm run jepsen -- nightly merge <dir>…' });
+  }
+  const started = Date.now();
+  const settings = nightlySettings(config);
+  // The matrix's own Config: every cell's argv is derived from it (cell-config.ts), exactly as for --lock=all.
+  const matrix = resolveConfig(['--lock=all', ...settings, `--results=${config.resultsDir}`, `--seed=${config.seed}`]);
+  // The nightly job runs the fault table (its cells are keyed lock × fault × fencing); see README.
+  checkMatrixTimeLimit(matrix, matrixColumns('faults'));
+  const file = expectationsPath(config.expectations);
+  const user = file ? loadExpectations(file) : [];
+  const plan = nightlyPlan(user);
+  // Every lock of the night resolved once, built-ins and the users' plugins alike: what it declares (servers, a
+  // token, a lease to renew) decides its cells' options.
+  const strategies = new Map<string, ResolvedStrategy>();
+  for (const lock of new Set(plan.map((p) => p.lock))) strategies.set(lock, await loadStrategy(lock));
+  // A user's cell the CLI would refuse (--fencing with a lock that has no token) fails now, not after the night.
+  for (const p of plan.filter((p) => p.from !== 'oracle')) {
+    try {
+      cellConfig(matrix, { strategy: strategies.get(p.lock)!, faults: p.col.faults, fencing: p.fencing, seed: matrix.seed });
+    } catch (err) {
+      if (!(err instanceof HarnessError)) throw err;
+      throw new HarnessError('bad-arguments', `${p.from}: ${p.lock} × ${p.column}: ${err.message}`, { hint: 'fix or remove that entry of the expectations file' });
+    }
+  }
+  const baseline = config.baseline ? readBaseline(config.baseline) : null;
+
+  const runOne = run ?? isolatedRunner(shutdown, () => {});
+  const slice = shardSlice(plan, config.shard);
+  const measuredTotal = slice.filter((p) => p.oracle.decided === 'measured').length;
+  log(`nightly${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}: ${measuredTotal} measured cells of ${plan.filter((p) => p.oracle.decided === 'measured').length}, seed ${matrix.seed}, ${settings.join(' ')}${file ? `, expectations ${shownPath(file)}` : ''}`);
+  const cells: NightlyCell[] = [];
+  let done = 0;
+  for (const p of slice) {
+    cells.push(await nightlyCell(matrix, p, strategies.get(p.lock)!, runOne, measuredTotal, () => ++done, log));
+  }
+
+  const result: NightlyResult = {
+    version: 1,
+    seed: matrix.seed,
+    shard: config.shard,
+    settings,
+    command: ['npm run jepsen -- nightly', ...settings, `--seed=${matrix.seed}`, ...(config.shard ? [`--shard=${config.shard.index}/${config.shard.count}`] : [])].join(' '),
+    startedAt: new Date(started).toISOString(),
+    wallMs: Date.now() - started,
+    expectationsFile: file ? shownPath(file) : null,
+    cells: cells.map((c) => relativeRuns(c, config.resultsDir)),
+  };
+  return writeNight(config.resultsDir, result, baseline, log);
+}
+
+async function nightlyCell(matrix: Readonly<Config>, p: PlannedCell, strategy: ResolvedStrategy, runOne: RunOne, total: number, next: () => number, log: (line: string) => void): Promise<NightlyCell> {
+  const base = { lock: p.lock, fault: p.fault, fencing: p.fencing, column: p.column };
+  const own = { index: p.index, from: p.from, ...(p.why ? { why: p.why } : {}) };
+  if (p.oracle.decided === 'construction') {
+    return { ...constructionCell(matrix, base, { strategy, faults: p.col.faults, fencing: p.fencing, seed: matrix.seed }, p.oracle), ...own };
+  }
+  const label = `[${next()}/${total}] ${p.lock} × ${p.column}`;
+  const cell = await measuredCell(matrix, base, strategy, p.col, p.oracle.expect, runOne, (line) => log(`${label}: ${line}`));
+  log(`${label}: ${cell.observed} (expected ${cell.expected}, ${p.from}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`);
+  const hits = cell.runs?.map((r) => r.faultHits).filter((h): h is number => h !== undefined) ?? [];
+  return { ...cell, ...own, ...(hits.length ? { faultHits: hits.reduce((a, b) => a + b, 0) } : {}) };
+}
+
+/** Run folders relative to the results folder, so the night reads the same from a CI artifact downloaded anywhere. */
+function relativeRuns(c: NightlyCell, resultsDir: string): NightlyCell {
+  const rel = (d: string) => (d ? path.relative(resultsDir, d) : '');
+  return { ...c, runDir: rel(c.runDir), ...(c.runs ? { runs: c.runs.map((r) => ({ ...r, runDir: rel(r.runDir) })) } : {}) };
+}
+
+function readBaseline(dir: string): { dir: string; result: NightlyResult } {
+  const parts = readNightlyFiles(dir);
+  return { dir, result: parts.length === 1 && !parts[0].result.shard ? parts[0].result : mergeShards(parts, dir) };
+}
+
+/** `nightly merge <dir>…`: the shards of one night → one nightly.json, junit.xml, summary.md (and comparison.html) in --results. */
+async function nightlyMerge(config: Readonly<Config>, log: (line: string) => void): Promise<number> {
+  const dirs = config.rest.slice(1).map((d) => path.resolve(d));
+  if (dirs.length === 0) throw new HarnessError('bad-arguments', 'nightly merge: give the results folder of every shard.', { hint: 'npm run jepsen -- nightly merge shards/1 shards/2 shards/3 --results=tonight' });
+  const parts = dirs.flatMap((d) => readNightlyFiles(d)).filter((p) => p.result.shard !== null || dirs.length === 1);
+  const baseline = config.baseline ? readBaseline(config.baseline) : null;
+  const merged = mergeShards(parts, config.resultsDir);
+  log(`nightly merge: ${parts.length} shard${parts.length === 1 ? '' : 's'} → ${merged.cells.length} cells`);
+  return writeNight(config.resultsDir, merged, baseline, log);
+}
+
+/** nightly.json, junit.xml, summary.md (also appended to $GITHUB_STEP_SUMMARY) and, given a baseline, comparison.html. */
+async function writeNight(dir: string, result: NightlyResult, baseline: { dir: string; result: NightlyResult } | null, log: (line: string) => void): Promise<number> {
+  const { renderJunit } = await import('./nightly-junit.ts');
+  const { renderSummary } = await import('./nightly-summary.ts');
+  const { writeComparison } = await import('./nightly-comparison.ts');
+  fs.mkdirSync(dir, { recursive: true });
+  const suffix = shardSuffix(result.shard);
+  const shown = shownPath(dir) || '.';
+  const written = [writeNightlyJson(dir, result)];
+  const junit = path.join(dir, `junit${suffix}.xml`);
+  fs.writeFileSync(junit, renderJunit(result, shown));
+  const summary = renderSummary(result, shown, baseline?.result);
+  const summaryFile = path.join(dir, `summary${suffix}.md`);
+  fs.writeFileSync(summaryFile, summary);
+  written.push(junit, summaryFile);
+  if (baseline) written.push(writeComparison(dir, result, baseline.result, baseline.dir, suffix));
+  if (process.env.GITHUB_STEP_SUMMARY) fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${summary}\n`);
+  const code = nightlyExit(result.cells);
+  const out = log === consoleLog ? (text: string) => console.log(text) : log;
+  out(`\n  nightly: exit ${code}; ${tallyLine(tally(result.cells))}\n${written.map((f) => `  ${shownPath(f)}`).join('\n')}\n`);
+  return code;
+}

@@ -1,0 +1,99 @@
+import type { FaultName } from '../history/fault-names.ts';
+import type { BuiltinLock } from '../workloads/lock-names.ts';
+
+/**
+ * The oracle of the project's design notes (the expected-outcome table, also in the README) as data: what a correct harness shows for each strategy under each fault.
+ * `--lock=all` runs the measured cells and marks each as matching or contradicting this table. If an unsafe cell
+ * shows no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
+ */
+export type Expectation =
+  /** no lost updates (and, when fenced, stale writes are rejected rather than applied) */
+  | 'safe'
+  /** lost updates must show up */
+  | 'lost'
+  /** the CLI must refuse the combination with an explanation (exit 254) */
+  | 'refuse'
+  /** not applicable: the fault doesn't touch this strategy's servers */
+  | 'n/a';
+
+/**
+ * How one cell is decided. A measured cell is run (the same number of times as every other measured cell); a cell
+ * decided by construction is not, because no run could tell anything: there is no lock for the fault to break, the
+ * fault cannot reach the strategy's servers, or the CLI refuses the combination (which the matrix still checks by
+ * running the CLI's option validation, without starting anything). `reason` says which.
+ */
+export type OracleCell = { decided: 'measured'; expect: 'safe' | 'lost' } | { decided: 'construction'; expect: Expectation; reason: string };
+
+export interface OracleColumn {
+  id: 'no-fault' | 'pause-holder' | 'restart-empty' | 'clock' | 'fencing';
+  title: string;
+  faults: FaultName[];
+  fencing: boolean;
+  /**
+   * Upper bound on --nemesis-interval for this column's runs. restart-empty only bites when the kill lands
+   * inside the holder's ~100 ms critical section (30–45 % of attempts here), so a short run needs many attempts.
+   */
+  maxIntervalMs?: number;
+  /**
+   * Lower bound on --think for this column's runs, as a fraction of the TTL. A restarted master answers again
+   * 100–300 ms after the kill here; with the default 100 ms critical section the holder has always written by
+   * then, so the kill "hits" (the holder was inside its section) and still can't cost anything — a lock that
+   * survives that survived nothing. 0.4 × TTL keeps the section well inside the lock's validity (the holder does
+   * hold the lock, as Redlock defines it) and wider than a restart, which is the failure the spec warns of.
+   */
+  minThinkTtlFraction?: number;
+}
+
+export const ORACLE_COLUMNS: readonly OracleColumn[] = [
+  { id: 'no-fault', title: 'no fault', faults: [], fencing: false },
+  { id: 'pause-holder', title: 'holder paused > TTL', faults: ['pause-holder'], fencing: false },
+  { id: 'restart-empty', title: 'Redis restart empty', faults: ['restart-empty'], fencing: false, maxIntervalMs: 500, minThinkTtlFraction: 0.4 },
+  { id: 'clock', title: 'clock jump on Redis', faults: ['clock'], fencing: false },
+  { id: 'fencing', title: 'with --fencing (holder paused)', faults: ['pause-holder'], fencing: true },
+];
+
+const measured = (expect: 'safe' | 'lost'): OracleCell => ({ decided: 'measured', expect });
+const construction = (expect: Expectation, reason: string): OracleCell => ({ decided: 'construction', expect, reason });
+
+const NO_LOCK = 'no lock: there is nothing for the fault to break, the no-fault cell already measures the loss';
+const NO_REDIS = 'the fault cannot reach it: this strategy runs no Redis, so nothing is restarted';
+const NO_TOKEN = 'no fencing token: the CLI refuses --fencing (checked by running its option validation, nothing started)';
+
+export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>> = {
+  none: {
+    'no-fault': measured('lost'),
+    'pause-holder': construction('lost', NO_LOCK),
+    'restart-empty': construction('lost', `${NO_LOCK}; and it runs no Redis, so nothing is restarted`),
+    clock: construction('lost', `${NO_LOCK}; and it has no lock server whose clock could move`),
+    fencing: construction('n/a', 'no lock, so no token to fence with'),
+  },
+  redis: { 'no-fault': measured('safe'), 'pause-holder': measured('lost'), 'restart-empty': measured('lost'), clock: measured('lost'), fencing: construction('refuse', NO_TOKEN) },
+  redlock: { 'no-fault': measured('safe'), 'pause-holder': measured('lost'), 'restart-empty': measured('lost'), clock: measured('lost'), fencing: construction('refuse', NO_TOKEN) },
+  'redlock-npm': { 'no-fault': measured('safe'), 'pause-holder': measured('lost'), 'restart-empty': measured('lost'), clock: measured('lost'), fencing: construction('refuse', NO_TOKEN) },
+  etcd: {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('lost'),
+    'restart-empty': construction('n/a', NO_REDIS),
+    // A run would inject nothing: the shim cannot move a Go binary's clock, so a "safe" would only repeat the no-fault cell.
+    clock: construction('safe', 'immune by construction: leases count down on the monotonic clock, and the LD_PRELOAD clock shim cannot move a Go binary (etcd) at all, so a run would inject nothing'),
+    fencing: measured('safe'),
+  },
+  zookeeper: {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('lost'),
+    'restart-empty': construction('n/a', NO_REDIS),
+    clock: construction('n/a', 'ZooKeeper expires sessions on a monotonic clock (System.nanoTime): a wall-clock jump cannot reach the lock'),
+    fencing: measured('safe'),
+  },
+  // Row + version: the resource itself refuses stale writes, whatever happens to the clients or clocks.
+  postgres: {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('safe'),
+    'restart-empty': construction('safe', NO_REDIS),
+    clock: measured('safe'),
+    fencing: construction('safe', 'it is its own fence: the version column is the token, so the fenced run is the holder-paused run again'),
+  },
+};
+
+/** Extra runs a measured cell gets at most, one per inconclusive run, whichever way the oracle leans. */
+export const MAX_RERUNS = 2;

@@ -1,0 +1,26 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { remedyOracleMarkdown } from './remedy-oracle-table.ts';
+
+const BEGIN = '<!-- remedy-oracle:begin (generated from matrix/remedy-oracle.ts by remedyOracleMarkdown) -->';
+const END = '<!-- remedy-oracle:end -->';
+
+describe("the README's failure-mode and remedy tables", () => {
+  it('are the oracle data, as remedyOracleMarkdown writes them', () => {
+    const readme = fs.readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const from = readme.indexOf(BEGIN);
+    const to = readme.indexOf(END);
+    expect(from, 'README has the begin marker').toBeGreaterThan(-1);
+    expect(to, 'README has the end marker after it').toBeGreaterThan(from);
+    // To refresh the README after changing the oracle, paste remedyOracleMarkdown()'s output between the markers.
+    expect(readme.slice(from + BEGIN.length, to).trim()).toBe(remedyOracleMarkdown());
+  });
+
+  it('mark measured cells bold and cells decided by construction with (c)', () => {
+    const md = remedyOracleMarkdown();
+    expect(md).toContain('| `redis` | **lost** | **lost** | **safe** | **lost** | **safe** | **safe** | **lost** | refused (c) |');
+    expect(md).toContain('| `etcd` | n/a (c) | **safe** | refused (c) | refused (c) | n/a (c) | n/a (c) | **lost** | **safe** |');
+    expect(md).toContain('| holder paused > TTL | fault table: holder paused > TTL | --watchdog | holder paused > TTL, --watchdog | does not hold');
+  });
+});

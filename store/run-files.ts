@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Op } from '../history/op.ts';
+import type { RunResults } from '../checkers/run-results.ts';
+import { normalizeTestJson, type TestJson } from './test-json.ts';
+
+/** A run dir as pages read it. Every file may be missing or partial: a crashed run is still worth looking at. */
+export interface RunFiles {
+  dir: string;
+  history: Op[];
+  /** `{}` when results.json is missing or unreadable; `problems` says which. */
+  results: Partial<RunResults>;
+  test: TestJson;
+  problems: string[];
+  /** The history's last line was cut short (a crash mid-write) and was skipped. */
+  truncatedTail: boolean;
+}
+
+function readJsonFile(file: string, problems: string[]): unknown {
+  if (!fs.existsSync(file)) {
+    problems.push(`${path.basename(file)} is missing`);
+    return undefined;
+  }
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    problems.push(`${path.basename(file)} is not valid JSON (${(err as Error).message})`);
+    return undefined;
+  }
+}
+
+/** JSONL → ops; a malformed line is skipped and reported rather than losing the whole report. */
+export function parseHistoryLines(text: string, problems: string[]): { ops: Op[]; truncatedTail: boolean } {
+  const ops: Op[] = [];
+  const lines = text.split('\n');
+  let truncatedTail = false;
+  let bad = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (!line) continue;
+    try {
+      const op = JSON.parse(line) as Op;
+      if (op && typeof op === 'object' && typeof op.time === 'number') ops.push(op);
+      else bad++;
+    } catch {
+      if (lines.slice(i + 1).every((l) => !l.trim())) truncatedTail = true;
+      else bad++;
+    }
+  }
+  if (bad > 0) problems.push(`history.jsonl: ${bad} malformed line(s) skipped`);
+  return { ops, truncatedTail };
+}
+
+/** `withHistory: false` skips history.jsonl (pages that only need the numbers: index, compare). */
+export function readRun(runDir: string, opts: { withHistory?: boolean } = {}): RunFiles {
+  const problems: string[] = [];
+  const historyFile = path.join(runDir, 'history.jsonl');
+  let history: Op[] = [];
+  let truncatedTail = false;
+  if (opts.withHistory === false) {
+    /* not read */
+  } else if (fs.existsSync(historyFile)) ({ ops: history, truncatedTail } = parseHistoryLines(fs.readFileSync(historyFile, 'utf8'), problems));
+  else problems.push('history.jsonl is missing');
+  const results = readJsonFile(path.join(runDir, 'results.json'), problems);
+  const test = normalizeTestJson(readJsonFile(path.join(runDir, 'test.json'), problems), path.basename(path.dirname(path.resolve(runDir))));
+  return {
+    dir: runDir,
+    history,
+    results: results && typeof results === 'object' ? (results as Partial<RunResults>) : {},
+    test,
+    problems,
+    truncatedTail,
+  };
+}

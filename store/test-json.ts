@@ -1,0 +1,59 @@
+import type { RunConfig } from './run-config.ts';
+import { replayCommand } from './replay-command.ts';
+
+/**
+ * `test.json` as a report reads it. The run orchestrator writes `{ argv, seed, config, versions, startedAt, lock }`;
+ * older runs, plugin runs and hand-made fixtures may lack any of it, so every field is read defensively and a
+ * missing one shows as "unknown" rather than breaking the page.
+ */
+export interface TestJson {
+  argv: string[];
+  seed: number | null;
+  config: Partial<RunConfig>;
+  versions: Record<string, string>;
+  startedAt: string | null;
+  lock: string;
+  /** The faults the run resolved (the strategy's defaults filled in); null when test.json doesn't say. */
+  faults: string[] | null;
+  /** Ctrl-C / SIGTERM ended the run early: the history is partial. */
+  interrupted: boolean;
+  /** The strategy's token kind (`monotonic` | `version` | `none`), when recorded. */
+  token: string | null;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJson {
+  const r = isRecord(raw) ? raw : {};
+  const config = (isRecord(r.config) ? r.config : {}) as Partial<RunConfig>;
+  const argv = Array.isArray(r.argv) ? r.argv.map(String) : Array.isArray(config.argv) ? config.argv.map(String) : [];
+  const seedRaw = typeof r.seed === 'number' ? r.seed : config.seed;
+  const versions: Record<string, string> = {};
+  if (isRecord(r.versions)) for (const [k, v] of Object.entries(r.versions)) versions[k] = String(v);
+  const lock = typeof r.lock === 'string' ? r.lock : typeof config.lock === 'string' ? config.lock : fallbackLock;
+  return {
+    argv,
+    seed: typeof seedRaw === 'number' && Number.isFinite(seedRaw) ? seedRaw : null,
+    config,
+    versions,
+    startedAt: typeof r.startedAt === 'string' ? r.startedAt : null,
+    lock,
+    faults: Array.isArray(r.faults) ? r.faults.map(String) : null,
+    interrupted: r.interrupted === true,
+    token: isRecord(r.strategy) && typeof r.strategy.token === 'string' ? r.strategy.token : null,
+  };
+}
+
+/** The command that replays this run (see store/replay-command.ts, which the console's summary uses too). */
+export function rerunCommand(test: TestJson): string {
+  return replayCommand(test);
+}
+
+/** The faults a run asked for, as a person would name them. */
+export function faultSummary(test: TestJson, observed: readonly string[]): string {
+  if (test.faults) return test.faults.length === 0 ? 'none' : test.faults.join(', ');
+  const n = test.config.nemesis;
+  if (Array.isArray(n)) return n.length === 0 ? 'none' : n.join(', ');
+  const seen = [...new Set(observed)];
+  return seen.length > 0 ? `${seen.join(', ')} (the strategy's default set)` : "the strategy's default set";
+}
