@@ -1,6 +1,7 @@
 import type { AccountRef, NemesisValue } from '../history/bank.ts';
 import type { Op } from '../history/op.ts';
 import type { FaultAim } from '../nemesis/fault-aim.ts';
+import { isRecord } from '../common/is-record.ts';
 
 /**
  * The faults that aim at the lock: each must land while a holder is inside its critical section (and, for the
@@ -27,7 +28,6 @@ export interface FaultHitCount {
 }
 
 const isTargeted = (f: string): boolean => (TARGETED_FAULTS as readonly string[]).includes(f);
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function readAim(v: unknown): FaultAim | null {
   if (!isRecord(v)) return null;

@@ -25,6 +25,7 @@ import { readHistory } from '../history/reader.ts';
 import { sealInTimeOrder } from '../history/time-order.ts';
 import type { Op } from '../history/op.ts';
 import type { Config } from './options.ts';
+import type { StoredTestJson } from '../store/test-json.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { provision, type Requirement } from '../cluster/provision.ts';
@@ -41,23 +42,8 @@ export interface RunOutcome {
   results: RunResults;
 }
 
-export interface TestJson {
-  lock: string;
-  strategy: { name: string; token: ResolvedStrategy['token']; exclusive: boolean; servers?: ResolvedStrategy['servers'] };
-  argv: string[];
-  seed: number;
-  startedAt: string;
-  faults: FaultName[];
-  config: Readonly<Config>;
-  versions: Record<string, string>;
-  nodes: { name: string; port: number }[];
-  /** Faults of `faults` that did not apply to this run, with why (never injected, so not required to hit). */
-  skippedFaults?: Record<string, string>;
-  /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and there is no verdict. */
-  interrupted?: boolean;
-  /** Set when the harness failed mid-run (see the console for the error): the history ends early. */
-  failed?: boolean;
-}
+/** test.json as this run writes it (its shape, and the reader that tolerates older runs: store/test-json.ts). */
+export type TestJson = StoredTestJson;
 
 function writeModeFor(strategy: ResolvedStrategy, fencing: boolean): WriteMode {
   if (strategy.token === 'version') return 'version';

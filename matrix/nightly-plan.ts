@@ -1,7 +1,7 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { UserExpectation } from './expectations.ts';
 import { matrixPlan, type CellColumn } from './matrix.ts';
-import { ORACLE_COLUMNS, type OracleCell, type OracleColumn } from './oracle.ts';
+import { ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
 
 /** One cell the nightly job knows of, in its stable order, with the expectation it applies and where that came from. */
 export interface PlannedCell {

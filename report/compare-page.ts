@@ -6,6 +6,7 @@ import { escapeHtml as h, inlineStyle } from './html.ts';
 import type { RunFiles } from '../store/run-files.ts';
 import { faultSummary } from '../store/test-json.ts';
 import { verdictClass, verdictWord } from './verdict.ts';
+import { isRecord } from '../common/is-record.ts';
 
 /**
  * Runs side by side, the first one the baseline. A row whose values differ is highlighted; for outcomes and
@@ -26,7 +27,6 @@ interface Row {
   tolerance?: number;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 function rows(runs: RunFiles[]): Row[] {

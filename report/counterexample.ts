@@ -2,6 +2,7 @@ import type { CheckerResult } from '../checkers/run-results.ts';
 import { escapeHtml } from './html.ts';
 import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
 import { summarize } from './timeline-data.ts';
+import { isRecord } from '../common/is-record.ts';
 
 /**
  * A linearizability counterexample drawn the way Porcupine's visualiser does: one lane per process, each op a bar
@@ -42,7 +43,6 @@ export interface CounterexampleView {
   bars: CounterexampleBar[];
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function ref(v: unknown): Ref | null {
   if (!isRecord(v) || !Array.isArray(v.indexes)) return null;

@@ -1,6 +1,7 @@
 import type { NemesisValue } from '../history/bank.ts';
 import type { Op } from '../history/op.ts';
 import type { RunResults } from '../checkers/run-results.ts';
+import { isRecord } from '../common/is-record.ts';
 
 /** A fault as a report draws it: a band on the run's clock (ms since start), with whom it hit. */
 export interface FaultWindow {
@@ -21,7 +22,6 @@ export interface FaultWindow {
   startIndex?: number;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function targetProcesses(targets: readonly string[]): number[] {
   const out = new Set<number>();

@@ -1,6 +1,7 @@
 import type { FinalRead, WriteValue } from '../history/bank.ts';
 import type { Op, ProcessId } from '../history/op.ts';
 import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
+import { isRecord } from '../common/is-record.ts';
 
 export type Outcome = 'ok' | 'fail' | 'info' | 'open';
 
@@ -19,7 +20,6 @@ export interface OpPair {
   account: number | null;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The value of a pair a reader cares about: the completion's (a read learns its balance there), else the invocation's. */
 export function pairValue(p: OpPair): Record<string, unknown> {

@@ -3,6 +3,7 @@ import type { LostUpdate, Overlap, RunResults } from '../checkers/run-results.ts
 import { faultDurationMs, faultLabel, faultsDuring, type FaultWindow } from './fault-windows.ts';
 import { fmtAt, fmtCount, fmtMs, fmtSigned, plural } from './format.ts';
 import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
+import { isRecord } from '../common/is-record.ts';
 
 /**
  * What went wrong, in sentences derived from the data: the part of a report an engineer reads first. Each finding
@@ -59,7 +60,6 @@ export interface Finding {
   ops: number[];
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
 

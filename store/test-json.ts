@@ -1,5 +1,29 @@
+import type { FaultName } from '../history/fault-names.ts';
 import type { RunConfig } from './run-config.ts';
 import { replayCommand } from './replay-command.ts';
+import { isRecord } from '../common/is-record.ts';
+
+/**
+ * `test.json` exactly as a run writes it (harness/run.ts): the one definition of the file. `normalizeTestJson`
+ * below reads any test.json — older runs, plugins, fixtures — into the tolerant `TestJson` the pages use.
+ */
+export interface StoredTestJson {
+  lock: string;
+  strategy: { name: string; token: 'monotonic' | 'version' | 'none'; exclusive: boolean; servers?: { redis: number; etcd: number; zk: number } };
+  argv: string[];
+  seed: number;
+  startedAt: string;
+  faults: FaultName[];
+  config: Readonly<RunConfig>;
+  versions: Record<string, string>;
+  nodes: { name: string; port: number }[];
+  /** Faults of `faults` that did not apply to this run, with why (never injected, so not required to hit). */
+  skippedFaults?: Record<string, string>;
+  /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and there is no verdict. */
+  interrupted?: boolean;
+  /** Set when the harness failed mid-run (see the console for the error): the history ends early. */
+  failed?: boolean;
+}
 
 /**
  * `test.json` as a report reads it. The run orchestrator writes `{ argv, seed, config, versions, startedAt, lock }`;
@@ -21,7 +45,6 @@ export interface TestJson {
   token: string | null;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJson {
   const r = isRecord(raw) ? raw : {};

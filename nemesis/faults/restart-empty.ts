@@ -1,4 +1,4 @@
-import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
+import { aimAt, strikeNow } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster } from '../lock-servers.ts';
 import { nextKeyHolders } from './key-holders.ts';
