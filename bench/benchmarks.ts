@@ -13,10 +13,27 @@ export interface Benchmark {
 }
 
 export const BENCHMARKS: readonly Benchmark[] = [
-  { name: 'startup', summary: 'full-cluster boot (local, docker) and time from the command to the first history op', quick: ['--rounds=1'], load: () => import('./startup.ts') },
-  { name: 'checker', summary: 'checker speed and memory: generated bank histories, crashed-op histories, the Knossos corpus', quick: ['--quick'], load: () => import('./checker.ts') },
-  { name: 'memory', summary: 'peak RSS of the harness and of one client in a run with 10 clients and 10 accounts', quick: ['--time-limit=20'], load: () => import('./memory.ts') },
+  {
+    name: 'startup',
+    summary: 'full-cluster boot (local, docker) and time from the command to the first history op',
+    quick: ['--rounds=1'],
+    load: () => import('./startup.ts'),
+  },
+  {
+    name: 'checker',
+    summary: 'checker speed and memory: generated bank histories, crashed-op histories, the Knossos corpus',
+    quick: ['--quick'],
+    load: () => import('./checker.ts'),
+  },
+  {
+    name: 'memory',
+    summary: 'peak RSS of the harness and of one client in a run with 10 clients and 10 accounts',
+    quick: ['--time-limit=20'],
+    load: () => import('./memory.ts'),
+  },
 ];
 
 /** Old names that still work: `boot` is the boot half of `startup`. */
-export const ALIASES: Readonly<Record<string, { name: string; args: string[] }>> = { boot: { name: 'startup', args: ['--only=boot'] } };
+export const ALIASES: Readonly<Record<string, { name: string; args: string[] }>> = {
+  boot: { name: 'startup', args: ['--only=boot'] },
+};

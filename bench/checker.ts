@@ -58,7 +58,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const GOAL_MS = 5000;
 
 export async function run(args: string[]): Promise<BenchOutcome> {
-  const opt = (name: string): string | undefined => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const opt = (name: string): string | undefined =>
+    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const quick = args.includes('--quick');
   const sizes = (opt('sizes') ?? (quick ? '1000,100000' : '1000,10000,100000')).split(',').map(Number);
   const processes = (opt('processes') ?? (quick ? '10' : '5,10,20')).split(',').map(Number);
@@ -66,7 +67,8 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   const cases: Case[] = [];
   for (const ops of sizes) {
     for (const p of processes) {
-      for (const kind of ['valid', 'lost-updates'] as const) cases.push({ ops, processes: p, accounts: 1, kind, seed: 42 });
+      for (const kind of ['valid', 'lost-updates'] as const)
+        cases.push({ ops, processes: p, accounts: 1, kind, seed: 42 });
     }
   }
 
@@ -81,7 +83,12 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   const target = results.filter((m) => m.ops === 100_000 && m.processes === 10);
   if (target.length > 0) {
     const worst = Math.max(...target.map((m) => m.checkMs));
-    goals.push({ what: 'bank history, 100k ops, 10 processes (checkRun, slowest kind)', goal: `< ${GOAL_MS} ms`, measured: `${worst.toFixed(0)} ms`, met: worst < GOAL_MS });
+    goals.push({
+      what: 'bank history, 100k ops, 10 processes (checkRun, slowest kind)',
+      goal: `< ${GOAL_MS} ms`,
+      measured: `${worst.toFixed(0)} ms`,
+      met: worst < GOAL_MS,
+    });
   }
 
   const crashed = await crashedCases(quick, deadlineMs);
@@ -96,21 +103,42 @@ export async function run(args: string[]): Promise<BenchOutcome> {
 
   const corpus = knossosCorpus();
   if (corpus) {
-    console.log(`\nKnossos corpus: ${corpus.histories} histories, all verdicts right: ${corpus.allRight}, total ${corpus.totalMs.toFixed(0)} ms in this process, slowest ${corpus.slowest.file} ${corpus.slowest.ms.toFixed(1)} ms`);
+    console.log(
+      `\nKnossos corpus: ${corpus.histories} histories, all verdicts right: ${corpus.allRight}, total ${corpus.totalMs.toFixed(0)} ms in this process, slowest ${corpus.slowest.file} ${corpus.slowest.ms.toFixed(1)} ms`,
+    );
     // One process per file costs ~1 s each on a busy 2-core machine: --quick times every 6th file and scales.
-    const perFile = corpusOneProcessPerFile(quick ? corpus.files.filter((_, i) => i % 6 === 0) : corpus.files, corpus.files.length);
+    const perFile = corpusOneProcessPerFile(
+      quick ? corpus.files.filter((_, i) => i % 6 === 0) : corpus.files,
+      corpus.files.length,
+    );
     const bulk = corpusBulk();
-    const sampled = perFile.files < corpus.histories ? ` (${perFile.files} timed, ${perFile.msPerFile.toFixed(0)} ms each, scaled to ${corpus.histories})` : '';
-    console.log(`Knossos corpus, one check process per file: ${perFile.totalMs.toFixed(0)} ms${sampled}, verdicts right: ${perFile.allRight}`);
-    console.log(`Knossos corpus, one bulk check process per model: ${bulk.processes} processes, ${bulk.totalMs.toFixed(0)} ms, verdicts right: ${bulk.allRight}`);
-    goals.push({ what: `Knossos corpus verdicts (${corpus.histories}; in-process, per-file, bulk)`, goal: 'all right', measured: `${corpus.allRight && perFile.allRight && bulk.allRight ? 'all right' : 'WRONG'}`, met: corpus.allRight && perFile.allRight && bulk.allRight });
+    const sampled =
+      perFile.files < corpus.histories
+        ? ` (${perFile.files} timed, ${perFile.msPerFile.toFixed(0)} ms each, scaled to ${corpus.histories})`
+        : '';
+    console.log(
+      `Knossos corpus, one check process per file: ${perFile.totalMs.toFixed(0)} ms${sampled}, verdicts right: ${perFile.allRight}`,
+    );
+    console.log(
+      `Knossos corpus, one bulk check process per model: ${bulk.processes} processes, ${bulk.totalMs.toFixed(0)} ms, verdicts right: ${bulk.allRight}`,
+    );
+    goals.push({
+      what: `Knossos corpus verdicts (${corpus.histories}; in-process, per-file, bulk)`,
+      goal: 'all right',
+      measured: `${corpus.allRight && perFile.allRight && bulk.allRight ? 'all right' : 'WRONG'}`,
+      met: corpus.allRight && perFile.allRight && bulk.allRight,
+    });
     goals.push({
       what: 'Knossos corpus, bulk check (vs one process per file)',
       goal: `< ${GOAL_MS} ms`,
       measured: `${bulk.totalMs.toFixed(0)} ms (vs ${perFile.totalMs.toFixed(0)} ms${sampled ? ', scaled' : ''})`,
       met: bulk.totalMs < GOAL_MS,
     });
-    return { benchmark: 'checker', goals, data: { cases: results, crashed, knossos: { inProcess: { ...corpus, files: undefined }, perFile, bulk } } };
+    return {
+      benchmark: 'checker',
+      goals,
+      data: { cases: results, crashed, knossos: { inProcess: { ...corpus, files: undefined }, perFile, bulk } },
+    };
   }
   return { benchmark: 'checker', goals, data: { cases: results, crashed, knossos: null } };
 }
@@ -141,12 +169,22 @@ async function crashedCases(quick: boolean, deadlineMs: number): Promise<Crashed
   const rates = quick ? [0.1, 0.3] : [0.05, 0.1, 0.2, 0.3];
   const sizes = quick ? [400] : [400, 2000];
   const out: CrashedMeasurement[] = [];
-  console.log(`\ncrashed-write register histories (invalid: a final read of a value nobody wrote), deadline ${deadlineMs} ms`);
+  console.log(
+    `\ncrashed-write register histories (invalid: a final read of a value nobody wrote), deadline ${deadlineMs} ms`,
+  );
   console.log('    ops procs crash% crashed landed  prune  verdict  cause     ms  configurations  pruned  peak RSS MB');
   for (const ops of sizes) {
     for (const crashRate of rates) {
       for (const prune of [false, true]) {
-        const m = (await measureInChild({ crashedCase: true, ops, processes: 10, crashRate, prune, deadlineMs, seed: 7 })) as CrashedMeasurement;
+        const m = (await measureInChild({
+          crashedCase: true,
+          ops,
+          processes: 10,
+          crashRate,
+          prune,
+          deadlineMs,
+          seed: 7,
+        })) as CrashedMeasurement;
         out.push(m);
         console.log(
           [
@@ -171,7 +209,13 @@ async function crashedCases(quick: boolean, deadlineMs: number): Promise<Crashed
 }
 
 function measureCrashed(c: CrashedCase): CrashedMeasurement {
-  const { history, crashed, landed } = generateCrashedRegisterHistory({ ops: c.ops, processes: c.processes, crashRate: c.crashRate, seed: c.seed, invalid: true });
+  const { history, crashed, landed } = generateCrashedRegisterHistory({
+    ops: c.ops,
+    processes: c.processes,
+    crashRate: c.crashRate,
+    seed: c.seed,
+    invalid: true,
+  });
   const { model, ops } = historyModel('register')!.build(history, { initial: 0 });
   const r = checkLinearizable(model, ops, { deadlineMs: c.deadlineMs, pruneCrashed: c.prune });
   return {
@@ -197,7 +241,9 @@ function measureInChild(c: Case | CrashedCase): Promise<Measurement | CrashedMea
     let result: Measurement | CrashedMeasurement | undefined;
     child.on('message', (m) => (result = m as Measurement | CrashedMeasurement));
     child.on('error', reject);
-    child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`bench case ${JSON.stringify(c)} exited ${code} without a result`))));
+    child.on('exit', (code) =>
+      result ? resolve(result) : reject(new Error(`bench case ${JSON.stringify(c)} exited ${code} without a result`)),
+    );
   });
 }
 
@@ -285,7 +331,15 @@ interface CorpusFile {
   expected: boolean;
 }
 
-function knossosCorpus(): { histories: number; allRight: boolean; totalMs: number; slowest: { file: string; ms: number }; files: CorpusFile[] } | undefined {
+function knossosCorpus():
+  | {
+      histories: number;
+      allRight: boolean;
+      totalMs: number;
+      slowest: { file: string; ms: number };
+      files: CorpusFile[];
+    }
+  | undefined {
   const root = CORPUS;
   if (!existsSync(root)) {
     console.log(`\n(Knossos corpus not found at ${root}; skipped)`);
@@ -302,7 +356,10 @@ function knossosCorpus(): { histories: number; allRight: boolean; totalMs: numbe
       const file = path.join(dir, f);
       files.push({ model, file, expected });
       const started = performance.now();
-      const { model: m, ops } = historyModel(model)!.build(parseEdnHistory(readFileSync(path.join(root, file), 'utf8')), {});
+      const { model: m, ops } = historyModel(model)!.build(
+        parseEdnHistory(readFileSync(path.join(root, file), 'utf8')),
+        {},
+      );
       const verdict = checkLinearizable(m, ops, { deadlineMs: 60_000 }).valid;
       const ms = performance.now() - started;
       histories++;
@@ -317,11 +374,17 @@ function knossosCorpus(): { histories: number; allRight: boolean; totalMs: numbe
 const CHECK = ['--import', 'tsx', 'harness/cli.ts', 'check'];
 
 /** What a script looping over the files pays: a fresh Node + tsx start-up per history. */
-function corpusOneProcessPerFile(files: CorpusFile[], scaleTo: number): { files: number; msPerFile: number; totalMs: number; allRight: boolean } {
+function corpusOneProcessPerFile(
+  files: CorpusFile[],
+  scaleTo: number,
+): { files: number; msPerFile: number; totalMs: number; allRight: boolean } {
   const started = performance.now();
   let allRight = true;
   for (const f of files) {
-    const r = spawnSync(process.execPath, [...CHECK, `--model=${f.model}`, path.join(CORPUS, f.file)], { cwd: ROOT, stdio: 'ignore' });
+    const r = spawnSync(process.execPath, [...CHECK, `--model=${f.model}`, path.join(CORPUS, f.file)], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
     if (r.status !== (f.expected ? 0 : 1)) allRight = false;
   }
   const msPerFile = (performance.now() - started) / files.length;
@@ -335,11 +398,19 @@ function corpusBulk(): { processes: number; totalMs: number; allRight: boolean }
   const byModel = new Map<string, (typeof CORPUS_SETS)[number][]>();
   for (const set of CORPUS_SETS) byModel.set(set[0], [...(byModel.get(set[0]) ?? []), set]);
   for (const [model, sets] of byModel) {
-    const r = spawnSync(process.execPath, [...CHECK, `--model=${model}`, ...sets.map(([, dir]) => path.join(CORPUS, dir))], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [...CHECK, `--model=${model}`, ...sets.map(([, dir]) => path.join(CORPUS, dir))],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     for (const [, dir, expected] of sets) {
       const lines = r.stdout.split('\n').filter((l) => l.includes(path.join(CORPUS, dir) + path.sep));
       const wanted = expected ? 'VALID ' : 'INVALID ';
-      if (lines.length !== readdirSync(path.join(CORPUS, dir)).filter((x) => x.endsWith('.edn')).length || !lines.every((l) => l.startsWith(wanted))) allRight = false;
+      if (
+        lines.length !== readdirSync(path.join(CORPUS, dir)).filter((x) => x.endsWith('.edn')).length ||
+        !lines.every((l) => l.startsWith(wanted))
+      )
+        allRight = false;
     }
     if (r.status !== (sets.every(([, , e]) => e) ? 0 : 1)) allRight = false;
   }

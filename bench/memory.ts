@@ -24,7 +24,8 @@ const HARNESS_GOAL_MB = 400;
 const CLIENT_GOAL_MB = 200;
 
 export async function run(args: string[]): Promise<BenchOutcome> {
-  const opt = (name: string): string | undefined => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const opt = (name: string): string | undefined =>
+    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const timeLimitS = Number(opt('time-limit') ?? 60);
   const lock = opt('lock') ?? 'redlock';
   if (!Number.isFinite(timeLimitS) || timeLimitS <= 0) {
@@ -32,7 +33,17 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     process.exit(254);
   }
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-memory-'));
-  const argv = ['--import', 'tsx', 'harness/cli.ts', `--lock=${lock}`, '--concurrency=10', '--accounts=10', `--time-limit=${timeLimitS}`, '--nemesis=none', `--results=${results}`];
+  const argv = [
+    '--import',
+    'tsx',
+    'harness/cli.ts',
+    `--lock=${lock}`,
+    '--concurrency=10',
+    '--accounts=10',
+    `--time-limit=${timeLimitS}`,
+    '--nemesis=none',
+    `--results=${results}`,
+  ];
   console.log(`memory: node ${argv.join(' ')}`);
   try {
     const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -60,13 +71,29 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     const ops = countOps(results);
     const mb = (kb: number) => Math.round(kb / 1024);
     const harnessMb = mb(peakKb.get(harnessPid)?.kb ?? 0);
-    const clientsMb = [...peakKb.values()].filter((p) => p.role === 'client').map((p) => mb(p.kb)).sort((a, b) => a - b);
+    const clientsMb = [...peakKb.values()]
+      .filter((p) => p.role === 'client')
+      .map((p) => mb(p.kb))
+      .sort((a, b) => a - b);
     const maxClient = clientsMb.at(-1) ?? 0;
-    console.log(`memory: harness exited ${exitCode}; history ${ops} ops; peak RSS harness ${harnessMb} MB; clients (${clientsMb.length}) ${clientsMb.join(', ')} MB`);
-    if (clientsMb.length === 0 || harnessMb === 0) throw new Error(`no memory readings (harness exited ${exitCode}); its output:\n${output.slice(-2000)}`);
+    console.log(
+      `memory: harness exited ${exitCode}; history ${ops} ops; peak RSS harness ${harnessMb} MB; clients (${clientsMb.length}) ${clientsMb.join(', ')} MB`,
+    );
+    if (clientsMb.length === 0 || harnessMb === 0)
+      throw new Error(`no memory readings (harness exited ${exitCode}); its output:\n${output.slice(-2000)}`);
     const goals: Goal[] = [
-      { what: `harness peak RSS (VmHWM), ${timeLimitS} s, 10 clients`, goal: `< ${HARNESS_GOAL_MB} MB`, measured: `${harnessMb} MB`, met: harnessMb < HARNESS_GOAL_MB },
-      { what: `largest client peak RSS of ${clientsMb.length}`, goal: `< ${CLIENT_GOAL_MB} MB`, measured: `${maxClient} MB`, met: maxClient < CLIENT_GOAL_MB },
+      {
+        what: `harness peak RSS (VmHWM), ${timeLimitS} s, 10 clients`,
+        goal: `< ${HARNESS_GOAL_MB} MB`,
+        measured: `${harnessMb} MB`,
+        met: harnessMb < HARNESS_GOAL_MB,
+      },
+      {
+        what: `largest client peak RSS of ${clientsMb.length}`,
+        goal: `< ${CLIENT_GOAL_MB} MB`,
+        measured: `${maxClient} MB`,
+        met: maxClient < CLIENT_GOAL_MB,
+      },
     ];
     return { benchmark: 'memory', goals, data: { lock, timeLimitS, exitCode, historyOps: ops, harnessMb, clientsMb } };
   } finally {

@@ -37,7 +37,10 @@ export function machine(): { cpus: number; memGiB: number; node: string; platfor
 export function saveOutcome(outcome: BenchOutcome, dir = path.join('results', 'bench')): string {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${outcome.benchmark}-${new Date().toISOString().replace(/:/g, '-')}.json`);
-  fs.writeFileSync(file, JSON.stringify({ ...outcome, machine: machine(), at: new Date().toISOString() }, null, 2) + '\n');
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ ...outcome, machine: machine(), at: new Date().toISOString() }, null, 2) + '\n',
+  );
   return file;
 }
 
@@ -47,7 +50,13 @@ export function verdictOf(g: Goal): string {
 
 /** The goals as a table, one row each, prefixed with the benchmark's name when given. */
 export function goalsTable(rows: { benchmark: string; goal: Goal }[]): string {
-  const cells = rows.map(({ benchmark, goal: g }) => [benchmark, g.what, g.goal, g.measured, verdictOf(g) + (g.why ? ` (${g.why})` : '')]);
+  const cells = rows.map(({ benchmark, goal: g }) => [
+    benchmark,
+    g.what,
+    g.goal,
+    g.measured,
+    verdictOf(g) + (g.why ? ` (${g.why})` : ''),
+  ]);
   const header = ['benchmark', 'measured', 'goal', 'result', 'verdict'];
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) => c.map((x, i) => (i === c.length - 1 ? x : x.padEnd(widths[i]))).join('  ');

@@ -11,7 +11,9 @@ const USAGE = `usage: npm run bench -- <${[...BENCHMARKS.map((b) => b.name), 'al
        npm run bench -- all [--quick]     every benchmark (small with --quick: under 10 minutes), then one table of goals
 
 ${BENCHMARKS.map((b) => `  ${b.name.padEnd(8)} ${b.summary}`).join('\n')}
-${Object.entries(ALIASES).map(([a, t]) => `  ${a.padEnd(8)} = ${t.name} ${t.args.join(' ')}`).join('\n')}`;
+${Object.entries(ALIASES)
+  .map(([a, t]) => `  ${a.padEnd(8)} = ${t.name} ${t.args.join(' ')}`)
+  .join('\n')}`;
 
 const [name, ...args] = process.argv.slice(2);
 if (name === 'all') process.exit(await runAll(args));
@@ -47,12 +49,17 @@ async function runAll(allArgs: string[]): Promise<number> {
     } catch (e) {
       // One broken benchmark must not hide the others' numbers; it shows as a missed goal.
       console.error(`bench ${b.name} failed: ${(e as Error).stack ?? e}`);
-      rows.push({ benchmark: b.name, goal: { what: 'ran to the end', goal: 'no error', measured: (e as Error).message.split('\n')[0], met: false } });
+      rows.push({
+        benchmark: b.name,
+        goal: { what: 'ran to the end', goal: 'no error', measured: (e as Error).message.split('\n')[0], met: false },
+      });
     }
   }
   const minutes = (performance.now() - started) / 60_000;
   const missed = rows.filter((r) => r.goal.met === false).length;
-  console.log(`\n=== all benchmarks${quick ? ' (quick)' : ''}: ${rows.length - missed} of ${rows.length} goals met or skipped, ${missed} missed, in ${minutes.toFixed(1)} min ===\n`);
+  console.log(
+    `\n=== all benchmarks${quick ? ' (quick)' : ''}: ${rows.length - missed} of ${rows.length} goals met or skipped, ${missed} missed, in ${minutes.toFixed(1)} min ===\n`,
+  );
   console.log(goalsTable(rows));
   return missed > 0 ? 1 : 0;
 }

@@ -29,7 +29,8 @@ const BOOT_GOAL_MS = 5000;
 const FIRST_OP_GOAL_MS = 6000;
 
 export async function run(args: string[]): Promise<BenchOutcome> {
-  const opt = (name: string): string | undefined => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const opt = (name: string): string | undefined =>
+    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const rounds = Number(opt('rounds') ?? 3);
   const only = opt('only');
   if (!Number.isInteger(rounds) || rounds < 1 || (only !== undefined && only !== 'boot' && only !== 'first-op')) {
@@ -43,15 +44,33 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   if (only !== 'first-op') {
     const local = await bootRounds('local', rounds);
     data.localBoot = local;
-    goals.push({ what: `local full-cluster boot, median of ${rounds}`, goal: `< ${BOOT_GOAL_MS} ms`, measured: `${local.totalMs.median} ms`, met: local.totalMs.median < BOOT_GOAL_MS });
+    goals.push({
+      what: `local full-cluster boot, median of ${rounds}`,
+      goal: `< ${BOOT_GOAL_MS} ms`,
+      measured: `${local.totalMs.median} ms`,
+      met: local.totalMs.median < BOOT_GOAL_MS,
+    });
     const docker = await findDockerEngine();
     if (!docker) {
-      console.log(`\ndocker boot: skipped, no Docker engine answers at ${engineAddress()} (see README, --backend=docker)`);
-      goals.push({ what: 'docker full-cluster boot', goal: `< ${BOOT_GOAL_MS} ms`, measured: '-', met: 'skipped', why: 'no Docker engine' });
+      console.log(
+        `\ndocker boot: skipped, no Docker engine answers at ${engineAddress()} (see README, --backend=docker)`,
+      );
+      goals.push({
+        what: 'docker full-cluster boot',
+        goal: `< ${BOOT_GOAL_MS} ms`,
+        measured: '-',
+        met: 'skipped',
+        why: 'no Docker engine',
+      });
     } else {
       const d = await bootRounds('docker', rounds);
       data.dockerBoot = d;
-      goals.push({ what: `docker full-cluster boot, median of ${rounds}`, goal: `< ${BOOT_GOAL_MS} ms`, measured: `${d.totalMs.median} ms`, met: d.totalMs.median < BOOT_GOAL_MS });
+      goals.push({
+        what: `docker full-cluster boot, median of ${rounds}`,
+        goal: `< ${BOOT_GOAL_MS} ms`,
+        measured: `${d.totalMs.median} ms`,
+        met: d.totalMs.median < BOOT_GOAL_MS,
+      });
     }
   }
   if (only !== 'boot') {
@@ -66,7 +85,12 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     }
     const median = medianOf(runs.map((r) => r.firstOpMs));
     data.firstOp = runs;
-    goals.push({ what: `spawn → first history op (redlock, --time-limit=3), median of ${rounds}`, goal: `< ${FIRST_OP_GOAL_MS} ms`, measured: `${median} ms`, met: median < FIRST_OP_GOAL_MS });
+    goals.push({
+      what: `spawn → first history op (redlock, --time-limit=3), median of ${rounds}`,
+      goal: `< ${FIRST_OP_GOAL_MS} ms`,
+      measured: `${median} ms`,
+      met: median < FIRST_OP_GOAL_MS,
+    });
   }
   return { benchmark: 'startup', goals, data };
 }
@@ -77,13 +101,18 @@ interface Stat {
   max: number;
 }
 
-async function bootRounds(backend: Backend, rounds: number): Promise<{ backend: Backend; totalMs: Stat; readyMsByKind: Record<string, Stat> }> {
+async function bootRounds(
+  backend: Backend,
+  rounds: number,
+): Promise<{ backend: Backend; totalMs: Stat; readyMsByKind: Record<string, Stat> }> {
   const totals: number[] = [];
   const perKind = new Map<string, number[]>();
   for (let i = 0; i < rounds; i++) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `fencepost-bench-boot-${backend}-`));
     // Image checks and engine connection happen here, outside the timed part: the goal is about booting nodes.
-    const cluster = await createCluster(backend, FULL_CLUSTER, dir, new PidRegistry(path.join(dir, 'pids')), (l) => console.error(l));
+    const cluster = await createCluster(backend, FULL_CLUSTER, dir, new PidRegistry(path.join(dir, 'pids')), (l) =>
+      console.error(l),
+    );
     const t0 = performance.now();
     try {
       await cluster.start();
@@ -98,10 +127,17 @@ async function bootRounds(backend: Backend, rounds: number): Promise<{ backend: 
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }
-  const result = { backend, totalMs: stat(totals), readyMsByKind: Object.fromEntries([...perKind].map(([k, v]) => [k, stat(v)])) };
+  const result = {
+    backend,
+    totalMs: stat(totals),
+    readyMsByKind: Object.fromEntries([...perKind].map(([k, v]) => [k, stat(v)])),
+  };
   console.log(`\n${backend} full cluster (12 nodes) boot over ${rounds} round(s) on ${os.cpus().length} cores`);
-  console.log(`  total   min ${result.totalMs.min} ms   median ${result.totalMs.median} ms   max ${result.totalMs.max} ms`);
-  for (const [k, s] of Object.entries(result.readyMsByKind)) console.log(`  ${k.padEnd(6)}  min ${s.min} ms   median ${s.median} ms   max ${s.max} ms`);
+  console.log(
+    `  total   min ${result.totalMs.min} ms   median ${result.totalMs.median} ms   max ${result.totalMs.max} ms`,
+  );
+  for (const [k, s] of Object.entries(result.readyMsByKind))
+    console.log(`  ${k.padEnd(6)}  min ${s.min} ms   median ${s.median} ms   max ${s.max} ms`);
   return result;
 }
 
@@ -119,7 +155,15 @@ interface FirstOp {
 
 async function timeToFirstOp(): Promise<FirstOp> {
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-first-op-'));
-  const argv = ['--import', 'tsx', 'harness/cli.ts', '--lock=redlock', '--nemesis=none', '--time-limit=3', `--results=${results}`];
+  const argv = [
+    '--import',
+    'tsx',
+    'harness/cli.ts',
+    '--lock=redlock',
+    '--nemesis=none',
+    '--time-limit=3',
+    `--results=${results}`,
+  ];
   try {
     const t0 = performance.now();
     const child = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -146,7 +190,8 @@ async function timeToFirstOp(): Promise<FirstOp> {
     }
     const code = await exited;
     const exitMs = Math.round(performance.now() - t0);
-    if (firstOpMs === null) throw new Error(`the harness exited ${code} without writing a history op; its stderr:\n${stderr.slice(-2000)}`);
+    if (firstOpMs === null)
+      throw new Error(`the harness exited ${code} without writing a history op; its stderr:\n${stderr.slice(-2000)}`);
     const boot = /nodes ready in (\d+) ms/.exec(stderr);
     return { firstOpMs, bootMs: boot ? Number(boot[1]) : null, runDirAtMs, readyAtMs, exitMs, exitCode: code, firstOp };
   } finally {

@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { checkLinearizable } from './linearizable.ts';
 import { accountModel, accountOperations } from './models/account.ts';
-import { fail, finalRead, history, info, invoke, ok, read, row, writeValue, twoWritersLoseOne } from '../test/support/test-history.ts';
+import {
+  fail,
+  finalRead,
+  history,
+  info,
+  invoke,
+  ok,
+  read,
+  row,
+  writeValue,
+  twoWritersLoseOne,
+} from '../test/support/test-history.ts';
 
-const check = (h: ReturnType<typeof history>) => checkLinearizable(accountModel, accountOperations(h), { deadlineMs: 10_000 });
+const check = (h: ReturnType<typeof history>) =>
+  checkLinearizable(accountModel, accountOperations(h), { deadlineMs: 10_000 });
 
 describe('account model: each read → write is one atomic read-modify-write', () => {
   it('sequential critical sections are linearizable', () => {
@@ -125,9 +137,19 @@ describe('account model: each read → write is one atomic read-modify-write', (
   });
 
   it('without a final read, the opening balance is whatever the first read saw', () => {
-    const h = history(read(0, 70, 0), invoke(0, 'write', writeValue(70, 75, 0)), ok(0, 'write', { ...writeValue(70, 75, 0), writeId: 1 }), read(1, 75, 1));
+    const h = history(
+      read(0, 70, 0),
+      invoke(0, 'write', writeValue(70, 75, 0)),
+      ok(0, 'write', { ...writeValue(70, 75, 0), writeId: 1 }),
+      read(1, 75, 1),
+    );
     expect(check(h).valid).toBe(true);
-    const stale = history(read(0, 70, 0), invoke(0, 'write', writeValue(70, 75, 0)), ok(0, 'write', { ...writeValue(70, 75, 0), writeId: 1 }), read(1, 70, 0));
+    const stale = history(
+      read(0, 70, 0),
+      invoke(0, 'write', writeValue(70, 75, 0)),
+      ok(0, 'write', { ...writeValue(70, 75, 0), writeId: 1 }),
+      read(1, 70, 0),
+    );
     expect(check(stale).valid).toBe(false);
   });
 

@@ -61,9 +61,12 @@ describe('check <run-dir>', () => {
     writeFileSync(path.join(d, 'history.jsonl'), jsonl(history(finalRead(0, 100, 100, []))));
     writeFileSync(path.join(d, 'test.json'), JSON.stringify({ config: { fencing: false, concurrency: 2 } }));
     expect(await checkCommand([d])).toBe(2);
-    expect(out[0].split("\n")[0]).toMatch(/^UNKNOWN: .*: no progress: 0 writes committed; no client op completed$/);
+    expect(out[0].split('\n')[0]).toMatch(/^UNKNOWN: .*: no progress: 0 writes committed; no client op completed$/);
     const results = JSON.parse(readFileSync(path.join(d, 'results.json'), 'utf8'));
-    expect(results).toMatchObject({ valid: 'unknown', unknownReasons: ['no progress: 0 writes committed; no client op completed'] });
+    expect(results).toMatchObject({
+      valid: 'unknown',
+      unknownReasons: ['no progress: 0 writes committed; no client op completed'],
+    });
   });
 
   it('still checks without test.json, saying it assumed an unfenced run', async () => {
@@ -91,13 +94,19 @@ describe('check --model=<model> <file>', () => {
 
   it('checks a Jepsen EDN history written one map per line', async () => {
     const file = path.join(dir, 'history.edn');
-    writeFileSync(file, '{:process 0 :type :invoke :f :write :value 1}\n{:process 0 :type :ok :f :write :value 1}\n{:process :nemesis :type :info :f :kill}\n{:process 1 :type :invoke :f :read :value nil}\n{:process 1 :type :ok :f :read :value 1}\n');
+    writeFileSync(
+      file,
+      '{:process 0 :type :invoke :f :write :value 1}\n{:process 0 :type :ok :f :write :value 1}\n{:process :nemesis :type :info :f :kill}\n{:process 1 :type :invoke :f :read :value nil}\n{:process 1 :type :ok :f :read :value 1}\n',
+    );
     expect(await checkCommand(['--model=register', file])).toBe(0);
   });
 
   it('--initial sets the register’s starting value', async () => {
     const file = path.join(dir, 'cas.edn');
-    writeFileSync(file, '[{:process 0 :type :invoke :f :cas :value [0 1]} {:process 0 :type :ok :f :cas :value [0 1]}]');
+    writeFileSync(
+      file,
+      '[{:process 0 :type :invoke :f :cas :value [0 1]} {:process 0 :type :ok :f :cas :value [0 1]}]',
+    );
     expect(await checkCommand(['--model=cas-register', file])).toBe(1);
     expect(await checkCommand(['--model=cas-register', '--initial=0', file])).toBe(0);
   });
@@ -139,8 +148,10 @@ describe('check --model=<model> <file>', () => {
 });
 
 describe('check --model=<model> <file|dir>… (many histories in one process)', () => {
-  const validEdn = '[{:process 0 :type :invoke :f :write :value 1} {:process 0 :type :ok :f :write :value 1} {:process 1 :type :invoke :f :read :value nil} {:process 1 :type :ok :f :read :value 1}]';
-  const invalidEdn = '[{:process 0 :type :invoke :f :write :value 1} {:process 0 :type :ok :f :write :value 1} {:process 1 :type :invoke :f :read :value nil} {:process 1 :type :ok :f :read :value 7}]';
+  const validEdn =
+    '[{:process 0 :type :invoke :f :write :value 1} {:process 0 :type :ok :f :write :value 1} {:process 1 :type :invoke :f :read :value nil} {:process 1 :type :ok :f :read :value 1}]';
+  const invalidEdn =
+    '[{:process 0 :type :invoke :f :write :value 1} {:process 0 :type :ok :f :write :value 1} {:process 1 :type :invoke :f :read :value nil} {:process 1 :type :ok :f :read :value 7}]';
   // 20 overlapping writes and a read of a value none wrote: ~2^20 configurations, far more than 300 ms of work.
   const hardEdn = `[${[
     ...Array.from({ length: 20 }, (_, p) => `{:process ${p} :type :invoke :f :write :value ${p + 1}}`),
@@ -171,7 +182,9 @@ describe('check --model=<model> <file|dir>… (many histories in one process)', 
     expect(out.at(-1)).toMatch(/1 unknown .* → UNKNOWN$/);
     expect(out.find((l) => l.includes('bulk-hard'))).toMatch(/^UNKNOWN .*deadline reached/);
     out = [];
-    expect(await checkCommand(['--model=register', '--initial=0', '--deadline=300', hardFile, invalidFile, bulk])).toBe(1);
+    expect(await checkCommand(['--model=register', '--initial=0', '--deadline=300', hardFile, invalidFile, bulk])).toBe(
+      1,
+    );
     expect(out.find((l) => l.includes('bulk-invalid'))).toMatch(/^INVALID .*read 7 at op #2 cannot be linearized/);
     expect(out.at(-1)).toMatch(/^total: 4 histories as register: 2 valid, 1 invalid, 1 unknown in \d+ ms → INVALID$/);
   });

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { checkOptionsFor, checkRun, DECIDING_CHECKERS } from './check-run.ts';
 import { generateBankHistory } from '../test/support/memory-bank.ts';
-import { fail, finalRead, history, invoke, ok, read, row, writeValue, type Event, twoWritersLoseOne } from '../test/support/test-history.ts';
+import {
+  fail,
+  finalRead,
+  history,
+  invoke,
+  ok,
+  read,
+  row,
+  writeValue,
+  type Event,
+  twoWritersLoseOne,
+} from '../test/support/test-history.ts';
 
 const at = (time: number, e: Event): Event => ({ ...e, time });
 
@@ -13,7 +24,12 @@ describe('checkRun on a literal fenced run', () => {
     at(2_000_000, ok(0, 'acquire', { account: 0, token: '5' })), // acquire 2 ms
     at(3_000_000, invoke(0, 'read', { account: 0 })),
     at(4_000_000, ok(0, 'read', { account: 0, balance: 100, version: 0, lastWriteId: 0 })), // read 1 ms
-    at(5_000_000, { process: 'nemesis', type: 'info', f: 'pause', value: { phase: 'start', targets: ['client p0'], params: { durationMs: 20 } } }),
+    at(5_000_000, {
+      process: 'nemesis',
+      type: 'info',
+      f: 'pause',
+      value: { phase: 'start', targets: ['client p0'], params: { durationMs: 20 } },
+    }),
     at(6_000_000, invoke(1, 'acquire', { account: 0 })),
     at(10_000_000, ok(1, 'acquire', { account: 0, token: '6' })), // acquire 4 ms
     read(1, 100, 0).map((e, i) => at(11_000_000 + i * 1_000_000, e)),
@@ -42,7 +58,9 @@ describe('checkRun on a literal fenced run', () => {
   });
 
   it('pairs the fault window', () => {
-    expect(r.faults).toEqual([{ f: 'pause', start: 5_000_000, end: 25_000_000, targets: ['client p0'], params: { durationMs: 20 } }]);
+    expect(r.faults).toEqual([
+      { f: 'pause', start: 5_000_000, end: 25_000_000, targets: ['client p0'], params: { durationMs: 20 } },
+    ]);
   });
 
   it('counts ops by outcome and f (nemesis records are not ops)', () => {
@@ -71,7 +89,14 @@ describe('checkRun on a literal fenced run', () => {
   });
 
   it('keeps every checker result, including the informational mutex check', () => {
-    expect(Object.keys(r.checkers).sort()).toEqual(['fencing-order', 'linearizable', 'lost-updates', 'mutex-linearizable', 'mutual-exclusion', 'token-order']);
+    expect(Object.keys(r.checkers).sort()).toEqual([
+      'fencing-order',
+      'linearizable',
+      'lost-updates',
+      'mutex-linearizable',
+      'mutual-exclusion',
+      'token-order',
+    ]);
     expect(r.checkers['mutex-linearizable']).toMatchObject({ decides: false });
     // The stale holder's release reports released: false, so as a mutex p1's acquire is the violation.
     expect(r.checkers['mutex-linearizable'].valid).toBe(false);
@@ -108,28 +133,60 @@ describe('checkRun verdicts', () => {
     );
     const locked = checkRun(h, { fencing: true });
     expect(locked.overlaps).toBeGreaterThan(0);
-    const r = checkRun(h, checkOptionsFor({ config: { fencing: false, minWrites: 1 }, strategy: { token: 'version', exclusive: false } }));
+    const r = checkRun(
+      h,
+      checkOptionsFor({ config: { fencing: false, minWrites: 1 }, strategy: { token: 'version', exclusive: false } }),
+    );
     expect(r.overlaps).toBe(0);
-    expect(r.checkers['mutual-exclusion']).toMatchObject({ valid: true, note: expect.stringMatching(/not applicable/) });
+    expect(r.checkers['mutual-exclusion']).toMatchObject({
+      valid: true,
+      note: expect.stringMatching(/not applicable/),
+    });
     expect(r.staleWritesRejected).toBe(1);
     expect(r.valid).toBe(true);
   });
 
   it('checkOptionsFor: the version column counts as a fence; exclusive unless the strategy says otherwise', () => {
     const evidence = { minWrites: 10, concurrency: 1 };
-    expect(checkOptionsFor({ config: { fencing: true }, strategy: { token: 'monotonic' } })).toEqual({ fencing: true, exclusive: true, token: 'monotonic', evidence });
-    expect(checkOptionsFor({ config: { fencing: false }, strategy: { token: 'version', exclusive: false } })).toEqual({ fencing: true, exclusive: false, token: 'version', evidence });
+    expect(checkOptionsFor({ config: { fencing: true }, strategy: { token: 'monotonic' } })).toEqual({
+      fencing: true,
+      exclusive: true,
+      token: 'monotonic',
+      evidence,
+    });
+    expect(checkOptionsFor({ config: { fencing: false }, strategy: { token: 'version', exclusive: false } })).toEqual({
+      fencing: true,
+      exclusive: false,
+      token: 'version',
+      evidence,
+    });
     expect(checkOptionsFor({})).toEqual({ fencing: false, exclusive: true, evidence });
-    expect(checkOptionsFor({ config: { minWrites: 3, concurrency: 4 } }).evidence).toEqual({ minWrites: 3, concurrency: 4 });
+    expect(checkOptionsFor({ config: { minWrites: 3, concurrency: 4 } }).evidence).toEqual({
+      minWrites: 3,
+      concurrency: 4,
+    });
     // The run's fault list: its targeted faults must have hit for the verdict to be valid.
-    expect(checkOptionsFor({ faults: ['pause-holder', 'clock'] })).toEqual({ fencing: false, exclusive: true, evidence, faults: ['pause-holder', 'clock'] });
+    expect(checkOptionsFor({ faults: ['pause-holder', 'clock'] })).toEqual({
+      fencing: false,
+      exclusive: true,
+      evidence,
+      faults: ['pause-holder', 'clock'],
+    });
     // …except those that did not apply to it (never injected).
-    expect(checkOptionsFor({ faults: ['pause-holder', 'restart-empty'], skippedFaults: { 'restart-empty': '--lock=etcd uses no Redis master' } }).faults).toEqual(['pause-holder']);
+    expect(
+      checkOptionsFor({
+        faults: ['pause-holder', 'restart-empty'],
+        skippedFaults: { 'restart-empty': '--lock=etcd uses no Redis master' },
+      }).faults,
+    ).toEqual(['pause-holder']);
   });
 
   it('a checker that crashes makes its verdict unknown, not the run crash', () => {
     // A final read without a ledger: the lost-updates checker cannot work with it.
-    const h = history(invoke('harness', 'final-read', { account: 0 }), ok('harness', 'final-read', { account: 0, initialBalance: 0, balance: 0 }));
+    const h = history(
+      invoke('harness', 'final-read', { account: 0 }),
+      ok('harness', 'final-read', { account: 0, initialBalance: 0, balance: 0 }),
+    );
     const r = checkRun(h, { fencing: false });
     expect(r.checkers['lost-updates'].valid).toBe('unknown');
     expect(r.checkers['lost-updates'].error).toMatch(/TypeError/);
@@ -145,7 +202,12 @@ describe('checkRun verdicts', () => {
   });
 
   it('a generated run with a broken lock loses updates, and every deciding checker that can see it says so', async () => {
-    const { history: h, brokenGrants } = await generateBankHistory({ ops: 3000, processes: 5, seed: 3, brokenLockRate: 0.1 });
+    const { history: h, brokenGrants } = await generateBankHistory({
+      ops: 3000,
+      processes: 5,
+      seed: 3,
+      brokenLockRate: 0.1,
+    });
     expect(brokenGrants).toBeGreaterThan(0);
     const r = checkRun(h, { fencing: false });
     expect(r.valid).toBe(false);
@@ -156,7 +218,13 @@ describe('checkRun verdicts', () => {
   });
 
   it('a generated fenced run with a broken lock has stale writes rejected and tokens in order', async () => {
-    const { history: h } = await generateBankHistory({ ops: 3000, processes: 5, seed: 3, brokenLockRate: 0.1, fencing: true });
+    const { history: h } = await generateBankHistory({
+      ops: 3000,
+      processes: 5,
+      seed: 3,
+      brokenLockRate: 0.1,
+      fencing: true,
+    });
     const r = checkRun(h, { fencing: true });
     expect(r.staleWritesRejected).toBeGreaterThan(0);
     expect(r.checkers['fencing-order']).toMatchObject({ valid: true, staleWritesRejected: r.staleWritesRejected });

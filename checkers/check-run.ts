@@ -56,7 +56,9 @@ export function checkOptionsFor(test: {
     // The version column is the postgres strategy's fence: hold it to the fencing promises too.
     fencing: test.config?.fencing === true || test.strategy?.token === 'version',
     exclusive: test.strategy?.exclusive !== false,
-    ...(test.strategy?.token === 'monotonic' || test.strategy?.token === 'version' || test.strategy?.token === 'none' ? { token: test.strategy.token } : {}),
+    ...(test.strategy?.token === 'monotonic' || test.strategy?.token === 'version' || test.strategy?.token === 'none'
+      ? { token: test.strategy.token }
+      : {}),
     // Runs from before --min-writes existed are held to its default.
     evidence: {
       minWrites: typeof c?.minWrites === 'number' ? c.minWrites : DEFAULT_MIN_WRITES,
@@ -73,7 +75,13 @@ const NO_MONOTONIC_TOKEN = 'not applicable: the strategy declares no monotonic t
  * view) is reported but does not decide: a lease-based lock that expires under a paused holder is "not a
  * mutex" by design, and what matters is whether that damaged the data, which the others judge.
  */
-export const DECIDING_CHECKERS = ['lost-updates', 'mutual-exclusion', 'fencing-order', 'token-order', 'linearizable'] as const;
+export const DECIDING_CHECKERS = [
+  'lost-updates',
+  'mutual-exclusion',
+  'fencing-order',
+  'token-order',
+  'linearizable',
+] as const;
 
 const DEFAULT_DEADLINE_MS = 60_000;
 /** The informational mutex check gets a small slice of the budget: it must never hold a run's results up. */
@@ -85,17 +93,26 @@ export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
   const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const checkers: Record<string, CheckerResult> = {
     'lost-updates': runChecker(() => checkLostUpdates(history)),
-    'mutual-exclusion': opts.exclusive === false ? { valid: true, overlaps: [], note: NOT_EXCLUSIVE } : runChecker(() => checkMutualExclusion(history)),
+    'mutual-exclusion':
+      opts.exclusive === false
+        ? { valid: true, overlaps: [], note: NOT_EXCLUSIVE }
+        : runChecker(() => checkMutualExclusion(history)),
     'fencing-order': runChecker(() => checkFencingOrder(history, { fencing: opts.fencing })),
-    'token-order': opts.token === 'monotonic' ? runChecker(() => checkTokenOrder(history)) : { valid: true, note: NO_MONOTONIC_TOKEN },
+    'token-order':
+      opts.token === 'monotonic'
+        ? runChecker(() => checkTokenOrder(history))
+        : { valid: true, note: NO_MONOTONIC_TOKEN },
     linearizable: runChecker(() => checkLinearizable(accountModel, accountOperations(history), { deadlineMs })),
-    'mutex-linearizable': opts.exclusive === false ? { valid: true, decides: false, note: NOT_EXCLUSIVE } : runChecker(() => ({
-      ...checkLinearizable(mutexModel, mutexOperations(history).ops, {
-        deadlineMs: Math.min(deadlineMs, MUTEX_BUDGET_MS),
-        maxConfigurations: MUTEX_MAX_CONFIGURATIONS,
-      }),
-      decides: false,
-    })),
+    'mutex-linearizable':
+      opts.exclusive === false
+        ? { valid: true, decides: false, note: NOT_EXCLUSIVE }
+        : runChecker(() => ({
+            ...checkLinearizable(mutexModel, mutexOperations(history).ops, {
+              deadlineMs: Math.min(deadlineMs, MUTEX_BUDGET_MS),
+              maxConfigurations: MUTEX_MAX_CONFIGURATIONS,
+            }),
+            decides: false,
+          })),
   };
 
   const lostUpdateDetails = (checkers['lost-updates'].lostUpdates as LostUpdate[] | undefined) ?? [];
@@ -103,7 +120,10 @@ export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
   const hits = faultHits(history);
   const progress = progressOf(history, opts.evidence?.concurrency);
   // Progress first (nothing written says more than a fault that missed), then the faults that never hit.
-  const reasons = [...(opts.evidence ? unknownReasons({ progress }, opts.evidence) : []), ...faultHitReasons(hits, opts.faults ?? [])];
+  const reasons = [
+    ...(opts.evidence ? unknownReasons({ progress }, opts.evidence) : []),
+    ...faultHitReasons(hits, opts.faults ?? []),
+  ];
   return {
     // false > unknown > true: a run the checkers found INVALID stays INVALID whatever its faults did.
     valid: withReasons(composeVerdict(checkers, DECIDING_CHECKERS), reasons),

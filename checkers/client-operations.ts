@@ -24,7 +24,11 @@ export interface ClientOperations {
  *
  * Processes `nemesis` and `harness` are not clients and are skipped.
  */
-export function clientOperations(history: Op[], fs: ReadonlySet<string>, pureFs: ReadonlySet<string> = new Set()): ClientOperations {
+export function clientOperations(
+  history: Op[],
+  fs: ReadonlySet<string>,
+  pureFs: ReadonlySet<string> = new Set(),
+): ClientOperations {
   const ops: Operation<ClientCall, unknown>[] = [];
   const ignored: Record<string, number> = {};
   const open = new Map<number | string, Op>();
@@ -58,7 +62,9 @@ export function clientOperations(history: Op[], fs: ReadonlySet<string>, pureFs:
     if (!invoke) {
       // A bare info with no invocation is a note (Jepsen writes them), not an operation.
       if (op.type === 'info') continue;
-      throw new Error(`malformed history: op #${op.index} (${op.type} ${op.f}) completes nothing: process ${op.process} had no open invocation`);
+      throw new Error(
+        `malformed history: op #${op.index} (${op.type} ${op.f}) completes nothing: process ${op.process} had no open invocation`,
+      );
     }
     open.delete(op.process);
     if (!fs.has(invoke.f)) {

@@ -36,29 +36,60 @@ describe('pruning crashed ops that cannot matter', () => {
   });
 
   it('drops an unread crashed write without hiding a real violation', () => {
-    const h = history(invoke(0, 'write', 1), info(0, 'write', 1), invoke(1, 'write', 2), ok(1, 'write', 2), invoke(2, 'read'), ok(2, 'read', 0));
+    const h = history(
+      invoke(0, 'write', 1),
+      info(0, 'write', 1),
+      invoke(1, 'write', 2),
+      ok(1, 'write', 2),
+      invoke(2, 'read'),
+      ok(2, 'read', 0),
+    );
     const r = bothWays('register', h);
     expect(r).toMatchObject({ valid: false, prunedCrashed: 1 });
   });
 
   it('dropping a crashed cas can free the crashed write it depended on (repeats to a fixed point)', () => {
-    const h = history(invoke(0, 'write', 5), info(0, 'write', 5), invoke(1, 'cas', [5, 6]), info(1, 'cas', [5, 6]), invoke(2, 'read'), ok(2, 'read', 0));
+    const h = history(
+      invoke(0, 'write', 5),
+      info(0, 'write', 5),
+      invoke(1, 'cas', [5, 6]),
+      info(1, 'cas', [5, 6]),
+      invoke(2, 'read'),
+      ok(2, 'read', 0),
+    );
     expect(bothWays('cas-register', h)).toMatchObject({ valid: true, prunedCrashed: 2 });
   });
 
   it('keeps both when the cas’s new value is read: the write explains the cas, the cas explains the read', () => {
-    const h = history(invoke(0, 'write', 5), info(0, 'write', 5), invoke(1, 'cas', [5, 6]), info(1, 'cas', [5, 6]), invoke(2, 'read'), ok(2, 'read', 6));
+    const h = history(
+      invoke(0, 'write', 5),
+      info(0, 'write', 5),
+      invoke(1, 'cas', [5, 6]),
+      info(1, 'cas', [5, 6]),
+      invoke(2, 'read'),
+      ok(2, 'read', 6),
+    );
     expect(bothWays('cas-register', h)).toMatchObject({ valid: true, prunedCrashed: 0 });
   });
 
   it('a crashed op that needs the state it leaves (cas 1 → 1) does not count as its own observer', () => {
-    const { model, ops } = build('cas-register', history(invoke(0, 'cas', [1, 1]), info(0, 'cas', [1, 1]), invoke(1, 'read'), ok(1, 'read', 0)));
+    const { model, ops } = build(
+      'cas-register',
+      history(invoke(0, 'cas', [1, 1]), info(0, 'cas', [1, 1]), invoke(1, 'read'), ok(1, 'read', 0)),
+    );
     expect(pruneCrashedOps(model, ops).pruned).toBe(1);
   });
 
   it('a crashed write placed only right before a read of its value still explains a read after a later write', () => {
     // The crashed write of 1 must take effect after the completed write of 2, just before the read of 1.
-    const h = history(invoke(0, 'write', 1), info(0, 'write', 1), invoke(1, 'write', 2), ok(1, 'write', 2), invoke(2, 'read'), ok(2, 'read', 1));
+    const h = history(
+      invoke(0, 'write', 1),
+      info(0, 'write', 1),
+      invoke(1, 'write', 2),
+      ok(1, 'write', 2),
+      invoke(2, 'read'),
+      ok(2, 'read', 1),
+    );
     expect(bothWays('register', h)).toMatchObject({ valid: true, prunedCrashed: 0 });
   });
 
@@ -127,7 +158,13 @@ describe('pruning never changes a verdict', () => {
   it('on 120 generated register histories with crashed writes (valid and invalid)', () => {
     const verdicts = { true: 0, false: 0 };
     for (let seed = 1; seed <= 120; seed++) {
-      const { history: h } = generateCrashedRegisterHistory({ ops: 24, processes: 4, crashRate: 0.4, seed, invalid: seed % 3 === 0 });
+      const { history: h } = generateCrashedRegisterHistory({
+        ops: 24,
+        processes: 4,
+        crashRate: 0.4,
+        seed,
+        invalid: seed % 3 === 0,
+      });
       const { model, ops } = build('register', h);
       const pruned = checkLinearizable(model, ops, { deadlineMs: 10_000 }).valid;
       const plain = checkLinearizable(model, ops, { deadlineMs: 10_000, pruneCrashed: false }).valid;

@@ -13,8 +13,12 @@ describe('EDN histories (Jepsen/Knossos format)', () => {
   });
 
   it('reads a list, and one map per line', () => {
-    const list = parseEdnHistory('({:process 1, :type :invoke, :f :read, :value nil} {:process 1, :type :ok, :f :read, :value 3})');
-    const lines = parseEdnHistory('{:process 1, :type :invoke, :f :read, :value nil}\n{:process 1, :type :ok, :f :read, :value 3}\n');
+    const list = parseEdnHistory(
+      '({:process 1, :type :invoke, :f :read, :value nil} {:process 1, :type :ok, :f :read, :value 3})',
+    );
+    const lines = parseEdnHistory(
+      '{:process 1, :type :invoke, :f :read, :value nil}\n{:process 1, :type :ok, :f :read, :value 3}\n',
+    );
     expect(lines).toEqual(list);
     expect(list[1]).toMatchObject({ process: 1, type: 'ok', f: 'read', value: 3 });
   });
@@ -35,7 +39,9 @@ describe('EDN histories (Jepsen/Knossos format)', () => {
   });
 
   it('a missing :value is null; big integers stay exact', () => {
-    const [a, b] = parseEdnHistory('[{:process 0 :type :invoke :f :acquire} {:process 0 :type :ok :f :acquire :value 123456789012345678901N}]');
+    const [a, b] = parseEdnHistory(
+      '[{:process 0 :type :invoke :f :acquire} {:process 0 :type :ok :f :acquire :value 123456789012345678901N}]',
+    );
     expect(a.value).toBeNull();
     expect(b.value).toBe('123456789012345678901');
   });

@@ -13,7 +13,14 @@ import type { Op, OpType, ProcessId } from '../history/op.ts';
  */
 export function parseEdnHistory(text: string): Op[] {
   if (text.trim() === '') throw new Error('not an EDN history: the file is empty (is it truncated?)');
-  const options = { mapAs: 'object', keywordAs: 'string', listAs: 'array', setAs: 'array', symbolAs: 'string', charAs: 'string' } as const;
+  const options = {
+    mapAs: 'object',
+    keywordAs: 'string',
+    listAs: 'array',
+    setAs: 'array',
+    symbolAs: 'string',
+    charAs: 'string',
+  } as const;
   let parsed = parseEDNString(text, options);
   // A file of top-level maps (one per line), or of tuples, is a sequence of values, not one collection: the
   // parser returns only the first, so read it again wrapped in a vector.

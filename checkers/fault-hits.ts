@@ -52,15 +52,25 @@ function judge(start: Op, byIndex: Map<number, Op>, byProcess: Map<number, Op[]>
   const own = byProcess.get(aim.process) ?? [];
   const byTime = typeof aim.readTime === 'number' && typeof aim.atTime === 'number';
   const read = byTime ? own.find((op) => op.time === aim.readTime && op.f === 'read') : byIndex.get(aim.readIndex);
-  if (!read || read.process !== aim.process || read.f !== 'read' || read.type !== 'ok' || (read.value as Partial<AccountRef> | null)?.account !== aim.account) {
-    const which = byTime ? `the history has no read of account ${aim.account} by ${p} at ${(aim.readTime! / 1e6).toFixed(1)} ms` : `history #${aim.readIndex} is not ${p}'s read of account ${aim.account}`;
+  if (
+    !read ||
+    read.process !== aim.process ||
+    read.f !== 'read' ||
+    read.type !== 'ok' ||
+    (read.value as Partial<AccountRef> | null)?.account !== aim.account
+  ) {
+    const which = byTime
+      ? `the history has no read of account ${aim.account} by ${p} at ${(aim.readTime! / 1e6).toFixed(1)} ms`
+      : `history #${aim.readIndex} is not ${p}'s read of account ${aim.account}`;
     return miss(`${which}, which the fault says it caught`);
   }
   // A process's ops are in its own order in either numbering: the one after its read is what it did next.
   const next = own[own.indexOf(read) + 1];
   const strikeAt = byTime ? `${(aim.atTime! / 1e6).toFixed(1)} ms` : `#${aim.atIndex}`;
   if (next !== undefined && (byTime ? next.time <= aim.atTime! : next.index < aim.atIndex)) {
-    return miss(`${p} had left its critical section (#${next.index}: ${next.f} ${next.type}) before the fault struck (at ${strikeAt})`);
+    return miss(
+      `${p} had left its critical section (#${next.index}: ${next.f} ${next.type}) before the fault struck (at ${strikeAt})`,
+    );
   }
   const struck = aim.struck ?? [];
   let keys = '';
@@ -68,11 +78,21 @@ function judge(start: Op, byIndex: Map<number, Op>, byProcess: Map<number, Op[]>
     const bare = struck.filter((n) => !(aim.keysOn![n]?.length > 0));
     if (!struck.length) return miss('it struck no node');
     if (bare.length) return miss(`${bare.join(', ')} held no lock key of account ${aim.account} when struck`);
-    if (aim.needed !== undefined && struck.length < aim.needed) return miss(`it struck ${struck.length} of the ${aim.needed} nodes the lock needed broken`);
+    if (aim.needed !== undefined && struck.length < aim.needed)
+      return miss(`it struck ${struck.length} of the ${aim.needed} nodes the lock needed broken`);
     keys = `; ${struck.map((n) => `${n} held ${aim.keysOn![n].join(', ')}`).join(', ')}`;
   }
-  const what = start.f === 'pause-holder' ? `paused ${p}` : start.f === 'restart-empty' ? `killed ${struck.join(', ')}` : `jumped the clock of ${struck.join(', ')}`;
-  return { index: start.index, hit: true, evidence: `${what} while ${p} was inside its critical section on account ${aim.account} (read #${read.index}, struck at ${strikeAt})${keys}` };
+  const what =
+    start.f === 'pause-holder'
+      ? `paused ${p}`
+      : start.f === 'restart-empty'
+        ? `killed ${struck.join(', ')}`
+        : `jumped the clock of ${struck.join(', ')}`;
+  return {
+    index: start.index,
+    hit: true,
+    evidence: `${what} while ${p} was inside its critical section on account ${aim.account} (read #${read.index}, struck at ${strikeAt})${keys}`,
+  };
 }
 
 /**
@@ -81,11 +101,23 @@ function judge(start: Op, byIndex: Map<number, Op>, byProcess: Map<number, Op[]>
  * held): the history alone shows it, the client's `write` invoke and its late completion included.
  */
 function judgeByEnd(start: Op, end: Op | undefined): FaultShot {
-  const params = isRecord(end?.value) && isRecord((end.value as Record<string, unknown>).params) ? ((end.value as Record<string, unknown>).params as Record<string, unknown>) : null;
-  const note = isRecord(end?.value) && typeof (end.value as Record<string, unknown>).note === 'string' ? String((end.value as Record<string, unknown>).note) : '';
-  if (!params) return { index: start.index, hit: false, evidence: 'no end record: the run ended before the hold was released' };
-  if (params.hit !== true) return { index: start.index, hit: false, evidence: note || 'the holder sent no write into the hold' };
-  return { index: start.index, hit: true, evidence: `held p${String(params.process)}'s traffic on account ${String(params.account)}: ${note}` };
+  const params =
+    isRecord(end?.value) && isRecord((end.value as Record<string, unknown>).params)
+      ? ((end.value as Record<string, unknown>).params as Record<string, unknown>)
+      : null;
+  const note =
+    isRecord(end?.value) && typeof (end.value as Record<string, unknown>).note === 'string'
+      ? String((end.value as Record<string, unknown>).note)
+      : '';
+  if (!params)
+    return { index: start.index, hit: false, evidence: 'no end record: the run ended before the hold was released' };
+  if (params.hit !== true)
+    return { index: start.index, hit: false, evidence: note || 'the holder sent no write into the hold' };
+  return {
+    index: start.index,
+    hit: true,
+    evidence: `held p${String(params.process)}'s traffic on account ${String(params.account)}: ${note}`,
+  };
 }
 
 /** Fired and hit counts per fault, from the `start` records of the nemesis in the history. Pure. */
@@ -117,7 +149,8 @@ export function faultHits(history: readonly Op[]): Record<string, FaultHitCount>
 function endOf(history: readonly Op[], start: Op): Op | undefined {
   for (let i = history.indexOf(start) + 1; i < history.length; i++) {
     const op = history[i];
-    if (op.process === 'nemesis' && op.f === start.f && (op.value as Partial<NemesisValue> | null)?.phase === 'end') return op;
+    if (op.process === 'nemesis' && op.f === start.f && (op.value as Partial<NemesisValue> | null)?.phase === 'end')
+      return op;
   }
   return undefined;
 }
@@ -139,10 +172,14 @@ export function faultHitReasons(hits: Readonly<Record<string, FaultHitCount>>, r
     if (!runFaults.includes(f)) continue;
     const c = hits[f];
     if (!c || c.fired === 0) {
-      reasons.push(`${f} never fired: the history has no injection of it (the run ended before its turn, or no client entered its critical section with its lock where the fault could reach it: see the run's log); run longer or lower --nemesis-interval`);
+      reasons.push(
+        `${f} never fired: the history has no injection of it (the run ended before its turn, or no client entered its critical section with its lock where the fault could reach it: see the run's log); run longer or lower --nemesis-interval`,
+      );
     } else if (!c.hit) {
       const first = c.shots.find((s) => !s.hit);
-      reasons.push(`${f} fired ${c.fired} time${c.fired === 1 ? '' : 's'} but never ${NEVER[f]}${first ? ` (first miss, #${first.index}: ${first.evidence})` : ''}`);
+      reasons.push(
+        `${f} fired ${c.fired} time${c.fired === 1 ? '' : 's'} but never ${NEVER[f]}${first ? ` (first miss, #${first.index}: ${first.evidence})` : ''}`,
+      );
     }
   }
   return reasons;

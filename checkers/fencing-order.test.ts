@@ -4,14 +4,18 @@ import { fail, finalRead, history, invoke, ok, row, writeValue } from '../test/s
 
 describe('fencing order', () => {
   it('accepts tokens that never go backwards (equal tokens are one holder writing twice)', () => {
-    const h = history(finalRead(0, 0, 4, [row(1, 0, 0, 1, 0, '5'), row(2, 0, 1, 2, 1, '5'), row(3, 1, 2, 4, 2, '9')], '9'));
+    const h = history(
+      finalRead(0, 0, 4, [row(1, 0, 0, 1, 0, '5'), row(2, 0, 1, 2, 1, '5'), row(3, 1, 2, 4, 2, '9')], '9'),
+    );
     const r = checkFencingOrder(h, { fencing: true });
     expect(r).toMatchObject({ valid: true, tokensChecked: 3, regressions: [], source: 'ledger' });
   });
 
   it('compares 64-bit tokens exactly (as BigInt, not as doubles)', () => {
     // 2^53 + 1 then 2^53: equal as doubles, but the second is older.
-    const h = history(finalRead(0, 0, 2, [row(1, 0, 0, 1, 0, '9007199254740993'), row(2, 1, 1, 2, 1, '9007199254740992')]));
+    const h = history(
+      finalRead(0, 0, 2, [row(1, 0, 0, 1, 0, '9007199254740993'), row(2, 1, 1, 2, 1, '9007199254740992')]),
+    );
     const r = checkFencingOrder(h, { fencing: true });
     expect(r.valid).toBe(false);
     expect(r.regressions).toEqual([
@@ -44,7 +48,12 @@ describe('fencing order', () => {
   it("falls back to the clients' ok writes when the ledger was not read", () => {
     const w1 = writeValue(0, 1, 0, '8');
     const w2 = writeValue(1, 2, 1, '4');
-    const h = history(invoke(0, 'write', w1), ok(0, 'write', { ...w1, writeId: 1 }), invoke(1, 'write', w2), ok(1, 'write', { ...w2, writeId: 2 }));
+    const h = history(
+      invoke(0, 'write', w1),
+      ok(0, 'write', { ...w1, writeId: 1 }),
+      invoke(1, 'write', w2),
+      ok(1, 'write', { ...w2, writeId: 2 }),
+    );
     const r = checkFencingOrder(h, { fencing: true });
     expect(r.source).toBe('history');
     expect(r.valid).toBe(false);

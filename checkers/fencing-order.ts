@@ -46,14 +46,19 @@ export interface FencingOrderResult extends CheckerResult {
 export function checkFencingOrder(history: Op[], opts: { fencing: boolean }): FencingOrderResult {
   const ledgers = finalReads(history);
   const writes = bankWrites(history, ledgers);
-  const staleWritesRejected = writes.filter((w) => w.outcome === 'fail' && w.error !== undefined && STALE_REFUSALS.has(w.error)).length;
+  const staleWritesRejected = writes.filter(
+    (w) => w.outcome === 'fail' && w.error !== undefined && STALE_REFUSALS.has(w.error),
+  ).length;
   const notes: string[] = [];
 
   // Per account: committed writes in commit order as (writeId, token). The ledger is authoritative; the clients'
   // ok writes are a fallback for accounts the harness could not read at the end.
   const committed = new Map<number, { writeId: number; token: string | null }[]>();
   for (const [account, { value }] of ledgers) {
-    committed.set(account, value.ledger.filter((r) => r.account === account).map((r) => ({ writeId: r.writeId, token: r.token })));
+    committed.set(
+      account,
+      value.ledger.filter((r) => r.account === account).map((r) => ({ writeId: r.writeId, token: r.token })),
+    );
   }
   const fromHistory = new Set<number>();
   for (const w of writes) {
@@ -64,7 +69,9 @@ export function checkFencingOrder(history: Op[], opts: { fencing: boolean }): Fe
     committed.set(w.account, list);
   }
   if (fromHistory.size > 0) {
-    notes.push(`no final-read for account(s) ${[...fromHistory].sort((a, b) => a - b).join(', ')}: checked the clients' ok writes instead of the ledger`);
+    notes.push(
+      `no final-read for account(s) ${[...fromHistory].sort((a, b) => a - b).join(', ')}: checked the clients' ok writes instead of the ledger`,
+    );
   }
 
   const regressions: TokenRegression[] = [];
@@ -86,7 +93,13 @@ export function checkFencingOrder(history: Op[], opts: { fencing: boolean }): Fe
       }
       tokensChecked++;
       if (max && value < max.value) {
-        regressions.push({ account, writeId: row.writeId, token: String(row.token), afterWriteId: max.writeId, afterToken: max.token });
+        regressions.push({
+          account,
+          writeId: row.writeId,
+          token: String(row.token),
+          afterWriteId: max.writeId,
+          afterToken: max.token,
+        });
       } else if (!max || value > max.value) {
         max = { writeId: row.writeId, token: String(row.token), value };
       }
@@ -94,12 +107,18 @@ export function checkFencingOrder(history: Op[], opts: { fencing: boolean }): Fe
     const fence = ledgers.get(account)?.value.fence;
     const fenceValue = fence == null ? undefined : parseToken(fence);
     if (max && fenceValue !== undefined && max.value > fenceValue) {
-      notes.push(`account ${account}: the resource's fence is ${fence} but it accepted token ${max.token} (write ${max.writeId})`);
+      notes.push(
+        `account ${account}: the resource's fence is ${fence} but it accepted token ${max.token} (write ${max.writeId})`,
+      );
     }
   }
   if (unparseable > 0) notes.push(`${unparseable} token(s) are not integers and could not be compared`);
-  if (opts.fencing && unfencedWrites > 0) notes.push(`${unfencedWrites} committed write(s) carried no token in a fenced run`);
-  if (tokensChecked === 0) notes.push(opts.fencing ? 'fenced run, but no committed write carried a token' : 'no tokens to check (unfenced run)');
+  if (opts.fencing && unfencedWrites > 0)
+    notes.push(`${unfencedWrites} committed write(s) carried no token in a fenced run`);
+  if (tokensChecked === 0)
+    notes.push(
+      opts.fencing ? 'fenced run, but no committed write carried a token' : 'no tokens to check (unfenced run)',
+    );
 
   // Only a fenced run promises ordered tokens. Without the fence the resource takes any token, so a regression
   // is what a paused former holder looks like — the damage, if any, is the lost-updates checker's to judge.

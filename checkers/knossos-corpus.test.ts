@@ -16,7 +16,9 @@ const DEADLINE_MS = 20_000;
 function ednFiles(dir: string): string[] {
   const full = path.join(CORPUS, dir);
   if (!existsSync(full)) {
-    throw new Error(`Knossos corpus not found at ${full}: it is part of the repo (test/corpus/knossos); is the checkout complete?`);
+    throw new Error(
+      `Knossos corpus not found at ${full}: it is part of the repo (test/corpus/knossos); is the checkout complete?`,
+    );
   }
   return readdirSync(full)
     .filter((f) => f.endsWith('.edn'))
@@ -33,7 +35,9 @@ beforeAll(() => {
 afterAll(() => {
   logSpy.mockRestore();
   const slowest = [...timings].sort((a, b) => b.ms - a.ms).slice(0, 3);
-  console.log(`Knossos corpus: ${timings.length} histories; slowest: ${slowest.map((t) => `${t.file} ${t.ms.toFixed(0)} ms`).join(', ')}`);
+  console.log(
+    `Knossos corpus: ${timings.length} histories; slowest: ${slowest.map((t) => `${t.file} ${t.ms.toFixed(0)} ms`).join(', ')}`,
+  );
 });
 
 async function exitCodeFor(model: string, file: string): Promise<number> {

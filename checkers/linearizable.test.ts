@@ -178,7 +178,14 @@ describe('mutex', () => {
     {
       name: 'acquire, release, acquire',
       valid: true,
-      h: history(invoke(0, 'acquire'), ok(0, 'acquire'), invoke(0, 'release'), ok(0, 'release'), invoke(1, 'acquire'), ok(1, 'acquire')),
+      h: history(
+        invoke(0, 'acquire'),
+        ok(0, 'acquire'),
+        invoke(0, 'release'),
+        ok(0, 'release'),
+        invoke(1, 'acquire'),
+        ok(1, 'acquire'),
+      ),
     },
     {
       name: 'two clients acquire with no release between',
@@ -193,7 +200,14 @@ describe('mutex', () => {
     {
       name: 'a second acquire concurrent with the release may be ordered after it',
       valid: true,
-      h: history(invoke(0, 'acquire'), ok(0, 'acquire'), invoke(1, 'acquire'), invoke(0, 'release'), ok(1, 'acquire'), ok(0, 'release')),
+      h: history(
+        invoke(0, 'acquire'),
+        ok(0, 'acquire'),
+        invoke(1, 'acquire'),
+        invoke(0, 'release'),
+        ok(1, 'acquire'),
+        ok(0, 'release'),
+      ),
     },
     {
       name: 'an acquire that timed out may never have happened',
@@ -203,12 +217,22 @@ describe('mutex', () => {
     {
       name: 'a failed acquire did not happen',
       valid: true,
-      h: history(invoke(0, 'acquire'), ok(0, 'acquire'), invoke(1, 'acquire'), fail(1, 'acquire', null, 'not-acquired')),
+      h: history(
+        invoke(0, 'acquire'),
+        ok(0, 'acquire'),
+        invoke(1, 'acquire'),
+        fail(1, 'acquire', null, 'not-acquired'),
+      ),
     },
     {
       name: 'one lock per account: holding account 0 does not block account 1',
       valid: true,
-      h: history(invoke(0, 'acquire', { account: 0 }), ok(0, 'acquire', { account: 0 }), invoke(1, 'acquire', { account: 1 }), ok(1, 'acquire', { account: 1 })),
+      h: history(
+        invoke(0, 'acquire', { account: 0 }),
+        ok(0, 'acquire', { account: 0 }),
+        invoke(1, 'acquire', { account: 1 }),
+        ok(1, 'acquire', { account: 1 }),
+      ),
     },
     {
       name: 'a release that reports released: false released nothing',
@@ -322,7 +346,9 @@ describe('agrees with brute force on random small histories', () => {
       for (let i = 0; i < n; i++) {
         if (placed & (1 << i)) continue;
         // i may go next only if no unplaced completed op returned before i was called.
-        const blocked = ops.some((y, j) => j !== i && !(placed & (1 << j)) && y.return !== Infinity && y.return < ops[i].call);
+        const blocked = ops.some(
+          (y, j) => j !== i && !(placed & (1 << j)) && y.return !== Infinity && y.return < ops[i].call,
+        );
         if (blocked) continue;
         const [okStep, next] = model.step(state, ops[i].input, ops[i].output);
         if (okStep && search(placed | (1 << i), next)) return true;
@@ -334,7 +360,7 @@ describe('agrees with brute force on random small histories', () => {
 
   function randomHistory(seed: number): Op[] {
     let s = seed;
-    const rnd = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
     const events: ReturnType<typeof invoke>[] = [];
     const open = new Map<number, { f: string; value: unknown }>();
     let started = 0;
@@ -352,7 +378,8 @@ describe('agrees with brute force on random small histories', () => {
         started++;
         const r = rnd();
         const f = r < 0.4 ? 'read' : r < 0.75 ? 'write' : 'cas';
-        const value = f === 'read' ? null : f === 'write' ? Math.floor(rnd() * 3) : [Math.floor(rnd() * 3), Math.floor(rnd() * 3)];
+        const value =
+          f === 'read' ? null : f === 'write' ? Math.floor(rnd() * 3) : [Math.floor(rnd() * 3), Math.floor(rnd() * 3)];
         open.set(p, { f, value });
         events.push(invoke(p, f, value));
       }
@@ -376,7 +403,8 @@ describe('agrees with brute force on random small histories', () => {
       const { model, ops } = historyModel('cas-register')!.build(h, { initial: 0 });
       const expected = bruteForce(model, ops);
       const got = checkLinearizable(model, ops).valid;
-      if (got !== expected) throw new Error(`seed ${seed}: search says ${got}, brute force ${expected}\n${JSON.stringify(h)}`);
+      if (got !== expected)
+        throw new Error(`seed ${seed}: search says ${got}, brute force ${expected}\n${JSON.stringify(h)}`);
       if (expected) valid++;
     }
     // Both verdicts must be well represented, or the comparison proves little.

@@ -89,7 +89,11 @@ const DEFAULT_MAX_CONFIGURATIONS = 2_000_000;
 const PREFIX_TAIL = 3;
 const MAX_CONCURRENT_SHOWN = 20;
 
-export function checkLinearizable(model: AnyModel, ops: Operation[], opts: LinearizableOptions = {}): LinearizableResult {
+export function checkLinearizable(
+  model: AnyModel,
+  ops: Operation[],
+  opts: LinearizableOptions = {},
+): LinearizableResult {
   const now = opts.now ?? (() => performance.now());
   const started = now();
   const deadline = started + (opts.deadlineMs ?? DEFAULT_DEADLINE_MS);
@@ -106,7 +110,15 @@ export function checkLinearizable(model: AnyModel, ops: Operation[], opts: Linea
   let explored = 0;
   let configurations = 0;
   let cause: 'timeout' | 'memory' | undefined;
-  const summary = () => ({ model: model.name, operations: ops.length, partitions: partitions.length, explored, configurations, prunedCrashed, elapsedMs: now() - started });
+  const summary = () => ({
+    model: model.name,
+    operations: ops.length,
+    partitions: partitions.length,
+    explored,
+    configurations,
+    prunedCrashed,
+    elapsedMs: now() - started,
+  });
   for (const part of partitions) {
     const outcome = searchPartition(model, part, budget, opts.pruneCrashed !== false);
     explored += outcome.explored;
@@ -341,7 +353,8 @@ function searchPartition(model: AnyModel, input: Operation[], budget: Budget, pr
         const nextAwaiting = lazyLeaves(id);
         const key = configKey(hash(next)) + (nextAwaiting === null ? '' : `|>${nextAwaiting}`);
         if (!cache.has(key)) {
-          if (budget.configurationsLeft-- <= 0) return { valid: 'unknown', cause: 'memory', explored, configurations: cache.size };
+          if (budget.configurationsLeft-- <= 0)
+            return { valid: 'unknown', cause: 'memory', explored, configurations: cache.size };
           cache.add(key);
           top = { id, state, first: savedFirst, awaiting, parent: top, depth: top ? top.depth + 1 : 1 };
           state = next;
@@ -361,7 +374,8 @@ function searchPartition(model: AnyModel, input: Operation[], budget: Budget, pr
     if (best === null || (top ? top.depth : 0) > (best.frame ? best.frame.depth : 0)) {
       best = { frame: top, blocked: id, state };
     }
-    if (top === null) return { valid: false, explored, configurations: cache.size, counterexample: counterexample(model, ops, best) };
+    if (top === null)
+      return { valid: false, explored, configurations: cache.size, counterexample: counterexample(model, ops, best) };
     const frame: Frame = top;
     top = frame.parent;
     state = frame.state;
@@ -398,7 +412,10 @@ function counterexample(
   const concurrent = concurrentOps.slice(0, MAX_CONCURRENT_SHOWN).map(describeOp);
   const prefixTail = prefix.slice(-PREFIX_TAIL).map((id) => describeOp(ops[id]));
   // Prefix ops that overlap the blocked one belong in the window too: they are the orders the search tried.
-  const overlapping = prefix.filter((id) => ops[id].return >= blockedOp.call).slice(-MAX_CONCURRENT_SHOWN).map((id) => describeOp(ops[id]));
+  const overlapping = prefix
+    .filter((id) => ops[id].return >= blockedOp.call)
+    .slice(-MAX_CONCURRENT_SHOWN)
+    .map((id) => describeOp(ops[id]));
   const window = [...new Set([...prefixTail, ...overlapping, blocked, ...concurrent].flatMap((r) => r.indexes))]
     .filter((i) => i >= 0)
     .sort((a, b) => a - b);
@@ -415,7 +432,8 @@ function counterexample(
     message += '; no op outside that prefix was open early enough to be placed before it.';
   } else {
     const shown = concurrent.map(label).join(', ');
-    const more = concurrentOps.length > concurrent.length ? ` and ${concurrentOps.length - concurrent.length} more` : '';
+    const more =
+      concurrentOps.length > concurrent.length ? ` and ${concurrentOps.length - concurrent.length} more` : '';
     message += `; no order of the ${concurrentOps.length} other op(s) open before it returned (${shown}${more}) makes it possible.`;
   }
   return {

@@ -1,13 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { checkLostUpdates } from './lost-updates.ts';
-import { finalRead, history, info, invoke, ok, read, row, writeValue, twoWritersLoseOne } from '../test/support/test-history.ts';
+import {
+  finalRead,
+  history,
+  info,
+  invoke,
+  ok,
+  read,
+  row,
+  writeValue,
+  twoWritersLoseOne,
+} from '../test/support/test-history.ts';
 
 describe('lost updates, from the ledger', () => {
   it('none when every write is based on the one before it', () => {
     const r = checkLostUpdates(history(finalRead(0, 100, 130, [row(1, 0, 100, 110, 0), row(2, 1, 110, 130, 1)])));
     expect(r.valid).toBe(true);
     expect(r.lostUpdates).toEqual([]);
-    expect(r.accounts).toEqual([{ account: 0, initialBalance: 100, finalBalance: 130, committedWrites: 2, lostWrites: 0, expectedBalance: 130 }]);
+    expect(r.accounts).toEqual([
+      { account: 0, initialBalance: 100, finalBalance: 130, committedWrites: 2, lostWrites: 0, expectedBalance: 130 },
+    ]);
   });
 
   it('names the lost write and the write that overwrote it, with their history indexes', () => {
@@ -15,7 +27,13 @@ describe('lost updates, from the ledger', () => {
     const r = checkLostUpdates(h);
     expect(r.valid).toBe(false);
     expect(r.lostUpdates).toEqual([
-      { account: 0, lost: row(1, 0, 100, 110, 0), overwrittenBy: row(2, 1, 100, 120, 0), lostOpIndex: 5, overwrittenByOpIndex: 7 },
+      {
+        account: 0,
+        lost: row(1, 0, 100, 110, 0),
+        overwrittenBy: row(2, 1, 100, 120, 0),
+        lostOpIndex: 5,
+        overwrittenByOpIndex: 7,
+      },
     ]);
     expect(r.inconsistencies).toEqual([]);
   });
@@ -71,11 +89,17 @@ describe('lost updates, from the ledger', () => {
     );
     const r = checkLostUpdates(h);
     expect(r.valid).toBe('unknown');
-    expect(r.inconsistencies).toEqual(['write op #3 (process 0) completed ok with write id 7 but the ledger has no such row']);
+    expect(r.inconsistencies).toEqual([
+      'write op #3 (process 0) completed ok with write id 7 but the ledger has no such row',
+    ]);
   });
 
   it('without a final read of an account that was written, the answer is unknown', () => {
-    const h = history(read(0, 100, 0), invoke(0, 'write', writeValue(100, 110, 0)), ok(0, 'write', { ...writeValue(100, 110, 0), writeId: 1 }));
+    const h = history(
+      read(0, 100, 0),
+      invoke(0, 'write', writeValue(100, 110, 0)),
+      ok(0, 'write', { ...writeValue(100, 110, 0), writeId: 1 }),
+    );
     const r = checkLostUpdates(h);
     expect(r.valid).toBe('unknown');
     expect(r.notes).toEqual(['no final-read for account(s) 0: their lost updates cannot be counted']);

@@ -54,24 +54,32 @@ export function checkLostUpdates(history: Op[]): LostUpdatesResult {
     let expected = final.initialBalance;
     const last = rows[rows.length - 1];
     if (last && last.to !== final.balance) {
-      inconsistencies.push(`account ${account}: final balance ${final.balance} but the last ledger row (write ${last.writeId}) wrote ${last.to}`);
+      inconsistencies.push(
+        `account ${account}: final balance ${final.balance} but the last ledger row (write ${last.writeId}) wrote ${last.to}`,
+      );
     }
     for (let row = last; row !== undefined; ) {
       surviving.add(row.writeId);
       expected += row.delta;
       if (row.basedOn === 0) {
         if (row.from !== final.initialBalance) {
-          inconsistencies.push(`account ${account}: write ${row.writeId} is based on the opening balance ${final.initialBalance} but read ${row.from}`);
+          inconsistencies.push(
+            `account ${account}: write ${row.writeId} is based on the opening balance ${final.initialBalance} but read ${row.from}`,
+          );
         }
         break;
       }
       const base = byId.get(row.basedOn);
       if (!base || base.writeId >= row.writeId) {
-        inconsistencies.push(`account ${account}: write ${row.writeId} is based on write ${row.basedOn}, which is not an earlier row of this account's ledger`);
+        inconsistencies.push(
+          `account ${account}: write ${row.writeId} is based on write ${row.basedOn}, which is not an earlier row of this account's ledger`,
+        );
         break;
       }
       if (base.to !== row.from) {
-        inconsistencies.push(`account ${account}: write ${row.writeId} read ${row.from} but its base, write ${base.writeId}, wrote ${base.to}`);
+        inconsistencies.push(
+          `account ${account}: write ${row.writeId} read ${row.from} but its base, write ${base.writeId}, wrote ${base.to}`,
+        );
       }
       row = base;
     }
@@ -84,7 +92,9 @@ export function checkLostUpdates(history: Op[]): LostUpdatesResult {
     const lost = findLost(rows, surviving);
     for (const { lost: row, overwrittenBy } of lost) {
       if (!overwrittenBy) {
-        inconsistencies.push(`account ${account}: write ${row.writeId} is missing from the final balance but no later write skipped it`);
+        inconsistencies.push(
+          `account ${account}: write ${row.writeId} is missing from the final balance but no later write skipped it`,
+        );
         continue;
       }
       const lostOpIndex = opIndexOf.get(row.writeId);
@@ -108,16 +118,22 @@ export function checkLostUpdates(history: Op[]): LostUpdatesResult {
   }
 
   // A write the client saw commit must be in the ledger, or the resource (or our journal) dropped it.
-  const ledgerIds = new Set([...ledgers.values()].flatMap(({ value }) => value.ledger.map((r) => `${r.account}/${r.writeId}`)));
+  const ledgerIds = new Set(
+    [...ledgers.values()].flatMap(({ value }) => value.ledger.map((r) => `${r.account}/${r.writeId}`)),
+  );
   for (const w of writes) {
     if (w.outcome !== 'ok' || !ledgers.has(w.account)) continue;
-    if (w.writeId === null || !ledgerIds.has(`${w.account}/${w.writeId}`)) inconsistencies.push(`write op #${w.completeIndex} (process ${w.process}) completed ok with write id ${w.writeId} but the ledger has no such row`);
+    if (w.writeId === null || !ledgerIds.has(`${w.account}/${w.writeId}`))
+      inconsistencies.push(
+        `write op #${w.completeIndex} (process ${w.process}) completed ok with write id ${w.writeId} but the ledger has no such row`,
+      );
   }
 
   const written = new Set(writes.map((w) => w.account));
   const unread = [...written].filter((a) => !ledgers.has(a)).sort((a, b) => a - b);
   const notes: string[] = [];
-  if (unread.length > 0) notes.push(`no final-read for account(s) ${unread.join(', ')}: their lost updates cannot be counted`);
+  if (unread.length > 0)
+    notes.push(`no final-read for account(s) ${unread.join(', ')}: their lost updates cannot be counted`);
 
   const valid = lostUpdates.length > 0 ? false : unread.length > 0 || inconsistencies.length > 0 ? 'unknown' : true;
   return { valid, lostUpdates, accounts, inconsistencies, ...(notes.length ? { notes } : {}) };

@@ -6,7 +6,10 @@ const acquire = (p: number, token?: string, account = 0) => [
   invoke(p, 'acquire', { account }),
   ok(p, 'acquire', { account, ...(token ? { token } : {}) }),
 ];
-const release = (p: number, account = 0) => [invoke(p, 'release', { account }), ok(p, 'release', { account, released: true })];
+const release = (p: number, account = 0) => [
+  invoke(p, 'release', { account }),
+  ok(p, 'release', { account, released: true }),
+];
 
 describe('mutual exclusion', () => {
   it('has nothing to check when nobody takes a lock (strategy none)', () => {

@@ -39,9 +39,15 @@ export function progressOf(history: Op[], concurrency?: number): Progress {
     }
   }
 
-
   const acquires = { ok: 0, notAcquired: 0, timedOut: 0, unknown: 0 };
-  const progress: Progress = { committedWrites, writers: [], acquires, connectFailures: 0, clientExits: 0, slotsGaveUp: 0 };
+  const progress: Progress = {
+    committedWrites,
+    writers: [],
+    acquires,
+    connectFailures: 0,
+    clientExits: 0,
+    slotsGaveUp: 0,
+  };
   const open = new Map<Op['process'], Op>();
   for (const op of history) {
     if (typeof op.process !== 'number') continue;

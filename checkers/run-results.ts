@@ -61,10 +61,23 @@ export interface RunResults {
   confirmedOverlaps: number;
   overlapDetails: Overlap[];
   /** Fault windows from the nemesis ops: name, start/end ns, targets. */
-  faults: { f: string; start: number; end: number | null; targets: string[]; params?: Record<string, unknown>; note?: string }[];
+  faults: {
+    f: string;
+    start: number;
+    end: number | null;
+    targets: string[];
+    params?: Record<string, unknown>;
+    note?: string;
+  }[];
   /** Per fault: how often it fired and, for those aimed at the lock, how often it hit, with each shot's evidence. */
   faultHits: Record<string, FaultHitCount>;
-  opCounts: { total: number; ok: number; fail: number; info: number; byF: Record<string, { ok: number; fail: number; info: number }> };
+  opCounts: {
+    total: number;
+    ok: number;
+    fail: number;
+    info: number;
+    byF: Record<string, { ok: number; fail: number; info: number }>;
+  };
   /** Latencies in milliseconds, invoke → completion, for ok completions. */
   latency: Record<'acquire' | 'read' | 'write' | 'release', Quantiles>;
   /** Ops per second over the run (ok completions / duration). */

@@ -35,7 +35,15 @@ export function generateCrashedRegisterHistory(opts: CrashedRegisterOptions): Cr
   const random = seededRandom(opts.seed ?? 1);
   const landRate = opts.landRate ?? 0.5;
   const readRate = opts.readRate ?? 0.5;
-  type Event = { t: number; order: number; kind: 'invoke' | 'ok' | 'info' | 'apply'; process: number; f: string; value: unknown; op: number };
+  type Event = {
+    t: number;
+    order: number;
+    kind: 'invoke' | 'ok' | 'info' | 'apply';
+    process: number;
+    f: string;
+    value: unknown;
+    op: number;
+  };
   const events: Event[] = [];
   const readValue = new Map<number, unknown>();
   const clock = Array.from({ length: opts.processes }, () => random() * 10);
@@ -59,12 +67,28 @@ export function generateCrashedRegisterHistory(opts: CrashedRegisterOptions): Cr
       events.push({ t: end, order: order++, kind: 'info', process: procId[p], f, value, op: i });
       if (random() < landRate) {
         landed++;
-        events.push({ t: start + random() * (horizon - start + 20), order: order++, kind: 'apply', process: procId[p], f, value, op: i });
+        events.push({
+          t: start + random() * (horizon - start + 20),
+          order: order++,
+          kind: 'apply',
+          process: procId[p],
+          f,
+          value,
+          op: i,
+        });
       }
       procId[p] += opts.processes; // Jepsen's rule: after an info the client continues as a new process
       continue;
     }
-    events.push({ t: start + random() * (end - start), order: order++, kind: 'apply', process: procId[p], f, value, op: i });
+    events.push({
+      t: start + random() * (end - start),
+      order: order++,
+      kind: 'apply',
+      process: procId[p],
+      f,
+      value,
+      op: i,
+    });
     events.push({ t: end, order: order++, kind: 'ok', process: procId[p], f, value, op: i });
   }
   events.sort((a, b) => a.t - b.t || a.order - b.order);
@@ -78,7 +102,15 @@ export function generateCrashedRegisterHistory(opts: CrashedRegisterOptions): Cr
   for (const e of events) {
     if (e.kind === 'apply') continue;
     const value = e.f === 'read' && e.kind === 'ok' ? readValue.get(e.op) : e.value;
-    history.push({ index: history.length, time: Math.round(e.t * 1e6), process: e.process, type: e.kind, f: e.f, value, ...(e.kind === 'info' ? { error: 'timeout' } : {}) });
+    history.push({
+      index: history.length,
+      time: Math.round(e.t * 1e6),
+      process: e.process,
+      type: e.kind,
+      f: e.f,
+      value,
+      ...(e.kind === 'info' ? { error: 'timeout' } : {}),
+    });
   }
   if (opts.invalid) {
     const t = history.length > 0 ? history[history.length - 1].time : 0;

@@ -12,14 +12,22 @@ const timeline = (...grants: Event[][]) => history(...grants.flat().sort((a, b) 
 
 describe('checkTokenOrder', () => {
   it('valid: each later holder gets a larger token (64-bit, compared as BigInt)', () => {
-    const r = checkTokenOrder(timeline(grant(0, 0, 1, '9007199254740993'), grant(1, 2, 3, '9007199254740994'), grant(0, 4, 5, '9007199254740995')));
+    const r = checkTokenOrder(
+      timeline(
+        grant(0, 0, 1, '9007199254740993'),
+        grant(1, 2, 3, '9007199254740994'),
+        grant(0, 4, 5, '9007199254740995'),
+      ),
+    );
     expect(r).toMatchObject({ valid: true, grantsChecked: 3, violations: [] });
   });
 
   it('equal tokens for two holders one after the other are a violation', () => {
     const r = checkTokenOrder(timeline(grant(0, 0, 1, '5'), grant(1, 2, 3, '5')));
     expect(r.valid).toBe(false);
-    expect(r.violations).toMatchObject([{ kind: 'equal', earlier: { process: 0, index: 1, token: '5' }, later: { process: 1, index: 3, token: '5' } }]);
+    expect(r.violations).toMatchObject([
+      { kind: 'equal', earlier: { process: 0, index: 1, token: '5' }, later: { process: 1, index: 3, token: '5' } },
+    ]);
   });
 
   it('backwards tokens name both acquires (process, index, token)', () => {
@@ -27,7 +35,9 @@ describe('checkTokenOrder', () => {
     expect(r.valid).toBe(false);
     // Against p2's grant the largest earlier token is p1's 12, not p0's 10.
     expect(r.violations).toHaveLength(1);
-    expect(describeTokenViolation(r.violations[0])).toBe('account 0: p2 acquire #5 token 11 was invoked after p1 acquire #3 token 12 had been granted, yet its token is smaller');
+    expect(describeTokenViolation(r.violations[0])).toBe(
+      'account 0: p2 acquire #5 token 11 was invoked after p1 acquire #3 token 12 had been granted, yet its token is smaller',
+    );
   });
 
   it('concurrent acquires may have been granted in either order', () => {

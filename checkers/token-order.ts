@@ -66,7 +66,15 @@ export function checkTokenOrder(history: Op[]): TokenOrderResult {
       unparseable++;
       continue;
     }
-    const grant: Grant = { account: v.account, process: op.process, invokeIndex: invoke.index, index: op.index, invokedAt: invoke.time, grantedAt: op.time, token: String(v.token).trim() };
+    const grant: Grant = {
+      account: v.account,
+      process: op.process,
+      invokeIndex: invoke.index,
+      index: op.index,
+      invokedAt: invoke.time,
+      grantedAt: op.time,
+      token: String(v.token).trim(),
+    };
     const list = byAccount.get(grant.account) ?? [];
     list.push(grant);
     byAccount.set(grant.account, list);
@@ -86,12 +94,18 @@ export function checkTokenOrder(history: Op[]): TokenOrderResult {
         if (!max || BigInt(g.token) > BigInt(max.token)) max = g;
       }
       if (max && BigInt(later.token) <= BigInt(max.token) && violations.length < MAX_VIOLATIONS) {
-        violations.push({ account, earlier: max, later, kind: BigInt(later.token) === BigInt(max.token) ? 'equal' : 'backwards' });
+        violations.push({
+          account,
+          earlier: max,
+          later,
+          kind: BigInt(later.token) === BigInt(max.token) ? 'equal' : 'backwards',
+        });
       }
     }
   }
   if (violations.length >= MAX_VIOLATIONS) notes.push(`stopped listing at ${MAX_VIOLATIONS} violations`);
-  if (withoutToken > 0) notes.push(`${withoutToken} granted acquire(s) carried no token although the strategy declares a monotonic one`);
+  if (withoutToken > 0)
+    notes.push(`${withoutToken} granted acquire(s) carried no token although the strategy declares a monotonic one`);
   if (unparseable > 0) notes.push(`${unparseable} token(s) are not decimal integers and could not be compared`);
   if (grantsChecked === 0) notes.push('no granted acquire carried a token');
   const valid = violations.length > 0 ? false : withoutToken > 0 || unparseable > 0 ? 'unknown' : true;

@@ -4,9 +4,13 @@ import { progressOf } from './progress.ts';
 import { fail, finalRead, history, info, invoke, ok, row, type Event } from '../test/support/test-history.ts';
 import { unknownReasons, withReasons } from './unknown-reasons.ts';
 
-const acquireTimedOut = (p: number): Event[] => [invoke(p, 'acquire', { account: 0 }), info(p, 'acquire', { account: 0 }, 'timeout')];
+const acquireTimedOut = (p: number): Event[] => [
+  invoke(p, 'acquire', { account: 0 }),
+  info(p, 'acquire', { account: 0 }, 'timeout'),
+];
 /** `n` ledger rows alternating between the given processes. */
-const rows = (n: number, processes: number[]) => Array.from({ length: n }, (_, i) => row(i + 1, processes[i % processes.length], i, i + 1, i));
+const rows = (n: number, processes: number[]) =>
+  Array.from({ length: n }, (_, i) => row(i + 1, processes[i % processes.length], i, i + 1, i));
 
 describe('progressOf', () => {
   it('counts committed writes from the ledger and maps process ids back to client slots', () => {
@@ -26,7 +30,12 @@ describe('progressOf', () => {
       fail(1, 'connect', null, 'ECONNREFUSED'),
       invoke(3, 'acquire', { account: 0 }),
       info(3, 'acquire', { account: 0, exit: { slot: 1, code: 1, signal: null, lastLines: ['boom'] } }, CLIENT_EXITED),
-      info(5, CLIENT_EXIT_NOTE, { slot: 1, code: 1, signal: null, lastLines: ['boom again'], gaveUpAfter: 5 }, CLIENT_EXITED),
+      info(
+        5,
+        CLIENT_EXIT_NOTE,
+        { slot: 1, code: 1, signal: null, lastLines: ['boom again'], gaveUpAfter: 5 },
+        CLIENT_EXITED,
+      ),
       invoke(6, 'acquire', { account: 0 }), // never completed
     );
     const p = progressOf(h, 2);
@@ -41,7 +50,7 @@ describe('progressOf', () => {
     });
   });
 
-  it('falls back to the clients\' ok writes for an account without a final read', () => {
+  it("falls back to the clients' ok writes for an account without a final read", () => {
     const h = history(invoke(1, 'write', { account: 0 }), ok(1, 'write', { account: 0, writeId: 1 }));
     expect(progressOf(h, 2)).toMatchObject({ committedWrites: 1, writers: [1] });
   });
@@ -51,18 +60,25 @@ describe('unknownReasons', () => {
   const rules = { minWrites: 10, concurrency: 5 };
 
   it('no progress: says how many writes and why, in one line', () => {
-    const progress = progressOf(history(...Array.from({ length: 14 }, (_, i) => acquireTimedOut(i)), finalRead(0, 0, 0, [])), 5);
+    const progress = progressOf(
+      history(...Array.from({ length: 14 }, (_, i) => acquireTimedOut(i)), finalRead(0, 0, 0, [])),
+      5,
+    );
     expect(unknownReasons({ progress }, rules)).toEqual(['no progress: 0 writes committed; 14 acquires timed out']);
   });
 
   it('too little progress names --min-writes', () => {
     const progress = progressOf(history(finalRead(0, 0, 4, rows(4, [0, 1]))), 5);
-    expect(unknownReasons({ progress }, rules)).toEqual(['too little progress: 4 writes committed, --min-writes=10; no client op completed']);
+    expect(unknownReasons({ progress }, rules)).toEqual([
+      'too little progress: 4 writes committed, --min-writes=10; no client op completed',
+    ]);
   });
 
   it('one writer is not a test of a lock when there are several clients, but is enough for one client', () => {
     const progress = progressOf(history(finalRead(0, 0, 12, rows(12, [3]))), 5);
-    expect(unknownReasons({ progress }, rules)[0]).toMatch(/^no concurrency: only client 3 committed writes \(12\) although --concurrency=5/);
+    expect(unknownReasons({ progress }, rules)[0]).toMatch(
+      /^no concurrency: only client 3 committed writes \(12\) although --concurrency=5/,
+    );
     expect(unknownReasons({ progress }, { minWrites: 10, concurrency: 1 })).toEqual([]);
   });
 
@@ -72,18 +88,32 @@ describe('unknownReasons', () => {
   });
 
   it('clients that kept dying say so, with the last exit', () => {
-    const h = history(info(5, CLIENT_EXIT_NOTE, { slot: 0, code: 1, signal: null, lastLines: ['exiting in acquire'], gaveUpAfter: 5 }, CLIENT_EXITED));
+    const h = history(
+      info(
+        5,
+        CLIENT_EXIT_NOTE,
+        { slot: 0, code: 1, signal: null, lastLines: ['exiting in acquire'], gaveUpAfter: 5 },
+        CLIENT_EXITED,
+      ),
+    );
     const reasons = unknownReasons({ progress: progressOf(h, 5) }, rules);
     expect(reasons).toHaveLength(2);
     // The first line (what the summary leads with) names the exits, however many slots had given up by then.
-    expect(reasons[0]).toBe('no progress: 0 writes committed; 1 client process exit; last: client 0 exited with code 1: exiting in acquire');
+    expect(reasons[0]).toBe(
+      'no progress: 0 writes committed; 1 client process exit; last: client 0 exited with code 1: exiting in acquire',
+    );
     expect(reasons[1]).toBe('clients kept dying; 1 of 5 client slot(s) gave up; see logs/client-<n>.log');
   });
 
   it('clients that kept dying in a run that did make progress: the exits are named in that reason', () => {
-    const h = history(info(5, CLIENT_EXIT_NOTE, { slot: 0, code: 1, signal: null, lastLines: ['boom'], gaveUpAfter: 5 }, CLIENT_EXITED), finalRead(0, 0, 12, rows(12, [1, 2])));
+    const h = history(
+      info(5, CLIENT_EXIT_NOTE, { slot: 0, code: 1, signal: null, lastLines: ['boom'], gaveUpAfter: 5 }, CLIENT_EXITED),
+      finalRead(0, 0, 12, rows(12, [1, 2])),
+    );
     const reasons = unknownReasons({ progress: progressOf(h, 5) }, rules);
-    expect(reasons).toEqual(['clients kept dying: 1 client process exit; last: client 0 exited with code 1: boom; 1 of 5 client slot(s) gave up; see logs/client-<n>.log']);
+    expect(reasons).toEqual([
+      'clients kept dying: 1 client process exit; last: client 0 exited with code 1: boom; 1 of 5 client slot(s) gave up; see logs/client-<n>.log',
+    ]);
   });
 });
 

@@ -27,7 +27,10 @@ export function unknownReasons(evidence: Evidence, rules: EvidenceRules): string
   const reasons: string[] = [];
   const p = evidence.progress;
   if (p.committedWrites < rules.minWrites) {
-    const head = p.committedWrites === 0 ? 'no progress: 0 writes committed' : `too little progress: ${plural(p.committedWrites, 'write')} committed, --min-writes=${rules.minWrites}`;
+    const head =
+      p.committedWrites === 0
+        ? 'no progress: 0 writes committed'
+        : `too little progress: ${plural(p.committedWrites, 'write')} committed, --min-writes=${rules.minWrites}`;
     reasons.push([head, ...whyNoProgress(p)].join('; '));
   } else if (rules.concurrency >= 2 && p.writers.length < 2) {
     reasons.push(
@@ -36,8 +39,11 @@ export function unknownReasons(evidence: Evidence, rules: EvidenceRules): string
   }
   if (p.slotsGaveUp > 0) {
     // The exits themselves lead the no-progress reason already; say it here only when that reason is absent.
-    const exits = p.committedWrites < rules.minWrites ? '' : `: ${plural(p.clientExits, 'client process exit')}${lastExitText(p)}`;
-    reasons.push(`clients kept dying${exits}; ${p.slotsGaveUp} of ${rules.concurrency} client slot(s) gave up; see logs/client-<n>.log`);
+    const exits =
+      p.committedWrites < rules.minWrites ? '' : `: ${plural(p.clientExits, 'client process exit')}${lastExitText(p)}`;
+    reasons.push(
+      `clients kept dying${exits}; ${p.slotsGaveUp} of ${rules.concurrency} client slot(s) gave up; see logs/client-<n>.log`,
+    );
   }
   return reasons;
 }
@@ -51,7 +57,10 @@ function whyNoProgress(p: Progress): string[] {
   if (a.notAcquired > 0) parts.push(`${plural(a.notAcquired, 'acquire')} not acquired`);
   if (a.unknown > 0) parts.push(`${plural(a.unknown, 'acquire')} ended with an unknown outcome`);
   if (a.ok > 0) parts.push(`${plural(a.ok, 'acquire')} succeeded`);
-  if (p.connectFailures > 0) parts.push(`${plural(p.connectFailures, 'connect')} failed${p.lastConnectError ? ` (last: ${p.lastConnectError})` : ''}`);
+  if (p.connectFailures > 0)
+    parts.push(
+      `${plural(p.connectFailures, 'connect')} failed${p.lastConnectError ? ` (last: ${p.lastConnectError})` : ''}`,
+    );
   if (parts.length === 0) parts.push('no client op completed');
   return parts;
 }

@@ -17,7 +17,12 @@ const READY_TIMEOUT_MS = { redis: 10_000, etcd: 20_000, zk: 45_000, pg: 20_000 }
  * under `<runDir>/nodes/<name>/` and its log at `<runDir>/logs/<name>.log`. The host decides where the processes
  * run; its own teardown (`disposeHost`) runs after every node has ended.
  */
-export async function assembleCluster(spec: ClusterSpec, runDir: string, host: NodeHost, disposeHost: () => Promise<void> = async () => {}): Promise<Cluster> {
+export async function assembleCluster(
+  spec: ClusterSpec,
+  runDir: string,
+  host: NodeHost,
+  disposeHost: () => Promise<void> = async () => {},
+): Promise<Cluster> {
   const counts = {
     redis: spec.redis ?? 0,
     etcd: spec.etcd ?? 0,
@@ -42,27 +47,55 @@ export async function assembleCluster(spec: ClusterSpec, runDir: string, host: N
     readyTimeoutMs: READY_TIMEOUT_MS[kind],
   });
 
-  const redis = Array.from({ length: counts.redis }, (_, i) => new RedisNode({ ...base(`redis[${i}]`, 'redis', take()), persistence: spec.redisPersistence ?? 'none', password: credentials.redis }));
+  const redis = Array.from(
+    { length: counts.redis },
+    (_, i) =>
+      new RedisNode({
+        ...base(`redis[${i}]`, 'redis', take()),
+        persistence: spec.redisPersistence ?? 'none',
+        password: credentials.redis,
+      }),
+  );
 
   const etcdPorts = Array.from({ length: counts.etcd }, () => ({ client: take(), peer: take() }));
   const initialCluster = etcdPorts.map((p, i) => `etcd${i}=http://127.0.0.1:${p.peer}`).join(',');
   const token = `fencepost-${path.basename(runDir)}`;
-  const etcd = etcdPorts.map((p, i) => new EtcdNode({ ...base(`etcd[${i}]`, 'etcd', p.client), peerPort: p.peer, initialCluster, clusterToken: token }));
+  const etcd = etcdPorts.map(
+    (p, i) =>
+      new EtcdNode({ ...base(`etcd[${i}]`, 'etcd', p.client), peerPort: p.peer, initialCluster, clusterToken: token }),
+  );
 
   const zkPorts = Array.from({ length: counts.zk }, () => ({ client: take(), peer: take(), election: take() }));
   const serverLines = zkPorts.map((p, i) => `server.${i + 1}=127.0.0.1:${p.peer}:${p.election}`);
   const zk = zkPorts.map((p, i) => new ZkNode({ ...base(`zk[${i}]`, 'zk', p.client), myid: i + 1, serverLines }));
 
-  const pg = counts.pg ? new PgNode({ ...base('pg', 'pg', take()), superuserPassword: credentials.pgSuperuser, password: credentials.pg }) : null;
+  const pg = counts.pg
+    ? new PgNode({ ...base('pg', 'pg', take()), superuserPassword: credentials.pgSuperuser, password: credentials.pg })
+    : null;
 
   let failover: Cluster['failover'] = null;
   if (counts.failover) {
-    const primary = new RedisNode({ ...base('redis-primary', 'redis', take()), persistence: spec.redisPersistence ?? 'none', password: credentials.redis });
-    const replica = new RedisNode({ ...base('redis-replica', 'redis', take()), persistence: spec.redisPersistence ?? 'none', password: credentials.redis, replicaOf: `127.0.0.1:${primary.port}` });
+    const primary = new RedisNode({
+      ...base('redis-primary', 'redis', take()),
+      persistence: spec.redisPersistence ?? 'none',
+      password: credentials.redis,
+    });
+    const replica = new RedisNode({
+      ...base('redis-replica', 'redis', take()),
+      persistence: spec.redisPersistence ?? 'none',
+      password: credentials.redis,
+      replicaOf: `127.0.0.1:${primary.port}`,
+    });
     failover = { primary, replica };
   }
 
-  const nodes = [...redis, ...etcd, ...zk, ...(pg ? [pg] : []), ...(failover ? [failover.primary, failover.replica] : [])];
+  const nodes = [
+    ...redis,
+    ...etcd,
+    ...zk,
+    ...(pg ? [pg] : []),
+    ...(failover ? [failover.primary, failover.replica] : []),
+  ];
   const cluster: Cluster = {
     redis,
     etcd,

@@ -5,7 +5,13 @@ import { createLocalCluster } from './local/cluster.ts';
 export type Backend = 'local' | 'docker';
 
 /** The cluster of `--backend`. The docker backend is loaded only when asked for (dockerode, testcontainers). */
-export async function createCluster(backend: Backend, spec: ClusterSpec, runDir: string, pids: PidRegistry, log: (line: string) => void): Promise<Cluster> {
+export async function createCluster(
+  backend: Backend,
+  spec: ClusterSpec,
+  runDir: string,
+  pids: PidRegistry,
+  log: (line: string) => void,
+): Promise<Cluster> {
   if (backend === 'local') return createLocalCluster(spec, runDir, pids);
   const { createDockerCluster } = await import('./docker/cluster.ts');
   return createDockerCluster(spec, runDir, pids, log);

@@ -39,11 +39,15 @@ describe('scramVerifier', () => {
   it('reproduces the server signature of RFC 7677', () => {
     const salt = Buffer.from('W22ZaJ0SNY7soEsUEjb6gQ==', 'base64');
     const verifier = scramVerifier('pencil', salt);
-    const m = /^SCRAM-SHA-256\$4096:W22ZaJ0SNY7soEsUEjb6gQ==\$([A-Za-z0-9+/=]{44}):([A-Za-z0-9+/=]{44})$/.exec(verifier);
+    const m = /^SCRAM-SHA-256\$4096:W22ZaJ0SNY7soEsUEjb6gQ==\$([A-Za-z0-9+/=]{44}):([A-Za-z0-9+/=]{44})$/.exec(
+      verifier,
+    );
     expect(m).not.toBeNull();
     const nonce = 'rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0';
     const authMessage = `n=user,r=rOprNGfwEbeRWgbNEkqO,r=${nonce},s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096,c=biws,r=${nonce}`;
     const serverKey = Buffer.from(m![2], 'base64');
-    expect(crypto.createHmac('sha256', serverKey).update(authMessage).digest('base64')).toBe('6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=');
+    expect(crypto.createHmac('sha256', serverKey).update(authMessage).digest('base64')).toBe(
+      '6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=',
+    );
   });
 });

@@ -40,7 +40,12 @@ export function findPostgresBinDir(): string | null {
 
 export function postgresBinDir(): string {
   const dir = findPostgresBinDir();
-  if (!dir) throw new HarnessError('missing-dependency', 'PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin.', { hint: 'apt-get install -y postgresql' });
+  if (!dir)
+    throw new HarnessError(
+      'missing-dependency',
+      'PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin.',
+      { hint: 'apt-get install -y postgresql' },
+    );
   return dir;
 }
 
@@ -52,9 +57,17 @@ export const REQUIREMENTS: Record<Requirement, RequirementSpec> = {
     packages: ['zookeeper'],
     present: () => onPath('java') && fs.existsSync('/usr/share/java/zookeeper.jar'),
   },
-  pg: { what: 'PostgreSQL server (initdb, postgres)', packages: ['postgresql'], present: () => findPostgresBinDir() !== null },
+  pg: {
+    what: 'PostgreSQL server (initdb, postgres)',
+    packages: ['postgresql'],
+    present: () => findPostgresBinDir() !== null,
+  },
   cc: { what: 'a C compiler (cc) for the clock shim', packages: ['gcc', 'libc6-dev'], present: () => onPath('cc') },
-  debootstrap: { what: 'debootstrap (builds the docker node image offline)', packages: ['debootstrap'], present: () => onPath('debootstrap') || fs.existsSync('/usr/sbin/debootstrap') },
+  debootstrap: {
+    what: 'debootstrap (builds the docker node image offline)',
+    packages: ['debootstrap'],
+    present: () => onPath('debootstrap') || fs.existsSync('/usr/sbin/debootstrap'),
+  },
 };
 
 export function missing(reqs: Iterable<Requirement>): Requirement[] {
@@ -67,7 +80,10 @@ function canApt(): boolean {
 
 function runApt(args: string[], log: (line: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('apt-get', args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('apt-get', args, {
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let tail = '';
     const onData = (d: Buffer) => {
       tail = (tail + d.toString()).slice(-4000);
@@ -80,7 +96,9 @@ function runApt(args: string[], log: (line: string) => void): Promise<void> {
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`apt-get ${args.join(' ')} exited with ${code}:\n${tail}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`apt-get ${args.join(' ')} exited with ${code}:\n${tail}`)),
+    );
   });
 }
 
@@ -88,7 +106,10 @@ function runApt(args: string[], log: (line: string) => void): Promise<void> {
 function installedPackages(packages: string[]): Set<string> {
   let out = '';
   try {
-    out = execFileSync('dpkg-query', ['-W', '-f=${Package} ${db:Status-Abbrev}\\n', ...packages], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    out = execFileSync('dpkg-query', ['-W', '-f=${Package} ${db:Status-Abbrev}\\n', ...packages], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
   } catch (err) {
     // Exit 1 when some package is unknown; the known ones are still printed.
     out = String((err as { stdout?: string }).stdout ?? '');
@@ -116,7 +137,10 @@ function serviceRunning(service: string): boolean {
  * Make sure every requirement is present; install with apt when root on Debian, else throw a
  * `missing-dependency` HarnessError (exit 254) naming the command to run.
  */
-export async function provision(reqs: Iterable<Requirement>, log: (line: string) => void = (l) => console.error(l)): Promise<void> {
+export async function provision(
+  reqs: Iterable<Requirement>,
+  log: (line: string) => void = (l) => console.error(l),
+): Promise<void> {
   const absent = missing(reqs);
   if (!absent.length) return;
   const packages = absent.flatMap((r) => REQUIREMENTS[r].packages);
@@ -126,22 +150,35 @@ export async function provision(reqs: Iterable<Requirement>, log: (line: string)
       hint: `install them and re-run:\n  ${command}`,
     });
   }
-  log(`fencepost: installing ${packages.join(' ')} with apt (missing: ${absent.map((r) => REQUIREMENTS[r].what).join(', ')}) …`);
+  log(
+    `fencepost: installing ${packages.join(' ')} with apt (missing: ${absent.map((r) => REQUIREMENTS[r].what).join(', ')}) …`,
+  );
   const installedBefore = installedPackages(packages);
   const runningBefore = new Set(Object.values(PACKAGE_SERVICES).filter(serviceRunning));
   try {
     await runApt(['update', '-q'], log);
     await runApt(['install', '-y', '-q', '--no-install-recommends', ...packages], log);
   } catch (err) {
-    throw new HarnessError('missing-dependency', `could not install ${packages.join(' ')}: ${(err as Error).message}`, { hint: `install them by hand: ${command}` });
+    throw new HarnessError('missing-dependency', `could not install ${packages.join(' ')}: ${(err as Error).message}`, {
+      hint: `install them by hand: ${command}`,
+    });
   }
   const still = missing(absent);
   if (still.length) {
-    throw new HarnessError('missing-dependency', `apt finished but ${still.map((r) => REQUIREMENTS[r].what).join(', ')} still missing.`, { hint: command });
+    throw new HarnessError(
+      'missing-dependency',
+      `apt finished but ${still.map((r) => REQUIREMENTS[r].what).join(', ')} still missing.`,
+      { hint: command },
+    );
   }
   // Debian's postinst scripts may start the packaged services; ours use their own ports. Stop only what this
   // call started: a service of a package it installed that was not running before (see service-stops.ts).
-  const stops = servicesToStop({ requested: packages, installedBefore, installedAfter: installedPackages(packages), runningBefore });
+  const stops = servicesToStop({
+    requested: packages,
+    installedBefore,
+    installedAfter: installedPackages(packages),
+    runningBefore,
+  });
   for (const svc of stops) {
     try {
       execFileSync('service', [svc, 'stop'], { stdio: 'ignore' });

@@ -163,7 +163,10 @@ export abstract class ServerNode implements ClusterNode {
     let lastError = '';
     for (;;) {
       if (exitInfo !== null) {
-        throw new HarnessError('node-start', `${this.name} ${exitInfo} before it was ready (port ${this.port}).\nLast lines of ${this.logFile}:\n${logTail(this.logFile)}`);
+        throw new HarnessError(
+          'node-start',
+          `${this.name} ${exitInfo} before it was ready (port ${this.port}).\nLast lines of ${this.logFile}:\n${logTail(this.logFile)}`,
+        );
       }
       try {
         await this.probe();

@@ -5,7 +5,14 @@ const set = (...xs: string[]) => new Set(xs);
 
 describe('servicesToStop', () => {
   it('stops the service of a package this call installed, that was not running before', () => {
-    expect(servicesToStop({ requested: ['redis-server'], installedBefore: set(), installedAfter: set('redis-server'), runningBefore: set() })).toEqual(['redis-server']);
+    expect(
+      servicesToStop({
+        requested: ['redis-server'],
+        installedBefore: set(),
+        installedAfter: set('redis-server'),
+        runningBefore: set(),
+      }),
+    ).toEqual(['redis-server']);
   });
 
   it("never stops the user's own database: postgresql installed before the call is left running", () => {
@@ -21,19 +28,42 @@ describe('servicesToStop', () => {
   });
 
   it('leaves a package that was requested but already installed (apt only upgraded or re-confirmed it)', () => {
-    expect(servicesToStop({ requested: ['postgresql', 'zookeeper'], installedBefore: set('postgresql'), installedAfter: set('postgresql', 'zookeeper'), runningBefore: set() })).toEqual(['zookeeper']);
+    expect(
+      servicesToStop({
+        requested: ['postgresql', 'zookeeper'],
+        installedBefore: set('postgresql'),
+        installedAfter: set('postgresql', 'zookeeper'),
+        runningBefore: set(),
+      }),
+    ).toEqual(['zookeeper']);
   });
 
   it('leaves a service that was already running under that name before the install (not ours)', () => {
-    expect(servicesToStop({ requested: ['redis-server'], installedBefore: set(), installedAfter: set('redis-server'), runningBefore: set('redis-server') })).toEqual([]);
+    expect(
+      servicesToStop({
+        requested: ['redis-server'],
+        installedBefore: set(),
+        installedAfter: set('redis-server'),
+        runningBefore: set('redis-server'),
+      }),
+    ).toEqual([]);
   });
 
   it('leaves a package that apt did not end up installing, and packages without a service', () => {
-    expect(servicesToStop({ requested: ['postgresql', 'gcc', 'libc6-dev'], installedBefore: set(), installedAfter: set('gcc', 'libc6-dev'), runningBefore: set() })).toEqual([]);
+    expect(
+      servicesToStop({
+        requested: ['postgresql', 'gcc', 'libc6-dev'],
+        installedBefore: set(),
+        installedAfter: set('gcc', 'libc6-dev'),
+        runningBefore: set(),
+      }),
+    ).toEqual([]);
   });
 
   it('stops all four when this call installed all four on a machine that had none', () => {
     const requested = ['redis-server', 'etcd-server', 'etcd-client', 'zookeeper', 'postgresql'];
-    expect(servicesToStop({ requested, installedBefore: set(), installedAfter: set(...requested), runningBefore: set() })).toEqual(['redis-server', 'etcd', 'zookeeper', 'postgresql']);
+    expect(
+      servicesToStop({ requested, installedBefore: set(), installedAfter: set(...requested), runningBefore: set() }),
+    ).toEqual(['redis-server', 'etcd', 'zookeeper', 'postgresql']);
   });
 });

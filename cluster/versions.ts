@@ -2,7 +2,16 @@ import fs from 'node:fs';
 import type { ClusterNode, NodeKind } from './node.ts';
 
 /** Client libraries whose behaviour is under test: their exact versions go into test.json. */
-export const TRACKED_LIBRARIES = ['ioredis', 'redlock', 'etcd3', 'node-zookeeper-client', 'pg', 'uplot', 'vitest', 'typescript'] as const;
+export const TRACKED_LIBRARIES = [
+  'ioredis',
+  'redlock',
+  'etcd3',
+  'node-zookeeper-client',
+  'pg',
+  'uplot',
+  'vitest',
+  'typescript',
+] as const;
 
 const NODE_MODULES = new URL('../node_modules/', import.meta.url);
 
@@ -11,7 +20,9 @@ export function libraryVersions(): Record<string, string> {
   const out: Record<string, string> = { node: process.version };
   for (const name of TRACKED_LIBRARIES) {
     try {
-      out[name] = (JSON.parse(fs.readFileSync(new URL(`${name}/package.json`, NODE_MODULES), 'utf8')) as { version: string }).version;
+      out[name] = (
+        JSON.parse(fs.readFileSync(new URL(`${name}/package.json`, NODE_MODULES), 'utf8')) as { version: string }
+      ).version;
     } catch {
       out[name] = 'not installed';
     }

@@ -18,11 +18,16 @@ export class HarnessError extends Error {
   /** The next step for the user ("run: apt-get install redis-server"). */
   readonly hint?: string;
 
-  constructor(kind: HarnessErrorKind, message: string, opts: { hint?: string; exitCode?: ExitCode; cause?: unknown } = {}) {
+  constructor(
+    kind: HarnessErrorKind,
+    message: string,
+    opts: { hint?: string; exitCode?: ExitCode; cause?: unknown } = {},
+  ) {
     super(message, { cause: opts.cause });
     this.name = 'HarnessError';
     this.kind = kind;
     this.hint = opts.hint;
-    this.exitCode = opts.exitCode ?? (kind === 'bad-arguments' || kind === 'missing-dependency' ? EXIT.badArguments : EXIT.crashed);
+    this.exitCode =
+      opts.exitCode ?? (kind === 'bad-arguments' || kind === 'missing-dependency' ? EXIT.badArguments : EXIT.crashed);
   }
 }

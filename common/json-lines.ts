@@ -57,7 +57,7 @@ export function parseJsonWithLines(text: string): LocatedJson {
       i++;
       const out: Record<string, unknown> = {};
       skip();
-      if (text[i] === '}') return i++, out;
+      if (text[i] === '}') return (i++, out);
       for (;;) {
         skip();
         if (text[i] !== '"') fail('expected a "quoted" key');
@@ -68,7 +68,7 @@ export function parseJsonWithLines(text: string): LocatedJson {
         out[key] = value(at ? `${at}.${key}` : key);
         skip();
         if (text[i] === ',') i++;
-        else if (text[i] === '}') return i++, out;
+        else if (text[i] === '}') return (i++, out);
         else fail('expected "," or "}"');
       }
     }
@@ -76,12 +76,12 @@ export function parseJsonWithLines(text: string): LocatedJson {
       i++;
       const out: unknown[] = [];
       skip();
-      if (text[i] === ']') return i++, out;
+      if (text[i] === ']') return (i++, out);
       for (;;) {
         out.push(value(`${at}[${out.length}]`));
         skip();
         if (text[i] === ',') i++;
-        else if (text[i] === ']') return i++, out;
+        else if (text[i] === ']') return (i++, out);
         else fail('expected "," or "]"');
       }
     }

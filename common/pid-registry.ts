@@ -34,7 +34,11 @@ export class PidRegistry {
   }
 
   add(record: PidRecord): void {
-    this.write(record.name, { ...record, pending: undefined, startTime: record.startTime ?? startTime(record.pid) ?? undefined });
+    this.write(record.name, {
+      ...record,
+      pending: undefined,
+      startTime: record.startTime ?? startTime(record.pid) ?? undefined,
+    });
   }
 
   /** Record a process about to be spawned in `cwd`; `add` replaces this with its pid once it exists. */
@@ -150,7 +154,12 @@ export function stillOurs(rec: PidRecord): boolean {
   const t = startTime(rec.pid);
   if (t === null) return false;
   if (Number.isFinite(rec.startTime)) return t === rec.startTime;
-  return typeof rec.marker === 'string' && rec.marker.length > 1 && rec.marker.startsWith('/') && (cmdline(rec.pid) ?? '').includes(rec.marker);
+  return (
+    typeof rec.marker === 'string' &&
+    rec.marker.length > 1 &&
+    rec.marker.startsWith('/') &&
+    (cmdline(rec.pid) ?? '').includes(rec.marker)
+  );
 }
 
 /**

@@ -38,7 +38,11 @@ export function readOwner(pidsDir: string): RunOwner | null {
   }
   const o = raw as Partial<RunOwner> | null;
   if (!o || !Number.isInteger(o.pid) || (o.pid as number) <= 0 || !Number.isFinite(o.startTime)) return null;
-  return { pid: o.pid as number, startTime: o.startTime as number, dirs: Array.isArray(o.dirs) ? o.dirs.filter((d): d is string => typeof d === 'string') : [] };
+  return {
+    pid: o.pid as number,
+    startTime: o.startTime as number,
+    dirs: Array.isArray(o.dirs) ? o.dirs.filter((d): d is string => typeof d === 'string') : [],
+  };
 }
 
 /** Whether the harness that wrote `owner` still runs: same pid *and* same start time (pids are reused). */
@@ -53,7 +57,10 @@ export function ownerAlive(owner: RunOwner): boolean {
  */
 export function runDirs(runDir: string, owner: RunOwner): string[] {
   const own = path.resolve(runDir);
-  const temp = owner.dirs.filter((d) => path.isAbsolute(d) && path.normalize(d) === d && path.basename(d).startsWith(RUN_TEMP_PREFIX) && !within(own, d));
+  const temp = owner.dirs.filter(
+    (d) =>
+      path.isAbsolute(d) && path.normalize(d) === d && path.basename(d).startsWith(RUN_TEMP_PREFIX) && !within(own, d),
+  );
   return [own, ...temp];
 }
 

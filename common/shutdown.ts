@@ -102,7 +102,9 @@ export class Shutdown {
     const now = Date.now();
     if (this.firstSignalAt) {
       if (now - this.firstSignalAt < 1000) return;
-      console.error(`\nfencepost: second ${cause}: exiting without waiting; run \`npm run jepsen -- cleanup\` for leftovers.`);
+      console.error(
+        `\nfencepost: second ${cause}: exiting without waiting; run \`npm run jepsen -- cleanup\` for leftovers.`,
+      );
       process.exit(EXIT_INTERRUPTED);
     }
     this.firstSignalAt = now;

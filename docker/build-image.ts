@@ -20,7 +20,10 @@ import { createScratch, removeScratch } from './rootfs.ts';
 
 /** The first Debian (not security) mirror in apt's sources: deb822 `.sources` files or one-line `sources.list`. */
 export function aptMirror(): string {
-  const files = ['/etc/apt/sources.list', ...listDir('/etc/apt/sources.list.d').map((f) => path.join('/etc/apt/sources.list.d', f))];
+  const files = [
+    '/etc/apt/sources.list',
+    ...listDir('/etc/apt/sources.list.d').map((f) => path.join('/etc/apt/sources.list.d', f)),
+  ];
   for (const file of files) {
     if (!/\.(list|sources)$/.test(file) || !fs.existsSync(file)) continue;
     const text = fs.readFileSync(file, 'utf8');
@@ -46,7 +49,11 @@ let current: ChildProcess | null = null;
 
 function run(cmd: string, args: string[], log: (line: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const child = spawn(cmd, args, {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
     current = child;
     child.on('exit', () => {
       if (current === child) current = null;
@@ -54,7 +61,9 @@ function run(cmd: string, args: string[], log: (line: string) => void): Promise<
     let tail = '';
     const onData = (d: Buffer) => {
       tail = (tail + d.toString()).slice(-3000);
-      for (const line of d.toString().split('\n')) if (/^I: (Retrieving|Validating|Installing|Configuring) (core|base|packages)|^I: Base system/.test(line)) log(`  ${line}`);
+      for (const line of d.toString().split('\n'))
+        if (/^I: (Retrieving|Validating|Installing|Configuring) (core|base|packages)|^I: Base system/.test(line))
+          log(`  ${line}`);
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
@@ -65,10 +74,15 @@ function run(cmd: string, args: string[], log: (line: string) => void): Promise<
 
 /** uid:gid of `postgres` and the Postgres bin dir, read from the built root file system (they become labels). */
 function postgresFacts(root: string): { user: string; bin: string } {
-  const line = fs.readFileSync(path.join(root, 'etc/passwd'), 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  const line = fs
+    .readFileSync(path.join(root, 'etc/passwd'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
   if (!line) throw new Error('the built image has no postgres user');
   const [, , uid, gid] = line.split(':');
-  const versions = listDir(path.join(root, 'usr/lib/postgresql')).filter((v) => fs.existsSync(path.join(root, 'usr/lib/postgresql', v, 'bin/postgres')));
+  const versions = listDir(path.join(root, 'usr/lib/postgresql')).filter((v) =>
+    fs.existsSync(path.join(root, 'usr/lib/postgresql', v, 'bin/postgres')),
+  );
   if (!versions.length) throw new Error('the built image has no /usr/lib/postgresql/<v>/bin/postgres');
   return { user: `${uid}:${gid}`, bin: `/usr/lib/postgresql/${versions.sort((a, b) => Number(b) - Number(a))[0]}/bin` };
 }
@@ -97,7 +111,10 @@ function killCurrent(): void {
 }
 
 /** Build the image under `tag` with debootstrap + docker import. Needs root, debootstrap and the docker CLI. */
-export async function buildNodeImageOffline(tag: string, log: (line: string) => void = (l) => console.error(l)): Promise<void> {
+export async function buildNodeImageOffline(
+  tag: string,
+  log: (line: string) => void = (l) => console.error(l),
+): Promise<void> {
   const mirror = aptMirror();
   const scratch = createScratch();
   const root = scratch.root;
@@ -114,16 +131,31 @@ export async function buildNodeImageOffline(tag: string, log: (line: string) => 
   const t0 = performance.now();
   try {
     log(`fencepost: building ${tag} with debootstrap from ${mirror} (packages: ${NODE_PACKAGES.join(' ')}) …`);
-    await run('debootstrap', ['--variant=minbase', `--include=${NODE_PACKAGES.join(',')}`, 'bookworm', root, mirror], log);
+    await run(
+      'debootstrap',
+      ['--variant=minbase', `--include=${NODE_PACKAGES.join(',')}`, 'bookworm', root, mirror],
+      log,
+    );
     const pg = postgresFacts(root);
     // Package caches and the sample cluster postinst created are dead weight in every container.
-    for (const p of ['var/cache/apt/archives', 'var/lib/apt/lists', 'var/lib/postgresql']) fs.rmSync(path.join(root, p), { recursive: true, force: true });
+    for (const p of ['var/cache/apt/archives', 'var/lib/apt/lists', 'var/lib/postgresql'])
+      fs.rmSync(path.join(root, p), { recursive: true, force: true });
     log(`fencepost: importing the root file system into docker as ${tag} …`);
     const changes = [
       'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
       `LABEL ${LABEL.postgresUser}=${pg.user} ${LABEL.postgresBin}=${pg.bin}`,
     ];
-    await run('sh', ['-c', `tar -C "$1" -c . | docker import ${changes.map((c) => `--change '${c}'`).join(' ')} - "$2" >/dev/null`, 'sh', root, tag], log);
+    await run(
+      'sh',
+      [
+        '-c',
+        `tar -C "$1" -c . | docker import ${changes.map((c) => `--change '${c}'`).join(' ')} - "$2" >/dev/null`,
+        'sh',
+        root,
+        tag,
+      ],
+      log,
+    );
     log(`fencepost: ${tag} built in ${((performance.now() - t0) / 1000).toFixed(0)} s.`);
   } finally {
     killCurrent();
@@ -146,7 +178,9 @@ async function main(argv: string[]): Promise<void> {
   }
   const old = imageId(tag);
   if (old && !argv.includes('--force')) {
-    console.error(`fencepost: ${tag} exists already (${old.slice(0, 19)}); nothing to build. To build it again: node --import tsx docker/build-image.ts --force`);
+    console.error(
+      `fencepost: ${tag} exists already (${old.slice(0, 19)}); nothing to build. To build it again: node --import tsx docker/build-image.ts --force`,
+    );
     return;
   }
   // Without a handler a signal ends node on the spot, and the 'exit' clean-up above never runs.
@@ -161,7 +195,11 @@ async function main(argv: string[]): Promise<void> {
   if (old && now && old !== now) {
     // docker import moved the tag; the old image is now untagged dead weight, unless a container still uses it.
     const rmi = spawnSync('docker', ['rmi', old], { encoding: 'utf8' });
-    console.error(rmi.status === 0 ? `fencepost: removed the previous ${tag} (${old.slice(0, 19)}).` : `fencepost: kept the previous image ${old.slice(0, 19)}: ${rmi.stderr.trim()}`);
+    console.error(
+      rmi.status === 0
+        ? `fencepost: removed the previous ${tag} (${old.slice(0, 19)}).`
+        : `fencepost: kept the previous image ${old.slice(0, 19)}: ${rmi.stderr.trim()}`,
+    );
   }
 }
 

@@ -69,15 +69,18 @@ describe('leftover root file systems of the image builder', () => {
     expect(fs.existsSync(s.dir)).toBe(false);
   });
 
-  it.skipIf(process.getuid?.() !== 0)('unmounts what debootstrap left mounted inside before removing (root only)', () => {
-    const p = parent();
-    const dir = scratchOf({ pid: process.pid, startTime: 1 }, p);
-    const proc = path.join(dir, 'root', 'proc');
-    fs.mkdirSync(proc);
-    execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', proc]);
-    fs.writeFileSync(path.join(proc, 'on-the-mount'), 'x');
-    expect(removeLeftoverRootfs(() => {}, p)).toBeGreaterThan(0);
-    expect(fs.existsSync(dir)).toBe(false);
-    expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(dir);
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'unmounts what debootstrap left mounted inside before removing (root only)',
+    () => {
+      const p = parent();
+      const dir = scratchOf({ pid: process.pid, startTime: 1 }, p);
+      const proc = path.join(dir, 'root', 'proc');
+      fs.mkdirSync(proc);
+      execFileSync('mount', ['-t', 'tmpfs', 'tmpfs', proc]);
+      fs.writeFileSync(path.join(proc, 'on-the-mount'), 'x');
+      expect(removeLeftoverRootfs(() => {}, p)).toBeGreaterThan(0);
+      expect(fs.existsSync(dir)).toBe(false);
+      expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(dir);
+    },
+  );
 });

@@ -25,7 +25,10 @@ export interface Scratch {
 
 export function createScratch(parent = rootfsParent()): Scratch {
   const dir = fs.mkdtempSync(path.join(parent, ROOTFS_PREFIX));
-  fs.writeFileSync(path.join(dir, 'builder.json'), JSON.stringify({ pid: process.pid, startTime: startTime(process.pid) }));
+  fs.writeFileSync(
+    path.join(dir, 'builder.json'),
+    JSON.stringify({ pid: process.pid, startTime: startTime(process.pid) }),
+  );
   const root = path.join(dir, 'root');
   fs.mkdirSync(root);
   return { dir, root };
@@ -57,7 +60,9 @@ export function removeScratch(dir: string): void {
     try {
       execFileSync('umount', ['-l', point], { stdio: 'ignore' });
     } catch {
-      throw new Error(`${point} is mounted and umount failed; unmount it as root (umount -l ${point}), then rm -rf ${dir}`);
+      throw new Error(
+        `${point} is mounted and umount failed; unmount it as root (umount -l ${point}), then rm -rf ${dir}`,
+      );
     }
   }
   fs.rmSync(dir, { recursive: true, force: true });
@@ -66,9 +71,15 @@ export function removeScratch(dir: string): void {
 /** Whether the process that created the scratch folder still runs (a folder from before the record counts as gone). */
 function builderAlive(dir: string): boolean {
   try {
-    const rec = JSON.parse(fs.readFileSync(path.join(dir, 'builder.json'), 'utf8')) as { pid: number; startTime?: number };
+    const rec = JSON.parse(fs.readFileSync(path.join(dir, 'builder.json'), 'utf8')) as {
+      pid: number;
+      startTime?: number;
+    };
     // isAlive: a killed builder its parent hasn't reaped yet is a zombie, still in /proc with its start time.
-    return stillOurs({ name: 'builder', pid: rec.pid, marker: dir, startTime: rec.startTime ?? undefined }) && isAlive(rec.pid);
+    return (
+      stillOurs({ name: 'builder', pid: rec.pid, marker: dir, startTime: rec.startTime ?? undefined }) &&
+      isAlive(rec.pid)
+    );
   } catch {
     return false;
   }
@@ -91,7 +102,9 @@ export function removeLeftoverRootfs(log: (line: string) => void, parent = rootf
     if (builderAlive(dir)) continue;
     const users = processesUsing(dir);
     if (users.length) {
-      log(`kept ${dir}: its builder is gone but pid ${users.join(', ')} still works in it; run cleanup again when that ends`);
+      log(
+        `kept ${dir}: its builder is gone but pid ${users.join(', ')} still works in it; run cleanup again when that ends`,
+      );
       continue;
     }
     const bytes = diskUsage(dir);
@@ -99,7 +112,9 @@ export function removeLeftoverRootfs(log: (line: string) => void, parent = rootf
       removeScratch(dir);
     } catch (err) {
       const denied = (err as { code?: string }).code === 'EACCES' || (err as { code?: string }).code === 'EPERM';
-      log(`could not remove ${dir}: ${(err as Error).message}${denied ? ' — it was built as root; run cleanup as root' : ''}`);
+      log(
+        `could not remove ${dir}: ${(err as Error).message}${denied ? ' — it was built as root; run cleanup as root' : ''}`,
+      );
       continue;
     }
     freed += bytes;

@@ -19,7 +19,8 @@ const myLock: LockStrategy = {
         const owner = crypto.randomUUID();
         const deadline = performance.now() + ctx.acquireTimeoutMs;
         for (let attempts = 1; ; attempts++) {
-          if ((await redis.set(`my:${key}`, owner, 'PX', ctx.ttlMs, 'NX')) === 'OK') return { key, attempts, handle: owner };
+          if ((await redis.set(`my:${key}`, owner, 'PX', ctx.ttlMs, 'NX')) === 'OK')
+            return { key, attempts, handle: owner };
           if (performance.now() > deadline) throw new LockNotAcquired(`${key} is busy`, attempts);
           await sleep(10 + Math.random() * 20);
         }

@@ -39,7 +39,8 @@ export async function checkCommand(args: string[]): Promise<number> {
     return EXIT.badArguments;
   }
   if (parsed.model === undefined) return checkRunDir(parsed);
-  const single = parsed.targets.length === 1 && !(existsSync(parsed.targets[0]) && statSync(parsed.targets[0]).isDirectory());
+  const single =
+    parsed.targets.length === 1 && !(existsSync(parsed.targets[0]) && statSync(parsed.targets[0]).isDirectory());
   return single ? checkModel(parsed, parsed.model) : checkMany(parsed, parsed.model);
 }
 
@@ -52,11 +53,13 @@ function parseArgs(args: string[]): CheckArgs | string {
     else if (flag === '--help' || flag === '-h') return 'help requested';
     else if (flag === '--model') {
       if (!value) return '--model needs a value';
-      if (!historyModel(value)) return `unknown model "${value}"; valid models: ${HISTORY_MODELS.map((m) => `${m.name} (${m.summary})`).join(', ')}`;
+      if (!historyModel(value))
+        return `unknown model "${value}"; valid models: ${HISTORY_MODELS.map((m) => `${m.name} (${m.summary})`).join(', ')}`;
       out.model = value;
     } else if (flag === '--deadline') {
       const ms = Number(value);
-      if (!value || !Number.isFinite(ms) || ms <= 0) return `--deadline must be a positive number of milliseconds, got "${value ?? ''}"`;
+      if (!value || !Number.isFinite(ms) || ms <= 0)
+        return `--deadline must be a positive number of milliseconds, got "${value ?? ''}"`;
       out.deadlineMs = ms;
     } else if (flag === '--initial') {
       try {
@@ -84,13 +87,17 @@ function splitFlag(arg: string): [string, string | undefined] {
 async function checkRunDir(args: CheckArgs): Promise<number> {
   const dir = args.targets[0];
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    const hint = existsSync(dir) ? ` (to check a single history file, name a model: --model=<${HISTORY_MODELS.map((m) => m.name).join('|')}>)` : '';
+    const hint = existsSync(dir)
+      ? ` (to check a single history file, name a model: --model=<${HISTORY_MODELS.map((m) => m.name).join('|')}>)`
+      : '';
     console.error(`check: ${dir} is not a run directory${hint}\n\n${USAGE}`);
     return EXIT.badArguments;
   }
   const historyFile = path.join(dir, 'history.jsonl');
   if (!existsSync(historyFile)) {
-    console.error(`check: ${historyFile} does not exist; a run directory holds history.jsonl, test.json and results.json`);
+    console.error(
+      `check: ${historyFile} does not exist; a run directory holds history.jsonl, test.json and results.json`,
+    );
     return EXIT.badArguments;
   }
   const history = readJsonl(historyFile);
@@ -100,7 +107,10 @@ async function checkRunDir(args: CheckArgs): Promise<number> {
   }
   const options = checkOptionsFor(readTestJson(path.join(dir, 'test.json')));
   const fencing = options.fencing;
-  const results = checkRun(history, { ...options, ...(args.deadlineMs !== undefined ? { deadlineMs: args.deadlineMs } : {}) });
+  const results = checkRun(history, {
+    ...options,
+    ...(args.deadlineMs !== undefined ? { deadlineMs: args.deadlineMs } : {}),
+  });
   writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
   console.log(runSummary(dir, results, fencing));
   return exitCode(results.valid);
@@ -113,11 +123,17 @@ function readJsonl(file: string): Op[] | string {
   } catch (e) {
     return `${file}: ${(e as Error).message}`;
   }
-  if (parsed.truncatedTail) console.error(`check: warning: the last line of ${file} was cut short (crash mid-write?) and was ignored`);
+  if (parsed.truncatedTail)
+    console.error(`check: warning: the last line of ${file} was cut short (crash mid-write?) and was ignored`);
   const problems = validateHistory(parsed.ops);
   if (problems.length > 0) {
-    const shown = problems.slice(0, 5).map((p) => `  op ${p.index}: ${p.problem}`).join('\n');
-    console.error(`check: warning: ${file} breaks ${problems.length} journal invariant(s); checkers that cannot cope will say unknown:\n${shown}`);
+    const shown = problems
+      .slice(0, 5)
+      .map((p) => `  op ${p.index}: ${p.problem}`)
+      .join('\n');
+    console.error(
+      `check: warning: ${file} breaks ${problems.length} journal invariant(s); checkers that cannot cope will say unknown:\n${shown}`,
+    );
   }
   // A run that ended normally sealed its history in time order; one a crash cut short is ordered here.
   return inTimeOrder(parsed.ops);
@@ -139,7 +155,9 @@ function readTestJson(testFile: string): Parameters<typeof checkOptionsFor>[0] {
 async function checkModel(args: CheckArgs, modelName: string): Promise<number> {
   const file = args.targets[0];
   if (!existsSync(file) || !statSync(file).isFile()) {
-    console.error(`check: ${file} is not a file; --model checks history files (history.jsonl or a Jepsen history.edn) or directories of them`);
+    console.error(
+      `check: ${file} is not a file; --model checks history files (history.jsonl or a Jepsen history.edn) or directories of them`,
+    );
     return EXIT.badArguments;
   }
   const checked = checkHistoryFile(file, modelName, args);
@@ -187,8 +205,12 @@ async function checkMany(args: CheckArgs, modelName: string): Promise<number> {
     counts[r.valid === true ? 'valid' : r.valid === false ? 'invalid' : 'unknown']++;
     verdicts.push(r.valid);
     const why = r.cause ? `, ${r.cause === 'timeout' ? 'deadline reached' : 'memo cache full'}` : '';
-    const cx = r.counterexample ? `  ${r.counterexample.op.description} at op #${r.counterexample.op.indexes[0]} cannot be linearized` : '';
-    console.log(`${verdictWord(r.valid).padEnd(8)} ${file.padEnd(width)}  ${r.operations} ops, ${r.elapsedMs.toFixed(0)} ms${why}${cx}`);
+    const cx = r.counterexample
+      ? `  ${r.counterexample.op.description} at op #${r.counterexample.op.indexes[0]} cannot be linearized`
+      : '';
+    console.log(
+      `${verdictWord(r.valid).padEnd(8)} ${file.padEnd(width)}  ${r.operations} ops, ${r.elapsedMs.toFixed(0)} ms${why}${cx}`,
+    );
   }
   const ms = performance.now() - started;
   const merged = mergeValid(verdicts);
@@ -208,7 +230,11 @@ function historyFilesUnder(dir: string): string[] {
 }
 
 /** Reads, builds and checks one history file; a string is why it could not be read. */
-function checkHistoryFile(file: string, modelName: string, args: CheckArgs): { result: LinearizableResult; ignored: Record<string, number> } | string {
+function checkHistoryFile(
+  file: string,
+  modelName: string,
+  args: CheckArgs,
+): { result: LinearizableResult; ignored: Record<string, number> } | string {
   let history: Op[];
   try {
     const text = readFileSync(file, 'utf8');
@@ -222,7 +248,11 @@ function checkHistoryFile(file: string, modelName: string, args: CheckArgs): { r
   } catch (e) {
     return `${file}: ${(e as Error).message}`;
   }
-  const result = checkLinearizable(built.model, built.ops, args.deadlineMs !== undefined ? { deadlineMs: args.deadlineMs } : {});
+  const result = checkLinearizable(
+    built.model,
+    built.ops,
+    args.deadlineMs !== undefined ? { deadlineMs: args.deadlineMs } : {},
+  );
   return { result, ignored: built.ignored };
 }
 
@@ -261,9 +291,13 @@ function modelSummary(file: string, r: LinearizableResult, ignored: Record<strin
     `  ${r.operations} ops in ${r.partitions} partition(s), ${r.explored} configurations explored in ${r.elapsedMs.toFixed(0)} ms`,
   ];
   if (r.cause === 'timeout') lines.push('  the search hit its deadline; raise --deadline to try harder');
-  if (r.cause === 'memory') lines.push('  the search filled its memo cache (2M configurations) before deciding; the history is too hard to settle');
+  if (r.cause === 'memory')
+    lines.push(
+      '  the search filled its memo cache (2M configurations) before deciding; the history is too hard to settle',
+    );
   const skipped = Object.entries(ignored);
-  if (skipped.length > 0) lines.push(`  ignored ops the model does not know: ${skipped.map(([f, n]) => `${f} ×${n}`).join(', ')}`);
+  if (skipped.length > 0)
+    lines.push(`  ignored ops the model does not know: ${skipped.map(([f, n]) => `${f} ×${n}`).join(', ')}`);
   if (r.counterexample) {
     lines.push(`  ${r.counterexample.message}`);
     lines.push(`  history indexes to look at: ${r.counterexample.window.join(', ')}`);
@@ -279,7 +313,13 @@ function runSummary(dir: string, r: RunResults, fencing: boolean): string {
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,
   ];
   for (const [name, c] of Object.entries(r.checkers)) {
-    const why = c.error ? ` (${c.error})` : c.cause === 'timeout' ? ' (deadline reached)' : c.cause === 'memory' ? ' (memo cache full)' : '';
+    const why = c.error
+      ? ` (${c.error})`
+      : c.cause === 'timeout'
+        ? ' (deadline reached)'
+        : c.cause === 'memory'
+          ? ' (memo cache full)'
+          : '';
     lines.push(`  ${name.padEnd(20)} ${verdictWord(c.valid)}${why}`);
   }
   const cx = (r.checkers.linearizable as Partial<LinearizableResult> | undefined)?.counterexample;

@@ -26,7 +26,12 @@ afterEach(() => {
 const DEAD_HARNESS = { pid: spawnSync('true').pid, startTime: 1 };
 
 /** A run dir whose harness is gone (as after kill -9), unless `harness: 'alive'` (this very process). */
-function runDir(opts: { harness?: 'dead' | 'alive' | 'unrecorded'; tempDirs?: string[] } = {}): { results: string; run: string; node: string; reg: PidRegistry } {
+function runDir(opts: { harness?: 'dead' | 'alive' | 'unrecorded'; tempDirs?: string[] } = {}): {
+  results: string;
+  run: string;
+  node: string;
+  reg: PidRegistry;
+} {
   const results = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-cleanup-')));
   dirs.push(results);
   const run = path.join(results, 'redis', 'run-1');
@@ -92,7 +97,15 @@ describe('cleanup', () => {
     const pid = orphan(node);
     await sleep(50);
     // Written after the process started: whatever is in the directory was not started by this spawn.
-    fs.writeFileSync(path.join(reg.dir, 'redis0.json'), JSON.stringify({ name: 'redis0', pid: 0, marker: node, pending: { cwd: fs.realpathSync(node), notBefore: Number.MAX_SAFE_INTEGER } }));
+    fs.writeFileSync(
+      path.join(reg.dir, 'redis0.json'),
+      JSON.stringify({
+        name: 'redis0',
+        pid: 0,
+        marker: node,
+        pending: { cwd: fs.realpathSync(node), notBefore: Number.MAX_SAFE_INTEGER },
+      }),
+    );
     expect(await cleanup(results, () => {})).toBe(0);
     expect(isAlive(pid)).toBe(true);
   });
@@ -108,7 +121,12 @@ describe('cleanup', () => {
     expect(await cleanup(results, (l) => lines.push(l))).toBe(0);
     expect(isAlive(pid)).toBe(true);
     expect(isAlive(late)).toBe(true);
-    expect(reg.list().map((r) => r.name).sort()).toEqual(['redis0', 'redis1']);
+    expect(
+      reg
+        .list()
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(['redis0', 'redis1']);
     expect(lines).toContain(`running, left alone: ${run} (its harness, pid ${process.pid}, is alive)`);
     expect(lines.at(-1)).toBe('cleanup: nothing left over (left 1 run(s) alone).');
   });

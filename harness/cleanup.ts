@@ -12,7 +12,11 @@ import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from '../common/ru
  * folders. Resume before kill, so nothing is left stopped. Then containers of the docker backend whose harness
  * is gone. Says what it stopped and what it left alone.
  */
-export async function cleanup(resultsDir: string, log: (line: string) => void = console.log, opts: { data?: boolean } = {}): Promise<number> {
+export async function cleanup(
+  resultsDir: string,
+  log: (line: string) => void = console.log,
+  opts: { data?: boolean } = {},
+): Promise<number> {
   const registries: PidRegistry[] = [];
   const walk = (dir: string, depth: number) => {
     if (depth > 4 || !fs.existsSync(dir)) return;
@@ -38,7 +42,9 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
     if (records.length === 0) continue;
     if (!owner) {
       // Without the harness's record we cannot tell a live run from a dead one: touching it could kill a run.
-      log(`left alone: ${runDir} has ${records.length} pid record(s) but no readable harness record (${path.join(reg.dir, OWNER_FILE)}); if no fencepost runs there, stop its processes by hand`);
+      log(
+        `left alone: ${runDir} has ${records.length} pid record(s) but no readable harness record (${path.join(reg.dir, OWNER_FILE)}); if no fencepost runs there, stop its processes by hand`,
+      );
       leftAlone++;
       continue;
     }
@@ -59,7 +65,9 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
         }
       }
       for (let i = 0; i < 50 && pids.some(isAlive); i++) await sleep(20);
-      log(`stopped ${rec.name} (pid ${mains.join(', ')}${pids.length > mains.length ? ` + ${pids.length - mains.length} children` : ''}) from ${runDir}`);
+      log(
+        `stopped ${rec.name} (pid ${mains.join(', ')}${pids.length > mains.length ? ` + ${pids.length - mains.length} children` : ''}) from ${runDir}`,
+      );
       reg.remove(rec.name);
       stopped++;
     }
@@ -81,7 +89,11 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
     dataBytes ? `freed ${formatMB(dataBytes)} of node data of dead runs` : '',
   ].filter(Boolean);
   const aloneNote = leftAlone ? `left ${leftAlone} run(s) alone` : '';
-  log(parts.length ? `cleanup: ${[...parts, aloneNote].filter(Boolean).join(', ')}.` : `cleanup: nothing left over${aloneNote ? ` (${aloneNote})` : ''}.`);
+  log(
+    parts.length
+      ? `cleanup: ${[...parts, aloneNote].filter(Boolean).join(', ')}.`
+      : `cleanup: nothing left over${aloneNote ? ` (${aloneNote})` : ''}.`,
+  );
   return stopped + containers;
 }
 
@@ -92,8 +104,15 @@ export async function cleanup(resultsDir: string, log: (line: string) => void = 
 function leftoverPids(rec: PidRecord, dirs: string[], log: (line: string) => void, runDir: string): number[] {
   if (!rec.pending) return stillOurs(rec) ? [rec.pid] : [];
   const cwd = rec.pending.cwd;
-  if (typeof cwd !== 'string' || !path.isAbsolute(cwd) || !Number.isFinite(rec.pending.notBefore) || !dirs.some((d) => within(cwd, d))) {
-    log(`ignored the pending record ${rec.name} of ${runDir}: its folder ${JSON.stringify(cwd)} is not one of the run's own (${dirs.join(', ')}); nothing stopped for it`);
+  if (
+    typeof cwd !== 'string' ||
+    !path.isAbsolute(cwd) ||
+    !Number.isFinite(rec.pending.notBefore) ||
+    !dirs.some((d) => within(cwd, d))
+  ) {
+    log(
+      `ignored the pending record ${rec.name} of ${runDir}: its folder ${JSON.stringify(cwd)} is not one of the run's own (${dirs.join(', ')}); nothing stopped for it`,
+    );
     return [];
   }
   return pendingPids(rec);

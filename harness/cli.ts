@@ -5,7 +5,10 @@ import { Shutdown } from '../common/shutdown.ts';
 
 /** Subcommands are loaded on demand so `--help` and argument errors answer at once. */
 async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<number> {
-  const runsServers = config.command === 'run' || config.command === 'doctor' || (config.command === 'nightly' && config.rest[0] !== 'merge');
+  const runsServers =
+    config.command === 'run' ||
+    config.command === 'doctor' ||
+    (config.command === 'nightly' && config.rest[0] !== 'merge');
   if (config.backend === 'docker' && runsServers) {
     // Before any run folder exists: no engine is a usage error (254) with the commands to start one.
     const { connectDockerEngine } = await import('../cluster/docker/engine.ts');

@@ -2,7 +2,12 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WATCHDOG_PROCESS_OFFSET, type ClientSpec, type FromClient, type ToClient } from '../workloads/client-protocol.ts';
+import {
+  WATCHDOG_PROCESS_OFFSET,
+  type ClientSpec,
+  type FromClient,
+  type ToClient,
+} from '../workloads/client-protocol.ts';
 import { CLIENT_EXITED, CLIENT_EXIT_NOTE, type ClientExit } from '../history/client-exit.ts';
 import type { OpInput } from '../history/op.ts';
 import type { PidRegistry } from '../common/pid-registry.ts';
@@ -105,7 +110,9 @@ export class ClientPool {
       child.once('exit', (code, signal) => {
         handle.exited = true;
         this.pids.remove(`client-${spec.slot}`);
-        reject(new Error(`client ${spec.slot} exited (code ${code}) before it was ready; see logs/client-${spec.slot}.log`));
+        reject(
+          new Error(`client ${spec.slot} exited (code ${code}) before it was ready; see logs/client-${spec.slot}.log`),
+        );
         if (!this.stopping && this.slots[spec.slot] === slot) void this.died(slot, code, signal);
       });
     });
@@ -125,22 +132,37 @@ export class ClientPool {
   /** Record a death mid-run, then restart the slot under a new process id, or give it up. */
   private async died(slot: Slot, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     const deaths = slot.deaths + 1;
-    const exit: ClientExit = { slot: slot.spec.slot, code, signal, lastLines: lastLines(this.logFile(slot.spec.slot), LAST_LINES) };
+    const exit: ClientExit = {
+      slot: slot.spec.slot,
+      code,
+      signal,
+      lastLines: lastLines(this.logFile(slot.spec.slot), LAST_LINES),
+    };
     if (deaths >= MAX_CLIENT_DEATHS) exit.gaveUpAfter = deaths;
     const how = signal ? `signal ${signal}` : `code ${code}`;
     if (slot.open.size === 0) {
       this.onOp({ process: slot.handle.process, type: 'info', f: CLIENT_EXIT_NOTE, value: exit, error: CLIENT_EXITED });
     }
     for (const [process, invoke] of slot.open) {
-      this.onOp({ process, type: 'info', f: invoke.f, value: { ...(invoke.value as object), exit }, error: CLIENT_EXITED });
+      this.onOp({
+        process,
+        type: 'info',
+        f: invoke.f,
+        value: { ...(invoke.value as object), exit },
+        error: CLIENT_EXITED,
+      });
     }
     slot.open.clear();
     if (exit.gaveUpAfter !== undefined) {
-      this.log(`fencepost: client ${slot.spec.slot} died ${deaths} times (last: ${how}); not restarting it. See logs/client-${slot.spec.slot}.log`);
+      this.log(
+        `fencepost: client ${slot.spec.slot} died ${deaths} times (last: ${how}); not restarting it. See logs/client-${slot.spec.slot}.log`,
+      );
       if (++this.gaveUp === this.clients.length) this.resolveAllGaveUp();
       return;
     }
-    this.log(`fencepost: client ${slot.spec.slot} exited with ${how} mid-run; restarting it as a new process (see logs/client-${slot.spec.slot}.log)`);
+    this.log(
+      `fencepost: client ${slot.spec.slot} exited with ${how} mid-run; restarting it as a new process (see logs/client-${slot.spec.slot}.log)`,
+    );
     await sleep(RESTART_BACKOFF_MS * deaths);
     if (this.stopping) return;
     const generation = Math.floor(slot.maxProcess / slot.spec.concurrency) + 1;
@@ -198,7 +220,11 @@ export class ClientPool {
 function lastLines(file: string, n: number): string[] {
   try {
     const text = fs.readFileSync(file, 'utf8');
-    return text.split('\n').filter((l) => l.trim() !== '').slice(-n).map((l) => l.slice(0, 300));
+    return text
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .slice(-n)
+      .map((l) => l.slice(0, 300));
   } catch {
     return [];
   }

@@ -46,8 +46,12 @@ describe('compare', () => {
     expect(html).toContain('<li>run 2: verdict INVALID → VALID</li>');
     expect(html).toContain('<li>run 2: fencing off → on</li>');
     expect(html).toContain('<li>run 2: lock redis → etcd</li>');
-    expect(html).toMatch(/<tr class="differs"><td>lost updates<\/td><td class="num">1<\/td><td class="num changed better">0<span class="delta">−1<\/span><\/td><\/tr>/);
-    expect(html).toMatch(/<tr class="differs"><td>fencing<\/td><td class="num">off<\/td><td class="num changed">on<\/td><\/tr>/);
+    expect(html).toMatch(
+      /<tr class="differs"><td>lost updates<\/td><td class="num">1<\/td><td class="num changed better">0<span class="delta">−1<\/span><\/td><\/tr>/,
+    );
+    expect(html).toMatch(
+      /<tr class="differs"><td>fencing<\/td><td class="num">off<\/td><td class="num changed">on<\/td><\/tr>/,
+    );
     expect(html).toMatch(/<tr class=""><td>TTL \(ms\)<\/td>/);
     expect(html).toContain('<a href="2026-11-29T08-00-00.000Z/report.html">');
     expect(html).toContain('<a href="../etcd/2026-11-29T09-00-00.000Z/report.html">');

@@ -5,7 +5,8 @@ import { EXIT } from '../common/exit-codes.ts';
 import { renderCompare } from '../report/compare-page.ts';
 import { readRun } from '../store/run-files.ts';
 
-const USAGE = 'usage: npm run jepsen -- compare <run-dir> <run-dir> [...]   (run dirs look like results/<lock>/<timestamp>)';
+const USAGE =
+  'usage: npm run jepsen -- compare <run-dir> <run-dir> [...]   (run dirs look like results/<lock>/<timestamp>)';
 
 /**
  * `compare <run-dir> <run-dir> […]` → compare.html beside the first run (its lock's folder), path printed.
@@ -25,7 +26,9 @@ export async function compareCommand(rest: string[], config: Readonly<Config>): 
       return EXIT.badArguments;
     }
     if (!fs.existsSync(path.join(d, 'results.json'))) {
-      console.error(`fencepost: compare: ${d} has no results.json (not a run dir, or the run stopped before its checkers ran).`);
+      console.error(
+        `fencepost: compare: ${d} has no results.json (not a run dir, or the run stopped before its checkers ran).`,
+      );
       console.error(`  → re-check it with \`npm run jepsen -- check ${d}\`, or pick another run`);
       return EXIT.badArguments;
     }

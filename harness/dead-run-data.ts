@@ -63,7 +63,9 @@ export function removeDeadRunData(resultsDir: string, log: (line: string) => voi
       for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
     } catch (err) {
       const code = (err as { code?: string }).code;
-      log(`could not remove the node data of ${runDir}: ${(err as Error).message}${code === 'EACCES' || code === 'EPERM' ? ' — a run as root left it; run cleanup --data as root' : ''}`);
+      log(
+        `could not remove the node data of ${runDir}: ${(err as Error).message}${code === 'EACCES' || code === 'EPERM' ? ' — a run as root left it; run cleanup --data as root' : ''}`,
+      );
       continue;
     }
     freed += bytes;

@@ -40,7 +40,12 @@ export async function doctor(config: Readonly<Config>, shutdown: Shutdown): Prom
     await cluster.start();
     const bootMs = Math.round(performance.now() - t0);
     const nodes = await Promise.all(
-      cluster.nodes.map(async (n) => ({ node: n.name, port: n.port, version: await n.version(), readyInMs: n.readyInMs })),
+      cluster.nodes.map(async (n) => ({
+        node: n.name,
+        port: n.port,
+        version: await n.version(),
+        readyInMs: n.readyInMs,
+      })),
     );
     const report = { ok: true, bootMs, nodes, runDir };
     writeJson(path.join(runDir, 'doctor.json'), report);
@@ -54,7 +59,13 @@ export async function doctor(config: Readonly<Config>, shutdown: Shutdown): Prom
 
 export function formatDoctor(r: DoctorReport): string {
   const lines = ['node           port   version     ready in', '-------------  -----  ----------  --------'];
-  for (const n of r.nodes) lines.push(`${n.node.padEnd(13)}  ${String(n.port).padEnd(5)}  ${n.version.padEnd(10)}  ${String(n.readyInMs ?? '-').padStart(5)} ms`);
-  lines.push('', `all ${r.nodes.length} nodes ready in ${r.bootMs} ms (boot in parallel); torn down. Logs: ${path.join(r.runDir, 'logs')}`);
+  for (const n of r.nodes)
+    lines.push(
+      `${n.node.padEnd(13)}  ${String(n.port).padEnd(5)}  ${n.version.padEnd(10)}  ${String(n.readyInMs ?? '-').padStart(5)} ms`,
+    );
+  lines.push(
+    '',
+    `all ${r.nodes.length} nodes ready in ${r.bootMs} ms (boot in parallel); torn down. Logs: ${path.join(r.runDir, 'logs')}`,
+  );
   return lines.join('\n');
 }

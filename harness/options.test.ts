@@ -16,7 +16,17 @@ function badArgs(argv: string[]): HarnessError {
 describe('resolveConfig', () => {
   it('fills every default and records a seed', () => {
     const c = resolveConfig([], () => 42);
-    expect(c).toMatchObject({ command: 'run', lock: 'redlock', timeLimitS: 60, concurrency: 5, ttlMs: 2000, pauseMs: 3000, seed: 42, nemesis: null, fencing: false });
+    expect(c).toMatchObject({
+      command: 'run',
+      lock: 'redlock',
+      timeLimitS: 60,
+      concurrency: 5,
+      ttlMs: 2000,
+      pauseMs: 3000,
+      seed: 42,
+      nemesis: null,
+      fencing: false,
+    });
   });
 
   it('is frozen', () => {
@@ -28,8 +38,21 @@ describe('resolveConfig', () => {
   });
 
   it('accepts --name=value and --name value, and keeps an explicit seed', () => {
-    const c = resolveConfig(['--lock', 'etcd', '--time-limit=15', '--seed=7', '--fencing', '--nemesis=pause-holder,clock']);
-    expect(c).toMatchObject({ lock: 'etcd', timeLimitS: 15, seed: 7, fencing: true, nemesis: ['pause-holder', 'clock'] });
+    const c = resolveConfig([
+      '--lock',
+      'etcd',
+      '--time-limit=15',
+      '--seed=7',
+      '--fencing',
+      '--nemesis=pause-holder,clock',
+    ]);
+    expect(c).toMatchObject({
+      lock: 'etcd',
+      timeLimitS: 15,
+      seed: 7,
+      fencing: true,
+      nemesis: ['pause-holder', 'clock'],
+    });
   });
 
   it('gives --lock=all one run per measured cell unless --runs says otherwise', () => {
@@ -70,7 +93,10 @@ describe('resolveConfig', () => {
 
   it('parses subcommands and passes their own arguments through', () => {
     expect(resolveConfig(['doctor', '--json'])).toMatchObject({ command: 'doctor', json: true });
-    expect(resolveConfig(['check', '--model=cas-register', 'h.edn'])).toMatchObject({ command: 'check', rest: ['--model=cas-register', 'h.edn'] });
+    expect(resolveConfig(['check', '--model=cas-register', 'h.edn'])).toMatchObject({
+      command: 'check',
+      rest: ['--model=cas-register', 'h.edn'],
+    });
   });
 });
 

@@ -51,7 +51,12 @@ function writeModeFor(strategy: ResolvedStrategy, fencing: boolean): WriteMode {
 }
 
 /** The nodes the strategy declared (Postgres, the resource, always), plus what the run's faults need. */
-function clusterSpecFor(strategy: ResolvedStrategy, config: Readonly<Config>, faults: FaultName[], clocks: ClockBoard | null): ClusterSpec {
+function clusterSpecFor(
+  strategy: ResolvedStrategy,
+  config: Readonly<Config>,
+  faults: FaultName[],
+  clocks: ClockBoard | null,
+): ClusterSpec {
   return {
     ...strategy.servers,
     pg: true,
@@ -79,7 +84,11 @@ const consoleLog = (line: string) => console.error(line);
  * clients → final read → teardown → check → report. Every teardown step is registered with `shutdown` before
  * the thing it undoes starts, so Ctrl-C at any point leaves nothing running and the journal on disk.
  */
-export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog): Promise<RunOutcome> {
+export async function runTest(
+  config: Readonly<Config>,
+  shutdown: Shutdown,
+  log: (line: string) => void = consoleLog,
+): Promise<RunOutcome> {
   // Resolved once, before anything starts: a bad plugin or an option the lock can't honour is exit 254 here.
   const strategy = await loadStrategy(config.lock);
   checkStrategyOptions(config, strategy);
@@ -113,14 +122,19 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
     nodes: cluster.nodes.map((n) => ({ name: n.name, port: n.port })),
   };
   writeJson(path.join(runDir, 'test.json'), test);
-  log(`fencepost: --lock=${config.lock} --seed=${config.seed}, faults: ${faults.join(', ') || 'none'}; run dir ${runDir}`);
+  log(
+    `fencepost: --lock=${config.lock} --seed=${config.seed}, faults: ${faults.join(', ') || 'none'}; run dir ${runDir}`,
+  );
 
   const stopCluster = shutdown.add('stop cluster', async () => {
     await cluster.teardown();
     fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
   });
   const markIncomplete = shutdown.add('mark the run incomplete', () =>
-    writeJson(path.join(runDir, 'test.json'), { ...test, ...(shutdown.reason === 'signal' ? { interrupted: true } : { failed: true }) }),
+    writeJson(path.join(runDir, 'test.json'), {
+      ...test,
+      ...(shutdown.reason === 'signal' ? { interrupted: true } : { failed: true }),
+    }),
   );
   const t0 = performance.now();
   await cluster.start();
@@ -136,7 +150,10 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
   const via = (name: string) => ({ host: '127.0.0.1', port: proxies.get(name)!.port });
   // With a failover pair, the first Redis is "the primary": a proxy the failover fault re-points at the promoted node.
-  const redisEndpoints = cluster.redis.map((r, i) => ({ ...via(i === 0 && cluster.failover ? PRIMARY_PROXY : r.name), password: cluster.credentials.redis }));
+  const redisEndpoints = cluster.redis.map((r, i) => ({
+    ...via(i === 0 && cluster.failover ? PRIMARY_PROXY : r.name),
+    password: cluster.credentials.redis,
+  }));
 
   await setupResource(cluster.pg!.connectionConfig(), config.accounts);
 
@@ -179,7 +196,17 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
   );
   const stopClients = shutdown.add('stop clients', () => pool.kill());
 
-  const nemesis = createNemesis({ config, faults, servers: strategy.servers, cluster, clients: pool, proxies, journal, clocks, log });
+  const nemesis = createNemesis({
+    config,
+    faults,
+    servers: strategy.servers,
+    cluster,
+    clients: pool,
+    proxies,
+    journal,
+    clocks,
+    log,
+  });
   if (Object.keys(nemesis.skipped).length) {
     test.skippedFaults = { ...nemesis.skipped };
     writeJson(path.join(runDir, 'test.json'), test);
@@ -189,7 +216,9 @@ export async function runTest(config: Readonly<Config>, shutdown: Shutdown, log:
 
   await pool.start(specs);
   const abort = new AbortController();
-  const nemesisDone = nemesis.run(abort.signal).catch((err) => log(`fencepost: nemesis failed: ${(err as Error).message}`));
+  const nemesisDone = nemesis
+    .run(abort.signal)
+    .catch((err) => log(`fencepost: nemesis failed: ${(err as Error).message}`));
   const progress = setInterval(() => stats.print(), stats.tty ? 1000 : 10_000);
   // A run whose clients all kept dying has nothing left to measure: end it rather than wait out the limit.
   const limit = new AbortController();
@@ -256,19 +285,29 @@ function summary(config: Readonly<Config>, runDir: string, r: RunResults): strin
   const [why, ...moreWhy] = r.unknownReasons;
   const lines = [
     '',
-    ...(why !== undefined && r.valid === 'unknown' ? [`  ${verdict}  ${why}`, ...moreWhy.map((w) => `  also: ${w}`), `  ${head}`] : [`  ${verdict}  ${head}`]),
+    ...(why !== undefined && r.valid === 'unknown'
+      ? [`  ${verdict}  ${why}`, ...moreWhy.map((w) => `  also: ${w}`), `  ${head}`]
+      : [`  ${verdict}  ${head}`]),
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
     `  lost updates: ${r.lostUpdates}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
   ];
-  for (const [name, c] of Object.entries(r.checkers)) lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
-  for (const [f, c] of Object.entries(r.faultHits ?? {})) if (c.hit !== null) lines.push(`  fault ${f}: fired ${c.fired}, hit ${c.hit}`);
+  for (const [name, c] of Object.entries(r.checkers))
+    lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
+  for (const [f, c] of Object.entries(r.faultHits ?? {}))
+    if (c.hit !== null) lines.push(`  fault ${f}: fired ${c.fired}, hit ${c.hit}`);
   for (const l of r.lostUpdateDetails.slice(0, 3)) {
-    lines.push(`  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`);
+    lines.push(
+      `  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`,
+    );
   }
   const tokenOrder = r.checkers['token-order'] as Partial<TokenOrderResult> | undefined;
   for (const v of tokenOrder?.violations?.slice(0, 3) ?? []) lines.push(`  token: ${describeTokenViolation(v)}`);
-  lines.push(`  run dir: ${runDir}`, `  report:  ${path.join(runDir, 'report.html')}`, `  replay:  ${replayCommand(config)}`, '');
+  lines.push(
+    `  run dir: ${runDir}`,
+    `  report:  ${path.join(runDir, 'report.html')}`,
+    `  replay:  ${replayCommand(config)}`,
+    '',
+  );
   return lines.join('\n');
 }
-

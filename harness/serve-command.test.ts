@@ -91,14 +91,20 @@ describe('npm run jepsen -- serve --port', () => {
     const shutdown = new Shutdown();
     const running = serveCommand(resolveConfig(['serve', `--port=${probe.port}`, `--results=${root}`]), shutdown);
     let res: Response | undefined;
-    for (let i = 0; i < 50 && !res; i++) res = await fetch(`http://127.0.0.1:${probe.port}/`).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 20)));
+    for (let i = 0; i < 50 && !res; i++)
+      res = await fetch(`http://127.0.0.1:${probe.port}/`).catch(
+        () => new Promise<undefined>((r) => setTimeout(() => r(undefined), 20)),
+      );
     expect(res?.status).toBe(200);
     await shutdown.runAll();
     expect(await running).toBe(EXIT.valid);
   });
 
   it('a port in use is a bad argument (exit 254) that says what to do, not a crash or another port', async () => {
-    const err = await serveCommand(resolveConfig(['serve', `--port=${server.port}`, `--results=${root}`]), new Shutdown()).catch((e: unknown) => e);
+    const err = await serveCommand(
+      resolveConfig(['serve', `--port=${server.port}`, `--results=${root}`]),
+      new Shutdown(),
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HarnessError);
     expect((err as HarnessError).exitCode).toBe(EXIT.badArguments);
     expect((err as HarnessError).message).toBe(`serve: cannot listen on 127.0.0.1:${server.port} (in use).`);

@@ -39,7 +39,10 @@ function listing(dir: string, urlPath: string): string {
   const entries = fs
     .readdirSync(dir, { withFileTypes: true })
     .sort((a, b) => a.name.localeCompare(b.name))
-    .map((e) => `<li><a href="${h(encodeURIComponent(e.name) + (e.isDirectory() ? '/' : ''))}">${h(e.name)}${e.isDirectory() ? '/' : ''}</a></li>`);
+    .map(
+      (e) =>
+        `<li><a href="${h(encodeURIComponent(e.name) + (e.isDirectory() ? '/' : ''))}">${h(e.name)}${e.isDirectory() ? '/' : ''}</a></li>`,
+    );
   return `<!doctype html><meta charset="utf-8"><title>${h(urlPath)}</title><body style="font:13px system-ui;margin:20px"><h1 style="font-size:16px">${h(urlPath)}</h1><p><a href="/">all runs</a></p><ul>${entries.join('')}</ul></body>`;
 }
 
@@ -94,7 +97,12 @@ function handler(root: string): http.RequestListener {
       }
       return send(200, listing(real, urlPath), TYPES['.html']);
     }
-    res.writeHead(200, { 'content-type': TYPES[path.extname(real)] ?? 'application/octet-stream', 'content-length': stat.size, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    res.writeHead(200, {
+      'content-type': TYPES[path.extname(real)] ?? 'application/octet-stream',
+      'content-length': stat.size,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
     if (req.method === 'HEAD') return res.end();
     fs.createReadStream(real).pipe(res);
   };
@@ -127,7 +135,8 @@ export async function startResultsServer(root: string, port?: number): Promise<R
     try {
       bound = await listen(server, PREFERRED_PORT);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' && (err as NodeJS.ErrnoException).code !== 'EACCES') throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' && (err as NodeJS.ErrnoException).code !== 'EACCES')
+        throw err;
       bound = await listen(server, 0);
     }
   }
@@ -150,7 +159,11 @@ export async function serveCommand(config: Readonly<Config>, shutdown: Shutdown)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (config.port !== null && (code === 'EADDRINUSE' || code === 'EACCES')) {
-      throw new HarnessError('bad-arguments', `serve: cannot listen on 127.0.0.1:${config.port} (${code === 'EADDRINUSE' ? 'in use' : 'not allowed'}).`, { hint: 'pick another --port, or leave it out to take 8080 or any free port' });
+      throw new HarnessError(
+        'bad-arguments',
+        `serve: cannot listen on 127.0.0.1:${config.port} (${code === 'EADDRINUSE' ? 'in use' : 'not allowed'}).`,
+        { hint: 'pick another --port, or leave it out to take 8080 or any free port' },
+      );
     }
     throw err;
   }

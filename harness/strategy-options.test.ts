@@ -32,7 +32,7 @@ describe('the options a lock must be able to honour', () => {
     ['redlock', /Redlock has no monotonic fencing token/],
     ['redlock-npm', /the redlock package exposes no monotonic fencing token/],
     ['none', /no lock, so there is no token to fence with/],
-  ])('refuses --fencing with --lock=%s with the strategy\'s own reason', async (lock, reason) => {
+  ])("refuses --fencing with --lock=%s with the strategy's own reason", async (lock, reason) => {
     const err = await refusal([`--lock=${lock}`, '--fencing']);
     expect(err.message).toMatch(new RegExp(`^--fencing with --lock=${lock}: `));
     expect(err.message).toMatch(reason);
@@ -49,9 +49,14 @@ describe('the options a lock must be able to honour', () => {
     expect((await validate([`--lock=${lock}`, '--fencing'])).noTokenReason).toBeNull();
   });
 
-  it.each(['etcd', 'zookeeper', 'postgres', 'none'])('refuses --watchdog with --lock=%s, whose client does not renew its lease', async (lock) => {
-    expect((await refusal([`--lock=${lock}`, '--watchdog'])).message).toMatch(/declares `renews: false`: its client does not renew the lease/);
-  });
+  it.each(['etcd', 'zookeeper', 'postgres', 'none'])(
+    'refuses --watchdog with --lock=%s, whose client does not renew its lease',
+    async (lock) => {
+      expect((await refusal([`--lock=${lock}`, '--watchdog'])).message).toMatch(
+        /declares `renews: false`: its client does not renew the lease/,
+      );
+    },
+  );
 
   it.each(['redis', 'redlock', 'redlock-npm'])('accepts --watchdog with --lock=%s', async (lock) => {
     expect((await validate([`--lock=${lock}`, '--watchdog'])).renews).toBe(true);

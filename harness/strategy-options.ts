@@ -13,12 +13,18 @@ export function checkStrategyOptions(config: Readonly<Config>, strategy: Resolve
     throw new HarnessError('bad-arguments', `--fencing with --lock=${strategy.lock}: ${strategy.noTokenReason}.`, {
       hint: strategy.builtin
         ? 'drop --fencing, or use a lock with a fencing token: --lock=etcd|zookeeper|postgres'
-        : "drop --fencing; or, if every lease carries a token that grows from one holder to the next, declare `token: 'monotonic'` (see README, \"Your own lock strategy\")",
+        : 'drop --fencing; or, if every lease carries a token that grows from one holder to the next, declare `token: \'monotonic\'` (see README, "Your own lock strategy")',
     });
   }
   if (config.watchdog && strategy.renews === false) {
-    throw new HarnessError('bad-arguments', `--watchdog with --lock=${strategy.lock}: "${strategy.name}" declares \`renews: false\`: its client does not renew the lease (the lock keeps itself alive, or it cannot be extended), so there is nothing for a watchdog to do.`, {
-      hint: strategy.builtin ? 'drop --watchdog, or use a lock whose lease the client renews: --lock=redis|redlock|redlock-npm' : 'drop --watchdog, or declare `renews: true` if your lock client has renew()',
-    });
+    throw new HarnessError(
+      'bad-arguments',
+      `--watchdog with --lock=${strategy.lock}: "${strategy.name}" declares \`renews: false\`: its client does not renew the lease (the lock keeps itself alive, or it cannot be extended), so there is nothing for a watchdog to do.`,
+      {
+        hint: strategy.builtin
+          ? 'drop --watchdog, or use a lock whose lease the client renews: --lock=redis|redlock|redlock-npm'
+          : 'drop --watchdog, or declare `renews: true` if your lock client has renew()',
+      },
+    );
   }
 }

@@ -3,17 +3,20 @@
  * per fault; this list is the CLI's contract.
  */
 export const FAULTS = {
-  'pause-holder': 'SIGSTOP the client inside its critical section (after its read, before its write) for longer than the TTL',
+  'pause-holder':
+    'SIGSTOP the client inside its critical section (after its read, before its write) for longer than the TTL',
   'pause-client': 'SIGSTOP a random client process',
   'pause-node': 'SIGSTOP a server: a Redis master, the etcd or ZooKeeper leader, or Postgres (all its processes)',
-  'restart-empty': 'SIGKILL a Redis master holding the lock key, wipe it, restart it empty (see --restart-delay, --redis-persistence)',
+  'restart-empty':
+    'SIGKILL a Redis master holding the lock key, wipe it, restart it empty (see --restart-delay, --redis-persistence)',
   kill: 'SIGKILL and restart (with data, after --restart-delay) an etcd or ZooKeeper node, the leader included; Postgres for --lock=postgres|none',
-  clock: 'jump the wall clock of the lock\'s Redis node(s) forward (LD_PRELOAD shim; etcd ignores it)',
-  'clock-strobe': 'oscillate the wall clocks of the lock\'s servers and of every client between +offset and real time',
+  clock: "jump the wall clock of the lock's Redis node(s) forward (LD_PRELOAD shim; etcd ignores it)",
+  'clock-strobe': "oscillate the wall clocks of the lock's servers and of every client between +offset and real time",
   failover: 'kill the Redis primary and promote its replica, losing unreplicated lock keys',
-  partition: 'cut client↔server traffic through the harness\'s TCP proxies (connections hang)',
-  latency: 'delay client↔server traffic through the harness\'s TCP proxies',
-  'delay-write': 'hold everything the client inside its critical section sends (its write included) in flight for --pause ms, then deliver it: the write arrives after the lease ran out',
+  partition: "cut client↔server traffic through the harness's TCP proxies (connections hang)",
+  latency: "delay client↔server traffic through the harness's TCP proxies",
+  'delay-write':
+    'hold everything the client inside its critical section sends (its write included) in flight for --pause ms, then deliver it: the write arrives after the lease ran out',
 } as const;
 
 export type FaultName = keyof typeof FAULTS;

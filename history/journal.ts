@@ -21,7 +21,10 @@ export class Journal {
   private listeners: ((op: Op) => void)[] = [];
   readonly origin: bigint;
 
-  constructor(readonly file: string, origin: bigint = process.hrtime.bigint()) {
+  constructor(
+    readonly file: string,
+    origin: bigint = process.hrtime.bigint(),
+  ) {
     this.fd = fs.openSync(file, 'a');
     this.origin = origin;
   }
@@ -31,7 +34,14 @@ export class Journal {
   }
 
   append<V>(input: OpInput<V>): Op<V> {
-    const op: Op<V> = { index: this.next++, time: input.time ?? monotonicNs(this.origin), process: input.process, type: input.type, f: input.f, value: input.value };
+    const op: Op<V> = {
+      index: this.next++,
+      time: input.time ?? monotonicNs(this.origin),
+      process: input.process,
+      type: input.type,
+      f: input.f,
+      value: input.value,
+    };
     if (input.error !== undefined) op.error = input.error;
     if (this.fd !== null) fs.writeSync(this.fd, `${JSON.stringify(op)}\n`);
     for (const l of this.listeners) l(op as Op);

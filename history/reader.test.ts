@@ -6,16 +6,32 @@ import { Journal } from './journal.ts';
 import type { Op } from './op.ts';
 import { pairOps, parseHistory, readHistory, validateHistory } from './reader.ts';
 
-const op = (index: number, process: Op['process'], type: Op['type'], f: string, value: unknown = null, time = index * 10): Op => ({ index, time, process, type, f, value });
+const op = (
+  index: number,
+  process: Op['process'],
+  type: Op['type'],
+  f: string,
+  value: unknown = null,
+  time = index * 10,
+): Op => ({ index, time, process, type, f, value });
 
 describe('validateHistory', () => {
   it('accepts a well-formed history with an info and a process change', () => {
-    const h = [op(0, 0, 'invoke', 'read'), op(1, 1, 'invoke', 'write'), op(2, 0, 'ok', 'read', 5), op(3, 1, 'info', 'write'), op(4, 6, 'invoke', 'read'), op(5, 'nemesis', 'info', 'pause-holder')];
+    const h = [
+      op(0, 0, 'invoke', 'read'),
+      op(1, 1, 'invoke', 'write'),
+      op(2, 0, 'ok', 'read', 5),
+      op(3, 1, 'info', 'write'),
+      op(4, 6, 'invoke', 'read'),
+      op(5, 'nemesis', 'info', 'pause-holder'),
+    ];
     expect(validateHistory(h)).toEqual([]);
   });
 
   it('flags a completion without an invoke', () => {
-    expect(validateHistory([op(0, 0, 'ok', 'read')])).toEqual([{ index: 0, problem: 'ok read of process 0 without an invoke' }]);
+    expect(validateHistory([op(0, 0, 'ok', 'read')])).toEqual([
+      { index: 0, problem: 'ok read of process 0 without an invoke' },
+    ]);
   });
 
   it('flags a second invoke while one is open', () => {
@@ -24,14 +40,23 @@ describe('validateHistory', () => {
   });
 
   it('flags a completion of a different f, and gaps in the index', () => {
-    expect(validateHistory([op(0, 0, 'invoke', 'read'), op(1, 0, 'ok', 'write')])[0].problem).toMatch(/completes an invoke of read/);
-    expect(validateHistory([op(0, 0, 'invoke', 'read'), op(2, 0, 'ok', 'read')])[0].problem).toMatch(/index 2 at position 1/);
+    expect(validateHistory([op(0, 0, 'invoke', 'read'), op(1, 0, 'ok', 'write')])[0].problem).toMatch(
+      /completes an invoke of read/,
+    );
+    expect(validateHistory([op(0, 0, 'invoke', 'read'), op(2, 0, 'ok', 'read')])[0].problem).toMatch(
+      /index 2 at position 1/,
+    );
   });
 });
 
 describe('pairOps', () => {
   it('pairs completions with their invocations and leaves unfinished ones open', () => {
-    const pairs = pairOps([op(0, 0, 'invoke', 'read'), op(1, 1, 'invoke', 'write'), op(2, 0, 'ok', 'read', 5), op(3, 'nemesis', 'info', 'clock')]);
+    const pairs = pairOps([
+      op(0, 0, 'invoke', 'read'),
+      op(1, 1, 'invoke', 'write'),
+      op(2, 0, 'ok', 'read', 5),
+      op(3, 'nemesis', 'info', 'clock'),
+    ]);
     expect(pairs).toHaveLength(2);
     expect(pairs[0].completion?.index).toBe(2);
     expect(pairs[1].completion).toBeNull();

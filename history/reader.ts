@@ -51,11 +51,20 @@ export function validateHistory(ops: readonly Op[]): HistoryProblem[] {
     if (op.f === CLIENT_EXIT_NOTE && op.type === 'info') return;
     const pending = open.get(op.process);
     if (op.type === 'invoke') {
-      if (pending) problems.push({ index: op.index, problem: `process ${op.process} invoked ${op.f} while its ${pending.f} (index ${pending.index}) is still open` });
+      if (pending)
+        problems.push({
+          index: op.index,
+          problem: `process ${op.process} invoked ${op.f} while its ${pending.f} (index ${pending.index}) is still open`,
+        });
       open.set(op.process, op);
     } else {
-      if (!pending) problems.push({ index: op.index, problem: `${op.type} ${op.f} of process ${op.process} without an invoke` });
-      else if (pending.f !== op.f) problems.push({ index: op.index, problem: `${op.type} ${op.f} of process ${op.process} completes an invoke of ${pending.f} (index ${pending.index})` });
+      if (!pending)
+        problems.push({ index: op.index, problem: `${op.type} ${op.f} of process ${op.process} without an invoke` });
+      else if (pending.f !== op.f)
+        problems.push({
+          index: op.index,
+          problem: `${op.type} ${op.f} of process ${op.process} completes an invoke of ${pending.f} (index ${pending.index})`,
+        });
       open.delete(op.process);
     }
   });

@@ -29,7 +29,10 @@ const happened: { ms: number; op: OpInput }[] = [
   { ms: 10, op: { process: 1, type: 'invoke', f: 'acquire', value: { account: 0 } } },
   { ms: 11, op: { process: 1, type: 'ok', f: 'acquire', value: { account: 0, attempts: 1 } } },
   { ms: 12, op: { process: 1, type: 'invoke', f: 'read', value: { account: 0 } } },
-  { ms: 13, op: { process: 1, type: 'ok', f: 'read', value: { account: 0, balance: 110, version: 1, lastWriteId: 1 } } },
+  {
+    ms: 13,
+    op: { process: 1, type: 'ok', f: 'read', value: { account: 0, balance: 110, version: 1, lastWriteId: 1 } },
+  },
   { ms: 14, op: { process: 1, type: 'invoke', f: 'write', value: w1 } },
   { ms: 15, op: { process: 1, type: 'ok', f: 'write', value: { ...w1, writeId: 2 } } },
   { ms: 16, op: { process: 1, type: 'invoke', f: 'release', value: { account: 0 } } },
@@ -41,7 +44,12 @@ const ledger = [
 ];
 const finalRead: OpInput[] = [
   { process: 'harness', type: 'invoke', f: 'final-read', value: { account: 0 } },
-  { process: 'harness', type: 'ok', f: 'final-read', value: { account: 0, initialBalance: 100, balance: 120, version: 2, fence: null, ledger } },
+  {
+    process: 'harness',
+    type: 'ok',
+    f: 'final-read',
+    value: { account: 0, initialBalance: 100, balance: 120, version: 2, fence: null, ledger },
+  },
 ];
 
 /**
@@ -67,7 +75,9 @@ describe('client-stamped ops, delivered late and out of order', () => {
 
     sealInTimeOrder(file);
     const { ops } = readHistory(file);
-    expect(ops.slice(0, happened.length).map((o) => [o.process, o.type, o.f, o.time])).toEqual(happened.map(({ ms, op }) => [op.process, op.type, op.f, ms * 1e6]));
+    expect(ops.slice(0, happened.length).map((o) => [o.process, o.type, o.f, o.time])).toEqual(
+      happened.map(({ ms, op }) => [op.process, op.type, op.f, ms * 1e6]),
+    );
     expect(ops.map((o) => o.index)).toEqual(ops.map((_, i) => i));
     expect(validateHistory(ops)).toEqual([]);
     const r = checkRun(ops, { fencing: false });
@@ -88,9 +98,20 @@ describe('client-stamped ops, delivered late and out of order', () => {
   });
 
   it('inTimeOrder keeps arrival order for equal times and leaves ordered input as it is', () => {
-    const op = (index: number, time: number, process: number) => ({ index, time, process, type: 'invoke' as const, f: 'read', value: null });
+    const op = (index: number, time: number, process: number) => ({
+      index,
+      time,
+      process,
+      type: 'invoke' as const,
+      f: 'read',
+      value: null,
+    });
     const ordered = [op(0, 5, 0), op(1, 5, 1), op(2, 7, 2)];
     expect(inTimeOrder(ordered)).toEqual(ordered);
-    expect(inTimeOrder([op(0, 9, 0), op(1, 5, 1), op(2, 5, 2)]).map((o) => [o.index, o.process])).toEqual([[0, 1], [1, 2], [2, 0]]);
+    expect(inTimeOrder([op(0, 9, 0), op(1, 5, 1), op(2, 5, 2)]).map((o) => [o.index, o.process])).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 0],
+    ]);
   });
 });

@@ -11,7 +11,9 @@ import { readHistory } from './reader.ts';
  * before its completion, and the history's invariants hold. Already-ordered input comes back unchanged.
  */
 export function inTimeOrder(ops: readonly Op[]): Op[] {
-  return [...ops].sort((a, b) => a.time - b.time || a.index - b.index).map((op, index) => (op.index === index ? op : { ...op, index }));
+  return [...ops]
+    .sort((a, b) => a.time - b.time || a.index - b.index)
+    .map((op, index) => (op.index === index ? op : { ...op, index }));
 }
 
 /**

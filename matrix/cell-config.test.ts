@@ -6,16 +6,41 @@ import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 
 const USER = [
-  '--lock=all', '--time-limit=12', '--concurrency=3', '--ttl=800', '--think=40', '--accounts=2', '--watchdog', '--pause=1500',
-  '--restart-delay=900', '--redis-persistence=aof-always', '--clock-offset=30', '--backend', 'docker', '--nemesis-interval=2000',
-  '--seed=77', '--runs=2', '--results=/tmp/fp-cells',
+  '--lock=all',
+  '--time-limit=12',
+  '--concurrency=3',
+  '--ttl=800',
+  '--think=40',
+  '--accounts=2',
+  '--watchdog',
+  '--pause=1500',
+  '--restart-delay=900',
+  '--redis-persistence=aof-always',
+  '--clock-offset=30',
+  '--backend',
+  'docker',
+  '--nemesis-interval=2000',
+  '--seed=77',
+  '--runs=2',
+  '--results=/tmp/fp-cells',
 ];
 const matrix = resolveConfig(USER);
 /** The built-ins as the matrix resolves them: what each can do decides its cells' options. */
-const S: Record<string, ResolvedStrategy> = Object.fromEntries(await Promise.all(['redis', 'redlock', 'etcd', 'zookeeper'].map(async (l) => [l, await loadStrategy(l)])));
+const S: Record<string, ResolvedStrategy> = Object.fromEntries(
+  await Promise.all(['redis', 'redlock', 'etcd', 'zookeeper'].map(async (l) => [l, await loadStrategy(l)])),
+);
 
 /** The fields a cell sets itself; every other field of the matrix's Config must reach the cell unchanged. */
-const CELL_FIELDS = new Set<keyof Config>(['lock', 'nemesis', 'fencing', 'seed', 'argv', 'runs', 'nemesisIntervalMs', 'watchdog']);
+const CELL_FIELDS = new Set<keyof Config>([
+  'lock',
+  'nemesis',
+  'fencing',
+  'seed',
+  'argv',
+  'runs',
+  'nemesisIntervalMs',
+  'watchdog',
+]);
 
 describe("a cell's Config", () => {
   it('passes every run option of the matrix through, and sets lock, faults, fencing and seed', () => {
@@ -23,18 +48,46 @@ describe("a cell's Config", () => {
     for (const key of Object.keys(matrix) as (keyof Config)[]) {
       if (!CELL_FIELDS.has(key)) expect(c[key], key).toEqual(matrix[key]);
     }
-    expect(c).toMatchObject({ lock: 'redlock', nemesis: ['pause-holder'], fencing: false, seed: 78, watchdog: true, nemesisIntervalMs: 2000, backend: 'docker', pauseMs: 1500, runs: 1 });
-    expect(matrix).toMatchObject({ timeLimitS: 12, concurrency: 3, ttlMs: 800, thinkMs: 40, accounts: 2, restartDelayMs: 900, redisPersistence: 'aof-always', clockOffsetS: 30 });
+    expect(c).toMatchObject({
+      lock: 'redlock',
+      nemesis: ['pause-holder'],
+      fencing: false,
+      seed: 78,
+      watchdog: true,
+      nemesisIntervalMs: 2000,
+      backend: 'docker',
+      pauseMs: 1500,
+      runs: 1,
+    });
+    expect(matrix).toMatchObject({
+      timeLimitS: 12,
+      concurrency: 3,
+      ttlMs: 800,
+      thinkMs: 40,
+      accounts: 2,
+      restartDelayMs: 900,
+      redisPersistence: 'aof-always',
+      clockOffsetS: 30,
+    });
   });
 
   it('keeps --watchdog only for the locks it applies to (the CLI refuses it for the others)', () => {
-    expect(cellConfig(matrix, { strategy: S.etcd, faults: [], fencing: true, seed: 1 })).toMatchObject({ watchdog: false, fencing: true, nemesis: [] });
+    expect(cellConfig(matrix, { strategy: S.etcd, faults: [], fencing: true, seed: 1 })).toMatchObject({
+      watchdog: false,
+      fencing: true,
+      nemesis: [],
+    });
     expect(cellConfig(matrix, { strategy: S.redis, faults: [], fencing: false, seed: 1 }).watchdog).toBe(true);
   });
 
-  it("caps --nemesis-interval where the column needs it, and overrides concurrency and time for the latency runs", () => {
-    expect(cellConfig(matrix, { strategy: S.redis, faults: ['restart-empty'], fencing: false, seed: 1, maxIntervalMs: 500 }).nemesisIntervalMs).toBe(500);
-    expect(cellConfig(matrix, { strategy: S.redis, faults: [], fencing: false, seed: 1, concurrency: 1, timeLimitS: 5 })).toMatchObject({ concurrency: 1, timeLimitS: 5, ttlMs: 800 });
+  it('caps --nemesis-interval where the column needs it, and overrides concurrency and time for the latency runs', () => {
+    expect(
+      cellConfig(matrix, { strategy: S.redis, faults: ['restart-empty'], fencing: false, seed: 1, maxIntervalMs: 500 })
+        .nemesisIntervalMs,
+    ).toBe(500);
+    expect(
+      cellConfig(matrix, { strategy: S.redis, faults: [], fencing: false, seed: 1, concurrency: 1, timeLimitS: 5 }),
+    ).toMatchObject({ concurrency: 1, timeLimitS: 5, ttlMs: 800 });
   });
 
   it('derives the default --pause from the TTL as a single run would, when the user gave none', () => {
@@ -55,35 +108,110 @@ describe("a cell's Config", () => {
 
   it('writes an argv that replays the cell by itself', () => {
     expect(cellArgv(matrix, { strategy: S.zookeeper, faults: ['pause-holder'], fencing: true, seed: 9 })).toEqual([
-      '--time-limit=12', '--concurrency=3', '--ttl=800', '--think=40', '--accounts=2', '--pause=1500', '--restart-delay=900',
-      '--redis-persistence=aof-always', '--clock-offset=30', '--backend', 'docker', '--nemesis-interval=2000', '--results=/tmp/fp-cells',
-      '--lock=zookeeper', '--nemesis=pause-holder', '--fencing', '--seed=9',
+      '--time-limit=12',
+      '--concurrency=3',
+      '--ttl=800',
+      '--think=40',
+      '--accounts=2',
+      '--pause=1500',
+      '--restart-delay=900',
+      '--redis-persistence=aof-always',
+      '--clock-offset=30',
+      '--backend',
+      'docker',
+      '--nemesis-interval=2000',
+      '--results=/tmp/fp-cells',
+      '--lock=zookeeper',
+      '--nemesis=pause-holder',
+      '--fencing',
+      '--seed=9',
     ]);
   });
 });
 
 describe("a remedy scenario's cell", () => {
   it("applies the scenario's options over the user's, drops the options it owns, and computes its floors from the scenario's TTL", () => {
-    const long = cellConfig(matrix, { strategy: S.redis, faults: [], fencing: false, seed: 1, args: ['--think=2500', '--ttl=1000'], owns: ['watchdog', 'think', 'ttl'], minTimeLimitS: 30 });
-    expect(long).toMatchObject({ thinkMs: 2500, ttlMs: 1000, watchdog: false, timeLimitS: 30, pauseMs: 1500, concurrency: 3 });
-    const delayed = cellConfig(matrix, { strategy: S.redlock, faults: ['restart-empty'], fencing: false, seed: 1, args: ['--ttl=1000'], owns: ['restart-delay', 'redis-persistence'], minRestartDelayTtlFraction: 1, minThinkTtlFraction: 0.4, maxIntervalMs: 500 });
-    expect(delayed).toMatchObject({ restartDelayMs: 1000, redisPersistence: 'none', thinkMs: 400, nemesisIntervalMs: 500, watchdog: true });
+    const long = cellConfig(matrix, {
+      strategy: S.redis,
+      faults: [],
+      fencing: false,
+      seed: 1,
+      args: ['--think=2500', '--ttl=1000'],
+      owns: ['watchdog', 'think', 'ttl'],
+      minTimeLimitS: 30,
+    });
+    expect(long).toMatchObject({
+      thinkMs: 2500,
+      ttlMs: 1000,
+      watchdog: false,
+      timeLimitS: 30,
+      pauseMs: 1500,
+      concurrency: 3,
+    });
+    const delayed = cellConfig(matrix, {
+      strategy: S.redlock,
+      faults: ['restart-empty'],
+      fencing: false,
+      seed: 1,
+      args: ['--ttl=1000'],
+      owns: ['restart-delay', 'redis-persistence'],
+      minRestartDelayTtlFraction: 1,
+      minThinkTtlFraction: 0.4,
+      maxIntervalMs: 500,
+    });
+    expect(delayed).toMatchObject({
+      restartDelayMs: 1000,
+      redisPersistence: 'none',
+      thinkMs: 400,
+      nemesisIntervalMs: 500,
+      watchdog: true,
+    });
   });
 
-  it('keeps a scenario\'s --watchdog even for a lock that refuses it, so the CLI can confirm the refusal', () => {
-    expect(() => cellConfig(matrix, { strategy: S.etcd, faults: [], fencing: false, seed: 1, args: ['--watchdog'], owns: ['watchdog'] })).toThrow(/--watchdog/);
+  it("keeps a scenario's --watchdog even for a lock that refuses it, so the CLI can confirm the refusal", () => {
+    expect(() =>
+      cellConfig(matrix, {
+        strategy: S.etcd,
+        faults: [],
+        fencing: false,
+        seed: 1,
+        args: ['--watchdog'],
+        owns: ['watchdog'],
+      }),
+    ).toThrow(/--watchdog/);
   });
 
   it('keeps a time limit above the floor, and writes an argv that replays the scenario by itself', () => {
     const m = resolveConfig(['--lock=all', '--time-limit=45', '--seed=3']);
-    expect(cellArgv(m, { strategy: S.redis, faults: [], fencing: false, seed: 4, args: ['--think=2500', '--ttl=1000', '--watchdog'], owns: ['watchdog', 'think', 'ttl'], minTimeLimitS: 30 })).toEqual([
-      '--time-limit=45', '--think=2500', '--ttl=1000', '--watchdog', '--lock=redis', '--nemesis=none', '--seed=4',
+    expect(
+      cellArgv(m, {
+        strategy: S.redis,
+        faults: [],
+        fencing: false,
+        seed: 4,
+        args: ['--think=2500', '--ttl=1000', '--watchdog'],
+        owns: ['watchdog', 'think', 'ttl'],
+        minTimeLimitS: 30,
+      }),
+    ).toEqual([
+      '--time-limit=45',
+      '--think=2500',
+      '--ttl=1000',
+      '--watchdog',
+      '--lock=redis',
+      '--nemesis=none',
+      '--seed=4',
     ]);
   });
 });
 
 describe('withoutOptions', () => {
   it('drops an option however it is spelled, with its value', () => {
-    expect(withoutOptions(['--seed', '5', '--fencing', '--ttl=3', '--seed=6', '--watchdog', '--lock', 'all'], (n) => n === 'seed' || n === 'lock')).toEqual(['--fencing', '--ttl=3', '--watchdog']);
+    expect(
+      withoutOptions(
+        ['--seed', '5', '--fencing', '--ttl=3', '--seed=6', '--watchdog', '--lock', 'all'],
+        (n) => n === 'seed' || n === 'lock',
+      ),
+    ).toEqual(['--fencing', '--ttl=3', '--watchdog']);
   });
 });

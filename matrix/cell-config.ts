@@ -38,7 +38,8 @@ export function withoutOptions(argv: readonly string[], drop: (name: string) => 
     const arg = argv[i];
     const eq = arg.indexOf('=');
     const name = arg.startsWith('--') ? arg.slice(2, eq === -1 ? undefined : eq) : null;
-    const takesNext = name !== null && eq === -1 && kinds.get(name) !== 'bool' && i + 1 < argv.length && !argv[i + 1].startsWith('--');
+    const takesNext =
+      name !== null && eq === -1 && kinds.get(name) !== 'bool' && i + 1 < argv.length && !argv[i + 1].startsWith('--');
     if (name !== null && drop(name)) {
       if (takesNext) i++;
       continue;
@@ -57,7 +58,10 @@ export function withoutOptions(argv: readonly string[], drop: (name: string) => 
 export function cellArgv(matrix: Readonly<Config>, cell: CellShape): string[] {
   const keepWatchdog = cell.strategy.renews !== false;
   const owned = new Set(cell.owns ?? []);
-  const argv = withoutOptions(matrix.argv, (name) => CELL_OWNED.has(name) || owned.has(name) || (name === 'watchdog' && !keepWatchdog));
+  const argv = withoutOptions(
+    matrix.argv,
+    (name) => CELL_OWNED.has(name) || owned.has(name) || (name === 'watchdog' && !keepWatchdog),
+  );
   const args = cell.args ?? [];
   // The values the cell runs with before its floors and caps: the user's, with the scenario's options over them.
   const base = args.length || owned.size ? resolveConfig([...argv, ...args], () => matrix.seed) : matrix;

@@ -2,31 +2,70 @@ import { describe, expect, it } from 'vitest';
 import type { CellRun } from './matrix-cell.ts';
 import { cellObservation, matches, needsAnotherRun, readRun, type RunEvidence } from './cell-outcome.ts';
 
-const evidence = (e: Partial<RunEvidence>): RunEvidence => ({ valid: true, lostUpdates: 0, staleWritesRejected: 0, fencing: false, fault: 'pause-holder', faultHits: undefined, failing: [], ...e });
-const run = (seen: CellRun['seen'], conclusive: boolean): CellRun => ({ seed: 1, runDir: '/r', verdict: 'VALID', lostUpdates: seen === 'lost' ? 2 : 0, staleWritesRejected: 0, seen, conclusive });
+const evidence = (e: Partial<RunEvidence>): RunEvidence => ({
+  valid: true,
+  lostUpdates: 0,
+  staleWritesRejected: 0,
+  fencing: false,
+  fault: 'pause-holder',
+  faultHits: undefined,
+  failing: [],
+  ...e,
+});
+const run = (seen: CellRun['seen'], conclusive: boolean): CellRun => ({
+  seed: 1,
+  runDir: '/r',
+  verdict: 'VALID',
+  lostUpdates: seen === 'lost' ? 2 : 0,
+  staleWritesRejected: 0,
+  seen,
+  conclusive,
+});
 
 describe('reading one run', () => {
   it('uses the whole verdict: INVALID without a lost update is not "safe"', () => {
-    expect(readRun(evidence({ valid: false, lostUpdates: 0, failing: ['mutual-exclusion'] }))).toEqual({ seen: 'invalid', conclusive: true, why: 'INVALID by mutual-exclusion without a lost update' });
+    expect(readRun(evidence({ valid: false, lostUpdates: 0, failing: ['mutual-exclusion'] }))).toEqual({
+      seen: 'invalid',
+      conclusive: true,
+      why: 'INVALID by mutual-exclusion without a lost update',
+    });
     expect(readRun(evidence({ valid: false, lostUpdates: 3 }))).toEqual({ seen: 'lost', conclusive: true });
     expect(readRun(evidence({ valid: true }))).toEqual({ seen: 'safe', conclusive: true });
   });
 
   it('an unknown verdict is inconclusive', () => {
-    expect(readRun(evidence({ valid: 'unknown' }))).toEqual({ seen: 'unknown', conclusive: false, why: 'the verdict was unknown' });
+    expect(readRun(evidence({ valid: 'unknown' }))).toEqual({
+      seen: 'unknown',
+      conclusive: false,
+      why: 'the verdict was unknown',
+    });
   });
 
   it('a fault that never hit makes the run inconclusive whichever way it came out', () => {
-    expect(readRun(evidence({ valid: true, faultHits: 0 }))).toMatchObject({ seen: 'safe', conclusive: false, why: 'pause-holder never hit' });
-    expect(readRun(evidence({ valid: false, lostUpdates: 4, faultHits: 0 }))).toMatchObject({ seen: 'lost', conclusive: false });
+    expect(readRun(evidence({ valid: true, faultHits: 0 }))).toMatchObject({
+      seen: 'safe',
+      conclusive: false,
+      why: 'pause-holder never hit',
+    });
+    expect(readRun(evidence({ valid: false, lostUpdates: 4, faultHits: 0 }))).toMatchObject({
+      seen: 'lost',
+      conclusive: false,
+    });
     expect(readRun(evidence({ valid: true, faultHits: 2 }))).toMatchObject({ conclusive: true });
     // Not known (results.json carries no count) is not held against the run; no fault has no hits to count.
     expect(readRun(evidence({ valid: true, faultHits: undefined }))).toMatchObject({ conclusive: true });
-    expect(readRun(evidence({ valid: false, lostUpdates: 1, fault: null, faultHits: 0 }))).toMatchObject({ seen: 'lost', conclusive: true });
+    expect(readRun(evidence({ valid: false, lostUpdates: 1, fault: null, faultHits: 0 }))).toMatchObject({
+      seen: 'lost',
+      conclusive: true,
+    });
   });
 
   it('a fenced safe run that refused no stale write did not test the fence', () => {
-    expect(readRun(evidence({ fencing: true, staleWritesRejected: 0 }))).toMatchObject({ seen: 'safe', conclusive: false, why: expect.stringContaining('fence was not exercised') });
+    expect(readRun(evidence({ fencing: true, staleWritesRejected: 0 }))).toMatchObject({
+      seen: 'safe',
+      conclusive: false,
+      why: expect.stringContaining('fence was not exercised'),
+    });
     expect(readRun(evidence({ fencing: true, staleWritesRejected: 5 }))).toEqual({ seen: 'safe', conclusive: true });
   });
 });
@@ -37,7 +76,9 @@ describe('how many runs a measured cell gets', () => {
     expect(needsAnotherRun([run('lost', true)], 2, 2)).toBe(true); // a lost update does not cut the cell short
     expect(needsAnotherRun([run('lost', true), run('safe', true)], 2, 2)).toBe(false);
     expect(needsAnotherRun([run('safe', true), run('unknown', false)], 2, 2)).toBe(true);
-    expect(needsAnotherRun([run('safe', true), run('unknown', false), run('unknown', false), run('safe', false)], 2, 2)).toBe(false);
+    expect(
+      needsAnotherRun([run('safe', true), run('unknown', false), run('unknown', false), run('safe', false)], 2, 2),
+    ).toBe(false);
   });
 
   it('a failed run ends the cell', () => {
@@ -49,7 +90,9 @@ describe('what a cell shows', () => {
   it('one conclusive lost update settles "lost"; "safe" needs every wanted run conclusive', () => {
     expect(cellObservation([run('safe', true), run('lost', true)], 2)).toBe('lost');
     expect(cellObservation([run('safe', true), run('safe', true)], 2)).toBe('safe');
-    expect(cellObservation([run('safe', true), run('unknown', false), run('safe', false), run('unknown', false)], 2)).toBe('unknown');
+    expect(
+      cellObservation([run('safe', true), run('unknown', false), run('safe', false), run('unknown', false)], 2),
+    ).toBe('unknown');
     expect(cellObservation([run('lost', false)], 1)).toBe('unknown');
     expect(cellObservation([run('invalid', true)], 1)).toBe('invalid');
     expect(cellObservation([run('safe', true), run('failed', false)], 2)).toBe('failed');

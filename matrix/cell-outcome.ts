@@ -22,11 +22,15 @@ export interface RunEvidence {
  * fenced run that never refused a stale write did not test the fence — whatever the cell is expected to show.
  */
 export function readRun(e: RunEvidence): Pick<CellRun, 'seen' | 'conclusive' | 'why'> {
-  const seen: CellRun['seen'] = e.valid === 'unknown' ? 'unknown' : e.lostUpdates > 0 ? 'lost' : e.valid === false ? 'invalid' : 'safe';
-  const invalidBy = seen === 'invalid' ? `INVALID by ${e.failing.join(', ') || 'a checker'} without a lost update` : undefined;
-  if (e.fault && e.faultHits === 0) return { seen, conclusive: false, why: `${e.fault} never hit${invalidBy ? `; ${invalidBy}` : ''}` };
+  const seen: CellRun['seen'] =
+    e.valid === 'unknown' ? 'unknown' : e.lostUpdates > 0 ? 'lost' : e.valid === false ? 'invalid' : 'safe';
+  const invalidBy =
+    seen === 'invalid' ? `INVALID by ${e.failing.join(', ') || 'a checker'} without a lost update` : undefined;
+  if (e.fault && e.faultHits === 0)
+    return { seen, conclusive: false, why: `${e.fault} never hit${invalidBy ? `; ${invalidBy}` : ''}` };
   if (seen === 'unknown') return { seen, conclusive: false, why: 'the verdict was unknown' };
-  if (seen === 'safe' && e.fencing && e.staleWritesRejected === 0) return { seen, conclusive: false, why: 'no stale write was refused: the fence was not exercised' };
+  if (seen === 'safe' && e.fencing && e.staleWritesRejected === 0)
+    return { seen, conclusive: false, why: 'no stale write was refused: the fence was not exercised' };
   return { seen, conclusive: true, ...(invalidBy ? { why: invalidBy } : {}) };
 }
 

@@ -28,7 +28,9 @@ describe('parseJsonWithLines', () => {
     expect(doc.value).toEqual({ cells: [{ lock: 'redis', expect: 'safe' }] });
     expect(doc.lineOf.get('cells[0]')).toBe(3);
     expect(doc.lineOf.get('cells[0].expect')).toBe(4);
-    expect(() => parseJsonWithLines('{\n  "a": 1,\n  "b" 2\n}')).toThrow(expect.objectContaining({ line: 3, column: 7 }));
+    expect(() => parseJsonWithLines('{\n  "a": 1,\n  "b" 2\n}')).toThrow(
+      expect.objectContaining({ line: 3, column: 7 }),
+    );
   });
 });
 
@@ -41,20 +43,49 @@ describe('parseExpectations', () => {
   ]
 }`);
     expect(cells).toEqual([
-      { lock: 'redis', fault: 'pause-holder', fencing: false, expect: 'safe', why: 'we trust the watchdog', from: 'fencepost.expectations.json:3' },
-      { lock: './our-lock.ts', fault: 'pause-holder', fencing: true, expect: 'safe', from: 'fencepost.expectations.json:4' },
+      {
+        lock: 'redis',
+        fault: 'pause-holder',
+        fencing: false,
+        expect: 'safe',
+        why: 'we trust the watchdog',
+        from: 'fencepost.expectations.json:3',
+      },
+      {
+        lock: './our-lock.ts',
+        fault: 'pause-holder',
+        fencing: true,
+        expect: 'safe',
+        from: 'fencepost.expectations.json:4',
+      },
     ]);
   });
 
   it('refuses a malformed file with exit 254, naming the line and the field', () => {
-    const wrongExpect = error('{\n  "cells": [\n    { "lock": "redis", "fault": "clock",\n      "expect": "maybe" }\n  ]\n}');
+    const wrongExpect = error(
+      '{\n  "cells": [\n    { "lock": "redis", "fault": "clock",\n      "expect": "maybe" }\n  ]\n}',
+    );
     expect(wrongExpect.exitCode).toBe(254);
-    expect(wrongExpect.message).toBe('fencepost.expectations.json line 4, cells[0].expect: "expect" must be "safe" (no lost update) or "lost" (lost updates must show up); got "maybe".');
-    expect(error('{ "cells": [ { "lock": "redis", "fault": "pause-holdr", "expect": "lost" } ] }').message).toContain('line 1, cells[0].fault: "fault" must be one fault of pause-holder');
-    expect(error('{\n"cells": [\n{ "lock": "mylock", "fault": "none", "expect": "safe" }]}').message).toContain('line 3, cells[0].lock: unknown lock "mylock"');
-    expect(error('{"cells": [{ "lock": "./missing.ts", "fault": "none", "expect": "safe" }]}').message).toContain('cells[0].lock: plugin ./missing.ts not found');
-    expect(error('{"cells": [\n{ "lock": "etcd", "fault": "none", "expect": "safe", "fenced": true }]}').message).toContain('line 2, cells[0].fenced: unknown field "fenced"');
-    expect(error('{"cells": [\n{ "lock": "etcd", "fault": "none", "expect": "safe" },\n{ "lock": "etcd", "fault": "none", "expect": "lost" }]}').message).toContain('line 3, cells[1]: the same cell as cells[0]');
+    expect(wrongExpect.message).toBe(
+      'fencepost.expectations.json line 4, cells[0].expect: "expect" must be "safe" (no lost update) or "lost" (lost updates must show up); got "maybe".',
+    );
+    expect(error('{ "cells": [ { "lock": "redis", "fault": "pause-holdr", "expect": "lost" } ] }').message).toContain(
+      'line 1, cells[0].fault: "fault" must be one fault of pause-holder',
+    );
+    expect(error('{\n"cells": [\n{ "lock": "mylock", "fault": "none", "expect": "safe" }]}').message).toContain(
+      'line 3, cells[0].lock: unknown lock "mylock"',
+    );
+    expect(error('{"cells": [{ "lock": "./missing.ts", "fault": "none", "expect": "safe" }]}').message).toContain(
+      'cells[0].lock: plugin ./missing.ts not found',
+    );
+    expect(
+      error('{"cells": [\n{ "lock": "etcd", "fault": "none", "expect": "safe", "fenced": true }]}').message,
+    ).toContain('line 2, cells[0].fenced: unknown field "fenced"');
+    expect(
+      error(
+        '{"cells": [\n{ "lock": "etcd", "fault": "none", "expect": "safe" },\n{ "lock": "etcd", "fault": "none", "expect": "lost" }]}',
+      ).message,
+    ).toContain('line 3, cells[1]: the same cell as cells[0]');
     const syntax = error('{\n  "cells": [\n    { "lock": "redis" "fault": "clock" }\n  ]\n}');
     expect(syntax.exitCode).toBe(254);
     expect(syntax.message).toMatch(/^fencepost\.expectations\.json line 3, column 23: not valid JSON/);

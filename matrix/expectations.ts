@@ -32,7 +32,10 @@ const CELL_KEYS = ['lock', 'fault', 'fencing', 'expect', 'why'];
 /** The file the nightly job reads: the one given, else ./fencepost.expectations.json when it exists, else none. */
 export function expectationsPath(given: string | null, cwd = process.cwd()): string | null {
   if (given) {
-    if (!fs.existsSync(given)) throw new HarnessError('bad-arguments', `--expectations=${given}: no such file.`, { hint: `create it (README, "Nightly chaos in CI"), or drop --expectations to use the oracle alone` });
+    if (!fs.existsSync(given))
+      throw new HarnessError('bad-arguments', `--expectations=${given}: no such file.`, {
+        hint: `create it (README, "Nightly chaos in CI"), or drop --expectations to use the oracle alone`,
+      });
     return given;
   }
   const dflt = path.join(cwd, DEFAULT_EXPECTATIONS_FILE);
@@ -58,41 +61,77 @@ export function parseExpectations(text: string, name: string, dir: string, cwd =
     doc = parseJsonWithLines(text);
   } catch (err) {
     if (!(err instanceof JsonSyntaxError)) throw err;
-    throw new HarnessError('bad-arguments', `${name} line ${err.line}, column ${err.column}: not valid JSON: ${err.message}.`, { hint });
+    throw new HarnessError(
+      'bad-arguments',
+      `${name} line ${err.line}, column ${err.column}: not valid JSON: ${err.message}.`,
+      { hint },
+    );
   }
   const bad = (at: string, message: string): never => {
-    throw new HarnessError('bad-arguments', `${name} line ${doc.lineOf.get(at) ?? 1}, ${at || 'the file'}: ${message}.`, { hint });
+    throw new HarnessError(
+      'bad-arguments',
+      `${name} line ${doc.lineOf.get(at) ?? 1}, ${at || 'the file'}: ${message}.`,
+      { hint },
+    );
   };
   const root = doc.value;
   if (!isObject(root)) return bad('', 'must be a JSON object with a "cells" array');
-  for (const k of Object.keys(root)) if (k !== 'cells' && k !== '$schema') bad(k, `unknown field "${k}" (the file has "cells")`);
-  if (!Array.isArray(root.cells)) return bad(root.cells === undefined ? '' : 'cells', '"cells" must be an array of { lock, fault, fencing?, expect, why? }');
+  for (const k of Object.keys(root))
+    if (k !== 'cells' && k !== '$schema') bad(k, `unknown field "${k}" (the file has "cells")`);
+  if (!Array.isArray(root.cells))
+    return bad(
+      root.cells === undefined ? '' : 'cells',
+      '"cells" must be an array of { lock, fault, fencing?, expect, why? }',
+    );
   const seen = new Map<string, string>();
   return root.cells.map((raw: unknown, i: number): UserExpectation => {
     const at = `cells[${i}]`;
     if (!isObject(raw)) return bad(at, 'must be an object { lock, fault, fencing?, expect, why? }');
-    for (const k of Object.keys(raw)) if (!CELL_KEYS.includes(k)) bad(`${at}.${k}`, `unknown field "${k}"; a cell has ${CELL_KEYS.join(', ')}`);
+    for (const k of Object.keys(raw))
+      if (!CELL_KEYS.includes(k)) bad(`${at}.${k}`, `unknown field "${k}"; a cell has ${CELL_KEYS.join(', ')}`);
     const { lock, fault, fencing = false, expect, why } = raw;
-    if (typeof lock !== 'string' || lock === '') return bad(`${at}.lock`, `"lock" must be a built-in lock (${BUILTIN_LOCKS.join(', ')}) or a plugin path (./locks/ours.ts)`);
+    if (typeof lock !== 'string' || lock === '')
+      return bad(
+        `${at}.lock`,
+        `"lock" must be a built-in lock (${BUILTIN_LOCKS.join(', ')}) or a plugin path (./locks/ours.ts)`,
+      );
     let resolved = lock;
     if (isPluginPath(lock)) {
       const file = path.resolve(dir, lock);
       if (!fs.existsSync(file)) bad(`${at}.lock`, `plugin ${lock} not found (looked for ${file})`);
       resolved = `./${path.relative(cwd, file)}`;
     } else if (!(BUILTIN_LOCKS as readonly string[]).includes(lock)) {
-      bad(`${at}.lock`, `unknown lock "${lock}"; a built-in lock is one of ${BUILTIN_LOCKS.join(', ')}, a plugin is a path starting with ./`);
+      bad(
+        `${at}.lock`,
+        `unknown lock "${lock}"; a built-in lock is one of ${BUILTIN_LOCKS.join(', ')}, a plugin is a path starting with ./`,
+      );
     }
     if (typeof fault !== 'string' || !(fault === 'none' || (FAULT_NAMES as string[]).includes(fault))) {
-      return bad(`${at}.fault`, `"fault" must be one fault of ${FAULT_NAMES.join(', ')}, or none; got ${JSON.stringify(fault)}`);
+      return bad(
+        `${at}.fault`,
+        `"fault" must be one fault of ${FAULT_NAMES.join(', ')}, or none; got ${JSON.stringify(fault)}`,
+      );
     }
-    if (typeof fencing !== 'boolean') return bad(`${at}.fencing`, `"fencing" must be true or false; got ${JSON.stringify(fencing)}`);
-    if (expect !== 'safe' && expect !== 'lost') return bad(`${at}.expect`, `"expect" must be "safe" (no lost update) or "lost" (lost updates must show up); got ${JSON.stringify(expect)}`);
+    if (typeof fencing !== 'boolean')
+      return bad(`${at}.fencing`, `"fencing" must be true or false; got ${JSON.stringify(fencing)}`);
+    if (expect !== 'safe' && expect !== 'lost')
+      return bad(
+        `${at}.expect`,
+        `"expect" must be "safe" (no lost update) or "lost" (lost updates must show up); got ${JSON.stringify(expect)}`,
+      );
     if (why !== undefined && typeof why !== 'string') return bad(`${at}.why`, '"why" must be a string');
     const key = `${resolved}|${fault}|${fencing}`;
     const earlier = seen.get(key);
     if (earlier) bad(at, `the same cell as ${earlier} (lock ${lock}, fault ${fault}, fencing ${fencing})`);
     seen.set(key, at);
-    return { lock: resolved, fault, fencing, expect, ...(why !== undefined ? { why } : {}), from: `${name}:${doc.lineOf.get(at)}` };
+    return {
+      lock: resolved,
+      fault,
+      fencing,
+      expect,
+      ...(why !== undefined ? { why } : {}),
+      from: `${name}:${doc.lineOf.get(at)}`,
+    };
   });
 }
 

@@ -18,7 +18,15 @@ export interface MatrixColumn extends Omit<CellShape, 'strategy' | 'seed' | 'con
 export type MatrixTables = 'all' | 'faults' | 'remedies';
 
 export function matrixColumns(tables: MatrixTables): MatrixColumn[] {
-  const faults: MatrixColumn[] = ORACLE_COLUMNS.map((c) => ({ ...c, table: 'faults', oracle: (lock) => ORACLE[lock][c.id] }));
-  const remedies: MatrixColumn[] = REMEDY_SCENARIOS.map((s) => ({ ...s, table: 'remedies', oracle: (lock) => REMEDY_ORACLE[lock][s.id] }));
+  const faults: MatrixColumn[] = ORACLE_COLUMNS.map((c) => ({
+    ...c,
+    table: 'faults',
+    oracle: (lock) => ORACLE[lock][c.id],
+  }));
+  const remedies: MatrixColumn[] = REMEDY_SCENARIOS.map((s) => ({
+    ...s,
+    table: 'remedies',
+    oracle: (lock) => REMEDY_ORACLE[lock][s.id],
+  }));
   return [...(tables === 'remedies' ? [] : faults), ...(tables === 'faults' ? [] : remedies)];
 }

@@ -53,15 +53,23 @@ function columnsOf(cells: readonly MatrixCell[]): Column[] {
   const cols = new Map<string, Column>();
   for (const c of cells) {
     const key = `${c.fault}|${c.fencing}`;
-    if (!cols.has(key)) cols.set(key, { key, fault: c.fault, fencing: c.fencing, title: c.column ?? `${c.fault === 'none' ? 'no fault' : c.fault}${c.fencing ? ' + --fencing' : ''}` });
+    if (!cols.has(key))
+      cols.set(key, {
+        key,
+        fault: c.fault,
+        fencing: c.fencing,
+        title: c.column ?? `${c.fault === 'none' ? 'no fault' : c.fault}${c.fencing ? ' + --fencing' : ''}`,
+      });
   }
-  const rank = (c: Column) => (c.fencing ? 100 : 0) + (FAULT_ORDER.includes(c.fault) ? FAULT_ORDER.indexOf(c.fault) : 50);
+  const rank = (c: Column) =>
+    (c.fencing ? 100 : 0) + (FAULT_ORDER.includes(c.fault) ? FAULT_ORDER.indexOf(c.fault) : 50);
   return [...cols.values()].sort((a, b) => rank(a) - rank(b));
 }
 
 function locksOf(cells: readonly MatrixCell[]): string[] {
   const seen = [...new Set(cells.map((c) => c.lock))];
-  const rank = (l: string) => ((BUILTIN_LOCKS as readonly string[]).includes(l) ? (BUILTIN_LOCKS as readonly string[]).indexOf(l) : 100);
+  const rank = (l: string) =>
+    (BUILTIN_LOCKS as readonly string[]).includes(l) ? (BUILTIN_LOCKS as readonly string[]).indexOf(l) : 100;
   return seen.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 }
 
@@ -95,18 +103,24 @@ function observedText(c: MatrixCell): string {
 
 /** Why a contradiction matters, in design.md's words. */
 export function suspicion(c: MatrixCell): string {
-  if (c.observed === 'failed') return 'the harness threw (its servers were stopped and the matrix went on): look at the error and the run\'s logs';
-  if (c.expected === 'lost' && c.observed === 'safe') return 'an unsafe cell showed no anomaly: suspect the fault injection before the lock';
-  if (c.expected === 'safe' && c.observed === 'lost') return 'a safe cell showed lost updates: suspect the harness before the lock';
-  if (c.expected === 'safe' && c.observed === 'invalid') return 'a safe cell got an INVALID verdict: suspect the harness before the lock';
-  if (c.observed === 'unknown') return 'no run could decide it (an unknown verdict, a fault that never hit, or a fence never exercised): look at its runs';
+  if (c.observed === 'failed')
+    return "the harness threw (its servers were stopped and the matrix went on): look at the error and the run's logs";
+  if (c.expected === 'lost' && c.observed === 'safe')
+    return 'an unsafe cell showed no anomaly: suspect the fault injection before the lock';
+  if (c.expected === 'safe' && c.observed === 'lost')
+    return 'a safe cell showed lost updates: suspect the harness before the lock';
+  if (c.expected === 'safe' && c.observed === 'invalid')
+    return 'a safe cell got an INVALID verdict: suspect the harness before the lock';
+  if (c.observed === 'unknown')
+    return 'no run could decide it (an unknown verdict, a fault that never hit, or a fence never exercised): look at its runs';
   if (c.expected === 'refuse') return 'the CLI should have refused this combination with an explanation';
   return `expected ${c.expected}, observed ${c.observed}`;
 }
 
 /** One run of a measured cell, as a line: seed, verdict, lost updates, and the fault's hits when known. */
 function runLine(r: CellRun, c: MatrixCell, outDir: string): string {
-  const hits = c.fault === 'none' ? '' : r.faultHits !== undefined ? ` · hit ${fmtCount(r.faultHits)}×` : ' · hits not known';
+  const hits =
+    c.fault === 'none' ? '' : r.faultHits !== undefined ? ` · hit ${fmtCount(r.faultHits)}×` : ' · hits not known';
   const stale = c.fencing ? ` · ${fmtCount(r.staleWritesRejected)} stale rejected` : '';
   const text = `seed ${r.seed}: ${r.verdict} · ${fmtCount(r.lostUpdates)} lost${stale}${hits}`;
   const link = reportLink(r, outDir);
@@ -117,17 +131,33 @@ function runLine(r: CellRun, c: MatrixCell, outDir: string): string {
 /** A cell decided by construction: drawn apart (hatched), with why no run is needed; a refusal says if the CLI did refuse. */
 function constructionCellHtml(c: MatrixCell): string {
   const refusal = c.expected === 'refuse';
-  const mark = refusal ? `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'the CLI refused it, as the oracle says' : h(`contradicts the oracle: ${suspicion(c)}`)}">${c.matched ? '✓' : '✗'}</span>` : '';
-  const what = refusal ? (c.observed === 'refuse' ? 'refused by the CLI' : 'accepted by the CLI') : `expected ${c.expected}`;
+  const mark = refusal
+    ? `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'the CLI refused it, as the oracle says' : h(`contradicts the oracle: ${suspicion(c)}`)}">${c.matched ? '✓' : '✗'}</span>`
+    : '';
+  const what = refusal
+    ? c.observed === 'refuse'
+      ? 'refused by the CLI'
+      : 'accepted by the CLI'
+    : `expected ${c.expected}`;
   return `<td class="cell construction${c.matched ? '' : ' contradicts'}" title="decided by construction, not run">${mark}<div class="obs">by construction</div><div class="exp">${h(what)}</div>${c.note ? `<div class="exp">${h(c.note)}</div>` : ''}</td>`;
 }
 
 function cellHtml(c: MatrixCell | undefined, outDir: string): string {
   if (!c) return '<td class="cell na"><span class="aside">not run</span></td>';
   if (c.decided === 'construction') return constructionCellHtml(c);
-  const cls = c.expected === 'n/a' && c.observed !== 'lost' ? 'na' : c.observed === 'refuse' ? 'na' : c.observed === 'safe' || c.observed === 'lost' ? c.observed : 'unknown';
+  const cls =
+    c.expected === 'n/a' && c.observed !== 'lost'
+      ? 'na'
+      : c.observed === 'refuse'
+        ? 'na'
+        : c.observed === 'safe' || c.observed === 'lost'
+          ? c.observed
+          : 'unknown';
   const link = reportLink(c, outDir);
-  const perf = c.observed === 'safe' || c.observed === 'lost' ? `acquire p50 ${fmtMs(c.acquireP50)}${c.staleWritesRejected ? ` · ${fmtCount(c.staleWritesRejected)} stale rejected` : ''}` : '';
+  const perf =
+    c.observed === 'safe' || c.observed === 'lost'
+      ? `acquire p50 ${fmtMs(c.acquireP50)}${c.staleWritesRejected ? ` · ${fmtCount(c.staleWritesRejected)} stale rejected` : ''}`
+      : '';
   const runs = c.runs?.length ? `<ul class="runs">${c.runs.map((r) => runLine(r, c, outDir)).join('')}</ul>` : '';
   const inner =
     `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'matches the oracle' : h(`contradicts the oracle: ${suspicion(c)}`)}">${c.matched ? '✓' : '✗'}</span>` +
@@ -160,7 +190,9 @@ function choosingRow(lock: string, cells: MatrixCell[], outDir: string, solo?: U
   const undecided = plain.filter((c) => c.observed === 'unknown' || c.observed === 'failed');
   const name = (c: MatrixCell) => c.column ?? (c.fault === 'none' ? 'no fault' : c.fault);
   const exclusion = [
-    broken.length ? `<div><b class="obs lost">broken</b> under ${broken.map((c) => link(c, `${name(c)} (${c.observed === 'lost' ? `${fmtCount(c.lostUpdates)} lost` : 'INVALID'})`)).join(', ')}</div>` : '',
+    broken.length
+      ? `<div><b class="obs lost">broken</b> under ${broken.map((c) => link(c, `${name(c)} (${c.observed === 'lost' ? `${fmtCount(c.lostUpdates)} lost` : 'INVALID'})`)).join(', ')}</div>`
+      : '',
     held.length ? `<div><b class="obs safe">held</b> under ${held.map((c) => link(c, name(c))).join(', ')}</div>` : '',
     undecided.length ? `<div><b>unknown</b> under ${undecided.map((c) => link(c, name(c))).join(', ')}</div>` : '',
   ].join('');
@@ -172,7 +204,8 @@ function choosingRow(lock: string, cells: MatrixCell[], outDir: string, solo?: U
     const c = fenced[0];
     fencing = `no: ${c.observed === 'refuse' ? 'refused' : 'expected a refusal'}${c.note ? ` (${h(c.note)})` : ''}`;
   } else if (fenced.every((c) => c.expected === 'n/a')) fencing = '<span class="aside">n/a</span>';
-  else if (fenced.every((c) => c.decided === 'construction')) fencing = `yes <span class="aside">(by construction: ${h(fenced.map((c) => c.note ?? '').join('; '))})</span>`;
+  else if (fenced.every((c) => c.decided === 'construction'))
+    fencing = `yes <span class="aside">(by construction: ${h(fenced.map((c) => c.note ?? '').join('; '))})</span>`;
   else {
     const lost = fenced.filter((c) => c.observed === 'lost');
     const stale = fenced.reduce((s, c) => s + c.staleWritesRejected, 0);
@@ -202,11 +235,16 @@ function choosingRow(lock: string, cells: MatrixCell[], outDir: string, solo?: U
 function runsRule(cells: readonly MatrixCell[], runsPerCell: number | undefined): string {
   const runs = measuredCells(cells).flatMap((c) => (c.fault === 'none' ? [] : (c.runs ?? [])));
   const hitsUnknown = runs.filter((r) => r.faultHits === undefined && r.verdict !== 'FAILED').length;
-  const per = runsPerCell !== undefined ? `Every measured cell gets ${plural(runsPerCell, 'conclusive run')}` : 'Every measured cell gets the same number of runs';
+  const per =
+    runsPerCell !== undefined
+      ? `Every measured cell gets ${plural(runsPerCell, 'conclusive run')}`
+      : 'Every measured cell gets the same number of runs';
   return (
     `<p class="aside">${h(per)}; a run that cannot decide its cell — an unknown verdict, a fault that never hit, a fenced run that never refused a stale write — is replaced by another with the next seed (at most ${MAX_RERUNS} more), whichever way the oracle leans; replaced runs are struck through. ` +
     `Hatched cells are decided by construction and not run (no lock for the fault to break, a fault that cannot reach the strategy, a combination the CLI refuses — checked against its option validation); they are counted apart.` +
-    (hitsUnknown ? ` Fault hits: not known for ${plural(hitsUnknown, 'run')} (results.json carried no hit count), so those runs were not held to "the fault hit".` : '') +
+    (hitsUnknown
+      ? ` Fault hits: not known for ${plural(hitsUnknown, 'run')} (results.json carried no hit count), so those runs were not held to "the fault hit".`
+      : '') +
     `</p>`
   );
 }
@@ -217,10 +255,14 @@ const inRemedyTable = (c: MatrixCell) => c.table === 'remedies';
 function remedyGrid(cells: readonly MatrixCell[], locks: readonly string[], outDir: string): string {
   if (cells.length === 0) return '';
   const order = REMEDY_SCENARIOS.map((s) => s.id as string);
-  const ids = [...new Set(cells.map((c) => c.columnId ?? c.column ?? c.fault))].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  const ids = [...new Set(cells.map((c) => c.columnId ?? c.column ?? c.fault))].sort(
+    (a, b) => order.indexOf(a) - order.indexOf(b),
+  );
   const title = new Map(cells.map((c) => [c.columnId ?? c.column ?? c.fault, c.column ?? c.fault]));
   const at = new Map(cells.map((c) => [`${c.lock}|${c.columnId ?? c.column ?? c.fault}`, c]));
-  const rows = locks.filter((l) => cells.some((c) => c.lock === l)).map((l) => `<tr><th>${h(l)}</th>${ids.map((id) => cellHtml(at.get(`${l}|${id}`), outDir)).join('')}</tr>`);
+  const rows = locks
+    .filter((l) => cells.some((c) => c.lock === l))
+    .map((l) => `<tr><th>${h(l)}</th>${ids.map((id) => cellHtml(at.get(`${l}|${id}`), outDir)).join('')}</tr>`);
   return (
     `<h2>Failure modes and remedies, every cell <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · each run links to its report</span></h2>` +
     `<p class="aside">Long work is a 2.5 s critical section under a 1 s TTL (--think=2500 --ttl=1000) with no fault; its cells run at least 30 s, so a safe cell can commit the 10 writes a VALID verdict needs at one write per ~2.6 s. ` +
@@ -238,17 +280,34 @@ export function renderMatrix(cells: MatrixCell[], opts: MatrixPageOptions): stri
   const t = tally(cells);
   const line = tallyLine(t);
   const contradictions = cells.filter((c) => !c.matched);
-  const grid = locks.filter((l) => faultCells.some((c) => c.lock === l)).map((l) => `<tr><th>${h(l)}</th>${cols.map((col) => cellHtml(at.get(`${l}|${col.fault}|${col.fencing}`), opts.outDir)).join('')}</tr>`);
+  const grid = locks
+    .filter((l) => faultCells.some((c) => c.lock === l))
+    .map(
+      (l) =>
+        `<tr><th>${h(l)}</th>${cols.map((col) => cellHtml(at.get(`${l}|${col.fault}|${col.fencing}`), opts.outDir)).join('')}</tr>`,
+    );
   const contra = contradictions.map((c) => {
     const link = reportLink(c, opts.outDir);
-    const under = inRemedyTable(c) ? (c.column ?? c.fault) : `${c.fault === 'none' ? 'no fault' : c.fault}${c.fencing ? ' with --fencing' : ''}`;
+    const under = inRemedyTable(c)
+      ? (c.column ?? c.fault)
+      : `${c.fault === 'none' ? 'no fault' : c.fault}${c.fencing ? ' with --fencing' : ''}`;
     const what = `${c.lock} under ${under}: expected ${c.expected}, observed ${observedText(c)} — ${suspicion(c)}`;
     return `<li>${link ? `<a href="${h(link)}">${h(what)}</a>` : h(what)}${c.note ? ` <span class="aside">(${h(c.note)})</span>` : ''}</li>`;
   });
   const faultTables = faultCells.length
     ? `<h2>Choosing a lock, measured <span class="aside">each entry links to the run that shows it</span></h2>
 <table class="wide"><thead><tr><th>strategy</th><th>mutual exclusion under faults</th><th>fencing token</th><th class="num">acquire p50 / p99</th><th class="num">lost updates</th><th class="num">oracle</th></tr></thead>
-<tbody>${locks.filter((l) => faultCells.some((c) => c.lock === l)).map((l) => choosingRow(l, faultCells.filter((c) => c.lock === l), opts.outDir, opts.uncontended?.[l])).join('\n')}</tbody></table>
+<tbody>${locks
+        .filter((l) => faultCells.some((c) => c.lock === l))
+        .map((l) =>
+          choosingRow(
+            l,
+            faultCells.filter((c) => c.lock === l),
+            opts.outDir,
+            opts.uncontended?.[l],
+          ),
+        )
+        .join('\n')}</tbody></table>
 ${opts.uncontended ? '<p class="aside">Latency: the first line is one client with no fault — what the lock itself costs (the write is the Postgres transaction). "Contended" is the no-fault run with every client on one account: it includes waiting for the other holders, so fair queues (etcd, ZooKeeper) show a whole round of critical sections while retry-based locks (Redis) often hand the lock straight back to the client that released it.</p>' : ''}`
     : '';
   const faultGrid = faultCells.length
@@ -261,7 +320,13 @@ ${runsRule(cells, opts.runsPerCell)}
 <title>fencepost matrix: ${h(line)}</title>
 ${inlineStyle(pageCss())}
 </head><body>
-<header class="verdict ${t.allMatched ? 'good' : 'bad'}"><div class="badge">${t.allMatched ? 'MATCHES' : 'CONTRADICTS'}</div><div><h1>Lock matrix: ${h(line)}</h1><div class="sub">${[opts.generatedAt, opts.command].filter(Boolean).map((s) => `<span>${h(s)}</span>`).join('')}</div></div></header>
+<header class="verdict ${t.allMatched ? 'good' : 'bad'}"><div class="badge">${t.allMatched ? 'MATCHES' : 'CONTRADICTS'}</div><div><h1>Lock matrix: ${h(line)}</h1><div class="sub">${[
+    opts.generatedAt,
+    opts.command,
+  ]
+    .filter(Boolean)
+    .map((s) => `<span>${h(s)}</span>`)
+    .join('')}</div></div></header>
 <main>
 ${contra.length ? `<h2>Contradictions <span class="aside">bugs of ours until proven otherwise</span></h2><ul>${contra.join('')}</ul>` : ''}
 ${faultTables}
@@ -281,6 +346,16 @@ export function writeMatrix(dir: string, cells: MatrixCell[], opts: Omit<MatrixP
   const outDir = path.resolve(dir);
   fs.writeFileSync(path.join(outDir, 'matrix.json'), `${JSON.stringify(cells, null, 2)}\n`);
   const file = path.join(outDir, 'matrix.html');
-  fs.writeFileSync(file, renderMatrix(cells, { generatedAt: new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'), ...opts, outDir }));
+  fs.writeFileSync(
+    file,
+    renderMatrix(cells, {
+      generatedAt: new Date()
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC'),
+      ...opts,
+      outDir,
+    }),
+  );
   return file;
 }

@@ -32,9 +32,15 @@ function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
     staleWritesRejected: s.stale ?? 0,
     checkers: { 'lost-updates': { valid: s.valid } },
     latency: { acquire: q, read: q, write: q, release: q },
-    ...(fault && s.hits !== undefined ? { faultHits: { [fault]: { fired: Math.max(1, s.hits), hit: s.hits, shots: [] } } } : {}),
+    ...(fault && s.hits !== undefined
+      ? { faultHits: { [fault]: { fired: Math.max(1, s.hits), hit: s.hits, shots: [] } } }
+      : {}),
   } as unknown as RunResults;
-  return { exitCode: s.valid === true ? 0 : s.valid === false ? 1 : 2, runDir: path.join(root, config.lock, String(config.seed)), results };
+  return {
+    exitCode: s.valid === true ? 0 : s.valid === false ? 1 : 2,
+    runDir: path.join(root, config.lock, String(config.seed)),
+    results,
+  };
 }
 
 const key = (c: Readonly<Config>) => `${c.lock}|${c.nemesis?.join(',') || 'none'}|${c.fencing ? 'fenced' : 'plain'}`;
@@ -50,12 +56,20 @@ function scenarioOf(c: Readonly<Config>): RemedyScenarioId {
 }
 
 /** Remedy-table runs are told apart by a --think, --watchdog or fault the fault table never sets. */
-const isRemedyRun = (c: Readonly<Config>) => c.thinkMs === 2500 || c.watchdog || c.nemesis?.some((f) => f === 'failover' || f === 'delay-write') || (c.nemesis?.includes('restart-empty') && (c.restartDelayMs > 0 || c.redisPersistence === 'aof-always'));
+const isRemedyRun = (c: Readonly<Config>) =>
+  c.thinkMs === 2500 ||
+  c.watchdog ||
+  c.nemesis?.some((f) => f === 'failover' || f === 'delay-write') ||
+  (c.nemesis?.includes('restart-empty') && (c.restartDelayMs > 0 || c.redisPersistence === 'aof-always'));
 
 /** What the oracle expects of a cell, shown by a run whose fault hit (and, fenced, whose fence refused writes). */
 function asExpected(c: Readonly<Config>): Shown {
-  const col = ORACLE_COLUMNS.find((col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing)!;
-  const o = isRemedyRun(c) ? REMEDY_ORACLE[c.lock as keyof typeof REMEDY_ORACLE][scenarioOf(c)] : ORACLE[c.lock as keyof typeof ORACLE][col.id];
+  const col = ORACLE_COLUMNS.find(
+    (col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing,
+  )!;
+  const o = isRemedyRun(c)
+    ? REMEDY_ORACLE[c.lock as keyof typeof REMEDY_ORACLE][scenarioOf(c)]
+    : ORACLE[c.lock as keyof typeof ORACLE][col.id];
   return o.expect === 'lost' ? { valid: false, lost: 4, hits: 2 } : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
 }
 
@@ -78,11 +92,26 @@ async function matrix(argv: string[], fake: ReturnType<typeof fakeRunner>) {
   const lines: string[] = [];
   const results = fs.mkdtempSync(path.join(root, 'm-'));
   const tables = argv.some((a) => a.startsWith('--matrix')) ? [] : ['--matrix=faults'];
-  const config = resolveConfig(['--lock=all', '--time-limit=10', '--seed=100', `--results=${results}`, ...tables, ...argv]);
+  const config = resolveConfig([
+    '--lock=all',
+    '--time-limit=10',
+    '--seed=100',
+    `--results=${results}`,
+    ...tables,
+    ...argv,
+  ]);
   const code = await runMatrix(config, new Shutdown(), (l) => lines.push(l), fake.run);
   const dir = fs.readdirSync(path.join(results, 'matrix'));
-  const cells = JSON.parse(fs.readFileSync(path.join(results, 'matrix', dir[0], 'matrix.json'), 'utf8')) as MatrixCell[];
-  return { code, lines, cells, cell: (lock: string, fault: string, fencing = false) => cells.find((c) => c.lock === lock && c.fault === fault && c.fencing === fencing)! };
+  const cells = JSON.parse(
+    fs.readFileSync(path.join(results, 'matrix', dir[0], 'matrix.json'), 'utf8'),
+  ) as MatrixCell[];
+  return {
+    code,
+    lines,
+    cells,
+    cell: (lock: string, fault: string, fencing = false) =>
+      cells.find((c) => c.lock === lock && c.fault === fault && c.fencing === fencing)!,
+  };
 }
 
 describe('runMatrix', () => {
@@ -90,7 +119,9 @@ describe('runMatrix', () => {
     const fake = fakeRunner();
     const m = await matrix(['--runs=2'], fake);
     expect(m.code).toBe(0);
-    expect(m.lines.join('\n')).toContain('22 measured: 22 matched; 13 by construction, not run (3 of 3 refusals confirmed by the CLI)');
+    expect(m.lines.join('\n')).toContain(
+      '22 measured: 22 matched; 13 by construction, not run (3 of 3 refusals confirmed by the CLI)',
+    );
     const cellRuns = fake.calls.filter((c) => c.concurrency !== 1);
     expect(cellRuns).toHaveLength(44);
     const perCell = new Map<string, number>();
@@ -99,15 +130,34 @@ describe('runMatrix', () => {
     expect(perCell.size).toBe(22);
     // Seeds follow the matrix's seed.
     expect(fake.cellCalls('redis|pause-holder|plain').map((c) => c.seed)).toEqual([100, 101]);
-    for (const k of ['none|pause-holder|plain', 'none|restart-empty|plain', 'postgres|restart-empty|plain', 'postgres|pause-holder|fenced', 'etcd|clock|plain', 'redis|pause-holder|fenced', 'zookeeper|clock|plain']) {
+    for (const k of [
+      'none|pause-holder|plain',
+      'none|restart-empty|plain',
+      'postgres|restart-empty|plain',
+      'postgres|pause-holder|fenced',
+      'etcd|clock|plain',
+      'redis|pause-holder|fenced',
+      'zookeeper|clock|plain',
+    ]) {
       expect(fake.cellCalls(k), k).toHaveLength(0);
     }
-    expect(m.cell('redis', 'pause-holder', true)).toMatchObject({ decided: 'construction', observed: 'refuse', matched: true, note: expect.stringContaining('refused: --fencing with --lock=redis') });
+    expect(m.cell('redis', 'pause-holder', true)).toMatchObject({
+      decided: 'construction',
+      observed: 'refuse',
+      matched: true,
+      note: expect.stringContaining('refused: --fencing with --lock=redis'),
+    });
     expect(m.cell('none', 'restart-empty')).toMatchObject({ decided: 'construction', observed: 'not run', runDir: '' });
-    expect(m.cell('etcd', 'pause-holder', true)).toMatchObject({ decided: 'measured', observed: 'safe', matched: true });
+    expect(m.cell('etcd', 'pause-holder', true)).toMatchObject({
+      decided: 'measured',
+      observed: 'safe',
+      matched: true,
+    });
     expect(m.cell('etcd', 'pause-holder', true).runs).toHaveLength(2);
     // The latency runs: one client per lock, no fault.
-    expect(fake.calls.filter((c) => c.concurrency === 1).map((c) => `${c.lock}:${c.nemesis?.length}`)).toEqual(BUILTIN_LOCKS.map((lock) => `${lock}:0`));
+    expect(fake.calls.filter((c) => c.concurrency === 1).map((c) => `${c.lock}:${c.nemesis?.length}`)).toEqual(
+      BUILTIN_LOCKS.map((lock) => `${lock}:0`),
+    );
   });
 
   it('reruns an inconclusive run whichever way the oracle leans, up to the cap', async () => {
@@ -126,10 +176,21 @@ describe('runMatrix', () => {
     expect(fake.cellCalls('postgres|clock|plain')).toHaveLength(3);
     expect(fake.cellCalls('redlock|clock|plain')).toHaveLength(3);
     expect(fake.cellCalls('redis|none|plain')).toHaveLength(1);
-    expect(m.cell('redis', 'pause-holder')).toMatchObject({ observed: 'lost', matched: true, note: '1 of 2 runs inconclusive, replaced' });
-    expect(m.cell('redis', 'pause-holder').runs?.map((r) => [r.seed, r.seen, r.conclusive, r.faultHits])).toEqual([[100, 'safe', false, 0], [101, 'lost', true, 2]]);
+    expect(m.cell('redis', 'pause-holder')).toMatchObject({
+      observed: 'lost',
+      matched: true,
+      note: '1 of 2 runs inconclusive, replaced',
+    });
+    expect(m.cell('redis', 'pause-holder').runs?.map((r) => [r.seed, r.seen, r.conclusive, r.faultHits])).toEqual([
+      [100, 'safe', false, 0],
+      [101, 'lost', true, 2],
+    ]);
     expect(m.cell('etcd', 'none')).toMatchObject({ observed: 'safe', matched: true });
-    expect(m.cell('postgres', 'clock')).toMatchObject({ observed: 'unknown', matched: false, note: 'inconclusive after 3 runs: clock never hit' });
+    expect(m.cell('postgres', 'clock')).toMatchObject({
+      observed: 'unknown',
+      matched: false,
+      note: 'inconclusive after 3 runs: clock never hit',
+    });
     expect(m.cell('redlock', 'clock')).toMatchObject({ observed: 'unknown', matched: false });
     expect(m.code).toBe(1);
     expect(m.lines.join('\n')).toContain('22 measured: 20 matched, 2 did not; 13 by construction');
@@ -138,7 +199,11 @@ describe('runMatrix', () => {
   it('reports a cell whose harness threw as failed, and goes on with the next cells', async () => {
     const fake = fakeRunner((c) => (key(c) === 'zookeeper|none|plain' ? 'throw' : undefined));
     const m = await matrix([], fake);
-    expect(m.cell('zookeeper', 'none')).toMatchObject({ observed: 'failed', matched: false, note: 'the harness failed: etcd node n2 not ready after 10 s' });
+    expect(m.cell('zookeeper', 'none')).toMatchObject({
+      observed: 'failed',
+      matched: false,
+      note: 'the harness failed: etcd node n2 not ready after 10 s',
+    });
     expect(fake.cellCalls('zookeeper|none|plain')).toHaveLength(1);
     expect(fake.cellCalls('zookeeper|pause-holder|plain')).toHaveLength(1);
     expect(fake.cellCalls('postgres|clock|plain')).toHaveLength(1);
@@ -147,7 +212,9 @@ describe('runMatrix', () => {
   });
 
   it('takes an INVALID run without lost updates as the lock breaking, never as safe', async () => {
-    const fake = fakeRunner((c) => (key(c) === 'postgres|pause-holder|plain' ? { valid: false, lost: 0, hits: 1 } : undefined));
+    const fake = fakeRunner((c) =>
+      key(c) === 'postgres|pause-holder|plain' ? { valid: false, lost: 0, hits: 1 } : undefined,
+    );
     const m = await matrix([], fake);
     expect(m.cell('postgres', 'pause-holder')).toMatchObject({ observed: 'invalid', matched: false });
     expect(m.code).toBe(1);
@@ -155,11 +222,22 @@ describe('runMatrix', () => {
 
   it('passes the run options through to every cell', async () => {
     const fake = fakeRunner();
-    await matrix(['--ttl=900', '--think=20', '--accounts=3', '--concurrency=4', '--restart-delay=700', '--clock-offset=90'], fake);
+    await matrix(
+      ['--ttl=900', '--think=20', '--accounts=3', '--concurrency=4', '--restart-delay=700', '--clock-offset=90'],
+      fake,
+    );
     for (const c of fake.calls.filter((c) => c.concurrency !== 1)) {
       // restart-empty's column raises --think to 0.4 × TTL (the section must outlast a restart); the rest keep 20.
       const thinkMs = c.nemesis?.includes('restart-empty') ? 360 : 20;
-      expect(c).toMatchObject({ ttlMs: 900, thinkMs, accounts: 3, concurrency: 4, restartDelayMs: 700, clockOffsetS: 90, pauseMs: 1350 });
+      expect(c).toMatchObject({
+        ttlMs: 900,
+        thinkMs,
+        accounts: 3,
+        concurrency: 4,
+        restartDelayMs: 700,
+        clockOffsetS: 90,
+        pauseMs: 1350,
+      });
     }
     expect(fake.calls.filter((c) => c.nemesis?.includes('restart-empty')).length).toBeGreaterThan(0);
   });
@@ -172,28 +250,75 @@ describe('runMatrix', () => {
 });
 
 describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () => {
-  it('runs each scenario with its own options, drops the matrix\'s remedy switches, confirms the refusals, and runs no latency runs', async () => {
+  it("runs each scenario with its own options, drops the matrix's remedy switches, confirms the refusals, and runs no latency runs", async () => {
     const fake = fakeRunner();
-    const m = await matrix(['--matrix=remedies', '--watchdog', '--restart-delay=100', '--redis-persistence=aof-always', '--think=40'], fake);
+    const m = await matrix(
+      ['--matrix=remedies', '--watchdog', '--restart-delay=100', '--redis-persistence=aof-always', '--think=40'],
+      fake,
+    );
     expect(m.code).toBe(0);
-    expect(m.lines.join('\n')).toContain('26 measured: 26 matched; 30 by construction, not run (12 of 12 refusals confirmed by the CLI)');
+    expect(m.lines.join('\n')).toContain(
+      '26 measured: 26 matched; 30 by construction, not run (12 of 12 refusals confirmed by the CLI)',
+    );
     expect(fake.calls.filter((c) => c.concurrency === 1)).toHaveLength(0);
     expect(m.cells.every((c) => c.table === 'remedies')).toBe(true);
-    const runOf = (lock: string, id: RemedyScenarioId) => fake.calls.find((c) => c.lock === lock && isRemedyRun(c) && scenarioOf(c) === id)!;
+    const runOf = (lock: string, id: RemedyScenarioId) =>
+      fake.calls.find((c) => c.lock === lock && isRemedyRun(c) && scenarioOf(c) === id)!;
     // Long work: a 2.5 s section under a 1 s TTL, long enough to earn a VALID; the watchdog only where the scenario says.
-    expect(runOf('redis', 'long-work')).toMatchObject({ thinkMs: 2500, ttlMs: 1000, timeLimitS: 30, watchdog: false, nemesis: [] });
-    expect(runOf('redlock', 'long-work-watchdog')).toMatchObject({ thinkMs: 2500, ttlMs: 1000, timeLimitS: 30, watchdog: true });
+    expect(runOf('redis', 'long-work')).toMatchObject({
+      thinkMs: 2500,
+      ttlMs: 1000,
+      timeLimitS: 30,
+      watchdog: false,
+      nemesis: [],
+    });
+    expect(runOf('redlock', 'long-work-watchdog')).toMatchObject({
+      thinkMs: 2500,
+      ttlMs: 1000,
+      timeLimitS: 30,
+      watchdog: true,
+    });
     expect(runOf('etcd', 'long-work')).toMatchObject({ thinkMs: 2500, watchdog: false });
     // The restart remedies: the fault table's cap and floor, the delay raised to the TTL, the user's switches dropped.
-    expect(runOf('redlock', 'restart-delay')).toMatchObject({ restartDelayMs: 2000, redisPersistence: 'none', nemesisIntervalMs: 500, thinkMs: 800, watchdog: false, timeLimitS: 20 });
-    expect(runOf('redis', 'restart-aof')).toMatchObject({ restartDelayMs: 0, redisPersistence: 'aof-always', watchdog: false, timeLimitS: 10 });
-    expect(runOf('redis', 'pause-watchdog')).toMatchObject({ nemesis: ['pause-holder'], watchdog: true, thinkMs: 40, timeLimitS: 20, nemesisIntervalMs: 1000 });
+    expect(runOf('redlock', 'restart-delay')).toMatchObject({
+      restartDelayMs: 2000,
+      redisPersistence: 'none',
+      nemesisIntervalMs: 500,
+      thinkMs: 800,
+      watchdog: false,
+      timeLimitS: 20,
+    });
+    expect(runOf('redis', 'restart-aof')).toMatchObject({
+      restartDelayMs: 0,
+      redisPersistence: 'aof-always',
+      watchdog: false,
+      timeLimitS: 10,
+    });
+    expect(runOf('redis', 'pause-watchdog')).toMatchObject({
+      nemesis: ['pause-holder'],
+      watchdog: true,
+      thinkMs: 40,
+      timeLimitS: 20,
+      nemesisIntervalMs: 1000,
+    });
     expect(runOf('zookeeper', 'delay-write-fenced')).toMatchObject({ nemesis: ['delay-write'], fencing: true });
     expect(runOf('redis', 'failover')).toMatchObject({ nemesis: ['failover'] });
     expect(fake.calls.filter((c) => c.nemesis?.includes('failover')).map((c) => c.lock)).toEqual(['redis']);
-    expect(m.cells.find((c) => c.lock === 'etcd' && c.columnId === 'long-work-watchdog')).toMatchObject({ decided: 'construction', observed: 'refuse', matched: true, note: expect.stringContaining('--watchdog with --lock=etcd') });
-    expect(m.cells.find((c) => c.lock === 'redis' && c.columnId === 'delay-write-fenced')).toMatchObject({ observed: 'refuse', matched: true });
-    expect(m.cells.find((c) => c.lock === 'postgres' && c.columnId === 'delay-write-fenced')).toMatchObject({ decided: 'construction', expected: 'safe', observed: 'not run' });
+    expect(m.cells.find((c) => c.lock === 'etcd' && c.columnId === 'long-work-watchdog')).toMatchObject({
+      decided: 'construction',
+      observed: 'refuse',
+      matched: true,
+      note: expect.stringContaining('--watchdog with --lock=etcd'),
+    });
+    expect(m.cells.find((c) => c.lock === 'redis' && c.columnId === 'delay-write-fenced')).toMatchObject({
+      observed: 'refuse',
+      matched: true,
+    });
+    expect(m.cells.find((c) => c.lock === 'postgres' && c.columnId === 'delay-write-fenced')).toMatchObject({
+      decided: 'construction',
+      expected: 'safe',
+      observed: 'not run',
+    });
   });
 
   it('holds a remedy cell to the same rules: a delayed write that never hit is rerun, a watchdog that saved a paused holder contradicts the oracle', async () => {
@@ -205,7 +330,11 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     });
     const m = await matrix(['--matrix=remedies'], fake);
     const cell = (lock: string, id: string) => m.cells.find((c) => c.lock === lock && c.columnId === id)!;
-    expect(cell('redlock', 'delay-write')).toMatchObject({ observed: 'lost', matched: true, note: '1 of 2 runs inconclusive, replaced' });
+    expect(cell('redlock', 'delay-write')).toMatchObject({
+      observed: 'lost',
+      matched: true,
+      note: '1 of 2 runs inconclusive, replaced',
+    });
     expect(cell('redlock', 'delay-write').runs?.[0]).toMatchObject({ conclusive: false, why: 'delay-write never hit' });
     expect(cell('redis', 'pause-watchdog')).toMatchObject({ expected: 'lost', observed: 'safe', matched: false });
     expect(m.code).toBe(1);
@@ -215,7 +344,9 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     const fake = fakeRunner();
     const m = await matrix(['--matrix=all'], fake);
     expect(m.code).toBe(0);
-    expect(m.lines.join('\n')).toContain('48 measured: 48 matched; 43 by construction, not run (15 of 15 refusals confirmed by the CLI)');
+    expect(m.lines.join('\n')).toContain(
+      '48 measured: 48 matched; 43 by construction, not run (15 of 15 refusals confirmed by the CLI)',
+    );
     const tables = m.cells.map((c) => c.table);
     expect(tables.indexOf('remedies')).toBe(tables.lastIndexOf('faults') + 1);
   });
@@ -225,12 +356,16 @@ describe('isolatedRunner', () => {
   it("stops a failed run's servers at once and leaves nothing registered on the matrix's shutdown", async () => {
     const stopped: string[] = [];
     const outer = new Shutdown();
-    const run = isolatedRunner(outer, () => {}, async (_config, shutdown) => {
-      shutdown.add('stop cluster', () => {
-        stopped.push(`cluster (${shutdown.reason})`);
-      });
-      throw new Error('boom');
-    });
+    const run = isolatedRunner(
+      outer,
+      () => {},
+      async (_config, shutdown) => {
+        shutdown.add('stop cluster', () => {
+          stopped.push(`cluster (${shutdown.reason})`);
+        });
+        throw new Error('boom');
+      },
+    );
     await expect(run(resolveConfig(['--lock=redis', '--seed=1']))).rejects.toThrow('boom');
     expect(stopped).toEqual(['cluster (error)']);
     await outer.runAll('signal');
@@ -241,13 +376,17 @@ describe('isolatedRunner', () => {
     const stopped: string[] = [];
     const outer = new Shutdown();
     let release!: () => void;
-    const run = isolatedRunner(outer, () => {}, async (config, shutdown) => {
-      shutdown.add('stop cluster', () => {
-        stopped.push(`cluster (${shutdown.reason})`);
-      });
-      await new Promise<void>((r) => (release = r));
-      return outcome(config, { valid: true });
-    });
+    const run = isolatedRunner(
+      outer,
+      () => {},
+      async (config, shutdown) => {
+        shutdown.add('stop cluster', () => {
+          stopped.push(`cluster (${shutdown.reason})`);
+        });
+        await new Promise<void>((r) => (release = r));
+        return outcome(config, { valid: true });
+      },
+    );
     const running = run(resolveConfig(['--lock=redis', '--seed=1']));
     await new Promise((r) => setImmediate(r));
     await outer.runAll('signal');

@@ -43,7 +43,8 @@ export function isolatedRunner(shutdown: Shutdown, log: (line: string) => void, 
   };
 }
 
-const verdictOf = (valid: RunResults['valid']): CellRun['verdict'] => (valid === true ? 'VALID' : valid === false ? 'INVALID' : 'UNKNOWN');
+const verdictOf = (valid: RunResults['valid']): CellRun['verdict'] =>
+  valid === true ? 'VALID' : valid === false ? 'INVALID' : 'UNKNOWN';
 
 function describeRun(r: CellRun): string {
   const hits = r.faultHits !== undefined ? `, hit ${r.faultHits}×` : '';
@@ -51,7 +52,8 @@ function describeRun(r: CellRun): string {
 }
 
 /** A cell decided by construction: not run. A refusal is still checked, against the CLI's own option validation. */
-type CellBase = Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'> & Partial<Pick<MatrixCell, 'table' | 'columnId'>>;
+type CellBase = Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'> &
+  Partial<Pick<MatrixCell, 'table' | 'columnId'>>;
 
 /** What a cell's runs set, whichever table it is in (or a nightly user's own cell): everything but lock and seed. */
 export type CellColumn = Omit<CellShape, 'strategy' | 'seed' | 'concurrency' | 'timeLimitS'>;
@@ -62,12 +64,34 @@ function shapeOf(col: CellColumn, strategy: ResolvedStrategy, seed: number): Cel
   return { ...shape, strategy, seed };
 }
 
-export function constructionCell(config: Readonly<Config>, base: CellBase, shape: CellShape, o: Extract<OracleCell, { decided: 'construction' }>): MatrixCell {
-  const cell: MatrixCell = { ...base, decided: 'construction', expected: o.expect, observed: 'not run', matched: true, runDir: '', lostUpdates: 0, staleWritesRejected: 0, acquireP50: 0, acquireP99: 0, note: o.reason };
+export function constructionCell(
+  config: Readonly<Config>,
+  base: CellBase,
+  shape: CellShape,
+  o: Extract<OracleCell, { decided: 'construction' }>,
+): MatrixCell {
+  const cell: MatrixCell = {
+    ...base,
+    decided: 'construction',
+    expected: o.expect,
+    observed: 'not run',
+    matched: true,
+    runDir: '',
+    lostUpdates: 0,
+    staleWritesRejected: 0,
+    acquireP50: 0,
+    acquireP99: 0,
+    note: o.reason,
+  };
   if (o.expect !== 'refuse') return cell;
   try {
     cellConfig(config, shape);
-    return { ...cell, observed: 'accepted', matched: false, note: `the CLI accepted this combination; the oracle says: ${o.reason}` };
+    return {
+      ...cell,
+      observed: 'accepted',
+      matched: false,
+      note: `the CLI accepted this combination; the oracle says: ${o.reason}`,
+    };
   } catch (err) {
     if (!(err instanceof HarnessError) || err.exitCode !== EXIT.badArguments) throw err;
     return { ...cell, observed: 'refuse', note: `refused: ${err.message}` };
@@ -78,7 +102,15 @@ export function constructionCell(config: Readonly<Config>, base: CellBase, shape
  * A measured cell: `config.runs` runs, each inconclusive one replaced by another (next seed), up to MAX_RERUNS more.
  * `col` is a column of either table, or any fault and fencing a user's expectation names (nightly's own cells).
  */
-export async function measuredCell(config: Readonly<Config>, base: CellBase, strategy: ResolvedStrategy, col: CellColumn, expect: 'safe' | 'lost', run: RunOne, progress: (line: string) => void): Promise<MatrixCell> {
+export async function measuredCell(
+  config: Readonly<Config>,
+  base: CellBase,
+  strategy: ResolvedStrategy,
+  col: CellColumn,
+  expect: 'safe' | 'lost',
+  run: RunOne,
+  progress: (line: string) => void,
+): Promise<MatrixCell> {
   const fault = col.faults[0] ?? null;
   const runs: CellRun[] = [];
   const outcomes: (RunOutcome | null)[] = [];
@@ -88,12 +120,39 @@ export async function measuredCell(config: Readonly<Config>, base: CellBase, str
       const out = await run(cellConfig(config, shapeOf(col, strategy, seed)));
       const r = out.results;
       const hits = fault ? faultHits(r, fault) : undefined;
-      const failing = Object.entries(r.checkers).filter(([, c]) => c.valid === false).map(([name]) => name);
-      const reading = readRun({ valid: r.valid, lostUpdates: r.lostUpdates, staleWritesRejected: r.staleWritesRejected, fencing: col.fencing, fault, faultHits: hits, failing });
-      runs.push({ seed, runDir: out.runDir, verdict: verdictOf(r.valid), lostUpdates: r.lostUpdates, staleWritesRejected: r.staleWritesRejected, ...(hits !== undefined ? { faultHits: hits } : {}), ...reading });
+      const failing = Object.entries(r.checkers)
+        .filter(([, c]) => c.valid === false)
+        .map(([name]) => name);
+      const reading = readRun({
+        valid: r.valid,
+        lostUpdates: r.lostUpdates,
+        staleWritesRejected: r.staleWritesRejected,
+        fencing: col.fencing,
+        fault,
+        faultHits: hits,
+        failing,
+      });
+      runs.push({
+        seed,
+        runDir: out.runDir,
+        verdict: verdictOf(r.valid),
+        lostUpdates: r.lostUpdates,
+        staleWritesRejected: r.staleWritesRejected,
+        ...(hits !== undefined ? { faultHits: hits } : {}),
+        ...reading,
+      });
       outcomes.push(out);
     } catch (err) {
-      runs.push({ seed, runDir: '', verdict: 'FAILED', lostUpdates: 0, staleWritesRejected: 0, seen: 'failed', conclusive: false, why: (err as Error).message.split('\n')[0] });
+      runs.push({
+        seed,
+        runDir: '',
+        verdict: 'FAILED',
+        lostUpdates: 0,
+        staleWritesRejected: 0,
+        seen: 'failed',
+        conclusive: false,
+        why: (err as Error).message.split('\n')[0],
+      });
       outcomes.push(null);
     }
     progress(`run ${runs.length}: ${describeRun(runs.at(-1)!)}`);
@@ -134,7 +193,10 @@ const consoleLog = (line: string) => console.error(line);
 const tableRank = (col: MatrixColumn) => (col.table === 'faults' ? 0 : 1);
 
 /** The matrix's --time-limit must leave a paused holder time to write again, or every such cell shows nothing. */
-export function checkMatrixTimeLimit(config: Readonly<Config>, columns: readonly CellColumn[] = matrixColumns(config.matrix)): void {
+export function checkMatrixTimeLimit(
+  config: Readonly<Config>,
+  columns: readonly CellColumn[] = matrixColumns(config.matrix),
+): void {
   const shortest = shortestUsefulRunS(
     columns.flatMap((c) => c.faults),
     { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs },
@@ -150,17 +212,23 @@ export function checkMatrixTimeLimit(config: Readonly<Config>, columns: readonly
 
 /** Every built-in strategy, resolved once (the registry's modules, loaded in parallel). */
 export async function builtinStrategies(): Promise<Record<BuiltinLock, ResolvedStrategy>> {
-  return Object.fromEntries(await Promise.all(BUILTIN_LOCKS.map(async (lock) => [lock, await loadStrategy(lock)] as const))) as Record<BuiltinLock, ResolvedStrategy>;
+  return Object.fromEntries(
+    await Promise.all(BUILTIN_LOCKS.map(async (lock) => [lock, await loadStrategy(lock)] as const)),
+  ) as Record<BuiltinLock, ResolvedStrategy>;
 }
 
 /**
  * Every cell of the chosen tables, in their one stable order: the fault table first, then the failure modes and
  * remedies; within a table, lock by lock. (The nightly job plans the fault table: `matrixPlan('faults')`.)
  */
-export function matrixPlan(tables: MatrixTables = 'all'): { lock: BuiltinLock; col: MatrixColumn; oracle: OracleCell }[] {
+export function matrixPlan(
+  tables: MatrixTables = 'all',
+): { lock: BuiltinLock; col: MatrixColumn; oracle: OracleCell }[] {
   return matrixColumns(tables)
     .flatMap((col) => BUILTIN_LOCKS.map((lock) => ({ lock, col, oracle: col.oracle(lock) })))
-    .sort((a, b) => tableRank(a.col) - tableRank(b.col) || BUILTIN_LOCKS.indexOf(a.lock) - BUILTIN_LOCKS.indexOf(b.lock));
+    .sort(
+      (a, b) => tableRank(a.col) - tableRank(b.col) || BUILTIN_LOCKS.indexOf(a.lock) - BUILTIN_LOCKS.indexOf(b.lock),
+    );
 }
 
 /**
@@ -169,7 +237,12 @@ export function matrixPlan(tables: MatrixTables = 'all'): { lock: BuiltinLock; c
  * decided by construction are not run and are counted apart. Exit 0 iff every measured cell matched the oracle and
  * the CLI refused every combination the oracle says it must.
  */
-export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog, run?: RunOne): Promise<number> {
+export async function runMatrix(
+  config: Readonly<Config>,
+  shutdown: Shutdown,
+  log: (line: string) => void = consoleLog,
+  run?: RunOne,
+): Promise<number> {
   const runOne = run ?? isolatedRunner(shutdown, () => {});
   checkMatrixTimeLimit(config);
   const plan = matrixPlan(config.matrix);
@@ -179,18 +252,31 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
   const cells: MatrixCell[] = [];
   let measuredDone = 0;
   for (const { lock, col, oracle } of plan) {
-    const base: CellBase = { lock, fault: col.faults.join(',') || 'none', fencing: col.fencing, column: col.title, table: col.table, columnId: col.id };
+    const base: CellBase = {
+      lock,
+      fault: col.faults.join(',') || 'none',
+      fencing: col.fencing,
+      column: col.title,
+      table: col.table,
+      columnId: col.id,
+    };
     if (oracle.decided === 'construction') {
       cells.push(constructionCell(config, base, shapeOf(col, strategies[lock], config.seed), oracle));
       continue;
     }
     const label = `[${++measuredDone}/${measuredTotal}] ${lock} × ${col.title}`;
-    const cell = await measuredCell(config, base, strategies[lock], col, oracle.expect, runOne, (line) => log(`${label}: ${line}`));
+    const cell = await measuredCell(config, base, strategies[lock], col, oracle.expect, runOne, (line) =>
+      log(`${label}: ${line}`),
+    );
     cells.push(cell);
-    log(`${label}: ${cell.observed} (expected ${cell.expected}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`);
+    log(
+      `${label}: ${cell.observed} (expected ${cell.expected}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`,
+    );
   }
   for (const c of cells.filter((c) => c.decided === 'construction')) {
-    log(`by construction: ${c.lock} × ${c.column}: ${c.expected}${c.expected === 'refuse' ? ` ${c.matched ? '✓' : '✗'}` : ''} — ${c.note}`);
+    log(
+      `by construction: ${c.lock} × ${c.column}: ${c.expected}${c.expected === 'refuse' ? ` ${c.matched ? '✓' : '✗'}` : ''} — ${c.note}`,
+    );
   }
 
   // What each lock costs by itself: one client, no fault (the cells' latency includes waiting for other holders).
@@ -198,10 +284,27 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
   // Only the fault table's "choosing a lock" rows show it.
   for (const lock of config.matrix === 'remedies' ? [] : BUILTIN_LOCKS) {
     try {
-      const out = await runOne(cellConfig(config, { strategy: strategies[lock], faults: [], fencing: false, seed: config.seed, concurrency: 1, timeLimitS: Math.min(config.timeLimitS, 5) }));
+      const out = await runOne(
+        cellConfig(config, {
+          strategy: strategies[lock],
+          faults: [],
+          fencing: false,
+          seed: config.seed,
+          concurrency: 1,
+          timeLimitS: Math.min(config.timeLimitS, 5),
+        }),
+      );
       const l = out.results.latency;
-      uncontended[lock] = { acquireP50: l.acquire.p50, acquireP99: l.acquire.p99, writeP50: l.write.p50, writeP99: l.write.p99, runDir: out.runDir };
-      log(`latency ${lock}, one client: acquire p50 ${l.acquire.p50.toFixed(2)} ms, p99 ${l.acquire.p99.toFixed(2)} ms`);
+      uncontended[lock] = {
+        acquireP50: l.acquire.p50,
+        acquireP99: l.acquire.p99,
+        writeP50: l.write.p50,
+        writeP99: l.write.p99,
+        runDir: out.runDir,
+      };
+      log(
+        `latency ${lock}, one client: acquire p50 ${l.acquire.p50.toFixed(2)} ms, p99 ${l.acquire.p99.toFixed(2)} ms`,
+      );
     } catch (err) {
       log(`latency ${lock}: could not measure (${(err as Error).message.split('\n')[0]})`);
     }
@@ -211,10 +314,16 @@ export async function runMatrix(config: Readonly<Config>, shutdown: Shutdown, lo
   // Not a run (no test.json, not `latest`): a page over the cell runs, beside them.
   const dir = path.join(config.resultsDir, 'matrix', runTimestamp());
   fs.mkdirSync(dir, { recursive: true });
-  const command = ['npm run jepsen --', ...withoutOptions(config.argv, (name) => name === 'seed'), `--seed=${config.seed}`].join(' ');
+  const command = [
+    'npm run jepsen --',
+    ...withoutOptions(config.argv, (name) => name === 'seed'),
+    `--seed=${config.seed}`,
+  ].join(' ');
   const file = writeMatrix(dir, cells, { command, uncontended, runsPerCell: config.runs });
   const t = tally(cells);
   // Like a run's summary: the progress on stderr, the outcome on stdout.
-  (log === consoleLog ? (text: string) => console.log(text) : log)(`\n  ${tallyLine(t)}\n  matrix: ${path.relative(process.cwd(), file) || file}\n`);
+  (log === consoleLog ? (text: string) => console.log(text) : log)(
+    `\n  ${tallyLine(t)}\n  matrix: ${path.relative(process.cwd(), file) || file}\n`,
+  );
   return t.allMatched ? EXIT.valid : EXIT.invalid;
 }

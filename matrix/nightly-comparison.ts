@@ -44,7 +44,15 @@ export interface ComparisonRow {
 
 function side(c: NightlyCell | undefined): NightSide | null {
   if (!c) return null;
-  return { status: cellStatus(c), observed: c.observed, lostUpdates: c.lostUpdates, faultHits: c.faultHits ?? null, acquireP50: c.acquireP50, acquireP99: c.acquireP99, runDir: c.runDir };
+  return {
+    status: cellStatus(c),
+    observed: c.observed,
+    lostUpdates: c.lostUpdates,
+    faultHits: c.faultHits ?? null,
+    acquireP50: c.acquireP50,
+    acquireP99: c.acquireP99,
+    runDir: c.runDir,
+  };
 }
 
 const measuredLatency = (s: NightSide | null) => s !== null && s.runDir !== '';
@@ -56,7 +64,10 @@ function regressed(now: number, before: number): boolean {
 /** One row per cell of either night: tonight's order first, then cells only the baseline had. */
 export function compareNights(tonight: NightlyResult, baseline: NightlyResult): ComparisonRow[] {
   const before = new Map(baseline.cells.map((c) => [cellKey(c), c]));
-  const keys = [...tonight.cells.map(cellKey), ...baseline.cells.map(cellKey).filter((k) => !tonight.cells.some((c) => cellKey(c) === k))];
+  const keys = [
+    ...tonight.cells.map(cellKey),
+    ...baseline.cells.map(cellKey).filter((k) => !tonight.cells.some((c) => cellKey(c) === k)),
+  ];
   const now = new Map(tonight.cells.map((c) => [cellKey(c), c]));
   return keys.map((key) => {
     const a = side(now.get(key));
@@ -81,7 +92,8 @@ export function compareNights(tonight: NightlyResult, baseline: NightlyResult): 
   });
 }
 
-export const fmtRatio = (r: number | null) => (r === null ? '' : ` (${r >= 1 ? '+' : '−'}${Math.abs((r - 1) * 100).toFixed(0)} %)`);
+export const fmtRatio = (r: number | null) =>
+  r === null ? '' : ` (${r >= 1 ? '+' : '−'}${Math.abs((r - 1) * 100).toFixed(0)} %)`;
 
 function sideHtml(s: NightSide | null, nightDir: string, outDir: string): string {
   if (!s) return '<td colspan="5" class="muted">not in this night</td>';
@@ -104,7 +116,9 @@ export function renderComparison(tonight: NightlyResult, baseline: NightlyResult
   const body = rows
     .map((r) => {
       const cls = [r.verdictChanged ? 'changed' : '', r.latencyRegression ? 'slower' : ''].filter(Boolean).join(' ');
-      const flag = r.latencyRegression ? ' <strong class="flag" title="flagged, not failed">latency regression</strong>' : '';
+      const flag = r.latencyRegression
+        ? ' <strong class="flag" title="flagged, not failed">latency regression</strong>'
+        : '';
       return `<tr class="${cls}" data-key="${h(r.key)}"><th scope="row">${h(r.lock)}</th><td>${h(r.column)}</td><td>${h(r.expected)}<br><small>${h(r.from)}</small></td>${sideHtml(r.baseline, opts.baselineDir, opts.outDir)}${sideHtml(r.tonight, opts.tonightDir, opts.outDir)}<td>${r.verdictChanged ? '<strong>changed</strong>' : 'same'}</td><td>p50${h(fmtRatio(r.p50Ratio)) || ' –'}<br>p99${h(fmtRatio(r.p99Ratio)) || ' –'}${flag}</td></tr>`;
     })
     .join('\n');
@@ -127,7 +141,13 @@ ${body}
 `;
 }
 
-export function writeComparison(outDir: string, tonight: NightlyResult, baseline: NightlyResult, baselineDir: string, suffix = ''): string {
+export function writeComparison(
+  outDir: string,
+  tonight: NightlyResult,
+  baseline: NightlyResult,
+  baselineDir: string,
+  suffix = '',
+): string {
   const file = path.join(outDir, `comparison${suffix}.html`);
   fs.writeFileSync(file, renderComparison(tonight, baseline, { tonightDir: outDir, baselineDir, outDir }));
   return file;

@@ -20,7 +20,9 @@ export const caseName = (c: NightlyCell) => `${c.lock} × ${c.column ?? c.fault}
 
 function finding(c: NightlyCell, reportsFrom: string): string {
   const report = c.runDir ? path.join(reportsFrom, c.runDir, 'report.html') : 'no run folder';
-  const runs = c.runs?.length ? `; ${c.runs.length} run${c.runs.length > 1 ? 's' : ''}, ${c.lostUpdates} lost update${c.lostUpdates === 1 ? '' : 's'} in the run shown` : '';
+  const runs = c.runs?.length
+    ? `; ${c.runs.length} run${c.runs.length > 1 ? 's' : ''}, ${c.lostUpdates} lost update${c.lostUpdates === 1 ? '' : 's'} in the run shown`
+    : '';
   const hits = c.faultHits !== undefined ? `, fault hit ${c.faultHits}×` : '';
   return `expected ${c.expected} (from ${c.from}${c.why ? `: ${c.why}` : ''}), observed ${c.observed}${runs}${hits}${c.note ? ` — ${c.note}` : ''}; report: ${report}`;
 }
@@ -32,7 +34,8 @@ export function renderJunit(result: NightlyResult, reportsFrom: string): string 
     const open = `    <testcase classname="fencepost.${xml(c.lock)}" name="${xml(caseName(c))}">`;
     const message = finding(c, reportsFrom);
     if (status === 'matched') return `${open}\n      <system-out>${xml(message)}</system-out>\n    </testcase>`;
-    if (status === 'by construction') return `${open}\n      <skipped message="${xml(`decided by construction, not run: ${c.note ?? ''}`)}"/>\n    </testcase>`;
+    if (status === 'by construction')
+      return `${open}\n      <skipped message="${xml(`decided by construction, not run: ${c.note ?? ''}`)}"/>\n    </testcase>`;
     const tag = status === 'contradicted' ? 'failure' : 'error';
     const type = status === 'contradicted' ? 'contradicts-expectation' : 'inconclusive';
     return `${open}\n      <${tag} message="${xml(`${status}: ${message}`)}" type="${type}">${xml(message)}</${tag}>\n    </testcase>`;

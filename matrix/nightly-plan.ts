@@ -19,7 +19,8 @@ export interface PlannedCell {
   why?: string;
 }
 
-export const cellKey = (c: { lock: string; fault: string; fencing: boolean }) => `${c.lock}|${c.fault}|${c.fencing ? 'fenced' : 'plain'}`;
+export const cellKey = (c: { lock: string; fault: string; fencing: boolean }) =>
+  `${c.lock}|${c.fault}|${c.fencing ? 'fenced' : 'plain'}`;
 
 /**
  * The oracle's matrix with the user's expectations applied: an entry naming an oracle cell replaces its
@@ -34,7 +35,12 @@ export function nightlyPlan(user: readonly UserExpectation[]): PlannedCell[] {
     const u = byKey.get(cellKey({ lock, fault, fencing: col.fencing }));
     if (!u) return { ...base, oracle, from: 'oracle' };
     byKey.delete(cellKey(u));
-    return { ...base, oracle: { decided: 'measured', expect: u.expect }, from: u.from, ...(u.why ? { why: u.why } : {}) };
+    return {
+      ...base,
+      oracle: { decided: 'measured', expect: u.expect },
+      from: u.from,
+      ...(u.why ? { why: u.why } : {}),
+    };
   });
   for (const u of user.filter((u) => byKey.has(cellKey(u)))) {
     const faults = u.fault === 'none' ? [] : [u.fault as FaultName];
@@ -47,7 +53,12 @@ export function nightlyPlan(user: readonly UserExpectation[]): PlannedCell[] {
       fault: u.fault,
       fencing: u.fencing,
       column,
-      col: { faults, fencing: u.fencing, ...(like?.maxIntervalMs !== undefined ? { maxIntervalMs: like.maxIntervalMs } : {}), ...(like?.minThinkTtlFraction !== undefined ? { minThinkTtlFraction: like.minThinkTtlFraction } : {}) },
+      col: {
+        faults,
+        fencing: u.fencing,
+        ...(like?.maxIntervalMs !== undefined ? { maxIntervalMs: like.maxIntervalMs } : {}),
+        ...(like?.minThinkTtlFraction !== undefined ? { minThinkTtlFraction: like.minThinkTtlFraction } : {}),
+      },
       oracle: { decided: 'measured', expect: u.expect },
       from: u.from,
       ...(u.why ? { why: u.why } : {}),
@@ -61,7 +72,10 @@ export function nightlyPlan(user: readonly UserExpectation[]): PlannedCell[] {
  * deterministic, disjoint, cover every measured cell and get the same count ±1. Cells decided by construction
  * start nothing, so every shard keeps them (a merge takes them once).
  */
-export function shardSlice(plan: readonly PlannedCell[], shard: { index: number; count: number } | null): PlannedCell[] {
+export function shardSlice(
+  plan: readonly PlannedCell[],
+  shard: { index: number; count: number } | null,
+): PlannedCell[] {
   if (!shard) return [...plan];
   let k = 0;
   return plan.filter((c) => c.oracle.decided === 'construction' || k++ % shard.count === shard.index - 1);

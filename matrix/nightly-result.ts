@@ -36,7 +36,8 @@ export const shardSuffix = (shard: NightlyResult['shard']) => (shard ? `.shard-$
  * its reruns, or its harness failed), else 0.
  */
 export function nightlyExit(cells: readonly MatrixCell[]): number {
-  const inconclusive = (c: MatrixCell) => c.decided !== 'construction' && (c.observed === 'unknown' || c.observed === 'failed');
+  const inconclusive = (c: MatrixCell) =>
+    c.decided !== 'construction' && (c.observed === 'unknown' || c.observed === 'failed');
   if (cells.some((c) => !c.matched && !inconclusive(c))) return EXIT.invalid;
   if (cells.some(inconclusive)) return EXIT.unknown;
   return EXIT.valid;
@@ -58,14 +59,27 @@ export function writeNightlyJson(dir: string, result: NightlyResult): string {
 
 /** Every nightly*.json in a folder (one night, or the shards of one), each with the folder it was read from. */
 export function readNightlyFiles(dir: string): { dir: string; result: NightlyResult }[] {
-  if (!fs.existsSync(dir)) throw new HarnessError('bad-arguments', `${dir}: no such folder.`, { hint: 'give a folder a nightly run wrote (its --results)' });
-  const files = fs.readdirSync(dir).filter((f) => /^nightly(\.shard-\d+-of-\d+)?\.json$/.test(f)).sort();
-  if (files.length === 0) throw new HarnessError('bad-arguments', `${dir}: no nightly.json or nightly.shard-<i>-of-<n>.json in it.`, { hint: 'give the --results folder of `npm run jepsen -- nightly`' });
+  if (!fs.existsSync(dir))
+    throw new HarnessError('bad-arguments', `${dir}: no such folder.`, {
+      hint: 'give a folder a nightly run wrote (its --results)',
+    });
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => /^nightly(\.shard-\d+-of-\d+)?\.json$/.test(f))
+    .sort();
+  if (files.length === 0)
+    throw new HarnessError('bad-arguments', `${dir}: no nightly.json or nightly.shard-<i>-of-<n>.json in it.`, {
+      hint: 'give the --results folder of `npm run jepsen -- nightly`',
+    });
   // A merged night has both the shards and the merge: the merge is the night.
   const chosen = files.includes('nightly.json') ? ['nightly.json'] : files;
   return chosen.map((f) => {
     const result = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as NightlyResult;
-    if (result.version !== 1 || !Array.isArray(result.cells)) throw new HarnessError('bad-arguments', `${path.join(dir, f)}: not a nightly result (version ${String(result.version)}).`);
+    if (result.version !== 1 || !Array.isArray(result.cells))
+      throw new HarnessError(
+        'bad-arguments',
+        `${path.join(dir, f)}: not a nightly result (version ${String(result.version)}).`,
+      );
     return { dir, result };
   });
 }

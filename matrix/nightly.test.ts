@@ -21,7 +21,9 @@ type Shown = { valid: RunResults['valid']; lost?: number; stale?: number; hits?:
 
 /** What the oracle expects of a cell (a plugin's cells are safe), shown by a run whose fault hit. */
 function asExpected(c: Readonly<Config>): Shown {
-  const col = ORACLE_COLUMNS.find((col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing);
+  const col = ORACLE_COLUMNS.find(
+    (col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing,
+  );
   const o = col && c.lock in ORACLE ? ORACLE[c.lock as keyof typeof ORACLE][col.id] : { expect: 'safe' };
   return o.expect === 'lost' ? { valid: false, lost: 4, hits: 2 } : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
 }
@@ -39,7 +41,11 @@ function fakeRunner(override: (c: Readonly<Config>) => Shown | undefined = () =>
       latency: { acquire: q, read: q, write: q, release: q },
       ...(fault && s.hits !== undefined ? { faultHits: { [fault]: { fired: 2, hit: s.hits, shots: [] } } } : {}),
     } as unknown as RunResults;
-    const runDir = path.join(config.resultsDir, path.basename(config.lock), `${config.nemesis?.join(',') || 'none'}-${config.fencing ? 'f' : 'p'}-${config.seed}`);
+    const runDir = path.join(
+      config.resultsDir,
+      path.basename(config.lock),
+      `${config.nemesis?.join(',') || 'none'}-${config.fencing ? 'f' : 'p'}-${config.seed}`,
+    );
     return { exitCode: s.valid === true ? 0 : s.valid === false ? 1 : 2, runDir, results };
   };
 }
@@ -51,9 +57,12 @@ async function night(argv: string[], run = fakeRunner()) {
   return { code, lines, dir: config.resultsDir };
 }
 
-const read = (dir: string, file = 'nightly.json') => JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as NightlyResult;
-const cell = (r: NightlyResult, lock: string, fault: string, fencing = false) => r.cells.find((c) => c.lock === lock && c.fault === fault && c.fencing === fencing)!;
-const junitCase = (xml: string, name: string) => new RegExp(`<testcase [^>]*name="${name}">[\\s\\S]*?</testcase>`).exec(xml)?.[0] ?? '';
+const read = (dir: string, file = 'nightly.json') =>
+  JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as NightlyResult;
+const cell = (r: NightlyResult, lock: string, fault: string, fencing = false) =>
+  r.cells.find((c) => c.lock === lock && c.fault === fault && c.fencing === fencing)!;
+const junitCase = (xml: string, name: string) =>
+  new RegExp(`<testcase [^>]*name="${name}">[\\s\\S]*?</testcase>`).exec(xml)?.[0] ?? '';
 /** A cell without where its runs are: what must be equal between a sharded and an unsharded night. */
 const decided = ({ runDir: _r, runs, ...c }: NightlyCell) => ({ ...c, runs: runs?.map(({ runDir: _d, ...r }) => r) });
 
@@ -61,16 +70,26 @@ describe('nightly', () => {
   it('writes nightly.json, one JUnit case per cell, the summary, and exits 0 when every measured cell matches', async () => {
     const summaryFile = path.join(root, 'step-summary.md');
     process.env.GITHUB_STEP_SUMMARY = summaryFile;
-    const { code, dir } = await night([`--results=${path.join(root, 'n1')}`]).finally(() => delete process.env.GITHUB_STEP_SUMMARY);
+    const { code, dir } = await night([`--results=${path.join(root, 'n1')}`]).finally(
+      () => delete process.env.GITHUB_STEP_SUMMARY,
+    );
     expect(code).toBe(0);
     const r = read(dir);
     expect(r.cells).toHaveLength(35);
     expect(r.settings).toEqual(['--time-limit=10']);
-    expect(cell(r, 'redis', 'pause-holder')).toMatchObject({ observed: 'lost', matched: true, from: 'oracle', faultHits: 2, runDir: 'redis/pause-holder-p-100' });
+    expect(cell(r, 'redis', 'pause-holder')).toMatchObject({
+      observed: 'lost',
+      matched: true,
+      from: 'oracle',
+      faultHits: 2,
+      runDir: 'redis/pause-holder-p-100',
+    });
     const xml = fs.readFileSync(path.join(dir, 'junit.xml'), 'utf8');
     expect(xml).toContain('<testsuites name="fencepost nightly" tests="35" failures="0" errors="0" skipped="13"');
     expect(xml.match(/<testcase /g)).toHaveLength(35);
-    expect(junitCase(xml, 'redis × with --fencing \\(holder paused\\)')).toContain('<skipped message="decided by construction, not run: refused: --fencing with --lock=redis');
+    expect(junitCase(xml, 'redis × with --fencing \\(holder paused\\)')).toContain(
+      '<skipped message="decided by construction, not run: refused: --fencing with --lock=redis',
+    );
     const summary = fs.readFileSync(path.join(dir, 'summary.md'), 'utf8');
     expect(summary).toContain('## fencepost nightly: ✅ every measured cell matched its expectation (exit 0)');
     expect(summary).toContain('| redis × holder paused > TTL | lost (oracle) | lost ✓ | 1 | 4 | 2 |');
@@ -79,7 +98,9 @@ describe('nightly', () => {
 
   it('compares tonight with a baseline: verdict changes, and a latency regression flagged but not failed', async () => {
     const base = await night([`--results=${path.join(root, 'b1')}`]);
-    const slower = fakeRunner((c) => (c.lock === 'etcd' && c.nemesis?.length === 0 ? { valid: true, p99: 40 } : undefined));
+    const slower = fakeRunner((c) =>
+      c.lock === 'etcd' && c.nemesis?.length === 0 ? { valid: true, p99: 40 } : undefined,
+    );
     const { code, dir } = await night([`--results=${path.join(root, 'b2')}`, `--baseline=${base.dir}`], slower);
     expect(code).toBe(0);
     const page = fs.readFileSync(path.join(dir, 'comparison.html'), 'utf8');
@@ -87,57 +108,117 @@ describe('nightly', () => {
     expect(page).toMatch(/data-key="etcd\|none\|plain">[\s\S]*?p99 \(\+1900 %\) <strong class="flag"/);
     expect(page).toContain('href="redis/pause-holder-p-100/report.html"');
     expect(page).toContain('href="../b1/redis/pause-holder-p-100/report.html"');
-    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain('| etcd × no fault | safe (matched) | safe (matched) | 1.00 ms → 1.00 ms (+0 %) | 2.00 ms → 40.0 ms (+1900 %) ⚠️ |');
+    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(
+      '| etcd × no fault | safe (matched) | safe (matched) | 1.00 ms → 1.00 ms (+0 %) | 2.00 ms → 40.0 ms (+1900 %) ⚠️ |',
+    );
   });
 
   it("applies the user's expectations: a flipped cell fails its JUnit case and exits 1; a plugin lock gets its own cell", async () => {
     const file = path.join(root, 'flip.json');
-    fs.writeFileSync(file, JSON.stringify({ cells: [
-      { lock: 'redis', fault: 'none', expect: 'lost', why: 'testing the flip' },
-      { lock: path.resolve('examples/my-lock.ts'), fault: 'pause-holder', expect: 'safe', why: 'our lock must survive a paused holder' },
-    ] }, null, 2));
+    fs.writeFileSync(
+      file,
+      JSON.stringify(
+        {
+          cells: [
+            { lock: 'redis', fault: 'none', expect: 'lost', why: 'testing the flip' },
+            {
+              lock: path.resolve('examples/my-lock.ts'),
+              fault: 'pause-holder',
+              expect: 'safe',
+              why: 'our lock must survive a paused holder',
+            },
+          ],
+        },
+        null,
+        2,
+      ),
+    );
     const { code, dir } = await night([`--results=${path.join(root, 'flip')}`, `--expectations=${file}`]);
     expect(code).toBe(1);
     const r = read(dir);
     expect(r.cells).toHaveLength(36);
-    expect(cell(r, 'redis', 'none')).toMatchObject({ expected: 'lost', observed: 'safe', matched: false, from: `${file}:3` });
-    expect(cell(r, './examples/my-lock.ts', 'pause-holder')).toMatchObject({ decided: 'measured', expected: 'safe', observed: 'safe', matched: true, from: `${file}:9`, index: 35 });
+    expect(cell(r, 'redis', 'none')).toMatchObject({
+      expected: 'lost',
+      observed: 'safe',
+      matched: false,
+      from: `${file}:3`,
+    });
+    expect(cell(r, './examples/my-lock.ts', 'pause-holder')).toMatchObject({
+      decided: 'measured',
+      expected: 'safe',
+      observed: 'safe',
+      matched: true,
+      from: `${file}:9`,
+      index: 35,
+    });
     const xml = fs.readFileSync(path.join(dir, 'junit.xml'), 'utf8');
     expect(xml).toContain('tests="36" failures="1" errors="0" skipped="13"');
-    expect(junitCase(xml, 'redis × no fault')).toMatch(/<failure message="contradicted: expected lost \(from .*flip\.json:3: testing the flip\), observed safe; 1 run, 0 lost updates in the run shown; report: .*redis\/none-p-100\/report\.html" type="contradicts-expectation">/);
-    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain('❌ a cell contradicts its expectation (exit 1)');
+    expect(junitCase(xml, 'redis × no fault')).toMatch(
+      /<failure message="contradicted: expected lost \(from .*flip\.json:3: testing the flip\), observed safe; 1 run, 0 lost updates in the run shown; report: .*redis\/none-p-100\/report\.html" type="contradicts-expectation">/,
+    );
+    expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(
+      '❌ a cell contradicts its expectation (exit 1)',
+    );
   });
 
   it('exits 2 when a measured cell stays inconclusive, and reports it as a JUnit error', async () => {
-    const missing = fakeRunner((c) => (c.lock === 'postgres' && c.nemesis?.[0] === 'clock' ? { valid: true, hits: 0 } : undefined));
+    const missing = fakeRunner((c) =>
+      c.lock === 'postgres' && c.nemesis?.[0] === 'clock' ? { valid: true, hits: 0 } : undefined,
+    );
     const { code, dir } = await night([`--results=${path.join(root, 'unknown')}`], missing);
     expect(code).toBe(2);
-    expect(junitCase(fs.readFileSync(path.join(dir, 'junit.xml'), 'utf8'), 'postgres × clock jump on Redis')).toContain('<error message="inconclusive: expected safe (from oracle), observed unknown; 3 runs');
+    expect(junitCase(fs.readFileSync(path.join(dir, 'junit.xml'), 'utf8'), 'postgres × clock jump on Redis')).toContain(
+      '<error message="inconclusive: expected safe (from oracle), observed unknown; 3 runs',
+    );
   });
 
   it('refuses a user cell the CLI would refuse before running anything, naming the file line', async () => {
     const file = path.join(root, 'refused.json');
-    fs.writeFileSync(file, '{ "cells": [\n  { "lock": "redis", "fault": "pause-holder", "fencing": true, "expect": "safe" }\n] }');
+    fs.writeFileSync(
+      file,
+      '{ "cells": [\n  { "lock": "redis", "fault": "pause-holder", "fencing": true, "expect": "safe" }\n] }',
+    );
     let ran = 0;
     const err = await night([`--results=${path.join(root, 'refused')}`, `--expectations=${file}`], async () => {
       ran++;
       throw new Error('must not run');
-    }).then(() => null, (e: unknown) => e as Error & { exitCode: number });
+    }).then(
+      () => null,
+      (e: unknown) => e as Error & { exitCode: number },
+    );
     if (!err) throw new Error('expected the night to be refused');
     expect(err.exitCode).toBe(254);
-    expect(err.message).toContain('refused.json:2: redis × with --fencing (holder paused): --fencing with --lock=redis');
+    expect(err.message).toContain(
+      'refused.json:2: redis × with --fencing (holder paused): --fencing with --lock=redis',
+    );
     expect(ran).toBe(0);
   });
 
   it('three shards merged equal one unsharded night, cell for cell', async () => {
     // Some cells inconclusive or contradicting, so the merge has more than matches to carry.
-    const mixed = () => fakeRunner((c) => (c.lock === 'zookeeper' && c.nemesis?.length === 0 ? { valid: 'unknown' } : c.lock === 'postgres' && c.nemesis?.[0] === 'pause-holder' ? { valid: false, lost: 1, hits: 1 } : undefined));
+    const mixed = () =>
+      fakeRunner((c) =>
+        c.lock === 'zookeeper' && c.nemesis?.length === 0
+          ? { valid: 'unknown' }
+          : c.lock === 'postgres' && c.nemesis?.[0] === 'pause-holder'
+            ? { valid: false, lost: 1, hits: 1 }
+            : undefined,
+      );
     const whole = await night([`--results=${path.join(root, 'whole')}`], mixed());
     const shards: Awaited<ReturnType<typeof night>>[] = [];
-    for (const i of [1, 2, 3]) shards.push(await night([`--results=${path.join(root, `shard${i}`)}`, `--shard=${i}/3`], mixed()));
-    const measuredPerShard = shards.map((s) => read(s.dir, `nightly.shard-${shards.indexOf(s) + 1}-of-3.json`).cells.filter((c) => c.decided === 'measured').length);
+    for (const i of [1, 2, 3])
+      shards.push(await night([`--results=${path.join(root, `shard${i}`)}`, `--shard=${i}/3`], mixed()));
+    const measuredPerShard = shards.map(
+      (s) =>
+        read(s.dir, `nightly.shard-${shards.indexOf(s) + 1}-of-3.json`).cells.filter((c) => c.decided === 'measured')
+          .length,
+    );
     expect(measuredPerShard).toEqual([8, 7, 7]);
-    const merged = await nightlyCommand(resolveConfig(['nightly', 'merge', ...shards.map((s) => s.dir), `--results=${path.join(root, 'merged')}`]), new Shutdown(), () => {});
+    const merged = await nightlyCommand(
+      resolveConfig(['nightly', 'merge', ...shards.map((s) => s.dir), `--results=${path.join(root, 'merged')}`]),
+      new Shutdown(),
+      () => {},
+    );
     const m = read(path.join(root, 'merged'));
     const w = read(whole.dir);
     expect(m.cells.map(decided)).toEqual(w.cells.map(decided));
@@ -145,14 +226,25 @@ describe('nightly', () => {
     expect(merged).toBe(1);
     // Run folders point from the merged folder into each shard's.
     expect(cell(m, 'redis', 'none').runDir).toBe('../shard2/redis/none-p-100');
-    const strip = (xml: string) => xml.replace(/ time="[^"]*"| timestamp="[^"]*"/g, '').replace(/<property name="command"[^>]*>/, '').replace(/report: [^"<]*/g, '');
-    expect(strip(fs.readFileSync(path.join(root, 'merged', 'junit.xml'), 'utf8'))).toBe(strip(fs.readFileSync(path.join(whole.dir, 'junit.xml'), 'utf8')));
+    const strip = (xml: string) =>
+      xml
+        .replace(/ time="[^"]*"| timestamp="[^"]*"/g, '')
+        .replace(/<property name="command"[^>]*>/, '')
+        .replace(/report: [^"<]*/g, '');
+    expect(strip(fs.readFileSync(path.join(root, 'merged', 'junit.xml'), 'utf8'))).toBe(
+      strip(fs.readFileSync(path.join(whole.dir, 'junit.xml'), 'utf8')),
+    );
   });
 
   it('refuses to merge shards of different nights, or an incomplete set', async () => {
     const a = await night([`--results=${path.join(root, 'x1')}`, '--shard=1/2']);
     const b = await night([`--results=${path.join(root, 'x2')}`, '--shard=2/2', '--seed=7']);
-    const merge = (dirs: string[]) => nightlyCommand(resolveConfig(['nightly', 'merge', ...dirs, `--results=${path.join(root, 'xm')}`]), new Shutdown(), () => {}).catch((e: Error) => e.message);
+    const merge = (dirs: string[]) =>
+      nightlyCommand(
+        resolveConfig(['nightly', 'merge', ...dirs, `--results=${path.join(root, 'xm')}`]),
+        new Shutdown(),
+        () => {},
+      ).catch((e: Error) => e.message);
     expect(await merge([a.dir, b.dir])).toMatch(/ran with seed 7, .* with seed 100: not the same night/);
     expect(await merge([a.dir])).toBe('nightly merge: shard 2/2 missing (got 1 of 2).');
   });
@@ -169,7 +261,9 @@ describe('nightly', () => {
     expect(refused(['nightly', '--shard=4/3'])).toBe('254 --shard must be <i>/<n> with 1 ≤ i ≤ n, got "4/3".');
     expect(refused(['nightly', '--shard=two'])).toContain('254 --shard must be <i>/<n>');
     expect(refused(['--lock=redis', '--baseline=/tmp/x'])).toBe('254 --baseline applies to the nightly subcommand.');
-    expect(refused(['nightly', '--nemesis=clock'])).toContain('254 --nemesis with nightly: the nightly job runs the whole matrix');
+    expect(refused(['nightly', '--nemesis=clock'])).toContain(
+      '254 --nemesis with nightly: the nightly job runs the whole matrix',
+    );
     expect(resolveConfig(['nightly', 'merge', 'a', 'b', '--results=out']).rest).toEqual(['merge', 'a', 'b']);
     expect(resolveConfig(['nightly', '--shard=2/3']).shard).toEqual({ index: 2, count: 3 });
   });

@@ -8,7 +8,14 @@ import { checkMatrixTimeLimit, constructionCell, isolatedRunner, measuredCell, t
 import { matrixColumns } from './matrix-columns.ts';
 import { mergeShards } from './nightly-merge.ts';
 import { nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
-import { nightlyExit, readNightlyFiles, shardSuffix, writeNightlyJson, type NightlyCell, type NightlyResult } from './nightly-result.ts';
+import {
+  nightlyExit,
+  readNightlyFiles,
+  shardSuffix,
+  writeNightlyJson,
+  type NightlyCell,
+  type NightlyResult,
+} from './nightly-result.ts';
 import { resolveConfig, type Config } from '../harness/options.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
@@ -25,14 +32,23 @@ const consoleLog = (line: string) => console.error(line);
 /** The options every cell runs with: what the user gave (minus the job's own), with the CI-sized time limit by default. */
 export function nightlySettings(config: Readonly<Config>): string[] {
   const given = withoutOptions(config.argv.slice(1), (name) => NIGHTLY_OWN.has(name)).filter((a) => a !== 'merge');
-  return given.some((a) => a === '--time-limit' || a.startsWith('--time-limit=')) ? given : [`--time-limit=${NIGHTLY_TIME_LIMIT_S}`, ...given];
+  return given.some((a) => a === '--time-limit' || a.startsWith('--time-limit='))
+    ? given
+    : [`--time-limit=${NIGHTLY_TIME_LIMIT_S}`, ...given];
 }
 
 /** `nightly merge <dir>…` or the night itself. */
-export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdown, log: (line: string) => void = consoleLog, run?: RunOne): Promise<number> {
+export async function nightlyCommand(
+  config: Readonly<Config>,
+  shutdown: Shutdown,
+  log: (line: string) => void = consoleLog,
+  run?: RunOne,
+): Promise<number> {
   if (config.rest[0] === 'merge') return nightlyMerge(config, log);
   if (config.rest.length) {
-    throw new HarnessError('bad-arguments', `nightly: unexpected argument "${config.rest[0]}".`, { hint: 'npm run jepsen -- nightly [--baseline=<dir>] [--shard=<i>/<n>], or: npm run jepsen -- nightly merge <dir>…' });
+    throw new HarnessError('bad-arguments', `nightly: unexpected argument "${config.rest[0]}".`, {
+      hint: 'npm run jepsen -- nightly [--baseline=<dir>] [--shard=<i>/<n>], or: npm run jepsen -- nightly merge <dir>…',
+    });
   }
   const started = Date.now();
   const settings = nightlySettings(config);
@@ -50,10 +66,17 @@ export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdow
   // A user's cell the CLI would refuse (--fencing with a lock that has no token) fails now, not after the night.
   for (const p of plan.filter((p) => p.from !== 'oracle')) {
     try {
-      cellConfig(matrix, { strategy: strategies.get(p.lock)!, faults: p.col.faults, fencing: p.fencing, seed: matrix.seed });
+      cellConfig(matrix, {
+        strategy: strategies.get(p.lock)!,
+        faults: p.col.faults,
+        fencing: p.fencing,
+        seed: matrix.seed,
+      });
     } catch (err) {
       if (!(err instanceof HarnessError)) throw err;
-      throw new HarnessError('bad-arguments', `${p.from}: ${p.lock} × ${p.column}: ${err.message}`, { hint: 'fix or remove that entry of the expectations file' });
+      throw new HarnessError('bad-arguments', `${p.from}: ${p.lock} × ${p.column}: ${err.message}`, {
+        hint: 'fix or remove that entry of the expectations file',
+      });
     }
   }
   const baseline = config.baseline ? readBaseline(config.baseline) : null;
@@ -61,7 +84,9 @@ export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdow
   const runOne = run ?? isolatedRunner(shutdown, () => {});
   const slice = shardSlice(plan, config.shard);
   const measuredTotal = slice.filter((p) => p.oracle.decided === 'measured').length;
-  log(`nightly${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}: ${measuredTotal} measured cells of ${plan.filter((p) => p.oracle.decided === 'measured').length}, seed ${matrix.seed}, ${settings.join(' ')}${file ? `, expectations ${shownPath(file)}` : ''}`);
+  log(
+    `nightly${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}: ${measuredTotal} measured cells of ${plan.filter((p) => p.oracle.decided === 'measured').length}, seed ${matrix.seed}, ${settings.join(' ')}${file ? `, expectations ${shownPath(file)}` : ''}`,
+  );
   const cells: NightlyCell[] = [];
   let done = 0;
   for (const p of slice) {
@@ -73,7 +98,12 @@ export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdow
     seed: matrix.seed,
     shard: config.shard,
     settings,
-    command: ['npm run jepsen -- nightly', ...settings, `--seed=${matrix.seed}`, ...(config.shard ? [`--shard=${config.shard.index}/${config.shard.count}`] : [])].join(' '),
+    command: [
+      'npm run jepsen -- nightly',
+      ...settings,
+      `--seed=${matrix.seed}`,
+      ...(config.shard ? [`--shard=${config.shard.index}/${config.shard.count}`] : []),
+    ].join(' '),
     startedAt: new Date(started).toISOString(),
     wallMs: Date.now() - started,
     expectationsFile: file ? shownPath(file) : null,
@@ -82,15 +112,35 @@ export async function nightlyCommand(config: Readonly<Config>, shutdown: Shutdow
   return writeNight(config.resultsDir, result, baseline, log);
 }
 
-async function nightlyCell(matrix: Readonly<Config>, p: PlannedCell, strategy: ResolvedStrategy, runOne: RunOne, total: number, next: () => number, log: (line: string) => void): Promise<NightlyCell> {
+async function nightlyCell(
+  matrix: Readonly<Config>,
+  p: PlannedCell,
+  strategy: ResolvedStrategy,
+  runOne: RunOne,
+  total: number,
+  next: () => number,
+  log: (line: string) => void,
+): Promise<NightlyCell> {
   const base = { lock: p.lock, fault: p.fault, fencing: p.fencing, column: p.column };
   const own = { index: p.index, from: p.from, ...(p.why ? { why: p.why } : {}) };
   if (p.oracle.decided === 'construction') {
-    return { ...constructionCell(matrix, base, { strategy, faults: p.col.faults, fencing: p.fencing, seed: matrix.seed }, p.oracle), ...own };
+    return {
+      ...constructionCell(
+        matrix,
+        base,
+        { strategy, faults: p.col.faults, fencing: p.fencing, seed: matrix.seed },
+        p.oracle,
+      ),
+      ...own,
+    };
   }
   const label = `[${next()}/${total}] ${p.lock} × ${p.column}`;
-  const cell = await measuredCell(matrix, base, strategy, p.col, p.oracle.expect, runOne, (line) => log(`${label}: ${line}`));
-  log(`${label}: ${cell.observed} (expected ${cell.expected}, ${p.from}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`);
+  const cell = await measuredCell(matrix, base, strategy, p.col, p.oracle.expect, runOne, (line) =>
+    log(`${label}: ${line}`),
+  );
+  log(
+    `${label}: ${cell.observed} (expected ${cell.expected}, ${p.from}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`,
+  );
   const hits = cell.runs?.map((r) => r.faultHits).filter((h): h is number => h !== undefined) ?? [];
   return { ...cell, ...own, ...(hits.length ? { faultHits: hits.reduce((a, b) => a + b, 0) } : {}) };
 }
@@ -98,7 +148,11 @@ async function nightlyCell(matrix: Readonly<Config>, p: PlannedCell, strategy: R
 /** Run folders relative to the results folder, so the night reads the same from a CI artifact downloaded anywhere. */
 function relativeRuns(c: NightlyCell, resultsDir: string): NightlyCell {
   const rel = (d: string) => (d ? path.relative(resultsDir, d) : '');
-  return { ...c, runDir: rel(c.runDir), ...(c.runs ? { runs: c.runs.map((r) => ({ ...r, runDir: rel(r.runDir) })) } : {}) };
+  return {
+    ...c,
+    runDir: rel(c.runDir),
+    ...(c.runs ? { runs: c.runs.map((r) => ({ ...r, runDir: rel(r.runDir) })) } : {}),
+  };
 }
 
 function readBaseline(dir: string): { dir: string; result: NightlyResult } {
@@ -109,7 +163,10 @@ function readBaseline(dir: string): { dir: string; result: NightlyResult } {
 /** `nightly merge <dir>…`: the shards of one night → one nightly.json, junit.xml, summary.md (and comparison.html) in --results. */
 async function nightlyMerge(config: Readonly<Config>, log: (line: string) => void): Promise<number> {
   const dirs = config.rest.slice(1).map((d) => path.resolve(d));
-  if (dirs.length === 0) throw new HarnessError('bad-arguments', 'nightly merge: give the results folder of every shard.', { hint: 'npm run jepsen -- nightly merge shards/1 shards/2 shards/3 --results=tonight' });
+  if (dirs.length === 0)
+    throw new HarnessError('bad-arguments', 'nightly merge: give the results folder of every shard.', {
+      hint: 'npm run jepsen -- nightly merge shards/1 shards/2 shards/3 --results=tonight',
+    });
   const parts = dirs.flatMap((d) => readNightlyFiles(d)).filter((p) => p.result.shard !== null || dirs.length === 1);
   const baseline = config.baseline ? readBaseline(config.baseline) : null;
   const merged = mergeShards(parts, config.resultsDir);
@@ -118,7 +175,12 @@ async function nightlyMerge(config: Readonly<Config>, log: (line: string) => voi
 }
 
 /** nightly.json, junit.xml, summary.md (also appended to $GITHUB_STEP_SUMMARY) and, given a baseline, comparison.html. */
-async function writeNight(dir: string, result: NightlyResult, baseline: { dir: string; result: NightlyResult } | null, log: (line: string) => void): Promise<number> {
+async function writeNight(
+  dir: string,
+  result: NightlyResult,
+  baseline: { dir: string; result: NightlyResult } | null,
+  log: (line: string) => void,
+): Promise<number> {
   const { renderJunit } = await import('./nightly-junit.ts');
   const { renderSummary } = await import('./nightly-summary.ts');
   const { writeComparison } = await import('./nightly-comparison.ts');
@@ -136,6 +198,8 @@ async function writeNight(dir: string, result: NightlyResult, baseline: { dir: s
   if (process.env.GITHUB_STEP_SUMMARY) fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${summary}\n`);
   const code = nightlyExit(result.cells);
   const out = log === consoleLog ? (text: string) => console.log(text) : log;
-  out(`\n  nightly: exit ${code}; ${tallyLine(tally(result.cells))}\n${written.map((f) => `  ${shownPath(f)}`).join('\n')}\n`);
+  out(
+    `\n  nightly: exit ${code}; ${tallyLine(tally(result.cells))}\n${written.map((f) => `  ${shownPath(f)}`).join('\n')}\n`,
+  );
   return code;
 }

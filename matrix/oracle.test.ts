@@ -3,7 +3,9 @@ import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 
 const cellsOf = (decided: 'measured' | 'construction') =>
-  BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.filter((c) => ORACLE[lock][c.id].decided === decided).map((c) => `${lock} × ${c.id}`));
+  BUILTIN_LOCKS.flatMap((lock) =>
+    ORACLE_COLUMNS.filter((c) => ORACLE[lock][c.id].decided === decided).map((c) => `${lock} × ${c.id}`),
+  );
 
 describe('the oracle columns', () => {
   it('fire restart-empty often enough for a short run, and leave the other columns to --nemesis-interval', () => {
@@ -16,12 +18,27 @@ describe('which cells are measured and which are decided by construction', () =>
   it('runs only cells where a fault can reach a lock: 22 measured', () => {
     expect(cellsOf('measured')).toEqual([
       'none × no-fault',
-      'redis × no-fault', 'redis × pause-holder', 'redis × restart-empty', 'redis × clock',
-      'redlock × no-fault', 'redlock × pause-holder', 'redlock × restart-empty', 'redlock × clock',
-      'redlock-npm × no-fault', 'redlock-npm × pause-holder', 'redlock-npm × restart-empty', 'redlock-npm × clock',
-      'etcd × no-fault', 'etcd × pause-holder', 'etcd × fencing',
-      'zookeeper × no-fault', 'zookeeper × pause-holder', 'zookeeper × fencing',
-      'postgres × no-fault', 'postgres × pause-holder', 'postgres × clock',
+      'redis × no-fault',
+      'redis × pause-holder',
+      'redis × restart-empty',
+      'redis × clock',
+      'redlock × no-fault',
+      'redlock × pause-holder',
+      'redlock × restart-empty',
+      'redlock × clock',
+      'redlock-npm × no-fault',
+      'redlock-npm × pause-holder',
+      'redlock-npm × restart-empty',
+      'redlock-npm × clock',
+      'etcd × no-fault',
+      'etcd × pause-holder',
+      'etcd × fencing',
+      'zookeeper × no-fault',
+      'zookeeper × pause-holder',
+      'zookeeper × fencing',
+      'postgres × no-fault',
+      'postgres × pause-holder',
+      'postgres × clock',
     ]);
   });
 
@@ -36,8 +53,18 @@ describe('which cells are measured and which are decided by construction', () =>
     const o = (lock: keyof typeof ORACLE, col: (typeof ORACLE_COLUMNS)[number]['id']) => ORACLE[lock][col];
     // The cells that used to show "lost ✓" or a repeat of another cell without injecting anything:
     expect(o('none', 'restart-empty')).toMatchObject({ decided: 'construction', expect: 'lost' });
-    expect(o('postgres', 'restart-empty')).toMatchObject({ decided: 'construction', reason: expect.stringContaining('runs no Redis') });
-    expect(o('postgres', 'fencing')).toMatchObject({ decided: 'construction', reason: expect.stringContaining('its own fence') });
-    expect(['redis', 'redlock', 'redlock-npm'].map((l) => o(l as 'redis', 'fencing').expect)).toEqual(['refuse', 'refuse', 'refuse']);
+    expect(o('postgres', 'restart-empty')).toMatchObject({
+      decided: 'construction',
+      reason: expect.stringContaining('runs no Redis'),
+    });
+    expect(o('postgres', 'fencing')).toMatchObject({
+      decided: 'construction',
+      reason: expect.stringContaining('its own fence'),
+    });
+    expect(['redis', 'redlock', 'redlock-npm'].map((l) => o(l as 'redis', 'fencing').expect)).toEqual([
+      'refuse',
+      'refuse',
+      'refuse',
+    ]);
   });
 });

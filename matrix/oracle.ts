@@ -22,7 +22,9 @@ export type Expectation =
  * fault cannot reach the strategy's servers, or the CLI refuses the combination (which the matrix still checks by
  * running the CLI's option validation, without starting anything). `reason` says which.
  */
-export type OracleCell = { decided: 'measured'; expect: 'safe' | 'lost' } | { decided: 'construction'; expect: Expectation; reason: string };
+export type OracleCell =
+  | { decided: 'measured'; expect: 'safe' | 'lost' }
+  | { decided: 'construction'; expect: Expectation; reason: string };
 
 export interface OracleColumn {
   id: 'no-fault' | 'pause-holder' | 'restart-empty' | 'clock' | 'fencing';
@@ -47,7 +49,14 @@ export interface OracleColumn {
 export const ORACLE_COLUMNS: readonly OracleColumn[] = [
   { id: 'no-fault', title: 'no fault', faults: [], fencing: false },
   { id: 'pause-holder', title: 'holder paused > TTL', faults: ['pause-holder'], fencing: false },
-  { id: 'restart-empty', title: 'Redis restart empty', faults: ['restart-empty'], fencing: false, maxIntervalMs: 500, minThinkTtlFraction: 0.4 },
+  {
+    id: 'restart-empty',
+    title: 'Redis restart empty',
+    faults: ['restart-empty'],
+    fencing: false,
+    maxIntervalMs: 500,
+    minThinkTtlFraction: 0.4,
+  },
   { id: 'clock', title: 'clock jump on Redis', faults: ['clock'], fencing: false },
   { id: 'fencing', title: 'with --fencing (holder paused)', faults: ['pause-holder'], fencing: true },
 ];
@@ -57,7 +66,8 @@ const construction = (expect: Expectation, reason: string): OracleCell => ({ dec
 
 const NO_LOCK = 'no lock: there is nothing for the fault to break, the no-fault cell already measures the loss';
 const NO_REDIS = 'the fault cannot reach it: this strategy runs no Redis, so nothing is restarted';
-const NO_TOKEN = 'no fencing token: the CLI refuses --fencing (checked by running its option validation, nothing started)';
+const NO_TOKEN =
+  'no fencing token: the CLI refuses --fencing (checked by running its option validation, nothing started)';
 
 export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>> = {
   none: {
@@ -67,22 +77,46 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
     clock: construction('lost', `${NO_LOCK}; and it has no lock server whose clock could move`),
     fencing: construction('n/a', 'no lock, so no token to fence with'),
   },
-  redis: { 'no-fault': measured('safe'), 'pause-holder': measured('lost'), 'restart-empty': measured('lost'), clock: measured('lost'), fencing: construction('refuse', NO_TOKEN) },
-  redlock: { 'no-fault': measured('safe'), 'pause-holder': measured('lost'), 'restart-empty': measured('lost'), clock: measured('lost'), fencing: construction('refuse', NO_TOKEN) },
-  'redlock-npm': { 'no-fault': measured('safe'), 'pause-holder': measured('lost'), 'restart-empty': measured('lost'), clock: measured('lost'), fencing: construction('refuse', NO_TOKEN) },
+  redis: {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('lost'),
+    'restart-empty': measured('lost'),
+    clock: measured('lost'),
+    fencing: construction('refuse', NO_TOKEN),
+  },
+  redlock: {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('lost'),
+    'restart-empty': measured('lost'),
+    clock: measured('lost'),
+    fencing: construction('refuse', NO_TOKEN),
+  },
+  'redlock-npm': {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('lost'),
+    'restart-empty': measured('lost'),
+    clock: measured('lost'),
+    fencing: construction('refuse', NO_TOKEN),
+  },
   etcd: {
     'no-fault': measured('safe'),
     'pause-holder': measured('lost'),
     'restart-empty': construction('n/a', NO_REDIS),
     // A run would inject nothing: the shim cannot move a Go binary's clock, so a "safe" would only repeat the no-fault cell.
-    clock: construction('safe', 'immune by construction: leases count down on the monotonic clock, and the LD_PRELOAD clock shim cannot move a Go binary (etcd) at all, so a run would inject nothing'),
+    clock: construction(
+      'safe',
+      'immune by construction: leases count down on the monotonic clock, and the LD_PRELOAD clock shim cannot move a Go binary (etcd) at all, so a run would inject nothing',
+    ),
     fencing: measured('safe'),
   },
   zookeeper: {
     'no-fault': measured('safe'),
     'pause-holder': measured('lost'),
     'restart-empty': construction('n/a', NO_REDIS),
-    clock: construction('n/a', 'ZooKeeper expires sessions on a monotonic clock (System.nanoTime): a wall-clock jump cannot reach the lock'),
+    clock: construction(
+      'n/a',
+      'ZooKeeper expires sessions on a monotonic clock (System.nanoTime): a wall-clock jump cannot reach the lock',
+    ),
     fencing: measured('safe'),
   },
   // Row + version: the resource itself refuses stale writes, whatever happens to the clients or clocks.
@@ -91,7 +125,10 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
     'pause-holder': measured('safe'),
     'restart-empty': construction('safe', NO_REDIS),
     clock: measured('safe'),
-    fencing: construction('safe', 'it is its own fence: the version column is the token, so the fenced run is the holder-paused run again'),
+    fencing: construction(
+      'safe',
+      'it is its own fence: the version column is the token, so the fenced run is the holder-paused run again',
+    ),
   },
 };
 

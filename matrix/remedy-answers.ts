@@ -11,7 +11,8 @@ import type { MatrixCell } from './matrix-cell.ts';
  * is generated from too).
  */
 
-const inColumn = (cells: readonly MatrixCell[], ref: TableColumnRef) => cells.filter((c) => (c.table ?? 'faults') === ref.table && c.columnId === ref.id);
+const inColumn = (cells: readonly MatrixCell[], ref: TableColumnRef) =>
+  cells.filter((c) => (c.table ?? 'faults') === ref.table && c.columnId === ref.id);
 
 function link(c: MatrixCell, text: string, outDir: string): string {
   if (!c.runDir) return h(text);
@@ -19,15 +20,20 @@ function link(c: MatrixCell, text: string, outDir: string): string {
   return `<a href="${h(rel)}">${h(text)}</a>`;
 }
 
-const tableNotRun = (ref: TableColumnRef) => (ref.table === 'faults' ? 'the fault table was not run: --matrix=remedies' : 'the remedy table was not run: --matrix=faults');
+const tableNotRun = (ref: TableColumnRef) =>
+  ref.table === 'faults'
+    ? 'the fault table was not run: --matrix=remedies'
+    : 'the remedy table was not run: --matrix=faults';
 
 const broke = (c: MatrixCell) => c.decided !== 'construction' && (c.observed === 'lost' || c.observed === 'invalid');
-const mark = (c: MatrixCell) => `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'as the oracle expects' : 'contradicts the oracle'}">${c.matched ? '✓' : '✗'}</span>`;
+const mark = (c: MatrixCell) =>
+  `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'as the oracle expects' : 'contradicts the oracle'}">${c.matched ? '✓' : '✗'}</span>`;
 
 /** Whether the remedy held for one lock, in words, linked to the run. */
 function heldText(c: MatrixCell, outDir: string): string {
   if (c.decided === 'construction') {
-    if (c.expected === 'refuse') return `${h(c.lock)}: cannot apply — ${c.observed === 'refuse' ? 'refused by the CLI' : 'the CLI accepted it'} ${mark(c)}`;
+    if (c.expected === 'refuse')
+      return `${h(c.lock)}: cannot apply — ${c.observed === 'refuse' ? 'refused by the CLI' : 'the CLI accepted it'} ${mark(c)}`;
     return `${h(c.lock)}: ${h(c.expected)} by construction <span class="aside">(${h(c.note ?? '')})</span>`;
   }
   const what =
@@ -45,19 +51,32 @@ export function remedyAnswers(cells: readonly MatrixCell[], outDir: string): str
   const rows = REMEDIES.map((r) => {
     const brokenCells = inColumn(cells, r.broken);
     const broken = brokenCells.filter(broke);
-    const brokeHtml = brokenCells.length === 0
-      ? `<span class="aside">not run in this matrix (${tableNotRun(r.broken)})</span>`
-      : broken.length
-        ? broken.map((c) => link(c, `${c.lock} (${c.observed === 'lost' ? `${fmtCount(c.lostUpdates)} lost` : 'INVALID'})`, outDir)).join(', ')
-        : '<span class="aside">no lock broke</span>';
+    const brokeHtml =
+      brokenCells.length === 0
+        ? `<span class="aside">not run in this matrix (${tableNotRun(r.broken)})</span>`
+        : broken.length
+          ? broken
+              .map((c) =>
+                link(c, `${c.lock} (${c.observed === 'lost' ? `${fmtCount(c.lostUpdates)} lost` : 'INVALID'})`, outDir),
+              )
+              .join(', ')
+          : '<span class="aside">no lock broke</span>';
     let held: string;
     if (!r.remedied) held = '<span class="aside">—</span>';
     else {
       const remedied = inColumn(cells, r.remedied);
       // The locks the failure broke; when the broken column was not run, every lock the remedy was measured on.
-      const locks = brokenCells.length ? broken.map((c) => c.lock) : remedied.filter((c) => c.decided !== 'construction').map((c) => c.lock);
-      const shown = locks.map((l) => remedied.find((c) => c.lock === l)).filter((c): c is MatrixCell => c !== undefined);
-      held = remedied.length === 0 ? `<span class="aside">not run in this matrix (${tableNotRun(r.remedied)})</span>` : shown.map((c) => `<div>${heldText(c, outDir)}</div>`).join('') || '<span class="aside">no lock to remedy</span>';
+      const locks = brokenCells.length
+        ? broken.map((c) => c.lock)
+        : remedied.filter((c) => c.decided !== 'construction').map((c) => c.lock);
+      const shown = locks
+        .map((l) => remedied.find((c) => c.lock === l))
+        .filter((c): c is MatrixCell => c !== undefined);
+      held =
+        remedied.length === 0
+          ? `<span class="aside">not run in this matrix (${tableNotRun(r.remedied)})</span>`
+          : shown.map((c) => `<div>${heldText(c, outDir)}</div>`).join('') ||
+            '<span class="aside">no lock to remedy</span>';
     }
     return `<tr><td><b>${h(r.failure)}</b></td><td>${brokeHtml}</td><td>${h(r.remedy)}</td><td>${held}</td><td class="aside">${h(r.expect)}</td></tr>`;
   });

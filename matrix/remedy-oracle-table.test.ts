@@ -19,8 +19,14 @@ describe("the README's failure-mode and remedy tables", () => {
 
   it('mark measured cells bold and cells decided by construction with (c)', () => {
     const md = remedyOracleMarkdown();
-    expect(md).toContain('| `redis` | **lost** | **lost** | **safe** | **lost** | **safe** | **safe** | **lost** | refused (c) |');
-    expect(md).toContain('| `etcd` | n/a (c) | **safe** | refused (c) | refused (c) | n/a (c) | n/a (c) | **lost** | **safe** |');
-    expect(md).toContain('| holder paused > TTL | fault table: holder paused > TTL | --watchdog | holder paused > TTL, --watchdog | does not hold');
+    expect(md).toContain(
+      '| `redis` | **lost** | **lost** | **safe** | **lost** | **safe** | **safe** | **lost** | refused (c) |',
+    );
+    expect(md).toContain(
+      '| `etcd` | n/a (c) | **safe** | refused (c) | refused (c) | n/a (c) | n/a (c) | **lost** | **safe** |',
+    );
+    expect(md).toContain(
+      '| holder paused > TTL | fault table: holder paused > TTL | --watchdog | holder paused > TTL, --watchdog | does not hold',
+    );
   });
 });

@@ -15,9 +15,17 @@ function cellText(o: OracleCell): string {
 export function remedyOracleMarkdown(): string {
   const head = `| | ${REMEDY_SCENARIOS.map((s) => s.title).join(' | ')} |`;
   const rule = `|---|${REMEDY_SCENARIOS.map(() => '---').join('|')}|`;
-  const rows = BUILTIN_LOCKS.map((lock) => `| \`${lock}\` | ${REMEDY_SCENARIOS.map((s) => cellText(REMEDY_ORACLE[lock][s.id])).join(' | ')} |`);
-  const title = (ref: { table: string; id: string }) => (ref.table === 'remedies' ? REMEDY_SCENARIOS.find((s) => s.id === ref.id)!.title : `fault table: ${ORACLE_COLUMNS.find((c) => c.id === ref.id)!.title}`);
-  const answers = REMEDIES.map((r) => `| ${r.failure} | ${title(r.broken)} | ${r.remedy} | ${r.remedied ? title(r.remedied) : '—'} | ${r.expect} |`);
+  const rows = BUILTIN_LOCKS.map(
+    (lock) => `| \`${lock}\` | ${REMEDY_SCENARIOS.map((s) => cellText(REMEDY_ORACLE[lock][s.id])).join(' | ')} |`,
+  );
+  const title = (ref: { table: string; id: string }) =>
+    ref.table === 'remedies'
+      ? REMEDY_SCENARIOS.find((s) => s.id === ref.id)!.title
+      : `fault table: ${ORACLE_COLUMNS.find((c) => c.id === ref.id)!.title}`;
+  const answers = REMEDIES.map(
+    (r) =>
+      `| ${r.failure} | ${title(r.broken)} | ${r.remedy} | ${r.remedied ? title(r.remedied) : '—'} | ${r.expect} |`,
+  );
   return [
     head,
     rule,

@@ -49,28 +49,101 @@ const LONG_WORK = ['--think=2500', '--ttl=1000'];
 const LONG_WORK_OWNS = [...REMEDY_SWITCHES, 'think', 'ttl'];
 
 export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
-  { id: 'failover', title: 'failover (primary → replica)', faults: ['failover'], fencing: false, args: [], owns: REMEDY_SWITCHES },
-  { id: 'long-work', title: 'long work > TTL', faults: [], fencing: false, args: LONG_WORK, owns: LONG_WORK_OWNS, minTimeLimitS: 30 },
-  { id: 'long-work-watchdog', title: 'long work > TTL, --watchdog', faults: [], fencing: false, args: [...LONG_WORK, '--watchdog'], owns: LONG_WORK_OWNS, minTimeLimitS: 30 },
+  {
+    id: 'failover',
+    title: 'failover (primary → replica)',
+    faults: ['failover'],
+    fencing: false,
+    args: [],
+    owns: REMEDY_SWITCHES,
+  },
+  {
+    id: 'long-work',
+    title: 'long work > TTL',
+    faults: [],
+    fencing: false,
+    args: LONG_WORK,
+    owns: LONG_WORK_OWNS,
+    minTimeLimitS: 30,
+  },
+  {
+    id: 'long-work-watchdog',
+    title: 'long work > TTL, --watchdog',
+    faults: [],
+    fencing: false,
+    args: [...LONG_WORK, '--watchdog'],
+    owns: LONG_WORK_OWNS,
+    minTimeLimitS: 30,
+  },
   // Whether a resumed holder writes before its watchdog's overdue renewal fails is a race, shot by shot (redlock,
   // seed 42: one 10 s run lost 2 of 2 shots, the next lost 0 of 2 — both resumed writes skipped as lock-lost). More
   // shots per run: a pause every ~4 s for at least 20 s.
-  { id: 'pause-watchdog', title: 'holder paused > TTL, --watchdog', faults: ['pause-holder'], fencing: false, args: ['--watchdog'], owns: REMEDY_SWITCHES, maxIntervalMs: 1000, minTimeLimitS: 20 },
+  {
+    id: 'pause-watchdog',
+    title: 'holder paused > TTL, --watchdog',
+    faults: ['pause-holder'],
+    fencing: false,
+    args: ['--watchdog'],
+    owns: REMEDY_SWITCHES,
+    maxIntervalMs: 1000,
+    minTimeLimitS: 20,
+  },
   // As the fault table's restart-empty column: fire often, and a section wider than a restart (oracle.ts says why).
-  { id: 'restart-delay', title: 'restart empty, --restart-delay ≥ TTL', faults: ['restart-empty'], fencing: false, args: [], owns: REMEDY_SWITCHES, maxIntervalMs: 500, minThinkTtlFraction: 0.4, minRestartDelayTtlFraction: 1, minTimeLimitS: 20 },
-  { id: 'restart-aof', title: 'restart, --redis-persistence=aof-always', faults: ['restart-empty'], fencing: false, args: ['--redis-persistence=aof-always'], owns: REMEDY_SWITCHES, maxIntervalMs: 500, minThinkTtlFraction: 0.4 },
-  { id: 'delay-write', title: 'delayed write', faults: ['delay-write'], fencing: false, args: [], owns: REMEDY_SWITCHES },
-  { id: 'delay-write-fenced', title: 'delayed write, --fencing', faults: ['delay-write'], fencing: true, args: [], owns: REMEDY_SWITCHES },
+  {
+    id: 'restart-delay',
+    title: 'restart empty, --restart-delay ≥ TTL',
+    faults: ['restart-empty'],
+    fencing: false,
+    args: [],
+    owns: REMEDY_SWITCHES,
+    maxIntervalMs: 500,
+    minThinkTtlFraction: 0.4,
+    minRestartDelayTtlFraction: 1,
+    minTimeLimitS: 20,
+  },
+  {
+    id: 'restart-aof',
+    title: 'restart, --redis-persistence=aof-always',
+    faults: ['restart-empty'],
+    fencing: false,
+    args: ['--redis-persistence=aof-always'],
+    owns: REMEDY_SWITCHES,
+    maxIntervalMs: 500,
+    minThinkTtlFraction: 0.4,
+  },
+  {
+    id: 'delay-write',
+    title: 'delayed write',
+    faults: ['delay-write'],
+    fencing: false,
+    args: [],
+    owns: REMEDY_SWITCHES,
+  },
+  {
+    id: 'delay-write-fenced',
+    title: 'delayed write, --fencing',
+    faults: ['delay-write'],
+    fencing: true,
+    args: [],
+    owns: REMEDY_SWITCHES,
+  },
 ];
 
 const measured = (expect: 'safe' | 'lost'): OracleCell => ({ decided: 'measured', expect });
-const construction = (expect: OracleCell['expect'], reason: string): OracleCell => ({ decided: 'construction', expect, reason });
+const construction = (expect: OracleCell['expect'], reason: string): OracleCell => ({
+  decided: 'construction',
+  expect,
+  reason,
+});
 
 const NO_LOCK = 'no lock: there is nothing for the fault to break, the no-fault cell already measures the loss';
-const NO_WATCHDOG = 'the CLI refuses --watchdog for it: it keeps its lease alive by itself, or has none (checked by running its option validation, nothing started)';
-const NO_TOKEN = 'no fencing token: the CLI refuses --fencing (checked by running its option validation, nothing started)';
+const NO_WATCHDOG =
+  'the CLI refuses --watchdog for it: it keeps its lease alive by itself, or has none (checked by running its option validation, nothing started)';
+const NO_TOKEN =
+  'no fencing token: the CLI refuses --fencing (checked by running its option validation, nothing started)';
 const NO_REDIS = 'the fault cannot reach it: this strategy runs no Redis, so nothing is restarted';
-const NO_PAIR = 'the failover fault needs the single-Redis primary + replica of --lock=redis; this strategy has no replica to promote';
+const NO_PAIR =
+  'the failover fault needs the single-Redis primary + replica of --lock=redis; this strategy has no replica to promote';
 
 type Row = Record<RemedyScenarioId, OracleCell>;
 
@@ -111,8 +184,20 @@ export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
     'delay-write-fenced': construction('refuse', NO_TOKEN),
   },
   redis: redisLike(measured('lost'), true),
-  redlock: redisLike(construction('n/a', `${NO_PAIR} (Redlock's 5 masters have no replicas; losing one's keys is the restart-empty column)`), true),
-  'redlock-npm': redisLike(construction('n/a', `${NO_PAIR} (Redlock's 5 masters have no replicas; losing one's keys is the restart-empty column)`), true),
+  redlock: redisLike(
+    construction(
+      'n/a',
+      `${NO_PAIR} (Redlock's 5 masters have no replicas; losing one's keys is the restart-empty column)`,
+    ),
+    true,
+  ),
+  'redlock-npm': redisLike(
+    construction(
+      'n/a',
+      `${NO_PAIR} (Redlock's 5 masters have no replicas; losing one's keys is the restart-empty column)`,
+    ),
+    true,
+  ),
   etcd: tokenLock(),
   zookeeper: tokenLock(),
   // Row + version: the write itself is the compare-and-set, so nothing that delays or outlives a lease matters.
@@ -120,13 +205,19 @@ export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
     failover: construction('n/a', NO_PAIR),
     // Measured 3 runs in a row: one client wins every round (the others' 2.5 s-old versions always conflict), so
     // the run never has the two writing clients a VALID needs; and no lease exists for long work to outlive.
-    'long-work': construction('safe', 'it holds no lease for long work to outlive: the version check decides each write whatever the think time (measured, one client starves the rest: 12 writes by one client, unknown, 3 runs in a row)'),
+    'long-work': construction(
+      'safe',
+      'it holds no lease for long work to outlive: the version check decides each write whatever the think time (measured, one client starves the rest: 12 writes by one client, unknown, 3 runs in a row)',
+    ),
     'long-work-watchdog': construction('refuse', NO_WATCHDOG),
     'pause-watchdog': construction('refuse', NO_WATCHDOG),
     'restart-delay': construction('safe', NO_REDIS),
     'restart-aof': construction('safe', NO_REDIS),
     'delay-write': measured('safe'),
-    'delay-write-fenced': construction('safe', 'it is its own fence: the version column is the token, so the fenced run is the delayed-write run again'),
+    'delay-write-fenced': construction(
+      'safe',
+      'it is its own fence: the version column is the token, so the fenced run is the delayed-write run again',
+    ),
   },
 };
 
@@ -148,11 +239,54 @@ export interface Remedy {
 }
 
 export const REMEDIES: readonly Remedy[] = [
-  { failure: 'long work > TTL', broken: { table: 'remedies', id: 'long-work' }, remedy: '--watchdog: renew every TTL/3, skip the write when a renewal fails', remedied: { table: 'remedies', id: 'long-work-watchdog' }, expect: 'holds: the lease is renewed while the work goes on' },
-  { failure: 'holder paused > TTL', broken: { table: 'faults', id: 'pause-holder' }, remedy: '--watchdog', remedied: { table: 'remedies', id: 'pause-watchdog' }, expect: 'does not hold: a stopped process cannot renew, so its lease runs out and it writes when it resumes' },
-  { failure: 'holder paused > TTL', broken: { table: 'faults', id: 'pause-holder' }, remedy: '--fencing: the resource refuses a token older than one it has seen', remedied: { table: 'faults', id: 'fencing' }, expect: 'holds for the locks with a token (etcd, ZooKeeper); the Redis locks have none' },
-  { failure: 'Redis restart without persistence', broken: { table: 'faults', id: 'restart-empty' }, remedy: '--restart-delay ≥ TTL: stay down until every lease the node granted has run out', remedied: { table: 'remedies', id: 'restart-delay' }, expect: 'holds' },
-  { failure: 'Redis restart without persistence', broken: { table: 'faults', id: 'restart-empty' }, remedy: '--redis-persistence=aof-always: fsync every write, so the restarted node keeps its keys', remedied: { table: 'remedies', id: 'restart-aof' }, expect: 'holds' },
-  { failure: 'delayed write', broken: { table: 'remedies', id: 'delay-write' }, remedy: '--fencing', remedied: { table: 'remedies', id: 'delay-write-fenced' }, expect: 'holds for the locks with a token: the late write is refused as stale; the Redis locks have none' },
-  { failure: 'failover before replication', broken: { table: 'remedies', id: 'failover' }, remedy: 'none for a Redis lock (replication is asynchronous): use a consensus lock (etcd, ZooKeeper) with --fencing', remedied: null, expect: 'no remedy measured' },
+  {
+    failure: 'long work > TTL',
+    broken: { table: 'remedies', id: 'long-work' },
+    remedy: '--watchdog: renew every TTL/3, skip the write when a renewal fails',
+    remedied: { table: 'remedies', id: 'long-work-watchdog' },
+    expect: 'holds: the lease is renewed while the work goes on',
+  },
+  {
+    failure: 'holder paused > TTL',
+    broken: { table: 'faults', id: 'pause-holder' },
+    remedy: '--watchdog',
+    remedied: { table: 'remedies', id: 'pause-watchdog' },
+    expect: 'does not hold: a stopped process cannot renew, so its lease runs out and it writes when it resumes',
+  },
+  {
+    failure: 'holder paused > TTL',
+    broken: { table: 'faults', id: 'pause-holder' },
+    remedy: '--fencing: the resource refuses a token older than one it has seen',
+    remedied: { table: 'faults', id: 'fencing' },
+    expect: 'holds for the locks with a token (etcd, ZooKeeper); the Redis locks have none',
+  },
+  {
+    failure: 'Redis restart without persistence',
+    broken: { table: 'faults', id: 'restart-empty' },
+    remedy: '--restart-delay ≥ TTL: stay down until every lease the node granted has run out',
+    remedied: { table: 'remedies', id: 'restart-delay' },
+    expect: 'holds',
+  },
+  {
+    failure: 'Redis restart without persistence',
+    broken: { table: 'faults', id: 'restart-empty' },
+    remedy: '--redis-persistence=aof-always: fsync every write, so the restarted node keeps its keys',
+    remedied: { table: 'remedies', id: 'restart-aof' },
+    expect: 'holds',
+  },
+  {
+    failure: 'delayed write',
+    broken: { table: 'remedies', id: 'delay-write' },
+    remedy: '--fencing',
+    remedied: { table: 'remedies', id: 'delay-write-fenced' },
+    expect: 'holds for the locks with a token: the late write is refused as stale; the Redis locks have none',
+  },
+  {
+    failure: 'failover before replication',
+    broken: { table: 'remedies', id: 'failover' },
+    remedy:
+      'none for a Redis lock (replication is asynchronous): use a consensus lock (etcd, ZooKeeper) with --fencing',
+    remedied: null,
+    expect: 'no remedy measured',
+  },
 ];

@@ -97,13 +97,16 @@ describe('routeClientsAlone', () => {
     expect(proxies.get('pg')!.counters().connections).toBe(1);
   });
 
-  it('holding one client\'s route holds only what that client sends', async () => {
+  it("holding one client's route holds only what that client sends", async () => {
     const echo = net.createServer((socket) => socket.pipe(socket));
     servers.push(echo);
     await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
     const shared = await TcpProxy.start({ targetPort: (echo.address() as net.AddressInfo).port });
     proxies.set('pg', shared);
-    const specs = [spec(0, { pg: shared.port, redis: 1, etcd: 2, zk: 3 }), spec(1, { pg: shared.port, redis: 1, etcd: 2, zk: 3 })];
+    const specs = [
+      spec(0, { pg: shared.port, redis: 1, etcd: 2, zk: 3 }),
+      spec(1, { pg: shared.port, redis: 1, etcd: 2, zk: 3 }),
+    ];
     await routeClientsAlone(specs, proxies);
     // Endpoints that are not a shared proxy of the run stay direct.
     expect(specs[0].ctx.redis[0].port).toBe(1);

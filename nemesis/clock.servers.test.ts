@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
 
 describe('clock', () => {
-  it('--lock=redis: a forward jump on the lock\'s node expires the key at once → lost updates', async () => {
+  it("--lock=redis: a forward jump on the lock's node expires the key at once → lost updates", async () => {
     const run = await runNemesis(['--lock=redis', '--nemesis=clock', '--time-limit=10']);
     expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
     expect(run.outcome.exitCode).toBe(1);

@@ -21,12 +21,22 @@ describe('critical sections', () => {
   it('hands the next read ok to the callback synchronously, inside the append that journals it', async () => {
     const sections = new CriticalSections(journal, 5);
     const seen: string[] = [];
-    const next = sections.next(new AbortController().signal, 1000, () => true, (s) => seen.push(`enter p${s.process} slot ${s.slot}`));
+    const next = sections.next(
+      new AbortController().signal,
+      1000,
+      () => true,
+      (s) => seen.push(`enter p${s.process} slot ${s.slot}`),
+    );
     journal.append({ process: 7, type: 'invoke', f: 'acquire', value: { account: 0 } });
     journal.append({ process: 7, type: 'ok', f: 'acquire', value: { account: 0 } });
     journal.append({ process: 7, type: 'invoke', f: 'read', value: { account: 0 } });
     expect(seen).toEqual([]);
-    journal.append({ process: 7, type: 'ok', f: 'read', value: { account: 0, balance: 1, version: 0, lastWriteId: 0 } });
+    journal.append({
+      process: 7,
+      type: 'ok',
+      f: 'read',
+      value: { account: 0, balance: 1, version: 0, lastWriteId: 0 },
+    });
     // Before any await: a SIGSTOP sent here lands while the client still sleeps its think time.
     expect(seen).toEqual(['enter p7 slot 2']);
     expect(await next).toMatchObject({ process: 7, slot: 2, account: 0, acquireIndex: 1, readIndex: 3 });
@@ -48,10 +58,22 @@ describe('critical sections', () => {
     const sections = new CriticalSections(journal, 1);
     const abort = new AbortController();
     let called = false;
-    const aborted = sections.next(abort.signal, 10_000, () => true, () => (called = true));
+    const aborted = sections.next(
+      abort.signal,
+      10_000,
+      () => true,
+      () => (called = true),
+    );
     abort.abort();
     expect(await aborted).toBeNull();
-    expect(await sections.next(new AbortController().signal, 20, () => true, () => (called = true))).toBeNull();
+    expect(
+      await sections.next(
+        new AbortController().signal,
+        20,
+        () => true,
+        () => (called = true),
+      ),
+    ).toBeNull();
     journal.append({ process: 0, type: 'ok', f: 'read', value: { account: 0 } });
     expect(called).toBe(false);
     sections.close();

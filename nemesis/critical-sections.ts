@@ -68,7 +68,12 @@ export class CriticalSections {
    * The next client to enter its critical section that `accept`s, after `onEnter` ran for it (synchronously, in
    * the journal listener). Null when `signal` aborts or `timeoutMs` passes first; `onEnter` then never runs.
    */
-  next(signal: AbortSignal, timeoutMs: number, accept: (s: CriticalSection) => boolean = () => true, onEnter: (s: CriticalSection) => void = () => {}): Promise<CriticalSection | null> {
+  next(
+    signal: AbortSignal,
+    timeoutMs: number,
+    accept: (s: CriticalSection) => boolean = () => true,
+    onEnter: (s: CriticalSection) => void = () => {},
+  ): Promise<CriticalSection | null> {
     if (signal.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {
       const done = (s: CriticalSection | null) => {

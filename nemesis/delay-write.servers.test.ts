@@ -21,7 +21,9 @@ function heldWrites(run: NemesisRun): HeldWrite[] {
     .map((end) => {
       const params = end.value.params!;
       const invoke = run.ops.find((o) => o.index === params.writeIndex)!;
-      const completion = run.ops.find((o) => o.index > invoke.index && o.process === invoke.process && o.f === 'write' && o.type !== 'invoke');
+      const completion = run.ops.find(
+        (o) => o.index > invoke.index && o.process === invoke.process && o.f === 'write' && o.type !== 'invoke',
+      );
       return { params, completion };
     });
 }
@@ -38,21 +40,30 @@ describe('delay-write', () => {
     expect(held[0].params.writeHeldMs as number).toBeGreaterThan(2000);
     expect((held[0].params.heldBytes as Record<string, number>).pg).toBeGreaterThan(0);
     // Unfenced, the late write is accepted.
-    expect(held.some((h) => h.completion?.type === 'ok'), run.summary).toBe(true);
+    expect(
+      held.some((h) => h.completion?.type === 'ok'),
+      run.summary,
+    ).toBe(true);
     expect(run.leftovers).toEqual([]);
   });
 
-  it.each([['etcd'], ['zookeeper']])('--lock=%s --fencing: the fence refuses the late write, no lost update (exit 0)', async (lock) => {
-    const run = await runNemesis([`--lock=${lock}`, '--fencing', '--nemesis=delay-write', '--time-limit=12']);
-    expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
-    expect(run.outcome.exitCode, run.summary).toBe(0);
-    const held = heldWrites(run);
-    expect(held.length, run.summary).toBeGreaterThan(0);
-    // Its lease expired while its keep-alives were held too; another client took the lock and raised the fence.
-    expect(held.some((h) => h.completion?.type === 'fail' && h.completion.error === 'stale-token'), JSON.stringify(held)).toBe(true);
-    expect(run.outcome.results.staleWritesRejected).toBeGreaterThan(0);
-    expect(run.leftovers).toEqual([]);
-  });
+  it.each([['etcd'], ['zookeeper']])(
+    '--lock=%s --fencing: the fence refuses the late write, no lost update (exit 0)',
+    async (lock) => {
+      const run = await runNemesis([`--lock=${lock}`, '--fencing', '--nemesis=delay-write', '--time-limit=12']);
+      expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
+      expect(run.outcome.exitCode, run.summary).toBe(0);
+      const held = heldWrites(run);
+      expect(held.length, run.summary).toBeGreaterThan(0);
+      // Its lease expired while its keep-alives were held too; another client took the lock and raised the fence.
+      expect(
+        held.some((h) => h.completion?.type === 'fail' && h.completion.error === 'stale-token'),
+        JSON.stringify(held),
+      ).toBe(true);
+      expect(run.outcome.results.staleWritesRejected).toBeGreaterThan(0);
+      expect(run.leftovers).toEqual([]);
+    },
+  );
 
   it('--lock=postgres: the version check refuses the late write (exit 0)', async () => {
     const run = await runNemesis(['--lock=postgres', '--nemesis=delay-write', '--time-limit=8']);
@@ -60,7 +71,10 @@ describe('delay-write', () => {
     expect(run.outcome.exitCode, run.summary).toBe(0);
     const held = heldWrites(run);
     expect(held.length, run.summary).toBeGreaterThan(0);
-    expect(held.every((h) => h.completion?.type === 'fail' && h.completion.error === 'version-conflict'), JSON.stringify(held)).toBe(true);
+    expect(
+      held.every((h) => h.completion?.type === 'fail' && h.completion.error === 'version-conflict'),
+      JSON.stringify(held),
+    ).toBe(true);
     expect(run.leftovers).toEqual([]);
   });
 
@@ -74,7 +88,9 @@ describe('delay-write', () => {
     expect((end.time - start.time) / 1e6).toBeGreaterThanOrEqual(2900);
     // The others kept writing while it was held.
     const held = start.value.params!.process;
-    const othersWrote = run.ops.filter((o) => o.time > start.time && o.time < end.time && o.f === 'write' && o.type === 'ok' && o.process !== held);
+    const othersWrote = run.ops.filter(
+      (o) => o.time > start.time && o.time < end.time && o.f === 'write' && o.type === 'ok' && o.process !== held,
+    );
     expect(othersWrote.length).toBeGreaterThan(0);
     expect(run.leftovers).toEqual([]);
   });

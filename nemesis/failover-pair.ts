@@ -28,7 +28,11 @@ export class FailoverPair {
   ) {}
 
   /** Route the replica's replication through a proxy of ours and wait until it is in sync. */
-  static async setup(pair: { primary: RedisNode; replica: RedisNode }, clientProxy: TcpProxy, proxies: Map<string, TcpProxy>): Promise<FailoverPair> {
+  static async setup(
+    pair: { primary: RedisNode; replica: RedisNode },
+    clientProxy: TcpProxy,
+    proxies: Map<string, TcpProxy>,
+  ): Promise<FailoverPair> {
     const link = proxies.get(REPLICATION_PROXY) ?? (await TcpProxy.start({ targetPort: pair.primary.port }));
     proxies.set(REPLICATION_PROXY, link);
     link.heal();
@@ -55,7 +59,9 @@ export class FailoverPair {
    * reconnecting after `+switch-master` would. Whatever the old primary had not replicated is gone.
    * `beforeClients` runs on the promoted node before any client can reach it (to record what it has).
    */
-  async failover<T>(beforeClients: (promoted: RedisNode) => Promise<T>): Promise<{ killed: RedisNode; promoted: RedisNode; seen: T }> {
+  async failover<T>(
+    beforeClients: (promoted: RedisNode) => Promise<T>,
+  ): Promise<{ killed: RedisNode; promoted: RedisNode; seen: T }> {
     const killed = this.primary;
     const promoted = this.replica;
     await killed.kill();
@@ -94,7 +100,9 @@ export class FailoverPair {
       }
       await sleep(50);
     }
-    throw new Error(`${this.replica.name} did not sync from ${this.primary.name} within ${timeoutMs} ms (last INFO replication: ${last.replace(/\s+/g, ' ').slice(0, 200)})`);
+    throw new Error(
+      `${this.replica.name} did not sync from ${this.primary.name} within ${timeoutMs} ms (last INFO replication: ${last.replace(/\s+/g, ' ').slice(0, 200)})`,
+    );
   }
 }
 

@@ -41,6 +41,17 @@ export function strikeNow(journal: Journal): Strike {
 }
 
 /** The aim of a fault that struck `section` at `strike`. */
-export function aimAt(section: CriticalSection, strike: Strike, extra: Pick<FaultAim, 'struck' | 'keysOn' | 'needed'> = {}): FaultAim {
-  return { process: section.process, account: section.account, readIndex: section.readIndex, readTime: section.readTime, ...strike, ...extra };
+export function aimAt(
+  section: CriticalSection,
+  strike: Strike,
+  extra: Pick<FaultAim, 'struck' | 'keysOn' | 'needed'> = {},
+): FaultAim {
+  return {
+    process: section.process,
+    account: section.account,
+    readIndex: section.readIndex,
+    readTime: section.readTime,
+    ...strike,
+    ...extra,
+  };
 }

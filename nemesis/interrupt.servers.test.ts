@@ -9,7 +9,10 @@ import { processesUnder, testResultsDir } from '../test/integration/processes.ts
 const CLI = path.resolve('harness/cli.ts');
 
 /** Run the CLI as a user would and press Ctrl-C (SIGINT) once `when` matches its stderr. */
-function interruptWhen(args: string[], when: RegExp): Promise<{ code: number | null; stderr: string; signalled: boolean }> {
+function interruptWhen(
+  args: string[],
+  when: RegExp,
+): Promise<{ code: number | null; stderr: string; signalled: boolean }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
@@ -33,7 +36,11 @@ describe('Ctrl-C during a fault', () => {
   it.each([
     ['a holder SIGSTOPped', ['--lock=redis', '--nemesis=pause-holder', '--pause=60000'], /pause-holder start/],
     ['a Redis master SIGSTOPped', ['--lock=redlock', '--nemesis=pause-node', '--pause=60000'], /pause-node start/],
-    ['masters killed, restart pending', ['--lock=redlock', '--nemesis=restart-empty', '--restart-delay=60000'], /restart-empty start/],
+    [
+      'masters killed, restart pending',
+      ['--lock=redlock', '--nemesis=restart-empty', '--restart-delay=60000'],
+      /restart-empty start/,
+    ],
   ])('%s: exit 130, nothing left running', async (_what, args, when) => {
     const results = testResultsDir('nemesis-interrupt');
     const r = await interruptWhen([...args, '--time-limit=120', `--results=${results}`], when);
@@ -48,7 +55,11 @@ describe('Ctrl-C during a fault', () => {
     expect(left, r.stderr).toEqual([]);
     const lockDir = path.join(results, args[0].slice('--lock='.length));
     const [runDir] = fs.readdirSync(lockDir).map((d) => path.join(lockDir, d));
-    const history = fs.readFileSync(path.join(runDir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const history = fs
+      .readFileSync(path.join(runDir, 'history.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const nemesis = history.filter((o) => o.process === 'nemesis');
     // The fault in effect was healed and its end recorded before the journal closed.
     expect(nemesis.map((o) => o.value.phase)).toEqual(['start', 'end']);

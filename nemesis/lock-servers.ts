@@ -30,7 +30,11 @@ export function lockServers(servers: LockServerCounts, cluster: Cluster, pair: F
 }
 
 /** The Redis masters the strategy's clients use (ctx.redis order): as many as it declared. */
-export function redisMasters(servers: LockServerCounts, cluster: Cluster, pair: FailoverPair | null): { node: RedisNode; proxy: string }[] {
+export function redisMasters(
+  servers: LockServerCounts,
+  cluster: Cluster,
+  pair: FailoverPair | null,
+): { node: RedisNode; proxy: string }[] {
   return everyRedisMaster(cluster, pair).slice(0, servers.redis);
 }
 
@@ -66,7 +70,11 @@ export function mastersToBreak(held: number, n: number): number {
 
 /** The etcd leader as the members see it; null when none answers within the timeout (no quorum, all paused). */
 export async function etcdLeader(nodes: EtcdNode[], timeoutMs = 1000): Promise<EtcdNode | null> {
-  const statuses = await Promise.all(nodes.map((n) => (n.running && !n.paused ? withTimeout(n.status(), timeoutMs).catch(() => null) : Promise.resolve(null))));
+  const statuses = await Promise.all(
+    nodes.map((n) =>
+      n.running && !n.paused ? withTimeout(n.status(), timeoutMs).catch(() => null) : Promise.resolve(null),
+    ),
+  );
   const leaderId = statuses.find((s) => s && s.leader !== '0')?.leader;
   const i = statuses.findIndex((s) => s?.memberId === leaderId);
   return i >= 0 ? nodes[i] : null;
@@ -90,5 +98,8 @@ export async function leaderOf(servers: LockServer[]): Promise<LockServer | null
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }

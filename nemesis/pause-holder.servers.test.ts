@@ -14,14 +14,17 @@ describe('pause-holder', () => {
     expect(run.leftovers).toEqual([]);
   });
 
-  it.each([['etcd'], ['zookeeper']])('--lock=%s --fencing: the fence holds — stale writes rejected, no lost update (exit 0)', async (lock) => {
-    const run = await runNemesis([`--lock=${lock}`, '--fencing', '--nemesis=pause-holder', '--time-limit=12']);
-    expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
-    // Proof that the fault hit: the paused holder came back and was refused.
-    expect(run.outcome.results.staleWritesRejected, run.summary).toBeGreaterThan(0);
-    expect(run.outcome.exitCode, run.summary).toBe(0);
-    expect(run.leftovers).toEqual([]);
-  });
+  it.each([['etcd'], ['zookeeper']])(
+    '--lock=%s --fencing: the fence holds — stale writes rejected, no lost update (exit 0)',
+    async (lock) => {
+      const run = await runNemesis([`--lock=${lock}`, '--fencing', '--nemesis=pause-holder', '--time-limit=12']);
+      expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
+      // Proof that the fault hit: the paused holder came back and was refused.
+      expect(run.outcome.results.staleWritesRejected, run.summary).toBeGreaterThan(0);
+      expect(run.outcome.exitCode, run.summary).toBe(0);
+      expect(run.leftovers).toEqual([]);
+    },
+  );
 
   it('records each pause with its target and parameters, start before end', async () => {
     const run = await runNemesis(['--lock=redis', '--nemesis=pause-holder', '--time-limit=5']);

@@ -6,7 +6,14 @@ const PLUGIN = path.join(import.meta.dirname, '..', 'test', 'fixtures', 'plugins
 
 describe('a plugin declaring its servers and default faults', () => {
   it('servers: { redis: 1 } starts one Redis, and its own default faults (no --nemesis) strike that node only', async () => {
-    const run = await runNemesis([`--lock=${PLUGIN}`, '--pause=600', '--nemesis-interval=400', '--time-limit=8', '--ttl=500', '--seed=3']);
+    const run = await runNemesis([
+      `--lock=${PLUGIN}`,
+      '--pause=600',
+      '--nemesis-interval=400',
+      '--time-limit=8',
+      '--ttl=500',
+      '--seed=3',
+    ]);
     const test = run.test;
     expect(test.faults).toEqual(['pause-node', 'restart-empty']);
     expect(test.strategy.servers, run.summary).toEqual({ redis: 1, etcd: 0, zk: 0 });

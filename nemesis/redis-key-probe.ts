@@ -47,7 +47,10 @@ export class RedisKeyProbe {
    * The nodes among `nodes` that have a lock key of `account` right now, the key names they have, and which
    * node has which (`keysOn`, by node name: the evidence a fault records of where the key was when it struck).
    */
-  async holding(nodes: RedisNode[], account: number): Promise<{ nodes: RedisNode[]; keys: string[]; keysOn: Record<string, string[]> }> {
+  async holding(
+    nodes: RedisNode[],
+    account: number,
+  ): Promise<{ nodes: RedisNode[]; keys: string[]; keysOn: Record<string, string[]> }> {
     const found = await Promise.all(
       nodes.map(async (n) => {
         if (!n.running || n.paused) return [];

@@ -40,7 +40,10 @@ const AFTER_PAUSE_MS = 1000;
  * and keeps its target stopped for `pauseMs`; what it breaks happens after that. 0 when no fault needs more
  * than any run has.
  */
-export function shortestUsefulRunS(faults: readonly FaultName[], opts: { intervalMs: number; pauseMs: number }): number {
+export function shortestUsefulRunS(
+  faults: readonly FaultName[],
+  opts: { intervalMs: number; pauseMs: number },
+): number {
   if (!faults.some((f) => PAUSES.includes(f))) return 0;
   return Math.ceil((firstDelayFor(opts.intervalMs) + opts.pauseMs + AFTER_PAUSE_MS) / 1000);
 }
@@ -50,7 +53,11 @@ export function shortestUsefulRunS(faults: readonly FaultName[], opts: { interva
  * a seeded order, so every requested fault is exercised within `faults.length` steps (a purely random pick could
  * starve one for a whole short run). Same faults + seed + options → same sequence.
  */
-export function* faultSchedule(faults: readonly FaultName[], seed: number, opts: ScheduleOptions): Generator<ScheduledFault, void, void> {
+export function* faultSchedule(
+  faults: readonly FaultName[],
+  seed: number,
+  opts: ScheduleOptions,
+): Generator<ScheduledFault, void, void> {
   if (faults.length === 0) return;
   const random = seededRandom(seed ^ 0x5eed_fa17);
   for (let step = 0; ; ) {
@@ -61,7 +68,12 @@ export function* faultSchedule(faults: readonly FaultName[], seed: number, opts:
       [round[i], round[j]] = [round[j], round[i]];
     }
     for (const fault of round) {
-      yield { step, fault, delayMs: step === 0 ? opts.firstDelayMs : opts.intervalMs, seed: Math.floor(random() * 2 ** 31) };
+      yield {
+        step,
+        fault,
+        delayMs: step === 0 ? opts.firstDelayMs : opts.intervalMs,
+        seed: Math.floor(random() * 2 ** 31),
+      };
       step++;
     }
   }

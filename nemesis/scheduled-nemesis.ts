@@ -53,7 +53,10 @@ export class ScheduledNemesis implements Nemesis {
       this.pair = await FailoverPair.setup(failover, this.env.proxies.get(PRIMARY_PROXY)!, this.env.proxies);
     }
     const { cluster } = this.env;
-    this.redisKeys.warm([...everyRedisMaster(cluster, null).map((m) => m.node), ...(failover ? [failover.primary, failover.replica] : [])]);
+    this.redisKeys.warm([
+      ...everyRedisMaster(cluster, null).map((m) => m.node),
+      ...(failover ? [failover.primary, failover.replica] : []),
+    ]);
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -65,7 +68,10 @@ export class ScheduledNemesis implements Nemesis {
       `fencepost: nemesis: ${this.executors.map((e) => e.name).join(', ')} — first after ${firstDelayMs} ms, then ${config.nemesisIntervalMs} ms apart; pause ${config.pauseMs} ms, TTL ${config.ttlMs} ms`,
     );
     const byName = new Map(this.executors.map((e) => [e.name, e]));
-    for (const step of faultSchedule([...byName.keys()], config.seed, { intervalMs: config.nemesisIntervalMs, firstDelayMs })) {
+    for (const step of faultSchedule([...byName.keys()], config.seed, {
+      intervalMs: config.nemesisIntervalMs,
+      firstDelayMs,
+    })) {
       await quietly(step.delayMs, abort);
       if (abort.aborted) break;
       this.inFlight = this.runStep(byName.get(step.fault)!, step, abort);
@@ -75,7 +81,15 @@ export class ScheduledNemesis implements Nemesis {
 
   private async runStep(executor: FaultExecutor, step: ScheduledFault, signal: AbortSignal): Promise<void> {
     const { log } = this.env;
-    const ctx: FaultContext = { ...this.env, random: seededRandom(step.seed), signal, sections: this.sections, down: this.down, pair: this.pair, redisKeys: this.redisKeys };
+    const ctx: FaultContext = {
+      ...this.env,
+      random: seededRandom(step.seed),
+      signal,
+      sections: this.sections,
+      down: this.down,
+      pair: this.pair,
+      redisKeys: this.redisKeys,
+    };
     let injection;
     try {
       injection = await executor.start(ctx);
@@ -85,10 +99,18 @@ export class ScheduledNemesis implements Nemesis {
       return;
     }
     if (!injection) {
-      if (!signal.aborted) log(`fencepost: nemesis: ${executor.name}: no opportunity this turn (no client entered its critical section in time)`);
+      if (!signal.aborted)
+        log(
+          `fencepost: nemesis: ${executor.name}: no opportunity this turn (no client entered its critical section in time)`,
+        );
       return;
     }
-    this.record(executor.name, { phase: 'start', targets: injection.targets, params: injection.params, note: injection.note });
+    this.record(executor.name, {
+      phase: 'start',
+      targets: injection.targets,
+      params: injection.params,
+      note: injection.note,
+    });
     log(`fencepost: nemesis: ${executor.name} start: ${describe(injection.targets, injection.params)}`);
     await quietly(injection.holdMs, signal);
     let end: { params?: Record<string, unknown>; note?: string } = {};

@@ -32,7 +32,10 @@ export interface ClockData extends XY {
   notes: string[];
 }
 
-const NICE = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000];
+const NICE = [
+  1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000,
+  600_000,
+];
 export function niceBucket(ms: number): number {
   return NICE.find((n) => n >= ms) ?? Math.ceil(ms / 600_000) * 600_000;
 }
@@ -48,7 +51,9 @@ const LATENCY_FS = ['acquire', 'write'] as const;
 
 export function latencyData(index: RunIndex): LatencyData {
   const points = LATENCY_FS.map((f) =>
-    index.pairs.filter((p) => p.f === f && p.outcome === 'ok' && p.endMs !== null).map((p) => [p.startMs, Math.max(0.001, p.endMs! - p.startMs)] as const),
+    index.pairs
+      .filter((p) => p.f === f && p.outcome === 'ok' && p.endMs !== null)
+      .map((p) => [p.startMs, Math.max(0.001, p.endMs! - p.startMs)] as const),
   );
   const total = points.reduce((s, p) => s + p.length, 0);
   if (total <= MAX_POINTS) {
@@ -57,7 +62,10 @@ export function latencyData(index: RunIndex): LatencyData {
       mode: 'points',
       bucketMs: 0,
       x: merged.map((m) => r3(m.t / 1000)),
-      series: LATENCY_FS.map((f, k) => ({ label: `${f} (ms)`, values: merged.map((m) => (m.k === k ? r3(m.v) : null)) })),
+      series: LATENCY_FS.map((f, k) => ({
+        label: `${f} (ms)`,
+        values: merged.map((m) => (m.k === k ? r3(m.v) : null)),
+      })),
     };
   }
   const bucketMs = niceBucket(index.endMs / 300);
@@ -68,8 +76,14 @@ export function latencyData(index: RunIndex): LatencyData {
     const buckets: number[][] = Array.from({ length: n }, () => []);
     for (const [t, v] of ps) buckets[Math.min(n - 1, Math.floor(t / bucketMs))].push(v);
     for (const b of buckets) b.sort((a, c) => a - c);
-    series.push({ label: `${LATENCY_FS[k]} p50 (ms)`, values: buckets.map((b) => (b.length ? r3(quantile(b, 0.5)!) : null)) });
-    series.push({ label: `${LATENCY_FS[k]} max (ms)`, values: buckets.map((b) => (b.length ? r3(b[b.length - 1]) : null)) });
+    series.push({
+      label: `${LATENCY_FS[k]} p50 (ms)`,
+      values: buckets.map((b) => (b.length ? r3(quantile(b, 0.5)!) : null)),
+    });
+    series.push({
+      label: `${LATENCY_FS[k]} max (ms)`,
+      values: buckets.map((b) => (b.length ? r3(b[b.length - 1]) : null)),
+    });
   });
   return { mode: 'buckets', bucketMs, x, series };
 }
@@ -77,7 +91,11 @@ export function latencyData(index: RunIndex): LatencyData {
 export function throughputData(index: RunIndex): ThroughputData {
   const bucketMs = niceBucket(Math.max(100, index.endMs / 150));
   const n = Math.max(1, Math.ceil(index.endMs / bucketMs));
-  const counts = { ok: new Array<number>(n).fill(0), fail: new Array<number>(n).fill(0), info: new Array<number>(n).fill(0) };
+  const counts = {
+    ok: new Array<number>(n).fill(0),
+    fail: new Array<number>(n).fill(0),
+    info: new Array<number>(n).fill(0),
+  };
   for (const p of index.pairs) {
     if (typeof p.process !== 'number' || p.endMs === null || p.outcome === 'open') continue;
     counts[p.outcome][Math.min(n - 1, Math.floor(p.endMs / bucketMs))]++;
@@ -100,11 +118,13 @@ export function throughputData(index: RunIndex): ThroughputData {
  */
 function offsetFor(params: Record<string, unknown> | undefined, target: string, i: number): number | null {
   const byName = params?.offsets;
-  if (byName && typeof byName === 'object' && typeof (byName as Record<string, unknown>)[target] === 'number') return (byName as Record<string, number>)[target];
+  if (byName && typeof byName === 'object' && typeof (byName as Record<string, unknown>)[target] === 'number')
+    return (byName as Record<string, number>)[target];
   const o = params?.offsetMs;
   if (typeof o === 'number' && Number.isFinite(o)) return o;
   if (Array.isArray(o) && typeof o[i] === 'number') return o[i];
-  if (o && typeof o === 'object' && typeof (o as Record<string, unknown>)[target] === 'number') return (o as Record<string, number>)[target];
+  if (o && typeof o === 'object' && typeof (o as Record<string, unknown>)[target] === 'number')
+    return (o as Record<string, number>)[target];
   return null;
 }
 
@@ -112,7 +132,10 @@ const MAX_STROBE_STEPS = 2000;
 
 /** Per-target clock offset over time, as the clock faults set it; null when no clock fault ran. */
 export function clockData(faults: readonly FaultWindow[], endMs: number): ClockData | null {
-  const clock = faults.filter((w) => w.f === 'clock' || w.f === 'clock-strobe' || w.params.offsetMs !== undefined || w.params.offsets !== undefined);
+  const clock = faults.filter(
+    (w) =>
+      w.f === 'clock' || w.f === 'clock-strobe' || w.params.offsetMs !== undefined || w.params.offsets !== undefined,
+  );
   if (clock.length === 0) return null;
   const notes: string[] = [];
   const changes: { t: number; target: string; offset: number }[] = [];
@@ -128,7 +151,8 @@ export function clockData(faults: readonly FaultWindow[], endMs: number): ClockD
       if (w.f === 'clock-strobe' && typeof period === 'number' && period > 0) {
         // A strobe flips between the offset and none; drawn from its parameters (the shim's file is not sampled).
         let on = w.params.startsHigh !== false;
-        for (let t = w.startMs, k = 0; t < end && k < MAX_STROBE_STEPS; t += period, k++, on = !on) changes.push({ t, target, offset: on ? offset : 0 });
+        for (let t = w.startMs, k = 0; t < end && k < MAX_STROBE_STEPS; t += period, k++, on = !on)
+          changes.push({ t, target, offset: on ? offset : 0 });
       } else changes.push({ t: w.startMs, target, offset });
       changes.push({ t: end, target, offset: offsetFor(w.endParams, target, i) ?? 0 });
     });

@@ -32,24 +32,48 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 function rows(runs: RunFiles[]): Row[] {
   const R = (r: RunFiles) => r.results as Partial<RunResults>;
   const out: Row[] = [];
-  const add = (section: string, label: string, kind: RowKind, get: (r: RunFiles) => string | number | boolean | null | undefined, extra: Partial<Row> = {}) =>
-    out.push({ section, label, kind, values: runs.map((r) => get(r) ?? null), ...extra });
+  const add = (
+    section: string,
+    label: string,
+    kind: RowKind,
+    get: (r: RunFiles) => string | number | boolean | null | undefined,
+    extra: Partial<Row> = {},
+  ) => out.push({ section, label, kind, values: runs.map((r) => get(r) ?? null), ...extra });
 
   add('Outcome', 'verdict', 'verdict', (r) => (R(r).valid === undefined ? null : verdictWord(R(r).valid)));
   add('Outcome', 'lost updates', 'more-is-worse', (r) => num(R(r).lostUpdates), { format: fmtCount });
-  add('Outcome', 'confirmed overlaps', 'more-is-worse', (r) => num(R(r).confirmedOverlaps) ?? (Array.isArray(R(r).overlapDetails) ? R(r).overlapDetails!.filter((o) => o.kind === 'confirmed').length : null), { format: fmtCount });
-  add('Outcome', 'suspected overlaps', 'info', (r) => {
-    const all = num(R(r).overlaps);
-    const c = num(R(r).confirmedOverlaps);
-    return all === null ? null : all - (c ?? 0);
-  }, { format: fmtCount });
+  add(
+    'Outcome',
+    'confirmed overlaps',
+    'more-is-worse',
+    (r) =>
+      num(R(r).confirmedOverlaps) ??
+      (Array.isArray(R(r).overlapDetails) ? R(r).overlapDetails!.filter((o) => o.kind === 'confirmed').length : null),
+    { format: fmtCount },
+  );
+  add(
+    'Outcome',
+    'suspected overlaps',
+    'info',
+    (r) => {
+      const all = num(R(r).overlaps);
+      const c = num(R(r).confirmedOverlaps);
+      return all === null ? null : all - (c ?? 0);
+    },
+    { format: fmtCount },
+  );
   add('Outcome', 'stale writes rejected', 'info', (r) => num(R(r).staleWritesRejected), { format: fmtCount });
   const checkerNames = [...new Set(runs.flatMap((r) => Object.keys(R(r).checkers ?? {})))];
-  for (const name of checkerNames) add('Outcome', `checker: ${name}`, 'verdict', (r) => (isRecord(R(r).checkers?.[name]) ? verdictWord(R(r).checkers![name].valid) : null));
+  for (const name of checkerNames)
+    add('Outcome', `checker: ${name}`, 'verdict', (r) =>
+      isRecord(R(r).checkers?.[name]) ? verdictWord(R(r).checkers![name].valid) : null,
+    );
 
   const c = (r: RunFiles) => r.test.config;
   add('Config', 'lock', 'config', (r) => r.test.lock);
-  add('Config', 'faults', 'config', (r) => faultSummary(r.test, Array.isArray(R(r).faults) ? R(r).faults!.map((f) => f.f) : []));
+  add('Config', 'faults', 'config', (r) =>
+    faultSummary(r.test, Array.isArray(R(r).faults) ? R(r).faults!.map((f) => f.f) : []),
+  );
   add('Config', 'fencing', 'config', (r) => (c(r).fencing === undefined ? null : c(r).fencing ? 'on' : 'off'));
   add('Config', 'TTL (ms)', 'config', (r) => c(r).ttlMs);
   add('Config', 'pause (ms)', 'config', (r) => c(r).pauseMs);
@@ -64,16 +88,26 @@ function rows(runs: RunFiles[]): Row[] {
   add('Config', 'clock offset (s)', 'config', (r) => c(r).clockOffsetS);
   add('Config', 'backend', 'config', (r) => c(r).backend);
   add('Config', 'seed', 'config', (r) => r.test.seed);
-  for (const k of [...new Set(runs.flatMap((r) => Object.keys(r.test.versions)))].sort()) add('Config', `version: ${k}`, 'config', (r) => r.test.versions[k]);
+  for (const k of [...new Set(runs.flatMap((r) => Object.keys(r.test.versions)))].sort())
+    add('Config', `version: ${k}`, 'config', (r) => r.test.versions[k]);
 
   for (const f of ['acquire', 'write', 'read', 'release'] as const) {
     for (const q of ['p50', 'p99', 'max'] as const) {
       if ((f === 'read' || f === 'release') && q !== 'p50') continue;
-      add('Performance', `${f} latency ${q}`, 'more-is-worse', (r) => num(R(r).latency?.[f]?.[q]), { format: fmtMs, tolerance: 0.1 });
+      add('Performance', `${f} latency ${q}`, 'more-is-worse', (r) => num(R(r).latency?.[f]?.[q]), {
+        format: fmtMs,
+        tolerance: 0.1,
+      });
     }
   }
-  add('Performance', 'throughput (ok ops/s)', 'more-is-better', (r) => num(R(r).throughput), { format: (v) => v.toFixed(1), tolerance: 0.05 });
-  add('Performance', 'duration', 'info', (r) => num(R(r).durationMs), { format: (v) => fmtDuration(v), tolerance: 0.01 });
+  add('Performance', 'throughput (ok ops/s)', 'more-is-better', (r) => num(R(r).throughput), {
+    format: (v) => v.toFixed(1),
+    tolerance: 0.05,
+  });
+  add('Performance', 'duration', 'info', (r) => num(R(r).durationMs), {
+    format: (v) => fmtDuration(v),
+    tolerance: 0.01,
+  });
   add('Performance', 'ops', 'info', (r) => num(R(r).opCounts?.total), { format: fmtCount });
   add('Performance', 'failed ops', 'info', (r) => num(R(r).opCounts?.fail), { format: fmtCount });
   add('Performance', 'unknown (info) ops', 'more-is-worse', (r) => num(R(r).opCounts?.info), { format: fmtCount });
@@ -92,7 +126,10 @@ function movement(row: Row, base: Row['values'][number], v: Row['values'][number
   if (typeof v === 'number' && typeof base === 'number') {
     const diff = v - base;
     const rel = base === 0 ? Infinity : Math.abs(diff) / Math.abs(base);
-    const delta = base === 0 || row.format === fmtCount ? `${diff > 0 ? '+' : '−'}${row.format ? row.format(Math.abs(diff)) : Math.abs(diff)}` : `${diff > 0 ? '+' : '−'}${Math.round(rel * 100)}%`;
+    const delta =
+      base === 0 || row.format === fmtCount
+        ? `${diff > 0 ? '+' : '−'}${row.format ? row.format(Math.abs(diff)) : Math.abs(diff)}`
+        : `${diff > 0 ? '+' : '−'}${Math.round(rel * 100)}%`;
     if (row.tolerance !== undefined && rel < row.tolerance) return { cls: '', delta: '' };
     if (row.kind === 'more-is-worse') return { cls: diff > 0 ? 'changed worse' : 'changed better', delta };
     if (row.kind === 'more-is-better') return { cls: diff > 0 ? 'changed better' : 'changed worse', delta };
@@ -116,7 +153,8 @@ function changes(all: Row[], runs: RunFiles[]): string[] {
     const base = row.values[0];
     for (let i = 1; i < runs.length; i++) {
       const v = row.values[i];
-      if (v !== base && !(v === null && base === null)) out.push(`run ${i + 1}: ${row.label} ${show(row, base)} → ${show(row, v)}`);
+      if (v !== base && !(v === null && base === null))
+        out.push(`run ${i + 1}: ${row.label} ${show(row, base)} → ${show(row, v)}`);
     }
   }
   return out;
@@ -140,7 +178,10 @@ export function renderCompare(runs: RunFiles[], opts: { outDir: string }): strin
     const differs = row.values.some((v) => v !== row.values[0]);
     const cells = row.values.map((v, i) => {
       if (i === 0) return `<td class="num">${h(show(row, v))}</td>`;
-      const m = row.kind === 'config' ? { cls: v !== row.values[0] ? 'changed' : '', delta: '' } : movement(row, row.values[0], v);
+      const m =
+        row.kind === 'config'
+          ? { cls: v !== row.values[0] ? 'changed' : '', delta: '' }
+          : movement(row, row.values[0], v);
       return `<td class="num ${m.cls}">${h(show(row, v))}${m.delta ? `<span class="delta">${h(m.delta)}</span>` : ''}</td>`;
     });
     body.push(`<tr class="${differs ? 'differs' : ''}"><td>${h(row.label)}</td>${cells.join('')}</tr>`);

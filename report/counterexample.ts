@@ -43,7 +43,6 @@ export interface CounterexampleView {
   bars: CounterexampleBar[];
 }
 
-
 function ref(v: unknown): Ref | null {
   if (!isRecord(v) || !Array.isArray(v.indexes)) return null;
   const indexes = v.indexes.filter((i): i is number => typeof i === 'number' && i >= 0);
@@ -60,9 +59,14 @@ function span(index: RunIndex, indexes: number[]): { first: number; last: number
 }
 
 /** Every failed checker that carries a counterexample (normally `linearizable`, then informational ones). */
-export function counterexampleViews(checkers: Record<string, CheckerResult> | undefined, index: RunIndex): CounterexampleView[] {
+export function counterexampleViews(
+  checkers: Record<string, CheckerResult> | undefined,
+  index: RunIndex,
+): CounterexampleView[] {
   const out: CounterexampleView[] = [];
-  const entries = Object.entries(checkers ?? {}).sort(([a], [b]) => (a === 'linearizable' ? -1 : b === 'linearizable' ? 1 : 0));
+  const entries = Object.entries(checkers ?? {}).sort(([a], [b]) =>
+    a === 'linearizable' ? -1 : b === 'linearizable' ? 1 : 0,
+  );
   for (const [name, r] of entries) {
     if (!isRecord(r) || r.valid !== false || !isRecord(r.counterexample)) continue;
     const cx = r.counterexample;
@@ -78,7 +82,9 @@ export function counterexampleViews(checkers: Record<string, CheckerResult> | un
     };
     // Prefix ops other than the tail that overlap the blocked op are only in `window`: group them by process into
     // runs of consecutive ops (a read and the write after it are one read-modify-write).
-    const rest = window.filter((i) => !covered.has(i) && ![blocked, ...tail, ...concurrent].some((x) => x?.indexes.includes(i)));
+    const rest = window.filter(
+      (i) => !covered.has(i) && ![blocked, ...tail, ...concurrent].some((x) => x?.indexes.includes(i)),
+    );
     const byProcess = new Map<string, OpPair[]>();
     for (const i of rest) {
       const p = index.byIndex.get(i);
@@ -106,10 +112,18 @@ export function counterexampleViews(checkers: Record<string, CheckerResult> | un
           k++;
           continue;
         }
-        bars.push({ process: String(p.process), description: `${p.f} ${summarize(p, false)}`, role: 'earlier', order: null, ...span(index, [p.invoke.index, ...(p.completion ? [p.completion.index] : [])]) });
+        bars.push({
+          process: String(p.process),
+          description: `${p.f} ${summarize(p, false)}`,
+          role: 'earlier',
+          order: null,
+          ...span(index, [p.invoke.index, ...(p.completion ? [p.completion.index] : [])]),
+        });
       }
     }
-    tail.forEach((x, k) => add(x, 'prefix', typeof cx.prefixLength === 'number' ? cx.prefixLength - tail.length + k + 1 : k + 1));
+    tail.forEach((x, k) =>
+      add(x, 'prefix', typeof cx.prefixLength === 'number' ? cx.prefixLength - tail.length + k + 1 : k + 1),
+    );
     concurrent.forEach((x) => add(x, 'concurrent', null));
     if (blocked) add(blocked, 'blocked', null);
     if (bars.length === 0) continue;
@@ -134,9 +148,13 @@ const STYLE: Record<BarRole, { fill: string; stroke: string; caption: string }> 
 
 /** The counterexample as inline SVG; every text comes from the history and is escaped. */
 export function counterexampleSvg(view: CounterexampleView): string {
-  const points = [...new Set(view.bars.flatMap((b) => [b.first, ...(b.last === null ? [] : [b.last])]))].sort((a, b) => a - b);
+  const points = [...new Set(view.bars.flatMap((b) => [b.first, ...(b.last === null ? [] : [b.last])]))].sort(
+    (a, b) => a - b,
+  );
   const rank = new Map(points.map((p, i) => [p, i]));
-  const lanes = [...new Set(view.bars.map((b) => b.process))].sort((a, b) => (Number(a) - Number(b)) || a.localeCompare(b));
+  const lanes = [...new Set(view.bars.map((b) => b.process))].sort(
+    (a, b) => Number(a) - Number(b) || a.localeCompare(b),
+  );
   // Spread the events over about a screen's width; past ~80 events the page scrolls sideways.
   const step = Math.max(16, Math.min(130, Math.floor(1250 / Math.max(1, points.length))));
   const left = 70;
@@ -154,7 +172,10 @@ export function counterexampleSvg(view: CounterexampleView): string {
   });
   // "account 0: read 5, wrote 7" on every bar says the account once too often: drop a prefix all bars share.
   const prefix = /^(account \d+: )/.exec(view.bars.find((b) => b.role !== 'earlier')?.description ?? '')?.[1];
-  const strip = (d: string) => (prefix && view.bars.every((b) => b.description.startsWith(prefix) || b.role === 'earlier') && d.startsWith(prefix) ? d.slice(prefix.length) : d);
+  const strip = (d: string) =>
+    prefix && view.bars.every((b) => b.description.startsWith(prefix) || b.role === 'earlier') && d.startsWith(prefix)
+      ? d.slice(prefix.length)
+      : d;
   const sorted = [...view.bars].sort((a, b) => (a.role === 'blocked' ? 1 : 0) - (b.role === 'blocked' ? 1 : 0));
   for (const b of sorted) {
     const st = STYLE[b.role];
@@ -164,7 +185,10 @@ export function counterexampleSvg(view: CounterexampleView): string {
     const w = x2 - x1;
     const text = `${b.order !== null ? `${b.order}. ` : ''}${strip(b.description)}`;
     // Text may run past a short bar, up to the next bar in the same lane: lanes are mostly empty.
-    const nextStart = Math.min(width - 12, ...view.bars.filter((o) => o.process === b.process && x(o.first) > x1).map((o) => x(o.first)));
+    const nextStart = Math.min(
+      width - 12,
+      ...view.bars.filter((o) => o.process === b.process && x(o.first) > x1).map((o) => x(o.first)),
+    );
     const fit = Math.max(0, Math.floor((Math.max(w, nextStart - x1) - 8) / 6.9));
     const shown = text.length > fit ? `${text.slice(0, Math.max(0, fit - 1))}…` : text;
     parts.push(
@@ -175,7 +199,10 @@ export function counterexampleSvg(view: CounterexampleView): string {
   }
   const legend = (Object.keys(STYLE) as BarRole[])
     .filter((r) => view.bars.some((b) => b.role === r))
-    .map((r) => `<span class="cx-key"><i style="background:${STYLE[r].fill};border-color:${STYLE[r].stroke}"></i>${escapeHtml(STYLE[r].caption)}</span>`)
+    .map(
+      (r) =>
+        `<span class="cx-key"><i style="background:${STYLE[r].fill};border-color:${STYLE[r].stroke}"></i>${escapeHtml(STYLE[r].caption)}</span>`,
+    )
     .join('');
   return `<div class="cx-scroll"><svg class="cx" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="linearizability counterexample">${parts.join('')}</svg></div><div class="cx-legend">${legend}</div>`;
 }

@@ -22,7 +22,6 @@ export interface FaultWindow {
   startIndex?: number;
 }
 
-
 export function targetProcesses(targets: readonly string[]): number[] {
   const out = new Set<number>();
   for (const t of targets) for (const m of String(t).matchAll(/\bp(\d+)\b/g)) out.add(Number(m[1]));
@@ -35,8 +34,26 @@ function targetPids(targets: readonly string[]): number[] {
   return [...out];
 }
 
-function window(f: string, startMs: number, endMs: number | null, targets: string[], params: Record<string, unknown>, note: string | undefined, startIndex?: number): FaultWindow {
-  return { f, startMs, endMs, targets, params, ...(note ? { note } : {}), processes: targetProcesses(targets), pids: targetPids(targets), ...(startIndex !== undefined ? { startIndex } : {}) };
+function window(
+  f: string,
+  startMs: number,
+  endMs: number | null,
+  targets: string[],
+  params: Record<string, unknown>,
+  note: string | undefined,
+  startIndex?: number,
+): FaultWindow {
+  return {
+    f,
+    startMs,
+    endMs,
+    targets,
+    params,
+    ...(note ? { note } : {}),
+    processes: targetProcesses(targets),
+    pids: targetPids(targets),
+    ...(startIndex !== undefined ? { startIndex } : {}),
+  };
 }
 
 /**
@@ -74,7 +91,16 @@ export function faultWindows(history: readonly Op[], results?: Partial<RunResult
   if (out.length > 0 || !results || !Array.isArray(results.faults)) return out.sort((a, b) => a.startMs - b.startMs);
   return results.faults
     .filter((f) => f && typeof f.start === 'number')
-    .map((f) => window(String(f.f), f.start / 1e6, typeof f.end === 'number' ? f.end / 1e6 : null, Array.isArray(f.targets) ? f.targets.map(String) : [], isRecord(f.params) ? f.params : {}, f.note))
+    .map((f) =>
+      window(
+        String(f.f),
+        f.start / 1e6,
+        typeof f.end === 'number' ? f.end / 1e6 : null,
+        Array.isArray(f.targets) ? f.targets.map(String) : [],
+        isRecord(f.params) ? f.params : {},
+        f.note,
+      ),
+    )
     .sort((a, b) => a.startMs - b.startMs);
 }
 
@@ -86,7 +112,12 @@ export function faultDurationMs(w: FaultWindow, runEndMs: number): number {
 }
 
 /** Faults active at any point of [fromMs, toMs]. */
-export function faultsDuring(windows: readonly FaultWindow[], fromMs: number, toMs: number, runEndMs: number): FaultWindow[] {
+export function faultsDuring(
+  windows: readonly FaultWindow[],
+  fromMs: number,
+  toMs: number,
+  runEndMs: number,
+): FaultWindow[] {
   return windows.filter((w) => w.startMs <= toMs && (w.endMs ?? runEndMs) >= fromMs);
 }
 

@@ -3,7 +3,9 @@ import { escapeHtml, jsonBlock, scriptJson } from './html.ts';
 
 describe('escapeHtml', () => {
   it('escapes the five characters that can end text or an attribute', () => {
-    expect(escapeHtml(`<script>alert("x")</script> & 'y'`)).toBe('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;');
+    expect(escapeHtml(`<script>alert("x")</script> & 'y'`)).toBe(
+      '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;',
+    );
   });
   it('renders null and undefined as empty and numbers as text', () => {
     expect(escapeHtml(undefined)).toBe('');
@@ -13,7 +15,12 @@ describe('escapeHtml', () => {
 });
 
 describe('scriptJson', () => {
-  const hostile = { note: '</script><script>window.__pwned=1</script>', comment: '<!-- x -->', amp: 'a&b', line: 'a\u2028b\u2029c' };
+  const hostile = {
+    note: '</script><script>window.__pwned=1</script>',
+    comment: '<!-- x -->',
+    amp: 'a&b',
+    line: 'a\u2028b\u2029c',
+  };
 
   it('never contains < (so neither </script> nor <!--) and round-trips through JSON.parse', () => {
     const text = scriptJson(hostile);
@@ -28,6 +35,8 @@ describe('scriptJson', () => {
   });
 
   it('jsonBlock is a JSON script element with an escaped id', () => {
-    expect(jsonBlock('d"x', { a: '<b>' })).toBe('<script type="application/json" id="d&quot;x">{"a":"\\u003cb\\u003e"}</script>');
+    expect(jsonBlock('d"x', { a: '<b>' })).toBe(
+      '<script type="application/json" id="d&quot;x">{"a":"\\u003cb\\u003e"}</script>',
+    );
   });
 });

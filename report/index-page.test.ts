@@ -13,7 +13,11 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 describe('writeIndex', () => {
   const bad = writeRunDir(root, 'redis', '2026-11-29T08-00-00.000Z', { fenced: false });
   const good = writeRunDir(root, 'etcd', '2026-11-29T09-00-00.000Z', { fenced: true });
-  writeRunDir(root, 'zookeeper', '2026-11-29T10-00-00.000Z', { fenced: false, results: false, extraTest: { interrupted: true } });
+  writeRunDir(root, 'zookeeper', '2026-11-29T10-00-00.000Z', {
+    fenced: false,
+    results: false,
+    extraTest: { interrupted: true },
+  });
   writeRunDir(root, '<img src=x onerror=alert(1)>', '2026-11-29T07-00-00.000Z', { fenced: false });
   writeReport(bad);
   writeReport(good);

@@ -58,7 +58,9 @@ export function summarizeRun(dir: string, resultsRoot: string): RunSummary {
     fencing: !!test.config.fencing,
     valid: raw === undefined ? 'none' : r.valid,
     lostUpdates: num(r.lostUpdates),
-    confirmedOverlaps: num(r.confirmedOverlaps) ?? (Array.isArray(r.overlapDetails) ? r.overlapDetails.filter((o) => o?.kind === 'confirmed').length : null),
+    confirmedOverlaps:
+      num(r.confirmedOverlaps) ??
+      (Array.isArray(r.overlapDetails) ? r.overlapDetails.filter((o) => o?.kind === 'confirmed').length : null),
     staleWritesRejected: num(r.staleWritesRejected),
     ops: num(r.opCounts?.total),
     durationMs: num(r.durationMs),
@@ -82,16 +84,21 @@ export function findMatrixPages(resultsRoot: string): string[] {
     for (const e of entries) {
       const p = path.join(dir, e.name);
       if (e.isFile() && /^matrix.*\.html$/.test(e.name)) out.push(p);
-      else if (e.isDirectory() && !e.isSymbolicLink() && depth < 3 && e.name !== 'logs' && e.name !== 'nodes') walk(p, depth + 1);
+      else if (e.isDirectory() && !e.isSymbolicLink() && depth < 3 && e.name !== 'logs' && e.name !== 'nodes')
+        walk(p, depth + 1);
     }
   };
   walk(resultsRoot, 0);
   return out.sort((a, b) => b.localeCompare(a));
 }
 
-const verdictLabel = (r: RunSummary) => (r.valid === 'none' ? (r.interrupted ? 'STOPPED' : 'NO RESULT') : verdictWord(r.valid));
+const verdictLabel = (r: RunSummary) =>
+  r.valid === 'none' ? (r.interrupted ? 'STOPPED' : 'NO RESULT') : verdictWord(r.valid);
 
-export function renderIndex(runs: RunSummary[], opts: { resultsRoot: string; matrices?: string[]; generatedAt?: string }): string {
+export function renderIndex(
+  runs: RunSummary[],
+  opts: { resultsRoot: string; matrices?: string[]; generatedAt?: string },
+): string {
   const counts = { good: 0, bad: 0, unknown: 0 };
   for (const r of runs) counts[verdictClass(r.valid)]++;
   const rows = runs.map((r) => {
@@ -145,7 +152,17 @@ export function writeIndex(resultsDir: string): string {
   runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
   const file = path.join(root, 'index.html');
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, renderIndex(runs, { resultsRoot: root, matrices: findMatrixPages(root), generatedAt: new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC') }));
+  fs.writeFileSync(
+    tmp,
+    renderIndex(runs, {
+      resultsRoot: root,
+      matrices: findMatrixPages(root),
+      generatedAt: new Date()
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC'),
+    }),
+  );
   // Rename so a browser refreshing the index (serve) never reads a half-written file.
   fs.renameSync(tmp, file);
   return file;

@@ -20,7 +20,6 @@ export interface OpPair {
   account: number | null;
 }
 
-
 /** The value of a pair a reader cares about: the completion's (a read learns its balance there), else the invocation's. */
 export function pairValue(p: OpPair): Record<string, unknown> {
   const c = p.completion && isRecord(p.completion.value) ? p.completion.value : null;
@@ -56,7 +55,16 @@ export class RunIndex {
       }
       if (op.type === 'invoke') {
         const v = isRecord(op.value) ? op.value : {};
-        const pair: OpPair = { invoke: op, completion: null, process: op.process, f: op.f, outcome: 'open', startMs: ms, endMs: null, account: typeof v.account === 'number' ? v.account : null };
+        const pair: OpPair = {
+          invoke: op,
+          completion: null,
+          process: op.process,
+          f: op.f,
+          outcome: 'open',
+          startMs: ms,
+          endMs: null,
+          account: typeof v.account === 'number' ? v.account : null,
+        };
         open.set(op.process, pair);
         this.add(pair);
         continue;
@@ -65,7 +73,16 @@ export class RunIndex {
       if (pair) open.delete(op.process);
       else {
         const v = isRecord(op.value) ? op.value : {};
-        pair = { invoke: op, completion: null, process: op.process, f: op.f, outcome: 'open', startMs: ms, endMs: ms, account: typeof v.account === 'number' ? v.account : null };
+        pair = {
+          invoke: op,
+          completion: null,
+          process: op.process,
+          f: op.f,
+          outcome: 'open',
+          startMs: ms,
+          endMs: ms,
+          account: typeof v.account === 'number' ? v.account : null,
+        };
         this.add(pair);
       }
       pair.completion = op;
@@ -73,8 +90,10 @@ export class RunIndex {
       pair.endMs = ms;
       this.byIndex.set(op.index, pair);
       const v = isRecord(op.value) ? op.value : null;
-      if (op.type === 'ok' && op.f === 'write' && v && typeof (v as Partial<WriteValue>).writeId === 'number') this.writeById.set(v.writeId as number, pair);
-      if (op.type === 'ok' && op.f === 'final-read' && v && Array.isArray((v as Partial<FinalRead>).ledger)) this.finalReads.push(v as unknown as FinalRead);
+      if (op.type === 'ok' && op.f === 'write' && v && typeof (v as Partial<WriteValue>).writeId === 'number')
+        this.writeById.set(v.writeId as number, pair);
+      if (op.type === 'ok' && op.f === 'final-read' && v && Array.isArray((v as Partial<FinalRead>).ledger))
+        this.finalReads.push(v as unknown as FinalRead);
     }
     this.endMs = end;
   }

@@ -42,8 +42,10 @@ describe('renderReport: the first screen', () => {
     expect(findings).toBeGreaterThan(0);
     expect(findings).toBeLessThan(timeline);
     const first = html.slice(findings, timeline);
-    expect(first).toContain("Lost update on account 0: p1&#39;s write #1 (+50) erased by p0&#39;s write #2");
-    expect(first).toContain('p0 was paused for 3,000 ms (pause-holder, 0.005 s → 3.005 s) while holding the lock on account 0 (token 1), longer than the 2,000 ms TTL.');
+    expect(first).toContain('Lost update on account 0: p1&#39;s write #1 (+50) erased by p0&#39;s write #2');
+    expect(first).toContain(
+      'p0 was paused for 3,000 ms (pause-holder, 0.005 s → 3.005 s) while holding the lock on account 0 (token 1), longer than the 2,000 ms TTL.',
+    );
     expect(first).toContain('p0 paused for 3,000 ms at 0.005 s while holding the lock on account 0 (pause-holder)');
     // each anomaly links to its place on the timeline
     expect(first).toMatch(/<a class="goto" href="#timeline" data-from="[\d.]+" data-to="[\d.]+" data-ops="[\d,]+">/);
@@ -102,7 +104,8 @@ describe('renderReport: big histories', () => {
 
   it('keeps only the stretches around faults and findings past 60k pairs, and says so', () => {
     const history: Op[] = [];
-    const push = (ms: number, process: Op['process'], type: Op['type'], f: string, value: unknown) => history.push({ index: history.length, time: Math.round(ms * 1e6), process, type, f, value });
+    const push = (ms: number, process: Op['process'], type: Op['type'], f: string, value: unknown) =>
+      history.push({ index: history.length, time: Math.round(ms * 1e6), process, type, f, value });
     for (let k = 0; k < 61_000; k++) {
       const t = k * 2;
       push(t, k % 4, 'invoke', 'read', { account: 0 });
@@ -180,8 +183,30 @@ describe('renderReport: a run with hundreds of anomalies', () => {
 describe('clock offsets', () => {
   it('steps each target to the offset its fault recorded and back', () => {
     const ops: Op[] = [
-      { index: 0, time: 1e9, process: 'nemesis', type: 'info', f: 'clock', value: { phase: 'start', targets: ['redis[0]', 'redis[1]'], params: { offsetMs: 60_000, offsets: { 'redis[0]': 60_000, 'redis[1]': 30_000 } } } },
-      { index: 1, time: 3e9, process: 'nemesis', type: 'info', f: 'clock', value: { phase: 'end', targets: ['redis[0]', 'redis[1]'], params: { offsets: { 'redis[0]': 0, 'redis[1]': 0 } } } },
+      {
+        index: 0,
+        time: 1e9,
+        process: 'nemesis',
+        type: 'info',
+        f: 'clock',
+        value: {
+          phase: 'start',
+          targets: ['redis[0]', 'redis[1]'],
+          params: { offsetMs: 60_000, offsets: { 'redis[0]': 60_000, 'redis[1]': 30_000 } },
+        },
+      },
+      {
+        index: 1,
+        time: 3e9,
+        process: 'nemesis',
+        type: 'info',
+        f: 'clock',
+        value: {
+          phase: 'end',
+          targets: ['redis[0]', 'redis[1]'],
+          params: { offsets: { 'redis[0]': 0, 'redis[1]': 0 } },
+        },
+      },
     ];
     const c = clockData(faultWindows(ops), 5000)!;
     expect(c.x).toEqual([0, 1, 3, 5]);
@@ -214,12 +239,21 @@ describe('renderReport: targeted faults that never hit', () => {
   // The fixture's pause-holder start carries no aim (where it landed), so the run's own fault list makes it unknown.
   const history = pausedHolderHistory({ fenced: true });
   const results = checkRun(history, { fencing: true, faults: ['pause-holder'] });
-  const html = renderReport({ history, results, test: normalizeTestJson(PAUSED_HOLDER_TEST), runDir: 'results/etcd/x' });
+  const html = renderReport({
+    history,
+    results,
+    test: normalizeTestJson(PAUSED_HOLDER_TEST),
+    runDir: 'results/etcd/x',
+  });
 
   it('says why in the banner and shows fired/hit with each shot in the faults section', () => {
     expect(results.valid).toBe('unknown');
     expect(html).toContain('<header class="verdict unknown"><div class="badge">UNKNOWN</div>');
-    expect(html).toContain('undecided: pause-holder fired 1 time but never caught a holder inside its critical section');
-    expect(html).toMatch(/<tr class="row-bad"><td>pause-holder<\/td><td>1<\/td><td>0<\/td><td><ul><li class="bad">#\d+ miss: no aim recorded/);
+    expect(html).toContain(
+      'undecided: pause-holder fired 1 time but never caught a holder inside its critical section',
+    );
+    expect(html).toMatch(
+      /<tr class="row-bad"><td>pause-holder<\/td><td>1<\/td><td>0<\/td><td><ul><li class="bad">#\d+ miss: no aim recorded/,
+    );
   });
 });

@@ -28,7 +28,8 @@ const WRITE_ROWS = 12;
 
 function configStrip(test: TestJson, results: Partial<RunResults>, faultNames: string[]): string {
   const c = test.config;
-  const item = (k: string, v: unknown) => (v === undefined || v === null || v === '' ? '' : `<div><b>${h(k)}</b>${h(v)}</div>`);
+  const item = (k: string, v: unknown) =>
+    v === undefined || v === null || v === '' ? '' : `<div><b>${h(k)}</b>${h(v)}</div>`;
   const versions = Object.entries(test.versions)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
@@ -59,14 +60,20 @@ function gotoLink(f: Finding, label = 'show in timeline ↓'): string {
 }
 
 function writesTable(writes: WriteStory[]): string {
-  const rows = writes.slice(0, WRITE_ROWS + 1).map(
-    (w) => `<tr class="${w.role}"><td>${w.role === 'overwrote' ? 'overwrote' : 'erased'}</td><td>${h(w.process)}</td>` +
-      `<td>${w.acquiredAtMs !== null ? h(fmtAt(w.acquiredAtMs)) : '–'}</td><td class="mono">${h(w.token ?? '–')}</td>` +
-      `<td class="num">${h(w.readBalance ?? '?')}</td><td>${w.readAtMs !== null ? h(fmtAt(w.readAtMs)) : '–'}</td>` +
-      `<td class="num">${h(`${w.from} → ${w.to}`)}</td><td class="num">${h(fmtSigned(w.delta))}</td><td class="num">#${h(w.writeId)}</td>` +
-      `<td>${w.writeAtMs !== null ? h(fmtAt(w.writeAtMs)) : '–'}</td><td>${h(w.faults.join('; ') || 'none')}</td></tr>`,
-  );
-  const more = writes.length > WRITE_ROWS + 1 ? `<tr><td colspan="11" class="more">… and ${writes.length - WRITE_ROWS - 1} more erased writes</td></tr>` : '';
+  const rows = writes
+    .slice(0, WRITE_ROWS + 1)
+    .map(
+      (w) =>
+        `<tr class="${w.role}"><td>${w.role === 'overwrote' ? 'overwrote' : 'erased'}</td><td>${h(w.process)}</td>` +
+        `<td>${w.acquiredAtMs !== null ? h(fmtAt(w.acquiredAtMs)) : '–'}</td><td class="mono">${h(w.token ?? '–')}</td>` +
+        `<td class="num">${h(w.readBalance ?? '?')}</td><td>${w.readAtMs !== null ? h(fmtAt(w.readAtMs)) : '–'}</td>` +
+        `<td class="num">${h(`${w.from} → ${w.to}`)}</td><td class="num">${h(fmtSigned(w.delta))}</td><td class="num">#${h(w.writeId)}</td>` +
+        `<td>${w.writeAtMs !== null ? h(fmtAt(w.writeAtMs)) : '–'}</td><td>${h(w.faults.join('; ') || 'none')}</td></tr>`,
+    );
+  const more =
+    writes.length > WRITE_ROWS + 1
+      ? `<tr><td colspan="11" class="more">… and ${writes.length - WRITE_ROWS - 1} more erased writes</td></tr>`
+      : '';
   return `<table><thead><tr><th></th><th>process</th><th>acquired</th><th>token</th><th class="num">read</th><th>read at</th><th class="num">wrote</th><th class="num">Δ</th><th class="num">write</th><th>committed</th><th>faults active</th></tr></thead><tbody>${rows.join('')}${more}</tbody></table>`;
 }
 
@@ -99,27 +106,43 @@ function summaryBullets(all: Finding[]): string {
       const sum = (n: (f: Finding) => number) => list.reduce((s, f) => s + n(f), 0);
       const what =
         list[0].kind === 'lost-update'
-          ? `${plural(sum((f) => (f.writes?.length ?? 2) - 1), 'lost update')} erased by ${plural(list.length, 'write')}`
+          ? `${plural(
+              sum((f) => (f.writes?.length ?? 2) - 1),
+              'lost update',
+            )} erased by ${plural(list.length, 'write')}`
           : list[0].kind === 'overlap' && list[0].severity === 'bad'
-            ? `${plural(sum((f) => Math.max(1, f.ops.length - 1)), 'confirmed overlap')} with ${plural(list.length, 'hold')}`
+            ? `${plural(
+                sum((f) => Math.max(1, f.ops.length - 1)),
+                'confirmed overlap',
+              )} with ${plural(list.length, 'hold')}`
             : plural(list.length, one, many);
-      items.push(`<li class="${list[0].severity}">${h(what)}; the first: <a href="#${h(list[0].id)}">${h(list[0].title)}</a></li>`);
+      items.push(
+        `<li class="${list[0].severity}">${h(what)}; the first: <a href="#${h(list[0].id)}">${h(list[0].title)}</a></li>`,
+      );
     }
   }
   return `<ul class="summary">${items.join('')}</ul>`;
 }
 
 function findingsSection(all: Finding[]): string {
-  const cards = all.slice(0, DETAILED_FINDINGS).map(
-    (f) => `<article class="finding ${f.severity}" id="${h(f.id)}"><h3>${h(f.title)}${f.kind !== 'clean' && f.kind !== 'undecided' ? gotoLink(f) : ''}</h3>` +
-      `${f.sentences.map((s) => `<p>${h(s)}</p>`).join('')}${f.writes ? writesTable(f.writes) : ''}</article>`,
-  );
+  const cards = all
+    .slice(0, DETAILED_FINDINGS)
+    .map(
+      (f) =>
+        `<article class="finding ${f.severity}" id="${h(f.id)}"><h3>${h(f.title)}${f.kind !== 'clean' && f.kind !== 'undecided' ? gotoLink(f) : ''}</h3>` +
+        `${f.sentences.map((s) => `<p>${h(s)}</p>`).join('')}${f.writes ? writesTable(f.writes) : ''}</article>`,
+    );
   const rest = all.slice(DETAILED_FINDINGS, DETAILED_FINDINGS + TABLE_ROWS);
   const hidden = all.length - DETAILED_FINDINGS - rest.length;
   const restTable = rest.length
     ? `<h3 class="more">${h(plural(all.length - DETAILED_FINDINGS, 'more finding'))}, one line each</h3><table class="wide"><tbody>${rest
-        .map((f) => `<tr id="${h(f.id)}"><td><span class="v ${f.severity === 'bad' ? 'bad' : f.severity === 'good' ? 'good' : 'unknown'}">${h(f.kind)}</span></td><td>${h(f.title)}</td><td>${gotoLink({ ...f, ops: f.ops.slice(0, 40) }, 'timeline ↓')}</td></tr>`)
-        .join('')}</tbody></table>${hidden > 0 ? `<p class="more">… and ${fmtCount(hidden)} more, not shown here: results.json lists every anomaly.</p>` : ''}`
+        .map(
+          (f) =>
+            `<tr id="${h(f.id)}"><td><span class="v ${f.severity === 'bad' ? 'bad' : f.severity === 'good' ? 'good' : 'unknown'}">${h(f.kind)}</span></td><td>${h(f.title)}</td><td>${gotoLink({ ...f, ops: f.ops.slice(0, 40) }, 'timeline ↓')}</td></tr>`,
+        )
+        .join(
+          '',
+        )}</tbody></table>${hidden > 0 ? `<p class="more">… and ${fmtCount(hidden)} more, not shown here: results.json lists every anomaly.</p>` : ''}`
     : '';
   return `<section id="findings"><h2>What happened <span class="aside">${all.some((f) => f.severity === 'bad') ? 'anomalies first, then context' : 'no anomalies'}</span></h2>
 ${summaryBullets(all)}
@@ -138,7 +161,8 @@ function timelineNote(t: TimelineData): string {
 }
 
 function timelineSection(t: TimelineData): string {
-  const key = (colour: string, label: string, extra = '') => `<span class="key"><i style="background:${colour};${extra}"></i>${h(label)}</span>`;
+  const key = (colour: string, label: string, extra = '') =>
+    `<span class="key"><i style="background:${colour};${extra}"></i>${h(label)}</span>`;
   return `<section id="timeline"><h2>Timeline <span class="aside">one lane per client process (a new process id after each unknown outcome, as in Jepsen) · scroll to zoom, drag to pan, double-click to reset</span></h2>
 <div class="tl-note">${h(timelineNote(t))}</div>
 <div class="tl-bar"><button type="button" data-zoom="in">+</button><button type="button" data-zoom="out">−</button><button type="button" data-zoom="reset">whole run</button><button type="button" data-zoom="faults">faults</button>
@@ -173,7 +197,10 @@ function errorsTable(index: RunIndex): string {
   const rows = [...counts.values()].sort((a, b) => b.n - a.n).slice(0, 30);
   if (rows.length === 0) return '<p class="aside">No failed or unknown operations.</p>';
   return `<table><thead><tr><th>op</th><th>outcome</th><th>error</th><th class="num">count</th><th>first at</th></tr></thead><tbody>${rows
-    .map((r) => `<tr><td>${h(r.f)}</td><td>${h(r.outcome)}</td><td class="mono">${h(r.error.length > 200 ? `${r.error.slice(0, 200)}…` : r.error)}</td><td class="num">${fmtCount(r.n)}</td><td>${h(fmtAt(r.first))}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr><td>${h(r.f)}</td><td>${h(r.outcome)}</td><td class="mono">${h(r.error.length > 200 ? `${r.error.slice(0, 200)}…` : r.error)}</td><td class="num">${fmtCount(r.n)}</td><td>${h(fmtAt(r.first))}</td></tr>`,
+    )
     .join('')}</tbody></table>`;
 }
 
@@ -211,7 +238,11 @@ function faultHitTable(hits: RunResults['faultHits'] | undefined): string {
   if (!rows.length) return '';
   return `<table class="wide"><thead><tr><th>fault</th><th>fired</th><th>hit</th><th>where each shot landed</th></tr></thead><tbody>${rows
     .map(([f, c]) => {
-      const shots = (c.shots ?? []).map((s) => `<li class="${s.hit ? 'good' : 'bad'}">#${s.index} ${s.hit ? 'hit' : 'miss'}: ${h(s.evidence)}</li>`).join('');
+      const shots = (c.shots ?? [])
+        .map(
+          (s) => `<li class="${s.hit ? 'good' : 'bad'}">#${s.index} ${s.hit ? 'hit' : 'miss'}: ${h(s.evidence)}</li>`,
+        )
+        .join('');
       const hit = c.hit === null ? 'not aimed' : String(c.hit);
       return `<tr${c.hit === 0 ? ' class="row-bad"' : ''}><td>${h(f)}</td><td>${c.fired}</td><td>${h(hit)}</td><td>${shots ? `<ul>${shots}</ul>` : '–'}</td></tr>`;
     })
@@ -231,7 +262,10 @@ export function renderReport(input: ReportInput): string {
   // The postgres strategy is its own fence (the version column), as checkRun treats it.
   const fencing = !!test.config.fencing || test.token === 'version';
   const found = findings({ index, results, faults, ttlMs, fencing, lock: test.lock });
-  const timeline = timelineData(index, faults, found, { accounts: test.config.accounts, concurrency: test.config.concurrency });
+  const timeline = timelineData(index, faults, found, {
+    accounts: test.config.accounts,
+    concurrency: test.config.concurrency,
+  });
   const latency = latencyData(index);
   const throughput = throughputData(index);
   const clock = clockData(faults, index.endMs);
@@ -243,12 +277,17 @@ export function renderReport(input: ReportInput): string {
   const when = test.startedAt ? test.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : null;
   const faultList = faults.length
     ? `<table><thead><tr><th>fault</th><th>targets</th><th>from</th><th>to</th><th>params</th><th>note</th></tr></thead><tbody>${faults
-        .map((w) => `<tr><td>${h(w.f)}</td><td>${h(w.targets.join(', '))}</td><td>${h(fmtAt(w.startMs))}</td><td>${w.endMs === null ? 'not healed' : h(fmtAt(w.endMs))}</td><td class="mono">${h(JSON.stringify(w.params))}</td><td>${h(w.note ?? '')}</td></tr>`)
+        .map(
+          (w) =>
+            `<tr><td>${h(w.f)}</td><td>${h(w.targets.join(', '))}</td><td>${h(fmtAt(w.startMs))}</td><td>${w.endMs === null ? 'not healed' : h(fmtAt(w.endMs))}</td><td class="mono">${h(JSON.stringify(w.params))}</td><td>${h(w.note ?? '')}</td></tr>`,
+        )
         .join('')}</tbody></table>`
     : '<p class="aside">No faults were injected.</p>';
   const data = { timeline, latency, throughput, clock };
   const warnings = [
-    ...(test.interrupted ? ['This run was interrupted (Ctrl-C or SIGTERM): the history ends early and the verdict cannot be trusted.'] : []),
+    ...(test.interrupted
+      ? ['This run was interrupted (Ctrl-C or SIGTERM): the history ends early and the verdict cannot be trusted.']
+      : []),
     ...(input.problems ?? []).map((p) => `Problem reading the run: ${p}.`),
   ];
 
@@ -259,7 +298,10 @@ ${inlineStyle(uplotCss())}
 ${inlineStyle(pageCss())}
 </head><body class="report">
 <header class="verdict ${vclass}"><div class="badge">${h(verdict)}</div><div><h1>${h(test.lock)}${faults.length ? ` under ${h([...new Set(faultNames)].join(', '))}` : ''}: ${h(headline(results, found))}</h1>
-<div class="sub">${[when, input.runDir, `${fmtCount(history.length)} history entries`].filter(Boolean).map((s) => `<span>${h(s)}</span>`).join('')}</div></div></header>
+<div class="sub">${[when, input.runDir, `${fmtCount(history.length)} history entries`]
+    .filter(Boolean)
+    .map((s) => `<span>${h(s)}</span>`)
+    .join('')}</div></div></header>
 <main>
 ${warnings.length ? `<div class="warnings">${warnings.map((w) => `<p>${h(w)}</p>`).join('')}</div>` : ''}
 ${configStrip(test, results, faultNames)}

@@ -20,11 +20,22 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: the report's browser test needs Debian's Chromium. Run \`apt-get install chromium\` (CI installs it).`);
+    throw new Error(
+      `${CHROMIUM} is missing: the report's browser test needs Debian's Chromium. Run \`apt-get install chromium\` (CI installs it).`,
+    );
   }
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   fs.mkdirSync(OUT, { recursive: true });
 });
@@ -63,10 +74,19 @@ function inkOf(page: Page, selector: string): Promise<number> {
 const run = await simulateBankRun({ pause: { atMs: 8000, durationMs: 3000 }, inject: PWN });
 
 describe('report.html in headless Chromium', () => {
-  const html = renderReport({ history: run.history, results: run.results, test: normalizeTestJson(run.test), runDir: 'results/redis/browser-test' });
+  const html = renderReport({
+    history: run.history,
+    results: run.results,
+    test: normalizeTestJson(run.test),
+    runDir: 'results/redis/browser-test',
+  });
   // The fixture put PWN into an acquire's token (an op value), an info's error and the nemesis note.
-  const tokenOp = run.history.find((o) => o.f === 'acquire' && o.type === 'ok' && (o.value as { token?: string }).token === PWN)!;
-  const tokenInvoke = [...run.history.slice(0, tokenOp.index)].reverse().find((o: Op) => o.process === tokenOp.process && o.type === 'invoke')!;
+  const tokenOp = run.history.find(
+    (o) => o.f === 'acquire' && o.type === 'ok' && (o.value as { token?: string }).token === PWN,
+  )!;
+  const tokenInvoke = [...run.history.slice(0, tokenOp.index)]
+    .reverse()
+    .find((o: Op) => o.process === tokenOp.process && o.type === 'invoke')!;
 
   it('fixture sanity: a lost update, a paused holder and the injected strings are in the history', () => {
     expect(run.results.lostUpdates).toBeGreaterThan(0);
@@ -89,7 +109,11 @@ describe('report.html in headless Chromium', () => {
       );
       expect(firstScreen.join('\n')).toMatch(/INVALID|1 lost update/);
       expect(firstScreen.some((t) => /^Lost update on account 0: .* erased by p\d+'s write #\d+/.test(t))).toBe(true);
-      expect(firstScreen.some((t) => /^p\d+ paused for 3,000 ms at [\d.]+ s while holding the lock on account 0 \(pause-holder\)$/.test(t))).toBe(true);
+      expect(
+        firstScreen.some((t) =>
+          /^p\d+ paused for 3,000 ms at [\d.]+ s while holding the lock on account 0 \(pause-holder\)$/.test(t),
+        ),
+      ).toBe(true);
       await page.screenshot({ path: path.join(OUT, 'report-browser-first-screen.png') });
 
       // The timeline and the charts drew something.
@@ -103,11 +127,23 @@ describe('report.html in headless Chromium', () => {
       const text = await page.evaluate(() => document.body.innerText);
       expect(text).toContain(PWN);
       expect(text).toContain(`SIGSTOP sent ${PWN}`);
-      expect(await page.evaluate(() => [...document.scripts].filter((s) => s.textContent?.includes('__pwned=1') && s.type !== 'application/json').length)).toBe(0);
+      expect(
+        await page.evaluate(
+          () =>
+            [...document.scripts].filter((s) => s.textContent?.includes('__pwned=1') && s.type !== 'application/json')
+              .length,
+        ),
+      ).toBe(0);
 
       // Hovering the op whose value carries the injected token shows it, as text.
       await page.$eval('#timeline', (e) => e.scrollIntoView());
-      const at = await page.evaluate((i) => (window as unknown as { __fencepost: { focus(i: number): { x: number; y: number } | null } }).__fencepost.focus(i), tokenInvoke.index);
+      const at = await page.evaluate(
+        (i) =>
+          (
+            window as unknown as { __fencepost: { focus(i: number): { x: number; y: number } | null } }
+          ).__fencepost.focus(i),
+        tokenInvoke.index,
+      );
       expect(at).not.toBeNull();
       await page.mouse.move(at!.x, at!.y);
       const tip = page.locator('#tl-tip');
@@ -119,7 +155,9 @@ describe('report.html in headless Chromium', () => {
       // A finding's "show in timeline" link zooms the timeline onto it.
       await page.$eval('#findings', (e) => e.scrollIntoView());
       await page.locator('.finding.bad a.goto').first().click();
-      const view = await page.evaluate(() => (window as unknown as { __fencepost: { view: { from: number; to: number } } }).__fencepost.view);
+      const view = await page.evaluate(
+        () => (window as unknown as { __fencepost: { view: { from: number; to: number } } }).__fencepost.view,
+      );
       expect(view.to - view.from).toBeLessThan(10_000);
       await page.waitForTimeout(400);
       await page.locator('#timeline').screenshot({ path: path.join(OUT, 'report-browser-timeline.png') });
@@ -136,7 +174,9 @@ describe('report.html in headless Chromium', () => {
     const bigHtml = renderReport({ history: big.history, results: big.results, test: normalizeTestJson(big.test) });
     const { page, problems } = await open(path.join(OUT, 'report-browser-10k.html'), bigHtml);
     try {
-      const fp = await page.evaluate(() => (window as unknown as { __fencepost: { bars: number; charts: number } }).__fencepost);
+      const fp = await page.evaluate(
+        () => (window as unknown as { __fencepost: { bars: number; charts: number } }).__fencepost,
+      );
       expect(fp.bars).toBeGreaterThan(10_000);
       expect(fp.charts).toBe(2);
       const box = (await page.locator('#tl').boundingBox())!;
@@ -145,7 +185,9 @@ describe('report.html in headless Chromium', () => {
       await page.mouse.move(b2.x + b2.width / 2, b2.y + 40);
       await page.mouse.wheel(0, -600);
       await page.waitForTimeout(100);
-      const view = await page.evaluate(() => (window as unknown as { __fencepost: { view: { from: number; to: number } } }).__fencepost.view);
+      const view = await page.evaluate(
+        () => (window as unknown as { __fencepost: { view: { from: number; to: number } } }).__fencepost.view,
+      );
       expect(view.to - view.from).toBeLessThan(44_000 / 2);
       expect(box.height).toBeGreaterThan(100);
       await page.locator('#timeline').screenshot({ path: path.join(OUT, 'report-browser-10k-timeline.png') });

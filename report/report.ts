@@ -12,7 +12,13 @@ export { renderReport, type ReportInput } from './report-page.ts';
  */
 export function writeReport(runDir: string): string {
   const run = readRun(runDir);
-  const html = renderReport({ history: run.history, results: run.results as RunResults, test: run.test, runDir: path.resolve(runDir), problems: run.problems });
+  const html = renderReport({
+    history: run.history,
+    results: run.results as RunResults,
+    test: run.test,
+    runDir: path.resolve(runDir),
+    problems: run.problems,
+  });
   const file = path.join(runDir, 'report.html');
   fs.writeFileSync(file, html);
   return file;

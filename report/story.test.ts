@@ -8,7 +8,14 @@ import { findings, headline } from './story.ts';
 function story(fenced: boolean) {
   const history = pausedHolderHistory({ fenced });
   const results = checkRun(history, { fencing: fenced });
-  const found = findings({ index: new RunIndex(history), results, faults: faultWindows(history, results), ttlMs: 2000, fencing: fenced, lock: fenced ? 'etcd' : 'redis' });
+  const found = findings({
+    index: new RunIndex(history),
+    results,
+    faults: faultWindows(history, results),
+    ttlMs: 2000,
+    fencing: fenced,
+    lock: fenced ? 'etcd' : 'redis',
+  });
   return { results, found, headline: headline(results, found) };
 }
 
@@ -23,8 +30,12 @@ describe('findings: a paused holder, unfenced', () => {
 
   it('tells the lost update from the data: the pause, both holders, who read what and wrote what', () => {
     const [pause, holders, interleaving] = found[0].sentences;
-    expect(pause).toBe('p0 was paused for 3,000 ms (pause-holder, 0.005 s → 3.005 s) while holding the lock on account 0 (token 1), longer than the 2,000 ms TTL.');
-    expect(holders).toBe('Both believed they held the lock on account 0: p0 since 0.001 s (token 1), p1 since 2.600 s (token 2).');
+    expect(pause).toBe(
+      'p0 was paused for 3,000 ms (pause-holder, 0.005 s → 3.005 s) while holding the lock on account 0 (token 1), longer than the 2,000 ms TTL.',
+    );
+    expect(holders).toBe(
+      'Both believed they held the lock on account 0: p0 since 0.001 s (token 1), p1 since 2.600 s (token 2).',
+    );
     expect(interleaving).toBe(
       'p0 read 1000 at 0.003 s. p1 then committed write #1 (1000 → 1050, +50) at 2.703 s. p0 committed write #2 (1000 → 1034) at 3.008 s, ' +
         "computed from its read of 1000 at 0.003 s, before the pause, when the balance was already 1050, so p1's +50 was erased.",
@@ -60,7 +71,9 @@ describe('findings: a paused holder, fenced', () => {
     expect(found.some((f) => f.severity === 'bad')).toBe(false);
     const pause = found.find((f) => f.kind === 'paused-holder')!;
     expect(pause.severity).toBe('good');
-    expect(pause.sentences[2]).toBe('When it resumed, its write of 1034 (1000 +34) with token 1 was rejected as stale (stale-token) at 3.008 s: the fence held.');
+    expect(pause.sentences[2]).toBe(
+      'When it resumed, its write of 1034 (1000 +34) with token 1 was rejected as stale (stale-token) at 3.008 s: the fence held.',
+    );
     expect(found.find((f) => f.kind === 'stale-writes')!.title).toBe('Fencing rejected 1 stale write');
   });
 
@@ -74,10 +87,21 @@ describe('findings: a fencing violation', () => {
   it('reports the fencing-order checker regressions of a fenced run', () => {
     const history = pausedHolderHistory({ fenced: false });
     const results = checkRun(history, { fencing: true });
-    const found = findings({ index: new RunIndex(history), results, faults: faultWindows(history, results), ttlMs: 2000, fencing: true, lock: 'etcd' });
+    const found = findings({
+      index: new RunIndex(history),
+      results,
+      faults: faultWindows(history, results),
+      ttlMs: 2000,
+      fencing: true,
+      lock: 'etcd',
+    });
     const v = found.find((f) => f.kind === 'fencing-violation')!;
     expect(v.title).toBe('Fencing violation on account 0: token 1 accepted after token 2');
-    expect(v.sentences[0]).toContain("p0's write #2 carried token 1 and committed at 3.008 s, after p1's write #1 with the newer token 2 had been accepted");
-    expect(found.find((f) => f.kind === 'lost-update')!.sentences).toContain('The resource accepted token 1 after token 2: fencing did not stop it.');
+    expect(v.sentences[0]).toContain(
+      "p0's write #2 carried token 1 and committed at 3.008 s, after p1's write #1 with the newer token 2 had been accepted",
+    );
+    expect(found.find((f) => f.kind === 'lost-update')!.sentences).toContain(
+      'The resource accepted token 1 after token 2: fencing did not stop it.',
+    );
   });
 });

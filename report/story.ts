@@ -42,7 +42,15 @@ export interface WriteStory {
   ops: number[];
 }
 
-export type FindingKind = 'lost-update' | 'overlap' | 'fencing-violation' | 'paused-holder' | 'stale-writes' | 'linearizability' | 'undecided' | 'clean';
+export type FindingKind =
+  | 'lost-update'
+  | 'overlap'
+  | 'fencing-violation'
+  | 'paused-holder'
+  | 'stale-writes'
+  | 'linearizability'
+  | 'undecided'
+  | 'clean';
 
 export interface Finding {
   /** Anchor id in the page. */
@@ -74,9 +82,21 @@ function opIndexes(...pairs: (OpPair | null)[]): number[] {
 }
 
 /** The read and acquire a write was based on: its process's latest ok read, and the ok acquire before that. */
-function criticalSection(index: RunIndex, write: OpPair, account: number): { acquire: OpPair | null; read: OpPair | null } {
-  const read = index.before(write, (p) => p.f === 'read' && p.outcome === 'ok' && (p.account === null || p.account === account), (p) => p.f === 'write' || p.f === 'release');
-  const acquire = index.before(read ?? write, (p) => p.f === 'acquire' && p.outcome === 'ok' && (p.account === null || p.account === account), (p) => p.f === 'release');
+function criticalSection(
+  index: RunIndex,
+  write: OpPair,
+  account: number,
+): { acquire: OpPair | null; read: OpPair | null } {
+  const read = index.before(
+    write,
+    (p) => p.f === 'read' && p.outcome === 'ok' && (p.account === null || p.account === account),
+    (p) => p.f === 'write' || p.f === 'release',
+  );
+  const acquire = index.before(
+    read ?? write,
+    (p) => p.f === 'acquire' && p.outcome === 'ok' && (p.account === null || p.account === account),
+    (p) => p.f === 'release',
+  );
   return { acquire, read };
 }
 
@@ -88,7 +108,12 @@ function writeStory(input: StoryInput, row: LedgerRow, write: OpPair | null, rol
   const writeValue = (write ? pairValue(write) : {}) as Partial<WriteValue>;
   const from = acquire?.endMs ?? read?.startMs ?? write?.startMs ?? null;
   const to = write?.endMs ?? write?.startMs ?? null;
-  const faults = from !== null && to !== null ? faultsDuring(input.faults, from, to, index.endMs).map((w) => `${faultLabel(w)} (${fmtAt(w.startMs)} → ${w.endMs === null ? 'end' : fmtAt(w.endMs)})`) : [];
+  const faults =
+    from !== null && to !== null
+      ? faultsDuring(input.faults, from, to, index.endMs).map(
+          (w) => `${faultLabel(w)} (${fmtAt(w.startMs)} → ${w.endMs === null ? 'end' : fmtAt(w.endMs)})`,
+        )
+      : [];
   return {
     role,
     process: processLabel(row.process),
@@ -123,7 +148,9 @@ function pauseOn(input: StoryInput, w: WriteStory, processId: number): FaultWind
   const from = w.acquiredAtMs ?? w.readAtMs;
   const to = w.writeStartMs ?? w.writeAtMs;
   if (from === null || to === null) return undefined;
-  return faultsDuring(input.faults, from, to, input.index.endMs).find((f) => isPause(f) && f.processes.includes(processId));
+  return faultsDuring(input.faults, from, to, input.index.endMs).find(
+    (f) => isPause(f) && f.processes.includes(processId),
+  );
 }
 
 function pauseSentence(input: StoryInput, who: WriteStory, pause: FaultWindow): string {
@@ -152,9 +179,15 @@ function lostUpdateFinding(input: StoryInput, group: LostUpdate[], n: number): F
   if (overPause) sentences.push(pauseSentence(input, over, overPause));
   if (lostPause && lostPause !== overPause) sentences.push(pauseSentence(input, l0, lostPause));
   if (!overPause && !lostPause) {
-    const times = [over.acquiredAtMs, over.readAtMs, l0.acquiredAtMs, over.writeAtMs, l0.writeAtMs].filter((t): t is number => t !== null);
+    const times = [over.acquiredAtMs, over.readAtMs, l0.acquiredAtMs, over.writeAtMs, l0.writeAtMs].filter(
+      (t): t is number => t !== null,
+    );
     const during = times.length ? faultsDuring(input.faults, Math.min(...times), Math.max(...times), index.endMs) : [];
-    sentences.push(during.length ? `Active during these writes: ${during.map(faultLabel).join('; ')}.` : 'No fault was active during these writes.');
+    sentences.push(
+      during.length
+        ? `Active during these writes: ${during.map(faultLabel).join('; ')}.`
+        : 'No fault was active during these writes.',
+    );
   }
 
   // Who believed they held the lock.
@@ -164,17 +197,26 @@ function lostUpdateFinding(input: StoryInput, group: LostUpdate[], n: number): F
     const [e, l] = over.acquiredAtMs <= l0.acquiredAtMs ? [over, l0] : [l0, over];
     const both = e.writeAtMs !== null && l.acquiredAtMs !== null && e.writeAtMs > l.acquiredAtMs!;
     const at = (w: WriteStory) => `${w.process} since ${fmtAt(w.acquiredAtMs)}${w.token ? ` (token ${w.token})` : ''}`;
-    sentences.push(both ? `Both believed they held the lock on account ${acct}: ${at(e)}, ${at(l)}.` : `${e.process} acquired the lock at ${fmtAt(e.acquiredAtMs)}, ${l.process} at ${fmtAt(l.acquiredAtMs)}.`);
+    sentences.push(
+      both
+        ? `Both believed they held the lock on account ${acct}: ${at(e)}, ${at(l)}.`
+        : `${e.process} acquired the lock at ${fmtAt(e.acquiredAtMs)}, ${l.process} at ${fmtAt(l.acquiredAtMs)}.`,
+    );
   }
 
   // The interleaving: the overwriter read before the lost write committed, and wrote after it.
   const readAt = over.readAtMs !== null ? ` at ${fmtAt(over.readAtMs)}` : '';
   const staleBy = (w: WriteStory) => {
-    const prev = w.readWriteId !== null && w.readWriteId !== w.writeId - 1 ? ledgerRow(index, w.account, w.writeId - 1) : undefined;
+    const prev =
+      w.readWriteId !== null && w.readWriteId !== w.writeId - 1
+        ? ledgerRow(index, w.account, w.writeId - 1)
+        : undefined;
     return prev ? `, when the balance was already ${prev.to}` : '';
   };
   const fromBeforePause = (w: WriteStory, pause: FaultWindow | undefined) =>
-    pause && w.readAtMs !== null ? `, computed from its read of ${w.readBalance} at ${fmtAt(w.readAtMs)}, before the pause${staleBy(w)}` : '';
+    pause && w.readAtMs !== null
+      ? `, computed from its read of ${w.readBalance} at ${fmtAt(w.readAtMs)}, before the pause${staleBy(w)}`
+      : '';
   const overWrite = `${over.process} committed write #${over.writeId} (${over.from} → ${over.to})${over.writeAtMs !== null ? ` at ${fmtAt(over.writeAtMs)}` : ''}${fromBeforePause(over, overPause) || ', computed from its earlier read'}`;
   const sum = lost.reduce((s, w) => s + w.delta, 0);
   const ids = lost.length === 1 ? `#${l0.writeId}` : `#${l0.writeId}–#${lost[lost.length - 1].writeId}`;
@@ -193,7 +235,12 @@ function lostUpdateFinding(input: StoryInput, group: LostUpdate[], n: number): F
   if (input.fencing && over.token && l0.token && tokenLess(over.token, l0.token)) {
     sentences.push(`The resource accepted token ${over.token} after token ${l0.token}: fencing did not stop it.`);
   }
-  const times = [over.acquiredAtMs, over.readAtMs, over.writeAtMs, ...lost.flatMap((w) => [w.acquiredAtMs, w.readAtMs, w.writeAtMs])].filter((t): t is number => t !== null);
+  const times = [
+    over.acquiredAtMs,
+    over.readAtMs,
+    over.writeAtMs,
+    ...lost.flatMap((w) => [w.acquiredAtMs, w.readAtMs, w.writeAtMs]),
+  ].filter((t): t is number => t !== null);
   return {
     id: `lost-${n}`,
     kind: 'lost-update',
@@ -241,14 +288,18 @@ function overlapFinding(input: StoryInput, group: Overlap[], n: number): Finding
   const a = group[0].a;
   const account = group[0].account;
   const span = (x: Overlap['a']) => `${fmtAt(x.acquiredAt / 1e6)}–${fmtAt(x.releasedAt / 1e6)}`;
-  const both = (o: Overlap) => Math.max(0, Math.min(o.a.releasedAt, o.b.releasedAt) - Math.max(o.a.acquiredAt, o.b.acquiredAt)) / 1e6;
+  const both = (o: Overlap) =>
+    Math.max(0, Math.min(o.a.releasedAt, o.b.releasedAt) - Math.max(o.a.acquiredAt, o.b.acquiredAt)) / 1e6;
   const others = group.map((o) => `${processLabel(o.b.process)} (${span(o.b)}, both for ${fmtMs(both(o))})`);
   const sentences = [
     `${processLabel(a.process)} believed it held the lock on account ${account} from ${fmtAt(a.acquiredAt / 1e6)} to ${fmtAt(a.releasedAt / 1e6)}; ` +
       `${group.length === 1 ? 'so did' : `${group.length} other holders did too:`} ${others.slice(0, 6).join(', ')}${others.length > 6 ? ` and ${others.length - 6} more` : ''}.`,
   ];
   const evidence = [...new Set(group.map((o) => o.evidence).filter((e): e is string => typeof e === 'string'))];
-  if (evidence.length > 0) sentences.push(`Confirmed by the ledger: ${evidence[0].replace(/\.$/, '')}${evidence.length > 1 ? ` (and ${evidence.length - 1} more like it)` : ''}.`);
+  if (evidence.length > 0)
+    sentences.push(
+      `Confirmed by the ledger: ${evidence[0].replace(/\.$/, '')}${evidence.length > 1 ? ` (and ${evidence.length - 1} more like it)` : ''}.`,
+    );
   else sentences.push('Confirmed: the resource saw their critical sections interleave.');
   const from = Math.min(...group.map((o) => Math.min(o.a.acquiredAt, o.b.acquiredAt))) / 1e6;
   const to = Math.max(...group.map((o) => Math.max(o.a.releasedAt, o.b.releasedAt))) / 1e6;
@@ -275,7 +326,12 @@ function overlapFinding(input: StoryInput, group: Overlap[], n: number): Finding
  */
 function suspectedOverlapsFinding(input: StoryInput, list: Overlap[]): Finding[] {
   if (list.length === 0) return [];
-  const pairs = list.slice(0, 4).map((o) => `${processLabel(o.a.process)} and ${processLabel(o.b.process)} on account ${o.account} (${fmtMs(Math.max(0, Math.min(o.a.releasedAt, o.b.releasedAt) - Math.max(o.a.acquiredAt, o.b.acquiredAt)) / 1e6)})`);
+  const pairs = list
+    .slice(0, 4)
+    .map(
+      (o) =>
+        `${processLabel(o.a.process)} and ${processLabel(o.b.process)} on account ${o.account} (${fmtMs(Math.max(0, Math.min(o.a.releasedAt, o.b.releasedAt) - Math.max(o.a.acquiredAt, o.b.acquiredAt)) / 1e6)})`,
+    );
   const from = Math.min(...list.map((o) => Math.min(o.a.acquiredAt, o.b.acquiredAt))) / 1e6;
   const to = Math.max(...list.map((o) => Math.max(o.a.releasedAt, o.b.releasedAt))) / 1e6;
   return [
@@ -315,14 +371,27 @@ interface Regression {
 function regressions(input: StoryInput): Regression[] {
   const r = input.results.checkers?.['fencing-order'];
   if (isRecord(r) && Array.isArray(r.regressions)) {
-    return r.regressions.filter(isRecord).map((x) => ({ account: Number(x.account), writeId: Number(x.writeId), token: String(x.token), afterWriteId: Number(x.afterWriteId), afterToken: String(x.afterToken) }));
+    return r.regressions.filter(isRecord).map((x) => ({
+      account: Number(x.account),
+      writeId: Number(x.writeId),
+      token: String(x.token),
+      afterWriteId: Number(x.afterWriteId),
+      afterToken: String(x.afterToken),
+    }));
   }
   const out: Regression[] = [];
   for (const fr of input.index.finalReads) {
     let best: LedgerRow | null = null;
     for (const row of [...fr.ledger].sort((x, y) => x.writeId - y.writeId)) {
       if (row.token === null) continue;
-      if (best && best.token !== null && tokenLess(row.token, best.token)) out.push({ account: row.account, writeId: row.writeId, token: row.token, afterWriteId: best.writeId, afterToken: best.token });
+      if (best && best.token !== null && tokenLess(row.token, best.token))
+        out.push({
+          account: row.account,
+          writeId: row.writeId,
+          token: row.token,
+          afterWriteId: best.writeId,
+          afterToken: best.token,
+        });
       else if (!best || best.token === null || tokenLess(best.token, row.token)) best = row;
     }
   }
@@ -364,7 +433,12 @@ function ledgerRow(index: RunIndex, account: number, writeId: number): LedgerRow
   return rows.get(`${account}/${writeId}`);
 }
 
-function outcomeAfterPause(index: RunIndex, write: OpPair | null, lostByWriter: Map<number, LostUpdate[]>, lostById: Map<number, LostUpdate>): string {
+function outcomeAfterPause(
+  index: RunIndex,
+  write: OpPair | null,
+  lostByWriter: Map<number, LostUpdate[]>,
+  lostById: Map<number, LostUpdate>,
+): string {
   if (!write) return 'It did not write again before the run ended.';
   const v = pairValue(write) as Partial<WriteValue>;
   const what = `${v.to ?? '?'}${typeof v.from === 'number' && typeof v.delta === 'number' ? ` (${v.from} ${fmtSigned(v.delta)})` : ''}`;
@@ -373,17 +447,23 @@ function outcomeAfterPause(index: RunIndex, write: OpPair | null, lostByWriter: 
   switch (write.outcome) {
     case 'ok': {
       const id = typeof v.writeId === 'number' ? v.writeId : null;
-      const parts = [`When it resumed it wrote ${what}${tok} (write #${id ?? '?'}) at ${fmtAt(write.endMs)}, computed from its read from before the pause`];
+      const parts = [
+        `When it resumed it wrote ${what}${tok} (write #${id ?? '?'}) at ${fmtAt(write.endMs)}, computed from its read from before the pause`,
+      ];
       if (id !== null && typeof v.basedOn === 'number' && typeof v.account === 'number') {
         const between = id - v.basedOn - 1;
         const prev = ledgerRow(index, v.account, id - 1);
-        if (between > 0) parts[0] += `; ${plural(between, 'other write')} had committed since that read${prev && prev.writeId !== v.basedOn ? ` and the balance was ${prev.to}` : ''}`;
+        if (between > 0)
+          parts[0] += `; ${plural(between, 'other write')} had committed since that read${prev && prev.writeId !== v.basedOn ? ` and the balance was ${prev.to}` : ''}`;
       }
       const erased = id !== null ? lostByWriter.get(id) : undefined;
       const self = id !== null ? lostById.get(id) : undefined;
       let tail = '.';
       if (erased && erased.length > 0) {
-        const names = erased.slice(0, 4).map((lu) => `${processLabel(lu.lost.process)}'s write #${lu.lost.writeId} (${fmtSigned(lu.lost.delta)})`).join(', ');
+        const names = erased
+          .slice(0, 4)
+          .map((lu) => `${processLabel(lu.lost.process)}'s write #${lu.lost.writeId} (${fmtSigned(lu.lost.delta)})`)
+          .join(', ');
         tail = `. It erased ${names}${erased.length > 4 ? ` and ${erased.length - 4} more` : ''}.`;
       } else if (self) {
         tail = `. ${processLabel(self.overwrittenBy.process)}'s write #${self.overwrittenBy.writeId}, computed from a read taken before it, then erased it in turn: its ${fmtSigned(self.lost.delta)} is lost.`;
@@ -393,9 +473,11 @@ function outcomeAfterPause(index: RunIndex, write: OpPair | null, lostByWriter: 
       return parts[0] + tail;
     }
     case 'fail':
-      if (err === 'stale-token') return `When it resumed, its write of ${what}${tok} was rejected as stale (stale-token) at ${fmtAt(write.endMs)}: the fence held.`;
+      if (err === 'stale-token')
+        return `When it resumed, its write of ${what}${tok} was rejected as stale (stale-token) at ${fmtAt(write.endMs)}: the fence held.`;
       if (err === 'lock-lost') return `Its watchdog had lost the lock, so it skipped its write of ${what} (lock-lost).`;
-      if (err === 'version-conflict') return `When it resumed, its write of ${what} was rejected (version-conflict): the row had changed since its read.`;
+      if (err === 'version-conflict')
+        return `When it resumed, its write of ${what} was rejected (version-conflict): the row had changed since its read.`;
       return `Its write of ${what}${tok} failed (${err ?? 'no error given'}).`;
     case 'info':
       return `Its write of ${what}${tok} has an unknown outcome (${err ?? 'no error given'}).`;
@@ -440,7 +522,9 @@ function pausedHolderFindings(input: StoryInput): Finding[] {
           kind: 'paused-holder',
           severity: 'note',
           title: `${name} paused for ${fmtCount(dur)} ms at ${fmtAt(w.startMs)} (${w.f}), not holding a lock`,
-          sentences: [`${name}${pid} was paused for ${fmtCount(dur)} ms from ${fmtAt(w.startMs)} while it held no lock.`],
+          sentences: [
+            `${name}${pid} was paused for ${fmtCount(dur)} ms from ${fmtAt(w.startMs)} while it held no lock.`,
+          ],
           fromMs: w.startMs,
           toMs: endMs,
           ops: w.startIndex !== undefined ? [w.startIndex] : [],
@@ -450,11 +534,25 @@ function pausedHolderFindings(input: StoryInput): Finding[] {
       const account = held.account ?? 0;
       const hv = pairValue(held);
       const token = str(hv.token);
-      const ttl = input.ttlMs !== null ? (dur > input.ttlMs ? `, longer than the ${fmtCount(input.ttlMs)} ms TTL` : `, within the ${fmtCount(input.ttlMs)} ms TTL`) : '';
+      const ttl =
+        input.ttlMs !== null
+          ? dur > input.ttlMs
+            ? `, longer than the ${fmtCount(input.ttlMs)} ms TTL`
+            : `, within the ${fmtCount(input.ttlMs)} ms TTL`
+          : '';
       const write = index.after(heldRead ?? held, (q) => q.f === 'write' || q.f === 'release' || q.f === 'acquire');
       const nextWrite = write && write.f === 'write' ? write : null;
       const takers = index.pairs
-        .filter((q) => q.f === 'acquire' && q.outcome === 'ok' && q.process !== p && q.account === account && q.endMs !== null && q.endMs >= w.startMs && q.endMs <= (nextWrite?.endMs ?? endMs))
+        .filter(
+          (q) =>
+            q.f === 'acquire' &&
+            q.outcome === 'ok' &&
+            q.process !== p &&
+            q.account === account &&
+            q.endMs !== null &&
+            q.endMs >= w.startMs &&
+            q.endMs <= (nextWrite?.endMs ?? endMs),
+        )
         .sort((x, y) => x.endMs! - y.endMs!);
       const sentences = [
         `${name}${pid} was paused for ${fmtCount(dur)} ms (${fmtAt(w.startMs)} → ${w.endMs === null ? 'end' : fmtAt(w.endMs)}) while holding the lock on account ${account}` +
@@ -462,8 +560,15 @@ function pausedHolderFindings(input: StoryInput): Finding[] {
           `${heldRead ? `, after reading ${str(pairValue(heldRead).balance) ?? '?'}` : ''}.`,
       ];
       if (takers.length > 0) {
-        const t = takers.slice(0, 3).map((q) => `${processLabel(q.process)} at ${fmtAt(q.endMs)}${str(pairValue(q).token) ? ` (token ${str(pairValue(q).token)})` : ''}`);
-        sentences.push(`Meanwhile the lock was granted to ${t.join(', ')}${takers.length > 3 ? ` and ${takers.length - 3} more` : ''}.`);
+        const t = takers
+          .slice(0, 3)
+          .map(
+            (q) =>
+              `${processLabel(q.process)} at ${fmtAt(q.endMs)}${str(pairValue(q).token) ? ` (token ${str(pairValue(q).token)})` : ''}`,
+          );
+        sentences.push(
+          `Meanwhile the lock was granted to ${t.join(', ')}${takers.length > 3 ? ` and ${takers.length - 3} more` : ''}.`,
+        );
       } else {
         sentences.push('Nobody else acquired that lock before it wrote.');
       }
@@ -479,7 +584,11 @@ function pausedHolderFindings(input: StoryInput): Finding[] {
         sentences,
         fromMs: held.startMs,
         toMs: Math.max(endMs, nextWrite?.endMs ?? 0),
-        ops: [...(w.startIndex !== undefined ? [w.startIndex] : []), ...opIndexes(held, heldRead, nextWrite), ...takers.flatMap((q) => opIndexes(q))],
+        ops: [
+          ...(w.startIndex !== undefined ? [w.startIndex] : []),
+          ...opIndexes(held, heldRead, nextWrite),
+          ...takers.flatMap((q) => opIndexes(q)),
+        ],
       });
     }
   }
@@ -487,7 +596,9 @@ function pausedHolderFindings(input: StoryInput): Finding[] {
 }
 
 function staleWriteFinding(input: StoryInput): Finding[] {
-  const stale = input.index.pairs.filter((p) => p.f === 'write' && p.outcome === 'fail' && p.completion?.error === 'stale-token');
+  const stale = input.index.pairs.filter(
+    (p) => p.f === 'write' && p.outcome === 'fail' && p.completion?.error === 'stale-token',
+  );
   if (stale.length === 0) return [];
   const shown = stale.slice(0, 3).map((p) => {
     const v = pairValue(p) as Partial<WriteValue>;
@@ -499,7 +610,9 @@ function staleWriteFinding(input: StoryInput): Finding[] {
       kind: 'stale-writes',
       severity: 'good',
       title: `Fencing rejected ${plural(stale.length, 'stale write')}`,
-      sentences: [`The resource refused writes from holders whose token had been superseded: ${shown.join('; ')}${stale.length > 3 ? `; and ${stale.length - 3} more` : ''}.`],
+      sentences: [
+        `The resource refused writes from holders whose token had been superseded: ${shown.join('; ')}${stale.length > 3 ? `; and ${stale.length - 3} more` : ''}.`,
+      ],
       fromMs: stale[0].startMs,
       toMs: stale[Math.min(2, stale.length - 1)].endMs ?? input.index.endMs,
       ops: stale.slice(0, 20).flatMap((p) => opIndexes(p)),
@@ -520,15 +633,35 @@ function checkerFindings(input: StoryInput): Finding[] {
         kind: 'linearizability',
         severity: 'bad',
         title: `Not linearizable${typeof r.model === 'string' ? ` (model: ${r.model})` : ''}`,
-        sentences: [typeof cx.message === 'string' ? cx.message : 'The linearizability checker found no valid order; see the counterexample below.'],
+        sentences: [
+          typeof cx.message === 'string'
+            ? cx.message
+            : 'The linearizability checker found no valid order; see the counterexample below.',
+        ],
         fromMs: times.length ? Math.min(...times) : 0,
         toMs: times.length ? Math.max(...times) : input.index.endMs,
         ops: window,
       });
     }
     if (r.valid === 'unknown') {
-      const why = typeof r.error === 'string' ? r.error : typeof r.cause === 'string' ? r.cause : typeof r.reason === 'string' ? r.reason : 'no reason given';
-      out.push({ id: `undecided-${name}`, kind: 'undecided', severity: 'note', title: `${name}: could not decide`, sentences: [`The ${name} checker returned unknown: ${why}.`], fromMs: 0, toMs: input.index.endMs, ops: [] });
+      const why =
+        typeof r.error === 'string'
+          ? r.error
+          : typeof r.cause === 'string'
+            ? r.cause
+            : typeof r.reason === 'string'
+              ? r.reason
+              : 'no reason given';
+      out.push({
+        id: `undecided-${name}`,
+        kind: 'undecided',
+        severity: 'note',
+        title: `${name}: could not decide`,
+        sentences: [`The ${name} checker returned unknown: ${why}.`],
+        fromMs: 0,
+        toMs: input.index.endMs,
+        ops: [],
+      });
     }
   }
   return out;
@@ -546,15 +679,31 @@ function cleanFinding(input: StoryInput): Finding {
         : `Account ${fr.account}: final balance ${fr.balance}, but opening ${fr.initialBalance} + committed deltas = ${expected}.`,
     );
   }
-  return { id: 'clean', kind: 'clean', severity: 'good', title: 'No anomalies', sentences, fromMs: 0, toMs: input.index.endMs, ops: [] };
+  return {
+    id: 'clean',
+    kind: 'clean',
+    severity: 'good',
+    title: 'No anomalies',
+    sentences,
+    fromMs: 0,
+    toMs: input.index.endMs,
+    ops: [],
+  };
 }
 
 /** All findings, anomalies first (lost updates, overlaps, fencing violations, linearizability), then context. */
 export function findings(input: StoryInput): Finding[] {
-  const lost = groupLostUpdates(input.results.lostUpdateDetails ?? []).map((g, i) => lostUpdateFinding(input, g, i + 1));
+  const lost = groupLostUpdates(input.results.lostUpdateDetails ?? []).map((g, i) =>
+    lostUpdateFinding(input, g, i + 1),
+  );
   const details = input.results.overlapDetails ?? [];
-  const overlaps = overlapGroups(details.filter((o) => o.kind === 'confirmed')).map((g, i) => overlapFinding(input, g, i + 1));
-  const suspected = suspectedOverlapsFinding(input, details.filter((o) => o.kind !== 'confirmed'));
+  const overlaps = overlapGroups(details.filter((o) => o.kind === 'confirmed')).map((g, i) =>
+    overlapFinding(input, g, i + 1),
+  );
+  const suspected = suspectedOverlapsFinding(
+    input,
+    details.filter((o) => o.kind !== 'confirmed'),
+  );
   const fences = fencingViolations(input);
   const checkers = checkerFindings(input);
   const pauses = pausedHolderFindings(input);
@@ -570,18 +719,23 @@ export function headline(results: Partial<RunResults>, all: readonly Finding[]):
   const lost = results.lostUpdates ?? (results.lostUpdateDetails ?? []).length;
   const parts: string[] = [];
   if (lost > 0) parts.push(plural(lost, 'lost update'));
-  const confirmed = results.confirmedOverlaps ?? (results.overlapDetails ?? []).filter((o) => o.kind === 'confirmed').length;
+  const confirmed =
+    results.confirmedOverlaps ?? (results.overlapDetails ?? []).filter((o) => o.kind === 'confirmed').length;
   if (confirmed > 0) parts.push(plural(confirmed, 'confirmed lock overlap'));
   const fences = all.filter((f) => f.kind === 'fencing-violation').length;
   if (fences > 0) parts.push(plural(fences, 'fencing violation'));
   const tokenViolations = results.checkers?.['token-order']?.violations;
-  if (Array.isArray(tokenViolations) && tokenViolations.length > 0) parts.push(plural(tokenViolations.length, 'token-order violation'));
+  if (Array.isArray(tokenViolations) && tokenViolations.length > 0)
+    parts.push(plural(tokenViolations.length, 'token-order violation'));
   if (all.some((f) => f.kind === 'linearizability')) parts.push('not linearizable');
   if (results.valid === false) return parts.length > 0 ? parts.join(', ') : 'a checker found the history invalid';
   if (results.valid === 'unknown') {
     // The run's own reasons first (no progress, a targeted fault that never hit…): they say why nothing was
     // proven; then the checkers that could not decide.
-    const why = [...(Array.isArray(results.unknownReasons) ? results.unknownReasons.map(String) : []), ...all.filter((f) => f.kind === 'undecided').map((f) => f.title)];
+    const why = [
+      ...(Array.isArray(results.unknownReasons) ? results.unknownReasons.map(String) : []),
+      ...all.filter((f) => f.kind === 'undecided').map((f) => f.title),
+    ];
     return `undecided${why.length ? `: ${why.join('; ')}` : ''}${parts.length ? ` (${parts.join(', ')})` : ''}`;
   }
   const stale = results.staleWritesRejected ?? 0;

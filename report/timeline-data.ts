@@ -65,7 +65,8 @@ const OUTCOME = { ok: 0, fail: 1, info: 2, open: 3 } as const;
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 function laneOrder(a: ProcessId, b: ProcessId): number {
-  const rank = (p: ProcessId) => (typeof p === 'number' ? (p >= WATCHDOG_PROCESS_OFFSET ? 1 : 0) : p === 'harness' ? 2 : 3);
+  const rank = (p: ProcessId) =>
+    typeof p === 'number' ? (p >= WATCHDOG_PROCESS_OFFSET ? 1 : 0) : p === 'harness' ? 2 : 3;
   if (rank(a) !== rank(b)) return rank(a) - rank(b);
   return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
 }
@@ -79,7 +80,9 @@ function laneOrder(a: ProcessId, b: ProcessId): number {
  */
 function laneKey(p: ProcessId, concurrency: number | undefined): ProcessId {
   if (typeof p !== 'number' || !concurrency || concurrency < 1) return p;
-  return p >= WATCHDOG_PROCESS_OFFSET ? WATCHDOG_PROCESS_OFFSET + ((p - WATCHDOG_PROCESS_OFFSET) % concurrency) : p % concurrency;
+  return p >= WATCHDOG_PROCESS_OFFSET
+    ? WATCHDOG_PROCESS_OFFSET + ((p - WATCHDOG_PROCESS_OFFSET) % concurrency)
+    : p % concurrency;
 }
 
 function laneLabel(key: ProcessId, concurrency: number | undefined): string {
@@ -94,12 +97,17 @@ function cut(s: string, max: number): string {
 /** What a hover adds to the bar's own facts: the op's value and error (its time, process and f are drawn). */
 function opJson(op: Op): string {
   const head = op.type === 'invoke' ? 'invoke' : op.type;
-  return cut(`${head} ${JSON.stringify(op.value)}${op.error !== undefined ? `  error: ${op.error}` : ''}`, MAX_DETAIL_CHARS);
+  return cut(
+    `${head} ${JSON.stringify(op.value)}${op.error !== undefined ? `  error: ${op.error}` : ''}`,
+    MAX_DETAIL_CHARS,
+  );
 }
 
 function subsumes(outer: unknown, inner: unknown): boolean {
   if (typeof inner !== 'object' || inner === null || typeof outer !== 'object' || outer === null) return false;
-  return Object.entries(inner).every(([k, v]) => JSON.stringify((outer as Record<string, unknown>)[k]) === JSON.stringify(v));
+  return Object.entries(inner).every(
+    ([k, v]) => JSON.stringify((outer as Record<string, unknown>)[k]) === JSON.stringify(v),
+  );
 }
 
 /** One line a person reads on hover: what the op did, in the bank workload's terms. */
@@ -110,7 +118,10 @@ export function summarize(p: OpPair, showAccount: boolean): string {
   let s: string;
   switch (p.f) {
     case 'acquire':
-      s = p.outcome === 'ok' ? `${v.token !== undefined ? `token ${String(v.token)}` : 'held'}${typeof v.validityMs === 'number' ? `, valid ${Math.round(v.validityMs)} ms` : ''}` : '';
+      s =
+        p.outcome === 'ok'
+          ? `${v.token !== undefined ? `token ${String(v.token)}` : 'held'}${typeof v.validityMs === 'number' ? `, valid ${Math.round(v.validityMs)} ms` : ''}`
+          : '';
       break;
     case 'read':
       s = p.outcome === 'ok' ? `balance ${String(v.balance)} (write #${String(v.lastWriteId)})` : '';
@@ -125,7 +136,10 @@ export function summarize(p: OpPair, showAccount: boolean): string {
       break;
     case 'final-read': {
       const fr = v as Partial<FinalRead>;
-      s = p.outcome === 'ok' ? `balance ${String(fr.balance)}, ${Array.isArray(fr.ledger) ? fr.ledger.length : '?'} committed writes` : '';
+      s =
+        p.outcome === 'ok'
+          ? `balance ${String(fr.balance)}, ${Array.isArray(fr.ledger) ? fr.ledger.length : '?'} committed writes`
+          : '';
       break;
     }
     default:
@@ -145,9 +159,15 @@ function merge(windows: [number, number][]): [number, number][] {
   return out;
 }
 
-export function timelineData(index: RunIndex, faults: readonly FaultWindow[], found: readonly Finding[], opts: { accounts?: number; concurrency?: number } = {}): TimelineData {
+export function timelineData(
+  index: RunIndex,
+  faults: readonly FaultWindow[],
+  found: readonly Finding[],
+  opts: { accounts?: number; concurrency?: number } = {},
+): TimelineData {
   const all = [...index.pairs].sort((a, b) => a.startMs - b.startMs);
-  const mode: TimelineMode = all.length <= FULL_DETAIL_PAIRS ? 'full' : all.length <= MAX_DRAWN_PAIRS ? 'summaries' : 'windowed';
+  const mode: TimelineMode =
+    all.length <= FULL_DETAIL_PAIRS ? 'full' : all.length <= MAX_DRAWN_PAIRS ? 'summaries' : 'windowed';
   const endMs = index.endMs;
 
   let windows: [number, number][] = [];
@@ -155,15 +175,20 @@ export function timelineData(index: RunIndex, faults: readonly FaultWindow[], fo
   if (mode === 'windowed') {
     windows = merge([
       ...faults.map((w): [number, number] => [w.startMs - WINDOW_PAD_MS, (w.endMs ?? endMs) + WINDOW_PAD_MS]),
-      ...found.filter((f) => f.kind !== 'clean').map((f): [number, number] => [f.fromMs - WINDOW_PAD_MS, f.toMs + WINDOW_PAD_MS]),
+      ...found
+        .filter((f) => f.kind !== 'clean')
+        .map((f): [number, number] => [f.fromMs - WINDOW_PAD_MS, f.toMs + WINDOW_PAD_MS]),
     ]);
     if (windows.length === 0) windows = [[0, Math.min(endMs, 10_000)]];
-    shown = all.filter((p) => windows.some(([a, b]) => p.startMs <= b && (p.endMs ?? endMs) >= a)).slice(0, MAX_DRAWN_PAIRS);
+    shown = all
+      .filter((p) => windows.some(([a, b]) => p.startMs <= b && (p.endMs ?? endMs) >= a))
+      .slice(0, MAX_DRAWN_PAIRS);
   }
 
   const marks: TimelineData['marks'] = {};
   const rank = { bad: 3, good: 2, note: 1 } as const;
-  for (const f of found) for (const i of f.ops) if (!marks[i] || rank[marks[i]] < rank[f.severity]) marks[i] = f.severity;
+  for (const f of found)
+    for (const i of f.ops) if (!marks[i] || rank[marks[i]] < rank[f.severity]) marks[i] = f.severity;
 
   const processes = [...new Set(shown.map((p) => p.process))].sort(laneOrder);
   const procOf = new Map(processes.map((p, i) => [p, i]));
@@ -223,13 +248,17 @@ export function timelineData(index: RunIndex, faults: readonly FaultWindow[], fo
     data.f.push(fi);
     data.o.push(OUTCOME[p.outcome]);
     data.sum.push(summarize(p, showAccount));
-    const marked = marks[p.invoke.index] !== undefined || (p.completion !== null && marks[p.completion.index] !== undefined);
+    const marked =
+      marks[p.invoke.index] !== undefined || (p.completion !== null && marks[p.completion.index] !== undefined);
     if (mode === 'full' || marked || ((p.outcome === 'fail' || p.outcome === 'info') && details < MAX_DETAILS)) {
       if (mode !== 'full' && !marked) details++;
       const completion = p.completion && p.completion !== p.invoke ? p.completion : null;
       // The invocation's value is usually a subset of the completion's (a write's ok repeats it plus the write
       // id): then the completion alone says everything, at half the bytes.
-      data.detail[p.invoke.index] = [completion && subsumes(completion.value, p.invoke.value) ? '' : opJson(p.invoke), completion ? opJson(completion) : null];
+      data.detail[p.invoke.index] = [
+        completion && subsumes(completion.value, p.invoke.value) ? '' : opJson(p.invoke),
+        completion ? opJson(completion) : null,
+      ];
     }
   }
 

@@ -13,6 +13,8 @@ describe('replayCommand', () => {
   });
 
   it('adds the seed the harness chose and the lock argv relied on', () => {
-    expect(replayCommand({ argv: ['--nemesis=none'], lock: 'redlock', seed: 42 })).toBe('npm run jepsen -- --lock=redlock --nemesis=none --seed=42');
+    expect(replayCommand({ argv: ['--nemesis=none'], lock: 'redlock', seed: 42 })).toBe(
+      'npm run jepsen -- --lock=redlock --nemesis=none --seed=42',
+    );
   });
 });

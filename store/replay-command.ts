@@ -15,7 +15,8 @@ export function replayCommand(run: { argv: readonly string[]; lock: string; seed
     }
     args.push(a);
   }
-  if (!args.some((a) => a === '--lock' || a.startsWith('--lock=')) && run.lock !== 'unknown') args.unshift(`--lock=${run.lock}`);
+  if (!args.some((a) => a === '--lock' || a.startsWith('--lock=')) && run.lock !== 'unknown')
+    args.unshift(`--lock=${run.lock}`);
   if (run.seed !== null) args.push(`--seed=${run.seed}`);
   return ['npm run jepsen --', ...args.map(shellQuote)].join(' ');
 }

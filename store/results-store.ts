@@ -13,7 +13,11 @@ export function runTimestamp(date = new Date()): string {
 
 /** A plugin path is not a folder name: `./my/lock.ts` → `plugin-lock`. */
 export function lockFolderName(lock: string): string {
-  if (/[/\\.]/.test(lock)) return `plugin-${path.basename(lock).replace(/\.[cm]?[jt]s$/, '').replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  if (/[/\\.]/.test(lock))
+    return `plugin-${path
+      .basename(lock)
+      .replace(/\.[cm]?[jt]s$/, '')
+      .replace(/[^A-Za-z0-9_-]/g, '_')}`;
   return lock;
 }
 

@@ -59,10 +59,14 @@ export function readRun(runDir: string, opts: { withHistory?: boolean } = {}): R
   let truncatedTail = false;
   if (opts.withHistory === false) {
     /* not read */
-  } else if (fs.existsSync(historyFile)) ({ ops: history, truncatedTail } = parseHistoryLines(fs.readFileSync(historyFile, 'utf8'), problems));
+  } else if (fs.existsSync(historyFile))
+    ({ ops: history, truncatedTail } = parseHistoryLines(fs.readFileSync(historyFile, 'utf8'), problems));
   else problems.push('history.jsonl is missing');
   const results = readJsonFile(path.join(runDir, 'results.json'), problems);
-  const test = normalizeTestJson(readJsonFile(path.join(runDir, 'test.json'), problems), path.basename(path.dirname(path.resolve(runDir))));
+  const test = normalizeTestJson(
+    readJsonFile(path.join(runDir, 'test.json'), problems),
+    path.basename(path.dirname(path.resolve(runDir))),
+  );
   return {
     dir: runDir,
     history,

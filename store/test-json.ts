@@ -9,7 +9,12 @@ import { isRecord } from '../common/is-record.ts';
  */
 export interface StoredTestJson {
   lock: string;
-  strategy: { name: string; token: 'monotonic' | 'version' | 'none'; exclusive: boolean; servers?: { redis: number; etcd: number; zk: number } };
+  strategy: {
+    name: string;
+    token: 'monotonic' | 'version' | 'none';
+    exclusive: boolean;
+    servers?: { redis: number; etcd: number; zk: number };
+  };
   argv: string[];
   seed: number;
   startedAt: string;
@@ -44,7 +49,6 @@ export interface TestJson {
   /** The strategy's token kind (`monotonic` | `version` | `none`), when recorded. */
   token: string | null;
 }
-
 
 export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJson {
   const r = isRecord(raw) ? raw : {};

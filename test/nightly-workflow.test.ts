@@ -26,7 +26,9 @@ describe(FILE, () => {
   });
 
   it('the parser does catch a broken workflow (so the test above can fail)', () => {
-    expect(errorsOf('broken.yml', 'on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    stepz: []\n').join('\n')).toContain('stepz');
+    expect(
+      errorsOf('broken.yml', 'on: push\njobs:\n  a:\n    runs-on: ubuntu-24.04\n    stepz: []\n').join('\n'),
+    ).toContain('stepz');
   });
 
   it('pins every action to a version tag', () => {
@@ -36,7 +38,9 @@ describe(FILE, () => {
   });
 
   it('runs only npm scripts that exist, and the nightly command with its shard, merge and baseline', () => {
-    const scripts = Object.keys((JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts);
+    const scripts = Object.keys(
+      (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts,
+    );
     const runs = [...text.matchAll(/npm run (?:-s )?([\w:-]+)/g)].map((m) => m[1]);
     expect(runs.length).toBeGreaterThanOrEqual(3);
     for (const r of runs) expect(scripts, `npm run ${r}`).toContain(r);

@@ -22,7 +22,19 @@ export interface ClientClock {
 }
 
 export interface ClientLoop {
-  spec: Pick<ClientSpec, 'slot' | 'concurrency' | 'ctx' | 'mode' | 'thinkMs' | 'accounts' | 'watchdog' | 'seed' | 'stepTimeoutMs' | 'generation'>;
+  spec: Pick<
+    ClientSpec,
+    | 'slot'
+    | 'concurrency'
+    | 'ctx'
+    | 'mode'
+    | 'thinkMs'
+    | 'accounts'
+    | 'watchdog'
+    | 'seed'
+    | 'stepTimeoutMs'
+    | 'generation'
+  >;
   strategy: Pick<LockStrategy, 'connect'>;
   connectResource(): Promise<BankResource>;
   clock: ClientClock;
@@ -45,7 +57,10 @@ export async function runClientLoop(loop: ClientLoop): Promise<void> {
   const sleep = (ms: number) => new Promise<void>((resolve) => clock.setTimer(ms, resolve));
   const withTimeout = <T>(p: Promise<T>, ms: number, step: string): Promise<T> => {
     let cancel = () => {};
-    return Promise.race([p, new Promise<never>((_, reject) => (cancel = clock.setTimer(ms, () => reject(new StepTimeout(step, ms)))))]).finally(() => cancel());
+    return Promise.race([
+      p,
+      new Promise<never>((_, reject) => (cancel = clock.setTimer(ms, () => reject(new StepTimeout(step, ms))))),
+    ]).finally(() => cancel());
   };
   const sendOp = (op: OpInput, at: bigint = stamp()) => loop.emit(op, at);
 
@@ -87,7 +102,12 @@ export async function runClientLoop(loop: ClientLoop): Promise<void> {
   };
 
   /** Run one step as invoke + completion; a timeout or unexpected error is `info` and ends this process id. */
-  async function step<T>(f: string, value: unknown, fn: () => Promise<T>, complete: (r: T) => { type: 'ok' | 'fail'; value: unknown; error?: string }): Promise<T | undefined> {
+  async function step<T>(
+    f: string,
+    value: unknown,
+    fn: () => Promise<T>,
+    complete: (r: T) => { type: 'ok' | 'fail'; value: unknown; error?: string },
+  ): Promise<T | undefined> {
     op({ type: 'invoke', f, value });
     try {
       const r = await withTimeout(fn(), spec.stepTimeoutMs, f);
@@ -111,10 +131,15 @@ export async function runClientLoop(loop: ClientLoop): Promise<void> {
     if (loop.stopping() || !l || !r) break;
     const account = Math.floor(random() * spec.accounts);
 
-    const lease = await step<Lease>('acquire', { account }, () => l.acquire(`account-${account}`), (lz) => ({
-      type: 'ok',
-      value: { account, token: lz.token, validityMs: lz.validityMs, attempts: lz.attempts } satisfies AcquireOk,
-    }));
+    const lease = await step<Lease>(
+      'acquire',
+      { account },
+      () => l.acquire(`account-${account}`),
+      (lz) => ({
+        type: 'ok',
+        value: { account, token: lz.token, validityMs: lz.validityMs, attempts: lz.attempts } satisfies AcquireOk,
+      }),
+    );
     if (!lease) {
       await sleep(10 + random() * 20);
       continue;
@@ -133,7 +158,13 @@ export async function runClientLoop(loop: ClientLoop): Promise<void> {
         l.renew!(lease).then(
           (ok) => {
             if (!ok) lost = true;
-            sendOp({ process: wdProcess, type: ok ? 'ok' : 'fail', f: 'renew', value: { account }, ...(ok ? {} : { error: 'lock-lost' }) });
+            sendOp({
+              process: wdProcess,
+              type: ok ? 'ok' : 'fail',
+              f: 'renew',
+              value: { account },
+              ...(ok ? {} : { error: 'lock-lost' }),
+            });
           },
           (err) => {
             lost = true;
@@ -145,27 +176,52 @@ export async function runClientLoop(loop: ClientLoop): Promise<void> {
     }
 
     const fenceToken = spec.mode === 'fenced' ? lease.token : undefined;
-    const answer = await step('read', { account, token: fenceToken }, () => r.read(account, fenceToken), (v) =>
-      'stale' in v ? { type: 'fail', value: { account, token: fenceToken }, error: 'stale-token' } : { type: 'ok', value: v },
+    const answer = await step(
+      'read',
+      { account, token: fenceToken },
+      () => r.read(account, fenceToken),
+      (v) =>
+        'stale' in v
+          ? { type: 'fail', value: { account, token: fenceToken }, error: 'stale-token' }
+          : { type: 'ok', value: v },
     );
     const read: ReadOk | undefined = answer && !('stale' in answer) ? answer : undefined;
     if (read) {
       await sleep(spec.thinkMs);
       const delta = 1 + Math.floor(random() * 100);
-      const w: WriteValue = { account, from: read.balance, to: read.balance + delta, delta, token: lease.token, basedOn: read.lastWriteId, version: read.version };
+      const w: WriteValue = {
+        account,
+        from: read.balance,
+        to: read.balance + delta,
+        delta,
+        token: lease.token,
+        basedOn: read.lastWriteId,
+        version: read.version,
+      };
       if (lost) {
         op({ type: 'invoke', f: 'write', value: w });
         op({ type: 'fail', f: 'write', value: w, error: 'lock-lost' });
       } else {
-        await step('write', w, () => r.write(w, spec.mode, pid()), (res) =>
-          res.ok ? { type: 'ok', value: { ...w, writeId: res.writeId } } : { type: 'fail', value: w, error: res.reason },
+        await step(
+          'write',
+          w,
+          () => r.write(w, spec.mode, pid()),
+          (res) =>
+            res.ok
+              ? { type: 'ok', value: { ...w, writeId: res.writeId } }
+              : { type: 'fail', value: w, error: res.reason },
         );
       }
     }
     stopWatchdog();
     // After an info the connections are gone; the lease dies with its TTL/session, as it would in production.
     if (conn.lock === l) {
-      await step('release', { account, token: lease.token }, () => l.release(lease), (released) => ({ type: 'ok', value: { account, released } }));
+      await step(
+        'release',
+        { account, token: lease.token },
+        () => l.release(lease),
+        (released) => ({ type: 'ok', value: { account, released } }),
+      );
     }
     // A seeded 0–20 ms stagger between iterations (Jepsen's `stagger`). Without it clients fall into lockstep: under
     // the postgres strategy the writer that just won reads the new version first, thinks as long as the others and

@@ -37,4 +37,8 @@ export type ToClient = { type: 'start'; spec: ClientSpec } | { type: 'stop' };
  * on the host and never shifted by our clock shim, which only touches CLOCK_REALTIME) in decimal: JSON has no
  * bigint, and a double loses nanoseconds after ~104 days of uptime.
  */
-export type FromClient = { type: 'ready' } | { type: 'op'; op: OpInput; at: string } | { type: 'stopped' } | { type: 'log'; line: string };
+export type FromClient =
+  | { type: 'ready' }
+  | { type: 'op'; op: OpInput; at: string }
+  | { type: 'stopped' }
+  | { type: 'log'; line: string };

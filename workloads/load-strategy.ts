@@ -19,17 +19,22 @@ export function strategyModuleUrl(lock: string): string {
  */
 export async function loadStrategy(lock: string): Promise<ResolvedStrategy> {
   const moduleUrl = strategyModuleUrl(lock);
-  if (moduleUrl.startsWith('file:') && !fs.existsSync(new URL(moduleUrl))) throw new HarnessError('bad-arguments', `--lock=${lock}: no such file`);
+  if (moduleUrl.startsWith('file:') && !fs.existsSync(new URL(moduleUrl)))
+    throw new HarnessError('bad-arguments', `--lock=${lock}: no such file`);
   let mod: { default?: unknown };
   try {
     mod = await import(moduleUrl);
   } catch (err) {
-    throw new HarnessError('bad-arguments', `--lock=${lock}: the module failed to load: ${(err as Error).message}`, { hint: 'see README, "Your own lock strategy"' });
+    throw new HarnessError('bad-arguments', `--lock=${lock}: the module failed to load: ${(err as Error).message}`, {
+      hint: 'see README, "Your own lock strategy"',
+    });
   }
   const builtin = isBuiltinLock(lock);
   const problems = strategyProblems(mod.default, builtin);
   if (problems.length) {
-    throw new HarnessError('bad-arguments', `--lock=${lock} is not a LockStrategy: ${problems.join('; ')}.`, { hint: 'see README, "Your own lock strategy", for a complete example' });
+    throw new HarnessError('bad-arguments', `--lock=${lock} is not a LockStrategy: ${problems.join('; ')}.`, {
+      hint: 'see README, "Your own lock strategy", for a complete example',
+    });
   }
   return resolveStrategy(mod.default as Parameters<typeof resolveStrategy>[0], { lock, moduleUrl, builtin });
 }

@@ -29,14 +29,34 @@ describe('resolveStrategy', () => {
   });
 
   it('derives 3 etcd members and 3 ZooKeeper servers from needs, and nothing from an empty needs', () => {
-    expect(resolveStrategy({ ...OLD_FORM, needs: ['zk', 'etcd'] }, at)).toMatchObject({ servers: { redis: 0, etcd: 3, zk: 3 }, needs: ['etcd', 'zk'] });
-    expect(resolveStrategy({ ...OLD_FORM, needs: [] }, at)).toMatchObject({ servers: { redis: 0, etcd: 0, zk: 0 }, needs: [] });
+    expect(resolveStrategy({ ...OLD_FORM, needs: ['zk', 'etcd'] }, at)).toMatchObject({
+      servers: { redis: 0, etcd: 3, zk: 3 },
+      needs: ['etcd', 'zk'],
+    });
+    expect(resolveStrategy({ ...OLD_FORM, needs: [] }, at)).toMatchObject({
+      servers: { redis: 0, etcd: 0, zk: 0 },
+      needs: [],
+    });
   });
 
   it('takes what the strategy declares over the defaults', () => {
-    const s: LockStrategy = { ...OLD_FORM, servers: { redis: 1 }, noTokenReason: 'its value is random', renews: true, defaultFaults: ['restart-empty', 'clock'], exclusive: false };
+    const s: LockStrategy = {
+      ...OLD_FORM,
+      servers: { redis: 1 },
+      noTokenReason: 'its value is random',
+      renews: true,
+      defaultFaults: ['restart-empty', 'clock'],
+      exclusive: false,
+    };
     expect(strategyProblems(s, false)).toEqual([]);
-    expect(resolveStrategy(s, at)).toMatchObject({ servers: { redis: 1, etcd: 0, zk: 0 }, needs: ['redis'], noTokenReason: 'its value is random', renews: true, defaultFaults: ['restart-empty', 'clock'], exclusive: false });
+    expect(resolveStrategy(s, at)).toMatchObject({
+      servers: { redis: 1, etcd: 0, zk: 0 },
+      needs: ['redis'],
+      noTokenReason: 'its value is random',
+      renews: true,
+      defaultFaults: ['restart-empty', 'clock'],
+      exclusive: false,
+    });
   });
 
   it('has no no-token reason for a strategy with a token', () => {
@@ -45,7 +65,9 @@ describe('resolveStrategy', () => {
 
   it('is frozen all the way down, and does not share the default fault list', () => {
     const r = resolveStrategy(OLD_FORM, at);
-    expect(Object.isFrozen(r) && Object.isFrozen(r.servers) && Object.isFrozen(r.defaultFaults) && Object.isFrozen(r.needs)).toBe(true);
+    expect(
+      Object.isFrozen(r) && Object.isFrozen(r.servers) && Object.isFrozen(r.defaultFaults) && Object.isFrozen(r.needs),
+    ).toBe(true);
     expect(r.defaultFaults).not.toBe(FAULTS_EVERY_LOCK_MUST_SURVIVE);
   });
 });
@@ -58,11 +80,17 @@ describe('strategyProblems', () => {
     [{ ...OLD_FORM, servers: { redis: 12 } }, /`servers.redis` must be a whole number from 0 to 9, got 12/],
     [{ ...OLD_FORM, servers: { mongo: 1, redis: 1 } }, /`servers.mongo`: not a server the harness runs/],
     [{ ...OLD_FORM, servers: [1] }, /`servers` must be an object/],
-    [{ ...OLD_FORM, defaultFaults: ['pause-holder', 'earthquake'] }, /`defaultFaults` names unknown faults: earthquake/],
+    [
+      { ...OLD_FORM, defaultFaults: ['pause-holder', 'earthquake'] },
+      /`defaultFaults` names unknown faults: earthquake/,
+    ],
     [{ ...OLD_FORM, defaultFaults: 'clock' }, /`defaultFaults` must be an array/],
     [{ ...OLD_FORM, renews: 'yes' }, /`renews` must be true or false/],
     [{ ...OLD_FORM, noTokenReason: '' }, /`noTokenReason` must be a sentence/],
-    [{ ...OLD_FORM, needs: ['etcd'], token: 'monotonic', noTokenReason: 'none' }, /`noTokenReason` is for `token: 'none'`/],
+    [
+      { ...OLD_FORM, needs: ['etcd'], token: 'monotonic', noTokenReason: 'none' },
+      /`noTokenReason` is for `token: 'none'`/,
+    ],
     [{ ...OLD_FORM, needs: ['mysql'] }, /`needs` must be an array of 'redis' \| 'etcd' \| 'zk'/],
     [{ ...OLD_FORM, token: 'version' }, /`token: 'version'` is reserved for the built-in postgres strategy/],
     [{ name: 'x' }, /`needs` must be an array.*`token` must be.*`connect\(ctx\)` must be a function/],

@@ -32,7 +32,11 @@ const KINDS = Object.keys(DEFAULT_SERVERS) as ServerKind[];
 export const MAX_SERVERS = 9;
 
 /** The faults every lock must survive to be called safe: a strategy that declares none gets these. */
-export const FAULTS_EVERY_LOCK_MUST_SURVIVE: readonly FaultName[] = Object.freeze(['pause-holder', 'pause-client', 'partition']);
+export const FAULTS_EVERY_LOCK_MUST_SURVIVE: readonly FaultName[] = Object.freeze([
+  'pause-holder',
+  'pause-client',
+  'partition',
+]);
 
 /**
  * What is wrong with a module's default export as a LockStrategy, one sentence each (empty when nothing).
@@ -43,8 +47,10 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
   const d = s as Partial<Record<keyof LockStrategy, unknown>>;
   const problems: string[] = [];
   if (typeof d.name !== 'string') problems.push('`name` must be a string');
-  if (!Array.isArray(d.needs) || !d.needs.every((k) => (KINDS as unknown[]).includes(k))) problems.push("`needs` must be an array of 'redis' | 'etcd' | 'zk'");
-  if (!['monotonic', 'version', 'none'].includes(d.token as string)) problems.push("`token` must be 'monotonic', 'version' or 'none'");
+  if (!Array.isArray(d.needs) || !d.needs.every((k) => (KINDS as unknown[]).includes(k)))
+    problems.push("`needs` must be an array of 'redis' | 'etcd' | 'zk'");
+  if (!['monotonic', 'version', 'none'].includes(d.token as string))
+    problems.push("`token` must be 'monotonic', 'version' or 'none'");
   if (typeof d.connect !== 'function') problems.push('`connect(ctx)` must be a function');
   // 'version' means "the resource's own version check is the fence": with it the harness switches the resource
   // to compare-and-set on the version column, so the lock under test would be judged by a fence it never built.
@@ -54,35 +60,56 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
     );
   }
   if (d.exclusive !== undefined && typeof d.exclusive !== 'boolean') problems.push('`exclusive` must be true or false');
-  if (d.servers !== undefined) problems.push(...serversProblems(d.servers, Array.isArray(d.needs) ? (d.needs as ServerKind[]) : []));
-  if (d.noTokenReason !== undefined && (typeof d.noTokenReason !== 'string' || d.noTokenReason.trim() === '')) problems.push('`noTokenReason` must be a sentence');
-  if (d.noTokenReason !== undefined && d.token !== 'none') problems.push(`\`noTokenReason\` is for \`token: 'none'\`; this strategy declares token '${String(d.token)}'`);
+  if (d.servers !== undefined)
+    problems.push(...serversProblems(d.servers, Array.isArray(d.needs) ? (d.needs as ServerKind[]) : []));
+  if (d.noTokenReason !== undefined && (typeof d.noTokenReason !== 'string' || d.noTokenReason.trim() === ''))
+    problems.push('`noTokenReason` must be a sentence');
+  if (d.noTokenReason !== undefined && d.token !== 'none')
+    problems.push(`\`noTokenReason\` is for \`token: 'none'\`; this strategy declares token '${String(d.token)}'`);
   if (d.renews !== undefined && typeof d.renews !== 'boolean') problems.push('`renews` must be true or false');
   if (d.defaultFaults !== undefined) {
-    const bad = Array.isArray(d.defaultFaults) ? d.defaultFaults.filter((f) => !(FAULT_NAMES as unknown[]).includes(f)) : null;
+    const bad = Array.isArray(d.defaultFaults)
+      ? d.defaultFaults.filter((f) => !(FAULT_NAMES as unknown[]).includes(f))
+      : null;
     if (bad === null) problems.push(`\`defaultFaults\` must be an array of fault names (${FAULT_NAMES.join(', ')})`);
-    else if (bad.length) problems.push(`\`defaultFaults\` names unknown faults: ${bad.map(String).join(', ')} (valid: ${FAULT_NAMES.join(', ')})`);
+    else if (bad.length)
+      problems.push(
+        `\`defaultFaults\` names unknown faults: ${bad.map(String).join(', ')} (valid: ${FAULT_NAMES.join(', ')})`,
+      );
   }
   return problems;
 }
 
 function serversProblems(servers: unknown, needs: ServerKind[]): string[] {
-  if (!servers || typeof servers !== 'object' || Array.isArray(servers)) return ["`servers` must be an object such as { redis: 1 }"];
+  if (!servers || typeof servers !== 'object' || Array.isArray(servers))
+    return ['`servers` must be an object such as { redis: 1 }'];
   const problems: string[] = [];
   for (const [kind, n] of Object.entries(servers)) {
-    if (!(KINDS as string[]).includes(kind)) problems.push(`\`servers.${kind}\`: not a server the harness runs (${KINDS.join(', ')}; Postgres always runs)`);
-    else if (!Number.isInteger(n) || (n as number) < 0 || (n as number) > MAX_SERVERS) problems.push(`\`servers.${kind}\` must be a whole number from 0 to ${MAX_SERVERS}, got ${String(n)}`);
+    if (!(KINDS as string[]).includes(kind))
+      problems.push(`\`servers.${kind}\`: not a server the harness runs (${KINDS.join(', ')}; Postgres always runs)`);
+    else if (!Number.isInteger(n) || (n as number) < 0 || (n as number) > MAX_SERVERS)
+      problems.push(`\`servers.${kind}\` must be a whole number from 0 to ${MAX_SERVERS}, got ${String(n)}`);
   }
   // Two declarations of the same fact must agree, or provisioning (needs) and the cluster (servers) would differ.
   const counted = KINDS.filter((k) => ((servers as Record<string, unknown>)[k] as number) > 0);
   const listed = KINDS.filter((k) => needs.includes(k));
-  if (counted.join() !== listed.join()) problems.push(`\`servers\` runs [${counted.join(', ')}] but \`needs\` lists [${listed.join(', ')}]: name the same servers in both`);
+  if (counted.join() !== listed.join())
+    problems.push(
+      `\`servers\` runs [${counted.join(', ')}] but \`needs\` lists [${listed.join(', ')}]: name the same servers in both`,
+    );
   return problems;
 }
 
 /** A strategy that passed `strategyProblems`, with every default filled in. Pure. */
-export function resolveStrategy(s: LockStrategy, where: { lock: string; moduleUrl: string; builtin: boolean }): ResolvedStrategy {
-  const servers = Object.freeze(Object.fromEntries(KINDS.map((k) => [k, s.servers ? (s.servers[k] ?? 0) : s.needs.includes(k) ? DEFAULT_SERVERS[k] : 0])) as Record<ServerKind, number>);
+export function resolveStrategy(
+  s: LockStrategy,
+  where: { lock: string; moduleUrl: string; builtin: boolean },
+): ResolvedStrategy {
+  const servers = Object.freeze(
+    Object.fromEntries(
+      KINDS.map((k) => [k, s.servers ? (s.servers[k] ?? 0) : s.needs.includes(k) ? DEFAULT_SERVERS[k] : 0]),
+    ) as Record<ServerKind, number>,
+  );
   return Object.freeze({
     lock: where.lock,
     moduleUrl: where.moduleUrl,
@@ -92,7 +119,8 @@ export function resolveStrategy(s: LockStrategy, where: { lock: string; moduleUr
     exclusive: s.exclusive !== false,
     servers,
     needs: Object.freeze(KINDS.filter((k) => servers[k] > 0)),
-    noTokenReason: s.token === 'none' ? (s.noTokenReason ?? `the strategy "${s.name}" declares no fencing token`) : null,
+    noTokenReason:
+      s.token === 'none' ? (s.noTokenReason ?? `the strategy "${s.name}" declares no fencing token`) : null,
     renews: s.renews ?? null,
     defaultFaults: Object.freeze([...(s.defaultFaults ?? FAULTS_EVERY_LOCK_MUST_SURVIVE)]),
   });

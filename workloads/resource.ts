@@ -46,7 +46,10 @@ export async function setupResource(config: pg.ClientConfig, accounts: number): 
       );
       CREATE SEQUENCE IF NOT EXISTS ledger_id_seq;`);
     await c.query(`SELECT setval('ledger_id_seq', 1, false)`);
-    await c.query(`INSERT INTO accounts (id, balance, initial_balance) SELECT g, $1, $1 FROM generate_series(0, $2 - 1) g`, [INITIAL_BALANCE, accounts]);
+    await c.query(
+      `INSERT INTO accounts (id, balance, initial_balance) SELECT g, $1, $1 FROM generate_series(0, $2 - 1) g`,
+      [INITIAL_BALANCE, accounts],
+    );
   } finally {
     await c.end();
   }
@@ -83,7 +86,12 @@ export class Resource {
       if (token !== undefined) return { stale: true };
       throw new Error(`no account ${account}`);
     }
-    return { account, balance: Number(rows[0].balance), version: Number(rows[0].version), lastWriteId: Number(rows[0].last_write_id) };
+    return {
+      account,
+      balance: Number(rows[0].balance),
+      version: Number(rows[0].version),
+      lastWriteId: Number(rows[0].last_write_id),
+    };
   }
 
   /**
@@ -103,14 +111,26 @@ export class Resource {
        SELECT last_write_id, $1, $4, $5, $6, $2, $7, $8 FROM u
        RETURNING id`,
       // $9 exists only in the version condition: Postgres rejects parameters a statement doesn't use.
-      [w.account, w.to, w.token ?? null, process, w.token ?? null, w.from, w.delta, w.basedOn, ...(mode === 'version' ? [w.version] : [])],
+      [
+        w.account,
+        w.to,
+        w.token ?? null,
+        process,
+        w.token ?? null,
+        w.from,
+        w.delta,
+        w.basedOn,
+        ...(mode === 'version' ? [w.version] : []),
+      ],
     );
     if (rows.length) return { ok: true, writeId: Number(rows[0].id) };
     return { ok: false, reason: mode === 'fenced' ? 'stale-token' : 'version-conflict' };
   }
 
   async finalRead(account: number): Promise<FinalRead> {
-    const acc = await this.client.query('SELECT balance, initial_balance, version, fence FROM accounts WHERE id = $1', [account]);
+    const acc = await this.client.query('SELECT balance, initial_balance, version, fence FROM accounts WHERE id = $1', [
+      account,
+    ]);
     const led = await this.client.query('SELECT * FROM ledger WHERE account = $1 ORDER BY id', [account]);
     const ledger: LedgerRow[] = led.rows.map((r) => ({
       writeId: Number(r.id),
@@ -123,7 +143,14 @@ export class Resource {
       basedOn: Number(r.based_on),
     }));
     const a = acc.rows[0];
-    return { account, initialBalance: Number(a.initial_balance), balance: Number(a.balance), version: Number(a.version), fence: a.fence === null ? null : String(a.fence), ledger };
+    return {
+      account,
+      initialBalance: Number(a.initial_balance),
+      balance: Number(a.balance),
+      version: Number(a.version),
+      fence: a.fence === null ? null : String(a.fence),
+      ledger,
+    };
   }
 
   async close(): Promise<void> {

@@ -49,7 +49,10 @@ export interface Lease {
 
 /** Thrown by `acquire` when the lock was definitely not obtained (recorded as `fail`, not `info`). */
 export class LockNotAcquired extends Error {
-  constructor(message: string, readonly attempts: number) {
+  constructor(
+    message: string,
+    readonly attempts: number,
+  ) {
     super(message);
     this.name = 'LockNotAcquired';
   }

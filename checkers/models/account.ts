@@ -48,7 +48,11 @@ export const accountModel: Model<number | null, AccountInput, AccountOutput> = {
   footprint(input, read) {
     if (input.kind === 'open') return { needs: 'null', leaves: String(input.balance) };
     const needs = read === undefined ? undefined : String(read);
-    return input.kind === 'read' ? (needs === undefined ? {} : { needs }) : { ...(needs === undefined ? {} : { needs }), leaves: String(input.to) };
+    return input.kind === 'read'
+      ? needs === undefined
+        ? {}
+        : { needs }
+      : { ...(needs === undefined ? {} : { needs }), leaves: String(input.to) };
   },
   describeOperation(input, read) {
     const prefix = `account ${input.account}: `;
@@ -123,7 +127,11 @@ export function accountOperations(history: Op[]): AccountOperation[] {
       output: read ? read.ok.value.balance : w.from,
       call: read ? read.invoke.index : invoke.index,
       return: known ? completion.index : Infinity,
-      indexes: [...(read ? [read.invoke.index, read.ok.index] : []), invoke.index, ...(completion ? [completion.index] : [])],
+      indexes: [
+        ...(read ? [read.invoke.index, read.ok.index] : []),
+        invoke.index,
+        ...(completion ? [completion.index] : []),
+      ],
     });
   };
 

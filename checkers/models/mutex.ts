@@ -39,7 +39,11 @@ export const mutexModel: Model<boolean, ClientCall, unknown> = {
 export function mutexOperations(history: Op[]): ClientOperations {
   const { ops, ignored } = clientOperations(history, new Set(['acquire', 'release']));
   const didSomething = (op: Operation<ClientCall, unknown>): boolean =>
-    !(op.input.f === 'release' && op.output !== undefined && (op.output as { released?: unknown } | null)?.released === false);
+    !(
+      op.input.f === 'release' &&
+      op.output !== undefined &&
+      (op.output as { released?: unknown } | null)?.released === false
+    );
   return { ops: ops.filter(didSomething), ignored };
 }
 

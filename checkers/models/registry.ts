@@ -11,7 +11,10 @@ export interface HistoryModel {
   name: string;
   summary: string;
   /** `initial` is the register's starting value (Knossos defaults to nil; its own tests use 0). */
-  build(history: Op[], opts: { initial?: unknown }): { model: AnyModel; ops: Operation[]; ignored: Record<string, number> };
+  build(
+    history: Op[],
+    opts: { initial?: unknown },
+  ): { model: AnyModel; ops: Operation[]; ignored: Record<string, number> };
 }
 
 const READS = new Set(['read']);

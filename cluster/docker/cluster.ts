@@ -11,7 +11,12 @@ import { ensureNodeImage } from './ensure-image.ts';
  * (exit 254) with the commands to run when no engine answers. `_pids` is unused: containers are found by label,
  * not pid, when `cleanup` looks for leftovers.
  */
-export async function createDockerCluster(spec: ClusterSpec, runDir: string, _pids: PidRegistry, log: (line: string) => void = (l) => console.error(l)): Promise<Cluster> {
+export async function createDockerCluster(
+  spec: ClusterSpec,
+  runDir: string,
+  _pids: PidRegistry,
+  log: (line: string) => void = (l) => console.error(l),
+): Promise<Cluster> {
   const docker = await connectDockerEngine();
   const image = await ensureNodeImage(docker, log);
   const host = new ContainerHost(docker, image, runDir);

@@ -101,7 +101,11 @@ export class ContainerHost implements NodeHost {
   private writePasswd(): string {
     const uid = process.getuid?.() ?? 0;
     const gid = process.getgid?.() ?? 0;
-    fs.writeFileSync(this.passwdFile, `root:x:0:0:root:/root:/bin/sh\nfencepost:x:${uid}:${gid}:fencepost harness user:/nonexistent:/usr/sbin/nologin\n`, { mode: 0o644 });
+    fs.writeFileSync(
+      this.passwdFile,
+      `root:x:0:0:root:/root:/bin/sh\nfencepost:x:${uid}:${gid}:fencepost harness user:/nonexistent:/usr/sbin/nologin\n`,
+      { mode: 0o644 },
+    );
     return this.passwdFile;
   }
 

@@ -39,7 +39,8 @@ export type EngineProblem = { kind: 'absent' | 'permission'; detail: string };
  */
 export function engineProblem(err: unknown): EngineProblem {
   const code = (err as { code?: string } | null)?.code;
-  if (code === 'EACCES' || code === 'EPERM') return { kind: 'permission', detail: `${engineAddress()}: permission denied` };
+  if (code === 'EACCES' || code === 'EPERM')
+    return { kind: 'permission', detail: `${engineAddress()}: permission denied` };
   return { kind: 'absent', detail: `no Docker engine answers at ${engineAddress()}${code ? ` (${code})` : ''}` };
 }
 
@@ -50,7 +51,13 @@ export async function probeDockerEngine(timeoutMs = 2000): Promise<{ docker: Doc
   try {
     await Promise.race([
       docker.ping(),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(Object.assign(new Error('timeout'), { code: `no answer in ${timeoutMs} ms` })), timeoutMs))),
+      new Promise(
+        (_, reject) =>
+          (timer = setTimeout(
+            () => reject(Object.assign(new Error('timeout'), { code: `no answer in ${timeoutMs} ms` })),
+            timeoutMs,
+          )),
+      ),
     ]);
     configureTestcontainers();
     return { docker };
@@ -70,7 +77,11 @@ export async function findDockerEngine(timeoutMs = 2000): Promise<Docker | null>
 /** The exit-254 error for a problem, with the commands that fix it. */
 export function engineError(problem: EngineProblem): HarnessError {
   return problem.kind === 'permission'
-    ? new HarnessError('missing-dependency', `--backend=docker: ${problem.detail} — the Docker engine is running, but this user may not use it.`, { hint: SOCKET_PERMISSION_HINT })
+    ? new HarnessError(
+        'missing-dependency',
+        `--backend=docker: ${problem.detail} — the Docker engine is running, but this user may not use it.`,
+        { hint: SOCKET_PERMISSION_HINT },
+      )
     : new HarnessError('missing-dependency', `--backend=docker: ${problem.detail}.`, { hint: START_ENGINE_HINT });
 }
 

@@ -21,9 +21,13 @@ async function inspect(docker: Docker, tag: string): Promise<NodeImage | null> {
   const [uid, gid] = (labels[LABEL.postgresUser] ?? '').split(':').map(Number);
   const bin = labels[LABEL.postgresBin];
   if (!Number.isInteger(uid) || !Number.isInteger(gid) || !bin) {
-    throw new HarnessError('missing-dependency', `image ${tag} lacks the labels ${LABEL.postgresUser} and ${LABEL.postgresBin}.`, {
-      hint: `remove it (docker rmi ${tag}) and build it again: node --import tsx docker/build-image.ts`,
-    });
+    throw new HarnessError(
+      'missing-dependency',
+      `image ${tag} lacks the labels ${LABEL.postgresUser} and ${LABEL.postgresBin}.`,
+      {
+        hint: `remove it (docker rmi ${tag}) and build it again: node --import tsx docker/build-image.ts`,
+      },
+    );
   }
   return { tag, postgresUser: { uid, gid }, postgresBin: bin };
 }
@@ -37,9 +41,13 @@ export async function ensureNodeImage(docker: Docker, log: (line: string) => voi
   const found = await inspect(docker, tag);
   if (found) return found;
   if (process.getuid?.() !== 0) {
-    throw new HarnessError('missing-dependency', `the node image ${tag} is not built yet (building it offline needs root).`, {
-      hint: `as root: node --import tsx docker/build-image.ts\n  or, where a registry is reachable: docker build -t ${tag} docker/`,
-    });
+    throw new HarnessError(
+      'missing-dependency',
+      `the node image ${tag} is not built yet (building it offline needs root).`,
+      {
+        hint: `as root: node --import tsx docker/build-image.ts\n  or, where a registry is reachable: docker build -t ${tag} docker/`,
+      },
+    );
   }
   await provision(['debootstrap'], log);
   await buildNodeImageOffline(tag, log);

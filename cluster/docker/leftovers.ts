@@ -16,13 +16,18 @@ export async function removeLeftoverContainers(log: (line: string) => void): Pro
     const labels = info.Labels ?? {};
     const pid = Number(labels[CONTAINER_LABEL.harnessPid]);
     const start = labels[CONTAINER_LABEL.harnessStart];
-    const alive = Number.isInteger(pid) && pid > 0 && stillOurs({ name: '', pid, marker: '\0', startTime: start ? Number(start) : undefined });
+    const alive =
+      Number.isInteger(pid) &&
+      pid > 0 &&
+      stillOurs({ name: '', pid, marker: '\0', startTime: start ? Number(start) : undefined });
     if (alive) continue;
     const c = docker.getContainer(info.Id);
     // A paused container must be thawed before the engine will kill it.
     if (info.State === 'paused') await c.unpause().catch(() => {});
     await c.remove({ force: true, v: true }).catch(() => {});
-    log(`removed container ${info.Names?.[0]?.replace(/^\//, '') ?? info.Id.slice(0, 12)} (${labels[CONTAINER_LABEL.node] ?? '?'}) of ${labels[CONTAINER_LABEL.run] ?? 'an unknown run'}`);
+    log(
+      `removed container ${info.Names?.[0]?.replace(/^\//, '') ?? info.Id.slice(0, 12)} (${labels[CONTAINER_LABEL.node] ?? '?'}) of ${labels[CONTAINER_LABEL.run] ?? 'an unknown run'}`,
+    );
     removed++;
   }
   return removed;

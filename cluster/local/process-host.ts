@@ -8,7 +8,10 @@ import { recordRunTempDir } from '../../common/run-owner.ts';
 import type { Command, LaunchRequest, NodeHost, RunningServer, ServerUser } from '../node-host.ts';
 
 function passwdEntry(user: string): { uid: number; gid: number } | undefined {
-  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith(`${user}:`));
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${user}:`));
   if (!line) return undefined;
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
@@ -25,9 +28,13 @@ function serverAccount(user: ServerUser): { uid: number; gid: number } | undefin
   if (user !== 'postgres') {
     const nobody = passwdEntry('nobody');
     if (nobody) return nobody;
-    throw new HarnessError('missing-dependency', `running as root, but there is neither a \`${user}\` nor a \`nobody\` user to run ${user} as.`, {
-      hint: `create one: useradd --system --no-create-home ${user}`,
-    });
+    throw new HarnessError(
+      'missing-dependency',
+      `running as root, but there is neither a \`${user}\` nor a \`nobody\` user to run ${user} as.`,
+      {
+        hint: `create one: useradd --system --no-create-home ${user}`,
+      },
+    );
   }
   throw new HarnessError('missing-dependency', 'running as root, but there is no `postgres` user to run Postgres as.', {
     hint: 'install the postgresql package (it creates the user): apt-get install -y postgresql',
@@ -98,7 +105,10 @@ export class ProcessHost implements NodeHost {
       });
     });
     if (child.pid) this.registry.add({ name: req.name, pid: child.pid, marker: req.dir, killChildren: withChildren });
-    const pids = () => (child.pid && child.exitCode === null && child.signalCode === null ? [child.pid, ...(withChildren ? childPids(child.pid) : [])] : []);
+    const pids = () =>
+      child.pid && child.exitCode === null && child.signalCode === null
+        ? [child.pid, ...(withChildren ? childPids(child.pid) : [])]
+        : [];
     const signalAll = (signal: NodeJS.Signals, list = pids()) => {
       for (const pid of list) {
         if (!isAlive(pid)) continue;
@@ -142,10 +152,17 @@ export class ProcessHost implements NodeHost {
     return new Promise((resolve, reject) => {
       const record = `${name}-setup`;
       this.registry.intend(record, path.join(dir, 'data'), cwd, true);
-      const child = spawn(cmd.file, cmd.args, { cwd, detached: true, stdio: ['ignore', 'ignore', 'pipe'], uid: account?.uid, gid: account?.gid });
+      const child = spawn(cmd.file, cmd.args, {
+        cwd,
+        detached: true,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        uid: account?.uid,
+        gid: account?.gid,
+      });
       const mine = this.setups.get(name) ?? new Set();
       this.setups.set(name, mine.add(child));
-      if (child.pid) this.registry.add({ name: record, pid: child.pid, marker: path.join(dir, 'data'), killChildren: true });
+      if (child.pid)
+        this.registry.add({ name: record, pid: child.pid, marker: path.join(dir, 'data'), killChildren: true });
       let stderr = '';
       child.stderr!.on('data', (d) => (stderr += d));
       child.once('error', (err) => {
@@ -157,7 +174,8 @@ export class ProcessHost implements NodeHost {
         mine.delete(child);
         this.registry.remove(record);
         if (code === 0) resolve();
-        else reject(new Error(stderr.trim() || `${cmd.file} ${signal ? `killed by ${signal}` : `exited with ${code}`}`));
+        else
+          reject(new Error(stderr.trim() || `${cmd.file} ${signal ? `killed by ${signal}` : `exited with ${code}`}`));
       });
     });
   }

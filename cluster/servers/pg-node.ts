@@ -96,7 +96,18 @@ export class PgNode extends ServerNode {
       await this.runHelper(
         {
           file: this.bin('initdb'),
-          args: ['-D', this.pgData, '--auth=scram-sha-256', '-U', PG_SUPERUSER, `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-sync', '--no-instructions'],
+          args: [
+            '-D',
+            this.pgData,
+            '--auth=scram-sha-256',
+            '-U',
+            PG_SUPERUSER,
+            `--pwfile=${pwfile}`,
+            '-E',
+            'UTF8',
+            '--no-sync',
+            '--no-instructions',
+          ],
           user: 'postgres',
         },
         this.workDir(),
@@ -117,7 +128,9 @@ export class PgNode extends ServerNode {
       await c.connect();
       if (!(await c.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [PG_ROLE])).rowCount) {
         // A verifier, not the password: see scram-verifier.ts. Identifiers and the verifier are ours (no quoting issues).
-        await c.query(`CREATE ROLE ${PG_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${scramVerifier(this.pgOpts.password)}'`);
+        await c.query(
+          `CREATE ROLE ${PG_ROLE} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${scramVerifier(this.pgOpts.password)}'`,
+        );
       }
       if (!(await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [PG_DATABASE])).rowCount) {
         await c.query(`CREATE DATABASE ${PG_DATABASE} OWNER ${PG_ROLE}`);
@@ -126,7 +139,10 @@ export class PgNode extends ServerNode {
       }
     } catch (err) {
       await this.kill();
-      throw new HarnessError('node-start', `${this.name}: creating role ${PG_ROLE} and database ${PG_DATABASE} failed: ${(err as Error).message}`);
+      throw new HarnessError(
+        'node-start',
+        `${this.name}: creating role ${PG_ROLE} and database ${PG_DATABASE} failed: ${(err as Error).message}`,
+      );
     } finally {
       await c.end().catch(() => {});
     }
@@ -136,15 +152,22 @@ export class PgNode extends ServerNode {
     return {
       file: this.bin('postgres'),
       args: [
-        '-D', this.pgData,
-        '-p', String(this.port),
-        '-c', 'listen_addresses=127.0.0.1',
+        '-D',
+        this.pgData,
+        '-p',
+        String(this.port),
+        '-c',
+        'listen_addresses=127.0.0.1',
         // No unix socket: its path would have to fit in 107 bytes under an arbitrary run dir.
-        '-c', 'unix_socket_directories=',
+        '-c',
+        'unix_socket_directories=',
         // The resource's durability across an OS crash is not under test; its isolation is.
-        '-c', 'fsync=off',
-        '-c', 'full_page_writes=off',
-        '-c', 'max_connections=200',
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=200',
       ],
       user: 'postgres',
     };
@@ -173,12 +196,26 @@ export class PgNode extends ServerNode {
 
   /** How the harness and the clients connect: the bank role, with its password, to the bank database. */
   connectionConfig(): pg.ClientConfig {
-    return { host: '127.0.0.1', port: this.port, user: PG_ROLE, password: this.pgOpts.password, database: PG_DATABASE, connectionTimeoutMillis: 2000 };
+    return {
+      host: '127.0.0.1',
+      port: this.port,
+      user: PG_ROLE,
+      password: this.pgOpts.password,
+      database: PG_DATABASE,
+      connectionTimeoutMillis: 2000,
+    };
   }
 
   /** The superuser: for creating the role and database, and for probing before they exist. */
   private superuserConfig(): pg.ClientConfig {
-    return { host: '127.0.0.1', port: this.port, user: PG_SUPERUSER, password: this.pgOpts.superuserPassword, database: 'postgres', connectionTimeoutMillis: 2000 };
+    return {
+      host: '127.0.0.1',
+      port: this.port,
+      user: PG_SUPERUSER,
+      password: this.pgOpts.superuserPassword,
+      database: 'postgres',
+      connectionTimeoutMillis: 2000,
+    };
   }
 
   private async query(sql: string): Promise<pg.QueryResult> {

@@ -86,7 +86,14 @@ export class RedisNode extends ServerNode {
   }
 
   client(): Redis {
-    return new Redis({ ...this.endpoint(), lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null, enableOfflineQueue: false });
+    return new Redis({
+      ...this.endpoint(),
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 1000,
+      retryStrategy: () => null,
+      enableOfflineQueue: false,
+    });
   }
 
   private async withClient<T>(fn: (r: Redis) => Promise<T>): Promise<T> {

@@ -10,7 +10,11 @@ const ITERATIONS = 4096;
  * log (an error logs its statement) can't leak it. Postgres accepts a verifier in place of a password. No
  * SASLprep here: it is the identity for the ASCII passwords of cluster/credentials.ts.
  */
-export function scramVerifier(password: string, salt: Buffer = crypto.randomBytes(16), iterations = ITERATIONS): string {
+export function scramVerifier(
+  password: string,
+  salt: Buffer = crypto.randomBytes(16),
+  iterations = ITERATIONS,
+): string {
   const salted = crypto.pbkdf2Sync(password, salt, iterations, 32, 'sha256');
   const hmac = (key: Buffer, text: string) => crypto.createHmac('sha256', key).update(text).digest();
   const storedKey = crypto.createHash('sha256').update(hmac(salted, 'Client Key')).digest();

@@ -55,10 +55,15 @@ export class ZkNode extends ServerNode {
       file: 'java',
       args: [
         // A ZooKeeper test node needs little: a small serial-GC heap and the C1 JIT start fastest on 2 cores.
-        '-Xms32m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto',
+        '-Xms32m',
+        '-Xmx256m',
+        '-XX:+UseSerialGC',
+        '-XX:TieredStopAtLevel=1',
+        '-Xshare:auto',
         `-Dfencepost.node=${this.dir}`,
         '-Dzookeeper.admin.enableServer=false',
-        '-cp', ZK_JAR,
+        '-cp',
+        ZK_JAR,
         'org.apache.zookeeper.server.quorum.QuorumPeerMain',
         this.configFile,
       ],

@@ -16,23 +16,43 @@ const redlockReleaseDelFixed: LockStrategy = {
   needs: ['redis'],
   token: 'none',
   async connect(ctx) {
-    const masters = ctx.redis.map((ep) => new Redis({ ...ep, lazyConnect: true, commandTimeout: PER_NODE_TIMEOUT_MS, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => 50 }));
+    const masters = ctx.redis.map(
+      (ep) =>
+        new Redis({
+          ...ep,
+          lazyConnect: true,
+          commandTimeout: PER_NODE_TIMEOUT_MS,
+          maxRetriesPerRequest: 0,
+          enableOfflineQueue: false,
+          retryStrategy: () => 50,
+        }),
+    );
     for (const m of masters) m.on('error', () => {});
     // A master down at start must not stop the client: masters come back and reconnect in the background.
     await Promise.all(masters.map((m) => m.connect().catch(() => {})));
     // FIXED: compare-and-delete — only our own value is removed, whoever else holds the key keeps it.
-    const releaseAll = (key: string, value: string) => Promise.all(masters.map((m) => m.eval(RELEASE, 1, key, value).catch(() => 0)));
+    const releaseAll = (key: string, value: string) =>
+      Promise.all(masters.map((m) => m.eval(RELEASE, 1, key, value).catch(() => 0)));
     return {
       async acquire(key) {
         const value = crypto.randomUUID();
         const deadline = performance.now() + ctx.acquireTimeoutMs;
         for (let attempts = 1; ; attempts++) {
           const start = Date.now();
-          const ok = (await Promise.all(masters.map((m) => m.set(`broken:${key}`, value, 'PX', ctx.ttlMs, 'NX').catch(() => null)))).filter((r) => r === 'OK').length;
+          const ok = (
+            await Promise.all(
+              masters.map((m) => m.set(`broken:${key}`, value, 'PX', ctx.ttlMs, 'NX').catch(() => null)),
+            )
+          ).filter((r) => r === 'OK').length;
           const validityMs = ctx.ttlMs - (Date.now() - start) - (DRIFT_FACTOR * ctx.ttlMs + 2);
-          if (ok >= Math.floor(masters.length / 2) + 1 && validityMs > 0) return { key, attempts, validityMs, handle: value };
+          if (ok >= Math.floor(masters.length / 2) + 1 && validityMs > 0)
+            return { key, attempts, validityMs, handle: value };
           await releaseAll(`broken:${key}`, value);
-          if (performance.now() > deadline) throw new LockNotAcquired(`broken:${key}: ${ok}/${masters.length} masters after ${attempts} tries`, attempts);
+          if (performance.now() > deadline)
+            throw new LockNotAcquired(
+              `broken:${key}: ${ok}/${masters.length} masters after ${attempts} tries`,
+              attempts,
+            );
           await sleep(10 + Math.random() * 40);
         }
       },

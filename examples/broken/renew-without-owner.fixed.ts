@@ -21,7 +21,8 @@ const renewWithoutOwnerFixed: LockStrategy = {
         const owner = crypto.randomUUID();
         const deadline = performance.now() + ctx.acquireTimeoutMs;
         for (let attempts = 1; ; attempts++) {
-          if ((await redis.set(`broken:${key}`, owner, 'PX', ctx.ttlMs, 'NX')) === 'OK') return { key, attempts, handle: owner };
+          if ((await redis.set(`broken:${key}`, owner, 'PX', ctx.ttlMs, 'NX')) === 'OK')
+            return { key, attempts, handle: owner };
           if (performance.now() > deadline) throw new LockNotAcquired(`broken:${key} is busy`, attempts);
           await sleep(10 + Math.random() * 20);
         }

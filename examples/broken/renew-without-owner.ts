@@ -18,7 +18,10 @@ import { Redis } from 'ioredis';
 import { LockNotAcquired, type LockStrategy } from '../../workloads/strategy.ts';
 import type { ExposedBy } from './exposed-by.ts';
 
-export const exposedBy: ExposedBy = { nemesis: 'pause-holder', args: ['--watchdog', '--ttl=300', '--pause=450', '--think=700', '--nemesis-interval=1000', '--time-limit=10'] };
+export const exposedBy: ExposedBy = {
+  nemesis: 'pause-holder',
+  args: ['--watchdog', '--ttl=300', '--pause=450', '--think=700', '--nemesis-interval=1000', '--time-limit=10'],
+};
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 
@@ -34,7 +37,8 @@ const renewWithoutOwner: LockStrategy = {
         const owner = crypto.randomUUID();
         const deadline = performance.now() + ctx.acquireTimeoutMs;
         for (let attempts = 1; ; attempts++) {
-          if ((await redis.set(`broken:${key}`, owner, 'PX', ctx.ttlMs, 'NX')) === 'OK') return { key, attempts, handle: owner };
+          if ((await redis.set(`broken:${key}`, owner, 'PX', ctx.ttlMs, 'NX')) === 'OK')
+            return { key, attempts, handle: owner };
           if (performance.now() > deadline) throw new LockNotAcquired(`broken:${key} is busy`, attempts);
           await sleep(10 + Math.random() * 20);
         }

@@ -17,7 +17,10 @@ import { Redis } from 'ioredis';
 import { LockNotAcquired, type LockStrategy } from '../../workloads/strategy.ts';
 import type { ExposedBy } from './exposed-by.ts';
 
-export const exposedBy: ExposedBy = { nemesis: 'pause-holder', args: ['--fencing', '--ttl=300', '--nemesis-interval=1000'] };
+export const exposedBy: ExposedBy = {
+  nemesis: 'pause-holder',
+  args: ['--fencing', '--ttl=300', '--nemesis-interval=1000'],
+};
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 

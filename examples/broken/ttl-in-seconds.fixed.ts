@@ -20,7 +20,8 @@ const ttlInSecondsFixed: LockStrategy = {
         const deadline = performance.now() + ctx.acquireTimeoutMs;
         for (let attempts = 1; ; attempts++) {
           // FIXED: PX takes milliseconds, and ctx.ttlMs is in milliseconds.
-          if ((await redis.set(`broken:${key}`, owner, 'PX', ctx.ttlMs, 'NX')) === 'OK') return { key, attempts, handle: owner };
+          if ((await redis.set(`broken:${key}`, owner, 'PX', ctx.ttlMs, 'NX')) === 'OK')
+            return { key, attempts, handle: owner };
           if (performance.now() > deadline) throw new LockNotAcquired(`broken:${key} is busy`, attempts);
           await sleep(10 + Math.random() * 20);
         }

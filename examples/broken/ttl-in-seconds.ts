@@ -31,7 +31,8 @@ const ttlInSeconds: LockStrategy = {
         const deadline = performance.now() + ctx.acquireTimeoutMs;
         for (let attempts = 1; ; attempts++) {
           // DEFECT: ctx.ttlMs is milliseconds already; divided by 1000 it makes PX a 2 ms lease.
-          if ((await redis.set(`broken:${key}`, owner, 'PX', Math.ceil(ctx.ttlMs / 1000), 'NX')) === 'OK') return { key, attempts, handle: owner };
+          if ((await redis.set(`broken:${key}`, owner, 'PX', Math.ceil(ctx.ttlMs / 1000), 'NX')) === 'OK')
+            return { key, attempts, handle: owner };
           if (performance.now() > deadline) throw new LockNotAcquired(`broken:${key} is busy`, attempts);
           await sleep(10 + Math.random() * 20);
         }

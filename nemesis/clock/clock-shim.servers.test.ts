@@ -319,7 +319,10 @@ async function start(
   children.push(child);
   let output = '';
   await new Promise<void>((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${cmd} not ready after 20 s; output:\n${output.slice(-2000)}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${cmd} not ready after 20 s; output:\n${output.slice(-2000)}`)),
+      20_000,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (opts.ready.test(output)) {
@@ -353,7 +356,9 @@ function stop(child: ChildProcess): Promise<void> {
 function postgresBinDir(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root)
-    ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a))
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+        .sort((a, b) => Number(b) - Number(a))
     : [];
   if (versions.length === 0) throw new Error(`no postgres under ${root}/<version>/bin; install postgresql`);
   return join(root, versions[0], 'bin');

@@ -50,11 +50,17 @@ export async function buildClockShim(outDir: string, options: BuildClockShimOpti
   const out = join(dir, SHIM_FILE_NAME);
   const stampPath = `${out}.sha256`;
   const source = await readFile(SHIM_SOURCE);
-  const hash = createHash('sha256').update(source).update(JSON.stringify([cc, CC_FLAGS])).digest('hex');
+  const hash = createHash('sha256')
+    .update(source)
+    .update(JSON.stringify([cc, CC_FLAGS]))
+    .digest('hex');
 
   const [stamp, built] = await Promise.all([
     readFile(stampPath, 'utf8').catch(() => ''),
-    stat(out).then((s) => s.isFile(), () => false),
+    stat(out).then(
+      (s) => s.isFile(),
+      () => false,
+    ),
   ]);
   if (built && stamp.trim() === hash) return out;
 
@@ -104,7 +110,9 @@ function compile(cc: string, args: string[]): Promise<void> {
 /** ld.so splits LD_PRELOAD on spaces and colons, so such a path would silently preload nothing. */
 function assertPreloadable(path: string): void {
   if (/[\s:]/.test(path)) {
-    throw new Error(`clock shim: path "${path}" contains a space or colon, which LD_PRELOAD cannot carry; use another results dir`);
+    throw new Error(
+      `clock shim: path "${path}" contains a space or colon, which LD_PRELOAD cannot carry; use another results dir`,
+    );
   }
 }
 

@@ -12,6 +12,9 @@ export function clockNote(kinds: Iterable<NodeKind>): string | undefined {
       'etcd ignores the skew: it is a Go binary that reads the clock through the vDSO, not libc, so the LD_PRELOAD shim cannot move it (and its leases run on monotonic time anyway)',
     );
   }
-  if (set.has('zk')) notes.push('ZooKeeper expires sessions on a monotonic clock (System.nanoTime): its wall clock moves, session timeouts are not expected to');
+  if (set.has('zk'))
+    notes.push(
+      'ZooKeeper expires sessions on a monotonic clock (System.nanoTime): its wall clock moves, session timeouts are not expected to',
+    );
   return notes.length ? notes.join('; ') : undefined;
 }

@@ -31,7 +31,13 @@ export const clockStrobe: FaultExecutor = {
     if (note) ctx.log(`fencepost: nemesis: clock-strobe: ${note}`);
     return {
       targets: names,
-      params: { offsetMs, periodMs, startsHigh: true, durationMs: ctx.config.pauseMs, offsets: Object.fromEntries(names.map((n) => [n, offsetMs])) },
+      params: {
+        offsetMs,
+        periodMs,
+        startsHigh: true,
+        durationMs: ctx.config.pauseMs,
+        offsets: Object.fromEntries(names.map((n) => [n, offsetMs])),
+      },
       note,
       holdMs: ctx.config.pauseMs,
       async heal() {

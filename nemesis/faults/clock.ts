@@ -36,7 +36,11 @@ export const clock: FaultExecutor = {
       if (!found || ctx.signal.aborted) return null;
       targets = found.victims;
       for (const t of targets) clocks.set(t.name, offsetMs);
-      aim = aimAt(found.section, strikeNow(ctx.journal), { struck: targets.map((t) => t.name), keysOn: found.keysOn, needed: found.needed });
+      aim = aimAt(found.section, strikeNow(ctx.journal), {
+        struck: targets.map((t) => t.name),
+        keysOn: found.keysOn,
+        needed: found.needed,
+      });
       evidence = { keys: found.keys, holder: `p${found.section.process}`, holding: found.holding.map((n) => n.name) };
     } else {
       // Every member of a consensus service (and Postgres) stores every key: the leader's clock is the one that
@@ -62,7 +66,13 @@ export const clock: FaultExecutor = {
     if (note) ctx.log(`fencepost: nemesis: clock: ${note}`);
     return {
       targets: targets.map((t) => t.name),
-      params: { offsetMs, offsets: Object.fromEntries(targets.map((t) => [t.name, offsetMs])), durationMs: ctx.config.pauseMs, ...evidence, aim },
+      params: {
+        offsetMs,
+        offsets: Object.fromEntries(targets.map((t) => [t.name, offsetMs])),
+        durationMs: ctx.config.pauseMs,
+        ...evidence,
+        aim,
+      },
       note,
       holdMs: ctx.config.pauseMs,
       async heal() {

@@ -26,7 +26,8 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const delayWrite: FaultExecutor = {
   name: 'delay-write',
-  unavailable: (env) => (clientRoutes(env.proxies, 0).has('pg') ? null : 'the clients do not reach Postgres through proxies of their own'),
+  unavailable: (env) =>
+    clientRoutes(env.proxies, 0).has('pg') ? null : 'the clients do not reach Postgres through proxies of their own',
   async start(ctx) {
     const { clients, config, journal } = ctx;
     let pid = 0;
@@ -35,7 +36,10 @@ export const delayWrite: FaultExecutor = {
     const section = await ctx.sections.next(
       ctx.signal,
       AIM_TIMEOUT_MS,
-      (s) => !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited && clientRoutes(ctx.proxies, s.slot).has('pg'),
+      (s) =>
+        !clients.clients[s.slot]?.paused &&
+        !clients.clients[s.slot]?.exited &&
+        clientRoutes(ctx.proxies, s.slot).has('pg'),
       (s) => {
         pid = clients.clients[s.slot].pid;
         routes = clientRoutes(ctx.proxies, s.slot);
@@ -58,7 +62,14 @@ export const delayWrite: FaultExecutor = {
 
     return {
       targets: [`client p${section.process} (pid ${pid}) → ${[...routes.keys()].join(', ')}`],
-      params: { durationMs: config.pauseMs, ttlMs: config.ttlMs, slot: section.slot, process: section.process, account: section.account, readIndex: section.readIndex },
+      params: {
+        durationMs: config.pauseMs,
+        ttlMs: config.ttlMs,
+        slot: section.slot,
+        process: section.process,
+        account: section.account,
+        readIndex: section.readIndex,
+      },
       holdMs: config.pauseMs,
       async heal() {
         unsubscribe();
@@ -68,7 +79,10 @@ export const delayWrite: FaultExecutor = {
         for (const proxy of routes.values()) proxy.heal();
         // A write that timed out while held (`info`, a --pause beyond the step timeout) still counts: its bytes
         // are delivered now and may commit — that is what an unknown outcome means.
-        const hit = write.invoke !== undefined && (write.completed === undefined || write.completed.type === 'info') && (heldBytes.pg ?? 0) > 0;
+        const hit =
+          write.invoke !== undefined &&
+          (write.completed === undefined || write.completed.type === 'info') &&
+          (heldBytes.pg ?? 0) > 0;
         const params: Record<string, unknown> = {
           hit,
           process: section.process,

@@ -13,7 +13,10 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const failover: FaultExecutor = {
   name: 'failover',
-  unavailable: (env) => (env.cluster.failover ? null : `--lock=${env.config.lock} has no Redis primary/replica pair: that is the single-Redis setup of --lock=redis`),
+  unavailable: (env) =>
+    env.cluster.failover
+      ? null
+      : `--lock=${env.config.lock} has no Redis primary/replica pair: that is the single-Redis setup of --lock=redis`,
   async start(ctx) {
     const pair = ctx.pair;
     if (!pair || ctx.signal.aborted) return null;
@@ -25,17 +28,31 @@ export const failover: FaultExecutor = {
     // earlier holder's key and refuse everyone — the lock survives by luck, not by design.
     await sleep(ctx.config.ttlMs, undefined, { signal: ctx.signal }).catch(() => {});
     // A lock taken after the cut exists only on the primary.
-    const section = await ctx.sections.next(ctx.signal, AIM_TIMEOUT_MS, (s) => s.acquireIndex >= cutAt && !ctx.clients.clients[s.slot]?.paused);
+    const section = await ctx.sections.next(
+      ctx.signal,
+      AIM_TIMEOUT_MS,
+      (s) => s.acquireIndex >= cutAt && !ctx.clients.clients[s.slot]?.paused,
+    );
     if (!section || ctx.signal.aborted) {
       pair.restoreReplication();
       return null;
     }
     const lagMs = Math.round(performance.now() - t0);
-    const { killed, promoted, seen: keyOnPromoted } = await pair.failover(async (p) => (await ctx.redisKeys.holding([p], section.account)).nodes.length > 0);
+    const {
+      killed,
+      promoted,
+      seen: keyOnPromoted,
+    } = await pair.failover(async (p) => (await ctx.redisKeys.holding([p], section.account)).nodes.length > 0);
     ctx.down.add(killed);
     return {
       targets: [`${killed.name} (primary, killed)`, `${promoted.name} (replica, promoted)`],
-      params: { account: section.account, holder: `p${section.process}`, replicationCutMs: lagMs, keyOnPromoted, restartDelayMs: ctx.config.restartDelayMs },
+      params: {
+        account: section.account,
+        holder: `p${section.process}`,
+        replicationCutMs: lagMs,
+        keyOnPromoted,
+        restartDelayMs: ctx.config.restartDelayMs,
+      },
       holdMs: ctx.config.restartDelayMs,
       async heal() {
         await pair.rejoin();

@@ -21,10 +21,18 @@ export interface KeyHolders {
  * Sections whose key is already gone are skipped. Null when `deadline` (performance.now() ms) passes or the
  * run ends first; `skipped` counts the sections passed over, for the log.
  */
-export async function nextKeyHolders(ctx: FaultContext, masters: RedisNode[], deadline: number): Promise<{ found: KeyHolders | null; skipped: number }> {
+export async function nextKeyHolders(
+  ctx: FaultContext,
+  masters: RedisNode[],
+  deadline: number,
+): Promise<{ found: KeyHolders | null; skipped: number }> {
   let skipped = 0;
   while (performance.now() < deadline && !ctx.signal.aborted) {
-    const section = await ctx.sections.next(ctx.signal, deadline - performance.now(), (s) => !ctx.clients.clients[s.slot]?.paused);
+    const section = await ctx.sections.next(
+      ctx.signal,
+      deadline - performance.now(),
+      (s) => !ctx.clients.clients[s.slot]?.paused,
+    );
     if (!section) break;
     const { nodes: holding, keys, keysOn } = await ctx.redisKeys.holding(masters, section.account);
     const needed = mastersToBreak(holding.length, masters.length);
@@ -32,7 +40,10 @@ export async function nextKeyHolders(ctx: FaultContext, masters: RedisNode[], de
       skipped++;
       continue;
     }
-    return { found: { section, holding, keys, keysOn, victims: pickSome(ctx.random, holding, needed), needed }, skipped };
+    return {
+      found: { section, holding, keys, keysOn, victims: pickSome(ctx.random, holding, needed), needed },
+      skipped,
+    };
   }
   return { found: null, skipped };
 }

@@ -12,7 +12,8 @@ export const kill: FaultExecutor = {
   unavailable(env) {
     const servers = lockServers(env.servers, env.cluster, null);
     if (!servers.length) return 'the run has no server to kill';
-    if (servers[0].node.kind === 'redis') return `--lock=${env.config.lock} is served by Redis masters: use restart-empty (with --redis-persistence=aof-always they restart with their data)`;
+    if (servers[0].node.kind === 'redis')
+      return `--lock=${env.config.lock} is served by Redis masters: use restart-empty (with --redis-persistence=aof-always they restart with their data)`;
     return null;
   },
   async start(ctx) {

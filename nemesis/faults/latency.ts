@@ -11,7 +11,8 @@ const FRACTIONS_OF_TTL = [0.05, 0.25, 0.5];
  */
 export const latency: FaultExecutor = {
   name: 'latency',
-  unavailable: (env) => (lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to slow down'),
+  unavailable: (env) =>
+    lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to slow down',
   async start(ctx) {
     const targets = someLockServers(ctx);
     const ms = Math.max(1, Math.round(pick(ctx.random, FRACTIONS_OF_TTL) * ctx.config.ttlMs));

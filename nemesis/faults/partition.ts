@@ -15,7 +15,8 @@ export function someLockServers(ctx: FaultContext): LockServer[] {
  */
 export const partition: FaultExecutor = {
   name: 'partition',
-  unavailable: (env) => (lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to partition'),
+  unavailable: (env) =>
+    lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to partition',
   async start(ctx) {
     const targets = someLockServers(ctx);
     if (!targets.length || ctx.signal.aborted) return null;

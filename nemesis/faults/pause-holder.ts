@@ -33,7 +33,14 @@ export const pauseHolder: FaultExecutor = {
     if (!section) return null;
     return {
       targets: [`client p${section.process} (pid ${pid})`],
-      params: { durationMs: config.pauseMs, ttlMs: config.ttlMs, slot: section.slot, account: section.account, readIndex: section.readIndex, aim: aimAt(section, strike) },
+      params: {
+        durationMs: config.pauseMs,
+        ttlMs: config.ttlMs,
+        slot: section.slot,
+        account: section.account,
+        readIndex: section.readIndex,
+        aim: aimAt(section, strike),
+      },
       holdMs: config.pauseMs,
       async heal() {
         clients.signal(section.slot, 'SIGCONT');

@@ -28,14 +28,18 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const restartEmpty: FaultExecutor = {
   name: 'restart-empty',
-  unavailable: (env) => (everyRedisMaster(env.cluster, null).length ? null : `--lock=${env.config.lock} uses no Redis master`),
+  unavailable: (env) =>
+    everyRedisMaster(env.cluster, null).length ? null : `--lock=${env.config.lock} uses no Redis master`,
   async start(ctx) {
     const { config } = ctx;
     const masters = everyRedisMaster(ctx.cluster, ctx.pair).map((m) => m.node);
     const keepData = config.redisPersistence === 'aof-always';
     const { found, skipped } = await nextKeyHolders(ctx, masters, performance.now() + AIM_TIMEOUT_MS);
     if (!found || ctx.signal.aborted) {
-      if (skipped && !ctx.signal.aborted) ctx.log(`fencepost: nemesis: restart-empty: ${skipped} critical sections seen, none with its lock key (*account-<n>) still on a Redis node`);
+      if (skipped && !ctx.signal.aborted)
+        ctx.log(
+          `fencepost: nemesis: restart-empty: ${skipped} critical sections seen, none with its lock key (*account-<n>) still on a Redis node`,
+        );
       return null;
     }
     const { section, holding, keys, keysOn, victims, needed } = found;
@@ -72,7 +76,12 @@ export const restartEmpty: FaultExecutor = {
         const t0 = performance.now();
         await Promise.all(victims.map((v) => v.start()));
         for (const v of victims) ctx.down.delete(v);
-        return { params: { restartedInMs: Math.round(performance.now() - t0), ...(owed > 0 ? { downtimeWaitedOutMs: owed } : {}) } };
+        return {
+          params: {
+            restartedInMs: Math.round(performance.now() - t0),
+            ...(owed > 0 ? { downtimeWaitedOutMs: owed } : {}),
+          },
+        };
       },
     };
   },

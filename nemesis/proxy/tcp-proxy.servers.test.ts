@@ -215,7 +215,8 @@ function rawConnect(port: number): Promise<Raw> {
         waitFor: async (text, timeoutMs = 5_000) => {
           const deadline = performance.now() + timeoutMs;
           while (!data.includes(text)) {
-            if (performance.now() > deadline) throw new Error(`no ${JSON.stringify(text)} within ${timeoutMs} ms; got ${JSON.stringify(data)}`);
+            if (performance.now() > deadline)
+              throw new Error(`no ${JSON.stringify(text)} within ${timeoutMs} ms; got ${JSON.stringify(data)}`);
             await sleep(10);
           }
         },
@@ -248,7 +249,10 @@ async function startRedis(): Promise<number> {
   servers.push(child);
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server on ${port} not ready after 10 s:\n${output}`)), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error(`redis-server on ${port} not ready after 10 s:\n${output}`)),
+      10_000,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('Ready to accept connections')) {

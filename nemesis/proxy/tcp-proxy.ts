@@ -337,10 +337,13 @@ class Pipe {
 
 function assertLoopback(host: string): void {
   if (host !== TARGET_HOST) {
-    throw new Error(`proxy target must be ${TARGET_HOST}; refusing "${host}" (the harness never sends traffic off this machine)`);
+    throw new Error(
+      `proxy target must be ${TARGET_HOST}; refusing "${host}" (the harness never sends traffic off this machine)`,
+    );
   }
 }
 
 function assertPort(port: number): void {
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new RangeError(`proxy target port must be 1–65535, got ${port}`);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535)
+    throw new RangeError(`proxy target port must be 1–65535, got ${port}`);
 }

@@ -10,7 +10,12 @@
   var T = D.timeline;
   /* undo the compact encoding (see timeline-data.ts): deltas → absolute, 10 µs units → ms */
   (function decode() {
-    var n = T.s.length, s = new Array(n), e = new Array(n), idx = new Array(n), at = 0, ix = 0;
+    var n = T.s.length,
+      s = new Array(n),
+      e = new Array(n),
+      idx = new Array(n),
+      at = 0,
+      ix = 0;
     for (var q = 0; q < n; q++) {
       at += T.s[q];
       ix += T.i[q];
@@ -18,18 +23,32 @@
       e[q] = T.d[q] < 0 ? -1 : (at + T.d[q]) / 100;
       idx[q] = ix;
     }
-    T.s = s; T.e = e; T.i = idx;
+    T.s = s;
+    T.e = e;
+    T.i = idx;
   })();
 
   var OUTCOME_FILL = ['#3fb37f', '#f0a04b', '#a78bfa', '#9ca3af'];
   var OUTCOME_NAME = ['ok', 'fail', 'info', 'never completed'];
   var MARK = { bad: '#c62828', good: '#067647', note: '#2563eb' };
   function faultColour(f, alpha) {
-    var c = /pause/.test(f) ? [245, 158, 11] : /clock/.test(f) ? [99, 102, 241] : /restart|kill|failover/.test(f) ? [239, 68, 68] : /partition|latency/.test(f) ? [14, 165, 233] : [107, 114, 128];
+    var c = /pause/.test(f)
+      ? [245, 158, 11]
+      : /clock/.test(f)
+        ? [99, 102, 241]
+        : /restart|kill|failover/.test(f)
+          ? [239, 68, 68]
+          : /partition|latency/.test(f)
+            ? [14, 165, 233]
+            : [107, 114, 128];
     return 'rgba(' + c[0] + ',' + c[1] + ',' + c[2] + ',' + alpha + ')';
   }
-  function fmtS(ms) { return (ms / 1000).toFixed(Math.abs(ms) < 10000 ? 3 : 2) + ' s'; }
-  function fmtDur(ms) { return ms < 10 ? ms.toFixed(2) + ' ms' : ms < 1000 ? ms.toFixed(1) + ' ms' : (ms / 1000).toFixed(2) + ' s'; }
+  function fmtS(ms) {
+    return (ms / 1000).toFixed(Math.abs(ms) < 10000 ? 3 : 2) + ' s';
+  }
+  function fmtDur(ms) {
+    return ms < 10 ? ms.toFixed(2) + ' ms' : ms < 1000 ? ms.toFixed(1) + ' ms' : (ms / 1000).toFixed(2) + ' s';
+  }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -42,7 +61,10 @@
   var tip = document.getElementById('tl-tip');
   document.body.appendChild(tip);
   var wrap = canvas.parentNode;
-  var GUTTER = 76, AXIS = 34, FAULT_ROW = 15, PAD_BOTTOM = 6;
+  var GUTTER = 76,
+    AXIS = 34,
+    FAULT_ROW = 15,
+    PAD_BOTTOM = 6;
   var nLanes = T.lanes.length;
   var laneH = nLanes <= 12 ? 22 : nLanes <= 30 ? 16 : nLanes <= 80 ? 10 : 6;
   var height = AXIS + Math.max(1, nLanes) * laneH + PAD_BOTTOM;
@@ -56,10 +78,18 @@
   for (li = 0; li < nLanes; li++) holdsByLane.push([]);
   for (k = 0; k < T.holds.l.length; k++) holdsByLane[T.holds.l[k]].push(k);
 
-  function width() { return Math.max(300, wrap.clientWidth); }
-  function X(ms) { return GUTTER + ((ms - view.from) / (view.to - view.from)) * (width() - GUTTER - 8); }
-  function MS(x) { return view.from + ((x - GUTTER) / (width() - GUTTER - 8)) * (view.to - view.from); }
-  function barEnd(k) { return T.e[k] < 0 ? end : T.e[k]; }
+  function width() {
+    return Math.max(300, wrap.clientWidth);
+  }
+  function X(ms) {
+    return GUTTER + ((ms - view.from) / (view.to - view.from)) * (width() - GUTTER - 8);
+  }
+  function MS(x) {
+    return view.from + ((x - GUTTER) / (width() - GUTTER - 8)) * (view.to - view.from);
+  }
+  function barEnd(k) {
+    return T.e[k] < 0 ? end : T.e[k];
+  }
   function marked(k) {
     var m = T.marks[T.i[k]];
     if (m) return m;
@@ -85,10 +115,14 @@
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = '#fff';
     ctx.fillRect(0, 0, w, height);
-    var x0 = GUTTER, x1 = w - 8;
+    var x0 = GUTTER,
+      x1 = w - 8;
     /* lane stripes */
     for (var i = 0; i < nLanes; i++) {
-      if (i % 2 === 1) { ctx.fillStyle = '#f8fafc'; ctx.fillRect(x0, AXIS + i * laneH, x1 - x0, laneH); }
+      if (i % 2 === 1) {
+        ctx.fillStyle = '#f8fafc';
+        ctx.fillRect(x0, AXIS + i * laneH, x1 - x0, laneH);
+      }
     }
     ctx.save();
     ctx.beginPath();
@@ -105,7 +139,8 @@
     }
     /* fault bands across all lanes */
     T.faults.forEach(function (f) {
-      var a = X(f.s), b = X(f.e === null ? end : f.e);
+      var a = X(f.s),
+        b = X(f.e === null ? end : f.e);
       if (b < x0 || a > x1) return;
       ctx.fillStyle = faultColour(f.f, 0.16);
       ctx.fillRect(a, 0, Math.max(2, b - a), height);
@@ -113,7 +148,8 @@
     /* the processes a fault targets (a paused client): its own lane gets the band, darker, with the fault's name */
     T.faults.forEach(function (f) {
       if (!f.lanes || !f.lanes.length) return;
-      var a = X(f.s), b = X(f.e === null ? end : f.e);
+      var a = X(f.s),
+        b = X(f.e === null ? end : f.e);
       if (b < x0 || a > x1) return;
       f.lanes.forEach(function (ln) {
         ctx.fillStyle = faultColour(f.f, 0.38);
@@ -125,7 +161,8 @@
       var hs = holdsByLane[i];
       for (var j = 0; j < hs.length; j++) {
         var hk = hs[j];
-        var ha = X(T.holds.s[hk]), hb = X(T.holds.e[hk]);
+        var ha = X(T.holds.s[hk]),
+          hb = X(T.holds.e[hk]);
         if (hb < x0 || ha > x1) continue;
         ctx.fillStyle = T.holds.k[hk] === 0 ? 'rgba(37,99,235,.16)' : 'rgba(37,99,235,.10)';
         ctx.fillRect(ha, AXIS + i * laneH + 1, Math.max(1, hb - ha), laneH - 2);
@@ -142,7 +179,8 @@
     ctx.font = '10.5px ui-monospace, Menlo, Consolas, monospace';
     ctx.textBaseline = 'middle';
     for (var n = 0; n < T.s.length; n++) {
-      var a = X(T.s[n]), b = X(barEnd(n));
+      var a = X(T.s[n]),
+        b = X(barEnd(n));
       if (b < x0 - 2 || a > x1 + 2) continue;
       var y = AXIS + T.l[n] * laneH + (laneH - barH) / 2;
       var bw = Math.max(1.5, b - a);
@@ -164,16 +202,20 @@
     }
     T.faults.forEach(function (f) {
       if (!f.lanes || !f.lanes.length || laneH < 12) return;
-      var a = Math.max(X(f.s), x0), b = Math.min(X(f.e === null ? end : f.e), x1);
+      var a = Math.max(X(f.s), x0),
+        b = Math.min(X(f.e === null ? end : f.e), x1);
       if (b - a < 60) return;
       ctx.fillStyle = '#5c3a00';
       ctx.font = '600 10.5px system-ui, sans-serif';
-      f.lanes.forEach(function (ln) { ctx.fillText(f.f + ' (stopped)', a + 6, AXIS + ln * laneH + laneH / 2 + 0.5); });
+      f.lanes.forEach(function (ln) {
+        ctx.fillText(f.f + ' (stopped)', a + 6, AXIS + ln * laneH + laneH / 2 + 0.5);
+      });
       ctx.font = '10.5px ui-monospace, Menlo, Consolas, monospace';
     });
     /* findings on top: outlined */
     marks.forEach(function (n) {
-      var a = X(T.s[n]), b = X(barEnd(n));
+      var a = X(T.s[n]),
+        b = X(barEnd(n));
       var y = AXIS + T.l[n] * laneH + (laneH - barH) / 2;
       var m = marked(n) || 'note';
       var hl = highlight && highlight.has(T.i[n]);
@@ -194,7 +236,8 @@
     /* fault names in the axis */
     ctx.font = '600 10.5px system-ui, sans-serif';
     T.faults.forEach(function (f) {
-      var a = X(f.s), b = X(f.e === null ? end : f.e);
+      var a = X(f.s),
+        b = X(f.e === null ? end : f.e);
       if (b < x0 || a > x1) return;
       ctx.fillStyle = faultColour(f.f, 1);
       var lx = Math.max(a, x0) + 2;
@@ -217,7 +260,14 @@
       var tx = X(t);
       if (tx > x1 - 30) break;
       ctx.fillRect(tx, AXIS - 6, 1, 5);
-      var label2 = step >= 1000 ? (t / 1000).toFixed(0) + ' s' : step >= 100 ? (t / 1000).toFixed(1) + ' s' : step >= 10 ? (t / 1000).toFixed(2) + ' s' : (t / 1000).toFixed(3) + ' s';
+      var label2 =
+        step >= 1000
+          ? (t / 1000).toFixed(0) + ' s'
+          : step >= 100
+            ? (t / 1000).toFixed(1) + ' s'
+            : step >= 10
+              ? (t / 1000).toFixed(2) + ' s'
+              : (t / 1000).toFixed(3) + ' s';
       ctx.fillText(label2, tx + 3, AXIS - 8);
     }
     /* lane labels */
@@ -240,7 +290,10 @@
   function redraw() {
     if (pending) return;
     pending = true;
-    requestAnimationFrame(function () { pending = false; draw(); });
+    requestAnimationFrame(function () {
+      pending = false;
+      draw();
+    });
   }
   function setView(from, to) {
     var span = Math.max(0.05, to - from);
@@ -257,25 +310,35 @@
     setView(c - (c - view.from) * factor, c + (view.to - c) * factor);
   }
 
-  canvas.addEventListener('wheel', function (ev) {
-    ev.preventDefault();
-    var r = canvas.getBoundingClientRect();
-    var factor = Math.exp((ev.deltaY || ev.deltaX) * 0.0015);
-    zoom(factor, MS(ev.clientX - r.left));
-  }, { passive: false });
+  canvas.addEventListener(
+    'wheel',
+    function (ev) {
+      ev.preventDefault();
+      var r = canvas.getBoundingClientRect();
+      var factor = Math.exp((ev.deltaY || ev.deltaX) * 0.0015);
+      zoom(factor, MS(ev.clientX - r.left));
+    },
+    { passive: false },
+  );
   var drag = null;
   canvas.addEventListener('mousedown', function (ev) {
     drag = { x: ev.clientX, from: view.from, to: view.to };
     canvas.classList.add('dragging');
   });
-  window.addEventListener('mouseup', function () { drag = null; canvas.classList.remove('dragging'); });
+  window.addEventListener('mouseup', function () {
+    drag = null;
+    canvas.classList.remove('dragging');
+  });
   window.addEventListener('mousemove', function (ev) {
     if (!drag) return;
     var dx = ev.clientX - drag.x;
     var msPerPx = (drag.to - drag.from) / (width() - GUTTER - 8);
     setView(drag.from - dx * msPerPx, drag.to - dx * msPerPx);
   });
-  canvas.addEventListener('dblclick', function () { highlight = null; setView(0, end); });
+  canvas.addEventListener('dblclick', function () {
+    highlight = null;
+    setView(0, end);
+  });
 
   function hit(px, py) {
     if (py < AXIS) {
@@ -288,17 +351,23 @@
     }
     var lane = Math.floor((py - AXIS) / laneH);
     if (lane < 0 || lane >= nLanes || px < GUTTER) return null;
-    var best = null, bestW = Infinity;
+    var best = null,
+      bestW = Infinity;
     var ids = byLane[lane];
     for (var j = 0; j < ids.length; j++) {
       var k = ids[j];
-      var a = X(T.s[k]) - 3, b = X(barEnd(k)) + 3;
-      if (px >= a && px <= b && b - a < bestW) { best = k; bestW = b - a; }
+      var a = X(T.s[k]) - 3,
+        b = X(barEnd(k)) + 3;
+      if (px >= a && px <= b && b - a < bestW) {
+        best = k;
+        bestW = b - a;
+      }
     }
     if (best !== null) return { op: best };
     var hs = holdsByLane[lane];
     var tm = MS(px);
-    for (j = 0; j < hs.length; j++) if (tm >= T.holds.s[hs[j]] && tm <= T.holds.e[hs[j]]) return { hold: hs[j], lane: lane };
+    for (j = 0; j < hs.length; j++)
+      if (tm >= T.holds.s[hs[j]] && tm <= T.holds.e[hs[j]]) return { hold: hs[j], lane: lane };
     return null;
   }
 
@@ -307,11 +376,39 @@
     if (h.op !== undefined) {
       var k = h.op;
       var e = T.e[k];
-      tip.appendChild(el('div', 't', T.procs[T.p[k]] + ' (' + T.lanes[T.l[k]] + ') ' + T.fNames[T.f[k]] + ' → ' + OUTCOME_NAME[T.o[k]] + '   (history #' + T.i[k] + ')'));
-      tip.appendChild(el('div', 'd', fmtS(T.s[k]) + ' → ' + (e < 0 ? 'never completed' : fmtS(e) + '  (' + fmtDur(e - T.s[k]) + ')')));
+      tip.appendChild(
+        el(
+          'div',
+          't',
+          T.procs[T.p[k]] +
+            ' (' +
+            T.lanes[T.l[k]] +
+            ') ' +
+            T.fNames[T.f[k]] +
+            ' → ' +
+            OUTCOME_NAME[T.o[k]] +
+            '   (history #' +
+            T.i[k] +
+            ')',
+        ),
+      );
+      tip.appendChild(
+        el('div', 'd', fmtS(T.s[k]) + ' → ' + (e < 0 ? 'never completed' : fmtS(e) + '  (' + fmtDur(e - T.s[k]) + ')')),
+      );
       if (T.sum[k]) tip.appendChild(el('div', '', T.sum[k]));
       var m = marked(k);
-      if (m) tip.appendChild(el('div', 'd', m === 'bad' ? 'part of an anomaly (see “What happened”)' : m === 'good' ? 'a safety mechanism worked here' : 'mentioned in “What happened”'));
+      if (m)
+        tip.appendChild(
+          el(
+            'div',
+            'd',
+            m === 'bad'
+              ? 'part of an anomaly (see “What happened”)'
+              : m === 'good'
+                ? 'a safety mechanism worked here'
+                : 'mentioned in “What happened”',
+          ),
+        );
       var det = T.detail[T.i[k]];
       if (det) {
         if (det[0]) tip.appendChild(el('pre', '', det[0]));
@@ -320,42 +417,82 @@
     } else if (h.fault) {
       var f = h.fault;
       tip.appendChild(el('div', 't', f.label));
-      tip.appendChild(el('div', 'd', fmtS(f.s) + ' → ' + (f.e === null ? 'not healed' : fmtS(f.e) + '  (' + fmtDur(f.e - f.s) + ')')));
+      tip.appendChild(
+        el('div', 'd', fmtS(f.s) + ' → ' + (f.e === null ? 'not healed' : fmtS(f.e) + '  (' + fmtDur(f.e - f.s) + ')')),
+      );
       if (f.note) tip.appendChild(el('div', '', f.note));
     } else if (h.hold !== undefined) {
       var hk = h.hold;
-      var kind = ['released', 'release found the lock was no longer ours', 'never released (unknown outcome or run ended)'][T.holds.k[hk]];
+      var kind = [
+        'released',
+        'release found the lock was no longer ours',
+        'never released (unknown outcome or run ended)',
+      ][T.holds.k[hk]];
       tip.appendChild(el('div', 't', T.procs[T.holds.p[hk]] + ' (' + T.lanes[h.lane] + ') believed it held the lock'));
-      tip.appendChild(el('div', 'd', fmtS(T.holds.s[hk]) + ' → ' + fmtS(T.holds.e[hk]) + '  (' + fmtDur(T.holds.e[hk] - T.holds.s[hk]) + '), ' + kind));
+      tip.appendChild(
+        el(
+          'div',
+          'd',
+          fmtS(T.holds.s[hk]) +
+            ' → ' +
+            fmtS(T.holds.e[hk]) +
+            '  (' +
+            fmtDur(T.holds.e[hk] - T.holds.s[hk]) +
+            '), ' +
+            kind,
+        ),
+      );
     }
     tip.style.display = 'block';
     /* fixed to the viewport so a tip near the bottom lanes is not cut off by the timeline's frame */
-    var vw = document.documentElement.clientWidth, vh = document.documentElement.clientHeight;
-    var tw = tip.offsetWidth, th = tip.offsetHeight;
-    var left = cx + 14, top = cy + 16;
+    var vw = document.documentElement.clientWidth,
+      vh = document.documentElement.clientHeight;
+    var tw = tip.offsetWidth,
+      th = tip.offsetHeight;
+    var left = cx + 14,
+      top = cy + 16;
     if (left + tw > vw - 4) left = Math.max(4, cx - tw - 14);
     if (top + th > vh - 4) top = Math.max(4, cy - th - 12);
     tip.style.left = left + 'px';
     tip.style.top = top + 'px';
   }
   canvas.addEventListener('mousemove', function (ev) {
-    if (drag) { tip.style.display = 'none'; return; }
+    if (drag) {
+      tip.style.display = 'none';
+      return;
+    }
     var r = canvas.getBoundingClientRect();
-    var px = ev.clientX - r.left, py = ev.clientY - r.top;
+    var px = ev.clientX - r.left,
+      py = ev.clientY - r.top;
     var h = hit(px, py);
-    if (h) showTip(h, ev.clientX, ev.clientY); else tip.style.display = 'none';
+    if (h) showTip(h, ev.clientX, ev.clientY);
+    else tip.style.display = 'none';
   });
-  canvas.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
+  canvas.addEventListener('mouseleave', function () {
+    tip.style.display = 'none';
+  });
 
   Array.prototype.forEach.call(document.querySelectorAll('[data-zoom]'), function (b) {
     b.addEventListener('click', function () {
       var z = b.getAttribute('data-zoom');
       if (z === 'in') zoom(0.5);
       else if (z === 'out') zoom(2);
-      else if (z === 'reset') { highlight = null; setView(0, end); }
-      else if (z === 'faults' && T.faults.length) {
-        var a = Math.min.apply(null, T.faults.map(function (f) { return f.s; }));
-        var b2 = Math.max.apply(null, T.faults.map(function (f) { return f.e === null ? end : f.e; }));
+      else if (z === 'reset') {
+        highlight = null;
+        setView(0, end);
+      } else if (z === 'faults' && T.faults.length) {
+        var a = Math.min.apply(
+          null,
+          T.faults.map(function (f) {
+            return f.s;
+          }),
+        );
+        var b2 = Math.max.apply(
+          null,
+          T.faults.map(function (f) {
+            return f.e === null ? end : f.e;
+          }),
+        );
         var pad = Math.max(200, (b2 - a) * 0.2);
         setView(a - pad, b2 + pad);
       }
@@ -375,7 +512,15 @@
   Array.prototype.forEach.call(document.querySelectorAll('[data-copy]'), function (b) {
     b.addEventListener('click', function () {
       var text = document.getElementById(b.getAttribute('data-copy')).textContent;
-      if (navigator.clipboard) navigator.clipboard.writeText(text).then(function () { b.textContent = 'copied'; }, function () { b.textContent = 'select it'; });
+      if (navigator.clipboard)
+        navigator.clipboard.writeText(text).then(
+          function () {
+            b.textContent = 'copied';
+          },
+          function () {
+            b.textContent = 'select it';
+          },
+        );
     });
   });
 
@@ -384,25 +529,36 @@
   function bandsPlugin() {
     return {
       hooks: {
-        drawClear: [function (u) {
-          var ctx = u.ctx, top = u.bbox.top, hgt = u.bbox.height;
-          ctx.save();
-          T.faults.forEach(function (f) {
-            var a = u.valToPos(f.s / 1000, 'x', true), b = u.valToPos((f.e === null ? end : f.e) / 1000, 'x', true);
-            var l = Math.max(a, u.bbox.left), r = Math.min(b, u.bbox.left + u.bbox.width);
-            if (r <= l) return;
-            ctx.fillStyle = faultColour(f.f, 0.16);
-            ctx.fillRect(l, top, r - l, hgt);
-          });
-          ctx.restore();
-        }],
+        drawClear: [
+          function (u) {
+            var ctx = u.ctx,
+              top = u.bbox.top,
+              hgt = u.bbox.height;
+            ctx.save();
+            T.faults.forEach(function (f) {
+              var a = u.valToPos(f.s / 1000, 'x', true),
+                b = u.valToPos((f.e === null ? end : f.e) / 1000, 'x', true);
+              var l = Math.max(a, u.bbox.left),
+                r = Math.min(b, u.bbox.left + u.bbox.width);
+              if (r <= l) return;
+              ctx.fillStyle = faultColour(f.f, 0.16);
+              ctx.fillRect(l, top, r - l, hgt);
+            });
+            ctx.restore();
+          },
+        ],
       },
     };
   }
-  function chartWidth(id) { return Math.max(320, document.getElementById(id).clientWidth || 600); }
+  function chartWidth(id) {
+    return Math.max(320, document.getElementById(id).clientWidth || 600);
+  }
   function makeChart(id, data, series, yScale, height) {
     var node = document.getElementById(id);
-    if (!node || !data || !data.x.length) { if (node) node.textContent = 'no data'; return; }
+    if (!node || !data || !data.x.length) {
+      if (node) node.textContent = 'no data';
+      return;
+    }
     var opts = {
       width: chartWidth(id),
       height: height || 230,
@@ -410,40 +566,98 @@
       cursor: { sync: { key: 'fp' } },
       scales: { x: { time: false }, y: yScale || {} },
       axes: [{ label: 's since start', size: 36, labelSize: 14 }, { size: 56 }],
-      series: [{ label: 's', value: function (u, v) { return v === null || v === undefined ? '–' : v.toFixed(3); } }].concat(series),
+      series: [
+        {
+          label: 's',
+          value: function (u, v) {
+            return v === null || v === undefined ? '–' : v.toFixed(3);
+          },
+        },
+      ].concat(series),
     };
-    var u = new uPlot(opts, [data.x].concat(data.series.map(function (s) { return s.values; })), node);
+    var u = new uPlot(
+      opts,
+      [data.x].concat(
+        data.series.map(function (s) {
+          return s.values;
+        }),
+      ),
+      node,
+    );
     charts.push({ u: u, id: id });
   }
   var L = D.latency;
   var latColours = ['#2563eb', '#dc6803', '#93c5fd', '#fdb022'];
   if (L.mode === 'points') {
-    makeChart('chart-latency', L, L.series.map(function (s, i) {
-      return { label: s.label, stroke: latColours[i], fill: latColours[i], paths: function () { return null; }, points: { show: true, size: 4, width: 0, fill: latColours[i] } };
-    }), { distr: 3 });
+    makeChart(
+      'chart-latency',
+      L,
+      L.series.map(function (s, i) {
+        return {
+          label: s.label,
+          stroke: latColours[i],
+          fill: latColours[i],
+          paths: function () {
+            return null;
+          },
+          points: { show: true, size: 4, width: 0, fill: latColours[i] },
+        };
+      }),
+      { distr: 3 },
+    );
   } else {
-    makeChart('chart-latency', L, L.series.map(function (s, i) {
-      var c = ['#2563eb', '#93c5fd', '#dc6803', '#fdb022'][i];
-      return { label: s.label, stroke: c, width: 1.25, spanGaps: false };
-    }), { distr: 3 });
+    makeChart(
+      'chart-latency',
+      L,
+      L.series.map(function (s, i) {
+        var c = ['#2563eb', '#93c5fd', '#dc6803', '#fdb022'][i];
+        return { label: s.label, stroke: c, width: 1.25, spanGaps: false };
+      }),
+      { distr: 3 },
+    );
   }
   var TP = D.throughput;
-  makeChart('chart-throughput', TP, TP.series.map(function (s, i) {
-    return { label: s.label, stroke: ['#12b76a', '#f79009', '#7a5af8'][i], width: 1.5, fill: i === 0 ? 'rgba(18,183,106,.08)' : undefined };
-  }));
+  makeChart(
+    'chart-throughput',
+    TP,
+    TP.series.map(function (s, i) {
+      return {
+        label: s.label,
+        stroke: ['#12b76a', '#f79009', '#7a5af8'][i],
+        width: 1.5,
+        fill: i === 0 ? 'rgba(18,183,106,.08)' : undefined,
+      };
+    }),
+  );
   if (D.clock) {
     var C = D.clock;
     var palette = ['#6366f1', '#ec4899', '#14b8a6', '#f59e0b', '#84cc16', '#64748b'];
-    makeChart('chart-clock', C, C.series.map(function (s, i) {
-      return { label: s.label, stroke: palette[i % palette.length], width: 1.5, paths: uPlot.paths.stepped({ align: 1 }) };
-    }), {}, 200);
+    makeChart(
+      'chart-clock',
+      C,
+      C.series.map(function (s, i) {
+        return {
+          label: s.label,
+          stroke: palette[i % palette.length],
+          width: 1.5,
+          paths: uPlot.paths.stepped({ align: 1 }),
+        };
+      }),
+      {},
+      200,
+    );
   }
 
   function onResize() {
     redraw();
-    charts.forEach(function (c) { c.u.setSize({ width: chartWidth(c.id), height: c.u.height }); });
+    charts.forEach(function (c) {
+      c.u.setSize({ width: chartWidth(c.id), height: c.u.height });
+    });
   }
-  if (typeof ResizeObserver === 'function') new ResizeObserver(function () { onResize(); }).observe(document.body);
+  if (typeof ResizeObserver === 'function')
+    new ResizeObserver(function () {
+      onResize();
+    }).observe(document.body);
   else window.addEventListener('resize', onResize);
   draw();
   /* For tests and for poking at a report from the devtools console: where a bar is, and how many there are. */
@@ -456,7 +670,9 @@
     focus: function (historyIndex) {
       var k = T.i.indexOf(historyIndex);
       if (k < 0) return null;
-      var a = T.s[k], b = barEnd(k), pad = Math.max(20, (b - a) * 2);
+      var a = T.s[k],
+        b = barEnd(k),
+        pad = Math.max(20, (b - a) * 2);
       setView(a - pad, b + pad);
       draw();
       var r = canvas.getBoundingClientRect();

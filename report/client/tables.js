@@ -13,7 +13,9 @@
         var body = table.tBodies[0];
         var rows = Array.prototype.slice.call(body.rows);
         var dir = th.getAttribute('data-dir') === 'asc' ? -1 : 1;
-        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('data-dir'); });
+        Array.prototype.forEach.call(heads, function (h) {
+          h.removeAttribute('data-dir');
+        });
         th.setAttribute('data-dir', dir === 1 ? 'asc' : 'desc');
         var key = function (r) {
           var c = r.cells[col];
@@ -22,10 +24,13 @@
           return v !== '' && !isNaN(n) ? n : v.toLowerCase();
         };
         rows.sort(function (a, b) {
-          var x = key(a), y = key(b);
+          var x = key(a),
+            y = key(b);
           return (x < y ? -1 : x > y ? 1 : 0) * dir;
         });
-        rows.forEach(function (r) { body.appendChild(r); });
+        rows.forEach(function (r) {
+          body.appendChild(r);
+        });
       });
     });
   });
@@ -34,11 +39,14 @@
   if (input) {
     var apply = function () {
       var q = input.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
-      var n = 0, total = 0;
+      var n = 0,
+        total = 0;
       Array.prototype.forEach.call(document.querySelectorAll('tr[data-text]'), function (r) {
         total++;
         var text = r.getAttribute('data-text');
-        var ok = q.every(function (w) { return text.indexOf(w) !== -1; });
+        var ok = q.every(function (w) {
+          return text.indexOf(w) !== -1;
+        });
         r.style.display = ok ? '' : 'none';
         if (ok) n++;
       });

@@ -58,13 +58,16 @@ describe('docker engine problems', () => {
 describe.skipIf(!docker)('docker backend', () => {
   let dir: string;
   let cluster: Cluster;
-  const ours = async (label = `${CONTAINER_LABEL.run}=${dir}`) => docker!.listContainers({ all: true, filters: { label: [label] } });
+  const ours = async (label = `${CONTAINER_LABEL.run}=${dir}`) =>
+    docker!.listContainers({ all: true, filters: { label: [label] } });
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-docker-'));
     // The image is built once per machine (~1.5 min offline) and cached by tag.
     await ensureNodeImage(docker!, (l) => console.log(l));
-    cluster = await createDockerCluster(FULL_CLUSTER, dir, new PidRegistry(path.join(dir, 'pids')), (l) => console.log(l));
+    cluster = await createDockerCluster(FULL_CLUSTER, dir, new PidRegistry(path.join(dir, 'pids')), (l) =>
+      console.log(l),
+    );
     await cluster.start();
   }, 400_000);
 
@@ -74,10 +77,25 @@ describe.skipIf(!docker)('docker backend', () => {
   });
 
   it('boots 12 nodes, one host-network container each, on distinct 127.0.0.1 ports with real client calls', async () => {
-    expect(cluster.nodes.map((n) => n.name)).toEqual(['redis[0]', 'redis[1]', 'redis[2]', 'redis[3]', 'redis[4]', 'etcd[0]', 'etcd[1]', 'etcd[2]', 'zk[0]', 'zk[1]', 'zk[2]', 'pg']);
+    expect(cluster.nodes.map((n) => n.name)).toEqual([
+      'redis[0]',
+      'redis[1]',
+      'redis[2]',
+      'redis[3]',
+      'redis[4]',
+      'etcd[0]',
+      'etcd[1]',
+      'etcd[2]',
+      'zk[0]',
+      'zk[1]',
+      'zk[2]',
+      'pg',
+    ]);
     expect(new Set(cluster.nodes.map((n) => n.port)).size).toBe(12);
     const containers = await ours();
-    expect(containers.map((c) => c.Labels[CONTAINER_LABEL.node]).sort()).toEqual(cluster.nodes.map((n) => n.name).sort());
+    expect(containers.map((c) => c.Labels[CONTAINER_LABEL.node]).sort()).toEqual(
+      cluster.nodes.map((n) => n.name).sort(),
+    );
     expect(containers.every((c) => c.HostConfig.NetworkMode === 'host' && c.State === 'running')).toBe(true);
     const versions = await Promise.all(cluster.nodes.map((n) => n.version()));
     expect(versions.every((v) => /^\d+\.\d+/.test(v))).toBe(true);
@@ -89,7 +107,9 @@ describe.skipIf(!docker)('docker backend', () => {
   it('pause freezes the whole Postgres container (no query answers) and resume thaws it', async () => {
     const pg = cluster.pg!;
     await pg.pause();
-    const [info] = await ours(`${CONTAINER_LABEL.node}=pg`).then((cs) => cs.filter((c) => c.Labels[CONTAINER_LABEL.run] === dir));
+    const [info] = await ours(`${CONTAINER_LABEL.node}=pg`).then((cs) =>
+      cs.filter((c) => c.Labels[CONTAINER_LABEL.run] === dir),
+    );
     expect(info.State).toBe('paused');
     await expect(pg.version()).rejects.toThrow();
     await pg.resume();
@@ -113,7 +133,7 @@ describe.skipIf(!docker)('docker backend', () => {
     c2.disconnect();
   });
 
-  it('stop and start keep an etcd member\'s data: it rejoins', async () => {
+  it("stop and start keep an etcd member's data: it rejoins", async () => {
     await cluster.etcd[2].stop();
     expect(cluster.etcd[2].running).toBe(false);
     await cluster.etcd[2].start();
@@ -132,7 +152,12 @@ describe.skipIf(!docker)('docker backend', () => {
     const orphan = await docker!.createContainer({
       Image: image.tag,
       Cmd: ['sleep', '600'],
-      Labels: { [CONTAINER_LABEL.marker]: '1', [CONTAINER_LABEL.run]: dir, [CONTAINER_LABEL.node]: 'orphan', [CONTAINER_LABEL.harnessPid]: '999999999' },
+      Labels: {
+        [CONTAINER_LABEL.marker]: '1',
+        [CONTAINER_LABEL.run]: dir,
+        [CONTAINER_LABEL.node]: 'orphan',
+        [CONTAINER_LABEL.harnessPid]: '999999999',
+      },
       HostConfig: { NetworkMode: 'none' },
     });
     await orphan.start();
@@ -143,7 +168,14 @@ describe.skipIf(!docker)('docker backend', () => {
   it('runs a short test end to end: --backend=docker --lock=redis --nemesis=none', async () => {
     const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-docker-run-'));
     try {
-      const config = resolveConfig(['--backend=docker', '--lock=redis', '--time-limit=5', '--nemesis=none', `--results=${results}`, '--seed=7']);
+      const config = resolveConfig([
+        '--backend=docker',
+        '--lock=redis',
+        '--time-limit=5',
+        '--nemesis=none',
+        `--results=${results}`,
+        '--seed=7',
+      ]);
       const outcome = await runTest(config, new Shutdown(), () => {});
       expect(outcome.results.valid).toBe(true);
       expect(outcome.exitCode).toBe(EXIT.valid);

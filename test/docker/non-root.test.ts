@@ -53,12 +53,22 @@ describe.skipIf(!docker)('docker backend as a non-root user', () => {
 
   /** A checkout other users can't read (under a 0700 /root) can't be run by them: nothing of ours to test then. */
   function readableBy(user: string): boolean {
-    return spawnSync('runuser', ['-u', user, '--', 'test', '-r', path.join(repo, 'harness/cli.ts')]).status === 0 && spawnSync('runuser', ['-u', user, '--', 'test', '-x', process.execPath]).status === 0;
+    return (
+      spawnSync('runuser', ['-u', user, '--', 'test', '-r', path.join(repo, 'harness/cli.ts')]).status === 0 &&
+      spawnSync('runuser', ['-u', user, '--', 'test', '-x', process.execPath]).status === 0
+    );
   }
 
   it('a user in the docker group runs --backend=docker --lock=postgres to a valid verdict; the run dir is all theirs', (ctx) => {
     if (!readableBy(inGroup)) ctx.skip(`${repo} or ${process.execPath} is not readable by other users`);
-    const r = asUser(inGroup, ['--backend=docker', '--lock=postgres', '--time-limit=2', '--nemesis=none', `--results=${results[inGroup]}`, '--seed=3']);
+    const r = asUser(inGroup, [
+      '--backend=docker',
+      '--lock=postgres',
+      '--time-limit=2',
+      '--nemesis=none',
+      `--results=${results[inGroup]}`,
+      '--seed=3',
+    ]);
     expect(r.stderr + r.stdout).toContain('VALID');
     expect(r.status).toBe(EXIT.valid);
     // Nothing root- or postgres-owned is left for the user to trip over.
@@ -69,7 +79,12 @@ describe.skipIf(!docker)('docker backend as a non-root user', () => {
 
   it('a user outside the docker group is told the socket refuses them and how to join the group, exit 254', (ctx) => {
     if (!readableBy(outside)) ctx.skip(`${repo} or ${process.execPath} is not readable by other users`);
-    const r = asUser(outside, ['--backend=docker', '--lock=postgres', '--time-limit=2', `--results=${results[outside]}`]);
+    const r = asUser(outside, [
+      '--backend=docker',
+      '--lock=postgres',
+      '--time-limit=2',
+      `--results=${results[outside]}`,
+    ]);
     expect(r.status).toBe(EXIT.badArguments);
     expect(r.stderr).toContain('/var/run/docker.sock: permission denied');
     expect(r.stderr).toContain('sudo usermod -aG docker $USER');

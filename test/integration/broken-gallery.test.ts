@@ -35,20 +35,33 @@ const cases = fs
 
 async function exposedBy(name: string): Promise<ExposedBy> {
   const mod = (await import(path.join(GALLERY, `${name}.ts`))) as { exposedBy?: ExposedBy };
-  if (!mod.exposedBy) throw new Error(`examples/broken/${name}.ts exports no \`exposedBy\`: say which fault exposes its defect`);
+  if (!mod.exposedBy)
+    throw new Error(`examples/broken/${name}.ts exports no \`exposedBy\`: say which fault exposes its defect`);
   return mod.exposedBy;
 }
 
 async function run(file: string, by: ExposedBy) {
   // A case's own args come after the defaults: later occurrences win, so a slow case may run longer.
-  const argv = [`--lock=./examples/broken/${file}`, `--nemesis=${by.nemesis}`, `--time-limit=${TIME_LIMIT_S}`, ...by.args, `--concurrency=${CONCURRENCY}`, `--seed=${SEED}`, `--results=${results}`];
+  const argv = [
+    `--lock=./examples/broken/${file}`,
+    `--nemesis=${by.nemesis}`,
+    `--time-limit=${TIME_LIMIT_S}`,
+    ...by.args,
+    `--concurrency=${CONCURRENCY}`,
+    `--seed=${SEED}`,
+    `--results=${results}`,
+  ];
   return runTest(resolveConfig(argv), new Shutdown(), quiet);
 }
 
 /** Client slots with at least one committed write (process ids go slot, slot + concurrency, … after an info). */
 function writingClients(runDir: string): number {
   const { ops } = readHistory(path.join(runDir, 'history.jsonl'));
-  return new Set(ops.filter((o) => o.f === 'write' && o.type === 'ok' && typeof o.process === 'number').map((o) => (o.process as number) % CONCURRENCY)).size;
+  return new Set(
+    ops
+      .filter((o) => o.f === 'write' && o.type === 'ok' && typeof o.process === 'number')
+      .map((o) => (o.process as number) % CONCURRENCY),
+  ).size;
 }
 
 afterAll(() => {

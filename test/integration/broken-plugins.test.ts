@@ -39,7 +39,9 @@ interface Exit {
 function cli(args: string[]): Promise<Exit> {
   const t0 = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, `--results=${results}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, `--results=${results}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -50,15 +52,32 @@ function cli(args: string[]): Promise<Exit> {
 
 const plugin = (name: string) => `--lock=./test/fixtures/plugins/${name}.ts`;
 const runDirOf = (stdout: string) => stdout.match(/run dir: (.*)/)![1].trim();
-const firstLine = (stdout: string) => stdout.split('\n').find((l) => l.trim() !== '')!.trim();
+const firstLine = (stdout: string) =>
+  stdout
+    .split('\n')
+    .find((l) => l.trim() !== '')!
+    .trim();
 
 describe('plugins that make no progress end unknown (exit 2), saying why', () => {
   it.each([
     ['never-settles', /^UNKNOWN {2}no progress: 0 writes committed; \d+ acquires? timed out/],
-    ['connect-throws', /^UNKNOWN {2}no progress: 0 writes committed; \d+ connects? failed \(last: connect-throws fixture: cannot reach the lock service\)/],
-    ['exits-in-acquire', /^UNKNOWN {2}no progress: 0 writes committed; .*client process exits?.*exited with code 7: exits-in-acquire fixture: exiting mid-acquire/],
+    [
+      'connect-throws',
+      /^UNKNOWN {2}no progress: 0 writes committed; \d+ connects? failed \(last: connect-throws fixture: cannot reach the lock service\)/,
+    ],
+    [
+      'exits-in-acquire',
+      /^UNKNOWN {2}no progress: 0 writes committed; .*client process exits?.*exited with code 7: exits-in-acquire fixture: exiting mid-acquire/,
+    ],
   ])('%s', async (name, reason) => {
-    const r = await cli([plugin(name), '--nemesis=none', `--time-limit=${TIME_LIMIT_S}`, `--ttl=${TTL_MS}`, '--concurrency=2', '--seed=3']);
+    const r = await cli([
+      plugin(name),
+      '--nemesis=none',
+      `--time-limit=${TIME_LIMIT_S}`,
+      `--ttl=${TTL_MS}`,
+      '--concurrency=2',
+      '--seed=3',
+    ]);
     expect(r.code, r.stderr).toBe(2);
     expect(firstLine(r.stdout)).toMatch(reason);
     const dir = runDirOf(r.stdout);
@@ -68,30 +87,47 @@ describe('plugins that make no progress end unknown (exit 2), saying why', () =>
     expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain('no progress: 0 writes committed');
     // The clients' part of the run (first to last op) ends within the limit plus one step timeout.
     expect(saved.durationMs / 1000).toBeLessThan(TIME_LIMIT_S + STEP_TIMEOUT_S + 1);
-    console.log(`${name}: exit ${r.code} after ${r.seconds.toFixed(1)} s wall, ${(saved.durationMs / 1000).toFixed(1)} s of history; ${saved.unknownReasons[0]}`);
+    console.log(
+      `${name}: exit ${r.code} after ${r.seconds.toFixed(1)} s wall, ${(saved.durationMs / 1000).toFixed(1)} s of history; ${saved.unknownReasons[0]}`,
+    );
     const { ops } = readHistory(path.join(dir, 'history.jsonl'));
     expect(validateHistory(ops)).toEqual([]);
     if (name === 'exits-in-acquire') {
       const exits = ops.filter((o) => o.error === 'client-exited');
       expect(exits.length).toBeGreaterThan(1);
-      expect(exits[0].value).toMatchObject({ exit: { code: 7, lastLines: expect.arrayContaining(['exits-in-acquire fixture: exiting mid-acquire']) } });
+      expect(exits[0].value).toMatchObject({
+        exit: { code: 7, lastLines: expect.arrayContaining(['exits-in-acquire fixture: exiting mid-acquire']) },
+      });
       // Restarted under new process ids: slot 0 as 0, 2, 4, … with --concurrency=2.
-      const slot0 = [...new Set(ops.filter((o) => typeof o.process === 'number' && o.process % 2 === 0).map((o) => o.process))];
+      const slot0 = [
+        ...new Set(ops.filter((o) => typeof o.process === 'number' && o.process % 2 === 0).map((o) => o.process)),
+      ];
       expect(slot0.length).toBeGreaterThan(1);
     }
     expect(processesUnder(results)).toEqual([]);
   });
 
   it('clients that keep dying: every slot gives up, the run says so and ends long before its time limit', async () => {
-    const r = await cli([plugin('exits-in-acquire'), '--nemesis=none', '--time-limit=120', `--ttl=${TTL_MS}`, '--concurrency=2', '--seed=3']);
+    const r = await cli([
+      plugin('exits-in-acquire'),
+      '--nemesis=none',
+      '--time-limit=120',
+      `--ttl=${TTL_MS}`,
+      '--concurrency=2',
+      '--seed=3',
+    ]);
     expect(r.code, r.stderr).toBe(2);
     // The first line names the exits (what stopped progress); the next says every slot gave up.
-    expect(r.stdout).toMatch(/UNKNOWN {2}no progress: 0 writes committed; 10 client process exits; last: client \d exited with code 7/);
+    expect(r.stdout).toMatch(
+      /UNKNOWN {2}no progress: 0 writes committed; 10 client process exits; last: client \d exited with code 7/,
+    );
     expect(r.stdout).toMatch(/also: clients kept dying; 2 of 2 client slot\(s\) gave up/);
     expect(r.stderr).toMatch(/every client died 5 times; ending the run early/);
     const saved = JSON.parse(fs.readFileSync(path.join(runDirOf(r.stdout), 'results.json'), 'utf8'));
     expect(saved.progress).toMatchObject({ clientExits: 10, slotsGaveUp: 2 });
-    console.log(`exits-in-acquire, --time-limit=120: exit ${r.code} after ${r.seconds.toFixed(1)} s wall, ${(saved.durationMs / 1000).toFixed(1)} s of history`);
+    console.log(
+      `exits-in-acquire, --time-limit=120: exit ${r.code} after ${r.seconds.toFixed(1)} s wall, ${(saved.durationMs / 1000).toFixed(1)} s of history`,
+    );
     expect(r.seconds).toBeLessThan(60);
     expect(processesUnder(results)).toEqual([]);
   });
@@ -99,10 +135,20 @@ describe('plugins that make no progress end unknown (exit 2), saying why', () =>
 
 describe('token promises', () => {
   it("a 'monotonic' token that does not grow from one holder to the next is INVALID, naming both acquires", async () => {
-    const r = await cli([plugin('client-counter-token'), '--fencing', '--nemesis=pause-holder', '--time-limit=8', `--ttl=${TTL_MS}`, '--concurrency=3', '--seed=5']);
+    const r = await cli([
+      plugin('client-counter-token'),
+      '--fencing',
+      '--nemesis=pause-holder',
+      '--time-limit=8',
+      `--ttl=${TTL_MS}`,
+      '--concurrency=3',
+      '--seed=5',
+    ]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/checker token-order: false/);
-    expect(r.stdout).toMatch(/token: account 0: p\d+ acquire #\d+ token \d+ was invoked after p\d+ acquire #\d+ token \d+ had been granted, yet its token is (smaller|equal)/);
+    expect(r.stdout).toMatch(
+      /token: account 0: p\d+ acquire #\d+ token \d+ was invoked after p\d+ acquire #\d+ token \d+ had been granted, yet its token is (smaller|equal)/,
+    );
     const saved = JSON.parse(fs.readFileSync(path.join(runDirOf(r.stdout), 'results.json'), 'utf8'));
     expect(saved.valid).toBe(false);
     const backwards = saved.checkers['token-order'].violations.filter((v: { kind: string }) => v.kind === 'backwards');

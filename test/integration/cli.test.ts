@@ -32,7 +32,14 @@ interface Exit {
 }
 
 /** Run the CLI as a user would (node --import tsx harness/cli.ts …), optionally signalling it after `signalAfter` ms. */
-function cli(args: string[], opts: { signalAfter?: { ms: number; signal: NodeJS.Signals } | { when: (stderr: string) => boolean; signal: NodeJS.Signals } } = {}): Promise<Exit> {
+function cli(
+  args: string[],
+  opts: {
+    signalAfter?:
+      | { ms: number; signal: NodeJS.Signals }
+      | { when: (stderr: string) => boolean; signal: NodeJS.Signals };
+  } = {},
+): Promise<Exit> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -58,7 +65,10 @@ describe('CLI', () => {
     [['--lock=nope'], /unknown lock "nope"\. Valid: none, redis, redlock/],
     [['--time-limit=-3'], /--time-limit must be between 1 and 86400/],
     [['--lock=redis', '--fencing'], /no monotonic counter|not a monotonic counter/],
-    [['--lock=all', '--time-limit=2'], /too short for the "holder paused" and fenced columns[\s\S]*--lock=all --time-limit=5/],
+    [
+      ['--lock=all', '--time-limit=2'],
+      /too short for the "holder paused" and fenced columns[\s\S]*--lock=all --time-limit=5/,
+    ],
   ])('%j exits 254 with a message, before starting anything', async (args, message) => {
     const results = resultsDir('cli-bad');
     const r = await cli([...args, `--results=${results}`]);
@@ -86,7 +96,9 @@ describe('CLI', () => {
 
   it('SIGINT during a doctor boot stops every node: zero of our processes remain', async () => {
     const results = resultsDir('cli-sigint-doctor');
-    const r = await cli(['doctor', `--results=${results}`], { signalAfter: { when: (e) => e.includes('booting'), signal: 'SIGINT' } });
+    const r = await cli(['doctor', `--results=${results}`], {
+      signalAfter: { when: (e) => e.includes('booting'), signal: 'SIGINT' },
+    });
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/SIGINT — resuming paused processes/);
     expect(processesUnder(results)).toEqual([]);
@@ -112,9 +124,14 @@ describe('CLI', () => {
     expect(r.code).toBe(130);
     expect(processesUnder(results)).toEqual([]);
     const runs = fs.readdirSync(path.join(results, 'redis'));
-    const history = fs.readFileSync(path.join(results, 'redis', runs[0], 'history.jsonl'), 'utf8').trim().split('\n');
+    const history = fs
+      .readFileSync(path.join(results, 'redis', runs[0], 'history.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     expect(history.length).toBeGreaterThan(0);
-    expect(JSON.parse(fs.readFileSync(path.join(results, 'redis', runs[0], 'test.json'), 'utf8')).interrupted).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(results, 'redis', runs[0], 'test.json'), 'utf8')).interrupted).toBe(
+      true,
+    );
   });
 
   it('cleanup stops what a kill -9ed run left behind', async () => {
@@ -123,9 +140,18 @@ describe('CLI', () => {
     const pidFiles = () => {
       const doctor = path.join(results, 'doctor');
       if (!fs.existsSync(doctor)) return 0;
-      return fs.readdirSync(doctor).reduce((n, run) => n + (fs.existsSync(path.join(doctor, run, 'pids')) ? fs.readdirSync(path.join(doctor, run, 'pids')).length : 0), 0);
+      return fs
+        .readdirSync(doctor)
+        .reduce(
+          (n, run) =>
+            n +
+            (fs.existsSync(path.join(doctor, run, 'pids')) ? fs.readdirSync(path.join(doctor, run, 'pids')).length : 0),
+          0,
+        );
     };
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'doctor', `--results=${results}`], { stdio: 'ignore' });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'doctor', `--results=${results}`], {
+      stdio: 'ignore',
+    });
     while (pidFiles() < 10) await sleep(50);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));

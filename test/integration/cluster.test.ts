@@ -25,7 +25,20 @@ afterAll(async () => {
 
 describe('local cluster', () => {
   it('starts 12 nodes on distinct 127.0.0.1 ports, each with its own data dir and log', async () => {
-    expect(cluster.nodes.map((n) => n.name)).toEqual(['redis[0]', 'redis[1]', 'redis[2]', 'redis[3]', 'redis[4]', 'etcd[0]', 'etcd[1]', 'etcd[2]', 'zk[0]', 'zk[1]', 'zk[2]', 'pg']);
+    expect(cluster.nodes.map((n) => n.name)).toEqual([
+      'redis[0]',
+      'redis[1]',
+      'redis[2]',
+      'redis[3]',
+      'redis[4]',
+      'etcd[0]',
+      'etcd[1]',
+      'etcd[2]',
+      'zk[0]',
+      'zk[1]',
+      'zk[2]',
+      'pg',
+    ]);
     expect(new Set(cluster.nodes.map((n) => n.port)).size).toBe(12);
     expect(new Set(cluster.nodes.map((n) => n.dataDir)).size).toBe(12);
     for (const n of cluster.nodes) {

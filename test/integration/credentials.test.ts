@@ -82,23 +82,37 @@ describe('a booted cluster', () => {
 
   it('refuses Postgres connections without the right password, as the superuser and as the bank role', async () => {
     for (const user of [PG_SUPERUSER, PG_ROLE]) {
-      expect(await pgConnect({ user, database: 'postgres', password: 'wrong' })).toMatch(/password authentication failed/);
-      expect(await pgConnect({ user, database: PG_DATABASE, password: 'wrong' })).toMatch(/password authentication failed/);
+      expect(await pgConnect({ user, database: 'postgres', password: 'wrong' })).toMatch(
+        /password authentication failed/,
+      );
+      expect(await pgConnect({ user, database: PG_DATABASE, password: 'wrong' })).toMatch(
+        /password authentication failed/,
+      );
     }
     // The superuser's password is not the bank role's, and the bank role can't reach other databases.
-    expect(await pgConnect({ user: PG_ROLE, database: PG_DATABASE, password: cluster.credentials.pgSuperuser })).toMatch(/password authentication failed/);
-    expect(await pgConnect({ user: PG_ROLE, database: 'postgres', password: cluster.credentials.pg })).toMatch(/permission denied for database/);
+    expect(
+      await pgConnect({ user: PG_ROLE, database: PG_DATABASE, password: cluster.credentials.pgSuperuser }),
+    ).toMatch(/password authentication failed/);
+    expect(await pgConnect({ user: PG_ROLE, database: 'postgres', password: cluster.credentials.pg })).toMatch(
+      /permission denied for database/,
+    );
   });
 
   it('lets the bank role in, as a non-superuser owning the bank database', async () => {
     const c = new pg.Client(cluster.pg!.connectionConfig());
     await c.connect();
     try {
-      const { rows } = await c.query('SELECT rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = current_user');
+      const { rows } = await c.query(
+        'SELECT rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = current_user',
+      );
       expect(rows).toEqual([{ rolsuper: false, rolcreaterole: false, rolcreatedb: false }]);
-      const owner = await c.query('SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = current_database()');
+      const owner = await c.query(
+        'SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = current_database()',
+      );
       expect(owner.rows[0].owner).toBe(PG_ROLE);
-      await expect(c.query(`COPY (SELECT 1) TO PROGRAM 'true'`)).rejects.toThrow(/permission denied|must be superuser|pg_execute_server_program/);
+      await expect(c.query(`COPY (SELECT 1) TO PROGRAM 'true'`)).rejects.toThrow(
+        /permission denied|must be superuser|pg_execute_server_program/,
+      );
     } finally {
       await c.end();
     }
@@ -130,9 +144,21 @@ describe('a run', () => {
 
   it('writes its passwords only into the 0600 secrets file', async () => {
     const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'harness/cli.ts', '--lock=redlock', '--nemesis=restart-empty', '--time-limit=6', `--results=${results}`], {
-        stdio: ['ignore', 'ignore', 'ignore'],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'harness/cli.ts',
+          '--lock=redlock',
+          '--nemesis=restart-empty',
+          '--time-limit=6',
+          `--results=${results}`,
+        ],
+        {
+          stdio: ['ignore', 'ignore', 'ignore'],
+        },
+      );
       child.on('exit', resolve);
     });
     expect([0, 1]).toContain(code);

@@ -18,7 +18,10 @@ beforeAll(async () => {
   dir = testResultsDir('resource');
   cluster = await createLocalCluster({ pg: true }, dir, new PidRegistry(path.join(dir, 'pids')));
   await cluster.start();
-  [old, next] = await Promise.all([Resource.connect(cluster.pg!.connectionConfig()), Resource.connect(cluster.pg!.connectionConfig())]);
+  [old, next] = await Promise.all([
+    Resource.connect(cluster.pg!.connectionConfig()),
+    Resource.connect(cluster.pg!.connectionConfig()),
+  ]);
 });
 
 afterAll(async () => {
@@ -88,13 +91,16 @@ describe('resource', () => {
     expect(final).toMatchObject({ balance: 1005, fence: '7' });
   });
 
-  it.each<WriteMode>(['plain', 'fenced', 'version'])('%s: the ledger row exists iff the update happened', async (mode) => {
-    await fresh();
-    const r = (await old.read(0, mode === 'fenced' ? '1' : undefined)) as ReadOk;
-    const out = await old.write(writeFrom(r, 3, mode === 'fenced' ? '1' : undefined), mode, 0);
-    expect(out.ok).toBe(true);
-    const final = await old.finalRead(0);
-    expect(final.ledger).toHaveLength(1);
-    expect(final.balance).toBe(1003);
-  });
+  it.each<WriteMode>(['plain', 'fenced', 'version'])(
+    '%s: the ledger row exists iff the update happened',
+    async (mode) => {
+      await fresh();
+      const r = (await old.read(0, mode === 'fenced' ? '1' : undefined)) as ReadOk;
+      const out = await old.write(writeFrom(r, 3, mode === 'fenced' ? '1' : undefined), mode, 0);
+      expect(out.ok).toBe(true);
+      const final = await old.finalRead(0);
+      expect(final.ledger).toHaveLength(1);
+      expect(final.balance).toBe(1003);
+    },
+  );
 });

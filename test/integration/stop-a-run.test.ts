@@ -51,7 +51,8 @@ async function runningClients(results: string, lock: string, timeoutMs = 90_000)
     const base = path.join(results, lock);
     for (const run of fs.existsSync(base) ? fs.readdirSync(base) : []) {
       const history = path.join(base, run, 'history.jsonl');
-      if (fs.existsSync(history) && fs.readFileSync(history, 'utf8').split('\n').filter(Boolean).length >= 10) return path.join(base, run);
+      if (fs.existsSync(history) && fs.readFileSync(history, 'utf8').split('\n').filter(Boolean).length >= 10)
+        return path.join(base, run);
     }
     await sleep(100);
   }
@@ -73,26 +74,40 @@ function expectInterrupted(runDir: string): void {
 }
 
 describe('stopping a run from outside', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('%s to npm itself (`npm run jepsen`) stops the harness, its servers and clients, and keeps the history', async (signal) => {
-    const results = resultsDir(`stop-npm-${signal}`);
-    const run = start('npm', ['run', 'jepsen', '--', '--lock=redis', '--nemesis=none', '--time-limit=60', `--results=${results}`]);
-    const runDir = await runningClients(results, 'redis');
-    await sleep(3000);
-    expect(processesUnder(results).length).toBeGreaterThan(6); // npm, harness, 5 redis, postgres, clients
-    process.kill(run.child.pid!, signal); // npm's own pid, not its group
-    const seconds = await secondsUntilNoneLeft(results);
-    console.log(`${signal} to npm: last process of the run gone after ${seconds.toFixed(2)} s`);
-    expect(processesUnder(results)).toEqual([]);
-    expect(seconds).toBeLessThan(20);
-    await run.exited;
-    expect(run.stderr()).toContain(`${signal} — resuming paused processes`);
-    expectInterrupted(runDir);
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s to npm itself (`npm run jepsen`) stops the harness, its servers and clients, and keeps the history',
+    async (signal) => {
+      const results = resultsDir(`stop-npm-${signal}`);
+      const run = start('npm', [
+        'run',
+        'jepsen',
+        '--',
+        '--lock=redis',
+        '--nemesis=none',
+        '--time-limit=60',
+        `--results=${results}`,
+      ]);
+      const runDir = await runningClients(results, 'redis');
+      await sleep(3000);
+      expect(processesUnder(results).length).toBeGreaterThan(6); // npm, harness, 5 redis, postgres, clients
+      process.kill(run.child.pid!, signal); // npm's own pid, not its group
+      const seconds = await secondsUntilNoneLeft(results);
+      console.log(`${signal} to npm: last process of the run gone after ${seconds.toFixed(2)} s`);
+      expect(processesUnder(results)).toEqual([]);
+      expect(seconds).toBeLessThan(20);
+      await run.exited;
+      expect(run.stderr()).toContain(`${signal} — resuming paused processes`);
+      expectInterrupted(runDir);
+    },
+  );
 
   it('the death of its parent (a wrapper shell SIGKILLed) makes the harness shut down as on SIGTERM', async () => {
     const results = resultsDir('stop-parent-gone');
     // `sh -c` without exec keeps the shell as the harness's parent, as npm's script shell did.
-    const run = start('sh', ['-c', `${process.execPath} --import tsx ${CLI} --lock=redis --nemesis=none --time-limit=60 --results=${results}; true`]);
+    const run = start('sh', [
+      '-c',
+      `${process.execPath} --import tsx ${CLI} --lock=redis --nemesis=none --time-limit=60 --results=${results}; true`,
+    ]);
     const runDir = await runningClients(results, 'redis');
     process.kill(run.child.pid!, 'SIGKILL');
     const seconds = await secondsUntilNoneLeft(results);
@@ -105,9 +120,19 @@ describe('stopping a run from outside', () => {
 
   it('cleanup from another process while a run is going leaves it untouched; the run ends with its verdict', async () => {
     const results = resultsDir('cleanup-during-run');
-    const run = start(process.execPath, ['--import', 'tsx', CLI, '--lock=redis', '--nemesis=none', '--time-limit=8', `--results=${results}`]);
+    const run = start(process.execPath, [
+      '--import',
+      'tsx',
+      CLI,
+      '--lock=redis',
+      '--nemesis=none',
+      '--time-limit=8',
+      `--results=${results}`,
+    ]);
     const runDir = await runningClients(results, 'redis');
-    const before = processesUnder(results).map((p) => p.pid).sort();
+    const before = processesUnder(results)
+      .map((p) => p.pid)
+      .sort();
     const cleanup = start(process.execPath, ['--import', 'tsx', CLI, 'cleanup', `--results=${results}`]);
     expect(await cleanup.exited).toBe(0);
     expect(cleanup.stdout()).toContain(`running, left alone: ${runDir} (its harness, pid ${run.child.pid}, is alive)`);

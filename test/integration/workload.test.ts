@@ -33,27 +33,38 @@ describe('bank workload, no faults', () => {
     expect(lost.overwrittenBy.basedOn).toBeLessThan(lost.lost.writeId);
     const { ops } = readHistory(path.join(out.runDir, 'history.jsonl'));
     expect(validateHistory(ops)).toEqual([]);
-    for (const f of ['test.json', 'results.json', 'history.jsonl', 'logs']) expect(fs.existsSync(path.join(out.runDir, f))).toBe(true);
+    for (const f of ['test.json', 'results.json', 'history.jsonl', 'logs'])
+      expect(fs.existsSync(path.join(out.runDir, f))).toBe(true);
     expect(fs.realpathSync(path.join(results, 'latest'))).toBe(fs.realpathSync(out.runDir));
   });
 
-  it.each(['redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres'])('%s: no lost updates, exit 0', async (lock) => {
-    const out = await run([`--lock=${lock}`]);
-    expect(out.results.lostUpdates).toBe(0);
-    expect(out.results.opCounts.ok).toBeGreaterThan(20);
-    expect(out.results.latency.acquire.count).toBeGreaterThan(5);
-    expect(out.exitCode, JSON.stringify(out.results.checkers)).toBe(0);
-    const test = JSON.parse(fs.readFileSync(path.join(out.runDir, 'test.json'), 'utf8'));
-    expect(test.seed).toBe(11);
-    expect(test.versions).toMatchObject({ ioredis: expect.stringMatching(/^5\./), redlock: expect.stringMatching(/5\.0\.0-beta\.2/), pg: expect.stringMatching(/^8\./), postgres: expect.stringMatching(/^\d+\.\d+/) });
-  });
+  it.each(['redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres'])(
+    '%s: no lost updates, exit 0',
+    async (lock) => {
+      const out = await run([`--lock=${lock}`]);
+      expect(out.results.lostUpdates).toBe(0);
+      expect(out.results.opCounts.ok).toBeGreaterThan(20);
+      expect(out.results.latency.acquire.count).toBeGreaterThan(5);
+      expect(out.exitCode, JSON.stringify(out.results.checkers)).toBe(0);
+      const test = JSON.parse(fs.readFileSync(path.join(out.runDir, 'test.json'), 'utf8'));
+      expect(test.seed).toBe(11);
+      expect(test.versions).toMatchObject({
+        ioredis: expect.stringMatching(/^5\./),
+        redlock: expect.stringMatching(/5\.0\.0-beta\.2/),
+        pg: expect.stringMatching(/^8\./),
+        postgres: expect.stringMatching(/^\d+\.\d+/),
+      });
+    },
+  );
 
   it('etcd and zookeeper with --fencing carry increasing tokens into the resource', async () => {
     for (const lock of ['etcd', 'zookeeper']) {
       const out = await run([`--lock=${lock}`, '--fencing']);
       expect(out.exitCode).toBe(0);
       const { ops } = readHistory(path.join(out.runDir, 'history.jsonl'));
-      const tokens = ops.filter((o) => o.f === 'write' && o.type === 'ok').map((o) => BigInt((o.value as { token: string }).token));
+      const tokens = ops
+        .filter((o) => o.f === 'write' && o.type === 'ok')
+        .map((o) => BigInt((o.value as { token: string }).token));
       expect(tokens.length).toBeGreaterThan(5);
       for (let i = 1; i < tokens.length; i++) expect(tokens[i] > tokens[i - 1]).toBe(true);
     }
@@ -67,6 +78,12 @@ describe('bank workload, no faults', () => {
     // Written against the interface before `servers` existed: `needs: ['redis']` still means the 5 masters.
     const test = JSON.parse(fs.readFileSync(path.join(out.runDir, 'test.json'), 'utf8'));
     expect(test.strategy.servers).toEqual({ redis: 5, etcd: 0, zk: 0 });
-    expect(test.nodes.map((n: { name: string }) => n.name).filter((n: string) => n.startsWith('redis'))).toEqual(['redis[0]', 'redis[1]', 'redis[2]', 'redis[3]', 'redis[4]']);
+    expect(test.nodes.map((n: { name: string }) => n.name).filter((n: string) => n.startsWith('redis'))).toEqual([
+      'redis[0]',
+      'redis[1]',
+      'redis[2]',
+      'redis[3]',
+      'redis[4]',
+    ]);
   });
 });

@@ -6,7 +6,12 @@ import type { Lease, LockClient } from '../../workloads/strategy.ts';
  * after `waitMs`; then `a` releases. Returns both leases, whether `b` was (wrongly) done early, whether the
  * release found the lock still `a`'s, and how long after the release `b` got it.
  */
-export async function handOver(a: LockClient, b: LockClient, key: string, waitMs = 500): Promise<{ first: Lease; second: Lease; secondDoneEarly: boolean; released: boolean; wokeAfterMs: number }> {
+export async function handOver(
+  a: LockClient,
+  b: LockClient,
+  key: string,
+  waitMs = 500,
+): Promise<{ first: Lease; second: Lease; secondDoneEarly: boolean; released: boolean; wokeAfterMs: number }> {
   const first = await a.acquire(key);
   let done = false;
   const pending = b.acquire(key).then((l) => ((done = true), l));

@@ -47,9 +47,19 @@ for await (const line of createInterface({ input: process.stdin })) {
 await client.close();
 `;
 
-export async function startHolder(strategyFile: string, ctx: LockContext, key: string, readyTimeoutMs = 15_000): Promise<HolderProcess> {
+export async function startHolder(
+  strategyFile: string,
+  ctx: LockContext,
+  key: string,
+  readyTimeoutMs = 15_000,
+): Promise<HolderProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD], {
-    env: { ...process.env, HOLDER_STRATEGY: pathToFileURL(strategyFile).href, HOLDER_CTX: JSON.stringify(ctx), HOLDER_KEY: key },
+    env: {
+      ...process.env,
+      HOLDER_STRATEGY: pathToFileURL(strategyFile).href,
+      HOLDER_CTX: JSON.stringify(ctx),
+      HOLDER_KEY: key,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -58,7 +68,10 @@ export async function startHolder(strategyFile: string, ctx: LockContext, key: s
   const next = async (timeoutMs: number): Promise<{ token?: string; result?: unknown; error?: string }> => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`holder process gave no answer in ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`holder process gave no answer in ${timeoutMs} ms; stderr: ${stderr}`)),
+        timeoutMs,
+      );
     });
     try {
       const line = await Promise.race([lines.next(), timeout]);

@@ -70,26 +70,45 @@ export async function runMemoryBank(opts: MemoryBankOptions): Promise<MemoryBank
     latency: between(0.3, 1.8),
     ...(opts.inject ? { tokenOverride: { grant: n, token: opts.inject } } : {}),
   });
-  const resource = new MemoryResource(time, { accounts, latency: between(0.5, 2.5), infoRate: opts.infoRate, random }, {
-    beforeRead(slot) {
-      if (injectedInfo || slot !== 1 || time.nowMs < Math.min(duration, 20_000) * 0.25) return undefined;
-      injectedInfo = true;
-      return opts.inject;
+  const resource = new MemoryResource(
+    time,
+    { accounts, latency: between(0.5, 2.5), infoRate: opts.infoRate, random },
+    {
+      beforeRead(slot) {
+        if (injectedInfo || slot !== 1 || time.nowMs < Math.min(duration, 20_000) * 0.25) return undefined;
+        injectedInfo = true;
+        return opts.inject;
+      },
+      afterRead(slot) {
+        if (pauseDone || time.nowMs < opts.pause!.atMs) return;
+        // The nemesis SIGSTOPs the holder between its read and its write: Kleppmann's scenario.
+        pauseDone = true;
+        const p = lastProcess[slot];
+        const start = time.nowMs + 2;
+        const end = start + opts.pause!.durationMs;
+        pausedUntil[slot] = end;
+        const targets = [`client p${p} (pid ${40_000 + p})`];
+        const note = opts.inject ? `SIGSTOP sent ${opts.inject}` : 'SIGSTOP between read and write';
+        emitAt(start, {
+          process: 'nemesis',
+          type: 'info',
+          f: 'pause-holder',
+          value: {
+            phase: 'start',
+            targets,
+            params: { durationMs: opts.pause!.durationMs },
+            note,
+          } satisfies NemesisValue,
+        });
+        emitAt(end, {
+          process: 'nemesis',
+          type: 'info',
+          f: 'pause-holder',
+          value: { phase: 'end', targets } satisfies NemesisValue,
+        });
+      },
     },
-    afterRead(slot) {
-      if (pauseDone || time.nowMs < opts.pause!.atMs) return;
-      // The nemesis SIGSTOPs the holder between its read and its write: Kleppmann's scenario.
-      pauseDone = true;
-      const p = lastProcess[slot];
-      const start = time.nowMs + 2;
-      const end = start + opts.pause!.durationMs;
-      pausedUntil[slot] = end;
-      const targets = [`client p${p} (pid ${40_000 + p})`];
-      const note = opts.inject ? `SIGSTOP sent ${opts.inject}` : 'SIGSTOP between read and write';
-      emitAt(start, { process: 'nemesis', type: 'info', f: 'pause-holder', value: { phase: 'start', targets, params: { durationMs: opts.pause!.durationMs }, note } satisfies NemesisValue });
-      emitAt(end, { process: 'nemesis', type: 'info', f: 'pause-holder', value: { phase: 'end', targets } satisfies NemesisValue });
-    },
-  });
+  );
 
   const stopping = () => time.nowMs >= duration || entries.length >= (opts.stopAfterOps ?? NEVER);
   let finished = 0;
@@ -98,7 +117,15 @@ export async function runMemoryBank(opts: MemoryBankOptions): Promise<MemoryBank
       spec: {
         slot,
         concurrency: n,
-        ctx: { redis: [], etcd: [], zookeeper: '', ttlMs, acquireTimeoutMs: 3000, client: slot, seed: seed * 1000 + slot },
+        ctx: {
+          redis: [],
+          etcd: [],
+          zookeeper: '',
+          ttlMs,
+          acquireTimeoutMs: 3000,
+          client: slot,
+          seed: seed * 1000 + slot,
+        },
         mode: opts.fencing ? 'fenced' : 'plain',
         thinkMs: opts.thinkMs ?? 100,
         accounts,
@@ -131,28 +158,67 @@ export async function runMemoryBank(opts: MemoryBankOptions): Promise<MemoryBank
 }
 
 /** A history of about `ops` entries from `processes` clients (think time ~0.5 ms): for checkers and the bench. */
-export function generateBankHistory(opts: { ops: number; processes: number; accounts?: number; seed?: number; brokenLockRate?: number; infoRate?: number; fencing?: boolean }): Promise<MemoryBankRun> {
-  return runMemoryBank({ clients: opts.processes, accounts: opts.accounts, seed: opts.seed, brokenLockRate: opts.brokenLockRate, infoRate: opts.infoRate, fencing: opts.fencing, stopAfterOps: opts.ops, thinkMs: 0.5 });
+export function generateBankHistory(opts: {
+  ops: number;
+  processes: number;
+  accounts?: number;
+  seed?: number;
+  brokenLockRate?: number;
+  infoRate?: number;
+  fencing?: boolean;
+}): Promise<MemoryBankRun> {
+  return runMemoryBank({
+    clients: opts.processes,
+    accounts: opts.accounts,
+    seed: opts.seed,
+    brokenLockRate: opts.brokenLockRate,
+    infoRate: opts.infoRate,
+    fencing: opts.fencing,
+    stopAfterOps: opts.ops,
+    thinkMs: 0.5,
+  });
 }
 
 export interface SimRun {
   history: Op[];
   results: RunResults;
-  test: { argv: string[]; seed: number; config: Record<string, unknown>; versions: Record<string, string>; startedAt: string; lock: string };
+  test: {
+    argv: string[];
+    seed: number;
+    config: Record<string, unknown>;
+    versions: Record<string, string>;
+    startedAt: string;
+    lock: string;
+  };
 }
 
 /**
  * A whole run as the report sees it — history, results from the real checkers, test.json — for the report's
  * tests: 5 clients for 20 s by default, under a pause-holder when asked.
  */
-export async function simulateBankRun(opts: MemoryBankOptions & { lock?: string; clock?: { atMs: number; durationMs: number; offsetMs: number } | null } = {}): Promise<SimRun> {
+export async function simulateBankRun(
+  opts: MemoryBankOptions & {
+    lock?: string;
+    clock?: { atMs: number; durationMs: number; offsetMs: number } | null;
+  } = {},
+): Promise<SimRun> {
   const o = { clients: 5, durationMs: 20_000, ttlMs: 2000, thinkMs: 100, seed: 42, ...opts };
   const { history } = await runMemoryBank(o);
   if (o.clock) {
     // Drawn only: the in-memory lock keeps no wall clock to jump.
     const targets = ['redis[0]'];
-    const at = (ms: number, value: NemesisValue): Op => ({ index: 0, time: Math.round(ms * 1e6), process: 'nemesis', type: 'info', f: 'clock', value });
-    history.push(at(o.clock.atMs, { phase: 'start', targets, params: { offsetMs: o.clock.offsetMs } }), at(o.clock.atMs + o.clock.durationMs, { phase: 'end', targets, params: { offsetMs: 0 } }));
+    const at = (ms: number, value: NemesisValue): Op => ({
+      index: 0,
+      time: Math.round(ms * 1e6),
+      process: 'nemesis',
+      type: 'info',
+      f: 'clock',
+      value,
+    });
+    history.push(
+      at(o.clock.atMs, { phase: 'start', targets, params: { offsetMs: o.clock.offsetMs } }),
+      at(o.clock.atMs + o.clock.durationMs, { phase: 'end', targets, params: { offsetMs: 0 } }),
+    );
     history.sort((a, b) => a.time - b.time).forEach((op, i) => (op.index = i));
   }
   const lock = o.lock ?? (o.fencing ? 'etcd' : 'redis');
@@ -162,9 +228,27 @@ export async function simulateBankRun(opts: MemoryBankOptions & { lock?: string;
     history,
     results: checkRun(history, { fencing: !!o.fencing, deadlineMs: 10_000 }),
     test: {
-      argv: [`--lock=${lock}`, `--nemesis=${faults.join(',') || 'none'}`, `--ttl=${o.ttlMs}`, `--time-limit=${timeLimitS}`, ...(o.fencing ? ['--fencing'] : [])],
+      argv: [
+        `--lock=${lock}`,
+        `--nemesis=${faults.join(',') || 'none'}`,
+        `--ttl=${o.ttlMs}`,
+        `--time-limit=${timeLimitS}`,
+        ...(o.fencing ? ['--fencing'] : []),
+      ],
       seed: o.seed,
-      config: { command: 'run', lock, nemesis: faults, ttlMs: o.ttlMs, fencing: !!o.fencing, concurrency: o.clients, timeLimitS, thinkMs: o.thinkMs, accounts: 1, seed: o.seed, backend: 'local' },
+      config: {
+        command: 'run',
+        lock,
+        nemesis: faults,
+        ttlMs: o.ttlMs,
+        fencing: !!o.fencing,
+        concurrency: o.clients,
+        timeLimitS,
+        thinkMs: o.thinkMs,
+        accounts: 1,
+        seed: o.seed,
+        backend: 'local',
+      },
       versions: { node: 'v20.20.2', 'redis-server': '7.0.15', postgres: '15.8' },
       startedAt: '2026-11-29T08:30:00.000Z',
       lock,

@@ -33,7 +33,10 @@ export class MemoryLock {
   /** Clients waiting for a key: woken when it is released, as a server's queue or watch would. */
   private readonly waiting = new Map<string, Set<() => void>>();
 
-  constructor(private readonly time: VirtualTime, private readonly opts: MemoryLockOptions) {}
+  constructor(
+    private readonly time: VirtualTime,
+    private readonly opts: MemoryLockOptions,
+  ) {}
 
   strategy(): LockStrategy {
     return { name: this.opts.name, needs: [], token: 'monotonic', connect: async () => this.client() };

@@ -36,8 +36,18 @@ export class MemoryResource {
   private readonly rows: Account[];
   private writeIds = 0;
 
-  constructor(private readonly time: VirtualTime, private readonly opts: MemoryResourceOptions, private readonly hooks: CallHooks = {}) {
-    this.rows = Array.from({ length: opts.accounts }, () => ({ balance: INITIAL_BALANCE, version: 0, lastWriteId: 0, fence: null, ledger: [] }));
+  constructor(
+    private readonly time: VirtualTime,
+    private readonly opts: MemoryResourceOptions,
+    private readonly hooks: CallHooks = {},
+  ) {
+    this.rows = Array.from({ length: opts.accounts }, () => ({
+      balance: INITIAL_BALANCE,
+      version: 0,
+      lastWriteId: 0,
+      fence: null,
+      ledger: [],
+    }));
   }
 
   connect(slot: number): BankResource {
@@ -57,12 +67,22 @@ export class MemoryResource {
         await time.sleep(opts.latency());
         const row = this.rows[w.account];
         const token = w.token === undefined || !/^\d+$/.test(w.token) ? null : BigInt(w.token);
-        if (mode === 'fenced' && token !== null && row.fence !== null && token < row.fence) return { ok: false, reason: 'stale-token' };
+        if (mode === 'fenced' && token !== null && row.fence !== null && token < row.fence)
+          return { ok: false, reason: 'stale-token' };
         if (mode === 'version' && w.version !== row.version) return { ok: false, reason: 'version-conflict' };
         const timedOut = opts.random() < (opts.infoRate ?? 0);
         if (!timedOut || opts.random() < 0.5) {
           const writeId = ++this.writeIds;
-          row.ledger.push({ writeId, account: w.account, process, token: w.token ?? null, from: w.from, to: w.to, delta: w.delta, basedOn: w.basedOn });
+          row.ledger.push({
+            writeId,
+            account: w.account,
+            process,
+            token: w.token ?? null,
+            from: w.from,
+            to: w.to,
+            delta: w.delta,
+            basedOn: w.basedOn,
+          });
           row.balance = w.to;
           row.version++;
           row.lastWriteId = writeId;
@@ -77,6 +97,13 @@ export class MemoryResource {
 
   finalRead(account: number): FinalRead {
     const row = this.rows[account];
-    return { account, initialBalance: INITIAL_BALANCE, balance: row.balance, version: row.version, fence: row.fence === null ? null : String(row.fence), ledger: row.ledger };
+    return {
+      account,
+      initialBalance: INITIAL_BALANCE,
+      balance: row.balance,
+      version: row.version,
+      fence: row.fence === null ? null : String(row.fence),
+      ledger: row.ledger,
+    };
   }
 }

@@ -11,7 +11,12 @@ export function history(...events: (Event | Event[])[]): Op[] {
   return events.flat().map((e, index) => ({ ...e, index, time: e.time ?? index * 1_000_000 }));
 }
 
-export const invoke = (process: ProcessId, f: string, value: unknown = null): Event => ({ process, type: 'invoke', f, value });
+export const invoke = (process: ProcessId, f: string, value: unknown = null): Event => ({
+  process,
+  type: 'invoke',
+  f,
+  value,
+});
 export const ok = (process: ProcessId, f: string, value: unknown = null): Event => ({ process, type: 'ok', f, value });
 export const fail = (process: ProcessId, f: string, value: unknown = null, error?: string): Event => ({
   process,
@@ -20,15 +25,35 @@ export const fail = (process: ProcessId, f: string, value: unknown = null, error
   value,
   ...(error ? { error } : {}),
 });
-export const info = (process: ProcessId, f: string, value: unknown = null, error = 'timeout'): Event => ({ process, type: 'info', f, value, error });
+export const info = (process: ProcessId, f: string, value: unknown = null, error = 'timeout'): Event => ({
+  process,
+  type: 'info',
+  f,
+  value,
+  error,
+});
 
 /** A ledger row on account 0 unless told otherwise. */
-export function row(writeId: number, process: number, from: number, to: number, basedOn: number, token: string | null = null, account = 0): LedgerRow {
+export function row(
+  writeId: number,
+  process: number,
+  from: number,
+  to: number,
+  basedOn: number,
+  token: string | null = null,
+  account = 0,
+): LedgerRow {
   return { writeId, account, process, token, from, to, delta: to - from, basedOn };
 }
 
 /** The harness's final read of one account: invoke + ok. */
-export function finalRead(account: number, initialBalance: number, balance: number, ledger: LedgerRow[], fence: string | null = null): Event[] {
+export function finalRead(
+  account: number,
+  initialBalance: number,
+  balance: number,
+  ledger: LedgerRow[],
+  fence: string | null = null,
+): Event[] {
   const value: FinalRead = { account, initialBalance, balance, version: ledger.length, fence, ledger };
   return [invoke('harness', 'final-read', { account }), ok('harness', 'final-read', value)];
 }
@@ -39,7 +64,13 @@ export function read(process: number, balance: number, lastWriteId: number, acco
 }
 
 /** The invoke value of a write from `from` to `to` based on write `basedOn`. */
-export function writeValue(from: number, to: number, basedOn: number, token?: string, account = 0): Record<string, unknown> {
+export function writeValue(
+  from: number,
+  to: number,
+  basedOn: number,
+  token?: string,
+  account = 0,
+): Record<string, unknown> {
   return { account, from, to, delta: to - from, basedOn, ...(token !== undefined ? { token } : {}) };
 }
 

@@ -47,7 +47,9 @@ export class VirtualTime {
       await new Promise((resolve) => setImmediate(resolve));
       if (this.timers.length === 0) {
         if (done()) return;
-        throw new Error(`virtual-time: no timer left at ${this.nowMs} ms but the run is not done: a step waits on nothing`);
+        throw new Error(
+          `virtual-time: no timer left at ${this.nowMs} ms but the run is not done: a step waits on nothing`,
+        );
       }
       let next = 0;
       for (let i = 1; i < this.timers.length; i++) {

@@ -95,7 +95,8 @@ class EtcdLockClient implements LockClient {
         const holder = res.responses[0]?.response_range?.kvs?.[0];
         // etcd3 retries a txn whose reply was lost; the retry then finds the key that the first try created
         // with our lease. That key is ours.
-        if (holder && holder.lease === leaseId) return this.held(key, lockKey, lease, leaseId, holder.create_revision, attempts);
+        if (holder && holder.lease === leaseId)
+          return this.held(key, lockKey, lease, leaseId, holder.create_revision, attempts);
         const remaining = deadline - performance.now();
         if (remaining <= 0) break;
         // Watch from the revision right after the one we read: a delete between our txn and the watch's
@@ -109,10 +110,20 @@ class EtcdLockClient implements LockClient {
       throw err;
     }
     await this.dropLease(lease);
-    throw new LockNotAcquired(`etcd lock ${lockKey} still held by another client after ${this.ctx.acquireTimeoutMs} ms`, attempts);
+    throw new LockNotAcquired(
+      `etcd lock ${lockKey} still held by another client after ${this.ctx.acquireTimeoutMs} ms`,
+      attempts,
+    );
   }
 
-  private held(key: string, lockKey: string, lease: EtcdLease, leaseId: string, revision: string, attempts: number): Lease {
+  private held(
+    key: string,
+    lockKey: string,
+    lease: EtcdLease,
+    leaseId: string,
+    revision: string,
+    attempts: number,
+  ): Lease {
     const handle: EtcdHandle = { lockKey, lease, leaseId, revision };
     return { key, token: revision, validityMs: this.ttlSeconds * 1000, attempts, handle };
   }

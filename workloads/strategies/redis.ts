@@ -15,7 +15,8 @@ const redis: LockStrategy = {
   // One node: the faults aim at the only Redis there is, not at four bystanders.
   servers: { redis: 1 },
   token: 'none',
-  noTokenReason: 'a Redis lock value is a random owner token, not a monotonic counter: the resource cannot tell an old holder from a new one',
+  noTokenReason:
+    'a Redis lock value is a random owner token, not a monotonic counter: the resource cannot tell an old holder from a new one',
   renews: true,
   // Lost under a paused holder, a restart without the key, a clock jump, and a failover.
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'failover'],
@@ -36,8 +37,10 @@ const redis: LockStrategy = {
         const owner = crypto.randomBytes(12).toString('hex');
         const deadline = performance.now() + ctx.acquireTimeoutMs;
         for (let attempts = 1; ; attempts++) {
-          if ((await r.set(`lock:${key}`, owner, 'PX', ctx.ttlMs, 'NX')) === 'OK') return { key, attempts, validityMs: ctx.ttlMs, handle: owner };
-          if (performance.now() > deadline) throw new LockNotAcquired(`lock:${key} still held by another owner after ${attempts} tries`, attempts);
+          if ((await r.set(`lock:${key}`, owner, 'PX', ctx.ttlMs, 'NX')) === 'OK')
+            return { key, attempts, validityMs: ctx.ttlMs, handle: owner };
+          if (performance.now() > deadline)
+            throw new LockNotAcquired(`lock:${key} still held by another owner after ${attempts} tries`, attempts);
           await sleep(5 + random() * 20);
         }
       },

@@ -83,7 +83,13 @@ describe('redlock validity', () => {
   });
 
   it('gives up at the timeout, holding nothing anywhere', async () => {
-    const masters = [new MemoryMaster(), new MemoryMaster(), new MemoryMaster(false), new MemoryMaster(false), new MemoryMaster(false)];
+    const masters = [
+      new MemoryMaster(),
+      new MemoryMaster(),
+      new MemoryMaster(false),
+      new MemoryMaster(false),
+      new MemoryMaster(false),
+    ];
     let mono = 0;
     const res = await redlockAcquire(masters, 'k', 'v', 10_000, steppingClock(1), {
       timeoutMs: 100,

@@ -40,7 +40,14 @@ export interface RedlockClock {
 }
 
 /** One round of steps 1–5 (without the retry delay). */
-export async function redlockAttempt(masters: RedlockMaster[], key: string, value: string, ttlMs: number, clock: RedlockClock, driftFactor = DEFAULT_DRIFT_FACTOR): Promise<RedlockAttempt> {
+export async function redlockAttempt(
+  masters: RedlockMaster[],
+  key: string,
+  value: string,
+  ttlMs: number,
+  clock: RedlockClock,
+  driftFactor = DEFAULT_DRIFT_FACTOR,
+): Promise<RedlockAttempt> {
   const start = clock.now();
   const results = await Promise.all(masters.map((m) => m.trySet(key, value, ttlMs).catch(() => false)));
   const okCount = results.filter(Boolean).length;
@@ -61,7 +68,15 @@ export interface RedlockRetry {
   monotonicNow: () => number;
 }
 
-export async function redlockAcquire(masters: RedlockMaster[], key: string, value: string, ttlMs: number, clock: RedlockClock, retry: RedlockRetry, driftFactor = DEFAULT_DRIFT_FACTOR): Promise<RedlockAttempt & { attempts: number }> {
+export async function redlockAcquire(
+  masters: RedlockMaster[],
+  key: string,
+  value: string,
+  ttlMs: number,
+  clock: RedlockClock,
+  retry: RedlockRetry,
+  driftFactor = DEFAULT_DRIFT_FACTOR,
+): Promise<RedlockAttempt & { attempts: number }> {
   const deadline = retry.monotonicNow() + retry.timeoutMs;
   for (let attempts = 1; ; attempts++) {
     const attempt = await redlockAttempt(masters, key, value, ttlMs, clock, driftFactor);

@@ -22,7 +22,13 @@ async function holders(key: string, settleMs = 50): Promise<number> {
 beforeAll(async () => {
   for (const n of env.cluster.redis) {
     // Our own observers: they must neither hang on a paused master nor give up on a restarted one.
-    const r = new Redis({ ...n.endpoint(), commandTimeout: 200, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => 100 });
+    const r = new Redis({
+      ...n.endpoint(),
+      commandTimeout: 200,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      retryStrategy: () => 100,
+    });
     r.on('error', () => {});
     direct.push(r);
   }

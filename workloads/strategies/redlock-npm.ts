@@ -4,7 +4,14 @@ import { Redis } from 'ioredis';
 // (dist/esm); the types come from the package's own declaration file through the type-only import below.
 import RedlockRuntime, { ExecutionError as ExecutionErrorRuntime } from 'redlock';
 import type * as RedlockTypes from '../../node_modules/redlock/dist/index.js';
-import { LockNotAcquired, type LockClient, type Endpoint, type LockContext, type LockStrategy, type Lease } from '../strategy.ts';
+import {
+  LockNotAcquired,
+  type LockClient,
+  type Endpoint,
+  type LockContext,
+  type LockStrategy,
+  type Lease,
+} from '../strategy.ts';
 
 const Redlock = RedlockRuntime as typeof RedlockTypes.default;
 const ExecutionError = ExecutionErrorRuntime as typeof RedlockTypes.ExecutionError;
@@ -86,12 +93,20 @@ class RedlockNpmClient implements LockClient {
   async acquire(key: string): Promise<Lease> {
     try {
       const lock = await this.redlock.acquire([resourceFor(key)], this.ctx.ttlMs);
-      return { key, validityMs: Math.max(0, lock.expiration - Date.now()), attempts: lock.attempts.length, handle: lock };
+      return {
+        key,
+        validityMs: Math.max(0, lock.expiration - Date.now()),
+        attempts: lock.attempts.length,
+        handle: lock,
+      };
     } catch (err) {
       // The package's only "no quorum" error: locked elsewhere, or too few masters answered, on every attempt.
       // It has already run its release script on all masters, so no partial lock is left behind.
       if (err instanceof ExecutionError) {
-        throw new LockNotAcquired(`redlock-npm: no quorum for ${resourceFor(key)} in ${err.attempts.length} attempts: ${err.message}`, err.attempts.length);
+        throw new LockNotAcquired(
+          `redlock-npm: no quorum for ${resourceFor(key)} in ${err.attempts.length} attempts: ${err.message}`,
+          err.attempts.length,
+        );
       }
       throw err;
     }

@@ -28,7 +28,8 @@ const redlock: LockStrategy = {
   needs: ['redis'],
   servers: { redis: 5 },
   token: 'none',
-  noTokenReason: 'Redlock has no monotonic fencing token (its values are random; Redis gives no counter that survives failover across 5 masters)',
+  noTokenReason:
+    'Redlock has no monotonic fencing token (its values are random; Redis gives no counter that survives failover across 5 masters)',
   renews: true,
   // The spec's own caveats — pauses, restarts without persistence, clock jumps — plus a slow master.
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
@@ -53,13 +54,24 @@ const redlock: LockStrategy = {
     return {
       async acquire(key) {
         const value = crypto.randomBytes(12).toString('hex');
-        const res = await redlockAcquire(masters, `lock:${key}`, value, ctx.ttlMs, { now: () => Date.now() }, {
-          timeoutMs: ctx.acquireTimeoutMs,
-          retryDelayMs: () => 10 + random() * 40,
-          sleep: (ms) => sleep(ms),
-          monotonicNow: () => performance.now(),
-        });
-        if (!res.held) throw new LockNotAcquired(`no majority for lock:${key} after ${res.attempts} tries (last: ${res.okCount}/5 OK, validity ${res.validityMs.toFixed(0)} ms)`, res.attempts);
+        const res = await redlockAcquire(
+          masters,
+          `lock:${key}`,
+          value,
+          ctx.ttlMs,
+          { now: () => Date.now() },
+          {
+            timeoutMs: ctx.acquireTimeoutMs,
+            retryDelayMs: () => 10 + random() * 40,
+            sleep: (ms) => sleep(ms),
+            monotonicNow: () => performance.now(),
+          },
+        );
+        if (!res.held)
+          throw new LockNotAcquired(
+            `no majority for lock:${key} after ${res.attempts} tries (last: ${res.okCount}/5 OK, validity ${res.validityMs.toFixed(0)} ms)`,
+            res.attempts,
+          );
         return { key, attempts: res.attempts, validityMs: Math.floor(res.validityMs), handle: value };
       },
       async renew(lease) {
@@ -76,7 +88,9 @@ const redlock: LockStrategy = {
       },
       async release(lease) {
         const value = String(lease.handle);
-        const results = await Promise.all(clients.map((c) => c.eval(RELEASE_IF_OWNER, 1, `lock:${lease.key}`, value).catch(() => 0)));
+        const results = await Promise.all(
+          clients.map((c) => c.eval(RELEASE_IF_OWNER, 1, `lock:${lease.key}`, value).catch(() => 0)),
+        );
         return results.filter((r) => r === 1).length >= Math.floor(clients.length / 2) + 1;
       },
       async close() {

@@ -6,25 +6,43 @@ import { strategyProblems } from '../resolved-strategy.ts';
 import { BUILTIN_STRATEGIES } from './registry.ts';
 
 /** Every built-in, loaded through the registry as a run loads it (modules only: nothing connects). */
-const builtins = await Promise.all(BUILTIN_LOCKS.map(async (lock) => ({ lock, declared: (await import(BUILTIN_STRATEGIES[lock])).default, resolved: await loadStrategy(lock) })));
+const builtins = await Promise.all(
+  BUILTIN_LOCKS.map(async (lock) => ({
+    lock,
+    declared: (await import(BUILTIN_STRATEGIES[lock])).default,
+    resolved: await loadStrategy(lock),
+  })),
+);
 
 describe('the built-in strategies', () => {
   it('are the registry, in its order, with the seven the oracle was written for first', () => {
     expect(BUILTIN_LOCKS).toEqual(Object.keys(BUILTIN_STRATEGIES));
-    expect(BUILTIN_LOCKS.slice(0, 7)).toEqual(['none', 'redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres']);
+    expect(BUILTIN_LOCKS.slice(0, 7)).toEqual([
+      'none',
+      'redis',
+      'redlock',
+      'redlock-npm',
+      'etcd',
+      'zookeeper',
+      'postgres',
+    ]);
   });
 
-  it.each(builtins.map((b) => [b.lock, b] as const))('%s describes itself completely: servers, renews, default faults, and why it has no token', (lock, { declared, resolved }) => {
-    expect(strategyProblems(declared, true)).toEqual([]);
-    expect(resolved).toMatchObject({ lock, builtin: true, name: lock });
-    // A built-in leaves nothing to the plugin defaults: each fact is written in its own file.
-    if (declared.needs.length) expect(declared.servers).toBeDefined();
-    expect(typeof declared.renews).toBe('boolean');
-    expect(declared.defaultFaults.length).toBeGreaterThan(0);
-    for (const f of declared.defaultFaults) expect(FAULT_NAMES).toContain(f);
-    expect(declared.defaultFaults).toContain('pause-holder');
-    if (declared.token === 'none') expect(resolved.noTokenReason).toMatch(/^(?!the strategy .* declares no fencing token).{20,}$/);
-  });
+  it.each(builtins.map((b) => [b.lock, b] as const))(
+    '%s describes itself completely: servers, renews, default faults, and why it has no token',
+    (lock, { declared, resolved }) => {
+      expect(strategyProblems(declared, true)).toEqual([]);
+      expect(resolved).toMatchObject({ lock, builtin: true, name: lock });
+      // A built-in leaves nothing to the plugin defaults: each fact is written in its own file.
+      if (declared.needs.length) expect(declared.servers).toBeDefined();
+      expect(typeof declared.renews).toBe('boolean');
+      expect(declared.defaultFaults.length).toBeGreaterThan(0);
+      for (const f of declared.defaultFaults) expect(FAULT_NAMES).toContain(f);
+      expect(declared.defaultFaults).toContain('pause-holder');
+      if (declared.token === 'none')
+        expect(resolved.noTokenReason).toMatch(/^(?!the strategy .* declares no fencing token).{20,}$/);
+    },
+  );
 
   it('run on the servers they use: one Redis for redis, five masters for Redlock, 3 etcd, 3 ZooKeeper, none for none/postgres', () => {
     const servers = Object.fromEntries(builtins.map((b) => [b.lock, b.resolved.servers]));
@@ -48,6 +66,14 @@ describe('the built-in strategies', () => {
 
   it('let --watchdog apply exactly to the Redis locks, whose lease the client must renew', () => {
     const renews = Object.fromEntries(builtins.map((b) => [b.lock, b.resolved.renews]));
-    expect(renews).toMatchObject({ none: false, redis: true, redlock: true, 'redlock-npm': true, etcd: false, zookeeper: false, postgres: false });
+    expect(renews).toMatchObject({
+      none: false,
+      redis: true,
+      redlock: true,
+      'redlock-npm': true,
+      etcd: false,
+      zookeeper: false,
+      postgres: false,
+    });
   });
 });

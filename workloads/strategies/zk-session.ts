@@ -51,7 +51,11 @@ export class ZkSession {
   /** Connects and waits for a session; the session timeout the server granted becomes the call deadline. */
   static async open(connectString: string, sessionTimeoutMs: number, connectTimeoutMs: number): Promise<ZkSession> {
     // spinDelay: pause between rounds over all servers; the default 1 s is long next to a 2 s session.
-    const client = zookeeper.createClient(connectString, { sessionTimeout: sessionTimeoutMs, spinDelay: 100, retries: 0 });
+    const client = zookeeper.createClient(connectString, {
+      sessionTimeout: sessionTimeoutMs,
+      spinDelay: 100,
+      retries: 0,
+    });
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         client.close();

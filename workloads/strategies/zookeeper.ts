@@ -65,7 +65,13 @@ class ZkLockClient implements LockClient {
           if (!stat) throw new Error(`our ZooKeeper lock node ${path} disappeared`);
           settled = true;
           const token = stat.czxid.readBigUInt64BE(0).toString();
-          return { key, token, validityMs: this.session.sessionTimeoutMs, attempts, handle: { path } satisfies ZkHandle };
+          return {
+            key,
+            token,
+            validityMs: this.session.sessionTimeoutMs,
+            attempts,
+            handle: { path } satisfies ZkHandle,
+          };
         }
         const remaining = deadline - performance.now();
         if (remaining <= 0) break;
@@ -80,7 +86,10 @@ class ZkLockClient implements LockClient {
       // Error paths: best effort; the harness reconnects after an error, and the session's end removes the node.
       if (!settled) await this.session.remove(path).catch(() => false);
     }
-    throw new LockNotAcquired(`ZooKeeper lock ${dir} still held by another client after ${this.ctx.acquireTimeoutMs} ms`, attempts);
+    throw new LockNotAcquired(
+      `ZooKeeper lock ${dir} still held by another client after ${this.ctx.acquireTimeoutMs} ms`,
+      attempts,
+    );
   }
 
   /**
@@ -89,12 +98,20 @@ class ZkLockClient implements LockClient {
    */
   private async createOwnNode(dir: string): Promise<string> {
     try {
-      return await this.session.create(`${dir}/${this.prefix}-lock-`, Buffer.from(`pid ${process.pid}`), CreateMode.EPHEMERAL_SEQUENTIAL);
+      return await this.session.create(
+        `${dir}/${this.prefix}-lock-`,
+        Buffer.from(`pid ${process.pid}`),
+        CreateMode.EPHEMERAL_SEQUENTIAL,
+      );
     } catch (err) {
       if (zkErrorCode(err) !== Exception.CONNECTION_LOSS) throw err;
       const mine = (await this.session.getChildren(dir)).find((c) => c.startsWith(`${this.prefix}-lock-`));
       if (mine) return `${dir}/${mine}`;
-      return this.session.create(`${dir}/${this.prefix}-lock-`, Buffer.from(`pid ${process.pid}`), CreateMode.EPHEMERAL_SEQUENTIAL);
+      return this.session.create(
+        `${dir}/${this.prefix}-lock-`,
+        Buffer.from(`pid ${process.pid}`),
+        CreateMode.EPHEMERAL_SEQUENTIAL,
+      );
     }
   }
 
@@ -110,7 +127,10 @@ class ZkLockClient implements LockClient {
       await Promise.race([
         woken,
         new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
-        new Promise<never>((_, reject) => (unsubscribe = this.session.whenExpired(() => reject(new ZkSessionExpired('waiting for the lock'))))),
+        new Promise<never>(
+          (_, reject) =>
+            (unsubscribe = this.session.whenExpired(() => reject(new ZkSessionExpired('waiting for the lock')))),
+        ),
       ]);
     } finally {
       clearTimeout(timer);
@@ -128,7 +148,10 @@ class ZkLockClient implements LockClient {
   async renew(lease: Lease): Promise<boolean> {
     if (this.session.expired) return false;
     try {
-      const stat = await this.session.setData((lease.handle as ZkHandle).path, Buffer.from(`renewed by pid ${process.pid}`));
+      const stat = await this.session.setData(
+        (lease.handle as ZkHandle).path,
+        Buffer.from(`renewed by pid ${process.pid}`),
+      );
       return stat !== null && stat.czxid.readBigUInt64BE(0).toString() === lease.token;
     } catch (err) {
       // Expired while we asked (typical for a client just resumed from a pause): its node is gone for sure.
