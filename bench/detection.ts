@@ -23,7 +23,7 @@ import type { BenchOutcome } from './outcome.ts';
  * (harness/cell-config.ts: restart-empty's interval cap and think floor); gallery cases get their `exposedBy`
  * args, as the gallery test does. Runs go through runTest, one at a time, each with its own teardown.
  *
- * `--quick` (what `all --quick` runs): 2 runs per cell, 8 s each, a subset of 6 cells — a smoke test of the
+ * `--quick` (what `all --quick` runs): 2 runs per cell, 8 s each, a subset of 7 cells (check-then-set names both the case and its twin) — a smoke test of the
  * benchmark and the harness, not a measure of detection power (2 runs cannot show 19/20).
  */
 const GALLERY = path.resolve('examples/broken');
@@ -69,7 +69,7 @@ export async function run(args: string[]): Promise<BenchOutcome> {
       }
       cells.push(cell);
       const s = summarize(cell);
-      console.log(`${p.cell}: ${p.expect === 'lost' ? `found ${s.found}/${s.runs}, median ${s.medianMs ?? '-'} ms, p90 ${s.p90Ms ?? '-'} ms, hit rate ${s.hitRate === null ? '-' : s.hitRate.toFixed(2)}` : `false alarms ${s.falseAlarms}/${s.runs}`}`);
+      console.log(`${p.cell}: ${p.expect === 'lost' ? `found ${s.found}/${s.runs}, median ${s.medianMs?.toFixed(0) ?? '-'} ms, p90 ${s.p90Ms?.toFixed(0) ?? '-'} ms, hit rate ${s.hitRate === null ? '-' : s.hitRate.toFixed(2)}` : `false alarms ${s.falseAlarms}/${s.runs}`}`);
     }
   } finally {
     await shutdown.runAll();
