@@ -26,6 +26,20 @@ export const BENCHMARKS: readonly Benchmark[] = [
     load: () => import('./checker.ts'),
   },
   {
+    name: 'detection',
+    summary:
+      'detection power: share of runs that find each unsafe cell’s anomaly, time to it, fault hit rate; false alarms of safe cells',
+    quick: ['--quick'],
+    load: () => import('./detection.ts'),
+  },
+  {
+    name: 'overhead',
+    summary:
+      'acquire/release latency the harness records (1 client) against the bare ops on the same servers, and the proxy apart',
+    quick: ['--samples=500', '--time-limit=3'],
+    load: () => import('./overhead.ts'),
+  },
+  {
     name: 'memory',
     summary: 'peak RSS of the harness and of one client in a run with 10 clients and 10 accounts',
     quick: ['--time-limit=20'],

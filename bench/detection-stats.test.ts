@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import {
+  detectionGoal,
+  summarize,
+  timeToFirstAnomalyMs,
+  type DetectionCell,
+  type DetectionRun,
+} from './detection-stats.ts';
+
+const ms = 1e6;
+// A nemesis record first (not a client op: not the start), then client ops from 2 ms on.
+const ops = [
+  { index: 0, time: 1 * ms, process: 'nemesis' as const },
+  { index: 1, time: 2 * ms, process: 0 },
+  { index: 2, time: 500 * ms, process: 1 },
+  { index: 3, time: 900 * ms, process: 0 },
+];
+const lost = (overwrittenByOpIndex?: number) => ({
+  account: 0,
+  lost: {} as never,
+  overwrittenBy: {} as never,
+  ...(overwrittenByOpIndex !== undefined ? { overwrittenByOpIndex } : {}),
+});
+const overlap = (kind: 'confirmed' | 'suspected', aAt: number, bAt: number) => ({
+  account: 0,
+  kind,
+  a: { process: 0, acquiredAt: aAt, releasedAt: aAt + 1, acquireIndex: 1 },
+  b: { process: 1, acquiredAt: bAt, releasedAt: bAt + 1, acquireIndex: 2 },
+});
+
+describe('time to first anomaly', () => {
+  it('runs from the first client op to the completion of the first erasing write', () => {
+    expect(timeToFirstAnomalyMs(ops, { lostUpdateDetails: [lost(3), lost(2)], overlapDetails: [] })).toBe(498);
+  });
+
+  it('counts a confirmed overlap from the later acquire, and ignores suspected ones', () => {
+    expect(
+      timeToFirstAnomalyMs(ops, {
+        lostUpdateDetails: [lost(3)],
+        overlapDetails: [overlap('confirmed', 100 * ms, 200 * ms)],
+      }),
+    ).toBe(198);
+    expect(
+      timeToFirstAnomalyMs(ops, {
+        lostUpdateDetails: [lost(3)],
+        overlapDetails: [overlap('suspected', 10 * ms, 20 * ms)],
+      }),
+    ).toBe(898);
+  });
+
+  it('is null without an anomaly that has a time', () => {
+    expect(timeToFirstAnomalyMs(ops, { lostUpdateDetails: [lost()], overlapDetails: [] })).toBeNull();
+    expect(timeToFirstAnomalyMs([], { lostUpdateDetails: [lost(3)], overlapDetails: [] })).toBeNull();
+  });
+});
+
+const run = (over: Partial<DetectionRun>): DetectionRun => ({
+  seed: 1,
+  verdict: 'INVALID',
+  lostUpdates: 3,
+  anomaly: true,
+  firstAnomalyMs: 2000,
+  fired: 2,
+  hits: 1,
+  committedWrites: 40,
+  unknownReasons: [],
+  ...over,
+});
+const cell = (expect: 'lost' | 'safe', runs: DetectionRun[]): DetectionCell => ({
+  cell: 'redis × holder paused',
+  expect,
+  fault: 'pause-holder',
+  runs,
+});
+
+describe('detection goal', () => {
+  it('is met with 19 of 20 found and a median under 10 s', () => {
+    const runs = [
+      ...Array.from({ length: 19 }, (_, i) => run({ firstAnomalyMs: 1000 * (i + 1) })),
+      run({ anomaly: false, firstAnomalyMs: null, verdict: 'UNKNOWN' }),
+    ];
+    const s = summarize(cell('lost', runs));
+    expect(s).toMatchObject({ runs: 20, found: 19, medianMs: 10_000, p90Ms: 18_000, hitRate: 0.5, falseAlarms: 0 });
+    // 10 s is not under 10 s.
+    expect(detectionGoal(cell('lost', runs)).met).toBe(false);
+    expect(
+      detectionGoal(
+        cell(
+          'lost',
+          runs.map((r) => ({ ...r, firstAnomalyMs: r.firstAnomalyMs && r.firstAnomalyMs / 2 })),
+        ),
+      ).met,
+    ).toBe(true);
+  });
+
+  it('says why a cell missed: hit rate, writes, the unknown reasons', () => {
+    const g = detectionGoal(
+      cell('lost', [
+        run({}),
+        run({
+          anomaly: false,
+          firstAnomalyMs: null,
+          verdict: 'UNKNOWN',
+          hits: 0,
+          unknownReasons: ['the targeted fault never hit'],
+        }),
+      ]),
+    );
+    expect(g).toMatchObject({ met: false, goal: '≥ 2/2, median < 10 s', measured: '1/2, median 2.0 s, p90 2.0 s' });
+    expect(g.why).toBe('fault hit 25 % of 4 shots; median 40 committed writes a run; the targeted fault never hit');
+  });
+
+  it('counts false alarms in a safe cell', () => {
+    expect(
+      detectionGoal(
+        cell('safe', [run({ anomaly: false, verdict: 'VALID' }), run({ anomaly: false, verdict: 'UNKNOWN' })]),
+      ),
+    ).toMatchObject({ met: true, measured: '0 (1 unknown/failed)' });
+    const g = detectionGoal(cell('safe', [run({ seed: 7 })]));
+    expect(g).toMatchObject({ met: false, measured: '1', why: 'INVALID with seeds 7' });
+  });
+});

@@ -1,0 +1,207 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ExposedBy } from '../examples/broken/exposed-by.ts';
+import { cellConfig } from '../matrix/cell-config.ts';
+import { builtinStrategies, isolatedRunner } from '../matrix/matrix.ts';
+import { readHistory } from '../history/reader.ts';
+import { ORACLE, ORACLE_COLUMNS } from '../matrix/oracle.ts';
+import { resolveConfig, type Config } from '../harness/options.ts';
+import { Shutdown } from '../common/shutdown.ts';
+import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+import {
+  detectionGoal,
+  summarize,
+  timeToFirstAnomalyMs,
+  type DetectionCell,
+  type DetectionRun,
+} from './detection-stats.ts';
+import type { BenchOutcome } from './outcome.ts';
+
+/**
+ * `npm run bench -- detection [--runs=20] [--time-limit=30] [--cells=<substring>,…] [--quick]`
+ *
+ * Detection power: each unsafe cell of the oracle (every measured `lost` cell but the no-lock baseline) and each
+ * broken lock of the gallery under its own fault, `--runs` runs: how many found the anomaly (lost updates or a
+ * confirmed overlap), the median and p90 time from the first op to the first anomaly (bench/detection-stats.ts
+ * defines it), and the fault's hit rate. Each safe cell (fenced etcd and zookeeper, postgres, the gallery's
+ * fixed twins): its false alarms (INVALID runs). Oracle cells get exactly the options the matrix gives them
+ * (harness/cell-config.ts: restart-empty's interval cap and think floor); gallery cases get their `exposedBy`
+ * args, as the gallery test does. Runs go through runTest, one at a time, each with its own teardown.
+ *
+ * `--quick` (what `all --quick` runs): 2 runs per cell, 8 s each, a subset of 7 cells (check-then-set names both the case and its twin) — a smoke test of the
+ * benchmark and the harness, not a measure of detection power (2 runs cannot show 19/20).
+ */
+const GALLERY = path.resolve('examples/broken');
+const QUICK_CELLS = [
+  'redis × holder paused',
+  'redlock × Redis restart empty',
+  'etcd × holder paused',
+  'zookeeper × with --fencing',
+  'postgres × holder paused',
+  'gallery check-then-set',
+];
+
+interface Plan {
+  cell: string;
+  expect: 'lost' | 'safe';
+  fault: string;
+  config: (base: Readonly<Config>, seed: number) => Readonly<Config>;
+}
+
+export async function run(args: string[]): Promise<BenchOutcome> {
+  const opt = (name: string): string | undefined =>
+    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const quick = args.includes('--quick');
+  const runs = Number(opt('runs') ?? (quick ? 2 : 20));
+  const timeLimitS = Number(opt('time-limit') ?? (quick ? 8 : 30));
+  const only = opt('cells')?.split(',') ?? (quick ? QUICK_CELLS : null);
+  if (!Number.isInteger(runs) || runs < 1 || !Number.isFinite(timeLimitS) || timeLimitS < 5) {
+    console.error(
+      'usage: npm run bench -- detection [--runs=<n ≥ 1>] [--time-limit=<s ≥ 5>] [--cells=<name substring>,…] [--quick]',
+    );
+    process.exit(254);
+  }
+  const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-detection-'));
+  const base = resolveConfig([`--time-limit=${timeLimitS}`, `--results=${results}`]);
+  const all = await plan();
+  const chosen = only ? all.filter((p) => only.some((o) => p.cell.includes(o))) : all;
+  if (chosen.length === 0) {
+    console.error(
+      `detection: no cell matches --cells=${opt('cells')}; cells are:\n  ${all.map((p) => p.cell).join('\n  ')}`,
+    );
+    process.exit(254);
+  }
+  console.log(
+    `detection: ${chosen.length} of ${all.length} cells × ${runs} runs, --time-limit=${timeLimitS}${quick ? ' (quick: a subset, too few runs to show 19/20)' : ''}`,
+  );
+  const shutdown = new Shutdown();
+  const runOne = isolatedRunner(shutdown, () => {});
+  const cells: DetectionCell[] = [];
+  try {
+    for (const p of chosen) {
+      const cell: DetectionCell = { cell: p.cell, expect: p.expect, fault: p.fault, runs: [] };
+      for (let i = 0; i < runs; i++) {
+        const seed = 1000 + i;
+        cell.runs.push(await oneRun(() => runOne(p.config(base, seed)), p, seed));
+        const r = cell.runs.at(-1)!;
+        console.log(
+          `  ${p.cell} run ${i + 1}/${runs}: ${r.verdict}, ${r.lostUpdates} lost, first anomaly ${r.firstAnomalyMs === null ? '-' : `${(r.firstAnomalyMs / 1000).toFixed(2)} s`}, hit ${r.hits ?? '-'}/${r.fired ?? '-'}${r.error ? `, ${r.error}` : ''}`,
+        );
+      }
+      cells.push(cell);
+      const s = summarize(cell);
+      console.log(
+        `${p.cell}: ${p.expect === 'lost' ? `found ${s.found}/${s.runs}, median ${s.medianMs?.toFixed(0) ?? '-'} ms, p90 ${s.p90Ms?.toFixed(0) ?? '-'} ms, hit rate ${s.hitRate === null ? '-' : s.hitRate.toFixed(2)}` : `false alarms ${s.falseAlarms}/${s.runs}`}`,
+      );
+    }
+  } finally {
+    await shutdown.runAll();
+    fs.rmSync(results, { recursive: true, force: true });
+  }
+  return {
+    benchmark: 'detection',
+    goals: cells.map(detectionGoal),
+    data: { runs, timeLimitS, quick, cells: cells.map((c) => ({ ...c, summary: summarize(c) })) },
+  };
+}
+
+async function oneRun(
+  go: () => ReturnType<ReturnType<typeof isolatedRunner>>,
+  p: Plan,
+  seed: number,
+): Promise<DetectionRun> {
+  try {
+    const out = await go();
+    const r = out.results;
+    const { ops } = readHistory(path.join(out.runDir, 'history.jsonl'));
+    const firstAnomalyMs = timeToFirstAnomalyMs(ops, r);
+    const count = p.fault === 'none' ? undefined : r.faultHits[p.fault];
+    const verdict = r.valid === true ? 'VALID' : r.valid === false ? 'INVALID' : 'UNKNOWN';
+    // A run dir holds ~40 MB of node data while it lives; results.json is all this benchmark keeps.
+    fs.rmSync(out.runDir, { recursive: true, force: true });
+    return {
+      seed,
+      verdict,
+      lostUpdates: r.lostUpdates,
+      anomaly: p.expect === 'lost' ? r.lostUpdates > 0 || r.confirmedOverlaps > 0 : r.valid === false,
+      firstAnomalyMs,
+      fired: count?.fired ?? null,
+      hits: typeof count?.hit === 'number' ? count.hit : null,
+      committedWrites: r.progress.committedWrites,
+      unknownReasons: r.unknownReasons,
+    };
+  } catch (err) {
+    return {
+      seed,
+      verdict: 'FAILED',
+      lostUpdates: 0,
+      anomaly: false,
+      firstAnomalyMs: null,
+      fired: null,
+      hits: null,
+      committedWrites: 0,
+      unknownReasons: [],
+      error: (err as Error).message.split('\n')[0],
+    };
+  }
+}
+
+/** Every cell, oracle first (its order), then the gallery (alphabetical, each case then its twin). */
+async function plan(): Promise<Plan[]> {
+  const strategies = await builtinStrategies();
+  const out: Plan[] = [];
+  for (const lock of BUILTIN_LOCKS) {
+    if (lock === 'none') continue; // the no-lock baseline is not a lock whose detection we measure
+    for (const col of ORACLE_COLUMNS) {
+      const o = ORACLE[lock][col.id];
+      if (o.decided !== 'measured') continue;
+      // Safe cells: the fenced ones and postgres (the lock-free ones of the issue); the no-fault cells are the matrix's.
+      const safeOfInterest = o.expect === 'safe' && (col.fencing || lock === 'postgres');
+      if (o.expect !== 'lost' && !safeOfInterest) continue;
+      out.push({
+        cell: `${lock} × ${col.title}`,
+        expect: o.expect,
+        fault: col.faults[0] ?? 'none',
+        config: (b, seed) =>
+          cellConfig(b, {
+            strategy: strategies[lock],
+            faults: col.faults,
+            fencing: col.fencing,
+            seed,
+            maxIntervalMs: col.maxIntervalMs,
+            minThinkTtlFraction: col.minThinkTtlFraction,
+          }),
+      });
+    }
+  }
+  const cases = fs
+    .readdirSync(GALLERY)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.fixed.ts') && f !== 'exposed-by.ts')
+    .sort();
+  for (const f of cases) {
+    const name = f.slice(0, -'.ts'.length);
+    const by = ((await import(path.join(GALLERY, f))) as { exposedBy: ExposedBy }).exposedBy;
+    for (const [file, expect] of [
+      [`${name}.ts`, 'lost'],
+      [`${name}.fixed.ts`, 'safe'],
+    ] as const) {
+      out.push({
+        cell: `gallery ${expect === 'lost' ? name : `${name}.fixed`} × ${by.nemesis}`,
+        expect,
+        fault: by.nemesis,
+        // As the gallery test: the case's own args after the defaults (later occurrences win).
+        config: (b, seed) =>
+          resolveConfig([
+            `--lock=./examples/broken/${file}`,
+            `--nemesis=${by.nemesis}`,
+            `--time-limit=${b.timeLimitS}`,
+            ...by.args,
+            `--seed=${seed}`,
+            `--results=${b.resultsDir}`,
+          ]),
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,249 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { Etcd3 } from 'etcd3';
+import pg from 'pg';
+import zookeeper from 'node-zookeeper-client';
+import type { Quantiles } from '../checkers/run-results.ts';
+import { quantiles } from '../checkers/op-stats.ts';
+import { FULL_CLUSTER, type Cluster } from '../cluster/cluster.ts';
+import { createLocalCluster } from '../cluster/local/cluster.ts';
+import { resolveConfig } from '../harness/options.ts';
+import { PidRegistry } from '../common/pid-registry.ts';
+import { provision } from '../cluster/provision.ts';
+import { runTest } from '../harness/run.ts';
+import { Shutdown } from '../common/shutdown.ts';
+import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
+import { RELEASE_IF_OWNER } from '../workloads/strategies/redis-scripts.ts';
+import { floorFor, overheadGoal, type FloorName, type OverheadRow } from './overhead-goal.ts';
+import type { BenchOutcome, Goal } from './outcome.ts';
+
+/**
+ * `npm run bench -- overhead [--samples=2000] [--time-limit=5] [--locks=redis,redlock,…]`
+ *
+ * What the harness adds to what it measures, uncontended.
+ *
+ * 1. The floor: in this process, against a full cluster booted here (the same binaries and configs a run boots,
+ *    local backend), `--samples` sequential acquire/release pairs of the bare operation each strategy is built on,
+ *    straight to the server's port: ioredis `SET key v NX PX 2000` + compare-and-delete `EVAL` (one master, and
+ *    the same on 5 masters in parallel, Redlock's floor); an etcd3 create-if-absent txn + compare-and-delete txn;
+ *    a ZooKeeper EPHEMERAL_SEQUENTIAL create + delete; a Postgres `UPDATE … WHERE version = $1` (acquire) and
+ *    the same release-free. Then the same ops through a TcpProxy of the harness (the one clients always go
+ *    through): the difference is the proxy's own added latency.
+ * 2. The harness: `runTest` per lock with `--concurrency=1 --think=0 --nemesis=none --time-limit=<s>`; results.json
+ *    latency quantiles. What those measure: the client stamps `invoke` just before it calls the strategy and `ok`
+ *    right after the call returns (both on the client's monotonic clock), so the IPC hop to the harness is *not*
+ *    in them — the strategy's own code, its client library and the proxy hop are.
+ *
+ * Not the same server instance: runTest boots its own cluster, so the floor runs against a cluster of identical
+ * nodes booted by this benchmark just before (same machine, same minute). Goal: each lock's recorded acquire
+ * p50 ≤ 1.5 × its floor's p50 (postgres has no lock: its write is compared with the bare UPDATE).
+ */
+const BENCH_TTL_MS = 2000;
+const DEFAULT_LOCKS = ['redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres'];
+
+type Pair = { acquire: () => Promise<unknown>; release: () => Promise<unknown> };
+export type FloorStats = Record<
+  FloorName,
+  { direct: { acquire: Quantiles; release: Quantiles }; proxied: { acquire: Quantiles; release: Quantiles } }
+>;
+
+export async function run(args: string[]): Promise<BenchOutcome> {
+  const opt = (name: string): string | undefined =>
+    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const samples = Number(opt('samples') ?? 2000);
+  const timeLimitS = Number(opt('time-limit') ?? 5);
+  const locks = (opt('locks') ?? DEFAULT_LOCKS.join(',')).split(',');
+  const unknownLock = locks.find((l) => !DEFAULT_LOCKS.includes(l));
+  if (
+    !Number.isInteger(samples) ||
+    samples < 10 ||
+    !Number.isFinite(timeLimitS) ||
+    timeLimitS < 2 ||
+    unknownLock !== undefined
+  ) {
+    console.error(
+      `usage: npm run bench -- overhead [--samples=<n ≥ 10>] [--time-limit=<s ≥ 2>] [--locks=${DEFAULT_LOCKS.join(',')}]${unknownLock ? `\nunknown lock "${unknownLock}"` : ''}`,
+    );
+    process.exit(254);
+  }
+  await provision(['redis', 'etcd', 'zk', 'pg']);
+  const floors = await measureFloors(samples);
+  for (const [name, f] of Object.entries(floors)) {
+    console.log(
+      `floor ${name.padEnd(8)} direct acquire p50 ${ms(f.direct.acquire.p50)} p99 ${ms(f.direct.acquire.p99)}, release p50 ${ms(f.direct.release.p50)} p99 ${ms(f.direct.release.p99)}; ` +
+        `through the proxy acquire p50 ${ms(f.proxied.acquire.p50)} (+${ms(f.proxied.acquire.p50 - f.direct.acquire.p50)}), release p50 ${ms(f.proxied.release.p50)} (+${ms(f.proxied.release.p50 - f.direct.release.p50)})`,
+    );
+  }
+
+  const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-overhead-'));
+  const rows: OverheadRow[] = [];
+  try {
+    for (const lock of locks) {
+      const argv = [
+        `--lock=${lock}`,
+        '--concurrency=1',
+        '--think=0',
+        '--nemesis=none',
+        `--time-limit=${timeLimitS}`,
+        `--ttl=${BENCH_TTL_MS}`,
+        `--results=${results}`,
+      ];
+      const out = await runTest(resolveConfig(argv), new Shutdown(), () => {});
+      const l = out.results.latency;
+      const floor = floorFor(lock);
+      // postgres takes no lock: its acquire is a no-op, and the write (the conditional UPDATE) is what it costs.
+      const recorded =
+        lock === 'postgres' ? { acquire: l.write, release: l.release } : { acquire: l.acquire, release: l.release };
+      const row: OverheadRow = {
+        lock,
+        floor,
+        recorded,
+        floorDirect: floors[floor].direct,
+        floorProxied: floors[floor].proxied,
+        ops: out.results.opCounts.total,
+      };
+      rows.push(row);
+      console.log(
+        `harness ${lock.padEnd(11)} ${lock === 'postgres' ? 'write ' : 'acquire'} p50 ${ms(recorded.acquire.p50)} p99 ${ms(recorded.acquire.p99)} (n=${recorded.acquire.count}), release p50 ${ms(recorded.release.p50)} p99 ${ms(recorded.release.p99)}; ` +
+          `floor ${floor} p50 ${ms(row.floorDirect.acquire.p50)} → ${(recorded.acquire.p50 / row.floorDirect.acquire.p50).toFixed(2)}×`,
+      );
+    }
+  } finally {
+    fs.rmSync(results, { recursive: true, force: true });
+  }
+  const goals: Goal[] = rows.map(overheadGoal);
+  return { benchmark: 'overhead', goals, data: { samples, timeLimitS, ttlMs: BENCH_TTL_MS, floors, rows } };
+}
+
+const ms = (x: number): string => `${x.toFixed(3)} ms`;
+
+async function timed(pair: Pair, samples: number): Promise<{ acquire: Quantiles; release: Quantiles }> {
+  // A short warm-up: connection set-up, JIT and the server's first allocation are not what we measure.
+  for (let i = 0; i < Math.min(50, samples); i++) {
+    await pair.acquire();
+    await pair.release();
+  }
+  const acquire: number[] = [];
+  const release: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    let t = performance.now();
+    await pair.acquire();
+    acquire.push(performance.now() - t);
+    t = performance.now();
+    await pair.release();
+    release.push(performance.now() - t);
+  }
+  return { acquire: quantiles(acquire), release: quantiles(release) };
+}
+
+async function measureFloors(samples: number): Promise<FloorStats> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-floor-'));
+  const cluster = await createLocalCluster(FULL_CLUSTER, dir, new PidRegistry(path.join(dir, 'pids')));
+  const proxies: TcpProxy[] = [];
+  const closers: (() => Promise<unknown> | void)[] = [];
+  // Each floor twice: straight to the port, and through a proxy of the harness in front of that port.
+  const via = async (port: number, proxied: boolean): Promise<number> => {
+    if (!proxied) return port;
+    const p = await TcpProxy.start({ targetPort: port });
+    proxies.push(p);
+    return p.port;
+  };
+  try {
+    await cluster.start();
+    const out = {} as FloorStats;
+    for (const name of ['redis', 'redis×5', 'etcd', 'zookeeper', 'postgres'] as FloorName[]) {
+      const direct = await timed(await floorPair(name, cluster, (p) => via(p, false), closers), samples);
+      const proxied = await timed(await floorPair(name, cluster, (p) => via(p, true), closers), samples);
+      out[name] = { direct, proxied };
+    }
+    return out;
+  } finally {
+    for (const c of closers) await Promise.resolve(c()).catch(() => {});
+    for (const p of proxies) await p.close().catch(() => {});
+    await cluster.teardown();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The bare acquire/release of one floor, connected through `port(real)` (the real port, or a proxy's). */
+async function floorPair(
+  name: FloorName,
+  cluster: Cluster,
+  port: (real: number) => Promise<number>,
+  closers: (() => Promise<unknown> | void)[],
+): Promise<Pair> {
+  const owner = `floor-${process.pid}`;
+  if (name === 'redis' || name === 'redis×5') {
+    const nodes = name === 'redis' ? cluster.redis.slice(0, 1) : cluster.redis;
+    const conns = await Promise.all(
+      nodes.map(async (n) => {
+        const r = new Redis({ ...n.endpoint(), port: await port(n.port), lazyConnect: true, maxRetriesPerRequest: 1 });
+        await r.connect();
+        closers.push(() => r.disconnect());
+        return r;
+      }),
+    );
+    return {
+      acquire: () =>
+        Promise.all(
+          conns.map(async (r) => {
+            if ((await r.set('floor', owner, 'PX', BENCH_TTL_MS, 'NX')) !== 'OK')
+              throw new Error('floor: redis SET NX failed: the key was not released');
+          }),
+        ),
+      release: () => Promise.all(conns.map((r) => r.eval(RELEASE_IF_OWNER, 1, 'floor', owner))),
+    };
+  }
+  if (name === 'etcd') {
+    const client = new Etcd3({
+      hosts: await Promise.all(cluster.etcd.map(async (n) => `http://127.0.0.1:${await port(n.port)}`)),
+      dialTimeout: 1000,
+    });
+    closers.push(() => client.close());
+    return {
+      acquire: async () => {
+        const r = await client.if('floor', 'Create', '==', 0).then(client.put('floor').value(owner)).commit();
+        if (!r.succeeded) throw new Error('floor: etcd create-if-absent txn failed: the key was not released');
+      },
+      release: () => client.if('floor', 'Value', '==', owner).then(client.delete().key('floor')).commit(),
+    };
+  }
+  if (name === 'zookeeper') {
+    const connect = (await Promise.all(cluster.zk.map(async (n) => `127.0.0.1:${await port(n.port)}`))).join(',');
+    const zk = zookeeper.createClient(connect, { sessionTimeout: 4000, retries: 0 });
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`floor: ZooKeeper at ${connect} did not connect in 10 s`)), 10_000);
+      zk.once('connected', () => (clearTimeout(t), resolve()));
+      zk.connect();
+    });
+    closers.push(() => zk.close());
+    const call = <T>(f: (cb: (e: unknown, r: T) => void) => void) =>
+      new Promise<T>((resolve, reject) => f((e, r) => (e ? reject(e) : resolve(r))));
+    await call<string>((cb) => zk.mkdirp('/floor', cb));
+    let node = '';
+    return {
+      acquire: async () =>
+        (node = await call<string>((cb) =>
+          zk.create('/floor/lock-', Buffer.from(owner), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb),
+        )),
+      release: () => call<void>((cb) => zk.remove(node, -1, (e) => cb(e, undefined))),
+    };
+  }
+  const c = new pg.Client({ ...cluster.pg!.connectionConfig(), port: await port(cluster.pg!.port) });
+  await c.connect();
+  closers.push(() => c.end());
+  await c.query('CREATE TABLE IF NOT EXISTS floor (id int PRIMARY KEY, version bigint NOT NULL)');
+  await c.query('INSERT INTO floor VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET version = 0');
+  let version = 0;
+  return {
+    // What the postgres "lock" is: the conditional write itself. No release.
+    acquire: async () => {
+      const r = await c.query('UPDATE floor SET version = version + 1 WHERE id = 1 AND version = $1', [version]);
+      if (r.rowCount !== 1) throw new Error(`floor: postgres UPDATE matched ${r.rowCount} rows, expected 1`);
+      version++;
+    },
+    release: async () => {},
+  };
+}
