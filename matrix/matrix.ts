@@ -13,6 +13,7 @@ import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { faultHits } from './cell-hits.ts';
+import { shownPath } from './expectations.ts';
 import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-columns.ts';
 import { MAX_RERUNS, type OracleCell } from './oracle.ts';
 import type { Config } from '../harness/options.ts';
@@ -323,7 +324,7 @@ export async function runMatrix(
   const t = tally(cells);
   // Like a run's summary: the progress on stderr, the outcome on stdout.
   (log === consoleLog ? (text: string) => console.log(text) : log)(
-    `\n  ${tallyLine(t)}\n  matrix: ${path.relative(process.cwd(), file) || file}\n`,
+    `\n  ${tallyLine(t)}\n  matrix: ${shownPath(file)}\n`,
   );
   return t.allMatched ? EXIT.valid : EXIT.invalid;
 }
