@@ -211,7 +211,8 @@ export async function runTest(
     test.skippedFaults = { ...nemesis.skipped };
     writeJson(path.join(runDir, 'test.json'), test);
   }
-  const healNemesis = shutdown.add('heal nemesis', () => nemesis.heal());
+  // On a signal (shutdown.reason set) the heal owes the run nothing: no waiting out a --restart-delay.
+  const healNemesis = shutdown.add('heal nemesis', () => nemesis.heal({ interrupted: shutdown.reason !== null }));
   await nemesis.setup();
 
   await pool.start(specs);

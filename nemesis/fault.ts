@@ -42,6 +42,11 @@ export interface FaultContext extends NemesisEnv {
   random: () => number;
   /** Aborted when the run ends or heal() is called: stop waiting and don't inject. */
   signal: AbortSignal;
+  /**
+   * Aborted when the run is interrupted (Ctrl-C, SIGTERM, the parent gone): a heal skips any wait it owes a
+   * normal end (restart-empty's remaining downtime), since the nodes are about to be stopped anyway.
+   */
+  interrupted: AbortSignal;
   sections: CriticalSections;
   /** Nodes a fault killed and has not restarted yet: heal() restarts whatever is left here. */
   down: Set<ClusterNode>;

@@ -71,5 +71,6 @@ export interface Nemesis {
   readonly skipped: Readonly<Record<string, string>>;
   setup(): Promise<void>;
   run(signal: AbortSignal): Promise<void>;
-  heal(): Promise<void>;
+  /** `interrupted`: the run is being stopped early (Ctrl-C…): heal at once, owing no wait to a normal end. */
+  heal(opts?: { interrupted?: boolean }): Promise<void>;
 }

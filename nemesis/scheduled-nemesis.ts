@@ -32,6 +32,7 @@ function describe(targets: string[], params?: Record<string, unknown>, note?: st
  */
 export class ScheduledNemesis implements Nemesis {
   private readonly stop = new AbortController();
+  private readonly interrupt = new AbortController();
   private readonly sections: CriticalSections;
   private readonly down = new Set<ClusterNode>();
   private pair: FailoverPair | null = null;
@@ -85,6 +86,7 @@ export class ScheduledNemesis implements Nemesis {
       ...this.env,
       random: seededRandom(step.seed),
       signal,
+      interrupted: this.interrupt.signal,
       sections: this.sections,
       down: this.down,
       pair: this.pair,
@@ -130,7 +132,8 @@ export class ScheduledNemesis implements Nemesis {
     this.env.journal.append({ process: 'nemesis', type: 'info', f, value: v });
   }
 
-  async heal(): Promise<void> {
+  async heal(opts: { interrupted?: boolean } = {}): Promise<void> {
+    if (opts.interrupted) this.interrupt.abort();
     this.stop.abort();
     await this.inFlight.catch(() => {});
     this.sections.close();

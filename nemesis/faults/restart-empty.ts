@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { aimAt, strikeNow } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster } from '../lock-servers.ts';
@@ -70,9 +71,12 @@ export const restartEmpty: FaultExecutor = {
         // The run's end cuts the hold short, but the clients still finish their operations after it: restarting
         // now would hand them a node empty *before* the delay ran out, the very hole --restart-delay closes (a
         // --restart-delay=TTL run lost an update to a kill 20 ms before the time limit). So the node stays down
-        // for the whole delay, whatever ends the run (a Ctrl-C waits for it too: at most --restart-delay ms).
+        // for the whole delay when the run ends normally. An interrupt (Ctrl-C) owes it nothing: every node is
+        // about to be stopped, and a Ctrl-C must not wait out a --restart-delay=60000.
         const owed = Math.round(killedAt + config.restartDelayMs - performance.now());
-        if (owed > 0) await new Promise((resolve) => setTimeout(resolve, owed));
+        if (owed > 0 && !ctx.interrupted.aborted) {
+          await sleep(owed, undefined, { signal: ctx.interrupted }).catch(() => {});
+        }
         const t0 = performance.now();
         await Promise.all(victims.map((v) => v.start()));
         for (const v of victims) ctx.down.delete(v);
