@@ -74,16 +74,20 @@ export const restartEmpty: FaultExecutor = {
         // for the whole delay when the run ends normally. An interrupt (Ctrl-C) owes it nothing: every node is
         // about to be stopped, and a Ctrl-C must not wait out a --restart-delay=60000.
         const owed = Math.round(killedAt + config.restartDelayMs - performance.now());
+        const waitFrom = performance.now();
         if (owed > 0 && !ctx.interrupted.aborted) {
           await sleep(owed, undefined, { signal: ctx.interrupted }).catch(() => {});
         }
+        const waited = Math.round(performance.now() - waitFrom);
         const t0 = performance.now();
         await Promise.all(victims.map((v) => v.start()));
         for (const v of victims) ctx.down.delete(v);
         return {
           params: {
             restartedInMs: Math.round(performance.now() - t0),
-            ...(owed > 0 ? { downtimeWaitedOutMs: owed } : {}),
+            ...(owed > 0
+              ? { downtimeWaitedOutMs: waited, ...(ctx.interrupted.aborted ? { interrupted: true } : {}) }
+              : {}),
           },
         };
       },
