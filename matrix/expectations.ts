@@ -3,6 +3,7 @@ import path from 'node:path';
 import { FAULT_NAMES } from '../history/fault-names.ts';
 import { BUILTIN_LOCKS, isPluginPath } from '../workloads/lock-names.ts';
 import { HarnessError } from '../common/errors.ts';
+import { shownPath } from '../common/shown-path.ts';
 import { JsonSyntaxError, parseJsonWithLines } from '../common/json-lines.ts';
 
 /**
@@ -48,11 +49,6 @@ export function loadExpectations(file: string, cwd = process.cwd()): UserExpecta
 }
 
 /** How a file is named to the user: relative to the working directory when inside it, else absolute. */
-export function shownPath(file: string, cwd = process.cwd()): string {
-  const rel = path.relative(cwd, file);
-  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
-}
-
 /** The pure part of loadExpectations: `name` is how errors and `from` call the file; plugin paths resolve from `dir`. */
 export function parseExpectations(text: string, name: string, dir: string, cwd = process.cwd()): UserExpectation[] {
   const hint = `fix ${name}; its schema is in the README, "Nightly chaos in CI"`;

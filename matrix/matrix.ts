@@ -13,7 +13,7 @@ import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { faultHits } from './cell-hits.ts';
-import { shownPath } from './expectations.ts';
+import { shownPath } from '../common/shown-path.ts';
 import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-columns.ts';
 import { MAX_RERUNS, type OracleCell } from './oracle.ts';
 import type { Config } from '../harness/options.ts';
