@@ -38,7 +38,7 @@ export interface RemedyScenario {
    * Lower bound on --time-limit, for scenarios that commit slowly, so a cell that should be safe can reach the 10
    * committed writes a VALID verdict requires: long work commits one write every ~2.6 s (→ 30 s); a restart that
    * stays down a TTL leaves the lock unavailable for that long (redlock-npm: 6–7 writes in 10 s, three runs in a
-   * row, → 20 s; at 20 s still 1 VALID run of 3, see the README).
+   * row, → 20 s).
    */
   minTimeLimitS?: number;
 }

@@ -1,22 +1,15 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-// @ts-expect-error — redlock 5.0.0-beta.2 declares its types only at the top-level "types", which NodeNext
-// resolution ignores because the package has "exports" without a "types" condition. The runtime import is fine
-// (dist/esm); the types come from the package's own declaration file through the type-only import below.
-import RedlockRuntime, { ExecutionError as ExecutionErrorRuntime } from 'redlock';
-import type * as RedlockTypes from '../../node_modules/redlock/dist/index.js';
 import {
   LockNotAcquired,
+  seededRandom,
   type LockClient,
   type Endpoint,
   type LockContext,
   type LockStrategy,
   type Lease,
 } from '../strategy.ts';
-
-const Redlock = RedlockRuntime as typeof RedlockTypes.default;
-const ExecutionError = ExecutionErrorRuntime as typeof RedlockTypes.ExecutionError;
-type Redlock = RedlockTypes.default;
-type RedlockLock = RedlockTypes.Lock;
+import { ExecutionError, Redlock, type RedlockLock } from './redlock-package.ts';
 
 /**
  * The published `redlock` package (5.0.0-beta.2) over five independent ioredis clients, used as its README
@@ -26,13 +19,21 @@ type RedlockLock = RedlockTypes.Lock;
  * What the package does (node_modules/redlock/dist/esm/index.js), as far as the harness cares:
  * - acquire runs a Lua SET-if-absent with PX on every master and returns on the first quorum (3 of 5); on
  *   failure it runs the release script on all masters once and retries after `retryDelay ± retryJitter`.
- *   Its jitter uses Math.random, so retry timing does not replay from --seed (ctx.seed is unused here).
  * - validity: `expiration = start + ttl − (driftFactor·ttl + 2 ms)`, with `start` taken before the *first*
  *   attempt, not the successful one — conservative, but a lock won after many retries can come back with
  *   little or no validity left. Lease.validityMs reports what is left.
  * - `lock.release()` and `lock.extend()` use the instance's retry settings, so with the retryCount that makes
  *   acquire wait for acquireTimeoutMs, releasing a lock that already expired would retry for just as long.
  *   We call `redlock.release(lock, { retryCount: 0 })` instead: one round is the answer.
+ * - Its own retry loop (`retryCount` > 0) livelocks under contention: every attempt of one `acquire` reuses the
+ *   same value, and its acquire script refuses a key that exists — its *own* partial locks from the previous
+ *   attempt included — and it releases them only after the last attempt. When two clients split the masters'
+ *   votes, each blocks itself until its partial locks expire a TTL later. Measured (seed 42, --lock=redlock-npm
+ *   --nemesis=restart-empty --restart-delay=2000 --think=800 --nemesis-interval=500 --time-limit=20): 3 writes in
+ *   20 s, acquire p99 5978 ms, verdict unknown. So each acquire attempt here is one `redlock.acquire` with
+ *   `retryCount: 0` (on failure the package releases that attempt's partial locks at once) and the waiting loop
+ *   is ours — the workaround the package's users give (mike-marcacci/node-redlock#121, #299). It also fixes #299's
+ *   stale validity: the package measures validity from the start of the call, which is now the winning attempt.
  */
 
 /** Per-command deadline: a paused master must cost one short timeout per attempt, not a hang. */
@@ -84,31 +85,35 @@ async function readyWithin(clients: Redis[], ms: number): Promise<void> {
 }
 
 class RedlockNpmClient implements LockClient {
+  /** Retry jitter from the run's seed (the package's own jitter used Math.random). */
+  private readonly random: () => number;
+
   constructor(
     private readonly ctx: LockContext,
     private readonly clients: Redis[],
     private readonly redlock: Redlock,
-  ) {}
+  ) {
+    this.random = seededRandom(ctx.seed);
+  }
 
   async acquire(key: string): Promise<Lease> {
-    try {
-      const lock = await this.redlock.acquire([resourceFor(key)], this.ctx.ttlMs);
-      return {
-        key,
-        validityMs: Math.max(0, lock.expiration - Date.now()),
-        attempts: lock.attempts.length,
-        handle: lock,
-      };
-    } catch (err) {
-      // The package's only "no quorum" error: locked elsewhere, or too few masters answered, on every attempt.
-      // It has already run its release script on all masters, so no partial lock is left behind.
-      if (err instanceof ExecutionError) {
-        throw new LockNotAcquired(
-          `redlock-npm: no quorum for ${resourceFor(key)} in ${err.attempts.length} attempts: ${err.message}`,
-          err.attempts.length,
-        );
+    const deadline = performance.now() + this.ctx.acquireTimeoutMs;
+    for (let attempts = 1; ; attempts++) {
+      try {
+        const lock = await this.redlock.acquire([resourceFor(key)], this.ctx.ttlMs, { retryCount: 0 });
+        return { key, validityMs: Math.max(0, lock.expiration - Date.now()), attempts, handle: lock };
+      } catch (err) {
+        // The package's only "no quorum" error: locked elsewhere, or too few masters answered. It has already
+        // run its release script on all masters, so this attempt leaves no partial lock behind.
+        if (!(err instanceof ExecutionError)) throw err;
+        if (performance.now() >= deadline) {
+          throw new LockNotAcquired(
+            `redlock-npm: no quorum for ${resourceFor(key)} in ${attempts} attempts: ${err.message}`,
+            attempts,
+          );
+        }
       }
-      throw err;
+      await sleep(RETRY_DELAY_MS + Math.floor((this.random() * 2 - 1) * RETRY_JITTER_MS));
     }
   }
 
@@ -155,11 +160,8 @@ const redlockNpm: LockStrategy = {
     await readyWithin(clients, 1_000);
     const redlock = new Redlock(clients, {
       driftFactor: 0.01,
-      // Healthy masters answer in ~1 ms, so acquire gives up after ≈ acquireTimeoutMs; with a majority paused
-      // each attempt also waits out the command timeout, up to (1 + COMMAND_TIMEOUT/RETRY_DELAY)× that.
-      retryCount: Math.max(0, Math.floor(ctx.acquireTimeoutMs / RETRY_DELAY_MS)),
-      retryDelay: RETRY_DELAY_MS,
-      retryJitter: RETRY_JITTER_MS,
+      // One attempt per call (acquire loops itself, see above); extend and release are called with 0 too.
+      retryCount: 0,
       automaticExtensionThreshold: 500,
     });
     // The package already swallows its per-master errors with a no-op listener; ours states the intent.
