@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { Etcd3 } from 'etcd3';
 import { describe, expect, it } from 'vitest';
 import { LockNotAcquired } from '../strategy.ts';
 import etcd, { lockKeyFor } from './etcd.ts';
@@ -113,6 +114,30 @@ describe('etcd strategy', () => {
       expect(await holder.finish()).toBe(0);
     } finally {
       await holder.kill();
+    }
+  });
+
+  it('keeps one session lease across acquisitions, and takes a fresh one when etcd no longer knows it', async () => {
+    const a = await connect();
+    const direct = new Etcd3({ hosts: ctx().etcd });
+    try {
+      const leaseOf = async (key: string) => (await direct.get(lockKeyFor(key)).exec()).kvs[0]?.lease;
+      const first = await a.acquire('session');
+      const firstLease = await leaseOf('session');
+      expect(await a.release(first)).toBe(true);
+      const second = await a.acquire('session');
+      // One txn per acquire: the key is attached to the same lease, not a newly granted one.
+      expect(await leaseOf('session')).toBe(firstLease);
+      expect(await a.release(second)).toBe(true);
+      // The lease is gone as if it had expired while this client was paused: etcd refuses a put on it.
+      await direct.leaseClient.leaseRevoke({ ID: firstLease! });
+      const third = await a.acquire('session');
+      const thirdLease = await leaseOf('session');
+      expect(thirdLease).toBeDefined();
+      expect(thirdLease).not.toBe(firstLease);
+      expect(await a.release(third)).toBe(true);
+    } finally {
+      direct.close();
     }
   });
 });

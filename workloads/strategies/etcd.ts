@@ -13,6 +13,12 @@ import { LockNotAcquired, type LockClient, type LockContext, type LockStrategy, 
  * the lease without telling whether the lock was still ours. So we write the txn ourselves and keep its lease
  * handling (etcd3's `Lease`, kept alive by the client every TTL/3).
  *
+ * One lease per client, reused across acquisitions, as etcd's own `concurrency.Session` does: an uncontended
+ * acquire is one txn and a release one delete txn (a lease per acquisition cost a grant before and a revoke after,
+ * two more Raft writes: bench overhead measured acquire p50 4.0 ms against the bare txn's 1.2 ms). The lease is
+ * replaced when it is found revoked or etcd no longer knows it, and dropped (revoked) when a release fails, so a
+ * key we could not delete still expires within the TTL.
+ *
  * The lease is kept alive by *this process*: a SIGSTOPped client stops its keep-alives, etcd expires the lease
  * after the TTL and deletes the key, and the next waiter gets the lock while the paused one still believes it
  * holds it. That is the "holder paused > TTL" cell of the oracle; only a fencing resource catches it.
@@ -40,6 +46,8 @@ class EtcdLockClient implements LockClient {
   private readonly watchers = new Set<Watcher>();
   private readonly ttlSeconds: number;
   private readonly owner: string;
+  /** The lease every lock key of this client is attached to (see the top of the file). */
+  private session: { lease: EtcdLease; leaseId: string } | null = null;
 
   constructor(private readonly ctx: LockContext) {
     this.client = new Etcd3({
@@ -72,44 +80,61 @@ class EtcdLockClient implements LockClient {
     await lease.revoke().catch(() => {});
   }
 
+  /** The client's session lease: the live one, or a fresh grant when it expired (this process was paused). */
+  private async sessionLease(): Promise<{ lease: EtcdLease; leaseId: string }> {
+    if (this.session && !this.session.lease.revoked()) return this.session;
+    if (this.session) this.leases.delete(this.session.lease);
+    this.session = null;
+    this.session = await this.grantLease();
+    return this.session;
+  }
+
+  /** Forget the session lease (revoking it, so keys on it go now rather than after the TTL). */
+  private async dropSession(): Promise<void> {
+    const s = this.session;
+    this.session = null;
+    if (s) await this.dropLease(s.lease);
+  }
+
   async acquire(key: string): Promise<Lease> {
     const lockKey = lockKeyFor(key);
     const deadline = performance.now() + this.ctx.acquireTimeoutMs;
-    let { lease, leaseId } = await this.grantLease();
     let attempts = 0;
-    try {
-      for (;;) {
-        attempts++;
-        if (lease.revoked()) {
-          // Our lease expired while we waited (this process was paused, or etcd unreachable): a fresh one.
-          this.leases.delete(lease);
-          ({ lease, leaseId } = await this.grantLease());
-        }
-        const res = await this.client
+    for (;;) {
+      attempts++;
+      const { lease, leaseId } = await this.sessionLease();
+      let res;
+      try {
+        res = await this.client
           .if(lockKey, 'Create', '==', 0)
           .then(this.client.put(lockKey).value(this.owner).lease(leaseId))
           .else(this.client.get(lockKey))
           .commit();
-        // The txn is one revision: the key it created has create_revision == the header's revision.
-        if (res.succeeded) return this.held(key, lockKey, lease, leaseId, res.header.revision, attempts);
-        const holder = res.responses[0]?.response_range?.kvs?.[0];
-        // etcd3 retries a txn whose reply was lost; the retry then finds the key that the first try created
-        // with our lease. That key is ours.
-        if (holder && holder.lease === leaseId)
-          return this.held(key, lockKey, lease, leaseId, holder.create_revision, attempts);
-        const remaining = deadline - performance.now();
-        if (remaining <= 0) break;
-        // Watch from the revision right after the one we read: a delete between our txn and the watch's
-        // creation is still delivered, so no wake-up is lost. The TTL cap is a safety net only: a watch stream
-        // stuck on a paused member delivers nothing, and the next txn goes to a member that answers.
-        await this.waitForDelete(lockKey, BigInt(res.header.revision) + 1n, Math.min(remaining, this.ctx.ttlMs));
+      } catch (err) {
+        // The lease ran out before our keep-alive noticed (a pause just ended): etcd refused the put, so no key
+        // was created. Take a fresh lease and try again.
+        if (!(err instanceof EtcdLeaseInvalidError)) throw err;
+        this.leases.delete(lease);
+        if (this.session?.lease === lease) this.session = null;
         if (performance.now() >= deadline) break;
+        continue;
       }
-    } catch (err) {
-      await this.dropLease(lease);
-      throw err;
+      // The txn is one revision: the key it created has create_revision == the header's revision.
+      if (res.succeeded) return this.held(key, lockKey, lease, leaseId, res.header.revision, attempts);
+      const holder = res.responses[0]?.response_range?.kvs?.[0];
+      // etcd3 retries a txn whose reply was lost; the retry then finds the key that the first try created
+      // with our lease. That key is ours. (No earlier acquisition of ours can have left it: the client loop
+      // releases every lock it took, and a release that fails drops the session lease, and the key with it.)
+      if (holder && holder.lease === leaseId)
+        return this.held(key, lockKey, lease, leaseId, holder.create_revision, attempts);
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) break;
+      // Watch from the revision right after the one we read: a delete between our txn and the watch's
+      // creation is still delivered, so no wake-up is lost. The TTL cap is a safety net only: a watch stream
+      // stuck on a paused member delivers nothing, and the next txn goes to a member that answers.
+      await this.waitForDelete(lockKey, BigInt(res.header.revision) + 1n, Math.min(remaining, this.ctx.ttlMs));
+      if (performance.now() >= deadline) break;
     }
-    await this.dropLease(lease);
     throw new LockNotAcquired(
       `etcd lock ${lockKey} still held by another client after ${this.ctx.acquireTimeoutMs} ms`,
       attempts,
@@ -163,12 +188,18 @@ class EtcdLockClient implements LockClient {
   async release(lease: Lease): Promise<boolean> {
     const h = lease.handle as EtcdHandle;
     // Compare on the create revision: it names this incarnation of the key, so a later holder's key is safe.
-    const res = await this.client
-      .if(h.lockKey, 'Create', '==', h.revision)
-      .then(this.client.delete().key(h.lockKey))
-      .commit();
-    await this.dropLease(h.lease);
-    return res.succeeded;
+    try {
+      const res = await this.client
+        .if(h.lockKey, 'Create', '==', h.revision)
+        .then(this.client.delete().key(h.lockKey))
+        .commit();
+      return res.succeeded;
+    } catch (err) {
+      // We do not know whether the key went: drop the session lease so that, at worst, it expires within the TTL
+      // instead of being kept alive by this client for as long as it lives.
+      if (this.session?.lease === h.lease) await this.dropSession();
+      throw err;
+    }
   }
 
   /**
