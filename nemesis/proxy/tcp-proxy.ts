@@ -233,7 +233,12 @@ class Link {
   }
 
   private connect(): void {
-    const upstream = net.connect({ host: TARGET_HOST, port: this.ctx.targetPort(), allowHalfOpen: true, noDelay: true });
+    const upstream = net.connect({
+      host: TARGET_HOST,
+      port: this.ctx.targetPort(),
+      allowHalfOpen: true,
+      noDelay: true,
+    });
     this.upstream = upstream;
     let connected = false;
     upstream.pause();

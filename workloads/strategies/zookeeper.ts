@@ -56,12 +56,14 @@ class ZkLockClient implements LockClient {
     try {
       for (;;) {
         attempts++;
-        const contenders = (await this.session.getChildren(dir)).filter((c) => SEQUENCE.test(c)).sort(bySequence);
+        // Both requests at once: ZooKeeper answers a session's requests in order, so the stat (for the token) is
+        // read in the same round trip as the children, not one after (bench overhead: 3 round trips → 2).
+        const [children, stat] = await Promise.all([this.session.getChildren(dir), this.session.exists(path)]);
+        const contenders = children.filter((c) => SEQUENCE.test(c)).sort(bySequence);
         const index = contenders.indexOf(name);
         // Our node can only vanish with our session (or if someone deletes it by hand): not a lock we hold.
         if (index < 0) throw new Error(`our ZooKeeper lock node ${path} disappeared while we waited`);
         if (index === 0) {
-          const stat = await this.session.exists(path);
           if (!stat) throw new Error(`our ZooKeeper lock node ${path} disappeared`);
           settled = true;
           const token = stat.czxid.readBigUInt64BE(0).toString();
