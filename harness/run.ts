@@ -8,9 +8,9 @@ import { describeTokenViolation, type TokenOrderResult } from '../checkers/token
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { routeClientsAlone } from '../nemesis/client-routes.ts';
 import { createNemesis } from '../nemesis/create-nemesis.ts';
+import { runNeeds, type RunNeeds } from '../nemesis/fault-registry.ts';
 import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { PRIMARY_PROXY } from '../nemesis/failover-pair.ts';
-import type { FaultName } from '../history/fault-names.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import type { ClientSpec } from '../workloads/client-protocol.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
@@ -54,22 +54,17 @@ function writeModeFor(strategy: ResolvedStrategy, fencing: boolean): WriteMode {
 function clusterSpecFor(
   strategy: ResolvedStrategy,
   config: Readonly<Config>,
-  faults: FaultName[],
+  faultNeeds: RunNeeds,
   clocks: ClockBoard | null,
 ): ClusterSpec {
   return {
     ...strategy.servers,
     pg: true,
-    // The failover fault's primary + replica; clients then reach their first Redis through the primary's proxy.
-    failoverPair: strategy.servers.redis > 0 && faults.includes('failover'),
+    // A fault's primary + replica (failover); clients then reach their first Redis through the primary's proxy.
+    failoverPair: strategy.servers.redis > 0 && faultNeeds.failoverPair,
     redisPersistence: config.redisPersistence,
     ...(clocks ? { envFor: (node: string) => clocks.env(node) } : {}),
   };
-}
-
-/** Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded. */
-function needsClocks(faults: FaultName[]): boolean {
-  return faults.some((f) => f === 'clock' || f === 'clock-strobe');
 }
 
 export function verdictExitCode(valid: RunResults['valid']): ExitCode {
@@ -93,6 +88,8 @@ export async function runTest(
   const strategy = await loadStrategy(config.lock);
   checkStrategyOptions(config, strategy);
   const faults = config.nemesis ?? [...strategy.defaultFaults];
+  // What the faults declare they need (fault-needs.ts), asked once: the clock shim, a failover pair, own routes.
+  const faultNeeds = runNeeds(faults);
   const shortest = shortestUsefulRunS(faults, { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs });
   if (config.timeLimitS < shortest) {
     log(
@@ -100,15 +97,16 @@ export async function runTest(
     );
   }
   const needs: Requirement[] = ['pg', ...strategy.needs];
-  if (needsClocks(faults)) needs.push('cc');
+  // Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded.
+  if (faultNeeds.clockShim) needs.push('cc');
   await provision(hostRequirements(config.backend, needs), log);
 
   const runDir = createRunDir(config.resultsDir, config.lock);
   const pids = new PidRegistry(path.join(runDir, 'pids'));
   claimRun(pids.dir);
-  const clocks = needsClocks(faults) ? await ClockBoard.create(path.join(runDir, 'clock')) : null;
+  const clocks = faultNeeds.clockShim ? await ClockBoard.create(path.join(runDir, 'clock')) : null;
   const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
-  const spec = clusterSpecFor(strategy, config, faults, clocks);
+  const spec = clusterSpecFor(strategy, config, faultNeeds, clocks);
   const cluster = await createCluster(config.backend, spec, runDir, pids, log);
   const test: TestJson = {
     lock: config.lock,
@@ -185,8 +183,8 @@ export async function runTest(
     seed: (config.seed * 31 + slot) >>> 0,
     stepTimeoutMs: acquireTimeoutMs + 2000,
   }));
-  // delay-write holds one client's traffic: each client then gets proxies of its own, chained before the shared ones.
-  if (faults.includes('delay-write')) await routeClientsAlone(specs, proxies);
+  // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
+  if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
   const pool = new ClientPool(
     runDir,
     pids,

@@ -2,6 +2,7 @@ import type { ClusterNode } from '../cluster/node.ts';
 import type { CriticalSections } from './critical-sections.ts';
 import type { FailoverPair } from './failover-pair.ts';
 import type { FaultName } from '../history/fault-names.ts';
+import type { FaultNeeds } from './fault-needs.ts';
 import type { RedisKeyProbe } from './redis-key-probe.ts';
 import type { NemesisEnv } from './nemesis.ts';
 
@@ -12,6 +13,8 @@ import type { NemesisEnv } from './nemesis.ts';
  */
 export interface FaultExecutor {
   readonly name: FaultName;
+  /** What the run must prepare for this fault (the clock shim, a failover pair, …) and how long it must last. */
+  readonly needs: FaultNeeds;
   /** Why this fault can't apply to this run (no Redis for `restart-empty`…), or null when it can. */
   unavailable(env: NemesisEnv): string | null;
   /**

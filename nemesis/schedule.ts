@@ -1,5 +1,6 @@
 import { seededRandom } from '../workloads/strategy.ts';
 import type { FaultName } from '../history/fault-names.ts';
+import { runNeeds } from './fault-registry.ts';
 
 /** One step of the schedule: wait `delayMs`, then inject `fault`, making its own choices from `seed`. */
 export interface ScheduledFault {
@@ -30,22 +31,17 @@ export function firstDelayFor(intervalMs: number): number {
   return Math.min(intervalMs, 1000);
 }
 
-/** Faults whose effect only shows once the stopped process runs again (a paused holder writes after the pause), or once a held write arrives. */
-const PAUSES: readonly FaultName[] = ['pause-holder', 'pause-client', 'delay-write'];
-/** After a pause: the resumed holder still has to finish its write, and the checker needs the ops around it. */
-const AFTER_PAUSE_MS = 1000;
-
 /**
- * The shortest --time-limit (s) in which `faults` can show anything: a pause fault starts after the first delay
- * and keeps its target stopped for `pauseMs`; what it breaks happens after that. 0 when no fault needs more
- * than any run has.
+ * The shortest --time-limit (s) in which `faults` can show anything: the longest minimum run a fault declares
+ * (fault-needs.ts; a pause fault starts after the first delay and keeps its target stopped for `pauseMs`; what it
+ * breaks happens after that). 0 when no fault needs more than any run has.
  */
 export function shortestUsefulRunS(
   faults: readonly FaultName[],
   opts: { intervalMs: number; pauseMs: number },
 ): number {
-  if (!faults.some((f) => PAUSES.includes(f))) return 0;
-  return Math.ceil((firstDelayFor(opts.intervalMs) + opts.pauseMs + AFTER_PAUSE_MS) / 1000);
+  const ms = runNeeds(faults).minRunMs({ firstDelayMs: firstDelayFor(opts.intervalMs), pauseMs: opts.pauseMs });
+  return Math.ceil(ms / 1000);
 }
 
 /**

@@ -50,7 +50,7 @@ export class ScheduledNemesis implements Nemesis {
   async setup(): Promise<void> {
     await this.sweep(false);
     const failover = this.env.cluster.failover;
-    if (failover && this.executors.some((e) => e.name === 'failover')) {
+    if (failover && this.executors.some((e) => e.needs.failoverPair)) {
       this.pair = await FailoverPair.setup(failover, this.env.proxies.get(PRIMARY_PROXY)!, this.env.proxies);
     }
     const { cluster } = this.env;

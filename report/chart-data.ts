@@ -1,3 +1,4 @@
+import { movesClocks } from '../nemesis/fault-registry.ts';
 import type { FaultWindow } from './fault-windows.ts';
 import type { RunIndex } from './op-pairs.ts';
 
@@ -133,8 +134,7 @@ const MAX_STROBE_STEPS = 2000;
 /** Per-target clock offset over time, as the clock faults set it; null when no clock fault ran. */
 export function clockData(faults: readonly FaultWindow[], endMs: number): ClockData | null {
   const clock = faults.filter(
-    (w) =>
-      w.f === 'clock' || w.f === 'clock-strobe' || w.params.offsetMs !== undefined || w.params.offsets !== undefined,
+    (w) => movesClocks(w.f) || w.params.offsetMs !== undefined || w.params.offsets !== undefined,
   );
   if (clock.length === 0) return null;
   const notes: string[] = [];
@@ -148,8 +148,9 @@ export function clockData(faults: readonly FaultWindow[], endMs: number): ClockD
         return;
       }
       const period = w.params.periodMs;
-      if (w.f === 'clock-strobe' && typeof period === 'number' && period > 0) {
-        // A strobe flips between the offset and none; drawn from its parameters (the shim's file is not sampled).
+      if (typeof period === 'number' && period > 0) {
+        // A strobe (clock-strobe) records its period: it flips between the offset and none; drawn from its
+        // parameters (the shim's file is not sampled).
         let on = w.params.startsHigh !== false;
         for (let t = w.startMs, k = 0; t < end && k < MAX_STROBE_STEPS; t += period, k++, on = !on)
           changes.push({ t, target, offset: on ? offset : 0 });

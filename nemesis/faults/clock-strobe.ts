@@ -10,6 +10,7 @@ import { clockNote } from './clock-note.ts';
  */
 export const clockStrobe: FaultExecutor = {
   name: 'clock-strobe',
+  needs: { clockShim: true },
   unavailable: (env) => (env.clocks ? null : 'the clock shim was not built for this run'),
   async start(ctx) {
     const clocks = ctx.clocks!;

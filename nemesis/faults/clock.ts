@@ -22,6 +22,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const clock: FaultExecutor = {
   name: 'clock',
+  needs: { clockShim: true },
   unavailable: (env) => (env.clocks ? null : 'the clock shim was not built for this run'),
   async start(ctx) {
     const clocks = ctx.clocks!;

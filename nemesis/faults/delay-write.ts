@@ -2,6 +2,7 @@ import type { Op } from '../../history/op.ts';
 import { clientRoutes } from '../client-routes.ts';
 import type { FaultExecutor } from '../fault.ts';
 import type { TcpProxy } from '../proxy/tcp-proxy.ts';
+import { pastTheHold } from '../fault-needs.ts';
 
 /** How long delay-write waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -26,6 +27,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const delayWrite: FaultExecutor = {
   name: 'delay-write',
+  needs: { ownClientRoutes: true, minRunMs: pastTheHold },
   unavailable: (env) =>
     clientRoutes(env.proxies, 0).has('pg') ? null : 'the clients do not reach Postgres through proxies of their own',
   async start(ctx) {

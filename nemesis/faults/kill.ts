@@ -9,6 +9,7 @@ import { leaderOf, lockServers } from '../lock-servers.ts';
  */
 export const kill: FaultExecutor = {
   name: 'kill',
+  needs: {},
   unavailable(env) {
     const servers = lockServers(env.servers, env.cluster, null);
     if (!servers.length) return 'the run has no server to kill';

@@ -1,8 +1,10 @@
 import { pick, type FaultExecutor } from '../fault.ts';
+import { pastTheHold } from '../fault-needs.ts';
 
 /** SIGSTOP a random client process for `--pause` ms, wherever it is in its loop. */
 export const pauseClient: FaultExecutor = {
   name: 'pause-client',
+  needs: { minRunMs: pastTheHold },
   unavailable: () => null,
   async start(ctx) {
     const { clients, config } = ctx;

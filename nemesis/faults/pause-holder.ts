@@ -1,5 +1,6 @@
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
+import { pastTheHold } from '../fault-needs.ts';
 
 /** How long pause-holder waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -15,6 +16,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const pauseHolder: FaultExecutor = {
   name: 'pause-holder',
+  needs: { minRunMs: pastTheHold },
   unavailable: () => null,
   async start(ctx) {
     const { clients, config } = ctx;

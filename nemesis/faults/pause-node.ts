@@ -8,6 +8,7 @@ import { leaderOf, lockServers } from '../lock-servers.ts';
  */
 export const pauseNode: FaultExecutor = {
   name: 'pause-node',
+  needs: {},
   unavailable: (env) => (lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to pause'),
   async start(ctx) {
     const servers = lockServers(ctx.servers, ctx.cluster, ctx.pair).filter((s) => s.node.running && !s.node.paused);

@@ -29,6 +29,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const restartEmpty: FaultExecutor = {
   name: 'restart-empty',
+  needs: {},
   unavailable: (env) =>
     everyRedisMaster(env.cluster, null).length ? null : `--lock=${env.config.lock} uses no Redis master`,
   async start(ctx) {

@@ -1,0 +1,38 @@
+/**
+ * What a fault needs of the run, declared by the fault itself: the harness prepares the run from these (spawns
+ * processes with the clock shim, boots a failover pair, routes clients through proxies of their own, warns about
+ * a --time-limit too short), so no fault is named outside its own module and the user-facing list of names.
+ * Each field is absent when the fault does not need it.
+ */
+export interface FaultNeeds {
+  /** Every server and client spawned with the LD_PRELOAD clock shim (the fault moves wall clocks). */
+  readonly clockShim?: true;
+  /** A Redis primary + replica pair, the clients reaching the first Redis through the primary's proxy. */
+  readonly failoverPair?: true;
+  /** Each client reaches its servers through proxies of its own, chained before the shared ones. */
+  readonly ownClientRoutes?: true;
+  /**
+   * The shortest run (ms from the clients' start) in which the fault can show anything at all. Absent when the
+   * fault acts at once: any run long enough to reach it is long enough.
+   */
+  readonly minRunMs?: (timing: FaultTiming) => number;
+}
+
+/** The schedule's timing a minimum run depends on. */
+export interface FaultTiming {
+  /** Quiet time before the first fault. */
+  firstDelayMs: number;
+  /** --pause: how long a pause (or a held write) lasts. */
+  pauseMs: number;
+}
+
+/** After a hold ends: the resumed holder still has to finish its write, and the checker needs the ops around it. */
+export const AFTER_HOLD_MS = 1000;
+
+/**
+ * The minimum run of a fault whose effect only shows once the stopped process runs again (a paused holder writes
+ * after the pause) or once a held write arrives: the first fault, the whole hold, and the write after it.
+ */
+export function pastTheHold({ firstDelayMs, pauseMs }: FaultTiming): number {
+  return firstDelayMs + pauseMs + AFTER_HOLD_MS;
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
+import { AFTER_HOLD_MS } from './fault-needs.ts';
+import { EXECUTORS, movesClocks, runNeeds } from './fault-registry.ts';
+
+const timing = { firstDelayMs: 1000, pauseMs: 3000 };
+
+describe('the fault registry', () => {
+  it('has one executor per fault name, under its own name', () => {
+    expect(Object.keys(EXECUTORS).sort()).toEqual([...FAULT_NAMES].sort());
+    for (const [name, executor] of Object.entries(EXECUTORS)) expect(executor.name).toBe(name);
+  });
+
+  it('the clock faults, and only they, declare the clock shim', () => {
+    const withShim = FAULT_NAMES.filter((f) => EXECUTORS[f].needs.clockShim);
+    expect(withShim.sort()).toEqual(['clock', 'clock-strobe']);
+  });
+
+  it('failover alone needs a primary/replica pair; delay-write alone needs clients on routes of their own', () => {
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.failoverPair)).toEqual(['failover']);
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.ownClientRoutes)).toEqual(['delay-write']);
+  });
+
+  it('the faults whose effect shows after a hold declare a minimum run: first fault + hold + the write after it', () => {
+    const withMinRun = FAULT_NAMES.filter((f) => EXECUTORS[f].needs.minRunMs);
+    expect(withMinRun.sort()).toEqual(['delay-write', 'pause-client', 'pause-holder']);
+    for (const f of withMinRun) expect(EXECUTORS[f].needs.minRunMs!(timing)).toBe(1000 + 3000 + AFTER_HOLD_MS);
+  });
+});
+
+describe('what a run needs', () => {
+  it('a run with only non-clock faults needs no shim, no pair, no own routes and no minimum run', () => {
+    const needs = runNeeds(['restart-empty', 'kill', 'pause-node', 'partition', 'latency']);
+    expect(needs).toMatchObject({ clockShim: false, failoverPair: false, ownClientRoutes: false });
+    expect(needs.minRunMs(timing)).toBe(0);
+  });
+
+  it('one clock fault among others is enough for the shim', () => {
+    expect(runNeeds(['pause-holder', 'restart-empty', 'clock', 'pause-node']).clockShim).toBe(true); // redlock's defaults
+    expect(runNeeds(['clock-strobe']).clockShim).toBe(true);
+    expect(runNeeds(['pause-holder', 'kill', 'pause-node', 'partition']).clockShim).toBe(false); // zookeeper's defaults
+  });
+
+  it('asks for the pair and the routes only when their fault is in the run', () => {
+    expect(runNeeds(['failover', 'pause-holder'])).toMatchObject({ failoverPair: true, ownClientRoutes: false });
+    expect(runNeeds(['delay-write'])).toMatchObject({ failoverPair: false, ownClientRoutes: true, clockShim: false });
+  });
+
+  it("takes the longest of the faults' minimum runs, and nothing for no faults", () => {
+    expect(runNeeds(['clock', 'pause-client']).minRunMs({ firstDelayMs: 500, pauseMs: 1200 })).toBe(2700);
+    const none: FaultName[] = [];
+    expect(runNeeds(none)).toMatchObject({ clockShim: false, failoverPair: false, ownClientRoutes: false });
+    expect(runNeeds(none).minRunMs(timing)).toBe(0);
+  });
+});
+
+describe('movesClocks (for a history of any fencepost version)', () => {
+  it('is true for the clock faults, false for the others and for names it does not know', () => {
+    expect(movesClocks('clock')).toBe(true);
+    expect(movesClocks('clock-strobe')).toBe(true);
+    expect(movesClocks('pause-holder')).toBe(false);
+    expect(movesClocks('clock-skew-from-the-future')).toBe(false);
+    expect(movesClocks('toString')).toBe(false); // not an own key of the registry
+  });
+});
