@@ -118,6 +118,7 @@ export async function runTest(
     config,
     versions: libraryVersions(),
     nodes: cluster.nodes.map((n) => ({ name: n.name, port: n.port })),
+    clientNetwork: faultNeeds.clientProxies ? 'proxied' : 'direct',
   };
   writeJson(path.join(runDir, 'test.json'), test);
   log(
@@ -140,13 +141,17 @@ export async function runTest(
   Object.assign(test.versions, await serverVersions(cluster.nodes));
   writeJson(path.join(runDir, 'test.json'), test);
 
-  // Clients reach every server through a proxy of ours, so partitions and latency can be injected between them.
+  // Clients reach the servers through proxies of ours when a fault acts there (partition, latency, failover, a held
+  // write); otherwise straight to the servers' ports, so the latencies the run records carry no proxy hop.
   const proxies = new Map<string, TcpProxy>();
   const closeProxies = shutdown.add('close proxies', async () => {
     await Promise.all([...proxies.values()].map((p) => p.close()));
   });
-  for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
-  const via = (name: string) => ({ host: '127.0.0.1', port: proxies.get(name)!.port });
+  if (faultNeeds.clientProxies) {
+    for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
+  }
+  const portOf = (name: string) => proxies.get(name)?.port ?? cluster.nodes.find((n) => n.name === name)!.port;
+  const via = (name: string) => ({ host: '127.0.0.1', port: portOf(name) });
   // With a failover pair, the first Redis is "the primary": a proxy the failover fault re-points at the promoted node.
   const redisEndpoints = cluster.redis.map((r, i) => ({
     ...via(i === 0 && cluster.failover ? PRIMARY_PROXY : r.name),
@@ -168,8 +173,8 @@ export async function runTest(
     strategyUrl: strategy.moduleUrl,
     ctx: {
       redis: redisEndpoints,
-      etcd: cluster.etcd.map((e) => `http://127.0.0.1:${proxies.get(e.name)!.port}`),
-      zookeeper: cluster.zk.map((z) => `127.0.0.1:${proxies.get(z.name)!.port}`).join(','),
+      etcd: cluster.etcd.map((e) => `http://127.0.0.1:${portOf(e.name)}`),
+      zookeeper: cluster.zk.map((z) => `127.0.0.1:${portOf(z.name)}`).join(','),
       ttlMs: config.ttlMs,
       acquireTimeoutMs,
       client: slot,

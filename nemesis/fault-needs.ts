@@ -12,6 +12,12 @@ export interface FaultNeeds {
   /** Each client reaches its servers through proxies of its own, chained before the shared ones. */
   readonly ownClientRoutes?: true;
   /**
+   * Clients reach the servers through the harness's TCP proxies (the fault cuts, slows, holds or re-points
+   * connections there). When no fault of a run needs them, clients connect to the servers' ports directly, and
+   * the latencies a run records carry no proxy hop.
+   */
+  readonly clientProxies?: true;
+  /**
    * The shortest run (ms from the clients' start) in which the fault can show anything at all. Absent when the
    * fault acts at once: any run long enough to reach it is long enough.
    */

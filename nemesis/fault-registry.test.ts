@@ -46,6 +46,18 @@ describe('what a run needs', () => {
     expect(runNeeds(['delay-write'])).toMatchObject({ failoverPair: false, ownClientRoutes: true, clockShim: false });
   });
 
+  it("puts the proxies in the clients' path only for the faults that act there", () => {
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.clientProxies).sort()).toEqual([
+      'delay-write',
+      'failover',
+      'latency',
+      'partition',
+    ]);
+    expect(runNeeds(['pause-holder', 'restart-empty', 'clock', 'pause-node']).clientProxies).toBe(false);
+    expect(runNeeds(['pause-holder', 'kill', 'pause-node', 'partition']).clientProxies).toBe(true);
+    expect(runNeeds([]).clientProxies).toBe(false);
+  });
+
   it("takes the longest of the faults' minimum runs, and nothing for no faults", () => {
     expect(runNeeds(['clock', 'pause-client']).minRunMs({ firstDelayMs: 500, pauseMs: 1200 })).toBe(2700);
     const none: FaultName[] = [];

@@ -33,6 +33,7 @@ export interface RunNeeds {
   clockShim: boolean;
   failoverPair: boolean;
   ownClientRoutes: boolean;
+  clientProxies: boolean;
   /** The longest of the faults' minimum useful runs, in ms; 0 when none declares one. */
   minRunMs(timing: FaultTiming): number;
 }
@@ -43,6 +44,7 @@ export function runNeeds(faults: readonly FaultName[]): RunNeeds {
     clockShim: needs.some((n) => n.clockShim === true),
     failoverPair: needs.some((n) => n.failoverPair === true),
     ownClientRoutes: needs.some((n) => n.ownClientRoutes === true),
+    clientProxies: needs.some((n) => n.clientProxies === true),
     minRunMs: (timing) => Math.max(0, ...needs.map((n) => n.minRunMs?.(timing) ?? 0)),
   };
 }

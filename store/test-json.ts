@@ -22,6 +22,11 @@ export interface StoredTestJson {
   config: Readonly<RunConfig>;
   versions: Record<string, string>;
   nodes: { name: string; port: number }[];
+  /**
+   * How clients reached the servers: through the harness's TCP proxies (a fault of the run acts there), or
+   * straight to their ports. Absent in runs from before it was recorded (those were always proxied).
+   */
+  clientNetwork?: 'proxied' | 'direct';
   /** Faults of `faults` that did not apply to this run, with why (never injected, so not required to hit). */
   skippedFaults?: Record<string, string>;
   /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and there is no verdict. */

@@ -13,7 +13,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const failover: FaultExecutor = {
   name: 'failover',
-  needs: { failoverPair: true },
+  needs: { failoverPair: true, clientProxies: true },
   unavailable: (env) =>
     env.cluster.failover
       ? null

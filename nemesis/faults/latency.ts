@@ -11,7 +11,7 @@ const FRACTIONS_OF_TTL = [0.05, 0.25, 0.5];
  */
 export const latency: FaultExecutor = {
   name: 'latency',
-  needs: {},
+  needs: { clientProxies: true },
   unavailable: (env) =>
     lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to slow down',
   async start(ctx) {

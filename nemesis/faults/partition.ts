@@ -15,7 +15,7 @@ export function someLockServers(ctx: FaultContext): LockServer[] {
  */
 export const partition: FaultExecutor = {
   name: 'partition',
-  needs: {},
+  needs: { clientProxies: true },
   unavailable: (env) =>
     lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to partition',
   async start(ctx) {
