@@ -30,6 +30,8 @@ export class History {
   readonly openInvokes: readonly Op[];
   /** Completions with no open invocation of their process (a malformed history). */
   readonly orphans: readonly Op[];
+  /** Client-exit notes: a client died with nothing open (client-exit.ts). Not completions, so not in `orphans`. */
+  readonly notes: readonly Op[];
   /** A second invocation of a process while its `pending` one was still open (a malformed history). */
   readonly reinvoked: readonly { invoke: Op; pending: Op }[];
   private readonly pairByIndex = new Map<number, OpPair>();
@@ -42,11 +44,15 @@ export class History {
     const pairs: OpPair[] = [];
     const orphans: Op[] = [];
     const reinvoked: { invoke: Op; pending: Op }[] = [];
+    const notes: Op[] = [];
     const open = new Map<ProcessId, OpPair>();
     for (const op of ops) {
       this.opByIndex.set(op.index, op);
       if (op.process === 'nemesis') continue;
-      if (op.type === 'info' && op.f === CLIENT_EXIT_NOTE) continue;
+      if (op.type === 'info' && op.f === CLIENT_EXIT_NOTE) {
+        notes.push(op);
+        continue;
+      }
       if (op.type === 'invoke') {
         const pending = open.get(op.process);
         if (pending) reinvoked.push({ invoke: op, pending: pending.invoke });
@@ -69,6 +75,7 @@ export class History {
     this.openInvokes = pairs.filter((p) => p.completion === null).map((p) => p.invoke);
     this.orphans = orphans;
     this.reinvoked = reinvoked;
+    this.notes = notes;
   }
 
   /** The History of these ops; a History is returned as it is, so a caller may pass either. */

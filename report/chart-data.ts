@@ -1,4 +1,4 @@
-import type { FaultWindow } from './fault-windows.ts';
+import type { FaultWindow } from '../history/fault-windows.ts';
 import type { RunIndex } from './op-pairs.ts';
 
 /**

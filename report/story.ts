@@ -1,6 +1,6 @@
 import type { LedgerRow, WriteValue } from '../history/bank.ts';
 import type { LostUpdate, Overlap, RunResults } from '../checkers/run-results.ts';
-import { faultDurationMs, faultLabel, faultsDuring, type FaultWindow } from './fault-windows.ts';
+import { faultDurationMs, faultLabel, faultsDuring, type FaultWindow } from '../history/fault-windows.ts';
 import { fmtAt, fmtCount, fmtMs, fmtSigned, plural } from './format.ts';
 import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
 import { isRecord } from '../common/is-record.ts';
