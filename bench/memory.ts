@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchOutcome, Goal } from './outcome.ts';
+import { readHistoryTolerant } from '../history/reader.ts';
 
 /**
  * `npm run bench -- memory [--time-limit=60] [--lock=redlock]`
@@ -137,7 +138,7 @@ function countOps(results: string): number {
     if (!fs.statSync(lockDir).isDirectory()) continue;
     for (const runDir of fs.readdirSync(lockDir)) {
       const file = path.join(lockDir, runDir, 'history.jsonl');
-      if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+      if (fs.existsSync(file)) return readHistoryTolerant(file).ops.length;
     }
   }
   return 0;

@@ -1,8 +1,9 @@
+import type { FaultWindow } from '../history/fault-windows.ts';
+import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { CheckerResult, LostUpdate, Overlap, RunResults } from './run-results.ts';
 import { composeVerdict, runChecker } from './compose.ts';
 import { faultHitReasons, faultHits } from './fault-hits.ts';
-import { faultWindows } from './faults.ts';
 import { checkFencingOrder, isStaleWriteRefusal } from './fencing-order.ts';
 import { checkLinearizable } from './linearizable.ts';
 import { checkLostUpdates } from './lost-updates.ts';
@@ -88,8 +89,12 @@ const DEFAULT_DEADLINE_MS = 60_000;
 const MUTEX_BUDGET_MS = 5_000;
 const MUTEX_MAX_CONFIGURATIONS = 500_000;
 
-/** Checks a bank run's history and fills every field of `results.json`. Pure: the caller does the I/O. */
-export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
+/**
+ * Checks a bank run's history and fills every field of `results.json`. Pure: the caller does the I/O. The History
+ * is built once here, so its pair index, fault windows and bank view are shared by every checker.
+ */
+export function checkRun(input: History | readonly Op[], opts: CheckRunOptions): RunResults {
+  const history = History.of(input);
   const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const checkers: Record<string, CheckerResult> = {
     'lost-updates': runChecker(() => checkLostUpdates(history)),
@@ -135,7 +140,7 @@ export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
     overlaps: overlapDetails.length,
     confirmedOverlaps: overlapDetails.filter((o) => o.kind === 'confirmed').length,
     overlapDetails,
-    faults: faultWindows(history),
+    faults: history.faults.map(resultFault),
     faultHits: hits,
     ...opStats(history),
     checkers,
@@ -143,6 +148,18 @@ export function checkRun(history: Op[], opts: CheckRunOptions): RunResults {
 }
 
 /** Counted here as well as in fencing-order, so the number survives that checker crashing. */
-function countStaleWrites(history: Op[]): number {
-  return history.filter(isStaleWriteRefusal).length;
+function countStaleWrites(history: History): number {
+  return history.ops.filter(isStaleWriteRefusal).length;
+}
+
+/** A fault window as `results.json` keeps it: ns on the run's clock, the params and note only when there are some. */
+function resultFault(w: FaultWindow): RunResults['faults'][number] {
+  return {
+    f: w.f,
+    start: w.start,
+    end: w.end,
+    targets: w.targets,
+    ...(Object.keys(w.params).length > 0 ? { params: w.params } : {}),
+    ...(w.note ? { note: w.note } : {}),
+  };
 }

@@ -1,3 +1,4 @@
+import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { Operation } from './model.ts';
 
@@ -25,13 +26,15 @@ export interface ClientOperations {
  * Processes `nemesis` and `harness` are not clients and are skipped.
  */
 export function clientOperations(
-  history: Op[],
+  input: History | readonly Op[],
   fs: ReadonlySet<string>,
   pureFs: ReadonlySet<string> = new Set(),
 ): ClientOperations {
   const ops: Operation<ClientCall, unknown>[] = [];
   const ignored: Record<string, number> = {};
-  const open = new Map<number | string, Op>();
+  const history = History.of(input);
+  const malformed = firstMalformed(history);
+  if (malformed) throw new Error(`malformed history: ${malformed}`);
 
   const unknownOutcome = (invoke: Op, completion: Op | undefined): void => {
     if (pureFs.has(invoke.f)) return;
@@ -45,28 +48,10 @@ export function clientOperations(
     });
   };
 
-  for (const op of history) {
-    if (op.process === 'nemesis' || op.process === 'harness') continue;
-    if (op.type === 'invoke') {
-      const running = open.get(op.process);
-      if (running) {
-        throw new Error(
-          `malformed history: process ${op.process} invoked op #${op.index} while op #${running.index} was still open ` +
-            `(after an info a client must continue under a new process id)`,
-        );
-      }
-      open.set(op.process, op);
-      continue;
-    }
-    const invoke = open.get(op.process);
-    if (!invoke) {
-      // A bare info with no invocation is a note (Jepsen writes them), not an operation.
-      if (op.type === 'info') continue;
-      throw new Error(
-        `malformed history: op #${op.index} (${op.type} ${op.f}) completes nothing: process ${op.process} had no open invocation`,
-      );
-    }
-    open.delete(op.process);
+  for (const op of history.ops) {
+    if (op.process === 'nemesis' || op.process === 'harness' || op.type === 'invoke') continue;
+    const invoke = history.invokeOf(op);
+    if (!invoke) continue;
     if (!fs.has(invoke.f)) {
       ignored[invoke.f] = (ignored[invoke.f] ?? 0) + 1;
       continue;
@@ -85,9 +70,28 @@ export function clientOperations(
       indexes: [invoke.index, op.index],
     });
   }
-  for (const invoke of open.values()) {
+  for (const invoke of history.openInvokes) {
+    if (invoke.process === 'harness') continue;
     if (fs.has(invoke.f)) unknownOutcome(invoke, undefined);
     else ignored[invoke.f] = (ignored[invoke.f] ?? 0) + 1;
   }
   return { ops, ignored };
+}
+
+/**
+ * The first break of the journal's rules that would make the operations wrong, earliest first. A bare `info` with
+ * no invocation is a note (Jepsen writes them), not an operation, so it is no break.
+ */
+function firstMalformed(history: History): string | undefined {
+  const clients = (op: Op) => op.process !== 'harness';
+  const reinvoked = history.reinvoked.find(({ invoke }) => clients(invoke));
+  const orphan = history.orphans.find((op) => clients(op) && op.type !== 'info');
+  if (reinvoked && (!orphan || reinvoked.invoke.index < orphan.index))
+    return (
+      `process ${reinvoked.invoke.process} invoked op #${reinvoked.invoke.index} while op #${reinvoked.pending.index} was still open ` +
+      `(after an info a client must continue under a new process id)`
+    );
+  if (orphan)
+    return `op #${orphan.index} (${orphan.type} ${orphan.f}) completes nothing: process ${orphan.process} had no open invocation`;
+  return undefined;
 }

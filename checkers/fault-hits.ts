@@ -1,4 +1,5 @@
 import type { AccountRef, NemesisValue } from '../history/bank.ts';
+import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { FaultAim } from '../nemesis/fault-aim.ts';
 import { isRecord } from '../common/is-record.ts';
@@ -43,7 +44,7 @@ function readAim(v: unknown): FaultAim | null {
  * key, as many of them as breaking the lock needs. Decided by the ops' times when the aim has them (the history
  * is renumbered when it is put in time order after the run), by journal index for runs recorded before that.
  */
-function judge(start: Op, byIndex: Map<number, Op>, byProcess: Map<number, Op[]>): FaultShot {
+function judge(start: Op, history: History, byProcess: Map<number, Op[]>): FaultShot {
   const miss = (why: string): FaultShot => ({ index: start.index, hit: false, evidence: why });
   const v = (isRecord(start.value) ? start.value : {}) as Partial<NemesisValue>;
   const aim = readAim(isRecord(v.params) ? v.params.aim : undefined);
@@ -51,7 +52,7 @@ function judge(start: Op, byIndex: Map<number, Op>, byProcess: Map<number, Op[]>
   const p = `p${aim.process}`;
   const own = byProcess.get(aim.process) ?? [];
   const byTime = typeof aim.readTime === 'number' && typeof aim.atTime === 'number';
-  const read = byTime ? own.find((op) => op.time === aim.readTime && op.f === 'read') : byIndex.get(aim.readIndex);
+  const read = byTime ? own.find((op) => op.time === aim.readTime && op.f === 'read') : history.op(aim.readIndex);
   if (
     !read ||
     read.process !== aim.process ||
@@ -121,11 +122,11 @@ function judgeByEnd(start: Op, end: Op | undefined): FaultShot {
 }
 
 /** Fired and hit counts per fault, from the `start` records of the nemesis in the history. Pure. */
-export function faultHits(history: readonly Op[]): Record<string, FaultHitCount> {
-  const byIndex = new Map<number, Op>();
+export function faultHits(input: History | readonly Op[]): Record<string, FaultHitCount> {
+  const h = History.of(input);
+  const history = h.ops;
   const byProcess = new Map<number, Op[]>();
   for (const op of history) {
-    byIndex.set(op.index, op);
     if (typeof op.process === 'number') {
       const list = byProcess.get(op.process) ?? [];
       list.push(op);
@@ -138,7 +139,7 @@ export function faultHits(history: readonly Op[]): Record<string, FaultHitCount>
     const count = (out[op.f] ??= { fired: 0, hit: isTargeted(op.f) ? 0 : null, shots: [] });
     count.fired++;
     if (!isTargeted(op.f)) continue;
-    const shot = op.f === 'delay-write' ? judgeByEnd(op, endOf(history, op)) : judge(op, byIndex, byProcess);
+    const shot = op.f === 'delay-write' ? judgeByEnd(op, endOf(history, op)) : judge(op, h, byProcess);
     count.shots.push(shot);
     if (shot.hit) count.hit!++;
   }

@@ -1,6 +1,6 @@
+import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { CheckerResult } from './run-results.ts';
-import { bankWrites, finalReads } from './ledger.ts';
 
 /**
  * Errors with which the resource refuses a write as stale: `stale-token` (a fenced write whose token is older
@@ -43,9 +43,8 @@ export interface FencingOrderResult extends CheckerResult {
  * fine: one holder writing twice. Only a fenced run (`--fencing`) can fail this check; otherwise regressions are
  * reported for information. `unfencedWrites` says how many committed writes carried no token.
  */
-export function checkFencingOrder(history: Op[], opts: { fencing: boolean }): FencingOrderResult {
-  const ledgers = finalReads(history);
-  const writes = bankWrites(history, ledgers);
+export function checkFencingOrder(input: History | readonly Op[], opts: { fencing: boolean }): FencingOrderResult {
+  const { finalReads: ledgers, writes } = History.of(input).bank;
   const staleWritesRejected = writes.filter(
     (w) => w.outcome === 'fail' && w.error !== undefined && STALE_REFUSALS.has(w.error),
   ).length;

@@ -1,7 +1,7 @@
+import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { LedgerRow } from '../history/bank.ts';
 import type { CheckerResult, LostUpdate } from './run-results.ts';
-import { bankWrites, finalReads } from './ledger.ts';
 import { upperBound } from './upper-bound.ts';
 
 export interface AccountSummary {
@@ -35,9 +35,8 @@ export interface LostUpdatesResult extends CheckerResult {
  * (The simpler rule "W based on B erases every write in (B, W)" over-counts when a third write was based on one
  * of the erased ones and so carried its effect forward; the chain is exact.)
  */
-export function checkLostUpdates(history: Op[]): LostUpdatesResult {
-  const ledgers = finalReads(history);
-  const writes = bankWrites(history, ledgers);
+export function checkLostUpdates(input: History | readonly Op[]): LostUpdatesResult {
+  const { finalReads: ledgers, writes } = History.of(input).bank;
   const opIndexOf = new Map<number, number>();
   for (const w of writes) {
     if (w.writeId !== null) opIndexOf.set(w.writeId, w.completeIndex ?? w.invokeIndex);

@@ -1,7 +1,8 @@
+import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { AcquireOk, AccountRef } from '../history/bank.ts';
 import type { CheckerResult, Overlap } from './run-results.ts';
-import { bankWrites, type BankWrite } from './ledger.ts';
+import type { BankWrite } from '../history/bank-view.ts';
 
 /** How long one client believed it held one account's lock, in harness time (ns). */
 export interface HoldInterval {
@@ -41,8 +42,9 @@ export interface MutualExclusionResult extends CheckerResult {
  * them). Only confirmed overlaps make the result invalid; a fenced resource that refused the stale write
  * leaves a suspected overlap and no damage.
  */
-export function checkMutualExclusion(history: Op[]): MutualExclusionResult {
-  const intervals = holdIntervals(history);
+export function checkMutualExclusion(input: History | readonly Op[]): MutualExclusionResult {
+  const history = History.of(input);
+  const intervals = holdIntervals(history.ops);
   if (intervals.length === 0) {
     return {
       valid: true,
@@ -53,7 +55,7 @@ export function checkMutualExclusion(history: Op[]): MutualExclusionResult {
       note: 'no acquire ops: nothing held a lock, so there is nothing to overlap (strategy "none"?)',
     };
   }
-  attachWrites(intervals, bankWrites(history));
+  attachWrites(intervals, history.bank.writes);
 
   const overlaps: Overlap[] = [];
   const byAccount = new Map<number, HoldInterval[]>();
@@ -91,7 +93,7 @@ export function checkMutualExclusion(history: Op[]): MutualExclusionResult {
   };
 }
 
-export function holdIntervals(history: Op[]): HoldInterval[] {
+export function holdIntervals(history: readonly Op[]): HoldInterval[] {
   const done: HoldInterval[] = [];
   const holding = new Map<number, HoldInterval>();
   const holderOf = new Map<string, number>();

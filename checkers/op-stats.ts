@@ -1,3 +1,4 @@
+import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { Quantiles, RunResults } from './run-results.ts';
 
@@ -9,11 +10,12 @@ const TIMED = ['acquire', 'read', 'write', 'release'] as const;
  * Counts and timings of a run's operations (clients' and the harness's; nemesis records are fault markers, not
  * operations). An invocation that never completed counts as `info`: its outcome is unknown, as in Jepsen.
  */
-export function opStats(history: Op[]): Stats {
+export function opStats(input: History | readonly Op[]): Stats {
+  const h = History.of(input);
+  const history = h.ops;
   const byF: Record<string, { ok: number; fail: number; info: number }> = {};
   const counts = { ok: 0, fail: 0, info: 0 };
   const latencies: Record<(typeof TIMED)[number], number[]> = { acquire: [], read: [], write: [], release: [] };
-  const open = new Map<number | string, Op>();
   let clientOks = 0;
 
   const outcome = (f: string, type: 'ok' | 'fail' | 'info'): void => {
@@ -22,14 +24,9 @@ export function opStats(history: Op[]): Stats {
     entry[type]++;
   };
   for (const op of history) {
-    if (op.process === 'nemesis') continue;
-    if (op.type === 'invoke') {
-      open.set(op.process, op);
-      continue;
-    }
-    const invoke = open.get(op.process);
+    if (op.type === 'invoke') continue;
+    const invoke = h.invokeOf(op);
     if (!invoke) continue;
-    open.delete(op.process);
     outcome(invoke.f, op.type);
     if (op.type !== 'ok') continue;
     if (typeof op.process === 'number') clientOks++;
@@ -37,7 +34,7 @@ export function opStats(history: Op[]): Stats {
       latencies[invoke.f as (typeof TIMED)[number]].push((op.time - invoke.time) / 1e6);
     }
   }
-  for (const invoke of open.values()) outcome(invoke.f, 'info');
+  for (const invoke of h.openInvokes) outcome(invoke.f, 'info');
 
   let first = Infinity;
   let last = -Infinity;

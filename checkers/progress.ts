@@ -1,6 +1,6 @@
 import type { Op } from '../history/op.ts';
-import { CLIENT_EXIT_NOTE, clientExitOf, type ClientExit } from '../history/client-exit.ts';
-import { finalReads } from './ledger.ts';
+import { clientExitOf, type ClientExit } from '../history/client-exit.ts';
+import { History } from '../history/history.ts';
 
 /**
  * What a run got done, from its history alone. A run that committed nothing never had a chance to lose an
@@ -25,9 +25,10 @@ export interface Progress {
  * `concurrency` maps a history process id back to its client slot (process = slot + concurrency × generation,
  * see workloads/client.ts); without it each process id counts as its own writer.
  */
-export function progressOf(history: Op[], concurrency?: number): Progress {
+export function progressOf(input: History | readonly Op[], concurrency?: number): Progress {
+  const history = History.of(input);
   const slotOf = (process: number) => (concurrency ? process % concurrency : process);
-  const ledgers = finalReads(history);
+  const ledgers = history.bank.finalReads;
   const writers = new Set<number>();
   let committedWrites = 0;
   for (const { value } of ledgers.values()) {
@@ -48,8 +49,7 @@ export function progressOf(history: Op[], concurrency?: number): Progress {
     clientExits: 0,
     slotsGaveUp: 0,
   };
-  const open = new Map<Op['process'], Op>();
-  for (const op of history) {
+  for (const op of history.ops) {
     if (typeof op.process !== 'number') continue;
     const exit = clientExitOf(op);
     if (exit) {
@@ -57,13 +57,9 @@ export function progressOf(history: Op[], concurrency?: number): Progress {
       if (exit.gaveUpAfter !== undefined) progress.slotsGaveUp++;
       progress.lastExit = exit;
     }
-    if (op.type === 'invoke') {
-      open.set(op.process, op);
-      continue;
-    }
-    const invoke = open.get(op.process);
-    if (!invoke || op.f === CLIENT_EXIT_NOTE) continue;
-    open.delete(op.process);
+    if (op.type === 'invoke') continue;
+    const invoke = history.invokeOf(op);
+    if (!invoke) continue;
     if (invoke.f === 'connect' && op.type !== 'ok') {
       progress.connectFailures++;
       if (op.error) progress.lastConnectError = op.error;
@@ -82,7 +78,8 @@ export function progressOf(history: Op[], concurrency?: number): Progress {
     else if (op.error === 'timeout') acquires.timedOut++;
     else acquires.unknown++;
   }
-  for (const invoke of open.values()) if (invoke.f === 'acquire') acquires.unknown++;
+  for (const invoke of history.openInvokes)
+    if (typeof invoke.process === 'number' && invoke.f === 'acquire') acquires.unknown++;
   progress.writers = [...writers].sort((a, b) => a - b);
   return progress;
 }

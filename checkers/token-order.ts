@@ -1,4 +1,4 @@
-import type { AcquireOk } from '../history/bank.ts';
+import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { CheckerResult } from './run-results.ts';
 
@@ -42,22 +42,14 @@ const MAX_VIOLATIONS = 100;
  * Against each grant B, the earlier grants are those with grantedAt < B.invokedAt; a sweep in completion order
  * keeps their largest token, so the check is O(n log n) and names the grant that holds the larger token.
  */
-export function checkTokenOrder(history: Op[]): TokenOrderResult {
+export function checkTokenOrder(input: History | readonly Op[]): TokenOrderResult {
   const notes: string[] = [];
   const byAccount = new Map<number, Grant[]>();
-  const open = new Map<number, Op>();
   let unparseable = 0;
   let withoutToken = 0;
-  for (const op of history) {
-    if (typeof op.process !== 'number') continue;
-    if (op.type === 'invoke') {
-      open.set(op.process, op);
-      continue;
-    }
-    const invoke = open.get(op.process);
-    open.delete(op.process);
-    if (!invoke || invoke.f !== 'acquire' || op.type !== 'ok') continue;
-    const v = op.value as AcquireOk;
+  for (const { invoke, completion: op } of History.of(input).bank.acquires) {
+    if (op?.type !== 'ok') continue;
+    const v = op.value;
     if (v?.token === undefined || v.token === null) {
       withoutToken++;
       continue;
@@ -68,7 +60,7 @@ export function checkTokenOrder(history: Op[]): TokenOrderResult {
     }
     const grant: Grant = {
       account: v.account,
-      process: op.process,
+      process: op.process as number,
       invokeIndex: invoke.index,
       index: op.index,
       invokedAt: invoke.time,

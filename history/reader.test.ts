@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Journal } from './journal.ts';
 import type { Op } from './op.ts';
-import { pairOps, parseHistory, readHistory, validateHistory } from './reader.ts';
+import { History } from './history.ts';
+import { parseHistory, readHistory, validateHistory } from './reader.ts';
 
 const op = (
   index: number,
@@ -49,9 +50,9 @@ describe('validateHistory', () => {
   });
 });
 
-describe('pairOps', () => {
+describe('History pairs', () => {
   it('pairs completions with their invocations and leaves unfinished ones open', () => {
-    const pairs = pairOps([
+    const { pairs } = History.of([
       op(0, 0, 'invoke', 'read'),
       op(1, 1, 'invoke', 'write'),
       op(2, 0, 'ok', 'read', 5),

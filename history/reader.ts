@@ -1,39 +1,23 @@
 import fs from 'node:fs';
 import { CLIENT_EXIT_NOTE } from './client-exit.ts';
+import { parseHistory, parseHistoryTolerant, type ParsedHistory, type TolerantParse } from './codec.ts';
 import type { Op, ProcessId } from './op.ts';
+
+export { parseHistory, type ParsedHistory } from './codec.ts';
 
 export interface HistoryProblem {
   index: number;
   problem: string;
 }
 
-export interface ParsedHistory {
-  ops: Op[];
-  /** A last line cut short by a crash mid-write is dropped and reported here rather than failing the read. */
-  truncatedTail: boolean;
-}
-
-/** Parse JSONL text. Malformed lines other than a cut-off last line are errors (the file is not ours, or corrupt). */
-export function parseHistory(text: string): ParsedHistory {
-  const lines = text.split('\n');
-  const ops: Op[] = [];
-  let truncatedTail = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
-    if (!line) continue;
-    try {
-      ops.push(JSON.parse(line) as Op);
-    } catch {
-      const isLast = lines.slice(i + 1).every((l) => !l.trim());
-      if (isLast) truncatedTail = true;
-      else throw new Error(`history line ${i + 1} is not JSON: ${line.slice(0, 80)}`);
-    }
-  }
-  return { ops, truncatedTail };
-}
-
+/** A history file, strictly (see codec.ts): what a checker reads. */
 export function readHistory(file: string): ParsedHistory {
   return parseHistory(fs.readFileSync(file, 'utf8'));
+}
+
+/** A history file, tolerantly (see codec.ts): what a page reads. */
+export function readHistoryTolerant(file: string): TolerantParse {
+  return parseHistoryTolerant(fs.readFileSync(file, 'utf8'));
 }
 
 /**
@@ -69,31 +53,4 @@ export function validateHistory(ops: readonly Op[]): HistoryProblem[] {
     }
   });
   return problems;
-}
-
-export interface OpPair {
-  invoke: Op;
-  /** null when the history ended before the op completed (it may or may not have taken effect). */
-  completion: Op | null;
-}
-
-/** Invocations paired with their completions, in invocation order. Nemesis records are not paired. */
-export function pairOps(ops: readonly Op[]): OpPair[] {
-  const pairs: OpPair[] = [];
-  const open = new Map<ProcessId, OpPair>();
-  for (const op of ops) {
-    if (op.process === 'nemesis') continue;
-    if (op.type === 'invoke') {
-      const pair = { invoke: op, completion: null };
-      pairs.push(pair);
-      open.set(op.process, pair);
-    } else {
-      const pair = open.get(op.process);
-      if (pair) {
-        pair.completion = op;
-        open.delete(op.process);
-      }
-    }
-  }
-  return pairs;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clockData } from './chart-data.ts';
-import type { FaultWindow } from './fault-windows.ts';
+import type { FaultWindow } from '../history/fault-windows.ts';
 
 function window(
   f: string,

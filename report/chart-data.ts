@@ -1,5 +1,5 @@
 import { movesClocks } from '../nemesis/fault-registry.ts';
-import type { FaultWindow } from './fault-windows.ts';
+import type { FaultWindow } from '../history/fault-windows.ts';
 import type { RunIndex } from './op-pairs.ts';
 
 /**

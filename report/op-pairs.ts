@@ -1,4 +1,5 @@
 import type { FinalRead, WriteValue } from '../history/bank.ts';
+import { History } from '../history/history.ts';
 import type { Op, ProcessId } from '../history/op.ts';
 import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
 import { isRecord } from '../common/is-record.ts';
@@ -43,59 +44,57 @@ export class RunIndex {
   /** ms since start of the last op of the history. */
   readonly endMs: number;
 
-  constructor(history: readonly Op[]) {
-    const open = new Map<ProcessId, OpPair>();
+  constructor(input: History | readonly Op[]) {
+    const history = History.of(input);
     let end = 0;
-    for (const op of history) {
-      const ms = op.time / 1e6;
-      if (ms > end) end = ms;
-      if (op.process === 'nemesis') {
-        this.nemesis.push(op);
-        continue;
-      }
-      if (op.type === 'invoke') {
-        const v = isRecord(op.value) ? op.value : {};
-        const pair: OpPair = {
-          invoke: op,
-          completion: null,
-          process: op.process,
-          f: op.f,
-          outcome: 'open',
-          startMs: ms,
-          endMs: null,
-          account: typeof v.account === 'number' ? v.account : null,
-        };
-        open.set(op.process, pair);
-        this.add(pair);
-        continue;
-      }
-      let pair = open.get(op.process);
-      if (pair) open.delete(op.process);
-      else {
-        const v = isRecord(op.value) ? op.value : {};
-        pair = {
-          invoke: op,
-          completion: null,
-          process: op.process,
-          f: op.f,
-          outcome: 'open',
-          startMs: ms,
-          endMs: ms,
-          account: typeof v.account === 'number' ? v.account : null,
-        };
-        this.add(pair);
-      }
-      pair.completion = op;
-      pair.outcome = op.type;
-      pair.endMs = ms;
-      this.byIndex.set(op.index, pair);
-      const v = isRecord(op.value) ? op.value : null;
-      if (op.type === 'ok' && op.f === 'write' && v && typeof (v as Partial<WriteValue>).writeId === 'number')
-        this.writeById.set(v.writeId as number, pair);
-      if (op.type === 'ok' && op.f === 'final-read' && v && Array.isArray((v as Partial<FinalRead>).ledger))
-        this.finalReads.push(v as unknown as FinalRead);
+    for (const op of history.ops) {
+      if (op.time / 1e6 > end) end = op.time / 1e6;
+      if (op.process === 'nemesis') this.nemesis.push(op);
     }
+    // A completion without an invocation and a client-exit note are kept as zero-length bars: a report must still
+    // open for a history the checkers rejected, and a client's death belongs on its timeline.
+    const loose = [...history.orphans, ...history.notes].sort((a, b) => a.index - b.index);
+    let next = 0;
+    for (const p of history.pairs) {
+      while (next < loose.length && loose[next].index < p.invoke.index) this.addLoose(loose[next++]);
+      const pair = this.pairFor(p.invoke, p.invoke.time / 1e6, null);
+      this.add(pair);
+      if (p.completion) this.complete(pair, p.completion);
+    }
+    while (next < loose.length) this.addLoose(loose[next++]);
     this.endMs = end;
+  }
+
+  private pairFor(invoke: Op, startMs: number, endMs: number | null): OpPair {
+    const v = isRecord(invoke.value) ? invoke.value : {};
+    return {
+      invoke,
+      completion: null,
+      process: invoke.process,
+      f: invoke.f,
+      outcome: 'open',
+      startMs,
+      endMs,
+      account: typeof v.account === 'number' ? v.account : null,
+    };
+  }
+
+  private addLoose(op: Op): void {
+    const pair = this.pairFor(op, op.time / 1e6, op.time / 1e6);
+    this.add(pair);
+    this.complete(pair, op);
+  }
+
+  private complete(pair: OpPair, op: Op): void {
+    pair.completion = op;
+    pair.outcome = op.type as Outcome;
+    pair.endMs = op.time / 1e6;
+    this.byIndex.set(op.index, pair);
+    const v = isRecord(op.value) ? op.value : null;
+    if (op.type === 'ok' && op.f === 'write' && v && typeof (v as Partial<WriteValue>).writeId === 'number')
+      this.writeById.set(v.writeId as number, pair);
+    if (op.type === 'ok' && op.f === 'final-read' && v && Array.isArray((v as Partial<FinalRead>).ledger))
+      this.finalReads.push(v as unknown as FinalRead);
   }
 
   private add(pair: OpPair): void {

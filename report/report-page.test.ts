@@ -6,7 +6,7 @@ import { checkRun } from '../checkers/check-run.ts';
 import { generateBankHistory, simulateBankRun } from '../test/support/memory-bank.ts';
 import type { Op } from '../history/op.ts';
 import { clockData } from './chart-data.ts';
-import { faultWindows } from './fault-windows.ts';
+import { faultsToDraw } from './faults-to-draw.ts';
 import { PAUSED_HOLDER_TEST, pausedHolderHistory } from '../test/support/paused-holder-history.ts';
 import { RunIndex } from './op-pairs.ts';
 import { renderReport, writeReport } from './report.ts';
@@ -115,7 +115,7 @@ describe('renderReport: big histories', () => {
     push(51_000, 'nemesis', 'info', 'pause-client', { phase: 'end', targets: ['client p1 (pid 9)'] });
     history.sort((a, b) => a.time - b.time).forEach((o, i) => (o.index = i));
     const index = new RunIndex(history);
-    const t = timelineData(index, faultWindows(history), []);
+    const t = timelineData(index, faultsToDraw(history), []);
     expect(t.mode).toBe('windowed');
     expect(t.windows).toEqual([[48_000, 53_000]]);
     expect(t.shownPairs).toBeGreaterThan(2000);
@@ -208,7 +208,7 @@ describe('clock offsets', () => {
         },
       },
     ];
-    const c = clockData(faultWindows(ops), 5000)!;
+    const c = clockData(faultsToDraw(ops), 5000)!;
     expect(c.x).toEqual([0, 1, 3, 5]);
     expect(c.series).toEqual([
       { label: 'redis[0] (ms)', values: [0, 60_000, 0, 0] },

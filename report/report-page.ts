@@ -3,7 +3,8 @@ import type { CheckerResult, Quantiles, RunResults } from '../checkers/run-resul
 import { pageCss, reportJs, uplotCss, uplotJs } from './assets.ts';
 import { clockData, latencyData, throughputData } from './chart-data.ts';
 import { counterexampleSvg, counterexampleViews, type CounterexampleView } from './counterexample.ts';
-import { faultWindows } from './fault-windows.ts';
+import { faultsToDraw } from './faults-to-draw.ts';
+import { History } from '../history/history.ts';
 import { fmtAt, fmtCount, fmtDuration, fmtMs, fmtSigned, plural } from './format.ts';
 import { escapeHtml as h, inlineScript, inlineStyle, jsonBlock } from './html.ts';
 import { RunIndex } from './op-pairs.ts';
@@ -256,8 +257,10 @@ function faultHitTable(hits: RunResults['faultHits'] | undefined): string {
 export function renderReport(input: ReportInput): string {
   const { history, test } = input;
   const results: Partial<RunResults> = input.results ?? {};
-  const index = new RunIndex(history);
-  const faults = faultWindows(history, results);
+  // Built once: the pages' pair index and fault bands share its pairing.
+  const built = History.of(history);
+  const index = new RunIndex(built);
+  const faults = faultsToDraw(built, results);
   const ttlMs = typeof test.config.ttlMs === 'number' ? test.config.ttlMs : null;
   // The postgres strategy is its own fence (the version column), as checkRun treats it.
   const fencing = !!test.config.fencing || test.token === 'version';

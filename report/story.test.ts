@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkRun } from '../checkers/check-run.ts';
-import { faultWindows } from './fault-windows.ts';
+import { faultsToDraw } from './faults-to-draw.ts';
 import { pausedHolderHistory } from '../test/support/paused-holder-history.ts';
 import { RunIndex } from './op-pairs.ts';
 import { findings, headline } from './story.ts';
@@ -11,7 +11,7 @@ function story(fenced: boolean) {
   const found = findings({
     index: new RunIndex(history),
     results,
-    faults: faultWindows(history, results),
+    faults: faultsToDraw(history, results),
     ttlMs: 2000,
     fencing: fenced,
     lock: fenced ? 'etcd' : 'redis',
@@ -90,7 +90,7 @@ describe('findings: a fencing violation', () => {
     const found = findings({
       index: new RunIndex(history),
       results,
-      faults: faultWindows(history, results),
+      faults: faultsToDraw(history, results),
       ttlMs: 2000,
       fencing: true,
       lock: 'etcd',

@@ -1,6 +1,6 @@
 import type { LedgerRow, WriteValue } from '../history/bank.ts';
 import type { LostUpdate, Overlap, RunResults } from '../checkers/run-results.ts';
-import { faultDurationMs, faultLabel, faultsDuring, type FaultWindow } from './fault-windows.ts';
+import { faultDurationMs, faultLabel, faultsDuring, type FaultWindow } from '../history/fault-windows.ts';
 import { fmtAt, fmtCount, fmtMs, fmtSigned, plural } from './format.ts';
 import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
 import { isRecord } from '../common/is-record.ts';
@@ -232,8 +232,14 @@ function lostUpdateFinding(input: StoryInput, group: LostUpdate[], n: number): F
         `${overWrite}, so all ${lost.length} were erased.`,
     );
   }
-  if (input.fencing && over.token && l0.token && tokenLess(over.token, l0.token)) {
-    sentences.push(`The resource accepted token ${over.token} after token ${l0.token}: fencing did not stop it.`);
+  // The fencing rule is the fencing-order checker's: the story only names the regression it found.
+  const regression = input.fencing
+    ? regressions(input).find((g) => g.account === over.account && g.writeId === over.writeId)
+    : undefined;
+  if (regression) {
+    sentences.push(
+      `The resource accepted token ${regression.token} after token ${regression.afterToken}: fencing did not stop it.`,
+    );
   }
   const times = [
     over.acquiredAtMs,
@@ -351,14 +357,6 @@ function suspectedOverlapsFinding(input: StoryInput, list: Overlap[]): Finding[]
   ];
 }
 
-function tokenLess(a: string, b: string): boolean {
-  try {
-    return BigInt(a) < BigInt(b);
-  } catch {
-    return a < b;
-  }
-}
-
 interface Regression {
   account: number;
   writeId: number;
@@ -367,35 +365,20 @@ interface Regression {
   afterToken: string;
 }
 
-/** The fencing-order checker's regressions, or (if it has none to give) the same rule applied to the ledger. */
+/**
+ * The fencing-order checker's regressions. None when the checker gave none (no results.json, or it crashed): the
+ * report names what the checker found and never re-applies its rule.
+ */
 function regressions(input: StoryInput): Regression[] {
   const r = input.results.checkers?.['fencing-order'];
-  if (isRecord(r) && Array.isArray(r.regressions)) {
-    return r.regressions.filter(isRecord).map((x) => ({
-      account: Number(x.account),
-      writeId: Number(x.writeId),
-      token: String(x.token),
-      afterWriteId: Number(x.afterWriteId),
-      afterToken: String(x.afterToken),
-    }));
-  }
-  const out: Regression[] = [];
-  for (const fr of input.index.finalReads) {
-    let best: LedgerRow | null = null;
-    for (const row of [...fr.ledger].sort((x, y) => x.writeId - y.writeId)) {
-      if (row.token === null) continue;
-      if (best && best.token !== null && tokenLess(row.token, best.token))
-        out.push({
-          account: row.account,
-          writeId: row.writeId,
-          token: row.token,
-          afterWriteId: best.writeId,
-          afterToken: best.token,
-        });
-      else if (!best || best.token === null || tokenLess(best.token, row.token)) best = row;
-    }
-  }
-  return out;
+  if (!isRecord(r) || !Array.isArray(r.regressions)) return [];
+  return r.regressions.filter(isRecord).map((x) => ({
+    account: Number(x.account),
+    writeId: Number(x.writeId),
+    token: String(x.token),
+    afterWriteId: Number(x.afterWriteId),
+    afterToken: String(x.afterToken),
+  }));
 }
 
 /** With --fencing, the resource must never accept a token lower than one it already accepted. */

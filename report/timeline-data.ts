@@ -1,8 +1,8 @@
 import type { FinalRead, WriteValue } from '../history/bank.ts';
 import type { Op, ProcessId } from '../history/op.ts';
 import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
-import type { FaultWindow } from './fault-windows.ts';
-import { faultLabel } from './fault-windows.ts';
+import type { FaultWindow } from '../history/fault-windows.ts';
+import { faultLabel } from '../history/fault-windows.ts';
 import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
 import type { Finding } from './story.ts';
 

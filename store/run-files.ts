@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { describeBadLines } from '../history/codec.ts';
 import type { Op } from '../history/op.ts';
+import { readHistoryTolerant } from '../history/reader.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { normalizeTestJson, type TestJson } from './test-json.ts';
 
@@ -29,28 +31,6 @@ function readJsonFile(file: string, problems: string[]): unknown {
   }
 }
 
-/** JSONL → ops; a malformed line is skipped and reported rather than losing the whole report. */
-export function parseHistoryLines(text: string, problems: string[]): { ops: Op[]; truncatedTail: boolean } {
-  const ops: Op[] = [];
-  const lines = text.split('\n');
-  let truncatedTail = false;
-  let bad = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
-    if (!line) continue;
-    try {
-      const op = JSON.parse(line) as Op;
-      if (op && typeof op === 'object' && typeof op.time === 'number') ops.push(op);
-      else bad++;
-    } catch {
-      if (lines.slice(i + 1).every((l) => !l.trim())) truncatedTail = true;
-      else bad++;
-    }
-  }
-  if (bad > 0) problems.push(`history.jsonl: ${bad} malformed line(s) skipped`);
-  return { ops, truncatedTail };
-}
-
 /** `withHistory: false` skips history.jsonl (pages that only need the numbers: index, compare). */
 export function readRun(runDir: string, opts: { withHistory?: boolean } = {}): RunFiles {
   const problems: string[] = [];
@@ -59,9 +39,12 @@ export function readRun(runDir: string, opts: { withHistory?: boolean } = {}): R
   let truncatedTail = false;
   if (opts.withHistory === false) {
     /* not read */
-  } else if (fs.existsSync(historyFile))
-    ({ ops: history, truncatedTail } = parseHistoryLines(fs.readFileSync(historyFile, 'utf8'), problems));
-  else problems.push('history.jsonl is missing');
+  } else if (fs.existsSync(historyFile)) {
+    const parsed = readHistoryTolerant(historyFile);
+    ({ ops: history, truncatedTail } = parsed);
+    // A malformed line is skipped and reported rather than losing the whole page.
+    if (parsed.badLines.length > 0) problems.push(describeBadLines('history.jsonl', parsed.badLines));
+  } else problems.push('history.jsonl is missing');
   const results = readJsonFile(path.join(runDir, 'results.json'), problems);
   const test = normalizeTestJson(
     readJsonFile(path.join(runDir, 'test.json'), problems),

@@ -1,7 +1,7 @@
+import { History } from '../../history/history.ts';
 import type { Op } from '../../history/op.ts';
 import type { FinalRead, ReadOk, WriteValue } from '../../history/bank.ts';
 import type { Model, Operation } from '../model.ts';
-import { bankWrites, finalReads } from '../ledger.ts';
 
 /**
  * The bank account as the lock is supposed to make it look: each client's critical section — read the balance,
@@ -89,10 +89,11 @@ type AccountOperation = Operation<AccountInput, AccountOutput>;
  * (the resource records every commit), so it is treated like a failed one. Besides being true, this matters
  * for speed: a never-placed op stays in the search's list and is retried after every step.
  */
-export function accountOperations(history: Op[]): AccountOperation[] {
-  const ledgers = finalReads(history);
+export function accountOperations(input: History | readonly Op[]): AccountOperation[] {
+  const { finalReads: ledgers, writes } = History.of(input).bank;
+  const history = History.of(input).ops;
   const neverLanded = new Set(
-    bankWrites(history, ledgers)
+    writes
       .filter((w) => w.outcome === 'info' && w.writeId === null && ledgers.has(w.account))
       .map((w) => w.invokeIndex),
   );

@@ -1,3 +1,4 @@
+import type { History } from '../../history/history.ts';
 import type { Op } from '../../history/op.ts';
 import { IMPOSSIBLE, type Model, type Operation } from '../model.ts';
 import { clientOperations, type ClientCall, type ClientOperations } from '../client-operations.ts';
@@ -36,7 +37,7 @@ export const mutexModel: Model<boolean, ClientCall, unknown> = {
  * The mutex ops of a history. A release that completed `ok` but reports `released: false` (fencepost clients
  * whose lock had already expired) released nothing, so it is treated as not having happened.
  */
-export function mutexOperations(history: Op[]): ClientOperations {
+export function mutexOperations(history: History | readonly Op[]): ClientOperations {
   const { ops, ignored } = clientOperations(history, new Set(['acquire', 'release']));
   const didSomething = (op: Operation<ClientCall, unknown>): boolean =>
     !(
