@@ -1,5 +1,6 @@
 import type { NemesisValue } from './bank.ts';
 import type { Op } from './op.ts';
+import { isRecord } from '../common/is-record.ts';
 
 /**
  * A fault as the history records it: the nemesis's `start` record paired with its `end`, on the run's clock, with
@@ -28,8 +29,6 @@ export interface FaultWindow {
   startIndex?: number;
   endIndex?: number;
 }
-
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 export function targetProcesses(targets: readonly string[]): number[] {
   const out = new Set<number>();
@@ -78,9 +77,9 @@ export function faultWindows(history: readonly Op[]): FaultWindow[] {
   const open: FaultWindow[] = [];
   for (const op of history) {
     if (op.process !== 'nemesis') continue;
-    const v = (isObject(op.value) ? op.value : {}) as Partial<NemesisValue>;
+    const v = (isRecord(op.value) ? op.value : {}) as Partial<NemesisValue>;
     const targets = Array.isArray(v.targets) ? v.targets.map(String) : [];
-    const params = isObject(v.params) ? v.params : {};
+    const params = isRecord(v.params) ? v.params : {};
     const note = typeof v.note === 'string' && v.note ? v.note : undefined;
     if (v.phase === 'end') {
       const sameTargets = open.findIndex((w) => w.f === op.f && w.targets.join('\n') === targets.join('\n'));

@@ -9,7 +9,18 @@ function window(
   targets: string[],
   params: Record<string, unknown>,
 ): FaultWindow {
-  return { f, startMs, endMs, targets, params, processes: [], pids: [], endParams: {} };
+  return {
+    f,
+    start: startMs * 1e6,
+    end: endMs * 1e6,
+    startMs,
+    endMs,
+    targets,
+    params,
+    processes: [],
+    pids: [],
+    endParams: {},
+  };
 }
 
 describe('clockData: which faults are drawn as clock offsets', () => {
