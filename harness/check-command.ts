@@ -4,6 +4,8 @@ import type { Op } from '../history/op.ts';
 import { parseHistory, validateHistory } from '../history/reader.ts';
 import { inTimeOrder } from '../history/time-order.ts';
 import { EXIT } from '../common/exit-codes.ts';
+import { isRecord } from '../common/is-record.ts';
+import { readJsonFile } from '../store/run-files.ts';
 import type { RunResults, Valid } from '../checkers/run-results.ts';
 import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import { mergeValid } from '../checkers/compose.ts';
@@ -140,16 +142,10 @@ function readJsonl(file: string): Op[] | string {
 }
 
 function readTestJson(testFile: string): Parameters<typeof checkOptionsFor>[0] {
-  if (!existsSync(testFile)) {
-    console.error(`check: warning: ${testFile} is missing; assuming the run was not fenced`);
-    return {};
-  }
-  try {
-    return JSON.parse(readFileSync(testFile, 'utf8')) as Parameters<typeof checkOptionsFor>[0];
-  } catch (e) {
-    console.error(`check: warning: ${testFile} is not JSON (${(e as Error).message}); assuming the run was not fenced`);
-    return {};
-  }
+  const problems: string[] = [];
+  const test = readJsonFile(testFile, problems);
+  if (problems.length) console.error(`check: warning: ${problems.join('; ')}; assuming the run was not fenced`);
+  return isRecord(test) ? (test as Parameters<typeof checkOptionsFor>[0]) : {};
 }
 
 async function checkModel(args: CheckArgs, modelName: string): Promise<number> {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RunResults } from '../checkers/run-results.ts';
 import { listRunDirs } from '../store/results-store.ts';
+import { readJsonFile } from '../store/run-files.ts';
 import { pageCss, tableJs } from './assets.ts';
 import { fmtCount, fmtDuration } from './format.ts';
 import { escapeHtml as h, inlineScript, inlineStyle } from './html.ts';
@@ -30,14 +31,6 @@ export interface RunSummary {
   interrupted: boolean;
 }
 
-function readJsonOr(file: string): unknown {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
 /** `2026-11-29T08-17-13.976Z` (a run folder) → `2026-11-29T08:17:13.976Z`. */
 function folderTime(name: string): string {
   const m = /^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2}(?:\.\d+)?Z)/.exec(name);
@@ -45,8 +38,8 @@ function folderTime(name: string): string {
 }
 
 export function summarizeRun(dir: string, resultsRoot: string): RunSummary {
-  const test: TestJson = normalizeTestJson(readJsonOr(path.join(dir, 'test.json')), path.basename(path.dirname(dir)));
-  const raw = readJsonOr(path.join(dir, 'results.json'));
+  const test: TestJson = normalizeTestJson(readJsonFile(path.join(dir, 'test.json')), path.basename(path.dirname(dir)));
+  const raw = readJsonFile(path.join(dir, 'results.json'));
   const r: Partial<RunResults> = raw && typeof raw === 'object' ? (raw as Partial<RunResults>) : {};
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   return {

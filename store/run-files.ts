@@ -18,7 +18,11 @@ export interface RunFiles {
   truncatedTail: boolean;
 }
 
-function readJsonFile(file: string, problems: string[]): unknown {
+/**
+ * One JSON file of a run directory (test.json, results.json): its value, or undefined with the reason pushed on
+ * `problems` (missing, or not JSON). Every reader of a run's JSON files goes through here.
+ */
+export function readJsonFile(file: string, problems: string[] = []): unknown {
   if (!fs.existsSync(file)) {
     problems.push(`${path.basename(file)} is missing`);
     return undefined;
