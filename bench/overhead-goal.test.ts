@@ -24,8 +24,24 @@ describe('overhead goal', () => {
     expect(overheadGoal(row('etcd', 1.5, 1.0, 1.2)).met).toBe(true);
     const miss = overheadGoal(row('redis', 0.22, 0.09, 0.15));
     expect(miss.met).toBe(false);
-    expect(miss.measured).toBe('0.220 / 0.090 ms = 2.44×');
+    expect(miss.measured).toBe('0.220 / 0.090 ms = 2.44× (2.44× back to back)');
     expect(miss.why).toBe('proxy +0.060 ms, strategy + client library +0.070 ms');
+  });
+
+  it('compares with the paced floor when there is one, and leaves the proxy out of a run that went direct', () => {
+    const paced: OverheadRow = { ...row('redis', 0.5, 0.05, 0.13), floorPaced: { acquire: q(0.4), release: q(0.4) } };
+    const direct = overheadGoal({ ...paced, clientNetwork: 'direct' });
+    expect(direct.met).toBe(true);
+    expect(direct.measured).toBe('0.500 / 0.400 ms = 1.25× (10.00× back to back)');
+    expect(direct.what).toBe('redis acquire p50 recorded vs bare redis (paced), 1 client');
+    const missed = overheadGoal({ ...paced, recorded: { acquire: q(0.7), release: q(0.7) }, clientNetwork: 'direct' });
+    expect(missed.why).toBe('pacing +0.350 ms, strategy + client library +0.300 ms');
+    const proxied = overheadGoal({
+      ...paced,
+      recorded: { acquire: q(0.7), release: q(0.7) },
+      clientNetwork: 'proxied',
+    });
+    expect(proxied.why).toBe('pacing +0.350 ms, proxy +0.080 ms, strategy + client library +0.220 ms');
   });
 
   it('says postgres is measured on its write', () => {
