@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
 import { helpText, OPTIONS, resolveConfig } from './options.ts';
+import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 
 function badArgs(argv: string[]): HarnessError {
   try {
@@ -71,7 +72,7 @@ describe('resolveConfig', () => {
   });
 
   it.each([
-    [['--lock=nope'], /unknown lock "nope"\. Valid: none, redis, redlock, redlock-npm, etcd, zookeeper, postgres, all/],
+    [['--lock=nope'], new RegExp(`unknown lock "nope"\\. Valid: ${[...BUILTIN_LOCKS, 'all'].join(', ')}`)],
     [['--time-limit=-3'], /--time-limit must be between 1 and 86400, got -3/],
     [['--concurrency=abc'], /--concurrency must be a whole number/],
     [['--nemesis=pause-holdr'], /unknown fault "pause-holdr".*Did you mean pause-holder\?/],

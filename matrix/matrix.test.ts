@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResults } from '../checkers/run-results.ts';
 import type { MatrixCell } from './matrix-cell.ts';
-import { isolatedRunner, runMatrix, type RunOne } from './matrix.ts';
+import { isolatedRunner, matrixPlan, runMatrix, type RunOne } from './matrix.ts';
 import { resolveConfig, type Config } from '../harness/options.ts';
 import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 import { REMEDY_ORACLE, type RemedyScenarioId } from './remedy-oracle.ts';
@@ -42,6 +42,21 @@ function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
     results,
   };
 }
+
+/**
+ * The table's size, from the oracle data (so a new built-in's row does not change these tests): measured cells,
+ * cells decided by construction, and of those the refusals the CLI must confirm.
+ */
+function tally(tables: 'faults' | 'remedies' | 'all') {
+  const plan = matrixPlan(tables);
+  const measured = plan.filter((p) => p.oracle.decided === 'measured').length;
+  const construction = plan.length - measured;
+  const refusals = plan.filter((p) => p.oracle.decided === 'construction' && p.oracle.expect === 'refuse').length;
+  return { measured, construction, refusals };
+}
+const F = tally('faults');
+const R = tally('remedies');
+const A = tally('all');
 
 const key = (c: Readonly<Config>) => `${c.lock}|${c.nemesis?.join(',') || 'none'}|${c.fencing ? 'fenced' : 'plain'}`;
 
@@ -120,14 +135,14 @@ describe('runMatrix', () => {
     const m = await matrix(['--runs=2'], fake);
     expect(m.code).toBe(0);
     expect(m.lines.join('\n')).toContain(
-      '22 measured: 22 matched; 13 by construction, not run (3 of 3 refusals confirmed by the CLI)',
+      `${F.measured} measured: ${F.measured} matched; ${F.construction} by construction, not run (${F.refusals} of ${F.refusals} refusals confirmed by the CLI)`,
     );
     const cellRuns = fake.calls.filter((c) => c.concurrency !== 1);
-    expect(cellRuns).toHaveLength(44);
+    expect(cellRuns).toHaveLength(2 * F.measured);
     const perCell = new Map<string, number>();
     for (const c of cellRuns) perCell.set(key(c), (perCell.get(key(c)) ?? 0) + 1);
     expect([...perCell.values()].every((n) => n === 2)).toBe(true);
-    expect(perCell.size).toBe(22);
+    expect(perCell.size).toBe(F.measured);
     // Seeds follow the matrix's seed.
     expect(fake.cellCalls('redis|pause-holder|plain').map((c) => c.seed)).toEqual([100, 101]);
     for (const k of [
@@ -193,7 +208,9 @@ describe('runMatrix', () => {
     });
     expect(m.cell('redlock', 'clock')).toMatchObject({ observed: 'unknown', matched: false });
     expect(m.code).toBe(1);
-    expect(m.lines.join('\n')).toContain('22 measured: 20 matched, 2 did not; 13 by construction');
+    expect(m.lines.join('\n')).toContain(
+      `${F.measured} measured: ${F.measured - 2} matched, 2 did not; ${F.construction} by construction`,
+    );
   });
 
   it('reports a cell whose harness threw as failed, and goes on with the next cells', async () => {
@@ -208,7 +225,7 @@ describe('runMatrix', () => {
     expect(fake.cellCalls('zookeeper|pause-holder|plain')).toHaveLength(1);
     expect(fake.cellCalls('postgres|clock|plain')).toHaveLength(1);
     expect(m.code).toBe(1);
-    expect(m.lines.join('\n')).toContain('22 measured: 21 matched, 1 did not (1 failed)');
+    expect(m.lines.join('\n')).toContain(`${F.measured} measured: ${F.measured - 1} matched, 1 did not (1 failed)`);
   });
 
   it('takes an INVALID run without lost updates as the lock breaking, never as safe', async () => {
@@ -258,7 +275,7 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     );
     expect(m.code).toBe(0);
     expect(m.lines.join('\n')).toContain(
-      '26 measured: 26 matched; 30 by construction, not run (12 of 12 refusals confirmed by the CLI)',
+      `${R.measured} measured: ${R.measured} matched; ${R.construction} by construction, not run (${R.refusals} of ${R.refusals} refusals confirmed by the CLI)`,
     );
     expect(fake.calls.filter((c) => c.concurrency === 1)).toHaveLength(0);
     expect(m.cells.every((c) => c.table === 'remedies')).toBe(true);
@@ -345,7 +362,7 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     const m = await matrix(['--matrix=all'], fake);
     expect(m.code).toBe(0);
     expect(m.lines.join('\n')).toContain(
-      '48 measured: 48 matched; 43 by construction, not run (15 of 15 refusals confirmed by the CLI)',
+      `${A.measured} measured: ${A.measured} matched; ${A.construction} by construction, not run (${A.refusals} of ${A.refusals} refusals confirmed by the CLI)`,
     );
     const tables = m.cells.map((c) => c.table);
     expect(tables.indexOf('remedies')).toBe(tables.lastIndexOf('faults') + 1);

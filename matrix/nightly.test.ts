@@ -9,6 +9,7 @@ import type { NightlyCell, NightlyResult } from './nightly-result.ts';
 import { resolveConfig, type Config } from '../harness/options.ts';
 import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 import { Shutdown } from '../common/shutdown.ts';
+import { matrixPlan } from './matrix.ts';
 
 /**
  * The nightly job on a fake runner (no servers, like matrix.test.ts does for runMatrix): what it writes, its exit
@@ -66,6 +67,10 @@ const junitCase = (xml: string, name: string) =>
 /** A cell without where its runs are: what must be equal between a sharded and an unsharded night. */
 const decided = ({ runDir: _r, runs, ...c }: NightlyCell) => ({ ...c, runs: runs?.map(({ runDir: _d, ...r }) => r) });
 
+/** The fault table's size, from the oracle data: every cell is a JUnit case; those decided by construction skip. */
+const CELLS = matrixPlan('faults').length;
+const SKIPPED = matrixPlan('faults').filter((p) => p.oracle.decided === 'construction').length;
+
 describe('nightly', () => {
   it('writes nightly.json, one JUnit case per cell, the summary, and exits 0 when every measured cell matches', async () => {
     const summaryFile = path.join(root, 'step-summary.md');
@@ -75,7 +80,7 @@ describe('nightly', () => {
     );
     expect(code).toBe(0);
     const r = read(dir);
-    expect(r.cells).toHaveLength(35);
+    expect(r.cells).toHaveLength(CELLS);
     expect(r.settings).toEqual(['--time-limit=10']);
     expect(cell(r, 'redis', 'pause-holder')).toMatchObject({
       observed: 'lost',
@@ -85,8 +90,10 @@ describe('nightly', () => {
       runDir: 'redis/pause-holder-p-100',
     });
     const xml = fs.readFileSync(path.join(dir, 'junit.xml'), 'utf8');
-    expect(xml).toContain('<testsuites name="fencepost nightly" tests="35" failures="0" errors="0" skipped="13"');
-    expect(xml.match(/<testcase /g)).toHaveLength(35);
+    expect(xml).toContain(
+      `<testsuites name="fencepost nightly" tests="${CELLS}" failures="0" errors="0" skipped="${SKIPPED}"`,
+    );
+    expect(xml.match(/<testcase /g)).toHaveLength(CELLS);
     expect(junitCase(xml, 'redis × with --fencing \\(holder paused\\)')).toContain(
       '<skipped message="decided by construction, not run: refused: --fencing with --lock=redis',
     );
@@ -104,7 +111,7 @@ describe('nightly', () => {
     const { code, dir } = await night([`--results=${path.join(root, 'b2')}`, `--baseline=${base.dir}`], slower);
     expect(code).toBe(0);
     const page = fs.readFileSync(path.join(dir, 'comparison.html'), 'utf8');
-    expect(page).toContain('0 of 35 cells changed their outcome; 1 flagged for a latency regression');
+    expect(page).toContain(`0 of ${CELLS} cells changed their outcome; 1 flagged for a latency regression`);
     expect(page).toMatch(/data-key="etcd\|none\|plain">[\s\S]*?p99 \(\+1900 %\) <strong class="flag"/);
     expect(page).toContain('href="redis/pause-holder-p-100/report.html"');
     expect(page).toContain('href="../b1/redis/pause-holder-p-100/report.html"');
@@ -136,7 +143,7 @@ describe('nightly', () => {
     const { code, dir } = await night([`--results=${path.join(root, 'flip')}`, `--expectations=${file}`]);
     expect(code).toBe(1);
     const r = read(dir);
-    expect(r.cells).toHaveLength(36);
+    expect(r.cells).toHaveLength(CELLS + 1);
     expect(cell(r, 'redis', 'none')).toMatchObject({
       expected: 'lost',
       observed: 'safe',
@@ -149,10 +156,10 @@ describe('nightly', () => {
       observed: 'safe',
       matched: true,
       from: `${file}:9`,
-      index: 35,
+      index: CELLS,
     });
     const xml = fs.readFileSync(path.join(dir, 'junit.xml'), 'utf8');
-    expect(xml).toContain('tests="36" failures="1" errors="0" skipped="13"');
+    expect(xml).toContain(`tests="${CELLS + 1}" failures="1" errors="0" skipped="${SKIPPED}"`);
     expect(junitCase(xml, 'redis × no fault')).toMatch(
       /<failure message="contradicted: expected lost \(from .*flip\.json:3: testing the flip\), observed safe; 1 run, 0 lost updates in the run shown; report: .*redis\/none-p-100\/report\.html" type="contradicts-expectation">/,
     );

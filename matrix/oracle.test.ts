@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 
+/** The seven strategies these tests pin; a new built-in brings its own row and is checked by the tests below. */
+const PINNED = ['none', 'redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres'] as const;
 const cellsOf = (decided: 'measured' | 'construction') =>
-  BUILTIN_LOCKS.flatMap((lock) =>
+  PINNED.flatMap((lock) =>
     ORACLE_COLUMNS.filter((c) => ORACLE[lock][c.id].decided === decided).map((c) => `${lock} × ${c.id}`),
   );
 
