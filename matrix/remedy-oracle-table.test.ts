@@ -2,9 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { remedyOracleMarkdown } from './remedy-oracle-table.ts';
-
-const BEGIN = '<!-- remedy-oracle:begin (generated from matrix/remedy-oracle.ts by remedyOracleMarkdown) -->';
-const END = '<!-- remedy-oracle:end -->';
+import { BEGIN, END, withRemedyTable } from './write-readme-table.ts';
 
 describe("the README's failure-mode and remedy tables", () => {
   it('are the oracle data, as remedyOracleMarkdown writes them', () => {
@@ -13,8 +11,10 @@ describe("the README's failure-mode and remedy tables", () => {
     const to = readme.indexOf(END);
     expect(from, 'README has the begin marker').toBeGreaterThan(-1);
     expect(to, 'README has the end marker after it').toBeGreaterThan(from);
-    // To refresh the README after changing the oracle, paste remedyOracleMarkdown()'s output between the markers.
+    // To refresh the README after changing the oracle: `npm run readme:tables`.
     expect(readme.slice(from + BEGIN.length, to).trim()).toBe(remedyOracleMarkdown());
+    // …and that command leaves an up-to-date README as it is.
+    expect(withRemedyTable(readme)).toBe(readme);
   });
 
   it('mark measured cells bold and cells decided by construction with (c)', () => {
