@@ -1,3 +1,4 @@
+import { isRecord } from '../common/is-record.ts';
 import type { Op } from './op.ts';
 
 /**
@@ -49,11 +50,9 @@ function decodeLine(line: string): Decoded {
   } catch {
     return { reason: 'is not JSON', unparseable: true };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
-    return { reason: 'is not an op (a JSON object)', unparseable: false };
-  if (typeof (value as { time?: unknown }).time !== 'number')
-    return { reason: 'is not an op (no numeric time)', unparseable: false };
-  return { op: value as Op };
+  if (!isRecord(value)) return { reason: 'is not an op (a JSON object)', unparseable: false };
+  if (typeof value.time !== 'number') return { reason: 'is not an op (no numeric time)', unparseable: false };
+  return { op: value as unknown as Op };
 }
 
 function parse(text: string, onBad: (bad: BadLine) => void): ParsedHistory {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { remedyOracleMarkdown } from './remedy-oracle-table.ts';
 
 /**
@@ -17,7 +18,7 @@ export function withRemedyTable(readme: string): string {
   return `${readme.slice(0, from + BEGIN.length)}\n\n${remedyOracleMarkdown()}\n\n${readme.slice(to)}`;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const file = path.resolve(import.meta.dirname, '..', 'README.md');
   const before = fs.readFileSync(file, 'utf8');
   const after = withRemedyTable(before);
