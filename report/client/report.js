@@ -511,76 +511,9 @@
    */
   function showTip(h, cx, cy) {
     tip.textContent = '';
-    if ('op' in h) {
-      var k = h.op;
-      var e = T.e[k];
-      tip.appendChild(
-        el(
-          'div',
-          't',
-          T.procs[T.p[k]] +
-            ' (' +
-            T.lanes[T.l[k]] +
-            ') ' +
-            T.fNames[T.f[k]] +
-            ' → ' +
-            OUTCOME_NAME[T.o[k]] +
-            '   (history #' +
-            T.i[k] +
-            ')',
-        ),
-      );
-      tip.appendChild(
-        el('div', 'd', fmtS(T.s[k]) + ' → ' + (e < 0 ? 'never completed' : fmtS(e) + '  (' + fmtDur(e - T.s[k]) + ')')),
-      );
-      if (T.sum[k]) tip.appendChild(el('div', '', T.sum[k]));
-      var m = marked(k);
-      if (m)
-        tip.appendChild(
-          el(
-            'div',
-            'd',
-            m === 'bad'
-              ? 'part of an anomaly (see “What happened”)'
-              : m === 'good'
-                ? 'a safety mechanism worked here'
-                : 'mentioned in “What happened”',
-          ),
-        );
-      var det = T.detail[T.i[k]];
-      if (det) {
-        if (det[0]) tip.appendChild(el('pre', '', det[0]));
-        if (det[1]) tip.appendChild(el('pre', '', det[1]));
-      }
-    } else if ('fault' in h) {
-      var f = h.fault;
-      tip.appendChild(el('div', 't', f.label));
-      tip.appendChild(
-        el('div', 'd', fmtS(f.s) + ' → ' + (f.e === null ? 'not healed' : fmtS(f.e) + '  (' + fmtDur(f.e - f.s) + ')')),
-      );
-      if (f.note) tip.appendChild(el('div', '', f.note));
-    } else if ('hold' in h) {
-      var hk = h.hold;
-      var kind = [
-        'released',
-        'release found the lock was no longer ours',
-        'never released (unknown outcome or run ended)',
-      ][T.holds.k[hk]];
-      tip.appendChild(el('div', 't', T.procs[T.holds.p[hk]] + ' (' + T.lanes[h.lane] + ') believed it held the lock'));
-      tip.appendChild(
-        el(
-          'div',
-          'd',
-          fmtS(T.holds.s[hk]) +
-            ' → ' +
-            fmtS(T.holds.e[hk]) +
-            '  (' +
-            fmtDur(T.holds.e[hk] - T.holds.s[hk]) +
-            '), ' +
-            kind,
-        ),
-      );
-    }
+    if ('op' in h) opTip(h.op);
+    else if ('fault' in h) faultTip(h.fault);
+    else if ('hold' in h) holdTip(h.hold, h.lane);
     tip.style.display = 'block';
     /* fixed to the viewport so a tip near the bottom lanes is not cut off by the timeline's frame */
     var vw = document.documentElement.clientWidth,
@@ -594,6 +527,85 @@
     tip.style.left = left + 'px';
     tip.style.top = top + 'px';
   }
+
+  /** @param {number} k the bar: its process, lane, op and outcome, its times, its summary and the JSON of its ops */
+  function opTip(k) {
+    var e = T.e[k];
+    tip.appendChild(
+      el(
+        'div',
+        't',
+        T.procs[T.p[k]] +
+          ' (' +
+          T.lanes[T.l[k]] +
+          ') ' +
+          T.fNames[T.f[k]] +
+          ' → ' +
+          OUTCOME_NAME[T.o[k]] +
+          '   (history #' +
+          T.i[k] +
+          ')',
+      ),
+    );
+    tip.appendChild(
+      el('div', 'd', fmtS(T.s[k]) + ' → ' + (e < 0 ? 'never completed' : fmtS(e) + '  (' + fmtDur(e - T.s[k]) + ')')),
+    );
+    if (T.sum[k]) tip.appendChild(el('div', '', T.sum[k]));
+    var m = marked(k);
+    if (m)
+      tip.appendChild(
+        el(
+          'div',
+          'd',
+          m === 'bad'
+            ? 'part of an anomaly (see “What happened”)'
+            : m === 'good'
+              ? 'a safety mechanism worked here'
+              : 'mentioned in “What happened”',
+        ),
+      );
+    var det = T.detail[T.i[k]];
+    if (det) {
+      if (det[0]) tip.appendChild(el('pre', '', det[0]));
+      if (det[1]) tip.appendChild(el('pre', '', det[1]));
+    }
+  }
+
+  /** @param {FaultBand} f */
+  function faultTip(f) {
+    tip.appendChild(el('div', 't', f.label));
+    tip.appendChild(
+      el('div', 'd', fmtS(f.s) + ' → ' + (f.e === null ? 'not healed' : fmtS(f.e) + '  (' + fmtDur(f.e - f.s) + ')')),
+    );
+    if (f.note) tip.appendChild(el('div', '', f.note));
+  }
+
+  /**
+   * @param {number} hk the hold
+   * @param {number} lane
+   */
+  function holdTip(hk, lane) {
+    var kind = [
+      'released',
+      'release found the lock was no longer ours',
+      'never released (unknown outcome or run ended)',
+    ][T.holds.k[hk]];
+    tip.appendChild(el('div', 't', T.procs[T.holds.p[hk]] + ' (' + T.lanes[lane] + ') believed it held the lock'));
+    tip.appendChild(
+      el(
+        'div',
+        'd',
+        fmtS(T.holds.s[hk]) +
+          ' → ' +
+          fmtS(T.holds.e[hk]) +
+          '  (' +
+          fmtDur(T.holds.e[hk] - T.holds.s[hk]) +
+          '), ' +
+          kind,
+      ),
+    );
+  }
+
   canvas.addEventListener('mousemove', function (ev) {
     if (drag) {
       tip.style.display = 'none';
