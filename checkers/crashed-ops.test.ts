@@ -3,7 +3,7 @@ import type { Op } from '../history/op.ts';
 import { pruneCrashedOps } from './crashed-ops.ts';
 import { checkLinearizable } from './linearizable.ts';
 import { historyModel } from './models/registry.ts';
-import { generateCrashedRegisterHistory } from './synthetic-crashes.ts';
+import { generateCrashedRegisterHistory } from '../test/support/synthetic-crashes.ts';
 import { history, info, invoke, ok } from '../test/support/test-history.ts';
 
 function build(model: string, h: Op[]) {

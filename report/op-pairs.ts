@@ -1,4 +1,4 @@
-import type { FinalRead, WriteValue } from '../history/bank.ts';
+import type { FinalRead, LedgerRow, WriteValue } from '../history/bank.ts';
 import { History } from '../history/history.ts';
 import type { Op, ProcessId } from '../history/op.ts';
 import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
@@ -41,6 +41,8 @@ export class RunIndex {
   private readonly position = new Map<OpPair, number>();
   readonly writeById = new Map<number, OpPair>();
   readonly finalReads: FinalRead[] = [];
+  /** The final reads' ledger rows by `account/writeId`: a report looks rows up by id, and runs lose thousands. */
+  private readonly ledger = new Map<string, LedgerRow>();
   /** ms since start of the last op of the history. */
   readonly endMs: number;
 
@@ -63,6 +65,12 @@ export class RunIndex {
     }
     while (next < loose.length) this.addLoose(loose[next++]);
     this.endMs = end;
+    for (const fr of this.finalReads) for (const r of fr.ledger) this.ledger.set(`${r.account}/${r.writeId}`, r);
+  }
+
+  /** A ledger row by account and write id, from the harness's final reads. */
+  ledgerRow(account: number, writeId: number): LedgerRow | undefined {
+    return this.ledger.get(`${account}/${writeId}`);
   }
 
   private pairFor(invoke: Op, startMs: number, endMs: number | null): OpPair {

@@ -8,7 +8,7 @@ import { History } from '../history/history.ts';
 import { fmtAt, fmtCount, fmtDuration, fmtMs, fmtSigned, plural } from './format.ts';
 import { escapeHtml as h, inlineScript, inlineStyle, jsonBlock } from './html.ts';
 import { RunIndex } from './op-pairs.ts';
-import { findings, headline, type Finding, type WriteStory } from './story.ts';
+import { findings, headline, type Finding, type WriteStory } from './findings/index.ts';
 import { faultSummary, rerunCommand, type TestJson } from '../store/test-json.ts';
 import { timelineData, WINDOW_PAD_MS, type TimelineData } from './timeline-data.ts';
 import { verdictClass, verdictWord } from './verdict.ts';

@@ -4,7 +4,7 @@ import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
 import type { FaultWindow } from '../history/fault-windows.ts';
 import { faultLabel } from '../history/fault-windows.ts';
 import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
-import type { Finding } from './story.ts';
+import type { Finding } from './findings/index.ts';
 
 /**
  * The timeline's data, in columns (parallel arrays) because a 10k-pair history as objects would triple the page.

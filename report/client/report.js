@@ -1,36 +1,67 @@
+// @ts-check
 /* global window, document, uPlot, navigator, ResizeObserver, requestAnimationFrame */
 /*
  * fencepost report: draws the timeline (canvas) and the charts (uPlot) from the JSON in #fp-data.
  * Every string that came from the history reaches the DOM through textContent or canvas fillText, never
  * innerHTML. No network, no storage: the page works from file://.
  */
+/**
+ * The page's data (#fp-data), as report-page.ts writes it; the timeline in timeline-data.ts's compact encoding.
+ * @typedef {import('../timeline-data.ts').TimelineData} EncodedTimeline
+ * @typedef {{
+ *   timeline: EncodedTimeline;
+ *   latency: import('../chart-data.ts').LatencyData;
+ *   throughput: import('../chart-data.ts').ThroughputData;
+ *   clock: import('../chart-data.ts').ClockData | null;
+ * }} PageData
+ */
+/**
+ * The timeline decoded: `s` start and `e` end (-1 = never completed) in ms since the start, `i` the invoke's
+ * history index; every other column as encoded.
+ * @typedef {Omit<EncodedTimeline, 's' | 'd' | 'i'> & { s: number[]; e: number[]; i: number[] }} Timeline
+ * @typedef {EncodedTimeline['faults'][number]} FaultBand
+ * @typedef {import('../findings/index.ts').Finding['severity']} Severity
+ */
+/**
+ * What every piece of one timeline frame draws with: the context, the canvas width, the plot's left and right
+ * edges, and the height of an op bar.
+ * @typedef {{ ctx: CanvasRenderingContext2D; w: number; x0: number; x1: number; barH: number }} Frame
+ */
 (function () {
   'use strict';
-  var D = JSON.parse(document.getElementById('fp-data').textContent);
-  var T = D.timeline;
-  /* undo the compact encoding (see timeline-data.ts): deltas → absolute, 10 µs units → ms */
-  (function decode() {
-    var n = T.s.length,
+  /** @type {PageData} */
+  var D = JSON.parse(/** @type {HTMLElement} */ (document.getElementById('fp-data')).textContent || 'null');
+  var T = decode(D.timeline);
+  /**
+   * Undoes the compact encoding (see timeline-data.ts): deltas → absolute, 10 µs units → ms.
+   * @param {EncodedTimeline} raw
+   * @returns {Timeline}
+   */
+  function decode(raw) {
+    var n = raw.s.length,
       s = new Array(n),
       e = new Array(n),
       idx = new Array(n),
       at = 0,
       ix = 0;
     for (var q = 0; q < n; q++) {
-      at += T.s[q];
-      ix += T.i[q];
+      at += raw.s[q];
+      ix += raw.i[q];
       s[q] = at / 100;
-      e[q] = T.d[q] < 0 ? -1 : (at + T.d[q]) / 100;
+      e[q] = raw.d[q] < 0 ? -1 : (at + raw.d[q]) / 100;
       idx[q] = ix;
     }
-    T.s = s;
-    T.e = e;
-    T.i = idx;
-  })();
+    return Object.assign({}, raw, { s: s, e: e, i: idx });
+  }
 
   var OUTCOME_FILL = ['#3fb37f', '#f0a04b', '#a78bfa', '#9ca3af'];
   var OUTCOME_NAME = ['ok', 'fail', 'info', 'never completed'];
+  /** @type {Record<Severity, string>} */
   var MARK = { bad: '#c62828', good: '#067647', note: '#2563eb' };
+  /**
+   * @param {string} f the fault's name
+   * @param {number} alpha
+   */
   function faultColour(f, alpha) {
     var c = /pause/.test(f)
       ? [245, 158, 11]
@@ -43,12 +74,19 @@
             : [107, 114, 128];
     return 'rgba(' + c[0] + ',' + c[1] + ',' + c[2] + ',' + alpha + ')';
   }
+  /** @param {number} ms */
   function fmtS(ms) {
     return (ms / 1000).toFixed(Math.abs(ms) < 10000 ? 3 : 2) + ' s';
   }
+  /** @param {number} ms */
   function fmtDur(ms) {
     return ms < 10 ? ms.toFixed(2) + ' ms' : ms < 1000 ? ms.toFixed(1) + ' ms' : (ms / 1000).toFixed(2) + ' s';
   }
+  /**
+   * @param {string} tag
+   * @param {string} cls
+   * @param {string} [text]
+   */
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -57,10 +95,10 @@
   }
 
   /* ---------- timeline ---------- */
-  var canvas = document.getElementById('tl');
-  var tip = document.getElementById('tl-tip');
+  var canvas = /** @type {HTMLCanvasElement} */ (document.getElementById('tl'));
+  var tip = /** @type {HTMLElement} */ (document.getElementById('tl-tip'));
   document.body.appendChild(tip);
-  var wrap = canvas.parentNode;
+  var wrap = /** @type {HTMLElement} */ (canvas.parentNode);
   var GUTTER = 76,
     AXIS = 34,
     FAULT_ROW = 15,
@@ -70,10 +108,13 @@
   var height = AXIS + Math.max(1, nLanes) * laneH + PAD_BOTTOM;
   var end = Math.max(T.endMs, 1);
   var view = { from: 0, to: end };
-  var highlight = null; /* Set of history indexes picked from a finding */
+  /** @type {Set<number> | null} the history indexes picked from a finding */
+  var highlight = null;
+  /** @type {number[][]} each lane's bars */
   var byLane = [];
   for (var li = 0; li < nLanes; li++) byLane.push([]);
   for (var k = 0; k < T.s.length; k++) byLane[T.l[k]].push(k);
+  /** @type {number[][]} each lane's holds */
   var holdsByLane = [];
   for (li = 0; li < nLanes; li++) holdsByLane.push([]);
   for (k = 0; k < T.holds.l.length; k++) holdsByLane[T.holds.l[k]].push(k);
@@ -81,21 +122,30 @@
   function width() {
     return Math.max(300, wrap.clientWidth);
   }
+  /** @param {number} ms @returns {number} the canvas x of a time */
   function X(ms) {
     return GUTTER + ((ms - view.from) / (view.to - view.from)) * (width() - GUTTER - 8);
   }
+  /** @param {number} x @returns {number} the time at a canvas x */
   function MS(x) {
     return view.from + ((x - GUTTER) / (width() - GUTTER - 8)) * (view.to - view.from);
   }
+  /** @param {number} k a bar */
   function barEnd(k) {
     return T.e[k] < 0 ? end : T.e[k];
   }
+  /** @param {number} k a bar @returns {Severity | null} the mark a finding put on it */
   function marked(k) {
     var m = T.marks[T.i[k]];
     if (m) return m;
     return null;
   }
 
+  /**
+   * A round step between ticks, about 90 px apart.
+   * @param {number} span ms
+   * @param {number} px
+   */
   function niceStep(span, px) {
     var raw = span / Math.max(1, px / 90);
     var p = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -104,6 +154,12 @@
     return 10 * p;
   }
 
+  /**
+   * One frame of the timeline, back to front: lane stripes; then, clipped to the plot, the greyed-out stretches,
+   * fault bands, lock holds, op bars, the names on stopped lanes and the findings' outlines; then the axis (with
+   * the fault names) and the lane labels over the edges. The order is the stacking order; each piece leaves the
+   * context's font and baseline as the next expects.
+   */
   function draw() {
     var w = width();
     var dpr = window.devicePixelRatio || 1;
@@ -111,24 +167,47 @@
     canvas.height = Math.round(height * dpr);
     canvas.style.width = w + 'px';
     canvas.style.height = height + 'px';
-    var ctx = canvas.getContext('2d');
+    var ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = '#fff';
     ctx.fillRect(0, 0, w, height);
-    var x0 = GUTTER,
-      x1 = w - 8;
-    /* lane stripes */
+    /** @type {Frame} */
+    var fr = { ctx: ctx, w: w, x0: GUTTER, x1: w - 8, barH: Math.max(2, laneH - (laneH >= 14 ? 8 : 3)) };
+    drawLanes(fr);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(fr.x0, 0, fr.x1 - fr.x0, height);
+    ctx.clip();
+    drawFaultBands(fr);
+    drawHolds(fr);
+    var marks = drawBars(fr);
+    drawStoppedLabels(fr);
+    drawMarks(fr, marks);
+    ctx.restore();
+    drawAxis(fr);
+    drawLaneLabels(fr);
+    var range = document.getElementById('tl-range');
+    if (range) range.textContent = fmtS(view.from) + ' → ' + fmtS(view.to) + '  (' + fmtDur(view.to - view.from) + ')';
+  }
+
+  /** @param {Frame} fr alternate lanes striped, so a bar's lane can be followed across the run */
+  function drawLanes(fr) {
+    var ctx = fr.ctx;
     for (var i = 0; i < nLanes; i++) {
       if (i % 2 === 1) {
         ctx.fillStyle = '#f8fafc';
-        ctx.fillRect(x0, AXIS + i * laneH, x1 - x0, laneH);
+        ctx.fillRect(fr.x0, AXIS + i * laneH, fr.x1 - fr.x0, laneH);
       }
     }
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(x0, 0, x1 - x0, height);
-    ctx.clip();
-    /* windowed mode: grey out what was not kept */
+  }
+
+  /**
+   * The stretches a windowed page did not keep, greyed out; every fault as a band across all lanes; and the lanes
+   * of the processes a fault targets (a paused client) darker.
+   * @param {Frame} fr
+   */
+  function drawFaultBands(fr) {
+    var ctx = fr.ctx;
     if (T.mode === 'windowed') {
       ctx.fillStyle = 'rgba(152,162,179,.18)';
       var prev = 0;
@@ -137,33 +216,35 @@
         prev = wd[1];
       });
     }
-    /* fault bands across all lanes */
     T.faults.forEach(function (f) {
       var a = X(f.s),
         b = X(f.e === null ? end : f.e);
-      if (b < x0 || a > x1) return;
+      if (b < fr.x0 || a > fr.x1) return;
       ctx.fillStyle = faultColour(f.f, 0.16);
       ctx.fillRect(a, 0, Math.max(2, b - a), height);
     });
-    /* the processes a fault targets (a paused client): its own lane gets the band, darker, with the fault's name */
     T.faults.forEach(function (f) {
       if (!f.lanes || !f.lanes.length) return;
       var a = X(f.s),
         b = X(f.e === null ? end : f.e);
-      if (b < x0 || a > x1) return;
+      if (b < fr.x0 || a > fr.x1) return;
       f.lanes.forEach(function (ln) {
         ctx.fillStyle = faultColour(f.f, 0.38);
         ctx.fillRect(a, AXIS + ln * laneH, Math.max(2, b - a), laneH);
       });
     });
-    /* lock-holding intervals */
-    for (i = 0; i < nLanes; i++) {
+  }
+
+  /** @param {Frame} fr lock-holding intervals, with a red end where the holder did not release the lock */
+  function drawHolds(fr) {
+    var ctx = fr.ctx;
+    for (var i = 0; i < nLanes; i++) {
       var hs = holdsByLane[i];
       for (var j = 0; j < hs.length; j++) {
         var hk = hs[j];
         var ha = X(T.holds.s[hk]),
           hb = X(T.holds.e[hk]);
-        if (hb < x0 || ha > x1) continue;
+        if (hb < fr.x0 || ha > fr.x1) continue;
         ctx.fillStyle = T.holds.k[hk] === 0 ? 'rgba(37,99,235,.16)' : 'rgba(37,99,235,.10)';
         ctx.fillRect(ha, AXIS + i * laneH + 1, Math.max(1, hb - ha), laneH - 2);
         if (T.holds.k[hk] !== 0) {
@@ -173,15 +254,24 @@
         }
       }
     }
-    /* op bars */
-    var barH = Math.max(2, laneH - (laneH >= 14 ? 8 : 3));
+  }
+
+  /**
+   * The op bars, coloured by outcome, labelled where they are wide enough. Leaves the bar font set.
+   * @param {Frame} fr
+   * @returns {number[]} the bars a finding marks or the reader highlighted, for `drawMarks`
+   */
+  function drawBars(fr) {
+    var ctx = fr.ctx,
+      barH = fr.barH;
+    /** @type {number[]} */
     var marks = [];
     ctx.font = '10.5px ui-monospace, Menlo, Consolas, monospace';
     ctx.textBaseline = 'middle';
     for (var n = 0; n < T.s.length; n++) {
       var a = X(T.s[n]),
         b = X(barEnd(n));
-      if (b < x0 - 2 || a > x1 + 2) continue;
+      if (b < fr.x0 - 2 || a > fr.x1 + 2) continue;
       var y = AXIS + T.l[n] * laneH + (laneH - barH) / 2;
       var bw = Math.max(1.5, b - a);
       ctx.fillStyle = OUTCOME_FILL[T.o[n]];
@@ -200,10 +290,16 @@
         ctx.restore();
       }
     }
+    return marks;
+  }
+
+  /** @param {Frame} fr the fault's name on each lane it stopped, over the bars, where there is room */
+  function drawStoppedLabels(fr) {
+    var ctx = fr.ctx;
     T.faults.forEach(function (f) {
       if (!f.lanes || !f.lanes.length || laneH < 12) return;
-      var a = Math.max(X(f.s), x0),
-        b = Math.min(X(f.e === null ? end : f.e), x1);
+      var a = Math.max(X(f.s), fr.x0),
+        b = Math.min(X(f.e === null ? end : f.e), fr.x1);
       if (b - a < 60) return;
       ctx.fillStyle = '#5c3a00';
       ctx.font = '600 10.5px system-ui, sans-serif';
@@ -212,7 +308,16 @@
       });
       ctx.font = '10.5px ui-monospace, Menlo, Consolas, monospace';
     });
-    /* findings on top: outlined */
+  }
+
+  /**
+   * Findings on top: the bars they mark outlined in their severity's colour, the highlighted ones in black.
+   * @param {Frame} fr
+   * @param {number[]} marks
+   */
+  function drawMarks(fr, marks) {
+    var ctx = fr.ctx,
+      barH = fr.barH;
     marks.forEach(function (n) {
       var a = X(T.s[n]),
         b = X(barEnd(n));
@@ -223,17 +328,21 @@
       ctx.lineWidth = hl ? 2.5 : 2;
       ctx.strokeRect(a - 1, y - 1, Math.max(3.5, b - a + 2), barH + 2);
     });
-    ctx.restore();
-    /* axis */
+  }
+
+  /** @param {Frame} fr the axis: its line, the fault names in their colours above the lanes, and the time ticks */
+  function drawAxis(fr) {
+    var ctx = fr.ctx,
+      x0 = fr.x0,
+      x1 = fr.x1;
     ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, w, AXIS - 1);
+    ctx.fillRect(0, 0, fr.w, AXIS - 1);
     ctx.strokeStyle = '#e4e7ec';
     ctx.lineWidth = 1;
     ctx.beginPath();
     ctx.moveTo(x0, AXIS - 0.5);
     ctx.lineTo(x1, AXIS - 0.5);
     ctx.stroke();
-    /* fault names in the axis */
     ctx.font = '600 10.5px system-ui, sans-serif';
     T.faults.forEach(function (f) {
       var a = X(f.s),
@@ -260,30 +369,39 @@
       var tx = X(t);
       if (tx > x1 - 30) break;
       ctx.fillRect(tx, AXIS - 6, 1, 5);
-      var label2 =
-        step >= 1000
-          ? (t / 1000).toFixed(0) + ' s'
-          : step >= 100
-            ? (t / 1000).toFixed(1) + ' s'
-            : step >= 10
-              ? (t / 1000).toFixed(2) + ' s'
-              : (t / 1000).toFixed(3) + ' s';
-      ctx.fillText(label2, tx + 3, AXIS - 8);
+      ctx.fillText(tickLabel(t, step), tx + 3, AXIS - 8);
     }
-    /* lane labels */
+  }
+
+  /**
+   * A tick's time, with as many decimals as the step needs.
+   * @param {number} t ms
+   * @param {number} step ms between ticks
+   */
+  function tickLabel(t, step) {
+    return step >= 1000
+      ? (t / 1000).toFixed(0) + ' s'
+      : step >= 100
+        ? (t / 1000).toFixed(1) + ' s'
+        : step >= 10
+          ? (t / 1000).toFixed(2) + ' s'
+          : (t / 1000).toFixed(3) + ' s';
+  }
+
+  /** @param {Frame} fr the gutter: each lane's name, over whatever was drawn left of the plot */
+  function drawLaneLabels(fr) {
+    var ctx = fr.ctx;
     ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, x0, height);
+    ctx.fillRect(0, 0, fr.x0, height);
     ctx.fillStyle = '#344054';
     ctx.font = (laneH >= 14 ? '600 11.5px' : '600 9px') + ' system-ui, sans-serif';
     ctx.textBaseline = 'middle';
-    if (laneH >= 9) for (i = 0; i < nLanes; i++) ctx.fillText(T.lanes[i], 8, AXIS + i * laneH + laneH / 2);
+    if (laneH >= 9) for (var i = 0; i < nLanes; i++) ctx.fillText(T.lanes[i], 8, AXIS + i * laneH + laneH / 2);
     ctx.strokeStyle = '#e4e7ec';
     ctx.beginPath();
-    ctx.moveTo(x0 - 0.5, 0);
-    ctx.lineTo(x0 - 0.5, height);
+    ctx.moveTo(fr.x0 - 0.5, 0);
+    ctx.lineTo(fr.x0 - 0.5, height);
     ctx.stroke();
-    var range = document.getElementById('tl-range');
-    if (range) range.textContent = fmtS(view.from) + ' → ' + fmtS(view.to) + '  (' + fmtDur(view.to - view.from) + ')';
   }
 
   var pending = false;
@@ -295,6 +413,10 @@
       draw();
     });
   }
+  /**
+   * @param {number} from ms
+   * @param {number} to ms
+   */
   function setView(from, to) {
     var span = Math.max(0.05, to - from);
     var maxSpan = end * 1.02;
@@ -305,6 +427,10 @@
     view.to = from + span;
     redraw();
   }
+  /**
+   * @param {number} factor
+   * @param {number} [atMs] the time that stays put (default: the middle)
+   */
   function zoom(factor, atMs) {
     var c = atMs === undefined ? (view.from + view.to) / 2 : atMs;
     setView(c - (c - view.from) * factor, c + (view.to - c) * factor);
@@ -320,6 +446,7 @@
     },
     { passive: false },
   );
+  /** @type {{ x: number; from: number; to: number } | null} */
   var drag = null;
   canvas.addEventListener('mousedown', function (ev) {
     drag = { x: ev.clientX, from: view.from, to: view.to };
@@ -340,6 +467,12 @@
     setView(0, end);
   });
 
+  /**
+   * @typedef {{ fault: FaultBand } | { op: number } | { hold: number; lane: number }} Hit what is under the mouse
+   * @param {number} px
+   * @param {number} py
+   * @returns {Hit | null}
+   */
   function hit(px, py) {
     if (py < AXIS) {
       var t = MS(px);
@@ -371,78 +504,16 @@
     return null;
   }
 
+  /**
+   * @param {Hit} h
+   * @param {number} cx
+   * @param {number} cy
+   */
   function showTip(h, cx, cy) {
     tip.textContent = '';
-    if (h.op !== undefined) {
-      var k = h.op;
-      var e = T.e[k];
-      tip.appendChild(
-        el(
-          'div',
-          't',
-          T.procs[T.p[k]] +
-            ' (' +
-            T.lanes[T.l[k]] +
-            ') ' +
-            T.fNames[T.f[k]] +
-            ' → ' +
-            OUTCOME_NAME[T.o[k]] +
-            '   (history #' +
-            T.i[k] +
-            ')',
-        ),
-      );
-      tip.appendChild(
-        el('div', 'd', fmtS(T.s[k]) + ' → ' + (e < 0 ? 'never completed' : fmtS(e) + '  (' + fmtDur(e - T.s[k]) + ')')),
-      );
-      if (T.sum[k]) tip.appendChild(el('div', '', T.sum[k]));
-      var m = marked(k);
-      if (m)
-        tip.appendChild(
-          el(
-            'div',
-            'd',
-            m === 'bad'
-              ? 'part of an anomaly (see “What happened”)'
-              : m === 'good'
-                ? 'a safety mechanism worked here'
-                : 'mentioned in “What happened”',
-          ),
-        );
-      var det = T.detail[T.i[k]];
-      if (det) {
-        if (det[0]) tip.appendChild(el('pre', '', det[0]));
-        if (det[1]) tip.appendChild(el('pre', '', det[1]));
-      }
-    } else if (h.fault) {
-      var f = h.fault;
-      tip.appendChild(el('div', 't', f.label));
-      tip.appendChild(
-        el('div', 'd', fmtS(f.s) + ' → ' + (f.e === null ? 'not healed' : fmtS(f.e) + '  (' + fmtDur(f.e - f.s) + ')')),
-      );
-      if (f.note) tip.appendChild(el('div', '', f.note));
-    } else if (h.hold !== undefined) {
-      var hk = h.hold;
-      var kind = [
-        'released',
-        'release found the lock was no longer ours',
-        'never released (unknown outcome or run ended)',
-      ][T.holds.k[hk]];
-      tip.appendChild(el('div', 't', T.procs[T.holds.p[hk]] + ' (' + T.lanes[h.lane] + ') believed it held the lock'));
-      tip.appendChild(
-        el(
-          'div',
-          'd',
-          fmtS(T.holds.s[hk]) +
-            ' → ' +
-            fmtS(T.holds.e[hk]) +
-            '  (' +
-            fmtDur(T.holds.e[hk] - T.holds.s[hk]) +
-            '), ' +
-            kind,
-        ),
-      );
-    }
+    if ('op' in h) opTip(h.op);
+    else if ('fault' in h) faultTip(h.fault);
+    else if ('hold' in h) holdTip(h.hold, h.lane);
     tip.style.display = 'block';
     /* fixed to the viewport so a tip near the bottom lanes is not cut off by the timeline's frame */
     var vw = document.documentElement.clientWidth,
@@ -456,6 +527,85 @@
     tip.style.left = left + 'px';
     tip.style.top = top + 'px';
   }
+
+  /** @param {number} k the bar: its process, lane, op and outcome, its times, its summary and the JSON of its ops */
+  function opTip(k) {
+    var e = T.e[k];
+    tip.appendChild(
+      el(
+        'div',
+        't',
+        T.procs[T.p[k]] +
+          ' (' +
+          T.lanes[T.l[k]] +
+          ') ' +
+          T.fNames[T.f[k]] +
+          ' → ' +
+          OUTCOME_NAME[T.o[k]] +
+          '   (history #' +
+          T.i[k] +
+          ')',
+      ),
+    );
+    tip.appendChild(
+      el('div', 'd', fmtS(T.s[k]) + ' → ' + (e < 0 ? 'never completed' : fmtS(e) + '  (' + fmtDur(e - T.s[k]) + ')')),
+    );
+    if (T.sum[k]) tip.appendChild(el('div', '', T.sum[k]));
+    var m = marked(k);
+    if (m)
+      tip.appendChild(
+        el(
+          'div',
+          'd',
+          m === 'bad'
+            ? 'part of an anomaly (see “What happened”)'
+            : m === 'good'
+              ? 'a safety mechanism worked here'
+              : 'mentioned in “What happened”',
+        ),
+      );
+    var det = T.detail[T.i[k]];
+    if (det) {
+      if (det[0]) tip.appendChild(el('pre', '', det[0]));
+      if (det[1]) tip.appendChild(el('pre', '', det[1]));
+    }
+  }
+
+  /** @param {FaultBand} f */
+  function faultTip(f) {
+    tip.appendChild(el('div', 't', f.label));
+    tip.appendChild(
+      el('div', 'd', fmtS(f.s) + ' → ' + (f.e === null ? 'not healed' : fmtS(f.e) + '  (' + fmtDur(f.e - f.s) + ')')),
+    );
+    if (f.note) tip.appendChild(el('div', '', f.note));
+  }
+
+  /**
+   * @param {number} hk the hold
+   * @param {number} lane
+   */
+  function holdTip(hk, lane) {
+    var kind = [
+      'released',
+      'release found the lock was no longer ours',
+      'never released (unknown outcome or run ended)',
+    ][T.holds.k[hk]];
+    tip.appendChild(el('div', 't', T.procs[T.holds.p[hk]] + ' (' + T.lanes[lane] + ') believed it held the lock'));
+    tip.appendChild(
+      el(
+        'div',
+        'd',
+        fmtS(T.holds.s[hk]) +
+          ' → ' +
+          fmtS(T.holds.e[hk]) +
+          '  (' +
+          fmtDur(T.holds.e[hk] - T.holds.s[hk]) +
+          '), ' +
+          kind,
+      ),
+    );
+  }
+
   canvas.addEventListener('mousemove', function (ev) {
     if (drag) {
       tip.style.display = 'none';
@@ -501,17 +651,21 @@
 
   /* links from findings: zoom the timeline to the finding and outline its ops */
   Array.prototype.forEach.call(document.querySelectorAll('a.goto'), function (a) {
-    a.addEventListener('click', function (ev) {
+    a.addEventListener('click', function (/** @type {MouseEvent} */ ev) {
       ev.preventDefault();
       var ops = (a.getAttribute('data-ops') || '').split(',').filter(Boolean).map(Number);
       highlight = new Set(ops);
       setView(Number(a.getAttribute('data-from')), Number(a.getAttribute('data-to')));
-      document.getElementById('timeline').scrollIntoView({ behavior: 'smooth', block: 'start' });
+      /** @type {HTMLElement} */ (document.getElementById('timeline')).scrollIntoView({
+        behavior: 'smooth',
+        block: 'start',
+      });
     });
   });
   Array.prototype.forEach.call(document.querySelectorAll('[data-copy]'), function (b) {
     b.addEventListener('click', function () {
-      var text = document.getElementById(b.getAttribute('data-copy')).textContent;
+      var text =
+        /** @type {HTMLElement} */ (document.getElementById(b.getAttribute('data-copy') || '')).textContent || '';
       if (navigator.clipboard)
         navigator.clipboard.writeText(text).then(
           function () {
@@ -525,12 +679,13 @@
   });
 
   /* ---------- charts ---------- */
+  /** @type {{ u: any; id: string }[]} each chart (a uPlot) and the id of its node */
   var charts = [];
   function bandsPlugin() {
     return {
       hooks: {
         drawClear: [
-          function (u) {
+          function (/** @type {any} */ u) {
             var ctx = u.ctx,
               top = u.bbox.top,
               hgt = u.bbox.height;
@@ -550,9 +705,18 @@
       },
     };
   }
+  /** @param {string} id */
   function chartWidth(id) {
-    return Math.max(320, document.getElementById(id).clientWidth || 600);
+    return Math.max(320, /** @type {HTMLElement} */ (document.getElementById(id)).clientWidth || 600);
   }
+  /**
+   * One uPlot chart in node `id`, with the fault bands behind its series; 'no data' when there are no points.
+   * @param {string} id
+   * @param {import('../chart-data.ts').XY | null} data
+   * @param {object[]} series uPlot series options, one per `data.series`
+   * @param {object} [yScale] uPlot scale options for y
+   * @param {number} [height] px
+   */
   function makeChart(id, data, series, yScale, height) {
     var node = document.getElementById(id);
     if (!node || !data || !data.x.length) {
@@ -566,18 +730,18 @@
       cursor: { sync: { key: 'fp' } },
       scales: { x: { time: false }, y: yScale || {} },
       axes: [{ label: 's since start', size: 36, labelSize: 14 }, { size: 56 }],
-      series: [
+      series: /** @type {object[]} */ ([
         {
           label: 's',
-          value: function (u, v) {
+          value: function (/** @type {unknown} */ u, /** @type {number | null | undefined} */ v) {
             return v === null || v === undefined ? '–' : v.toFixed(3);
           },
         },
-      ].concat(series),
+      ]).concat(series),
     };
     var u = new uPlot(
       opts,
-      [data.x].concat(
+      /** @type {(number | null)[][]} */ ([data.x]).concat(
         data.series.map(function (s) {
           return s.values;
         }),
@@ -667,7 +831,7 @@
     charts: charts.length,
     bars: T.s.length,
     /* zoom to the op whose invocation has this history index; returns the bar's centre in client coordinates */
-    focus: function (historyIndex) {
+    focus: function (/** @type {number} */ historyIndex) {
       var k = T.i.indexOf(historyIndex);
       if (k < 0) return null;
       var a = T.s[k],

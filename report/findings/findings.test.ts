@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkRun } from '../checkers/check-run.ts';
-import { faultsToDraw } from './faults-to-draw.ts';
-import { pausedHolderHistory } from '../test/support/paused-holder-history.ts';
-import { RunIndex } from './op-pairs.ts';
-import { findings, headline } from './story.ts';
+import { checkRun } from '../../checkers/check-run.ts';
+import { faultsToDraw } from '../faults-to-draw.ts';
+import { pausedHolderHistory } from '../../test/support/paused-holder-history.ts';
+import { RunIndex } from '../op-pairs.ts';
+import { findings, headline } from './index.ts';
 
 function story(fenced: boolean) {
   const history = pausedHolderHistory({ fenced });
