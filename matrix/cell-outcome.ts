@@ -38,7 +38,8 @@ export function readRun(e: RunEvidence): Pick<CellRun, 'seen' | 'conclusive' | '
     ].filter(Boolean);
     return { seen, conclusive: true, ...(why.length ? { why: why.join('; ') } : {}) };
   }
-  if (seen === 'unknown') return { seen, conclusive: false, why: `the verdict was unknown${missed ? `; ${missed}` : ''}` };
+  if (seen === 'unknown')
+    return { seen, conclusive: false, why: `the verdict was unknown${missed ? `; ${missed}` : ''}` };
   if (missed) return { seen, conclusive: false, why: missed };
   if (e.fencing && e.staleWritesRejected === 0)
     return { seen, conclusive: false, why: 'no stale write was refused: the fence was not exercised' };
