@@ -1,4 +1,5 @@
-import type { Valid } from '../checkers/run-results.ts';
+import type { Progress } from '../checkers/progress.ts';
+import type { RunResults, Valid } from '../checkers/run-results.ts';
 import type { CellRun, Observation } from './matrix-cell.ts';
 import type { Expectation } from './oracle.ts';
 
@@ -17,6 +18,23 @@ export interface RunEvidence {
   faultHits: number | undefined;
   /** Checkers whose verdict was false. */
   failing: string[];
+  /** Why the verdict was unknown (unknownWhy), shown on the cell when its runs stay unknown. */
+  unknownWhy?: string;
+}
+
+/**
+ * Why a run's verdict was unknown, in the matrix's words: starvation — one client committing every write while
+ * the others committed none — is named as such, with which client wrote how much (it is a finding about the lock,
+ * not a harness hiccup); otherwise the run's own first reason.
+ */
+export function unknownWhy(
+  r: Pick<RunResults, 'unknownReasons'> & { progress?: Pick<Progress, 'committedWrites' | 'writers'> },
+  concurrency: number,
+): string | undefined {
+  const p = r.progress;
+  if (p && concurrency >= 2 && p.writers.length === 1 && p.committedWrites > 0)
+    return `starvation: client ${p.writers[0]} committed all ${p.committedWrites} writes, the other ${concurrency - 1} client(s) none`;
+  return r.unknownReasons?.[0];
 }
 
 /**
@@ -38,6 +56,8 @@ export function readRun(e: RunEvidence): Pick<CellRun, 'seen' | 'conclusive' | '
     ].filter(Boolean);
     return { seen, conclusive: true, ...(why.length ? { why: why.join('; ') } : {}) };
   }
+  if (seen === 'unknown' && e.unknownWhy)
+    return { seen, conclusive: false, why: `the verdict was unknown (${e.unknownWhy})${missed ? `; ${missed}` : ''}` };
   if (seen === 'unknown')
     return { seen, conclusive: false, why: `the verdict was unknown${missed ? `; ${missed}` : ''}` };
   if (missed) return { seen, conclusive: false, why: missed };

@@ -21,6 +21,9 @@ interface Shown {
   lost?: number;
   stale?: number;
   hits?: number;
+  /** Committed writes per client slot (results.json's progress); absent = not recorded. */
+  writes?: Record<number, number>;
+  unknownReasons?: string[];
 }
 
 function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
@@ -34,6 +37,15 @@ function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
     latency: { acquire: q, read: q, write: q, release: q },
     ...(fault && s.hits !== undefined
       ? { faultHits: { [fault]: { fired: Math.max(1, s.hits), hit: s.hits, shots: [] } } }
+      : {}),
+    unknownReasons: s.unknownReasons ?? [],
+    ...(s.writes
+      ? {
+          progress: {
+            committedWrites: Object.values(s.writes).reduce((a, b) => a + b, 0),
+            writers: Object.keys(s.writes).map(Number),
+          },
+        }
       : {}),
   } as unknown as RunResults;
   return {
@@ -124,6 +136,7 @@ async function matrix(argv: string[], fake: ReturnType<typeof fakeRunner>) {
     code,
     lines,
     cells,
+    html: fs.readFileSync(path.join(results, 'matrix', dir[0], 'matrix.html'), 'utf8'),
     cell: (lock: string, fault: string, fencing = false) =>
       cells.find((c) => c.lock === lock && c.fault === fault && c.fencing === fencing)!,
   };
@@ -355,6 +368,34 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     expect(cell('redlock', 'delay-write').runs?.[0]).toMatchObject({ conclusive: false, why: 'delay-write never hit' });
     expect(cell('redis', 'pause-watchdog')).toMatchObject({ expected: 'lost', observed: 'safe', matched: false });
     expect(m.code).toBe(1);
+  });
+
+  it('a cell whose runs stay unknown shows unknown with the reason, naming starvation (which client wrote how much)', async () => {
+    const starved = {
+      valid: 'unknown' as const,
+      writes: { 3: 12 },
+      unknownReasons: ['no concurrency: only client 3 committed writes (12) although --concurrency=5'],
+    };
+    const fake = fakeRunner((c) =>
+      c.lock === 'postgres' && isRemedyRun(c) && !c.nemesis?.length ? starved : undefined,
+    );
+    const m = await matrix(['--matrix=remedies'], fake);
+    const cell = m.cells.find((c) => c.lock === 'postgres' && c.columnId === 'long-work')!;
+    expect(cell).toMatchObject({ decided: 'measured', expected: 'safe', observed: 'unknown', matched: false });
+    expect(cell.note).toBe(
+      'inconclusive after 3 runs: the verdict was unknown (starvation: client 3 committed all 12 writes, the other 4 client(s) none)',
+    );
+    // The page shows the reason on the cell itself.
+    expect(m.html).toContain('starvation: client 3 committed all 12 writes, the other 4 client(s) none');
+  });
+
+  it.each([
+    [['--min-writes=0'], /--min-writes=0: below the default/],
+    [['--concurrency=1'], /--concurrency=1: a measured cell needs at least 2 clients/],
+  ])('refuses %j (a trivial "safe"), before running anything', async (argv, message) => {
+    const fake = fakeRunner();
+    await expect(matrix(argv, fake)).rejects.toThrow(message);
+    expect(fake.calls).toEqual([]);
   });
 
   it('runs both tables by default, the fault table first', async () => {

@@ -5,7 +5,14 @@ import { cellConfig, withoutOptions } from './cell-config.ts';
 import { HarnessError } from '../common/errors.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { expectationsPath, loadExpectations } from './expectations.ts';
-import { checkMatrixTimeLimit, constructionCell, isolatedRunner, measuredCell, type RunOne } from './matrix.ts';
+import {
+  checkMatrixEvidence,
+  checkMatrixTimeLimit,
+  constructionCell,
+  isolatedRunner,
+  measuredCell,
+  type RunOne,
+} from './matrix.ts';
 import { matrixColumns } from './matrix-columns.ts';
 import { mergeShards } from './nightly-merge.ts';
 import { nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
@@ -57,6 +64,7 @@ export async function nightlyCommand(
   const matrix = resolveConfig(['--lock=all', ...settings, `--results=${config.resultsDir}`, `--seed=${config.seed}`]);
   // The nightly job runs the fault table (its cells are keyed lock × fault × fencing); see README.
   checkMatrixTimeLimit(matrix, matrixColumns('faults'));
+  checkMatrixEvidence(matrix, 'nightly');
   const file = expectationsPath(config.expectations);
   const user = file ? loadExpectations(file) : [];
   const plan = nightlyPlan(user);
