@@ -6,8 +6,8 @@ import type { RunResults } from '../checkers/run-results.ts';
 import type { MatrixCell } from './matrix-cell.ts';
 import { isolatedRunner, matrixPlan, runMatrix, type RunOne } from './matrix.ts';
 import { resolveConfig, type Config } from '../harness/options.ts';
-import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
-import { REMEDY_ORACLE, type RemedyScenarioId } from './remedy-oracle.ts';
+import { isRemedyRun, oracleExpectation, scenarioOf } from '../test/support/oracle-expectation.ts';
+import type { RemedyScenarioId } from './remedy-oracle.ts';
 import type { RunOutcome } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
@@ -72,32 +72,11 @@ const A = tally('all');
 
 const key = (c: Readonly<Config>) => `${c.lock}|${c.nemesis?.join(',') || 'none'}|${c.fencing ? 'fenced' : 'plain'}`;
 
-/** Which remedy scenario a cell's Config is, from what the scenario sets. */
-function scenarioOf(c: Readonly<Config>): RemedyScenarioId {
-  const fault = c.nemesis?.join(',') || 'none';
-  if (fault === 'failover') return 'failover';
-  if (fault === 'none') return c.watchdog ? 'long-work-watchdog' : 'long-work';
-  if (fault === 'pause-holder') return 'pause-watchdog';
-  if (fault === 'restart-empty') return c.redisPersistence === 'aof-always' ? 'restart-aof' : 'restart-delay';
-  return c.fencing ? 'delay-write-fenced' : 'delay-write';
-}
-
-/** Remedy-table runs are told apart by a --think, --watchdog or fault the fault table never sets. */
-const isRemedyRun = (c: Readonly<Config>) =>
-  c.thinkMs === 2500 ||
-  c.watchdog ||
-  c.nemesis?.some((f) => f === 'failover' || f === 'delay-write') ||
-  (c.nemesis?.includes('restart-empty') && (c.restartDelayMs > 0 || c.redisPersistence === 'aof-always'));
-
 /** What the oracle expects of a cell, shown by a run whose fault hit (and, fenced, whose fence refused writes). */
 function asExpected(c: Readonly<Config>): Shown {
-  const col = ORACLE_COLUMNS.find(
-    (col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing,
-  )!;
-  const o = isRemedyRun(c)
-    ? REMEDY_ORACLE[c.lock as keyof typeof REMEDY_ORACLE][scenarioOf(c)]
-    : ORACLE[c.lock as keyof typeof ORACLE][col.id];
-  return o.expect === 'lost' ? { valid: false, lost: 4, hits: 2 } : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
+  return oracleExpectation(c) === 'lost'
+    ? { valid: false, lost: 4, hits: 2 }
+    : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
 }
 
 /** A fake runner: records every config it was given; `override` decides some cells' runs, the rest go as expected. */

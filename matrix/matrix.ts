@@ -61,7 +61,7 @@ type CellBase = Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'> &
 export type CellColumn = Omit<CellShape, 'strategy' | 'seed' | 'concurrency' | 'timeLimitS'>;
 
 /** What a column's runs set, for one lock and seed. */
-function shapeOf(col: CellColumn, strategy: ResolvedStrategy, seed: number): CellShape {
+export function shapeOf(col: CellColumn, strategy: ResolvedStrategy, seed: number): CellShape {
   const { table: _t, id: _i, title: _n, oracle: _o, ...shape } = col as Partial<MatrixColumn> & CellColumn;
   return { ...shape, strategy, seed };
 }
