@@ -30,7 +30,7 @@ import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 
-/** The CI-sized default: 10 s a run keeps the whole matrix to ~8 min on 2 cores (README, "Nightly chaos in CI"). */
+/** The CI-sized default: 10 s a run keeps both tables to ~16 min on 2 cores, ~6 min a shard of 3 (README, "Nightly chaos in CI"). */
 export const NIGHTLY_TIME_LIMIT_S = 10;
 
 /** Options that are the nightly job's own, or differ per machine or night: not part of a cell's settings. */
