@@ -110,13 +110,38 @@ describe('detection goal', () => {
     expect(g.why).toBe('fault hit 25 % of 4 shots; median 40 committed writes a run; the targeted fault never hit');
   });
 
-  it('counts false alarms in a safe cell', () => {
-    expect(
-      detectionGoal(
-        cell('safe', [run({ anomaly: false, verdict: 'VALID' }), run({ anomaly: false, verdict: 'UNKNOWN' })]),
-      ),
-    ).toMatchObject({ met: true, measured: '0 (1 unknown/failed)' });
+  it('counts false alarms in a safe cell, in runs that were VALID', () => {
+    const valid = (seed: number) => run({ seed, anomaly: false, verdict: 'VALID' });
+    expect(detectionGoal(cell('safe', [valid(1), valid(2)]))).toMatchObject({
+      met: true,
+      goal: '0, in ≥ 2/2 VALID runs',
+      measured: '0, 2/2 VALID',
+    });
     const g = detectionGoal(cell('safe', [run({ seed: 7 })]));
-    expect(g).toMatchObject({ met: false, measured: '1', why: 'INVALID with seeds 7' });
+    expect(g).toMatchObject({ met: false, why: 'INVALID with seeds 7' });
+  });
+
+  it('"0 false alarms" is not met by runs that decided nothing: ≥ 19 of 20 (all of fewer) must be VALID', () => {
+    const unknown = (seed: number) =>
+      run({
+        seed,
+        anomaly: false,
+        verdict: 'UNKNOWN',
+        unknownReasons: ['no concurrency: only client 2 committed writes'],
+      });
+    const valid = (seed: number) => run({ seed, anomaly: false, verdict: 'VALID' });
+    // All unknown or failed: nothing measured.
+    const none = detectionGoal(
+      cell('safe', [unknown(1), { ...run({ seed: 2, anomaly: false, verdict: 'FAILED' }), error: 'boot failed' }]),
+    );
+    expect(none).toMatchObject({ met: false, measured: '0, 0/2 VALID' });
+    expect(none.why).toBe(
+      'only 0 of 2 runs VALID, 2 needed: 2 unknown/failed decided nothing (no concurrency: only client 2 committed writes; boot failed)',
+    );
+    expect(detectionGoal(cell('safe', [valid(1), unknown(2)])).met).toBe(false);
+    // 20 runs: one unknown is allowed, two are not.
+    const twenty = (bad: number) => Array.from({ length: 20 }, (_, i) => (i < bad ? unknown(i) : valid(i)));
+    expect(detectionGoal(cell('safe', twenty(1)))).toMatchObject({ met: true, goal: '0, in ≥ 19/20 VALID runs' });
+    expect(detectionGoal(cell('safe', twenty(2)))).toMatchObject({ met: false, measured: '0, 18/20 VALID' });
   });
 });

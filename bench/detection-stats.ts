@@ -85,25 +85,34 @@ const s = (ms: number | null) => (ms === null ? '-' : `${(ms / 1000).toFixed(1)}
 
 /**
  * A cell's goal. Unsafe: found in ≥ 95 % of runs and median time to first anomaly < 10 s; a miss says why, with
- * the fault hit rate, the median committed writes and the runs' unknown reasons or errors. Safe: 0 false alarms.
+ * the fault hit rate, the median committed writes and the runs' unknown reasons or errors. Safe: 0 false alarms
+ * in conclusive runs — at least 95 % of them VALID (19 of 20, all of fewer): an UNKNOWN or FAILED run cannot raise
+ * a false alarm, so "0 false alarms" over runs that decided nothing would be met by measuring nothing.
  */
 export function detectionGoal(c: DetectionCell): Goal {
   const sum = summarize(c);
   if (c.expect === 'safe') {
-    const unknown = c.runs.filter((r) => r.verdict === 'UNKNOWN' || r.verdict === 'FAILED').length;
+    const need = Math.ceil(FOUND_SHARE_GOAL * sum.runs);
+    const valid = c.runs.filter((r) => r.verdict === 'VALID').length;
+    const undecided = c.runs.filter((r) => r.verdict === 'UNKNOWN' || r.verdict === 'FAILED');
+    const reasons = [...new Set(undecided.flatMap((r) => (r.error ? [r.error] : r.unknownReasons.slice(0, 1))))].slice(
+      0,
+      2,
+    );
+    const why = sum.falseAlarms
+      ? `INVALID with seeds ${c.runs
+          .filter((r) => r.anomaly)
+          .map((r) => r.seed)
+          .join(', ')}`
+      : valid < need
+        ? `only ${valid} of ${sum.runs} runs VALID, ${need} needed: ${undecided.length} unknown/failed decided nothing${reasons.length ? ` (${reasons.join('; ')})` : ''}`
+        : undefined;
     return {
       what: `${c.cell}: false alarms in ${sum.runs} runs`,
-      goal: '0',
-      measured: `${sum.falseAlarms}${unknown ? ` (${unknown} unknown/failed)` : ''}`,
-      met: sum.falseAlarms === 0,
-      ...(sum.falseAlarms
-        ? {
-            why: `INVALID with seeds ${c.runs
-              .filter((r) => r.anomaly)
-              .map((r) => r.seed)
-              .join(', ')}`,
-          }
-        : {}),
+      goal: `0, in ≥ ${need}/${sum.runs} VALID runs`,
+      measured: `${sum.falseAlarms}, ${valid}/${sum.runs} VALID`,
+      met: sum.falseAlarms === 0 && valid >= need,
+      ...(why ? { why } : {}),
     };
   }
   const need = Math.ceil(FOUND_SHARE_GOAL * sum.runs);

@@ -69,12 +69,38 @@ describe('check <run-dir>', () => {
     });
   });
 
-  it('still checks without test.json, saying it assumed an unfenced run', async () => {
-    const d = path.join(dir, 'run-no-test-json');
-    mkdirp(d);
+  it('without a readable test.json a clean run is unknown, with the reason; a lost update stays INVALID', async () => {
+    // Without test.json the check knows neither the run's faults (which had to hit), nor its clients (a VALID
+    // needs two writers), nor its fencing: it cannot earn a VALID.
+    const h = history(finalRead(0, 100, 100, []));
+    for (const [name, testJson] of [
+      ['missing', undefined],
+      ['corrupt', '{"config": {"fenc'],
+      ['not-a-record', '[1, 2]'],
+      ['no-config', '{"faults": []}'],
+    ] as const) {
+      const d = mkdirp(path.join(dir, `run-test-json-${name}`));
+      writeFileSync(path.join(d, 'history.jsonl'), jsonl(h));
+      if (testJson !== undefined) writeFileSync(path.join(d, 'test.json'), testJson);
+      err = [];
+      out = [];
+      expect(await checkCommand([d]), name).toBe(2);
+      expect(out[0].split('\n')[0], name).toMatch(/^UNKNOWN: .*: test\.json .*cannot tell which faults had to hit/);
+      const results = JSON.parse(readFileSync(path.join(d, 'results.json'), 'utf8')) as RunResults;
+      expect(results.valid, name).toBe('unknown');
+      expect(results.unknownReasons[0], name).toMatch(/^test\.json /);
+    }
+    const d = mkdirp(path.join(dir, 'run-no-test-json-lost'));
     writeFileSync(path.join(d, 'history.jsonl'), jsonl(lostUpdate));
     expect(await checkCommand([d])).toBe(1);
-    expect(err.join('\n')).toMatch(/test\.json is missing; assuming the run was not fenced/);
+  });
+
+  it('an empty history.jsonl is nothing to check: 254, saying so', async () => {
+    const d = mkdirp(path.join(dir, 'run-empty-history'));
+    writeFileSync(path.join(d, 'history.jsonl'), '');
+    writeFileSync(path.join(d, 'test.json'), JSON.stringify({ config: { fencing: false, concurrency: 2 } }));
+    expect(await checkCommand([d])).toBe(254);
+    expect(err.join('\n')).toMatch(/history\.jsonl holds no operations/);
   });
 
   it('refuses a directory without history.jsonl (254)', async () => {
@@ -137,6 +163,31 @@ describe('check --model=<model> <file>', () => {
   ])('bad arguments %j exit 254 with a message', async (args, message) => {
     expect(await checkCommand(args)).toBe(254);
     expect(err.join('\n')).toMatch(message);
+  });
+
+  it.each([
+    ['empty.jsonl', ''],
+    ['empty.edn', ''],
+    ['blank.edn', '\n\n'],
+    ['one-line.jsonl', 'hello, this is not JSON\n'],
+    ['one-line.txt', 'hello, this is not JSON\n'],
+    ['one-line.edn', 'hello'],
+  ])('never VALID about nothing: %s is a bad argument (254), saying it holds no operations', async (name, text) => {
+    const file = path.join(dir, name);
+    writeFileSync(file, text);
+    expect(await checkCommand(['--model=register', file])).toBe(254);
+    expect(out.join('\n')).not.toContain('VALID');
+    expect(err.join('\n')).toMatch(/no operations|not a history|cannot read/);
+  });
+
+  it('a history none of whose ops the model knows is a bad argument (254), not VALID', async () => {
+    const file = path.join(dir, 'unknown-ops.edn');
+    writeFileSync(
+      file,
+      '[{:process 0 :type :invoke :f :frobnicate :value 1} {:process 0 :type :ok :f :frobnicate :value 1}]',
+    );
+    expect(await checkCommand(['--model=register', file])).toBe(254);
+    expect(err.join('\n')).toMatch(/none of its 2 ops is one the register model knows/);
   });
 
   it('a file that is not a history is a bad argument (254), with the reason', async () => {

@@ -9,6 +9,7 @@ import { readJsonFile } from '../store/run-files.ts';
 import type { RunResults, Valid } from '../checkers/run-results.ts';
 import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import { mergeValid } from '../checkers/compose.ts';
+import { withReasons } from '../checkers/unknown-reasons.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
 import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
 import { HISTORY_MODELS, historyModel } from '../checkers/models/registry.ts';
@@ -107,12 +108,27 @@ async function checkRunDir(args: CheckArgs): Promise<number> {
     console.error(`check: ${history}`);
     return EXIT.badArguments;
   }
-  const options = checkOptionsFor(readTestJson(path.join(dir, 'test.json')));
+  if (history.length === 0) {
+    console.error(`check: ${historyFile} holds no operations; there is nothing to check (did the run start?)`);
+    return EXIT.badArguments;
+  }
+  const test = readTestJson(path.join(dir, 'test.json'));
+  const options = checkOptionsFor(typeof test === 'string' ? {} : test);
   const fencing = options.fencing;
-  const results = checkRun(history, {
+  const checked = checkRun(history, {
     ...options,
     ...(args.deadlineMs !== undefined ? { deadlineMs: args.deadlineMs } : {}),
   });
+  // Without the run's own record the check cannot hold it to its rules: a counterexample still stands, a VALID
+  // cannot be earned.
+  const results =
+    typeof test === 'string'
+      ? {
+          ...checked,
+          unknownReasons: [test, ...checked.unknownReasons],
+          valid: withReasons(checked.valid, [test]),
+        }
+      : checked;
   writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
   console.log(runSummary(dir, results, fencing));
   return exitCode(results.valid);
@@ -141,11 +157,24 @@ function readJsonl(file: string): Op[] | string {
   return inTimeOrder(parsed.ops);
 }
 
-function readTestJson(testFile: string): Parameters<typeof checkOptionsFor>[0] {
+/**
+ * The run's test.json, or why it cannot be read: without it the check does not know the run's faults (which had to
+ * hit), its clients (a VALID needs two writers) or its fencing, so the reason becomes the verdict's first.
+ */
+function readTestJson(testFile: string): Parameters<typeof checkOptionsFor>[0] | string {
   const problems: string[] = [];
   const test = readJsonFile(testFile, problems);
-  if (problems.length) console.error(`check: warning: ${problems.join('; ')}; assuming the run was not fenced`);
-  return isRecord(test) ? (test as Parameters<typeof checkOptionsFor>[0]) : {};
+  const why = problems.length
+    ? problems.join('; ')
+    : !isRecord(test)
+      ? `${testFile} is not a JSON object`
+      : !isRecord(test.config)
+        ? `${testFile} has no "config" object`
+        : undefined;
+  if (why === undefined) return test as Parameters<typeof checkOptionsFor>[0];
+  const reason = `test.json unreadable (${why}): the check cannot tell which faults had to hit, how many clients ran or whether the run was fenced, so it cannot earn a VALID`;
+  console.error(`check: warning: ${reason}`);
+  return reason;
 }
 
 async function checkModel(args: CheckArgs, modelName: string): Promise<number> {
@@ -238,11 +267,23 @@ function checkHistoryFile(
   } catch (e) {
     return `cannot read ${file}: ${(e as Error).message}`;
   }
+  // An empty file, or one whose only line is not JSON (dropped as a cut-short tail), is not a history: a verdict
+  // about no operations would be VALID about nothing.
+  if (history.length === 0)
+    return `${file} holds no operations: not a history (our history.jsonl, one JSON op a line, or a Jepsen EDN history)`;
   let built;
   try {
     built = historyModel(modelName)!.build(history, args.initial !== undefined ? { initial: args.initial } : {});
   } catch (e) {
     return `${file}: ${(e as Error).message}`;
+  }
+  // Only when the model knows none of the ops: a history whose ops all failed is a real (trivially linearizable)
+  // history, as Knossos's own corpus has it.
+  if (built.ops.length === 0 && history.every((o) => String(o.f) in built.ignored)) {
+    const ignored = Object.entries(built.ignored)
+      .map(([f, n]) => `${f} ×${n}`)
+      .join(', ');
+    return `${file}: none of its ${history.length} ops is one the ${modelName} model knows (ignored: ${ignored || 'all'}); nothing to check — is it the right --model?`;
   }
   const result = checkLinearizable(
     built.model,

@@ -1,12 +1,16 @@
 import type { RunResults } from '../checkers/run-results.ts';
 
 /**
- * How often `fault` hit in a run (a paused client was inside its critical section, a struck node held the key),
- * as results.json's `faultHits` records it (checkers/fault-hits.ts computes it from the history). Undefined when
- * the run has no count for it — a run recorded before the counts existed, or a fault that does not aim at the
- * lock (its `hit` is null: there is nothing for it to hit). The matrix's one reader of that count.
+ * How often `fault` hit in a run, as results.json's `faultHits` records it (checkers/fault-hits.ts computes it
+ * from the history), for any fault: 0 when it never fired (no entry, or `fired: 0`) or never hit (`hit: 0`).
+ * Undefined only when the run cannot say: a run recorded before the counts existed (no `faultHits` at all), or an
+ * older run's fault that fired but had no hit rule (`hit: null`) — that is not held against the run. The
+ * matrix's one reader of that count.
  */
 export function faultHits(results: RunResults, fault: string): number | undefined {
-  const hit = (results.faultHits as RunResults['faultHits'] | undefined)?.[fault]?.hit;
-  return typeof hit === 'number' ? hit : undefined;
+  const all = (results as Partial<RunResults>).faultHits;
+  if (!all || typeof all !== 'object') return undefined;
+  const count = all[fault];
+  if (!count || count.fired === 0) return 0;
+  return typeof count.hit === 'number' ? count.hit : undefined;
 }

@@ -41,23 +41,43 @@ describe('reading one run', () => {
     });
   });
 
-  it('a fault that never hit makes the run inconclusive whichever way it came out', () => {
+  it('a fault that never hit makes a clean run inconclusive, but never a counterexample', () => {
     expect(readRun(evidence({ valid: true, faultHits: 0 }))).toMatchObject({
       seen: 'safe',
       conclusive: false,
       why: 'pause-holder never hit',
     });
-    expect(readRun(evidence({ valid: false, lostUpdates: 4, faultHits: 0 }))).toMatchObject({
+    // A lost update or an INVALID verdict is the lock breaking, whether or not the aimed fault landed.
+    expect(readRun(evidence({ valid: false, lostUpdates: 4, faultHits: 0 }))).toEqual({
       seen: 'lost',
-      conclusive: false,
+      conclusive: true,
+      why: 'pause-holder never hit, but a counterexample counts all the same',
     });
+    expect(readRun(evidence({ valid: false, failing: ['mutual-exclusion'], faultHits: 0 }))).toMatchObject({
+      seen: 'invalid',
+      conclusive: true,
+    });
+    expect(readRun(evidence({ valid: 'unknown', faultHits: 0 }))).toMatchObject({ seen: 'unknown', conclusive: false });
     expect(readRun(evidence({ valid: true, faultHits: 2 }))).toMatchObject({ conclusive: true });
-    // Not known (results.json carries no count) is not held against the run; no fault has no hits to count.
+    // Not known (an old results.json carries no count) is not held against the run; no fault has no hits to count.
     expect(readRun(evidence({ valid: true, faultHits: undefined }))).toMatchObject({ conclusive: true });
     expect(readRun(evidence({ valid: false, lostUpdates: 1, fault: null, faultHits: 0 }))).toMatchObject({
       seen: 'lost',
       conclusive: true,
     });
+  });
+
+  it('a safe-expecting cell with one lost-update run whose fault missed ends "lost" (a mismatch), never "safe"', () => {
+    // Literal run results as matrix.ts reads them: two clean runs that hit, one that lost updates and missed.
+    const readings = [
+      evidence({ valid: true, faultHits: 3 }),
+      evidence({ valid: false, lostUpdates: 2, failing: ['lost-updates'], faultHits: 0 }),
+      evidence({ valid: true, faultHits: 1 }),
+    ].map((e, i): CellRun => ({ ...run('safe', true), seed: i, lostUpdates: e.lostUpdates, ...readRun(e) }));
+    expect(needsAnotherRun(readings.slice(0, 2), 2, 2)).toBe(false);
+    const seen = cellObservation(readings, 2);
+    expect(seen).toBe('lost');
+    expect(matches('safe', seen)).toBe(false);
   });
 
   it('a fenced safe run that refused no stale write did not test the fence', () => {
@@ -93,7 +113,6 @@ describe('what a cell shows', () => {
     expect(
       cellObservation([run('safe', true), run('unknown', false), run('safe', false), run('unknown', false)], 2),
     ).toBe('unknown');
-    expect(cellObservation([run('lost', false)], 1)).toBe('unknown');
     expect(cellObservation([run('invalid', true)], 1)).toBe('invalid');
     expect(cellObservation([run('safe', true), run('failed', false)], 2)).toBe('failed');
   });

@@ -1,4 +1,5 @@
-import type { Valid } from '../checkers/run-results.ts';
+import type { Progress } from '../checkers/progress.ts';
+import type { RunResults, Valid } from '../checkers/run-results.ts';
 import type { CellRun, Observation } from './matrix-cell.ts';
 import type { Expectation } from './oracle.ts';
 
@@ -10,28 +11,59 @@ export interface RunEvidence {
   fencing: boolean;
   /** The cell's fault, or null for the no-fault column. */
   fault: string | null;
-  /** How often that fault hit; undefined = results.json does not say (then the run is not held against it). */
+  /**
+   * How often that fault hit (0 also when it never fired); undefined = results.json does not say (an old run), and
+   * then a clean run is not held against it.
+   */
   faultHits: number | undefined;
   /** Checkers whose verdict was false. */
   failing: string[];
+  /** Why the verdict was unknown (unknownWhy), shown on the cell when its runs stay unknown. */
+  unknownWhy?: string;
 }
 
 /**
- * One run in the oracle's terms, and whether it can decide its cell. The rule does not look at the oracle: a run
- * whose fault never hit tells nothing about that fault, a run whose verdict is unknown tells nothing at all, and a
- * fenced run that never refused a stale write did not test the fence — whatever the cell is expected to show.
+ * Why a run's verdict was unknown, in the matrix's words: starvation — one client committing every write while
+ * the others committed none — is named as such, with which client wrote how much (it is a finding about the lock,
+ * not a harness hiccup); otherwise the run's own first reason.
+ */
+export function unknownWhy(
+  r: Pick<RunResults, 'unknownReasons'> & { progress?: Pick<Progress, 'committedWrites' | 'writers'> },
+  concurrency: number,
+): string | undefined {
+  const p = r.progress;
+  if (p && concurrency >= 2 && p.writers.length === 1 && p.committedWrites > 0)
+    return `starvation: client ${p.writers[0]} committed all ${p.committedWrites} writes, the other ${concurrency - 1} client(s) none`;
+  return r.unknownReasons?.[0];
+}
+
+/**
+ * One run in the oracle's terms, and whether it can decide its cell. The rule does not look at the oracle, and it
+ * is asymmetric: a lost update or an INVALID verdict is a counterexample whatever else happened in the run — the
+ * lock broke, whether or not the aimed fault landed — so it always counts against "safe". The fault's hits only
+ * decide whether a *clean* run is evidence of safety: a clean run whose fault never hit tells nothing about that
+ * fault, one whose verdict is unknown tells nothing at all, and a fenced one that never refused a stale write did
+ * not test the fence.
  */
 export function readRun(e: RunEvidence): Pick<CellRun, 'seen' | 'conclusive' | 'why'> {
   const seen: CellRun['seen'] =
-    e.valid === 'unknown' ? 'unknown' : e.lostUpdates > 0 ? 'lost' : e.valid === false ? 'invalid' : 'safe';
-  const invalidBy =
-    seen === 'invalid' ? `INVALID by ${e.failing.join(', ') || 'a checker'} without a lost update` : undefined;
-  if (e.fault && e.faultHits === 0)
-    return { seen, conclusive: false, why: `${e.fault} never hit${invalidBy ? `; ${invalidBy}` : ''}` };
-  if (seen === 'unknown') return { seen, conclusive: false, why: 'the verdict was unknown' };
-  if (seen === 'safe' && e.fencing && e.staleWritesRejected === 0)
+    e.lostUpdates > 0 ? 'lost' : e.valid === false ? 'invalid' : e.valid === 'unknown' ? 'unknown' : 'safe';
+  const missed = e.fault !== null && e.faultHits === 0 ? `${e.fault} never hit` : undefined;
+  if (seen === 'lost' || seen === 'invalid') {
+    const why = [
+      seen === 'invalid' ? `INVALID by ${e.failing.join(', ') || 'a checker'} without a lost update` : undefined,
+      missed ? `${missed}, but a counterexample counts all the same` : undefined,
+    ].filter(Boolean);
+    return { seen, conclusive: true, ...(why.length ? { why: why.join('; ') } : {}) };
+  }
+  if (seen === 'unknown' && e.unknownWhy)
+    return { seen, conclusive: false, why: `the verdict was unknown (${e.unknownWhy})${missed ? `; ${missed}` : ''}` };
+  if (seen === 'unknown')
+    return { seen, conclusive: false, why: `the verdict was unknown${missed ? `; ${missed}` : ''}` };
+  if (missed) return { seen, conclusive: false, why: missed };
+  if (e.fencing && e.staleWritesRejected === 0)
     return { seen, conclusive: false, why: 'no stale write was refused: the fence was not exercised' };
-  return { seen, conclusive: true, ...(invalidBy ? { why: invalidBy } : {}) };
+  return { seen, conclusive: true };
 }
 
 /**
@@ -46,8 +78,9 @@ export function needsAnotherRun(runs: readonly CellRun[], wanted: number, maxRer
 }
 
 /**
- * What a measured cell's runs showed together. A lost update in one conclusive run is a counterexample, so it
- * settles "lost"; "safe" needs `wanted` conclusive runs without one; anything less is "unknown".
+ * What a measured cell's runs showed together. A lost update in any run is a counterexample (readRun makes every
+ * one conclusive), so it settles "lost"; "safe" needs `wanted` conclusive runs without one; anything less is
+ * "unknown".
  */
 export function cellObservation(runs: readonly CellRun[], wanted: number): Observation {
   if (runs.some((r) => r.seen === 'failed')) return 'failed';

@@ -6,8 +6,8 @@ import type { RunResults } from '../checkers/run-results.ts';
 import type { MatrixCell } from './matrix-cell.ts';
 import { isolatedRunner, matrixPlan, runMatrix, type RunOne } from './matrix.ts';
 import { resolveConfig, type Config } from '../harness/options.ts';
-import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
-import { REMEDY_ORACLE, type RemedyScenarioId } from './remedy-oracle.ts';
+import { isRemedyRun, oracleExpectation, scenarioOf } from '../test/support/oracle-expectation.ts';
+import type { RemedyScenarioId } from './remedy-oracle.ts';
 import type { RunOutcome } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
@@ -21,6 +21,9 @@ interface Shown {
   lost?: number;
   stale?: number;
   hits?: number;
+  /** Committed writes per client slot (results.json's progress); absent = not recorded. */
+  writes?: Record<number, number>;
+  unknownReasons?: string[];
 }
 
 function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
@@ -34,6 +37,15 @@ function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
     latency: { acquire: q, read: q, write: q, release: q },
     ...(fault && s.hits !== undefined
       ? { faultHits: { [fault]: { fired: Math.max(1, s.hits), hit: s.hits, shots: [] } } }
+      : {}),
+    unknownReasons: s.unknownReasons ?? [],
+    ...(s.writes
+      ? {
+          progress: {
+            committedWrites: Object.values(s.writes).reduce((a, b) => a + b, 0),
+            writers: Object.keys(s.writes).map(Number),
+          },
+        }
       : {}),
   } as unknown as RunResults;
   return {
@@ -60,32 +72,11 @@ const A = tally('all');
 
 const key = (c: Readonly<Config>) => `${c.lock}|${c.nemesis?.join(',') || 'none'}|${c.fencing ? 'fenced' : 'plain'}`;
 
-/** Which remedy scenario a cell's Config is, from what the scenario sets. */
-function scenarioOf(c: Readonly<Config>): RemedyScenarioId {
-  const fault = c.nemesis?.join(',') || 'none';
-  if (fault === 'failover') return 'failover';
-  if (fault === 'none') return c.watchdog ? 'long-work-watchdog' : 'long-work';
-  if (fault === 'pause-holder') return 'pause-watchdog';
-  if (fault === 'restart-empty') return c.redisPersistence === 'aof-always' ? 'restart-aof' : 'restart-delay';
-  return c.fencing ? 'delay-write-fenced' : 'delay-write';
-}
-
-/** Remedy-table runs are told apart by a --think, --watchdog or fault the fault table never sets. */
-const isRemedyRun = (c: Readonly<Config>) =>
-  c.thinkMs === 2500 ||
-  c.watchdog ||
-  c.nemesis?.some((f) => f === 'failover' || f === 'delay-write') ||
-  (c.nemesis?.includes('restart-empty') && (c.restartDelayMs > 0 || c.redisPersistence === 'aof-always'));
-
 /** What the oracle expects of a cell, shown by a run whose fault hit (and, fenced, whose fence refused writes). */
 function asExpected(c: Readonly<Config>): Shown {
-  const col = ORACLE_COLUMNS.find(
-    (col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing,
-  )!;
-  const o = isRemedyRun(c)
-    ? REMEDY_ORACLE[c.lock as keyof typeof REMEDY_ORACLE][scenarioOf(c)]
-    : ORACLE[c.lock as keyof typeof ORACLE][col.id];
-  return o.expect === 'lost' ? { valid: false, lost: 4, hits: 2 } : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
+  return oracleExpectation(c) === 'lost'
+    ? { valid: false, lost: 4, hits: 2 }
+    : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
 }
 
 /** A fake runner: records every config it was given; `override` decides some cells' runs, the rest go as expected. */
@@ -124,6 +115,7 @@ async function matrix(argv: string[], fake: ReturnType<typeof fakeRunner>) {
     code,
     lines,
     cells,
+    html: fs.readFileSync(path.join(results, 'matrix', dir[0], 'matrix.html'), 'utf8'),
     cell: (lock: string, fault: string, fencing = false) =>
       cells.find((c) => c.lock === lock && c.fault === fault && c.fencing === fencing)!,
   };
@@ -355,6 +347,34 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     expect(cell('redlock', 'delay-write').runs?.[0]).toMatchObject({ conclusive: false, why: 'delay-write never hit' });
     expect(cell('redis', 'pause-watchdog')).toMatchObject({ expected: 'lost', observed: 'safe', matched: false });
     expect(m.code).toBe(1);
+  });
+
+  it('a cell whose runs stay unknown shows unknown with the reason, naming starvation (which client wrote how much)', async () => {
+    const starved = {
+      valid: 'unknown' as const,
+      writes: { 3: 12 },
+      unknownReasons: ['no concurrency: only client 3 committed writes (12) although --concurrency=5'],
+    };
+    const fake = fakeRunner((c) =>
+      c.lock === 'postgres' && isRemedyRun(c) && !c.nemesis?.length ? starved : undefined,
+    );
+    const m = await matrix(['--matrix=remedies'], fake);
+    const cell = m.cells.find((c) => c.lock === 'postgres' && c.columnId === 'long-work')!;
+    expect(cell).toMatchObject({ decided: 'measured', expected: 'safe', observed: 'unknown', matched: false });
+    expect(cell.note).toBe(
+      'inconclusive after 3 runs: the verdict was unknown (starvation: client 3 committed all 12 writes, the other 4 client(s) none)',
+    );
+    // The page shows the reason on the cell itself.
+    expect(m.html).toContain('starvation: client 3 committed all 12 writes, the other 4 client(s) none');
+  });
+
+  it.each([
+    [['--min-writes=0'], /--min-writes=0: below the default/],
+    [['--concurrency=1'], /--concurrency=1: a measured cell needs at least 2 clients/],
+  ])('refuses %j (a trivial "safe"), before running anything', async (argv, message) => {
+    const fake = fakeRunner();
+    await expect(matrix(argv, fake)).rejects.toThrow(message);
+    expect(fake.calls).toEqual([]);
   });
 
   it('runs both tables by default, the fault table first', async () => {

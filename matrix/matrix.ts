@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RunResults } from '../checkers/run-results.ts';
+import { DEFAULT_MIN_WRITES } from '../checkers/check-run.ts';
 import type { CellRun, MatrixCell } from './matrix-cell.ts';
 import type { UncontendedLatency } from './matrix-page.ts';
 import { tally, tallyLine } from './matrix-tally.ts';
@@ -8,7 +9,7 @@ import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
-import { cellObservation, matches, needsAnotherRun, readRun } from './cell-outcome.ts';
+import { cellObservation, matches, needsAnotherRun, readRun, unknownWhy } from './cell-outcome.ts';
 import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
@@ -60,7 +61,7 @@ type CellBase = Pick<MatrixCell, 'lock' | 'fault' | 'fencing' | 'column'> &
 export type CellColumn = Omit<CellShape, 'strategy' | 'seed' | 'concurrency' | 'timeLimitS'>;
 
 /** What a column's runs set, for one lock and seed. */
-function shapeOf(col: CellColumn, strategy: ResolvedStrategy, seed: number): CellShape {
+export function shapeOf(col: CellColumn, strategy: ResolvedStrategy, seed: number): CellShape {
   const { table: _t, id: _i, title: _n, oracle: _o, ...shape } = col as Partial<MatrixColumn> & CellColumn;
   return { ...shape, strategy, seed };
 }
@@ -118,7 +119,8 @@ export async function measuredCell(
   while (needsAnotherRun(runs, config.runs, MAX_RERUNS)) {
     const seed = (config.seed + runs.length) % 2 ** 31;
     try {
-      const out = await run(cellConfig(config, shapeOf(col, strategy, seed)));
+      const cell = cellConfig(config, shapeOf(col, strategy, seed));
+      const out = await run(cell);
       const r = out.results;
       const hits = fault ? faultHits(r, fault) : undefined;
       const failing = Object.entries(r.checkers)
@@ -132,6 +134,7 @@ export async function measuredCell(
         fault,
         faultHits: hits,
         failing,
+        unknownWhy: unknownWhy(r, cell.concurrency),
       });
       runs.push({
         seed,
@@ -211,6 +214,28 @@ export function checkMatrixTimeLimit(
   }
 }
 
+/**
+ * A measured cell is only evidence when VALID was earned: `--min-writes` below its default, or a single client
+ * (the two-writer rule needs two), would make every "safe" cell trivial. The latency runs' one client is the
+ * matrix's own choice, not the user's, and is not refused.
+ */
+export function checkMatrixEvidence(config: Readonly<Config>, how = '--lock=all'): void {
+  if (config.minWrites < DEFAULT_MIN_WRITES) {
+    throw new HarnessError(
+      'bad-arguments',
+      `${how} --min-writes=${config.minWrites}: below the default ${DEFAULT_MIN_WRITES}, a measured cell's "safe" would need next to no committed writes and prove nothing.`,
+      { hint: `drop --min-writes, or give ${DEFAULT_MIN_WRITES} or more` },
+    );
+  }
+  if (config.concurrency < 2) {
+    throw new HarnessError(
+      'bad-arguments',
+      `${how} --concurrency=${config.concurrency}: a measured cell needs at least 2 clients — with one, no client ever competes for the lock and every "safe" cell is trivial.`,
+      { hint: 'drop --concurrency (default 5), or give 2 or more' },
+    );
+  }
+}
+
 /** Every built-in strategy, resolved once (the registry's modules, loaded in parallel). */
 export async function builtinStrategies(): Promise<Record<BuiltinLock, ResolvedStrategy>> {
   return Object.fromEntries(
@@ -246,6 +271,7 @@ export async function runMatrix(
 ): Promise<number> {
   const runOne = run ?? isolatedRunner(shutdown, () => {});
   checkMatrixTimeLimit(config);
+  checkMatrixEvidence(config);
   const plan = matrixPlan(config.matrix);
   // Each built-in resolved once: what it can do (a token, a lease to renew) decides its cells' options.
   const strategies = await builtinStrategies();

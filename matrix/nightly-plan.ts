@@ -1,6 +1,7 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { UserExpectation } from './expectations.ts';
 import { matrixPlan, type CellColumn } from './matrix.ts';
+import type { MatrixTables } from './matrix-columns.ts';
 import { ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
 
 /** One cell the nightly job knows of, in its stable order, with the expectation it applies and where that came from. */
@@ -12,6 +13,9 @@ export interface PlannedCell {
   fencing: boolean;
   column: string;
   col: CellColumn;
+  /** The oracle table the cell is from, with its column id; absent for a user's cell of its own. */
+  table?: 'faults' | 'remedies';
+  columnId?: string;
   oracle: OracleCell;
   /** `oracle`, or the user's file and line (`fencepost.expectations.json:7`). */
   from: string;
@@ -19,20 +23,43 @@ export interface PlannedCell {
   why?: string;
 }
 
-export const cellKey = (c: { lock: string; fault: string; fencing: boolean }) =>
-  `${c.lock}|${c.fault}|${c.fencing ? 'fenced' : 'plain'}`;
+/**
+ * A cell's identity across shards, merges and baselines. The fault table's cells (and a user's own) are lock ×
+ * fault × fencing, as they always were; a remedy-table cell is its lock × scenario id, since several scenarios share
+ * one fault (the watchdog's pause, the restarts' restart-empty, long work's none) and would otherwise collide.
+ */
+export const cellKey = (c: {
+  lock: string;
+  fault: string;
+  fencing: boolean;
+  table?: 'faults' | 'remedies';
+  columnId?: string;
+}) =>
+  c.table === 'remedies'
+    ? `${c.lock}|remedies:${c.columnId}`
+    : `${c.lock}|${c.fault}|${c.fencing ? 'fenced' : 'plain'}`;
 
 /**
- * The oracle's matrix with the user's expectations applied: an entry naming an oracle cell replaces its
- * expectation (and measures it, even one the oracle decides by construction); any other entry (a plugin lock, a
- * fault the oracle has no column for) is a cell of its own, after the matrix, in the file's order.
+ * The oracle's tables (`--matrix`, default both: the fault table, then the failure modes and remedies) with the
+ * user's expectations applied: an entry naming a fault-table cell (lock × fault × fencing) replaces its expectation
+ * (and measures it, even one the oracle decides by construction); any other entry (a plugin lock, a fault the
+ * fault table has no column for) is a cell of its own, after the tables, in the file's order.
  */
-export function nightlyPlan(user: readonly UserExpectation[]): PlannedCell[] {
+export function nightlyPlan(user: readonly UserExpectation[], tables: MatrixTables = 'all'): PlannedCell[] {
   const byKey = new Map(user.map((u) => [cellKey(u), u]));
-  const plan: PlannedCell[] = matrixPlan('faults').map(({ lock, col, oracle }, index) => {
+  const plan: PlannedCell[] = matrixPlan(tables).map(({ lock, col, oracle }, index) => {
     const fault = col.faults.join(',') || 'none';
-    const base = { index, lock, fault, fencing: col.fencing, column: col.title, col };
-    const u = byKey.get(cellKey({ lock, fault, fencing: col.fencing }));
+    const base = {
+      index,
+      lock,
+      fault,
+      fencing: col.fencing,
+      column: col.title,
+      col,
+      table: col.table,
+      columnId: col.id,
+    };
+    const u = col.table === 'faults' ? byKey.get(cellKey({ lock, fault, fencing: col.fencing })) : undefined;
     if (!u) return { ...base, oracle, from: 'oracle' };
     byKey.delete(cellKey(u));
     return {

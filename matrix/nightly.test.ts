@@ -7,9 +7,10 @@ import type { RunOne } from './matrix.ts';
 import { nightlyCommand } from './nightly.ts';
 import type { NightlyCell, NightlyResult } from './nightly-result.ts';
 import { resolveConfig, type Config } from '../harness/options.ts';
-import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
+import { isRemedyRun, oracleExpectation } from '../test/support/oracle-expectation.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { matrixPlan } from './matrix.ts';
+import { cellKey } from './nightly-plan.ts';
 
 /**
  * The nightly job on a fake runner (no servers, like matrix.test.ts does for runMatrix): what it writes, its exit
@@ -22,11 +23,9 @@ type Shown = { valid: RunResults['valid']; lost?: number; stale?: number; hits?:
 
 /** What the oracle expects of a cell (a plugin's cells are safe), shown by a run whose fault hit. */
 function asExpected(c: Readonly<Config>): Shown {
-  const col = ORACLE_COLUMNS.find(
-    (col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing,
-  );
-  const o = col && c.lock in ORACLE ? ORACLE[c.lock as keyof typeof ORACLE][col.id] : { expect: 'safe' };
-  return o.expect === 'lost' ? { valid: false, lost: 4, hits: 2 } : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
+  return oracleExpectation(c) === 'lost'
+    ? { valid: false, lost: 4, hits: 2 }
+    : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
 }
 
 function fakeRunner(override: (c: Readonly<Config>) => Shown | undefined = () => undefined): RunOne {
@@ -67,9 +66,9 @@ const junitCase = (xml: string, name: string) =>
 /** A cell without where its runs are: what must be equal between a sharded and an unsharded night. */
 const decided = ({ runDir: _r, runs, ...c }: NightlyCell) => ({ ...c, runs: runs?.map(({ runDir: _d, ...r }) => r) });
 
-/** The fault table's size, from the oracle data: every cell is a JUnit case; those decided by construction skip. */
-const CELLS = matrixPlan('faults').length;
-const SKIPPED = matrixPlan('faults').filter((p) => p.oracle.decided === 'construction').length;
+/** Both tables' size, from the oracle data: every cell is a JUnit case; those decided by construction skip. */
+const CELLS = matrixPlan('all').length;
+const SKIPPED = matrixPlan('all').filter((p) => p.oracle.decided === 'construction').length;
 
 describe('nightly', () => {
   it('writes nightly.json, one JUnit case per cell, the summary, and exits 0 when every measured cell matches', async () => {
@@ -103,10 +102,48 @@ describe('nightly', () => {
     expect(fs.readFileSync(summaryFile, 'utf8')).toBe(`${summary}\n`);
   });
 
+  it('runs both tables by default, cells keyed apart, and closes with both counts; --matrix narrows it', async () => {
+    const both = await night([`--results=${path.join(root, 'both')}`]);
+    const r = read(both.dir);
+    expect(r.cells.filter((c) => c.table === 'faults')).toHaveLength(matrixPlan('faults').length);
+    expect(r.cells.filter((c) => c.table === 'remedies')).toHaveLength(matrixPlan('remedies').length);
+    // Three remedy scenarios share redis × pause-holder / restart-empty with the fault table: each keeps its own cell.
+    const keys = r.cells.map(cellKey);
+    expect(new Set(keys).size).toBe(keys.length);
+    const count = (t: 'faults' | 'remedies') => {
+      const plan = matrixPlan(t);
+      const m = plan.filter((p) => p.oracle.decided === 'measured').length;
+      const refusals = plan.filter((p) => p.oracle.decided === 'construction' && p.oracle.expect === 'refuse').length;
+      return `${m} measured: ${m} matched; ${plan.length - m} by construction, not run (${refusals} of ${refusals} refusals confirmed by the CLI)`;
+    };
+    expect(both.lines.join('\n')).toContain(
+      `nightly: exit 0; fault table: ${count('faults')} · remedy table: ${count('remedies')}`,
+    );
+    for (const t of ['faults', 'remedies'] as const) {
+      const one = await night([`--results=${path.join(root, `only-${t}`)}`, `--matrix=${t}`]);
+      const cells = read(one.dir).cells;
+      expect(cells).toHaveLength(matrixPlan(t).length);
+      expect(cells.every((c) => c.table === t)).toBe(true);
+    }
+  });
+
+  it.each([['--min-writes=0'], ['--concurrency=1']])('refuses %s before running anything (exit 254)', async (arg) => {
+    let ran = 0;
+    const err = await night([`--results=${path.join(root, 'trivial')}`, arg], async () => {
+      ran++;
+      throw new Error('must not run');
+    }).then(
+      () => null,
+      (e: unknown) => e as Error & { exitCode: number },
+    );
+    expect(err?.exitCode).toBe(254);
+    expect(ran).toBe(0);
+  });
+
   it('compares tonight with a baseline: verdict changes, and a latency regression flagged but not failed', async () => {
     const base = await night([`--results=${path.join(root, 'b1')}`]);
     const slower = fakeRunner((c) =>
-      c.lock === 'etcd' && c.nemesis?.length === 0 ? { valid: true, p99: 40 } : undefined,
+      c.lock === 'etcd' && c.nemesis?.length === 0 && !isRemedyRun(c) ? { valid: true, p99: 40 } : undefined,
     );
     const { code, dir } = await night([`--results=${path.join(root, 'b2')}`, `--baseline=${base.dir}`], slower);
     expect(code).toBe(0);

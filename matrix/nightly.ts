@@ -5,7 +5,15 @@ import { cellConfig, withoutOptions } from './cell-config.ts';
 import { HarnessError } from '../common/errors.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { expectationsPath, loadExpectations } from './expectations.ts';
-import { checkMatrixTimeLimit, constructionCell, isolatedRunner, measuredCell, type RunOne } from './matrix.ts';
+import {
+  checkMatrixEvidence,
+  checkMatrixTimeLimit,
+  constructionCell,
+  isolatedRunner,
+  measuredCell,
+  shapeOf,
+  type RunOne,
+} from './matrix.ts';
 import { matrixColumns } from './matrix-columns.ts';
 import { mergeShards } from './nightly-merge.ts';
 import { nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
@@ -22,7 +30,7 @@ import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 
-/** The CI-sized default: 10 s a run keeps the whole matrix to ~8 min on 2 cores (README, "Nightly chaos in CI"). */
+/** The CI-sized default: 10 s a run keeps both tables to ~16 min on 2 cores, ~6 min a shard of 3 (README, "Nightly chaos in CI"). */
 export const NIGHTLY_TIME_LIMIT_S = 10;
 
 /** Options that are the nightly job's own, or differ per machine or night: not part of a cell's settings. */
@@ -55,11 +63,12 @@ export async function nightlyCommand(
   const settings = nightlySettings(config);
   // The matrix's own Config: every cell's argv is derived from it (cell-config.ts), exactly as for --lock=all.
   const matrix = resolveConfig(['--lock=all', ...settings, `--results=${config.resultsDir}`, `--seed=${config.seed}`]);
-  // The nightly job runs the fault table (its cells are keyed lock × fault × fencing); see README.
-  checkMatrixTimeLimit(matrix, matrixColumns('faults'));
+  // The nightly job runs both tables unless --matrix narrows it (cells keyed so they do not collide: nightly-plan.ts).
+  checkMatrixTimeLimit(matrix, matrixColumns(matrix.matrix));
+  checkMatrixEvidence(matrix, 'nightly');
   const file = expectationsPath(config.expectations);
   const user = file ? loadExpectations(file) : [];
-  const plan = nightlyPlan(user);
+  const plan = nightlyPlan(user, matrix.matrix);
   // Every lock of the night resolved once, built-ins and the users' plugins alike: what it declares (servers, a
   // token, a lease to renew) decides its cells' options.
   const strategies = new Map<string, ResolvedStrategy>();
@@ -122,16 +131,17 @@ async function nightlyCell(
   next: () => number,
   log: (line: string) => void,
 ): Promise<NightlyCell> {
-  const base = { lock: p.lock, fault: p.fault, fencing: p.fencing, column: p.column };
+  const base = {
+    lock: p.lock,
+    fault: p.fault,
+    fencing: p.fencing,
+    column: p.column,
+    ...(p.table ? { table: p.table, columnId: p.columnId } : {}),
+  };
   const own = { index: p.index, from: p.from, ...(p.why ? { why: p.why } : {}) };
   if (p.oracle.decided === 'construction') {
     return {
-      ...constructionCell(
-        matrix,
-        base,
-        { strategy, faults: p.col.faults, fencing: p.fencing, seed: matrix.seed },
-        p.oracle,
-      ),
+      ...constructionCell(matrix, base, shapeOf(p.col, strategy, matrix.seed), p.oracle),
       ...own,
     };
   }
@@ -200,7 +210,23 @@ async function writeNight(
   const code = nightlyExit(result.cells);
   const out = log === consoleLog ? (text: string) => console.log(text) : log;
   out(
-    `\n  nightly: exit ${code}; ${tallyLine(tally(result.cells))}\n${written.map((f) => `  ${shownPath(f)}`).join('\n')}\n`,
+    `\n  nightly: exit ${code}; ${nightlyTallyLine(result.cells)}\n${written.map((f) => `  ${shownPath(f)}`).join('\n')}\n`,
   );
   return code;
+}
+
+/**
+ * The night's closing count, table by table (the fault table, the failure modes and remedies, then the user's own
+ * cells), each as `--lock=all` gives it: "fault table: 22 measured: 22 matched; 13 by construction … · remedy table: …".
+ */
+export function nightlyTallyLine(cells: readonly NightlyCell[]): string {
+  const groups: [string, NightlyCell[]][] = [
+    ['fault table', cells.filter((c) => c.table === 'faults' || (c.table === undefined && c.from === 'oracle'))],
+    ['remedy table', cells.filter((c) => c.table === 'remedies')],
+    ['your cells', cells.filter((c) => c.table === undefined && c.from !== 'oracle')],
+  ];
+  return groups
+    .filter(([, g]) => g.length > 0)
+    .map(([name, g]) => `${name}: ${tallyLine(tally(g))}`)
+    .join(' · ');
 }

@@ -102,10 +102,10 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
     'no-fault': measured('safe'),
     'pause-holder': measured('lost'),
     'restart-empty': construction('n/a', NO_REDIS),
-    // A run would inject nothing: the shim cannot move a Go binary's clock, so a "safe" would only repeat the no-fault cell.
+    // Not "safe (c)": a run would inject nothing, so it could show nothing either way, as for ZooKeeper below.
     clock: construction(
-      'safe',
-      'immune by construction: leases count down on the monotonic clock, and the LD_PRELOAD clock shim cannot move a Go binary (etcd) at all, so a run would inject nothing',
+      'n/a',
+      'the fault cannot reach it: the LD_PRELOAD clock shim cannot move a Go binary (etcd) at all, so a run would inject nothing (and its leases count down on the monotonic clock)',
     ),
     fencing: measured('safe'),
   },
@@ -123,7 +123,7 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
   postgres: {
     'no-fault': measured('safe'),
     'pause-holder': measured('safe'),
-    'restart-empty': construction('safe', NO_REDIS),
+    'restart-empty': construction('n/a', NO_REDIS),
     clock: measured('safe'),
     fencing: construction(
       'safe',

@@ -4,27 +4,33 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { EXIT_INTERRUPTED } from '../common/shutdown.ts';
-import { processesUnder, testResultsDir } from '../test/integration/processes.ts';
+import { processesUnder, recordedProcessesUnder, testResultsDir } from '../test/integration/processes.ts';
 
 const CLI = path.resolve('harness/cli.ts');
 
-/** Run the CLI as a user would and press Ctrl-C (SIGINT) once `when` matches its stderr. */
+/**
+ * Run the CLI as a user would and press Ctrl-C (SIGINT) once `when` matches its stderr; `recorded` is how many
+ * processes the run's pid files (under `results`) named then, so "nothing left running" afterwards is not vacuous.
+ */
 function interruptWhen(
   args: string[],
   when: RegExp,
-): Promise<{ code: number | null; stderr: string; signalled: boolean }> {
+  results: string,
+): Promise<{ code: number | null; stderr: string; signalled: boolean; recorded: number }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let signalled = false;
+    let recorded = 0;
     child.stderr.on('data', (d) => {
       stderr += d;
       if (!signalled && when.test(stderr)) {
         signalled = true;
+        recorded = recordedProcessesUnder(results).length;
         child.kill('SIGINT');
       }
     });
-    child.on('exit', (code) => resolve({ code, stderr, signalled }));
+    child.on('exit', (code) => resolve({ code, stderr, signalled, recorded }));
   });
 }
 
@@ -43,8 +49,9 @@ describe('Ctrl-C during a fault', () => {
     ],
   ])('%s: exit 130, nothing left running', async (_what, args, when) => {
     const results = testResultsDir('nemesis-interrupt');
-    const r = await interruptWhen([...args, '--time-limit=120', `--results=${results}`], when);
+    const r = await interruptWhen([...args, '--time-limit=120', `--results=${results}`], when, results);
     expect(r.signalled, r.stderr).toBe(true);
+    expect(r.recorded, 'the run recorded no live process when it was signalled').toBeGreaterThan(0);
     expect(r.code, r.stderr).toBe(EXIT_INTERRUPTED);
     // Children were SIGKILLed by the teardown; give the kernel a moment to reap them.
     let left = processesUnder(results);

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { processesUnder, testResultsDir } from './processes.ts';
+import { processesUnder, recordedProcessesUnder, testResultsDir } from './processes.ts';
 
 const CLI = path.resolve('harness/cli.ts');
 const dirs: string[] = [];
@@ -29,34 +29,40 @@ interface Exit {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** How many processes the run's pid files named when the signal went (so "none left" after it means something). */
+  recordedAtSignal?: number;
 }
 
-/** Run the CLI as a user would (node --import tsx harness/cli.ts …), optionally signalling it after `signalAfter` ms. */
+/** Run the CLI as a user would (node --import tsx harness/cli.ts …), optionally signalling it (`signalAfter`). */
 function cli(
   args: string[],
   opts: {
-    signalAfter?:
-      | { ms: number; signal: NodeJS.Signals }
-      | { when: (stderr: string) => boolean; signal: NodeJS.Signals };
+    /** Signal once stderr says `when` and the run's pid files (under `results`) name a live process. */
+    signalAfter?: { when: (stderr: string) => boolean; signal: NodeJS.Signals; results: string };
   } = {},
 ): Promise<Exit> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    let sent = false;
+    let armed = false;
+    let recordedAtSignal: number | undefined;
+    let exited = false;
     child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => {
+    child.stderr.on('data', async (d) => {
       stderr += d;
       const s = opts.signalAfter;
-      if (s && 'when' in s && !sent && s.when(stderr)) {
-        sent = true;
-        child.kill(s.signal);
-      }
+      if (!s || armed || !s.when(stderr)) return;
+      armed = true;
+      const deadline = Date.now() + 60_000;
+      while (!exited && Date.now() < deadline && recordedProcessesUnder(s.results).length === 0) await sleep(20);
+      recordedAtSignal = recordedProcessesUnder(s.results).length;
+      child.kill(s.signal);
     });
-    const s = opts.signalAfter;
-    if (s && 'ms' in s) setTimeout(() => child.kill(s.signal), s.ms);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.on('exit', (code) => {
+      exited = true;
+      resolve({ code, stdout, stderr, recordedAtSignal });
+    });
   });
 }
 
@@ -97,8 +103,9 @@ describe('CLI', () => {
   it('SIGINT during a doctor boot stops every node: zero of our processes remain', async () => {
     const results = resultsDir('cli-sigint-doctor');
     const r = await cli(['doctor', `--results=${results}`], {
-      signalAfter: { when: (e) => e.includes('booting'), signal: 'SIGINT' },
+      signalAfter: { when: (e) => e.includes('booting'), signal: 'SIGINT', results },
     });
+    expect(r.recordedAtSignal).toBeGreaterThan(0);
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/SIGINT — resuming paused processes/);
     expect(processesUnder(results)).toEqual([]);
@@ -119,8 +126,9 @@ describe('CLI', () => {
   it('SIGTERM during a run stops clients and nodes and keeps the history so far', async () => {
     const results = resultsDir('cli-sigterm-run');
     const r = await cli(['--lock=redis', '--time-limit=60', '--nemesis=none', `--results=${results}`], {
-      signalAfter: { when: (e) => /ok [1-9]/.test(e) || /\d+\/60 s/.test(e), signal: 'SIGTERM' },
+      signalAfter: { when: (e) => /ok [1-9]/.test(e) || /\d+\/60 s/.test(e), signal: 'SIGTERM', results },
     });
+    expect(r.recordedAtSignal).toBeGreaterThan(0);
     expect(r.code).toBe(130);
     expect(processesUnder(results)).toEqual([]);
     const runs = fs.readdirSync(path.join(results, 'redis'));
@@ -155,7 +163,8 @@ describe('CLI', () => {
     while (pidFiles() < 10) await sleep(50);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
-    expect(processesUnder(results).length).toBeGreaterThan(0);
+    // By its pid files, not its folder: under a 0700 checkout the servers' homes are in the OS temp folder.
+    expect(recordedProcessesUnder(results).length).toBeGreaterThan(0);
     const r = await cli(['cleanup', `--results=${results}`]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/stopped \d+ leftover process/);
