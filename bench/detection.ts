@@ -161,7 +161,7 @@ async function plan(): Promise<Plan[]> {
       if (o.expect !== 'lost' && !safeOfInterest) continue;
       out.push({
         cell: `${lock} × ${col.title}`,
-        expect: o.expect,
+        expect: o.expect === 'lost' ? 'lost' : 'safe',
         fault: col.faults[0] ?? 'none',
         config: (b, seed) =>
           cellConfig(b, {

@@ -128,3 +128,40 @@ describe('what a cell shows', () => {
     expect(matches('refuse', 'accepted')).toBe(false);
   });
 });
+
+describe('starvation (one client wrote every write)', () => {
+  const starvedRun = () =>
+    readRun(
+      evidence({
+        valid: 'unknown',
+        fault: null,
+        starvation: 'starvation: client 3 committed all 12 writes, the other 4 client(s) none',
+      }),
+    );
+
+  it('is read as starved, not as evidence of safety, and says which client wrote how much', () => {
+    expect(starvedRun()).toEqual({
+      seen: 'starved',
+      conclusive: false,
+      why: 'the verdict was unknown (starvation: client 3 committed all 12 writes, the other 4 client(s) none)',
+    });
+  });
+
+  it('a lost update outranks it: a starving run that lost an update is a counterexample', () => {
+    expect(readRun(evidence({ valid: false, lostUpdates: 1, starvation: 'starvation: …' })).seen).toBe('lost');
+  });
+
+  it('a cell is starved only when every run starved; one other unknown run makes it unknown', () => {
+    const starved: CellRun = { ...run('starved', false) };
+    expect(cellObservation([starved, starved, starved], 1)).toBe('starved');
+    expect(cellObservation([starved, run('unknown', false), starved], 1)).toBe('unknown');
+    expect(cellObservation([starved, run('safe', true)], 1)).toBe('safe');
+  });
+
+  it('matches only a cell that expects it: a safe cell that starved is a mismatch', () => {
+    expect(matches('starves', 'starved')).toBe(true);
+    expect(matches('safe', 'starved')).toBe(false);
+    expect(matches('starves', 'safe')).toBe(false);
+    expect(matches('starves', 'unknown')).toBe(false);
+  });
+});

@@ -20,6 +20,8 @@ export interface RunEvidence {
   failing: string[];
   /** Why the verdict was unknown (unknownWhy), shown on the cell when its runs stay unknown. */
   unknownWhy?: string;
+  /** Set when one client committed every write and the others none (starvation), in words; see `starvation`. */
+  starvation?: string;
 }
 
 /**
@@ -31,10 +33,18 @@ export function unknownWhy(
   r: Pick<RunResults, 'unknownReasons'> & { progress?: Pick<Progress, 'committedWrites' | 'writers'> },
   concurrency: number,
 ): string | undefined {
+  return starvation(r, concurrency) ?? r.unknownReasons?.[0];
+}
+
+/** Starvation in words — one client committed every write while the others committed none — or undefined. */
+export function starvation(
+  r: { progress?: Pick<Progress, 'committedWrites' | 'writers'> },
+  concurrency: number,
+): string | undefined {
   const p = r.progress;
   if (p && concurrency >= 2 && p.writers.length === 1 && p.committedWrites > 0)
     return `starvation: client ${p.writers[0]} committed all ${p.committedWrites} writes, the other ${concurrency - 1} client(s) none`;
-  return r.unknownReasons?.[0];
+  return undefined;
 }
 
 /**
@@ -56,6 +66,14 @@ export function readRun(e: RunEvidence): Pick<CellRun, 'seen' | 'conclusive' | '
     ].filter(Boolean);
     return { seen, conclusive: true, ...(why.length ? { why: why.join('; ') } : {}) };
   }
+  // Starvation is a finding about the lock's liveness, not evidence of safety: inconclusive for "safe" (the run is
+  // replaced like any unknown one), and a cell whose every run starved shows it (cellObservation).
+  if (seen === 'unknown' && e.starvation)
+    return {
+      seen: 'starved',
+      conclusive: false,
+      why: `the verdict was unknown (${e.starvation})${missed ? `; ${missed}` : ''}`,
+    };
   if (seen === 'unknown' && e.unknownWhy)
     return { seen, conclusive: false, why: `the verdict was unknown (${e.unknownWhy})${missed ? `; ${missed}` : ''}` };
   if (seen === 'unknown')
@@ -79,15 +97,16 @@ export function needsAnotherRun(runs: readonly CellRun[], wanted: number, maxRer
 
 /**
  * What a measured cell's runs showed together. A lost update in any run is a counterexample (readRun makes every
- * one conclusive), so it settles "lost"; "safe" needs `wanted` conclusive runs without one; anything less is
- * "unknown".
+ * one conclusive), so it settles "lost"; "safe" needs `wanted` conclusive runs without one; a cell whose every run
+ * starved (one client wrote everything) is "starved"; anything else less is "unknown".
  */
 export function cellObservation(runs: readonly CellRun[], wanted: number): Observation {
   if (runs.some((r) => r.seen === 'failed')) return 'failed';
   const conclusive = runs.filter((r) => r.conclusive);
   if (conclusive.some((r) => r.seen === 'lost')) return 'lost';
   if (conclusive.some((r) => r.seen === 'invalid')) return 'invalid';
-  return conclusive.length >= wanted ? 'safe' : 'unknown';
+  if (conclusive.length >= wanted) return 'safe';
+  return runs.length > 0 && runs.every((r) => r.seen === 'starved') ? 'starved' : 'unknown';
 }
 
 /**
@@ -98,6 +117,7 @@ export function cellObservation(runs: readonly CellRun[], wanted: number): Obser
 export function matches(expect: Expectation, seen: Observation): boolean {
   if (expect === 'lost') return seen === 'lost' || seen === 'invalid';
   if (expect === 'safe') return seen === 'safe';
+  if (expect === 'starves') return seen === 'starved';
   if (expect === 'refuse') return seen === 'refuse';
   return false;
 }

@@ -3,14 +3,24 @@
  * runs behind it and what they showed, and whether they agree. The matrix runner fills these; the matrix page
  * draws them. `runDir` is the run the cell links to (empty when none started, e.g. a refused combination).
  */
-export type Expectation = 'safe' | 'lost' | 'n/a' | 'refuse';
+export type Expectation = 'safe' | 'lost' | 'starves' | 'n/a' | 'refuse';
 
 /**
  * What a cell showed. `invalid`: the verdict was INVALID without a lost update (an overlap the resource confirmed,
  * a token going backwards); `failed`: the harness threw; `accepted`: the CLI took a combination the oracle says it
- * must refuse; `not run`: decided by construction.
+ * must refuse; `not run`: decided by construction; `starved`: every run's verdict was unknown because one client
+ * committed every write while the others committed none (and none lost an update).
  */
-export type Observation = 'safe' | 'lost' | 'invalid' | 'unknown' | 'failed' | 'refuse' | 'accepted' | 'not run';
+export type Observation =
+  | 'safe'
+  | 'lost'
+  | 'invalid'
+  | 'starved'
+  | 'unknown'
+  | 'failed'
+  | 'refuse'
+  | 'accepted'
+  | 'not run';
 
 /** What one run of a measured cell showed. */
 export interface CellRun {
@@ -23,7 +33,7 @@ export interface CellRun {
   /** How often the cell's fault hit (a holder paused, a node holding the key struck); absent when not known. */
   faultHits?: number;
   /** The run in the oracle's terms. */
-  seen: 'safe' | 'lost' | 'invalid' | 'unknown' | 'failed';
+  seen: 'safe' | 'lost' | 'invalid' | 'starved' | 'unknown' | 'failed';
   /** Whether the run can decide its cell; an inconclusive one is run again (with the next seed), up to a cap. */
   conclusive: boolean;
   /** Why it was inconclusive, which checkers failed, or the harness's error. */

@@ -88,6 +88,8 @@ function observedText(c: MatrixCell): string {
       return 'safe';
     case 'invalid':
       return 'INVALID, no lost update';
+    case 'starved':
+      return 'starves: one client wrote every write';
     case 'refuse':
       return 'refused';
     case 'accepted':
@@ -266,7 +268,7 @@ function remedyGrid(cells: readonly MatrixCell[], locks: readonly string[], outD
   return (
     `<h2>Failure modes and remedies, every cell <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · each run links to its report</span></h2>` +
     `<p class="aside">Long work is a 2.5 s critical section under a 1 s TTL (--think=2500 --ttl=1000) with no fault; its cells run at least 30 s, so a safe cell can commit the 10 writes a VALID verdict needs at one write per ~2.6 s. ` +
-    `The restart remedies fire restart-empty as the fault table does (every ≤ 500 ms, think ≥ 0.4 × TTL), with --redis-persistence=aof-always, or with --restart-delay raised to the TTL for at least 20 s (the masters stay down a TTL each time, so a shorter run commits too few writes for a VALID). Postgres's long-work cell is decided by construction: it holds no lease, and under a 2.5 s think one client wins every round, so no run has the two writing clients a VALID needs. The paused holder with --watchdog is paused every ≤ 1 s for at least 20 s: whether the resumed holder writes before its watchdog's overdue renewal fails is a race, shot by shot. The remedies' switches (--watchdog, --restart-delay, --redis-persistence) are the scenario's: the matrix's own are not passed to these cells.</p>` +
+    `The restart remedies fire restart-empty as the fault table does (every ≤ 500 ms, think ≥ 0.4 × TTL), with --redis-persistence=aof-always, or with --restart-delay raised to the TTL for at least 20 s (the masters stay down a TTL each time, so a shorter run commits too few writes for a VALID). Postgres's long-work cell is measured and expected to starve: it holds no lease, but under a 2.5 s think one client wins every round (it re-reads first after its own commit), so no run has the two writing clients a VALID needs — a liveness finding, shown with which client wrote how much. The paused holder with --watchdog is paused every ≤ 1 s for at least 20 s: whether the resumed holder writes before its watchdog's overdue renewal fails is a race, shot by shot. The remedies' switches (--watchdog, --restart-delay, --redis-persistence) are the scenario's: the matrix's own are not passed to these cells.</p>` +
     `<table class="matrix"><thead><tr><th></th>${ids.map((id) => `<th>${h(title.get(id)!)}</th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>`
   );
 }

@@ -74,9 +74,9 @@ const key = (c: Readonly<Config>) => `${c.lock}|${c.nemesis?.join(',') || 'none'
 
 /** What the oracle expects of a cell, shown by a run whose fault hit (and, fenced, whose fence refused writes). */
 function asExpected(c: Readonly<Config>): Shown {
-  return oracleExpectation(c) === 'lost'
-    ? { valid: false, lost: 4, hits: 2 }
-    : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
+  const e = oracleExpectation(c);
+  if (e === 'starves') return { valid: 'unknown', writes: { 3: 12 }, hits: 2 };
+  return e === 'lost' ? { valid: false, lost: 4, hits: 2 } : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
 }
 
 /** A fake runner: records every config it was given; `override` decides some cells' runs, the rest go as expected. */
@@ -349,7 +349,7 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     expect(m.code).toBe(1);
   });
 
-  it('a cell whose runs stay unknown shows unknown with the reason, naming starvation (which client wrote how much)', async () => {
+  it('a cell whose every run starved shows starvation as its finding, naming which client wrote how much', async () => {
     const starved = {
       valid: 'unknown' as const,
       writes: { 3: 12 },
@@ -360,12 +360,26 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     );
     const m = await matrix(['--matrix=remedies'], fake);
     const cell = m.cells.find((c) => c.lock === 'postgres' && c.columnId === 'long-work')!;
-    expect(cell).toMatchObject({ decided: 'measured', expected: 'safe', observed: 'unknown', matched: false });
+    // The oracle expects the starvation (a liveness finding): three runs, all starved, match it.
+    expect(cell).toMatchObject({ decided: 'measured', expected: 'starves', observed: 'starved', matched: true });
+    expect(cell.runs).toHaveLength(3);
     expect(cell.note).toBe(
-      'inconclusive after 3 runs: the verdict was unknown (starvation: client 3 committed all 12 writes, the other 4 client(s) none)',
+      'starved in all 3 runs: the verdict was unknown (starvation: client 3 committed all 12 writes, the other 4 client(s) none)',
     );
     // The page shows the reason on the cell itself.
     expect(m.html).toContain('starvation: client 3 committed all 12 writes, the other 4 client(s) none');
+  });
+
+  it('a cell whose runs stay unknown for another reason shows unknown with it, and never matches starves', async () => {
+    const fake = fakeRunner((c) =>
+      c.lock === 'postgres' && isRemedyRun(c) && !c.nemesis?.length
+        ? { valid: 'unknown', unknownReasons: ['too few committed writes: 3 (at least 10 needed)'] }
+        : undefined,
+    );
+    const m = await matrix(['--matrix=remedies'], fake);
+    const cell = m.cells.find((c) => c.lock === 'postgres' && c.columnId === 'long-work')!;
+    expect(cell).toMatchObject({ expected: 'starves', observed: 'unknown', matched: false });
+    expect(cell.note).toContain('too few committed writes');
   });
 
   it.each([

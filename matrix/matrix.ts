@@ -9,14 +9,14 @@ import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
-import { cellObservation, matches, needsAnotherRun, readRun, unknownWhy } from './cell-outcome.ts';
+import { cellObservation, matches, needsAnotherRun, readRun, starvation, unknownWhy } from './cell-outcome.ts';
 import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { faultHits } from './cell-hits.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-columns.ts';
-import { MAX_RERUNS, type OracleCell } from './oracle.ts';
+import { MAX_RERUNS, type MeasuredExpectation, type OracleCell } from './oracle.ts';
 import type { Config } from '../harness/options.ts';
 import { runTimestamp } from '../store/results-store.ts';
 import { runTest, type RunOutcome } from '../harness/run.ts';
@@ -109,7 +109,7 @@ export async function measuredCell(
   base: CellBase,
   strategy: ResolvedStrategy,
   col: CellColumn,
-  expect: 'safe' | 'lost',
+  expect: MeasuredExpectation,
   run: RunOne,
   progress: (line: string) => void,
 ): Promise<MatrixCell> {
@@ -135,6 +135,7 @@ export async function measuredCell(
         faultHits: hits,
         failing,
         unknownWhy: unknownWhy(r, cell.concurrency),
+        starvation: starvation(r, cell.concurrency),
       });
       runs.push({
         seed,
@@ -170,11 +171,13 @@ export async function measuredCell(
   const note =
     observed === 'failed'
       ? `the harness failed: ${runs.at(-1)!.why}`
-      : observed === 'unknown'
-        ? `inconclusive after ${runs.length} runs: ${[...new Set(runs.map((r) => r.why).filter(Boolean))].join('; ')}`
-        : inconclusive
-          ? `${inconclusive} of ${runs.length} runs inconclusive, replaced`
-          : undefined;
+      : observed === 'starved'
+        ? `starved in all ${runs.length} runs: ${runs.at(-1)!.why}`
+        : observed === 'unknown'
+          ? `inconclusive after ${runs.length} runs: ${[...new Set(runs.map((r) => r.why).filter(Boolean))].join('; ')}`
+          : inconclusive
+            ? `${inconclusive} of ${runs.length} runs inconclusive, replaced`
+            : undefined;
   return {
     ...base,
     decided: 'measured',

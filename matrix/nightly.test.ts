@@ -19,13 +19,21 @@ import { cellKey } from './nightly-plan.ts';
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-nightly-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-type Shown = { valid: RunResults['valid']; lost?: number; stale?: number; hits?: number; p99?: number };
+type Shown = {
+  valid: RunResults['valid'];
+  lost?: number;
+  stale?: number;
+  hits?: number;
+  p99?: number;
+  /** One client committed all of these writes, the others none (starvation). */
+  starvedWrites?: number;
+};
 
 /** What the oracle expects of a cell (a plugin's cells are safe), shown by a run whose fault hit. */
 function asExpected(c: Readonly<Config>): Shown {
-  return oracleExpectation(c) === 'lost'
-    ? { valid: false, lost: 4, hits: 2 }
-    : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
+  const e = oracleExpectation(c);
+  if (e === 'starves') return { valid: 'unknown', starvedWrites: 12, hits: 2 };
+  return e === 'lost' ? { valid: false, lost: 4, hits: 2 } : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
 }
 
 function fakeRunner(override: (c: Readonly<Config>) => Shown | undefined = () => undefined): RunOne {
@@ -40,6 +48,7 @@ function fakeRunner(override: (c: Readonly<Config>) => Shown | undefined = () =>
       checkers: { 'lost-updates': { valid: s.valid } },
       latency: { acquire: q, read: q, write: q, release: q },
       ...(fault && s.hits !== undefined ? { faultHits: { [fault]: { fired: 2, hit: s.hits, shots: [] } } } : {}),
+      ...(s.starvedWrites ? { progress: { committedWrites: s.starvedWrites, writers: [3] } } : {}),
     } as unknown as RunResults;
     const runDir = path.join(
       config.resultsDir,

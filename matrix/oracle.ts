@@ -6,11 +6,19 @@ import type { BuiltinLock } from '../workloads/lock-names.ts';
  * `--lock=all` runs the measured cells and marks each as matching or contradicting this table. If an unsafe cell
  * shows no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
  */
+/** What a measured cell can be expected to show. */
+export type MeasuredExpectation = 'safe' | 'lost' | 'starves';
+
 export type Expectation =
   /** no lost updates (and, when fenced, stale writes are rejected rather than applied) */
   | 'safe'
   /** lost updates must show up */
   | 'lost'
+  /**
+   * a liveness finding, not a safety one: no lost update, but one client commits every write while the others
+   * commit none, run after run (so no run has the two writers a VALID needs)
+   */
+  | 'starves'
   /** the CLI must refuse the combination with an explanation (exit 254) */
   | 'refuse'
   /** not applicable: the fault doesn't touch this strategy's servers */
@@ -23,7 +31,7 @@ export type Expectation =
  * running the CLI's option validation, without starting anything). `reason` says which.
  */
 export type OracleCell =
-  | { decided: 'measured'; expect: 'safe' | 'lost' }
+  | { decided: 'measured'; expect: MeasuredExpectation }
   | { decided: 'construction'; expect: Expectation; reason: string };
 
 export interface OracleColumn {
@@ -61,7 +69,7 @@ export const ORACLE_COLUMNS: readonly OracleColumn[] = [
   { id: 'fencing', title: 'with --fencing (holder paused)', faults: ['pause-holder'], fencing: true },
 ];
 
-const measured = (expect: 'safe' | 'lost'): OracleCell => ({ decided: 'measured', expect });
+const measured = (expect: MeasuredExpectation): OracleCell => ({ decided: 'measured', expect });
 const construction = (expect: Expectation, reason: string): OracleCell => ({ decided: 'construction', expect, reason });
 
 const NO_LOCK = 'no lock: there is nothing for the fault to break, the no-fault cell already measures the loss';

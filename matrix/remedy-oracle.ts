@@ -1,6 +1,6 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { BuiltinLock } from '../workloads/lock-names.ts';
-import type { OracleCell } from './oracle.ts';
+import type { MeasuredExpectation, OracleCell } from './oracle.ts';
 
 /**
  * The matrix's second table: the failure modes the brief names beyond the fault columns, and the remedies it
@@ -129,7 +129,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
   },
 ];
 
-const measured = (expect: 'safe' | 'lost'): OracleCell => ({ decided: 'measured', expect });
+const measured = (expect: MeasuredExpectation): OracleCell => ({ decided: 'measured', expect });
 const construction = (expect: OracleCell['expect'], reason: string): OracleCell => ({
   decided: 'construction',
   expect,
@@ -203,10 +203,11 @@ export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
   // Row + version: the write itself is the compare-and-set, so nothing that delays or outlives a lease matters.
   postgres: {
     failover: construction('n/a', NO_PAIR),
-    // Measured, not decided: no lease exists for long work to outlive, but under a 2.5 s think one client has won
-    // every round so far (the others' versions are stale by then), so the runs stay unknown for want of a second
-    // writer. Starvation is a finding: the cell shows `unknown`, naming which client wrote how much.
-    'long-work': measured('safe'),
+    // Measured, not decided: no lease exists for long work to outlive, but under a 2.5 s think one client wins
+    // every round — it re-reads first after its own commit, so it also writes first, and the others' versions are
+    // stale by the time their think ends — so no run has the second writer a VALID needs (3 runs in a row, every
+    // time measured). Starvation is the finding: the cell expects it and shows which client wrote how much.
+    'long-work': measured('starves'),
     'long-work-watchdog': construction('refuse', NO_WATCHDOG),
     'pause-watchdog': construction('refuse', NO_WATCHDOG),
     'restart-delay': construction('n/a', NO_REDIS),
