@@ -298,8 +298,7 @@ function summary(config: Readonly<Config>, runDir: string, r: RunResults): strin
   ];
   for (const [name, c] of Object.entries(r.checkers))
     lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
-  for (const [f, c] of Object.entries(r.faultHits ?? {}))
-    if (c.hit !== null) lines.push(`  fault ${f}: fired ${c.fired}, hit ${c.hit}`);
+  for (const [f, c] of Object.entries(r.faultHits ?? {})) lines.push(`  fault ${f}: fired ${c.fired}, hit ${c.hit}`);
   for (const l of r.lostUpdateDetails.slice(0, 3)) {
     lines.push(
       `  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`,

@@ -17,6 +17,7 @@ const AIM_TIMEOUT_MS = 10_000;
 export const pauseHolder: FaultExecutor = {
   name: 'pause-holder',
   needs: { minRunMs: pastTheHold },
+  refusal: () => null,
   unavailable: () => null,
   async start(ctx) {
     const { clients, config } = ctx;
