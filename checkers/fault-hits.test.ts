@@ -399,6 +399,14 @@ describe('faultHits', () => {
     ]);
   });
 
+  it('clock on an etcd member (a run from before it was refused) is a miss: the shim cannot move etcd', () => {
+    const aim = { process: 0, account: 0, readIndex: 3, atIndex: 4, struck: ['etcd[1]'] };
+    const shot = faultHits(history(section(), nemesis('clock', 'start', { aim }), write0(), finalState())).clock
+      .shots[0];
+    expect(shot.hit).toBe(false);
+    expect(shot.evidence).toMatch(/^it struck etcd\[1\]: etcd is a Go binary .*cannot move it/);
+  });
+
   it('a fault whose start failed is a shot that missed, with the error', () => {
     const failed = (phase: 'start' | 'end', note: string): Event => ({
       process: 'nemesis',

@@ -3,6 +3,7 @@ import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { FaultAim } from '../nemesis/fault-aim.ts';
 import { isRecord } from '../common/is-record.ts';
+import { shimCannotMove } from '../nemesis/faults/clock-note.ts';
 
 /** One injection of a fault (a `start` record) and what the history says it did. */
 export interface FaultShot {
@@ -186,7 +187,13 @@ export const JUDGES: Readonly<Record<string, Judge>> = {
     return short ? { ...shot, hit: false, evidence: short } : shot;
   },
   'restart-empty': (start, _end, h, byProcess) => judge(start, h, byProcess),
-  clock: (start, _end, h, byProcess) => judge(start, h, byProcess),
+  clock: (start, _end, h, byProcess) => {
+    // A run from before clock was refused for etcd: its jump on an etcd member moved nothing (clock-note.ts).
+    const struck = readAim(paramsOf(start).aim)?.struck ?? [];
+    if (struck.length && struck.every((n) => /^etcd\[\d+\]$/.test(n)))
+      return hitOrMiss(start, `it struck ${struck.join(', ')}: ${shimCannotMove('etcd')}`, '');
+    return judge(start, h, byProcess);
+  },
   'delay-write': (start, end) => judgeByEnd(start, end),
   'pause-node': (start) => {
     const p = paramsOf(start);

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { watchdogEveryMs } from '../../workloads/client-protocol.ts';
 import type { CriticalSection } from '../critical-sections.ts';
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
@@ -38,6 +40,28 @@ export function writeLeadMs(
 }
 
 /**
+ * Resolves once the client's main thread is back in its event loop (`/proc/<pid>/wchan`: epoll_wait), or after
+ * `budgetMs`: whether it got there (false too when /proc cannot tell, e.g. a process in another pid namespace).
+ * The read's `ok` is sent before the client arms its think timer; a SIGSTOP that lands in between has the timer
+ * armed only after SIGCONT — 100 ms after the overdue renewal, whose answer (lock-lost) then skips the write. Once
+ * the thread waits in epoll, everything that follows the read up to the think sleep has run.
+ */
+async function armedItsThink(pid: number, budgetMs: number): Promise<boolean> {
+  const until = performance.now() + budgetMs;
+  for (;;) {
+    let wchan: string;
+    try {
+      wchan = fs.readFileSync(`/proc/${pid}/wchan`, 'utf8');
+    } catch {
+      return false;
+    }
+    if (wchan.includes('epoll')) return true;
+    if (performance.now() >= until) return false;
+    await sleep(1);
+  }
+}
+
+/**
  * Kleppmann's scenario, made deterministic: the next client to enter its critical section (a `read` ok: it
  * holds the lock and has read the balance) is SIGSTOPped from outside before it can write, for `--pause` ms
  * (default 1.5 × TTL, so its lease, TTL or session runs out meanwhile); then SIGCONT. It resumes believing it
@@ -45,7 +69,8 @@ export function writeLeadMs(
  *
  * The SIGSTOP is sent synchronously from the journal listener that sees the read: the client is then still
  * sleeping its think time, so the stop always lands inside the critical section. With --watchdog it strikes only
- * a section whose write comes due before the holder's next renewal (writeLeadMs), so the resumed holder writes.
+ * a section whose write comes due before the holder's next renewal (writeLeadMs), and only once the holder has
+ * armed its think timer (armedItsThink, at most a quarter of --think later), so the resumed holder writes first.
  */
 export const pauseHolder: FaultExecutor = {
   name: 'pause-holder',
@@ -56,17 +81,26 @@ export const pauseHolder: FaultExecutor = {
     const { clients, config } = ctx;
     let pid = 0;
     let strike: Strike = { atIndex: 0, atTime: 0 };
+    let waitedForThink: boolean | undefined;
     const section = await ctx.sections.next(
       ctx.signal,
       AIM_TIMEOUT_MS,
       (s) => !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited && writeLeadMs(s, config) !== null,
       (s) => {
         pid = clients.clients[s.slot].pid;
+        if (config.watchdog) return; // stopped below, once its think timer is armed
         clients.signal(s.slot, 'SIGSTOP');
         strike = strikeNow(ctx.journal);
       },
     );
     if (!section) return null;
+    if (config.watchdog) {
+      waitedForThink = await armedItsThink(pid, config.thinkMs / 4);
+      const c = clients.clients[section.slot];
+      if (c.exited || ctx.signal.aborted) return null;
+      clients.signal(section.slot, 'SIGSTOP');
+      strike = strikeNow(ctx.journal);
+    }
     return {
       targets: [`client p${section.process} (pid ${pid})`],
       params: {
@@ -76,7 +110,7 @@ export const pauseHolder: FaultExecutor = {
         account: section.account,
         readIndex: section.readIndex,
         // With --watchdog: how many ms before its next renewal the holder's write was due (see writeLeadMs).
-        ...(config.watchdog ? { writeLeadMs: writeLeadMs(section, config) } : {}),
+        ...(config.watchdog ? { writeLeadMs: writeLeadMs(section, config), thinkArmed: waitedForThink } : {}),
         aim: aimAt(section, strike),
       },
       holdMs: config.pauseMs,
