@@ -26,10 +26,13 @@ export interface CheckRunOptions {
    */
   exclusive?: boolean;
   /**
-   * The run's fault list (test.json `faults`). Each fault of it that aims at the lock must have hit at least once,
-   * or the verdict is `unknown`. Default none: a history checked on its own demands nothing of its faults.
+   * The run's fault list (test.json `faults`). Each fault of it must have fired and acted at least once, by its own
+   * evidence (fault-hits.ts), or the verdict is `unknown`. Default none: a history checked on its own demands
+   * nothing of its faults.
    */
   faults?: readonly string[];
+  /** Faults of the list the run left out (test.json `skippedFaults`), with why: the reason they never fired. */
+  skippedFaults?: Readonly<Record<string, string>>;
   /** The strategy's token kind: `monotonic` holds its grants to the token-order checker. */
   token?: 'monotonic' | 'version' | 'none';
   /**
@@ -50,10 +53,17 @@ export function checkOptionsFor(test: {
   skippedFaults?: unknown;
 }): CheckRunOptions {
   const c = test.config;
-  // A fault that did not apply to the run (restart-empty without Redis) was never injected: nothing to hit.
-  const skipped = test.skippedFaults && typeof test.skippedFaults === 'object' ? Object.keys(test.skippedFaults) : [];
+  // A fault the run left out (it did not apply) was never injected: it still counts against a VALID — a run that
+  // tested nothing of it is no evidence about it — and its reason says why it never fired.
+  const skipped =
+    test.skippedFaults && typeof test.skippedFaults === 'object'
+      ? Object.fromEntries(
+          Object.entries(test.skippedFaults as Record<string, unknown>).map(([f, w]) => [f, String(w)]),
+        )
+      : {};
   return {
-    ...(Array.isArray(test.faults) ? { faults: test.faults.map(String).filter((f) => !skipped.includes(f)) } : {}),
+    ...(Array.isArray(test.faults) ? { faults: test.faults.map(String) } : {}),
+    ...(Object.keys(skipped).length ? { skippedFaults: skipped } : {}),
     // The version column is the postgres strategy's fence: hold it to the fencing promises too.
     fencing: test.config?.fencing === true || test.strategy?.token === 'version',
     exclusive: test.strategy?.exclusive !== false,
@@ -127,7 +137,7 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
   // Progress first (nothing written says more than a fault that missed), then the faults that never hit.
   const reasons = [
     ...(opts.evidence ? unknownReasons({ progress }, opts.evidence) : []),
-    ...faultHitReasons(hits, opts.faults ?? []),
+    ...faultHitReasons(hits, opts.faults ?? [], opts.skippedFaults),
   ];
   return {
     // false > unknown > true: a run the checkers found INVALID stays INVALID whatever its faults did.

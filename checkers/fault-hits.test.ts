@@ -141,7 +141,7 @@ describe('faultHits', () => {
     );
     expect(miss['delay-write']).toMatchObject({ fired: 1, hit: 0 });
     expect(faultHitReasons(miss, ['delay-write'])[0]).toMatch(
-      /^delay-write fired 1 time but never held the holder's write in flight \(first miss, #4: p0 sent no write while held\)/,
+      /^delay-write fired 1 time but never held the holder's write in flight for a TTL \(first miss, #4: p0 sent no write while held\)/,
     );
     // A run that ended during the hold has no end record: not a hit.
     expect(faultHits(history(section(), start, write0()))['delay-write'].shots[0]).toMatchObject({ hit: false });
@@ -222,21 +222,262 @@ describe('faultHits', () => {
     ]);
   });
 
-  it('counts faults that do not aim at the lock without judging them', () => {
+  // Was "counts faults that do not aim at the lock without judging them" (hit: null, no reason): every fault is
+  // now judged by its own evidence, and one that fired without it is a reason against VALID (issue 18).
+  it('partition: a hit only when its proxies held real bytes (end record `heldBytes`)', () => {
     const hits = faultHits(
-      history(nemesis('partition', 'start'), nemesis('partition', 'end'), nemesis('partition', 'start')),
+      history(
+        nemesis('partition', 'start', { durationMs: 3000, proxies: ['etcd[0]', 'etcd[2]'] }, ['clients ⇹ etcd[0]']),
+        nemesis('partition', 'end', { heldBytes: { 'etcd[0]': 412, 'etcd[2]': 0 } }),
+        nemesis('partition', 'start', { durationMs: 3000, proxies: ['etcd[1]'] }),
+        nemesis('partition', 'end', { heldBytes: { 'etcd[1]': 0 } }),
+        nemesis('partition', 'start'),
+        nemesis('partition', 'end'),
+        nemesis('partition', 'start'),
+      ),
     );
-    expect(hits).toEqual({ partition: { fired: 2, hit: null, shots: [] } });
+    expect(hits).toEqual({
+      partition: {
+        fired: 4,
+        hit: 1,
+        shots: [
+          { index: 0, hit: true, evidence: 'held 412 bytes (etcd[0]: 412)' },
+          { index: 2, hit: false, evidence: 'no client sent a byte through etcd[1] meanwhile' },
+          {
+            index: 4,
+            hit: false,
+            evidence: 'its end record counts no bytes (a run from before the proxies counted them)',
+          },
+          { index: 6, hit: false, evidence: 'no end record: the run ended before it was healed' },
+        ],
+      },
+    });
     expect(faultHitReasons(hits, ['partition'])).toEqual([]);
+  });
+
+  it('partition and latency that held nothing are reasons: "X fired N times but …"', () => {
+    const hits = faultHits(
+      history(
+        nemesis('partition', 'start'),
+        nemesis('partition', 'end', { heldBytes: { pg: 0 } }),
+        nemesis('latency', 'start', { oneWayMs: 25 }),
+        nemesis('latency', 'end', { heldBytes: { pg: 0 } }),
+      ),
+    );
+    expect(hits.latency).toMatchObject({ fired: 1, hit: 0 });
+    expect(faultHitReasons(hits, ['partition', 'latency'])).toEqual([
+      'partition fired 1 time but never held a byte between the clients and the servers (first miss, #0: no client sent a byte through pg meanwhile)',
+      'latency fired 1 time but never delayed a byte between the clients and the servers (first miss, #2: no client sent a byte through pg meanwhile)',
+    ]);
+    const delayed = faultHits(
+      history(nemesis('latency', 'start', { oneWayMs: 25 }), nemesis('latency', 'end', { heldBytes: { pg: 96 } })),
+    );
+    expect(delayed.latency.shots[0]).toEqual({ index: 0, hit: true, evidence: 'delayed 96 bytes (pg: 96)' });
+  });
+
+  it('pause-node: a hit when it stopped live processes of a server, naming whether it was the leader', () => {
+    const hits = faultHits(
+      history(
+        nemesis('pause-node', 'start', { pids: [41, 42], stopped: true, leader: true }, ['etcd leader etcd[1]']),
+        nemesis('pause-node', 'end'),
+        nemesis('pause-node', 'start', { pids: [43], stopped: true, leader: false }, ['etcd[2]']),
+        nemesis('pause-node', 'end'),
+        nemesis('pause-node', 'start', { pids: [], stopped: false, leader: false }, ['etcd[0]']),
+        nemesis('pause-node', 'end'),
+      ),
+    );
+    expect(hits['pause-node'].shots.map((s) => [s.hit, s.evidence])).toEqual([
+      [true, 'stopped etcd leader etcd[1] (pid 41, 42, the leader)'],
+      [true, 'stopped etcd[2] (pid 43, not the leader)'],
+      [false, 'it stopped no live process of etcd[0]'],
+    ]);
+    expect(hits['pause-node'].hit).toBe(2);
+  });
+
+  it('pause-client: a hit when it stopped a live client', () => {
+    const hits = faultHits(
+      history(
+        nemesis('pause-client', 'start', { slot: 1, pid: 77, stopped: true }, ['client p1 (pid 77)']),
+        nemesis('pause-client', 'end'),
+        nemesis('pause-client', 'start', { slot: 2, pid: 78, stopped: false }, ['client p2 (pid 78)']),
+        nemesis('pause-client', 'end'),
+      ),
+    );
+    expect(hits['pause-client'].shots.map((s) => [s.hit, s.evidence])).toEqual([
+      [true, 'stopped client p1 (pid 77)'],
+      [false, 'client p2 (pid 78) was not a live process when stopped'],
+    ]);
+  });
+
+  it('kill: a hit only when the killed member restarted and answered a probe', () => {
+    const hits = faultHits(
+      history(
+        nemesis('kill', 'start', { leader: true, withData: true }, ['zk leader zk[0]']),
+        nemesis('kill', 'end', { restartedInMs: 850, rejoined: true }),
+        nemesis('kill', 'start', { leader: false }, ['zk[1]']),
+        {
+          ...nemesis('kill', 'end', { restartedInMs: 900, rejoined: false }),
+          value: {
+            phase: 'end',
+            targets: [],
+            params: { rejoined: false },
+            note: 'zk[1] did not answer after its restart: ECONNREFUSED',
+          },
+        },
+        nemesis('kill', 'start', { leader: false }, ['zk[2]']),
+      ),
+    );
+    expect(hits.kill.shots.map((s) => [s.hit, s.evidence])).toEqual([
+      [true, 'killed zk leader zk[0]; it restarted with its data and answered a probe 850 ms later'],
+      [
+        false,
+        'zk[1] was killed but did not answer a probe after its restart (zk[1] did not answer after its restart: ECONNREFUSED)',
+      ],
+      [false, 'the run ended before zk[2] was restarted'],
+    ]);
+    expect(faultHitReasons(faultHits(history(nemesis('kill', 'start', {}, ['zk[2]']))), ['kill'])).toEqual([
+      'kill fired 1 time but never killed a server that then rejoined (first miss, #0: the run ended before zk[2] was restarted)',
+    ]);
+  });
+
+  it('failover: a hit when the promoted replica lacked the key while the holder was inside its section', () => {
+    const aim = { process: 0, account: 0, readIndex: 3, atIndex: 4, struck: ['redis-replica'] };
+    const at = (keyOnPromoted: unknown) =>
+      faultHits(
+        history(
+          section(),
+          nemesis('failover', 'start', { keyOnPromoted, aim }, [
+            'redis-primary (primary, killed)',
+            'redis-replica (replica, promoted)',
+          ]),
+          write0(),
+          nemesis('failover', 'end'),
+          finalState(),
+        ),
+      ).failover.shots[0];
+    expect(at(false)).toEqual({
+      index: 4,
+      hit: true,
+      evidence:
+        'failed over to redis-replica (no lock key there) while p0 was inside its critical section on account 0 (read #3, struck at #4)',
+    });
+    expect(at(true)).toEqual({
+      index: 4,
+      hit: false,
+      evidence: 'the promoted replica already had the lock key: no one else could win the lock',
+    });
+    // keyOnPromoted false, but the holder had written before the kill: nothing was left for another client to break.
+    const late = faultHits(
+      history(
+        section(),
+        write0(),
+        nemesis('failover', 'start', { keyOnPromoted: false, aim: { ...aim, atIndex: 6 } }),
+        finalState(),
+      ),
+    ).failover.shots[0];
+    expect(late).toMatchObject({
+      hit: false,
+      evidence: 'p0 had left its critical section (#4: write invoke) before the fault struck (at #6)',
+    });
+  });
+
+  it('clock-strobe: a hit when it moved the clock of a lock server the shim can move', () => {
+    const hits = faultHits(
+      history(
+        nemesis('clock-strobe', 'start', { moved: ['redis[0]', 'redis[1]'] }),
+        nemesis('clock-strobe', 'end'),
+        nemesis('clock-strobe', 'start', { moved: [] }),
+        nemesis('clock-strobe', 'end'),
+        nemesis('clock-strobe', 'start', { offsetMs: 30000 }),
+        nemesis('clock-strobe', 'end'),
+      ),
+    );
+    expect(hits['clock-strobe'].shots.map((s) => [s.hit, s.evidence])).toEqual([
+      [true, 'strobed the clocks of redis[0], redis[1]'],
+      [false, "the shim can move none of the lock's server clocks"],
+      [false, 'no record of which server clocks it could move'],
+    ]);
+  });
+
+  it('clock on an etcd member (a run from before it was refused) is a miss: the shim cannot move etcd', () => {
+    const aim = { process: 0, account: 0, readIndex: 3, atIndex: 4, struck: ['etcd[1]'] };
+    const shot = faultHits(history(section(), nemesis('clock', 'start', { aim }), write0(), finalState())).clock
+      .shots[0];
+    expect(shot.hit).toBe(false);
+    expect(shot.evidence).toMatch(/^it struck etcd\[1\]: etcd is a Go binary .*cannot move it/);
+  });
+
+  it('a fault whose start failed is a shot that missed, with the error', () => {
+    const failed = (phase: 'start' | 'end', note: string): Event => ({
+      process: 'nemesis',
+      type: 'fail',
+      f: 'pause-node',
+      value: { phase, targets: [], note },
+    });
+    const hits = faultHits(
+      history(failed('start', 'failed to start: kill ESRCH'), failed('end', 'nothing to undo: it never started')),
+    );
+    expect(hits['pause-node']).toEqual({
+      fired: 1,
+      hit: 0,
+      shots: [{ index: 0, hit: false, evidence: 'failed to start: kill ESRCH' }],
+    });
+    expect(faultHitReasons(hits, ['pause-node'])).toEqual([
+      'pause-node fired 1 time but never stopped a live server process (first miss, #0: failed to start: kill ESRCH)',
+    ]);
+  });
+
+  it('pause-holder: a pause shorter than the TTL is a miss (the lease outlived it)', () => {
+    const aim = { process: 0, account: 0, readIndex: 3, atIndex: 4 };
+    const shot = (durationMs: number) =>
+      faultHits(
+        history(section(), nemesis('pause-holder', 'start', { aim, durationMs, ttlMs: 2000 }), write0(), finalState()),
+      )['pause-holder'].shots[0];
+    expect(shot(100)).toEqual({
+      index: 4,
+      hit: false,
+      evidence: 'it paused the holder 100 ms, shorter than the TTL (2000 ms): the lease outlived it',
+    });
+    expect(shot(3000).hit).toBe(true);
+    expect(shot(2000).hit).toBe(true);
+  });
+
+  it("delay-write: a hold cut short by the run's end, or a write held less than the TTL, is a miss", () => {
+    const start = nemesis('delay-write', 'start', { process: 0, account: 0, readIndex: 3, ttlMs: 2000 });
+    const end = (params: Record<string, unknown>): Event => ({
+      ...nemesis('delay-write', 'end'),
+      value: {
+        phase: 'end',
+        targets: [],
+        params: { hit: true, process: 0, account: 0, ...params },
+        note: "p0's write (#5) held",
+      },
+    });
+    const shot = (params: Record<string, unknown>) =>
+      faultHits(history(section(), start, write0(), end(params), finalState()))['delay-write'].shots[0];
+    expect(shot({ writeHeldMs: 2500, cutShort: true })).toMatchObject({
+      hit: false,
+      evidence:
+        "the run's end cut the hold short (p0's write (#5) held): the write may have arrived before the lease ran out",
+    });
+    expect(shot({ writeHeldMs: 800 })).toMatchObject({
+      hit: false,
+      evidence: 'the write was held 800 ms, shorter than the TTL (2000 ms): the lease outlived it',
+    });
+    expect(shot({ writeHeldMs: 2500 }).hit).toBe(true);
   });
 });
 
 describe('faultHitReasons', () => {
-  it('a targeted fault of the run that never fired is a reason; one not in the run is not', () => {
-    expect(faultHitReasons({}, ['clock', 'pause-client'])).toEqual([
-      "clock never fired: the history has no injection of it (the run ended before its turn, or no client entered its critical section with its lock where the fault could reach it: see the run's log); run longer or lower --nemesis-interval",
-    ]);
+  // Was "a targeted fault … never fired is a reason" with pause-client giving none: every fault of the run must fire.
+  it('every fault of the run that never fired is a reason; one not in the run is not', () => {
+    const never = (f: string) =>
+      `${f} never fired: the history has no injection of it (the run ended before its turn, or the fault found no opportunity, e.g. no client entered its critical section where it could reach it: see the run's log); run longer or lower --nemesis-interval`;
+    expect(faultHitReasons({}, ['clock', 'pause-client'])).toEqual([never('clock'), never('pause-client')]);
     expect(faultHitReasons({}, [])).toEqual([]);
+    expect(faultHitReasons({}, ['restart-empty'], { 'restart-empty': 'no Redis' })).toEqual([
+      'restart-empty never fired: the run left it out (no Redis); drop it from --nemesis',
+    ]);
   });
 });
 
@@ -253,7 +494,7 @@ describe("checkRun with the run's fault list", () => {
     expect(r.valid).toBe('unknown');
     expect(r.unknownReasons).toHaveLength(1);
     expect(r.unknownReasons[0]).toMatch(
-      /^pause-holder fired 1 time but never caught a holder inside its critical section/,
+      /^pause-holder fired 1 time but never paused a holder inside its critical section for a TTL/,
     );
     expect(r.faultHits['pause-holder']).toMatchObject({ fired: 1, hit: 0 });
   });

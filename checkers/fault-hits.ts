@@ -3,32 +3,26 @@ import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { FaultAim } from '../nemesis/fault-aim.ts';
 import { isRecord } from '../common/is-record.ts';
+import { shimCannotMove } from '../nemesis/faults/clock-note.ts';
 
-/**
- * The faults that aim at the lock: each must land while a holder is inside its critical section (and, for the
- * Redis ones, on the nodes that hold its key), or it tested nothing. The others (pause-client, partition, …)
- * strike at random on purpose and are only counted.
- */
-export const TARGETED_FAULTS = ['pause-holder', 'restart-empty', 'clock', 'delay-write'] as const;
-
-/** One injection of a targeted fault (a `start` record) and what the history says it did. */
+/** One injection of a fault (a `start` record) and what the history says it did. */
 export interface FaultShot {
   /** History index of the fault's `start` record. */
   index: number;
   hit: boolean;
-  /** For a hit, what it struck and the holder it caught; for a miss, why it is not a hit. */
+  /** For a hit, what it acted on (and the holder it caught, for a fault aimed at one); for a miss, why it is not a hit. */
   evidence: string;
 }
 
-/** Per fault, in `results.json`: how often it fired, how often it hit, and each shot's evidence. */
+/**
+ * Per fault, in `results.json`: how often it fired, how often it acted (by the fault's own evidence: see JUDGES),
+ * and each shot's evidence. `hit` is a number for every fault: a fault that fired but did nothing tested nothing.
+ */
 export interface FaultHitCount {
   fired: number;
-  /** Null for a fault that does not aim at the lock: there is nothing for it to hit. */
-  hit: number | null;
+  hit: number;
   shots: FaultShot[];
 }
-
-const isTargeted = (f: string): boolean => (TARGETED_FAULTS as readonly string[]).includes(f);
 
 function readAim(v: unknown): FaultAim | null {
   if (!isRecord(v)) return null;
@@ -88,7 +82,9 @@ function judge(start: Op, history: History, byProcess: Map<number, Op[]>): Fault
       ? `paused ${p}`
       : start.f === 'restart-empty'
         ? `killed ${struck.join(', ')}`
-        : `jumped the clock of ${struck.join(', ')}`;
+        : start.f === 'failover'
+          ? `failed over to ${struck.join(', ')} (no lock key there)`
+          : `jumped the clock of ${struck.join(', ')}`;
   return {
     index: start.index,
     hit: true,
@@ -96,30 +92,166 @@ function judge(start: Op, history: History, byProcess: Map<number, Op[]>): Fault
   };
 }
 
+type Params = Record<string, unknown>;
+
+function paramsOf(op: Op | undefined): Params {
+  const v = isRecord(op?.value) ? (op.value as Record<string, unknown>) : {};
+  return isRecord(v.params) ? (v.params as Params) : {};
+}
+
+function noteOf(op: Op | undefined): string {
+  const v = isRecord(op?.value) ? (op.value as Record<string, unknown>) : {};
+  return typeof v.note === 'string' ? v.note : '';
+}
+
+function targetsOf(op: Op): string[] {
+  const v = isRecord(op.value) ? (op.value as Record<string, unknown>) : {};
+  return Array.isArray(v.targets) ? v.targets.map(String) : [];
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/**
+ * How long the pause (or hold) lasted against the lease it had to outlive: the run's TTL, which is also the etcd
+ * lease and the ZooKeeper session timeout. A pause shorter than that leaves the lease alive: the lock was never
+ * put to the test.
+ */
+function shorterThanTtl(heldMs: number | undefined, ttlMs: number | undefined, what: string): string | null {
+  if (heldMs === undefined || ttlMs === undefined) return null;
+  return heldMs < ttlMs ? `${what} ${heldMs} ms, shorter than the TTL (${ttlMs} ms): the lease outlived it` : null;
+}
+
 /**
  * delay-write decides its hit when it heals — whether the holder's write was sent into the hold and was still
  * undelivered when the hold ended — and says so in its `end` record (`hit`, the write's index, how long it was
- * held): the history alone shows it, the client's `write` invoke and its late completion included.
+ * held): the history alone shows it, the client's `write` invoke and its late completion included. A hold the
+ * run's end cut short (`cutShort`), or a write held less than the TTL, is a miss: the lease may not have run out
+ * before the write arrived.
  */
 function judgeByEnd(start: Op, end: Op | undefined): FaultShot {
-  const params =
-    isRecord(end?.value) && isRecord((end.value as Record<string, unknown>).params)
-      ? ((end.value as Record<string, unknown>).params as Record<string, unknown>)
-      : null;
-  const note =
-    isRecord(end?.value) && typeof (end.value as Record<string, unknown>).note === 'string'
-      ? String((end.value as Record<string, unknown>).note)
-      : '';
-  if (!params)
-    return { index: start.index, hit: false, evidence: 'no end record: the run ended before the hold was released' };
-  if (params.hit !== true)
-    return { index: start.index, hit: false, evidence: note || 'the holder sent no write into the hold' };
+  const miss = (why: string): FaultShot => ({ index: start.index, hit: false, evidence: why });
+  if (!end) return miss('no end record: the run ended before the hold was released');
+  const params = paramsOf(end);
+  const note = noteOf(end);
+  if (params.hit !== true) return miss(note || 'the holder sent no write into the hold');
+  if (params.cutShort === true)
+    return miss(`the run's end cut the hold short (${note}): the write may have arrived before the lease ran out`);
+  const short = shorterThanTtl(num(params.writeHeldMs), num(paramsOf(start).ttlMs), 'the write was held');
+  if (short) return miss(short);
   return {
     index: start.index,
     hit: true,
     evidence: `held p${String(params.process)}'s traffic on account ${String(params.account)}: ${note}`,
   };
 }
+
+/** What one shot of a fault did, from its `start` record, its `end` record and the history. Pure. */
+type Judge = (start: Op, end: Op | undefined, history: History, byProcess: Map<number, Op[]>) => FaultShot;
+
+const hitOrMiss = (start: Op, why: string | null, evidence: string): FaultShot => ({
+  index: start.index,
+  hit: why === null,
+  evidence: why ?? evidence,
+});
+
+/** Bytes a proxy fault held or delayed, from its end record (`heldBytes`: per proxy). */
+function judgeBytes(verb: string): Judge {
+  return (start, end) => {
+    if (!end) return hitOrMiss(start, 'no end record: the run ended before it was healed', '');
+    const held = paramsOf(end).heldBytes;
+    const per = isRecord(held) ? Object.entries(held).map(([k, v]) => [k, num(v) ?? 0] as const) : [];
+    const total = per.reduce((a, [, n]) => a + n, 0);
+    if (!isRecord(held))
+      return hitOrMiss(start, 'its end record counts no bytes (a run from before the proxies counted them)', '');
+    return hitOrMiss(
+      start,
+      total > 0 ? null : `no client sent a byte through ${per.map(([k]) => k).join(', ') || 'its proxies'} meanwhile`,
+      `${verb} ${total} bytes (${per
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', ')})`,
+    );
+  };
+}
+
+/**
+ * The judge of each fault: what its own evidence must show for a shot to count. A fault of a run with no judge
+ * here (a name from a newer fencepost) is a miss, said so.
+ */
+export const JUDGES: Readonly<Record<string, Judge>> = {
+  'pause-holder': (start, _end, h, byProcess) => {
+    const shot = judge(start, h, byProcess);
+    if (!shot.hit) return shot;
+    const p = paramsOf(start);
+    const short = shorterThanTtl(num(p.durationMs), num(p.ttlMs), 'it paused the holder');
+    return short ? { ...shot, hit: false, evidence: short } : shot;
+  },
+  'restart-empty': (start, _end, h, byProcess) => judge(start, h, byProcess),
+  clock: (start, _end, h, byProcess) => {
+    // A run from before clock was refused for etcd: its jump on an etcd member moved nothing (clock-note.ts).
+    const struck = readAim(paramsOf(start).aim)?.struck ?? [];
+    if (struck.length && struck.every((n) => /^etcd\[\d+\]$/.test(n)))
+      return hitOrMiss(start, `it struck ${struck.join(', ')}: ${shimCannotMove('etcd')}`, '');
+    return judge(start, h, byProcess);
+  },
+  'delay-write': (start, end) => judgeByEnd(start, end),
+  'pause-node': (start) => {
+    const p = paramsOf(start);
+    const pids = Array.isArray(p.pids) ? p.pids : [];
+    const target = targetsOf(start).join(', ');
+    if (!pids.length || p.stopped === false)
+      return hitOrMiss(start, `it stopped no live process of ${target || 'any server'}`, '');
+    const leader = p.leader === true ? ', the leader' : p.leader === false ? ', not the leader' : '';
+    return hitOrMiss(start, null, `stopped ${target} (pid ${pids.join(', ')}${leader})`);
+  },
+  'pause-client': (start) => {
+    const p = paramsOf(start);
+    const target = targetsOf(start).join(', ');
+    if (p.stopped !== true)
+      return hitOrMiss(start, `${target || 'the client'} was not a live process when stopped`, '');
+    return hitOrMiss(start, null, `stopped ${target}`);
+  },
+  kill: (start, end) => {
+    const target = targetsOf(start).join(', ');
+    if (!end) return hitOrMiss(start, `the run ended before ${target} was restarted`, '');
+    const p = paramsOf(end);
+    if (p.rejoined !== true)
+      return hitOrMiss(
+        start,
+        `${target} was killed but did not answer a probe after its restart${noteOf(end) ? ` (${noteOf(end)})` : ''}`,
+        '',
+      );
+    return hitOrMiss(
+      start,
+      null,
+      `killed ${target}; it restarted with its data and answered a probe ${String(p.restartedInMs)} ms later`,
+    );
+  },
+  partition: judgeBytes('held'),
+  latency: judgeBytes('delayed'),
+  failover: (start, _end, h, byProcess) => {
+    const p = paramsOf(start);
+    if (p.keyOnPromoted !== false)
+      return hitOrMiss(
+        start,
+        p.keyOnPromoted === true
+          ? 'the promoted replica already had the lock key: no one else could win the lock'
+          : 'no record of whether the promoted replica had the lock key',
+        '',
+      );
+    return judge(start, h, byProcess);
+  },
+  'clock-strobe': (start) => {
+    const p = paramsOf(start);
+    const moved = Array.isArray(p.moved) ? p.moved.map(String) : null;
+    if (moved === null) return hitOrMiss(start, 'no record of which server clocks it could move', '');
+    return hitOrMiss(
+      start,
+      moved.length ? null : "the shim can move none of the lock's server clocks",
+      `strobed the clocks of ${moved.join(', ')}`,
+    );
+  },
+};
 
 /** Fired and hit counts per fault, from the `start` records of the nemesis in the history. Pure. */
 export function faultHits(input: History | readonly Op[]): Record<string, FaultHitCount> {
@@ -136,12 +268,17 @@ export function faultHits(input: History | readonly Op[]): Record<string, FaultH
   const out: Record<string, FaultHitCount> = {};
   for (const op of history) {
     if (op.process !== 'nemesis' || (op.value as Partial<NemesisValue> | null)?.phase !== 'start') continue;
-    const count = (out[op.f] ??= { fired: 0, hit: isTargeted(op.f) ? 0 : null, shots: [] });
+    const count = (out[op.f] ??= { fired: 0, hit: 0, shots: [] });
     count.fired++;
-    if (!isTargeted(op.f)) continue;
-    const shot = op.f === 'delay-write' ? judgeByEnd(op, endOf(history, op)) : judge(op, h, byProcess);
+    const judgeOf = JUDGES[op.f];
+    const shot: FaultShot =
+      op.type === 'fail'
+        ? { index: op.index, hit: false, evidence: noteOf(op) || 'its start failed (no reason recorded)' }
+        : judgeOf
+          ? judgeOf(op, endOf(history, op), h, byProcess)
+          : { index: op.index, hit: false, evidence: `this fencepost has no judge for a fault named ${op.f}` };
     count.shots.push(shot);
-    if (shot.hit) count.hit!++;
+    if (shot.hit) count.hit++;
   }
   return out;
 }
@@ -150,36 +287,52 @@ export function faultHits(input: History | readonly Op[]): Record<string, FaultH
 function endOf(history: readonly Op[], start: Op): Op | undefined {
   for (let i = history.indexOf(start) + 1; i < history.length; i++) {
     const op = history[i];
-    if (op.process === 'nemesis' && op.f === start.f && (op.value as Partial<NemesisValue> | null)?.phase === 'end')
-      return op;
+    if (op.process !== 'nemesis' || op.f !== start.f) continue;
+    const phase = (op.value as Partial<NemesisValue> | null)?.phase;
+    if (phase === 'end') return op;
+    if (phase === 'start') return undefined;
   }
   return undefined;
 }
 
-const NEVER: Record<(typeof TARGETED_FAULTS)[number], string> = {
-  'delay-write': "held the holder's write in flight",
-  'pause-holder': 'caught a holder inside its critical section',
+/** What each fault must have done at least once, in "X fired N times but never …". */
+const NEVER: Readonly<Record<string, string>> = {
+  'delay-write': "held the holder's write in flight for a TTL",
+  'pause-holder': 'paused a holder inside its critical section for a TTL',
   'restart-empty': 'killed the Redis nodes holding the lock key while its holder was inside its critical section',
   clock: 'jumped the clock of a node holding the lock while its holder was inside its critical section',
+  'pause-node': 'stopped a live server process',
+  'pause-client': 'stopped a live client',
+  kill: 'killed a server that then rejoined',
+  partition: 'held a byte between the clients and the servers',
+  latency: 'delayed a byte between the clients and the servers',
+  failover: 'promoted a replica without the lock key while a holder was inside its critical section',
+  'clock-strobe': 'moved a clock the lock depends on',
 };
 
 /**
- * Why the verdict can't be `valid`: each targeted fault of the run (`runFaults`, the run's fault list) that never
- * hit. A lock that survived a fault that never landed survived nothing. Pure; one reason string per fault.
+ * Why the verdict can't be `valid`: each fault of the run (`runFaults`, the run's fault list) that never fired,
+ * or fired and never acted by its own evidence (JUDGES). A lock that survived a fault that did nothing survived
+ * nothing. Pure; one reason string per fault.
  */
-export function faultHitReasons(hits: Readonly<Record<string, FaultHitCount>>, runFaults: readonly string[]): string[] {
+export function faultHitReasons(
+  hits: Readonly<Record<string, FaultHitCount>>,
+  runFaults: readonly string[],
+  skipped: Readonly<Record<string, string>> = {},
+): string[] {
   const reasons: string[] = [];
-  for (const f of TARGETED_FAULTS) {
-    if (!runFaults.includes(f)) continue;
+  for (const f of new Set(runFaults)) {
     const c = hits[f];
-    if (!c || c.fired === 0) {
+    if ((!c || c.fired === 0) && Object.hasOwn(skipped, f)) {
+      reasons.push(`${f} never fired: the run left it out (${skipped[f]}); drop it from --nemesis`);
+    } else if (!c || c.fired === 0) {
       reasons.push(
-        `${f} never fired: the history has no injection of it (the run ended before its turn, or no client entered its critical section with its lock where the fault could reach it: see the run's log); run longer or lower --nemesis-interval`,
+        `${f} never fired: the history has no injection of it (the run ended before its turn, or the fault found no opportunity, e.g. no client entered its critical section where it could reach it: see the run's log); run longer or lower --nemesis-interval`,
       );
     } else if (!c.hit) {
       const first = c.shots.find((s) => !s.hit);
       reasons.push(
-        `${f} fired ${c.fired} time${c.fired === 1 ? '' : 's'} but never ${NEVER[f]}${first ? ` (first miss, #${first.index}: ${first.evidence})` : ''}`,
+        `${f} fired ${c.fired} time${c.fired === 1 ? '' : 's'} but never ${NEVER[f] ?? 'acted'}${first ? ` (first miss, #${first.index}: ${first.evidence})` : ''}`,
       );
     }
   }

@@ -265,7 +265,7 @@ export async function runTest(
   await writeReports(runDir, config.resultsDir, log);
   // The verdict is the command's output: on stdout, so `npm run jepsen … > verdict.txt` in a CI job keeps it
   // without the progress lines. A caller's own log (tests, the matrix) gets it like every other line.
-  (log === consoleLog ? (text: string) => console.log(text) : log)(summary(config, runDir, results));
+  (log === consoleLog ? (text: string) => console.log(text) : log)(summary(config, runDir, results, faults));
   return { exitCode: verdictExitCode(results.valid), runDir, results };
 }
 
@@ -281,7 +281,7 @@ async function writeReports(runDir: string, resultsDir: string, log: (l: string)
   }
 }
 
-function summary(config: Readonly<Config>, runDir: string, r: RunResults): string {
+function summary(config: Readonly<Config>, runDir: string, r: RunResults, faults: readonly string[]): string {
   const verdict = r.valid === true ? 'VALID' : r.valid === false ? 'INVALID' : 'UNKNOWN';
   const q = r.latency.acquire;
   const head = `--lock=${config.lock}${config.fencing ? ' --fencing' : ''}  seed ${config.seed}`;
@@ -298,8 +298,10 @@ function summary(config: Readonly<Config>, runDir: string, r: RunResults): strin
   ];
   for (const [name, c] of Object.entries(r.checkers))
     lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
-  for (const [f, c] of Object.entries(r.faultHits ?? {}))
-    if (c.hit !== null) lines.push(`  fault ${f}: fired ${c.fired}, hit ${c.hit}`);
+  // Every fault of the run, the ones that never fired too: each must have acted for the verdict to be VALID.
+  const hits = r.faultHits ?? {};
+  for (const f of new Set([...faults, ...Object.keys(hits)]))
+    lines.push(`  fault ${f}: fired ${hits[f]?.fired ?? 0}, hit ${hits[f]?.hit ?? 0}`);
   for (const l of r.lostUpdateDetails.slice(0, 3)) {
     lines.push(
       `  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`,

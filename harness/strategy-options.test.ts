@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadStrategy } from '../workloads/load-strategy.ts';
-import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
+import { resolveStrategy, type ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { HarnessError } from '../common/errors.ts';
 import { resolveConfig } from './options.ts';
 import { checkStrategyOptions } from './strategy-options.ts';
@@ -64,5 +64,68 @@ describe('the options a lock must be able to honour', () => {
 
   it('accepts --watchdog with a plugin written before `renews` existed, as it always did', async () => {
     expect((await validate([`--lock=${MY_LOCK}`, '--watchdog'])).renews).toBeNull();
+  });
+});
+
+describe('faults that cannot act on the lock', () => {
+  it.each([
+    ['restart-empty', /^--nemesis=restart-empty cannot act on --lock=etcd: --lock=etcd uses no Redis master\.$/],
+    [
+      'clock',
+      /^--nemesis=clock cannot act on --lock=etcd: .*etcd servers: etcd is a Go binary .* LD_PRELOAD clock shim cannot move it/,
+    ],
+    ['clock-strobe', /^--nemesis=clock-strobe cannot act on --lock=etcd: .*LD_PRELOAD clock shim cannot move it/],
+    ['failover', /^--nemesis=failover cannot act on --lock=etcd: --lock=etcd uses no Redis/],
+  ])('refuses --lock=etcd --nemesis=%s before anything starts, with why', async (fault, reason) => {
+    const err = await refusal(['--lock=etcd', `--nemesis=${fault}`]);
+    expect(err.message).toMatch(reason);
+    expect(err.hint).toMatch(new RegExp(`drop ${fault} from --nemesis`));
+  });
+
+  it('names the faults that do apply in the hint', async () => {
+    const err = await refusal(['--lock=etcd', '--nemesis=partition,clock,kill']);
+    expect(err.message).toMatch(/^--nemesis=clock cannot act on --lock=etcd/);
+    expect(err.hint).toBe('drop clock from --nemesis (--nemesis=partition,kill), or pick a lock it can reach');
+  });
+
+  it('refuses kill for Redis masters (restart-empty is theirs), and restart-empty without Redis', async () => {
+    expect((await refusal(['--lock=redlock', '--nemesis=kill'])).message).toMatch(/use restart-empty/);
+    expect((await refusal(['--lock=zookeeper', '--nemesis=restart-empty'])).message).toMatch(/uses no Redis master/);
+  });
+
+  it.each(['redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres', 'none', MY_LOCK])(
+    'accepts every default fault of --lock=%s: no default injects nothing',
+    async (lock) => {
+      expect((await validate([`--lock=${lock}`])).defaultFaults.length).toBeGreaterThan(0);
+    },
+  );
+
+  it('accepts the clock faults where the shim can move the lock servers', async () => {
+    await expect(validate(['--lock=redis', '--nemesis=clock,clock-strobe'])).resolves.toBeDefined();
+    await expect(validate(['--lock=postgres', '--nemesis=clock'])).resolves.toBeDefined();
+  });
+
+  it('refuses a plugin whose servers its own default faults cannot reach, the same way', () => {
+    const plugin = resolveStrategy(
+      {
+        name: 'go-lock',
+        needs: ['etcd'],
+        token: 'none',
+        defaultFaults: ['pause-holder', 'clock'],
+        connect: () => Promise.reject(new Error('never connected: refused first')),
+      },
+      { lock: './go-lock.ts', moduleUrl: 'file:///x/go-lock.ts', builtin: false },
+    );
+    let err: unknown;
+    try {
+      checkStrategyOptions(resolveConfig(['--lock=etcd']), plugin); // the config's own --lock is not what is checked
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(HarnessError);
+    expect((err as HarnessError).message).toMatch(
+      /^clock \(a default fault of "go-lock"\) cannot act on --lock=\.\/go-lock\.ts: .*shim cannot move it/,
+    );
+    expect((err as HarnessError).hint).toMatch(/pass --nemesis with the faults that apply/);
   });
 });

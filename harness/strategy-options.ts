@@ -1,10 +1,13 @@
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { HarnessError } from '../common/errors.ts';
 import type { Config } from './options.ts';
+import { EXECUTORS } from '../nemesis/fault-registry.ts';
 
 /**
  * The options that depend on what the lock can do, asked of the resolved strategy itself: --fencing needs a
- * token, --watchdog a lease the client renews. The second half of the CLI's option validation (the first,
+ * token, --watchdog a lease the client renews, and each fault of the run (--nemesis, or the strategy's default
+ * faults) something it can act on: a fault that cannot touch the lock's servers would inject nothing, and a run
+ * that survived nothing must not pass for one that survived the fault. The second half of the CLI's option validation (the first,
  * resolveConfig, needs no strategy module): `runTest` calls it before anything starts, and the matrix calls it
  * to confirm the refusals its oracle expects. Throws a `bad-arguments` HarnessError (exit 254).
  */
@@ -14,6 +17,18 @@ export function checkStrategyOptions(config: Readonly<Config>, strategy: Resolve
       hint: strategy.builtin
         ? 'drop --fencing, or use a lock with a fencing token: --lock=etcd|zookeeper|postgres'
         : 'drop --fencing; or, if every lease carries a token that grows from one holder to the next, declare `token: \'monotonic\'` (see README, "Your own lock strategy")',
+    });
+  }
+  const faults = config.nemesis ?? strategy.defaultFaults;
+  for (const f of faults) {
+    const why = EXECUTORS[f].refusal(strategy.servers, strategy.lock);
+    if (why === null) continue;
+    const from = config.nemesis ? `--nemesis=${f}` : `${f} (a default fault of "${strategy.name}")`;
+    const others = faults.filter((g) => EXECUTORS[g].refusal(strategy.servers, strategy.lock) === null);
+    throw new HarnessError('bad-arguments', `${from} cannot act on --lock=${strategy.lock}: ${why}.`, {
+      hint: config.nemesis
+        ? `drop ${f} from --nemesis${others.length ? ` (--nemesis=${others.join(',')})` : ''}, or pick a lock it can reach`
+        : `pass --nemesis with the faults that apply, or drop ${f} from the strategy's \`defaultFaults\``,
     });
   }
   if (config.watchdog && strategy.renews === false) {

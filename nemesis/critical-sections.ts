@@ -16,6 +16,10 @@ export interface CriticalSection {
   readTime: number;
   /** Journal index of this process's last `acquire` ok (-1 if none was seen: strategy without acquire?). */
   acquireIndex: number;
+  /** That acquire's `time` (ns): a --watchdog client arms its first renewal timer then. */
+  acquireTime?: number;
+  /** The `time` (ns) of the last renewal its watchdog invoked since that acquire, if any: it armed the next then. */
+  lastRenewTime?: number;
 }
 
 interface Waiter {
@@ -31,7 +35,8 @@ interface Waiter {
  * its think time, so a SIGSTOP sent there lands before the client's write.
  */
 export class CriticalSections {
-  private readonly lastAcquire = new Map<number, number>();
+  private readonly lastAcquire = new Map<number, { index: number; time: number }>();
+  private readonly lastRenew = new Map<number, number>();
   private waiters: Waiter[] = [];
   private readonly unsubscribe: () => void;
 
@@ -43,16 +48,27 @@ export class CriticalSections {
   }
 
   private observe(op: Op): void {
-    if (typeof op.process !== 'number' || op.process >= WATCHDOG_PROCESS_OFFSET) return;
-    if (op.f === 'acquire' && op.type === 'ok') this.lastAcquire.set(op.process, op.index);
+    if (typeof op.process !== 'number') return;
+    if (op.process >= WATCHDOG_PROCESS_OFFSET) {
+      if (op.f === 'renew' && op.type === 'invoke') this.lastRenew.set(op.process - WATCHDOG_PROCESS_OFFSET, op.time);
+      return;
+    }
+    if (op.f === 'acquire' && op.type === 'ok') {
+      this.lastAcquire.set(op.process, { index: op.index, time: op.time });
+      this.lastRenew.delete(op.process);
+    }
     if (op.f !== 'read' || op.type !== 'ok' || this.waiters.length === 0) return;
+    const acquired = this.lastAcquire.get(op.process);
+    const renewed = this.lastRenew.get(op.process);
     const section: CriticalSection = {
       slot: op.process % this.concurrency,
       process: op.process,
       account: (op.value as AccountRef).account,
       readIndex: op.index,
       readTime: op.time,
-      acquireIndex: this.lastAcquire.get(op.process) ?? -1,
+      acquireIndex: acquired?.index ?? -1,
+      ...(acquired ? { acquireTime: acquired.time } : {}),
+      ...(renewed !== undefined ? { lastRenewTime: renewed } : {}),
     };
     const i = this.waiters.findIndex((w) => w.accept(section));
     if (i < 0) return;

@@ -5,6 +5,7 @@ import type { FaultName } from '../history/fault-names.ts';
 import type { FaultNeeds } from './fault-needs.ts';
 import type { RedisKeyProbe } from './redis-key-probe.ts';
 import type { NemesisEnv } from './nemesis.ts';
+import type { LockServerCounts } from './lock-servers.ts';
 
 /**
  * A fault as the schedule sees it: what to do (the executor), where (resolved by the executor when it starts,
@@ -15,7 +16,16 @@ export interface FaultExecutor {
   readonly name: FaultName;
   /** What the run must prepare for this fault (the clock shim, a failover pair, …) and how long it must last. */
   readonly needs: FaultNeeds;
-  /** Why this fault can't apply to this run (no Redis for `restart-empty`…), or null when it can. */
+  /**
+   * Why this fault can never act on a lock served by `servers` (the strategy's declaration): no Redis master for
+   * `restart-empty`, a Go server's clock for `clock`, … Known before anything boots, so the run is refused
+   * (exit 254, harness/strategy-options.ts) rather than injecting nothing. Null when it can act.
+   */
+  refusal(servers: LockServerCounts, lock: string): string | null;
+  /**
+   * Why this fault can't apply to this run as it was built (its refusal first, then what only the live run
+   * knows: the clock shim built, a route of its own), or null when it can.
+   */
   unavailable(env: NemesisEnv): string | null;
   /**
    * Inject the fault and resolve once it is in effect. Resolves null when there was no opportunity (no client

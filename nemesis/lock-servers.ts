@@ -2,7 +2,7 @@ import type { Cluster } from '../cluster/cluster.ts';
 import type { EtcdNode } from '../cluster/servers/etcd-node.ts';
 import type { RedisNode } from '../cluster/servers/redis-node.ts';
 import type { ZkNode } from '../cluster/servers/zk-node.ts';
-import type { ClusterNode } from '../cluster/node.ts';
+import type { ClusterNode, NodeKind } from '../cluster/node.ts';
 import { PRIMARY_PROXY, type FailoverPair } from './failover-pair.ts';
 
 /** A server the lock depends on, with the proxy clients reach it through. */
@@ -27,6 +27,14 @@ export function lockServers(servers: LockServerCounts, cluster: Cluster, pair: F
   if (servers.etcd) return cluster.etcd.slice(0, servers.etcd).map((n) => ({ node: n, proxy: n.name }));
   if (servers.zk) return cluster.zk.slice(0, servers.zk).map((n) => ({ node: n, proxy: n.name }));
   return cluster.pg ? [{ node: cluster.pg, proxy: 'pg' }] : [];
+}
+
+/**
+ * The kind of the servers that decide who holds the lock, from the strategy's declaration alone (lockServers's
+ * order: Redis masters, else etcd, else ZooKeeper, else Postgres).
+ */
+export function lockServerKind(servers: LockServerCounts): NodeKind {
+  return servers.redis ? 'redis' : servers.etcd ? 'etcd' : servers.zk ? 'zk' : 'pg';
 }
 
 /** The Redis masters the strategy's clients use (ctx.redis order): as many as it declared. */

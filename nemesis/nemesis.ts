@@ -20,6 +20,10 @@ export interface NemesisConfig {
   readonly nemesisIntervalMs: number;
   readonly clockOffsetS: number;
   readonly redisPersistence: 'none' | 'aof-always';
+  /** --think: how long a client sleeps between its read and its write. */
+  readonly thinkMs: number;
+  /** --watchdog: clients renew their lease every TTL/3 while they hold it. */
+  readonly watchdog: boolean;
 }
 
 /** One client OS process as the nemesis sees it. */

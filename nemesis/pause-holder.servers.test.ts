@@ -36,4 +36,30 @@ describe('pause-holder', () => {
     expect((end!.time - start.time) / 1e6).toBeGreaterThanOrEqual(2900);
     expect(run.leftovers).toEqual([]);
   });
+
+  // The GC-pause story with a watchdog (the remedy table's "holder paused > TTL, --watchdog" cell, its flags): the
+  // resumed holder's write is the next thing it does, before its overdue renewal can tell it the lease is gone.
+  // Struck anywhere, some resumed writes were skipped as lock-lost and the cell came out safe by luck (issue 18).
+  it('--lock=redis --watchdog: every paused holder writes when it resumes, and loses updates (exit 1)', async () => {
+    const run = await runNemesis([
+      '--lock=redis',
+      '--watchdog',
+      '--nemesis=pause-holder',
+      '--nemesis-interval=1000',
+      '--time-limit=20',
+    ]);
+    const shots = starts(run, 'pause-holder');
+    expect(shots.length, run.summary).toBeGreaterThan(1);
+    for (const start of shots) {
+      const aim = start.value.params!.aim as { process: number; readTime: number };
+      const write = run.ops.find(
+        (o) => o.process === aim.process && o.f === 'write' && o.type !== 'invoke' && o.time > aim.readTime,
+      );
+      if (write === undefined) continue; // the run ended during this pause
+      expect(write.error, `${JSON.stringify(start.value.params)}\n${run.summary}`).not.toBe('lock-lost');
+    }
+    expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
+    expect(run.outcome.exitCode).toBe(1);
+    expect(run.leftovers).toEqual([]);
+  });
 });

@@ -96,8 +96,12 @@ export class ScheduledNemesis implements Nemesis {
     try {
       injection = await executor.start(ctx);
     } catch (err) {
-      // Whatever it changed before failing is undone by the sweep in heal(); the run goes on.
-      log(`fencepost: nemesis: ${executor.name} failed to start: ${(err as Error).message}`);
+      // Whatever it changed before failing is undone by the sweep in heal(); the run goes on. The history says so
+      // (a `fail` start and its end at once): the shot is a miss with this reason (fault-hits.ts), not a log line.
+      const note = `failed to start: ${(err as Error).message}`;
+      log(`fencepost: nemesis: ${executor.name} ${note}`);
+      this.record(executor.name, { phase: 'start', targets: [], note }, 'fail');
+      this.record(executor.name, { phase: 'end', targets: [], note: 'nothing to undo: it never started' }, 'fail');
       return;
     }
     if (!injection) {
@@ -125,11 +129,11 @@ export class ScheduledNemesis implements Nemesis {
     log(`fencepost: nemesis: ${executor.name} end: ${describe(injection.targets, end.params, end.note)}`);
   }
 
-  private record(f: string, value: NemesisValue): void {
+  private record(f: string, value: NemesisValue, type: 'info' | 'fail' = 'info'): void {
     const v: NemesisValue = { phase: value.phase, targets: value.targets };
     if (value.params) v.params = value.params;
     if (value.note) v.note = value.note;
-    this.env.journal.append({ process: 'nemesis', type: 'info', f, value: v });
+    this.env.journal.append({ process: 'nemesis', type, f, value: v });
   }
 
   async heal(opts: { interrupted?: boolean } = {}): Promise<void> {

@@ -250,7 +250,7 @@ describe('renderReport: targeted faults that never hit', () => {
     expect(results.valid).toBe('unknown');
     expect(html).toContain('<header class="verdict unknown"><div class="badge">UNKNOWN</div>');
     expect(html).toContain(
-      'undecided: pause-holder fired 1 time but never caught a holder inside its critical section',
+      'undecided: pause-holder fired 1 time but never paused a holder inside its critical section for a TTL',
     );
     expect(html).toMatch(
       /<tr class="row-bad"><td>pause-holder<\/td><td>1<\/td><td>0<\/td><td><ul><li class="bad">#\d+ miss: no aim recorded/,

@@ -244,7 +244,8 @@ function faultHitTable(hits: RunResults['faultHits'] | undefined): string {
           (s) => `<li class="${s.hit ? 'good' : 'bad'}">#${s.index} ${s.hit ? 'hit' : 'miss'}: ${h(s.evidence)}</li>`,
         )
         .join('');
-      const hit = c.hit === null ? 'not aimed' : String(c.hit);
+      // null: a results.json from before every fault was judged (only the lock-aimed ones had a hit count).
+      const hit = (c.hit as number | null) === null ? 'not judged' : String(c.hit);
       return `<tr${c.hit === 0 ? ' class="row-bad"' : ''}><td>${h(f)}</td><td>${c.fired}</td><td>${h(hit)}</td><td>${shots ? `<ul>${shots}</ul>` : '–'}</td></tr>`;
     })
     .join('')}</tbody></table>`;

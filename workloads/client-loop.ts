@@ -6,7 +6,7 @@
  */
 import type { AcquireOk, ReadOk, WriteValue } from '../history/bank.ts';
 import type { OpInput } from '../history/op.ts';
-import { WATCHDOG_PROCESS_OFFSET, type ClientSpec } from './client-protocol.ts';
+import { WATCHDOG_PROCESS_OFFSET, watchdogEveryMs, type ClientSpec } from './client-protocol.ts';
 import type { Resource } from './resource.ts';
 import { LockNotAcquired, seededRandom, type Lease, type LockClient, type LockStrategy } from './strategy.ts';
 
@@ -150,7 +150,7 @@ export async function runClientLoop(loop: ClientLoop): Promise<void> {
     let stopWatchdog = () => {};
     if (spec.watchdog && l.renew) {
       const wdProcess = WATCHDOG_PROCESS_OFFSET + pid();
-      const every = Math.max(1, Math.floor(spec.ctx.ttlMs / 3));
+      const every = watchdogEveryMs(spec.ctx.ttlMs);
       const tick = () => {
         stopWatchdog = clock.setTimer(every, tick);
         if (lost) return;

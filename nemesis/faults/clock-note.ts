@@ -1,6 +1,16 @@
 import type { NodeKind } from '../../cluster/node.ts';
 
 /**
+ * Why the LD_PRELOAD clock shim cannot move a server of this kind at all, or null when it can: the one fact the
+ * clock faults refuse by (clock.ts, clock-strobe.ts) and the note below repeats.
+ */
+export function shimCannotMove(kind: NodeKind): string | null {
+  return kind === 'etcd'
+    ? 'etcd is a Go binary that reads the clock through the vDSO, not libc, so the LD_PRELOAD clock shim cannot move it (and its leases run on monotonic time anyway)'
+    : null;
+}
+
+/**
  * What a wall-clock offset can't do to some servers, said in the history rather than left for a reader to
  * discover: a skew that has no effect must not look like a lock that survived one.
  */
@@ -8,9 +18,7 @@ export function clockNote(kinds: Iterable<NodeKind>): string | undefined {
   const notes: string[] = [];
   const set = new Set(kinds);
   if (set.has('etcd')) {
-    notes.push(
-      'etcd ignores the skew: it is a Go binary that reads the clock through the vDSO, not libc, so the LD_PRELOAD shim cannot move it (and its leases run on monotonic time anyway)',
-    );
+    notes.push(`etcd ignores the skew: ${shimCannotMove('etcd')}`);
   }
   if (set.has('zk'))
     notes.push(

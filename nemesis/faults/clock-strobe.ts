@@ -1,6 +1,6 @@
 import type { FaultExecutor } from '../fault.ts';
-import { lockServers } from '../lock-servers.ts';
-import { clockNote } from './clock-note.ts';
+import { lockServerKind, lockServers } from '../lock-servers.ts';
+import { clockNote, shimCannotMove } from './clock-note.ts';
 
 /**
  * Strobe the wall clocks of every lock server and every client: a square wave between +`--clock-offset` s and
@@ -11,7 +11,13 @@ import { clockNote } from './clock-note.ts';
 export const clockStrobe: FaultExecutor = {
   name: 'clock-strobe',
   needs: { clockShim: true },
-  unavailable: (env) => (env.clocks ? null : 'the clock shim was not built for this run'),
+  refusal: (servers, lock) => {
+    const why = shimCannotMove(lockServerKind(servers));
+    return why ? `--lock=${lock}'s lock is held by its ${lockServerKind(servers)} servers: ${why}` : null;
+  },
+  unavailable: (env) =>
+    clockStrobe.refusal(env.servers, env.config.lock) ??
+    (env.clocks ? null : 'the clock shim was not built for this run'),
   async start(ctx) {
     const clocks = ctx.clocks!;
     const offsetMs = ctx.config.clockOffsetS * 1000;
@@ -37,6 +43,8 @@ export const clockStrobe: FaultExecutor = {
         periodMs,
         startsHigh: true,
         durationMs: ctx.config.pauseMs,
+        // The lock servers whose clocks the shim does move: the evidence fault-hits.ts judges (none: a miss).
+        moved: servers.filter((s) => shimCannotMove(s.kind) === null).map((s) => s.name),
         offsets: Object.fromEntries(names.map((n) => [n, offsetMs])),
       },
       note,

@@ -1,8 +1,8 @@
 import type { ClusterNode } from '../../cluster/node.ts';
 import { aimAt, strikeNow, type FaultAim, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
-import { everyRedisMaster, leaderOf, lockServers } from '../lock-servers.ts';
-import { clockNote } from './clock-note.ts';
+import { everyRedisMaster, leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
+import { clockNote, shimCannotMove } from './clock-note.ts';
 import { nextKeyHolders } from './key-holders.ts';
 
 /** How long the bump waits for a client to enter its critical section before giving up this turn. */
@@ -23,7 +23,12 @@ const AIM_TIMEOUT_MS = 10_000;
 export const clock: FaultExecutor = {
   name: 'clock',
   needs: { clockShim: true },
-  unavailable: (env) => (env.clocks ? null : 'the clock shim was not built for this run'),
+  refusal: (servers, lock) => {
+    const why = shimCannotMove(lockServerKind(servers));
+    return why ? `--lock=${lock}'s lock is held by its ${lockServerKind(servers)} servers: ${why}` : null;
+  },
+  unavailable: (env) =>
+    clock.refusal(env.servers, env.config.lock) ?? (env.clocks ? null : 'the clock shim was not built for this run'),
   async start(ctx) {
     const clocks = ctx.clocks!;
     const offsetMs = ctx.config.clockOffsetS * 1000;

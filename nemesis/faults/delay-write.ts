@@ -28,6 +28,7 @@ const AIM_TIMEOUT_MS = 10_000;
 export const delayWrite: FaultExecutor = {
   name: 'delay-write',
   needs: { ownClientRoutes: true, clientProxies: true, minRunMs: pastTheHold },
+  refusal: () => null,
   unavailable: (env) =>
     clientRoutes(env.proxies, 0).has('pg') ? null : 'the clients do not reach Postgres through proxies of their own',
   async start(ctx) {

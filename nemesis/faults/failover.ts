@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { aimAt, strikeNow } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 
 /** How long the replication link stays cut waiting for a client to take a lock, before giving up this turn. */
@@ -14,10 +15,13 @@ const AIM_TIMEOUT_MS = 10_000;
 export const failover: FaultExecutor = {
   name: 'failover',
   needs: { failoverPair: true, clientProxies: true },
-  unavailable: (env) =>
-    env.cluster.failover
+  refusal: (servers, lock) =>
+    servers.redis
       ? null
-      : `--lock=${env.config.lock} has no Redis primary/replica pair: that is the single-Redis setup of --lock=redis`,
+      : `--lock=${lock} uses no Redis: failover promotes a Redis replica (the single-Redis setup of --lock=redis)`,
+  unavailable: (env) =>
+    failover.refusal(env.servers, env.config.lock) ??
+    (env.cluster.failover ? null : `--lock=${env.config.lock} has no Redis primary/replica pair`),
   async start(ctx) {
     const pair = ctx.pair;
     if (!pair || ctx.signal.aborted) return null;
@@ -39,6 +43,9 @@ export const failover: FaultExecutor = {
       return null;
     }
     const lagMs = Math.round(performance.now() - t0);
+    // The strike is the primary's SIGKILL, the first thing pair.failover does: from then on the holder's key is
+    // gone from every node that will serve clients (when the promoted replica lacks it: keyOnPromoted false).
+    const strike = strikeNow(ctx.journal);
     const {
       killed,
       promoted,
@@ -53,6 +60,7 @@ export const failover: FaultExecutor = {
         replicationCutMs: lagMs,
         keyOnPromoted,
         restartDelayMs: ctx.config.restartDelayMs,
+        aim: aimAt(section, strike, { struck: [promoted.name] }),
       },
       holdMs: ctx.config.restartDelayMs,
       async heal() {

@@ -1,5 +1,5 @@
 import { pick, type FaultExecutor } from '../fault.ts';
-import { leaderOf, lockServers } from '../lock-servers.ts';
+import { leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
 
 /**
  * SIGKILL a server of the lock service and restart it *with its data* after `--restart-delay` ms: an etcd or
@@ -10,12 +10,13 @@ import { leaderOf, lockServers } from '../lock-servers.ts';
 export const kill: FaultExecutor = {
   name: 'kill',
   needs: {},
+  refusal: (servers, lock) =>
+    lockServerKind(servers) === 'redis'
+      ? `--lock=${lock} is served by Redis masters: use restart-empty (with --redis-persistence=aof-always they restart with their data)`
+      : null,
   unavailable(env) {
-    const servers = lockServers(env.servers, env.cluster, null);
-    if (!servers.length) return 'the run has no server to kill';
-    if (servers[0].node.kind === 'redis')
-      return `--lock=${env.config.lock} is served by Redis masters: use restart-empty (with --redis-persistence=aof-always they restart with their data)`;
-    return null;
+    if (!lockServers(env.servers, env.cluster, null).length) return 'the run has no server to kill';
+    return kill.refusal(env.servers, env.config.lock);
   },
   async start(ctx) {
     const servers = lockServers(ctx.servers, ctx.cluster, ctx.pair).filter((s) => s.node.running && !s.node.paused);
@@ -34,7 +35,18 @@ export const kill: FaultExecutor = {
         const t0 = performance.now();
         await node.start();
         ctx.down.delete(node);
-        return { params: { restartedInMs: Math.round(performance.now() - t0) } };
+        const restartedInMs = Math.round(performance.now() - t0);
+        // The evidence that the member came back: a client call it answers after the restart (start() already
+        // waited for one; this one is recorded). fault-hits.ts counts a kill whose member did not answer as a miss.
+        try {
+          await node.version();
+          return { params: { restartedInMs, rejoined: true } };
+        } catch (err) {
+          return {
+            params: { restartedInMs, rejoined: false },
+            note: `${node.name} did not answer after its restart: ${(err as Error).message}`,
+          };
+        }
       },
     };
   },

@@ -5,6 +5,7 @@ import { pastTheHold } from '../fault-needs.ts';
 export const pauseClient: FaultExecutor = {
   name: 'pause-client',
   needs: { minRunMs: pastTheHold },
+  refusal: () => null,
   unavailable: () => null,
   async start(ctx) {
     const { clients, config } = ctx;
@@ -13,9 +14,11 @@ export const pauseClient: FaultExecutor = {
     const c = pick(ctx.random, candidates);
     const process = c.process;
     clients.signal(c.slot, 'SIGSTOP');
+    // The evidence that it acted: a client process still alive, now stopped (fault-hits.ts judges it).
+    const stopped = c.paused && !c.exited;
     return {
       targets: [`client p${process} (pid ${c.pid})`],
-      params: { durationMs: config.pauseMs, slot: c.slot },
+      params: { durationMs: config.pauseMs, slot: c.slot, pid: c.pid, stopped },
       holdMs: config.pauseMs,
       async heal() {
         clients.signal(c.slot, 'SIGCONT');

@@ -1,3 +1,7 @@
+import fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { watchdogEveryMs } from '../../workloads/client-protocol.ts';
+import type { CriticalSection } from '../critical-sections.ts';
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { pastTheHold } from '../fault-needs.ts';
@@ -6,33 +10,97 @@ import { pastTheHold } from '../fault-needs.ts';
 const AIM_TIMEOUT_MS = 10_000;
 
 /**
+ * How much sooner the holder's think timer must fall due than its watchdog's next renewal for the write to run
+ * first after SIGCONT: timers have millisecond resolution and are armed a little after the ops they follow are
+ * stamped.
+ */
+export const WRITE_FIRST_MARGIN_MS = 20;
+
+/**
+ * With --watchdog, the GC-pause story is that the resumed holder's write is the next thing it does, before its
+ * renewal timer can notice the lease is gone. After a pause longer than both timers, Node runs the overdue ones in
+ * the order they fell due: the think sleep (armed at the read) before the renewal (armed at the acquire, then at
+ * each renewal, `watchdogEveryMs` apart) means the write is sent first; the other way round the overdue renewal
+ * goes out first and, when its answer beats the write (a think timer armed after the resume), the write is skipped
+ * as lock-lost and the cell flips to "safe" by luck. So the shot waits for a section whose think ends at least
+ * WRITE_FIRST_MARGIN_MS before the next renewal: how many ms sooner it ends, or null when it does not.
+ * Without a watchdog there is no renewal to race: always aimable (Infinity). Pure.
+ */
+export function writeLeadMs(
+  s: Pick<CriticalSection, 'readTime' | 'acquireTime' | 'lastRenewTime'>,
+  config: { readonly watchdog: boolean; readonly thinkMs: number; readonly ttlMs: number },
+): number | null {
+  if (!config.watchdog) return Infinity;
+  const armedAt = s.lastRenewTime ?? s.acquireTime;
+  if (armedAt === undefined) return null;
+  const nextRenewalMs = armedAt / 1e6 + watchdogEveryMs(config.ttlMs);
+  const thinkEndsMs = s.readTime / 1e6 + config.thinkMs;
+  const lead = nextRenewalMs - thinkEndsMs;
+  return lead >= WRITE_FIRST_MARGIN_MS ? Math.round(lead) : null;
+}
+
+/**
+ * Resolves once the client's main thread is back in its event loop (`/proc/<pid>/wchan`: epoll_wait), or after
+ * `budgetMs`: whether it got there (false too when /proc cannot tell, e.g. a process in another pid namespace).
+ * The read's `ok` is sent before the client arms its think timer; a SIGSTOP that lands in between has the timer
+ * armed only after SIGCONT — 100 ms after the overdue renewal, whose answer (lock-lost) then skips the write. Once
+ * the thread waits in epoll, everything that follows the read up to the think sleep has run.
+ */
+async function armedItsThink(pid: number, budgetMs: number): Promise<boolean> {
+  const until = performance.now() + budgetMs;
+  for (;;) {
+    let wchan: string;
+    try {
+      wchan = fs.readFileSync(`/proc/${pid}/wchan`, 'utf8');
+    } catch {
+      return false;
+    }
+    if (wchan.includes('epoll')) return true;
+    if (performance.now() >= until) return false;
+    await sleep(1);
+  }
+}
+
+/**
  * Kleppmann's scenario, made deterministic: the next client to enter its critical section (a `read` ok: it
  * holds the lock and has read the balance) is SIGSTOPped from outside before it can write, for `--pause` ms
  * (default 1.5 × TTL, so its lease, TTL or session runs out meanwhile); then SIGCONT. It resumes believing it
  * still holds the lock and writes a balance computed from what it read before the pause.
  *
  * The SIGSTOP is sent synchronously from the journal listener that sees the read: the client is then still
- * sleeping its think time, so the stop always lands inside the critical section.
+ * sleeping its think time, so the stop always lands inside the critical section. With --watchdog it strikes only
+ * a section whose write comes due before the holder's next renewal (writeLeadMs), and only once the holder has
+ * armed its think timer (armedItsThink, at most a quarter of --think later), so the resumed holder writes first.
  */
 export const pauseHolder: FaultExecutor = {
   name: 'pause-holder',
   needs: { minRunMs: pastTheHold },
+  refusal: () => null,
   unavailable: () => null,
   async start(ctx) {
     const { clients, config } = ctx;
     let pid = 0;
     let strike: Strike = { atIndex: 0, atTime: 0 };
+    let waitedForThink: boolean | undefined;
     const section = await ctx.sections.next(
       ctx.signal,
       AIM_TIMEOUT_MS,
-      (s) => !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited,
+      (s) => !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited && writeLeadMs(s, config) !== null,
       (s) => {
         pid = clients.clients[s.slot].pid;
+        if (config.watchdog) return; // stopped below, once its think timer is armed
         clients.signal(s.slot, 'SIGSTOP');
         strike = strikeNow(ctx.journal);
       },
     );
     if (!section) return null;
+    if (config.watchdog) {
+      waitedForThink = await armedItsThink(pid, config.thinkMs / 4);
+      const c = clients.clients[section.slot];
+      if (c.exited || ctx.signal.aborted) return null;
+      clients.signal(section.slot, 'SIGSTOP');
+      strike = strikeNow(ctx.journal);
+    }
     return {
       targets: [`client p${section.process} (pid ${pid})`],
       params: {
@@ -41,6 +109,8 @@ export const pauseHolder: FaultExecutor = {
         slot: section.slot,
         account: section.account,
         readIndex: section.readIndex,
+        // With --watchdog: how many ms before its next renewal the holder's write was due (see writeLeadMs).
+        ...(config.watchdog ? { writeLeadMs: writeLeadMs(section, config), thinkArmed: waitedForThink } : {}),
         aim: aimAt(section, strike),
       },
       holdMs: config.pauseMs,

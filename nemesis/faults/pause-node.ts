@@ -9,6 +9,7 @@ import { leaderOf, lockServers } from '../lock-servers.ts';
 export const pauseNode: FaultExecutor = {
   name: 'pause-node',
   needs: {},
+  refusal: () => null,
   unavailable: (env) => (lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to pause'),
   async start(ctx) {
     const servers = lockServers(ctx.servers, ctx.cluster, ctx.pair).filter((s) => s.node.running && !s.node.paused);
@@ -18,9 +19,12 @@ export const pauseNode: FaultExecutor = {
     if (ctx.signal.aborted) return null;
     const pids = target.node.pids();
     await target.node.pause();
+    // The evidence that it acted: live processes of a running server, now stopped (fault-hits.ts judges it).
+    const stopped = pids.length > 0 && target.node.running && target.node.paused;
     return {
       targets: [`${leader ? `${target.node.kind} leader ` : ''}${target.node.name}`],
-      params: { durationMs: ctx.config.pauseMs, pids, leader: leader !== null },
+      // `leader`: for etcd / ZooKeeper, whether the member stopped was the leader (false: none answered as one).
+      params: { durationMs: ctx.config.pauseMs, pids, stopped, leader: leader !== null },
       holdMs: ctx.config.pauseMs,
       async heal() {
         await target.node.resume();

@@ -30,8 +30,8 @@ const AIM_TIMEOUT_MS = 10_000;
 export const restartEmpty: FaultExecutor = {
   name: 'restart-empty',
   needs: {},
-  unavailable: (env) =>
-    everyRedisMaster(env.cluster, null).length ? null : `--lock=${env.config.lock} uses no Redis master`,
+  refusal: (servers, lock) => (servers.redis ? null : `--lock=${lock} uses no Redis master`),
+  unavailable: (env) => restartEmpty.refusal(env.servers, env.config.lock),
   async start(ctx) {
     const { config } = ctx;
     const masters = everyRedisMaster(ctx.cluster, ctx.pair).map((m) => m.node);

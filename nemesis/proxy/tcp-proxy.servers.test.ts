@@ -69,6 +69,9 @@ describe('TcpProxy', () => {
     expect(raw.received()).toBe('');
     expect(await connectedClients(directA)).toBe(serverSideBefore); // no upstream connection yet
     const toServerDuringPartition = proxy.counters().bytesToServer;
+    // What the partition held is counted: the client's timed-out PING (ioredis: `*1\r\n$4\r\nping\r\n`, 14 bytes)
+    // and the raw PING: the fault's evidence that it held real traffic.
+    expect(proxy.counters().heldBytes).toBe(14 + 'PING\r\n'.length);
 
     proxy.heal();
     await raw.waitFor('+PONG\r\n');
@@ -89,6 +92,8 @@ describe('TcpProxy', () => {
     expect(await client.ping()).toBe('PONG');
     // One-way latency: the request and the reply are each held 200 ms (a little slack for timers).
     expect(performance.now() - t0).toBeGreaterThanOrEqual(380);
+    // Both were delayed, and counted: the PING (14 bytes) and its +PONG reply (7).
+    expect(proxy.counters().heldBytes).toBe(14 + 7);
 
     const raw = await rawConnect(proxy.port);
     proxy.latency(300);
@@ -121,6 +126,7 @@ describe('TcpProxy', () => {
     await sleep(200);
     expect(held.received()).toBe('');
     expect(proxy.counters().queuedToServer).toBe('PING late\r\n'.length + 'PING\r\n'.length);
+    expect(proxy.counters().heldBytes).toBe('PING late\r\n'.length + 'PING\r\n'.length);
 
     proxy.heal();
     await raw.waitFor('$4\r\npong\r\n$4\r\nlate\r\n');

@@ -5,8 +5,9 @@
  * Partition semantics: a partition stops forwarding in both directions, it does not drop bytes.
  * Over a real partition TCP keeps retransmitting, so whatever a peer sent arrives once the network
  * heals (unless the connection timed out first: we never time out, Linux takes ~15 min to). Here we
- * stop reading from both sockets, so bytes wait in our queue and the kernel buffers, and the
- * senders' windows close as they would. Connections accepted during a partition are held without
+ * stop writing to both sockets and keep reading into our queue up to a high-water mark (then stop
+ * reading, so bytes wait in the kernel buffers and the senders' windows close as they would): what
+ * was read is counted (`heldBytes`), so a partition can show it held real traffic. Connections accepted during a partition are held without
  * an upstream connection until heal, when they connect to whatever the target is then.
  *
  * A hold (`holdToServer`) is a one-way partition that keeps reading: whatever the client sends is queued, in
@@ -39,6 +40,11 @@ export interface ProxyCounters {
   readonly upstreamFailures: number;
   /** Bytes read from clients and not yet delivered to the server (a hold's catch, a latency's backlog). */
   readonly queuedToServer: number;
+  /**
+   * Bytes (both directions) read while a partition, a hold (client→server) or a latency was in effect, since
+   * start: what the fault held back or delayed. Never decreases; a fault reads it before and after.
+   */
+  readonly heldBytes: number;
 }
 
 export interface TcpProxyOptions {
@@ -57,7 +63,7 @@ export class TcpProxy {
   private currentMode: ProxyMode = { kind: 'forward' };
   private readonly links = new Set<Link>();
   private closed: Promise<void> | undefined;
-  private stats = { connections: 0, bytesToServer: 0, bytesToClient: 0, upstreamFailures: 0 };
+  private stats = { connections: 0, bytesToServer: 0, bytesToClient: 0, upstreamFailures: 0, heldBytes: 0 };
 
   private constructor(
     private readonly server: net.Server,
@@ -167,6 +173,9 @@ export class TcpProxy {
       upstreamFailed: () => {
         this.stats.upstreamFailures += 1;
       },
+      held: (bytes) => {
+        this.stats.heldBytes += bytes;
+      },
       gone: () => this.links.delete(link),
     });
     this.links.add(link);
@@ -179,6 +188,8 @@ interface LinkContext {
   targetPort(): number;
   delivered(toServer: boolean, bytes: number): void;
   upstreamFailed(): void;
+  /** Bytes read while the mode held or delayed them. */
+  held(bytes: number): void;
   gone(): void;
 }
 
@@ -194,7 +205,7 @@ class Link {
     private readonly client: net.Socket,
     private readonly ctx: LinkContext,
   ) {
-    this.toServer = new Pipe(client, ctx.mode, (n) => ctx.delivered(true, n), true);
+    this.toServer = new Pipe(client, ctx.mode, (n) => ctx.delivered(true, n), true, ctx.held);
     client.on('error', () => this.destroy(false));
     client.on('close', (hadError) => this.socketClosed(hadError));
   }
@@ -250,7 +261,7 @@ class Link {
     upstream.once('connect', () => {
       connected = true;
       if (this.dead) return;
-      this.toClient = new Pipe(upstream, this.ctx.mode, (n) => this.ctx.delivered(false, n), false);
+      this.toClient = new Pipe(upstream, this.ctx.mode, (n) => this.ctx.delivered(false, n), false, this.ctx.held);
       this.toClient.attach(this.client);
       this.toServer.attach(upstream);
     });
@@ -271,8 +282,12 @@ class Pipe {
     private readonly mode: () => ProxyMode,
     private readonly delivered: (bytes: number) => void,
     private readonly toServer: boolean,
+    private readonly held: (bytes: number) => void,
   ) {
     source.on('data', (chunk: Buffer) => {
+      const kind = this.mode().kind;
+      if (kind === 'partition' || kind === 'latency' || (kind === 'hold-to-server' && this.toServer))
+        this.held(chunk.length);
       this.queue.push({ due: this.dueTime(), chunk });
       this.queuedBytes += chunk.length;
       this.update();
@@ -306,10 +321,9 @@ class Pipe {
   update(): void {
     if (this.stopped) return;
     this.flush();
-    const partitioned = this.mode().kind === 'partition';
-    // Under a hold the client→server pipe keeps reading (into the queue, up to the high-water mark) but never
-    // writes, so the held request is counted and leaves the moment the hold ends.
-    if (partitioned || this.sinkFull || this.queuedBytes >= HIGH_WATER_BYTES) this.source.pause();
+    // Under a partition both pipes, under a hold the client→server pipe, keep reading (into the queue, up to the
+    // high-water mark) but never write, so what was held is counted and leaves the moment the fault heals.
+    if (this.sinkFull || this.queuedBytes >= HIGH_WATER_BYTES) this.source.pause();
     else this.source.resume();
   }
 

@@ -71,6 +71,12 @@ describe('CLI', () => {
     [['--lock=nope'], /unknown lock "nope"\. Valid: none, redis, redlock/],
     [['--time-limit=-3'], /--time-limit must be between 1 and 86400/],
     [['--lock=redis', '--fencing'], /no monotonic counter|not a monotonic counter/],
+    // A fault that cannot act on the lock's servers would inject nothing: refused, not skipped into a VALID.
+    [
+      ['--lock=etcd', '--nemesis=restart-empty'],
+      /--nemesis=restart-empty cannot act on --lock=etcd: .*no Redis master/,
+    ],
+    [['--lock=etcd', '--nemesis=clock'], /--nemesis=clock cannot act on --lock=etcd: .*shim cannot move it/],
     [
       ['--lock=all', '--time-limit=2'],
       /too short for the "holder paused" and fenced columns[\s\S]*--lock=all --time-limit=5/,
