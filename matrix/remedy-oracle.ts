@@ -75,9 +75,10 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     owns: LONG_WORK_OWNS,
     minTimeLimitS: 30,
   },
-  // Whether a resumed holder writes before its watchdog's overdue renewal fails is a race, shot by shot (redlock,
-  // seed 42: one 10 s run lost 2 of 2 shots, the next lost 0 of 2 — both resumed writes skipped as lock-lost). More
-  // shots per run: a pause every ~4 s for at least 20 s.
+  // pause-holder, with --watchdog, strikes only a section whose write falls due before the holder's next renewal, so
+  // after SIGCONT the overdue write runs before the overdue renewal (the GC-pause story). Struck anywhere it was a
+  // race, shot by shot (redlock, seed 42: one 10 s run lost 2 of 2 shots, the next 0 of 2). More shots per run: a
+  // pause every ~4 s for at least 20 s.
   {
     id: 'pause-watchdog',
     title: 'holder paused > TTL, --watchdog',
