@@ -1,3 +1,4 @@
+import { removeSecrets } from '../cluster/credentials.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -128,6 +129,7 @@ export async function runTest(
   const stopCluster = shutdown.add('stop cluster', async () => {
     await cluster.teardown();
     fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
+    removeSecrets(runDir);
   });
   const markIncomplete = shutdown.add('mark the run incomplete', () =>
     writeJson(path.join(runDir, 'test.json'), {
@@ -315,3 +317,4 @@ function summary(config: Readonly<Config>, runDir: string, r: RunResults): strin
   );
   return lines.join('\n');
 }
+
