@@ -1,3 +1,4 @@
+import { checkResultsFolder } from '../store/results-store.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -373,6 +374,9 @@ export function resolveConfig(
       'drop --runs, or use --lock=all',
     );
   const ttlMs = get<number>('ttl');
+  // Every command that writes into or acts on the results folder; check and compare take run folders instead.
+  if (!get<boolean>('help') && command !== 'check' && command !== 'compare')
+    checkResultsFolder(path.resolve(get<string>('results')));
   return deepFreeze({
     command,
     rest,
