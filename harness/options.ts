@@ -45,6 +45,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'int',
     default: 3000,
     min: 100,
+    // A day; and below 2^31 ms, past which Node's timers fire after 1 ms instead (faults back to back).
+    max: 86_400_000,
     help: 'ms between the end of one fault and the start of the next',
   },
   { name: 'time-limit', kind: 'int', default: 60, min: 1, max: 86_400, help: 'seconds the clients run' },
