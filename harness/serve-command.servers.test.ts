@@ -13,6 +13,8 @@ import { startResultsServer, type ResultsServer } from './serve-command.ts';
  * once it has ended, its report and record are served, and the passwords are gone from the disk.
  */
 const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-serve-live-'));
+// Enterable by the servers' accounts (as root), so the node folders — redis.conf included — are inside the run dir.
+fs.chmodSync(results, 0o755);
 let server: ResultsServer | undefined;
 afterAll(async () => {
   await server?.close();
