@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { RUN_FILE_MODE } from '../store/results-store.ts';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -89,7 +90,7 @@ export class ClientPool {
 
   /** Fork one client and resolve once it is ready for its spec (the caller sends `start`). */
   private spawn(spec: ClientSpec, handle: ClientHandle, deaths: number): Promise<void> {
-    const log = fs.openSync(this.logFile(spec.slot), 'a');
+    const log = fs.openSync(this.logFile(spec.slot), 'a', RUN_FILE_MODE);
     const child = fork(CLIENT_SCRIPT, ['--run-dir', this.runDir, '--slot', String(spec.slot)], {
       execArgv: ['--import', TSX],
       detached: true,

@@ -4,7 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../common/exit-codes.ts';
-import { createRunDir, resultsFolderProblem } from './results-store.ts';
+import { createRunDir, resultsFolderProblem, RUN_FILE_MODE, writeJson } from './results-store.ts';
+import { Journal } from '../history/journal.ts';
+import { writeReport } from '../report/report.ts';
+import { writeRunDir } from '../test/support/run-dirs.ts';
 
 const made: string[] = [];
 afterEach(() => {
@@ -84,4 +87,21 @@ describe('a results folder another user can write into is refused', () => {
     },
     120_000,
   );
+});
+
+describe("a run's own files are readable by their owner only", () => {
+  it('history.jsonl (while it is written), test.json / results.json and report.html are created 0600', async () => {
+    const d = tmp();
+    const run = writeRunDir(d, 'redis', '2026-12-01T00-00-00.000Z', { fenced: false });
+    const mode = (f: string) => (fs.statSync(f).mode & 0o777).toString(8);
+    const journal = new Journal(path.join(d, 'live.jsonl'));
+    journal.append({ process: 0, type: 'invoke', f: 'acquire', value: { account: 0 } });
+    expect(mode(path.join(d, 'live.jsonl'))).toBe('600');
+    await journal.close();
+    writeJson(path.join(d, 'results.json'), { valid: true });
+    expect(mode(path.join(d, 'results.json'))).toBe('600');
+    writeReport(run);
+    expect(mode(path.join(run, 'report.html'))).toBe('600');
+    expect(RUN_FILE_MODE).toBe(0o600);
+  });
 });

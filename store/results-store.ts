@@ -96,8 +96,18 @@ export function linkLatest(resultsRoot: string, runDir: string): void {
   fs.renameSync(tmp, link);
 }
 
+/**
+ * The mode a run's own files are created with (history.jsonl, test.json, results.json, report.html, logs/*):
+ * readable by their owner only. A live history is a real-time feed of who holds the lock and when each fault
+ * starts — on a shared machine, enough to steer a verdict. The umask can only take bits away; to share a run,
+ * chmod its files (or copy them) yourself.
+ */
+export const RUN_FILE_MODE = 0o600;
+
 export function writeJson(file: string, value: unknown): void {
-  fs.writeFileSync(file, `${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
+  fs.writeFileSync(file, `${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`, {
+    mode: RUN_FILE_MODE,
+  });
 }
 
 /** Every run dir under the results root (folders holding a test.json), newest first. */
