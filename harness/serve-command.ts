@@ -73,12 +73,19 @@ function inside(root: string, file: string): boolean {
 }
 
 /**
- * Whether `real` (inside `realRoot`) belongs to a run whose harness still runs: one of its folders holds
- * `pids/harness.owner` naming a live process. Nothing of such a run is served — its secrets and servers are live.
+ * Whether `real` (inside `realRoot`) belongs to a run still going: one of its folders holds `pids/harness.owner`
+ * naming a live process, and no results.json yet. Nothing of such a run is served — its secrets and servers are live.
  */
 function inLiveRun(realRoot: string, real: string): boolean {
   for (let dir = path.dirname(real); inside(realRoot, dir); dir = path.dirname(dir)) {
-    if (fs.existsSync(path.join(dir, PIDS_DIR, OWNER_FILE)) && runOwner(dir) !== 'gone') return true;
+    // A run writes results.json last, after its servers are stopped and its secrets deleted: with it, the run is
+    // over even while its harness goes on (a matrix or nightly runs its cells in one process).
+    if (
+      fs.existsSync(path.join(dir, PIDS_DIR, OWNER_FILE)) &&
+      !fs.existsSync(path.join(dir, 'results.json')) &&
+      runOwner(dir) !== 'gone'
+    )
+      return true;
     if (dir === realRoot) break;
   }
   return false;
