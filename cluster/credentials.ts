@@ -55,3 +55,11 @@ export function runCredentials(runDir: string): Credentials {
   }
   return JSON.parse(fs.readFileSync(file, 'utf8')) as Credentials;
 }
+
+/**
+ * Deletes the run's secrets file once its servers are stopped: the passwords open nothing after that, and a file
+ * left behind is one more thing that `serve`, an artifact upload or a backup could hand out.
+ */
+export function removeSecrets(runDir: string): void {
+  fs.rmSync(path.join(runDir, SECRETS_FILE), { force: true });
+}

@@ -19,8 +19,12 @@ export class JsonSyntaxError extends Error {
   }
 }
 
+/** Deeper than any file of ours needs; the parser recurses, and a 100 000-deep file must be an answer, not a stack overflow. */
+export const MAX_JSON_DEPTH = 64;
+
 export function parseJsonWithLines(text: string): LocatedJson {
   const lineOf = new Map<string, number>();
+  let depth = 0;
   let i = 0;
   let line = 1;
   let lineStart = 0;
@@ -53,6 +57,14 @@ export function parseJsonWithLines(text: string): LocatedJson {
     skip();
     lineOf.set(at, line);
     const c = text[i];
+    if ((c === '{' || c === '[') && ++depth > MAX_JSON_DEPTH) fail(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
+    try {
+      return container(at, c);
+    } finally {
+      if (c === '{' || c === '[') depth--;
+    }
+  };
+  const container = (at: string, c: string | undefined): unknown => {
     if (c === '{') {
       i++;
       const out: Record<string, unknown> = {};
@@ -65,7 +77,13 @@ export function parseJsonWithLines(text: string): LocatedJson {
         skip();
         if (text[i] !== ':') fail(`expected ":" after "${key}"`);
         i++;
-        out[key] = value(at ? `${at}.${key}` : key);
+        // defineProperty: a "__proto__" key is a key, as in JSON.parse, not the object's prototype.
+        Object.defineProperty(out, key, {
+          value: value(at ? `${at}.${key}` : key),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         skip();
         if (text[i] === ',') i++;
         else if (text[i] === '}') return (i++, out);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { notOurs } from './ownership.ts';
 
 /**
  * Pid files of everything a run starts, so `fencepost cleanup` can find leftovers of a run that was killed
@@ -69,6 +70,8 @@ export class PidRegistry {
       .readdirSync(this.dir)
       .filter((f) => f.endsWith('.json'))
       .flatMap((f) => {
+        // A record another user planted (or a symlink to one) names nothing of ours: cleanup would SIGKILL it.
+        if (notOurs(path.join(this.dir, f), 'file')) return [];
         try {
           return [JSON.parse(fs.readFileSync(path.join(this.dir, f), 'utf8')) as PidRecord];
         } catch {
@@ -120,8 +123,15 @@ export function ticksSinceBoot(): number {
 }
 
 /**
- * Processes a pending record may name: started no earlier than the record, working in its directory or below
- * it. Only a process of ours was started there after we wrote the record, unless someone `cd`s into a node's
+ * How long after a pending record its process may have started: the spawn follows `intend` within milliseconds,
+ * so 5 s (500 ticks) is ample; without a bound, someone who later opens a shell in a leftover node folder to look at
+ * it would be taken for the server. (Postgres backends start later; they are found as the postmaster's children.)
+ */
+export const PENDING_WINDOW_TICKS = 500;
+
+/**
+ * Processes a pending record may name: started no earlier than the record (and within PENDING_WINDOW_TICKS of
+ * it), working in its directory or below it. Only a process of ours was started there after we wrote the record, unless someone `cd`s into a node's
  * directory at that very moment.
  */
 export function pendingPids(rec: PidRecord): number[] {
@@ -139,7 +149,8 @@ export function pendingPids(rec: PidRecord): number[] {
       continue;
     }
     const t = startTime(pid);
-    if (t !== null && t >= rec.pending.notBefore && isAlive(pid)) out.push(pid);
+    const { notBefore } = rec.pending;
+    if (t !== null && t >= notBefore && t <= notBefore + PENDING_WINDOW_TICKS && isAlive(pid)) out.push(pid);
   }
   return out;
 }

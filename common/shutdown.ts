@@ -1,3 +1,4 @@
+import { EXIT } from './exit-codes.ts';
 /**
  * Ctrl-C / SIGTERM at any moment: run the registered teardown steps (newest first: stop clients, heal faults,
  * stop nodes, close the journal) once, then exit. npm relays the terminal's SIGINT to us as well, so signals
@@ -24,6 +25,11 @@ export class Shutdown {
   private steps: Step[] = [];
   private firstSignalAt = 0;
   private running: Promise<void> | null = null;
+  /** Steps the normal path is running right now: an error mid-teardown must wait for them, not exit under them. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private crashed: Promise<number> | null = null;
+  /** The first error that nothing caught (set by `crash`): the command's exit code is then 255, whatever it returned. */
+  stray: { error: unknown } | null = null;
   private readonly onSignal = (signal: NodeJS.Signals) => this.handle(signal);
   private parentWatch: NodeJS.Timeout | null = null;
   /** Why the steps ran: a signal, or an error that ended the command. */
@@ -72,10 +78,17 @@ export class Shutdown {
     const cancel = () => {
       this.steps = this.steps.filter((s) => s !== step);
     };
+    const inFlight = this.inFlight;
     return {
       async run() {
         cancel();
-        await step.run();
+        const running = Promise.resolve().then(step.run);
+        inFlight.add(running);
+        try {
+          await running;
+        } finally {
+          inFlight.delete(running);
+        }
       },
       cancel,
     };
@@ -93,8 +106,43 @@ export class Shutdown {
         }
       }
       this.steps = [];
+      await Promise.allSettled([...this.inFlight]);
     })();
     return this.running;
+  }
+
+  /**
+   * Route every error nothing caught — a throw in an event handler (an IPC message, a stream), a rejection nobody
+   * awaited — to `crash`, then exit with its code. Without this Node exits 1, the INVALID code, and skips every
+   * teardown step: paused clients stay stopped and the servers keep running with the run's passwords.
+   */
+  catchStrays(exit: (code: number) => void = (code) => process.exit(code)): this {
+    const onStray = (err: unknown) => void this.crash(err).then(exit);
+    process.on('uncaughtException', onStray);
+    process.on('unhandledRejection', onStray);
+    return this;
+  }
+
+  /**
+   * An unexpected error: say what it was, run every step (heal the faults, stop the clients and servers, close the
+   * history — it is kept), and resolve with 255. A second error while that runs is reported and waits for the same.
+   */
+  crash(err: unknown): Promise<number> {
+    const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    if (this.crashed) {
+      if (err !== this.stray?.error) console.error(`fencepost: another unexpected error while stopping: ${text}`);
+      return this.crashed;
+    }
+    this.stray = { error: err };
+    console.error(`fencepost: the harness crashed (this is a bug of ours): ${text}`);
+    console.error(`fencepost: ${this.onInterrupt} …`);
+    this.crashed = this.runAll('error').then(() => {
+      console.error(
+        `fencepost: exiting ${EXIT.crashed}; if anything of the run is left, \`npm run jepsen -- cleanup\` stops it.`,
+      );
+      return EXIT.crashed;
+    });
+    return this.crashed;
   }
 
   /** `cause`: the signal's name, or what else ended the command (the parent's death). */

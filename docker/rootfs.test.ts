@@ -19,7 +19,7 @@ afterEach(() => {
 
 function scratchOf(builder: { pid: number; startTime: number | null } | null, p: string): string {
   const dir = fs.mkdtempSync(path.join(p, ROOTFS_PREFIX));
-  if (builder) fs.writeFileSync(path.join(dir, 'builder.json'), JSON.stringify(builder));
+  if (builder) fs.writeFileSync(path.join(dir, 'builder.json'), JSON.stringify(builder), { mode: 0o600 });
   fs.mkdirSync(path.join(dir, 'root', 'usr'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'root', 'usr', 'blob'), Buffer.alloc(256 * 1024, 1));
   return dir;
@@ -43,9 +43,9 @@ describe('leftover root file systems of the image builder', () => {
     expect(fs.existsSync(dir)).toBe(true);
   });
 
-  it('keeps one with no builder record while a process works in it (an orphaned debootstrap), removes it after', async () => {
+  it('keeps one whose builder is gone while a process works in it (an orphaned debootstrap), removes it after', async () => {
     const p = parent();
-    const dir = scratchOf(null, p);
+    const dir = scratchOf({ pid: process.pid, startTime: 1 }, p);
     const child = spawn('sleep', ['30'], { cwd: path.join(dir, 'root'), stdio: 'ignore' });
     try {
       await new Promise((r) => child.once('spawn', r));
@@ -58,6 +58,36 @@ describe('leftover root file systems of the image builder', () => {
     }
     expect(removeLeftoverRootfs(() => {}, p)).toBeGreaterThan(0);
     expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it('leaves alone, and says so, one that is not provably ours: no private marker, a marker others can write, another owner, a symlink', () => {
+    const p = parent();
+    const noMarker = scratchOf(null, p);
+    const openMarker = scratchOf({ pid: process.pid, startTime: 1 }, p);
+    fs.chmodSync(path.join(openMarker, 'builder.json'), 0o666);
+    const link = path.join(p, `${ROOTFS_PREFIX}link`);
+    fs.symlinkSync(scratchOf({ pid: process.pid, startTime: 1 }, parent()), link);
+    const lines: string[] = [];
+    expect(removeLeftoverRootfs((l) => lines.push(l), p)).toBe(0);
+    for (const dir of [noMarker, openMarker, link]) expect(fs.existsSync(dir)).toBe(true);
+    expect(lines.sort()).toEqual(
+      [
+        `left alone: ${link} (is a symlink) — not a build of ours`,
+        `left alone: ${noMarker} (cannot be read (ENOENT)) — not a build of ours`,
+        `left alone: ${openMarker} (is writable by others (mode 666)) — not a build of ours`,
+      ].sort(),
+    );
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("a second user's folder survives cleanup, marker and all (root only)", () => {
+    const p = parent();
+    const theirs = scratchOf({ pid: process.pid, startTime: 1 }, p); // a dead builder: would be removed if ours
+    for (const f of [theirs, path.join(theirs, 'builder.json'), path.join(theirs, 'root')])
+      fs.chownSync(f, 65534, 65534);
+    const lines: string[] = [];
+    expect(removeLeftoverRootfs((l) => lines.push(l), p)).toBe(0);
+    expect(fs.existsSync(path.join(theirs, 'root', 'usr', 'blob'))).toBe(true);
+    expect(lines).toEqual([`left alone: ${theirs} (belongs to uid 65534, not to us (uid 0)) — not a build of ours`]);
   });
 
   it('createScratch records its builder, so a build in progress is never taken for a leftover', () => {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { processesUsing } from '../common/dir-in-use.ts';
 import { diskUsage, formatMB } from '../common/disk-usage.ts';
+import { notOurs } from '../common/ownership.ts';
 import { isAlive, startTime, stillOurs } from '../common/pid-registry.ts';
 
 /**
@@ -12,6 +13,7 @@ import { isAlive, startTime, stillOurs } from '../common/pid-registry.ts';
  * build in progress from one that was interrupted beyond its own clean-up (kill -9, a lost terminal).
  */
 export const ROOTFS_PREFIX = 'fencepost-rootfs-';
+const BUILDER_FILE = 'builder.json';
 
 /** Not under /tmp: debootstrap needs a file system that allows device nodes and exec (tmpfs may be noexec). */
 export function rootfsParent(): string {
@@ -25,9 +27,11 @@ export interface Scratch {
 
 export function createScratch(parent = rootfsParent()): Scratch {
   const dir = fs.mkdtempSync(path.join(parent, ROOTFS_PREFIX));
+  // The marker `cleanup` takes as proof the folder is ours: created here (never over an existing file), private.
   fs.writeFileSync(
-    path.join(dir, 'builder.json'),
+    path.join(dir, BUILDER_FILE),
     JSON.stringify({ pid: process.pid, startTime: startTime(process.pid) }),
+    { mode: 0o600, flag: 'wx' },
   );
   const root = path.join(dir, 'root');
   fs.mkdirSync(root);
@@ -71,7 +75,7 @@ export function removeScratch(dir: string): void {
 /** Whether the process that created the scratch folder still runs (a folder from before the record counts as gone). */
 function builderAlive(dir: string): boolean {
   try {
-    const rec = JSON.parse(fs.readFileSync(path.join(dir, 'builder.json'), 'utf8')) as {
+    const rec = JSON.parse(fs.readFileSync(path.join(dir, BUILDER_FILE), 'utf8')) as {
       pid: number;
       startTime?: number;
     };
@@ -99,6 +103,14 @@ export function removeLeftoverRootfs(log: (line: string) => void, parent = rootf
   let freed = 0;
   for (const name of entries) {
     const dir = path.join(parent, name);
+    // Only a folder of this user's, with the private marker one of our builds wrote: the prefix alone is a name
+    // any local user can take (as root, removing their folder would be removing what they point it at).
+    const why =
+      notOurs(dir, 'dir', { private: true }) ?? notOurs(path.join(dir, BUILDER_FILE), 'file', { private: true });
+    if (why) {
+      log(`left alone: ${dir} (${why}) — not a build of ours`);
+      continue;
+    }
     if (builderAlive(dir)) continue;
     const users = processesUsing(dir);
     if (users.length) {

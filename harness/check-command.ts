@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Op } from '../history/op.ts';
-import { parseHistory, validateHistory } from '../history/reader.ts';
+import { parseHistory, readHistory, validateHistory } from '../history/reader.ts';
 import { inTimeOrder } from '../history/time-order.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { isRecord } from '../common/is-record.ts';
@@ -137,7 +137,7 @@ async function checkRunDir(args: CheckArgs): Promise<number> {
 function readJsonl(file: string): Op[] | string {
   let parsed;
   try {
-    parsed = parseHistory(readFileSync(file, 'utf8'));
+    parsed = readHistory(file); // in chunks: a long run's history outgrows one string
   } catch (e) {
     return `${file}: ${(e as Error).message}`;
   }

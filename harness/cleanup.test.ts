@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from './cleanup.ts';
-import { isAlive, PidRegistry } from '../common/pid-registry.ts';
+import { isAlive, PidRegistry, ticksSinceBoot } from '../common/pid-registry.ts';
 import { claimRun, writeOwner } from '../common/run-owner.ts';
 
 // `cleanup` on real processes (`sleep`), standing in for servers whose harness was kill -9ed.
@@ -185,5 +185,48 @@ describe('cleanup', () => {
     expect(await cleanup(results, () => {})).toBe(0);
     expect(isAlive(pid)).toBe(true);
     expect(reg.list()).toEqual([]);
+  });
+});
+
+describe("cleanup on a shared machine: only what this user's runs created", () => {
+  it.skipIf(process.getuid?.() !== 0)(
+    'a pid record or harness record another user planted names nothing to kill (root only)',
+    async () => {
+      const { results, node, reg } = runDir();
+      const victim = orphan(node);
+      reg.add({ name: 'redis0', pid: victim, marker: node });
+      fs.chownSync(path.join(reg.dir, 'redis0.json'), 65534, 65534);
+      expect(await cleanup(results, () => {})).toBe(0);
+      expect(isAlive(victim)).toBe(true);
+
+      const other = runDir();
+      const victim2 = orphan(other.node);
+      other.reg.add({ name: 'redis0', pid: victim2, marker: other.node });
+      fs.chownSync(path.join(other.reg.dir, 'harness.owner'), 65534, 65534);
+      const lines: string[] = [];
+      expect(await cleanup(other.results, (l) => lines.push(l))).toBe(0);
+      expect(isAlive(victim2)).toBe(true);
+      expect(lines.join('\n')).toMatch(
+        /left alone: .*run-1 \(its pid records: belongs to uid 65534, not to us \(uid 0\)\) — not a run of ours/,
+      );
+    },
+  );
+
+  it('a pending record does not name a process started long after it (someone who opened a shell in the node folder)', async () => {
+    const { results, node, reg } = runDir();
+    // Written 10 s before the process started: far outside the moment a spawn follows its record.
+    fs.writeFileSync(
+      path.join(reg.dir, 'redis0.json'),
+      JSON.stringify({
+        name: 'redis0',
+        pid: 0,
+        marker: node,
+        pending: { cwd: fs.realpathSync(node), notBefore: ticksSinceBoot() - 1000 },
+      }),
+    );
+    const shell = orphan(node);
+    await sleep(50);
+    expect(await cleanup(results, () => {})).toBe(0);
+    expect(isAlive(shell)).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { childPids, isAlive, pendingPids, PidRegistry, stillOurs, type PidRecord } from '../common/pid-registry.ts';
+import { notOurs } from '../common/ownership.ts';
 import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from '../common/run-owner.ts';
 
 /**
@@ -32,6 +33,13 @@ export async function cleanup(
   let leftAlone = 0;
   for (const reg of registries) {
     const runDir = path.dirname(reg.dir);
+    // A pid folder or harness record another user made would let them name any process for us to kill.
+    const foreign = notOurs(reg.dir, 'dir') ?? notOurs(path.join(reg.dir, OWNER_FILE), 'file');
+    if (foreign && fs.existsSync(path.join(reg.dir, OWNER_FILE))) {
+      log(`left alone: ${runDir} (its pid records: ${foreign}) — not a run of ours`);
+      leftAlone++;
+      continue;
+    }
     const records = reg.list();
     const owner = readOwner(reg.dir);
     if (owner && ownerAlive(owner)) {

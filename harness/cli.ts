@@ -64,13 +64,17 @@ async function main(argv: string[]): Promise<number> {
     console.log(helpText());
     return EXIT.valid;
   }
-  const shutdown = new Shutdown().install();
+  const shutdown = new Shutdown().install().catchStrays();
+  let code: number;
   try {
-    return await dispatch(config, shutdown);
+    code = await dispatch(config, shutdown);
   } catch (err) {
+    // After a stray error the command's own failure is a consequence of the teardown: the stray decides.
+    if (shutdown.stray) return shutdown.crash(shutdown.stray.error);
     await shutdown.runAll('error');
     return report(err);
   }
+  return shutdown.stray ? shutdown.crash(shutdown.stray.error) : code;
 }
 
 function report(err: unknown): number {

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { RUN_FILE_MODE } from '../store/results-store.ts';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -72,7 +73,15 @@ export class ClientPool {
       return this.spawn(spec, handle, 0);
     });
     await Promise.all(ready);
-    for (const s of this.slots) s.child.send({ type: 'start', spec: s.spec } satisfies ToClient);
+    for (const s of this.slots) this.send(s, { type: 'start', spec: s.spec });
+  }
+
+  /** A send whose failure (the child gone, its channel closed) is logged: its exit handler records the death. */
+  private send(slot: Slot, msg: ToClient): void {
+    if (!slot.child.connected) return;
+    slot.child.send(msg, (err) => {
+      if (err) this.log(`fencepost: could not send ${msg.type} to client ${slot.spec.slot}: ${err.message}`);
+    });
   }
 
   private logFile(slot: number): string {
@@ -81,7 +90,7 @@ export class ClientPool {
 
   /** Fork one client and resolve once it is ready for its spec (the caller sends `start`). */
   private spawn(spec: ClientSpec, handle: ClientHandle, deaths: number): Promise<void> {
-    const log = fs.openSync(this.logFile(spec.slot), 'a');
+    const log = fs.openSync(this.logFile(spec.slot), 'a', RUN_FILE_MODE);
     const child = fork(CLIENT_SCRIPT, ['--run-dir', this.runDir, '--slot', String(spec.slot)], {
       execArgv: ['--import', TSX],
       detached: true,
@@ -102,11 +111,19 @@ export class ClientPool {
     this.slots[spec.slot] = slot;
     this.pids.add({ name: `client-${spec.slot}`, pid: child.pid!, marker: this.runDir });
     return new Promise((resolve, reject) => {
-      child.on('message', (msg: FromClient) => {
+      child.on('message', (raw: unknown) => {
+        const msg = checkedMessage(raw);
+        if (typeof msg === 'string') {
+          // A plugin calling process.send, or a bug of ours: said, and dropped — thrown from here, nothing catches it.
+          this.log(`fencepost: client ${spec.slot} sent a malformed message (${msg}); ignored`);
+          return;
+        }
         if (msg.type === 'ready') resolve();
         else if (msg.type === 'op') this.record(slot, msg.op, BigInt(msg.at));
         else if (msg.type === 'log') fs.appendFileSync(this.logFile(spec.slot), `${msg.line}\n`);
       });
+      // A send on a channel that closed (the child died meanwhile) emits 'error' here; its exit handler records it.
+      child.on('error', (err) => this.log(`fencepost: client ${spec.slot}: ${err.message}`));
       child.once('exit', (code, signal) => {
         handle.exited = true;
         this.pids.remove(`client-${spec.slot}`);
@@ -171,7 +188,7 @@ export class ClientPool {
       await this.spawn(spec, slot.handle, deaths);
       // Stopped while it booted: it has run nothing, so it has nothing to finish.
       if (this.stopping) this.kill();
-      else this.slots[spec.slot].child.send({ type: 'start', spec } satisfies ToClient);
+      else this.send(this.slots[spec.slot], { type: 'start', spec });
     } catch {
       // It died before it was ready; its exit handler has recorded that and carries on from there.
     }
@@ -228,4 +245,23 @@ function lastLines(file: string, n: number): string[] {
   } catch {
     return [];
   }
+}
+
+const OP_TYPES = new Set(['invoke', 'ok', 'fail', 'info']);
+
+/** A client's IPC message as the protocol says it is, or what is wrong with it. */
+export function checkedMessage(raw: unknown): FromClient | string {
+  if (typeof raw !== 'object' || raw === null) return `not an object: ${typeof raw}`;
+  const m = raw as Record<string, unknown>;
+  if (m.type === 'ready' || m.type === 'stopped') return m as FromClient;
+  if (m.type === 'log') return typeof m.line === 'string' ? (m as FromClient) : 'a log message without a line';
+  if (m.type !== 'op') return `unknown type ${JSON.stringify(m.type)}`;
+  if (typeof m.at !== 'string' || !/^\d{1,20}$/.test(m.at))
+    return `op time ${JSON.stringify(m.at)} is not decimal nanoseconds`;
+  const op = m.op as Record<string, unknown> | null;
+  if (typeof op !== 'object' || op === null) return 'an op message without an op';
+  if (typeof op.process !== 'number' && typeof op.process !== 'string') return 'an op without a process';
+  if (typeof op.type !== 'string' || !OP_TYPES.has(op.type)) return `op type ${JSON.stringify(op.type)}`;
+  if (typeof op.f !== 'string') return 'an op without an f';
+  return m as FromClient;
 }

@@ -81,3 +81,34 @@ describe('cleanup --data', () => {
     expect(fs.existsSync(notOurs)).toBe(true);
   });
 });
+
+describe('cleanup --data on a shared machine', () => {
+  it("a symlink planted in a dead run's folder is removed as a link: what it points at survives", () => {
+    const r = results();
+    const dead = run(r, 'dead', { pid: process.pid, startTime: 1 });
+    const victim = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-victim-'));
+    made.push(victim);
+    fs.writeFileSync(path.join(victim, 'precious'), 'keep me');
+    fs.symlinkSync(victim, path.join(dead, 'nodes', 'redis0', 'data'));
+    fs.symlinkSync(path.join(victim, 'precious'), path.join(dead, 'nodes', 'redis0', 'dump.rdb'));
+    removeDeadRunData(r, () => {});
+    expect(fs.existsSync(path.join(dead, 'nodes'))).toBe(false);
+    expect(fs.readFileSync(path.join(victim, 'precious'), 'utf8')).toBe('keep me');
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "a DATA-IS-ELSEWHERE marker the server's account wrote (not ours) names nothing to remove (root only)",
+    () => {
+      const r = results();
+      const dead = run(r, 'dead', { pid: process.pid, startTime: 1 });
+      const target = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-pg-'));
+      made.push(target);
+      fs.writeFileSync(path.join(target, 'PG_VERSION'), '15');
+      const marker = path.join(dead, 'nodes', 'redis0', 'DATA-IS-ELSEWHERE');
+      fs.writeFileSync(marker, `${target}\n`);
+      fs.chownSync(marker, 65534, 65534);
+      removeDeadRunData(r, () => {});
+      expect(fs.existsSync(path.join(target, 'PG_VERSION'))).toBe(true);
+    },
+  );
+});

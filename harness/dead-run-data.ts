@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { processesUsing } from '../common/dir-in-use.ts';
 import { diskUsage, formatMB } from '../common/disk-usage.ts';
+import { notOurs } from '../common/ownership.ts';
 import { runOwner } from '../common/run-owner.ts';
 
 /** The marker a node folder holds when its data lives outside the run dir (see PgNode.placeDataDir). */
@@ -34,9 +35,18 @@ function runDirsWithData(resultsDir: string): string[] {
 function dataElsewhere(nodesDir: string): string[] {
   const out: string[] = [];
   for (const node of fs.readdirSync(nodesDir)) {
+    const marker = path.join(nodesDir, node, ELSEWHERE);
+    // The node folder belongs to the server's account, which could write a marker of its own: only ours counts,
+    // and only when it names a real folder (not a symlink) of ours directly in the temp dir.
+    if (notOurs(marker, 'file')) continue;
     try {
-      const target = fs.readFileSync(path.join(nodesDir, node, ELSEWHERE), 'utf8').trim();
-      if (path.dirname(target) === os.tmpdir() && path.basename(target).startsWith('fencepost-')) out.push(target);
+      const target = fs.readFileSync(marker, 'utf8').trim();
+      if (
+        path.dirname(target) === os.tmpdir() &&
+        path.basename(target).startsWith('fencepost-') &&
+        fs.lstatSync(target).isDirectory()
+      )
+        out.push(target);
     } catch {
       // no marker: the data is in the node folder
     }
@@ -57,6 +67,11 @@ export function removeDeadRunData(resultsDir: string, log: (line: string) => voi
     if (owner === 'alive') continue;
     if (owner === 'unknown' && processesUsing(runDir).length) continue;
     const nodes = path.join(runDir, 'nodes');
+    const why = notOurs(runDir, 'dir');
+    if (why) {
+      log(`left alone: the node data of ${runDir} (the run folder ${why})`);
+      continue;
+    }
     const dirs = [nodes, ...dataElsewhere(nodes)];
     const bytes = dirs.reduce((sum, d) => sum + diskUsage(d), 0);
     try {

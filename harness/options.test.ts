@@ -108,4 +108,11 @@ describe('helpText', () => {
     expect(text).toContain('(default: 2000)');
     expect(text).toContain('(default: 1.5 × ttl)');
   });
+
+  it('bounds --nemesis-interval below what a timer can hold (2^31 ms would fire every 1 ms)', () => {
+    expect(() => resolveConfig(['--nemesis-interval=2147483648'])).toThrow(
+      /--nemesis-interval must be between 100 and 86400000, got 2147483648/,
+    );
+    expect(resolveConfig(['--nemesis-interval=86400000']).nemesisIntervalMs).toBe(86_400_000);
+  });
 });

@@ -1,3 +1,4 @@
+import { checkResultsFolder } from '../store/results-store.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,6 +45,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'int',
     default: 3000,
     min: 100,
+    // A day; and below 2^31 ms, past which Node's timers fire after 1 ms instead (faults back to back).
+    max: 86_400_000,
     help: 'ms between the end of one fault and the start of the next',
   },
   { name: 'time-limit', kind: 'int', default: 60, min: 1, max: 86_400, help: 'seconds the clients run' },
@@ -373,6 +376,9 @@ export function resolveConfig(
       'drop --runs, or use --lock=all',
     );
   const ttlMs = get<number>('ttl');
+  // Every command that writes into or acts on the results folder; check and compare take run folders instead.
+  if (!get<boolean>('help') && command !== 'check' && command !== 'compare')
+    checkResultsFolder(path.resolve(get<string>('results')));
   return deepFreeze({
     command,
     rest,

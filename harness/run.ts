@@ -1,3 +1,4 @@
+import { removeSecrets } from '../cluster/credentials.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -126,8 +127,10 @@ export async function runTest(
   );
 
   const stopCluster = shutdown.add('stop cluster', async () => {
+    injectStrayThrow('teardown');
     await cluster.teardown();
     fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
+    removeSecrets(runDir);
   });
   const markIncomplete = shutdown.add('mark the run incomplete', () =>
     writeJson(path.join(runDir, 'test.json'), {
@@ -138,6 +141,7 @@ export async function runTest(
   const t0 = performance.now();
   await cluster.start();
   log(`fencepost: ${cluster.nodes.length} nodes ready in ${Math.round(performance.now() - t0)} ms`);
+  injectStrayThrow('setup');
   Object.assign(test.versions, await serverVersions(cluster.nodes));
   writeJson(path.join(runDir, 'test.json'), test);
 
@@ -219,6 +223,7 @@ export async function runTest(
   await nemesis.setup();
 
   await pool.start(specs);
+  injectStrayThrow('mid-run');
   const abort = new AbortController();
   const nemesisDone = nemesis
     .run(abort.signal)
@@ -316,4 +321,20 @@ function summary(config: Readonly<Config>, runDir: string, r: RunResults, faults
     '',
   );
   return lines.join('\n');
+}
+
+/**
+ * A test hook (harness/crash.servers.test.ts): `FENCEPOST_TEST_THROW=<phase>` throws from an event-loop callback
+ * at that phase — outside every promise chain, as a throw in an IPC or stream handler would — so the test can show
+ * that the process-level handler still heals, stops everything and exits 255. Unset, it does nothing.
+ */
+function injectStrayThrow(phase: 'setup' | 'mid-run' | 'teardown'): void {
+  if (process.env.FENCEPOST_TEST_THROW !== phase) return;
+  // Mid-run: a second in, so the history has ops to keep; elsewhere at once, while the phase's work is in flight.
+  setTimeout(
+    () => {
+      throw new Error(`FENCEPOST_TEST_THROW: injected throw (${phase})`);
+    },
+    phase === 'mid-run' ? 1000 : 0,
+  );
 }

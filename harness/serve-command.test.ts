@@ -9,16 +9,59 @@ import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { resolveConfig } from './options.ts';
 import { Shutdown } from '../common/shutdown.ts';
-import { serveCommand, startResultsServer, type ResultsServer } from './serve-command.ts';
+import { claimRun } from '../common/run-owner.ts';
+import { CSP, serveCommand, startResultsServer, type ResultsServer } from './serve-command.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-serve-'));
 let server: ResultsServer;
 let run: string;
+let live: string;
+
+/** A request as written (fetch() would normalise `..` and set its own Host). */
+function raw(target: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; body: string; type: string | undefined; location: string | undefined }>(
+    (resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port: server.port, path: target, headers }, (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode!,
+              body,
+              type: res.headers['content-type'],
+              location: res.headers.location,
+            }),
+          );
+        })
+        .on('error', reject);
+    },
+  );
+}
+
+/** What a run folder holds that no reader may have: the passwords, a server's config, pid records, the clock shim. */
+function plantPrivateFiles(dir: string): void {
+  fs.writeFileSync(path.join(dir, 'secrets.json'), '{"redis":"hunter2"}', { mode: 0o600 });
+  fs.mkdirSync(path.join(dir, 'nodes', 'redis0'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'nodes', 'redis0', 'redis.conf'), 'requirepass hunter2\n');
+  fs.writeFileSync(path.join(dir, 'nodes', 'redis0', 'report.html'), 'requirepass hunter2\n');
+  fs.mkdirSync(path.join(dir, 'pids'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'pids', 'redis0.json'), '{"pid":1}');
+  fs.mkdirSync(path.join(dir, 'clock'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'clock', 'fencepost-clock.so'), 'ELF');
+  fs.writeFileSync(path.join(dir, 'logs', 'client-0.log'), 'client 0 log\n');
+  fs.symlinkSync('secrets.json', path.join(dir, 'summary.md')); // a listed name that resolves to an unlisted file
+}
 
 beforeAll(async () => {
   run = writeRunDir(root, 'redis', '2026-11-29T08-00-00.000Z', { fenced: false });
   writeReport(run);
   fs.symlinkSync(path.relative(root, run), path.join(root, 'latest'));
+  plantPrivateFiles(run);
+  // A run whose harness (this process) still runs: no report yet, its servers and passwords live.
+  live = writeRunDir(root, 'redis', '2026-11-29T10-00-00.000Z', { fenced: false, results: false });
+  plantPrivateFiles(live);
+  claimRun(path.join(live, 'pids'));
   fs.writeFileSync(path.join(os.tmpdir(), 'fencepost-serve-secret.txt'), 'secret');
   fs.symlinkSync(path.join(os.tmpdir(), 'fencepost-serve-secret.txt'), path.join(root, 'escape.txt'));
   server = await startResultsServer(root, 0);
@@ -56,19 +99,13 @@ describe('the results server', () => {
   });
 
   it('answers the same 404 for every path it does not serve, whether the file exists on the machine or not', async () => {
-    // fetch() would normalise a literal `..` away; a raw request sends the path as written, as an attacker would.
-    const raw = (target: string) =>
-      new Promise<{ status: number; body: string; type: string | undefined }>((resolve, reject) => {
-        http
-          .get({ host: '127.0.0.1', port: server.port, path: target }, (res) => {
-            let body = '';
-            res.on('data', (d) => (body += d));
-            res.on('end', () => resolve({ status: res.statusCode!, body, type: res.headers['content-type'] }));
-          })
-          .on('error', reject);
-      });
     const missing = await raw('/nope.html');
-    expect(missing).toEqual({ status: 404, body: 'not found\n', type: 'text/plain; charset=utf-8' });
+    expect(missing).toEqual({
+      status: 404,
+      body: 'not found\n',
+      type: 'text/plain; charset=utf-8',
+      location: undefined,
+    });
     const outside = [
       '/escape.txt', // a symlink out of the folder, to a file that exists
       '/../../../../etc/passwd', // exists
@@ -81,6 +118,103 @@ describe('the results server', () => {
     ];
     for (const target of outside) expect({ target, ...(await raw(target)) }).toEqual({ target, ...missing });
     expect(fs.existsSync('/etc/passwd')).toBe(true); // the "exists" cases above really exist
+  });
+
+  it("serves a finished run what a reader needs, and its secrets, servers' files, pids and clock as the same 404", async () => {
+    const finished = '/redis/2026-11-29T08-00-00.000Z';
+    for (const f of ['report.html', 'results.json', 'test.json', 'history.jsonl', 'logs/client-0.log'])
+      expect({ f, status: (await raw(`${finished}/${f}`)).status }).toEqual({ f, status: 200 });
+    const missing = await raw('/nope.html');
+    const secret = [
+      'secrets.json',
+      'nodes/redis0/redis.conf',
+      'nodes/redis0/report.html', // a page's name inside a private folder
+      'nodes/',
+      'nodes',
+      'pids/redis0.json',
+      'pids/',
+      'clock/fencepost-clock.so',
+      'summary.md', // a listed name, a symlink to secrets.json
+      'logs/',
+      '',
+    ].filter((f) => f !== '');
+    for (const prefix of [finished, '/latest'])
+      for (const f of secret) {
+        const target = `${prefix}/${f}`;
+        expect({ target, ...(await raw(target)) }).toEqual({ target, ...missing });
+      }
+    for (const target of [`${finished}/secrets.json`, `${finished}/nodes/redis0/redis.conf`])
+      expect((await raw(target)).body).not.toContain('hunter2');
+  });
+
+  it('serves nothing of a run whose harness still runs', async () => {
+    const missing = await raw('/nope.html');
+    const dir = `/redis/2026-11-29T10-00-00.000Z`;
+    for (const f of [
+      '',
+      'test.json',
+      'history.jsonl',
+      'logs/client-0.log',
+      'secrets.json',
+      'nodes/redis0/redis.conf',
+      'pids/redis0.json',
+    ]) {
+      const target = `${dir}/${f}`;
+      expect({ target, ...(await raw(target)) }).toEqual({ target, ...missing });
+    }
+  });
+
+  it('lists no folder, and redirects only within the server whatever the path says', async () => {
+    const missing = await raw('/nope.html');
+    expect(await raw('/redis/')).toEqual(missing);
+    expect(await raw('/redis')).toEqual(missing);
+    // The open redirect of old: an encoded slash made the Location protocol-relative (//evil.example/…).
+    for (const target of [
+      '/%2Fevil.example%2F..%2Flatest',
+      '//evil.example/../latest',
+      '/%5Cevil.example%5C..%5Clatest',
+    ])
+      expect({ target, ...(await raw(target)) }).toEqual({ target, ...missing });
+    const dir = await raw('/latest');
+    expect(dir.status).toBe(301);
+    expect(dir.location).toBe('/redis/2026-11-29T08-00-00.000Z/');
+    const abs = await raw('http://evil.example/latest');
+    expect([abs.status, abs.location]).toEqual([301, '/redis/2026-11-29T08-00-00.000Z/']);
+  });
+
+  it('answers 421 to a Host other than 127.0.0.1 or localhost (DNS rebinding), and sends a CSP', async () => {
+    for (const host of ['evil.example', `evil.example:${server.port}`, `127.0.0.1:${server.port + 1}`, '10.0.0.1'])
+      expect({ host, status: (await raw('/latest/report.html', { host })).status }).toEqual({ host, status: 421 });
+    for (const host of [`127.0.0.1:${server.port}`, `localhost:${server.port}`, 'LOCALHOST'])
+      expect({ host, status: (await raw('/latest/report.html', { host })).status }).toEqual({ host, status: 200 });
+    const res = await fetch(`${server.url}latest/report.html`);
+    expect(res.headers.get('content-security-policy')).toBe(CSP);
+  });
+
+  it('keeps answering after 1,000 malformed requests', async () => {
+    const net = await import('node:net');
+    const junk = [
+      'GET /%zz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+      'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n',
+      'NOT HTTP AT ALL\r\n\r\n',
+      'GET /\0 HTTP/1.1\r\n\r\n',
+      `GET /${'a/'.repeat(5000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+      'GET /latest/report.html HTTP/1.1\r\nHost: 127.0.0.1\r\n', // cut off
+    ];
+    const one = (i: number) =>
+      new Promise<void>((resolve) => {
+        const s = net.connect(server.port, '127.0.0.1', () => {
+          s.write(junk[i % junk.length]);
+          if (i % 7 === 0)
+            s.destroy(); // a reset mid-request
+          else s.end();
+        });
+        s.on('data', () => undefined);
+        s.on('error', () => resolve());
+        s.on('close', () => resolve());
+      });
+    for (let i = 0; i < 1000; i += 50) await Promise.all(Array.from({ length: 50 }, (_, k) => one(i + k)));
+    expect((await fetch(`${server.url}latest/results.json`)).status).toBe(200);
   });
 });
 

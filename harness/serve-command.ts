@@ -6,13 +6,15 @@ import type { Config } from './options.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import { escapeHtml as h } from '../report/html.ts';
+import { OWNER_FILE, PIDS_DIR, runOwner } from '../common/run-owner.ts';
 import { writeIndex } from '../report/index-page.ts';
 
 /**
  * `serve`: the results folder over HTTP on 127.0.0.1 only (reports work from file:// too; this is for browsing
  * from another tab, or through an SSH tunnel). Port 8080 if free, else any free port; the URL is printed. The
- * index is rewritten on every request for it, so new runs show up on refresh.
+ * index is rebuilt on a request for it (at most once a second), so new runs show up on refresh. Every local user
+ * can reach 127.0.0.1, and serve reads as the harness's user, so it serves only what a reader needs (`servable`),
+ * nothing of a run still going, and only to a Host of 127.0.0.1 or localhost.
  */
 export const PREFERRED_PORT = 8080;
 
@@ -21,13 +23,43 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
   '.jsonl': 'text/plain; charset=utf-8',
   '.log': 'text/plain; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.edn': 'text/plain; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.png': 'image/png',
-  '.svg': 'image/svg+xml',
+  '.xml': 'text/plain; charset=utf-8',
+  '.md': 'text/plain; charset=utf-8',
 };
+
+/**
+ * The pages are self-contained (inline script and style, data: images), so this is all they need; it stops any
+ * future escaping bug from fetching another file of the same origin, from framing, and from posting anywhere.
+ */
+export const CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': CSP,
+  'referrer-policy': 'no-referrer',
+} as const;
+
+/** The pages we write: a run's report, the index, compare, the matrix and the nightly's comparison. */
+const PAGE = /^(report|index|compare|matrix|comparison)[\w.-]*\.html$/;
+/** A run's record and the nightly's machine-readable outputs. */
+const RECORD =
+  /^(history\.jsonl|results\.json|test\.json|matrix\.json|nightly[\w.-]*\.json|junit[\w.-]*\.xml|summary[\w.-]*\.md)$/;
+/** Never served, at any depth: servers' folders (redis.conf holds requirepass), pid records, the clock shim. */
+const PRIVATE_FOLDERS = new Set(['nodes', 'pids', 'clock']);
+
+/**
+ * Whether a reader may have the file at `segments` (its path inside the results folder): a list of what is served
+ * rather than of what is not, so a file a later version adds (a secret, say) stays private until someone decides
+ * otherwise. `secrets.json` matches nothing here.
+ */
+export function servable(segments: readonly string[]): boolean {
+  const name = segments.at(-1);
+  if (!name || segments.some((s) => s === '' || s.startsWith('.') || PRIVATE_FOLDERS.has(s))) return false;
+  if (segments.length >= 2 && segments.at(-2) === 'logs') return /^[\w.-]+\.log$/.test(name);
+  return PAGE.test(name) || RECORD.test(name);
+}
 
 export interface ResultsServer {
   url: string;
@@ -35,76 +67,149 @@ export interface ResultsServer {
   close(): Promise<void>;
 }
 
-function listing(dir: string, urlPath: string): string {
-  const entries = fs
-    .readdirSync(dir, { withFileTypes: true })
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map(
-      (e) =>
-        `<li><a href="${h(encodeURIComponent(e.name) + (e.isDirectory() ? '/' : ''))}">${h(e.name)}${e.isDirectory() ? '/' : ''}</a></li>`,
-    );
-  return `<!doctype html><meta charset="utf-8"><title>${h(urlPath)}</title><body style="font:13px system-ui;margin:20px"><h1 style="font-size:16px">${h(urlPath)}</h1><p><a href="/">all runs</a></p><ul>${entries.join('')}</ul></body>`;
-}
-
 function inside(root: string, file: string): boolean {
   const rel = path.relative(root, file);
   return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel));
 }
 
-function handler(root: string): http.RequestListener {
+/**
+ * Whether `real` (inside `realRoot`) belongs to a run still going: one of its folders holds `pids/harness.owner`
+ * naming a live process, and no results.json yet. Nothing of such a run is served — its secrets and servers are live.
+ */
+function inLiveRun(realRoot: string, real: string): boolean {
+  for (let dir = path.dirname(real); inside(realRoot, dir); dir = path.dirname(dir)) {
+    // A run writes results.json last, after its servers are stopped and its secrets deleted: with it, the run is
+    // over even while its harness goes on (a matrix or nightly runs its cells in one process).
+    if (
+      fs.existsSync(path.join(dir, PIDS_DIR, OWNER_FILE)) &&
+      !fs.existsSync(path.join(dir, 'results.json')) &&
+      runOwner(dir) !== 'gone'
+    )
+      return true;
+    if (dir === realRoot) break;
+  }
+  return false;
+}
+
+/**
+ * The Host names a page of ours is reached by. Anything else is DNS rebinding (a web page whose name now points at
+ * 127.0.0.1) or a mistake: 421, before the disk is touched.
+ */
+function hostAllowed(host: string | undefined, port: number): boolean {
+  if (!host) return false;
+  const m = /^(127\.0\.0\.1|localhost)(?::(\d+))?$/i.exec(host);
+  return m !== null && (m[2] === undefined || Number(m[2]) === port);
+}
+
+/** How often `GET /` may rebuild index.html (it reads every run's JSON): any local process can repeat the request. */
+const INDEX_EVERY_MS = 1000;
+
+function handler(root: string, port: () => number): http.RequestListener {
   const realRoot = fs.realpathSync(root);
-  return (req, res) => {
+  let indexAt = -Infinity;
+  const serve = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const send = (code: number, body: string, type = 'text/plain; charset=utf-8') => {
-      res.writeHead(code, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+      res.writeHead(code, { 'content-type': type, ...HEADERS });
       res.end(req.method === 'HEAD' ? undefined : body);
     };
+    if (!hostAllowed(req.headers.host, port())) return send(421, 'misdirected request: use 127.0.0.1 or localhost\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'GET only\n');
-    let urlPath: string;
+    // Anything not served is the same 404 with the same body: a 403 for a file outside the folder, or for a secret,
+    // would tell a visitor which paths exist. The path is checked before the disk is touched (`..`, `%2e%2e`,
+    // `%2f`, the list of what is served), then again after symlinks are resolved (results/latest is one).
+    const notFound = () => send(404, 'not found\n');
+    let segments: string[];
     try {
-      urlPath = decodeURIComponent(new URL(req.url ?? '/', 'http://127.0.0.1').pathname);
+      // The path as sent, not normalised by a URL parser (which would fold `//evil.example/..` into something
+      // else); an absolute-form target (`GET http://host/x`) counts by its path only.
+      const target = req.url ?? '/';
+      const raw = (target.startsWith('/') ? target : new URL(target).pathname).replace(/[?#].*$/s, '');
+      // Split before decoding: an encoded slash or backslash is never a separator, and never a name either.
+      segments = raw.split('/').slice(1).map(decodeURIComponent);
     } catch {
       return send(400, 'bad path\n');
     }
-    if (urlPath === '/' || urlPath === '/index.html') {
-      try {
-        writeIndex(root);
-      } catch (err) {
-        return send(500, `could not write the index: ${(err as Error).message}\n`);
+    if (segments.some((s) => s === '..' || s === '.' || /[\\/\0]/.test(s))) return notFound();
+    let trailingSlash = segments.at(-1) === '';
+    if (trailingSlash) segments.pop();
+    if (segments.length === 0 || (segments.length === 1 && segments[0] === 'index.html')) {
+      if (performance.now() - indexAt >= INDEX_EVERY_MS) {
+        try {
+          writeIndex(root);
+          indexAt = performance.now();
+        } catch (err) {
+          return send(500, `could not write the index: ${(err as Error).message}\n`);
+        }
       }
+      segments = ['index.html'];
+      trailingSlash = false;
     }
-    // Anything not served is the same 404 with the same body: a 403 for a file outside the folder would tell a
-    // visitor which paths exist on the machine. The joined path is checked before the disk is touched
-    // (`..`, `%2e%2e`), then again after symlinks are resolved (results/latest is one; a link out is not served).
-    const notFound = () => send(404, 'not found\n');
-    const file = path.join(realRoot, urlPath === '/' ? 'index.html' : urlPath);
+    if (segments.some((s) => s === '')) return notFound();
+    const file = path.join(realRoot, ...segments);
     if (!inside(realRoot, file)) return notFound();
     let real: string;
+    let stat: fs.Stats;
     try {
-      real = fs.realpathSync(file);
+      real = await fs.promises.realpath(file);
+      if (!inside(realRoot, real)) return notFound();
+      stat = await fs.promises.stat(real);
     } catch {
       return notFound();
     }
-    if (!inside(realRoot, real)) return notFound();
-    const stat = fs.statSync(real);
+    const rel = path.relative(realRoot, real);
+    const relSegments = rel === '' ? [] : rel.split(path.sep);
     if (stat.isDirectory()) {
-      if (!urlPath.endsWith('/')) {
-        res.writeHead(301, { location: `${encodeURI(urlPath)}/` });
-        return res.end();
-      }
-      if (fs.existsSync(path.join(real, 'report.html'))) {
-        res.writeHead(302, { location: 'report.html' });
-        return res.end();
-      }
-      return send(200, listing(real, urlPath), TYPES['.html']);
+      // A run folder goes to its report; no folder is listed (the index lists the runs).
+      if (relSegments.some((s) => PRIVATE_FOLDERS.has(s)) || inLiveRun(realRoot, path.join(real, 'x')))
+        return notFound();
+      const hasReport = await fs.promises
+        .stat(path.join(real, 'report.html'))
+        .then((s) => s.isFile())
+        .catch(() => false);
+      if (!hasReport) return notFound();
+      // Built from the resolved path, never from the request: a Location starting with `//` would leave the host.
+      const here = `/${relSegments.map(encodeURIComponent).join('/')}${relSegments.length ? '/' : ''}`;
+      res.writeHead(trailingSlash ? 302 : 301, { location: trailingSlash ? 'report.html' : here, ...HEADERS });
+      return void res.end();
+    }
+    // Both the name asked for and the file it resolves to must be on the list (a symlink named report.html
+    // pointing at secrets.json is not served), and nothing of a live run is.
+    if (trailingSlash || !stat.isFile() || !servable(segments) || !servable(relSegments)) return notFound();
+    if (inLiveRun(realRoot, real)) return notFound();
+    let handle: fs.promises.FileHandle;
+    try {
+      // O_NONBLOCK: a FIFO swapped in after the stat must not block a thread-pool worker on open.
+      handle = await fs.promises.open(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+    } catch {
+      return notFound();
+    }
+    const opened = await handle.stat().catch(() => null);
+    if (!opened?.isFile()) {
+      await handle.close().catch(() => undefined);
+      return notFound();
     }
     res.writeHead(200, {
-      'content-type': TYPES[path.extname(real)] ?? 'application/octet-stream',
-      'content-length': stat.size,
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
+      'content-type': TYPES[path.extname(real)] ?? 'text/plain; charset=utf-8',
+      'content-length': opened.size,
+      ...HEADERS,
     });
-    if (req.method === 'HEAD') return res.end();
-    fs.createReadStream(real).pipe(res);
+    if (req.method === 'HEAD') {
+      await handle.close().catch(() => undefined);
+      return void res.end();
+    }
+    const stream = handle.createReadStream();
+    // Headers are out by now: a read error can only cut the answer short.
+    stream.on('error', () => res.destroy());
+    res.on('error', () => stream.destroy());
+    stream.pipe(res);
+  };
+  return (req, res) => {
+    serve(req, res).catch((err: unknown) => {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', ...HEADERS });
+        res.end(`internal error: ${(err as Error)?.message ?? String(err)}\n`);
+      } else res.destroy();
+    });
   };
 }
 
@@ -127,9 +232,19 @@ function listen(server: http.Server, port: number): Promise<number> {
 /** Serves `root` on 127.0.0.1: `port` if given, else 8080 if free, else a free port. */
 export async function startResultsServer(root: string, port?: number): Promise<ResultsServer> {
   fs.mkdirSync(root, { recursive: true });
-  writeIndex(root);
-  const server = http.createServer(handler(root));
-  let bound: number;
+  try {
+    writeIndex(root);
+  } catch (err) {
+    // An unreadable folder under results (a lost+found, a root run's 0700 folder) must not stop serve starting.
+    console.error(`fencepost: warning: could not write ${path.join(root, 'index.html')}: ${(err as Error).message}`);
+  }
+  let bound = 0;
+  const server = http.createServer(handler(root, () => bound));
+  // A malformed request is answered 400 by Node; a socket error (a reset mid-answer) must not reach the process.
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
   if (port !== undefined) bound = await listen(server, port);
   else {
     try {

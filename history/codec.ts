@@ -55,28 +55,56 @@ function decodeLine(line: string): Decoded {
   return { op: value as unknown as Op };
 }
 
-function parse(text: string, onBad: (bad: BadLine) => void): ParsedHistory {
-  const lines = text.split('\n');
-  let lastNonEmpty = lines.length - 1;
-  while (lastNonEmpty >= 0 && !lines[lastNonEmpty].trim()) lastNonEmpty--;
-  const ops: Op[] = [];
-  let truncatedTail = false;
-  for (let i = 0; i <= lastNonEmpty; i++) {
-    const line = lines[i].trim();
-    if (!line) continue;
+/**
+ * The decoder, fed one line at a time — by a file read in chunks (reader.ts: a history can outgrow the longest
+ * string V8 makes, 512 MiB, in a long run) or by a string split into lines. An unparseable line is held until the
+ * next non-empty one shows it was not the last: only a cut-off *last* line is a truncated tail.
+ */
+export class HistoryDecoder {
+  private lineNo = 0;
+  private held: BadLine | null = null;
+  private readonly ops: Op[] = [];
+
+  constructor(private readonly onBad: (bad: BadLine) => void) {}
+
+  line(raw: string): void {
+    this.lineNo++;
+    const line = raw.trim();
+    if (!line) return;
+    if (this.held) {
+      const bad = this.held;
+      this.held = null;
+      this.onBad(bad);
+    }
     const decoded = decodeLine(line);
-    if ('op' in decoded) ops.push(decoded.op);
-    else if (decoded.unparseable && i === lastNonEmpty) truncatedTail = true;
-    else onBad({ line: i + 1, reason: decoded.reason, text: line.slice(0, SHOWN_CHARS) });
+    if ('op' in decoded) {
+      this.ops.push(decoded.op);
+      return;
+    }
+    const bad = { line: this.lineNo, reason: decoded.reason, text: line.slice(0, SHOWN_CHARS) };
+    if (decoded.unparseable) this.held = bad;
+    else this.onBad(bad);
   }
-  return { ops, truncatedTail };
+
+  end(): ParsedHistory {
+    return { ops: this.ops, truncatedTail: this.held !== null };
+  }
+}
+
+/** The strict policy: throws `HistoryLineError` at the first bad line. */
+export const strict = (bad: BadLine): never => {
+  throw new HistoryLineError(bad);
+};
+
+function parse(text: string, onBad: (bad: BadLine) => void): ParsedHistory {
+  const decoder = new HistoryDecoder(onBad);
+  for (const line of text.split('\n')) decoder.line(line);
+  return decoder.end();
 }
 
 /** Strict: throws `HistoryLineError` at the first bad line (other than a cut-off last line). */
 export function parseHistory(text: string): ParsedHistory {
-  return parse(text, (bad) => {
-    throw new HistoryLineError(bad);
-  });
+  return parse(text, strict);
 }
 
 /** Tolerant: every good line, and the bad ones listed with their line numbers. */

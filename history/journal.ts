@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Op, OpInput } from './op.ts';
+import { RUN_FILE_MODE } from '../store/results-store.ts';
 
 /** Nanoseconds since `origin` on the monotonic clock: wall-clock jumps (our own clock faults!) can't move it. */
 export function monotonicNs(origin: bigint): number {
@@ -25,7 +26,7 @@ export class Journal {
     readonly file: string,
     origin: bigint = process.hrtime.bigint(),
   ) {
-    this.fd = fs.openSync(file, 'a');
+    this.fd = fs.openSync(file, 'a', RUN_FILE_MODE);
     this.origin = origin;
   }
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { CLIENT_EXIT_NOTE } from './client-exit.ts';
-import { parseHistory, parseHistoryTolerant, type ParsedHistory, type TolerantParse } from './codec.ts';
+import { StringDecoder } from 'node:string_decoder';
+import { HistoryDecoder, strict, type BadLine, type ParsedHistory, type TolerantParse } from './codec.ts';
 import type { Op, ProcessId } from './op.ts';
 
 export { parseHistory, type ParsedHistory } from './codec.ts';
@@ -10,14 +11,43 @@ export interface HistoryProblem {
   problem: string;
 }
 
+/** How much of a history file is read at a time. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * Feeds a file to a decoder line by line, in chunks: never the whole file as one string, which V8 cannot make past
+ * 512 MiB (a day-long run writes more) — the run would end 255 with no verdict.
+ */
+export function decodeHistoryFile(file: string, decoder: HistoryDecoder, chunkBytes = CHUNK_BYTES): ParsedHistory {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(chunkBytes);
+    const utf8 = new StringDecoder('utf8'); // a character split across two chunks is joined, not mangled
+    let rest = '';
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      const lines = (rest + utf8.write(buf.subarray(0, n))).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) decoder.line(line);
+    }
+    decoder.line(rest + utf8.end());
+    return decoder.end();
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** A history file, strictly (see codec.ts): what a checker reads. */
-export function readHistory(file: string): ParsedHistory {
-  return parseHistory(fs.readFileSync(file, 'utf8'));
+export function readHistory(file: string, chunkBytes?: number): ParsedHistory {
+  return decodeHistoryFile(file, new HistoryDecoder(strict), chunkBytes);
 }
 
 /** A history file, tolerantly (see codec.ts): what a page reads. */
-export function readHistoryTolerant(file: string): TolerantParse {
-  return parseHistoryTolerant(fs.readFileSync(file, 'utf8'));
+export function readHistoryTolerant(file: string, chunkBytes?: number): TolerantParse {
+  const badLines: BadLine[] = [];
+  const parsed = decodeHistoryFile(file, new HistoryDecoder((bad) => badLines.push(bad)), chunkBytes);
+  return { ...parsed, badLines };
 }
 
 /**

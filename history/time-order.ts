@@ -27,6 +27,20 @@ export function sealInTimeOrder(file: string): void {
   const ordered = inTimeOrder(ops);
   if (ordered.every((op, i) => op === ops[i])) return;
   const tmp = `${file}.sorting`;
-  fs.writeFileSync(tmp, ordered.map((op) => `${JSON.stringify(op)}\n`).join(''));
+  // Written in batches, never as one string: a long run's history is longer than V8's longest string.
+  fs.rmSync(tmp, { force: true });
+  const fd = fs.openSync(tmp, 'wx', 0o600);
+  try {
+    for (let i = 0; i < ordered.length; i += 10_000)
+      fs.writeSync(
+        fd,
+        ordered
+          .slice(i, i + 10_000)
+          .map((op) => `${JSON.stringify(op)}\n`)
+          .join(''),
+      );
+  } finally {
+    fs.closeSync(fd);
+  }
   fs.renameSync(tmp, file);
 }

@@ -37,6 +37,10 @@ export function expectationsPath(given: string | null, cwd = process.cwd()): str
       throw new HarnessError('bad-arguments', `--expectations=${given}: no such file.`, {
         hint: `create it (README, "Nightly chaos in CI"), or drop --expectations to use the oracle alone`,
       });
+    if (!fs.statSync(given).isFile())
+      throw new HarnessError('bad-arguments', `--expectations=${given}: not a file (a folder?).`, {
+        hint: 'give the expectations file itself, e.g. --expectations=fencepost.expectations.json',
+      });
     return given;
   }
   const dflt = path.join(cwd, DEFAULT_EXPECTATIONS_FILE);

@@ -124,7 +124,7 @@ describe('comparison.html in headless Chromium', () => {
       expect(await page.textContent('tr[data-key="etcd|none|plain"]')).toContain('latency regression');
       expect(await page.textContent('tr[data-key="redis|pause-holder|plain"]')).toContain('contradicted');
       expect(await page.getAttribute('tr[data-key="redis|pause-holder|plain"] a', 'href')).toBe(
-        'baseline/redis/2026-11-30T01-00-00.000Z/report.html',
+        './baseline/redis/2026-11-30T01-00-00.000Z/report.html',
       );
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
       await page.screenshot({ path: path.join(OUT, 'nightly-comparison.png'), fullPage: true });

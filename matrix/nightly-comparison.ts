@@ -97,9 +97,16 @@ export const fmtRatio = (r: number | null) =>
 
 function sideHtml(s: NightSide | null, nightDir: string, outDir: string): string {
   if (!s) return '<td colspan="5" class="muted">not in this night</td>';
-  const report = s.runDir ? path.relative(outDir, path.join(nightDir, s.runDir, 'report.html')) : '';
+  const rel = s.runDir
+    ? path
+        .relative(outDir, path.join(nightDir, s.runDir, 'report.html'))
+        .split(path.sep)
+        .join('/')
+    : '';
+  // `./` first: a first segment such as `javascript:x` is then a folder name, never a URL scheme.
+  const report = rel && !rel.startsWith('../') ? `./${rel}` : rel;
   const observed = report ? `<a href="${h(report)}">${h(s.observed)}</a>` : h(s.observed);
-  return `<td class="status-${h(s.status.replace(/ /g, '-'))}">${observed}<br><small>${h(s.status)}</small></td><td>${s.lostUpdates}</td><td>${s.faultHits ?? '–'}</td><td>${s.runDir ? fmtMs(s.acquireP50) : '–'}</td><td>${s.runDir ? fmtMs(s.acquireP99) : '–'}</td>`;
+  return `<td class="status-${h(s.status.replace(/ /g, '-'))}">${observed}<br><small>${h(s.status)}</small></td><td>${h(String(s.lostUpdates))}</td><td>${h(String(s.faultHits ?? '–'))}</td><td>${s.runDir ? fmtMs(s.acquireP50) : '–'}</td><td>${s.runDir ? fmtMs(s.acquireP99) : '–'}</td>`;
 }
 
 export interface ComparisonPageOptions {

@@ -73,13 +73,43 @@ export function readNightlyFiles(dir: string): { dir: string; result: NightlyRes
     });
   // A merged night has both the shards and the merge: the merge is the night.
   const chosen = files.includes('nightly.json') ? ['nightly.json'] : files;
-  return chosen.map((f) => {
-    const result = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as NightlyResult;
-    if (result.version !== 1 || !Array.isArray(result.cells))
-      throw new HarnessError(
-        'bad-arguments',
-        `${path.join(dir, f)}: not a nightly result (version ${String(result.version)}).`,
-      );
-    return { dir, result };
+  return chosen.map((f) => ({ dir, result: parseNightlyResult(path.join(dir, f)) }));
+}
+
+/**
+ * A nightly*.json read back — often a downloaded CI artifact (the baseline), so not trusted: a file that is not
+ * JSON, or whose cells have fields of the wrong type, is a bad argument (254) naming the file and the field.
+ */
+function parseNightlyResult(file: string): NightlyResult {
+  const bad = (problem: string): never => {
+    throw new HarnessError('bad-arguments', `${file}: ${problem}.`, {
+      hint: 'give a folder a nightly run wrote (its --results), or download that night again',
+    });
+  };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    return bad(`not valid JSON (${(err as Error).message})`);
+  }
+  const result = raw as Partial<NightlyResult> | null;
+  if (typeof result !== 'object' || result === null || result.version !== 1 || !Array.isArray(result.cells))
+    return bad(`not a nightly result (version ${String(result?.version)})`);
+  result.cells.forEach((c, i) => {
+    const at = `cells[${i}]`;
+    if (typeof c !== 'object' || c === null) return bad(`${at} is not an object`);
+    for (const k of ['lock', 'fault', 'runDir'] as const)
+      if (typeof c[k] !== 'string') bad(`${at}.${k} is not a string`);
+    for (const k of ['fencing', 'matched'] as const)
+      if (typeof c[k] !== 'boolean') bad(`${at}.${k} is not true or false`);
+    for (const k of ['lostUpdates', 'staleWritesRejected', 'acquireP50', 'acquireP99'] as const)
+      if (c[k] !== undefined && !Number.isFinite(c[k])) bad(`${at}.${k} is not a number`);
+    for (const k of ['observed', 'expected'] as const) if (typeof c[k] !== 'string') bad(`${at}.${k} is not a string`);
+    if (c.faultHits !== undefined && !Number.isFinite(c.faultHits)) bad(`${at}.faultHits is not a number`);
+    if (c.index !== undefined && !Number.isInteger(c.index)) bad(`${at}.index is not an integer`);
+    // A run folder is a path relative to the night's folder (a merge's may climb to a shard's): never a URL or absolute.
+    if (c.runDir !== '' && (path.isAbsolute(c.runDir) || /^[a-z][\w+.-]*:/i.test(c.runDir)))
+      bad(`${at}.runDir ${JSON.stringify(c.runDir)} is not a run folder relative to the night`);
   });
+  return result as NightlyResult;
 }

@@ -159,7 +159,7 @@ describe('nightly', () => {
     const page = fs.readFileSync(path.join(dir, 'comparison.html'), 'utf8');
     expect(page).toContain(`0 of ${CELLS} cells changed their outcome; 1 flagged for a latency regression`);
     expect(page).toMatch(/data-key="etcd\|none\|plain">[\s\S]*?p99 \(\+1900 %\) <strong class="flag"/);
-    expect(page).toContain('href="redis/pause-holder-p-100/report.html"');
+    expect(page).toContain('href="./redis/pause-holder-p-100/report.html"');
     expect(page).toContain('href="../b1/redis/pause-holder-p-100/report.html"');
     expect(fs.readFileSync(path.join(dir, 'summary.md'), 'utf8')).toContain(
       '| etcd × no fault | safe (matched) | safe (matched) | 1.00 ms → 1.00 ms (+0 %) | 2.00 ms → 40.0 ms (+1900 %) ⚠️ |',

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { RUN_FILE_MODE } from '../store/results-store.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { renderReport } from './report-page.ts';
 import { readRun } from '../store/run-files.ts';
@@ -20,6 +21,6 @@ export function writeReport(runDir: string): string {
     problems: run.problems,
   });
   const file = path.join(runDir, 'report.html');
-  fs.writeFileSync(file, html);
+  fs.writeFileSync(file, html, { mode: RUN_FILE_MODE });
   return file;
 }

@@ -45,6 +45,25 @@ export interface ClientLoop {
   stopping(): boolean;
 }
 
+/**
+ * What `connect()` resolved to, if it is a LockClient. A plugin's `undefined` would otherwise leave `conn.lock`
+ * null and the loop going round again without ever yielding to a timer — 100 % CPU, no op, deaf to `stop`.
+ */
+function lockClientOrThrow(client: unknown): LockClient {
+  const c = client as Partial<LockClient> | null;
+  if (typeof c === 'object' && c !== null && typeof c.acquire === 'function' && typeof c.release === 'function')
+    return c as LockClient;
+  const what =
+    c === null
+      ? 'null'
+      : Array.isArray(c)
+        ? 'an array'
+        : typeof c === 'object'
+          ? 'an object without acquire/release'
+          : typeof c;
+  throw new Error(`connect() resolved to ${what}, not a LockClient (an object with acquire and release)`);
+}
+
 class StepTimeout extends Error {
   constructor(step: string, ms: number) {
     super(`${step} timed out after ${ms} ms`);
@@ -87,7 +106,9 @@ export async function runClientLoop(loop: ClientLoop): Promise<void> {
       const what = conn.lock ? 'resource' : 'lock';
       const invokedAt = stamp();
       try {
-        conn.lock ??= await withTimeout(loop.strategy.connect(spec.ctx), spec.stepTimeoutMs, 'connect');
+        conn.lock ??= lockClientOrThrow(
+          await withTimeout(loop.strategy.connect(spec.ctx), spec.stepTimeoutMs, 'connect'),
+        );
         conn.resource ??= await withTimeout(loop.connectResource(), spec.stepTimeoutMs, 'connect');
       } catch (err) {
         // Recorded only when it fails, so a run that never connects says why instead of ending with no ops.

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { RUN_FILE_MODE } from '../../store/results-store.ts';
 import path from 'node:path';
 import { HarnessError } from '../../common/errors.ts';
 import { childPids, isAlive, type PidRegistry } from '../../common/pid-registry.ts';
@@ -81,7 +82,7 @@ export class ProcessHost implements NodeHost {
 
   async launch(req: LaunchRequest): Promise<RunningServer> {
     const account = req.cmd.user ? this.account(req.cmd.user) : undefined;
-    const log = fs.openSync(req.logFile, 'a');
+    const log = fs.openSync(req.logFile, 'a', RUN_FILE_MODE);
     // Postgres backends call setsid(): only the parent pid links them to the postmaster.
     const withChildren = req.kind === 'pg';
     this.registry.intend(req.name, req.dir, req.cwd, withChildren);

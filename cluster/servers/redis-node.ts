@@ -54,7 +54,8 @@ export class RedisNode extends ServerNode {
       `requirepass ${this.redisOpts.password}`,
       // Either node of the failover pair may become the replica of the other.
       `masterauth ${this.redisOpts.password}`,
-      `dir ${this.dataDir}`,
+      // Quoted: a results path may hold spaces (Redis splits an unquoted line on them); `\` and `"` escaped.
+      `dir "${this.dataDir.replace(/[\\"]/g, '\\$&')}"`,
       'save ""',
       // A replica's full sync starts at once instead of after Redis's default 5 s wait for more replicas.
       'repl-diskless-sync-delay 0',

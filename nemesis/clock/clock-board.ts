@@ -1,18 +1,22 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildClockShim, ClockOffsetFile } from './clock-shim.ts';
+import { HarnessError } from '../../common/errors.ts';
+import { notOurs } from '../../common/ownership.ts';
 
-/** Whether other users can reach `dir` (o+x on every ancestor): Postgres runs as its own user and must load the shim. */
-function reachableByOthers(dir: string): boolean {
-  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
-    try {
-      if ((fs.statSync(d).mode & 0o001) === 0) return false;
-    } catch {
-      // not created yet: its parent decides
-    }
-    if (d === path.dirname(d)) return true;
-  }
+/**
+ * Where a run's clock folder goes: the OS temp dir, or /tmp when that path holds a space or a colon (ld.so splits
+ * LD_PRELOAD on both, so the shim's path must have neither — whatever the results or checkout path looks like).
+ */
+function clockParent(): string {
+  const tmp = os.tmpdir();
+  return /[\s:]/.test(tmp) ? '/tmp' : tmp;
+}
+
+function sha256(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
 /**
@@ -27,28 +31,49 @@ export class ClockBoard {
   private constructor(
     readonly dir: string,
     private readonly shimPath: string,
-    /** A folder we created outside the run dir (see create), removed by dispose. */
-    private readonly outside: string | null,
+    /** The shim's sha256 right after we built it: what every spawn checks the file against. */
+    private readonly shimDigest: string,
   ) {}
 
   /**
-   * Builds the shim under `dir` (normally `<runDir>/clock`). When `dir` is inside a folder other users can't
-   * enter (a 0700 mkdtemp dir, /root), the shim and the offset files go to a fresh world-readable folder under the
-   * OS temp dir instead, because the postgres user must be able to map both.
+   * Builds the shim into a fresh private folder (mkdtemp, 0700 while it builds, then 0755 so the postgres user
+   * can map it — writable by us only) under the OS temp dir, never into the run dir: the run's folders may be
+   * reachable by other users, and the clients (root, when the harness is) preload this file. Its path has no space
+   * or colon whatever `runClockDir` has. `runClockDir` (normally `<runDir>/clock`) gets a note of where it went.
    */
-  static async create(dir: string): Promise<ClockBoard> {
-    let outside: string | null = null;
-    let where = dir;
-    if (process.getuid?.() === 0 && !reachableByOthers(dir)) {
-      outside = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-clock-'));
-      fs.chmodSync(outside, 0o755);
-      where = outside;
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, 'CLOCK-FILES-ARE-ELSEWHERE'), `${outside}\n`);
+  static async create(runClockDir: string): Promise<ClockBoard> {
+    const dir = fs.mkdtempSync(path.join(clockParent(), 'fencepost-clock-'));
+    try {
+      const shimPath = await buildClockShim(dir);
+      // Whatever the umask: readable and mappable by the servers' accounts, writable by us alone.
+      fs.chmodSync(shimPath, 0o755);
+      fs.chmodSync(dir, 0o755);
+      fs.mkdirSync(runClockDir, { recursive: true });
+      fs.writeFileSync(path.join(runClockDir, 'CLOCK-FILES-ARE-ELSEWHERE'), `${dir}\n`);
+      return new ClockBoard(dir, shimPath, sha256(shimPath));
+    } catch (err) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw err;
     }
-    fs.mkdirSync(where, { recursive: true });
-    const shimPath = await buildClockShim(where);
-    return new ClockBoard(where, shimPath, outside);
+  }
+
+  /**
+   * Before each spawn that preloads it: the folder and the shim are still ours, writable by nobody else, and the
+   * shim is the file we built. A swapped library would run inside every client and server.
+   */
+  private checkShim(): void {
+    const why =
+      notOurs(this.dir, 'dir', { private: true }) ??
+      notOurs(this.shimPath, 'file', { private: true }) ??
+      (sha256(this.shimPath) === this.shimDigest ? null : 'is not the file we built (its sha256 changed)');
+    if (why)
+      throw new HarnessError(
+        'run-dir',
+        `the clock shim ${this.shimPath} (or its folder) ${why}; refusing to preload it.`,
+        {
+          hint: 'something else writes into the temp folder; run again, and find out what touched it',
+        },
+      );
   }
 
   private file(name: string): ClockOffsetFile {
@@ -62,6 +87,7 @@ export class ClockBoard {
 
   /** Environment for the process `name`: LD_PRELOAD of the shim and its offset file (created at offset 0). */
   env(name: string): Record<string, string> {
+    this.checkShim();
     return { ...this.file(name).env() };
   }
 
@@ -92,9 +118,9 @@ export class ClockBoard {
     return was;
   }
 
-  /** Close our descriptors and remove a folder made outside the run dir. Processes must be gone by now. */
+  /** Close our descriptors and remove the clock folder. Processes must be gone by now. */
   dispose(): void {
     for (const f of this.files.values()) f.close();
-    if (this.outside) fs.rmSync(this.outside, { recursive: true, force: true });
+    fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }

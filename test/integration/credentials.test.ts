@@ -142,34 +142,39 @@ describe('a run', () => {
     return hits;
   }
 
-  it('writes its passwords only into the 0600 secrets file', async () => {
-    const code = await new Promise<number | null>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'harness/cli.ts',
-          '--lock=redlock',
-          '--nemesis=restart-empty',
-          '--time-limit=6',
-          `--results=${results}`,
-        ],
-        {
-          stdio: ['ignore', 'ignore', 'ignore'],
-        },
-      );
-      child.on('exit', resolve);
-    });
-    expect([0, 1]).toContain(code);
+  it('writes its passwords only into the 0600 secrets file, and deletes that once its servers are stopped', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'harness/cli.ts',
+        '--lock=redlock',
+        '--nemesis=restart-empty',
+        '--time-limit=6',
+        `--results=${results}`,
+      ],
+      { stdio: ['ignore', 'ignore', 'ignore'] },
+    );
+    const code = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // The secrets exist only while the run does: read them then (the harness writes them before any server starts).
+    let secretsFile: string | undefined;
+    let secrets: Record<string, string> | undefined;
+    for (let i = 0; i < 600 && !secrets; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const lockDir = path.join(results, 'redlock');
+      const stamp = fs.existsSync(lockDir) ? fs.readdirSync(lockDir)[0] : undefined;
+      secretsFile = stamp && path.join(lockDir, stamp, SECRETS_FILE);
+      if (secretsFile && fs.existsSync(secretsFile) && fs.statSync(secretsFile).size > 0)
+        secrets = JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as Record<string, string>;
+    }
+    expect(secrets && Object.keys(secrets).sort()).toEqual(['pg', 'pgSuperuser', 'redis']);
+    expect((fs.statSync(secretsFile!).mode & 0o777).toString(8)).toBe('600');
+    expect([0, 1]).toContain(await code);
     const runDir = fs.realpathSync(path.join(results, 'latest'));
-    const secrets = JSON.parse(fs.readFileSync(path.join(runDir, SECRETS_FILE), 'utf8')) as Record<string, string>;
-    expect(Object.keys(secrets).sort()).toEqual(['pg', 'pgSuperuser', 'redis']);
-    expect((fs.statSync(path.join(runDir, SECRETS_FILE)).mode & 0o777).toString(8)).toBe('600');
     // The run did use them: its history has committed writes.
     expect(fs.readFileSync(path.join(runDir, 'history.jsonl'), 'utf8')).toMatch(/"type":"ok","f":"write"/);
-    for (const password of Object.values(secrets)) {
-      expect(filesContaining(results, password)).toEqual([path.relative(results, path.join(runDir, SECRETS_FILE))]);
-    }
+    expect(fs.existsSync(path.join(runDir, SECRETS_FILE))).toBe(false);
+    for (const password of Object.values(secrets!)) expect(filesContaining(results, password)).toEqual([]);
   });
 });

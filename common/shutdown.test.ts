@@ -1,0 +1,47 @@
+import { describe, expect, it, vi } from 'vitest';
+import { EXIT } from './exit-codes.ts';
+import { Shutdown } from './shutdown.ts';
+import { checkedMessage } from '../harness/client-pool.ts';
+
+describe('Shutdown.crash (an error nothing caught)', () => {
+  it('runs every step, waits for one the normal path is running, and resolves 255 — never 1', async () => {
+    const shutdown = new Shutdown();
+    const done: string[] = [];
+    shutdown.add('stop cluster', async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      done.push('stop cluster');
+    });
+    const heal = shutdown.add('heal', () => void done.push('heal'));
+    const stopClients = shutdown.add('stop clients', async () => {
+      await new Promise((r) => setTimeout(r, 100));
+      done.push('stop clients');
+    });
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const inFlight = stopClients.run(); // the normal path is tearing down when the stray error comes
+    const code = await shutdown.crash(new Error('ENOSPC: no space left on device, write'));
+    expect(code).toBe(EXIT.crashed);
+    expect(done.sort()).toEqual(['heal', 'stop clients', 'stop cluster']);
+    expect(shutdown.stray?.error).toBeInstanceOf(Error);
+    expect(err.mock.calls.flat().join('\n')).toMatch(/crashed.*ENOSPC/);
+    // A second stray (or the command's own failure after it) waits for the same teardown and the same code.
+    expect(await shutdown.crash(new Error('later'))).toBe(EXIT.crashed);
+    await inFlight;
+    heal.cancel();
+    err.mockRestore();
+  });
+});
+
+describe('checkedMessage (what a client may send over IPC)', () => {
+  it('passes the protocol, and names what is wrong with anything else instead of throwing', () => {
+    const op = { process: 0, type: 'invoke', f: 'acquire', value: { account: 0 } };
+    expect(checkedMessage({ type: 'op', op, at: '123456789' })).toEqual({ type: 'op', op, at: '123456789' });
+    expect(checkedMessage({ type: 'ready' })).toEqual({ type: 'ready' });
+    expect(checkedMessage({ type: 'op', op, at: 'x' })).toBe('op time "x" is not decimal nanoseconds');
+    expect(checkedMessage({ type: 'op', op, at: 12 })).toBe('op time 12 is not decimal nanoseconds');
+    expect(checkedMessage({ type: 'op', op: null, at: '1' })).toBe('an op message without an op');
+    expect(checkedMessage({ type: 'op', op: { ...op, type: 'maybe' }, at: '1' })).toBe('op type "maybe"');
+    expect(checkedMessage({ type: 'log' })).toBe('a log message without a line');
+    expect(checkedMessage('hello')).toBe('not an object: string');
+    expect(checkedMessage({ type: 'rm -rf' })).toBe('unknown type "rm -rf"');
+  });
+});

@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { HarnessError } from '../common/errors.ts';
+import { EXIT } from '../common/exit-codes.ts';
+import { JsonSyntaxError, parseJsonWithLines } from '../common/json-lines.ts';
+import { expectationsPath, parseExpectations } from './expectations.ts';
+import { renderComparison } from './nightly-comparison.ts';
+import { readNightlyFiles, type NightlyCell, type NightlyResult } from './nightly-result.ts';
+
+/** Files the nightly job reads but did not write (a user's expectations, a downloaded baseline): each mistake is 254. */
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-untrusted-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function badArgument(fn: () => unknown): HarnessError {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught).toBeInstanceOf(HarnessError);
+  expect((caught as HarnessError).exitCode).toBe(EXIT.badArguments);
+  return caught as HarnessError;
+}
+
+const cell = (extra: Record<string, unknown> = {}): NightlyCell =>
+  ({
+    index: 0,
+    lock: 'redis',
+    fault: 'pause-holder',
+    fencing: false,
+    expected: 'lost',
+    observed: 'lost',
+    matched: true,
+    from: 'oracle',
+    decided: 'measured',
+    runDir: 'redis/2026-11-30T01-00-00.000Z',
+    lostUpdates: 3,
+    staleWritesRejected: 0,
+    acquireP50: 1.2,
+    acquireP99: 3,
+    faultHits: 2,
+    ...extra,
+  }) as NightlyCell;
+const night = (cells: unknown[]): NightlyResult =>
+  ({
+    version: 1,
+    seed: 1,
+    shard: null,
+    settings: [],
+    command: 'nightly',
+    startedAt: '2026-11-30T01:00:00.000Z',
+    wallMs: 1,
+    expectationsFile: null,
+    cells,
+  }) as NightlyResult;
+function nightDir(name: string, content: string): string {
+  const d = path.join(tmp, name);
+  fs.mkdirSync(d);
+  fs.writeFileSync(path.join(d, 'nightly.json'), content);
+  return d;
+}
+
+describe('bad input files are bad arguments (254) that name the file and the problem', () => {
+  it('an expectations file nested 100 000 deep: a syntax error with its line, not a stack overflow', () => {
+    const deep = `{"cells":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    expect(() => parseJsonWithLines(deep)).toThrow(JsonSyntaxError);
+    expect(() => parseJsonWithLines(deep)).toThrow(/nesting deeper than 64 levels/);
+    const err = badArgument(() => parseExpectations(deep, 'e.json', tmp));
+    expect(err.message).toMatch(/^e\.json line 1, column \d+: not valid JSON: nesting deeper than 64 levels/);
+  });
+
+  it('a "__proto__" key is a key, as JSON.parse has it, not the prototype', () => {
+    const { value } = parseJsonWithLines('{"__proto__": {"polluted": true}}');
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys(value as object)).toEqual(['__proto__']);
+    expect((value as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
+  it('--expectations naming a folder', () => {
+    const err = badArgument(() => expectationsPath(tmp));
+    expect(err.message).toBe(`--expectations=${tmp}: not a file (a folder?).`);
+  });
+
+  it('a nightly.json that is not JSON, or whose cells have fields of the wrong type or a runDir that is a URL', () => {
+    expect(badArgument(() => readNightlyFiles(nightDir('cut', '{'))).message).toMatch(
+      /cut\/nightly\.json: not valid JSON \(/,
+    );
+    expect(badArgument(() => readNightlyFiles(nightDir('null', 'null'))).message).toMatch(/not a nightly result/);
+    const hostile = [
+      ['lost', { lostUpdates: '<img src=x onerror=alert(1)>' }, 'cells[0].lostUpdates is not a number'],
+      ['hits', { faultHits: '<b>2</b>' }, 'cells[0].faultHits is not a number'],
+      [
+        'js',
+        { runDir: 'javascript:alert(2)' },
+        'cells[0].runDir "javascript:alert(2)" is not a run folder relative to the night',
+      ],
+      ['abs', { runDir: '/etc' }, 'cells[0].runDir "/etc" is not a run folder relative to the night'],
+      ['p50', { acquireP50: 'slow' }, 'cells[0].acquireP50 is not a number'],
+    ] as const;
+    for (const [name, extra, problem] of hostile) {
+      const d = nightDir(name, JSON.stringify(night([cell(extra)])));
+      expect(badArgument(() => readNightlyFiles(d)).message).toBe(`${path.join(d, 'nightly.json')}: ${problem}.`);
+    }
+    expect(badArgument(() => readNightlyFiles(nightDir('cellnull', JSON.stringify(night([null]))))).message).toMatch(
+      /cells\[0\] is not an object/,
+    );
+    // A well-formed night still reads.
+    expect(readNightlyFiles(nightDir('good', JSON.stringify(night([cell()]))))[0].result.cells).toHaveLength(1);
+  });
+});
+
+describe('comparison.html takes nothing from the baseline unescaped', () => {
+  it('escapes its numbers and makes every run link relative (./), so no scheme can start it', () => {
+    const tonight = night([cell()]);
+    const baseline = night([
+      cell({ lostUpdates: '<img src=x onerror=alert(1)>', faultHits: '<b>2</b>', runDir: 'javascript:alert(2)' }),
+    ]);
+    const html = renderComparison(tonight, baseline, { tonightDir: tmp, baselineDir: tmp, outDir: tmp });
+    expect(html).not.toContain('<img src=x');
+    expect(html).not.toContain('<b>2</b>');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).not.toMatch(/href="javascript:/i);
+    expect(html).toContain('href="./javascript:alert(2)/report.html"');
+    expect(html).toContain('href="./redis/2026-11-30T01-00-00.000Z/report.html"');
+  });
+});
