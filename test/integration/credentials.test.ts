@@ -309,7 +309,7 @@ describe('a run', () => {
     return hits;
   }
 
-  it('writes its passwords only into the 0600 secrets file', async () => {
+  it('writes its passwords only into the 0600 secrets file, even with every debug log of the libraries on', async () => {
     const code = await new Promise<number | null>((resolve) => {
       const child = spawn(
         process.execPath,
@@ -324,6 +324,8 @@ describe('a run', () => {
         ],
         {
           stdio: ['ignore', 'ignore', 'ignore'],
+          // ioredis logs every command with its arguments under DEBUG, AUTH included; grpc-js traces calls.
+          env: { ...process.env, DEBUG: '*', NODE_DEBUG: 'net,http,tls', GRPC_TRACE: 'all', GRPC_VERBOSITY: 'DEBUG' },
         },
       );
       child.on('exit', resolve);
