@@ -230,14 +230,17 @@ async function floorPair(
     const client = new Etcd3({
       hosts: await Promise.all(cluster.etcd.map(async (n) => `http://127.0.0.1:${await port(n.port)}`)),
       dialTimeout: 1000,
+      // As the lock clients do: the run's etcd user, whose role may touch `fencepost/` only (auth is on).
+      auth: cluster.etcd[0]!.userAuth,
     });
+    const key = 'fencepost/floor';
     closers.push(() => client.close());
     return {
       acquire: async () => {
-        const r = await client.if('floor', 'Create', '==', 0).then(client.put('floor').value(owner)).commit();
+        const r = await client.if(key, 'Create', '==', 0).then(client.put(key).value(owner)).commit();
         if (!r.succeeded) throw new Error('floor: etcd create-if-absent txn failed: the key was not released');
       },
-      release: () => client.if('floor', 'Value', '==', owner).then(client.delete().key('floor')).commit(),
+      release: () => client.if(key, 'Value', '==', owner).then(client.delete().key(key)).commit(),
     };
   }
   if (name === 'zookeeper') {

@@ -4,7 +4,7 @@ import { runCredentials } from './credentials.ts';
 import { freePorts } from '../common/free-port.ts';
 import type { Cluster, ClusterSpec } from './cluster.ts';
 import type { NodeHost } from './node-host.ts';
-import { EtcdNode } from './servers/etcd-node.ts';
+import { EtcdNode, enableEtcdAuth } from './servers/etcd-node.ts';
 import { PgNode } from './servers/pg-node.ts';
 import { RedisNode } from './servers/redis-node.ts';
 import { ZkNode } from './servers/zk-node.ts';
@@ -62,12 +62,21 @@ export async function assembleCluster(
   const token = `fencepost-${path.basename(runDir)}`;
   const etcd = etcdPorts.map(
     (p, i) =>
-      new EtcdNode({ ...base(`etcd[${i}]`, 'etcd', p.client), peerPort: p.peer, initialCluster, clusterToken: token }),
+      new EtcdNode({
+        ...base(`etcd[${i}]`, 'etcd', p.client),
+        peerPort: p.peer,
+        initialCluster,
+        clusterToken: token,
+        rootPassword: credentials.etcdRoot,
+        userPassword: credentials.etcd,
+      }),
   );
 
   const zkPorts = Array.from({ length: counts.zk }, () => ({ client: take(), peer: take(), election: take() }));
   const serverLines = zkPorts.map((p, i) => `server.${i + 1}=127.0.0.1:${p.peer}:${p.election}`);
-  const zk = zkPorts.map((p, i) => new ZkNode({ ...base(`zk[${i}]`, 'zk', p.client), myid: i + 1, serverLines }));
+  const zk = zkPorts.map(
+    (p, i) => new ZkNode({ ...base(`zk[${i}]`, 'zk', p.client), myid: i + 1, serverLines, password: credentials.zk }),
+  );
 
   const pg = counts.pg
     ? new PgNode({ ...base('pg', 'pg', take()), superuserPassword: credentials.pgSuperuser, password: credentials.pg })
@@ -108,6 +117,10 @@ export async function assembleCluster(
       // All at once: etcd and ZooKeeper members wait for each other anyway, and boot time is dominated by the JVMs.
       const results = await Promise.allSettled(nodes.filter((n) => n !== failover?.replica).map((n) => n.start()));
       if (failover) results.push(...(await Promise.allSettled([failover.replica.start()])));
+      // etcd's auth goes on once its members have formed (enabling needs a leader), before any client connects.
+      if (!results.some((r) => r.status === 'rejected')) {
+        results.push(...(await Promise.allSettled([enableEtcdAuth(etcd)])));
+      }
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed) {
         // Half-started is not a state we hand out: stop what did start and rethrow the original error.

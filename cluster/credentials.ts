@@ -11,11 +11,21 @@ export const PG_ROLE = 'fencepost';
 export const PG_DATABASE = 'bank';
 /** The Postgres superuser, used only to create the role and the database. */
 export const PG_SUPERUSER = 'postgres';
+/**
+ * etcd's admin user: etcd will only `auth enable` once a user named root holds the root role. The harness uses it
+ * for set-up, readiness probes and the faults' leader lookups; the lock clients never get it.
+ */
+export const ETCD_ROOT = 'root';
+/** The etcd user (and role of the same name) of the lock clients: read and write under `fencepost/` only. */
+export const ETCD_USER = 'fencepost';
+/** The ZooKeeper digest user whose ACL every lock node and lock parent carries. */
+export const ZK_USER = 'fencepost';
 
 /**
  * A run's passwords. Why per run and random: the servers listen on 127.0.0.1, where every local user can reach
  * them; an unauthenticated Redis lets anyone `CONFIG SET dir` + `SAVE` a file as the server's user, and a
- * `trust` Postgres hands out a superuser (COPY … TO PROGRAM). Hex only, so every config syntax takes them as is.
+ * `trust` Postgres hands out a superuser (COPY … TO PROGRAM), and an etcd without auth or a ZooKeeper without ACLs
+ * lets anyone hold or delete the lock key in the middle of a run (a false VALID or INVALID). Hex only, so every config syntax takes them as is.
  */
 export interface Credentials {
   /** Redis `requirepass` (and `masterauth`: the failover pair's replica authenticates to its primary). */
@@ -24,6 +34,12 @@ export interface Credentials {
   pgSuperuser: string;
   /** Postgres bank role (`fencepost`). */
   pg: string;
+  /** etcd `root` (the admin user; see ETCD_ROOT). */
+  etcdRoot: string;
+  /** etcd `fencepost` (the lock clients' user). */
+  etcd: string;
+  /** ZooKeeper digest `fencepost:<this>`. */
+  zk: string;
 }
 
 function secret(): string {
@@ -37,7 +53,14 @@ function secret(): string {
  */
 export function runCredentials(runDir: string): Credentials {
   const file = path.join(runDir, SECRETS_FILE);
-  const fresh: Credentials = { redis: secret(), pgSuperuser: secret(), pg: secret() };
+  const fresh: Credentials = {
+    redis: secret(),
+    pgSuperuser: secret(),
+    pg: secret(),
+    etcdRoot: secret(),
+    etcd: secret(),
+    zk: secret(),
+  };
   fs.mkdirSync(runDir, { recursive: true });
   try {
     fs.writeFileSync(file, `${JSON.stringify(fresh, null, 2)}\n`, { mode: 0o600, flag: 'wx' });

@@ -78,6 +78,53 @@ function canApt(): boolean {
   return process.getuid?.() === 0 && fs.existsSync('/etc/debian_version') && onPath('apt-get');
 }
 
+/** How long apt waits for a dpkg/apt lock someone else holds (unattended-upgrades, minutes after a VM boots). */
+export const APT_LOCK_TIMEOUT_S = 300;
+
+/**
+ * The apt-get arguments of one provisioning step. Every step waits for a held lock rather than failing at once;
+ * `install` keeps the existing version of any config file the user changed and takes the package's default for
+ * the rest (no conffile prompt, which would meet stdin=ignore and fail the install).
+ */
+export function aptArgs(step: 'update' | 'install', packages: readonly string[] = []): string[] {
+  const wait = ['-o', `DPkg::Lock::Timeout=${APT_LOCK_TIMEOUT_S}`];
+  if (step === 'update') return [...wait, 'update', '-q'];
+  return [
+    ...wait,
+    '-o',
+    'Dpkg::Options::=--force-confdef',
+    '-o',
+    'Dpkg::Options::=--force-confold',
+    'install',
+    '-y',
+    '-q',
+    '--no-install-recommends',
+    ...packages,
+  ];
+}
+
+/**
+ * Debian's hook that every maintainer script asks before starting a service (invoke-rc.d, deb-systemd-invoke):
+ * exit 101 = "not allowed". Present for the duration of our install, so the packages' services (a Redis without a
+ * password on 6379, an etcd without auth on 2379) never start at all — the Docker-image idiom.
+ */
+export const POLICY_RC_D = '/usr/sbin/policy-rc.d';
+export const POLICY_RC_D_DENY =
+  '#!/bin/sh\n# written by fencepost for the duration of an apt-get install: start no services\nexit 101\n';
+
+/**
+ * The command that keeps `service` from starting at boot: systemd's disable where systemd runs, sysvinit's
+ * update-rc.d otherwise. Only for services of packages this very call installed (servicesToStop).
+ */
+export function disableCommand(service: string, systemd: boolean): { file: string; args: string[] } {
+  return systemd
+    ? { file: 'systemctl', args: ['disable', '--quiet', service] }
+    : { file: 'update-rc.d', args: [service, 'disable'] };
+}
+
+/** How long one `service … stop` or disable may take before we give up on it (it has hung on broken units). */
+const SERVICE_COMMAND_TIMEOUT_MS = 30_000;
+
 function runApt(args: string[], log: (line: string) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('apt-get', args, {
@@ -85,12 +132,20 @@ function runApt(args: string[], log: (line: string) => void): Promise<void> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let tail = '';
+    let saidWaiting = false;
     const onData = (d: Buffer) => {
       tail = (tail + d.toString()).slice(-4000);
       for (const line of d.toString().split('\n')) {
         // A progress line per package, not apt's whole chatter.
         const m = /^(Unpacking|Setting up) (\S+)/.exec(line);
         if (m) log(`  apt: ${m[1].toLowerCase()} ${m[2]}`);
+        // "Waiting for cache lock: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 812 …"
+        if (!saidWaiting && /^Waiting for cache lock/.test(line)) {
+          saidWaiting = true;
+          log(
+            `fencepost: another apt/dpkg holds the package lock (${line.replace(/^Waiting for cache lock:\s*/, '').trim()}); waiting up to ${APT_LOCK_TIMEOUT_S} s for it …`,
+          );
+        }
       }
     };
     child.stdout.on('data', onData);
@@ -155,13 +210,23 @@ export async function provision(
   );
   const installedBefore = installedPackages(packages);
   const runningBefore = new Set(Object.values(PACKAGE_SERVICES).filter(serviceRunning));
+  // Ours only if we create it: a policy-rc.d the user already has stays, and so does its policy.
+  let ownPolicy = false;
   try {
-    await runApt(['update', '-q'], log);
-    await runApt(['install', '-y', '-q', '--no-install-recommends', ...packages], log);
+    fs.writeFileSync(POLICY_RC_D, POLICY_RC_D_DENY, { mode: 0o755, flag: 'wx' });
+    ownPolicy = true;
+  } catch {
+    // exists already (theirs), or /usr/sbin is read-only: the stop and disable below still run
+  }
+  try {
+    await runApt(aptArgs('update'), log);
+    await runApt(aptArgs('install', packages), log);
   } catch (err) {
     throw new HarnessError('missing-dependency', `could not install ${packages.join(' ')}: ${(err as Error).message}`, {
       hint: `install them by hand: ${command}`,
     });
+  } finally {
+    if (ownPolicy) fs.rmSync(POLICY_RC_D, { force: true });
   }
   const still = missing(absent);
   if (still.length) {
@@ -171,20 +236,30 @@ export async function provision(
       { hint: command },
     );
   }
-  // Debian's postinst scripts may start the packaged services; ours use their own ports. Stop only what this
-  // call started: a service of a package it installed that was not running before (see service-stops.ts).
-  const stops = servicesToStop({
+  // Debian's postinst scripts start and enable the packaged services; ours use their own ports, and a system Redis
+  // without a password (or an etcd without auth) must not come back at the next boot. Only what this call
+  // installed: a service of a package it installed that was not running before (see service-stops.ts).
+  const ours = servicesToStop({
     requested: packages,
     installedBefore,
     installedAfter: installedPackages(packages),
     runningBefore,
   });
-  for (const svc of stops) {
+  const systemd = fs.existsSync('/run/systemd/system');
+  for (const svc of ours) {
     try {
-      execFileSync('service', [svc, 'stop'], { stdio: 'ignore' });
-      log(`fencepost: stopped the ${svc} service that installing it started (fencepost runs its own servers)`);
+      execFileSync('service', [svc, 'stop'], { stdio: 'ignore', timeout: SERVICE_COMMAND_TIMEOUT_MS });
     } catch {
-      // not started, or no service manager in this container
+      // not started (the policy-rc.d above), or no service manager in this container
+    }
+    const disable = disableCommand(svc, systemd);
+    try {
+      execFileSync(disable.file, disable.args, { stdio: 'ignore', timeout: SERVICE_COMMAND_TIMEOUT_MS });
+      log(`fencepost: the ${svc} service that came with it is stopped and disabled (fencepost runs its own servers)`);
+    } catch {
+      log(
+        `fencepost: could not disable the ${svc} service (${disable.file} ${disable.args.join(' ')} failed); it may start at boot`,
+      );
     }
   }
   log('fencepost: packages installed.');

@@ -1,8 +1,8 @@
 /**
- * Which system services provisioning may stop after `apt-get install`. Debian's postinst scripts start the
- * packaged services (a system Redis on 6379, a postgresql cluster on 5432); ours use their own ports, so a
- * service we caused to start is only a waste of memory — but one the user already had is theirs: a database
- * they run, that `service … stop` would take down.
+ * Which system services provisioning may stop and disable after `apt-get install`. Debian's postinst scripts
+ * start and enable the packaged services (a system Redis on 6379, a postgresql cluster on 5432); ours use their
+ * own ports, so a service we caused to start is a waste of memory and, at the next boot, a Redis without a
+ * password — but one the user already had is theirs: a database they run, that `service … stop` would take down.
  */
 
 /** The service a package's postinst may start, for the packages provisioning installs. */

@@ -178,7 +178,9 @@ export async function runTest(
     ctx: {
       redis: redisEndpoints,
       etcd: cluster.etcd.map((e) => `http://127.0.0.1:${portOf(e.name)}`),
+      ...(cluster.etcd[0] ? { etcdAuth: cluster.etcd[0].userAuth } : {}),
       zookeeper: cluster.zk.map((z) => `127.0.0.1:${portOf(z.name)}`).join(','),
+      ...(cluster.zk[0] ? { zookeeperAuth: cluster.zk[0].userAuth } : {}),
       ttlMs: config.ttlMs,
       acquireTimeoutMs,
       client: slot,

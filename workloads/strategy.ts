@@ -23,8 +23,19 @@ export interface LockContext {
   redis: Endpoint[];
   /** etcd client URLs, e.g. http://127.0.0.1:2379. */
   etcd: string[];
+  /**
+   * The run's etcd user (auth is on): pass it as etcd3's `auth` option. Its role may read and write keys under
+   * `fencepost/` and nothing else. Over IPC like the Redis password: don't log it.
+   */
+  etcdAuth?: { username: string; password: string };
   /** ZooKeeper connect string: host:port,host:port,… */
   zookeeper: string;
+  /**
+   * The run's ZooKeeper digest identity: `addAuthInfo('digest', 'username:password')` on every session, and
+   * create every node with the ACL of that identity (zkDigestAcl in workloads/strategies/zk-session.ts), so that
+   * no one else can read, change or delete it.
+   */
+  zookeeperAuth?: { username: string; password: string };
   /** Lock TTL / lease / session timeout in ms (--ttl). */
   ttlMs: number;
   /** How long one `acquire` may keep retrying before it gives up with LockNotAcquired. */

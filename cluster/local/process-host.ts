@@ -8,21 +8,47 @@ import { postgresBinDir } from '../provision.ts';
 import { recordRunTempDir } from '../../common/run-owner.ts';
 import type { Command, LaunchRequest, NodeHost, RunningServer, ServerUser } from '../node-host.ts';
 
-function passwdEntry(user: string): { uid: number; gid: number } | undefined {
+interface Account {
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+function passwdEntry(user: string): Account | undefined {
   const line = fs
     .readFileSync('/etc/passwd', 'utf8')
     .split('\n')
     .find((l) => l.startsWith(`${user}:`));
   if (!line) return undefined;
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
+  const [, , uid, gid, , home] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid), home: home || '/' };
+}
+
+/**
+ * The whole environment of a server (or its set-up, initdb): what it needs to run and nothing of the harness's.
+ * Why not the harness's environment: `ETCD_*` variables set etcd flags, `JAVA_TOOL_OPTIONS` loads agents into
+ * ZooKeeper, `LD_LIBRARY_PATH` and `PG*` reach every server, and root's tokens would be readable by the service
+ * account in /proc/<pid>/environ. PATH (to find `etcd`, `java`), a fixed locale, the account's own HOME, and the
+ * node's own variables (the clock shim's) — as the Docker backend, which passes only the node's.
+ */
+export function serverEnvironment(
+  harnessEnv: NodeJS.ProcessEnv,
+  home: string | undefined,
+  nodeEnv: Record<string, string>,
+): Record<string, string> {
+  return {
+    PATH: harnessEnv.PATH || '/usr/local/bin:/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    ...((home ?? harnessEnv.HOME) ? { HOME: (home ?? harnessEnv.HOME)! } : {}),
+    ...nodeEnv,
+  };
 }
 
 /**
  * uid/gid of the account `user` when root; undefined when not root (the servers then run as the harness's own
  * user). Postgres needs its `postgres` user; the others use their package's user and else `nobody`.
  */
-function serverAccount(user: ServerUser): { uid: number; gid: number } | undefined {
+function serverAccount(user: ServerUser): Account | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const found = passwdEntry(user);
   if (found) return found;
@@ -59,11 +85,11 @@ function traversableByOthers(dir: string): boolean {
 export class ProcessHost implements NodeHost {
   /** Set-up processes still running, per node (initdb and the postgres --boot it forks). */
   private readonly setups = new Map<string, Set<ChildProcess>>();
-  private readonly accounts = new Map<ServerUser, { uid: number; gid: number } | undefined>();
+  private readonly accounts = new Map<ServerUser, Account | undefined>();
 
   constructor(private readonly registry: PidRegistry) {}
 
-  account(user: ServerUser): { uid: number; gid: number } | undefined {
+  account(user: ServerUser): Account | undefined {
     if (!this.accounts.has(user)) this.accounts.set(user, serverAccount(user));
     return this.accounts.get(user);
   }
@@ -90,7 +116,7 @@ export class ProcessHost implements NodeHost {
       cwd: req.cwd,
       detached: true,
       stdio: ['ignore', log, log],
-      env: { ...process.env, ...req.env },
+      env: serverEnvironment(process.env, account?.home, req.env),
       uid: account?.uid,
       gid: account?.gid,
     });
@@ -157,6 +183,7 @@ export class ProcessHost implements NodeHost {
         cwd,
         detached: true,
         stdio: ['ignore', 'ignore', 'pipe'],
+        env: serverEnvironment(process.env, account?.home, {}),
         uid: account?.uid,
         gid: account?.gid,
       });

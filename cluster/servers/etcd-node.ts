@@ -1,4 +1,5 @@
-import { Etcd3 } from 'etcd3';
+import { Etcd3, Range } from 'etcd3';
+import { ETCD_ROOT, ETCD_USER } from '../credentials.ts';
 import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
 
 export interface EtcdNodeOptions extends ServerNodeOptions {
@@ -6,11 +7,26 @@ export interface EtcdNodeOptions extends ServerNodeOptions {
   /** `name=http://127.0.0.1:peerPort,…` for all members. */
   initialCluster: string;
   clusterToken: string;
+  /** The run's etcd passwords (cluster/credentials.ts): `root` for the harness, `fencepost` for the lock clients. */
+  rootPassword: string;
+  userPassword: string;
+}
+
+/** The lock clients' etcd auth: their own user, whose role may touch `fencepost/` and nothing else. */
+export interface EtcdAuth {
+  username: string;
+  password: string;
 }
 
 export class EtcdNode extends ServerNode {
   protected override readonly serverUser = 'etcd';
   private readonly etcdOpts: EtcdNodeOptions;
+  /**
+   * Set once `enableEtcdAuth` has run: from then on every call of ours (probes of a restarted member, the faults'
+   * leader lookups) authenticates as root. Before it, a client with credentials would fail ("authentication is not
+   * enabled"), so the first start probes without.
+   */
+  authEnabled = false;
 
   constructor(opts: EtcdNodeOptions) {
     super(opts);
@@ -62,8 +78,22 @@ export class EtcdNode extends ServerNode {
     };
   }
 
+  /** The lock clients' credentials. */
+  get rootPassword(): string {
+    return this.etcdOpts.rootPassword;
+  }
+
+  get userAuth(): EtcdAuth {
+    return { username: ETCD_USER, password: this.etcdOpts.userPassword };
+  }
+
+  /** An admin client of this member (root once auth is on). Never handed to a lock client. */
   client(): Etcd3 {
-    return new Etcd3({ hosts: [this.endpoint], dialTimeout: 1000 });
+    return new Etcd3({
+      hosts: [this.endpoint],
+      dialTimeout: 1000,
+      ...(this.authEnabled ? { auth: { username: ETCD_ROOT, password: this.etcdOpts.rootPassword } } : {}),
+    });
   }
 
   protected async probe(): Promise<void> {
@@ -93,4 +123,28 @@ export class EtcdNode extends ServerNode {
   async version(): Promise<string> {
     return (await this.status()).version;
   }
+}
+
+/**
+ * Turns etcd's auth on for a cluster that just formed: the `fencepost` role may read and write `fencepost/` (the
+ * lock keys and the probe's key) and nothing else, the `fencepost` user holds it, `root` holds the root role (etcd
+ * refuses `auth enable` otherwise), then `auth enable`. From here on a local user without the run's passwords can
+ * neither read nor touch a lock key. Users, roles and the enable go through Raft, so one member is enough.
+ */
+export async function enableEtcdAuth(nodes: EtcdNode[]): Promise<void> {
+  const first = nodes[0];
+  if (!first) return;
+  const c = first.client();
+  try {
+    const role = await c.role(ETCD_USER).create();
+    await role.grant({ permission: 'Readwrite', range: Range.prefix('fencepost/') });
+    await c.user(ETCD_USER).create(first.userAuth.password);
+    await c.user(ETCD_USER).addRole(ETCD_USER);
+    await c.user(ETCD_ROOT).create(first.rootPassword);
+    await c.user(ETCD_ROOT).addRole('root');
+    await c.auth.authEnable();
+  } finally {
+    c.close();
+  }
+  for (const n of nodes) n.authEnabled = true;
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zookeeper from 'node-zookeeper-client';
+import { ZK_USER } from '../credentials.ts';
 import { fourLetter } from './four-letter.ts';
 import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
 
@@ -13,6 +14,8 @@ export interface ZkNodeOptions extends ServerNodeOptions {
   myid: number;
   /** `server.N=127.0.0.1:peer:election` lines for every member. */
   serverLines: string[];
+  /** The run's digest password of ZK_USER (cluster/credentials.ts): the ACL of every lock node names it. */
+  password: string;
 }
 
 export class ZkNode extends ServerNode {
@@ -69,6 +72,11 @@ export class ZkNode extends ServerNode {
       ],
       user: this.serverUser,
     };
+  }
+
+  /** The lock clients' digest identity. */
+  get userAuth(): { username: string; password: string } {
+    return { username: ZK_USER, password: this.zkOpts.password };
   }
 
   get connectString(): string {

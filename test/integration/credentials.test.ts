@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -8,6 +8,9 @@ import type { Cluster } from '../../cluster/cluster.ts';
 import { createLocalCluster } from '../../cluster/local/cluster.ts';
 import { PG_DATABASE, PG_ROLE, PG_SUPERUSER, SECRETS_FILE } from '../../cluster/credentials.ts';
 import { PidRegistry } from '../../common/pid-registry.ts';
+import type { LockClient, LockContext } from '../../workloads/strategy.ts';
+import etcdStrategy, { lockKeyFor } from '../../workloads/strategies/etcd.ts';
+import zkStrategy, { lockDirFor } from '../../workloads/strategies/zookeeper.ts';
 import { processesUnder, testResultsDir } from './processes.ts';
 
 /**
@@ -17,16 +20,66 @@ import { processesUnder, testResultsDir } from './processes.ts';
 let dir: string;
 let cluster: Cluster;
 
+/**
+ * Planted in the harness's environment before the servers start: none may reach a server. The etcd one would
+ * set a 1-byte backend quota (every write then fails with NOSPACE), the Java one would reach ZooKeeper's JVM.
+ */
+const PLANTED = {
+  ETCD_QUOTA_BACKEND_BYTES: '1',
+  JAVA_TOOL_OPTIONS: '-Dfencepost.planted=1',
+  FENCEPOST_PLANTED_TOKEN: 'ghp_planted0123456789',
+};
+
 beforeAll(async () => {
   dir = testResultsDir('credentials');
-  cluster = await createLocalCluster({ redis: 1, pg: true }, dir, new PidRegistry(path.join(dir, 'pids')));
-  await cluster.start();
+  Object.assign(process.env, PLANTED);
+  try {
+    cluster = await createLocalCluster(
+      { redis: 1, pg: true, etcd: 1, zk: 1 },
+      dir,
+      new PidRegistry(path.join(dir, 'pids')),
+    );
+    await cluster.start();
+  } finally {
+    for (const k of Object.keys(PLANTED)) delete process.env[k];
+  }
 });
 
 afterAll(async () => {
   await cluster?.teardown();
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * Runs a command as another local user (`nobody`, when we are root; as ourselves otherwise — still a client that
+ * has none of the run's passwords), with a clean environment and stdin from `input`. Returns stdout + stderr.
+ */
+function asAnotherUser(cmd: string[], input = ''): string {
+  const argv = process.getuid?.() === 0 ? ['runuser', '-u', 'nobody', '--', ...cmd] : cmd;
+  const r = spawnSync(argv[0]!, argv.slice(1), {
+    input,
+    encoding: 'utf8',
+    timeout: 30_000,
+    cwd: '/',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', ZOO_LOG_DIR: '/tmp' },
+  });
+  if (r.error) throw r.error;
+  return `${r.stdout}${r.stderr}`;
+}
+
+function lockContext(): LockContext {
+  return {
+    redis: [],
+    etcd: cluster.etcd.map((n) => n.endpoint),
+    etcdAuth: cluster.etcd[0]!.userAuth,
+    zookeeper: cluster.zk.map((n) => n.connectString).join(','),
+    zookeeperAuth: cluster.zk[0]!.userAuth,
+    ttlMs: 5_000,
+    acquireTimeoutMs: 3_000,
+    client: 0,
+    seed: 1,
+  };
+}
 
 /** One raw RESP command, no AUTH: exactly what `redis-cli -p <port> ping` sends. */
 function rawRedis(port: number, line: string): Promise<string> {
@@ -74,6 +127,11 @@ describe('a booted cluster', () => {
     r.disconnect();
   });
 
+  it('refuses redis-cli of another local user', () => {
+    const out = asAnotherUser(['redis-cli', '-h', '127.0.0.1', '-p', String(cluster.redis[0].port), 'SET', 'k', 'v']);
+    expect(out).toMatch(/NOAUTH/);
+  });
+
   it('keeps the Redis password off the server command line', () => {
     for (const pid of cluster.redis[0].pids()) {
       expect(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain(cluster.credentials.redis);
@@ -119,6 +177,115 @@ describe('a booted cluster', () => {
   });
 });
 
+describe('etcd with auth on', () => {
+  let client: LockClient;
+  const etcdctl = (...args: string[]) =>
+    asAnotherUser(['etcdctl', `--endpoints=${cluster.etcd[0].endpoint}`, '--dial-timeout=3s', ...args]);
+
+  beforeAll(async () => {
+    client = await etcdStrategy.connect(lockContext());
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it("lets another local user neither read, hold nor delete a held lock key without the run's password", async () => {
+    const lease = await client.acquire('shared');
+    const key = lockKeyFor('shared');
+    expect(etcdctl('get', '--prefix', 'fencepost/')).toMatch(/user name is empty/);
+    expect(etcdctl('del', key)).toMatch(/user name is empty/);
+    expect(etcdctl('put', 'fencepost/lock/other', 'mine')).toMatch(/user name is empty/);
+    expect(etcdctl('--user=root:wrong', 'del', key)).toMatch(/authentication failed/);
+    expect(etcdctl('--user=fencepost:wrong', 'del', key)).toMatch(/authentication failed/);
+    expect(etcdctl('auth', 'disable')).toMatch(/user name is empty/);
+    // Still ours: nothing above took effect.
+    expect(await client.renew!(lease)).toBe(true);
+    expect(await client.release(lease)).toBe(true);
+  });
+
+  it('lets the lock user touch fencepost/ only, and the root user everything', async () => {
+    const user = cluster.etcd[0].userAuth;
+    // The password reaches etcdctl on stdin (--interactive), never on a command line.
+    const asUser = (...args: string[]) =>
+      asAnotherUser(
+        ['etcdctl', `--endpoints=${cluster.etcd[0].endpoint}`, '--dial-timeout=3s', `--user=${user.username}`, ...args],
+        `${user.password}\n`,
+      );
+    expect(asUser('put', 'fencepost/probe-from-test', 'x')).toMatch(/^OK/m);
+    expect(asUser('put', 'elsewhere', 'x')).toMatch(/permission denied/);
+    const root = cluster.etcd[0].client();
+    try {
+      await root.put('elsewhere').value('root may');
+      expect(await root.get('elsewhere').string()).toBe('root may');
+    } finally {
+      root.close();
+    }
+  });
+
+  it('starts etcd with none of the harness environment (a planted ETCD_* would change the server)', async () => {
+    for (const pid of cluster.etcd[0].pids()) {
+      const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      for (const k of Object.keys(PLANTED)) expect(env.filter((e) => e.startsWith(`${k}=`))).toEqual([]);
+      expect(env.some((e) => e.startsWith('PATH='))).toBe(true);
+    }
+    // The 1-byte quota did not take: writes succeed.
+    const lease = await client.acquire('quota');
+    expect(await client.release(lease)).toBe(true);
+  });
+});
+
+describe('ZooKeeper with a digest ACL', () => {
+  let client: LockClient;
+  /** zkCli.sh, one session, commands on stdin (no `addauth` unless given). */
+  const zkCli = (commands: string[]) =>
+    asAnotherUser(
+      ['/usr/share/zookeeper/bin/zkCli.sh', '-server', cluster.zk[0].connectString],
+      `${commands.join('\n')}\nquit\n`,
+    );
+
+  beforeAll(async () => {
+    client = await zkStrategy.connect(lockContext());
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it("lets another local user neither read, queue ahead in nor delete a held lock without the run's identity", async () => {
+    const lease = await client.acquire('shared');
+    const dir = lockDirFor('shared');
+    const out = zkCli([
+      `ls ${dir}`,
+      `create -s -e ${dir}/intruder-lock- x`,
+      `deleteall ${dir}`,
+      `setAcl ${dir} world:anyone:cdrwa`,
+      'addauth digest fencepost:wrong',
+      `ls ${dir}`,
+    ]);
+    expect(out.match(/Insufficient permission|NoAuth/g)?.length ?? 0).toBeGreaterThanOrEqual(5);
+    expect(out).not.toMatch(/intruder-lock-\d{10}/);
+    // Still ours, and alone in its folder.
+    expect(await client.renew!(lease)).toBe(true);
+    expect(await client.release(lease)).toBe(true);
+  });
+
+  it('lets the run identity in (the check above can tell the difference)', async () => {
+    const lease = await client.acquire('visible');
+    const out = zkCli([
+      `addauth digest ${cluster.zk[0].userAuth.username}:${cluster.zk[0].userAuth.password}`,
+      `ls ${lockDirFor('visible')}`,
+    ]);
+    expect(out).toMatch(/\[c0-[0-9a-f]{12}-lock-\d{10}\]/);
+    expect(await client.release(lease)).toBe(true);
+  });
+
+  it('starts ZooKeeper with none of the harness environment', () => {
+    for (const pid of cluster.zk[0].pids()) {
+      const env = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      for (const k of Object.keys(PLANTED)) expect(env.filter((e) => e.startsWith(`${k}=`))).toEqual([]);
+    }
+  });
+});
+
 describe('a run', () => {
   const results = testResultsDir('credentials-run');
   afterAll(() => {
@@ -142,39 +309,50 @@ describe('a run', () => {
     return hits;
   }
 
-  it('writes its passwords only into the 0600 secrets file, and deletes that once its servers are stopped', async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'harness/cli.ts',
-        '--lock=redlock',
-        '--nemesis=restart-empty',
-        '--time-limit=6',
-        `--results=${results}`,
-      ],
-      { stdio: ['ignore', 'ignore', 'ignore'] },
-    );
-    const code = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    // The secrets exist only while the run does: read them then (the harness writes them before any server starts).
-    let secretsFile: string | undefined;
-    let secrets: Record<string, string> | undefined;
-    for (let i = 0; i < 600 && !secrets; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      const lockDir = path.join(results, 'redlock');
-      const stamp = fs.existsSync(lockDir) ? fs.readdirSync(lockDir)[0] : undefined;
-      secretsFile = stamp && path.join(lockDir, stamp, SECRETS_FILE);
-      if (secretsFile && fs.existsSync(secretsFile) && fs.statSync(secretsFile).size > 0)
-        secrets = JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as Record<string, string>;
-    }
-    expect(secrets && Object.keys(secrets).sort()).toEqual(['pg', 'pgSuperuser', 'redis']);
-    expect((fs.statSync(secretsFile!).mode & 0o777).toString(8)).toBe('600');
-    expect([0, 1]).toContain(await code);
-    const runDir = fs.realpathSync(path.join(results, 'latest'));
-    // The run did use them: its history has committed writes.
-    expect(fs.readFileSync(path.join(runDir, 'history.jsonl'), 'utf8')).toMatch(/"type":"ok","f":"write"/);
-    expect(fs.existsSync(path.join(runDir, SECRETS_FILE))).toBe(false);
-    for (const password of Object.values(secrets!)) expect(filesContaining(results, password)).toEqual([]);
-  });
+  // Redis's AUTH through ioredis, etcd's Authenticate through grpc-js (with a member restart: a second one).
+  it.each([
+    ['redlock', 'restart-empty'],
+    ['etcd', 'kill'],
+  ])(
+    '--lock=%s --nemesis=%s writes its passwords only into the 0600 secrets file (deleted once its servers are stopped), even with every debug log of the libraries on',
+    async (lock, nemesis) => {
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'harness/cli.ts',
+          `--lock=${lock}`,
+          `--nemesis=${nemesis}`,
+          '--time-limit=6',
+          `--results=${results}`,
+        ],
+        {
+          stdio: ['ignore', 'ignore', 'ignore'],
+          // ioredis logs every command with its arguments under DEBUG, AUTH included; grpc-js traces calls.
+          env: { ...process.env, DEBUG: '*', NODE_DEBUG: 'net,http,tls', GRPC_TRACE: 'all', GRPC_VERBOSITY: 'DEBUG' },
+        },
+      );
+      const code = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      // The secrets exist only while the run does: read them then (the harness writes them before any server starts).
+      let secretsFile: string | undefined;
+      let secrets: Record<string, string> | undefined;
+      for (let i = 0; i < 600 && !secrets; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const lockDir = path.join(results, lock);
+        const stamp = fs.existsSync(lockDir) ? fs.readdirSync(lockDir).sort().at(-1) : undefined;
+        secretsFile = stamp && path.join(lockDir, stamp, SECRETS_FILE);
+        if (secretsFile && fs.existsSync(secretsFile) && fs.statSync(secretsFile).size > 0)
+          secrets = JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as Record<string, string>;
+      }
+      expect(secrets && Object.keys(secrets).sort()).toEqual(['etcd', 'etcdRoot', 'pg', 'pgSuperuser', 'redis', 'zk']);
+      expect((fs.statSync(secretsFile!).mode & 0o777).toString(8)).toBe('600');
+      expect([0, 1]).toContain(await code);
+      const runDir = fs.realpathSync(path.join(results, 'latest'));
+      // The run did use them: its history has committed writes.
+      expect(fs.readFileSync(path.join(runDir, 'history.jsonl'), 'utf8')).toMatch(/"type":"ok","f":"write"/);
+      expect(fs.existsSync(path.join(runDir, SECRETS_FILE))).toBe(false);
+      for (const password of Object.values(secrets!)) expect(filesContaining(results, password)).toEqual([]);
+    },
+  );
 });

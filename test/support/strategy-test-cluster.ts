@@ -53,7 +53,9 @@ export function useStrategyCluster(
       return {
         redis: spec.redis ? c.redis.map((n) => n.endpoint()) : [],
         etcd: spec.etcd ? c.etcd.map((n) => n.endpoint) : [],
+        ...(c.etcd[0] ? { etcdAuth: c.etcd[0].userAuth } : {}),
         zookeeper: spec.zk ? c.zk.map((n) => n.connectString).join(',') : '',
+        ...(c.zk[0] ? { zookeeperAuth: c.zk[0].userAuth } : {}),
         ttlMs: opts.ttlMs,
         acquireTimeoutMs: opts.acquireTimeoutMs,
         client: clients.length,

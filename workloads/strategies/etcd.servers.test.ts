@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import { Etcd3 } from 'etcd3';
 import { describe, expect, it } from 'vitest';
 import { LockNotAcquired } from '../strategy.ts';
 import etcd, { lockKeyFor } from './etcd.ts';
@@ -119,7 +118,7 @@ describe('etcd strategy', () => {
 
   it('keeps one session lease across acquisitions, and takes a fresh one when etcd no longer knows it', async () => {
     const a = await connect();
-    const direct = new Etcd3({ hosts: ctx().etcd });
+    const direct = env.cluster.etcd[0].client();
     try {
       const leaseOf = async (key: string) => (await direct.get(lockKeyFor(key)).exec()).kvs[0]?.lease;
       const first = await a.acquire('session');

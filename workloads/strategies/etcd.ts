@@ -53,6 +53,9 @@ class EtcdLockClient implements LockClient {
     this.client = new Etcd3({
       hosts: ctx.etcd,
       dialTimeout: 1_000,
+      // etcd3 authenticates once, then re-authenticates when a member answers "invalid auth token" (a restarted
+      // member has forgotten the simple tokens it held).
+      ...(ctx.etcdAuth ? { auth: ctx.etcdAuth } : {}),
       defaultCallOptions: (call) => (call.isStream ? {} : { deadline: Date.now() + CALL_DEADLINE_MS }),
     });
     // etcd leases are whole seconds; rounding up never makes the lock shorter than --ttl.

@@ -1,6 +1,26 @@
-import zookeeper, { type Client, type Event, type Stat } from 'node-zookeeper-client';
+import { createHash } from 'node:crypto';
+import zookeeper, { type ACL, type Client, type Event, type Stat } from 'node-zookeeper-client';
 
 const { Exception, State } = zookeeper;
+
+/** Anyone may do anything: the library's default, for a session without an identity (a test's observer). */
+const OPEN_ACL: ACL[] = [new zookeeper.ACL(zookeeper.Permission.ALL, new zookeeper.Id('world', 'anyone'))];
+
+/** A ZooKeeper digest identity (the run's, from LockContext.zookeeperAuth). */
+export interface ZkAuth {
+  username: string;
+  password: string;
+}
+
+/**
+ * The ACL that gives `auth` every permission and no one else any: ZooKeeper's digest scheme names an identity by
+ * `user:base64(sha1(user:password))`. On a lock parent it keeps others from creating or deleting children (a
+ * node ahead of the waiters, or the holder's node gone); on a lock node, from reading or changing it.
+ */
+export function zkDigestAcl(auth: ZkAuth): ACL[] {
+  const digest = createHash('sha1').update(`${auth.username}:${auth.password}`).digest('base64');
+  return [new zookeeper.ACL(zookeeper.Permission.ALL, new zookeeper.Id('digest', `${auth.username}:${digest}`))];
+}
 
 /** The session is gone: ZooKeeper deleted its ephemeral nodes. Nothing more can be done with this client. */
 export class ZkSessionExpired extends Error {
@@ -40,6 +60,8 @@ export class ZkSession {
     readonly client: Client,
     /** Deadline of one call: the negotiated session timeout — past it, the session's fate is decided anyway. */
     readonly callTimeoutMs: number,
+    /** The ACL of every node this session creates: the run's digest identity only, or open without one. */
+    private readonly acl: ACL[],
   ) {
     client.on('state', (state) => {
       if (state !== State.EXPIRED) return;
@@ -48,14 +70,24 @@ export class ZkSession {
     });
   }
 
-  /** Connects and waits for a session; the session timeout the server granted becomes the call deadline. */
-  static async open(connectString: string, sessionTimeoutMs: number, connectTimeoutMs: number): Promise<ZkSession> {
+  /**
+   * Connects and waits for a session; the session timeout the server granted becomes the call deadline. With
+   * `auth`, the session authenticates as that digest identity (the library sends it again on every reconnect) and
+   * every node it creates carries zkDigestAcl(auth).
+   */
+  static async open(
+    connectString: string,
+    sessionTimeoutMs: number,
+    connectTimeoutMs: number,
+    auth?: ZkAuth,
+  ): Promise<ZkSession> {
     // spinDelay: pause between rounds over all servers; the default 1 s is long next to a 2 s session.
     const client = zookeeper.createClient(connectString, {
       sessionTimeout: sessionTimeoutMs,
       spinDelay: 100,
       retries: 0,
     });
+    if (auth) client.addAuthInfo('digest', Buffer.from(`${auth.username}:${auth.password}`));
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         client.close();
@@ -67,7 +99,7 @@ export class ZkSession {
       });
       client.connect();
     });
-    return new ZkSession(client, client.getSessionTimeout());
+    return new ZkSession(client, client.getSessionTimeout(), auth ? zkDigestAcl(auth) : OPEN_ACL);
   }
 
   get expired(): boolean {
@@ -129,11 +161,11 @@ export class ZkSession {
   }
 
   mkdirp(path: string): Promise<string> {
-    return this.call(`mkdirp ${path}`, (cb) => this.client.mkdirp(path, cb), true);
+    return this.call(`mkdirp ${path}`, (cb) => this.client.mkdirp(path, this.acl, cb), true);
   }
 
   create(path: string, data: Buffer, mode: number): Promise<string> {
-    return this.call(`create ${path}`, (cb) => this.client.create(path, data, mode, cb));
+    return this.call(`create ${path}`, (cb) => this.client.create(path, data, this.acl, mode, cb));
   }
 
   getChildren(path: string): Promise<string[]> {

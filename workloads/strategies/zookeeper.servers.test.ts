@@ -35,7 +35,7 @@ async function children(dir: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  direct = await ZkSession.open(ctx().zookeeper, 5_000, 10_000);
+  direct = await ZkSession.open(ctx().zookeeper, 5_000, 10_000, ctx().zookeeperAuth);
 });
 
 afterAll(async () => {

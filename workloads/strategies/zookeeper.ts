@@ -188,7 +188,10 @@ const zk: LockStrategy = {
   defaultFaults: ['pause-holder', 'kill', 'pause-node', 'partition'],
   async connect(ctx) {
     // Connecting needs a quorum and may have to try each server: a few session timeouts, at least 5 s.
-    return new ZkLockClient(ctx, await ZkSession.open(ctx.zookeeper, ctx.ttlMs, Math.max(5_000, 3 * ctx.ttlMs)));
+    return new ZkLockClient(
+      ctx,
+      await ZkSession.open(ctx.zookeeper, ctx.ttlMs, Math.max(5_000, 3 * ctx.ttlMs), ctx.zookeeperAuth),
+    );
   },
 };
 
