@@ -57,6 +57,7 @@ const MB = 1024 * 1024;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const GOAL_MS = 5000;
 
+/** The three parts of the doc comment above, in order: bank histories, crashed writes, the Knossos corpus. */
 export async function run(args: string[]): Promise<BenchOutcome> {
   const opt = (name: string): string | undefined =>
     args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -64,6 +65,19 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   const sizes = (opt('sizes') ?? (quick ? '1000,100000' : '1000,10000,100000')).split(',').map(Number);
   const processes = (opt('processes') ?? (quick ? '10' : '5,10,20')).split(',').map(Number);
   const deadlineMs = Number(opt('deadline') ?? (quick ? 20_000 : 60_000));
+
+  const bank = await bankHistories(sizes, processes);
+  const crashed = await crashedCases(quick, deadlineMs);
+  const corpus = corpusRuns(quick);
+  return {
+    benchmark: 'checker',
+    goals: [...bank.goals, crashedGoal(crashed), ...(corpus?.goals ?? [])],
+    data: { cases: bank.results, crashed, knossos: corpus ? corpus.knossos : null },
+  };
+}
+
+/** Part 1: every size × processes × kind through checkRun, each in a child process; the 100k × 10 goal. */
+async function bankHistories(sizes: number[], processes: number[]): Promise<{ results: Measurement[]; goals: Goal[] }> {
   const cases: Case[] = [];
   for (const ops of sizes) {
     for (const p of processes) {
@@ -90,57 +104,59 @@ export async function run(args: string[]): Promise<BenchOutcome> {
       met: worst < GOAL_MS,
     });
   }
+  return { results, goals };
+}
 
-  const crashed = await crashedCases(quick, deadlineMs);
+/** Part 2's goal: with pruning on, every crashed-write case decided invalid, each in time. */
+function crashedGoal(crashed: CrashedMeasurement[]): Goal {
   const pruned = crashed.filter((c) => c.prune);
   const slowest = Math.max(...pruned.map((c) => c.elapsedMs));
-  goals.push({
+  return {
     what: `crashed-write register histories, invalid (${pruned.length} cases, pruning on)`,
     goal: `all decided, each < ${GOAL_MS} ms`,
     measured: `${pruned.filter((c) => c.valid === false).length}/${pruned.length} invalid as they should be, slowest ${slowest.toFixed(0)} ms`,
     met: pruned.every((c) => c.valid === false) && slowest < GOAL_MS,
-  });
+  };
+}
 
+/** Part 3: the Knossos corpus in this process, one process per file and in bulk; null without the corpus. */
+function corpusRuns(quick: boolean): { goals: Goal[]; knossos: Record<string, unknown> } | null {
   const corpus = knossosCorpus();
-  if (corpus) {
-    console.log(
-      `\nKnossos corpus: ${corpus.histories} histories, all verdicts right: ${corpus.allRight}, total ${corpus.totalMs.toFixed(0)} ms in this process, slowest ${corpus.slowest.file} ${corpus.slowest.ms.toFixed(1)} ms`,
-    );
-    // One process per file costs ~1 s each on a busy 2-core machine: --quick times every 6th file and scales.
-    const perFile = corpusOneProcessPerFile(
-      quick ? corpus.files.filter((_, i) => i % 6 === 0) : corpus.files,
-      corpus.files.length,
-    );
-    const bulk = corpusBulk();
-    const sampled =
-      perFile.files < corpus.histories
-        ? ` (${perFile.files} timed, ${perFile.msPerFile.toFixed(0)} ms each, scaled to ${corpus.histories})`
-        : '';
-    console.log(
-      `Knossos corpus, one check process per file: ${perFile.totalMs.toFixed(0)} ms${sampled}, verdicts right: ${perFile.allRight}`,
-    );
-    console.log(
-      `Knossos corpus, one bulk check process per model: ${bulk.processes} processes, ${bulk.totalMs.toFixed(0)} ms, verdicts right: ${bulk.allRight}`,
-    );
-    goals.push({
+  if (!corpus) return null;
+  console.log(
+    `\nKnossos corpus: ${corpus.histories} histories, all verdicts right: ${corpus.allRight}, total ${corpus.totalMs.toFixed(0)} ms in this process, slowest ${corpus.slowest.file} ${corpus.slowest.ms.toFixed(1)} ms`,
+  );
+  // One process per file costs ~1 s each on a busy 2-core machine: --quick times every 6th file and scales.
+  const perFile = corpusOneProcessPerFile(
+    quick ? corpus.files.filter((_, i) => i % 6 === 0) : corpus.files,
+    corpus.files.length,
+  );
+  const bulk = corpusBulk();
+  const sampled =
+    perFile.files < corpus.histories
+      ? ` (${perFile.files} timed, ${perFile.msPerFile.toFixed(0)} ms each, scaled to ${corpus.histories})`
+      : '';
+  console.log(
+    `Knossos corpus, one check process per file: ${perFile.totalMs.toFixed(0)} ms${sampled}, verdicts right: ${perFile.allRight}`,
+  );
+  console.log(
+    `Knossos corpus, one bulk check process per model: ${bulk.processes} processes, ${bulk.totalMs.toFixed(0)} ms, verdicts right: ${bulk.allRight}`,
+  );
+  const goals: Goal[] = [
+    {
       what: `Knossos corpus verdicts (${corpus.histories}; in-process, per-file, bulk)`,
       goal: 'all right',
       measured: `${corpus.allRight && perFile.allRight && bulk.allRight ? 'all right' : 'WRONG'}`,
       met: corpus.allRight && perFile.allRight && bulk.allRight,
-    });
-    goals.push({
+    },
+    {
       what: 'Knossos corpus, bulk check (vs one process per file)',
       goal: `< ${GOAL_MS} ms`,
       measured: `${bulk.totalMs.toFixed(0)} ms (vs ${perFile.totalMs.toFixed(0)} ms${sampled ? ', scaled' : ''})`,
       met: bulk.totalMs < GOAL_MS,
-    });
-    return {
-      benchmark: 'checker',
-      goals,
-      data: { cases: results, crashed, knossos: { inProcess: { ...corpus, files: undefined }, perFile, bulk } },
-    };
-  }
-  return { benchmark: 'checker', goals, data: { cases: results, crashed, knossos: null } };
+    },
+  ];
+  return { goals, knossos: { inProcess: { ...corpus, files: undefined }, perFile, bulk } };
 }
 
 interface CrashedCase {

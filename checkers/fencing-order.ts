@@ -1,5 +1,6 @@
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
+import type { BankView, BankWrite } from '../history/bank-view.ts';
 import type { CheckerResult } from './run-results.ts';
 
 /**
@@ -49,60 +50,16 @@ export function checkFencingOrder(input: History | readonly Op[], opts: { fencin
     (w) => w.outcome === 'fail' && w.error !== undefined && STALE_REFUSALS.has(w.error),
   ).length;
   const notes: string[] = [];
-
-  // Per account: committed writes in commit order as (writeId, token). The ledger is authoritative; the clients'
-  // ok writes are a fallback for accounts the harness could not read at the end.
-  const committed = new Map<number, { writeId: number; token: string | null }[]>();
-  for (const [account, { value }] of ledgers) {
-    committed.set(
-      account,
-      value.ledger.filter((r) => r.account === account).map((r) => ({ writeId: r.writeId, token: r.token })),
-    );
-  }
-  const fromHistory = new Set<number>();
-  for (const w of writes) {
-    if (ledgers.has(w.account) || w.outcome !== 'ok' || w.writeId === null) continue;
-    fromHistory.add(w.account);
-    const list = committed.get(w.account) ?? [];
-    list.push({ writeId: w.writeId, token: w.value.token ?? null });
-    committed.set(w.account, list);
-  }
+  const { committed, fromHistory } = committedTokens(ledgers, writes);
   if (fromHistory.size > 0) {
     notes.push(
       `no final-read for account(s) ${[...fromHistory].sort((a, b) => a - b).join(', ')}: checked the clients' ok writes instead of the ledger`,
     );
   }
 
-  const regressions: TokenRegression[] = [];
-  let tokensChecked = 0;
-  let unfencedWrites = 0;
-  let unparseable = 0;
+  const tally: TokenTally = { regressions: [], tokensChecked: 0, unfencedWrites: 0, unparseable: 0 };
   for (const [account, rows] of [...committed].sort((a, b) => a[0] - b[0])) {
-    rows.sort((a, b) => a.writeId - b.writeId);
-    let max: { writeId: number; token: string; value: bigint } | undefined;
-    for (const row of rows) {
-      if (row.token === null) {
-        unfencedWrites++;
-        continue;
-      }
-      const value = parseToken(row.token);
-      if (value === undefined) {
-        unparseable++;
-        continue;
-      }
-      tokensChecked++;
-      if (max && value < max.value) {
-        regressions.push({
-          account,
-          writeId: row.writeId,
-          token: String(row.token),
-          afterWriteId: max.writeId,
-          afterToken: max.token,
-        });
-      } else if (!max || value > max.value) {
-        max = { writeId: row.writeId, token: String(row.token), value };
-      }
-    }
+    const max = checkAccountTokens(account, rows, tally);
     const fence = ledgers.get(account)?.value.fence;
     const fenceValue = fence == null ? undefined : parseToken(fence);
     if (max && fenceValue !== undefined && max.value > fenceValue) {
@@ -111,6 +68,7 @@ export function checkFencingOrder(input: History | readonly Op[], opts: { fencin
       );
     }
   }
+  const { regressions, tokensChecked, unfencedWrites, unparseable } = tally;
   if (unparseable > 0) notes.push(`${unparseable} token(s) are not integers and could not be compared`);
   if (opts.fencing && unfencedWrites > 0)
     notes.push(`${unfencedWrites} committed write(s) carried no token in a fenced run`);
@@ -134,6 +92,79 @@ export function checkFencingOrder(input: History | readonly Op[], opts: { fencin
     source: ledgers.size > 0 ? 'ledger' : fromHistory.size > 0 ? 'history' : 'none',
     notes,
   };
+}
+
+type CommittedToken = { writeId: number; token: string | null };
+
+/**
+ * Per account: committed writes as (writeId, token). The ledger is authoritative; the clients' ok writes are a
+ * fallback for accounts the harness could not read at the end (`fromHistory`).
+ */
+function committedTokens(
+  ledgers: BankView['finalReads'],
+  writes: readonly BankWrite[],
+): { committed: Map<number, CommittedToken[]>; fromHistory: Set<number> } {
+  const committed = new Map<number, CommittedToken[]>();
+  for (const [account, { value }] of ledgers) {
+    committed.set(
+      account,
+      value.ledger.filter((r) => r.account === account).map((r) => ({ writeId: r.writeId, token: r.token })),
+    );
+  }
+  const fromHistory = new Set<number>();
+  for (const w of writes) {
+    if (ledgers.has(w.account) || w.outcome !== 'ok' || w.writeId === null) continue;
+    fromHistory.add(w.account);
+    const list = committed.get(w.account) ?? [];
+    list.push({ writeId: w.writeId, token: w.value.token ?? null });
+    committed.set(w.account, list);
+  }
+  return { committed, fromHistory };
+}
+
+/** What checkAccountTokens counts, summed over the accounts. */
+interface TokenTally {
+  regressions: TokenRegression[];
+  tokensChecked: number;
+  unfencedWrites: number;
+  unparseable: number;
+}
+
+/**
+ * One account's writes in commit order (sorts `rows` by write id): every token below the highest seen so far is
+ * a regression. Returns that highest token, for the comparison with the resource's own fence.
+ */
+function checkAccountTokens(
+  account: number,
+  rows: CommittedToken[],
+  tally: TokenTally,
+): { writeId: number; token: string; value: bigint } | undefined {
+  rows.sort((a, b) => a.writeId - b.writeId);
+  let max: { writeId: number; token: string; value: bigint } | undefined;
+  for (const row of rows) {
+    if (row.token === null) {
+      tally.unfencedWrites++;
+      continue;
+    }
+    const value = parseToken(row.token);
+    if (value === undefined) {
+      tally.unparseable++;
+      continue;
+    }
+    tally.tokensChecked++;
+    if (max && value < max.value) {
+      tally.regressions.push({
+        account,
+        writeId: row.writeId,
+        token: String(row.token),
+        afterWriteId: max.writeId,
+        afterToken: max.token,
+      });
+    } else if (!max || value > max.value) {
+      max = { writeId: row.writeId, token: String(row.token), value };
+    }
+  }
+  return max;
 }
 
 /** Tokens should be decimal strings; a driver may hand back a number instead, which is read the same way. */

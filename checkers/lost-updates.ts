@@ -1,6 +1,7 @@
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
-import type { LedgerRow } from '../history/bank.ts';
+import type { FinalRead, LedgerRow } from '../history/bank.ts';
+import type { BankView, BankWrite } from '../history/bank-view.ts';
 import type { CheckerResult, LostUpdate } from './run-results.ts';
 import { upperBound } from './upper-bound.ts';
 
@@ -43,90 +44,11 @@ export function checkLostUpdates(input: History | readonly Op[]): LostUpdatesRes
   }
 
   const lostUpdates: LostUpdate[] = [];
-  const accounts: AccountSummary[] = [];
   const inconsistencies: string[] = [];
-
-  for (const [account, { value: final }] of [...ledgers].sort((a, b) => a[0] - b[0])) {
-    const rows = final.ledger.filter((r) => r.account === account).sort((a, b) => a.writeId - b.writeId);
-    const byId = new Map(rows.map((r) => [r.writeId, r]));
-    const surviving = new Set<number>();
-    let expected = final.initialBalance;
-    const last = rows[rows.length - 1];
-    if (last && last.to !== final.balance) {
-      inconsistencies.push(
-        `account ${account}: final balance ${final.balance} but the last ledger row (write ${last.writeId}) wrote ${last.to}`,
-      );
-    }
-    for (let row = last; row !== undefined; ) {
-      surviving.add(row.writeId);
-      expected += row.delta;
-      if (row.basedOn === 0) {
-        if (row.from !== final.initialBalance) {
-          inconsistencies.push(
-            `account ${account}: write ${row.writeId} is based on the opening balance ${final.initialBalance} but read ${row.from}`,
-          );
-        }
-        break;
-      }
-      const base = byId.get(row.basedOn);
-      if (!base || base.writeId >= row.writeId) {
-        inconsistencies.push(
-          `account ${account}: write ${row.writeId} is based on write ${row.basedOn}, which is not an earlier row of this account's ledger`,
-        );
-        break;
-      }
-      if (base.to !== row.from) {
-        inconsistencies.push(
-          `account ${account}: write ${row.writeId} read ${row.from} but its base, write ${base.writeId}, wrote ${base.to}`,
-        );
-      }
-      row = base;
-    }
-    if (expected !== final.balance) {
-      inconsistencies.push(
-        `account ${account}: final balance ${final.balance} ≠ opening ${final.initialBalance} + surviving deltas = ${expected}`,
-      );
-    }
-
-    const lost = findLost(rows, surviving);
-    for (const { lost: row, overwrittenBy } of lost) {
-      if (!overwrittenBy) {
-        inconsistencies.push(
-          `account ${account}: write ${row.writeId} is missing from the final balance but no later write skipped it`,
-        );
-        continue;
-      }
-      const lostOpIndex = opIndexOf.get(row.writeId);
-      const overwrittenByOpIndex = opIndexOf.get(overwrittenBy.writeId);
-      lostUpdates.push({
-        account,
-        lost: row,
-        overwrittenBy,
-        ...(lostOpIndex !== undefined ? { lostOpIndex } : {}),
-        ...(overwrittenByOpIndex !== undefined ? { overwrittenByOpIndex } : {}),
-      });
-    }
-    accounts.push({
-      account,
-      initialBalance: final.initialBalance,
-      finalBalance: final.balance,
-      committedWrites: rows.length,
-      lostWrites: lost.length,
-      expectedBalance: expected,
-    });
-  }
-
-  // A write the client saw commit must be in the ledger, or the resource (or our journal) dropped it.
-  const ledgerIds = new Set(
-    [...ledgers.values()].flatMap(({ value }) => value.ledger.map((r) => `${r.account}/${r.writeId}`)),
-  );
-  for (const w of writes) {
-    if (w.outcome !== 'ok' || !ledgers.has(w.account)) continue;
-    if (w.writeId === null || !ledgerIds.has(`${w.account}/${w.writeId}`))
-      inconsistencies.push(
-        `write op #${w.completeIndex} (process ${w.process}) completed ok with write id ${w.writeId} but the ledger has no such row`,
-      );
-  }
+  const accounts = [...ledgers]
+    .sort((a, b) => a[0] - b[0])
+    .map(([account, { value: final }]) => checkAccount(account, final, opIndexOf, lostUpdates, inconsistencies));
+  inconsistencies.push(...unledgeredWrites(ledgers, writes));
 
   const written = new Set(writes.map((w) => w.account));
   const unread = [...written].filter((a) => !ledgers.has(a)).sort((a, b) => a - b);
@@ -136,6 +58,113 @@ export function checkLostUpdates(input: History | readonly Op[]): LostUpdatesRes
 
   const valid = lostUpdates.length > 0 ? false : unread.length > 0 || inconsistencies.length > 0 ? 'unknown' : true;
   return { valid, lostUpdates, accounts, inconsistencies, ...(notes.length ? { notes } : {}) };
+}
+
+/**
+ * One account: walk its surviving chain (survivingChain), then every committed row off it is lost to the write
+ * that skipped it (findLost). Pushes the lost updates and the inconsistencies found; returns the account's summary.
+ */
+function checkAccount(
+  account: number,
+  final: FinalRead,
+  opIndexOf: ReadonlyMap<number, number>,
+  lostUpdates: LostUpdate[],
+  inconsistencies: string[],
+): AccountSummary {
+  const rows = final.ledger.filter((r) => r.account === account).sort((a, b) => a.writeId - b.writeId);
+  const { surviving, expected } = survivingChain(account, rows, final, inconsistencies);
+  const lost = findLost(rows, surviving);
+  for (const { lost: row, overwrittenBy } of lost) {
+    if (!overwrittenBy) {
+      inconsistencies.push(
+        `account ${account}: write ${row.writeId} is missing from the final balance but no later write skipped it`,
+      );
+      continue;
+    }
+    const lostOpIndex = opIndexOf.get(row.writeId);
+    const overwrittenByOpIndex = opIndexOf.get(overwrittenBy.writeId);
+    lostUpdates.push({
+      account,
+      lost: row,
+      overwrittenBy,
+      ...(lostOpIndex !== undefined ? { lostOpIndex } : {}),
+      ...(overwrittenByOpIndex !== undefined ? { overwrittenByOpIndex } : {}),
+    });
+  }
+  return {
+    account,
+    initialBalance: final.initialBalance,
+    finalBalance: final.balance,
+    committedWrites: rows.length,
+    lostWrites: lost.length,
+    expectedBalance: expected,
+  };
+}
+
+/**
+ * The chain from the last ledger row back through each row's base to the opening balance: the writes whose
+ * effect survives, and the balance they add up to. Every link that does not hold is an inconsistency.
+ */
+function survivingChain(
+  account: number,
+  rows: readonly LedgerRow[],
+  final: FinalRead,
+  inconsistencies: string[],
+): { surviving: Set<number>; expected: number } {
+  const byId = new Map(rows.map((r) => [r.writeId, r]));
+  const surviving = new Set<number>();
+  let expected = final.initialBalance;
+  const last = rows[rows.length - 1];
+  if (last && last.to !== final.balance) {
+    inconsistencies.push(
+      `account ${account}: final balance ${final.balance} but the last ledger row (write ${last.writeId}) wrote ${last.to}`,
+    );
+  }
+  for (let row = last; row !== undefined; ) {
+    surviving.add(row.writeId);
+    expected += row.delta;
+    if (row.basedOn === 0) {
+      if (row.from !== final.initialBalance) {
+        inconsistencies.push(
+          `account ${account}: write ${row.writeId} is based on the opening balance ${final.initialBalance} but read ${row.from}`,
+        );
+      }
+      break;
+    }
+    const base = byId.get(row.basedOn);
+    if (!base || base.writeId >= row.writeId) {
+      inconsistencies.push(
+        `account ${account}: write ${row.writeId} is based on write ${row.basedOn}, which is not an earlier row of this account's ledger`,
+      );
+      break;
+    }
+    if (base.to !== row.from) {
+      inconsistencies.push(
+        `account ${account}: write ${row.writeId} read ${row.from} but its base, write ${base.writeId}, wrote ${base.to}`,
+      );
+    }
+    row = base;
+  }
+  if (expected !== final.balance) {
+    inconsistencies.push(
+      `account ${account}: final balance ${final.balance} ≠ opening ${final.initialBalance} + surviving deltas = ${expected}`,
+    );
+  }
+  return { surviving, expected };
+}
+
+/** A write the client saw commit must be in the ledger, or the resource (or our journal) dropped it. */
+function unledgeredWrites(ledgers: BankView['finalReads'], writes: readonly BankWrite[]): string[] {
+  const ledgerIds = new Set(
+    [...ledgers.values()].flatMap(({ value }) => value.ledger.map((r) => `${r.account}/${r.writeId}`)),
+  );
+  return writes
+    .filter((w) => w.outcome === 'ok' && ledgers.has(w.account))
+    .filter((w) => w.writeId === null || !ledgerIds.has(`${w.account}/${w.writeId}`))
+    .map(
+      (w) =>
+        `write op #${w.completeIndex} (process ${w.process}) completed ok with write id ${w.writeId} but the ledger has no such row`,
+    );
 }
 
 /**

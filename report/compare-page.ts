@@ -29,21 +29,39 @@ interface Row {
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-function rows(runs: RunFiles[]): Row[] {
-  const R = (r: RunFiles) => r.results as Partial<RunResults>;
-  const out: Row[] = [];
-  const add = (
-    section: string,
-    label: string,
-    kind: RowKind,
-    get: (r: RunFiles) => string | number | boolean | null | undefined,
-    extra: Partial<Row> = {},
-  ) => out.push({ section, label, kind, values: runs.map((r) => get(r) ?? null), ...extra });
+const R = (r: RunFiles) => r.results as Partial<RunResults>;
 
-  add('Outcome', 'verdict', 'verdict', (r) => (R(r).valid === undefined ? null : verdictWord(R(r).valid)));
-  add('Outcome', 'lost updates', 'more-is-worse', (r) => num(R(r).lostUpdates), { format: fmtCount });
+type AddRow = (
+  label: string,
+  kind: RowKind,
+  get: (r: RunFiles) => string | number | boolean | null | undefined,
+  extra?: Partial<Row>,
+) => void;
+
+/** One section of the table: `fill` adds its rows, each with every run's value. */
+function section(runs: RunFiles[], name: string, fill: (add: AddRow, runs: RunFiles[]) => void): Row[] {
+  const out: Row[] = [];
+  fill(
+    (label, kind, get, extra = {}) =>
+      out.push({ section: name, label, kind, values: runs.map((r) => get(r) ?? null), ...extra }),
+    runs,
+  );
+  return out;
+}
+
+/** The table: the runs' outcomes, then their configs, then their performance. */
+function rows(runs: RunFiles[]): Row[] {
+  return [
+    ...section(runs, 'Outcome', outcomeRows),
+    ...section(runs, 'Config', configRows),
+    ...section(runs, 'Performance', performanceRows),
+  ];
+}
+
+function outcomeRows(add: AddRow, runs: RunFiles[]): void {
+  add('verdict', 'verdict', (r) => (R(r).valid === undefined ? null : verdictWord(R(r).valid)));
+  add('lost updates', 'more-is-worse', (r) => num(R(r).lostUpdates), { format: fmtCount });
   add(
-    'Outcome',
     'confirmed overlaps',
     'more-is-worse',
     (r) =>
@@ -52,7 +70,6 @@ function rows(runs: RunFiles[]): Row[] {
     { format: fmtCount },
   );
   add(
-    'Outcome',
     'suspected overlaps',
     'info',
     (r) => {
@@ -62,56 +79,57 @@ function rows(runs: RunFiles[]): Row[] {
     },
     { format: fmtCount },
   );
-  add('Outcome', 'stale writes rejected', 'info', (r) => num(R(r).staleWritesRejected), { format: fmtCount });
+  add('stale writes rejected', 'info', (r) => num(R(r).staleWritesRejected), { format: fmtCount });
   const checkerNames = [...new Set(runs.flatMap((r) => Object.keys(R(r).checkers ?? {})))];
   for (const name of checkerNames)
-    add('Outcome', `checker: ${name}`, 'verdict', (r) =>
+    add(`checker: ${name}`, 'verdict', (r) =>
       isRecord(R(r).checkers?.[name]) ? verdictWord(R(r).checkers![name].valid) : null,
     );
+}
 
+function configRows(add: AddRow, runs: RunFiles[]): void {
   const c = (r: RunFiles) => r.test.config;
-  add('Config', 'lock', 'config', (r) => r.test.lock);
-  add('Config', 'faults', 'config', (r) =>
-    faultSummary(r.test, Array.isArray(R(r).faults) ? R(r).faults!.map((f) => f.f) : []),
-  );
-  add('Config', 'fencing', 'config', (r) => (c(r).fencing === undefined ? null : c(r).fencing ? 'on' : 'off'));
-  add('Config', 'TTL (ms)', 'config', (r) => c(r).ttlMs);
-  add('Config', 'pause (ms)', 'config', (r) => c(r).pauseMs);
-  add('Config', 'clients', 'config', (r) => c(r).concurrency);
-  add('Config', 'think (ms)', 'config', (r) => c(r).thinkMs);
-  add('Config', 'accounts', 'config', (r) => c(r).accounts);
-  add('Config', 'time limit (s)', 'config', (r) => c(r).timeLimitS);
-  add('Config', 'nemesis interval (ms)', 'config', (r) => c(r).nemesisIntervalMs);
-  add('Config', 'watchdog', 'config', (r) => (c(r).watchdog === undefined ? null : c(r).watchdog ? 'on' : 'off'));
-  add('Config', 'redis persistence', 'config', (r) => c(r).redisPersistence);
-  add('Config', 'restart delay (ms)', 'config', (r) => c(r).restartDelayMs);
-  add('Config', 'clock offset (s)', 'config', (r) => c(r).clockOffsetS);
-  add('Config', 'backend', 'config', (r) => c(r).backend);
-  add('Config', 'seed', 'config', (r) => r.test.seed);
+  add('lock', 'config', (r) => r.test.lock);
+  add('faults', 'config', (r) => faultSummary(r.test, Array.isArray(R(r).faults) ? R(r).faults!.map((f) => f.f) : []));
+  add('fencing', 'config', (r) => (c(r).fencing === undefined ? null : c(r).fencing ? 'on' : 'off'));
+  add('TTL (ms)', 'config', (r) => c(r).ttlMs);
+  add('pause (ms)', 'config', (r) => c(r).pauseMs);
+  add('clients', 'config', (r) => c(r).concurrency);
+  add('think (ms)', 'config', (r) => c(r).thinkMs);
+  add('accounts', 'config', (r) => c(r).accounts);
+  add('time limit (s)', 'config', (r) => c(r).timeLimitS);
+  add('nemesis interval (ms)', 'config', (r) => c(r).nemesisIntervalMs);
+  add('watchdog', 'config', (r) => (c(r).watchdog === undefined ? null : c(r).watchdog ? 'on' : 'off'));
+  add('redis persistence', 'config', (r) => c(r).redisPersistence);
+  add('restart delay (ms)', 'config', (r) => c(r).restartDelayMs);
+  add('clock offset (s)', 'config', (r) => c(r).clockOffsetS);
+  add('backend', 'config', (r) => c(r).backend);
+  add('seed', 'config', (r) => r.test.seed);
   for (const k of [...new Set(runs.flatMap((r) => Object.keys(r.test.versions)))].sort())
-    add('Config', `version: ${k}`, 'config', (r) => r.test.versions[k]);
+    add(`version: ${k}`, 'config', (r) => r.test.versions[k]);
+}
 
+function performanceRows(add: AddRow): void {
   for (const f of ['acquire', 'write', 'read', 'release'] as const) {
     for (const q of ['p50', 'p99', 'max'] as const) {
       if ((f === 'read' || f === 'release') && q !== 'p50') continue;
-      add('Performance', `${f} latency ${q}`, 'more-is-worse', (r) => num(R(r).latency?.[f]?.[q]), {
+      add(`${f} latency ${q}`, 'more-is-worse', (r) => num(R(r).latency?.[f]?.[q]), {
         format: fmtMs,
         tolerance: 0.1,
       });
     }
   }
-  add('Performance', 'throughput (ok ops/s)', 'more-is-better', (r) => num(R(r).throughput), {
+  add('throughput (ok ops/s)', 'more-is-better', (r) => num(R(r).throughput), {
     format: (v) => v.toFixed(1),
     tolerance: 0.05,
   });
-  add('Performance', 'duration', 'info', (r) => num(R(r).durationMs), {
+  add('duration', 'info', (r) => num(R(r).durationMs), {
     format: (v) => fmtDuration(v),
     tolerance: 0.01,
   });
-  add('Performance', 'ops', 'info', (r) => num(R(r).opCounts?.total), { format: fmtCount });
-  add('Performance', 'failed ops', 'info', (r) => num(R(r).opCounts?.fail), { format: fmtCount });
-  add('Performance', 'unknown (info) ops', 'more-is-worse', (r) => num(R(r).opCounts?.info), { format: fmtCount });
-  return out;
+  add('ops', 'info', (r) => num(R(r).opCounts?.total), { format: fmtCount });
+  add('failed ops', 'info', (r) => num(R(r).opCounts?.fail), { format: fmtCount });
+  add('unknown (info) ops', 'more-is-worse', (r) => num(R(r).opCounts?.info), { format: fmtCount });
 }
 
 const VERDICT_RANK: Record<string, number> = { VALID: 0, UNKNOWN: 1, INVALID: 2 };

@@ -159,82 +159,67 @@ function merge(windows: [number, number][]): [number, number][] {
   return out;
 }
 
-export function timelineData(
-  index: RunIndex,
+/** Which pairs are drawn, by the history's size (the modes above); `windows` is empty unless windowed. */
+function selectShown(
+  all: readonly OpPair[],
   faults: readonly FaultWindow[],
   found: readonly Finding[],
-  opts: { accounts?: number; concurrency?: number } = {},
-): TimelineData {
-  const all = [...index.pairs].sort((a, b) => a.startMs - b.startMs);
+  endMs: number,
+): { mode: TimelineMode; windows: [number, number][]; shown: readonly OpPair[] } {
   const mode: TimelineMode =
     all.length <= FULL_DETAIL_PAIRS ? 'full' : all.length <= MAX_DRAWN_PAIRS ? 'summaries' : 'windowed';
-  const endMs = index.endMs;
+  if (mode !== 'windowed') return { mode, windows: [], shown: all };
+  let windows = merge([
+    ...faults.map((w): [number, number] => [w.startMs - WINDOW_PAD_MS, (w.endMs ?? endMs) + WINDOW_PAD_MS]),
+    ...found
+      .filter((f) => f.kind !== 'clean')
+      .map((f): [number, number] => [f.fromMs - WINDOW_PAD_MS, f.toMs + WINDOW_PAD_MS]),
+  ]);
+  if (windows.length === 0) windows = [[0, Math.min(endMs, 10_000)]];
+  const shown = all
+    .filter((p) => windows.some(([a, b]) => p.startMs <= b && (p.endMs ?? endMs) >= a))
+    .slice(0, MAX_DRAWN_PAIRS);
+  return { mode, windows, shown };
+}
 
-  let windows: [number, number][] = [];
-  let shown = all;
-  if (mode === 'windowed') {
-    windows = merge([
-      ...faults.map((w): [number, number] => [w.startMs - WINDOW_PAD_MS, (w.endMs ?? endMs) + WINDOW_PAD_MS]),
-      ...found
-        .filter((f) => f.kind !== 'clean')
-        .map((f): [number, number] => [f.fromMs - WINDOW_PAD_MS, f.toMs + WINDOW_PAD_MS]),
-    ]);
-    if (windows.length === 0) windows = [[0, Math.min(endMs, 10_000)]];
-    shown = all
-      .filter((p) => windows.some(([a, b]) => p.startMs <= b && (p.endMs ?? endMs) >= a))
-      .slice(0, MAX_DRAWN_PAIRS);
-  }
-
+/** Each op the findings point at, with the gravest severity any of them gives it. */
+function findingMarks(found: readonly Finding[]): TimelineData['marks'] {
   const marks: TimelineData['marks'] = {};
   const rank = { bad: 3, good: 2, note: 1 } as const;
   for (const f of found)
     for (const i of f.ops) if (!marks[i] || rank[marks[i]] < rank[f.severity]) marks[i] = f.severity;
+  return marks;
+}
 
+/** The drawn processes in lane order, and where each one goes: its process index and its lane (laneKey). */
+interface Lanes {
+  processes: ProcessId[];
+  keys: ProcessId[];
+  procOf: Map<ProcessId, number>;
+  laneOf: Map<ProcessId, number>;
+}
+
+function lanesOf(shown: readonly OpPair[], concurrency: number | undefined): Lanes {
   const processes = [...new Set(shown.map((p) => p.process))].sort(laneOrder);
   const procOf = new Map(processes.map((p, i) => [p, i]));
-  const keys = [...new Set(processes.map((p) => laneKey(p, opts.concurrency)))].sort(laneOrder);
+  const keys = [...new Set(processes.map((p) => laneKey(p, concurrency)))].sort(laneOrder);
   const keyLane = new Map(keys.map((k, i) => [k, i]));
-  const laneOf = new Map(processes.map((p) => [p, keyLane.get(laneKey(p, opts.concurrency))!]));
-  const fNames: string[] = [];
+  const laneOf = new Map(processes.map((p) => [p, keyLane.get(laneKey(p, concurrency))!]));
+  return { processes, keys, procOf, laneOf };
+}
+
+/** The per-pair columns (delta-encoded, see TimelineData) and the hover details the mode allows. */
+function pushPairs(data: TimelineData, shown: readonly OpPair[], lanes: Lanes, showAccount: boolean): void {
+  const { mode, marks } = data;
   const fIndex = new Map<string, number>();
-  const showAccount = (opts.accounts ?? 1) > 1;
-  const data: TimelineData = {
-    mode,
-    totalPairs: all.length,
-    shownPairs: shown.length,
-    endMs: round(endMs),
-    lanes: keys.map((k) => laneLabel(k, opts.concurrency)),
-    procs: processes.map((p) => processLabel(p)),
-    fNames,
-    s: [],
-    d: [],
-    l: [],
-    p: [],
-    f: [],
-    o: [],
-    i: [],
-    sum: [],
-    detail: {},
-    holds: { l: [], p: [], s: [], e: [], k: [] },
-    faults: faults.map((w) => ({
-      f: w.f,
-      s: round(w.startMs),
-      e: w.endMs === null ? null : round(w.endMs),
-      label: faultLabel(w),
-      note: w.note ?? '',
-      lanes: [...new Set(w.processes.map((p) => laneOf.get(p)).filter((l): l is number => l !== undefined))],
-    })),
-    marks,
-    windows: windows.map(([a, b]) => [round(Math.max(0, a)), round(Math.min(endMs, b))]),
-  };
   let details = 0;
   let prevStart = 0;
   let prevIndex = 0;
   for (const p of shown) {
     let fi = fIndex.get(p.f);
     if (fi === undefined) {
-      fi = fNames.length;
-      fNames.push(p.f);
+      fi = data.fNames.length;
+      data.fNames.push(p.f);
       fIndex.set(p.f, fi);
     }
     const start = Math.round(p.startMs * 100);
@@ -243,8 +228,8 @@ export function timelineData(
     data.d.push(p.endMs === null ? -1 : Math.max(0, Math.round(p.endMs * 100) - start));
     data.i.push(p.invoke.index - prevIndex);
     prevIndex = p.invoke.index;
-    data.l.push(laneOf.get(p.process)!);
-    data.p.push(procOf.get(p.process)!);
+    data.l.push(lanes.laneOf.get(p.process)!);
+    data.p.push(lanes.procOf.get(p.process)!);
     data.f.push(fi);
     data.o.push(OUTCOME[p.outcome]);
     data.sum.push(summarize(p, showAccount));
@@ -261,18 +246,22 @@ export function timelineData(
       ];
     }
   }
+}
 
-  // Holding intervals: acquire ok → that process's release completion; an info or the end of the process's ops
-  // leaves the lock unreleased (its lease dies with the TTL, which the client cannot see).
-  for (const proc of processes) {
+/**
+ * Holding intervals: acquire ok → that process's release completion; an info or the end of the process's ops
+ * leaves the lock unreleased (its lease dies with the TTL, which the client cannot see).
+ */
+function pushHolds(data: TimelineData, index: RunIndex, lanes: Lanes, endMs: number): void {
+  for (const proc of lanes.processes) {
     if (typeof proc !== 'number') continue;
     const pairs = index.byProcess.get(proc) ?? [];
     let from: number | null = null;
     let lastSeen = 0;
     const close = (to: number, k: number) => {
       if (from === null) return;
-      data.holds.l.push(laneOf.get(proc)!);
-      data.holds.p.push(procOf.get(proc)!);
+      data.holds.l.push(lanes.laneOf.get(proc)!);
+      data.holds.p.push(lanes.procOf.get(proc)!);
       data.holds.s.push(round(from));
       data.holds.e.push(round(to));
       data.holds.k.push(k);
@@ -292,5 +281,53 @@ export function timelineData(
     }
     close(lastSeen, 2);
   }
+}
+
+/**
+ * The timeline of one run: pick the mode and the drawn pairs (selectShown), mark the ops findings point at
+ * (findingMarks), give each process its lane (lanesOf), then fill the pair columns (pushPairs) and the holding
+ * intervals (pushHolds).
+ */
+export function timelineData(
+  index: RunIndex,
+  faults: readonly FaultWindow[],
+  found: readonly Finding[],
+  opts: { accounts?: number; concurrency?: number } = {},
+): TimelineData {
+  const all = [...index.pairs].sort((a, b) => a.startMs - b.startMs);
+  const endMs = index.endMs;
+  const { mode, windows, shown } = selectShown(all, faults, found, endMs);
+  const lanes = lanesOf(shown, opts.concurrency);
+  const data: TimelineData = {
+    mode,
+    totalPairs: all.length,
+    shownPairs: shown.length,
+    endMs: round(endMs),
+    lanes: lanes.keys.map((k) => laneLabel(k, opts.concurrency)),
+    procs: lanes.processes.map((p) => processLabel(p)),
+    fNames: [],
+    s: [],
+    d: [],
+    l: [],
+    p: [],
+    f: [],
+    o: [],
+    i: [],
+    sum: [],
+    detail: {},
+    holds: { l: [], p: [], s: [], e: [], k: [] },
+    faults: faults.map((w) => ({
+      f: w.f,
+      s: round(w.startMs),
+      e: w.endMs === null ? null : round(w.endMs),
+      label: faultLabel(w),
+      note: w.note ?? '',
+      lanes: [...new Set(w.processes.map((p) => lanes.laneOf.get(p)).filter((l): l is number => l !== undefined))],
+    })),
+    marks: findingMarks(found),
+    windows: windows.map(([a, b]) => [round(Math.max(0, a)), round(Math.min(endMs, b))]),
+  };
+  pushPairs(data, shown, lanes, (opts.accounts ?? 1) > 1);
+  pushHolds(data, index, lanes, endMs);
   return data;
 }

@@ -91,107 +91,121 @@ type AccountOperation = Operation<AccountInput, AccountOutput>;
  */
 export function accountOperations(input: History | readonly Op[]): AccountOperation[] {
   const { finalReads: ledgers, writes } = History.of(input).bank;
-  const history = History.of(input).ops;
   const neverLanded = new Set(
     writes
       .filter((w) => w.outcome === 'info' && w.writeId === null && ledgers.has(w.account))
       .map((w) => w.invokeIndex),
   );
-  const ops: AccountOperation[] = [];
-  const open = new Map<number | string, Op>();
-  const lastRead = new Map<number, { invoke: Op; ok: Op<ReadOk> }>();
-  const opened = new Set<number>();
-
-  const flushRead = (process: number): void => {
-    const r = lastRead.get(process);
-    if (!r) return;
-    lastRead.delete(process);
-    ops.push({
-      process,
-      input: { kind: 'read', account: r.ok.value.account },
-      output: r.ok.value.balance,
-      call: r.invoke.index,
-      return: r.ok.index,
-      indexes: [r.invoke.index, r.ok.index],
-    });
-  };
-  const pushWrite = (process: number, invoke: Op<WriteValue>, completion: Op | undefined): void => {
-    const w = invoke.value;
-    const r = lastRead.get(process);
-    const read = r && r.ok.value.account === w.account ? r : undefined;
-    if (read) lastRead.delete(process);
-    else flushRead(process);
-    const known = completion?.type === 'ok';
-    ops.push({
-      process,
-      input: { kind: 'rmw', account: w.account, to: w.to, delta: w.delta, outcome: known ? 'ok' : 'unknown' },
-      output: read ? read.ok.value.balance : w.from,
-      call: read ? read.invoke.index : invoke.index,
-      return: known ? completion.index : Infinity,
-      indexes: [
-        ...(read ? [read.invoke.index, read.ok.index] : []),
-        invoke.index,
-        ...(completion ? [completion.index] : []),
-      ],
-    });
-  };
-
-  for (const op of history) {
-    if (op.process === 'harness') {
-      if (op.f !== 'final-read') continue;
-      if (op.type === 'invoke') open.set('harness', op);
-      else if (op.type === 'ok') {
-        const invoke = open.get('harness');
-        open.delete('harness');
-        const v = op.value as FinalRead;
-        if (!opened.has(v.account)) {
-          opened.add(v.account);
-          ops.push({
-            process: 'harness',
-            input: { kind: 'open', account: v.account, balance: v.initialBalance },
-            output: undefined,
-            call: -2,
-            return: -1,
-            indexes: [op.index],
-          });
-        }
-        ops.push({
-          process: 'harness',
-          input: { kind: 'read', account: v.account },
-          output: v.balance,
-          call: invoke ? invoke.index : op.index,
-          return: op.index,
-          indexes: invoke ? [invoke.index, op.index] : [op.index],
-        });
-      } else open.delete('harness');
-      continue;
-    }
-    if (typeof op.process !== 'number') continue;
-    const process = op.process;
-    if (op.type === 'invoke') {
-      // A new lock round: a write from now on belongs to a new read.
-      if (op.f === 'acquire') flushRead(process);
-      open.set(process, op);
-      continue;
-    }
-    const invoke = open.get(process);
-    open.delete(process);
-    if (!invoke) continue;
-    if (invoke.f === 'read') {
-      if (op.type === 'ok') {
-        flushRead(process);
-        lastRead.set(process, { invoke, ok: op as Op<ReadOk> });
-      }
-    } else if (invoke.f === 'write') {
-      if (op.type === 'fail' || neverLanded.has(invoke.index)) flushRead(process);
-      else pushWrite(process, invoke as Op<WriteValue>, op);
-    }
+  const s: Pairing = { ops: [], open: new Map(), lastRead: new Map(), opened: new Set() };
+  for (const op of History.of(input).ops) {
+    if (op.process === 'harness') harnessOp(s, op);
+    else if (typeof op.process === 'number') clientOp(s, op.process, op, neverLanded);
   }
-  for (const [process, invoke] of open) {
+  for (const [process, invoke] of s.open) {
     if (typeof process !== 'number' || invoke.f !== 'write') continue;
-    if (neverLanded.has(invoke.index)) flushRead(process);
-    else pushWrite(process, invoke as Op<WriteValue>, undefined);
+    if (neverLanded.has(invoke.index)) flushRead(s, process);
+    else pushWrite(s, process, invoke as Op<WriteValue>, undefined);
   }
-  for (const process of [...lastRead.keys()]) flushRead(process);
-  return ops;
+  for (const process of [...s.lastRead.keys()]) flushRead(s, process);
+  return s.ops;
+}
+
+/** accountOperations' walk so far: the ops built, each process's open invoke and its read still waiting for a write. */
+interface Pairing {
+  ops: AccountOperation[];
+  open: Map<number | string, Op>;
+  lastRead: Map<number, { invoke: Op; ok: Op<ReadOk> }>;
+  /** Accounts whose opening balance is already an op. */
+  opened: Set<number>;
+}
+
+/** The harness's final read: the account's opening balance (once) and a read at the end. */
+function harnessOp(s: Pairing, op: Op): void {
+  if (op.f !== 'final-read') return;
+  if (op.type === 'invoke') {
+    s.open.set('harness', op);
+    return;
+  }
+  const invoke = s.open.get('harness');
+  s.open.delete('harness');
+  if (op.type !== 'ok') return;
+  const v = op.value as FinalRead;
+  if (!s.opened.has(v.account)) {
+    s.opened.add(v.account);
+    s.ops.push({
+      process: 'harness',
+      input: { kind: 'open', account: v.account, balance: v.initialBalance },
+      output: undefined,
+      call: -2,
+      return: -1,
+      indexes: [op.index],
+    });
+  }
+  s.ops.push({
+    process: 'harness',
+    input: { kind: 'read', account: v.account },
+    output: v.balance,
+    call: invoke ? invoke.index : op.index,
+    return: op.index,
+    indexes: invoke ? [invoke.index, op.index] : [op.index],
+  });
+}
+
+/** A client's op: a read ok waits for its write; a write that may have landed becomes an RMW (pushWrite). */
+function clientOp(s: Pairing, process: number, op: Op, neverLanded: ReadonlySet<number>): void {
+  if (op.type === 'invoke') {
+    // A new lock round: a write from now on belongs to a new read.
+    if (op.f === 'acquire') flushRead(s, process);
+    s.open.set(process, op);
+    return;
+  }
+  const invoke = s.open.get(process);
+  s.open.delete(process);
+  if (!invoke) return;
+  if (invoke.f === 'read') {
+    if (op.type === 'ok') {
+      flushRead(s, process);
+      s.lastRead.set(process, { invoke, ok: op as Op<ReadOk> });
+    }
+  } else if (invoke.f === 'write') {
+    if (op.type === 'fail' || neverLanded.has(invoke.index)) flushRead(s, process);
+    else pushWrite(s, process, invoke as Op<WriteValue>, op);
+  }
+}
+
+/** The process's waiting read, if any, as a read on its own. */
+function flushRead(s: Pairing, process: number): void {
+  const r = s.lastRead.get(process);
+  if (!r) return;
+  s.lastRead.delete(process);
+  s.ops.push({
+    process,
+    input: { kind: 'read', account: r.ok.value.account },
+    output: r.ok.value.balance,
+    call: r.invoke.index,
+    return: r.ok.index,
+    indexes: [r.invoke.index, r.ok.index],
+  });
+}
+
+/** A write that may have taken effect, with the read of the same account before it as one RMW (else its own `from`). */
+function pushWrite(s: Pairing, process: number, invoke: Op<WriteValue>, completion: Op | undefined): void {
+  const w = invoke.value;
+  const r = s.lastRead.get(process);
+  const read = r && r.ok.value.account === w.account ? r : undefined;
+  if (read) s.lastRead.delete(process);
+  else flushRead(s, process);
+  const known = completion?.type === 'ok';
+  s.ops.push({
+    process,
+    input: { kind: 'rmw', account: w.account, to: w.to, delta: w.delta, outcome: known ? 'ok' : 'unknown' },
+    output: read ? read.ok.value.balance : w.from,
+    call: read ? read.invoke.index : invoke.index,
+    return: known ? completion.index : Infinity,
+    indexes: [
+      ...(read ? [read.invoke.index, read.ok.index] : []),
+      invoke.index,
+      ...(completion ? [completion.index] : []),
+    ],
+  });
 }
