@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
@@ -193,7 +194,7 @@ export interface Config extends RunConfig {
 }
 
 function bad(message: string, hint?: string): HarnessError {
-  return new HarnessError('bad-arguments', message, { hint: hint ?? 'see `npm run jepsen -- --help`' });
+  return new HarnessError('bad-arguments', message, { hint: hint ?? `see \`${CLI} --help\`` });
 }
 
 function editDistance(a: string, b: string): number {
@@ -353,7 +354,7 @@ export function resolveConfig(
   }
   for (const name of ['shard', 'baseline', 'expectations']) {
     if (values.has(name) && command !== 'nightly')
-      throw bad(`--${name} applies to the nightly subcommand.`, `npm run jepsen -- nightly --${name}=…`);
+      throw bad(`--${name} applies to the nightly subcommand.`, `${CLI} nightly --${name}=…`);
   }
   if (command === 'run' && values.has('matrix') && lock !== 'all')
     throw bad(
@@ -420,8 +421,8 @@ export function helpText(): string {
   return [
     'fencepost — a Jepsen-style chaos harness for distributed locks',
     '',
-    'usage: npm run jepsen -- [--lock=<strategy>] [options]',
-    '       npm run jepsen -- <subcommand> [args]',
+    `usage: ${CLI} [--lock=<strategy>] [options]`,
+    `       ${CLI} <subcommand> [args]`,
     '',
     'options:',
     ...rows,
