@@ -159,6 +159,13 @@ export const OPTIONS: readonly OptionSpec[] = [
     defaultText: './fencepost.expectations.json if it exists',
     help: 'nightly: your expectations file (overrides oracle cells, adds your plugin locks)',
   },
+  {
+    name: 'cells',
+    kind: 'enum',
+    default: 'all',
+    choices: ['all', 'expectations'],
+    help: "nightly: the oracle's matrix with your expectations applied, or only your expectations file's cells (your locks)",
+  },
   { name: 'json', kind: 'bool', default: false, help: 'doctor: print JSON instead of a table' },
   {
     name: 'data',
@@ -178,6 +185,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 ];
 
 export const SUBCOMMANDS = {
+  init: 'write a starter plugin (locks/my-lock.ts), fencepost.expectations.json and a nightly workflow, here',
   doctor: 'check binaries, boot the whole cluster, call every node, print versions and boot times, tear down',
   check: 'check <run-dir> | check --model=<register|cas-register|mutex|account> <history.jsonl|history.edn>',
   compare: 'compare <run-dir> <run-dir> [...]  → compare.html',
@@ -352,7 +360,7 @@ export function resolveConfig(
       'drop --nemesis, or run one lock: --lock=<lock> --nemesis=<fault,…>',
     );
   }
-  for (const name of ['shard', 'baseline', 'expectations']) {
+  for (const name of ['shard', 'baseline', 'expectations', 'cells']) {
     if (values.has(name) && command !== 'nightly')
       throw bad(`--${name} applies to the nightly subcommand.`, `${CLI} nightly --${name}=…`);
   }
@@ -404,6 +412,7 @@ export function resolveConfig(
     shard: values.has('shard') ? parseShard(values.get('shard') as string) : null,
     baseline: values.has('baseline') ? path.resolve(values.get('baseline') as string) : null,
     expectations: values.has('expectations') ? path.resolve(values.get('expectations') as string) : null,
+    cells: get<'all' | 'expectations'>('cells'),
     help: get<boolean>('help'),
   });
 }
