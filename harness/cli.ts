@@ -15,6 +15,10 @@ async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<n
     await connectDockerEngine();
   }
   switch (config.command) {
+    case 'init': {
+      const { initCommand } = await import('./init-command.ts');
+      return initCommand(process.cwd());
+    }
     case 'doctor': {
       const { doctor, formatDoctor } = await import('./doctor.ts');
       const report = await doctor(config, shutdown);

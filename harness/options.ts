@@ -1,5 +1,6 @@
 import { checkResultsFolder } from '../store/results-store.ts';
 import crypto from 'node:crypto';
+import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
@@ -161,6 +162,13 @@ export const OPTIONS: readonly OptionSpec[] = [
     defaultText: './fencepost.expectations.json if it exists',
     help: 'nightly: your expectations file (overrides oracle cells, adds your plugin locks)',
   },
+  {
+    name: 'cells',
+    kind: 'enum',
+    default: 'all',
+    choices: ['all', 'expectations'],
+    help: "nightly: the oracle's matrix with your expectations applied, or only your expectations file's cells (your locks)",
+  },
   { name: 'json', kind: 'bool', default: false, help: 'doctor: print JSON instead of a table' },
   {
     name: 'data',
@@ -180,6 +188,7 @@ export const OPTIONS: readonly OptionSpec[] = [
 ];
 
 export const SUBCOMMANDS = {
+  init: 'write a starter plugin (locks/my-lock.ts), fencepost.expectations.json and a nightly workflow, here',
   doctor: 'check binaries, boot the whole cluster, call every node, print versions and boot times, tear down',
   check: 'check <run-dir> | check --model=<register|cas-register|mutex|account> <history.jsonl|history.edn>',
   compare: 'compare <run-dir> <run-dir> [...]  → compare.html',
@@ -196,7 +205,7 @@ export interface Config extends RunConfig {
 }
 
 function bad(message: string, hint?: string): HarnessError {
-  return new HarnessError('bad-arguments', message, { hint: hint ?? 'see `npm run jepsen -- --help`' });
+  return new HarnessError('bad-arguments', message, { hint: hint ?? `see \`${CLI} --help\`` });
 }
 
 function editDistance(a: string, b: string): number {
@@ -354,9 +363,9 @@ export function resolveConfig(
       'drop --nemesis, or run one lock: --lock=<lock> --nemesis=<fault,…>',
     );
   }
-  for (const name of ['shard', 'baseline', 'expectations']) {
+  for (const name of ['shard', 'baseline', 'expectations', 'cells']) {
     if (values.has(name) && command !== 'nightly')
-      throw bad(`--${name} applies to the nightly subcommand.`, `npm run jepsen -- nightly --${name}=…`);
+      throw bad(`--${name} applies to the nightly subcommand.`, `${CLI} nightly --${name}=…`);
   }
   if (command === 'run' && values.has('matrix') && lock !== 'all')
     throw bad(
@@ -409,6 +418,7 @@ export function resolveConfig(
     shard: values.has('shard') ? parseShard(values.get('shard') as string) : null,
     baseline: values.has('baseline') ? path.resolve(values.get('baseline') as string) : null,
     expectations: values.has('expectations') ? path.resolve(values.get('expectations') as string) : null,
+    cells: get<'all' | 'expectations'>('cells'),
     help: get<boolean>('help'),
   });
 }
@@ -426,8 +436,8 @@ export function helpText(): string {
   return [
     'fencepost — a Jepsen-style chaos harness for distributed locks',
     '',
-    'usage: npm run jepsen -- [--lock=<strategy>] [options]',
-    '       npm run jepsen -- <subcommand> [args]',
+    `usage: ${CLI} [--lock=<strategy>] [options]`,
+    `       ${CLI} <subcommand> [args]`,
     '',
     'options:',
     ...rows,

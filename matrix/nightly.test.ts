@@ -214,6 +214,42 @@ describe('nightly', () => {
     );
   });
 
+  it("--cells=expectations runs only the file's cells (a user's repository testing its own locks), numbered from 0", async () => {
+    const file = path.join(root, 'mine.json');
+    const mine = path.resolve('examples/my-lock.ts');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        cells: [
+          { lock: mine, fault: 'none', expect: 'safe' },
+          { lock: mine, fault: 'restart-empty', expect: 'lost' },
+        ],
+      }),
+    );
+    const seen: string[] = [];
+    const run = fakeRunner((c) => {
+      seen.push(`${c.lock}|${c.nemesis?.join(',') ?? 'none'}`);
+      return c.nemesis?.[0] === 'restart-empty' ? { valid: false, lost: 2, hits: 2 } : undefined;
+    });
+    const { code, dir } = await night(
+      [`--results=${path.join(root, 'mine')}`, `--expectations=${file}`, '--cells=expectations'],
+      run,
+    );
+    expect(code).toBe(0);
+    expect(seen).toEqual(['./examples/my-lock.ts|', './examples/my-lock.ts|restart-empty']);
+    const r = read(dir);
+    expect(r.cells.map((c) => [c.index, c.fault, c.matched])).toEqual([
+      [0, 'none', true],
+      [1, 'restart-empty', true],
+    ]);
+    expect(r.command).toContain('nightly --cells=expectations');
+    expect(fs.readFileSync(path.join(dir, 'junit.xml'), 'utf8')).toContain('tests="2" failures="0"');
+    const none = resolveConfig(['nightly', '--cells=expectations', `--expectations=${path.join(root, 'absent.json')}`]);
+    await expect(nightlyCommand(none, new Shutdown(), () => {}, run)).rejects.toThrow(
+      /no such file|does not exist|names no cell|absent/,
+    );
+  });
+
   it('exits 2 when a measured cell stays inconclusive, and reports it as a JUnit error', async () => {
     const missing = fakeRunner((c) =>
       c.lock === 'postgres' && c.nemesis?.[0] === 'clock' ? { valid: true, hits: 0 } : undefined,

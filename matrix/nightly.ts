@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { tally, tallyLine } from './matrix-tally.ts';
 import { cellConfig, withoutOptions } from './cell-config.ts';
+import { CLI } from '../common/cli-name.ts';
 import { HarnessError } from '../common/errors.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { expectationsPath, loadExpectations } from './expectations.ts';
@@ -34,7 +35,7 @@ import type { Shutdown } from '../common/shutdown.ts';
 export const NIGHTLY_TIME_LIMIT_S = 10;
 
 /** Options that are the nightly job's own, or differ per machine or night: not part of a cell's settings. */
-const NIGHTLY_OWN = new Set(['shard', 'baseline', 'expectations', 'results', 'seed']);
+const NIGHTLY_OWN = new Set(['shard', 'baseline', 'expectations', 'results', 'seed', 'cells']);
 
 const consoleLog = (line: string) => console.error(line);
 
@@ -68,7 +69,19 @@ export async function nightlyCommand(
   checkMatrixEvidence(matrix, 'nightly');
   const file = expectationsPath(config.expectations);
   const user = file ? loadExpectations(file) : [];
-  const plan = nightlyPlan(user, matrix.matrix);
+  if (config.cells === 'expectations' && !user.length)
+    throw new HarnessError(
+      'bad-arguments',
+      `nightly --cells=expectations: ${file ? `${shownPath(file)} names no cell` : 'no expectations file (./fencepost.expectations.json does not exist)'}.`,
+      {
+        hint: 'write one (`fencepost init` starts it), pass --expectations=<file>, or drop --cells',
+      },
+    );
+  // A user's repository tests its own locks: --cells=expectations keeps the file's cells (in its order) and drops
+  // the oracle's, numbered afresh so shards and merges see one plan.
+  const plan = nightlyPlan(user, matrix.matrix)
+    .filter((p) => config.cells === 'all' || p.from !== 'oracle')
+    .map((p, index) => ({ ...p, index }));
   // Every lock of the night resolved once, built-ins and the users' plugins alike: what it declares (servers, a
   // token, a lease to renew) decides its cells' options.
   const strategies = new Map<string, ResolvedStrategy>();
@@ -109,7 +122,8 @@ export async function nightlyCommand(
     shard: config.shard,
     settings,
     command: [
-      'npm run jepsen -- nightly',
+      `${CLI} nightly`,
+      ...(config.cells === 'all' ? [] : [`--cells=${config.cells}`]),
       ...settings,
       `--seed=${matrix.seed}`,
       ...(config.shard ? [`--shard=${config.shard.index}/${config.shard.count}`] : []),

@@ -1,3 +1,5 @@
+import { CLI } from '../common/cli-name.ts';
+
 /**
  * The command that replays a run: its own argv with the seed it actually used, even when the user let the
  * harness choose one (fast-check's rule: a failure prints what replays it). The console's closing summary and
@@ -18,7 +20,7 @@ export function replayCommand(run: { argv: readonly string[]; lock: string; seed
   if (!args.some((a) => a === '--lock' || a.startsWith('--lock=')) && run.lock !== 'unknown')
     args.unshift(`--lock=${run.lock}`);
   if (run.seed !== null) args.push(`--seed=${run.seed}`);
-  return ['npm run jepsen --', ...args.map(shellQuote)].join(' ');
+  return [CLI, ...args.map(shellQuote)].join(' ');
 }
 
 function shellQuote(arg: string): string {

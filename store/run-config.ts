@@ -45,5 +45,7 @@ export interface RunConfig {
   baseline: string | null;
   /** nightly: the user's expectations file, as given (null = the default name, if that file exists). */
   expectations: string | null;
+  /** nightly: the oracle's matrix with the expectations applied (`all`), or only the expectations file's cells. */
+  cells: 'all' | 'expectations';
   help: boolean;
 }

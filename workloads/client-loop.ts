@@ -8,7 +8,7 @@ import type { AcquireOk, ReadOk, WriteValue } from '../history/bank.ts';
 import type { OpInput } from '../history/op.ts';
 import { WATCHDOG_PROCESS_OFFSET, watchdogEveryMs, type ClientSpec } from './client-protocol.ts';
 import type { Resource } from './resource.ts';
-import { LockNotAcquired, seededRandom, type Lease, type LockClient, type LockStrategy } from './strategy.ts';
+import { isLockNotAcquired, seededRandom, type Lease, type LockClient, type LockStrategy } from './strategy.ts';
 
 /** What the loop needs of the resource (Postgres in a run). */
 export type BankResource = Pick<Resource, 'read' | 'write' | 'close'>;
@@ -136,7 +136,8 @@ export async function runClientLoop(loop: ClientLoop): Promise<void> {
       op({ f, ...complete(r) }, doneAt);
       return r;
     } catch (err) {
-      if (err instanceof LockNotAcquired) {
+      // The brand, not `instanceof`: a plugin may throw the LockNotAcquired of another copy of fencepost.
+      if (isLockNotAcquired(err)) {
         op({ type: 'fail', f, value, error: 'not-acquired' });
         return undefined;
       }

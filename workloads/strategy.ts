@@ -58,8 +58,20 @@ export interface Lease {
   handle?: unknown;
 }
 
-/** Thrown by `acquire` when the lock was definitely not obtained (recorded as `fail`, not `info`). */
+/**
+ * The brand that marks an error as "the lock was definitely not obtained". A well-known `Symbol.for` key, not the
+ * class's identity: a plugin resolves `fencepost` from its own folder, which may be another copy of this module
+ * (a second install, a bundled build, a CommonJS twin), and an `instanceof` against the harness's copy would call
+ * that plugin's every refusal "unknown". Any error carrying `[LOCK_NOT_ACQUIRED] === true` counts.
+ */
+export const LOCK_NOT_ACQUIRED: unique symbol = Symbol.for('fencepost.LockNotAcquired');
+
+/**
+ * Thrown by `acquire` when the lock was definitely not obtained (recorded as `fail`, not `info`). Any other error
+ * means "unknown". `instanceof LockNotAcquired` is true for an error of any copy of this class (it checks the brand).
+ */
 export class LockNotAcquired extends Error {
+  readonly [LOCK_NOT_ACQUIRED] = true;
   constructor(
     message: string,
     readonly attempts: number,
@@ -67,6 +79,15 @@ export class LockNotAcquired extends Error {
     super(message);
     this.name = 'LockNotAcquired';
   }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isLockNotAcquired(value);
+  }
+}
+
+/** Whether `err` says "definitely not acquired": it carries the brand, whichever copy of fencepost made it. */
+export function isLockNotAcquired(err: unknown): err is LockNotAcquired {
+  return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[LOCK_NOT_ACQUIRED] === true;
 }
 
 export interface LockClient {
@@ -117,6 +138,15 @@ export interface LockStrategy {
   /** The faults a run injects when `--nemesis` isn't given (optional; else the faults every lock must survive). */
   defaultFaults?: FaultName[];
   connect(ctx: LockContext): Promise<LockClient>;
+}
+
+/**
+ * Declare a plugin's strategy with its type checked where it is written (`export default defineLock({ … })`),
+ * in TypeScript and, through an editor's JS type checking, in plain JavaScript. It returns its argument unchanged:
+ * the harness validates and resolves every strategy the same way whether or not it went through here.
+ */
+export function defineLock<S extends LockStrategy>(strategy: S): S {
+  return strategy;
 }
 
 /** Small seeded PRNG (mulberry32) for retry jitter: runs replay from --seed. */

@@ -1,4 +1,4 @@
-import type { FaultName } from '../../history/fault-names.ts';
+import type { FaultName } from 'fencepost';
 
 /**
  * What a broken lock of the gallery is caught by: the fault and the extra CLI options of the run that exposes

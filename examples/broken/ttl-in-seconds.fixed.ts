@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { LockNotAcquired, type LockStrategy } from '../../workloads/strategy.ts';
+import { LockNotAcquired, type LockStrategy } from 'fencepost';
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 

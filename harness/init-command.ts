@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { CLI } from '../common/cli-name.ts';
+import { HarnessError } from '../common/errors.ts';
+import { EXIT } from '../common/exit-codes.ts';
+
+/**
+ * `fencepost init`: a user's first five minutes — a starter plugin (`locks/my-lock.ts`, a Redis lock: the README's
+ * plugin, examples/my-lock.ts, so the starter is the example a test runs), an expectations file naming it, and a
+ * nightly workflow that calls this repository's reusable one; then the next command to type. It never overwrites:
+ * an existing file is an error naming it (exit 254), before anything is written.
+ */
+const PKG = new URL('../package.json', import.meta.url);
+const EXAMPLE = new URL('../examples/my-lock.ts', import.meta.url);
+
+export const INIT_LOCK = 'locks/my-lock.ts';
+export const INIT_EXPECTATIONS = 'fencepost.expectations.json';
+export const INIT_WORKFLOW = '.github/workflows/fencepost-nightly.yml';
+
+/** `owner/name` of fencepost's GitHub repository and the tag its actions are used at: from package.json, one owner. */
+function upstream(): { repo: string; ref: string } {
+  const pkg = JSON.parse(fs.readFileSync(PKG, 'utf8')) as { version: string; repository?: { url?: string } };
+  const m = /github\.com[/:]([^/]+\/[^/.]+)/.exec(pkg.repository?.url ?? '');
+  return { repo: m ? m[1] : 'fencepost/fencepost', ref: `v${pkg.version}` };
+}
+
+function starterLock(): string {
+  const example = fs.readFileSync(EXAMPLE, 'utf8').split('\n');
+  // The example's own header says how to run it from this repository; the starter says how to run it from yours.
+  const body = example.slice(example.findIndex((l) => l.startsWith('import ')));
+  return [
+    `// Your lock, as fencepost runs it: \`${CLI} --lock=./${INIT_LOCK} --nemesis=restart-empty --time-limit=15\`.`,
+    '// A Redis lock (SET NX PX + compare-and-delete release) to start from: replace connect/acquire/release with',
+    '// your own lock\'s calls. The contract is in the README of fencepost, "Your own lock strategy".',
+    ...body,
+  ].join('\n');
+}
+
+function expectations(): string {
+  const lock = `./${INIT_LOCK}`;
+  const cells = [
+    { lock, fault: 'none', expect: 'safe', why: 'with no fault, my-lock must keep the balance' },
+    {
+      lock,
+      fault: 'restart-empty',
+      expect: 'lost',
+      why: 'one Redis without persistence forgets the lock when it restarts empty: known, and measured every night',
+    },
+  ];
+  return `${JSON.stringify({ cells }, null, 2)}\n`;
+}
+
+function workflow(): string {
+  const { repo, ref } = upstream();
+  return `# fencepost's nightly chaos job on your locks (fencepost's README, "Nightly chaos in CI"): the cells of
+# ${INIT_EXPECTATIONS}, sharded over two runners and merged into one JUnit check and one summary.
+name: fencepost-nightly
+
+on:
+  schedule:
+    - cron: '17 3 * * *'
+  workflow_dispatch:
+
+permissions:
+  contents: read
+  actions: read
+  checks: write
+
+jobs:
+  chaos:
+    uses: ${repo}/.github/workflows/fencepost-nightly.yml@${ref}
+    with:
+      expectations: ${INIT_EXPECTATIONS}
+      shards: 2
+      time-limit: 10
+`;
+}
+
+/** What init writes, relative to `dir`. */
+export function initFiles(): Record<string, string> {
+  return { [INIT_LOCK]: starterLock(), [INIT_EXPECTATIONS]: expectations(), [INIT_WORKFLOW]: workflow() };
+}
+
+export function initCommand(dir: string, log: (line: string) => void = console.log): number {
+  const files = initFiles();
+  const there = Object.keys(files).filter((f) => fs.existsSync(path.join(dir, f)));
+  if (there.length)
+    throw new HarnessError('bad-arguments', `init: ${there.join(', ')} already exist(s) in ${dir}; nothing written.`, {
+      hint: 'move them aside, or run init in another folder',
+    });
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+    log(`wrote ${file}`);
+  }
+  log('');
+  log('next: run your lock under a Redis restarted empty, and open the report it prints:');
+  log(`  ${CLI} --lock=./${INIT_LOCK} --nemesis=restart-empty --time-limit=15`);
+  log(`then the nightly job on your cells: ${CLI} nightly --cells=expectations --time-limit=10`);
+  return EXIT.valid;
+}
