@@ -283,6 +283,33 @@ describe('nightly', () => {
     expect(ran).toBe(0);
   });
 
+  it.each([
+    ['restart-empty', 'uses no Redis master'],
+    ['clock', 'the LD_PRELOAD clock shim cannot move it'],
+  ])(
+    'refuses a user cell whose fault cannot act on the lock (etcd × %s) before running anything, exit 254',
+    async (fault, why) => {
+      const file = path.join(root, `cannot-act-${fault}.json`);
+      fs.writeFileSync(file, `{ "cells": [\n  { "lock": "etcd", "fault": "${fault}", "expect": "safe" }\n] }`);
+      let ran = 0;
+      const err = await night(
+        [`--results=${path.join(root, `cannot-act-${fault}`)}`, `--expectations=${file}`],
+        async () => {
+          ran++;
+          throw new Error('must not run');
+        },
+      ).then(
+        () => null,
+        (e: unknown) => e as Error & { exitCode: number },
+      );
+      if (!err) throw new Error('expected the night to be refused');
+      expect(err.exitCode).toBe(254);
+      expect(err.message).toContain(`cannot-act-${fault}.json:2: etcd × `);
+      expect(err.message).toContain(why);
+      expect(ran).toBe(0);
+    },
+  );
+
   it('three shards merged equal one unsharded night, cell for cell', async () => {
     // Some cells inconclusive or contradicting, so the merge has more than matches to carry.
     const mixed = () =>
