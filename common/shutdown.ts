@@ -1,3 +1,4 @@
+import { CLI } from './cli-name.ts';
 import { EXIT } from './exit-codes.ts';
 /**
  * Ctrl-C / SIGTERM at any moment: run the registered teardown steps (newest first: stop clients, heal faults,
@@ -137,9 +138,7 @@ export class Shutdown {
     console.error(`fencepost: the harness crashed (this is a bug of ours): ${text}`);
     console.error(`fencepost: ${this.onInterrupt} …`);
     this.crashed = this.runAll('error').then(() => {
-      console.error(
-        `fencepost: exiting ${EXIT.crashed}; if anything of the run is left, \`npm run jepsen -- cleanup\` stops it.`,
-      );
+      console.error(`fencepost: exiting ${EXIT.crashed}; if anything of the run is left, \`${CLI} cleanup\` stops it.`);
       return EXIT.crashed;
     });
     return this.crashed;
@@ -150,9 +149,7 @@ export class Shutdown {
     const now = Date.now();
     if (this.firstSignalAt) {
       if (now - this.firstSignalAt < 1000) return;
-      console.error(
-        `\nfencepost: second ${cause}: exiting without waiting; run \`npm run jepsen -- cleanup\` for leftovers.`,
-      );
+      console.error(`\nfencepost: second ${cause}: exiting without waiting; run \`${CLI} cleanup\` for leftovers.`);
       process.exit(EXIT_INTERRUPTED);
     }
     this.firstSignalAt = now;

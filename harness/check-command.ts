@@ -1,3 +1,4 @@
+import { CLI } from '../common/cli-name.ts';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Op } from '../history/op.ts';
@@ -15,9 +16,9 @@ import { checkLinearizable, type LinearizableResult } from '../checkers/lineariz
 import { HISTORY_MODELS, historyModel } from '../checkers/models/registry.ts';
 
 const USAGE = `usage:
-  npm run jepsen -- check <run-dir>                  re-check a stored run; rewrites <run-dir>/results.json
-  npm run jepsen -- check --model=<model> <file>     check a history (our history.jsonl, or Jepsen EDN) against a model
-  npm run jepsen -- check --model=<model> <file|dir>…  check many in one process: one line each, then a total;
+  ${CLI} check <run-dir>                  re-check a stored run; rewrites <run-dir>/results.json
+  ${CLI} check --model=<model> <file>     check a history (our history.jsonl, or Jepsen EDN) against a model
+  ${CLI} check --model=<model> <file|dir>…  check many in one process: one line each, then a total;
                                                       a directory means every .edn/.jsonl file under it
 
 options:

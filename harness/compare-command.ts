@@ -1,3 +1,4 @@
+import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './options.ts';
@@ -5,8 +6,7 @@ import { EXIT } from '../common/exit-codes.ts';
 import { renderCompare } from '../report/compare-page.ts';
 import { readRun } from '../store/run-files.ts';
 
-const USAGE =
-  'usage: npm run jepsen -- compare <run-dir> <run-dir> [...]   (run dirs look like results/<lock>/<timestamp>)';
+const USAGE = `usage: ${CLI} compare <run-dir> <run-dir> [...]   (run dirs look like results/<lock>/<timestamp>)`;
 
 /**
  * `compare <run-dir> <run-dir> […]` → compare.html beside the first run (its lock's folder), path printed.
@@ -29,7 +29,7 @@ export async function compareCommand(rest: string[], config: Readonly<Config>): 
       console.error(
         `fencepost: compare: ${d} has no results.json (not a run dir, or the run stopped before its checkers ran).`,
       );
-      console.error(`  → re-check it with \`npm run jepsen -- check ${d}\`, or pick another run`);
+      console.error(`  → re-check it with \`${CLI} check ${d}\`, or pick another run`);
       return EXIT.badArguments;
     }
   }

@@ -1,3 +1,4 @@
+import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RunResults } from '../checkers/run-results.ts';
@@ -344,11 +345,7 @@ export async function runMatrix(
   // Not a run (no test.json, not `latest`): a page over the cell runs, beside them.
   const dir = path.join(config.resultsDir, 'matrix', runTimestamp());
   fs.mkdirSync(dir, { recursive: true });
-  const command = [
-    'npm run jepsen --',
-    ...withoutOptions(config.argv, (name) => name === 'seed'),
-    `--seed=${config.seed}`,
-  ].join(' ');
+  const command = [CLI, ...withoutOptions(config.argv, (name) => name === 'seed'), `--seed=${config.seed}`].join(' ');
   const file = writeMatrix(dir, cells, { command, uncontended, runsPerCell: config.runs });
   const t = tally(cells);
   // Like a run's summary: the progress on stderr, the outcome on stdout.

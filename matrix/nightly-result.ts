@@ -1,3 +1,4 @@
+import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MatrixCell } from './matrix-cell.ts';
@@ -69,7 +70,7 @@ export function readNightlyFiles(dir: string): { dir: string; result: NightlyRes
     .sort();
   if (files.length === 0)
     throw new HarnessError('bad-arguments', `${dir}: no nightly.json or nightly.shard-<i>-of-<n>.json in it.`, {
-      hint: 'give the --results folder of `npm run jepsen -- nightly`',
+      hint: `give the --results folder of \`${CLI} nightly\``,
     });
   // A merged night has both the shards and the merge: the merge is the night.
   const chosen = files.includes('nightly.json') ? ['nightly.json'] : files;

@@ -57,7 +57,7 @@ export async function nightlyCommand(
   if (config.rest[0] === 'merge') return nightlyMerge(config, log);
   if (config.rest.length) {
     throw new HarnessError('bad-arguments', `nightly: unexpected argument "${config.rest[0]}".`, {
-      hint: 'npm run jepsen -- nightly [--baseline=<dir>] [--shard=<i>/<n>], or: npm run jepsen -- nightly merge <dir>…',
+      hint: `${CLI} nightly [--baseline=<dir>] [--shard=<i>/<n>], or: ${CLI} nightly merge <dir>…`,
     });
   }
   const started = Date.now();
@@ -190,7 +190,7 @@ async function nightlyMerge(config: Readonly<Config>, log: (line: string) => voi
   const dirs = config.rest.slice(1).map((d) => path.resolve(d));
   if (dirs.length === 0)
     throw new HarnessError('bad-arguments', 'nightly merge: give the results folder of every shard.', {
-      hint: 'npm run jepsen -- nightly merge shards/1 shards/2 shards/3 --results=tonight',
+      hint: `${CLI} nightly merge shards/1 shards/2 shards/3 --results=tonight`,
     });
   const parts = dirs.flatMap((d) => readNightlyFiles(d)).filter((p) => p.result.shard !== null || dirs.length === 1);
   const baseline = config.baseline ? readBaseline(config.baseline) : null;

@@ -1,3 +1,4 @@
+import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RunResults } from '../checkers/run-results.ts';
@@ -124,12 +125,12 @@ ${inlineStyle(pageCss())}
 <div class="topbar"><h1>fencepost results</h1><div class="sub">${h(opts.resultsRoot)} · ${runs.length} run${runs.length === 1 ? '' : 's'}: <span class="v bad">${counts.bad} invalid</span> <span class="v good">${counts.good} valid</span> <span class="v unknown">${counts.unknown} unknown</span>${opts.generatedAt ? ` · updated ${h(opts.generatedAt)}` : ''}</div></div>
 <main>
 ${matrices.length ? `<h2>Matrix runs</h2><ul>${matrices.join('')}</ul>` : ''}
-<h2>Runs <span class="aside">newest first · click a column to sort · compare two with <code>npm run jepsen -- compare &lt;run-dir&gt; &lt;run-dir&gt;</code></span></h2>
+<h2>Runs <span class="aside">newest first · click a column to sort · compare two with <code>${CLI} compare &lt;run-dir&gt; &lt;run-dir&gt;</code></span></h2>
 <div class="filter"><input type="search" id="filter" placeholder="filter: lock, fault, verdict…" aria-label="filter runs"><span class="aside" id="shown"></span></div>
 ${
   runs.length
     ? `<table class="wide sortable" id="runs"><thead><tr><th class="sortable">started (UTC)</th><th class="sortable">lock</th><th class="sortable">faults</th><th class="sortable">fencing</th><th class="sortable">verdict</th><th class="num sortable">lost updates</th><th class="num sortable">overlaps</th><th class="num sortable">stale rejected</th><th class="num sortable">ops</th><th class="num sortable">duration</th><th class="num">seed</th><th></th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`
-    : '<p>No runs yet. Start one with <code>npm run jepsen -- --lock=redis</code>.</p>'
+    : `<p>No runs yet. Start one with <code>${CLI} --lock=redis</code>.</p>`
 }
 </main>
 ${inlineScript(tableJs())}
