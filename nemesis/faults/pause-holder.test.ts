@@ -10,6 +10,14 @@ describe('writeLeadMs: strike only where the resumed holder writes before its re
     expect(writeLeadMs({ readTime: ms(5) }, { ...watchdog, watchdog: false })).toBe(Infinity);
   });
 
+  it('every section is aimable when the think outlasts the renewal period: the holder renews inside each one', () => {
+    // TTL 300 ms: renewals every 100 ms, a 700 ms think — the broken gallery's renew-without-owner. No write can come
+    // due before a renewal; waiting for one would leave the fault never firing (red before: null, never struck).
+    const long = { watchdog: true, thinkMs: 700, ttlMs: 300 };
+    expect(writeLeadMs({ acquireTime: ms(1000), readTime: ms(1010) }, long)).toBe(Infinity);
+    expect(writeLeadMs({ readTime: ms(1010) }, long)).toBe(Infinity);
+  });
+
   it('measures the next renewal from the last one, else from the acquire', () => {
     // Acquired at 1000 ms: renewal due at 1666. Read at 1200: the write is due at 1300, 366 ms sooner.
     expect(writeLeadMs({ acquireTime: ms(1000), readTime: ms(1200) }, watchdog)).toBe(366);

@@ -24,13 +24,18 @@ export const WRITE_FIRST_MARGIN_MS = 20;
  * goes out first and, when its answer beats the write (a think timer armed after the resume), the write is skipped
  * as lock-lost and the cell flips to "safe" by luck. So the shot waits for a section whose think ends at least
  * WRITE_FIRST_MARGIN_MS before the next renewal: how many ms sooner it ends, or null when it does not.
- * Without a watchdog there is no renewal to race: always aimable (Infinity). Pure.
+ * Without a watchdog there is no renewal to race: always aimable (Infinity). Nor when the think is longer than the
+ * renewal period (less the margin): then every section renews inside itself, no write can come due before a
+ * renewal, the renewal-first order is the scenario rather than luck (the broken gallery's renew-without-owner,
+ * `--ttl=300 --think=700`, is exactly that: the resumed holder's renewal must decide), and waiting for a section
+ * that cannot exist would leave the fault never firing. Pure.
  */
 export function writeLeadMs(
   s: Pick<CriticalSection, 'readTime' | 'acquireTime' | 'lastRenewTime'>,
   config: { readonly watchdog: boolean; readonly thinkMs: number; readonly ttlMs: number },
 ): number | null {
   if (!config.watchdog) return Infinity;
+  if (config.thinkMs + WRITE_FIRST_MARGIN_MS > watchdogEveryMs(config.ttlMs)) return Infinity;
   const armedAt = s.lastRenewTime ?? s.acquireTime;
   if (armedAt === undefined) return null;
   const nextRenewalMs = armedAt / 1e6 + watchdogEveryMs(config.ttlMs);
@@ -38,6 +43,9 @@ export function writeLeadMs(
   const lead = nextRenewalMs - thinkEndsMs;
   return lead >= WRITE_FIRST_MARGIN_MS ? Math.round(lead) : null;
 }
+
+/** The record's words for a section's lead: the ms, or that the holder renews inside every section. */
+const leadParams = (lead: number | null) => (lead === Infinity ? { renewsInsideSection: true } : { writeLeadMs: lead });
 
 /**
  * Resolves once the client's main thread is back in its event loop (`/proc/<pid>/wchan`: epoll_wait), or after
@@ -110,7 +118,7 @@ export const pauseHolder: FaultExecutor = {
         account: section.account,
         readIndex: section.readIndex,
         // With --watchdog: how many ms before its next renewal the holder's write was due (see writeLeadMs).
-        ...(config.watchdog ? { writeLeadMs: writeLeadMs(section, config), thinkArmed: waitedForThink } : {}),
+        ...(config.watchdog ? { ...leadParams(writeLeadMs(section, config)), thinkArmed: waitedForThink } : {}),
         aim: aimAt(section, strike),
       },
       holdMs: config.pauseMs,
