@@ -75,7 +75,7 @@ const key = (c: Readonly<Config>) => `${c.lock}|${c.nemesis?.join(',') || 'none'
 /** What the oracle expects of a cell, shown by a run whose fault hit (and, fenced, whose fence refused writes). */
 function asExpected(c: Readonly<Config>): Shown {
   const e = oracleExpectation(c);
-  if (e === 'starves') return { valid: 'unknown', writes: { 3: 12 }, hits: 2 };
+  if (e === 'safe-may-starve') return { valid: 'unknown', writes: { 3: 12 }, hits: 2 };
   return e === 'lost' ? { valid: false, lost: 4, hits: 2 } : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
 }
 
@@ -361,7 +361,12 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     const m = await matrix(['--matrix=remedies'], fake);
     const cell = m.cells.find((c) => c.lock === 'postgres' && c.columnId === 'long-work')!;
     // The oracle expects the starvation (a liveness finding): three runs, all starved, match it.
-    expect(cell).toMatchObject({ decided: 'measured', expected: 'starves', observed: 'starved', matched: true });
+    expect(cell).toMatchObject({
+      decided: 'measured',
+      expected: 'safe-may-starve',
+      observed: 'starved',
+      matched: true,
+    });
     expect(cell.runs).toHaveLength(3);
     expect(cell.note).toBe(
       'starved in all 3 runs: the verdict was unknown (starvation: client 3 committed all 12 writes, the other 4 client(s) none)',
@@ -370,7 +375,21 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     expect(m.html).toContain('starvation: client 3 committed all 12 writes, the other 4 client(s) none');
   });
 
-  it('a cell whose runs stay unknown for another reason shows unknown with it, and never matches starves', async () => {
+  it('the same cell with a first run that starved and a second with two writers is safe, and matches', async () => {
+    const fake = fakeRunner((c, nth) =>
+      c.lock === 'postgres' && isRemedyRun(c) && !c.nemesis?.length && nth === 1
+        ? { valid: 'unknown', writes: { 2: 9 }, unknownReasons: ['no concurrency: only client 2 committed writes (9)'] }
+        : c.lock === 'postgres' && isRemedyRun(c) && !c.nemesis?.length
+          ? { valid: true }
+          : undefined,
+    );
+    const m = await matrix(['--matrix=remedies'], fake);
+    const cell = m.cells.find((c) => c.lock === 'postgres' && c.columnId === 'long-work')!;
+    expect(cell).toMatchObject({ expected: 'safe-may-starve', observed: 'safe', matched: true });
+    expect(cell.runs?.map((r) => r.seen)).toEqual(['starved', 'safe']);
+  });
+
+  it('a cell whose runs stay unknown for another reason shows unknown with it, and does not match', async () => {
     const fake = fakeRunner((c) =>
       c.lock === 'postgres' && isRemedyRun(c) && !c.nemesis?.length
         ? { valid: 'unknown', unknownReasons: ['too few committed writes: 3 (at least 10 needed)'] }
@@ -378,7 +397,7 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     );
     const m = await matrix(['--matrix=remedies'], fake);
     const cell = m.cells.find((c) => c.lock === 'postgres' && c.columnId === 'long-work')!;
-    expect(cell).toMatchObject({ expected: 'starves', observed: 'unknown', matched: false });
+    expect(cell).toMatchObject({ expected: 'safe-may-starve', observed: 'unknown', matched: false });
     expect(cell.note).toContain('too few committed writes');
   });
 

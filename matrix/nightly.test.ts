@@ -32,7 +32,7 @@ type Shown = {
 /** What the oracle expects of a cell (a plugin's cells are safe), shown by a run whose fault hit. */
 function asExpected(c: Readonly<Config>): Shown {
   const e = oracleExpectation(c);
-  if (e === 'starves') return { valid: 'unknown', starvedWrites: 12, hits: 2 };
+  if (e === 'safe-may-starve') return { valid: 'unknown', starvedWrites: 12, hits: 2 };
   return e === 'lost' ? { valid: false, lost: 4, hits: 2 } : { valid: true, stale: c.fencing ? 3 : 0, hits: 2 };
 }
 

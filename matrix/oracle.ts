@@ -7,7 +7,7 @@ import type { BuiltinLock } from '../workloads/lock-names.ts';
  * shows no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
  */
 /** What a measured cell can be expected to show. */
-export type MeasuredExpectation = 'safe' | 'lost' | 'starves';
+export type MeasuredExpectation = 'safe' | 'lost' | 'safe-may-starve';
 
 export type Expectation =
   /** no lost updates (and, when fenced, stale writes are rejected rather than applied) */
@@ -15,10 +15,11 @@ export type Expectation =
   /** lost updates must show up */
   | 'lost'
   /**
-   * a liveness finding, not a safety one: no lost update, but one client commits every write while the others
-   * commit none, run after run (so no run has the two writers a VALID needs)
+   * no lost updates, and a liveness finding that may or may not show in a given run: one client committing every
+   * write while the others commit none (their conflicting writes refused). Matched by a VALID run ("safe") and by a
+   * cell whose every run starved ("starved"); a lost update contradicts it like "safe"
    */
-  | 'starves'
+  | 'safe-may-starve'
   /** the CLI must refuse the combination with an explanation (exit 254) */
   | 'refuse'
   /** not applicable: the fault doesn't touch this strategy's servers */

@@ -8,7 +8,7 @@ import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
  */
 
 function cellText(o: OracleCell): string {
-  const what = o.expect === 'refuse' ? 'refused' : o.expect;
+  const what = o.expect === 'refuse' ? 'refused' : o.expect === 'safe-may-starve' ? 'safe, may starve' : o.expect;
   return o.decided === 'measured' ? `**${what}**` : `${what} (c)`;
 }
 
