@@ -131,14 +131,6 @@ export const FAULT_CATALOGUE = {
     // Grey, as before the catalogue: the report's old name patterns matched none of its name.
     colour: UNKNOWN_FAULT_COLOUR,
   },
-  'nudge-client': {
-    help: 'SIGSTOP a random client and SIGCONT it at once (a throwaway fault)',
-    family: 'pause',
-    aim: null,
-    hit: 'nudged a live client',
-    movesClocks: false,
-    colour: '#10b981',
-  },
 } as const satisfies Record<string, FaultFacts>;
 
 export type FaultName = keyof typeof FAULT_CATALOGUE;
