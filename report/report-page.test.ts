@@ -223,7 +223,8 @@ describe('renderReport: fault colours', () => {
     const history = pausedHolderHistory({ fenced: false });
     expect(dataOf(literalReport({ fenced: false })).faultColours).toEqual({ 'pause-holder': '#f59e0b' });
     const renamed = history.map((o) => (o.process === 'nemesis' ? { ...o, f: 'pause-from-the-future' } : o));
-    const html = renderReport({ history: renamed, test: normalizeTestJson(PAUSED_HOLDER_TEST) });
+    const results = checkRun(renamed, { fencing: false });
+    const html = renderReport({ history: renamed, results, test: normalizeTestJson(PAUSED_HOLDER_TEST) });
     expect(dataOf(html).faultColours).toEqual({ 'pause-from-the-future': '#6b7280' });
   });
 });
