@@ -9,6 +9,7 @@ import { DEFAULT_MIN_WRITES } from '../checkers/check-run.ts';
 import { HarnessError } from '../common/errors.ts';
 import { MAX_RERUNS } from '../matrix/oracle.ts';
 import type { RunConfig } from '../store/run-config.ts';
+import { runTiming, TIMING_RULES } from '../common/run-timing.ts';
 
 /**
  * The one option table. Every flag the CLI accepts is a row here: its type, default, bounds and help line;
@@ -87,12 +88,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     name: 'watchdog',
     kind: 'bool',
     default: false,
-    help: 'locks whose lease the client renews (redis, redlock, redlock-npm): renew every TTL/3, skip the write when a renewal fails (Redisson-style)',
+    help: `locks whose lease the client renews (redis, redlock, redlock-npm): renew every ${TIMING_RULES.watchdog}, skip the write when a renewal fails (Redisson-style)`,
   },
   {
     name: 'pause',
     kind: 'int',
-    defaultText: '1.5 × ttl',
+    defaultText: TIMING_RULES.pause,
     min: 1,
     max: 600_000,
     help: "ms a pause fault keeps its target stopped, and delay-write holds the holder's traffic",
@@ -403,7 +404,7 @@ export function resolveConfig(
     minWrites: get<number>('min-writes'),
     fencing,
     watchdog,
-    pauseMs: values.has('pause') ? (values.get('pause') as number) : Math.round(1.5 * ttlMs),
+    pauseMs: runTiming({ ttlMs, pauseMs: values.get('pause') as number | undefined }).pauseMs,
     restartDelayMs: get<number>('restart-delay'),
     redisPersistence: get<'none' | 'aof-always'>('redis-persistence'),
     clockOffsetS: get<number>('clock-offset'),

@@ -6,7 +6,8 @@
  */
 import type { AcquireOk, ReadOk, WriteValue } from '../history/bank.ts';
 import type { OpInput } from '../history/op.ts';
-import { WATCHDOG_PROCESS_OFFSET, watchdogEveryMs, type ClientSpec } from './client-protocol.ts';
+import { WATCHDOG_PROCESS_OFFSET, type ClientSpec } from './client-protocol.ts';
+import { runTiming } from '../common/run-timing.ts';
 import type { Resource } from './resource.ts';
 import { isLockNotAcquired, seededRandom, type Lease, type LockClient, type LockStrategy } from './strategy.ts';
 
@@ -172,7 +173,7 @@ export async function runClientLoop(loop: ClientLoop): Promise<void> {
     let stopWatchdog = () => {};
     if (spec.watchdog && l.renew) {
       const wdProcess = WATCHDOG_PROCESS_OFFSET + pid();
-      const every = watchdogEveryMs(spec.ctx.ttlMs);
+      const every = runTiming(spec.ctx).watchdogEveryMs;
       const tick = () => {
         stopWatchdog = clock.setTimer(every, tick);
         if (lost) return;

@@ -31,14 +31,6 @@ export interface ClientSpec {
  */
 export const WATCHDOG_PROCESS_OFFSET = 100_000;
 
-/**
- * How often a --watchdog client renews its lease (Redisson's TTL/3): the client loop arms its renewal timer with
- * it, and pause-holder reads it to know when the paused holder's next renewal falls due.
- */
-export function watchdogEveryMs(ttlMs: number): number {
-  return Math.max(1, Math.floor(ttlMs / 3));
-}
-
 export type ToClient = { type: 'start'; spec: ClientSpec } | { type: 'stop' };
 /**
  * `at`: when the op happened, as the client's `process.hrtime.bigint()` (CLOCK_MONOTONIC, shared by every process
