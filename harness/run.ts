@@ -37,6 +37,7 @@ import { LiveStats } from './live-stats.ts';
 import { replayCommand } from '../store/replay-command.ts';
 import { checkStrategyOptions } from './strategy-options.ts';
 import { runTiming } from '../common/run-timing.ts';
+import { deriveSeed } from '../common/random.ts';
 
 export interface RunOutcome {
   exitCode: ExitCode;
@@ -185,14 +186,14 @@ export async function runTest(
       ttlMs: config.ttlMs,
       acquireTimeoutMs: timing.acquireTimeoutMs,
       client: slot,
-      seed: (config.seed + slot * 7919) >>> 0,
+      seed: deriveSeed(config.seed, { purpose: 'lock-client', slot }),
     },
     pg: { ...cluster.pg!.connectionConfig(), ...via('pg') },
     mode,
     thinkMs: config.thinkMs,
     accounts: config.accounts,
     watchdog: config.watchdog,
-    seed: (config.seed * 31 + slot) >>> 0,
+    seed: deriveSeed(config.seed, { purpose: 'client-loop', slot }),
     stepTimeoutMs: timing.stepTimeoutMs,
   }));
   // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
