@@ -25,7 +25,7 @@ import { Journal } from '../history/journal.ts';
 import { readHistory } from '../history/reader.ts';
 import { sealInTimeOrder } from '../history/time-order.ts';
 import type { Op } from '../history/op.ts';
-import type { Config } from './options.ts';
+import { runOptions, type Config } from './options.ts';
 import type { StoredTestJson } from '../store/test-json.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
@@ -118,7 +118,7 @@ export async function runTest(
     seed: config.seed,
     startedAt: new Date().toISOString(),
     faults,
-    config,
+    config: runOptions(config),
     versions: libraryVersions(),
     nodes: cluster.nodes.map((n) => ({ name: n.name, port: n.port })),
     clientNetwork: faultNeeds.clientProxies ? 'proxied' : 'direct',

@@ -1,6 +1,7 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { OPTIONS, resolveConfig, type Config } from '../harness/options.ts';
+import type { OptionKind } from '../harness/option-table.ts';
 import { checkStrategyOptions } from '../harness/strategy-options.ts';
 import { ttlFractionMs } from '../common/run-timing.ts';
 
@@ -33,7 +34,7 @@ const CELL_OWNED = new Set(['lock', 'nemesis', 'fencing', 'seed', 'runs', 'matri
 
 /** argv without the named options, whether spelled `--name=value`, `--name value` or `--name` (a flag). */
 export function withoutOptions(argv: readonly string[], drop: (name: string) => boolean): string[] {
-  const kinds = new Map(OPTIONS.map((o) => [o.name, o.kind]));
+  const kinds = new Map<string, OptionKind>(OPTIONS.map((o) => [o.name, o.kind]));
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
