@@ -14,7 +14,7 @@ import { withReasons } from '../checkers/unknown-reasons.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
 import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
 import { HISTORY_MODELS, historyModel } from '../checkers/models/registry.ts';
-import { parseCheckArgs } from './options.ts';
+import { parseCheckArgs } from './check-options.ts';
 
 const USAGE = `usage:
   ${CLI} check <run-dir>                  re-check a stored run; rewrites <run-dir>/results.json
