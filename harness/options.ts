@@ -245,10 +245,11 @@ const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing'] as const;
 
 const RUN_TABLE = rows([...RUN_OPTION_NAMES, ...MATRIX_OPTION_NAMES, 'help']);
 /** Every run option but NIGHTLY_PICKS: each cell runs with them (nightly.ts, `nightlySettings`). */
+type NightlyPick = (typeof NIGHTLY_PICKS)[number];
+const notPicked = <N extends OptionName>(n: N): n is Exclude<N, NightlyPick> =>
+  !(NIGHTLY_PICKS as readonly string[]).includes(n);
 const NIGHTLY_TABLE = rows([
-  ...(['nemesis-interval', 'time-limit', 'concurrency', 'ttl', 'think', 'accounts', 'min-writes'] as const),
-  ...(['watchdog', 'pause', 'restart-delay', 'redis-persistence', 'clock-offset', 'backend', 'seed'] as const),
-  'results',
+  ...RUN_OPTION_NAMES.filter(notPicked),
   ...MATRIX_OPTION_NAMES,
   ...NIGHTLY_OWN_NAMES,
   'help',
