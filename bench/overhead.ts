@@ -16,7 +16,7 @@ import { runTest } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import { RELEASE_IF_OWNER } from '../workloads/strategies/redis-scripts.ts';
-import { seededRandom } from '../workloads/strategy.ts';
+import { seededRandom } from '../common/random.ts';
 import { readJsonFile } from '../store/run-files.ts';
 import { isRecord } from '../common/is-record.ts';
 import { setTimeout as sleep } from 'node:timers/promises';

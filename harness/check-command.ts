@@ -14,6 +14,7 @@ import { withReasons } from '../checkers/unknown-reasons.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
 import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
 import { HISTORY_MODELS, historyModel } from '../checkers/models/registry.ts';
+import { parseCheckArgs } from './check-options.ts';
 
 const USAGE = `usage:
   ${CLI} check <run-dir>                  re-check a stored run; rewrites <run-dir>/results.json
@@ -28,16 +29,11 @@ options:
 
 exit codes: 0 valid, 1 invalid, 2 unknown, 254 bad arguments (many histories: the merged verdict, false > unknown > true)`;
 
-interface CheckArgs {
-  model?: string;
-  deadlineMs?: number;
-  initial?: unknown;
-  targets: string[];
-}
+type CheckArgs = Exclude<ReturnType<typeof parseCheckArgs>, string>;
 
 /** `check …`: returns the exit code. Args are what follows `check` on the command line. */
-export async function checkCommand(args: string[]): Promise<number> {
-  const parsed = parseArgs(args);
+export async function checkCommand(args: readonly string[]): Promise<number> {
+  const parsed = parseCheckArgs(args);
   if (typeof parsed === 'string') {
     console.error(`check: ${parsed}\n\n${USAGE}`);
     return EXIT.badArguments;
@@ -46,46 +42,6 @@ export async function checkCommand(args: string[]): Promise<number> {
   const single =
     parsed.targets.length === 1 && !(existsSync(parsed.targets[0]) && statSync(parsed.targets[0]).isDirectory());
   return single ? checkModel(parsed, parsed.model) : checkMany(parsed, parsed.model);
-}
-
-function parseArgs(args: string[]): CheckArgs | string {
-  const positional: string[] = [];
-  const out: Partial<CheckArgs> = {};
-  for (const arg of args) {
-    const [flag, value] = arg.startsWith('--') ? splitFlag(arg) : [undefined, undefined];
-    if (flag === undefined) positional.push(arg);
-    else if (flag === '--help' || flag === '-h') return 'help requested';
-    else if (flag === '--model') {
-      if (!value) return '--model needs a value';
-      if (!historyModel(value))
-        return `unknown model "${value}"; valid models: ${HISTORY_MODELS.map((m) => `${m.name} (${m.summary})`).join(', ')}`;
-      out.model = value;
-    } else if (flag === '--deadline') {
-      const ms = Number(value);
-      if (!value || !Number.isFinite(ms) || ms <= 0)
-        return `--deadline must be a positive number of milliseconds, got "${value ?? ''}"`;
-      out.deadlineMs = ms;
-    } else if (flag === '--initial') {
-      try {
-        out.initial = JSON.parse(value ?? '');
-      } catch {
-        return `--initial must be a JSON value (e.g. 0, null, "x"), got "${value ?? ''}"`;
-      }
-    } else return `unknown option ${flag}`;
-  }
-  if (positional.length === 0) return 'missing the run directory or history file to check';
-  if (positional.length > 1 && out.model === undefined) {
-    return `expected one run directory, got ${positional.length}: ${positional.join(' ')} (to check many history files, name a model: --model=<${HISTORY_MODELS.map((m) => m.name).join('|')}>)`;
-  }
-  if (out.initial !== undefined && out.model !== 'register' && out.model !== 'cas-register') {
-    return '--initial only applies to --model=register or --model=cas-register';
-  }
-  return { ...out, targets: positional };
-}
-
-function splitFlag(arg: string): [string, string | undefined] {
-  const eq = arg.indexOf('=');
-  return eq < 0 ? [arg, undefined] : [arg.slice(0, eq), arg.slice(eq + 1)];
 }
 
 async function checkRunDir(args: CheckArgs): Promise<number> {

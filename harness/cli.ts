@@ -1,15 +1,15 @@
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import { helpText, resolveConfig, type Config } from './options.ts';
+import { helpText, parseCommandLine, type CommandLine } from './options.ts';
 import { Shutdown } from '../common/shutdown.ts';
 
 /** Subcommands are loaded on demand so `--help` and argument errors answer at once. */
-async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<number> {
+async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Promise<number> {
   const runsServers =
     config.command === 'run' ||
     config.command === 'doctor' ||
     (config.command === 'nightly' && config.rest[0] !== 'merge');
-  if (config.backend === 'docker' && runsServers) {
+  if (runsServers && config.backend === 'docker') {
     // Before any run folder exists: no engine is a usage error (254) with the commands to start one.
     const { connectDockerEngine } = await import('../cluster/docker/engine.ts');
     await connectDockerEngine();
@@ -58,9 +58,9 @@ async function dispatch(config: Readonly<Config>, shutdown: Shutdown): Promise<n
 }
 
 async function main(argv: string[]): Promise<number> {
-  let config: Readonly<Config>;
+  let config: Readonly<CommandLine>;
   try {
-    config = resolveConfig(argv);
+    config = parseCommandLine(argv);
   } catch (err) {
     return report(err);
   }

@@ -3,14 +3,10 @@ import fs from 'node:fs';
 import { RUN_FILE_MODE } from '../store/results-store.ts';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  WATCHDOG_PROCESS_OFFSET,
-  type ClientSpec,
-  type FromClient,
-  type ToClient,
-} from '../workloads/client-protocol.ts';
+import { type ClientSpec, type FromClient, type ToClient } from '../workloads/client-protocol.ts';
 import { CLIENT_EXITED, CLIENT_EXIT_NOTE, type ClientExit } from '../history/client-exit.ts';
 import type { OpInput } from '../history/op.ts';
+import { processRole } from '../history/process-role.ts';
 import type { PidRegistry } from '../common/pid-registry.ts';
 import type { ClientProcess } from '../nemesis/nemesis.ts';
 
@@ -156,8 +152,9 @@ export class ClientPool {
 
   private record(slot: Slot, op: OpInput, at: bigint): void {
     if (typeof op.process === 'number') {
-      const main = op.process < WATCHDOG_PROCESS_OFFSET ? op.process : op.process - WATCHDOG_PROCESS_OFFSET;
-      if (op.process < WATCHDOG_PROCESS_OFFSET) slot.handle.process = op.process;
+      const role = processRole(op.process);
+      const main = role.kind === 'watchdog' ? role.of : op.process;
+      if (role.kind === 'client') slot.handle.process = op.process;
       slot.maxProcess = Math.max(slot.maxProcess, main);
       if (op.type === 'invoke') slot.open.set(op.process, op);
       else slot.open.delete(op.process);

@@ -1,7 +1,7 @@
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from './options.ts';
+
 import { EXIT } from '../common/exit-codes.ts';
 import { renderCompare } from '../report/compare-page.ts';
 import { readRun } from '../store/run-files.ts';
@@ -12,7 +12,10 @@ const USAGE = `usage: ${CLI} compare <run-dir> <run-dir> [...]   (run dirs look 
  * `compare <run-dir> <run-dir> […]` → compare.html beside the first run (its lock's folder), path printed.
  * Bad arguments — fewer than two dirs, a dir without results.json — print why and return 254 before writing.
  */
-export async function compareCommand(rest: string[], config: Readonly<Config>): Promise<number> {
+export async function compareCommand(
+  rest: readonly string[],
+  config: { readonly resultsDir: string },
+): Promise<number> {
   const dirs = rest.filter((a) => !a.startsWith('--'));
   if (dirs.length < 2) {
     console.error(`fencepost: compare needs at least two run dirs, got ${dirs.length}.`);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { FULL_CLUSTER } from '../cluster/cluster.ts';
-import type { Config } from './options.ts';
+import type { DoctorConfig } from './options.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { provision } from '../cluster/provision.ts';
@@ -24,7 +24,7 @@ export interface DoctorReport {
 }
 
 /** Boot all 12 nodes, call each once, tear down. Its boot time is what `bench startup` measures. */
-export async function doctor(config: Readonly<Config>, shutdown: Shutdown): Promise<DoctorReport> {
+export async function doctor(config: Readonly<DoctorConfig>, shutdown: Shutdown): Promise<DoctorReport> {
   const log = (line: string) => {
     if (!config.json) console.error(line);
   };

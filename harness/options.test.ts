@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
-import { helpText, OPTIONS, resolveConfig } from './options.ts';
+import { helpText, OPTIONS, parseCommandLine, resolveConfig } from './options.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 
 function badArgs(argv: string[]): HarnessError {
   try {
-    resolveConfig(argv);
+    parseCommandLine(argv);
   } catch (err) {
     expect(err).toBeInstanceOf(HarnessError);
     expect((err as HarnessError).exitCode).toBe(254);
@@ -93,8 +93,8 @@ describe('resolveConfig', () => {
   // --fencing and --watchdog depend on what the lock can do: strategy-options.test.ts, on the resolved strategies.
 
   it('parses subcommands and passes their own arguments through', () => {
-    expect(resolveConfig(['doctor', '--json'])).toMatchObject({ command: 'doctor', json: true });
-    expect(resolveConfig(['check', '--model=cas-register', 'h.edn'])).toMatchObject({
+    expect(parseCommandLine(['doctor', '--json'])).toMatchObject({ command: 'doctor', json: true });
+    expect(parseCommandLine(['check', '--model=cas-register', 'h.edn'])).toMatchObject({
       command: 'check',
       rest: ['--model=cas-register', 'h.edn'],
     });

@@ -10,26 +10,41 @@ import { DEFAULT_MIN_WRITES } from '../checkers/check-run.ts';
 import { HarnessError } from '../common/errors.ts';
 import { MAX_RERUNS } from '../matrix/oracle.ts';
 import type { RunConfig } from '../store/run-config.ts';
+import { runTiming, TIMING_RULES } from '../common/run-timing.ts';
+import { bad, didYouMean, helpRows, parseArgv, type OptionSpec, type OptionValues } from './option-table.ts';
 
-/**
- * The one option table. Every flag the CLI accepts is a row here: its type, default, bounds and help line;
- * `--help` is printed from it and `resolveConfig` turns argv into a frozen Config in one pass.
- */
-type OptionKind = 'int' | 'string' | 'bool' | 'enum';
-
-interface OptionSpec {
-  name: string;
-  kind: OptionKind;
-  /** Default shown in --help; `undefined` = derived (help says how). */
-  default?: string | number | boolean;
-  defaultText?: string;
-  choices?: readonly string[];
-  min?: number;
-  max?: number;
-  help: string;
+function parseNemesis(raw: string): FaultName[] | null {
+  if (raw === 'default') return null;
+  if (raw === 'none') return [];
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const n of names) {
+    if (!(FAULT_NAMES as string[]).includes(n))
+      throw bad(`unknown fault "${n}". Valid: ${FAULT_NAMES.join(', ')}, none, default.${didYouMean(n, FAULT_NAMES)}`);
+  }
+  return [...new Set(names)] as FaultName[];
 }
 
-export const OPTIONS: readonly OptionSpec[] = [
+/** `--shard=2/3` → { index: 2, count: 3 }. */
+function parseShard(raw: string): { index: number; count: number } {
+  const m = /^(\d+)\/(\d+)$/.exec(raw);
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || index < 1 || index > count)
+    throw bad(
+      `--shard must be <i>/<n> with 1 ≤ i ≤ n, got "${raw}".`,
+      'e.g. --shard=1/3, --shard=2/3 and --shard=3/3 on three machines',
+    );
+  return { index, count };
+}
+
+/**
+ * Every option of the CLI, one row each (the order --help prints). Which subcommand takes which is `COMMANDS`
+ * below; the values' types come from the rows (`OptionValues`).
+ */
+export const OPTIONS = [
   {
     name: 'lock',
     kind: 'string',
@@ -41,6 +56,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'string',
     default: 'default',
     help: `faults, comma-separated: ${FAULT_NAMES.join(',')}; or none; default = the strategy's own set`,
+    parse: parseNemesis,
   },
   {
     name: 'nemesis-interval',
@@ -88,12 +104,12 @@ export const OPTIONS: readonly OptionSpec[] = [
     name: 'watchdog',
     kind: 'bool',
     default: false,
-    help: 'locks whose lease the client renews (redis, redlock, redlock-npm): renew every TTL/3, skip the write when a renewal fails (Redisson-style)',
+    help: `locks whose lease the client renews (redis, redlock, redlock-npm): renew every ${TIMING_RULES.watchdog}, skip the write when a renewal fails (Redisson-style)`,
   },
   {
     name: 'pause',
     kind: 'int',
-    defaultText: '1.5 × ttl',
+    defaultText: TIMING_RULES.pause,
     min: 1,
     max: 600_000,
     help: "ms a pause fault keeps its target stopped, and delay-write holds the holder's traffic",
@@ -150,6 +166,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     kind: 'string',
     defaultText: 'all cells',
     help: 'nightly: run only shard <i>/<n> of the measured cells (cell k goes to shard (k mod n)+1)',
+    parse: parseShard,
   },
   {
     name: 'baseline',
@@ -186,7 +203,62 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'serve: port on 127.0.0.1 (given explicitly, it must be free)',
   },
   { name: 'help', kind: 'bool', default: false, help: 'print this help' },
-];
+] as const satisfies readonly OptionSpec[];
+
+type OptionName = (typeof OPTIONS)[number]['name'];
+const ROW = new Map<string, OptionSpec>(OPTIONS.map((o) => [o.name, o]));
+/** The rows named, in the table's order, typed as their own tuple (so OptionValues knows each one). */
+function rows<const N extends readonly OptionName[]>(
+  names: N,
+): Extract<(typeof OPTIONS)[number], { name: N[number] }>[] {
+  return OPTIONS.filter((o) => (names as readonly string[]).includes(o.name)) as Extract<
+    (typeof OPTIONS)[number],
+    { name: N[number] }
+  >[];
+}
+
+/** A test run's own options: exactly what `RunConfig` (test.json's `config`) records. */
+const RUN_OPTION_NAMES = [
+  'lock',
+  'nemesis',
+  'nemesis-interval',
+  'time-limit',
+  'concurrency',
+  'ttl',
+  'think',
+  'accounts',
+  'min-writes',
+  'fencing',
+  'watchdog',
+  'pause',
+  'restart-delay',
+  'redis-persistence',
+  'clock-offset',
+  'backend',
+  'seed',
+  'results',
+] as const;
+/** --lock=all's own: how many runs a cell gets and which tables. */
+const MATRIX_OPTION_NAMES = ['runs', 'matrix'] as const;
+const NIGHTLY_OWN_NAMES = ['shard', 'baseline', 'expectations', 'cells'] as const;
+/** The nightly job picks the locks, faults and fencing of every cell itself. */
+const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing'] as const;
+
+const RUN_TABLE = rows([...RUN_OPTION_NAMES, ...MATRIX_OPTION_NAMES, 'help']);
+/** Every run option but NIGHTLY_PICKS: each cell runs with them (nightly.ts, `nightlySettings`). */
+type NightlyPick = (typeof NIGHTLY_PICKS)[number];
+const notPicked = <N extends OptionName>(n: N): n is Exclude<N, NightlyPick> =>
+  !(NIGHTLY_PICKS as readonly string[]).includes(n);
+const NIGHTLY_TABLE = rows([
+  ...RUN_OPTION_NAMES.filter(notPicked),
+  ...MATRIX_OPTION_NAMES,
+  ...NIGHTLY_OWN_NAMES,
+  'help',
+]);
+const DOCTOR_TABLE = rows(['backend', 'results', 'json', 'help']);
+const CLEANUP_TABLE = rows(['results', 'data', 'help']);
+const SERVE_TABLE = rows(['results', 'port', 'help']);
+const INIT_TABLE = rows(['help']);
 
 export const SUBCOMMANDS = {
   init: 'write a starter plugin (locks/my-lock.ts), fencepost.expectations.json and a nightly workflow, here',
@@ -200,56 +272,120 @@ export const SUBCOMMANDS = {
 } as const;
 export type Subcommand = keyof typeof SUBCOMMANDS | 'run';
 
-/** The frozen config, as every command receives it (its fields: store/run-config.ts, what test.json records). */
+/**
+ * `fencepost [options]`: one test run, or with `--lock=all` the matrix. `runs` and `matrix` are --lock=all's
+ * (their defaults otherwise: given with one lock they are refused); test.json records only the RunConfig part.
+ */
 export interface Config extends RunConfig {
-  command: Subcommand;
+  readonly command: 'run';
+  readonly help: boolean;
+  readonly runs: number;
+  readonly matrix: 'all' | 'faults' | 'remedies';
+}
+export interface NightlyConfig {
+  readonly command: 'nightly';
+  readonly help: boolean;
+  readonly argv: readonly string[];
+  /** `merge <dir>…`, or nothing. */
+  readonly rest: readonly string[];
+  readonly seed: number;
+  readonly resultsDir: string;
+  readonly backend: 'local' | 'docker';
+  /** This machine's slice of the measured cells, 1-based; null = every cell. */
+  readonly shard: { index: number; count: number } | null;
+  /** The previous night's results folder. */
+  readonly baseline: string | null;
+  /** The user's expectations file, as given (null = the default name, if that file exists). */
+  readonly expectations: string | null;
+  /** The oracle's matrix with the expectations applied (`all`), or only the expectations file's cells. */
+  readonly cells: 'all' | 'expectations';
+}
+export interface DoctorConfig {
+  readonly command: 'doctor';
+  readonly help: boolean;
+  readonly backend: 'local' | 'docker';
+  readonly resultsDir: string;
+  readonly json: boolean;
+}
+export interface CleanupConfig {
+  readonly command: 'cleanup';
+  readonly help: boolean;
+  readonly resultsDir: string;
+  /** Also remove the node data of dead runs. */
+  readonly data: boolean;
+}
+export interface ServeConfig {
+  readonly command: 'serve';
+  readonly help: boolean;
+  readonly resultsDir: string;
+  /** The port asked for, or null for 8080-else-free. */
+  readonly port: number | null;
+}
+/** `check` and `compare` read their own arguments (check-command.ts: `parseCheckArgs`; compare-command.ts). */
+export interface PassThroughConfig {
+  readonly command: 'check' | 'compare';
+  readonly help: false;
+  readonly rest: readonly string[];
+  readonly resultsDir: string;
+}
+export interface InitConfig {
+  readonly command: 'init';
+  readonly help: boolean;
+}
+/** What the command line says: one subcommand and only the options that subcommand takes. */
+export type CommandLine =
+  | Config
+  | NightlyConfig
+  | DoctorConfig
+  | CleanupConfig
+  | ServeConfig
+  | PassThroughConfig
+  | InitConfig;
+
+/** The subcommand a literal argv names (its first word), so `parseCommandLine(['serve', …])` is a ServeConfig. */
+type CommandOf<A extends readonly string[]> = A extends readonly [
+  infer F extends keyof typeof SUBCOMMANDS,
+  ...unknown[],
+]
+  ? F
+  : A extends readonly [] | readonly [`--${string}`, ...unknown[]]
+    ? 'run'
+    : Subcommand;
+type CommandConfig<C extends Subcommand> = Extract<CommandLine, { command: C }>;
+
+const SUBCOMMAND_TABLES = [
+  ['nightly', NIGHTLY_TABLE],
+  ['doctor', DOCTOR_TABLE],
+  ['cleanup', CLEANUP_TABLE],
+  ['serve', SERVE_TABLE],
+] as const;
+
+/** Where an option belongs, for the refusal of one given elsewhere: "a test run and the nightly subcommand". */
+function ownersOf(name: string): { words: string; only: string | null } {
+  const run = RUN_TABLE.some((o) => o.name === name);
+  const subs = SUBCOMMAND_TABLES.filter(([, t]) => t.some((o) => o.name === name)).map(([cmd]) => cmd);
+  const words = [
+    ...(run ? ['a test run'] : []),
+    ...(subs.length ? [`the ${subs.join('/')} subcommand${subs.length > 1 ? 's' : ''}`] : []),
+  ].join(' and ');
+  return { words, only: !run && subs.length === 1 ? subs[0] : null };
 }
 
-function bad(message: string, hint?: string): HarnessError {
-  return new HarnessError('bad-arguments', message, { hint: hint ?? `see \`${CLI} --help\`` });
-}
-
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++)
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-  return d[a.length][b.length];
-}
-
-function didYouMean(word: string, choices: readonly string[]): string {
-  const best = choices.map((c) => [c, editDistance(word, c)] as const).sort((x, y) => x[1] - y[1])[0];
-  return best && best[1] <= 2 ? ` Did you mean ${best[0]}?` : '';
-}
-
-function parseValue(spec: OptionSpec, raw: string): string | number | boolean {
-  switch (spec.kind) {
-    case 'bool':
-      if (raw === 'true' || raw === '') return true;
-      if (raw === 'false') return false;
-      throw bad(`--${spec.name} takes no value or true/false, got "${raw}".`);
-    case 'int': {
-      if (!/^-?\d+$/.test(raw))
-        throw bad(
-          `--${spec.name} must be a whole number${spec.min !== undefined ? ` ≥ ${spec.min}` : ''}, got "${raw}".`,
-        );
-      const n = Number(raw);
-      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
-        throw bad(`--${spec.name} must be between ${spec.min ?? '-∞'} and ${spec.max ?? '∞'}, got ${n}.`);
-      }
-      return n;
-    }
-    case 'enum':
-      if (!spec.choices!.includes(raw))
-        throw bad(
-          `--${spec.name} must be one of ${spec.choices!.join(', ')}; got "${raw}".${didYouMean(raw, spec.choices!)}`,
-        );
-      return raw;
-    case 'string':
-      if (raw === '') throw bad(`--${spec.name} needs a value.`);
-      return raw;
-  }
+/** An option of another subcommand given to `command`: the refusal names where it belongs. */
+function elsewhere(command: Subcommand) {
+  return (name: string): HarnessError | null => {
+    if (!ROW.has(name)) return null;
+    if (command === 'nightly' && (NIGHTLY_PICKS as readonly string[]).includes(name))
+      return bad(
+        `--${name} with nightly: the nightly job runs the whole matrix (every lock × the oracle's faults, fenced where a lock has a token).`,
+        'drop it; to change what a cell is expected to show or add your own lock, use an expectations file (README, "Nightly chaos in CI")',
+      );
+    const owners = ownersOf(name);
+    return bad(
+      `--${name} applies to ${owners.words}${command === 'run' || owners.only ? '' : `, not ${command}`}.`,
+      owners.only ? `${CLI} ${owners.only} --${name}${ROW.get(name)!.kind === 'bool' ? '' : '=…'}` : undefined,
+    );
+  };
 }
 
 function validateLock(lock: string): void {
@@ -267,31 +403,35 @@ function validateLock(lock: string): void {
   );
 }
 
-function parseNemesis(raw: string): FaultName[] | null {
-  if (raw === 'default') return null;
-  if (raw === 'none') return [];
-  const names = raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const n of names) {
-    if (!(FAULT_NAMES as string[]).includes(n))
-      throw bad(`unknown fault "${n}". Valid: ${FAULT_NAMES.join(', ')}, none, default.${didYouMean(n, FAULT_NAMES)}`);
+/**
+ * What one lock and --lock=all refuse of each other's options. With --lock=all the matrix picks faults and
+ * fencing per cell; with one lock there are no cells to count or tables to pick. (What a lock can do — a token for
+ * --fencing, a lease for --watchdog — is the strategy's to say: strategy-options.ts, once it is resolved.)
+ */
+function refuseAcrossModes(lock: string, given: readonly string[]): void {
+  const matrix = lock === 'all';
+  for (const name of given) {
+    if (matrix && name === 'fencing')
+      throw bad(
+        '--fencing with --lock=all: the matrix already runs the fenced variant of every lock that has a token.',
+        'drop --fencing',
+      );
+    if (matrix && name === 'nemesis')
+      throw bad(
+        "--nemesis with --lock=all: the matrix's columns are its faults (no fault, holder paused, Redis restart empty, clock jump, fenced) and its scenarios (failure modes and remedies).",
+        'drop --nemesis, or run one lock: --lock=<lock> --nemesis=<fault,…>',
+      );
+    if (!matrix && name === 'runs')
+      throw bad(
+        `--runs applies to --lock=all (runs per matrix cell); --lock=${lock} is one run.`,
+        'drop --runs, or use --lock=all',
+      );
+    if (!matrix && name === 'matrix')
+      throw bad(
+        `--matrix applies to --lock=all (which tables to run); --lock=${lock} is one run.`,
+        'drop --matrix, or use --lock=all',
+      );
   }
-  return [...new Set(names)] as FaultName[];
-}
-
-/** `--shard=2/3` → { index: 2, count: 3 }. */
-function parseShard(raw: string): { index: number; count: number } {
-  const m = /^(\d+)\/(\d+)$/.exec(raw);
-  const index = m ? Number(m[1]) : NaN;
-  const count = m ? Number(m[2]) : NaN;
-  if (!m || count < 1 || index < 1 || index > count)
-    throw bad(
-      `--shard must be <i>/<n> with 1 ≤ i ≤ n, got "${raw}".`,
-      'e.g. --shard=1/3, --shard=2/3 and --shard=3/3 on three machines',
-    );
-  return { index, count };
 }
 
 function deepFreeze<T>(o: T): Readonly<T> {
@@ -299,140 +439,156 @@ function deepFreeze<T>(o: T): Readonly<T> {
   return Object.freeze(o);
 }
 
-/**
- * argv (what follows `npm run jepsen --`) → a complete, frozen Config including the seed, or a HarnessError of
- * kind `bad-arguments` (exit 254) before anything has started.
- */
-export function resolveConfig(
-  argv: string[],
-  randomSeed: () => number = () => crypto.randomInt(0, 2 ** 31 - 1),
-): Readonly<Config> {
-  const values = new Map<string, string | number | boolean>();
-  let command: Subcommand = 'run';
-  const rest: string[] = [];
-  const specs = new Map(OPTIONS.map((o) => [o.name, o]));
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (command === 'check' || command === 'compare') {
-      rest.push(arg);
-      continue;
-    }
-    // `nightly merge <dir>…`: the subcommand's words and folders; options still parse.
-    if (command === 'nightly' && !arg.startsWith('--')) {
-      rest.push(arg);
-      continue;
-    }
-    if (!arg.startsWith('--')) {
-      if (command === 'run' && values.size === 0 && arg in SUBCOMMANDS) {
-        command = arg as Subcommand;
-        continue;
-      }
-      throw bad(
-        `unexpected argument "${arg}". Subcommands: ${Object.keys(SUBCOMMANDS).join(', ')}; options start with --.${didYouMean(arg, Object.keys(SUBCOMMANDS))}`,
-      );
-    }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    const spec = specs.get(name);
-    if (!spec)
-      throw bad(
-        `unknown option --${name}.${didYouMean(name, [...specs.keys()]).replace('Did you mean ', 'Did you mean --')} Valid options: ${[...specs.keys()].map((k) => `--${k}`).join(' ')}`,
-      );
-    let raw: string;
-    if (eq !== -1) raw = arg.slice(eq + 1);
-    else if (spec.kind === 'bool') raw = '';
-    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) raw = argv[++i];
-    else throw bad(`--${name} needs a value.`);
-    values.set(name, parseValue(spec, raw));
-  }
-  const get = <T>(name: string): T => (values.has(name) ? values.get(name) : specs.get(name)!.default) as T;
+type RunValues = OptionValues<typeof RUN_TABLE>;
+type RandomSeed = () => number;
+const cryptoSeed: RandomSeed = () => crypto.randomInt(0, 2 ** 31 - 1);
 
-  const lock = get<string>('lock');
-  if (command === 'run') validateLock(lock);
-  const fencing = get<boolean>('fencing');
-  // What a lock can do (a token for --fencing, a lease for --watchdog) is the strategy's to say: checked by
-  // checkStrategyOptions once the strategy is resolved, still before anything starts (strategy-options.ts).
-  if (command === 'run' && fencing && lock === 'all')
-    throw bad(
-      '--fencing with --lock=all: the matrix already runs the fenced variant of every lock that has a token.',
-      'drop --fencing',
-    );
-  const watchdog = get<boolean>('watchdog');
-  if (command === 'run' && lock === 'all' && values.has('nemesis')) {
-    throw bad(
-      "--nemesis with --lock=all: the matrix's columns are its faults (no fault, holder paused, Redis restart empty, clock jump, fenced) and its scenarios (failure modes and remedies).",
-      'drop --nemesis, or run one lock: --lock=<lock> --nemesis=<fault,…>',
-    );
-  }
-  for (const name of ['shard', 'baseline', 'expectations', 'cells']) {
-    if (values.has(name) && command !== 'nightly')
-      throw bad(`--${name} applies to the nightly subcommand.`, `${CLI} nightly --${name}=…`);
-  }
-  if (command === 'run' && values.has('matrix') && lock !== 'all')
-    throw bad(
-      `--matrix applies to --lock=all (which tables to run); --lock=${lock} is one run.`,
-      'drop --matrix, or use --lock=all',
-    );
-  for (const name of ['lock', 'nemesis', 'fencing']) {
-    if (values.has(name) && command === 'nightly')
-      throw bad(
-        `--${name} with nightly: the nightly job runs the whole matrix (every lock × the oracle's faults, fenced where a lock has a token).`,
-        'drop it; to change what a cell is expected to show or add your own lock, use an expectations file (README, "Nightly chaos in CI")',
-      );
-  }
-  if (command === 'run' && values.has('runs') && lock !== 'all')
-    throw bad(
-      `--runs applies to --lock=all (runs per matrix cell); --lock=${lock} is one run.`,
-      'drop --runs, or use --lock=all',
-    );
-  const ttlMs = get<number>('ttl');
-  // Every command that writes into or acts on the results folder; check and compare take run folders instead.
-  if (!get<boolean>('help') && command !== 'check' && command !== 'compare')
-    checkResultsFolder(path.resolve(get<string>('results')));
-  return deepFreeze({
-    command,
-    rest,
+/** The run's options from the parsed values: the compiler checks that every RunConfig field is filled. */
+function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSeed): RunConfig {
+  return {
     argv: [...argv],
+    lock: v.lock,
+    nemesis: v.nemesis,
+    nemesisIntervalMs: v['nemesis-interval'],
+    timeLimitS: v['time-limit'],
+    concurrency: v.concurrency,
+    ttlMs: v.ttl,
+    thinkMs: v.think,
+    accounts: v.accounts,
+    minWrites: v['min-writes'],
+    fencing: v.fencing,
+    watchdog: v.watchdog,
+    pauseMs: runTiming({ ttlMs: v.ttl, pauseMs: v.pause }).pauseMs,
+    restartDelayMs: v['restart-delay'],
+    redisPersistence: v['redis-persistence'],
+    clockOffsetS: v['clock-offset'],
+    backend: v.backend,
+    seed: v.seed ?? randomSeed(),
+    resultsDir: path.resolve(v.results),
+  };
+}
+
+/** test.json's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
+export function runOptions(config: RunConfig): RunConfig {
+  const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
+  const { minWrites, fencing, watchdog, pauseMs, restartDelayMs, redisPersistence, clockOffsetS } = config;
+  const { backend, seed, resultsDir } = config;
+  return {
+    argv,
     lock,
-    nemesis: parseNemesis(get<string>('nemesis')),
-    nemesisIntervalMs: get<number>('nemesis-interval'),
-    timeLimitS: get<number>('time-limit'),
-    concurrency: get<number>('concurrency'),
+    nemesis,
+    nemesisIntervalMs,
+    timeLimitS,
+    concurrency,
     ttlMs,
-    thinkMs: get<number>('think'),
-    accounts: get<number>('accounts'),
-    minWrites: get<number>('min-writes'),
+    thinkMs,
+    accounts,
+    minWrites,
     fencing,
     watchdog,
-    pauseMs: values.has('pause') ? (values.get('pause') as number) : Math.round(1.5 * ttlMs),
-    restartDelayMs: get<number>('restart-delay'),
-    redisPersistence: get<'none' | 'aof-always'>('redis-persistence'),
-    clockOffsetS: get<number>('clock-offset'),
-    backend: get<'local' | 'docker'>('backend'),
-    runs: get<number>('runs'),
-    matrix: get<'all' | 'faults' | 'remedies'>('matrix'),
-    seed: values.has('seed') ? (values.get('seed') as number) : randomSeed(),
-    resultsDir: path.resolve(get<string>('results')),
-    json: get<boolean>('json'),
-    data: get<boolean>('data'),
-    port: values.has('port') ? (values.get('port') as number) : null,
-    shard: values.has('shard') ? parseShard(values.get('shard') as string) : null,
-    baseline: values.has('baseline') ? path.resolve(values.get('baseline') as string) : null,
-    expectations: values.has('expectations') ? path.resolve(values.get('expectations') as string) : null,
-    cells: get<'all' | 'expectations'>('cells'),
-    help: get<boolean>('help'),
+    pauseMs,
+    restartDelayMs,
+    redisPersistence,
+    clockOffsetS,
+    backend,
+    seed,
+    resultsDir,
+  };
+}
+
+function runCommand(argv: readonly string[], randomSeed: RandomSeed): Config {
+  const { values: v, given } = parseArgv(argv, RUN_TABLE, {
+    words: 'refuse',
+    badWord: (arg) =>
+      bad(
+        `unexpected argument "${arg}". Subcommands: ${Object.keys(SUBCOMMANDS).join(', ')}; options start with --.${didYouMean(arg, Object.keys(SUBCOMMANDS))}`,
+      ),
+    elsewhere: elsewhere('run'),
   });
+  validateLock(v.lock);
+  refuseAcrossModes(v.lock, given);
+  return { command: 'run', help: v.help, runs: v.runs, matrix: v.matrix, ...runConfigOf(v, argv, randomSeed) };
+}
+
+function nightlyCommand(argv: readonly string[], randomSeed: RandomSeed): NightlyConfig {
+  // `nightly merge <dir>…`: the subcommand's words and folders; options still parse.
+  const { values: v, words } = parseArgv(argv.slice(1), NIGHTLY_TABLE, {
+    words: 'collect',
+    elsewhere: elsewhere('nightly'),
+  });
+  return {
+    command: 'nightly',
+    help: v.help,
+    argv: [...argv],
+    rest: words,
+    seed: v.seed ?? randomSeed(),
+    resultsDir: path.resolve(v.results),
+    backend: v.backend,
+    shard: v.shard ?? null,
+    baseline: v.baseline !== undefined ? path.resolve(v.baseline) : null,
+    expectations: v.expectations !== undefined ? path.resolve(v.expectations) : null,
+    cells: v.cells,
+  };
+}
+
+function otherCommand(command: Exclude<Subcommand, 'run' | 'nightly'>, args: readonly string[]): CommandLine {
+  // check and compare read their own arguments: check through CHECK_OPTIONS, compare its run folders.
+  if (command === 'check' || command === 'compare')
+    return { command, help: false, rest: [...args], resultsDir: path.resolve('results') };
+  const rules = {
+    words: 'refuse',
+    badWord: (arg: string) => bad(`unexpected argument "${arg}" after ${command}.`, `${CLI} ${command} --help`),
+    elsewhere: elsewhere(command),
+  } as const;
+  switch (command) {
+    case 'doctor': {
+      const { values: v } = parseArgv(args, DOCTOR_TABLE, rules);
+      return { command, help: v.help, backend: v.backend, resultsDir: path.resolve(v.results), json: v.json };
+    }
+    case 'cleanup': {
+      const { values: v } = parseArgv(args, CLEANUP_TABLE, rules);
+      return { command, help: v.help, resultsDir: path.resolve(v.results), data: v.data };
+    }
+    case 'serve': {
+      const { values: v } = parseArgv(args, SERVE_TABLE, rules);
+      return { command, help: v.help, resultsDir: path.resolve(v.results), port: v.port ?? null };
+    }
+    case 'init':
+      return { command, help: parseArgv(args, INIT_TABLE, rules).values.help };
+  }
+}
+
+/**
+ * argv (what follows `npm run jepsen --`) → the subcommand and a complete, frozen config of only the options it
+ * takes (the seed chosen), or a HarnessError of kind `bad-arguments` (exit 254) before anything has started.
+ */
+export function parseCommandLine<const A extends readonly string[]>(
+  argv: A,
+  randomSeed: RandomSeed = cryptoSeed,
+): Readonly<CommandConfig<CommandOf<A>>> {
+  const first = argv[0];
+  const command: Subcommand = first !== undefined && Object.hasOwn(SUBCOMMANDS, first) ? (first as Subcommand) : 'run';
+  const config =
+    command === 'run'
+      ? runCommand(argv, randomSeed)
+      : command === 'nightly'
+        ? nightlyCommand(argv, randomSeed)
+        : otherCommand(command, argv.slice(1));
+  // Every command that writes into or acts on the results folder; check and compare take run folders instead.
+  if (!config.help && 'resultsDir' in config && command !== 'check' && command !== 'compare')
+    checkResultsFolder(config.resultsDir);
+  return deepFreeze(config) as CommandConfig<CommandOf<A>>;
+}
+
+/** A test run's config from its argv (no subcommand): what the matrix, the benches and the tests build runs with. */
+export function resolveConfig(argv: readonly string[], randomSeed: RandomSeed = cryptoSeed): Readonly<Config> {
+  const config = parseCommandLine(argv, randomSeed);
+  if (config.command !== 'run')
+    throw bad(`"${config.command}" is a subcommand; a run's argv starts with its options (--lock=…).`);
+  return config;
 }
 
 export function helpText(): string {
-  const rows = OPTIONS.map((o) => {
-    const flag =
-      o.kind === 'bool'
-        ? `--${o.name}`
-        : `--${o.name}=<${o.kind === 'enum' ? o.choices!.join('|') : o.kind === 'int' ? 'n' : 'value'}>`;
-    const def = o.defaultText ?? (o.default === undefined ? '' : String(o.default));
-    return `  ${flag.padEnd(36)} ${o.help}${def !== '' ? ` (default: ${def})` : ''}`;
-  });
   const subs = Object.entries(SUBCOMMANDS).map(([k, v]) => `  ${k.padEnd(36)} ${v}`);
   return [
     'fencepost — a Jepsen-style chaos harness for distributed locks',
@@ -441,7 +597,7 @@ export function helpText(): string {
     `       ${CLI} <subcommand> [args]`,
     '',
     'options:',
-    ...rows,
+    ...helpRows(OPTIONS),
     '',
     'subcommands:',
     ...subs,

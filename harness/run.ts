@@ -25,7 +25,7 @@ import { Journal } from '../history/journal.ts';
 import { readHistory } from '../history/reader.ts';
 import { sealInTimeOrder } from '../history/time-order.ts';
 import type { Op } from '../history/op.ts';
-import type { Config } from './options.ts';
+import { runOptions, type Config } from './options.ts';
 import type { StoredTestJson } from '../store/test-json.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
@@ -36,6 +36,8 @@ import { libraryVersions, serverVersions } from '../cluster/versions.ts';
 import { LiveStats } from './live-stats.ts';
 import { replayCommand } from '../store/replay-command.ts';
 import { checkStrategyOptions } from './strategy-options.ts';
+import { runTiming } from '../common/run-timing.ts';
+import { deriveSeed } from '../common/random.ts';
 
 export interface RunOutcome {
   exitCode: ExitCode;
@@ -116,7 +118,7 @@ export async function runTest(
     seed: config.seed,
     startedAt: new Date().toISOString(),
     faults,
-    config,
+    config: runOptions(config),
     versions: libraryVersions(),
     nodes: cluster.nodes.map((n) => ({ name: n.name, port: n.port })),
     clientNetwork: faultNeeds.clientProxies ? 'proxied' : 'direct',
@@ -170,7 +172,7 @@ export async function runTest(
   journal.onOp((op) => stats.observe(op));
 
   const mode = writeModeFor(strategy, config.fencing);
-  const acquireTimeoutMs = 3 * config.ttlMs + 1000;
+  const timing = runTiming(config);
   const specs: ClientSpec[] = Array.from({ length: config.concurrency }, (_, slot) => ({
     slot,
     concurrency: config.concurrency,
@@ -182,17 +184,17 @@ export async function runTest(
       zookeeper: cluster.zk.map((z) => `127.0.0.1:${portOf(z.name)}`).join(','),
       ...(cluster.zk[0] ? { zookeeperAuth: cluster.zk[0].userAuth } : {}),
       ttlMs: config.ttlMs,
-      acquireTimeoutMs,
+      acquireTimeoutMs: timing.acquireTimeoutMs,
       client: slot,
-      seed: (config.seed + slot * 7919) >>> 0,
+      seed: deriveSeed(config.seed, { purpose: 'lock-client', slot }),
     },
     pg: { ...cluster.pg!.connectionConfig(), ...via('pg') },
     mode,
     thinkMs: config.thinkMs,
     accounts: config.accounts,
     watchdog: config.watchdog,
-    seed: (config.seed * 31 + slot) >>> 0,
-    stepTimeoutMs: acquireTimeoutMs + 2000,
+    seed: deriveSeed(config.seed, { purpose: 'client-loop', slot }),
+    stepTimeoutMs: timing.stepTimeoutMs,
   }));
   // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
   if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
@@ -245,7 +247,7 @@ export async function runTest(
   abort.abort();
   await nemesisDone;
   await healNemesis.run();
-  await pool.stop(acquireTimeoutMs + 5000);
+  await pool.stop(timing.stopGraceMs);
   stopClients.cancel();
 
   // The harness's own read of the final state and the ledger: the lost-update checker's ground truth.

@@ -7,7 +7,7 @@ import { writeRunDir } from '../test/support/run-dirs.ts';
 import { writeReport } from '../report/report.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import { resolveConfig } from './options.ts';
+import { parseCommandLine } from './options.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { CSP, serveCommand, startResultsServer, type ResultsServer } from './serve-command.ts';
@@ -223,7 +223,7 @@ describe('npm run jepsen -- serve --port', () => {
     const probe = await startResultsServer(root, 0); // a port that is free right now
     await probe.close();
     const shutdown = new Shutdown();
-    const running = serveCommand(resolveConfig(['serve', `--port=${probe.port}`, `--results=${root}`]), shutdown);
+    const running = serveCommand(parseCommandLine(['serve', `--port=${probe.port}`, `--results=${root}`]), shutdown);
     let res: Response | undefined;
     for (let i = 0; i < 50 && !res; i++)
       res = await fetch(`http://127.0.0.1:${probe.port}/`).catch(
@@ -236,7 +236,7 @@ describe('npm run jepsen -- serve --port', () => {
 
   it('a port in use is a bad argument (exit 254) that says what to do, not a crash or another port', async () => {
     const err = await serveCommand(
-      resolveConfig(['serve', `--port=${server.port}`, `--results=${root}`]),
+      parseCommandLine(['serve', `--port=${server.port}`, `--results=${root}`]),
       new Shutdown(),
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HarnessError);
@@ -246,6 +246,6 @@ describe('npm run jepsen -- serve --port', () => {
   });
 
   it('rejects a port out of range before anything starts', () => {
-    expect(() => resolveConfig(['serve', '--port=70000'])).toThrow(/--port must be between 1 and 65535, got 70000/);
+    expect(() => parseCommandLine(['serve', '--port=70000'])).toThrow(/--port must be between 1 and 65535, got 70000/);
   });
 });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Config } from './options.ts';
+import type { ServeConfig } from './options.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
@@ -267,7 +267,7 @@ export async function startResultsServer(root: string, port?: number): Promise<R
 }
 
 /** Runs until Ctrl-C: the shutdown handler closes the server and exits. */
-export async function serveCommand(config: Readonly<Config>, shutdown: Shutdown): Promise<number> {
+export async function serveCommand(config: Readonly<ServeConfig>, shutdown: Shutdown): Promise<number> {
   let served: ResultsServer;
   try {
     served = await startResultsServer(config.resultsDir, config.port ?? undefined);

@@ -1,7 +1,9 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { OPTIONS, resolveConfig, type Config } from '../harness/options.ts';
+import type { OptionKind } from '../harness/option-table.ts';
 import { checkStrategyOptions } from '../harness/strategy-options.ts';
+import { ttlFractionMs } from '../common/run-timing.ts';
 
 /** What a matrix cell (or one of its latency runs) sets itself; everything else comes from the matrix's options. */
 export interface CellShape {
@@ -32,7 +34,7 @@ const CELL_OWNED = new Set(['lock', 'nemesis', 'fencing', 'seed', 'runs', 'matri
 
 /** argv without the named options, whether spelled `--name=value`, `--name value` or `--name` (a flag). */
 export function withoutOptions(argv: readonly string[], drop: (name: string) => boolean): string[] {
-  const kinds = new Map(OPTIONS.map((o) => [o.name, o.kind]));
+  const kinds = new Map<string, OptionKind>(OPTIONS.map((o) => [o.name, o.kind]));
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -66,8 +68,11 @@ export function cellArgv(matrix: Readonly<Config>, cell: CellShape): string[] {
   // The values the cell runs with before its floors and caps: the user's, with the scenario's options over them.
   const base = args.length || owned.size ? resolveConfig([...argv, ...args], () => matrix.seed) : matrix;
   const interval = Math.min(base.nemesisIntervalMs, cell.maxIntervalMs ?? Infinity);
-  const think = Math.max(base.thinkMs, Math.round((cell.minThinkTtlFraction ?? 0) * base.ttlMs));
-  const restartDelay = Math.max(base.restartDelayMs, Math.ceil((cell.minRestartDelayTtlFraction ?? 0) * base.ttlMs));
+  const think = Math.max(base.thinkMs, ttlFractionMs(base.ttlMs, cell.minThinkTtlFraction ?? 0, 'nearest'));
+  const restartDelay = Math.max(
+    base.restartDelayMs,
+    ttlFractionMs(base.ttlMs, cell.minRestartDelayTtlFraction ?? 0, 'up'),
+  );
   const timeLimit = cell.timeLimitS ?? Math.max(base.timeLimitS, cell.minTimeLimitS ?? 0);
   return [
     ...argv,

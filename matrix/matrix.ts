@@ -22,6 +22,7 @@ import type { Config } from '../harness/options.ts';
 import { runTimestamp } from '../store/results-store.ts';
 import { runTest, type RunOutcome } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
+import { deriveSeed } from '../common/random.ts';
 
 /** Runs one test to its verdict; the matrix takes it as a parameter so its logic is testable without servers. */
 export type RunOne = (config: Readonly<Config>) => Promise<RunOutcome>;
@@ -118,7 +119,7 @@ export async function measuredCell(
   const runs: CellRun[] = [];
   const outcomes: (RunOutcome | null)[] = [];
   while (needsAnotherRun(runs, config.runs, MAX_RERUNS)) {
-    const seed = (config.seed + runs.length) % 2 ** 31;
+    const seed = deriveSeed(config.seed, { purpose: 'cell-run', attempt: runs.length });
     try {
       const cell = cellConfig(config, shapeOf(col, strategy, seed));
       const out = await run(cell);

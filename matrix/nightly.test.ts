@@ -6,7 +6,7 @@ import type { RunResults } from '../checkers/run-results.ts';
 import type { RunOne } from './matrix.ts';
 import { nightlyCommand } from './nightly.ts';
 import type { NightlyCell, NightlyResult } from './nightly-result.ts';
-import { resolveConfig, type Config } from '../harness/options.ts';
+import { parseCommandLine, type Config } from '../harness/options.ts';
 import { isRemedyRun, oracleExpectation } from '../test/support/oracle-expectation.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { matrixPlan } from './matrix.ts';
@@ -61,7 +61,7 @@ function fakeRunner(override: (c: Readonly<Config>) => Shown | undefined = () =>
 
 async function night(argv: string[], run = fakeRunner()) {
   const lines: string[] = [];
-  const config = resolveConfig(['nightly', '--seed=100', ...argv]);
+  const config = parseCommandLine(['nightly', '--seed=100', ...argv]);
   const code = await nightlyCommand(config, new Shutdown(), (l) => lines.push(l), run);
   return { code, lines, dir: config.resultsDir };
 }
@@ -244,7 +244,11 @@ describe('nightly', () => {
     ]);
     expect(r.command).toContain('nightly --cells=expectations');
     expect(fs.readFileSync(path.join(dir, 'junit.xml'), 'utf8')).toContain('tests="2" failures="0"');
-    const none = resolveConfig(['nightly', '--cells=expectations', `--expectations=${path.join(root, 'absent.json')}`]);
+    const none = parseCommandLine([
+      'nightly',
+      '--cells=expectations',
+      `--expectations=${path.join(root, 'absent.json')}`,
+    ]);
     await expect(nightlyCommand(none, new Shutdown(), () => {}, run)).rejects.toThrow(
       /no such file|does not exist|names no cell|absent/,
     );
@@ -333,7 +337,7 @@ describe('nightly', () => {
     const measured = CELLS - SKIPPED;
     expect(measuredPerShard).toEqual([1, 2, 3].map((i) => Math.floor((measured - i) / 3) + 1));
     const merged = await nightlyCommand(
-      resolveConfig(['nightly', 'merge', ...shards.map((s) => s.dir), `--results=${path.join(root, 'merged')}`]),
+      parseCommandLine(['nightly', 'merge', ...shards.map((s) => s.dir), `--results=${path.join(root, 'merged')}`]),
       new Shutdown(),
       () => {},
     );
@@ -359,7 +363,7 @@ describe('nightly', () => {
     const b = await night([`--results=${path.join(root, 'x2')}`, '--shard=2/2', '--seed=7']);
     const merge = (dirs: string[]) =>
       nightlyCommand(
-        resolveConfig(['nightly', 'merge', ...dirs, `--results=${path.join(root, 'xm')}`]),
+        parseCommandLine(['nightly', 'merge', ...dirs, `--results=${path.join(root, 'xm')}`]),
         new Shutdown(),
         () => {},
       ).catch((e: Error) => e.message);
@@ -370,7 +374,7 @@ describe('nightly', () => {
   it("refuses the nightly job's options where they mean nothing, and a shard out of range (exit 254)", () => {
     const refused = (argv: string[]) => {
       try {
-        resolveConfig(argv);
+        parseCommandLine(argv);
       } catch (err) {
         return `${(err as { exitCode: number }).exitCode} ${(err as Error).message}`;
       }
@@ -382,7 +386,7 @@ describe('nightly', () => {
     expect(refused(['nightly', '--nemesis=clock'])).toContain(
       '254 --nemesis with nightly: the nightly job runs the whole matrix',
     );
-    expect(resolveConfig(['nightly', 'merge', 'a', 'b', '--results=out']).rest).toEqual(['merge', 'a', 'b']);
-    expect(resolveConfig(['nightly', '--shard=2/3']).shard).toEqual({ index: 2, count: 3 });
+    expect(parseCommandLine(['nightly', 'merge', 'a', 'b', '--results=out']).rest).toEqual(['merge', 'a', 'b']);
+    expect(parseCommandLine(['nightly', '--shard=2/3']).shard).toEqual({ index: 2, count: 3 });
   });
 });

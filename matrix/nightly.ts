@@ -26,7 +26,7 @@ import {
   type NightlyCell,
   type NightlyResult,
 } from './nightly-result.ts';
-import { resolveConfig, type Config } from '../harness/options.ts';
+import { resolveConfig, type Config, type NightlyConfig } from '../harness/options.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Shutdown } from '../common/shutdown.ts';
@@ -40,7 +40,7 @@ const NIGHTLY_OWN = new Set(['shard', 'baseline', 'expectations', 'results', 'se
 const consoleLog = (line: string) => console.error(line);
 
 /** The options every cell runs with: what the user gave (minus the job's own), with the CI-sized time limit by default. */
-export function nightlySettings(config: Readonly<Config>): string[] {
+export function nightlySettings(config: Readonly<NightlyConfig>): string[] {
   const given = withoutOptions(config.argv.slice(1), (name) => NIGHTLY_OWN.has(name)).filter((a) => a !== 'merge');
   return given.some((a) => a === '--time-limit' || a.startsWith('--time-limit='))
     ? given
@@ -49,7 +49,7 @@ export function nightlySettings(config: Readonly<Config>): string[] {
 
 /** `nightly merge <dir>…` or the night itself. */
 export async function nightlyCommand(
-  config: Readonly<Config>,
+  config: Readonly<NightlyConfig>,
   shutdown: Shutdown,
   log: (line: string) => void = consoleLog,
   run?: RunOne,
@@ -186,7 +186,7 @@ function readBaseline(dir: string): { dir: string; result: NightlyResult } {
 }
 
 /** `nightly merge <dir>…`: the shards of one night → one nightly.json, junit.xml, summary.md (and comparison.html) in --results. */
-async function nightlyMerge(config: Readonly<Config>, log: (line: string) => void): Promise<number> {
+async function nightlyMerge(config: Readonly<NightlyConfig>, log: (line: string) => void): Promise<number> {
   const dirs = config.rest.slice(1).map((d) => path.resolve(d));
   if (dirs.length === 0)
     throw new HarnessError('bad-arguments', 'nightly merge: give the results folder of every shard.', {

@@ -1,7 +1,7 @@
 import type { AccountRef } from '../history/bank.ts';
 import type { Journal } from '../history/journal.ts';
 import type { Op } from '../history/op.ts';
-import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
+import { processRole } from '../history/process-role.ts';
 
 /** A client that has just entered its critical section: it holds the lock (as far as it knows) and has read. */
 export interface CriticalSection {
@@ -49,8 +49,9 @@ export class CriticalSections {
 
   private observe(op: Op): void {
     if (typeof op.process !== 'number') return;
-    if (op.process >= WATCHDOG_PROCESS_OFFSET) {
-      if (op.f === 'renew' && op.type === 'invoke') this.lastRenew.set(op.process - WATCHDOG_PROCESS_OFFSET, op.time);
+    const role = processRole(op.process);
+    if (role.kind === 'watchdog') {
+      if (op.f === 'renew' && op.type === 'invoke') this.lastRenew.set(role.of, op.time);
       return;
     }
     if (op.f === 'acquire' && op.type === 'ok') {

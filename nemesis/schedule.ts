@@ -1,4 +1,4 @@
-import { seededRandom } from '../workloads/strategy.ts';
+import { deriveSeed, seededRandom } from '../common/random.ts';
 import type { FaultName } from '../history/fault-names.ts';
 import { runNeeds } from './fault-registry.ts';
 
@@ -55,7 +55,7 @@ export function* faultSchedule(
   opts: ScheduleOptions,
 ): Generator<ScheduledFault, void, void> {
   if (faults.length === 0) return;
-  const random = seededRandom(seed ^ 0x5eed_fa17);
+  const random = seededRandom(deriveSeed(seed, { purpose: 'fault-schedule' }));
   for (let step = 0; ; ) {
     const round = [...faults];
     // Fisher–Yates with the seeded stream.

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NemesisValue } from '../history/bank.ts';
 import type { ClusterNode } from '../cluster/node.ts';
-import { seededRandom } from '../workloads/strategy.ts';
+import { seededRandom } from '../common/random.ts';
 import { CriticalSections } from './critical-sections.ts';
 import { FailoverPair, PRIMARY_PROXY } from './failover-pair.ts';
 import type { FaultContext, FaultExecutor } from './fault.ts';

@@ -1,7 +1,7 @@
 import type { FinalRead, LedgerRow, WriteValue } from '../history/bank.ts';
 import { History } from '../history/history.ts';
 import type { Op, ProcessId } from '../history/op.ts';
-import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
+import { processRole } from '../history/process-role.ts';
 import { isRecord } from '../common/is-record.ts';
 
 export type Outcome = 'ok' | 'fail' | 'info' | 'open';
@@ -133,7 +133,7 @@ export class RunIndex {
 }
 
 /** p3, or p3·wd for a watchdog's renewals (process 100003), or the name of a non-client process. */
-export function processLabel(p: ProcessId, watchdogOffset = WATCHDOG_PROCESS_OFFSET): string {
-  if (typeof p !== 'number') return p;
-  return p >= watchdogOffset ? `p${p - watchdogOffset}·wd` : `p${p}`;
+export function processLabel(p: ProcessId): string {
+  const role = processRole(p);
+  return role.kind === 'watchdog' ? `p${role.of}·wd` : role.kind === 'client' ? `p${role.process}` : role.kind;
 }

@@ -1,6 +1,6 @@
 import type { FinalRead, WriteValue } from '../history/bank.ts';
 import type { Op, ProcessId } from '../history/op.ts';
-import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
+import { processRole, watchdogProcess } from '../history/process-role.ts';
 import type { FaultWindow } from '../history/fault-windows.ts';
 import { faultLabel } from '../history/fault-windows.ts';
 import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
@@ -64,9 +64,11 @@ export interface TimelineData {
 const OUTCOME = { ok: 0, fail: 1, info: 2, open: 3 } as const;
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
+/** Clients first, then their watchdogs, then the harness, then the nemesis. */
+const LANE_RANK = { client: 0, watchdog: 1, harness: 2, nemesis: 3 } as const;
+
 function laneOrder(a: ProcessId, b: ProcessId): number {
-  const rank = (p: ProcessId) =>
-    typeof p === 'number' ? (p >= WATCHDOG_PROCESS_OFFSET ? 1 : 0) : p === 'harness' ? 2 : 3;
+  const rank = (p: ProcessId) => LANE_RANK[processRole(p).kind];
   if (rank(a) !== rank(b)) return rank(a) - rank(b);
   return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
 }
@@ -80,14 +82,14 @@ function laneOrder(a: ProcessId, b: ProcessId): number {
  */
 function laneKey(p: ProcessId, concurrency: number | undefined): ProcessId {
   if (typeof p !== 'number' || !concurrency || concurrency < 1) return p;
-  return p >= WATCHDOG_PROCESS_OFFSET
-    ? WATCHDOG_PROCESS_OFFSET + ((p - WATCHDOG_PROCESS_OFFSET) % concurrency)
-    : p % concurrency;
+  const role = processRole(p);
+  return role.kind === 'watchdog' ? watchdogProcess(role.of % concurrency) : p % concurrency;
 }
 
 function laneLabel(key: ProcessId, concurrency: number | undefined): string {
   if (typeof key !== 'number' || !concurrency) return processLabel(key);
-  return key >= WATCHDOG_PROCESS_OFFSET ? `watchdog ${key - WATCHDOG_PROCESS_OFFSET}` : `client ${key}`;
+  const role = processRole(key);
+  return role.kind === 'watchdog' ? `watchdog ${role.of}` : `client ${key}`;
 }
 
 function cut(s: string, max: number): string {

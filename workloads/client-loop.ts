@@ -6,7 +6,9 @@
  */
 import type { AcquireOk, ReadOk, WriteValue } from '../history/bank.ts';
 import type { OpInput } from '../history/op.ts';
-import { WATCHDOG_PROCESS_OFFSET, watchdogEveryMs, type ClientSpec } from './client-protocol.ts';
+import type { ClientSpec } from './client-protocol.ts';
+import { watchdogProcess } from '../history/process-role.ts';
+import { runTiming } from '../common/run-timing.ts';
 import type { Resource } from './resource.ts';
 import { isLockNotAcquired, seededRandom, type Lease, type LockClient, type LockStrategy } from './strategy.ts';
 
@@ -70,185 +72,232 @@ class StepTimeout extends Error {
   }
 }
 
-export async function runClientLoop(loop: ClientLoop): Promise<void> {
-  const { spec, clock } = loop;
-  const stamp = () => clock.now();
-  const sleep = (ms: number) => new Promise<void>((resolve) => clock.setTimer(ms, resolve));
-  const withTimeout = <T>(p: Promise<T>, ms: number, step: string): Promise<T> => {
+/** The loop's running state: its connections, its current process id, and the step rules (Jepsen's interpreter). */
+class ClientSession {
+  readonly random: () => number;
+  private generation: number;
+  // One object, not two fields narrowed separately: `crashed` replaces both connections at once.
+  readonly conn: { lock: LockClient | null; resource: BankResource | null } = { lock: null, resource: null };
+
+  constructor(readonly loop: ClientLoop) {
+    this.random = seededRandom(loop.spec.seed);
+    this.generation = loop.spec.generation ?? 0;
+  }
+
+  /** The history process id this client runs as now: `slot + concurrency × generation`. */
+  pid(): number {
+    return this.loop.spec.slot + this.loop.spec.concurrency * this.generation;
+  }
+
+  now(): bigint {
+    return this.loop.clock.now();
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => this.loop.clock.setTimer(ms, resolve));
+  }
+
+  withTimeout<T>(p: Promise<T>, ms: number, step: string): Promise<T> {
     let cancel = () => {};
     return Promise.race([
       p,
-      new Promise<never>((_, reject) => (cancel = clock.setTimer(ms, () => reject(new StepTimeout(step, ms))))),
+      new Promise<never>(
+        (_, reject) => (cancel = this.loop.clock.setTimer(ms, () => reject(new StepTimeout(step, ms)))),
+      ),
     ]).finally(() => cancel());
-  };
-  const sendOp = (op: OpInput, at: bigint = stamp()) => loop.emit(op, at);
+  }
 
-  const random = seededRandom(spec.seed);
-  let generation = spec.generation ?? 0;
-  const pid = () => spec.slot + spec.concurrency * generation;
-  // One object, not two `let`s: closures below replace the connections, and TS's narrowing can't see that.
-  const conn: { lock: LockClient | null; resource: BankResource | null } = { lock: null, resource: null };
-
-  const op = (o: Omit<OpInput, 'process'>, at?: bigint) => sendOp({ ...o, process: pid() }, at);
+  /** An op of the client's current process, stamped now unless `at` says when it happened. */
+  op(o: Omit<OpInput, 'process'>, at: bigint = this.now()): void {
+    this.loop.emit({ ...o, process: this.pid() }, at);
+  }
 
   /** An unknown outcome: the old connections may still have the op in flight, so abandon them (Jepsen's rule). */
-  const crashed = () => {
-    const { lock: l, resource: r } = conn;
-    conn.lock = null;
-    conn.resource = null;
+  crashed(): void {
+    const { lock: l, resource: r } = this.conn;
+    this.conn.lock = null;
+    this.conn.resource = null;
     void l?.close().catch(() => {});
     void r?.close().catch(() => {});
-    generation++;
-  };
+    this.generation++;
+  }
 
-  const connect = async () => {
+  async connect(): Promise<void> {
+    const { loop, conn } = this;
+    const { spec } = loop;
     while (!loop.stopping() && (!conn.lock || !conn.resource)) {
       const what = conn.lock ? 'resource' : 'lock';
-      const invokedAt = stamp();
+      const invokedAt = this.now();
       try {
         conn.lock ??= lockClientOrThrow(
-          await withTimeout(loop.strategy.connect(spec.ctx), spec.stepTimeoutMs, 'connect'),
+          await this.withTimeout(loop.strategy.connect(spec.ctx), spec.stepTimeoutMs, 'connect'),
         );
-        conn.resource ??= await withTimeout(loop.connectResource(), spec.stepTimeoutMs, 'connect');
+        conn.resource ??= await this.withTimeout(loop.connectResource(), spec.stepTimeoutMs, 'connect');
       } catch (err) {
         // Recorded only when it fails, so a run that never connects says why instead of ending with no ops.
         // Nothing was done to the data: `fail`. Both stamps are the real ones, though sent together.
-        const failedAt = stamp();
-        op({ type: 'invoke', f: 'connect', value: { what } }, invokedAt);
-        op({ type: 'fail', f: 'connect', value: { what }, error: (err as Error).message }, failedAt);
+        const failedAt = this.now();
+        this.op({ type: 'invoke', f: 'connect', value: { what } }, invokedAt);
+        this.op({ type: 'fail', f: 'connect', value: { what }, error: (err as Error).message }, failedAt);
         loop.log(`client ${spec.slot}: connect failed (${(err as Error).message}); retrying`);
-        await sleep(200);
+        await this.sleep(200);
       }
     }
-  };
+  }
 
   /** Run one step as invoke + completion; a timeout or unexpected error is `info` and ends this process id. */
-  async function step<T>(
+  async step<T>(
     f: string,
     value: unknown,
     fn: () => Promise<T>,
     complete: (r: T) => { type: 'ok' | 'fail'; value: unknown; error?: string },
   ): Promise<T | undefined> {
-    op({ type: 'invoke', f, value });
+    this.op({ type: 'invoke', f, value });
     try {
-      const r = await withTimeout(fn(), spec.stepTimeoutMs, f);
-      const doneAt = stamp();
-      op({ f, ...complete(r) }, doneAt);
+      const r = await this.withTimeout(fn(), this.loop.spec.stepTimeoutMs, f);
+      const doneAt = this.now();
+      this.op({ f, ...complete(r) }, doneAt);
       return r;
     } catch (err) {
       // The brand, not `instanceof`: a plugin may throw the LockNotAcquired of another copy of fencepost.
       if (isLockNotAcquired(err)) {
-        op({ type: 'fail', f, value, error: 'not-acquired' });
+        this.op({ type: 'fail', f, value, error: 'not-acquired' });
         return undefined;
       }
-      op({ type: 'info', f, value, error: err instanceof StepTimeout ? 'timeout' : (err as Error).message });
-      crashed();
+      this.op({ type: 'info', f, value, error: err instanceof StepTimeout ? 'timeout' : (err as Error).message });
+      this.crashed();
       return undefined;
     }
   }
+}
 
-  while (!loop.stopping()) {
-    await connect();
-    const { lock: l, resource: r } = conn;
-    if (loop.stopping() || !l || !r) break;
-    const account = Math.floor(random() * spec.accounts);
+interface Watchdog {
+  /** A renewal failed: the lease is gone, the write must not be sent. */
+  lost(): boolean;
+  stop(): void;
+}
 
-    const lease = await step<Lease>(
-      'acquire',
-      { account },
-      () => l.acquire(`account-${account}`),
-      (lz) => ({
-        type: 'ok',
-        value: { account, token: lz.token, validityMs: lz.validityMs, attempts: lz.attempts } satisfies AcquireOk,
-      }),
+/**
+ * Redisson-style watchdog: renew every TTL/3 (runTiming's watchdogEveryMs) as a process of its own beside the
+ * client's; once a renewal fails the lease is lost and stays lost.
+ */
+function startWatchdog(session: ClientSession, l: LockClient, lease: Lease, account: number): Watchdog {
+  const { loop } = session;
+  const wdProcess = watchdogProcess(session.pid());
+  const every = runTiming(loop.spec.ctx).watchdogEveryMs;
+  const send = (op: Omit<OpInput, 'process'>) => loop.emit({ ...op, process: wdProcess }, session.now());
+  let lost = false;
+  let stopTimer = () => {};
+  const tick = () => {
+    stopTimer = loop.clock.setTimer(every, tick);
+    if (lost) return;
+    send({ type: 'invoke', f: 'renew', value: { account, token: lease.token } });
+    l.renew!(lease).then(
+      (ok) => {
+        if (!ok) lost = true;
+        send({ type: ok ? 'ok' : 'fail', f: 'renew', value: { account }, ...(ok ? {} : { error: 'lock-lost' }) });
+      },
+      (err) => {
+        lost = true;
+        send({ type: 'fail', f: 'renew', value: { account }, error: (err as Error).message });
+      },
     );
-    if (!lease) {
-      await sleep(10 + random() * 20);
-      continue;
-    }
+  };
+  stopTimer = loop.clock.setTimer(every, tick);
+  return { lost: () => lost, stop: () => stopTimer() };
+}
 
-    // Redisson-style watchdog: renew every TTL/3; once a renewal fails the lease is lost and the write is skipped.
-    let lost = false;
-    let stopWatchdog = () => {};
-    if (spec.watchdog && l.renew) {
-      const wdProcess = WATCHDOG_PROCESS_OFFSET + pid();
-      const every = watchdogEveryMs(spec.ctx.ttlMs);
-      const tick = () => {
-        stopWatchdog = clock.setTimer(every, tick);
-        if (lost) return;
-        sendOp({ process: wdProcess, type: 'invoke', f: 'renew', value: { account, token: lease.token } });
-        l.renew!(lease).then(
-          (ok) => {
-            if (!ok) lost = true;
-            sendOp({
-              process: wdProcess,
-              type: ok ? 'ok' : 'fail',
-              f: 'renew',
-              value: { account },
-              ...(ok ? {} : { error: 'lock-lost' }),
-            });
-          },
-          (err) => {
-            lost = true;
-            sendOp({ process: wdProcess, type: 'fail', f: 'renew', value: { account }, error: (err as Error).message });
-          },
-        );
-      };
-      stopWatchdog = clock.setTimer(every, tick);
-    }
+const NO_WATCHDOG: Watchdog = { lost: () => false, stop: () => {} };
 
-    const fenceToken = spec.mode === 'fenced' ? lease.token : undefined;
-    const answer = await step(
-      'read',
-      { account, token: fenceToken },
-      () => r.read(account, fenceToken),
-      (v) =>
-        'stale' in v
-          ? { type: 'fail', value: { account, token: fenceToken }, error: 'stale-token' }
-          : { type: 'ok', value: v },
-    );
-    const read: ReadOk | undefined = answer && !('stale' in answer) ? answer : undefined;
-    if (read) {
-      await sleep(spec.thinkMs);
-      const delta = 1 + Math.floor(random() * 100);
-      const w: WriteValue = {
-        account,
-        from: read.balance,
-        to: read.balance + delta,
-        delta,
-        token: lease.token,
-        basedOn: read.lastWriteId,
-        version: read.version,
-      };
-      if (lost) {
-        op({ type: 'invoke', f: 'write', value: w });
-        op({ type: 'fail', f: 'write', value: w, error: 'lock-lost' });
-      } else {
-        await step(
-          'write',
-          w,
-          () => r.write(w, spec.mode, pid()),
-          (res) =>
-            res.ok
-              ? { type: 'ok', value: { ...w, writeId: res.writeId } }
-              : { type: 'fail', value: w, error: res.reason },
-        );
-      }
-    }
-    stopWatchdog();
-    // After an info the connections are gone; the lease dies with its TTL/session, as it would in production.
-    if (conn.lock === l) {
-      await step(
-        'release',
-        { account, token: lease.token },
-        () => l.release(lease),
-        (released) => ({ type: 'ok', value: { account, released } }),
-      );
-    }
-    // A seeded 0–20 ms stagger between iterations (Jepsen's `stagger`). Without it clients fall into lockstep: under
-    // the postgres strategy the writer that just won reads the new version first, thinks as long as the others and
-    // so wins again — a 5 s run once had every one of 49 writes from one client, so no two clients ever raced.
-    await sleep(random() * 20);
+/** read → think → write under a held lease; the write is skipped (a `fail`, lock-lost) once the watchdog lost it. */
+async function readThinkWrite(
+  session: ClientSession,
+  r: BankResource,
+  lease: Lease,
+  account: number,
+  watchdog: Watchdog,
+): Promise<void> {
+  const { spec } = session.loop;
+  const fenceToken = spec.mode === 'fenced' ? lease.token : undefined;
+  const answer = await session.step(
+    'read',
+    { account, token: fenceToken },
+    () => r.read(account, fenceToken),
+    (v) =>
+      'stale' in v
+        ? { type: 'fail', value: { account, token: fenceToken }, error: 'stale-token' }
+        : { type: 'ok', value: v },
+  );
+  const read: ReadOk | undefined = answer && !('stale' in answer) ? answer : undefined;
+  if (!read) return;
+  await session.sleep(spec.thinkMs);
+  const delta = 1 + Math.floor(session.random() * 100);
+  const w: WriteValue = {
+    account,
+    from: read.balance,
+    to: read.balance + delta,
+    delta,
+    token: lease.token,
+    basedOn: read.lastWriteId,
+    version: read.version,
+  };
+  if (watchdog.lost()) {
+    session.op({ type: 'invoke', f: 'write', value: w });
+    session.op({ type: 'fail', f: 'write', value: w, error: 'lock-lost' });
+    return;
   }
-  await Promise.all([conn.lock?.close().catch(() => {}), conn.resource?.close().catch(() => {})]);
+  await session.step(
+    'write',
+    w,
+    () => r.write(w, spec.mode, session.pid()),
+    (res) =>
+      res.ok ? { type: 'ok', value: { ...w, writeId: res.writeId } } : { type: 'fail', value: w, error: res.reason },
+  );
+}
+
+/** One iteration on live connections: acquire → read → think → write → release. */
+async function iteration(session: ClientSession, l: LockClient, r: BankResource): Promise<void> {
+  const { spec } = session.loop;
+  const account = Math.floor(session.random() * spec.accounts);
+  const lease = await session.step<Lease>(
+    'acquire',
+    { account },
+    () => l.acquire(`account-${account}`),
+    (lz) => ({
+      type: 'ok',
+      value: { account, token: lz.token, validityMs: lz.validityMs, attempts: lz.attempts } satisfies AcquireOk,
+    }),
+  );
+  if (!lease) {
+    await session.sleep(10 + session.random() * 20);
+    return;
+  }
+  const watchdog = spec.watchdog && l.renew ? startWatchdog(session, l, lease, account) : NO_WATCHDOG;
+  await readThinkWrite(session, r, lease, account, watchdog);
+  watchdog.stop();
+  // After an info the connections are gone; the lease dies with its TTL/session, as it would in production.
+  if (session.conn.lock === l) {
+    await session.step(
+      'release',
+      { account, token: lease.token },
+      () => l.release(lease),
+      (released) => ({ type: 'ok', value: { account, released } }),
+    );
+  }
+  // A seeded 0–20 ms stagger between iterations (Jepsen's `stagger`). Without it clients fall into lockstep: under
+  // the postgres strategy the writer that just won reads the new version first, thinks as long as the others and
+  // so wins again — a 5 s run once had every one of 49 writes from one client, so no two clients ever raced.
+  await session.sleep(session.random() * 20);
+}
+
+export async function runClientLoop(loop: ClientLoop): Promise<void> {
+  const session = new ClientSession(loop);
+  while (!loop.stopping()) {
+    await session.connect();
+    const { lock: l, resource: r } = session.conn;
+    if (loop.stopping() || !l || !r) break;
+    await iteration(session, l, r);
+  }
+  const { lock: l, resource: r } = session.conn;
+  await Promise.all([l?.close().catch(() => {}), r?.close().catch(() => {})]);
 }

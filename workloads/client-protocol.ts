@@ -25,20 +25,6 @@ export interface ClientSpec {
   generation?: number;
 }
 
-/**
- * Watchdog renewals run beside the client's main loop; Jepsen's rule (one open op per process) gives them a
- * process of their own: `WATCHDOG_PROCESS_OFFSET + p` is process p's watchdog.
- */
-export const WATCHDOG_PROCESS_OFFSET = 100_000;
-
-/**
- * How often a --watchdog client renews its lease (Redisson's TTL/3): the client loop arms its renewal timer with
- * it, and pause-holder reads it to know when the paused holder's next renewal falls due.
- */
-export function watchdogEveryMs(ttlMs: number): number {
-  return Math.max(1, Math.floor(ttlMs / 3));
-}
-
 export type ToClient = { type: 'start'; spec: ClientSpec } | { type: 'stop' };
 /**
  * `at`: when the op happened, as the client's `process.hrtime.bigint()` (CLOCK_MONOTONIC, shared by every process

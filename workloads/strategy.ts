@@ -149,14 +149,5 @@ export function defineLock<S extends LockStrategy>(strategy: S): S {
   return strategy;
 }
 
-/** Small seeded PRNG (mulberry32) for retry jitter: runs replay from --seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Small seeded PRNG (mulberry32) for retry jitter: runs replay from --seed (ctx.seed). */
+export { seededRandom } from '../common/random.ts';

@@ -1,5 +1,6 @@
 import type { FaultExecutor } from '../fault.ts';
 import { lockServerKind, lockServers } from '../lock-servers.ts';
+import { runTiming } from '../../common/run-timing.ts';
 import { clockNote } from './clock-note.ts';
 import { shimCannotMove } from '../../history/fault-catalogue.ts';
 
@@ -23,7 +24,7 @@ export const clockStrobe: FaultExecutor = {
   async start(ctx) {
     const clocks = ctx.clocks!;
     const offsetMs = ctx.config.clockOffsetS * 1000;
-    const periodMs = Math.max(50, Math.round(ctx.config.ttlMs / 4));
+    const periodMs = runTiming(ctx.config).clockStrobePeriodMs;
     const servers = lockServers(ctx.servers, ctx.cluster, ctx.pair).map((s) => s.node);
     const names = [...servers.map((s) => s.name), ...ctx.clients.clients.map((c) => `client-${c.slot}`)];
     if (ctx.signal.aborted) return null;

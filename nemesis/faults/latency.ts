@@ -1,9 +1,7 @@
 import { pick, type FaultExecutor } from '../fault.ts';
 import { lockServers } from '../lock-servers.ts';
 import { heldBytesOf, heldBytesSince, someLockServers } from './partition.ts';
-
-/** One-way delay as a fraction of the TTL: small, a quarter (Redlock's validity shrinks), half (a round trip = TTL). */
-const FRACTIONS_OF_TTL = [0.05, 0.25, 0.5];
+import { runTiming } from '../../common/run-timing.ts';
 
 /**
  * Client↔server latency through the harness's proxies: for `--pause` ms every chunk to and from a random subset
@@ -17,7 +15,7 @@ export const latency: FaultExecutor = {
     lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to slow down',
   async start(ctx) {
     const targets = someLockServers(ctx);
-    const ms = Math.max(1, Math.round(pick(ctx.random, FRACTIONS_OF_TTL) * ctx.config.ttlMs));
+    const ms = pick(ctx.random, runTiming(ctx.config).latencyChoicesMs);
     if (!targets.length || ctx.signal.aborted) return null;
     const before = heldBytesOf(
       ctx.proxies,

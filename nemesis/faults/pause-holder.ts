@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { watchdogEveryMs } from '../../workloads/client-protocol.ts';
+import { runTiming } from '../../common/run-timing.ts';
 import type { CriticalSection } from '../critical-sections.ts';
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
@@ -35,10 +35,10 @@ export function writeLeadMs(
   config: { readonly watchdog: boolean; readonly thinkMs: number; readonly ttlMs: number },
 ): number | null {
   if (!config.watchdog) return Infinity;
-  if (config.thinkMs + WRITE_FIRST_MARGIN_MS > watchdogEveryMs(config.ttlMs)) return Infinity;
+  if (config.thinkMs + WRITE_FIRST_MARGIN_MS > runTiming(config).watchdogEveryMs) return Infinity;
   const armedAt = s.lastRenewTime ?? s.acquireTime;
   if (armedAt === undefined) return null;
-  const nextRenewalMs = armedAt / 1e6 + watchdogEveryMs(config.ttlMs);
+  const nextRenewalMs = armedAt / 1e6 + runTiming(config).watchdogEveryMs;
   const thinkEndsMs = s.readTime / 1e6 + config.thinkMs;
   const lead = nextRenewalMs - thinkEndsMs;
   return lead >= WRITE_FIRST_MARGIN_MS ? Math.round(lead) : null;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import zookeeper from 'node-zookeeper-client';
 import { LockNotAcquired, type LockClient, type LockContext, type LockStrategy, type Lease } from '../strategy.ts';
 import { ZkSession, ZkSessionExpired, zkErrorCode } from './zk-session.ts';
+import { runTiming } from '../../common/run-timing.ts';
 
 const { CreateMode, Exception } = zookeeper;
 
@@ -187,10 +188,9 @@ const zk: LockStrategy = {
   renews: false,
   defaultFaults: ['pause-holder', 'kill', 'pause-node', 'partition'],
   async connect(ctx) {
-    // Connecting needs a quorum and may have to try each server: a few session timeouts, at least 5 s.
     return new ZkLockClient(
       ctx,
-      await ZkSession.open(ctx.zookeeper, ctx.ttlMs, Math.max(5_000, 3 * ctx.ttlMs), ctx.zookeeperAuth),
+      await ZkSession.open(ctx.zookeeper, ctx.ttlMs, runTiming(ctx).connectTimeoutMs, ctx.zookeeperAuth),
     );
   },
 };

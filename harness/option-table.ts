@@ -1,0 +1,167 @@
+import { HarnessError } from '../common/errors.ts';
+import { CLI } from '../common/cli-name.ts';
+
+/**
+ * How an option's value is read: a whole number within bounds, a flag, one of fixed choices, or a string. An
+ * option whose value needs more (a shard, a JSON value, a fault list) adds `parse`.
+ */
+export type OptionKind = 'int' | 'string' | 'bool' | 'enum';
+
+/**
+ * One row of an option table: its type, default, bounds and help line. `--help` is printed from the rows and the
+ * parser reads argv against them; the values' TypeScript types are derived from the rows (`OptionValues`), so an
+ * option cannot be read under a type other than the one it is parsed as.
+ */
+export interface OptionSpec {
+  readonly name: string;
+  readonly kind: OptionKind;
+  /** Default shown in --help; absent = derived or none (`defaultText` says which). */
+  readonly default?: string | number | boolean;
+  readonly defaultText?: string;
+  readonly choices?: readonly string[];
+  readonly min?: number;
+  readonly max?: number;
+  readonly help: string;
+  /** Reads a value the kind alone cannot check; throws `bad(…)` with what is wrong. */
+  readonly parse?: (raw: string) => unknown;
+}
+
+/** The value type a row parses to (fast-check derives its parameters' types from their declarations the same way). */
+type ValueOf<S extends OptionSpec> = S extends { parse: (raw: string) => infer T }
+  ? T
+  : S extends { kind: 'int' }
+    ? number
+    : S extends { kind: 'bool' }
+      ? boolean
+      : S extends { choices: readonly (infer C)[] }
+        ? C
+        : string;
+
+/** Parsed values of a table, by option name: `undefined` where an option without a default was not given. */
+export type OptionValues<T extends readonly OptionSpec[]> = {
+  readonly [S in T[number] as S['name']]: S extends { default: unknown } ? ValueOf<S> : ValueOf<S> | undefined;
+};
+
+export function bad(message: string, hint?: string): HarnessError {
+  return new HarnessError('bad-arguments', message, { hint: hint ?? `see \`${CLI} --help\`` });
+}
+
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++)
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+  return d[a.length][b.length];
+}
+
+export function didYouMean(word: string, choices: readonly string[]): string {
+  const best = choices.map((c) => [c, editDistance(word, c)] as const).sort((x, y) => x[1] - y[1])[0];
+  return best && best[1] <= 2 ? ` Did you mean ${best[0]}?` : '';
+}
+
+function parseValue(spec: OptionSpec, raw: string): unknown {
+  switch (spec.kind) {
+    case 'bool':
+      if (raw === 'true' || raw === '') return true;
+      if (raw === 'false') return false;
+      throw bad(`--${spec.name} takes no value or true/false, got "${raw}".`);
+    case 'int': {
+      if (!/^-?\d+$/.test(raw))
+        throw bad(
+          `--${spec.name} must be a whole number${spec.min !== undefined ? ` ≥ ${spec.min}` : ''}, got "${raw}".`,
+        );
+      const n = Number(raw);
+      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+        throw bad(`--${spec.name} must be between ${spec.min ?? '-∞'} and ${spec.max ?? '∞'}, got ${n}.`);
+      }
+      return n;
+    }
+    case 'enum':
+      if (!spec.choices!.includes(raw))
+        throw bad(
+          `--${spec.name} must be one of ${spec.choices!.join(', ')}; got "${raw}".${didYouMean(raw, spec.choices!)}`,
+        );
+      return raw;
+    case 'string':
+      if (raw === '' && !spec.parse) throw bad(`--${spec.name} needs a value.`);
+      return spec.parse ? spec.parse(raw) : raw;
+  }
+}
+
+export interface ParsedArgv<T extends readonly OptionSpec[]> {
+  values: OptionValues<T>;
+  /** The options the user gave, in the order given (a repeated one once, where it first appeared). */
+  given: readonly T[number]['name'][];
+  /** Arguments that are not options. */
+  words: string[];
+}
+
+export interface ParseRules {
+  /** Whether words (non-option arguments) are collected or refused. */
+  readonly words: 'collect' | 'refuse';
+  /** Refused word → its error (the caller knows what words it takes). */
+  readonly badWord?: (word: string) => HarnessError;
+  /** An option this table lacks: another subcommand's (its refusal), or null for "unknown option". */
+  readonly elsewhere?: (name: string) => HarnessError | null;
+}
+
+/**
+ * argv against one table: `--name=value`, `--name value`, `--flag`; a later occurrence wins. Every error is a
+ * bad-arguments HarnessError (exit 254) naming the option and what it takes.
+ */
+export function parseArgv<const T extends readonly OptionSpec[]>(
+  argv: readonly string[],
+  table: T,
+  rules: ParseRules,
+): ParsedArgv<T> {
+  const specs = new Map<string, OptionSpec>(table.map((o) => [o.name, o]));
+  const raw = new Map<string, unknown>();
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) {
+      if (rules.words === 'refuse') throw rules.badWord?.(arg) ?? bad(`unexpected argument "${arg}".`);
+      words.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const spec = specs.get(name);
+    if (!spec) {
+      throw (
+        rules.elsewhere?.(name) ??
+        bad(
+          `unknown option --${name}.${didYouMean(name, [...specs.keys()]).replace('Did you mean ', 'Did you mean --')} Valid options: ${[...specs.keys()].map((k) => `--${k}`).join(' ')}`,
+        )
+      );
+    }
+    let value: string;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else if (spec.kind === 'bool') value = '';
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) value = argv[++i];
+    else throw bad(`--${name} needs a value.`);
+    raw.set(name, parseValue(spec, value));
+  }
+  const values: Record<string, unknown> = {};
+  for (const o of table)
+    values[o.name] = raw.has(o.name)
+      ? raw.get(o.name)
+      : o.parse && typeof o.default === 'string'
+        ? o.parse(o.default)
+        : o.default;
+  // The one cast: the loop above filled each row's value by its kind, which is what OptionValues spells.
+  return { values: values as OptionValues<T>, given: [...raw.keys()], words };
+}
+
+/** One help line per row. */
+export function helpRows(table: readonly OptionSpec[]): string[] {
+  return table.map((o) => {
+    const flag =
+      o.kind === 'bool'
+        ? `--${o.name}`
+        : `--${o.name}=<${o.kind === 'enum' ? o.choices!.join('|') : o.kind === 'int' ? 'n' : 'value'}>`;
+    const def = o.defaultText ?? (o.default === undefined ? '' : String(o.default));
+    return `  ${flag.padEnd(36)} ${o.help}${def !== '' ? ` (default: ${def})` : ''}`;
+  });
+}
