@@ -5,5 +5,8 @@ import { provision } from '../cluster/provision.ts';
  * boot, through the same provisioning code the CLI uses (apt when root). The `unit` tier has no global setup.
  */
 export default async function setup(): Promise<void> {
-  await provision(['redis', 'etcd', 'zk', 'pg', 'cc'], (line) => console.log(line));
+  // The lock libraries too: the foreign rows' server tests (locks/*.servers.test.ts) run their real glue.
+  await provision(['redis', 'etcd', 'zk', 'pg', 'cc', 'redis-py', 'kazoo', 'python-etcd3', 'curator', 'etcd-go'], (line) =>
+    console.log(line),
+  );
 }
