@@ -33,7 +33,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     name: 'lock',
     kind: 'string',
     default: 'redlock',
-    help: `lock strategy: ${BUILTIN_LOCKS.join('|')}|all|./plugin.ts`,
+    help: `lock strategy: ${BUILTIN_LOCKS.join('|')}|all|./plugin.ts|./lock.json|exec:./program`,
   },
   {
     name: 'nemesis',
@@ -253,6 +253,8 @@ function parseValue(spec: OptionSpec, raw: string): string | number | boolean {
 
 function validateLock(lock: string): void {
   if ((BUILTIN_LOCKS as readonly string[]).includes(lock) || lock === 'all') return;
+  // A lock in another language: its manifest or program is checked where it is loaded (workloads/foreign/manifest.ts).
+  if (lock.startsWith('exec:')) return;
   if (isPluginPath(lock)) {
     if (!fs.existsSync(path.resolve(lock)))
       throw bad(

@@ -175,6 +175,7 @@ export async function runTest(
     slot,
     concurrency: config.concurrency,
     strategyUrl: strategy.moduleUrl,
+    ...(strategy.foreign ? { foreign: strategy.foreign } : {}),
     ctx: {
       redis: redisEndpoints,
       etcd: cluster.etcd.map((e) => `http://127.0.0.1:${portOf(e.name)}`),

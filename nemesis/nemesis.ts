@@ -35,6 +35,17 @@ export interface ClientProcess {
   /** Whether the nemesis has SIGSTOPped it. */
   paused: boolean;
   exited: boolean;
+  /**
+   * The client's foreign lock process (a lock in another language), when it runs one: part of the client for every
+   * fault — `signal` stops and resumes it with the client, as a GC pause stops a library's keep-alive threads.
+   */
+  lockProcess?: { pid: number; command: string } | null;
+}
+
+/** A client as a fault's record names it: its process id and pid, and its lock process when it has one. */
+export function clientTarget(c: Pick<ClientProcess, 'process' | 'pid' | 'lockProcess'>, pid = c.pid): string {
+  const lock = c.lockProcess ? `, lock process pid ${c.lockProcess.pid}: ${c.lockProcess.command}` : '';
+  return `client p${c.process} (pid ${pid}${lock})`;
 }
 
 /** The run's client processes (harness/client-pool.ts's ClientPool is one): what pause faults signal. */
