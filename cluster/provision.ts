@@ -14,7 +14,8 @@ export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'cc' | 'debootstrap' 
  * The real lock libraries the built-in foreign rows run (locks/): Debian's packages, installed like the servers.
  * The Python ones are checked where Debian's /usr/bin/python3 finds them (a pyenv python3 earlier on PATH does not).
  */
-export type LockLibrary = 'redis-py' | 'kazoo' | 'python-etcd3' | 'curator' | 'etcd-go';
+export const LOCK_LIBRARIES = ['redis-py', 'kazoo', 'python-etcd3', 'curator', 'etcd-go'] as const;
+export type LockLibrary = (typeof LOCK_LIBRARIES)[number];
 
 const PY_DIST = '/usr/lib/python3/dist-packages';
 
@@ -94,8 +95,7 @@ export const REQUIREMENTS: Record<Requirement, RequirementSpec> = {
   'etcd-go': {
     what: "Go and etcd's Go client source (GOPATH /usr/share/gocode) to build the concurrency.Mutex glue",
     packages: ['golang-go', 'golang-etcd-server-dev'],
-    present: () =>
-      onPath('go') && fs.existsSync('/usr/share/gocode/src/go.etcd.io/etcd/clientv3/concurrency/mutex.go'),
+    present: () => onPath('go') && fs.existsSync('/usr/share/gocode/src/go.etcd.io/etcd/clientv3/concurrency/mutex.go'),
   },
   debootstrap: {
     what: 'debootstrap (builds the docker node image offline)',

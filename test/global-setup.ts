@@ -1,4 +1,4 @@
-import { provision } from '../cluster/provision.ts';
+import { LOCK_LIBRARIES, provision } from '../cluster/provision.ts';
 
 /**
  * `npm test` alone must pass on a fresh Debian machine: install the servers the `servers` (and `docker`) tests
@@ -6,7 +6,5 @@ import { provision } from '../cluster/provision.ts';
  */
 export default async function setup(): Promise<void> {
   // The lock libraries too: the foreign rows' server tests (locks/*.servers.test.ts) run their real glue.
-  await provision(['redis', 'etcd', 'zk', 'pg', 'cc', 'redis-py', 'kazoo', 'python-etcd3', 'curator', 'etcd-go'], (line) =>
-    console.log(line),
-  );
+  await provision(['redis', 'etcd', 'zk', 'pg', 'cc', ...LOCK_LIBRARIES], (line) => console.log(line));
 }

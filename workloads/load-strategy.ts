@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { HarnessError } from '../common/errors.ts';
 import { isBuiltinLock, isPluginPath } from './lock-names.ts';
 import { resolveStrategy, strategyProblems, type ResolvedStrategy } from './resolved-strategy.ts';
@@ -21,6 +21,8 @@ export function strategyModuleUrl(lock: string): string {
 export async function loadStrategy(lock: string): Promise<ResolvedStrategy> {
   if (isForeignLock(lock)) return loadForeignLock(lock);
   const moduleUrl = strategyModuleUrl(lock);
+  // A built-in foreign row (kazoo, curator, …): its manifest in locks/, read like a user's, resolved as a built-in.
+  if (isBuiltinLock(lock) && moduleUrl.endsWith('.json')) return loadForeignLock(lock, fileURLToPath(moduleUrl), true);
   if (moduleUrl.startsWith('file:') && !fs.existsSync(new URL(moduleUrl)))
     throw new HarnessError('bad-arguments', `--lock=${lock}: no such file`);
   let mod: { default?: unknown };
@@ -45,8 +47,8 @@ export async function loadStrategy(lock: string): Promise<ResolvedStrategy> {
  * A lock in another language: its manifest (or exec: form) checked and resolved by the same rules as a plugin's
  * declaration. The clients start its command; `moduleUrl` names the manifest (or program) for the record.
  */
-export function loadForeignLock(lock: string): ResolvedStrategy {
-  const read = readForeignLock(lock);
+export function loadForeignLock(lock: string, manifestPath = lock, builtin = false): ResolvedStrategy {
+  const read = readForeignLock(manifestPath);
   if ('problems' in read) {
     throw new HarnessError('bad-arguments', `--lock=${lock}: ${read.problems.join('; ')}.`, {
       hint: 'see README, "Your lock in any language", for a complete manifest',
@@ -59,7 +61,7 @@ export function loadForeignLock(lock: string): ResolvedStrategy {
     {
       lock,
       moduleUrl,
-      builtin: false,
+      builtin,
       foreign: command,
     },
   );
