@@ -192,6 +192,8 @@ export const SUBCOMMANDS = {
   doctor: 'check binaries, boot the whole cluster, call every node, print versions and boot times, tear down',
   check: 'check <run-dir> | check --model=<register|cas-register|mutex|account> <history.jsonl|history.edn>',
   compare: 'compare <run-dir> <run-dir> [...]  → compare.html',
+  'lock-check':
+    'lock-check <manifest.json | exec:program>: the lock-client protocol contract test against the lock\'s own servers (README, "Your lock in any language")',
   cleanup: 'stop leftovers (servers, clients) of runs that were killed with kill -9',
   serve: 'serve the results folder on 127.0.0.1 for browsing',
   nightly:
@@ -314,7 +316,7 @@ export function resolveConfig(
   const specs = new Map(OPTIONS.map((o) => [o.name, o]));
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (command === 'check' || command === 'compare') {
+    if (command === 'check' || command === 'compare' || (command === 'lock-check' && !arg.startsWith('--'))) {
       rest.push(arg);
       continue;
     }

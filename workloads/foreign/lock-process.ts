@@ -183,6 +183,11 @@ export class LockProcess {
     }
   }
 
+  /** Whether requests can still be sent (nothing broke the protocol, it was not killed, it has not exited). */
+  get usable(): boolean {
+    return this.broken === null;
+  }
+
   /** Resolves once the process has exited and its output is read. */
   get exited(): Promise<void> {
     return this.exitedPromise;
