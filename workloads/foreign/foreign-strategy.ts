@@ -10,6 +10,13 @@ import { LockProcess, type LockProcessEvents } from './lock-process.ts';
 import type { ForeignCommand } from './manifest.ts';
 import { ACQUIRE_GRACE_MS, type ForeignReply } from './protocol.ts';
 
+/**
+ * The least time `connect`'s reply gets: the process has to start first. A JVM with Curator took 1.6–5 s from
+ * spawn to connected on 2 busy cores (five starting at once), so a connect held to the acquire timeout (1.5 s in a
+ * test, 1.9 s at --ttl=300) refused Curator outright.
+ */
+export const CONNECT_TIMEOUT_MIN_MS = 15_000;
+
 /** How long any reply but acquire's may take: the acquire timeout (3 × TTL + 1 s), stated in `connect`. */
 export function replyTimeoutMs(ctx: Pick<LockContext, 'acquireTimeoutMs'>): number {
   return ctx.acquireTimeoutMs;
@@ -40,7 +47,7 @@ export function foreignStrategy(name: string, cmd: ForeignCommand, events: LockP
             client: ctx.client,
             seed: ctx.seed,
           },
-          replyMs,
+          Math.max(replyMs, CONNECT_TIMEOUT_MIN_MS),
         );
         if (r.kind !== 'connected') throw new Error(`connect: ${describe(r)}`);
       } catch (err) {
