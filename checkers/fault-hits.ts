@@ -196,7 +196,10 @@ export const JUDGES: Readonly<Record<string, Judge>> = {
     const lockMissed = lockProcessRanOn(p);
     if (lockMissed) return { ...shot, hit: false, evidence: lockMissed };
     const short = shorterThanTtl(num(p.durationMs), num(p.ttlMs), 'it paused the holder');
-    return short ? { ...shot, hit: false, evidence: short } : shot;
+    if (short) return { ...shot, hit: false, evidence: short };
+    return p.lockStopped === true
+      ? { ...shot, evidence: `${shot.evidence}, its lock process (pid ${String(p.lockPid)}) with it` }
+      : shot;
   },
   'restart-empty': (start, _end, h, byProcess) => judge(start, h, byProcess),
   clock: (start, _end, h, byProcess) => {
