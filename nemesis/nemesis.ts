@@ -42,12 +42,6 @@ export interface ClientProcess {
   lockProcess?: { pid: number; command: string } | null;
 }
 
-/** A client as a fault's record names it: its process id and pid, and its lock process when it has one. */
-export function clientTarget(c: Pick<ClientProcess, 'process' | 'pid' | 'lockProcess'>, pid = c.pid): string {
-  const lock = c.lockProcess ? `, lock process pid ${c.lockProcess.pid}: ${c.lockProcess.command}` : '';
-  return `client p${c.process} (pid ${pid}${lock})`;
-}
-
 /** The run's client processes (harness/client-pool.ts's ClientPool is one): what pause faults signal. */
 export interface ClientProcesses {
   readonly clients: readonly ClientProcess[];

@@ -1,6 +1,6 @@
 import { pick, type FaultExecutor } from '../fault.ts';
 import { pastTheHold } from '../fault-needs.ts';
-import { clientTarget } from '../nemesis.ts';
+import { clientTarget, lockProcessStopped } from '../client-target.ts';
 
 /** SIGSTOP a random client process for `--pause` ms, wherever it is in its loop. */
 export const pauseClient: FaultExecutor = {
@@ -18,9 +18,17 @@ export const pauseClient: FaultExecutor = {
     clients.signal(c.slot, 'SIGSTOP');
     // The evidence that it acted: a client process still alive, now stopped (fault-hits.ts judges it).
     const stopped = c.paused && !c.exited;
+    // And its lock process (a lock in another language) with it, by /proc's word.
+    const lockStopped = await lockProcessStopped(lockPid);
     return {
       targets: [target],
-      params: { durationMs: config.pauseMs, slot: c.slot, pid: c.pid, ...(lockPid ? { lockPid } : {}), stopped },
+      params: {
+        durationMs: config.pauseMs,
+        slot: c.slot,
+        pid: c.pid,
+        ...(lockPid ? { lockPid, lockStopped } : {}),
+        stopped,
+      },
       holdMs: config.pauseMs,
       async heal() {
         clients.signal(c.slot, 'SIGCONT');

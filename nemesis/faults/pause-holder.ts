@@ -5,7 +5,7 @@ import type { CriticalSection } from '../critical-sections.ts';
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { pastTheHold } from '../fault-needs.ts';
-import { clientTarget } from '../nemesis.ts';
+import { clientTarget, lockProcessStopped } from '../client-target.ts';
 
 /** How long pause-holder waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -114,12 +114,13 @@ export const pauseHolder: FaultExecutor = {
       clients.signal(section.slot, 'SIGSTOP');
       strike = strikeNow(ctx.journal);
     }
+    const lockStopped = await lockProcessStopped(lockPid);
     return {
       targets: [target],
       params: {
         durationMs: config.pauseMs,
         // The client's lock process (a lock in another language), stopped with it.
-        ...(lockPid ? { lockPid } : {}),
+        ...(lockPid ? { lockPid, lockStopped } : {}),
         ttlMs: config.ttlMs,
         slot: section.slot,
         account: section.account,
