@@ -309,6 +309,26 @@ describe('faultHits', () => {
     ]);
   });
 
+  it('pause-client with a lock process (a lock in another language): a hit only when that process stopped too', () => {
+    const target = (pid: number) => `client p1 (pid 77, lock process pid ${pid}: /usr/bin/python3 lock.py)`;
+    const hits = faultHits(
+      history(
+        nemesis('pause-client', 'start', { slot: 1, pid: 77, lockPid: 90, lockStopped: true, stopped: true }, [
+          target(90),
+        ]),
+        nemesis('pause-client', 'end'),
+        nemesis('pause-client', 'start', { slot: 1, pid: 77, lockPid: 91, lockStopped: false, stopped: true }, [
+          target(91),
+        ]),
+        nemesis('pause-client', 'end'),
+      ),
+    );
+    expect(hits['pause-client'].shots.map((s) => [s.hit, s.evidence])).toEqual([
+      [true, `stopped ${target(90)}`],
+      [false, "its lock process (pid 91) was not stopped with it: the lock's own threads kept running"],
+    ]);
+  });
+
   it('kill: a hit only when the killed member restarted and answered a probe', () => {
     const hits = faultHits(
       history(

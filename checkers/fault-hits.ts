@@ -143,6 +143,16 @@ function judgeByEnd(start: Op, end: Op | undefined): FaultShot {
 /** What one shot of a fault did, from its `start` record, its `end` record and the history. Pure. */
 type Judge = (start: Op, end: Op | undefined, history: History, byProcess: Map<number, Op[]>) => FaultShot;
 
+/**
+ * A client with a lock process (a lock in another language) is paused only when both are: a lock process that ran on
+ * kept its session or lease alive, so the pause tested nothing. Null when it was stopped too, or there is none.
+ */
+function lockProcessRanOn(p: Record<string, unknown>): string | null {
+  return p.lockStopped === false
+    ? `its lock process (pid ${String(p.lockPid)}) was not stopped with it: the lock's own threads kept running`
+    : null;
+}
+
 const hitOrMiss = (start: Op, why: string | null, evidence: string): FaultShot => ({
   index: start.index,
   hit: why === null,
@@ -179,8 +189,13 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
     const shot = judge(start, h, byProcess);
     if (!shot.hit) return shot;
     const p = paramsOf(start);
+    const lockMissed = lockProcessRanOn(p);
+    if (lockMissed) return { ...shot, hit: false, evidence: lockMissed };
     const short = shorterThanTtl(num(p.durationMs), num(p.ttlMs), 'it paused the holder');
-    return short ? { ...shot, hit: false, evidence: short } : shot;
+    if (short) return { ...shot, hit: false, evidence: short };
+    return p.lockStopped === true
+      ? { ...shot, evidence: `${shot.evidence}, its lock process (pid ${String(p.lockPid)}) with it` }
+      : shot;
   },
   clock: (start, _end, h, byProcess) => {
     // A run from before clock was refused for etcd: its jump on an etcd member moved nothing (shimCannotMove).
@@ -204,7 +219,7 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
     const target = targetsOf(start).join(', ');
     if (p.stopped !== true)
       return hitOrMiss(start, `${target || 'the client'} was not a live process when stopped`, '');
-    return hitOrMiss(start, null, `stopped ${target}`);
+    return hitOrMiss(start, lockProcessRanOn(p), `stopped ${target}`);
   },
   kill: (start, end) => {
     const target = targetsOf(start).join(', ');

@@ -8,7 +8,16 @@ import { PACKAGE_SERVICES, servicesToStop } from './service-stops.ts';
  * DBs on each node: when something is missing and we are root on Debian/Ubuntu, install it with apt; otherwise
  * stop before anything starts and print the exact command.
  */
-export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'cc' | 'debootstrap';
+export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'cc' | 'debootstrap' | LockLibrary;
+
+/**
+ * The real lock libraries the built-in foreign rows run (locks/): Debian's packages, installed like the servers.
+ * The Python ones are checked where Debian's /usr/bin/python3 finds them (a pyenv python3 earlier on PATH does not).
+ */
+export const LOCK_LIBRARIES = ['redis-py', 'kazoo', 'python-etcd3', 'curator', 'etcd-go'] as const;
+export type LockLibrary = (typeof LOCK_LIBRARIES)[number];
+
+const PY_DIST = '/usr/lib/python3/dist-packages';
 
 interface RequirementSpec {
   what: string;
@@ -63,6 +72,31 @@ export const REQUIREMENTS: Record<Requirement, RequirementSpec> = {
     present: () => findPostgresBinDir() !== null,
   },
   cc: { what: 'a C compiler (cc) for the clock shim', packages: ['gcc', 'libc6-dev'], present: () => onPath('cc') },
+  'redis-py': {
+    what: "redis-py (Debian's python3-redis)",
+    packages: ['python3-redis'],
+    present: () => fs.existsSync('/usr/bin/python3') && fs.existsSync(`${PY_DIST}/redis/lock.py`),
+  },
+  kazoo: {
+    what: "kazoo (Debian's python3-kazoo)",
+    packages: ['python3-kazoo'],
+    present: () => fs.existsSync('/usr/bin/python3') && fs.existsSync(`${PY_DIST}/kazoo/recipe/lock.py`),
+  },
+  'python-etcd3': {
+    what: "python-etcd3 (Debian's python3-etcd3)",
+    packages: ['python3-etcd3'],
+    present: () => fs.existsSync('/usr/bin/python3') && fs.existsSync(`${PY_DIST}/etcd3/locks.py`),
+  },
+  curator: {
+    what: 'Apache Curator (/usr/share/java/curator-recipes.jar) and javac to compile its glue',
+    packages: ['libcurator-recipes-java', 'default-jdk-headless'],
+    present: () => onPath('javac') && fs.existsSync('/usr/share/java/curator-recipes.jar'),
+  },
+  'etcd-go': {
+    what: "Go and etcd's Go client source (GOPATH /usr/share/gocode) to build the concurrency.Mutex glue",
+    packages: ['golang-go', 'golang-etcd-server-dev'],
+    present: () => onPath('go') && fs.existsSync('/usr/share/gocode/src/go.etcd.io/etcd/clientv3/concurrency/mutex.go'),
+  },
   debootstrap: {
     what: 'debootstrap (builds the docker node image offline)',
     packages: ['debootstrap'],

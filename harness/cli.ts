@@ -8,6 +8,7 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
   const runsServers =
     config.command === 'run' ||
     config.command === 'doctor' ||
+    config.command === 'lock-check' ||
     (config.command === 'nightly' && config.rest[0] !== 'merge');
   if (runsServers && config.backend === 'docker') {
     // Before any run folder exists: no engine is a usage error (254) with the commands to start one.
@@ -24,6 +25,10 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
       const report = await doctor(config, shutdown);
       console.log(config.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
       return EXIT.valid;
+    }
+    case 'lock-check': {
+      const { lockCheckCommand } = await import('./lock-check-command.ts');
+      return lockCheckCommand(config, shutdown);
     }
     case 'cleanup': {
       const { cleanup } = await import('./cleanup.ts');

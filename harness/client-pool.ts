@@ -7,7 +7,7 @@ import { type ClientSpec, type FromClient, type ToClient } from '../workloads/cl
 import { CLIENT_EXITED, CLIENT_EXIT_NOTE, type ClientExit } from '../history/client-exit.ts';
 import type { OpInput } from '../history/op.ts';
 import { processRole } from '../history/process-role.ts';
-import type { PidRegistry } from '../common/pid-registry.ts';
+import { stillOurs, type PidRegistry } from '../common/pid-registry.ts';
 import type { ClientProcess } from '../nemesis/nemesis.ts';
 
 /**
@@ -136,18 +136,49 @@ export class ClientPool {
         if (msg.type === 'ready') resolve();
         else if (msg.type === 'op') this.record(slot, msg.op, BigInt(msg.at));
         else if (msg.type === 'log') fs.appendFileSync(this.logFile(spec.slot), `${msg.line}\n`);
+        else if (msg.type === 'lock-process') this.lockProcess(slot, msg.pid, msg.command);
       });
       // A send on a channel that closed (the child died meanwhile) emits 'error' here; its exit handler records it.
       child.on('error', (err) => this.log(`fencepost: client ${spec.slot}: ${err.message}`));
       child.once('exit', (code, signal) => {
         handle.exited = true;
         this.pids.remove(`client-${spec.slot}`);
+        // Its lock process must not outlive it: execa's cleanup kills it on a normal exit, not on SIGKILL.
+        this.reapLockProcess(slot);
         reject(
           new Error(`client ${spec.slot} exited (code ${code}) before it was ready; see logs/client-${spec.slot}.log`),
         );
         if (!this.stopping && this.slots[spec.slot] === slot) void this.died(slot, code, signal);
       });
     });
+  }
+
+  /** A client's foreign lock process started (pid) or ended (null): registered for pauses, kills and cleanup. */
+  private lockProcess(slot: Slot, pid: number | null, command = ''): void {
+    if (this.slots[slot.spec.slot] !== slot) return;
+    const name = `client-${slot.spec.slot}-lock`;
+    if (pid === null) {
+      slot.handle.lockProcess = null;
+      this.pids.remove(name);
+      return;
+    }
+    slot.handle.lockProcess = { pid, command };
+    this.pids.add({ name, pid, marker: this.runDir });
+    // Started while the nemesis had its client stopped (it cannot be: a stopped client starts nothing), or
+    // reported late: a paused client's lock process is paused too.
+    if (slot.handle.paused) signalPid(pid, 'SIGSTOP');
+  }
+
+  /** Kill a dead client's lock process if it still runs (pid and start time, as cleanup judges a pid file). */
+  private reapLockProcess(slot: Slot): void {
+    const name = `client-${slot.spec.slot}-lock`;
+    const rec = this.pids.list().find((r) => r.name === name);
+    if (rec && stillOurs(rec)) {
+      signalPid(rec.pid, 'SIGCONT');
+      signalPid(rec.pid, 'SIGKILL');
+    }
+    this.pids.remove(name);
+    slot.handle.lockProcess = null;
   }
 
   private record(slot: Slot, op: OpInput, at: bigint): void {
@@ -210,15 +241,18 @@ export class ClientPool {
     }
   }
 
+  /**
+   * Stop or resume a client and its lock process together. The client first on SIGSTOP (it is the one that writes:
+   * stopped, it cannot write however long the lock process takes to stop), the lock process first on SIGCONT.
+   */
   signal(slot: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
     const c = this.clients[slot];
     if (!c || c.exited) return;
-    try {
-      process.kill(c.pid, signal);
-      c.paused = signal === 'SIGSTOP';
-    } catch {
-      // exited meanwhile
-    }
+    const lockPid = c.lockProcess?.pid;
+    if (signal === 'SIGCONT' && lockPid) signalPid(lockPid, signal);
+    if (!signalPid(c.pid, signal)) return; // exited meanwhile
+    c.paused = signal === 'SIGSTOP';
+    if (signal === 'SIGSTOP' && lockPid) signalPid(lockPid, signal);
   }
 
   /** Ask every client to finish its step and exit; after `graceMs`, resume and kill the stragglers. */
@@ -238,14 +272,22 @@ export class ClientPool {
   kill(): void {
     this.stopping = true;
     for (const c of this.clients) {
-      if (c.exited) continue;
-      try {
-        process.kill(c.pid, 'SIGCONT');
-        process.kill(c.pid, 'SIGKILL');
-      } catch {
-        // gone
+      for (const pid of [c.lockProcess?.pid, c.exited ? undefined : c.pid]) {
+        if (!pid) continue;
+        signalPid(pid, 'SIGCONT');
+        signalPid(pid, 'SIGKILL');
       }
     }
+  }
+}
+
+/** Whether the signal was delivered (false: the process is gone). */
+function signalPid(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -270,6 +312,10 @@ export function checkedMessage(raw: unknown): FromClient | string {
   if (typeof raw !== 'object' || raw === null) return `not an object: ${typeof raw}`;
   const m = raw as Record<string, unknown>;
   if (m.type === 'ready' || m.type === 'stopped') return m as FromClient;
+  if (m.type === 'lock-process')
+    return m.pid === null || (Number.isInteger(m.pid) && (m.pid as number) > 0)
+      ? (m as FromClient)
+      : `a lock-process message with pid ${JSON.stringify(m.pid)}`;
   if (m.type === 'log') return typeof m.line === 'string' ? (m as FromClient) : 'a log message without a line';
   if (m.type !== 'op') return `unknown type ${JSON.stringify(m.type)}`;
   if (typeof m.at !== 'string' || !/^\d{1,20}$/.test(m.at))

@@ -5,7 +5,7 @@ import { FULL_CLUSTER } from '../cluster/cluster.ts';
 import type { DoctorConfig } from './options.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
-import { provision } from '../cluster/provision.ts';
+import { LOCK_LIBRARIES, provision } from '../cluster/provision.ts';
 import { createRunDir, writeJson } from '../store/results-store.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 
@@ -28,7 +28,11 @@ export async function doctor(config: Readonly<DoctorConfig>, shutdown: Shutdown)
   const log = (line: string) => {
     if (!config.json) console.error(line);
   };
-  await provision(hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'cc']), log);
+  // The servers, and the real lock libraries the built-in foreign rows run in the clients (on this host).
+  await provision(
+    [...hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'cc'] as const), ...LOCK_LIBRARIES],
+    log,
+  );
   const runDir = createRunDir(config.resultsDir, 'doctor');
   const pids = new PidRegistry(path.join(runDir, 'pids'));
   claimRun(pids.dir);

@@ -49,7 +49,7 @@ export const OPTIONS = [
     name: 'lock',
     kind: 'string',
     default: 'redlock',
-    help: `lock strategy: ${BUILTIN_LOCKS.join('|')}|all|./plugin.ts`,
+    help: `lock strategy: ${BUILTIN_LOCKS.join('|')}|all|./plugin.ts|./lock.json|exec:./program`,
   },
   {
     name: 'nemesis',
@@ -259,12 +259,15 @@ const DOCTOR_TABLE = rows(['backend', 'results', 'json', 'help']);
 const CLEANUP_TABLE = rows(['results', 'data', 'help']);
 const SERVE_TABLE = rows(['results', 'port', 'help']);
 const INIT_TABLE = rows(['help']);
+const LOCK_CHECK_TABLE = rows(['backend', 'results', 'help']);
 
 export const SUBCOMMANDS = {
   init: 'write a starter plugin (locks/my-lock.ts), fencepost.expectations.json and a nightly workflow, here',
   doctor: 'check binaries, boot the whole cluster, call every node, print versions and boot times, tear down',
   check: 'check <run-dir> | check --model=<register|cas-register|mutex|account> <history.jsonl|history.edn>',
   compare: 'compare <run-dir> <run-dir> [...]  → compare.html',
+  'lock-check':
+    'lock-check <manifest.json | exec:program>: the lock-client protocol contract test against the lock\'s own servers (README, "Your lock in any language")',
   cleanup: 'stop leftovers (servers, clients) of runs that were killed with kill -9',
   serve: 'serve the results folder on 127.0.0.1 for browsing',
   nightly:
@@ -328,6 +331,14 @@ export interface PassThroughConfig {
   readonly rest: readonly string[];
   readonly resultsDir: string;
 }
+/** `lock-check <manifest | exec:program>`: the lock in `rest`, the cluster it starts on `backend`. */
+export interface LockCheckConfig {
+  readonly command: 'lock-check';
+  readonly help: boolean;
+  readonly rest: readonly string[];
+  readonly backend: 'local' | 'docker';
+  readonly resultsDir: string;
+}
 export interface InitConfig {
   readonly command: 'init';
   readonly help: boolean;
@@ -340,6 +351,7 @@ export type CommandLine =
   | CleanupConfig
   | ServeConfig
   | PassThroughConfig
+  | LockCheckConfig
   | InitConfig;
 
 /** The subcommand a literal argv names (its first word), so `parseCommandLine(['serve', …])` is a ServeConfig. */
@@ -356,6 +368,7 @@ type CommandConfig<C extends Subcommand> = Extract<CommandLine, { command: C }>;
 const SUBCOMMAND_TABLES = [
   ['nightly', NIGHTLY_TABLE],
   ['doctor', DOCTOR_TABLE],
+  ['lock-check', LOCK_CHECK_TABLE],
   ['cleanup', CLEANUP_TABLE],
   ['serve', SERVE_TABLE],
 ] as const;
@@ -390,6 +403,8 @@ function elsewhere(command: Subcommand) {
 
 function validateLock(lock: string): void {
   if ((BUILTIN_LOCKS as readonly string[]).includes(lock) || lock === 'all') return;
+  // A lock in another language: its manifest or program is checked where it is loaded (workloads/foreign/manifest.ts).
+  if (lock.startsWith('exec:')) return;
   if (isPluginPath(lock)) {
     if (!fs.existsSync(path.resolve(lock)))
       throw bad(
@@ -552,6 +567,10 @@ function otherCommand(command: Exclude<Subcommand, 'run' | 'nightly'>, args: rea
     case 'serve': {
       const { values: v } = parseArgv(args, SERVE_TABLE, rules);
       return { command, help: v.help, resultsDir: path.resolve(v.results), port: v.port ?? null };
+    }
+    case 'lock-check': {
+      const { values: v, words } = parseArgv(args, LOCK_CHECK_TABLE, { ...rules, words: 'collect' });
+      return { command, help: v.help, rest: words, backend: v.backend, resultsDir: path.resolve(v.results) };
     }
     case 'init':
       return { command, help: parseArgv(args, INIT_TABLE, rules).values.help };

@@ -30,6 +30,7 @@ import type { StoredTestJson } from '../store/test-json.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { provision, type Requirement } from '../cluster/provision.ts';
+import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
 import { createRunDir, writeJson } from '../store/results-store.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { libraryVersions, serverVersions } from '../cluster/versions.ts';
@@ -102,7 +103,10 @@ export async function runTest(
   const needs: Requirement[] = ['pg', ...strategy.needs];
   // Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded.
   if (faultNeeds.clockShim) needs.push('cc');
-  await provision(hostRequirements(config.backend, needs), log);
+  // A built-in foreign row's library runs in the clients, on this host whatever the backend: provisioned apart.
+  const library = lockLibraryOf(config.lock)?.library;
+  await provision([...hostRequirements(config.backend, needs), ...(library ? [library] : [])], log);
+  await buildBuiltinLock(config.lock, strategy, log);
 
   const runDir = createRunDir(config.resultsDir, config.lock);
   const pids = new PidRegistry(path.join(runDir, 'pids'));
@@ -177,6 +181,7 @@ export async function runTest(
     slot,
     concurrency: config.concurrency,
     strategyUrl: strategy.moduleUrl,
+    ...(strategy.foreign ? { foreign: strategy.foreign } : {}),
     ctx: {
       redis: redisEndpoints,
       etcd: cluster.etcd.map((e) => `http://127.0.0.1:${portOf(e.name)}`),

@@ -312,7 +312,8 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     });
     expect(runOf('zookeeper', 'delay-write-fenced')).toMatchObject({ nemesis: ['delay-write'], fencing: true });
     expect(runOf('redis', 'failover')).toMatchObject({ nemesis: ['failover'] });
-    expect(fake.calls.filter((c) => c.nemesis?.includes('failover')).map((c) => c.lock)).toEqual(['redis']);
+    // The single-Redis locks: redis and redis-py's Lock run on the failover pair.
+    expect(fake.calls.filter((c) => c.nemesis?.includes('failover')).map((c) => c.lock)).toEqual(['redis', 'redis-py']);
     expect(m.cells.find((c) => c.lock === 'etcd' && c.columnId === 'long-work-watchdog')).toMatchObject({
       decided: 'construction',
       observed: 'refuse',

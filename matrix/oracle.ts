@@ -78,6 +78,35 @@ const NO_REDIS = 'the fault cannot reach it: this strategy runs no Redis, so not
 const NO_TOKEN =
   'no fencing token: the CLI refuses --fencing (checked by running its option validation, nothing started)';
 
+/** A lock on etcd with a monotonic token (a revision): the TS etcd strategy, python-etcd3's Lock, the Go Mutex. */
+function etcdLike(): Record<OracleColumn['id'], OracleCell> {
+  return {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('lost'),
+    'restart-empty': construction('n/a', NO_REDIS),
+    // Not "safe (c)": a run would inject nothing, so it could show nothing either way, as for ZooKeeper below.
+    clock: construction(
+      'n/a',
+      'the fault cannot reach it: the LD_PRELOAD clock shim cannot move a Go binary (etcd) at all, so a run would inject nothing (and its leases count down on the monotonic clock)',
+    ),
+    fencing: measured('safe'),
+  };
+}
+
+/** A lock on ZooKeeper with the czxid as token: the TS zookeeper strategy, kazoo's Lock, Curator's InterProcessMutex. */
+function zookeeperLike(): Record<OracleColumn['id'], OracleCell> {
+  return {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('lost'),
+    'restart-empty': construction('n/a', NO_REDIS),
+    clock: construction(
+      'n/a',
+      'ZooKeeper expires sessions on a monotonic clock (System.nanoTime): a wall-clock jump cannot reach the lock',
+    ),
+    fencing: measured('safe'),
+  };
+}
+
 export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>> = {
   none: {
     'no-fault': measured('lost'),
@@ -107,27 +136,25 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
     clock: measured('lost'),
     fencing: construction('refuse', NO_TOKEN),
   },
-  etcd: {
+  etcd: etcdLike(),
+  zookeeper: zookeeperLike(),
+  // The real libraries of other languages (locks/): each expects what its algorithm promises, as its TS twin above.
+  // redis-py's Lock is the single-Redis SET NX PX lock: it loses what --lock=redis loses, and has no token.
+  'redis-py': {
     'no-fault': measured('safe'),
     'pause-holder': measured('lost'),
-    'restart-empty': construction('n/a', NO_REDIS),
-    // Not "safe (c)": a run would inject nothing, so it could show nothing either way, as for ZooKeeper below.
-    clock: construction(
-      'n/a',
-      'the fault cannot reach it: the LD_PRELOAD clock shim cannot move a Go binary (etcd) at all, so a run would inject nothing (and its leases count down on the monotonic clock)',
-    ),
-    fencing: measured('safe'),
+    'restart-empty': measured('lost'),
+    clock: measured('lost'),
+    fencing: construction('refuse', NO_TOKEN),
   },
-  zookeeper: {
-    'no-fault': measured('safe'),
-    'pause-holder': measured('lost'),
-    'restart-empty': construction('n/a', NO_REDIS),
-    clock: construction(
-      'n/a',
-      'ZooKeeper expires sessions on a monotonic clock (System.nanoTime): a wall-clock jump cannot reach the lock',
-    ),
-    fencing: measured('safe'),
-  },
+  // kazoo and Curator: ZooKeeper's sequential-ephemeral recipe. A holder paused past its session loses its node and
+  // writes on when resumed (lost); its czxid fences it.
+  kazoo: zookeeperLike(),
+  // python-etcd3: a leased key. Paused past its lease, the holder writes on (lost); the create revision fences it.
+  'python-etcd3': etcdLike(),
+  // etcd's own Go Mutex: a session lease (lost under a pause past it), m.Header().Revision fences.
+  'etcd-go': etcdLike(),
+  curator: zookeeperLike(),
   // Row + version: the resource itself refuses stale writes, whatever happens to the clients or clocks.
   postgres: {
     'no-fault': measured('safe'),

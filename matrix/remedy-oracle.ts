@@ -201,6 +201,26 @@ export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
   ),
   etcd: tokenLock(),
   zookeeper: tokenLock(),
+  // The real libraries of other languages (locks/). redis-py's Lock: a single Redis with a TTL it renews only when
+  // asked (reacquire), so it fails and is remedied like --lock=redis; it runs on the failover pair like redis.
+  'redis-py': redisLike(measured('lost'), true),
+  // kazoo, Curator, the Go Mutex: the session/lease is kept alive by the library's own thread, as for etcd/zookeeper.
+  kazoo: tokenLock(),
+  'etcd-go': tokenLock(),
+  curator: tokenLock(),
+  // python-etcd3's Lock has a lease and no keep-alive: it expires after its TTL unless refresh() is called. Long work
+  // outlives it (lost) unless --watchdog refreshes it (safe); a paused holder cannot refresh (lost, with or without
+  // the watchdog); its create revision fences a late or paused write (safe).
+  'python-etcd3': {
+    failover: construction('n/a', NO_PAIR),
+    'long-work': measured('lost'),
+    'long-work-watchdog': measured('safe'),
+    'pause-watchdog': measured('lost'),
+    'restart-delay': construction('n/a', NO_REDIS),
+    'restart-aof': construction('n/a', NO_REDIS),
+    'delay-write': measured('lost'),
+    'delay-write-fenced': measured('safe'),
+  },
   // Row + version: the write itself is the compare-and-set, so nothing that delays or outlives a lease matters.
   postgres: {
     failover: construction('n/a', NO_PAIR),

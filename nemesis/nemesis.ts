@@ -35,6 +35,11 @@ export interface ClientProcess {
   /** Whether the nemesis has SIGSTOPped it. */
   paused: boolean;
   exited: boolean;
+  /**
+   * The client's foreign lock process (a lock in another language), when it runs one: part of the client for every
+   * fault — `signal` stops and resumes it with the client, as a GC pause stops a library's keep-alive threads.
+   */
+  lockProcess?: { pid: number; command: string } | null;
 }
 
 /** The run's client processes (harness/client-pool.ts's ClientPool is one): what pause faults signal. */

@@ -1,9 +1,10 @@
-import { provision } from '../cluster/provision.ts';
+import { LOCK_LIBRARIES, provision } from '../cluster/provision.ts';
 
 /**
  * `npm test` alone must pass on a fresh Debian machine: install the servers the `servers` (and `docker`) tests
  * boot, through the same provisioning code the CLI uses (apt when root). The `unit` tier has no global setup.
  */
 export default async function setup(): Promise<void> {
-  await provision(['redis', 'etcd', 'zk', 'pg', 'cc'], (line) => console.log(line));
+  // The lock libraries too: the foreign rows' server tests (locks/*.servers.test.ts) run their real glue.
+  await provision(['redis', 'etcd', 'zk', 'pg', 'cc', ...LOCK_LIBRARIES], (line) => console.log(line));
 }

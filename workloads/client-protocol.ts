@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { OpInput } from '../history/op.ts';
 import type { WriteMode } from './resource.ts';
+import type { ForeignCommand } from './foreign/manifest.ts';
 import type { LockContext } from './strategy.ts';
 
 /** Everything a client process needs, sent once over IPC (the frozen run config stays in the harness). */
@@ -9,6 +10,8 @@ export interface ClientSpec {
   concurrency: number;
   /** Strategy module URL (built-in or plugin). */
   strategyUrl: string;
+  /** A lock in another language: the command the client starts and speaks the lock-client protocol to. */
+  foreign?: ForeignCommand;
   ctx: LockContext;
   pg: pg.ClientConfig;
   mode: WriteMode;
@@ -35,4 +38,9 @@ export type FromClient =
   | { type: 'ready' }
   | { type: 'op'; op: OpInput; at: string }
   | { type: 'stopped' }
-  | { type: 'log'; line: string };
+  | { type: 'log'; line: string }
+  /**
+   * The client's foreign lock process started (`pid`) or ended (`pid: null`): the harness registers it, pauses it
+   * with the client and kills it with the client.
+   */
+  | { type: 'lock-process'; pid: number | null; command?: string };

@@ -7,6 +7,7 @@
  */
 import { runClientLoop, type ClientClock } from './client-loop.ts';
 import type { ClientSpec, FromClient, ToClient } from './client-protocol.ts';
+import { foreignStrategy } from './foreign/foreign-strategy.ts';
 import { Resource } from './resource.ts';
 import type { LockStrategy } from './strategy.ts';
 
@@ -25,8 +26,33 @@ const realClock: ClientClock = {
 
 let stopping = false;
 
+/** Exit code of a client whose foreign lock process exited on its own: the harness records `client-exited`. */
+export const LOCK_PROCESS_EXITED = 4;
+
+/**
+ * A lock in another language: the client starts its process and reports its pid, so the harness pauses it with
+ * this process and kills it with it. When it exits on its own the client dies too (after saying why in its log),
+ * and the harness records that as any client death: its open op `info` with `client-exited`, the log's last lines.
+ */
+function foreignLock(spec: ClientSpec & { foreign: NonNullable<ClientSpec['foreign']> }): LockStrategy {
+  const command = spec.foreign.command.join(' ');
+  return foreignStrategy('foreign', spec.foreign, {
+    spawned: (pid) => send({ type: 'lock-process', pid, command }),
+    exited: ({ pid, code, signal, expected }) => {
+      send({ type: 'lock-process', pid: null });
+      if (expected || stopping) return;
+      const line = `client ${spec.slot}: its lock process (pid ${pid}: ${command}) exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`;
+      if (process.send)
+        process.send({ type: 'log', line } satisfies FromClient, () => process.exit(LOCK_PROCESS_EXITED));
+      else process.exit(LOCK_PROCESS_EXITED);
+    },
+  });
+}
+
 async function main(spec: ClientSpec): Promise<void> {
-  const strategy = (await import(spec.strategyUrl)).default as LockStrategy;
+  const strategy = spec.foreign
+    ? foreignLock({ ...spec, foreign: spec.foreign })
+    : ((await import(spec.strategyUrl)).default as LockStrategy);
   await runClientLoop({
     spec,
     strategy,

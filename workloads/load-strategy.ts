@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { HarnessError } from '../common/errors.ts';
 import { isBuiltinLock, isPluginPath } from './lock-names.ts';
 import { resolveStrategy, strategyProblems, type ResolvedStrategy } from './resolved-strategy.ts';
 import { BUILTIN_STRATEGIES } from './strategies/registry.ts';
+import { isForeignLock, readForeignLock } from './foreign/manifest.ts';
 
 /** Resolve `--lock` to a module URL: a built-in name (the registry) or a user's plugin file. */
 export function strategyModuleUrl(lock: string): string {
@@ -18,7 +19,10 @@ export function strategyModuleUrl(lock: string): string {
  * way; a plugin that doesn't fit the interface is a bad argument (exit 254), not a crash.
  */
 export async function loadStrategy(lock: string): Promise<ResolvedStrategy> {
+  if (isForeignLock(lock)) return loadForeignLock(lock);
   const moduleUrl = strategyModuleUrl(lock);
+  // A built-in foreign row (kazoo, curator, …): its manifest in locks/, read like a user's, resolved as a built-in.
+  if (isBuiltinLock(lock) && moduleUrl.endsWith('.json')) return loadForeignLock(lock, fileURLToPath(moduleUrl), true);
   if (moduleUrl.startsWith('file:') && !fs.existsSync(new URL(moduleUrl)))
     throw new HarnessError('bad-arguments', `--lock=${lock}: no such file`);
   let mod: { default?: unknown };
@@ -37,4 +41,28 @@ export async function loadStrategy(lock: string): Promise<ResolvedStrategy> {
     });
   }
   return resolveStrategy(mod.default as Parameters<typeof resolveStrategy>[0], { lock, moduleUrl, builtin });
+}
+
+/**
+ * A lock in another language: its manifest (or exec: form) checked and resolved by the same rules as a plugin's
+ * declaration. The clients start its command; `moduleUrl` names the manifest (or program) for the record.
+ */
+export function loadForeignLock(lock: string, manifestPath = lock, builtin = false): ResolvedStrategy {
+  const read = readForeignLock(manifestPath);
+  if ('problems' in read) {
+    throw new HarnessError('bad-arguments', `--lock=${lock}: ${read.problems.join('; ')}.`, {
+      hint: 'see README, "Your lock in any language", for a complete manifest',
+    });
+  }
+  const { facts, command, manifest } = read.lock;
+  const moduleUrl = pathToFileURL(manifest ?? command.command[0]).href;
+  return resolveStrategy(
+    { ...facts, connect: () => Promise.reject(new Error('a foreign lock connects in its client')) },
+    {
+      lock,
+      moduleUrl,
+      builtin,
+      foreign: command,
+    },
+  );
 }

@@ -25,6 +25,7 @@ describe('resolveStrategy', () => {
       noTokenReason: 'the strategy "my-lock" declares no fencing token',
       renews: null,
       defaultFaults: ['pause-holder', 'pause-client', 'partition'],
+      foreign: null,
     });
   });
 

@@ -1,4 +1,5 @@
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
+import type { ForeignCommand } from './foreign/manifest.ts';
 import type { LockStrategy, ServerKind } from './strategy.ts';
 
 /**
@@ -23,6 +24,8 @@ export interface ResolvedStrategy {
   /** `--watchdog` applies (true), is refused (false), or the strategy predates `renews` and doesn't say (null). */
   readonly renews: boolean | null;
   readonly defaultFaults: readonly FaultName[];
+  /** A lock in another language (a manifest or exec:): the command each client process starts; null otherwise. */
+  readonly foreign: ForeignCommand | null;
 }
 
 /** The full cluster's count of each server: what a strategy that names a kind in `needs` gets by default. */
@@ -103,7 +106,7 @@ function serversProblems(servers: unknown, needs: ServerKind[]): string[] {
 /** A strategy that passed `strategyProblems`, with every default filled in. Pure. */
 export function resolveStrategy(
   s: LockStrategy,
-  where: { lock: string; moduleUrl: string; builtin: boolean },
+  where: { lock: string; moduleUrl: string; builtin: boolean; foreign?: ForeignCommand },
 ): ResolvedStrategy {
   const servers = Object.freeze(
     Object.fromEntries(
@@ -123,5 +126,6 @@ export function resolveStrategy(
       s.token === 'none' ? (s.noTokenReason ?? `the strategy "${s.name}" declares no fencing token`) : null,
     renews: s.renews ?? null,
     defaultFaults: Object.freeze([...(s.defaultFaults ?? FAULTS_EVERY_LOCK_MUST_SURVIVE)]),
+    foreign: where.foreign ?? null,
   });
 }

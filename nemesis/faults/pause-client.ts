@@ -1,5 +1,6 @@
 import { pick, type FaultExecutor } from '../fault.ts';
 import { pastTheHold } from '../fault-needs.ts';
+import { clientTarget, lockProcessStopped } from '../client-target.ts';
 
 /** SIGSTOP a random client process for `--pause` ms, wherever it is in its loop. */
 export const pauseClient: FaultExecutor = {
@@ -12,13 +13,22 @@ export const pauseClient: FaultExecutor = {
     const candidates = clients.clients.filter((c) => !c.paused && !c.exited);
     if (!candidates.length || ctx.signal.aborted) return null;
     const c = pick(ctx.random, candidates);
-    const process = c.process;
+    const target = clientTarget(c);
+    const lockPid = c.lockProcess?.pid;
     clients.signal(c.slot, 'SIGSTOP');
     // The evidence that it acted: a client process still alive, now stopped (fault-hits.ts judges it).
     const stopped = c.paused && !c.exited;
+    // And its lock process (a lock in another language) with it, by /proc's word.
+    const lockStopped = await lockProcessStopped(lockPid);
     return {
-      targets: [`client p${process} (pid ${c.pid})`],
-      params: { durationMs: config.pauseMs, slot: c.slot, pid: c.pid, stopped },
+      targets: [target],
+      params: {
+        durationMs: config.pauseMs,
+        slot: c.slot,
+        pid: c.pid,
+        ...(lockPid ? { lockPid, lockStopped } : {}),
+        stopped,
+      },
       holdMs: config.pauseMs,
       async heal() {
         clients.signal(c.slot, 'SIGCONT');

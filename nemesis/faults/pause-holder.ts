@@ -5,6 +5,7 @@ import type { CriticalSection } from '../critical-sections.ts';
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { pastTheHold } from '../fault-needs.ts';
+import { clientTarget, lockProcessStopped } from '../client-target.ts';
 
 /** How long pause-holder waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -88,6 +89,8 @@ export const pauseHolder: FaultExecutor = {
   async start(ctx) {
     const { clients, config } = ctx;
     let pid = 0;
+    let target = '';
+    let lockPid: number | undefined;
     let strike: Strike = { atIndex: 0, atTime: 0 };
     let waitedForThink: boolean | undefined;
     const section = await ctx.sections.next(
@@ -96,6 +99,8 @@ export const pauseHolder: FaultExecutor = {
       (s) => !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited && writeLeadMs(s, config) !== null,
       (s) => {
         pid = clients.clients[s.slot].pid;
+        target = clientTarget({ ...clients.clients[s.slot], process: s.process });
+        lockPid = clients.clients[s.slot].lockProcess?.pid;
         if (config.watchdog) return; // stopped below, once its think timer is armed
         clients.signal(s.slot, 'SIGSTOP');
         strike = strikeNow(ctx.journal);
@@ -109,10 +114,13 @@ export const pauseHolder: FaultExecutor = {
       clients.signal(section.slot, 'SIGSTOP');
       strike = strikeNow(ctx.journal);
     }
+    const lockStopped = await lockProcessStopped(lockPid);
     return {
-      targets: [`client p${section.process} (pid ${pid})`],
+      targets: [target],
       params: {
         durationMs: config.pauseMs,
+        // The client's lock process (a lock in another language), stopped with it.
+        ...(lockPid ? { lockPid, lockStopped } : {}),
         ttlMs: config.ttlMs,
         slot: section.slot,
         account: section.account,

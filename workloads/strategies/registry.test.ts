@@ -3,16 +3,29 @@ import { FAULT_NAMES } from '../../history/fault-names.ts';
 import { BUILTIN_LOCKS } from '../lock-names.ts';
 import { loadStrategy } from '../load-strategy.ts';
 import { strategyProblems } from '../resolved-strategy.ts';
-import { BUILTIN_STRATEGIES } from './registry.ts';
+import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from './registry.ts';
+import { fileURLToPath } from 'node:url';
+import { readForeignLock } from '../foreign/manifest.ts';
 
-/** Every built-in, loaded through the registry as a run loads it (modules only: nothing connects). */
+/**
+ * Every built-in, loaded through the registry as a run loads it (modules only: nothing connects). A foreign row
+ * (a manifest of locks/) declares its facts in the manifest: those, with the connect its client provides.
+ */
 const builtins = await Promise.all(
   BUILTIN_LOCKS.map(async (lock) => ({
     lock,
-    declared: (await import(BUILTIN_STRATEGIES[lock])).default,
+    declared: BUILTIN_STRATEGIES[lock].endsWith('.json')
+      ? { ...foreignFacts(fileURLToPath(BUILTIN_STRATEGIES[lock])), connect: () => {} }
+      : (await import(BUILTIN_STRATEGIES[lock])).default,
     resolved: await loadStrategy(lock),
   })),
 );
+
+function foreignFacts(manifest: string) {
+  const read = readForeignLock(manifest);
+  if ('problems' in read) throw new Error(read.problems.join('; '));
+  return read.lock.facts;
+}
 
 describe('the built-in strategies', () => {
   it('are the registry, in its order, with the seven the oracle was written for first', () => {
@@ -54,7 +67,21 @@ describe('the built-in strategies', () => {
       etcd: { redis: 0, etcd: 3, zk: 0 },
       zookeeper: { redis: 0, etcd: 0, zk: 3 },
       postgres: { redis: 0, etcd: 0, zk: 0 },
+      'redis-py': { redis: 1, etcd: 0, zk: 0 },
+      kazoo: { redis: 0, etcd: 0, zk: 3 },
+      'python-etcd3': { redis: 0, etcd: 3, zk: 0 },
+      'etcd-go': { redis: 0, etcd: 3, zk: 0 },
+      curator: { redis: 0, etcd: 0, zk: 3 },
     });
+  });
+
+  it('run the real libraries as foreign rows: exactly the FOREIGN_BUILTINS are manifests, each starting its glue', () => {
+    const foreign = builtins.filter((b) => b.resolved.foreign !== null).map((b) => b.lock);
+    expect(foreign).toEqual(Object.keys(FOREIGN_BUILTINS));
+    for (const b of builtins.filter((x) => x.resolved.foreign)) {
+      expect(b.resolved).toMatchObject({ builtin: true, foreign: { expectToken: b.resolved.token === 'monotonic' } });
+      expect(b.resolved.foreign!.cwd).toMatch(/\/locks\/(python|go\/etcd-mutex|java\/curator-mutex)$/);
+    }
   });
 
   it('keep the default faults the oracle columns call for', () => {

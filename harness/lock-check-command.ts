@@ -1,0 +1,295 @@
+/**
+ * `fencepost lock-check <manifest | exec:program>`: the lock-client protocol's contract test, a user's first step
+ * before a chaos run. It boots the lock's own servers (no Postgres, no faults), starts the command three times and
+ * plays a fixed exchange against it: connect, acquire, a second process refused while the first holds the key,
+ * release, the second then holds it (a larger token, when it declares tokens), renew (when it declares renewals),
+ * an unreachable server answered with `error` rather than `not-acquired`, and close. Each step prints PASS or FAIL;
+ * a failed step prints why and the exact lines of its exchange (passwords masked). Exit 0 when every step passed,
+ * 1 otherwise, 254 for a manifest that does not validate.
+ */
+import path from 'node:path';
+import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
+import { provision } from '../cluster/provision.ts';
+import type { Cluster } from '../cluster/cluster.ts';
+import { HarnessError } from '../common/errors.ts';
+import { EXIT } from '../common/exit-codes.ts';
+import { PidRegistry } from '../common/pid-registry.ts';
+import type { Shutdown } from '../common/shutdown.ts';
+import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
+import { createRunDir } from '../store/results-store.ts';
+import { LockProcess } from '../workloads/foreign/lock-process.ts';
+import { ACQUIRE_GRACE_MS, type ForeignEndpoints, type ForeignReply } from '../workloads/foreign/protocol.ts';
+import { loadForeignLock } from '../workloads/load-strategy.ts';
+import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
+import { CLI } from '../common/cli-name.ts';
+import type { LockCheckConfig } from './options.ts';
+
+/** Long enough that no lease expires while the check runs (nothing renews it between steps). */
+export const CHECK_TTL_MS = 10_000;
+/** How long a refused acquire may wait before it says not-acquired: the refusal step waits this long at most. */
+export const CHECK_ACQUIRE_TIMEOUT_MS = 2_000;
+/** Any other reply's limit. */
+const CHECK_REPLY_MS = 5_000;
+
+export interface LockCheckStep {
+  name: string;
+  passed: boolean | null; // null: not run (an earlier step it depends on failed)
+  detail: string;
+  exchange: string[];
+}
+
+/** A masked copy of a protocol line: the run's passwords never reach a terminal. */
+export function masked(line: string): string {
+  return line.replace(/("password"\s*:\s*)"(?:[^"\\]|\\.)*"/g, '$1"***"');
+}
+
+class StepFailed extends Error {}
+
+export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdown: Shutdown): Promise<number> {
+  const [lock, ...extra] = config.rest;
+  if (!lock || extra.length)
+    throw new HarnessError('bad-arguments', `lock-check takes one lock: a manifest or exec:<program>.`, {
+      hint: `${CLI} lock-check ./locks/my-lock.json`,
+    });
+  const strategy = loadForeignLock(lock);
+  const log = (line: string) => console.error(line);
+  await provision(hostRequirements(config.backend, [...strategy.needs]), log);
+  const runDir = createRunDir(config.resultsDir, 'lock-check');
+  const pids = new PidRegistry(path.join(runDir, 'pids'));
+  const cluster = await createCluster(config.backend, { ...strategy.servers }, runDir, pids, log);
+  const stopCluster = shutdown.add('stop cluster', () => cluster.teardown());
+  const t0 = performance.now();
+  let steps: LockCheckStep[];
+  try {
+    await cluster.start();
+    console.log(`lock-check ${lock}: ${JSON.stringify(strategy.foreign!.command)} in ${strategy.foreign!.cwd}`);
+    console.log(
+      `  servers: ${cluster.nodes.map((n) => n.name).join(', ')} (ready in ${Math.round(performance.now() - t0)} ms)`,
+    );
+    steps = await runLockCheck(strategy, cluster, shutdown, pids);
+  } finally {
+    await stopCluster.run();
+  }
+  for (const s of steps) console.log(formatStep(s));
+  const failed = steps.filter((s) => s.passed === false).length;
+  const passed = steps.filter((s) => s.passed).length;
+  console.log(
+    failed
+      ? `lock-check FAILED: ${failed} of ${steps.length} steps failed, ${passed} passed (logs: ${path.join(runDir, 'logs')})`
+      : `lock-check passed: all ${steps.length} steps. Next: ${CLI} --lock=${lock}`,
+  );
+  return failed ? EXIT.invalid : EXIT.valid;
+}
+
+export function formatStep(s: LockCheckStep): string {
+  const head = `  ${s.passed === null ? 'SKIP' : s.passed ? 'PASS' : 'FAIL'}  ${s.name}${s.detail ? `: ${s.detail}` : ''}`;
+  if (s.passed !== false) return head;
+  return [head, ...s.exchange.map((l) => `        ${l}`)].join('\n');
+}
+
+function endpointsOf(cluster: Cluster, portOf: (name: string, port: number) => number): ForeignEndpoints {
+  return {
+    redis: cluster.redis.map((r) => ({
+      host: '127.0.0.1',
+      port: portOf(r.name, r.port),
+      password: cluster.credentials.redis,
+    })),
+    etcd: cluster.etcd.map((e) => `http://127.0.0.1:${portOf(e.name, e.port)}`),
+    ...(cluster.etcd[0] ? { etcdAuth: cluster.etcd[0].userAuth } : {}),
+    zookeeper: cluster.zk.map((z) => `127.0.0.1:${portOf(z.name, z.port)}`).join(','),
+    ...(cluster.zk[0] ? { zookeeperAuth: cluster.zk[0].userAuth } : {}),
+  };
+}
+
+/** The contract's steps against a started cluster. Every process it starts is killed before it returns. */
+export async function runLockCheck(
+  strategy: ResolvedStrategy,
+  cluster: Cluster,
+  shutdown: Shutdown,
+  pids: PidRegistry,
+): Promise<LockCheckStep[]> {
+  const cmd = strategy.foreign!;
+  const steps: LockCheckStep[] = [];
+  let current: LockCheckStep | null = null;
+  const procs: LockProcess[] = [];
+  const proxies: TcpProxy[] = [];
+  const cleanup = shutdown.add('stop the lock processes', async () => {
+    for (const p of procs) p.kill();
+    await Promise.all([...procs.map((p) => p.exited), ...proxies.map((p) => p.close())]);
+  });
+
+  const direct = endpointsOf(cluster, (_, port) => port);
+  async function start(label: string, endpoints: ForeignEndpoints): Promise<LockProcess> {
+    const p = await LockProcess.start(cmd, {
+      exchange: (dir, line) => current?.exchange.push(`${label} ${dir} ${masked(line)}`),
+      stderr: (line) => current?.exchange.push(`${label} ! ${masked(line)}`),
+      spawned: (pid) => pids.add({ name: `lock-check-${label}`, pid, marker: cmd.cwd }),
+      exited: ({ code, signal, expected }) => {
+        pids.remove(`lock-check-${label}`);
+        if (!expected)
+          current?.exchange.push(`${label} exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`);
+      },
+    });
+    procs.push(p);
+    const r = await p.request(
+      {
+        op: 'connect',
+        endpoints,
+        ttlMs: CHECK_TTL_MS,
+        acquireTimeoutMs: CHECK_ACQUIRE_TIMEOUT_MS,
+        replyTimeoutMs: CHECK_REPLY_MS,
+        client: procs.length - 1,
+        seed: 42 + procs.length,
+      },
+      CHECK_REPLY_MS,
+    );
+    if (r.kind !== 'connected') throw new StepFailed(`connect answered ${describe(r)}`);
+    return p;
+  }
+  const acquire = (p: LockProcess, key: string) =>
+    p.request({ op: 'acquire', key }, CHECK_ACQUIRE_TIMEOUT_MS + ACQUIRE_GRACE_MS);
+
+  /** Run a step; `false` if it failed (what depends on it is then skipped). */
+  async function step(name: string, run: () => Promise<string | void>): Promise<boolean> {
+    current = { name, passed: null, detail: '', exchange: [] };
+    steps.push(current);
+    try {
+      current.detail = (await run()) ?? '';
+      current.passed = true;
+    } catch (err) {
+      current.passed = false;
+      current.detail = (err as Error).message;
+    }
+    return current.passed;
+  }
+  const skip = (name: string, why: string) => steps.push({ name, passed: null, detail: why, exchange: [] });
+
+  try {
+    let a: LockProcess | null = null;
+    let b: LockProcess | null = null;
+    let tokenA: string | undefined;
+    const key = 'account-0';
+    const connected = await step('connect (process A)', async () => {
+      a = await start('A', direct);
+    });
+    const heldA =
+      connected &&
+      (await step(`acquire ${key} (A)`, async () => {
+        const r = await acquire(a!, key);
+        if (r.kind !== 'held') throw new StepFailed(`expected held, got ${describe(r)}`);
+        tokenA = r.token;
+        return r.token ? `held, token ${r.token}` : 'held';
+      }));
+    if (!connected) skip(`acquire ${key} (A)`, 'connect failed');
+    const connectedB =
+      heldA &&
+      (await step('connect (process B)', async () => {
+        b = await start('B', direct);
+      }));
+    if (heldA && connectedB) {
+      if (strategy.exclusive)
+        await step(`a second acquire of ${key} is refused while A holds it (B)`, async () => {
+          const t = performance.now();
+          const r = await acquire(b!, key);
+          if (r.kind === 'held') throw new StepFailed('B got the lock while A held it: two holders');
+          if (r.kind === 'error')
+            throw new StepFailed(
+              `B answered error (${r.error}); a lock that is busy is a definite "not-acquired": an error is recorded as unknown (info) and the process is restarted`,
+            );
+          return `not-acquired after ${Math.round(performance.now() - t)} ms (${r.kind === 'not-acquired' ? r.reason : ''})`;
+        });
+      else skip('a second acquire is refused while held', 'the manifest declares exclusive: false');
+    } else skip('a second acquire is refused while held', 'an earlier step failed');
+    const releasedA =
+      heldA &&
+      (await step(`release ${key} (A)`, async () => {
+        const r = await a!.request({ op: 'release', key, ...(tokenA ? { token: tokenA } : {}) }, CHECK_REPLY_MS);
+        if (r.kind !== 'released') throw new StepFailed(`expected released, got ${describe(r)}`);
+        if (!r.held) throw new StepFailed('released with held: false, but A still held the lock');
+      }));
+    if (!heldA) skip(`release ${key} (A)`, 'A holds nothing');
+    let heldB = false;
+    let tokenB: string | undefined;
+    if (releasedA && connectedB) {
+      heldB = await step(`acquire ${key} after A released it (B)`, async () => {
+        const r = await acquire(b!, key);
+        if (r.kind !== 'held') throw new StepFailed(`expected held, got ${describe(r)}`);
+        tokenB = r.token;
+        if (cmd.expectToken) {
+          if (BigInt(r.token!) <= BigInt(tokenA!))
+            throw new StepFailed(
+              `token ${r.token} is not larger than A's ${tokenA}: a fence would refuse B, or admit A`,
+            );
+          return `held, token ${r.token} > ${tokenA}`;
+        }
+        return 'held';
+      });
+    } else skip(`acquire ${key} after A released it (B)`, 'an earlier step failed');
+    if (cmd.renews && heldB)
+      await step(`renew ${key} (B)`, async () => {
+        const r = await b!.request({ op: 'renew', key, ...(tokenB ? { token: tokenB } : {}) }, CHECK_REPLY_MS);
+        if (r.kind !== 'held') throw new StepFailed(`expected held, got ${describe(r)}`);
+      });
+    else if (cmd.renews) skip(`renew ${key} (B)`, 'B holds nothing');
+    if (heldB)
+      await step(`release ${key} (B)`, async () => {
+        const r = await b!.request({ op: 'release', key, ...(tokenB ? { token: tokenB } : {}) }, CHECK_REPLY_MS);
+        if (r.kind !== 'released' || !r.held) throw new StepFailed(`expected released (held), got ${describe(r)}`);
+      });
+    if (connected)
+      await step('an unreachable server is an error, not "not-acquired" (process C, its servers cut)', async () => {
+        for (const n of cluster.nodes) proxies.push(await TcpProxy.start({ targetPort: n.port }));
+        const byPort = new Map(cluster.nodes.map((n, i) => [n.port, proxies[i].port]));
+        const c = await start(
+          'C',
+          endpointsOf(cluster, (_, port) => byPort.get(port)!),
+        );
+        for (const p of proxies) p.partition();
+        try {
+          const r = await acquire(c, 'account-1');
+          if (r.kind === 'not-acquired')
+            throw new StepFailed(
+              `C answered not-acquired (${r.reason}) while no server could answer it: the history would record "definitely not held" for an acquire that may have taken effect; answer error when you cannot know`,
+            );
+          if (r.kind === 'held') throw new StepFailed('C answered held while no server could answer it');
+          return `error (${(r as { error?: string }).error ?? r.kind})`;
+        } catch (err) {
+          if (err instanceof StepFailed) throw err;
+          // No reply in time is "unknown" too: the harness records info and starts a fresh process.
+          return `${(err as Error).message} — recorded as info, like an error (an error reply is cheaper: no restart)`;
+        }
+      });
+    else skip('an unreachable server is an error', 'connect failed');
+    for (const [label, p] of [
+      ['A', a],
+      ['B', b],
+    ] as const) {
+      const proc = p as LockProcess | null;
+      if (!proc) continue;
+      if (!proc.usable) {
+        skip(`close (${label}) and exit`, `${label} was stopped after an earlier step failed`);
+        continue;
+      }
+      await step(`close (${label}) and exit`, async () => {
+        const t = performance.now();
+        const r = await proc.request({ op: 'close' }, CHECK_REPLY_MS);
+        if (r.kind !== 'closed') throw new StepFailed(`expected closed, got ${describe(r)}`);
+        const exited = await Promise.race([proc.exited.then(() => true), sleepMs(2000).then(() => false)]);
+        if (!exited) throw new StepFailed('answered closed but had not exited 2 s later (it would be killed)');
+        return `exited ${Math.round(performance.now() - t)} ms after close`;
+      });
+    }
+  } finally {
+    current = null;
+    await cleanup.run();
+  }
+  return steps;
+}
+
+function describe(r: ForeignReply): string {
+  if (r.kind === 'error') return `error (${r.error})`;
+  if (r.kind === 'not-acquired') return `not-acquired (${r.reason})`;
+  return r.kind;
+}
+
+const sleepMs = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());

@@ -1,0 +1,142 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { processesUnder, testResultsDir } from '../test/integration/processes.ts';
+
+/**
+ * `lock-check` through the real CLI against the lock's own servers: the README's Python example passes every step;
+ * each broken foreign lock (examples/broken-foreign/) fails at connect with the reason and its exchange. Then a chaos
+ * run of each broken one ends unknown (exit 2) in bounded time, with nothing left running.
+ */
+const CLI = path.resolve('harness/cli.ts');
+const results = testResultsDir('lock-check');
+const TIME_LIMIT_S = 6;
+// After the time limit: a connect step still waiting on a silent process (the acquire timeout, 3 × TTL + 1 s = 7 s),
+// then the client grace and teardown of Redis and Postgres on a shared 2-core machine.
+const BOUND_S = TIME_LIMIT_S + 7 + 30;
+
+afterAll(() => {
+  const left = processesUnder(results);
+  for (const p of left) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  expect(left).toEqual([]);
+});
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; seconds: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, `--results=${results}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => resolve({ code, stdout, stderr, seconds: (performance.now() - t0) / 1000 }));
+  });
+}
+
+/** Processes still running one of the broken examples' programs (their cwd is not under the results folder). */
+function brokenProgramsRunning(): string[] {
+  const out: string[] = [];
+  for (const e of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const cwd = fs.readlinkSync(`/proc/${e}/cwd`);
+      const state = fs.readFileSync(`/proc/${e}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (cwd === path.resolve('examples/broken-foreign') && state !== 'Z') out.push(`${e} ${cmd}`);
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return out;
+}
+
+describe('lock-check', () => {
+  it('passes the README example (redis-py Lock) on every step, renew included', async () => {
+    const r = await cli(['lock-check', './examples/python-redis-lock.json']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    for (const step of [
+      'connect (process A)',
+      'acquire account-0 (A): held',
+      'a second acquire of account-0 is refused while A holds it (B): not-acquired',
+      'release account-0 (A)',
+      'acquire account-0 after A released it (B): held',
+      'renew account-0 (B)',
+      'release account-0 (B)',
+      'an unreachable server is an error, not "not-acquired"',
+      'close (A) and exit',
+      'close (B) and exit',
+    ])
+      expect(r.stdout).toContain(`PASS  ${step}`);
+    expect(r.stdout).not.toContain('FAIL');
+    expect(r.stdout).toMatch(/lock-check passed: all 11 steps/);
+    console.log(`lock-check python-redis-lock: exit 0 after ${r.seconds.toFixed(1)} s`);
+  });
+
+  it.each([
+    [
+      'prints-to-stdout',
+      /FAIL {2}connect \(process A\): lock process broke the protocol \(not JSON, in reply to connect #1\): "connecting to redis\.\.\."/,
+      'A ← connecting to redis...',
+    ],
+    [
+      'never-answers',
+      /FAIL {2}connect \(process A\): no reply from the lock process to connect #1 within 5000 ms/,
+      'A → {"id":1,"op":"connect"',
+    ],
+    [
+      'exits-at-connect',
+      /FAIL {2}connect \(process A\): the lock process \(pid \d+\) exited with code 1/,
+      'A ! exits-at-connect: cannot reach the lock service (on purpose)',
+    ],
+  ])('fails %s at connect, naming the step and showing its exchange', async (name, failure, line) => {
+    const r = await cli(['lock-check', `./examples/broken-foreign/${name}.json`]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toMatch(failure);
+    expect(r.stdout).toContain(line);
+    // The run's password never reaches the terminal.
+    expect(r.stdout).toMatch(/"password":"\*\*\*"/);
+    expect(r.stdout).toMatch(/lock-check FAILED: 1 of \d+ steps failed/);
+    expect(brokenProgramsRunning()).toEqual([]);
+  });
+
+  it('refuses a manifest that does not validate, exit 254, naming the field', async () => {
+    const bad = path.join(results, 'bad.json');
+    fs.writeFileSync(bad, JSON.stringify({ command: ['/usr/bin/python3', 'x.py'], needs: ['redis'], token: 'fenced' }));
+    const r = await cli(['lock-check', bad]);
+    expect(r.code).toBe(254);
+    expect(r.stderr).toContain("`token` must be 'monotonic', 'version' or 'none'");
+  });
+});
+
+describe('a chaos run of a broken foreign lock', () => {
+  it.each([
+    [
+      'prints-to-stdout',
+      /^UNKNOWN {2}no progress: 0 writes committed; \d+ connects? failed \(last: lock process broke the protocol \(not JSON, in reply to connect #1\): "connecting to redis\.\.\."\)/,
+    ],
+    [
+      'never-answers',
+      /^UNKNOWN {2}no progress: 0 writes committed; \d+ connects? failed \(last: no reply from the lock process to connect #1 within 7000 ms\)/,
+    ],
+    [
+      'exits-at-connect',
+      /^UNKNOWN {2}no progress: 0 writes committed; \d+ client process exits?; last: client \d exited with code 4: client \d: its lock process \(pid \d+: \/usr\/bin\/python3 exits-at-connect\.py\) exited on its own with code 1/,
+    ],
+  ])('%s ends unknown (exit 2) in bounded time, nothing left running', async (name, reason) => {
+    const r = await cli([`--lock=./examples/broken-foreign/${name}.json`, `--time-limit=${TIME_LIMIT_S}`, '--seed=3']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout.trim().split('\n')[0].trim()).toMatch(reason);
+    expect(r.seconds).toBeLessThan(BOUND_S);
+    expect(processesUnder(results)).toEqual([]);
+    expect(brokenProgramsRunning()).toEqual([]);
+    console.log(`${name}: exit ${r.code} after ${r.seconds.toFixed(1)} s wall`);
+  });
+});

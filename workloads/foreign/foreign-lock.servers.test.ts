@@ -1,0 +1,143 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isAlive, stillOurs, type PidRecord } from '../../common/pid-registry.ts';
+import { readHistory } from '../../history/reader.ts';
+import { processesUnder, testResultsDir } from '../../test/integration/processes.ts';
+
+/**
+ * A lock in another language through the real CLI against real servers: redis-py's Lock (examples/python-redis-lock)
+ * loses updates when its holder — the Node client and its Python process together — is paused past the TTL, keeps
+ * them with no fault, and no Python process outlives a run, whether it ends or is interrupted.
+ */
+const CLI = path.resolve('harness/cli.ts');
+const results = testResultsDir('foreign-lock');
+const LOCK = '--lock=./examples/python-redis-lock.json';
+
+afterAll(() => {
+  const left = processesUnder(results);
+  for (const p of left) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  expect(left).toEqual([]);
+});
+
+interface Run {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** Every lock process the run's pid files named while it ran (client-<n>-lock.json). */
+  lockProcesses: Map<string, PidRecord>;
+}
+
+function cli(args: string[]): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, LOCK, ...args, `--results=${results}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const lockProcesses = new Map<string, PidRecord>();
+  let running = true;
+  // The records are read while the run goes on: a run removes them as its lock processes end.
+  const watch = (async () => {
+    while (running) {
+      for (const rec of lockRecords()) lockProcesses.set(`${rec.pid}@${rec.startTime}`, rec);
+      await sleep(100);
+    }
+  })();
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('exit', (code) => {
+      running = false;
+      void watch.then(() => resolve({ code, stdout, stderr }));
+    }),
+  );
+  return { child, done, lockProcesses };
+}
+
+function lockRecords(): PidRecord[] {
+  const out: PidRecord[] = [];
+  const lockDir = path.join(results, 'plugin-python-redis-lock_json');
+  if (!fs.existsSync(lockDir)) return out;
+  for (const run of fs.readdirSync(lockDir)) {
+    const pids = path.join(lockDir, run, 'pids');
+    if (!fs.existsSync(pids)) continue;
+    for (const f of fs.readdirSync(pids).filter((n) => /^client-\d+-lock\.json$/.test(n))) {
+      try {
+        out.push(JSON.parse(fs.readFileSync(path.join(pids, f), 'utf8')) as PidRecord);
+      } catch {
+        // being rewritten
+      }
+    }
+  }
+  return out;
+}
+
+const runDirOf = (stdout: string) => stdout.match(/run dir: (.*)/)![1].trim();
+/** A record's process still runs: same pid and start time, and not a zombie (a SIGKILLed child waiting to be reaped). */
+const runs = (r: PidRecord) => stillOurs(r) && isAlive(r.pid);
+const stillRunning = (recs: Map<string, PidRecord>) => [...recs.values()].filter(runs);
+
+describe('a lock in another language (redis-py Lock over the lock-client protocol)', () => {
+  it('pause-holder stops the Python process with its client: INVALID, lost updates, the paused lock process named', async () => {
+    const run = cli(['--nemesis=pause-holder', '--time-limit=12', '--seed=7']);
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/^\s*INVALID {2}--lock=\.\/examples\/python-redis-lock\.json/);
+    const dir = runDirOf(r.stdout);
+    const saved = JSON.parse(fs.readFileSync(path.join(dir, 'results.json'), 'utf8'));
+    expect(saved.lostUpdates).toBeGreaterThan(0);
+    const starts = readHistory(path.join(dir, 'history.jsonl')).ops.filter(
+      (o) => o.f === 'pause-holder' && (o.value as { phase?: string }).phase === 'start',
+    );
+    expect(starts.length).toBeGreaterThan(0);
+    for (const s of starts) {
+      const v = s.value as { targets: string[]; params: { lockPid: number; lockStopped: boolean } };
+      expect(v.targets[0]).toMatch(
+        /^client p\d+ \(pid \d+, lock process pid \d+: \/usr\/bin\/python3 python-redis-lock\.py\)$/,
+      );
+      expect(v.params.lockStopped).toBe(true);
+      // The pid it stopped is one of the run's registered lock processes.
+      expect([...run.lockProcesses.values()].map((p) => p.pid)).toContain(v.params.lockPid);
+    }
+    expect(saved.faultHits['pause-holder'].shots[0].evidence).toMatch(/its lock process \(pid \d+\) with it$/);
+    // One Python process per client at least, and none left once the run is over.
+    expect(run.lockProcesses.size).toBeGreaterThanOrEqual(5);
+    expect(stillRunning(run.lockProcesses)).toEqual([]);
+    console.log(`pause-holder: ${r.stdout.split('\n').slice(0, 3).join(' | ')}`);
+  });
+
+  it('no fault: VALID with committed writes by more than one client, every Python process gone after', async () => {
+    const run = cli(['--nemesis=none', '--time-limit=8', '--seed=7']);
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    const saved = JSON.parse(fs.readFileSync(path.join(runDirOf(r.stdout), 'results.json'), 'utf8'));
+    expect(saved.valid).toBe(true);
+    expect(saved.lostUpdates).toBe(0);
+    expect(saved.opCounts.byF.write.ok).toBeGreaterThanOrEqual(10);
+    expect(run.lockProcesses.size).toBeGreaterThanOrEqual(5);
+    expect(stillRunning(run.lockProcesses)).toEqual([]);
+    console.log(`none: ${r.stdout.split('\n').slice(0, 2).join(' | ')}`);
+  });
+
+  it('SIGINT mid-run (pause-client running) stops every Python process too, and exits 130', async () => {
+    const run = cli(['--nemesis=pause-client', '--nemesis-interval=500', '--time-limit=60', '--seed=7']);
+    const until = performance.now() + 60_000;
+    while (lockRecords().filter(runs).length < 5 && performance.now() < until) await sleep(100);
+    await sleep(2500); // past the first pause-client shot
+    const live = lockRecords().filter(runs);
+    expect(live.length).toBeGreaterThanOrEqual(5);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(live.filter(runs)).toEqual([]);
+    expect(stillRunning(run.lockProcesses)).toEqual([]);
+    expect(processesUnder(results)).toEqual([]);
+  });
+});
