@@ -28,10 +28,14 @@ describe('checkedMessage: a client reporting its lock process', () => {
       pid: 4242,
       command: '/usr/bin/python3 lock.py',
     });
-    expect(checkedMessage({ type: 'lock-process', pid: null })).toEqual({ type: 'lock-process', pid: null });
+    expect(checkedMessage({ type: 'lock-process', pid: null, ended: 4242 })).toEqual({
+      type: 'lock-process',
+      pid: null,
+      ended: 4242,
+    });
   });
 
-  it.each([0, -1, 1.5, '12', undefined])('refuses pid %j: the pool would signal it', (pid) => {
+  it.each([0, -1, 1.5, '12', undefined, null])('refuses pid %j (without ended): the pool would signal it', (pid) => {
     expect(checkedMessage({ type: 'lock-process', pid })).toBe(
       `a lock-process message with pid ${JSON.stringify(pid)}`,
     );
