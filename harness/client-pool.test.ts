@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientEnvironment } from './client-pool.ts';
+import { checkedMessage, clientEnvironment } from './client-pool.ts';
 
 describe('clientEnvironment', () => {
   it('drops every variable that turns on a library debug log, keeps the rest, adds the client its own', () => {
@@ -18,5 +18,26 @@ describe('clientEnvironment', () => {
     });
     // The harness's own environment is left as it was.
     expect(harness.DEBUG).toBe('*');
+  });
+});
+
+describe('checkedMessage: a client reporting its lock process', () => {
+  it('takes a pid with the command, or null when the process ended', () => {
+    expect(checkedMessage({ type: 'lock-process', pid: 4242, command: '/usr/bin/python3 lock.py' })).toEqual({
+      type: 'lock-process',
+      pid: 4242,
+      command: '/usr/bin/python3 lock.py',
+    });
+    expect(checkedMessage({ type: 'lock-process', pid: null, ended: 4242 })).toEqual({
+      type: 'lock-process',
+      pid: null,
+      ended: 4242,
+    });
+  });
+
+  it.each([0, -1, 1.5, '12', undefined, null])('refuses pid %j (without ended): the pool would signal it', (pid) => {
+    expect(checkedMessage({ type: 'lock-process', pid })).toBe(
+      `a lock-process message with pid ${JSON.stringify(pid)}`,
+    );
   });
 });

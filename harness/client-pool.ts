@@ -56,6 +56,8 @@ interface Slot {
   open: Map<number, OpInput>;
   /** Highest process id this slot has used, so a restarted client continues past it. */
   maxProcess: number;
+  /** The client's live foreign lock processes (pid → command), the newest last. */
+  lockPids: Map<number, string>;
 }
 
 /**
@@ -121,6 +123,7 @@ export class ClientPool {
       deaths,
       open: new Map(),
       maxProcess: spec.slot + spec.concurrency * (spec.generation ?? 0),
+      lockPids: new Map(),
       exited: new Promise((resolve) => child.once('exit', () => resolve())),
     };
     this.slots[spec.slot] = slot;
@@ -136,7 +139,7 @@ export class ClientPool {
         if (msg.type === 'ready') resolve();
         else if (msg.type === 'op') this.record(slot, msg.op, BigInt(msg.at));
         else if (msg.type === 'log') fs.appendFileSync(this.logFile(spec.slot), `${msg.line}\n`);
-        else if (msg.type === 'lock-process') this.lockProcess(slot, msg.pid, msg.command);
+        else if (msg.type === 'lock-process') this.lockProcess(slot, msg.pid, msg.command, msg.ended);
       });
       // A send on a channel that closed (the child died meanwhile) emits 'error' here; its exit handler records it.
       child.on('error', (err) => this.log(`fencepost: client ${spec.slot}: ${err.message}`));
@@ -144,7 +147,7 @@ export class ClientPool {
         handle.exited = true;
         this.pids.remove(`client-${spec.slot}`);
         // Its lock process must not outlive it: execa's cleanup kills it on a normal exit, not on SIGKILL.
-        this.reapLockProcess(slot);
+        this.reapLockProcesses(slot);
         reject(
           new Error(`client ${spec.slot} exited (code ${code}) before it was ready; see logs/client-${spec.slot}.log`),
         );
@@ -153,31 +156,41 @@ export class ClientPool {
     });
   }
 
-  /** A client's foreign lock process started (pid) or ended (null): registered for pauses, kills and cleanup. */
-  private lockProcess(slot: Slot, pid: number | null, command = ''): void {
+  /**
+   * A client's foreign lock process started (`pid`) or ended (`ended`): registered for pauses, kills and cleanup.
+   * One pid file per process, not per slot: after an `info` the client starts the next process while the old one is
+   * still closing, and the old one's end must not unregister the new one.
+   */
+  private lockProcess(slot: Slot, pid: number | null, command = '', ended?: number): void {
     if (this.slots[slot.spec.slot] !== slot) return;
-    const name = `client-${slot.spec.slot}-lock`;
     if (pid === null) {
-      slot.handle.lockProcess = null;
-      this.pids.remove(name);
+      if (ended === undefined) return;
+      slot.lockPids.delete(ended);
+      this.pids.remove(lockRecordName(slot.spec.slot, ended));
+      if (slot.handle.lockProcess?.pid === ended) {
+        const newest = [...slot.lockPids].at(-1);
+        slot.handle.lockProcess = newest ? { pid: newest[0], command: newest[1] } : null;
+      }
       return;
     }
+    slot.lockPids.set(pid, command);
     slot.handle.lockProcess = { pid, command };
-    this.pids.add({ name, pid, marker: this.runDir });
-    // Started while the nemesis had its client stopped (it cannot be: a stopped client starts nothing), or
-    // reported late: a paused client's lock process is paused too.
+    this.pids.add({ name: lockRecordName(slot.spec.slot, pid), pid, marker: this.runDir });
+    // Reported while the nemesis has its client stopped (sent just before the stop): paused with it.
     if (slot.handle.paused) signalPid(pid, 'SIGSTOP');
   }
 
-  /** Kill a dead client's lock process if it still runs (pid and start time, as cleanup judges a pid file). */
-  private reapLockProcess(slot: Slot): void {
-    const name = `client-${slot.spec.slot}-lock`;
-    const rec = this.pids.list().find((r) => r.name === name);
-    if (rec && stillOurs(rec)) {
-      signalPid(rec.pid, 'SIGCONT');
-      signalPid(rec.pid, 'SIGKILL');
+  /** Kill a dead client's lock processes that still run (pid and start time, as cleanup judges a pid file). */
+  private reapLockProcesses(slot: Slot): void {
+    const names = new Set([...slot.lockPids.keys()].map((pid) => lockRecordName(slot.spec.slot, pid)));
+    for (const rec of this.pids.list().filter((r) => names.has(r.name))) {
+      if (stillOurs(rec)) {
+        signalPid(rec.pid, 'SIGCONT');
+        signalPid(rec.pid, 'SIGKILL');
+      }
+      this.pids.remove(rec.name);
     }
-    this.pids.remove(name);
+    slot.lockPids.clear();
     slot.handle.lockProcess = null;
   }
 
@@ -248,11 +261,12 @@ export class ClientPool {
   signal(slot: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
     const c = this.clients[slot];
     if (!c || c.exited) return;
-    const lockPid = c.lockProcess?.pid;
-    if (signal === 'SIGCONT' && lockPid) signalPid(lockPid, signal);
+    // Every lock process of the client: one still closing after an `info` holds its session as long as it runs.
+    const lockPids = [...(this.slots[slot]?.lockPids.keys() ?? [])];
+    if (signal === 'SIGCONT') for (const pid of lockPids) signalPid(pid, signal);
     if (!signalPid(c.pid, signal)) return; // exited meanwhile
     c.paused = signal === 'SIGSTOP';
-    if (signal === 'SIGSTOP' && lockPid) signalPid(lockPid, signal);
+    if (signal === 'SIGSTOP') for (const pid of lockPids) signalPid(pid, signal);
   }
 
   /** Ask every client to finish its step and exit; after `graceMs`, resume and kill the stragglers. */
@@ -272,7 +286,7 @@ export class ClientPool {
   kill(): void {
     this.stopping = true;
     for (const c of this.clients) {
-      for (const pid of [c.lockProcess?.pid, c.exited ? undefined : c.pid]) {
+      for (const pid of [...(this.slots[c.slot]?.lockPids.keys() ?? []), c.exited ? undefined : c.pid]) {
         if (!pid) continue;
         signalPid(pid, 'SIGCONT');
         signalPid(pid, 'SIGKILL');
@@ -280,6 +294,9 @@ export class ClientPool {
     }
   }
 }
+
+/** The pid file of a client's lock process. */
+const lockRecordName = (slot: number, pid: number) => `client-${slot}-lock-${pid}`;
 
 /** Whether the signal was delivered (false: the process is gone). */
 function signalPid(pid: number, signal: NodeJS.Signals): boolean {
@@ -313,7 +330,8 @@ export function checkedMessage(raw: unknown): FromClient | string {
   const m = raw as Record<string, unknown>;
   if (m.type === 'ready' || m.type === 'stopped') return m as FromClient;
   if (m.type === 'lock-process')
-    return m.pid === null || (Number.isInteger(m.pid) && (m.pid as number) > 0)
+    return (m.pid === null && Number.isInteger(m.ended) && (m.ended as number) > 0) ||
+      (Number.isInteger(m.pid) && (m.pid as number) > 0)
       ? (m as FromClient)
       : `a lock-process message with pid ${JSON.stringify(m.pid)}`;
   if (m.type === 'log') return typeof m.line === 'string' ? (m as FromClient) : 'a log message without a line';

@@ -40,7 +40,8 @@ export type FromClient =
   | { type: 'stopped' }
   | { type: 'log'; line: string }
   /**
-   * The client's foreign lock process started (`pid`) or ended (`pid: null`): the harness registers it, pauses it
+   * The client's foreign lock process started (`pid`) or ended (`pid: null`, `ended`: its pid): the harness registers it, pauses it
    * with the client and kills it with the client.
    */
-  | { type: 'lock-process'; pid: number | null; command?: string };
+  | { type: 'lock-process'; pid: number; command: string; ended?: undefined }
+  | { type: 'lock-process'; pid: null; ended: number; command?: undefined };

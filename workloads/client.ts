@@ -39,7 +39,7 @@ function foreignLock(spec: ClientSpec & { foreign: NonNullable<ClientSpec['forei
   return foreignStrategy('foreign', spec.foreign, {
     spawned: (pid) => send({ type: 'lock-process', pid, command }),
     exited: ({ pid, code, signal, expected }) => {
-      send({ type: 'lock-process', pid: null });
+      send({ type: 'lock-process', pid: null, ended: pid });
       if (expected || stopping) return;
       const line = `client ${spec.slot}: its lock process (pid ${pid}: ${command}) exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`;
       if (process.send)

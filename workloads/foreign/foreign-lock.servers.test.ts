@@ -68,7 +68,7 @@ function lockRecords(): PidRecord[] {
   for (const run of fs.readdirSync(lockDir)) {
     const pids = path.join(lockDir, run, 'pids');
     if (!fs.existsSync(pids)) continue;
-    for (const f of fs.readdirSync(pids).filter((n) => /^client-\d+-lock\.json$/.test(n))) {
+    for (const f of fs.readdirSync(pids).filter((n) => /^client-\d+-lock-\d+\.json$/.test(n))) {
       try {
         out.push(JSON.parse(fs.readFileSync(path.join(pids, f), 'utf8')) as PidRecord);
       } catch {
