@@ -175,6 +175,42 @@ function judgeBytes(verb: string): Judge {
 }
 
 /**
+ * A server↔server partition (isolate-leader, majority-minority, bridge, majorities-ring) acted when its drops held
+ * bytes between the sides (its end record's `totalHeldBytes`, read from the nftables counters before the heal):
+ * the members tried to talk across the cut and could not. How the members saw the ensemble at the start and just
+ * before the heal (a leader change, a minority without a leader) is part of the evidence, not the rule: a
+ * partition shorter than an election timeout still held heartbeats.
+ */
+function judgeServerPartition(start: Op, end: Op | undefined): FaultShot {
+  if (!end) return hitOrMiss(start, 'no end record: the run ended before the partition was healed', '');
+  const s = paramsOf(start);
+  const e = paramsOf(end);
+  const total = num(e.totalHeldBytes);
+  if (total === undefined) return hitOrMiss(start, 'its end record counts no held bytes', '');
+  const sides = Array.isArray(s.sides)
+    ? s.sides.map((side) => {
+        const v = isRecord(side) ? side : {};
+        const members = Array.isArray(v.members) ? v.members.map(String) : [];
+        const clients = Array.isArray(v.clients) ? v.clients.map(String) : [];
+        return `{${members.join(', ')}}${clients.length ? ` with ${clients.join(', ')}` : ' (no client connected)'}`;
+      })
+    : [];
+  const views = (v: unknown) =>
+    isRecord(v)
+      ? Object.entries(v)
+          .map(([k, x]) => `${k}: ${String(x)}`)
+          .join(', ')
+      : '';
+  const leader = typeof s.leader === 'string' ? `; leader ${s.leader} at the start` : '';
+  const during = views(e.viewsDuring);
+  return hitOrMiss(
+    start,
+    total > 0 ? null : `no member sent a byte across the cut (${sides.join(' | ') || 'no sides recorded'}) meanwhile`,
+    `held ${total} bytes in ${num(e.heldPackets) ?? '?'} packets between ${sides.join(' and ')}${leader}${during ? `; before the heal: ${during}` : ''}`,
+  );
+}
+
+/**
  * The judge of each fault: what its own evidence must show for a shot to count. A fault of a run with no judge
  * here (a name from a newer fencepost) is a miss, said so.
  */
@@ -228,6 +264,10 @@ export const JUDGES: Readonly<Record<string, Judge>> = {
     );
   },
   partition: judgeBytes('held'),
+  'isolate-leader': (start, end) => judgeServerPartition(start, end),
+  'majority-minority': (start, end) => judgeServerPartition(start, end),
+  bridge: (start, end) => judgeServerPartition(start, end),
+  'majorities-ring': (start, end) => judgeServerPartition(start, end),
   latency: judgeBytes('delayed'),
   failover: (start, _end, h, byProcess) => {
     const p = paramsOf(start);
@@ -305,6 +345,10 @@ const NEVER: Readonly<Record<string, string>> = {
   'pause-client': 'stopped a live client',
   kill: 'killed a server that then rejoined',
   partition: 'held a byte between the clients and the servers',
+  'isolate-leader': 'held a byte between the leader and the other servers',
+  'majority-minority': 'held a byte between the majority and the minority of the servers',
+  bridge: 'held a byte between the two halves of the servers',
+  'majorities-ring': 'held a byte between servers across the ring',
   latency: 'delayed a byte between the clients and the servers',
   failover: 'promoted a replica without the lock key while a holder was inside its critical section',
   'clock-strobe': 'moved a clock the lock depends on',

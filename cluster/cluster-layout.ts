@@ -44,6 +44,8 @@ export async function assembleCluster(
     logFile: path.join(logs, `${name.replace(/[[\]]/g, '')}.log`),
     host,
     env: () => spec.envFor?.(name) ?? {},
+    // Postgres is the resource, not a member of any ensemble: no partition is ever between it and a server.
+    cgroup: () => (kind === 'pg' ? undefined : spec.cgroupFor?.(name)),
     readyTimeoutMs: READY_TIMEOUT_MS[kind],
   });
 

@@ -114,6 +114,22 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   { name: 'clock-offset', kind: 'int', default: 60, min: 1, max: 86_400, help: 'clock faults: seconds to jump' },
   {
+    name: 'etcd-nodes',
+    kind: 'int',
+    defaultText: "the strategy's own (3)",
+    min: 3,
+    max: 5,
+    help: 'members of the etcd cluster a lock on etcd runs on: 3 or 5 (majorities-ring needs 5)',
+  },
+  {
+    name: 'zk-nodes',
+    kind: 'int',
+    defaultText: "the strategy's own (3)",
+    min: 3,
+    max: 5,
+    help: 'servers of the ZooKeeper ensemble a lock on ZooKeeper runs on: 3 or 5 (majorities-ring needs 5)',
+  },
+  {
     name: 'backend',
     kind: 'enum',
     default: 'local',
@@ -385,6 +401,14 @@ export function resolveConfig(
       'drop --runs, or use --lock=all',
     );
   const ttlMs = get<number>('ttl');
+  // An even ensemble tolerates no more failures than the odd one below it: Jepsen's sizes only.
+  const ensembleSize = (name: 'etcd-nodes' | 'zk-nodes'): number | null => {
+    if (!values.has(name)) return null;
+    const n = values.get(name) as number;
+    if (n !== 3 && n !== 5)
+      throw bad(`--${name}=${n}: an ensemble of 3 or 5 members`, `use --${name}=3 or --${name}=5`);
+    return n;
+  };
   // Every command that writes into or acts on the results folder; check and compare take run folders instead.
   if (!get<boolean>('help') && command !== 'check' && command !== 'compare')
     checkResultsFolder(path.resolve(get<string>('results')));
@@ -408,6 +432,8 @@ export function resolveConfig(
     redisPersistence: get<'none' | 'aof-always'>('redis-persistence'),
     clockOffsetS: get<number>('clock-offset'),
     backend: get<'local' | 'docker'>('backend'),
+    etcdNodes: ensembleSize('etcd-nodes'),
+    zkNodes: ensembleSize('zk-nodes'),
     runs: get<number>('runs'),
     matrix: get<'all' | 'faults' | 'remedies'>('matrix'),
     seed: values.has('seed') ? (values.get('seed') as number) : randomSeed(),

@@ -17,6 +17,12 @@ export const FAULTS = {
   latency: "delay client↔server traffic through the harness's TCP proxies",
   'delay-write':
     'hold everything the client inside its critical section sends (its write included) in flight for --pause ms, then deliver it: the write arrives after the lease ran out',
+  'isolate-leader':
+    'cut the current leader (etcd, ZooKeeper; Redis: the primary from its replica) off from the other servers for --pause ms; clients keep talking to every server (root, local backend)',
+  'majority-minority': 'split the servers (etcd, ZooKeeper) into a random majority and minority for --pause ms (root)',
+  bridge: 'split the servers into two halves joined by one member that hears both, for --pause ms (3+ members; root)',
+  'majorities-ring':
+    'every server hears a majority, no two the same one, for --pause ms (5 members: --etcd-nodes=5 / --zk-nodes=5; root)',
 } as const;
 
 export type FaultName = keyof typeof FAULTS;

@@ -12,6 +12,12 @@ import { pauseClient } from './faults/pause-client.ts';
 import { pauseHolder } from './faults/pause-holder.ts';
 import { pauseNode } from './faults/pause-node.ts';
 import { restartEmpty } from './faults/restart-empty.ts';
+import {
+  bridgeFault,
+  isolateLeaderFault,
+  majoritiesRingFault,
+  majorityMinorityFault,
+} from './faults/server-partition.ts';
 
 /** One executor per name of the CLI's fault list (fault-names.ts). */
 export const EXECUTORS: Readonly<Record<FaultName, FaultExecutor>> = {
@@ -26,6 +32,10 @@ export const EXECUTORS: Readonly<Record<FaultName, FaultExecutor>> = {
   partition,
   latency,
   'delay-write': delayWrite,
+  'isolate-leader': isolateLeaderFault,
+  'majority-minority': majorityMinorityFault,
+  bridge: bridgeFault,
+  'majorities-ring': majoritiesRingFault,
 };
 
 /** What a run with `faults` must prepare: the union of the faults' own declarations (fault-needs.ts). */
@@ -34,6 +44,8 @@ export interface RunNeeds {
   failoverPair: boolean;
   ownClientRoutes: boolean;
   clientProxies: boolean;
+  /** Every server in a cgroup of its own and the run's nftables table (server↔server partitions). */
+  serverNet: boolean;
   /** The longest of the faults' minimum useful runs, in ms; 0 when none declares one. */
   minRunMs(timing: FaultTiming): number;
 }
@@ -45,6 +57,7 @@ export function runNeeds(faults: readonly FaultName[]): RunNeeds {
     failoverPair: needs.some((n) => n.failoverPair === true),
     ownClientRoutes: needs.some((n) => n.ownClientRoutes === true),
     clientProxies: needs.some((n) => n.clientProxies === true),
+    serverNet: needs.some((n) => n.serverNet === true),
     minRunMs: (timing) => Math.max(0, ...needs.map((n) => n.minRunMs?.(timing) ?? 0)),
   };
 }

@@ -28,6 +28,9 @@ export interface RunConfig {
   redisPersistence: 'none' | 'aof-always';
   clockOffsetS: number;
   backend: 'local' | 'docker';
+  /** --etcd-nodes / --zk-nodes: the ensemble size of a lock on etcd / ZooKeeper (3 or 5); null = the strategy's own. */
+  etcdNodes: number | null;
+  zkNodes: number | null;
   /** --lock=all: how many conclusive runs each measured cell gets. */
   runs: number;
   /** --lock=all: which tables to run (the fault table, the failure-mode/remedy table, or both). */
