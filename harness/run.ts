@@ -175,6 +175,10 @@ export async function runTest(
   });
   if (faultNeeds.clientProxies) {
     for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
+  } else if (cluster.failover) {
+    // A pair without client proxies (a server partition of the Redis pair): "the primary" is still a proxy, the
+    // one a promotion re-points; every other server is reached directly.
+    proxies.set(PRIMARY_PROXY, await TcpProxy.start({ targetPort: cluster.failover.primary.port }));
   }
   const portOf = (name: string) => proxies.get(name)?.port ?? cluster.nodes.find((n) => n.name === name)!.port;
   const via = (name: string) => ({ host: '127.0.0.1', port: portOf(name) });

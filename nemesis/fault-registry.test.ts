@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import { AFTER_HOLD_MS } from './fault-needs.ts';
-import { EXECUTORS, movesClocks, runNeeds } from './fault-registry.ts';
+import { FAULT_CATALOGUE } from '../history/fault-catalogue.ts';
+import { EXECUTORS, runNeeds } from './fault-registry.ts';
 
 const timing = { firstDelayMs: 1000, pauseMs: 3000 };
 
@@ -11,13 +12,24 @@ describe('the fault registry', () => {
     for (const [name, executor] of Object.entries(EXECUTORS)) expect(executor.name).toBe(name);
   });
 
-  it('the clock faults, and only they, declare the clock shim', () => {
-    const withShim = FAULT_NAMES.filter((f) => EXECUTORS[f].needs.clockShim);
+  it('the clock faults, and only they, move clocks (and so get the clock shim)', () => {
+    const withShim = FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].movesClocks);
     expect(withShim.sort()).toEqual(['clock', 'clock-strobe']);
   });
 
-  it('failover alone needs a primary/replica pair; delay-write alone needs clients on routes of their own', () => {
-    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.failoverPair)).toEqual(['failover']);
+  it('failover and the server partitions that can split two members need a primary/replica pair; delay-write alone needs clients on routes of their own', () => {
+    // isolate-leader and majority-minority cut the pair's replication link; bridge and majorities-ring need 3 and 5.
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.failoverPair)).toEqual([
+      'failover',
+      'isolate-leader',
+      'majority-minority',
+    ]);
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.serverNet)).toEqual([
+      'isolate-leader',
+      'majority-minority',
+      'bridge',
+      'majorities-ring',
+    ]);
     expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.ownClientRoutes)).toEqual(['delay-write']);
   });
 
@@ -63,15 +75,5 @@ describe('what a run needs', () => {
     const none: FaultName[] = [];
     expect(runNeeds(none)).toMatchObject({ clockShim: false, failoverPair: false, ownClientRoutes: false });
     expect(runNeeds(none).minRunMs(timing)).toBe(0);
-  });
-});
-
-describe('movesClocks (for a history of any fencepost version)', () => {
-  it('is true for the clock faults, false for the others and for names it does not know', () => {
-    expect(movesClocks('clock')).toBe(true);
-    expect(movesClocks('clock-strobe')).toBe(true);
-    expect(movesClocks('pause-holder')).toBe(false);
-    expect(movesClocks('clock-skew-from-the-future')).toBe(false);
-    expect(movesClocks('toString')).toBe(false); // not an own key of the registry
   });
 });

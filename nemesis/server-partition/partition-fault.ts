@@ -14,8 +14,8 @@ import {
   majorityMinority,
   type Grudge,
   type GrudgeName,
-} from '../server-partition/grudge.ts';
-import { connectedPorts } from '../server-partition/client-links.ts';
+} from './grudge.ts';
+import { connectedPorts } from './client-links.ts';
 
 /** The members of the link a server partition cuts, and how the others reach each one. */
 interface Ensemble {
@@ -143,10 +143,11 @@ function grudgeFor(name: GrudgeName, names: string[], leader: string | null, ran
  * talking to it. The start record names the grudge, each side's members and the clients connected to them, and
  * the leader; the end record how each member saw the ensemble just before the heal and what the drops held.
  */
-function serverPartition(name: GrudgeName): FaultExecutor {
+export function serverPartition(name: GrudgeName): FaultExecutor {
   const executor: FaultExecutor = {
     name,
-    needs: { serverNet: true, failoverPair: true, clientProxies: true },
+    // The Redis pair has two members: only the grudges that can split two need it booted.
+    needs: MIN_MEMBERS[name] <= 2 ? { serverNet: true, failoverPair: true } : { serverNet: true },
     refusal: (servers, lock) => refusalOf(name, servers, lock),
     unavailable(env: NemesisEnv) {
       const refused = refusalOf(name, env.servers, env.config.lock);
@@ -211,8 +212,3 @@ function serverPartition(name: GrudgeName): FaultExecutor {
   };
   return executor;
 }
-
-export const isolateLeaderFault = serverPartition('isolate-leader');
-export const majorityMinorityFault = serverPartition('majority-minority');
-export const bridgeFault = serverPartition('bridge');
-export const majoritiesRingFault = serverPartition('majorities-ring');
