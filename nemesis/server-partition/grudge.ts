@@ -3,8 +3,9 @@
  * leader and random stream give the same sides, so a run's partitions replay with its seed.
  *
  * A grudge is given by its components (groups of members that still talk among themselves); every pair of members
- * that shares no component is cut. A bridge member is in both components, so it still hears everyone; in a
- * majorities ring each member's component is its own view (itself and its ring neighbours).
+ * that shares no component is cut. A bridge member is in both components, so it still hears everyone. A
+ * majorities ring is the exception: its "components" are each member's own view (itself and its ring
+ * neighbours), and a pair is cut when neither is in the other's view.
  */
 export type GrudgeName = 'isolate-leader' | 'majority-minority' | 'bridge' | 'majorities-ring';
 
@@ -91,10 +92,16 @@ export function majoritiesRing(members: readonly string[], random: () => number)
     throw new Error(`majorities-ring needs at least 5 members (every member sees a different majority); got ${n}`);
   const ring = shuffled(random, members);
   const reach = Math.floor((Math.floor(n / 2) + 1) / 2);
-  const views = ring.map((_, i) =>
-    Array.from({ length: 2 * reach + 1 }, (_, k) => ring[(i - reach + k + n) % n]).filter(
-      (m, k, all) => all.indexOf(m) === k,
-    ),
-  );
-  return grudgeOf('majorities-ring', members, views);
+  const views = ring.map((_, i) => Array.from({ length: 2 * reach + 1 }, (_, k) => ring[(i - reach + k + n) % n]));
+  // Views are not components: i and i+2 both hear i+1 but not each other. A pair is cut when it is farther apart
+  // on the ring than a member reaches.
+  const at = new Map(ring.map((m, i) => [m, i]));
+  const cuts: [string, string][] = [];
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const d = Math.abs(at.get(members[i])! - at.get(members[j])!);
+      if (Math.min(d, n - d) > reach) cuts.push([members[i], members[j]]);
+    }
+  }
+  return { name: 'majorities-ring', components: views.map((v) => inOrder(members, v)), cuts };
 }
