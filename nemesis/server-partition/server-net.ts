@@ -130,8 +130,18 @@ export class ServerNet {
       path.join(pidsDir, SERVER_NET_FILE),
       JSON.stringify({ table: name, cgroup: net.cgroupDir, runDir: fs.realpathSync(runDir) }),
     );
-    fs.mkdirSync(net.cgroupDir);
-    nft(tableText(name, tableComment(runDir)));
+    try {
+      fs.mkdirSync(net.cgroupDir);
+      nft(tableText(name, tableComment(runDir)));
+    } catch (err) {
+      // Half-made is not left behind: the caller registers the teardown only for a network that exists.
+      removeNet(name, net.cgroupDir);
+      throw new HarnessError(
+        'missing-dependency',
+        `could not set up the server network (${name}): ${(err as Error).message.trim()}`,
+        { hint: 'check that `nft list ruleset` works and that cgroup2 is writable here' },
+      );
+    }
     return net;
   }
 
