@@ -3,7 +3,7 @@ import type { RunResults } from '../checkers/run-results.ts';
 import { quantiles } from '../checkers/op-stats.ts';
 import type { Goal } from './outcome.ts';
 
-/** Issue 14's goals: an unsafe cell is caught in ≥ 95 % of runs (19 of 20), with a median time to it < 10 s. */
+/** The detection goals (README, *Performance*): an unsafe cell is caught in ≥ 95 % of runs (19 of 20), with a median time to it < 10 s. */
 export const FOUND_SHARE_GOAL = 0.95;
 export const MEDIAN_TTFA_GOAL_MS = 10_000;
 

@@ -156,7 +156,7 @@ async function plan(): Promise<Plan[]> {
     for (const col of ORACLE_COLUMNS) {
       const o = ORACLE[lock][col.id];
       if (o.decided !== 'measured') continue;
-      // Safe cells: the fenced ones and postgres (the lock-free ones of the issue); the no-fault cells are the matrix's.
+      // Safe cells: the fenced ones and postgres (it takes no lock: its version check is the fence); the no-fault cells are the matrix's.
       const safeOfInterest = o.expect === 'safe' && (col.fencing || lock === 'postgres');
       if (o.expect !== 'lost' && !safeOfInterest) continue;
       out.push({

@@ -4,7 +4,7 @@ import type { Goal } from './outcome.ts';
 /** The bare operations the overhead benchmark times (see bench/overhead.ts). */
 export type FloorName = 'redis' | 'redis×5' | 'etcd' | 'zookeeper' | 'postgres';
 
-/** Recorded p50 may be at most this many times its floor's p50: issue 14's goal. */
+/** Recorded p50 may be at most this many times its floor's p50: the overhead goal (README, *Performance*). */
 export const OVERHEAD_GOAL_RATIO = 1.5;
 
 /** What one lock is compared with: Redlock and the redlock package ask all 5 masters, so 5 SETs in parallel. */

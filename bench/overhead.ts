@@ -197,6 +197,14 @@ async function measureFloors(samples: number): Promise<FloorStats> {
   }
 }
 
+/** How a floor reaches its servers: the real port, or a proxy's; and where it leaves what must be closed. */
+interface FloorLink {
+  port: (real: number) => Promise<number>;
+  closers: (() => Promise<unknown> | void)[];
+}
+
+const FLOOR_OWNER = `floor-${process.pid}`;
+
 /** The bare acquire/release of one floor, connected through `port(real)` (the real port, or a proxy's). */
 async function floorPair(
   name: FloorName,
@@ -204,82 +212,100 @@ async function floorPair(
   port: (real: number) => Promise<number>,
   closers: (() => Promise<unknown> | void)[],
 ): Promise<Pair> {
-  const owner = `floor-${process.pid}`;
-  if (name === 'redis' || name === 'redis×5') {
-    const nodes = name === 'redis' ? cluster.redis.slice(0, 1) : cluster.redis;
-    const conns = await Promise.all(
-      nodes.map(async (n) => {
-        const r = new Redis({ ...n.endpoint(), port: await port(n.port), lazyConnect: true, maxRetriesPerRequest: 1 });
-        await r.connect();
-        closers.push(() => r.disconnect());
-        return r;
-      }),
-    );
-    return {
-      acquire: () =>
-        Promise.all(
-          conns.map(async (r) => {
-            if ((await r.set('floor', owner, 'PX', BENCH_TTL_MS, 'NX')) !== 'OK')
-              throw new Error('floor: redis SET NX failed: the key was not released');
-          }),
-        ),
-      release: () => Promise.all(conns.map((r) => r.eval(RELEASE_IF_OWNER, 1, 'floor', owner))),
-    };
-  }
-  if (name === 'etcd') {
-    const client = new Etcd3({
-      hosts: await Promise.all(cluster.etcd.map(async (n) => `http://127.0.0.1:${await port(n.port)}`)),
-      dialTimeout: 1000,
-      // As the lock clients do: the run's etcd user, whose role may touch `fencepost/` only (auth is on).
-      auth: cluster.etcd[0]!.userAuth,
-    });
-    const key = 'fencepost/floor';
-    closers.push(() => client.close());
-    return {
-      acquire: async () => {
-        const r = await client.if(key, 'Create', '==', 0).then(client.put(key).value(owner)).commit();
-        if (!r.succeeded) throw new Error('floor: etcd create-if-absent txn failed: the key was not released');
-      },
-      release: () => client.if(key, 'Value', '==', owner).then(client.delete().key(key)).commit(),
-    };
-  }
-  if (name === 'zookeeper') {
-    // One session per member, used in turn: a ZooKeeper client talks to the one member it connected to, and a
-    // create through a follower costs a forward to the leader that a create on the leader does not (measured on
-    // this machine, paced p50: 1.1–2.5 ms depending on the member). The run's client picks a member at random,
-    // so the floor is all members pooled, not whichever one a single session would land on.
-    const call = <T>(f: (cb: (e: unknown, r: T) => void) => void) =>
-      new Promise<T>((resolve, reject) => f((e, r) => (e ? reject(e) : resolve(r))));
-    const sessions = await Promise.all(
-      cluster.zk.map(async (n) => {
-        const connect = `127.0.0.1:${await port(n.port)}`;
-        const zk = zookeeper.createClient(connect, { sessionTimeout: 4000, retries: 0 });
-        await new Promise<void>((resolve, reject) => {
-          const t = setTimeout(
-            () => reject(new Error(`floor: ZooKeeper at ${connect} did not connect in 10 s`)),
-            10_000,
-          );
-          zk.once('connected', () => (clearTimeout(t), resolve()));
-          zk.connect();
-        });
-        closers.push(() => zk.close());
-        return zk;
-      }),
-    );
-    await call<string>((cb) => sessions[0].mkdirp('/floor', cb));
-    let turn = 0;
-    let held: { zk: zookeeper.Client; node: string } | null = null;
-    return {
-      acquire: async () => {
-        const zk = sessions[turn++ % sessions.length];
-        const node = await call<string>((cb) =>
-          zk.create('/floor/lock-', Buffer.from(owner), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb),
-        );
-        held = { zk, node };
-      },
-      release: () => call<void>((cb) => held!.zk.remove(held!.node, -1, (e) => cb(e, undefined))),
-    };
-  }
+  const link: FloorLink = { port, closers };
+  if (name === 'redis') return redisFloor(cluster.redis.slice(0, 1), link);
+  if (name === 'redis×5') return redisFloor(cluster.redis, link);
+  if (name === 'etcd') return etcdFloor(cluster, link);
+  if (name === 'zookeeper') return zkFloor(cluster, link);
+  return pgFloor(cluster, link);
+}
+
+/** SET NX PX on every node, released by the owner-checking script. */
+async function redisFloor(nodes: Cluster['redis'], { port, closers }: FloorLink): Promise<Pair> {
+  const conns = await Promise.all(
+    nodes.map(async (n) => {
+      const r = new Redis({ ...n.endpoint(), port: await port(n.port), lazyConnect: true, maxRetriesPerRequest: 1 });
+      await r.connect();
+      closers.push(() => r.disconnect());
+      return r;
+    }),
+  );
+  return {
+    acquire: () =>
+      Promise.all(
+        conns.map(async (r) => {
+          if ((await r.set('floor', FLOOR_OWNER, 'PX', BENCH_TTL_MS, 'NX')) !== 'OK')
+            throw new Error('floor: redis SET NX failed: the key was not released');
+        }),
+      ),
+    release: () => Promise.all(conns.map((r) => r.eval(RELEASE_IF_OWNER, 1, 'floor', FLOOR_OWNER))),
+  };
+}
+
+/** A create-if-absent transaction, deleted by a value-checking one. */
+async function etcdFloor(cluster: Cluster, { port, closers }: FloorLink): Promise<Pair> {
+  const client = new Etcd3({
+    hosts: await Promise.all(cluster.etcd.map(async (n) => `http://127.0.0.1:${await port(n.port)}`)),
+    dialTimeout: 1000,
+    // As the lock clients do: the run's etcd user, whose role may touch `fencepost/` only (auth is on).
+    auth: cluster.etcd[0]!.userAuth,
+  });
+  const key = 'fencepost/floor';
+  closers.push(() => client.close());
+  return {
+    acquire: async () => {
+      const r = await client.if(key, 'Create', '==', 0).then(client.put(key).value(FLOOR_OWNER)).commit();
+      if (!r.succeeded) throw new Error('floor: etcd create-if-absent txn failed: the key was not released');
+    },
+    release: () => client.if(key, 'Value', '==', FLOOR_OWNER).then(client.delete().key(key)).commit(),
+  };
+}
+
+const zkCall = <T>(f: (cb: (e: unknown, r: T) => void) => void) =>
+  new Promise<T>((resolve, reject) => f((e, r) => (e ? reject(e) : resolve(r))));
+
+/** A session to one ZooKeeper member, connected (or a rejection after 10 s). */
+async function zkSession(connect: string): Promise<zookeeper.Client> {
+  const zk = zookeeper.createClient(connect, { sessionTimeout: 4000, retries: 0 });
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`floor: ZooKeeper at ${connect} did not connect in 10 s`)), 10_000);
+    zk.once('connected', () => (clearTimeout(t), resolve()));
+    zk.connect();
+  });
+  return zk;
+}
+
+/**
+ * An ephemeral sequential node, removed. One session per member, used in turn: a ZooKeeper client talks to the
+ * one member it connected to, and a create through a follower costs a forward to the leader that a create on the
+ * leader does not (measured on this machine, paced p50: 1.1–2.5 ms depending on the member). The run's client
+ * picks a member at random, so the floor is all members pooled, not whichever one a single session would land on.
+ */
+async function zkFloor(cluster: Cluster, { port, closers }: FloorLink): Promise<Pair> {
+  const sessions = await Promise.all(
+    cluster.zk.map(async (n) => {
+      const zk = await zkSession(`127.0.0.1:${await port(n.port)}`);
+      closers.push(() => zk.close());
+      return zk;
+    }),
+  );
+  await zkCall<string>((cb) => sessions[0].mkdirp('/floor', cb));
+  let turn = 0;
+  let held: { zk: zookeeper.Client; node: string } | null = null;
+  return {
+    acquire: async () => {
+      const zk = sessions[turn++ % sessions.length];
+      const node = await zkCall<string>((cb) =>
+        zk.create('/floor/lock-', Buffer.from(FLOOR_OWNER), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb),
+      );
+      held = { zk, node };
+    },
+    release: () => zkCall<void>((cb) => held!.zk.remove(held!.node, -1, (e) => cb(e, undefined))),
+  };
+}
+
+/** What the postgres "lock" is: the conditional write itself. No release. */
+async function pgFloor(cluster: Cluster, { port, closers }: FloorLink): Promise<Pair> {
   const c = new pg.Client({ ...cluster.pg!.connectionConfig(), port: await port(cluster.pg!.port) });
   await c.connect();
   closers.push(() => c.end());
@@ -287,7 +313,6 @@ async function floorPair(
   await c.query('INSERT INTO floor VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET version = 0');
   let version = 0;
   return {
-    // What the postgres "lock" is: the conditional write itself. No release.
     acquire: async () => {
       const r = await c.query('UPDATE floor SET version = version + 1 WHERE id = 1 AND version = $1', [version]);
       if (r.rowCount !== 1) throw new Error(`floor: postgres UPDATE matched ${r.rowCount} rows, expected 1`);

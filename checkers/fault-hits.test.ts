@@ -223,7 +223,7 @@ describe('faultHits', () => {
   });
 
   // Was "counts faults that do not aim at the lock without judging them" (hit: null, no reason): every fault is
-  // now judged by its own evidence, and one that fired without it is a reason against VALID (issue 18).
+  // now judged by its own evidence, and one that fired without it is a reason against VALID.
   it('partition: a hit only when its proxies held real bytes (end record `heldBytes`)', () => {
     const hits = faultHits(
       history(

@@ -2,9 +2,8 @@ import type { AccountRef, NemesisValue } from '../history/bank.ts';
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { FaultAim } from '../history/fault-aim.ts';
-import { faultFacts, type FaultName } from '../history/fault-catalogue.ts';
+import { faultFacts, shimCannotMove, type FaultName } from '../history/fault-catalogue.ts';
 import { isRecord } from '../common/is-record.ts';
-import { shimCannotMove } from '../nemesis/faults/clock-note.ts';
 
 /** One injection of a fault (a `start` record) and what the history says it did. */
 export interface FaultShot {
@@ -220,7 +219,7 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
     return short ? { ...shot, hit: false, evidence: short } : shot;
   },
   clock: (start, _end, h, byProcess) => {
-    // A run from before clock was refused for etcd: its jump on an etcd member moved nothing (clock-note.ts).
+    // A run from before clock was refused for etcd: its jump on an etcd member moved nothing (shimCannotMove).
     const struck = readAim(paramsOf(start).aim)?.struck ?? [];
     if (struck.length && struck.every((n) => /^etcd\[\d+\]$/.test(n)))
       return hitOrMiss(start, `it struck ${struck.join(', ')}: ${shimCannotMove('etcd')}`, '');

@@ -12,6 +12,68 @@ import { ZkNode } from './servers/zk-node.ts';
 /** Ready timeouts: a JVM on a busy 2-core machine can take a while, the others are quick. */
 const READY_TIMEOUT_MS = { redis: 10_000, etcd: 20_000, zk: 45_000, pg: 20_000 } as const;
 
+type Kind = 'redis' | 'etcd' | 'zk' | 'pg';
+type Credentials = Cluster['credentials'];
+
+/** What every node of one run shares: where its data and log go, its host, its env, its ready timeout. */
+function nodeBase(spec: ClusterSpec, runDir: string, host: NodeHost) {
+  const logs = path.join(runDir, 'logs');
+  fs.mkdirSync(logs, { recursive: true });
+  return (name: string, kind: Kind, port: number) => ({
+    name,
+    kind,
+    port,
+    dir: path.join(runDir, 'nodes', name.replace(/[[\]]/g, '')),
+    logFile: path.join(logs, `${name.replace(/[[\]]/g, '')}.log`),
+    host,
+    env: () => spec.envFor?.(name) ?? {},
+    // Postgres is the resource, not a member of any ensemble: no partition is ever between it and a server.
+    cgroup: () => (kind === 'pg' ? undefined : spec.cgroupFor?.(name)),
+    readyTimeoutMs: READY_TIMEOUT_MS[kind],
+  });
+}
+
+/** What the per-kind builders get: the shared node fields, the next free port, the run's passwords. */
+interface Layout {
+  base: ReturnType<typeof nodeBase>;
+  take: () => number;
+  credentials: Credentials;
+}
+
+function redisNode({ base, take, credentials }: Layout, spec: ClusterSpec, name: string, replicaOf?: string) {
+  return new RedisNode({
+    ...base(name, 'redis', take()),
+    persistence: spec.redisPersistence ?? 'none',
+    password: credentials.redis,
+    ...(replicaOf === undefined ? {} : { replicaOf }),
+  });
+}
+
+function etcdNodes({ base, take, credentials }: Layout, count: number, runDir: string): EtcdNode[] {
+  const ports = Array.from({ length: count }, () => ({ client: take(), peer: take() }));
+  const initialCluster = ports.map((p, i) => `etcd${i}=http://127.0.0.1:${p.peer}`).join(',');
+  const token = `fencepost-${path.basename(runDir)}`;
+  return ports.map(
+    (p, i) =>
+      new EtcdNode({
+        ...base(`etcd[${i}]`, 'etcd', p.client),
+        peerPort: p.peer,
+        initialCluster,
+        clusterToken: token,
+        rootPassword: credentials.etcdRoot,
+        userPassword: credentials.etcd,
+      }),
+  );
+}
+
+function zkNodes({ base, take, credentials }: Layout, count: number): ZkNode[] {
+  const ports = Array.from({ length: count }, () => ({ client: take(), peer: take(), election: take() }));
+  const serverLines = ports.map((p, i) => `server.${i + 1}=127.0.0.1:${p.peer}:${p.election}`);
+  return ports.map(
+    (p, i) => new ZkNode({ ...base(`zk[${i}]`, 'zk', p.client), myid: i + 1, serverLines, password: credentials.zk }),
+  );
+}
+
 /**
  * The cluster as every backend lays it out: servers on 127.0.0.1, ports chosen at run time, each node's data
  * under `<runDir>/nodes/<name>/` and its log at `<runDir>/logs/<name>.log`. The host decides where the processes
@@ -33,73 +95,32 @@ export async function assembleCluster(
   // Fresh passwords for this run, in <runDir>/secrets.json (0600); every node and client gets them from here.
   const credentials = runCredentials(runDir);
   const ports = await freePorts(counts.redis + counts.etcd * 2 + counts.zk * 3 + counts.pg + counts.failover);
-  const take = () => ports.shift()!;
-  const logs = path.join(runDir, 'logs');
-  fs.mkdirSync(logs, { recursive: true });
-  const base = (name: string, kind: 'redis' | 'etcd' | 'zk' | 'pg', port: number) => ({
-    name,
-    kind,
-    port,
-    dir: path.join(runDir, 'nodes', name.replace(/[[\]]/g, '')),
-    logFile: path.join(logs, `${name.replace(/[[\]]/g, '')}.log`),
-    host,
-    env: () => spec.envFor?.(name) ?? {},
-    // Postgres is the resource, not a member of any ensemble: no partition is ever between it and a server.
-    cgroup: () => (kind === 'pg' ? undefined : spec.cgroupFor?.(name)),
-    readyTimeoutMs: READY_TIMEOUT_MS[kind],
-  });
-
-  const redis = Array.from(
-    { length: counts.redis },
-    (_, i) =>
-      new RedisNode({
-        ...base(`redis[${i}]`, 'redis', take()),
-        persistence: spec.redisPersistence ?? 'none',
-        password: credentials.redis,
-      }),
-  );
-
-  const etcdPorts = Array.from({ length: counts.etcd }, () => ({ client: take(), peer: take() }));
-  const initialCluster = etcdPorts.map((p, i) => `etcd${i}=http://127.0.0.1:${p.peer}`).join(',');
-  const token = `fencepost-${path.basename(runDir)}`;
-  const etcd = etcdPorts.map(
-    (p, i) =>
-      new EtcdNode({
-        ...base(`etcd[${i}]`, 'etcd', p.client),
-        peerPort: p.peer,
-        initialCluster,
-        clusterToken: token,
-        rootPassword: credentials.etcdRoot,
-        userPassword: credentials.etcd,
-      }),
-  );
-
-  const zkPorts = Array.from({ length: counts.zk }, () => ({ client: take(), peer: take(), election: take() }));
-  const serverLines = zkPorts.map((p, i) => `server.${i + 1}=127.0.0.1:${p.peer}:${p.election}`);
-  const zk = zkPorts.map(
-    (p, i) => new ZkNode({ ...base(`zk[${i}]`, 'zk', p.client), myid: i + 1, serverLines, password: credentials.zk }),
-  );
-
+  const layout: Layout = { base: nodeBase(spec, runDir, host), take: () => ports.shift()!, credentials };
+  // Built in this order, which is the order the free ports are taken in.
+  const redis = Array.from({ length: counts.redis }, (_, i) => redisNode(layout, spec, `redis[${i}]`));
+  const etcd = etcdNodes(layout, counts.etcd, runDir);
+  const zk = zkNodes(layout, counts.zk);
   const pg = counts.pg
-    ? new PgNode({ ...base('pg', 'pg', take()), superuserPassword: credentials.pgSuperuser, password: credentials.pg })
+    ? new PgNode({
+        ...layout.base('pg', 'pg', layout.take()),
+        superuserPassword: credentials.pgSuperuser,
+        password: credentials.pg,
+      })
     : null;
-
   let failover: Cluster['failover'] = null;
   if (counts.failover) {
-    const primary = new RedisNode({
-      ...base('redis-primary', 'redis', take()),
-      persistence: spec.redisPersistence ?? 'none',
-      password: credentials.redis,
-    });
-    const replica = new RedisNode({
-      ...base('redis-replica', 'redis', take()),
-      persistence: spec.redisPersistence ?? 'none',
-      password: credentials.redis,
-      replicaOf: `127.0.0.1:${primary.port}`,
-    });
-    failover = { primary, replica };
+    const primary = redisNode(layout, spec, 'redis-primary');
+    failover = { primary, replica: redisNode(layout, spec, 'redis-replica', `127.0.0.1:${primary.port}`) };
   }
+  return clusterOf({ redis, etcd, zk, pg, failover, credentials }, disposeHost);
+}
 
+/** The cluster's nodes with the one way to start them all and the one way to stop them all. */
+function clusterOf(
+  parts: Pick<Cluster, 'redis' | 'etcd' | 'zk' | 'pg' | 'failover' | 'credentials'>,
+  disposeHost: () => Promise<void>,
+): Cluster {
+  const { redis, etcd, zk, pg, failover } = parts;
   const nodes = [
     ...redis,
     ...etcd,
@@ -108,13 +129,8 @@ export async function assembleCluster(
     ...(failover ? [failover.primary, failover.replica] : []),
   ];
   const cluster: Cluster = {
-    redis,
-    etcd,
-    zk,
-    pg,
-    failover,
+    ...parts,
     nodes,
-    credentials,
     async start() {
       // All at once: etcd and ZooKeeper members wait for each other anyway, and boot time is dominated by the JVMs.
       const results = await Promise.allSettled(nodes.filter((n) => n !== failover?.replica).map((n) => n.start()));

@@ -23,95 +23,111 @@ export class JsonSyntaxError extends Error {
 export const MAX_JSON_DEPTH = 64;
 
 export function parseJsonWithLines(text: string): LocatedJson {
-  const lineOf = new Map<string, number>();
-  let depth = 0;
-  let i = 0;
-  let line = 1;
-  let lineStart = 0;
+  const p = new LineParser(text);
+  const v = p.value('');
+  p.skip();
+  if (p.i < text.length) p.fail('unexpected text after the JSON value');
+  return { value: v, lineOf: p.lineOf };
+}
 
-  const fail = (what: string): never => {
-    const near = i < text.length ? `"${text[i]}"` : 'the end of the file';
-    throw new JsonSyntaxError(`${what} at ${near}`, line, i - lineStart + 1);
-  };
-  const skip = () => {
-    while (i < text.length && ' \t\r\n'.includes(text[i])) {
-      if (text[i] === '\n') {
-        line++;
-        lineStart = i + 1;
+/** A recursive-descent JSON reader that keeps its line and column as it goes. */
+class LineParser {
+  readonly lineOf = new Map<string, number>();
+  i = 0;
+  private depth = 0;
+  private line = 1;
+  private lineStart = 0;
+
+  constructor(private readonly text: string) {}
+
+  fail(what: string): never {
+    const near = this.i < this.text.length ? `"${this.text[this.i]}"` : 'the end of the file';
+    throw new JsonSyntaxError(`${what} at ${near}`, this.line, this.i - this.lineStart + 1);
+  }
+
+  skip(): void {
+    const { text } = this;
+    while (this.i < text.length && ' \t\r\n'.includes(text[this.i])) {
+      if (text[this.i] === '\n') {
+        this.line++;
+        this.lineStart = this.i + 1;
       }
-      i++;
+      this.i++;
     }
-  };
-  const str = (): string => {
-    const start = i;
-    i++;
-    while (i < text.length && text[i] !== '"') {
-      if (text[i] === '\n') fail('a line break inside a string');
-      i += text[i] === '\\' ? 2 : 1;
-    }
-    if (i >= text.length) fail('an unterminated string');
-    i++;
-    return JSON.parse(text.slice(start, i)) as string;
-  };
-  const value = (at: string): unknown => {
-    skip();
-    lineOf.set(at, line);
-    const c = text[i];
-    if ((c === '{' || c === '[') && ++depth > MAX_JSON_DEPTH) fail(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+
+  value(at: string): unknown {
+    this.skip();
+    this.lineOf.set(at, this.line);
+    const c = this.text[this.i];
+    const nests = c === '{' || c === '[';
+    if (nests && ++this.depth > MAX_JSON_DEPTH) this.fail(`nesting deeper than ${MAX_JSON_DEPTH} levels`);
     try {
-      return container(at, c);
+      return c === '{' ? this.object(at) : c === '[' ? this.array(at) : c === '"' ? this.str() : this.scalar();
     } finally {
-      if (c === '{' || c === '[') depth--;
+      if (nests) this.depth--;
     }
-  };
-  const container = (at: string, c: string | undefined): unknown => {
-    if (c === '{') {
-      i++;
-      const out: Record<string, unknown> = {};
-      skip();
-      if (text[i] === '}') return (i++, out);
-      for (;;) {
-        skip();
-        if (text[i] !== '"') fail('expected a "quoted" key');
-        const key = str();
-        skip();
-        if (text[i] !== ':') fail(`expected ":" after "${key}"`);
-        i++;
-        // defineProperty: a "__proto__" key is a key, as in JSON.parse, not the object's prototype.
-        Object.defineProperty(out, key, {
-          value: value(at ? `${at}.${key}` : key),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-        skip();
-        if (text[i] === ',') i++;
-        else if (text[i] === '}') return (i++, out);
-        else fail('expected "," or "}"');
-      }
-    }
-    if (c === '[') {
-      i++;
-      const out: unknown[] = [];
-      skip();
-      if (text[i] === ']') return (i++, out);
-      for (;;) {
-        out.push(value(`${at}[${out.length}]`));
-        skip();
-        if (text[i] === ',') i++;
-        else if (text[i] === ']') return (i++, out);
-        else fail('expected "," or "]"');
-      }
-    }
-    if (c === '"') return str();
-    const m = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 64));
-    if (!m) return fail('expected a value');
-    i += m[0].length;
-    return JSON.parse(m[0]) as unknown;
-  };
+  }
 
-  const v = value('');
-  skip();
-  if (i < text.length) fail('unexpected text after the JSON value');
-  return { value: v, lineOf };
+  private str(): string {
+    const { text } = this;
+    const start = this.i;
+    this.i++;
+    while (this.i < text.length && text[this.i] !== '"') {
+      if (text[this.i] === '\n') this.fail('a line break inside a string');
+      this.i += text[this.i] === '\\' ? 2 : 1;
+    }
+    if (this.i >= text.length) this.fail('an unterminated string');
+    this.i++;
+    return JSON.parse(text.slice(start, this.i)) as string;
+  }
+
+  private object(at: string): Record<string, unknown> {
+    const { text } = this;
+    this.i++;
+    const out: Record<string, unknown> = {};
+    this.skip();
+    if (text[this.i] === '}') return (this.i++, out);
+    for (;;) {
+      this.skip();
+      if (text[this.i] !== '"') this.fail('expected a "quoted" key');
+      const key = this.str();
+      this.skip();
+      if (text[this.i] !== ':') this.fail(`expected ":" after "${key}"`);
+      this.i++;
+      // defineProperty: a "__proto__" key is a key, as in JSON.parse, not the object's prototype.
+      Object.defineProperty(out, key, {
+        value: this.value(at ? `${at}.${key}` : key),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      this.skip();
+      if (text[this.i] === ',') this.i++;
+      else if (text[this.i] === '}') return (this.i++, out);
+      else this.fail('expected "," or "}"');
+    }
+  }
+
+  private array(at: string): unknown[] {
+    const { text } = this;
+    this.i++;
+    const out: unknown[] = [];
+    this.skip();
+    if (text[this.i] === ']') return (this.i++, out);
+    for (;;) {
+      out.push(this.value(`${at}[${out.length}]`));
+      this.skip();
+      if (text[this.i] === ',') this.i++;
+      else if (text[this.i] === ']') return (this.i++, out);
+      else this.fail('expected "," or "]"');
+    }
+  }
+
+  private scalar(): unknown {
+    const m = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(this.text.slice(this.i, this.i + 64));
+    if (!m) return this.fail('expected a value');
+    this.i += m[0].length;
+    return JSON.parse(m[0]) as unknown;
+  }
 }

@@ -23,7 +23,7 @@ export interface DoctorReport {
   runDir: string;
 }
 
-/** Boot all 12 nodes, call each once, tear down. The boot time is the benchmark of issue #2. */
+/** Boot all 12 nodes, call each once, tear down. Its boot time is what `bench startup` measures. */
 export async function doctor(config: Readonly<Config>, shutdown: Shutdown): Promise<DoctorReport> {
   const log = (line: string) => {
     if (!config.json) console.error(line);

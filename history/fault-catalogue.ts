@@ -187,6 +187,17 @@ export function faultColour(f: string): string {
   return faultFacts(f)?.colour ?? UNKNOWN_FAULT_COLOUR;
 }
 
+/**
+ * Why the LD_PRELOAD clock shim of the faults that move clocks cannot move a server of this kind (`etcd`, as
+ * cluster/node.ts spells it) at all, or null when it can: the one fact the clock faults refuse by and the checker
+ * judges an old run's clock jump by.
+ */
+export function shimCannotMove(kind: string): string | null {
+  return kind === 'etcd'
+    ? 'etcd is a Go binary that reads the clock through the vDSO, not libc, so the LD_PRELOAD clock shim cannot move it (and its leases run on monotonic time anyway)'
+    : null;
+}
+
 /** The `faults:` section of `--help`: one line per fault, in catalogue order. */
 export function faultHelpLines(indent: string, width: number): string[] {
   return Object.entries(FAULT_CATALOGUE).map(([name, facts]) => `${indent}${name.padEnd(width)} ${facts.help}`);

@@ -119,7 +119,7 @@ describe('renderMatrix', () => {
     expect(etcd).toContain('3.20 ms / 9.50 ms');
   });
 
-  it('orders rows as the brief does and columns no-fault first, fenced last', () => {
+  it('orders rows as BUILTIN_LOCKS does and columns no-fault first, fenced last', () => {
     expect(html.indexOf('<b>redis</b>')).toBeLessThan(html.indexOf('<b>etcd</b>'));
     expect(html.indexOf('<b>etcd</b>')).toBeLessThan(html.indexOf('<b>postgres</b>'));
     const head = html.slice(

@@ -12,10 +12,10 @@ import { tally, tallyLine } from './matrix-tally.ts';
 import { remedyAnswers } from './remedy-answers.ts';
 
 /**
- * The brief's "Choosing a lock" table, measured: one row per strategy, and the grid of every run behind it. Each
+ * The lock matrix (README, *Reports*), measured: one row per strategy, and the grid of every run behind it. Each
  * cell links to the report that proves it and says whether it matches the oracle. A contradiction is a bug of
- * ours until proven otherwise (design.md): an unsafe cell without anomalies points at the fault injection, a
- * safe cell with anomalies at the harness.
+ * ours until proven otherwise: an unsafe cell without anomalies points at the fault injection, a safe cell with
+ * anomalies at the harness.
  */
 
 export interface MatrixPageOptions {
@@ -102,7 +102,7 @@ function observedText(c: MatrixCell): string {
   }
 }
 
-/** Why a contradiction matters, in design.md's words. */
+/** What a contradiction points at: a bug of ours until proven otherwise, and where to look first. */
 export function suspicion(c: MatrixCell): string {
   if (c.observed === 'failed')
     return "the harness threw (its servers were stopped and the matrix went on): look at the error and the run's logs";

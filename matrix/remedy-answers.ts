@@ -5,10 +5,10 @@ import { escapeHtml as h } from '../report/html.ts';
 import type { MatrixCell } from './matrix-cell.ts';
 
 /**
- * "Which remedy fixes which failure", answered from the matrix's own cells: for each failure mode the brief names,
- * the locks it broke (linked to the run that shows it), the remedy, and whether the remedy held for each of those
- * locks (linked to its run) — beside what the oracle expects (matrix/remedy-oracle.ts, which the README's table
- * is generated from too).
+ * "Which remedy fixes which failure", answered from the matrix's own cells: for each failure mode of the remedy
+ * table, the locks it broke (linked to the run that shows it), the remedy, and whether the remedy held for each
+ * of those locks (linked to its run) — beside what the oracle expects (matrix/remedy-oracle.ts, which the
+ * README's table is generated from too).
  */
 
 const inColumn = (cells: readonly MatrixCell[], ref: TableColumnRef) =>

@@ -3,8 +3,8 @@ import type { BuiltinLock } from '../workloads/lock-names.ts';
 import type { MeasuredExpectation, OracleCell } from './oracle.ts';
 
 /**
- * The matrix's second table: the failure modes the brief names beyond the fault columns, and the remedies it
- * recommends, each as a scenario (faults + the run options that make it) with an expectation per lock. Decided
+ * The matrix's second table: the failure modes known to break a lock beyond the fault columns, and the remedies
+ * usually recommended for them (README, *Failure modes and remedies*), each as a scenario (faults + the run options that make it) with an expectation per lock. Decided
  * by the same rules as the fault table (matrix/oracle.ts): measured cells get the same number of runs,
  * inconclusive runs are replaced, and cells no run could inform are decided by construction, with a reason.
  */
@@ -233,7 +233,7 @@ export interface Remedy {
   failure: string;
   broken: TableColumnRef;
   remedy: string;
-  /** null: the brief recommends no remedy a Redis lock could apply; `remedy` says what to do instead. */
+  /** null: there is no remedy a Redis lock could apply; `remedy` says what to do instead. */
   remedied: TableColumnRef | null;
   /** What the oracle expects of the remedy, in a sentence (the cells hold the per-lock expectation). */
   expect: string;

@@ -16,7 +16,7 @@ describe('clock', () => {
   });
 
   // Was "the skew cannot reach etcd, and the history says so" with `faultHits.clock.hit > 0` and exit 0: a jump that
-  // cannot move a Go binary injected nothing, so it is now refused before anything boots (issue 18).
+  // cannot move a Go binary injected nothing, so it is now refused before anything boots.
   it('--lock=etcd: refused before anything starts, because the shim cannot move etcd', async () => {
     await expect(runNemesis(['--lock=etcd', '--nemesis=clock', '--time-limit=6'])).rejects.toThrow(
       /--nemesis=clock cannot act on --lock=etcd: .*shim cannot move it/,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import { AFTER_HOLD_MS } from './fault-needs.ts';
 import { FAULT_CATALOGUE } from '../history/fault-catalogue.ts';
-import { EXECUTORS, runNeeds } from './fault-registry.ts';
+import { EXECUTORS, executorIn, runNeeds } from './fault-registry.ts';
 
 const timing = { firstDelayMs: 1000, pauseMs: 3000 };
 
@@ -10,6 +10,13 @@ describe('the fault registry', () => {
   it('has one executor per fault name, under its own name', () => {
     expect(Object.keys(EXECUTORS).sort()).toEqual([...FAULT_NAMES].sort());
     for (const [name, executor] of Object.entries(EXECUTORS)) expect(executor.name).toBe(name);
+  });
+
+  it("finds a fault's executor among its file's exports by its name, and says what to add when it is not there", () => {
+    expect(executorIn('kill', { helper: () => 0, kill: EXECUTORS.kill })).toBe(EXECUTORS.kill);
+    expect(() => executorIn('kill', { kill: EXECUTORS.latency, note: 'x' })).toThrow(
+      "nemesis/faults/kill.ts exports no fault executor named 'kill': every fault of history/fault-catalogue.ts needs one (export const x: FaultExecutor = { name: 'kill', … })",
+    );
   });
 
   it('the clock faults, and only they, move clocks (and so get the clock shim)', () => {

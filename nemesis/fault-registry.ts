@@ -12,7 +12,11 @@ const isExecutor = (v: unknown): v is FaultExecutor =>
  */
 async function load(name: FaultName): Promise<FaultExecutor> {
   const file = `./faults/${name}.ts`;
-  const mod = (await import(file)) as Record<string, unknown>;
+  return executorIn(name, (await import(file)) as Record<string, unknown>);
+}
+
+/** The executor named `name` among a module's exports; an error that says what to add when there is none. */
+export function executorIn(name: string, mod: Readonly<Record<string, unknown>>): FaultExecutor {
   const found = Object.values(mod).find((v) => isExecutor(v) && v.name === name);
   if (!isExecutor(found))
     throw new Error(

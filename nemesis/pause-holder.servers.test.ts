@@ -39,7 +39,7 @@ describe('pause-holder', () => {
 
   // The GC-pause story with a watchdog (the remedy table's "holder paused > TTL, --watchdog" cell, its flags): the
   // resumed holder's write is the next thing it does, before its overdue renewal can tell it the lease is gone.
-  // Struck anywhere, some resumed writes were skipped as lock-lost and the cell came out safe by luck (issue 18).
+  // Struck anywhere, some resumed writes were skipped as lock-lost and the cell came out safe by luck.
   it('--lock=redis --watchdog: every paused holder writes when it resumes, and loses updates (exit 1)', async () => {
     const run = await runNemesis([
       '--lock=redis',

@@ -6,7 +6,7 @@ import { EXECUTORS } from './fault-registry.ts';
 describe('--lock=postgres under every fault', () => {
   // Was "whatever applies is injected, the rest is said to be n/a" (restart-empty and failover skipped with a log
   // line): a fault that cannot act on the lock is now refused before anything starts, and every fault of a run
-  // must show it acted for the run to be VALID (issue 18).
+  // must show it acted for the run to be VALID.
   const servers = { redis: 0, etcd: 0, zk: 0 };
   const refused = FAULT_NAMES.filter((f) => EXECUTORS[f].refusal(servers, 'postgres') !== null);
   const applies = FAULT_NAMES.filter((f) => !refused.includes(f));

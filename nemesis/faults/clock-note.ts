@@ -1,14 +1,5 @@
 import type { NodeKind } from '../../cluster/node.ts';
-
-/**
- * Why the LD_PRELOAD clock shim cannot move a server of this kind at all, or null when it can: the one fact the
- * clock faults refuse by (clock.ts, clock-strobe.ts) and the note below repeats.
- */
-export function shimCannotMove(kind: NodeKind): string | null {
-  return kind === 'etcd'
-    ? 'etcd is a Go binary that reads the clock through the vDSO, not libc, so the LD_PRELOAD clock shim cannot move it (and its leases run on monotonic time anyway)'
-    : null;
-}
+import { shimCannotMove } from '../../history/fault-catalogue.ts';
 
 /**
  * What a wall-clock offset can't do to some servers, said in the history rather than left for a reader to

@@ -1,6 +1,7 @@
 import type { FaultExecutor } from '../fault.ts';
 import { lockServerKind, lockServers } from '../lock-servers.ts';
-import { clockNote, shimCannotMove } from './clock-note.ts';
+import { clockNote } from './clock-note.ts';
+import { shimCannotMove } from '../../history/fault-catalogue.ts';
 
 /**
  * Strobe the wall clocks of every lock server and every client: a square wave between +`--clock-offset` s and

@@ -3,7 +3,8 @@ import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultAim } from '../../history/fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster, leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
-import { clockNote, shimCannotMove } from './clock-note.ts';
+import { clockNote } from './clock-note.ts';
+import { shimCannotMove } from '../../history/fault-catalogue.ts';
 import { nextKeyHolders } from './key-holders.ts';
 
 /** How long the bump waits for a client to enter its critical section before giving up this turn. */
