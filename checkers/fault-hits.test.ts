@@ -255,6 +255,55 @@ describe('faultHits', () => {
     expect(faultHitReasons(hits, ['partition'])).toEqual([]);
   });
 
+  it('server partitions: a hit when the drops held bytes between the sides, with sides, clients and views as evidence', () => {
+    const start = {
+      grudge: 'isolate-leader',
+      leader: 'etcd[2]',
+      sides: [
+        { members: ['etcd[2]'], clients: ['client 0 (p5)'] },
+        { members: ['etcd[0]', 'etcd[1]'], clients: [] },
+      ],
+    };
+    const hits = faultHits(
+      history(
+        nemesis('isolate-leader', 'start', start),
+        nemesis('isolate-leader', 'end', {
+          totalHeldBytes: 31021,
+          heldPackets: 62,
+          viewsDuring: { 'etcd[0]': 'leader etcd[1]', 'etcd[1]': 'leader etcd[1]', 'etcd[2]': 'no answer' },
+        }),
+        nemesis('isolate-leader', 'start', start),
+        nemesis('isolate-leader', 'end', { totalHeldBytes: 0, heldPackets: 0 }),
+        nemesis('majority-minority', 'start', start),
+        nemesis('majority-minority', 'end', {}),
+        nemesis('bridge', 'start', start),
+      ),
+    );
+    expect(hits['isolate-leader'].shots).toEqual([
+      {
+        index: 0,
+        hit: true,
+        evidence:
+          'held 31021 bytes in 62 packets between {etcd[2]} with client 0 (p5) and {etcd[0], etcd[1]} (no client connected); leader etcd[2] at the start; before the heal: etcd[0]: leader etcd[1], etcd[1]: leader etcd[1], etcd[2]: no answer',
+      },
+      {
+        index: 2,
+        hit: false,
+        evidence:
+          'no member sent a byte across the cut ({etcd[2]} with client 0 (p5) | {etcd[0], etcd[1]} (no client connected)) meanwhile',
+      },
+    ]);
+    expect(hits['majority-minority'].shots[0]).toMatchObject({
+      hit: false,
+      evidence: 'its end record counts no held bytes',
+    });
+    expect(hits.bridge.shots[0]).toMatchObject({ hit: false, evidence: /no end record/ });
+    expect(faultHitReasons(hits, ['isolate-leader', 'majority-minority', 'bridge'])).toEqual([
+      'majority-minority fired 1 time but never held a byte between the majority and the minority of the servers (first miss, #4: its end record counts no held bytes)',
+      'bridge fired 1 time but never held a byte between the two halves of the servers (first miss, #6: no end record: the run ended before the partition was healed)',
+    ]);
+  });
+
   it('partition and latency that held nothing are reasons: "X fired N times but …"', () => {
     const hits = faultHits(
       history(

@@ -180,6 +180,42 @@ function judgeBytes(verb: string): Judge {
 }
 
 /**
+ * A server↔server partition (isolate-leader, majority-minority, bridge, majorities-ring) acted when its drops held
+ * bytes between the sides (its end record's `totalHeldBytes`, read from the nftables counters before the heal):
+ * the members tried to talk across the cut and could not. How the members saw the ensemble at the start and just
+ * before the heal (a leader change, a minority without a leader) is part of the evidence, not the rule: a
+ * partition shorter than an election timeout still held heartbeats.
+ */
+function judgeServerPartition(start: Op, end: Op | undefined): FaultShot {
+  if (!end) return hitOrMiss(start, 'no end record: the run ended before the partition was healed', '');
+  const s = paramsOf(start);
+  const e = paramsOf(end);
+  const total = num(e.totalHeldBytes);
+  if (total === undefined) return hitOrMiss(start, 'its end record counts no held bytes', '');
+  const sides = Array.isArray(s.sides)
+    ? s.sides.map((side) => {
+        const v = isRecord(side) ? side : {};
+        const members = Array.isArray(v.members) ? v.members.map(String) : [];
+        const clients = Array.isArray(v.clients) ? v.clients.map(String) : [];
+        return `{${members.join(', ')}}${clients.length ? ` with ${clients.join(', ')}` : ' (no client connected)'}`;
+      })
+    : [];
+  const views = (v: unknown) =>
+    isRecord(v)
+      ? Object.entries(v)
+          .map(([k, x]) => `${k}: ${String(x)}`)
+          .join(', ')
+      : '';
+  const leader = typeof s.leader === 'string' ? `; leader ${s.leader} at the start` : '';
+  const during = views(e.viewsDuring);
+  return hitOrMiss(
+    start,
+    total > 0 ? null : `no member sent a byte across the cut (${sides.join(' | ') || 'no sides recorded'}) meanwhile`,
+    `held ${total} bytes in ${num(e.heldPackets) ?? '?'} packets between ${sides.join(' and ')}${leader}${during ? `; before the heal: ${during}` : ''}`,
+  );
+}
+
+/**
  * The faults whose evidence needs a judge of their own: what it must show for a shot to count. Any other fault of
  * the catalogue is judged by DEFAULT_JUDGE; a name the catalogue does not know (from a newer fencepost) is a miss,
  * said so.
@@ -238,6 +274,10 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
     );
   },
   partition: judgeBytes('held'),
+  'isolate-leader': (start, end) => judgeServerPartition(start, end),
+  'majority-minority': (start, end) => judgeServerPartition(start, end),
+  bridge: (start, end) => judgeServerPartition(start, end),
+  'majorities-ring': (start, end) => judgeServerPartition(start, end),
   latency: judgeBytes('delayed'),
   failover: (start, _end, h, byProcess) => {
     const p = paramsOf(start);

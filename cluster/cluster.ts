@@ -16,6 +16,8 @@ export interface ClusterSpec {
   redisPersistence?: RedisPersistence;
   /** Extra environment per node name, read at every (re)start: the clock shim. */
   envFor?: (node: string) => Record<string, string> | undefined;
+  /** The cgroup2 folder each server (not Postgres) starts in, for server↔server partitions; read at every (re)start. */
+  cgroupFor?: (node: string) => string | undefined;
 }
 
 export const FULL_CLUSTER: ClusterSpec = { redis: 5, etcd: 3, zk: 3, pg: true };

@@ -24,6 +24,11 @@ export interface LaunchRequest {
   cmd: Command;
   env: Record<string, string>;
   cwd: string;
+  /**
+   * A cgroup2 folder the server must be in before it opens a socket (server partitions match packets by the
+   * sender's cgroup). Only the local backend honours it; the run refuses server partitions on the others.
+   */
+  cgroup?: string;
 }
 
 /**

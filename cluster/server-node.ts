@@ -19,6 +19,8 @@ export interface ServerNodeOptions {
   host: NodeHost;
   /** Extra environment for the server process, read at each start (the clock shim's LD_PRELOAD). */
   env?: () => Record<string, string>;
+  /** The cgroup2 folder to start the server in (server partitions, nemesis/server-partition), read at each start. */
+  cgroup?: () => string | undefined;
   /** How long a start may take before it is an error. */
   readyTimeoutMs: number;
 }
@@ -143,6 +145,7 @@ export abstract class ServerNode implements ClusterNode {
       logFile: this.logFile,
       cmd: this.command(),
       env: this.opts.env?.() ?? {},
+      cgroup: this.opts.cgroup?.(),
       cwd: this.workDir(),
     });
     let exitInfo: string | null = null;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { childPids, isAlive, pendingPids, PidRegistry, stillOurs, type PidRecord } from '../common/pid-registry.ts';
 import { notOurs } from '../common/ownership.ts';
+import { removeLeftoverNet } from '../nemesis/server-partition/server-net.ts';
 import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from '../common/run-owner.ts';
 
 /**
@@ -11,7 +12,8 @@ import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from '../common/ru
  * going is reported and left alone. In such a run, every pid record whose process is still the one recorded
  * (same pid, same start time), and every pending record's process — looked for only inside the run's own
  * folders. Resume before kill, so nothing is left stopped. Then containers of the docker backend whose harness
- * is gone. Says what it stopped and what it left alone.
+ * is gone, and the nftables table and cgroups of their server partitions (named from the run dir, so a record
+ * cannot point cleanup at anyone else's). Says what it stopped and what it left alone.
  */
 export async function cleanup(
   resultsDir: string,
@@ -31,6 +33,7 @@ export async function cleanup(
   walk(path.resolve(resultsDir), 0);
   let stopped = 0;
   let leftAlone = 0;
+  let netObjects = 0;
   for (const reg of registries) {
     const runDir = path.dirname(reg.dir);
     // A pid folder or harness record another user made would let them name any process for us to kill.
@@ -47,7 +50,11 @@ export async function cleanup(
       leftAlone++;
       continue;
     }
-    if (records.length === 0) continue;
+    if (records.length === 0) {
+      // Its servers are gone; a server network of a run killed after them may not be (kill -9 mid-teardown).
+      if (owner) netObjects += removeLeftoverNet(runDir, reg.dir, log);
+      continue;
+    }
     if (!owner) {
       // Without the harness's record we cannot tell a live run from a dead one: touching it could kill a run.
       log(
@@ -79,6 +86,8 @@ export async function cleanup(
       reg.remove(rec.name);
       stopped++;
     }
+    // After its servers: a cgroup can only be removed once the processes in it are gone.
+    netObjects += removeLeftoverNet(runDir, reg.dir, log);
   }
   // Containers of the docker backend are found by label, not pid file; loaded only here so a machine without
   // Docker pays nothing (no engine answering = no container can be left over).
@@ -93,6 +102,7 @@ export async function cleanup(
   const parts = [
     stopped ? `stopped ${stopped} leftover process(es)` : '',
     containers ? `removed ${containers} leftover container(s)` : '',
+    netObjects ? `removed ${netObjects} nftables table(s) and cgroup(s) of server partitions` : '',
     rootfsBytes ? `freed ${formatMB(rootfsBytes)} of interrupted image builds` : '',
     dataBytes ? `freed ${formatMB(dataBytes)} of node data of dead runs` : '',
   ].filter(Boolean);

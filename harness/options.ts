@@ -131,6 +131,22 @@ export const OPTIONS = [
   },
   { name: 'clock-offset', kind: 'int', default: 60, min: 1, max: 86_400, help: 'clock faults: seconds to jump' },
   {
+    name: 'etcd-nodes',
+    kind: 'int',
+    defaultText: "the strategy's own (3)",
+    min: 3,
+    max: 5,
+    help: 'members of the etcd cluster a lock on etcd runs on: 3 or 5 (majorities-ring needs 5)',
+  },
+  {
+    name: 'zk-nodes',
+    kind: 'int',
+    defaultText: "the strategy's own (3)",
+    min: 3,
+    max: 5,
+    help: 'servers of the ZooKeeper ensemble a lock on ZooKeeper runs on: 3 or 5 (majorities-ring needs 5)',
+  },
+  {
     name: 'backend',
     kind: 'enum',
     default: 'local',
@@ -234,6 +250,8 @@ const RUN_OPTION_NAMES = [
   'restart-delay',
   'redis-persistence',
   'clock-offset',
+  'etcd-nodes',
+  'zk-nodes',
   'backend',
   'seed',
   'results',
@@ -478,16 +496,25 @@ function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSe
     redisPersistence: v['redis-persistence'],
     clockOffsetS: v['clock-offset'],
     backend: v.backend,
+    etcdNodes: ensembleSize('etcd-nodes', v['etcd-nodes']),
+    zkNodes: ensembleSize('zk-nodes', v['zk-nodes']),
     seed: v.seed ?? randomSeed(),
     resultsDir: path.resolve(v.results),
   };
+}
+
+/** An even ensemble tolerates no more failures than the odd one below it: Jepsen's sizes only. */
+function ensembleSize(name: 'etcd-nodes' | 'zk-nodes', n: number | undefined): number | null {
+  if (n === undefined) return null;
+  if (n !== 3 && n !== 5) throw bad(`--${name}=${n}: an ensemble of 3 or 5 members`, `use --${name}=3 or --${name}=5`);
+  return n;
 }
 
 /** test.json's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
 export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
   const { minWrites, fencing, watchdog, pauseMs, restartDelayMs, redisPersistence, clockOffsetS } = config;
-  const { backend, seed, resultsDir } = config;
+  const { backend, etcdNodes, zkNodes, seed, resultsDir } = config;
   return {
     argv,
     lock,
@@ -506,6 +533,8 @@ export function runOptions(config: RunConfig): RunConfig {
     redisPersistence,
     clockOffsetS,
     backend,
+    etcdNodes,
+    zkNodes,
     seed,
     resultsDir,
   };

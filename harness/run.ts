@@ -7,9 +7,12 @@ import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { describeTokenViolation, type TokenOrderResult } from '../checkers/token-order.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
+import { ServerNet, serverNetMissing } from '../nemesis/server-partition/server-net.ts';
 import { routeClientsAlone } from '../nemesis/client-routes.ts';
 import { createNemesis } from '../nemesis/create-nemesis.ts';
-import { runNeeds, type RunNeeds } from '../nemesis/fault-registry.ts';
+import { EXECUTORS, runNeeds, type RunNeeds } from '../nemesis/fault-registry.ts';
+import { HarnessError } from '../common/errors.ts';
+import { CLI } from '../common/cli-name.ts';
 import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { PRIMARY_PROXY } from '../nemesis/failover-pair.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
@@ -36,7 +39,7 @@ import type { Shutdown } from '../common/shutdown.ts';
 import { libraryVersions, serverVersions } from '../cluster/versions.ts';
 import { LiveStats } from './live-stats.ts';
 import { replayCommand } from '../store/replay-command.ts';
-import { checkStrategyOptions } from './strategy-options.ts';
+import { checkStrategyOptions, withEnsembleSizes } from './strategy-options.ts';
 import { runTiming } from '../common/run-timing.ts';
 import { deriveSeed } from '../common/random.ts';
 
@@ -60,6 +63,7 @@ function clusterSpecFor(
   config: Readonly<Config>,
   faultNeeds: RunNeeds,
   clocks: ClockBoard | null,
+  serverNet: ServerNet | null,
 ): ClusterSpec {
   return {
     ...strategy.servers,
@@ -68,6 +72,7 @@ function clusterSpecFor(
     failoverPair: strategy.servers.redis > 0 && faultNeeds.failoverPair,
     redisPersistence: config.redisPersistence,
     ...(clocks ? { envFor: (node: string) => clocks.env(node) } : {}),
+    ...(serverNet ? { cgroupFor: (node: string) => serverNet.cgroupFor(node) } : {}),
   };
 }
 
@@ -89,7 +94,7 @@ export async function runTest(
   log: (line: string) => void = consoleLog,
 ): Promise<RunOutcome> {
   // Resolved once, before anything starts: a bad plugin or an option the lock can't honour is exit 254 here.
-  const strategy = await loadStrategy(config.lock);
+  const strategy = withEnsembleSizes(config, await loadStrategy(config.lock));
   checkStrategyOptions(config, strategy);
   const faults = config.nemesis ?? [...strategy.defaultFaults];
   // What the faults declare they need (fault-needs.ts), asked once: the clock shim, a failover pair, own routes.
@@ -99,6 +104,17 @@ export async function runTest(
     log(
       `fencepost: warning: --time-limit=${config.timeLimitS} is too short for a pause fault to show anything: the first fault comes after ${firstDelayFor(config.nemesisIntervalMs)} ms and a paused client only writes again after ${config.pauseMs} ms. Use --time-limit=${shortest} or more.`,
     );
+  }
+  // Server partitions put every server in a cgroup and add an nftables table: refused (254) before anything exists.
+  if (faultNeeds.serverNet) {
+    const serverFaults = faults.filter((f) => EXECUTORS[f].needs.serverNet).join(', ');
+    if (config.backend !== 'local')
+      throw new HarnessError(
+        'bad-arguments',
+        `${serverFaults} cut links between servers on the local backend only (--backend=local)`,
+      );
+    const missing = serverNetMissing();
+    if (missing) throw new HarnessError('missing-dependency', `${serverFaults}: ${missing}`);
   }
   const needs: Requirement[] = ['pg', ...strategy.needs];
   // Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded.
@@ -113,7 +129,13 @@ export async function runTest(
   claimRun(pids.dir);
   const clocks = faultNeeds.clockShim ? await ClockBoard.create(path.join(runDir, 'clock')) : null;
   const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
-  const spec = clusterSpecFor(strategy, config, faultNeeds, clocks);
+  // Registered before the cluster's own step, so it runs after the servers stopped (steps run newest first).
+  const serverNet = faultNeeds.serverNet ? ServerNet.create(runDir, pids.dir) : null;
+  const disposeServerNet = shutdown.add('remove the server network', () => {
+    const left = serverNet?.dispose();
+    if (left) log(`fencepost: ${left}; \`${CLI} cleanup\` removes it once this harness is gone`);
+  });
+  const spec = clusterSpecFor(strategy, config, faultNeeds, clocks, serverNet);
   const cluster = await createCluster(config.backend, spec, runDir, pids, log);
   const test: TestJson = {
     lock: config.lock,
@@ -159,6 +181,10 @@ export async function runTest(
   });
   if (faultNeeds.clientProxies) {
     for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
+  } else if (cluster.failover) {
+    // A pair without client proxies (a server partition of the Redis pair): "the primary" is still a proxy, the
+    // one a promotion re-points; every other server is reached directly.
+    proxies.set(PRIMARY_PROXY, await TcpProxy.start({ targetPort: cluster.failover.primary.port }));
   }
   const portOf = (name: string) => proxies.get(name)?.port ?? cluster.nodes.find((n) => n.name === name)!.port;
   const via = (name: string) => ({ host: '127.0.0.1', port: portOf(name) });
@@ -221,6 +247,7 @@ export async function runTest(
     proxies,
     journal,
     clocks,
+    serverNet,
     log,
   });
   if (Object.keys(nemesis.skipped).length) {
@@ -270,6 +297,7 @@ export async function runTest(
   sealInTimeOrder(path.join(runDir, 'history.jsonl'));
   await closeProxies.run();
   await stopCluster.run();
+  await disposeServerNet.run();
   await disposeClocks.run();
   markIncomplete.cancel();
 

@@ -4,7 +4,7 @@ import { loadStrategy } from '../workloads/load-strategy.ts';
 import { resolveStrategy, type ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { HarnessError } from '../common/errors.ts';
 import { resolveConfig } from './options.ts';
-import { checkStrategyOptions } from './strategy-options.ts';
+import { checkStrategyOptions, withEnsembleSizes } from './strategy-options.ts';
 
 const MY_LOCK = path.join(import.meta.dirname, '..', 'examples', 'my-lock.ts');
 
@@ -129,3 +129,31 @@ describe('faults that cannot act on the lock', () => {
     expect((err as HarnessError).hint).toMatch(/pass --nemesis with the faults that apply/);
   });
 });
+
+describe('--etcd-nodes / --zk-nodes', () => {
+  it('replace the ensemble size of a lock on etcd or ZooKeeper, and unlock majorities-ring at 5', async () => {
+    const config = resolveConfig(['--lock=etcd', '--etcd-nodes=5', '--nemesis=majorities-ring']);
+    const strategy = withEnsembleSizes(config, await loadStrategy('etcd'));
+    expect(strategy.servers).toMatchObject({ etcd: 5, zk: 0 });
+    expect(() => checkStrategyOptions(config, strategy)).not.toThrow();
+    const three = resolveConfig(['--lock=etcd', '--nemesis=majorities-ring']);
+    expect(() => checkStrategyOptions(three, withEnsembleSizes(three, strategy))).not.toThrow(); // already 5
+    const plain = await loadStrategy('etcd');
+    expect(() => checkStrategyOptions(three, withEnsembleSizes(three, plain))).toThrow(/add --etcd-nodes=5/);
+  });
+
+  it('refuse a size for servers the lock does not run on, and even or out-of-range sizes', async () => {
+    const redis = resolveConfig(['--lock=redis', '--zk-nodes=5']);
+    expect(() => withEnsembleSizes(redis, resolveStrategyOf(redis))).toThrow(/--lock=redis runs no ZooKeeper/);
+    expect(() => resolveConfig(['--lock=etcd', '--etcd-nodes=4'])).toThrow(/3 or 5 members/);
+    expect(() => resolveConfig(['--lock=zookeeper', '--zk-nodes=7'])).toThrow();
+  });
+});
+
+function resolveStrategyOf(config: ReturnType<typeof resolveConfig>): ResolvedStrategy {
+  return resolveStrategy({ name: 'redis-like', token: 'none', needs: ['redis'], servers: { redis: 1 } } as never, {
+    lock: config.lock,
+    moduleUrl: 'file:///x.ts',
+    builtin: false,
+  });
+}

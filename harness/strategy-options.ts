@@ -43,3 +43,28 @@ export function checkStrategyOptions(config: Readonly<Config>, strategy: Resolve
     );
   }
 }
+
+/**
+ * The strategy with the ensemble sizes the user asked for (--etcd-nodes, --zk-nodes) in place of its own. A size
+ * for servers the lock does not run on is a mistake, said so (exit 254). Pure.
+ */
+export function withEnsembleSizes(config: Readonly<Config>, strategy: ResolvedStrategy): ResolvedStrategy {
+  const asked = [
+    ['etcd', 'etcd-nodes', config.etcdNodes],
+    ['zk', 'zk-nodes', config.zkNodes],
+  ] as const;
+  let servers = strategy.servers;
+  for (const [kind, flag, n] of asked) {
+    if (n === null || n === undefined) continue;
+    if (!strategy.servers[kind])
+      throw new HarnessError(
+        'bad-arguments',
+        `--${flag}=${n}: --lock=${strategy.lock} runs no ${kind === 'zk' ? 'ZooKeeper' : 'etcd'}.`,
+        {
+          hint: `drop --${flag}, or use --lock=${kind === 'zk' ? 'zookeeper' : 'etcd'}`,
+        },
+      );
+    servers = { ...servers, [kind]: n };
+  }
+  return servers === strategy.servers ? strategy : Object.freeze({ ...strategy, servers: Object.freeze(servers) });
+}

@@ -131,6 +131,40 @@ export const FAULT_CATALOGUE = {
     // Grey, as before the catalogue: the report's old name patterns matched none of its name.
     colour: UNKNOWN_FAULT_COLOUR,
   },
+  // Server↔server partitions (nemesis/server-partition): Jepsen's grudges, cut in nftables between the servers'
+  // cgroups. A hit is bytes the drops held between the sides (checkers/fault-hits.ts judgeServerPartition).
+  'isolate-leader': {
+    help: 'cut the current leader (etcd, ZooKeeper; Redis: the primary from its replica) off from the other servers for --pause ms; clients keep talking to every server (root, local backend)',
+    family: 'network',
+    aim: null,
+    hit: 'held a byte between the leader and the other servers',
+    movesClocks: false,
+    colour: '#14b8a6',
+  },
+  'majority-minority': {
+    help: 'split the servers (etcd, ZooKeeper) into a random majority and minority for --pause ms (root, local backend)',
+    family: 'network',
+    aim: null,
+    hit: 'held a byte between the majority and the minority of the servers',
+    movesClocks: false,
+    colour: '#14b8a6',
+  },
+  bridge: {
+    help: 'split the servers into two halves joined by one member that hears both, for --pause ms (3+ members; root, local backend)',
+    family: 'network',
+    aim: null,
+    hit: 'held a byte between the two halves of the servers',
+    movesClocks: false,
+    colour: '#14b8a6',
+  },
+  'majorities-ring': {
+    help: 'every server hears a majority, no two the same one, for --pause ms (5 members: --etcd-nodes=5 / --zk-nodes=5; root, local backend)',
+    family: 'network',
+    aim: null,
+    hit: 'held a byte between servers across the ring',
+    movesClocks: false,
+    colour: '#14b8a6',
+  },
 } as const satisfies Record<string, FaultFacts>;
 
 export type FaultName = keyof typeof FAULT_CATALOGUE;

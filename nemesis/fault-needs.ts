@@ -16,6 +16,11 @@ export interface FaultNeeds {
    */
   readonly clientProxies?: true;
   /**
+   * Every server started in a cgroup2 of its own, and the run's nftables table (nemesis/server-partition): the
+   * fault cuts links between servers. Local backend, root, `nft` and a cgroup2 mount; refused with exit 254 otherwise.
+   */
+  readonly serverNet?: true;
+  /**
    * The shortest run (ms from the clients' start) in which the fault can show anything at all. Absent when the
    * fault acts at once: any run long enough to reach it is long enough.
    */

@@ -24,8 +24,19 @@ describe('the fault registry', () => {
     expect(withShim.sort()).toEqual(['clock', 'clock-strobe']);
   });
 
-  it('failover alone needs a primary/replica pair; delay-write alone needs clients on routes of their own', () => {
-    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.failoverPair)).toEqual(['failover']);
+  it('failover and the server partitions that can split two members need a primary/replica pair; delay-write alone needs clients on routes of their own', () => {
+    // isolate-leader and majority-minority cut the pair's replication link; bridge and majorities-ring need 3 and 5.
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.failoverPair)).toEqual([
+      'failover',
+      'isolate-leader',
+      'majority-minority',
+    ]);
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.serverNet)).toEqual([
+      'isolate-leader',
+      'majority-minority',
+      'bridge',
+      'majorities-ring',
+    ]);
     expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.ownClientRoutes)).toEqual(['delay-write']);
   });
 

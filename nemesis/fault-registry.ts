@@ -36,6 +36,8 @@ export interface RunNeeds {
   failoverPair: boolean;
   ownClientRoutes: boolean;
   clientProxies: boolean;
+  /** Every server in a cgroup of its own and the run's nftables table (server↔server partitions). */
+  serverNet: boolean;
   /** The longest of the faults' minimum useful runs, in ms; 0 when none declares one. */
   minRunMs(timing: FaultTiming): number;
 }
@@ -47,6 +49,7 @@ export function runNeeds(faults: readonly FaultName[]): RunNeeds {
     failoverPair: needs.some((n) => n.failoverPair === true),
     ownClientRoutes: needs.some((n) => n.ownClientRoutes === true),
     clientProxies: needs.some((n) => n.clientProxies === true),
+    serverNet: needs.some((n) => n.serverNet === true),
     minRunMs: (timing) => Math.max(0, ...needs.map((n) => n.minRunMs?.(timing) ?? 0)),
   };
 }

@@ -1,6 +1,7 @@
 import type { Cluster } from '../cluster/cluster.ts';
 import type { Journal } from '../history/journal.ts';
 import type { ClockBoard } from './clock/clock-board.ts';
+import type { ServerNet } from './server-partition/server-net.ts';
 import type { TcpProxy } from './proxy/tcp-proxy.ts';
 import type { FaultName } from '../history/fault-names.ts';
 import type { LockServerCounts } from './lock-servers.ts';
@@ -66,6 +67,8 @@ export interface NemesisEnv {
   journal: Journal;
   /** Per-process wall-clock offsets, when the run has clock faults (null otherwise: nothing is preloaded). */
   clocks: ClockBoard | null;
+  /** The servers' cgroups and nftables table, when the run has server↔server partitions (null otherwise). */
+  serverNet: ServerNet | null;
   log: (line: string) => void;
 }
 

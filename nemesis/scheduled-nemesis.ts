@@ -158,6 +158,8 @@ export class ScheduledNemesis implements Nemesis {
         // closed already (teardown ran first)
       }
     }
+    // Every server link open again, whatever grudge was in effect (heal() of the table never throws).
+    this.env.serverNet?.heal();
     try {
       const was = clocks?.resetAll() ?? {};
       if (Object.keys(was).length) log(`fencepost: nemesis: clocks reset to real time: ${Object.keys(was).join(', ')}`);

@@ -27,6 +27,9 @@ export interface RunConfig {
   redisPersistence: 'none' | 'aof-always';
   clockOffsetS: number;
   backend: 'local' | 'docker';
+  /** --etcd-nodes / --zk-nodes: the ensemble size of a lock on etcd / ZooKeeper (3 or 5); null = the strategy's own. */
+  etcdNodes: number | null;
+  zkNodes: number | null;
   seed: number;
   resultsDir: string;
 }

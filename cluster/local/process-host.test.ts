@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serverEnvironment } from './process-host.ts';
+import { inCgroup, serverEnvironment } from './process-host.ts';
 
 describe('serverEnvironment', () => {
   const harness = {
@@ -31,5 +31,43 @@ describe('serverEnvironment', () => {
       LANG: 'C.UTF-8',
       HOME: '/home/me',
     });
+  });
+});
+
+describe('inCgroup', () => {
+  it('a root shell joins the cgroup, drops to the account with setpriv, and execs the server (same pid)', () => {
+    const r = inCgroup(
+      '/sys/fs/cgroup/unified/fencepost-x/etcd0',
+      { file: 'etcd', args: ['--name', 'etcd0'] },
+      {
+        uid: 107,
+        gid: 112,
+        home: '/var/lib/etcd',
+      },
+    );
+    expect(r).toEqual({
+      file: '/bin/sh',
+      args: [
+        '-c',
+        'echo $$ > "$0/cgroup.procs" && exec "$@"',
+        '/sys/fs/cgroup/unified/fencepost-x/etcd0',
+        'setpriv',
+        '--reuid=107',
+        '--regid=112',
+        '--clear-groups',
+        '--',
+        'etcd',
+        '--name',
+        'etcd0',
+      ],
+      asAccount: undefined,
+    });
+    // Not root: no account to drop to, the server runs as the harness's user.
+    expect(inCgroup('/cg', { file: 'redis-server', args: [] }, undefined).args).toEqual([
+      '-c',
+      'echo $$ > "$0/cgroup.procs" && exec "$@"',
+      '/cg',
+      'redis-server',
+    ]);
   });
 });

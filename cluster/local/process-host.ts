@@ -68,6 +68,25 @@ function serverAccount(user: ServerUser): Account | undefined {
   });
 }
 
+/**
+ * The command that starts `cmd` inside the cgroup2 folder `cgroup`: a root shell moves itself there (only root may
+ * move a process out of the root cgroup), drops to the server's account with setpriv — the same uid, gid and no
+ * supplementary groups that spawn's uid/gid options give — and execs the server, so its pid is the child's and
+ * every socket it opens belongs to the cgroup.
+ */
+export function inCgroup(
+  cgroup: string,
+  cmd: Command,
+  account: Account | undefined,
+): { file: string; args: string[]; asAccount: undefined } {
+  const drop = account ? ['setpriv', `--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--'] : [];
+  return {
+    file: '/bin/sh',
+    args: ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, ...drop, cmd.file, ...cmd.args],
+    asAccount: undefined,
+  };
+}
+
 /** Whether every ancestor of `dir` lets other users through (o+x): the postgres user needs that. */
 function traversableByOthers(dir: string): boolean {
   for (let d = path.resolve(dir); ; d = path.dirname(d)) {
@@ -112,13 +131,16 @@ export class ProcessHost implements NodeHost {
     // Postgres backends call setsid(): only the parent pid links them to the postmaster.
     const withChildren = req.kind === 'pg';
     this.registry.intend(req.name, req.dir, req.cwd, withChildren);
-    const child = spawn(req.cmd.file, req.cmd.args, {
+    const { file, args, asAccount } = req.cgroup
+      ? inCgroup(req.cgroup, req.cmd, account)
+      : { file: req.cmd.file, args: req.cmd.args, asAccount: account };
+    const child = spawn(file, args, {
       cwd: req.cwd,
       detached: true,
       stdio: ['ignore', log, log],
       env: serverEnvironment(process.env, account?.home, req.env),
-      uid: account?.uid,
-      gid: account?.gid,
+      uid: asAccount?.uid,
+      gid: asAccount?.gid,
     });
     fs.closeSync(log);
     const exited = new Promise<string>((resolve) => {

@@ -37,6 +37,11 @@ export class EtcdNode extends ServerNode {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** Where the other members reach this one (raft's peer traffic): what a server partition cuts. */
+  get peerPorts(): number[] {
+    return [this.etcdOpts.peerPort];
+  }
+
   /** etcd member name: the node name without brackets (etcd[1] → etcd1). */
   get memberName(): string {
     return this.name.replace(/[[\]]/g, '');

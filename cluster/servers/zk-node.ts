@@ -79,6 +79,12 @@ export class ZkNode extends ServerNode {
     return { username: ZK_USER, password: this.zkOpts.password };
   }
 
+  /** Its quorum and election ports (its own `server.N=` line): where the other servers reach it. */
+  get peerPorts(): number[] {
+    const own = this.zkOpts.serverLines.find((l) => l.startsWith(`server.${this.zkOpts.myid}=`));
+    return (own?.split('=')[1] ?? '').split(':').slice(1).map(Number).filter(Number.isInteger);
+  }
+
   get connectString(): string {
     return `127.0.0.1:${this.port}`;
   }
