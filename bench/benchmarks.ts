@@ -40,6 +40,13 @@ export const BENCHMARKS: readonly Benchmark[] = [
     load: () => import('./overhead.ts'),
   },
   {
+    name: 'throughput',
+    summary:
+      'ok ops/s the harness records (redis, etcd, postgres; 1–32 clients, --think=0) against the same calls without it, and whose CPU',
+    quick: ['--concurrency=1,16', '--accounts=1', '--time-limit=4'],
+    load: () => import('./throughput.ts'),
+  },
+  {
     name: 'memory',
     summary: 'peak RSS of the harness and of one client in a run with 10 clients and 10 accounts',
     quick: ['--time-limit=20'],
