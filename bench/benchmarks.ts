@@ -47,6 +47,13 @@ export const BENCHMARKS: readonly Benchmark[] = [
     load: () => import('./throughput.ts'),
   },
   {
+    name: 'nightly-plan',
+    summary:
+      'expected wall time of the nightly plan (both tables, and per shard) from the cell times stored nights record',
+    quick: [],
+    load: () => import('./nightly-plan.ts'),
+  },
+  {
     name: 'memory',
     summary: 'peak RSS of the harness and of one client in a run with 10 clients and 10 accounts',
     quick: ['--time-limit=20'],
