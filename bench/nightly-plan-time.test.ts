@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nightlyPlan } from '../matrix/nightly-plan.ts';
 import type { NightlyCell, NightlyResult } from '../matrix/nightly-result.ts';
-import { cellTimes, measuredCells, planTime, scaledMs, timeLimitOf } from './nightly-plan-time.ts';
+import { cellTimes, measuredCells, planGoals, planTime, scaledMs, timeLimitOf } from './nightly-plan-time.ts';
 
 const nightCell = (lock: string, fault: string, wallMs: number | undefined, runs = 1): NightlyCell => ({
   index: 0,
@@ -109,5 +109,49 @@ describe('expected wall time of a plan', () => {
 
   it('is unknown when no stored night measured any cell', () => {
     expect(cellTimes(plan, new Map(), 10)).toBeNull();
+  });
+});
+
+describe('nightly plan goals', () => {
+  const part = (index: number, ms: number, estimated = 0) => ({
+    shard: { index, count: 3 },
+    ms,
+    cells: 10,
+    estimated,
+  });
+  const whole = (ms: number, estimated = 0) => ({ shard: null, ms, cells: 30, estimated });
+
+  it('judge the whole plan against 15 min and the slowest of 3 shards against 6 min', () => {
+    const goals = planGoals(
+      '--matrix=all --time-limit=10',
+      whole(14 * 60_000),
+      [part(1, 300_000), part(2, 361_000), part(3, 1)],
+      true,
+    );
+    expect(goals).toEqual([
+      {
+        what: 'nightly --matrix=all --time-limit=10, one machine',
+        goal: '≤ 15 min',
+        measured: '14.0 min expected',
+        met: true,
+      },
+      {
+        what: 'nightly --matrix=all --time-limit=10, slowest of 3 shards',
+        goal: '≤ 6 min',
+        measured: 'shard 2: 6.0 min expected',
+        met: false,
+      },
+    ]);
+  });
+
+  it('are skipped, saying why, when a cell’s time is the median or the plan is not the goal’s', () => {
+    const guessed = planGoals('s', whole(60_000, 4), [part(1, 1)], true);
+    expect(guessed.map((g) => g.met)).toEqual(['skipped', 'skipped']);
+    expect(guessed[0].why).toBe(
+      '4 of 30 cells measured by no stored night (their time is the median): give --from a full night',
+    );
+    const other = planGoals('s', whole(60_000), null, false);
+    expect(other).toHaveLength(1);
+    expect(other[0]).toMatchObject({ met: 'skipped', why: 'the goal is for --matrix=all --time-limit=10' });
   });
 });

@@ -1,6 +1,12 @@
 import { cellKey, shardSlice, type PlannedCell } from '../matrix/nightly-plan.ts';
 import type { NightlyResult } from '../matrix/nightly-result.ts';
 import { NIGHTLY_TIME_LIMIT_S } from '../matrix/nightly.ts';
+import type { Goal } from './outcome.ts';
+
+/** Issue 24's goals: both tables at --time-limit=10 in ≤ 15 min on one machine, ≤ 6 min the slowest of 3 shards. */
+export const WHOLE_GOAL_MIN = 15;
+export const SHARD_GOAL_MIN = 6;
+export const GOAL_SHARDS = 3;
 
 /** How long one measured cell took in a stored night: its wall time, its runs, the night's --time-limit. */
 export interface MeasuredCell {
@@ -103,4 +109,45 @@ export function planTime(
     cells: cells.length,
     estimated: cells.filter((t) => t.from === 'median').length,
   };
+}
+
+/**
+ * The goals, judged only on the plan they are about (`fullPlan`: both tables at the nightly's --time-limit) with
+ * every cell of it measured — a verdict from medians is a guess, so it is `skipped`, saying how many cells lack a
+ * time. `shards`: the parts of a --shards=3 split, else null (no shard goal).
+ */
+export function planGoals(
+  settings: string,
+  whole: PlanTime,
+  shards: readonly PlanTime[] | null,
+  fullPlan: boolean,
+): Goal[] {
+  const min = (ms: number) => (ms / 60_000).toFixed(1);
+  const judged = (ms: number, limitMin: number): Pick<Goal, 'met' | 'why'> =>
+    !fullPlan
+      ? { met: 'skipped', why: `the goal is for --matrix=all --time-limit=${NIGHTLY_TIME_LIMIT_S}` }
+      : whole.estimated
+        ? {
+            met: 'skipped',
+            why: `${whole.estimated} of ${whole.cells} cells measured by no stored night (their time is the median): give --from a full night`,
+          }
+        : { met: ms <= limitMin * 60_000 };
+  const goals: Goal[] = [
+    {
+      what: `nightly ${settings}, one machine`,
+      goal: `≤ ${WHOLE_GOAL_MIN} min`,
+      measured: `${min(whole.ms)} min expected`,
+      ...judged(whole.ms, WHOLE_GOAL_MIN),
+    },
+  ];
+  if (shards?.length) {
+    const slowest = shards.reduce((a, b) => (b.ms > a.ms ? b : a));
+    goals.push({
+      what: `nightly ${settings}, slowest of ${shards.length} shards`,
+      goal: `≤ ${SHARD_GOAL_MIN} min`,
+      measured: `shard ${slowest.shard?.index}: ${min(slowest.ms)} min expected`,
+      ...judged(slowest.ms, SHARD_GOAL_MIN),
+    });
+  }
+  return goals;
 }

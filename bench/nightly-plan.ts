@@ -4,8 +4,17 @@ import { nightlyPlan } from '../matrix/nightly-plan.ts';
 import { readNightlyFiles, type NightlyResult } from '../matrix/nightly-result.ts';
 import { NIGHTLY_TIME_LIMIT_S } from '../matrix/nightly.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
-import { cellTimes, measuredCells, planTime, type PlanTime } from './nightly-plan-time.ts';
-import type { BenchOutcome, Goal } from './outcome.ts';
+import {
+  GOAL_SHARDS,
+  SHARD_GOAL_MIN,
+  WHOLE_GOAL_MIN,
+  cellTimes,
+  measuredCells,
+  planGoals,
+  planTime,
+  type PlanTime,
+} from './nightly-plan-time.ts';
+import type { BenchOutcome } from './outcome.ts';
 
 /**
  * `npm run bench -- nightly-plan [--from=<dir>,…] [--matrix=all|faults|remedies] [--time-limit=10]
@@ -17,9 +26,6 @@ import type { BenchOutcome, Goal } from './outcome.ts';
  * a user can size them. Cells no stored night measured get the median of those that were, and are counted apart.
  * Goals (issue 24): both tables at --time-limit=10 in ≤ 15 min on one machine, and ≤ 6 min a shard with 3 shards.
  */
-const WHOLE_GOAL_MIN = 15;
-const SHARD_GOAL_MIN = 6;
-const GOAL_SHARDS = 3;
 
 export async function run(args: string[]): Promise<BenchOutcome> {
   const opt = (name: string): string | undefined =>
@@ -97,24 +103,8 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   console.log(`\n  ${line(whole)}`);
   for (const p of parts) console.log(`  ${line(p)}`);
 
-  const goals: Goal[] = [];
   const fullPlan = tables === 'all' && timeLimitS === NIGHTLY_TIME_LIMIT_S;
-  const est = (p: PlanTime) => (p.estimated ? ` (${p.estimated} of ${p.cells} cells the median)` : '');
-  goals.push({
-    what: `nightly ${settings}, one machine`,
-    goal: `≤ ${WHOLE_GOAL_MIN} min${fullPlan ? '' : ' (the goal is for both tables at --time-limit=10)'}`,
-    measured: `${min(whole.ms)} min expected${est(whole)}`,
-    met: whole.ms <= WHOLE_GOAL_MIN * 60_000,
-  });
-  if (!shard && shards === GOAL_SHARDS) {
-    const slowest = parts.reduce((a, b) => (b.ms > a.ms ? b : a));
-    goals.push({
-      what: `nightly ${settings}, slowest of ${GOAL_SHARDS} shards`,
-      goal: `≤ ${SHARD_GOAL_MIN} min`,
-      measured: `shard ${slowest.shard!.index}: ${min(slowest.ms)} min expected${est(slowest)}`,
-      met: slowest.ms <= SHARD_GOAL_MIN * 60_000,
-    });
-  }
+  const goals = planGoals(settings, whole, !shard && shards === GOAL_SHARDS ? parts : null, fullPlan);
   return {
     benchmark: 'nightly-plan',
     goals,
