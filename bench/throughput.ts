@@ -29,18 +29,20 @@ import { throughputGoals, throughputTable, shareOf, type ThroughputRow } from '.
  * How many ops a second the harness records, against what the same clients do without it. For each lock ×
  * accounts × concurrency:
  *
- * 1. Bare: on a cluster booted here (the same binaries and configs a run boots, local backend), `--concurrency`
+ * 1. Bare: on a cluster of the lock's servers and Postgres booted here (the same binaries and configs a run
+ *    boots, local backend; one per lock, for all its rows), `--concurrency`
  *    forked processes run the strategy's own acquire → read → write → release on the same Resource with the same
  *    sleeps as a run's client (bench/throughput-bare-client.ts) for `--time-limit` s, counting the calls that
  *    succeeded: the like-for-like floor, what the clients can do when nothing records them.
  * 2. Recorded: `runTest` with `--think=0 --nemesis=none` and the same seed, in this process (so this process *is*
- *    the harness, and the inspector's CPU profile of it is a `--cpu-prof` of the harness): results.json's ok ops/s.
+ *    the harness, and the inspector's CPU profile of it is a `--cpu-prof` of the harness): the history's ok client
+ *    ops within `--time-limit` s of its first client op, counted as the bare loop's are.
  *
- * Over each client phase, the CPU of the harness (minus this benchmark's own sampling), of the clients and of the
- * servers (/proc, bench/process-cpu.ts), and the harness's busiest frames. Goals (bench/throughput-goal.ts): the
+ * Over each client phase, the CPU of the harness, of the clients and of the servers (/proc, read by a process of
+ * its own: bench/process-cpu.ts, bench/cpu-watch.ts), and the harness's busiest frames. Goals (bench/throughput-goal.ts): the
  * recorded ok ops/s ≥ 80 % of bare at every concurrency ≤ 16, and the harness's CPU below the servers'.
- * The two phases run one after the other, not together, so each has the machine to itself (bare first, one
- * cluster for all rows; each recorded run boots its own, as a run does).
+ * The two phases run one after the other, not together, so each has the machine to itself (bare first; each
+ * recorded run boots its own cluster, as a run does).
  */
 const LOCKS = ['redis', 'etcd', 'postgres'];
 const SEED = 24;
