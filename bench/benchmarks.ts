@@ -28,7 +28,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   {
     name: 'detection',
     summary:
-      'detection power: share of runs that find each unsafe cell’s anomaly, time to it, fault hit rate; false alarms of safe cells',
+      'detection power: share of runs that find each unsafe cell’s anomaly, time to it, share within 2/5/10 s, fault hit rate; false alarms of safe cells',
     quick: ['--quick'],
     load: () => import('./detection.ts'),
   },
@@ -38,6 +38,20 @@ export const BENCHMARKS: readonly Benchmark[] = [
       'acquire/release latency the harness records (1 client) against the bare ops on the same servers, and the proxy apart',
     quick: ['--samples=500', '--time-limit=3'],
     load: () => import('./overhead.ts'),
+  },
+  {
+    name: 'throughput',
+    summary:
+      'ok ops/s the harness records (redis, etcd, postgres; 1–32 clients, --think=0) against the same calls without it, and whose CPU',
+    quick: ['--concurrency=1,16', '--accounts=1', '--time-limit=4'],
+    load: () => import('./throughput.ts'),
+  },
+  {
+    name: 'nightly-plan',
+    summary:
+      'expected wall time of the nightly plan (both tables, and per shard) from the cell times stored nights record',
+    quick: [],
+    load: () => import('./nightly-plan.ts'),
   },
   {
     name: 'memory',

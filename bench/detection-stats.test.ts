@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   detectionGoal,
+  detectionSpeedGoal,
+  foundWithin,
   summarize,
   timeToFirstAnomalyMs,
   type DetectionCell,
@@ -81,6 +83,11 @@ describe('detection goal', () => {
     ];
     const s = summarize(cell('lost', runs));
     expect(s).toMatchObject({ runs: 20, found: 19, medianMs: 10_000, p90Ms: 18_000, hitRate: 0.5, falseAlarms: 0 });
+    expect(s.within).toEqual([
+      { withinS: 2, found: 2, runs: 20 },
+      { withinS: 5, found: 5, runs: 20 },
+      { withinS: 10, found: 10, runs: 20 },
+    ]);
     // 10 s is not under 10 s.
     expect(detectionGoal(cell('lost', runs)).met).toBe(false);
     expect(
@@ -143,5 +150,64 @@ describe('detection goal', () => {
     const twenty = (bad: number) => Array.from({ length: 20 }, (_, i) => (i < bad ? unknown(i) : valid(i)));
     expect(detectionGoal(cell('safe', twenty(1)))).toMatchObject({ met: true, goal: '0, in ≥ 19/20 VALID runs' });
     expect(detectionGoal(cell('safe', twenty(2)))).toMatchObject({ met: false, measured: '0, 18/20 VALID' });
+  });
+});
+
+describe('found within 2, 5 and 10 s', () => {
+  it('counts the runs whose first anomaly came at or before each second, and no run without a time', () => {
+    const runs = [
+      run({ firstAnomalyMs: 2000 }), // at 2 s exactly: within 2 s
+      run({ firstAnomalyMs: 2001 }),
+      run({ firstAnomalyMs: 9999 }),
+      run({ firstAnomalyMs: 12_000 }),
+      run({ firstAnomalyMs: null }), // found, but when is not known
+      run({ anomaly: false, firstAnomalyMs: null, verdict: 'UNKNOWN' }),
+    ];
+    expect(foundWithin(runs).map((w) => [w.withinS, w.found, w.runs])).toEqual([
+      [2, 1, 6],
+      [5, 2, 6],
+      [10, 3, 6],
+    ]);
+    expect(foundWithin(runs, [1, 60])).toEqual([
+      { withinS: 1, found: 0, runs: 6 },
+      { withinS: 60, found: 4, runs: 6 },
+    ]);
+  });
+
+  it('a safe cell has no such row: its anomalies are false alarms', () => {
+    expect(summarize(cell('safe', [run({})])).within).toEqual([]);
+  });
+});
+
+describe('detection speed goal', () => {
+  const twenty = (late: number, missed: number) =>
+    Array.from({ length: 20 }, (_, i) =>
+      i < late
+        ? run({ seed: i, firstAnomalyMs: 15_000 })
+        : i < late + missed
+          ? run({ seed: i, anomaly: false, firstAnomalyMs: null, verdict: 'UNKNOWN' })
+          : run({ seed: i, firstAnomalyMs: 1000 + i * 300 }),
+    );
+
+  it('is met when 19 of 20 runs found it within 10 s', () => {
+    const g = detectionSpeedGoal(cell('lost', twenty(1, 0)), 30);
+    expect(g).toMatchObject({
+      what: "redis × holder paused: found within 10 s of the run's start",
+      goal: '≥ 19/20 runs',
+      // 1.3, 1.6, 1.9 s within 2 s; up to 4.9 s (i = 13) within 5 s.
+      measured: '2 s 3/20 · 5 s 13/20 · 10 s 19/20',
+      met: true,
+    });
+  });
+
+  it('says how many were late and how many never found it', () => {
+    const g = detectionSpeedGoal(cell('lost', twenty(1, 1)), 30);
+    expect(g).toMatchObject({ met: false, why: '1 found later (seeds 0), 1 not at all' });
+  });
+
+  it('says when the runs were shorter than 10 s', () => {
+    expect(detectionSpeedGoal(cell('lost', [run({})]), 8).what).toBe(
+      "redis × holder paused: found within 10 s of the run's start (runs of 8 s)",
+    );
   });
 });

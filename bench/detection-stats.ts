@@ -6,6 +6,12 @@ import type { Goal } from './outcome.ts';
 /** The detection goals (README, *Performance*): an unsafe cell is caught in ≥ 95 % of runs (19 of 20), with a median time to it < 10 s. */
 export const FOUND_SHARE_GOAL = 0.95;
 export const MEDIAN_TTFA_GOAL_MS = 10_000;
+/**
+ * Issue 24's: every unsafe cell of the fault table found within 10 s of its run's start in ≥ 19 of 20 runs, so
+ * the nightly's --time-limit can be chosen by evidence. The seconds the benchmark reports the share for:
+ */
+export const WITHIN_S = [2, 5, 10] as const;
+export const WITHIN_GOAL_S = 10;
 
 /**
  * Time to first anomaly, in ms: from the first client op's `time` (its invoke, the moment the clients start) to
@@ -52,7 +58,25 @@ export interface DetectionCell {
   cell: string;
   expect: 'lost' | 'safe';
   fault: string;
+  /** The oracle's fault table, or the broken-lock gallery. Absent in data written before it was recorded. */
+  source?: 'faults' | 'gallery';
   runs: DetectionRun[];
+}
+
+/**
+ * How many runs found the anomaly within each of `seconds` of the run's start (its first client op: the same
+ * start as the time to first anomaly). A run that found one without a time (an erasing write whose op is not in
+ * the history) is not counted within any: it cannot show when.
+ */
+export function foundWithin(
+  runs: readonly Pick<DetectionRun, 'anomaly' | 'firstAnomalyMs'>[],
+  seconds: readonly number[] = WITHIN_S,
+): { withinS: number; found: number; runs: number }[] {
+  return seconds.map((withinS) => ({
+    withinS,
+    found: runs.filter((r) => r.anomaly && r.firstAnomalyMs !== null && r.firstAnomalyMs <= withinS * 1000).length,
+    runs: runs.length,
+  }));
 }
 
 export interface CellSummary {
@@ -63,6 +87,8 @@ export interface CellSummary {
   /** Hits over shots fired, over all runs; null for a cell without a targeted fault. */
   hitRate: number | null;
   falseAlarms: number;
+  /** Unsafe cells: runs that found the anomaly within 2, 5 and 10 s (`foundWithin`); empty for safe cells. */
+  within: { withinS: number; found: number; runs: number }[];
 }
 
 export function summarize(c: DetectionCell): CellSummary {
@@ -78,6 +104,36 @@ export function summarize(c: DetectionCell): CellSummary {
     p90Ms: q ? q.p90 : null,
     hitRate: withHits.length && fired > 0 ? hits / fired : null,
     falseAlarms: c.expect === 'safe' ? c.runs.filter((r) => r.anomaly).length : 0,
+    within: c.expect === 'lost' ? foundWithin(c.runs) : [],
+  };
+}
+
+/** "2 s 12/20 · 5 s 18/20 · 10 s 20/20". */
+export const withinText = (w: CellSummary['within']): string =>
+  w.map((x) => `${x.withinS} s ${x.found}/${x.runs}`).join(' · ');
+
+/**
+ * An unsafe cell of the fault table: found within 10 s in ≥ 95 % of runs (19 of 20). With runs shorter than 10 s
+ * nothing after their end can be seen, so the goal is then measured over the runs' own length, and says so.
+ */
+export function detectionSpeedGoal(c: DetectionCell, timeLimitS: number): Goal {
+  const within = foundWithin(c.runs, [WITHIN_GOAL_S])[0];
+  const need = Math.ceil(FOUND_SHARE_GOAL * c.runs.length);
+  const late = c.runs.filter(
+    (r) => r.anomaly && (r.firstAnomalyMs === null || r.firstAnomalyMs > WITHIN_GOAL_S * 1000),
+  );
+  const missed = c.runs.length - within.found - late.length;
+  const met = within.found >= need;
+  return {
+    what: `${c.cell}: found within ${WITHIN_GOAL_S} s of the run's start${timeLimitS < WITHIN_GOAL_S ? ` (runs of ${timeLimitS} s)` : ''}`,
+    goal: `≥ ${need}/${c.runs.length} runs`,
+    measured: withinText(foundWithin(c.runs)),
+    met,
+    ...(met
+      ? {}
+      : {
+          why: `${late.length} found later (seeds ${late.map((r) => r.seed).join(', ') || '-'}), ${missed} not at all`,
+        }),
   };
 }
 

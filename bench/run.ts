@@ -10,9 +10,9 @@ import { goalsTable, saveOutcome, type Goal } from './outcome.ts';
 const USAGE = `usage: npm run bench -- <${[...BENCHMARKS.map((b) => b.name), 'all'].join('|')}> [args…]
        npm run bench -- all [--quick]     every benchmark (small with --quick: under 10 minutes), then one table of goals
 
-${BENCHMARKS.map((b) => `  ${b.name.padEnd(8)} ${b.summary}`).join('\n')}
+${BENCHMARKS.map((b) => `  ${b.name.padEnd(13)} ${b.summary}`).join('\n')}
 ${Object.entries(ALIASES)
-  .map(([a, t]) => `  ${a.padEnd(8)} = ${t.name} ${t.args.join(' ')}`)
+  .map(([a, t]) => `  ${a.padEnd(13)} = ${t.name} ${t.args.join(' ')}`)
   .join('\n')}`;
 
 const [name, ...args] = process.argv.slice(2);

@@ -13,6 +13,11 @@ export interface NightlyCell extends MatrixCell {
   why?: string;
   /** Sum over the cell's runs of how often its fault hit (absent: no fault, or not counted). */
   faultHits?: number;
+  /**
+   * Wall time of the cell, ms: every run of it (reruns included), boot and teardown each — what `bench nightly-plan`
+   * sizes shards from. Absent for a cell decided by construction, and in nights written before it was recorded.
+   */
+  wallMs?: number;
 }
 
 /** `nightly.json`: one night (or one shard of it). Run folders are relative to the folder holding this file. */
@@ -103,7 +108,7 @@ function parseNightlyResult(file: string): NightlyResult {
       if (typeof c[k] !== 'string') bad(`${at}.${k} is not a string`);
     for (const k of ['fencing', 'matched'] as const)
       if (typeof c[k] !== 'boolean') bad(`${at}.${k} is not true or false`);
-    for (const k of ['lostUpdates', 'staleWritesRejected', 'acquireP50', 'acquireP99'] as const)
+    for (const k of ['lostUpdates', 'staleWritesRejected', 'acquireP50', 'acquireP99', 'wallMs'] as const)
       if (c[k] !== undefined && !Number.isFinite(c[k])) bad(`${at}.${k} is not a number`);
     for (const k of ['observed', 'expected'] as const) if (typeof c[k] !== 'string') bad(`${at}.${k} is not a string`);
     if (c.faultHits !== undefined && !Number.isFinite(c.faultHits)) bad(`${at}.faultHits is not a number`);

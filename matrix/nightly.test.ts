@@ -72,8 +72,11 @@ const cell = (r: NightlyResult, lock: string, fault: string, fencing = false) =>
   r.cells.find((c) => c.lock === lock && c.fault === fault && c.fencing === fencing)!;
 const junitCase = (xml: string, name: string) =>
   new RegExp(`<testcase [^>]*name="${name}">[\\s\\S]*?</testcase>`).exec(xml)?.[0] ?? '';
-/** A cell without where its runs are: what must be equal between a sharded and an unsharded night. */
-const decided = ({ runDir: _r, runs, ...c }: NightlyCell) => ({ ...c, runs: runs?.map(({ runDir: _d, ...r }) => r) });
+/** A cell without where its runs are and how long it took: what must be equal between a sharded and an unsharded night. */
+const decided = ({ runDir: _r, wallMs: _w, runs, ...c }: NightlyCell) => ({
+  ...c,
+  runs: runs?.map(({ runDir: _d, ...r }) => r),
+});
 
 /** Both tables' size, from the oracle data: every cell is a JUnit case; those decided by construction skip. */
 const CELLS = matrixPlan('all').length;
@@ -97,6 +100,11 @@ describe('nightly', () => {
       faultHits: 2,
       runDir: 'redis/pause-holder-p-100',
     });
+    // Each measured cell's wall time is recorded (bench nightly-plan sizes shards from it); a cell not run has none.
+    for (const c of r.cells) {
+      if (c.decided === 'construction') expect(c.wallMs).toBeUndefined();
+      else expect(c.wallMs).toBeGreaterThanOrEqual(0);
+    }
     const xml = fs.readFileSync(path.join(dir, 'junit.xml'), 'utf8');
     expect(xml).toContain(
       `<testsuites name="fencepost nightly" tests="${CELLS}" failures="0" errors="0" skipped="${SKIPPED}"`,

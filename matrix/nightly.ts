@@ -160,6 +160,7 @@ async function nightlyCell(
     };
   }
   const label = `[${next()}/${total}] ${p.lock} × ${p.column}`;
+  const started = performance.now();
   const cell = await measuredCell(matrix, base, strategy, p.col, p.oracle.expect, runOne, (line) =>
     log(`${label}: ${line}`),
   );
@@ -167,7 +168,12 @@ async function nightlyCell(
     `${label}: ${cell.observed} (expected ${cell.expected}, ${p.from}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`,
   );
   const hits = cell.runs?.map((r) => r.faultHits).filter((h): h is number => h !== undefined) ?? [];
-  return { ...cell, ...own, ...(hits.length ? { faultHits: hits.reduce((a, b) => a + b, 0) } : {}) };
+  return {
+    ...cell,
+    ...own,
+    ...(hits.length ? { faultHits: hits.reduce((a, b) => a + b, 0) } : {}),
+    wallMs: Math.round(performance.now() - started),
+  };
 }
 
 /** Run folders relative to the results folder, so the night reads the same from a CI artifact downloaded anywhere. */

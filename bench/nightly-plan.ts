@@ -1,0 +1,117 @@
+import { HarnessError } from '../common/errors.ts';
+import { CLI } from '../common/cli-name.ts';
+import { nightlyPlan } from '../matrix/nightly-plan.ts';
+import { readNightlyFiles, type NightlyResult } from '../matrix/nightly-result.ts';
+import { NIGHTLY_TIME_LIMIT_S } from '../matrix/nightly.ts';
+import type { MatrixTables } from '../matrix/matrix-columns.ts';
+import {
+  GOAL_SHARDS,
+  SHARD_GOAL_MIN,
+  WHOLE_GOAL_MIN,
+  cellTimes,
+  measuredCells,
+  planGoals,
+  planTime,
+  type PlanTime,
+} from './nightly-plan-time.ts';
+import type { BenchOutcome } from './outcome.ts';
+
+/**
+ * `npm run bench -- nightly-plan [--from=<dir>,…] [--matrix=all|faults|remedies] [--time-limit=10]
+ *  [--shards=3 | --shard=<i>/<n>]`
+ *
+ * The expected wall time of a nightly plan, from the cells' measured wall times in stored nights (each
+ * nightly*.json in the `--from` folders — a night's `--results`, default `results` — records `wallMs` per
+ * measured cell), scaled to `--time-limit` (bench/nightly-plan-time.ts): the whole plan and each of its shards, so
+ * a user can size them. Cells no stored night measured get the median of those that were, and are counted apart.
+ * Goals (issue 24): both tables at --time-limit=10 in ≤ 15 min on one machine, and ≤ 6 min a shard with 3 shards.
+ */
+
+export async function run(args: string[]): Promise<BenchOutcome> {
+  const opt = (name: string): string | undefined =>
+    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const known = ['from', 'matrix', 'time-limit', 'shards', 'shard'];
+  const unknown = args.filter((a) => !known.some((k) => a.startsWith(`--${k}=`)));
+  const from = (opt('from') ?? 'results').split(',');
+  const tables = (opt('matrix') ?? 'all') as MatrixTables;
+  const timeLimitS = Number(opt('time-limit') ?? NIGHTLY_TIME_LIMIT_S);
+  const one = /^(\d+)\/(\d+)$/.exec(opt('shard') ?? '');
+  const shard = one ? { index: Number(one[1]), count: Number(one[2]) } : null;
+  const shards = Number(opt('shards') ?? GOAL_SHARDS);
+  if (
+    unknown.length ||
+    !['all', 'faults', 'remedies'].includes(tables) ||
+    !Number.isInteger(timeLimitS) ||
+    timeLimitS < 1 ||
+    (opt('shard') !== undefined && (!shard || shard.index < 1 || shard.index > shard.count)) ||
+    !Number.isInteger(shards) ||
+    shards < 1
+  ) {
+    console.error(
+      `nightly-plan: bad arguments ${args.join(' ')}\nusage: npm run bench -- nightly-plan [--from=<dir>,…] [--matrix=all|faults|remedies] [--time-limit=<s>] [--shards=<n> | --shard=<i>/<n>]`,
+    );
+    process.exit(254);
+  }
+
+  const nights: NightlyResult[] = [];
+  const missing: string[] = [];
+  for (const dir of from) {
+    try {
+      nights.push(...readNightlyFiles(dir).map((n) => n.result));
+    } catch (err) {
+      if (!(err instanceof HarnessError)) throw err;
+      missing.push(err.message);
+    }
+  }
+  const plan = nightlyPlan([], tables);
+  const times = cellTimes(plan, measuredCells(nights), timeLimitS);
+  const settings = `--matrix=${tables} --time-limit=${timeLimitS}`;
+  if (!times) {
+    const why = `no stored night with per-cell wall times in ${from.join(', ')}${missing.length ? ` (${missing.join('; ')})` : ''}: run \`${CLI} nightly --results=<dir>\` once, then --from=<dir>`;
+    console.log(`nightly-plan: ${why}`);
+    return {
+      benchmark: 'nightly-plan',
+      goals: [
+        {
+          what: `nightly ${settings}, one machine`,
+          goal: `≤ ${WHOLE_GOAL_MIN} min`,
+          measured: '-',
+          met: 'skipped',
+          why,
+        },
+        {
+          what: `nightly ${settings}, slowest of ${GOAL_SHARDS} shards`,
+          goal: `≤ ${SHARD_GOAL_MIN} min`,
+          measured: '-',
+          met: 'skipped',
+          why,
+        },
+      ],
+      data: { from, tables, timeLimitS, nights: 0 },
+    };
+  }
+
+  console.log(`nightly-plan ${settings}, from ${nights.length} stored night file(s) in ${from.join(', ')}\n`);
+  for (const t of times.filter((t) => t.from !== 'not run'))
+    console.log(
+      `  ${(t.ms / 1000).toFixed(0).padStart(5)} s  ${t.from === 'median' ? '(median)' : '        '}  ${t.label}`,
+    );
+  const whole = planTime(plan, times, null);
+  const parts = shard
+    ? [planTime(plan, times, shard)]
+    : Array.from({ length: shards }, (_, i) => planTime(plan, times, { index: i + 1, count: shards }));
+  console.log(`\n  ${line(whole)}`);
+  for (const p of parts) console.log(`  ${line(p)}`);
+
+  const fullPlan = tables === 'all' && timeLimitS === NIGHTLY_TIME_LIMIT_S;
+  const goals = planGoals(settings, whole, !shard && shards === GOAL_SHARDS ? parts : null, fullPlan);
+  return {
+    benchmark: 'nightly-plan',
+    goals,
+    data: { from, tables, timeLimitS, nights: nights.length, whole, parts, times },
+  };
+}
+
+const min = (ms: number) => (ms / 60_000).toFixed(1);
+const line = (p: PlanTime) =>
+  `${p.shard ? `shard ${p.shard.index}/${p.shard.count}` : 'whole plan'}: ${p.cells} cells, ${min(p.ms)} min expected${p.estimated ? ` (${p.estimated} from the median)` : ''}`;

@@ -1,0 +1,147 @@
+import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PidRecord } from '../common/pid-registry.ts';
+
+/**
+ * CPU time of the processes of a run, read from /proc: the harness (this process), its clients and its servers,
+ * so a throughput figure comes with who was busy. Linux only (the harness's clusters are, too).
+ */
+
+/** /proc reports utime and stime in USER_HZ ticks, 100 a second on every Linux ABI Node runs on. */
+const TICKS_PER_S = 100;
+
+export type Role = 'harness' | 'client' | 'server';
+export interface Tracked {
+  pid: number;
+  role: Role;
+}
+
+/** utime + stime of a live process, in ticks; null when it is gone. */
+function ticksOf(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses: the fields start after the last ')'. utime, stime are 14, 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The processes a run's pid registries name (`<dir>/*.json`, common/pid-registry.ts): `client-<n>` are clients,
+ * the rest servers; a record with `killChildren` (Postgres) brings its children (the backends, one per client
+ * connection, where a query's CPU goes).
+ */
+export function trackedFromPidDirs(dirs: readonly string[]): Tracked[] {
+  const out: Tracked[] = [];
+  for (const dir of dirs) {
+    let files: string[];
+    try {
+      files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
+    } catch {
+      continue;
+    }
+    for (const f of files) {
+      let r: PidRecord;
+      try {
+        r = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as PidRecord;
+      } catch {
+        continue; // removed or being replaced meanwhile
+      }
+      if (!r.pid) continue;
+      const role: Role = r.name.startsWith('client-') ? 'client' : 'server';
+      out.push({ pid: r.pid, role });
+      if (r.killChildren) for (const c of childrenOf(r.pid)) out.push({ pid: c, role });
+    }
+  }
+  return out;
+}
+
+export interface CpuSnapshot {
+  /** process.hrtime.bigint(): CLOCK_MONOTONIC, the clock the history is stamped with. */
+  atNs: bigint;
+  ticks: Map<number, { role: Role; ticks: number }>;
+}
+
+export function snapshot(tracked: readonly Tracked[]): CpuSnapshot {
+  const ticks = new Map<number, { role: Role; ticks: number }>();
+  for (const t of tracked) {
+    const n = ticksOf(t.pid);
+    if (n !== null) ticks.set(t.pid, { role: t.role, ticks: n });
+  }
+  return { atNs: process.hrtime.bigint(), ticks };
+}
+
+/** CPU used between two snapshots, in cores (CPU seconds per second of wall time). */
+export interface CpuShare {
+  wallS: number;
+  harness: number;
+  clients: number;
+  servers: number;
+}
+
+/**
+ * Between `a` and `b`, per role. A process `a` did not see started after it (pids are not reused within a run):
+ * all of its CPU counts — a Postgres backend forked when a client connects is where that client's queries cost.
+ * One that ended before `b` is lost (rare within a client phase: a client that died).
+ */
+export function cpuBetween(a: CpuSnapshot, b: CpuSnapshot): CpuShare {
+  const wallS = Number(b.atNs - a.atNs) / 1e9;
+  const sum = { harness: 0, client: 0, server: 0 };
+  for (const [pid, end] of b.ticks) {
+    sum[end.role] += (end.ticks - (a.ticks.get(pid)?.ticks ?? 0)) / TICKS_PER_S;
+  }
+  const per = (s: number) => (wallS > 0 ? s / wallS : 0);
+  return {
+    wallS,
+    harness: per(sum.harness),
+    clients: per(sum.client),
+    servers: per(sum.server),
+  };
+}
+
+const WATCH_SCRIPT = new URL('./cpu-watch.ts', import.meta.url);
+const TSX = import.meta.resolve('tsx');
+
+export type WatchRequest = { type: 'watch'; harnessPid: number; runsOf: string; everyMs: number } | { type: 'stop' };
+export type WatchReply =
+  | { type: 'watching' }
+  | { type: 'window'; share: CpuShare | null; fromNs: string; toNs: string };
+
+/**
+ * Watches, from a process of its own (so its reads of /proc are neither the harness's CPU nor in its profile), the
+ * run under `runsOf` (`<results>/<lock>`): bench/cpu-watch.ts. `stop()` gives the CPU of the run's client phase.
+ */
+export async function watchRun(
+  runsOf: string,
+  everyMs = 100,
+): Promise<{ stop(): Promise<(CpuShare & { fromNs: bigint; toNs: bigint }) | null> }> {
+  const child = fork(WATCH_SCRIPT, [], { execArgv: ['--import', TSX], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const next = () =>
+    new Promise<WatchReply>((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => reject(new Error(`the CPU watch exited with code ${code}; its stderr is above`)));
+    });
+  let reply = next();
+  child.send({ type: 'watch', harnessPid: process.pid, runsOf, everyMs } satisfies WatchRequest);
+  await reply;
+  return {
+    async stop() {
+      reply = next();
+      child.send({ type: 'stop' } satisfies WatchRequest);
+      const r = await reply;
+      if (r.type !== 'window' || !r.share) return null;
+      return { ...r.share, fromNs: BigInt(r.fromNs), toNs: BigInt(r.toNs) };
+    },
+  };
+}
