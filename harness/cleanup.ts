@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { childPids, isAlive, pendingPids, PidRegistry, stillOurs, type PidRecord } from '../common/pid-registry.ts';
 import { notOurs } from '../common/ownership.ts';
 import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from '../common/run-owner.ts';
+import { RUN_FILES } from '../store/run-dir.ts';
 
 /**
  * Stop leftovers of runs that died without tearing down (kill -9, OOM, a lost terminal). Only runs whose harness
@@ -24,7 +25,7 @@ export async function cleanup(
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
       if (!e.isDirectory()) continue;
       const p = path.join(dir, e.name);
-      if (e.name === 'pids') registries.push(new PidRegistry(p));
+      if (e.name === RUN_FILES.pids) registries.push(new PidRegistry(p));
       else walk(p, depth + 1);
     }
   };

@@ -1,11 +1,8 @@
 import { removeSecrets } from '../cluster/credentials.ts';
 import fs from 'node:fs';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalRead } from '../history/bank.ts';
-import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import type { RunResults } from '../checkers/run-results.ts';
-import { describeTokenViolation, type TokenOrderResult } from '../checkers/token-order.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { routeClientsAlone } from '../nemesis/client-routes.ts';
 import { createNemesis } from '../nemesis/create-nemesis.ts';
@@ -20,21 +17,20 @@ import { Resource, setupResource, type WriteMode } from '../workloads/resource.t
 import type { ClusterSpec } from '../cluster/cluster.ts';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
-import { EXIT, type ExitCode } from '../common/exit-codes.ts';
+import type { ExitCode } from '../common/exit-codes.ts';
+import { verdictExitCode } from '../checkers/verdict.ts';
 import { Journal } from '../history/journal.ts';
-import { readHistory } from '../history/reader.ts';
-import { sealInTimeOrder } from '../history/time-order.ts';
-import type { Op } from '../history/op.ts';
 import type { Config } from './options.ts';
 import type { StoredTestJson } from '../store/test-json.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { provision, type Requirement } from '../cluster/provision.ts';
-import { createRunDir, writeJson } from '../store/results-store.ts';
+import { createRunDir, runPath, sealRunHistory, writeTest } from '../store/run-dir.ts';
+import { analyze } from './analyze.ts';
+import { runSummary } from './run-summary.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { libraryVersions, serverVersions } from '../cluster/versions.ts';
 import { LiveStats } from './live-stats.ts';
-import { replayCommand } from '../store/replay-command.ts';
 import { checkStrategyOptions } from './strategy-options.ts';
 
 export interface RunOutcome {
@@ -43,7 +39,7 @@ export interface RunOutcome {
   results: RunResults;
 }
 
-/** test.json as this run writes it (its shape, and the reader that tolerates older runs: store/test-json.ts). */
+/** The test record as this run writes it (its shape, and the reader that tolerates older runs: store/test-json.ts). */
 export type TestJson = StoredTestJson;
 
 function writeModeFor(strategy: ResolvedStrategy, fencing: boolean): WriteMode {
@@ -66,10 +62,6 @@ function clusterSpecFor(
     redisPersistence: config.redisPersistence,
     ...(clocks ? { envFor: (node: string) => clocks.env(node) } : {}),
   };
-}
-
-export function verdictExitCode(valid: RunResults['valid']): ExitCode {
-  return valid === true ? EXIT.valid : valid === false ? EXIT.invalid : EXIT.unknown;
 }
 
 /** Progress, nemesis events and warnings go to stderr; the closing summary to stdout (see `runTest`). */
@@ -103,9 +95,9 @@ export async function runTest(
   await provision(hostRequirements(config.backend, needs), log);
 
   const runDir = createRunDir(config.resultsDir, config.lock);
-  const pids = new PidRegistry(path.join(runDir, 'pids'));
+  const pids = new PidRegistry(runPath(runDir, 'pids'));
   claimRun(pids.dir);
-  const clocks = faultNeeds.clockShim ? await ClockBoard.create(path.join(runDir, 'clock')) : null;
+  const clocks = faultNeeds.clockShim ? await ClockBoard.create(runPath(runDir, 'clock')) : null;
   const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
   const spec = clusterSpecFor(strategy, config, faultNeeds, clocks);
   const cluster = await createCluster(config.backend, spec, runDir, pids, log);
@@ -121,7 +113,7 @@ export async function runTest(
     nodes: cluster.nodes.map((n) => ({ name: n.name, port: n.port })),
     clientNetwork: faultNeeds.clientProxies ? 'proxied' : 'direct',
   };
-  writeJson(path.join(runDir, 'test.json'), test);
+  writeTest(runDir, test);
   log(
     `fencepost: --lock=${config.lock} --seed=${config.seed}, faults: ${faults.join(', ') || 'none'}; run dir ${runDir}`,
   );
@@ -129,11 +121,11 @@ export async function runTest(
   const stopCluster = shutdown.add('stop cluster', async () => {
     injectStrayThrow('teardown');
     await cluster.teardown();
-    fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
+    fs.rmSync(runPath(runDir, 'nodes'), { recursive: true, force: true });
     removeSecrets(runDir);
   });
   const markIncomplete = shutdown.add('mark the run incomplete', () =>
-    writeJson(path.join(runDir, 'test.json'), {
+    writeTest(runDir, {
       ...test,
       ...(shutdown.reason === 'signal' ? { interrupted: true } : { failed: true }),
     }),
@@ -143,7 +135,7 @@ export async function runTest(
   log(`fencepost: ${cluster.nodes.length} nodes ready in ${Math.round(performance.now() - t0)} ms`);
   injectStrayThrow('setup');
   Object.assign(test.versions, await serverVersions(cluster.nodes));
-  writeJson(path.join(runDir, 'test.json'), test);
+  writeTest(runDir, test);
 
   // Clients reach the servers through proxies of ours when a fault acts there (partition, latency, failover, a held
   // write); otherwise straight to the servers' ports, so the latencies the run records carry no proxy hop.
@@ -164,7 +156,7 @@ export async function runTest(
 
   await setupResource(cluster.pg!.connectionConfig(), config.accounts);
 
-  const journal = new Journal(path.join(runDir, 'history.jsonl'));
+  const journal = new Journal(runPath(runDir, 'history'));
   const closeJournal = shutdown.add('close journal', () => journal.close());
   const stats = new LiveStats(config.timeLimitS, log, log === consoleLog && process.stderr.isTTY);
   journal.onOp((op) => stats.observe(op));
@@ -218,7 +210,7 @@ export async function runTest(
   });
   if (Object.keys(nemesis.skipped).length) {
     test.skippedFaults = { ...nemesis.skipped };
-    writeJson(path.join(runDir, 'test.json'), test);
+    writeTest(runDir, test);
   }
   // On a signal (shutdown.reason set) the heal owes the run nothing: no waiting out a --restart-delay.
   const healNemesis = shutdown.add('heal nemesis', () => nemesis.heal({ interrupted: shutdown.reason !== null }));
@@ -260,19 +252,20 @@ export async function runTest(
     await resource.close();
   }
   await closeJournal.run();
-  sealInTimeOrder(path.join(runDir, 'history.jsonl'));
+  sealRunHistory(runDir);
   await closeProxies.run();
   await stopCluster.run();
   await disposeClocks.run();
   markIncomplete.cancel();
 
-  const { ops } = readHistory(path.join(runDir, 'history.jsonl'));
-  const results = checkRun(ops as Op[], checkOptionsFor(test));
-  writeJson(path.join(runDir, 'results.json'), results);
+  // The same analysis `check <run-dir>` makes of a stored run, from the files just sealed.
+  const analysis = analyze(runDir, { warn: (line) => log(`fencepost: warning: ${line}`) });
+  if (!analysis.ok) throw new Error(`the run's own history cannot be checked: ${analysis.problem}`);
+  const { results } = analysis;
   await writeReports(runDir, config.resultsDir, log);
   // The verdict is the command's output: on stdout, so `npm run jepsen … > verdict.txt` in a CI job keeps it
   // without the progress lines. A caller's own log (tests, the matrix) gets it like every other line.
-  (log === consoleLog ? (text: string) => console.log(text) : log)(summary(config, runDir, results, faults));
+  (log === consoleLog ? (text: string) => console.log(text) : log)(runSummary(config, runDir, results, faults));
   return { exitCode: verdictExitCode(results.valid), runDir, results };
 }
 
@@ -286,43 +279,6 @@ async function writeReports(runDir: string, resultsDir: string, log: (l: string)
   } catch (err) {
     log(`fencepost: could not write the HTML report: ${(err as Error).message}`);
   }
-}
-
-function summary(config: Readonly<Config>, runDir: string, r: RunResults, faults: readonly string[]): string {
-  const verdict = r.valid === true ? 'VALID' : r.valid === false ? 'INVALID' : 'UNKNOWN';
-  const q = r.latency.acquire;
-  const head = `--lock=${config.lock}${config.fencing ? ' --fencing' : ''}  seed ${config.seed}`;
-  // An unknown verdict leads with why: "UNKNOWN  no progress: 0 writes committed; 14 acquires timed out".
-  const [why, ...moreWhy] = r.unknownReasons;
-  const lines = [
-    '',
-    ...(why !== undefined && r.valid === 'unknown'
-      ? [`  ${verdict}  ${why}`, ...moreWhy.map((w) => `  also: ${w}`), `  ${head}`]
-      : [`  ${verdict}  ${head}`]),
-    `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
-    `  lost updates: ${r.lostUpdates}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
-    `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
-  ];
-  for (const [name, c] of Object.entries(r.checkers))
-    lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
-  // Every fault of the run, the ones that never fired too: each must have acted for the verdict to be VALID.
-  const hits = r.faultHits ?? {};
-  for (const f of new Set([...faults, ...Object.keys(hits)]))
-    lines.push(`  fault ${f}: fired ${hits[f]?.fired ?? 0}, hit ${hits[f]?.hit ?? 0}`);
-  for (const l of r.lostUpdateDetails.slice(0, 3)) {
-    lines.push(
-      `  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`,
-    );
-  }
-  const tokenOrder = r.checkers['token-order'] as Partial<TokenOrderResult> | undefined;
-  for (const v of tokenOrder?.violations?.slice(0, 3) ?? []) lines.push(`  token: ${describeTokenViolation(v)}`);
-  lines.push(
-    `  run dir: ${runDir}`,
-    `  report:  ${path.join(runDir, 'report.html')}`,
-    `  replay:  ${replayCommand(config)}`,
-    '',
-  );
-  return lines.join('\n');
 }
 
 /**

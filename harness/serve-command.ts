@@ -6,7 +6,8 @@ import type { Config } from './options.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import { OWNER_FILE, PIDS_DIR, runOwner } from '../common/run-owner.ts';
+import { OWNER_FILE, runOwner } from '../common/run-owner.ts';
+import { hasResults, RUN_FILES, runPath } from '../store/run-dir.ts';
 import { writeIndex } from '../report/index-page.ts';
 
 /**
@@ -47,17 +48,17 @@ const PAGE = /^(report|index|compare|matrix|comparison)[\w.-]*\.html$/;
 const RECORD =
   /^(history\.jsonl|results\.json|test\.json|matrix\.json|nightly[\w.-]*\.json|junit[\w.-]*\.xml|summary[\w.-]*\.md)$/;
 /** Never served, at any depth: servers' folders (redis.conf holds requirepass), pid records, the clock shim. */
-const PRIVATE_FOLDERS = new Set(['nodes', 'pids', 'clock']);
+const PRIVATE_FOLDERS = new Set<string>([RUN_FILES.nodes, RUN_FILES.pids, RUN_FILES.clock]);
 
 /**
  * Whether a reader may have the file at `segments` (its path inside the results folder): a list of what is served
  * rather than of what is not, so a file a later version adds (a secret, say) stays private until someone decides
- * otherwise. `secrets.json` matches nothing here.
+ * otherwise. The run's secrets file matches nothing here.
  */
 export function servable(segments: readonly string[]): boolean {
   const name = segments.at(-1);
   if (!name || segments.some((s) => s === '' || s.startsWith('.') || PRIVATE_FOLDERS.has(s))) return false;
-  if (segments.length >= 2 && segments.at(-2) === 'logs') return /^[\w.-]+\.log$/.test(name);
+  if (segments.length >= 2 && segments.at(-2) === RUN_FILES.logs) return /^[\w.-]+\.log$/.test(name);
   return PAGE.test(name) || RECORD.test(name);
 }
 
@@ -74,17 +75,13 @@ function inside(root: string, file: string): boolean {
 
 /**
  * Whether `real` (inside `realRoot`) belongs to a run still going: one of its folders holds `pids/harness.owner`
- * naming a live process, and no results.json yet. Nothing of such a run is served — its secrets and servers are live.
+ * naming a live process, and no results yet. Nothing of such a run is served — its secrets and servers are live.
  */
 function inLiveRun(realRoot: string, real: string): boolean {
   for (let dir = path.dirname(real); inside(realRoot, dir); dir = path.dirname(dir)) {
-    // A run writes results.json last, after its servers are stopped and its secrets deleted: with it, the run is
+    // A run writes its results last, after its servers are stopped and its secrets deleted: with it, the run is
     // over even while its harness goes on (a matrix or nightly runs its cells in one process).
-    if (
-      fs.existsSync(path.join(dir, PIDS_DIR, OWNER_FILE)) &&
-      !fs.existsSync(path.join(dir, 'results.json')) &&
-      runOwner(dir) !== 'gone'
-    )
+    if (fs.existsSync(path.join(runPath(dir, 'pids'), OWNER_FILE)) && !hasResults(dir) && runOwner(dir) !== 'gone')
       return true;
     if (dir === realRoot) break;
   }

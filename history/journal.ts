@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Op, OpInput } from './op.ts';
-import { RUN_FILE_MODE } from '../store/results-store.ts';
+import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 
 /** Nanoseconds since `origin` on the monotonic clock: wall-clock jumps (our own clock faults!) can't move it. */
 export function monotonicNs(origin: bigint): number {

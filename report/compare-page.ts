@@ -3,9 +3,9 @@ import type { RunResults } from '../checkers/run-results.ts';
 import { pageCss } from './assets.ts';
 import { fmtCount, fmtDuration, fmtMs } from './format.ts';
 import { escapeHtml as h, inlineStyle } from './html.ts';
-import type { RunFiles } from '../store/run-files.ts';
+import type { RunFiles } from '../store/run-dir.ts';
 import { faultSummary } from '../store/test-json.ts';
-import { verdictClass, verdictWord } from './verdict.ts';
+import { verdictClass, verdictWord } from '../checkers/verdict.ts';
 import { isRecord } from '../common/is-record.ts';
 
 /**
