@@ -26,12 +26,12 @@ export interface CheckRunOptions {
    */
   exclusive?: boolean;
   /**
-   * The run's fault list (test.json `faults`). Each fault of it must have fired and acted at least once, by its own
+   * The run's fault list (its test record's `faults`). Each fault of it must have fired and acted at least once, by its own
    * evidence (fault-hits.ts), or the verdict is `unknown`. Default none: a history checked on its own demands
    * nothing of its faults.
    */
   faults?: readonly string[];
-  /** Faults of the list the run left out (test.json `skippedFaults`), with why: the reason they never fired. */
+  /** Faults of the list the run left out (the test record's `skippedFaults`), with why: the reason they never fired. */
   skippedFaults?: Readonly<Record<string, string>>;
   /** The strategy's token kind: `monotonic` holds its grants to the token-order checker. */
   token?: 'monotonic' | 'version' | 'none';
@@ -45,7 +45,7 @@ export interface CheckRunOptions {
 /** `--min-writes`'s default: what a run must commit before its checkers passing counts as VALID. */
 export const DEFAULT_MIN_WRITES = 10;
 
-/** The options a stored run is checked with, from its test.json: the same for the run itself and `check`. */
+/** The options a stored run is checked with, from its test record: the same for the run itself and `check`. */
 export function checkOptionsFor(test: {
   config?: { fencing?: unknown; minWrites?: unknown; concurrency?: unknown };
   strategy?: { token?: string; exclusive?: boolean };
@@ -100,7 +100,7 @@ const MUTEX_BUDGET_MS = 5_000;
 const MUTEX_MAX_CONFIGURATIONS = 500_000;
 
 /**
- * Checks a bank run's history and fills every field of `results.json`. Pure: the caller does the I/O. The History
+ * Checks a bank run's history and fills every field of its results. Pure: the caller does the I/O. The History
  * is built once here, so its pair index, fault windows and bank view are shared by every checker.
  */
 export function checkRun(input: History | readonly Op[], opts: CheckRunOptions): RunResults {
@@ -162,7 +162,7 @@ function countStaleWrites(history: History): number {
   return history.ops.filter(isStaleWriteRefusal).length;
 }
 
-/** A fault window as `results.json` keeps it: ns on the run's clock, the params and note only when there are some. */
+/** A fault window as the run's results keep it: ns on the run's clock, the params and note only when there are some. */
 function resultFault(w: FaultWindow): RunResults['faults'][number] {
   return {
     f: w.f,

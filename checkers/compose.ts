@@ -12,7 +12,7 @@ export function mergeValid(verdicts: Iterable<Valid>): Valid {
 
 /**
  * Runs one checker so that its crash cannot crash the others: a checker that throws has no verdict, so it
- * reports `unknown` with the error instead of taking `results.json` down with it.
+ * reports `unknown` with the error instead of taking the run's results down with it.
  */
 export function runChecker(check: () => CheckerResult): CheckerResult {
   try {

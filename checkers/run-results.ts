@@ -43,7 +43,7 @@ export interface Quantiles {
   max: number;
 }
 
-/** `results.json`: what the run's checkers decided, plus the numbers a report and `compare` need. */
+/** The run's results file (store/run-dir.ts): what the run's checkers decided, plus the numbers a report and `compare` need. */
 export interface RunResults {
   valid: Valid;
   /**

@@ -160,13 +160,13 @@ function handler(root: string, port: () => number): http.RequestListener {
       if (relSegments.some((s) => PRIVATE_FOLDERS.has(s)) || inLiveRun(realRoot, path.join(real, 'x')))
         return notFound();
       const hasReport = await fs.promises
-        .stat(path.join(real, 'report.html'))
+        .stat(runPath(real, 'report'))
         .then((s) => s.isFile())
         .catch(() => false);
       if (!hasReport) return notFound();
       // Built from the resolved path, never from the request: a Location starting with `//` would leave the host.
       const here = `/${relSegments.map(encodeURIComponent).join('/')}${relSegments.length ? '/' : ''}`;
-      res.writeHead(trailingSlash ? 302 : 301, { location: trailingSlash ? 'report.html' : here, ...HEADERS });
+      res.writeHead(trailingSlash ? 302 : 301, { location: trailingSlash ? RUN_FILES.report : here, ...HEADERS });
       return void res.end();
     }
     // Both the name asked for and the file it resolves to must be on the list (a symlink named report.html

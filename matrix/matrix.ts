@@ -339,7 +339,7 @@ export async function runMatrix(
   }
 
   const { writeMatrix } = await import('./matrix-page.ts');
-  // Not a run (no test.json, not `latest`): a page over the cell runs, beside them.
+  // Not a run (no test record, not `latest`): a page over the cell runs, beside them.
   const dir = path.join(config.resultsDir, 'matrix', runTimestamp());
   fs.mkdirSync(dir, { recursive: true });
   const command = [CLI, ...withoutOptions(config.argv, (name) => name === 'seed'), `--seed=${config.seed}`].join(' ');

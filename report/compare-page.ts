@@ -7,6 +7,7 @@ import type { RunFiles } from '../store/run-dir.ts';
 import { faultSummary } from '../store/test-json.ts';
 import { verdictClass, verdictWord } from '../checkers/verdict.ts';
 import { isRecord } from '../common/is-record.ts';
+import { runPath } from '../store/run-dir.ts';
 
 /**
  * Runs side by side, the first one the baseline. A row whose values differ is highlighted; for outcomes and
@@ -182,7 +183,7 @@ export function renderCompare(runs: RunFiles[], opts: { outDir: string }): strin
   const all = rows(runs);
   const heads = runs.map((r, i) => {
     const v = (r.results as Partial<RunResults>).valid;
-    const report = path.relative(opts.outDir, path.join(r.dir, 'report.html')).split(path.sep).join('/');
+    const report = path.relative(opts.outDir, runPath(r.dir, 'report')).split(path.sep).join('/');
     return `<th><div>run ${i + 1}${i === 0 ? ' (baseline)' : ''}</div><div><span class="v ${verdictClass(v)}">${h(verdictWord(v))}</span> ${h(r.test.lock)}</div><div class="aside"><a href="${h(report)}">${h(path.basename(r.dir))}</a></div></th>`;
   });
   let section = '';

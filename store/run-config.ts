@@ -2,7 +2,7 @@ import type { FaultName } from '../history/fault-names.ts';
 
 /**
  * A run's configuration: every option resolved once (harness/options.ts does it, with the seed chosen) and frozen.
- * test.json records it under `config`; readers of a run directory read it as this type (older runs may lack fields).
+ * The test record (store/run-dir.ts) keeps it under `config`; readers of a run directory read it as this type (older runs may lack fields).
  */
 export interface RunConfig {
   /** The subcommand (`run` for a test run); harness/options.ts narrows it to the ones it knows. */

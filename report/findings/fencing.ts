@@ -14,7 +14,7 @@ interface Regression {
 }
 
 /**
- * The fencing-order checker's regressions. None when the checker gave none (no results.json, or it crashed): the
+ * The fencing-order checker's regressions. None when the checker gave none (no results, or it crashed): the
  * report names what the checker found and never re-applies its rule.
  */
 export function regressions(input: StoryInput): Regression[] {
