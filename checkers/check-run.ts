@@ -1,7 +1,7 @@
 import type { FaultWindow } from '../history/fault-windows.ts';
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
-import type { CheckerResult, LostUpdate, Overlap, RunResults } from './run-results.ts';
+import type { CheckerResults, RunResults } from './run-results.ts';
 import { composeVerdict, runChecker } from './compose.ts';
 import { faultHitReasons, faultHits } from './fault-hits.ts';
 import { checkFencingOrder, isStaleWriteRefusal } from './fencing-order.ts';
@@ -106,7 +106,7 @@ const MUTEX_MAX_CONFIGURATIONS = 500_000;
 export function checkRun(input: History | readonly Op[], opts: CheckRunOptions): RunResults {
   const history = History.of(input);
   const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
-  const checkers: Record<string, CheckerResult> = {
+  const checkers: CheckerResults = {
     'lost-updates': runChecker(() => checkLostUpdates(history)),
     'mutual-exclusion':
       opts.exclusive === false
@@ -130,8 +130,8 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
           })),
   };
 
-  const lostUpdateDetails = (checkers['lost-updates'].lostUpdates as LostUpdate[] | undefined) ?? [];
-  const overlapDetails = (checkers['mutual-exclusion'].overlaps as Overlap[] | undefined) ?? [];
+  const lostUpdateDetails = checkers['lost-updates'].lostUpdates ?? [];
+  const overlapDetails = checkers['mutual-exclusion'].overlaps ?? [];
   const hits = faultHits(history);
   const progress = progressOf(history, opts.evidence?.concurrency);
   // Progress first (nothing written says more than a fault that missed), then the faults that never hit.

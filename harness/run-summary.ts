@@ -1,6 +1,5 @@
-import type { LinearizableResult } from '../checkers/linearizable.ts';
 import type { RunResults } from '../checkers/run-results.ts';
-import { describeTokenViolation, type TokenOrderResult } from '../checkers/token-order.ts';
+import { describeTokenViolation } from '../checkers/token-order.ts';
 import { verdictWord } from '../checkers/verdict.ts';
 import { replayCommand } from '../store/replay-command.ts';
 import { runPath } from '../store/run-dir.ts';
@@ -38,8 +37,8 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
       `  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`,
     );
   }
-  const tokenOrder = r.checkers['token-order'] as Partial<TokenOrderResult> | undefined;
-  for (const v of tokenOrder?.violations?.slice(0, 3) ?? []) lines.push(`  token: ${describeTokenViolation(v)}`);
+  for (const v of r.checkers['token-order']?.violations?.slice(0, 3) ?? [])
+    lines.push(`  token: ${describeTokenViolation(v)}`);
   lines.push(
     `  run dir: ${runDir}`,
     `  report:  ${runPath(runDir, 'report')}`,
@@ -66,7 +65,7 @@ export function recheckSummary(dir: string, r: RunResults, fencing: boolean): st
           : '';
     lines.push(`  ${name.padEnd(20)} ${verdictWord(c.valid)}${why}`);
   }
-  const cx = (r.checkers.linearizable as Partial<LinearizableResult> | undefined)?.counterexample;
+  const cx = r.checkers.linearizable?.counterexample;
   if (cx) lines.push(`  ${cx.message}`);
   lines.push(`  wrote ${runPath(dir, 'results')}`);
   return lines.join('\n');

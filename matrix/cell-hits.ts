@@ -7,8 +7,8 @@ import type { RunResults } from '../checkers/run-results.ts';
  * older run's fault that fired but had no hit rule (`hit: null`) — that is not held against the run. The
  * matrix's one reader of that count.
  */
-export function faultHits(results: RunResults, fault: string): number | undefined {
-  const all = (results as Partial<RunResults>).faultHits;
+export function faultHits(results: Partial<RunResults>, fault: string): number | undefined {
+  const all = results.faultHits;
   if (!all || typeof all !== 'object') return undefined;
   const count = all[fault];
   if (!count || count.fired === 0) return 0;

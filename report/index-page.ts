@@ -1,8 +1,7 @@
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunResults } from '../checkers/run-results.ts';
-import { listRunDirs, readJsonFile, readTest, RUN_FILES, runPath } from '../store/run-dir.ts';
+import { listRunDirs, readResults, readTest, RUN_FILES, runPath } from '../store/run-dir.ts';
 import { pageCss, tableJs } from './assets.ts';
 import { fmtCount, fmtDuration } from './format.ts';
 import { escapeHtml as h, inlineScript, inlineStyle } from './html.ts';
@@ -39,8 +38,9 @@ function folderTime(name: string): string {
 
 export function summarizeRun(dir: string, resultsRoot: string): RunSummary {
   const test: TestJson = readTest(dir);
-  const raw = readJsonFile(runPath(dir, 'results'));
-  const r: Partial<RunResults> = raw && typeof raw === 'object' ? (raw as Partial<RunResults>) : {};
+  const unread: string[] = [];
+  const r = readResults(dir, unread);
+  const read = unread.length === 0;
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   return {
     dir,
@@ -49,7 +49,7 @@ export function summarizeRun(dir: string, resultsRoot: string): RunSummary {
     lock: test.lock,
     faults: faultSummary(test, Array.isArray(r.faults) ? r.faults.map((f) => String(f?.f)) : []),
     fencing: !!test.config.fencing,
-    valid: raw === undefined ? 'none' : r.valid,
+    valid: read ? r.valid : 'none',
     lostUpdates: num(r.lostUpdates),
     confirmedOverlaps:
       num(r.confirmedOverlaps) ??
@@ -59,7 +59,7 @@ export function summarizeRun(dir: string, resultsRoot: string): RunSummary {
     durationMs: num(r.durationMs),
     seed: test.seed,
     hasReport: fs.existsSync(runPath(dir, 'report')),
-    hasResults: raw !== undefined,
+    hasResults: read,
     interrupted: test.interrupted,
   };
 }

@@ -1,5 +1,5 @@
 import type { Op } from '../history/op.ts';
-import type { CheckerResult, Quantiles, RunResults } from '../checkers/run-results.ts';
+import type { CheckerResults, Quantiles, RunResults } from '../checkers/run-results.ts';
 import { pageCss, reportJs, uplotCss, uplotJs } from './assets.ts';
 import { clockData, latencyData, throughputData } from './chart-data.ts';
 import { counterexampleSvg, counterexampleViews, type CounterexampleView } from './counterexample.ts';
@@ -207,11 +207,11 @@ function errorsTable(index: RunIndex): string {
     .join('')}</tbody></table>`;
 }
 
-function checkerTable(checkers: Record<string, CheckerResult> | undefined): string {
+function checkerTable(checkers: Partial<CheckerResults> | undefined): string {
   const entries = Object.entries(checkers ?? {});
   if (entries.length === 0) return `<p class="aside">${RUN_FILES.results} has no per-checker results.</p>`;
   const rows = entries.map(([name, r]) => {
-    const valid = r && typeof r === 'object' ? r.valid : undefined;
+    const valid = r?.valid;
     const facts = Object.entries(r ?? {})
       .filter(([k, v]) => k !== 'valid' && (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean'))
       .map(([k, v]) => (typeof v === 'number' && !Number.isInteger(v) ? [k, Number(v.toPrecision(3))] : [k, v]))
