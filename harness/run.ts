@@ -2,6 +2,7 @@ import { removeSecrets } from '../cluster/credentials.ts';
 import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalRead } from '../history/bank.ts';
+import type { FaultName } from '../history/fault-names.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { routeClientsAlone } from '../nemesis/client-routes.ts';
@@ -14,7 +15,7 @@ import type { ClientSpec } from '../workloads/client-protocol.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { Resource, setupResource, type WriteMode } from '../workloads/resource.ts';
-import type { ClusterSpec } from '../cluster/cluster.ts';
+import type { Cluster, ClusterSpec } from '../cluster/cluster.ts';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
 import type { ExitCode } from '../common/exit-codes.ts';
@@ -28,7 +29,7 @@ import { provision, type Requirement } from '../cluster/provision.ts';
 import { createRunDir, runPath, sealRunHistory, writeTest } from '../store/run-dir.ts';
 import { analyze } from './analyze.ts';
 import { runSummary } from './run-summary.ts';
-import type { Shutdown } from '../common/shutdown.ts';
+import type { Shutdown, TeardownStep } from '../common/shutdown.ts';
 import { libraryVersions, serverVersions } from '../cluster/versions.ts';
 import { LiveStats } from './live-stats.ts';
 import { checkStrategyOptions } from './strategy-options.ts';
@@ -77,83 +78,25 @@ export async function runTest(
   shutdown: Shutdown,
   log: (line: string) => void = consoleLog,
 ): Promise<RunOutcome> {
-  // Resolved once, before anything starts: a bad plugin or an option the lock can't honour is exit 254 here.
-  const strategy = await loadStrategy(config.lock);
-  checkStrategyOptions(config, strategy);
-  const faults = config.nemesis ?? [...strategy.defaultFaults];
-  // What the faults declare they need (fault-needs.ts), asked once: the clock shim, a failover pair, own routes.
-  const faultNeeds = runNeeds(faults);
-  const shortest = shortestUsefulRunS(faults, { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs });
-  if (config.timeLimitS < shortest) {
-    log(
-      `fencepost: warning: --time-limit=${config.timeLimitS} is too short for a pause fault to show anything: the first fault comes after ${firstDelayFor(config.nemesisIntervalMs)} ms and a paused client only writes again after ${config.pauseMs} ms. Use --time-limit=${shortest} or more.`,
-    );
-  }
-  const needs: Requirement[] = ['pg', ...strategy.needs];
-  // Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded.
-  if (faultNeeds.clockShim) needs.push('cc');
-  await provision(hostRequirements(config.backend, needs), log);
+  const { strategy, faults, faultNeeds } = await planRun(config, log);
 
   const runDir = createRunDir(config.resultsDir, config.lock);
   const pids = new PidRegistry(runPath(runDir, 'pids'));
   claimRun(pids.dir);
   const clocks = faultNeeds.clockShim ? await ClockBoard.create(runPath(runDir, 'clock')) : null;
   const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
-  const spec = clusterSpecFor(strategy, config, faultNeeds, clocks);
-  const cluster = await createCluster(config.backend, spec, runDir, pids, log);
-  const test: TestJson = {
-    lock: config.lock,
-    strategy: { name: strategy.name, token: strategy.token, exclusive: strategy.exclusive, servers: strategy.servers },
-    argv: config.argv,
-    seed: config.seed,
-    startedAt: new Date().toISOString(),
-    faults,
-    config,
-    versions: libraryVersions(),
-    nodes: cluster.nodes.map((n) => ({ name: n.name, port: n.port })),
-    clientNetwork: faultNeeds.clientProxies ? 'proxied' : 'direct',
-  };
-  writeTest(runDir, test);
-  log(
-    `fencepost: --lock=${config.lock} --seed=${config.seed}, faults: ${faults.join(', ') || 'none'}; run dir ${runDir}`,
+  const { cluster, test, stopCluster, markIncomplete } = await startCluster(
+    { config, strategy, faults, faultNeeds },
+    { runDir, pids, clocks },
+    shutdown,
+    log,
   );
 
-  const stopCluster = shutdown.add('stop cluster', async () => {
-    injectStrayThrow('teardown');
-    await cluster.teardown();
-    fs.rmSync(runPath(runDir, 'nodes'), { recursive: true, force: true });
-    removeSecrets(runDir);
-  });
-  const markIncomplete = shutdown.add('mark the run incomplete', () =>
-    writeTest(runDir, {
-      ...test,
-      ...(shutdown.reason === 'signal' ? { interrupted: true } : { failed: true }),
-    }),
-  );
-  const t0 = performance.now();
-  await cluster.start();
-  log(`fencepost: ${cluster.nodes.length} nodes ready in ${Math.round(performance.now() - t0)} ms`);
-  injectStrayThrow('setup');
-  Object.assign(test.versions, await serverVersions(cluster.nodes));
-  writeTest(runDir, test);
-
-  // Clients reach the servers through proxies of ours when a fault acts there (partition, latency, failover, a held
-  // write); otherwise straight to the servers' ports, so the latencies the run records carry no proxy hop.
   const proxies = new Map<string, TcpProxy>();
   const closeProxies = shutdown.add('close proxies', async () => {
     await Promise.all([...proxies.values()].map((p) => p.close()));
   });
-  if (faultNeeds.clientProxies) {
-    for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
-  }
-  const portOf = (name: string) => proxies.get(name)?.port ?? cluster.nodes.find((n) => n.name === name)!.port;
-  const via = (name: string) => ({ host: '127.0.0.1', port: portOf(name) });
-  // With a failover pair, the first Redis is "the primary": a proxy the failover fault re-points at the promoted node.
-  const redisEndpoints = cluster.redis.map((r, i) => ({
-    ...via(i === 0 && cluster.failover ? PRIMARY_PROXY : r.name),
-    password: cluster.credentials.redis,
-  }));
-
+  await startProxies(cluster, faultNeeds, proxies);
   await setupResource(cluster.pg!.connectionConfig(), config.accounts);
 
   const journal = new Journal(runPath(runDir, 'history'));
@@ -161,31 +104,7 @@ export async function runTest(
   const stats = new LiveStats(config.timeLimitS, log, log === consoleLog && process.stderr.isTTY);
   journal.onOp((op) => stats.observe(op));
 
-  const mode = writeModeFor(strategy, config.fencing);
-  const acquireTimeoutMs = 3 * config.ttlMs + 1000;
-  const specs: ClientSpec[] = Array.from({ length: config.concurrency }, (_, slot) => ({
-    slot,
-    concurrency: config.concurrency,
-    strategyUrl: strategy.moduleUrl,
-    ctx: {
-      redis: redisEndpoints,
-      etcd: cluster.etcd.map((e) => `http://127.0.0.1:${portOf(e.name)}`),
-      ...(cluster.etcd[0] ? { etcdAuth: cluster.etcd[0].userAuth } : {}),
-      zookeeper: cluster.zk.map((z) => `127.0.0.1:${portOf(z.name)}`).join(','),
-      ...(cluster.zk[0] ? { zookeeperAuth: cluster.zk[0].userAuth } : {}),
-      ttlMs: config.ttlMs,
-      acquireTimeoutMs,
-      client: slot,
-      seed: (config.seed + slot * 7919) >>> 0,
-    },
-    pg: { ...cluster.pg!.connectionConfig(), ...via('pg') },
-    mode,
-    thinkMs: config.thinkMs,
-    accounts: config.accounts,
-    watchdog: config.watchdog,
-    seed: (config.seed * 31 + slot) >>> 0,
-    stepTimeoutMs: acquireTimeoutMs + 2000,
-  }));
+  const { specs, acquireTimeoutMs } = clientSpecs(config, strategy, cluster, proxies);
   // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
   if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
   const pool = new ClientPool(
@@ -218,6 +137,170 @@ export async function runTest(
 
   await pool.start(specs);
   injectStrayThrow('mid-run');
+  await runForTheLimit(config, pool, nemesis, stats, log);
+  await healNemesis.run();
+  await pool.stop(acquireTimeoutMs + 5000);
+  stopClients.cancel();
+
+  await finalReads(journal, cluster, config.accounts);
+  await closeJournal.run();
+  sealRunHistory(runDir);
+  await closeProxies.run();
+  await stopCluster.run();
+  await disposeClocks.run();
+  markIncomplete.cancel();
+  return conclude(config, runDir, faults, log);
+}
+
+/** Resolved once, before anything starts: a bad plugin or an option the lock can't honour is exit 254 here. */
+async function planRun(
+  config: Readonly<Config>,
+  log: (line: string) => void,
+): Promise<{ strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds }> {
+  const strategy = await loadStrategy(config.lock);
+  checkStrategyOptions(config, strategy);
+  const faults = config.nemesis ?? [...strategy.defaultFaults];
+  // What the faults declare they need (fault-needs.ts), asked once: the clock shim, a failover pair, own routes.
+  const faultNeeds = runNeeds(faults);
+  const shortest = shortestUsefulRunS(faults, { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs });
+  if (config.timeLimitS < shortest) {
+    log(
+      `fencepost: warning: --time-limit=${config.timeLimitS} is too short for a pause fault to show anything: the first fault comes after ${firstDelayFor(config.nemesisIntervalMs)} ms and a paused client only writes again after ${config.pauseMs} ms. Use --time-limit=${shortest} or more.`,
+    );
+  }
+  const needs: Requirement[] = ['pg', ...strategy.needs];
+  // Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded.
+  if (faultNeeds.clockShim) needs.push('cc');
+  await provision(hostRequirements(config.backend, needs), log);
+  return { strategy, faults, faultNeeds };
+}
+
+/**
+ * The cluster, up: made and started, with its teardown (and the mark that the run did not end normally) registered
+ * with `shutdown` first; the test record written as soon as the nodes are known, and again with their versions.
+ */
+async function startCluster(
+  plan: { config: Readonly<Config>; strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds },
+  where: { runDir: string; pids: PidRegistry; clocks: ClockBoard | null },
+  shutdown: Shutdown,
+  log: (line: string) => void,
+): Promise<{ cluster: Cluster; test: TestJson; stopCluster: TeardownStep; markIncomplete: TeardownStep }> {
+  const { config, strategy, faults, faultNeeds } = plan;
+  const { runDir, pids, clocks } = where;
+  const spec = clusterSpecFor(strategy, config, faultNeeds, clocks);
+  const cluster = await createCluster(config.backend, spec, runDir, pids, log);
+  const test = testRecord(config, strategy, faults, faultNeeds, cluster);
+  writeTest(runDir, test);
+  log(
+    `fencepost: --lock=${config.lock} --seed=${config.seed}, faults: ${faults.join(', ') || 'none'}; run dir ${runDir}`,
+  );
+
+  const stopCluster = shutdown.add('stop cluster', async () => {
+    injectStrayThrow('teardown');
+    await cluster.teardown();
+    fs.rmSync(runPath(runDir, 'nodes'), { recursive: true, force: true });
+    removeSecrets(runDir);
+  });
+  const markIncomplete = shutdown.add('mark the run incomplete', () =>
+    writeTest(runDir, {
+      ...test,
+      ...(shutdown.reason === 'signal' ? { interrupted: true } : { failed: true }),
+    }),
+  );
+  const t0 = performance.now();
+  await cluster.start();
+  log(`fencepost: ${cluster.nodes.length} nodes ready in ${Math.round(performance.now() - t0)} ms`);
+  injectStrayThrow('setup');
+  Object.assign(test.versions, await serverVersions(cluster.nodes));
+  writeTest(runDir, test);
+  return { cluster, test, stopCluster, markIncomplete };
+}
+
+/** What the run is, as its test record says it (completed later: server versions, skipped faults). */
+function testRecord(
+  config: Readonly<Config>,
+  strategy: ResolvedStrategy,
+  faults: FaultName[],
+  faultNeeds: RunNeeds,
+  cluster: Cluster,
+): TestJson {
+  return {
+    lock: config.lock,
+    strategy: { name: strategy.name, token: strategy.token, exclusive: strategy.exclusive, servers: strategy.servers },
+    argv: config.argv,
+    seed: config.seed,
+    startedAt: new Date().toISOString(),
+    faults,
+    config,
+    versions: libraryVersions(),
+    nodes: cluster.nodes.map((n) => ({ name: n.name, port: n.port })),
+    clientNetwork: faultNeeds.clientProxies ? 'proxied' : 'direct',
+  };
+}
+
+/**
+ * Clients reach the servers through proxies of ours when a fault acts there (partition, latency, failover, a held
+ * write); otherwise straight to the servers' ports, so the latencies the run records carry no proxy hop. Fills
+ * `proxies` (whose closing the caller registered first) one by one, so a failure half-way still closes the rest.
+ */
+async function startProxies(cluster: Cluster, faultNeeds: RunNeeds, proxies: Map<string, TcpProxy>): Promise<void> {
+  if (!faultNeeds.clientProxies) return;
+  for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
+}
+
+/** One spec per client slot: where its servers are (a proxy of ours or the server itself), its seeds and budgets. */
+function clientSpecs(
+  config: Readonly<Config>,
+  strategy: ResolvedStrategy,
+  cluster: Cluster,
+  proxies: ReadonlyMap<string, TcpProxy>,
+): { specs: ClientSpec[]; acquireTimeoutMs: number } {
+  const portOf = (name: string) => proxies.get(name)?.port ?? cluster.nodes.find((n) => n.name === name)!.port;
+  const via = (name: string) => ({ host: '127.0.0.1', port: portOf(name) });
+  // With a failover pair, the first Redis is "the primary": a proxy the failover fault re-points at the promoted node.
+  const redisEndpoints = cluster.redis.map((r, i) => ({
+    ...via(i === 0 && cluster.failover ? PRIMARY_PROXY : r.name),
+    password: cluster.credentials.redis,
+  }));
+  const mode = writeModeFor(strategy, config.fencing);
+  const acquireTimeoutMs = 3 * config.ttlMs + 1000;
+  const specs: ClientSpec[] = Array.from({ length: config.concurrency }, (_, slot) => ({
+    slot,
+    concurrency: config.concurrency,
+    strategyUrl: strategy.moduleUrl,
+    ctx: {
+      redis: redisEndpoints,
+      etcd: cluster.etcd.map((e) => `http://127.0.0.1:${portOf(e.name)}`),
+      ...(cluster.etcd[0] ? { etcdAuth: cluster.etcd[0].userAuth } : {}),
+      zookeeper: cluster.zk.map((z) => `127.0.0.1:${portOf(z.name)}`).join(','),
+      ...(cluster.zk[0] ? { zookeeperAuth: cluster.zk[0].userAuth } : {}),
+      ttlMs: config.ttlMs,
+      acquireTimeoutMs,
+      client: slot,
+      seed: (config.seed + slot * 7919) >>> 0,
+    },
+    pg: { ...cluster.pg!.connectionConfig(), ...via('pg') },
+    mode,
+    thinkMs: config.thinkMs,
+    accounts: config.accounts,
+    watchdog: config.watchdog,
+    seed: (config.seed * 31 + slot) >>> 0,
+    stepTimeoutMs: acquireTimeoutMs + 2000,
+  }));
+  return { specs, acquireTimeoutMs };
+}
+
+/**
+ * The run itself: the nemesis runs while the clients work, for --time-limit, with progress on the console — or
+ * until every client has died too often (nothing left to measure). Returns once the nemesis has stopped.
+ */
+async function runForTheLimit(
+  config: Readonly<Config>,
+  pool: ClientPool,
+  nemesis: ReturnType<typeof createNemesis>,
+  stats: LiveStats,
+  log: (line: string) => void,
+): Promise<void> {
   const abort = new AbortController();
   const nemesisDone = nemesis
     .run(abort.signal)
@@ -233,17 +316,15 @@ export async function runTest(
   }
   clearInterval(progress);
   stats.print(true);
-
   abort.abort();
   await nemesisDone;
-  await healNemesis.run();
-  await pool.stop(acquireTimeoutMs + 5000);
-  stopClients.cancel();
+}
 
-  // The harness's own read of the final state and the ledger: the lost-update checker's ground truth.
+/** The harness's own read of the final state and the ledger: the lost-update checker's ground truth. */
+async function finalReads(journal: Journal, cluster: Cluster, accounts: number): Promise<void> {
   const resource = await Resource.connect(cluster.pg!.connectionConfig());
   try {
-    for (let account = 0; account < config.accounts; account++) {
+    for (let account = 0; account < accounts; account++) {
       journal.append({ process: 'harness', type: 'invoke', f: 'final-read', value: { account } });
       const final: FinalRead = await resource.finalRead(account);
       journal.append({ process: 'harness', type: 'ok', f: 'final-read', value: final });
@@ -251,14 +332,15 @@ export async function runTest(
   } finally {
     await resource.close();
   }
-  await closeJournal.run();
-  sealRunHistory(runDir);
-  await closeProxies.run();
-  await stopCluster.run();
-  await disposeClocks.run();
-  markIncomplete.cancel();
+}
 
-  // The same analysis `check <run-dir>` makes of a stored run, from the files just sealed.
+/** Check (the same analysis `check <run-dir>` makes of a stored run, from the files just sealed), report, say it. */
+async function conclude(
+  config: Readonly<Config>,
+  runDir: string,
+  faults: readonly string[],
+  log: (line: string) => void,
+): Promise<RunOutcome> {
   const analysis = analyze(runDir, { warn: (line) => log(`fencepost: warning: ${line}`) });
   if (!analysis.ok) throw new Error(`the run's own history cannot be checked: ${analysis.problem}`);
   const { results } = analysis;
