@@ -98,6 +98,54 @@ function hostAllowed(host: string | undefined, port: number): boolean {
   return m !== null && (m[2] === undefined || Number(m[2]) === port);
 }
 
+/**
+ * The request's path as segments, decoded; null when it cannot be decoded. The path as sent, not normalised by a
+ * URL parser (which would fold `//evil.example/..` into something else); an absolute-form target (`GET
+ * http://host/x`) counts by its path only.
+ */
+function requestSegments(url: string | undefined): string[] | null {
+  try {
+    const target = url ?? '/';
+    const raw = (target.startsWith('/') ? target : new URL(target).pathname).replace(/[?#].*$/s, '');
+    // Split before decoding: an encoded slash or backslash is never a separator, and never a name either.
+    return raw.split('/').slice(1).map(decodeURIComponent);
+  } catch {
+    return null;
+  }
+}
+
+/** Streams the file at `real` (already checked servable); false when it is not a regular file by the time it opens. */
+async function sendFile(req: http.IncomingMessage, res: http.ServerResponse, real: string): Promise<boolean> {
+  let handle: fs.promises.FileHandle;
+  try {
+    // O_NONBLOCK: a FIFO swapped in after the stat must not block a thread-pool worker on open.
+    handle = await fs.promises.open(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+  } catch {
+    return false;
+  }
+  const opened = await handle.stat().catch(() => null);
+  if (!opened?.isFile()) {
+    await handle.close().catch(() => undefined);
+    return false;
+  }
+  res.writeHead(200, {
+    'content-type': TYPES[path.extname(real)] ?? 'text/plain; charset=utf-8',
+    'content-length': opened.size,
+    ...HEADERS,
+  });
+  if (req.method === 'HEAD') {
+    await handle.close().catch(() => undefined);
+    res.end();
+    return true;
+  }
+  const stream = handle.createReadStream();
+  // Headers are out by now: a read error can only cut the answer short.
+  stream.on('error', () => res.destroy());
+  res.on('error', () => stream.destroy());
+  stream.pipe(res);
+  return true;
+}
+
 /** How often `GET /` may rebuild index.html (it reads every run's JSON): any local process can repeat the request. */
 const INDEX_EVERY_MS = 1000;
 
@@ -115,17 +163,8 @@ function handler(root: string, port: () => number): http.RequestListener {
     // would tell a visitor which paths exist. The path is checked before the disk is touched (`..`, `%2e%2e`,
     // `%2f`, the list of what is served), then again after symlinks are resolved (results/latest is one).
     const notFound = () => send(404, 'not found\n');
-    let segments: string[];
-    try {
-      // The path as sent, not normalised by a URL parser (which would fold `//evil.example/..` into something
-      // else); an absolute-form target (`GET http://host/x`) counts by its path only.
-      const target = req.url ?? '/';
-      const raw = (target.startsWith('/') ? target : new URL(target).pathname).replace(/[?#].*$/s, '');
-      // Split before decoding: an encoded slash or backslash is never a separator, and never a name either.
-      segments = raw.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      return send(400, 'bad path\n');
-    }
+    let segments = requestSegments(req.url);
+    if (segments === null) return send(400, 'bad path\n');
     if (segments.some((s) => s === '..' || s === '.' || /[\\/\0]/.test(s))) return notFound();
     let trailingSlash = segments.at(-1) === '';
     if (trailingSlash) segments.pop();
@@ -173,32 +212,7 @@ function handler(root: string, port: () => number): http.RequestListener {
     // pointing at secrets.json is not served), and nothing of a live run is.
     if (trailingSlash || !stat.isFile() || !servable(segments) || !servable(relSegments)) return notFound();
     if (inLiveRun(realRoot, real)) return notFound();
-    let handle: fs.promises.FileHandle;
-    try {
-      // O_NONBLOCK: a FIFO swapped in after the stat must not block a thread-pool worker on open.
-      handle = await fs.promises.open(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
-    } catch {
-      return notFound();
-    }
-    const opened = await handle.stat().catch(() => null);
-    if (!opened?.isFile()) {
-      await handle.close().catch(() => undefined);
-      return notFound();
-    }
-    res.writeHead(200, {
-      'content-type': TYPES[path.extname(real)] ?? 'text/plain; charset=utf-8',
-      'content-length': opened.size,
-      ...HEADERS,
-    });
-    if (req.method === 'HEAD') {
-      await handle.close().catch(() => undefined);
-      return void res.end();
-    }
-    const stream = handle.createReadStream();
-    // Headers are out by now: a read error can only cut the answer short.
-    stream.on('error', () => res.destroy());
-    res.on('error', () => stream.destroy());
-    stream.pipe(res);
+    if (!(await sendFile(req, res, real))) return notFound();
   };
   return (req, res) => {
     serve(req, res).catch((err: unknown) => {
