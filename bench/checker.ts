@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkRun } from '../checkers/check-run.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
-import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
+import { checkLinearizable } from '../checkers/linearizable.ts';
 import { historyModel } from '../checkers/models/registry.ts';
 import { generateCrashedRegisterHistory } from '../test/support/synthetic-crashes.ts';
 import { generateBankHistory } from '../test/support/memory-bank.ts';
@@ -278,15 +278,20 @@ async function measure(c: Case): Promise<Measurement> {
   const results = checkRun(history, { fencing: false });
   const checkMs = performance.now() - started;
   const heapAfter = process.memoryUsage().heapUsed;
-  const lin = results.checkers.linearizable as LinearizableResult;
+  // A crashed checker has no numbers: the measurement would be of nothing.
+  const { operations, elapsedMs, explored, error } = results.checkers.linearizable;
+  if (operations === undefined || elapsedMs === undefined || explored === undefined)
+    throw new Error(
+      `the linearizable checker gave no measurement for ${c.ops} ops (seed ${c.seed}): ${error ?? 'no result'}`,
+    );
   return {
     ...c,
     entries: history.length,
-    accountOps: lin.operations,
+    accountOps: operations,
     checkMs,
     entriesPerSec: history.length / (checkMs / 1000),
-    linearizableMs: lin.elapsedMs,
-    explored: lin.explored,
+    linearizableMs: elapsedMs,
+    explored,
     valid: results.valid,
     lostUpdates: results.lostUpdates,
     brokenGrants,

@@ -1,5 +1,6 @@
 import type { Op } from '../history/op.ts';
 import type { RunResults } from '../checkers/run-results.ts';
+import type { RunVerdict } from '../checkers/verdict.ts';
 import { quantiles } from '../checkers/op-stats.ts';
 import type { Goal } from './outcome.ts';
 
@@ -42,7 +43,7 @@ export function timeToFirstAnomalyMs(
 /** What one run of a detection cell shows. */
 export interface DetectionRun {
   seed: number;
-  verdict: 'VALID' | 'INVALID' | 'UNKNOWN' | 'FAILED';
+  verdict: RunVerdict;
   lostUpdates: number;
   /** Unsafe cell: lost updates or a confirmed overlap. Safe cell: a false alarm (an INVALID verdict). */
   anomaly: boolean;

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { ExposedBy } from '../examples/broken/exposed-by.ts';
 import { cellConfig } from '../matrix/cell-config.ts';
 import { builtinStrategies, isolatedRunner } from '../matrix/matrix.ts';
-import { readHistory } from '../history/reader.ts';
+import { readRunHistory } from '../store/run-dir.ts';
+import { verdictWord } from '../checkers/verdict.ts';
 import { ORACLE, ORACLE_COLUMNS } from '../matrix/oracle.ts';
 import { resolveConfig, type Config } from '../harness/options.ts';
 import { Shutdown } from '../common/shutdown.ts';
@@ -123,11 +124,11 @@ async function oneRun(
   try {
     const out = await go();
     const r = out.results;
-    const { ops } = readHistory(path.join(out.runDir, 'history.jsonl'));
-    const firstAnomalyMs = timeToFirstAnomalyMs(ops, r);
+    const { history } = readRunHistory(out.runDir);
+    const firstAnomalyMs = timeToFirstAnomalyMs(history.ops, r);
     const count = p.fault === 'none' ? undefined : r.faultHits[p.fault];
-    const verdict = r.valid === true ? 'VALID' : r.valid === false ? 'INVALID' : 'UNKNOWN';
-    // A run dir holds ~40 MB of node data while it lives; results.json is all this benchmark keeps.
+    const verdict = verdictWord(r.valid);
+    // A run dir holds ~40 MB of node data while it lives; its results are all this benchmark keeps.
     fs.rmSync(out.runDir, { recursive: true, force: true });
     return {
       seed,

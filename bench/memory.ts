@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchOutcome, Goal } from './outcome.ts';
 import { readHistoryTolerant } from '../history/reader.ts';
+import { runPath } from '../store/run-dir.ts';
 
 /**
  * `npm run bench -- memory [--time-limit=60] [--lock=redlock]`
@@ -137,7 +138,7 @@ function countOps(results: string): number {
     const lockDir = path.join(results, lock);
     if (!fs.statSync(lockDir).isDirectory()) continue;
     for (const runDir of fs.readdirSync(lockDir)) {
-      const file = path.join(lockDir, runDir, 'history.jsonl');
+      const file = runPath(path.join(lockDir, runDir), 'history');
       if (fs.existsSync(file)) return readHistoryTolerant(file).ops.length;
     }
   }

@@ -20,7 +20,7 @@ export function floorFor(lock: string): FloorName {
 export interface OverheadRow {
   lock: string;
   floor: FloorName;
-  /** The harness's results.json quantiles (postgres: its write as `acquire`, since it takes no lock). */
+  /** The harness's results' quantiles (postgres: its write as `acquire`, since it takes no lock). */
   recorded: { acquire: Quantiles; release: Quantiles };
   /** The bare op back to back, straight to the port (a hot loop). */
   floorDirect: { acquire: Quantiles; release: Quantiles };

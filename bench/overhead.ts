@@ -17,7 +17,7 @@ import { Shutdown } from '../common/shutdown.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import { RELEASE_IF_OWNER } from '../workloads/strategies/redis-scripts.ts';
 import { seededRandom } from '../common/random.ts';
-import { readJsonFile } from '../store/run-files.ts';
+import { readTestRaw, runPath } from '../store/run-dir.ts';
 import { isRecord } from '../common/is-record.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { floorFor, overheadGoal, type FloorName, type OverheadRow } from './overhead-goal.ts';
@@ -35,7 +35,7 @@ import type { BenchOutcome, Goal } from './outcome.ts';
  *    a ZooKeeper EPHEMERAL_SEQUENTIAL create + delete; a Postgres `UPDATE … WHERE version = $1` (acquire) and
  *    the same release-free. Then the same ops through a TcpProxy of the harness (the one clients always go
  *    through): the difference is the proxy's own added latency.
- * 2. The harness: `runTest` per lock with `--concurrency=1 --think=0 --nemesis=none --time-limit=<s>`; results.json
+ * 2. The harness: `runTest` per lock with `--concurrency=1 --think=0 --nemesis=none --time-limit=<s>`; the run's results'
  *    latency quantiles. What those measure: the client stamps `invoke` just before it calls the strategy and `ok`
  *    right after the call returns (both on the client's monotonic clock), so the IPC hop to the harness is *not*
  *    in them — the strategy's own code, its client library and the proxy hop are.
@@ -44,7 +44,7 @@ import type { BenchOutcome, Goal } from './outcome.ts';
  * nodes booted by this benchmark just before (same machine, same minute). Goal: each lock's recorded acquire
  * p50 ≤ 1.5 × its floor's p50 (postgres has no lock: its write is compared with the bare UPDATE), the floor
  * paced as a run's client is — 0–20 ms idle before each op (see `timed`) — and straight to the port, as a run
- * with no network fault connects its clients (test.json `clientNetwork`). The back-to-back ratio is printed too.
+ * with no network fault connects its clients (its test record's `clientNetwork`). The back-to-back ratio is printed too.
  */
 const BENCH_TTL_MS = 2000;
 const DEFAULT_LOCKS = ['redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres'];
@@ -127,9 +127,9 @@ export async function run(args: string[]): Promise<BenchOutcome> {
 
 const ms = (x: number): string => `${x.toFixed(3)} ms`;
 
-/** How the run's clients reached the servers, as its test.json says (absent: an older run, always proxied). */
+/** How the run's clients reached the servers, as its test record says (absent: an older run, always proxied). */
 function clientNetworkOf(runDir: string): 'direct' | 'proxied' {
-  const test = readJsonFile(path.join(runDir, 'test.json'));
+  const test = readTestRaw(runDir);
   return isRecord(test) && test.clientNetwork === 'direct' ? 'direct' : 'proxied';
 }
 
@@ -164,7 +164,7 @@ async function timed(pair: Pair, samples: number, paced = false): Promise<{ acqu
 
 async function measureFloors(samples: number): Promise<FloorStats> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-floor-'));
-  const cluster = await createLocalCluster(FULL_CLUSTER, dir, new PidRegistry(path.join(dir, 'pids')));
+  const cluster = await createLocalCluster(FULL_CLUSTER, dir, new PidRegistry(runPath(dir, 'pids')));
   const proxies: TcpProxy[] = [];
   const closers: (() => Promise<unknown> | void)[] = [];
   // Each floor twice: straight to the port, and through a proxy of the harness in front of that port.

@@ -8,6 +8,7 @@ import { createCluster, type Backend } from '../cluster/create-cluster.ts';
 import { findDockerEngine, engineAddress } from '../cluster/docker/engine.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { provision } from '../cluster/provision.ts';
+import { runPath } from '../store/run-dir.ts';
 import type { BenchOutcome, Goal } from './outcome.ts';
 
 /**
@@ -18,7 +19,7 @@ import type { BenchOutcome, Goal } from './outcome.ts';
  *    Goal: local median < 5 s. Docker has the same goal: same servers, same host network, containers add only
  *    their own start.
  * 2. Time to first op: from spawning `node --import tsx harness/cli.ts --lock=redlock --nemesis=none
- *    --time-limit=3` to the moment its history.jsonl holds its first op. Both ends are on this process's
+ *    --time-limit=3` to the moment its history holds its first op. Both ends are on this process's
  *    monotonic clock: t0 is taken just before spawn(); the history file is polled every 10 ms, and the journal
  *    flushes each op as it is appended, so the figure is late by at most ~10 ms. (The history's own `time` field
  *    can't be used: it counts from the journal's creation, after boot.) Goal: < 6 s — boot (5 s) plus 1 s for Node
@@ -110,7 +111,7 @@ async function bootRounds(
   for (let i = 0; i < rounds; i++) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `fencepost-bench-boot-${backend}-`));
     // Image checks and engine connection happen here, outside the timed part: the goal is about booting nodes.
-    const cluster = await createCluster(backend, FULL_CLUSTER, dir, new PidRegistry(path.join(dir, 'pids')), (l) =>
+    const cluster = await createCluster(backend, FULL_CLUSTER, dir, new PidRegistry(runPath(dir, 'pids')), (l) =>
       console.error(l),
     );
     const t0 = performance.now();
@@ -199,12 +200,12 @@ async function timeToFirstOp(): Promise<FirstOp> {
   }
 }
 
-/** The first complete line of results/<lock>/<run>/history.jsonl, if there is one yet. */
+/** The first complete line of the history of a run under results/redlock/, if there is one yet. */
 function firstHistoryLine(results: string): string | null {
   const lockDir = path.join(results, 'redlock');
   if (!fs.existsSync(lockDir)) return null;
   for (const run of fs.readdirSync(lockDir)) {
-    const file = path.join(lockDir, run, 'history.jsonl');
+    const file = runPath(path.join(lockDir, run), 'history');
     if (!fs.existsSync(file)) continue;
     const text = fs.readFileSync(file, 'utf8');
     const nl = text.indexOf('\n');

@@ -1,7 +1,7 @@
 import type { FaultWindow } from '../history/fault-windows.ts';
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
-import type { CheckerResult, LostUpdate, Overlap, RunResults } from './run-results.ts';
+import type { CheckerResults, RunResults } from './run-results.ts';
 import { composeVerdict, runChecker } from './compose.ts';
 import { faultHitReasons, faultHits } from './fault-hits.ts';
 import { checkFencingOrder, isStaleWriteRefusal } from './fencing-order.ts';
@@ -26,12 +26,12 @@ export interface CheckRunOptions {
    */
   exclusive?: boolean;
   /**
-   * The run's fault list (test.json `faults`). Each fault of it must have fired and acted at least once, by its own
+   * The run's fault list (its test record's `faults`). Each fault of it must have fired and acted at least once, by its own
    * evidence (fault-hits.ts), or the verdict is `unknown`. Default none: a history checked on its own demands
    * nothing of its faults.
    */
   faults?: readonly string[];
-  /** Faults of the list the run left out (test.json `skippedFaults`), with why: the reason they never fired. */
+  /** Faults of the list the run left out (the test record's `skippedFaults`), with why: the reason they never fired. */
   skippedFaults?: Readonly<Record<string, string>>;
   /** The strategy's token kind: `monotonic` holds its grants to the token-order checker. */
   token?: 'monotonic' | 'version' | 'none';
@@ -45,7 +45,7 @@ export interface CheckRunOptions {
 /** `--min-writes`'s default: what a run must commit before its checkers passing counts as VALID. */
 export const DEFAULT_MIN_WRITES = 10;
 
-/** The options a stored run is checked with, from its test.json: the same for the run itself and `check`. */
+/** The options a stored run is checked with, from its test record: the same for the run itself and `check`. */
 export function checkOptionsFor(test: {
   config?: { fencing?: unknown; minWrites?: unknown; concurrency?: unknown };
   strategy?: { token?: string; exclusive?: boolean };
@@ -100,13 +100,13 @@ const MUTEX_BUDGET_MS = 5_000;
 const MUTEX_MAX_CONFIGURATIONS = 500_000;
 
 /**
- * Checks a bank run's history and fills every field of `results.json`. Pure: the caller does the I/O. The History
+ * Checks a bank run's history and fills every field of its results. Pure: the caller does the I/O. The History
  * is built once here, so its pair index, fault windows and bank view are shared by every checker.
  */
 export function checkRun(input: History | readonly Op[], opts: CheckRunOptions): RunResults {
   const history = History.of(input);
   const deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
-  const checkers: Record<string, CheckerResult> = {
+  const checkers: CheckerResults = {
     'lost-updates': runChecker(() => checkLostUpdates(history)),
     'mutual-exclusion':
       opts.exclusive === false
@@ -130,8 +130,8 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
           })),
   };
 
-  const lostUpdateDetails = (checkers['lost-updates'].lostUpdates as LostUpdate[] | undefined) ?? [];
-  const overlapDetails = (checkers['mutual-exclusion'].overlaps as Overlap[] | undefined) ?? [];
+  const lostUpdateDetails = checkers['lost-updates'].lostUpdates ?? [];
+  const overlapDetails = checkers['mutual-exclusion'].overlaps ?? [];
   const hits = faultHits(history);
   const progress = progressOf(history, opts.evidence?.concurrency);
   // Progress first (nothing written says more than a fault that missed), then the faults that never hit.
@@ -162,7 +162,7 @@ function countStaleWrites(history: History): number {
   return history.ops.filter(isStaleWriteRefusal).length;
 }
 
-/** A fault window as `results.json` keeps it: ns on the run's clock, the params and note only when there are some. */
+/** A fault window as the run's results keep it: ns on the run's clock, the params and note only when there are some. */
 function resultFault(w: FaultWindow): RunResults['faults'][number] {
   return {
     f: w.f,

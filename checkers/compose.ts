@@ -1,4 +1,4 @@
-import type { CheckerResult, Valid } from './run-results.ts';
+import type { Checked, CheckerResult, Valid } from './run-results.ts';
 
 /** Jepsen's merge: any false makes it false; otherwise any unknown makes it unknown; else true. */
 export function mergeValid(verdicts: Iterable<Valid>): Valid {
@@ -12,18 +12,22 @@ export function mergeValid(verdicts: Iterable<Valid>): Valid {
 
 /**
  * Runs one checker so that its crash cannot crash the others: a checker that throws has no verdict, so it
- * reports `unknown` with the error instead of taking `results.json` down with it.
+ * reports `unknown` with the error instead of taking the run's results down with it.
  */
-export function runChecker(check: () => CheckerResult): CheckerResult {
+export function runChecker<R extends CheckerResult>(check: () => R): Checked<R> {
   try {
     return check();
   } catch (e) {
     const error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-    return { valid: 'unknown', error };
+    // Every field of a Checked<R> but the verdict is optional: the crashed result is one (TS cannot see it for any R).
+    return { valid: 'unknown', error } as Checked<R>;
   }
 }
 
 /** The merged verdict of named checker results, counting only the ones named in `deciding`. */
-export function composeVerdict(results: Record<string, CheckerResult>, deciding: readonly string[]): Valid {
+export function composeVerdict(
+  results: Readonly<Record<string, { valid: Valid } | undefined>>,
+  deciding: readonly string[],
+): Valid {
   return mergeValid(deciding.map((name) => results[name]?.valid ?? 'unknown'));
 }

@@ -15,7 +15,7 @@ export interface FaultShot {
 }
 
 /**
- * Per fault, in `results.json`: how often it fired, how often it acted (by the fault's own evidence: see JUDGES),
+ * Per fault, in the run's results: how often it fired, how often it acted (by the fault's own evidence: see JUDGES),
  * and each shot's evidence. `hit` is a number for every fault: a fault that fired but did nothing tested nothing.
  */
 export interface FaultHitCount {

@@ -1,5 +1,10 @@
 import type { LedgerRow } from '../history/bank.ts';
 import type { FaultHitCount } from './fault-hits.ts';
+import type { FencingOrderResult } from './fencing-order.ts';
+import type { LinearizableResult } from './linearizable.ts';
+import type { LostUpdatesResult } from './lost-updates.ts';
+import type { MutualExclusionResult } from './mutual-exclusion.ts';
+import type { TokenOrderResult } from './token-order.ts';
 import type { Progress } from './progress.ts';
 
 /** Three-valued verdict, merged false > unknown > true (Jepsen's rule). */
@@ -12,6 +17,33 @@ export interface CheckerResult {
   error?: string;
   [detail: string]: unknown;
 }
+
+/**
+ * What one checker left in the results: its own result type, any field of which may be missing — the checker
+ * threw (`error`, verdict unknown), it does not apply to the run (`note`), or the results are from an older
+ * fencepost. So a reader gets the checker's field types and is told by the type to expect a field to be absent.
+ */
+export type Checked<R extends CheckerResult> = Partial<R> & {
+  valid: Valid;
+  error?: string;
+  /** Why the checker did not look (not applicable to this strategy): its verdict is then `true` by definition. */
+  note?: string;
+  /** `false`: reported, but not part of the run's verdict (see check-run.ts DECIDING_CHECKERS). */
+  decides?: boolean;
+};
+
+/** Every checker's result by name, as check-run.ts fills them (a type, so it reads as a record of results too). */
+export type CheckerResults = {
+  'lost-updates': Checked<LostUpdatesResult>;
+  'mutual-exclusion': Checked<MutualExclusionResult>;
+  'fencing-order': Checked<FencingOrderResult>;
+  'token-order': Checked<TokenOrderResult>;
+  linearizable: Checked<LinearizableResult>;
+  /** The lock service from the clients' view, as a mutex: informational (`decides: false`). */
+  'mutex-linearizable': Checked<LinearizableResult>;
+};
+
+export type CheckerName = keyof CheckerResults;
 
 /** A committed write whose effect is missing from the final balance, with the write that overwrote it. */
 export interface LostUpdate {
@@ -43,7 +75,7 @@ export interface Quantiles {
   max: number;
 }
 
-/** `results.json`: what the run's checkers decided, plus the numbers a report and `compare` need. */
+/** The run's results file (store/run-dir.ts): what the run's checkers decided, plus the numbers a report and `compare` need. */
 export interface RunResults {
   valid: Valid;
   /**
@@ -84,5 +116,5 @@ export interface RunResults {
   throughput: number;
   durationMs: number;
   /** Each checker's full result, by name: lost-updates, linearizable, mutual-exclusion, fencing-order, … */
-  checkers: Record<string, CheckerResult>;
+  checkers: CheckerResults;
 }

@@ -21,7 +21,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 /**
  * Why the run's checkers passing would not make it VALID, most important first; empty when the evidence holds.
- * Pure: results.json and the report show exactly these strings, and `check <run-dir>` recomputes them.
+ * Pure: the run's results and the report show exactly these strings, and `check <run-dir>` recomputes them.
  */
 export function unknownReasons(evidence: Evidence, rules: EvidenceRules): string[] {
   const reasons: string[] = [];

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { ClusterNode, NodeKind } from './node.ts';
 
-/** Client libraries whose behaviour is under test: their exact versions go into test.json. */
+/** Client libraries whose behaviour is under test: their exact versions go into the run's test record. */
 export const TRACKED_LIBRARIES = [
   'ioredis',
   'redlock',

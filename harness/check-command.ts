@@ -1,24 +1,23 @@
 import { CLI } from '../common/cli-name.ts';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Op } from '../history/op.ts';
-import { parseHistory, readHistory, validateHistory } from '../history/reader.ts';
-import { inTimeOrder } from '../history/time-order.ts';
+import { parseHistory, validateHistory } from '../history/reader.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import { isRecord } from '../common/is-record.ts';
-import { readJsonFile } from '../store/run-files.ts';
-import type { RunResults, Valid } from '../checkers/run-results.ts';
-import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
+import { RUN_FILES } from '../store/run-dir.ts';
+import type { Valid } from '../checkers/run-results.ts';
 import { mergeValid } from '../checkers/compose.ts';
-import { withReasons } from '../checkers/unknown-reasons.ts';
+import { verdictExitCode, verdictWord } from '../checkers/verdict.ts';
+import { analyze } from './analyze.ts';
+import { recheckSummary } from './run-summary.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
 import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
 import { HISTORY_MODELS, historyModel } from '../checkers/models/registry.ts';
 import { parseCheckArgs } from './check-options.ts';
 
 const USAGE = `usage:
-  ${CLI} check <run-dir>                  re-check a stored run; rewrites <run-dir>/results.json
-  ${CLI} check --model=<model> <file>     check a history (our history.jsonl, or Jepsen EDN) against a model
+  ${CLI} check <run-dir>                  re-check a stored run; rewrites <run-dir>/${RUN_FILES.results}
+  ${CLI} check --model=<model> <file>     check a history (our ${RUN_FILES.history}, or Jepsen EDN) against a model
   ${CLI} check --model=<model> <file|dir>…  check many in one process: one line each, then a total;
                                                       a directory means every .edn/.jsonl file under it
 
@@ -53,92 +52,23 @@ async function checkRunDir(args: CheckArgs): Promise<number> {
     console.error(`check: ${dir} is not a run directory${hint}\n\n${USAGE}`);
     return EXIT.badArguments;
   }
-  const historyFile = path.join(dir, 'history.jsonl');
-  if (!existsSync(historyFile)) {
-    console.error(
-      `check: ${historyFile} does not exist; a run directory holds history.jsonl, test.json and results.json`,
-    );
-    return EXIT.badArguments;
-  }
-  const history = readJsonl(historyFile);
-  if (typeof history === 'string') {
-    console.error(`check: ${history}`);
-    return EXIT.badArguments;
-  }
-  if (history.length === 0) {
-    console.error(`check: ${historyFile} holds no operations; there is nothing to check (did the run start?)`);
-    return EXIT.badArguments;
-  }
-  const test = readTestJson(path.join(dir, 'test.json'));
-  const options = checkOptionsFor(typeof test === 'string' ? {} : test);
-  const fencing = options.fencing;
-  const checked = checkRun(history, {
-    ...options,
+  const analysis = analyze(dir, {
     ...(args.deadlineMs !== undefined ? { deadlineMs: args.deadlineMs } : {}),
+    warn: (line) => console.error(`check: warning: ${line}`),
   });
-  // Without the run's own record the check cannot hold it to its rules: a counterexample still stands, a VALID
-  // cannot be earned.
-  const results =
-    typeof test === 'string'
-      ? {
-          ...checked,
-          unknownReasons: [test, ...checked.unknownReasons],
-          valid: withReasons(checked.valid, [test]),
-        }
-      : checked;
-  writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results, null, 2) + '\n');
-  console.log(runSummary(dir, results, fencing));
-  return exitCode(results.valid);
-}
-
-function readJsonl(file: string): Op[] | string {
-  let parsed;
-  try {
-    parsed = readHistory(file); // in chunks: a long run's history outgrows one string
-  } catch (e) {
-    return `${file}: ${(e as Error).message}`;
+  if (!analysis.ok) {
+    console.error(`check: ${analysis.problem}`);
+    return EXIT.badArguments;
   }
-  if (parsed.truncatedTail)
-    console.error(`check: warning: the last line of ${file} was cut short (crash mid-write?) and was ignored`);
-  const problems = validateHistory(parsed.ops);
-  if (problems.length > 0) {
-    const shown = problems
-      .slice(0, 5)
-      .map((p) => `  op ${p.index}: ${p.problem}`)
-      .join('\n');
-    console.error(
-      `check: warning: ${file} breaks ${problems.length} journal invariant(s); checkers that cannot cope will say unknown:\n${shown}`,
-    );
-  }
-  // A run that ended normally sealed its history in time order; one a crash cut short is ordered here.
-  return inTimeOrder(parsed.ops);
-}
-
-/**
- * The run's test.json, or why it cannot be read: without it the check does not know the run's faults (which had to
- * hit), its clients (a VALID needs two writers) or its fencing, so the reason becomes the verdict's first.
- */
-function readTestJson(testFile: string): Parameters<typeof checkOptionsFor>[0] | string {
-  const problems: string[] = [];
-  const test = readJsonFile(testFile, problems);
-  const why = problems.length
-    ? problems.join('; ')
-    : !isRecord(test)
-      ? `${testFile} is not a JSON object`
-      : !isRecord(test.config)
-        ? `${testFile} has no "config" object`
-        : undefined;
-  if (why === undefined) return test as Parameters<typeof checkOptionsFor>[0];
-  const reason = `test.json unreadable (${why}): the check cannot tell which faults had to hit, how many clients ran or whether the run was fenced, so it cannot earn a VALID`;
-  console.error(`check: warning: ${reason}`);
-  return reason;
+  console.log(recheckSummary(dir, analysis.results, analysis.fencing));
+  return verdictExitCode(analysis.results.valid);
 }
 
 async function checkModel(args: CheckArgs, modelName: string): Promise<number> {
   const file = args.targets[0];
   if (!existsSync(file) || !statSync(file).isFile()) {
     console.error(
-      `check: ${file} is not a file; --model checks history files (history.jsonl or a Jepsen history.edn) or directories of them`,
+      `check: ${file} is not a file; --model checks history files (${RUN_FILES.history} or a Jepsen history.edn) or directories of them`,
     );
     return EXIT.badArguments;
   }
@@ -148,7 +78,7 @@ async function checkModel(args: CheckArgs, modelName: string): Promise<number> {
     return EXIT.badArguments;
   }
   console.log(modelSummary(file, checked.result, checked.ignored));
-  return exitCode(checked.result.valid);
+  return verdictExitCode(checked.result.valid);
 }
 
 /**
@@ -173,7 +103,7 @@ async function checkMany(args: CheckArgs, modelName: string): Promise<number> {
     } else files.push(target);
   }
   const started = performance.now();
-  const counts = { valid: 0, invalid: 0, unknown: 0, unreadable: 0 };
+  const counts = { VALID: 0, INVALID: 0, UNKNOWN: 0, unreadable: 0 };
   const verdicts: Valid[] = [];
   const width = Math.min(80, Math.max(...files.map((f) => f.length)));
   for (const file of files) {
@@ -184,7 +114,7 @@ async function checkMany(args: CheckArgs, modelName: string): Promise<number> {
       continue;
     }
     const r = checked.result;
-    counts[r.valid === true ? 'valid' : r.valid === false ? 'invalid' : 'unknown']++;
+    counts[verdictWord(r.valid)]++;
     verdicts.push(r.valid);
     const why = r.cause ? `, ${r.cause === 'timeout' ? 'deadline reached' : 'memo cache full'}` : '';
     const cx = r.counterexample
@@ -197,10 +127,10 @@ async function checkMany(args: CheckArgs, modelName: string): Promise<number> {
   const ms = performance.now() - started;
   const merged = mergeValid(verdicts);
   console.log(
-    `total: ${files.length} histories as ${modelName}: ${counts.valid} valid, ${counts.invalid} invalid, ${counts.unknown} unknown` +
+    `total: ${files.length} histories as ${modelName}: ${counts.VALID} valid, ${counts.INVALID} invalid, ${counts.UNKNOWN} unknown` +
       `${counts.unreadable ? `, ${counts.unreadable} unreadable` : ''} in ${ms.toFixed(0)} ms → ${counts.unreadable ? 'bad input' : verdictWord(merged)}`,
   );
-  return counts.unreadable > 0 ? EXIT.badArguments : exitCode(merged);
+  return counts.unreadable > 0 ? EXIT.badArguments : verdictExitCode(merged);
 }
 
 function historyFilesUnder(dir: string): string[] {
@@ -227,7 +157,7 @@ function checkHistoryFile(
   // An empty file, or one whose only line is not JSON (dropped as a cut-short tail), is not a history: a verdict
   // about no operations would be VALID about nothing.
   if (history.length === 0)
-    return `${file} holds no operations: not a history (our history.jsonl, one JSON op a line, or a Jepsen EDN history)`;
+    return `${file} holds no operations: not a history (our ${RUN_FILES.history}, one JSON op a line, or a Jepsen EDN history)`;
   let built;
   try {
     built = historyModel(modelName)!.build(history, args.initial !== undefined ? { initial: args.initial } : {});
@@ -271,14 +201,6 @@ function jsonlOrThrow(text: string): Op[] {
   return parsed.ops;
 }
 
-function exitCode(valid: Valid): number {
-  return valid === true ? EXIT.valid : valid === false ? EXIT.invalid : EXIT.unknown;
-}
-
-function verdictWord(valid: Valid): string {
-  return valid === true ? 'VALID' : valid === false ? 'INVALID' : 'UNKNOWN';
-}
-
 function modelSummary(file: string, r: LinearizableResult, ignored: Record<string, number>): string {
   const lines = [
     `${verdictWord(r.valid)}: ${file} ${r.valid === true ? 'is' : r.valid === false ? 'is not' : 'may or may not be'} linearizable as a ${r.model}`,
@@ -296,28 +218,5 @@ function modelSummary(file: string, r: LinearizableResult, ignored: Record<strin
     lines.push(`  ${r.counterexample.message}`);
     lines.push(`  history indexes to look at: ${r.counterexample.window.join(', ')}`);
   }
-  return lines.join('\n');
-}
-
-function runSummary(dir: string, r: RunResults, fencing: boolean): string {
-  const lines = [
-    `${verdictWord(r.valid)}: ${dir}${fencing ? ' (fenced)' : ''}${r.valid === 'unknown' && r.unknownReasons.length > 0 ? `: ${r.unknownReasons[0]}` : ''}`,
-    ...(r.valid === 'unknown' ? r.unknownReasons.slice(1).map((w) => `  also: ${w}`) : []),
-    `  lost updates: ${r.lostUpdates}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   stale writes rejected: ${r.staleWritesRejected}`,
-    `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,
-  ];
-  for (const [name, c] of Object.entries(r.checkers)) {
-    const why = c.error
-      ? ` (${c.error})`
-      : c.cause === 'timeout'
-        ? ' (deadline reached)'
-        : c.cause === 'memory'
-          ? ' (memo cache full)'
-          : '';
-    lines.push(`  ${name.padEnd(20)} ${verdictWord(c.valid)}${why}`);
-  }
-  const cx = (r.checkers.linearizable as Partial<LinearizableResult> | undefined)?.counterexample;
-  if (cx) lines.push(`  ${cx.message}`);
-  lines.push(`  wrote ${path.join(dir, 'results.json')}`);
   return lines.join('\n');
 }

@@ -5,6 +5,7 @@ import { childPids, isAlive, pendingPids, PidRegistry, stillOurs, type PidRecord
 import { notOurs } from '../common/ownership.ts';
 import { removeLeftoverNet } from '../nemesis/server-partition/server-net.ts';
 import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from '../common/run-owner.ts';
+import { RUN_FILES } from '../store/run-dir.ts';
 
 /**
  * Stop leftovers of runs that died without tearing down (kill -9, OOM, a lost terminal). Only runs whose harness
@@ -20,17 +21,7 @@ export async function cleanup(
   log: (line: string) => void = console.log,
   opts: { data?: boolean } = {},
 ): Promise<number> {
-  const registries: PidRegistry[] = [];
-  const walk = (dir: string, depth: number) => {
-    if (depth > 4 || !fs.existsSync(dir)) return;
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (!e.isDirectory()) continue;
-      const p = path.join(dir, e.name);
-      if (e.name === 'pids') registries.push(new PidRegistry(p));
-      else walk(p, depth + 1);
-    }
-  };
-  walk(path.resolve(resultsDir), 0);
+  const registries = pidRegistriesUnder(resultsDir);
   let stopped = 0;
   let leftAlone = 0;
   let netObjects = 0;
@@ -64,28 +55,7 @@ export async function cleanup(
       continue;
     }
     const dirs = runDirs(realpath(runDir), owner).map(realpath);
-    for (const rec of records) {
-      const mains = leftoverPids(rec, dirs, log, runDir);
-      if (mains.length === 0) {
-        reg.remove(rec.name);
-        continue;
-      }
-      const pids = mains.flatMap((pid) => [pid, ...(rec.killChildren ? childPids(pid) : [])]);
-      for (const pid of pids) {
-        try {
-          process.kill(pid, 'SIGCONT');
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone already
-        }
-      }
-      for (let i = 0; i < 50 && pids.some(isAlive); i++) await sleep(20);
-      log(
-        `stopped ${rec.name} (pid ${mains.join(', ')}${pids.length > mains.length ? ` + ${pids.length - mains.length} children` : ''}) from ${runDir}`,
-      );
-      reg.remove(rec.name);
-      stopped++;
-    }
+    stopped += await stopLeftovers(reg, records, dirs, runDir, log);
     // After its servers: a cgroup can only be removed once the processes in it are gone.
     netObjects += removeLeftoverNet(runDir, reg.dir, log);
   }
@@ -113,6 +83,56 @@ export async function cleanup(
       : `cleanup: nothing left over${aloneNote ? ` (${aloneNote})` : ''}.`,
   );
   return stopped + containers;
+}
+
+/** Every pid folder of a run, up to 4 levels under the results folder. */
+function pidRegistriesUnder(resultsDir: string): PidRegistry[] {
+  const registries: PidRegistry[] = [];
+  const walk = (dir: string, depth: number) => {
+    if (depth > 4 || !fs.existsSync(dir)) return;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const p = path.join(dir, e.name);
+      if (e.name === RUN_FILES.pids) registries.push(new PidRegistry(p));
+      else walk(p, depth + 1);
+    }
+  };
+  walk(path.resolve(resultsDir), 0);
+  return registries;
+}
+
+/** Stops what the records of a dead run still name (resume, then kill; children too when recorded). */
+async function stopLeftovers(
+  reg: PidRegistry,
+  records: PidRecord[],
+  dirs: string[],
+  runDir: string,
+  log: (line: string) => void,
+): Promise<number> {
+  let stopped = 0;
+  for (const rec of records) {
+    const mains = leftoverPids(rec, dirs, log, runDir);
+    if (mains.length === 0) {
+      reg.remove(rec.name);
+      continue;
+    }
+    const pids = mains.flatMap((pid) => [pid, ...(rec.killChildren ? childPids(pid) : [])]);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGCONT');
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    for (let i = 0; i < 50 && pids.some(isAlive); i++) await sleep(20);
+    log(
+      `stopped ${rec.name} (pid ${mains.join(', ')}${pids.length > mains.length ? ` + ${pids.length - mains.length} children` : ''}) from ${runDir}`,
+    );
+    reg.remove(rec.name);
+    stopped++;
+  }
+  return stopped;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { RUN_FILE_MODE } from '../store/results-store.ts';
-import path from 'node:path';
+import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
+import { runLogFile } from '../store/run-dir.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClientSpec, type FromClient, type ToClient } from '../workloads/client-protocol.ts';
 import { CLIENT_EXITED, CLIENT_EXIT_NOTE, type ClientExit } from '../history/client-exit.ts';
@@ -102,7 +102,7 @@ export class ClientPool {
   }
 
   private logFile(slot: number): string {
-    return path.join(this.runDir, 'logs', `client-${slot}.log`);
+    return runLogFile(this.runDir, `client-${slot}`);
   }
 
   /** Fork one client and resolve once it is ready for its spec (the caller sends `start`). */

@@ -4,13 +4,13 @@ import path from 'node:path';
 
 import { EXIT } from '../common/exit-codes.ts';
 import { renderCompare } from '../report/compare-page.ts';
-import { readRun } from '../store/run-files.ts';
+import { hasResults, readRun, RUN_FILES } from '../store/run-dir.ts';
 
 const USAGE = `usage: ${CLI} compare <run-dir> <run-dir> [...]   (run dirs look like results/<lock>/<timestamp>)`;
 
 /**
  * `compare <run-dir> <run-dir> […]` → compare.html beside the first run (its lock's folder), path printed.
- * Bad arguments — fewer than two dirs, a dir without results.json — print why and return 254 before writing.
+ * Bad arguments — fewer than two dirs, a dir without results — print why and return 254 before writing.
  */
 export async function compareCommand(
   rest: readonly string[],
@@ -28,16 +28,16 @@ export async function compareCommand(
       console.error(`  → ${USAGE}`);
       return EXIT.badArguments;
     }
-    if (!fs.existsSync(path.join(d, 'results.json'))) {
+    if (!hasResults(d)) {
       console.error(
-        `fencepost: compare: ${d} has no results.json (not a run dir, or the run stopped before its checkers ran).`,
+        `fencepost: compare: ${d} has no ${RUN_FILES.results} (not a run dir, or the run stopped before its checkers ran).`,
       );
       console.error(`  → re-check it with \`${CLI} check ${d}\`, or pick another run`);
       return EXIT.badArguments;
     }
   }
   const runs = dirs.map((d) => readRun(path.resolve(d), { withHistory: false }));
-  const broken = runs.find((r) => r.problems.some((p) => p.startsWith('results.json')));
+  const broken = runs.find((r) => r.problems.some((p) => p.startsWith(RUN_FILES.results)));
   if (broken) {
     console.error(`fencepost: compare: ${broken.dir}: ${broken.problems.join('; ')}.`);
     return EXIT.badArguments;

@@ -5,6 +5,7 @@ import { processesUsing } from '../common/dir-in-use.ts';
 import { diskUsage, formatMB } from '../common/disk-usage.ts';
 import { notOurs } from '../common/ownership.ts';
 import { runOwner } from '../common/run-owner.ts';
+import { RUN_FILES, runPath } from '../store/run-dir.ts';
 
 /** The marker a node folder holds when its data lives outside the run dir (see PgNode.placeDataDir). */
 const ELSEWHERE = 'DATA-IS-ELSEWHERE';
@@ -20,7 +21,7 @@ function runDirsWithData(resultsDir: string): string[] {
       return;
     }
     // Symlinks (`latest`) are not followed: every run is reached once, by its real folder.
-    if (entries.some((e) => e.isDirectory() && e.name === 'nodes')) out.push(dir);
+    if (entries.some((e) => e.isDirectory() && e.name === RUN_FILES.nodes)) out.push(dir);
     else if (depth < 4) for (const e of entries) if (e.isDirectory()) walk(path.join(dir, e.name), depth + 1);
   };
   walk(path.resolve(resultsDir), 0);
@@ -66,7 +67,7 @@ export function removeDeadRunData(resultsDir: string, log: (line: string) => voi
     const owner = runOwner(runDir);
     if (owner === 'alive') continue;
     if (owner === 'unknown' && processesUsing(runDir).length) continue;
-    const nodes = path.join(runDir, 'nodes');
+    const nodes = runPath(runDir, 'nodes');
     const why = notOurs(runDir, 'dir');
     if (why) {
       log(`left alone: the node data of ${runDir} (the run folder ${why})`);

@@ -1,12 +1,11 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { FULL_CLUSTER } from '../cluster/cluster.ts';
 import type { DoctorConfig } from './options.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { LOCK_LIBRARIES, provision } from '../cluster/provision.ts';
-import { createRunDir, writeJson } from '../store/results-store.ts';
+import { createRunDir, runPath, writeJson } from '../store/run-dir.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 
 export interface DoctorRow {
@@ -34,7 +33,7 @@ export async function doctor(config: Readonly<DoctorConfig>, shutdown: Shutdown)
     log,
   );
   const runDir = createRunDir(config.resultsDir, 'doctor');
-  const pids = new PidRegistry(path.join(runDir, 'pids'));
+  const pids = new PidRegistry(runPath(runDir, 'pids'));
   claimRun(pids.dir);
   const cluster = await createCluster(config.backend, FULL_CLUSTER, runDir, pids, log);
   const stopCluster = shutdown.add('stop cluster', () => cluster.teardown());
@@ -52,12 +51,12 @@ export async function doctor(config: Readonly<DoctorConfig>, shutdown: Shutdown)
       })),
     );
     const report = { ok: true, bootMs, nodes, runDir };
-    writeJson(path.join(runDir, 'doctor.json'), report);
+    writeJson(runPath(runDir, 'doctor'), report);
     return report;
   } finally {
     await stopCluster.run();
     // Logs stay for reading; the servers' data dirs are of no use once they stopped.
-    fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
+    fs.rmSync(runPath(runDir, 'nodes'), { recursive: true, force: true });
   }
 }
 
@@ -69,7 +68,7 @@ export function formatDoctor(r: DoctorReport): string {
     );
   lines.push(
     '',
-    `all ${r.nodes.length} nodes ready in ${r.bootMs} ms (boot in parallel); torn down. Logs: ${path.join(r.runDir, 'logs')}`,
+    `all ${r.nodes.length} nodes ready in ${r.bootMs} ms (boot in parallel); torn down. Logs: ${runPath(r.runDir, 'logs')}`,
   );
   return lines.join('\n');
 }

@@ -16,7 +16,7 @@ import { EXIT } from '../common/exit-codes.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
-import { createRunDir } from '../store/results-store.ts';
+import { createRunDir, runPath } from '../store/run-dir.ts';
 import { LockProcess } from '../workloads/foreign/lock-process.ts';
 import { ACQUIRE_GRACE_MS, type ForeignEndpoints, type ForeignReply } from '../workloads/foreign/protocol.ts';
 import { loadForeignLock } from '../workloads/load-strategy.ts';
@@ -55,7 +55,7 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
   const log = (line: string) => console.error(line);
   await provision(hostRequirements(config.backend, [...strategy.needs]), log);
   const runDir = createRunDir(config.resultsDir, 'lock-check');
-  const pids = new PidRegistry(path.join(runDir, 'pids'));
+  const pids = new PidRegistry(runPath(runDir, 'pids'));
   const cluster = await createCluster(config.backend, { ...strategy.servers }, runDir, pids, log);
   const stopCluster = shutdown.add('stop cluster', () => cluster.teardown());
   const t0 = performance.now();
@@ -75,7 +75,7 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
   const passed = steps.filter((s) => s.passed).length;
   console.log(
     failed
-      ? `lock-check FAILED: ${failed} of ${steps.length} steps failed, ${passed} passed (logs: ${path.join(runDir, 'logs')})`
+      ? `lock-check FAILED: ${failed} of ${steps.length} steps failed, ${passed} passed (logs: ${runPath(runDir, 'logs')})`
       : `lock-check passed: all ${steps.length} steps. Next: ${CLI} --lock=${lock}`,
   );
   return failed ? EXIT.invalid : EXIT.valid;

@@ -1,11 +1,9 @@
 import { removeSecrets } from '../cluster/credentials.ts';
 import fs from 'node:fs';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalRead } from '../history/bank.ts';
-import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
+import type { FaultName } from '../history/fault-names.ts';
 import type { RunResults } from '../checkers/run-results.ts';
-import { describeTokenViolation, type TokenOrderResult } from '../checkers/token-order.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { ServerNet, serverNetMissing } from '../nemesis/server-partition/server-net.ts';
 import { routeClientsAlone } from '../nemesis/client-routes.ts';
@@ -20,25 +18,24 @@ import type { ClientSpec } from '../workloads/client-protocol.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { Resource, setupResource, type WriteMode } from '../workloads/resource.ts';
-import type { ClusterSpec } from '../cluster/cluster.ts';
+import type { Cluster, ClusterSpec } from '../cluster/cluster.ts';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
-import { EXIT, type ExitCode } from '../common/exit-codes.ts';
+import type { ExitCode } from '../common/exit-codes.ts';
+import { verdictExitCode } from '../checkers/verdict.ts';
 import { Journal } from '../history/journal.ts';
-import { readHistory } from '../history/reader.ts';
-import { sealInTimeOrder } from '../history/time-order.ts';
-import type { Op } from '../history/op.ts';
 import { runOptions, type Config } from './options.ts';
 import type { StoredTestJson } from '../store/test-json.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { provision, type Requirement } from '../cluster/provision.ts';
 import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
-import { createRunDir, writeJson } from '../store/results-store.ts';
-import type { Shutdown } from '../common/shutdown.ts';
+import { createRunDir, runPath, sealRunHistory, writeTest } from '../store/run-dir.ts';
+import { analyze } from './analyze.ts';
+import { runSummary } from './run-summary.ts';
+import type { Shutdown, TeardownStep } from '../common/shutdown.ts';
 import { libraryVersions, serverVersions } from '../cluster/versions.ts';
 import { LiveStats } from './live-stats.ts';
-import { replayCommand } from '../store/replay-command.ts';
 import { checkStrategyOptions, withEnsembleSizes } from './strategy-options.ts';
 import { runTiming } from '../common/run-timing.ts';
 import { deriveSeed } from '../common/random.ts';
@@ -49,7 +46,7 @@ export interface RunOutcome {
   results: RunResults;
 }
 
-/** test.json as this run writes it (its shape, and the reader that tolerates older runs: store/test-json.ts). */
+/** The test record as this run writes it (its shape, and the reader that tolerates older runs: store/test-json.ts). */
 export type TestJson = StoredTestJson;
 
 function writeModeFor(strategy: ResolvedStrategy, fencing: boolean): WriteMode {
@@ -76,10 +73,6 @@ function clusterSpecFor(
   };
 }
 
-export function verdictExitCode(valid: RunResults['valid']): ExitCode {
-  return valid === true ? EXIT.valid : valid === false ? EXIT.invalid : EXIT.unknown;
-}
-
 /** Progress, nemesis events and warnings go to stderr; the closing summary to stdout (see `runTest`). */
 const consoleLog = (line: string) => console.error(line);
 
@@ -93,7 +86,93 @@ export async function runTest(
   shutdown: Shutdown,
   log: (line: string) => void = consoleLog,
 ): Promise<RunOutcome> {
-  // Resolved once, before anything starts: a bad plugin or an option the lock can't honour is exit 254 here.
+  const { strategy, faults, faultNeeds } = await planRun(config, log);
+
+  const runDir = createRunDir(config.resultsDir, config.lock);
+  const pids = new PidRegistry(runPath(runDir, 'pids'));
+  claimRun(pids.dir);
+  const clocks = faultNeeds.clockShim ? await ClockBoard.create(runPath(runDir, 'clock')) : null;
+  const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
+  // Registered before the cluster's own step, so it runs after the servers stopped (steps run newest first).
+  const serverNet = faultNeeds.serverNet ? ServerNet.create(runDir, pids.dir) : null;
+  const disposeServerNet = shutdown.add('remove the server network', () => {
+    const left = serverNet?.dispose();
+    if (left) log(`fencepost: ${left}; \`${CLI} cleanup\` removes it once this harness is gone`);
+  });
+  const { cluster, test, stopCluster, markIncomplete } = await startCluster(
+    { config, strategy, faults, faultNeeds },
+    { runDir, pids, clocks, serverNet },
+    shutdown,
+    log,
+  );
+
+  const proxies = new Map<string, TcpProxy>();
+  const closeProxies = shutdown.add('close proxies', async () => {
+    await Promise.all([...proxies.values()].map((p) => p.close()));
+  });
+  await startProxies(cluster, faultNeeds, proxies);
+  await setupResource(cluster.pg!.connectionConfig(), config.accounts);
+
+  const journal = new Journal(runPath(runDir, 'history'));
+  const closeJournal = shutdown.add('close journal', () => journal.close());
+  const stats = new LiveStats(config.timeLimitS, log, log === consoleLog && process.stderr.isTTY);
+  journal.onOp((op) => stats.observe(op));
+
+  const { specs, stopGraceMs } = clientSpecs(config, strategy, cluster, proxies);
+  // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
+  if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
+  const pool = new ClientPool(
+    runDir,
+    pids,
+    (op, at) => (at === undefined ? journal.append(op) : journal.appendStamped(op, at)),
+    clocks ? (slot) => clocks.env(`client-${slot}`) : undefined,
+    log,
+  );
+  const stopClients = shutdown.add('stop clients', () => pool.kill());
+
+  const nemesis = createNemesis({
+    config,
+    faults,
+    servers: strategy.servers,
+    cluster,
+    clients: pool,
+    proxies,
+    journal,
+    clocks,
+    serverNet,
+    log,
+  });
+  if (Object.keys(nemesis.skipped).length) {
+    test.skippedFaults = { ...nemesis.skipped };
+    writeTest(runDir, test);
+  }
+  // On a signal (shutdown.reason set) the heal owes the run nothing: no waiting out a --restart-delay.
+  const healNemesis = shutdown.add('heal nemesis', () => nemesis.heal({ interrupted: shutdown.reason !== null }));
+  await nemesis.setup();
+
+  await pool.start(specs);
+  injectStrayThrow('mid-run');
+  await runForTheLimit(config, pool, nemesis, stats, log);
+  await healNemesis.run();
+  await pool.stop(stopGraceMs);
+  stopClients.cancel();
+
+  await finalReads(journal, cluster, config.accounts);
+  await closeJournal.run();
+  sealRunHistory(runDir);
+  await closeProxies.run();
+  await stopCluster.run();
+  await disposeServerNet.run();
+  await disposeClocks.run();
+  markIncomplete.cancel();
+  return conclude(config, runDir, faults, log);
+}
+
+/** Resolved once, before anything starts: a bad plugin or an option the lock can't honour is exit 254 here. */
+async function planRun(
+  config: Readonly<Config>,
+  log: (line: string) => void,
+): Promise<{ strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds }> {
   const strategy = withEnsembleSizes(config, await loadStrategy(config.lock));
   checkStrategyOptions(config, strategy);
   const faults = config.nemesis ?? [...strategy.defaultFaults];
@@ -105,17 +184,7 @@ export async function runTest(
       `fencepost: warning: --time-limit=${config.timeLimitS} is too short for a pause fault to show anything: the first fault comes after ${firstDelayFor(config.nemesisIntervalMs)} ms and a paused client only writes again after ${config.pauseMs} ms. Use --time-limit=${shortest} or more.`,
     );
   }
-  // Server partitions put every server in a cgroup and add an nftables table: refused (254) before anything exists.
-  if (faultNeeds.serverNet) {
-    const serverFaults = faults.filter((f) => EXECUTORS[f].needs.serverNet).join(', ');
-    if (config.backend !== 'local')
-      throw new HarnessError(
-        'bad-arguments',
-        `${serverFaults} cut links between servers on the local backend only (--backend=local)`,
-      );
-    const missing = serverNetMissing();
-    if (missing) throw new HarnessError('missing-dependency', `${serverFaults}: ${missing}`);
-  }
+  refuseServerNet(config, faults, faultNeeds);
   const needs: Requirement[] = ['pg', ...strategy.needs];
   // Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded.
   if (faultNeeds.clockShim) needs.push('cc');
@@ -123,21 +192,72 @@ export async function runTest(
   const library = lockLibraryOf(config.lock)?.library;
   await provision([...hostRequirements(config.backend, needs), ...(library ? [library] : [])], log);
   await buildBuiltinLock(config.lock, strategy, log);
+  return { strategy, faults, faultNeeds };
+}
 
-  const runDir = createRunDir(config.resultsDir, config.lock);
-  const pids = new PidRegistry(path.join(runDir, 'pids'));
-  claimRun(pids.dir);
-  const clocks = faultNeeds.clockShim ? await ClockBoard.create(path.join(runDir, 'clock')) : null;
-  const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
-  // Registered before the cluster's own step, so it runs after the servers stopped (steps run newest first).
-  const serverNet = faultNeeds.serverNet ? ServerNet.create(runDir, pids.dir) : null;
-  const disposeServerNet = shutdown.add('remove the server network', () => {
-    const left = serverNet?.dispose();
-    if (left) log(`fencepost: ${left}; \`${CLI} cleanup\` removes it once this harness is gone`);
-  });
+/** Server partitions put every server in a cgroup and add an nftables table: refused (254) before anything exists. */
+function refuseServerNet(config: Readonly<Config>, faults: readonly FaultName[], faultNeeds: RunNeeds): void {
+  if (!faultNeeds.serverNet) return;
+  const serverFaults = faults.filter((f) => EXECUTORS[f].needs.serverNet).join(', ');
+  if (config.backend !== 'local')
+    throw new HarnessError(
+      'bad-arguments',
+      `${serverFaults} cut links between servers on the local backend only (--backend=local)`,
+    );
+  const missing = serverNetMissing();
+  if (missing) throw new HarnessError('missing-dependency', `${serverFaults}: ${missing}`);
+}
+
+/**
+ * The cluster, up: made and started, with its teardown (and the mark that the run did not end normally) registered
+ * with `shutdown` first; the test record written as soon as the nodes are known, and again with their versions.
+ */
+async function startCluster(
+  plan: { config: Readonly<Config>; strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds },
+  where: { runDir: string; pids: PidRegistry; clocks: ClockBoard | null; serverNet: ServerNet | null },
+  shutdown: Shutdown,
+  log: (line: string) => void,
+): Promise<{ cluster: Cluster; test: TestJson; stopCluster: TeardownStep; markIncomplete: TeardownStep }> {
+  const { config, strategy, faults, faultNeeds } = plan;
+  const { runDir, pids, clocks, serverNet } = where;
   const spec = clusterSpecFor(strategy, config, faultNeeds, clocks, serverNet);
   const cluster = await createCluster(config.backend, spec, runDir, pids, log);
-  const test: TestJson = {
+  const test = testRecord(config, strategy, faults, faultNeeds, cluster);
+  writeTest(runDir, test);
+  log(
+    `fencepost: --lock=${config.lock} --seed=${config.seed}, faults: ${faults.join(', ') || 'none'}; run dir ${runDir}`,
+  );
+
+  const stopCluster = shutdown.add('stop cluster', async () => {
+    injectStrayThrow('teardown');
+    await cluster.teardown();
+    fs.rmSync(runPath(runDir, 'nodes'), { recursive: true, force: true });
+    removeSecrets(runDir);
+  });
+  const markIncomplete = shutdown.add('mark the run incomplete', () =>
+    writeTest(runDir, {
+      ...test,
+      ...(shutdown.reason === 'signal' ? { interrupted: true } : { failed: true }),
+    }),
+  );
+  const t0 = performance.now();
+  await cluster.start();
+  log(`fencepost: ${cluster.nodes.length} nodes ready in ${Math.round(performance.now() - t0)} ms`);
+  injectStrayThrow('setup');
+  Object.assign(test.versions, await serverVersions(cluster.nodes));
+  writeTest(runDir, test);
+  return { cluster, test, stopCluster, markIncomplete };
+}
+
+/** What the run is, as its test record says it (completed later: server versions, skipped faults). */
+function testRecord(
+  config: Readonly<Config>,
+  strategy: ResolvedStrategy,
+  faults: FaultName[],
+  faultNeeds: RunNeeds,
+  cluster: Cluster,
+): TestJson {
+  return {
     lock: config.lock,
     strategy: { name: strategy.name, token: strategy.token, exclusive: strategy.exclusive, servers: strategy.servers },
     argv: config.argv,
@@ -149,36 +269,14 @@ export async function runTest(
     nodes: cluster.nodes.map((n) => ({ name: n.name, port: n.port })),
     clientNetwork: faultNeeds.clientProxies ? 'proxied' : 'direct',
   };
-  writeJson(path.join(runDir, 'test.json'), test);
-  log(
-    `fencepost: --lock=${config.lock} --seed=${config.seed}, faults: ${faults.join(', ') || 'none'}; run dir ${runDir}`,
-  );
+}
 
-  const stopCluster = shutdown.add('stop cluster', async () => {
-    injectStrayThrow('teardown');
-    await cluster.teardown();
-    fs.rmSync(path.join(runDir, 'nodes'), { recursive: true, force: true });
-    removeSecrets(runDir);
-  });
-  const markIncomplete = shutdown.add('mark the run incomplete', () =>
-    writeJson(path.join(runDir, 'test.json'), {
-      ...test,
-      ...(shutdown.reason === 'signal' ? { interrupted: true } : { failed: true }),
-    }),
-  );
-  const t0 = performance.now();
-  await cluster.start();
-  log(`fencepost: ${cluster.nodes.length} nodes ready in ${Math.round(performance.now() - t0)} ms`);
-  injectStrayThrow('setup');
-  Object.assign(test.versions, await serverVersions(cluster.nodes));
-  writeJson(path.join(runDir, 'test.json'), test);
-
-  // Clients reach the servers through proxies of ours when a fault acts there (partition, latency, failover, a held
-  // write); otherwise straight to the servers' ports, so the latencies the run records carry no proxy hop.
-  const proxies = new Map<string, TcpProxy>();
-  const closeProxies = shutdown.add('close proxies', async () => {
-    await Promise.all([...proxies.values()].map((p) => p.close()));
-  });
+/**
+ * Clients reach the servers through proxies of ours when a fault acts there (partition, latency, failover, a held
+ * write); otherwise straight to the servers' ports, so the latencies the run records carry no proxy hop. Fills
+ * `proxies` (whose closing the caller registered first) one by one, so a failure half-way still closes the rest.
+ */
+async function startProxies(cluster: Cluster, faultNeeds: RunNeeds, proxies: Map<string, TcpProxy>): Promise<void> {
   if (faultNeeds.clientProxies) {
     for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
   } else if (cluster.failover) {
@@ -186,6 +284,15 @@ export async function runTest(
     // one a promotion re-points; every other server is reached directly.
     proxies.set(PRIMARY_PROXY, await TcpProxy.start({ targetPort: cluster.failover.primary.port }));
   }
+}
+
+/** One spec per client slot: where its servers are (a proxy of ours or the server itself), its seeds and budgets. */
+function clientSpecs(
+  config: Readonly<Config>,
+  strategy: ResolvedStrategy,
+  cluster: Cluster,
+  proxies: ReadonlyMap<string, TcpProxy>,
+): { specs: ClientSpec[]; stopGraceMs: number } {
   const portOf = (name: string) => proxies.get(name)?.port ?? cluster.nodes.find((n) => n.name === name)!.port;
   const via = (name: string) => ({ host: '127.0.0.1', port: portOf(name) });
   // With a failover pair, the first Redis is "the primary": a proxy the failover fault re-points at the promoted node.
@@ -193,14 +300,6 @@ export async function runTest(
     ...via(i === 0 && cluster.failover ? PRIMARY_PROXY : r.name),
     password: cluster.credentials.redis,
   }));
-
-  await setupResource(cluster.pg!.connectionConfig(), config.accounts);
-
-  const journal = new Journal(path.join(runDir, 'history.jsonl'));
-  const closeJournal = shutdown.add('close journal', () => journal.close());
-  const stats = new LiveStats(config.timeLimitS, log, log === consoleLog && process.stderr.isTTY);
-  journal.onOp((op) => stats.observe(op));
-
   const mode = writeModeFor(strategy, config.fencing);
   const timing = runTiming(config);
   const specs: ClientSpec[] = Array.from({ length: config.concurrency }, (_, slot) => ({
@@ -227,39 +326,20 @@ export async function runTest(
     seed: deriveSeed(config.seed, { purpose: 'client-loop', slot }),
     stepTimeoutMs: timing.stepTimeoutMs,
   }));
-  // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
-  if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
-  const pool = new ClientPool(
-    runDir,
-    pids,
-    (op, at) => (at === undefined ? journal.append(op) : journal.appendStamped(op, at)),
-    clocks ? (slot) => clocks.env(`client-${slot}`) : undefined,
-    log,
-  );
-  const stopClients = shutdown.add('stop clients', () => pool.kill());
+  return { specs, stopGraceMs: timing.stopGraceMs };
+}
 
-  const nemesis = createNemesis({
-    config,
-    faults,
-    servers: strategy.servers,
-    cluster,
-    clients: pool,
-    proxies,
-    journal,
-    clocks,
-    serverNet,
-    log,
-  });
-  if (Object.keys(nemesis.skipped).length) {
-    test.skippedFaults = { ...nemesis.skipped };
-    writeJson(path.join(runDir, 'test.json'), test);
-  }
-  // On a signal (shutdown.reason set) the heal owes the run nothing: no waiting out a --restart-delay.
-  const healNemesis = shutdown.add('heal nemesis', () => nemesis.heal({ interrupted: shutdown.reason !== null }));
-  await nemesis.setup();
-
-  await pool.start(specs);
-  injectStrayThrow('mid-run');
+/**
+ * The run itself: the nemesis runs while the clients work, for --time-limit, with progress on the console — or
+ * until every client has died too often (nothing left to measure). Returns once the nemesis has stopped.
+ */
+async function runForTheLimit(
+  config: Readonly<Config>,
+  pool: ClientPool,
+  nemesis: ReturnType<typeof createNemesis>,
+  stats: LiveStats,
+  log: (line: string) => void,
+): Promise<void> {
   const abort = new AbortController();
   const nemesisDone = nemesis
     .run(abort.signal)
@@ -275,17 +355,15 @@ export async function runTest(
   }
   clearInterval(progress);
   stats.print(true);
-
   abort.abort();
   await nemesisDone;
-  await healNemesis.run();
-  await pool.stop(timing.stopGraceMs);
-  stopClients.cancel();
+}
 
-  // The harness's own read of the final state and the ledger: the lost-update checker's ground truth.
+/** The harness's own read of the final state and the ledger: the lost-update checker's ground truth. */
+async function finalReads(journal: Journal, cluster: Cluster, accounts: number): Promise<void> {
   const resource = await Resource.connect(cluster.pg!.connectionConfig());
   try {
-    for (let account = 0; account < config.accounts; account++) {
+    for (let account = 0; account < accounts; account++) {
       journal.append({ process: 'harness', type: 'invoke', f: 'final-read', value: { account } });
       const final: FinalRead = await resource.finalRead(account);
       journal.append({ process: 'harness', type: 'ok', f: 'final-read', value: final });
@@ -293,21 +371,22 @@ export async function runTest(
   } finally {
     await resource.close();
   }
-  await closeJournal.run();
-  sealInTimeOrder(path.join(runDir, 'history.jsonl'));
-  await closeProxies.run();
-  await stopCluster.run();
-  await disposeServerNet.run();
-  await disposeClocks.run();
-  markIncomplete.cancel();
+}
 
-  const { ops } = readHistory(path.join(runDir, 'history.jsonl'));
-  const results = checkRun(ops as Op[], checkOptionsFor(test));
-  writeJson(path.join(runDir, 'results.json'), results);
+/** Check (the same analysis `check <run-dir>` makes of a stored run, from the files just sealed), report, say it. */
+async function conclude(
+  config: Readonly<Config>,
+  runDir: string,
+  faults: readonly string[],
+  log: (line: string) => void,
+): Promise<RunOutcome> {
+  const analysis = analyze(runDir, { warn: (line) => log(`fencepost: warning: ${line}`) });
+  if (!analysis.ok) throw new Error(`the run's own history cannot be checked: ${analysis.problem}`);
+  const { results } = analysis;
   await writeReports(runDir, config.resultsDir, log);
   // The verdict is the command's output: on stdout, so `npm run jepsen … > verdict.txt` in a CI job keeps it
   // without the progress lines. A caller's own log (tests, the matrix) gets it like every other line.
-  (log === consoleLog ? (text: string) => console.log(text) : log)(summary(config, runDir, results, faults));
+  (log === consoleLog ? (text: string) => console.log(text) : log)(runSummary(config, runDir, results, faults));
   return { exitCode: verdictExitCode(results.valid), runDir, results };
 }
 
@@ -321,43 +400,6 @@ async function writeReports(runDir: string, resultsDir: string, log: (l: string)
   } catch (err) {
     log(`fencepost: could not write the HTML report: ${(err as Error).message}`);
   }
-}
-
-function summary(config: Readonly<Config>, runDir: string, r: RunResults, faults: readonly string[]): string {
-  const verdict = r.valid === true ? 'VALID' : r.valid === false ? 'INVALID' : 'UNKNOWN';
-  const q = r.latency.acquire;
-  const head = `--lock=${config.lock}${config.fencing ? ' --fencing' : ''}  seed ${config.seed}`;
-  // An unknown verdict leads with why: "UNKNOWN  no progress: 0 writes committed; 14 acquires timed out".
-  const [why, ...moreWhy] = r.unknownReasons;
-  const lines = [
-    '',
-    ...(why !== undefined && r.valid === 'unknown'
-      ? [`  ${verdict}  ${why}`, ...moreWhy.map((w) => `  also: ${w}`), `  ${head}`]
-      : [`  ${verdict}  ${head}`]),
-    `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
-    `  lost updates: ${r.lostUpdates}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
-    `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
-  ];
-  for (const [name, c] of Object.entries(r.checkers))
-    lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
-  // Every fault of the run, the ones that never fired too: each must have acted for the verdict to be VALID.
-  const hits = r.faultHits ?? {};
-  for (const f of new Set([...faults, ...Object.keys(hits)]))
-    lines.push(`  fault ${f}: fired ${hits[f]?.fired ?? 0}, hit ${hits[f]?.hit ?? 0}`);
-  for (const l of r.lostUpdateDetails.slice(0, 3)) {
-    lines.push(
-      `  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`,
-    );
-  }
-  const tokenOrder = r.checkers['token-order'] as Partial<TokenOrderResult> | undefined;
-  for (const v of tokenOrder?.violations?.slice(0, 3) ?? []) lines.push(`  token: ${describeTokenViolation(v)}`);
-  lines.push(
-    `  run dir: ${runDir}`,
-    `  report:  ${path.join(runDir, 'report.html')}`,
-    `  replay:  ${replayCommand(config)}`,
-    '',
-  );
-  return lines.join('\n');
 }
 
 /**

@@ -6,7 +6,8 @@ import type { ServeConfig } from './options.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import { OWNER_FILE, PIDS_DIR, runOwner } from '../common/run-owner.ts';
+import { OWNER_FILE, runOwner } from '../common/run-owner.ts';
+import { hasResults, RUN_FILES, runPath } from '../store/run-dir.ts';
 import { writeIndex } from '../report/index-page.ts';
 
 /**
@@ -47,17 +48,17 @@ const PAGE = /^(report|index|compare|matrix|comparison)[\w.-]*\.html$/;
 const RECORD =
   /^(history\.jsonl|results\.json|test\.json|matrix\.json|nightly[\w.-]*\.json|junit[\w.-]*\.xml|summary[\w.-]*\.md)$/;
 /** Never served, at any depth: servers' folders (redis.conf holds requirepass), pid records, the clock shim. */
-const PRIVATE_FOLDERS = new Set(['nodes', 'pids', 'clock']);
+const PRIVATE_FOLDERS = new Set<string>([RUN_FILES.nodes, RUN_FILES.pids, RUN_FILES.clock]);
 
 /**
  * Whether a reader may have the file at `segments` (its path inside the results folder): a list of what is served
  * rather than of what is not, so a file a later version adds (a secret, say) stays private until someone decides
- * otherwise. `secrets.json` matches nothing here.
+ * otherwise. The run's secrets file matches nothing here.
  */
 export function servable(segments: readonly string[]): boolean {
   const name = segments.at(-1);
   if (!name || segments.some((s) => s === '' || s.startsWith('.') || PRIVATE_FOLDERS.has(s))) return false;
-  if (segments.length >= 2 && segments.at(-2) === 'logs') return /^[\w.-]+\.log$/.test(name);
+  if (segments.length >= 2 && segments.at(-2) === RUN_FILES.logs) return /^[\w.-]+\.log$/.test(name);
   return PAGE.test(name) || RECORD.test(name);
 }
 
@@ -74,17 +75,13 @@ function inside(root: string, file: string): boolean {
 
 /**
  * Whether `real` (inside `realRoot`) belongs to a run still going: one of its folders holds `pids/harness.owner`
- * naming a live process, and no results.json yet. Nothing of such a run is served — its secrets and servers are live.
+ * naming a live process, and no results yet. Nothing of such a run is served — its secrets and servers are live.
  */
 function inLiveRun(realRoot: string, real: string): boolean {
   for (let dir = path.dirname(real); inside(realRoot, dir); dir = path.dirname(dir)) {
-    // A run writes results.json last, after its servers are stopped and its secrets deleted: with it, the run is
+    // A run writes its results last, after its servers are stopped and its secrets deleted: with it, the run is
     // over even while its harness goes on (a matrix or nightly runs its cells in one process).
-    if (
-      fs.existsSync(path.join(dir, PIDS_DIR, OWNER_FILE)) &&
-      !fs.existsSync(path.join(dir, 'results.json')) &&
-      runOwner(dir) !== 'gone'
-    )
+    if (fs.existsSync(path.join(runPath(dir, 'pids'), OWNER_FILE)) && !hasResults(dir) && runOwner(dir) !== 'gone')
       return true;
     if (dir === realRoot) break;
   }
@@ -99,6 +96,54 @@ function hostAllowed(host: string | undefined, port: number): boolean {
   if (!host) return false;
   const m = /^(127\.0\.0\.1|localhost)(?::(\d+))?$/i.exec(host);
   return m !== null && (m[2] === undefined || Number(m[2]) === port);
+}
+
+/**
+ * The request's path as segments, decoded; null when it cannot be decoded. The path as sent, not normalised by a
+ * URL parser (which would fold `//evil.example/..` into something else); an absolute-form target (`GET
+ * http://host/x`) counts by its path only.
+ */
+function requestSegments(url: string | undefined): string[] | null {
+  try {
+    const target = url ?? '/';
+    const raw = (target.startsWith('/') ? target : new URL(target).pathname).replace(/[?#].*$/s, '');
+    // Split before decoding: an encoded slash or backslash is never a separator, and never a name either.
+    return raw.split('/').slice(1).map(decodeURIComponent);
+  } catch {
+    return null;
+  }
+}
+
+/** Streams the file at `real` (already checked servable); false when it is not a regular file by the time it opens. */
+async function sendFile(req: http.IncomingMessage, res: http.ServerResponse, real: string): Promise<boolean> {
+  let handle: fs.promises.FileHandle;
+  try {
+    // O_NONBLOCK: a FIFO swapped in after the stat must not block a thread-pool worker on open.
+    handle = await fs.promises.open(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
+  } catch {
+    return false;
+  }
+  const opened = await handle.stat().catch(() => null);
+  if (!opened?.isFile()) {
+    await handle.close().catch(() => undefined);
+    return false;
+  }
+  res.writeHead(200, {
+    'content-type': TYPES[path.extname(real)] ?? 'text/plain; charset=utf-8',
+    'content-length': opened.size,
+    ...HEADERS,
+  });
+  if (req.method === 'HEAD') {
+    await handle.close().catch(() => undefined);
+    res.end();
+    return true;
+  }
+  const stream = handle.createReadStream();
+  // Headers are out by now: a read error can only cut the answer short.
+  stream.on('error', () => res.destroy());
+  res.on('error', () => stream.destroy());
+  stream.pipe(res);
+  return true;
 }
 
 /** How often `GET /` may rebuild index.html (it reads every run's JSON): any local process can repeat the request. */
@@ -118,17 +163,8 @@ function handler(root: string, port: () => number): http.RequestListener {
     // would tell a visitor which paths exist. The path is checked before the disk is touched (`..`, `%2e%2e`,
     // `%2f`, the list of what is served), then again after symlinks are resolved (results/latest is one).
     const notFound = () => send(404, 'not found\n');
-    let segments: string[];
-    try {
-      // The path as sent, not normalised by a URL parser (which would fold `//evil.example/..` into something
-      // else); an absolute-form target (`GET http://host/x`) counts by its path only.
-      const target = req.url ?? '/';
-      const raw = (target.startsWith('/') ? target : new URL(target).pathname).replace(/[?#].*$/s, '');
-      // Split before decoding: an encoded slash or backslash is never a separator, and never a name either.
-      segments = raw.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      return send(400, 'bad path\n');
-    }
+    let segments = requestSegments(req.url);
+    if (segments === null) return send(400, 'bad path\n');
     if (segments.some((s) => s === '..' || s === '.' || /[\\/\0]/.test(s))) return notFound();
     let trailingSlash = segments.at(-1) === '';
     if (trailingSlash) segments.pop();
@@ -163,45 +199,20 @@ function handler(root: string, port: () => number): http.RequestListener {
       if (relSegments.some((s) => PRIVATE_FOLDERS.has(s)) || inLiveRun(realRoot, path.join(real, 'x')))
         return notFound();
       const hasReport = await fs.promises
-        .stat(path.join(real, 'report.html'))
+        .stat(runPath(real, 'report'))
         .then((s) => s.isFile())
         .catch(() => false);
       if (!hasReport) return notFound();
       // Built from the resolved path, never from the request: a Location starting with `//` would leave the host.
       const here = `/${relSegments.map(encodeURIComponent).join('/')}${relSegments.length ? '/' : ''}`;
-      res.writeHead(trailingSlash ? 302 : 301, { location: trailingSlash ? 'report.html' : here, ...HEADERS });
+      res.writeHead(trailingSlash ? 302 : 301, { location: trailingSlash ? RUN_FILES.report : here, ...HEADERS });
       return void res.end();
     }
     // Both the name asked for and the file it resolves to must be on the list (a symlink named report.html
     // pointing at secrets.json is not served), and nothing of a live run is.
     if (trailingSlash || !stat.isFile() || !servable(segments) || !servable(relSegments)) return notFound();
     if (inLiveRun(realRoot, real)) return notFound();
-    let handle: fs.promises.FileHandle;
-    try {
-      // O_NONBLOCK: a FIFO swapped in after the stat must not block a thread-pool worker on open.
-      handle = await fs.promises.open(real, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
-    } catch {
-      return notFound();
-    }
-    const opened = await handle.stat().catch(() => null);
-    if (!opened?.isFile()) {
-      await handle.close().catch(() => undefined);
-      return notFound();
-    }
-    res.writeHead(200, {
-      'content-type': TYPES[path.extname(real)] ?? 'text/plain; charset=utf-8',
-      'content-length': opened.size,
-      ...HEADERS,
-    });
-    if (req.method === 'HEAD') {
-      await handle.close().catch(() => undefined);
-      return void res.end();
-    }
-    const stream = handle.createReadStream();
-    // Headers are out by now: a read error can only cut the answer short.
-    stream.on('error', () => res.destroy());
-    res.on('error', () => stream.destroy());
-    stream.pipe(res);
+    if (!(await sendFile(req, res, real))) return notFound();
   };
   return (req, res) => {
     serve(req, res).catch((err: unknown) => {

@@ -2,7 +2,7 @@ import { isRecord } from '../common/is-record.ts';
 import type { Op } from './op.ts';
 
 /**
- * The one codec of `history.jsonl`: one op per line, JSON. Two policies over the same line decoder:
+ * The one codec of a run's history file (store/run-dir.ts names it): one op per line, JSON. Two policies over the same line decoder:
  *
  * - strict (`parseHistory`): for checking. A bad line is an error naming its line number, because a verdict
  *   about a history with lines silently missing would be about a different history.
@@ -114,7 +114,7 @@ export function parseHistoryTolerant(text: string): TolerantParse {
   return { ...parsed, badLines };
 }
 
-/** `history.jsonl: 2 malformed line(s) skipped (lines 3, 9)`: what a page says about a tolerant parse. */
+/** `<file>: 2 malformed line(s) skipped (lines 3, 9)`: what a page says about a tolerant parse. */
 export function describeBadLines(file: string, badLines: readonly BadLine[]): string {
   const shown = badLines.slice(0, 5).map((b) => b.line);
   const more = badLines.length > shown.length ? `, … ${badLines.length - shown.length} more` : '';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Op, OpInput } from './op.ts';
-import { RUN_FILE_MODE } from '../store/results-store.ts';
+import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 
 /** Nanoseconds since `origin` on the monotonic clock: wall-clock jumps (our own clock faults!) can't move it. */
 export function monotonicNs(origin: bigint): number {
@@ -8,7 +8,7 @@ export function monotonicNs(origin: bigint): number {
 }
 
 /**
- * Append-only `history.jsonl`. Each op is written with one write(2) as it happens, so a crash of the harness
+ * The append-only history file of a run (store/run-dir.ts names it). Each op is written with one write(2) as it happens, so a crash of the harness
  * keeps every op before it (the kernel has the bytes; we don't fsync per op — an OS crash is not a failure
  * mode we test, and fsync per op would cost more than the ops). `index` is assigned here, in arrival order.
  * `time` is where the op happened: a client's ops carry the client's own CLOCK_MONOTONIC stamps

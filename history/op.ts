@@ -1,5 +1,5 @@
 /**
- * One line of `history.jsonl` — the only thing that passes from "run" to "check".
+ * One line of a run's history file (its name: store/run-dir.ts) — the only thing that passes from "run" to "check".
  *
  * The shape is Jepsen's: every client step is an `invoke` followed by exactly one completion from the same
  * process: `ok` (took effect), `fail` (definitely did not take effect) or `info` (unknown: timeout, crash).

@@ -17,9 +17,9 @@ export function inTimeOrder(ops: readonly Op[]): Op[] {
 }
 
 /**
- * Rewrites a closed `history.jsonl` in time order (write a sibling, then rename, so a crash leaves either the
+ * Rewrites a closed history file in time order (write a sibling, then rename, so a crash leaves either the
  * journal as recorded or the sorted copy, never half of one). The journal stays append-as-it-happens during
- * the run; this runs once after it, so results, report and history.jsonl all use the same indexes.
+ * the run; this runs once after it, so results, report and the history file all use the same indexes.
  * A history a crash left unsorted is sorted by whoever reads it for checking (`check <run-dir>`).
  */
 export function sealInTimeOrder(file: string): void {

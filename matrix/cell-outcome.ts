@@ -12,7 +12,7 @@ export interface RunEvidence {
   /** The cell's fault, or null for the no-fault column. */
   fault: string | null;
   /**
-   * How often that fault hit (0 also when it never fired); undefined = results.json does not say (an old run), and
+   * How often that fault hit (0 also when it never fired); undefined = the run's results do not say (an old run), and
    * then a clean run is not held against it.
    */
   faultHits: number | undefined;

@@ -1,3 +1,4 @@
+import type { RunVerdict } from '../checkers/verdict.ts';
 /**
  * One cell of a `--lock=all` matrix: one strategy under one fault (fenced or not), what the oracle expected, the
  * runs behind it and what they showed, and whether they agree. The matrix runner fills these; the matrix page
@@ -27,7 +28,7 @@ export interface CellRun {
   seed: number;
   /** Empty when the harness threw before the run had a folder. */
   runDir: string;
-  verdict: 'VALID' | 'INVALID' | 'UNKNOWN' | 'FAILED';
+  verdict: RunVerdict;
   lostUpdates: number;
   staleWritesRejected: number;
   /** How often the cell's fault hit (a holder paused, a node holding the key struck); absent when not known. */

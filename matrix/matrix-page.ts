@@ -10,6 +10,7 @@ import { escapeHtml as h, inlineStyle, jsonBlock } from '../report/html.ts';
 import type { CellRun, MatrixCell } from './matrix-cell.ts';
 import { tally, tallyLine } from './matrix-tally.ts';
 import { remedyAnswers } from './remedy-answers.ts';
+import { RUN_FILES, runPath } from '../store/run-dir.ts';
 
 /**
  * The lock matrix (README, *Reports*), measured: one row per strategy, and the grid of every run behind it. Each
@@ -74,7 +75,7 @@ function locksOf(cells: readonly MatrixCell[]): string[] {
 
 function reportLink(cell: { runDir: string }, outDir: string): string | null {
   if (!cell.runDir) return null;
-  return path.relative(outDir, path.join(cell.runDir, 'report.html')).split(path.sep).join('/');
+  return path.relative(outDir, runPath(cell.runDir, 'report')).split(path.sep).join('/');
 }
 
 const measuredCells = (cells: readonly MatrixCell[]) => cells.filter((c) => c.decided !== 'construction');
@@ -171,7 +172,7 @@ function cellHtml(c: MatrixCell | undefined, outDir: string): string {
 
 function latencyCell(solo: UncontendedLatency, outDir: string): string {
   const text = `${fmtMs(solo.acquireP50)} / ${fmtMs(solo.acquireP99)}`;
-  const rel = path.relative(outDir, path.join(solo.runDir, 'report.html'));
+  const rel = path.relative(outDir, runPath(solo.runDir, 'report'));
   return `<div><a href="${h(rel)}" title="one client, no fault: write ${h(fmtMs(solo.writeP50))} / ${h(fmtMs(solo.writeP99))}">${h(text)}</a></div><div class="aside">write ${h(fmtMs(solo.writeP50))} / ${h(fmtMs(solo.writeP99))}</div>`;
 }
 
@@ -244,7 +245,7 @@ function runsRule(cells: readonly MatrixCell[], runsPerCell: number | undefined)
     `<p class="aside">${h(per)}; a run that cannot decide its cell — an unknown verdict, a fault that never hit, a fenced run that never refused a stale write — is replaced by another with the next seed (at most ${MAX_RERUNS} more), whichever way the oracle leans; replaced runs are struck through. ` +
     `Hatched cells are decided by construction and not run (no lock for the fault to break, a fault that cannot reach the strategy, a combination the CLI refuses — checked against its option validation); they are counted apart.` +
     (hitsUnknown
-      ? ` Fault hits: not known for ${plural(hitsUnknown, 'run')} (results.json carried no hit count), so those runs were not held to "the fault hit".`
+      ? ` Fault hits: not known for ${plural(hitsUnknown, 'run')} (${RUN_FILES.results} carried no hit count), so those runs were not held to "the fault hit".`
       : '') +
     `</p>`
   );

@@ -1,7 +1,7 @@
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunResults } from '../checkers/run-results.ts';
+import { verdictWord } from '../checkers/verdict.ts';
 import { DEFAULT_MIN_WRITES } from '../checkers/check-run.ts';
 import type { CellRun, MatrixCell } from './matrix-cell.ts';
 import type { UncontendedLatency } from './matrix-page.ts';
@@ -46,9 +46,6 @@ export function isolatedRunner(shutdown: Shutdown, log: (line: string) => void, 
     }
   };
 }
-
-const verdictOf = (valid: RunResults['valid']): CellRun['verdict'] =>
-  valid === true ? 'VALID' : valid === false ? 'INVALID' : 'UNKNOWN';
 
 function describeRun(r: CellRun): string {
   const hits = r.faultHits !== undefined ? `, hit ${r.faultHits}×` : '';
@@ -142,7 +139,7 @@ export async function measuredCell(
       runs.push({
         seed,
         runDir: out.runDir,
-        verdict: verdictOf(r.valid),
+        verdict: verdictWord(r.valid),
         lostUpdates: r.lostUpdates,
         staleWritesRejected: r.staleWritesRejected,
         ...(hits !== undefined ? { faultHits: hits } : {}),
@@ -343,7 +340,7 @@ export async function runMatrix(
   }
 
   const { writeMatrix } = await import('./matrix-page.ts');
-  // Not a run (no test.json, not `latest`): a page over the cell runs, beside them.
+  // Not a run (no test record, not `latest`): a page over the cell runs, beside them.
   const dir = path.join(config.resultsDir, 'matrix', runTimestamp());
   fs.mkdirSync(dir, { recursive: true });
   const command = [CLI, ...withoutOptions(config.argv, (name) => name === 'seed'), `--seed=${config.seed}`].join(' ');

@@ -5,6 +5,7 @@ import { cellStatus, type NightlyCell, type NightlyResult } from './nightly-resu
 import { pageCss } from '../report/assets.ts';
 import { fmtMs } from '../report/format.ts';
 import { escapeHtml as h, inlineStyle } from '../report/html.ts';
+import { runPath } from '../store/run-dir.ts';
 
 /**
  * Tonight against the baseline night, cell by cell: the verdict change, lost updates, fault hits and acquire
@@ -99,7 +100,7 @@ function sideHtml(s: NightSide | null, nightDir: string, outDir: string): string
   if (!s) return '<td colspan="5" class="muted">not in this night</td>';
   const rel = s.runDir
     ? path
-        .relative(outDir, path.join(nightDir, s.runDir, 'report.html'))
+        .relative(outDir, runPath(path.join(nightDir, s.runDir), 'report'))
         .split(path.sep)
         .join('/')
     : '';

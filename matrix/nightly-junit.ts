@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { cellStatus, type NightlyCell, type NightlyResult } from './nightly-result.ts';
+import { runPath } from '../store/run-dir.ts';
 
 /**
  * The night as JUnit XML, the format every CI test publisher reads: one test case per cell. A measured cell that
@@ -19,7 +20,7 @@ const xml = (s: unknown) =>
 export const caseName = (c: NightlyCell) => `${c.lock} × ${c.column ?? c.fault}`;
 
 function finding(c: NightlyCell, reportsFrom: string): string {
-  const report = c.runDir ? path.join(reportsFrom, c.runDir, 'report.html') : 'no run folder';
+  const report = c.runDir ? runPath(path.join(reportsFrom, c.runDir), 'report') : 'no run folder';
   const runs = c.runs?.length
     ? `; ${c.runs.length} run${c.runs.length > 1 ? 's' : ''}, ${c.lostUpdates} lost update${c.lostUpdates === 1 ? '' : 's'} in the run shown`
     : '';

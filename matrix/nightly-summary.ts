@@ -3,6 +3,7 @@ import { cellStatus, nightlyExit, type NightlyResult } from './nightly-result.ts
 import { tally, tallyLine } from './matrix-tally.ts';
 import { fmtDuration, fmtMs } from '../report/format.ts';
 import { compareNights, fmtRatio, LATENCY_REGRESSION } from './nightly-comparison.ts';
+import { runPath } from '../store/run-dir.ts';
 
 /**
  * The night in Markdown, for `$GITHUB_STEP_SUMMARY` (the run's page on GitHub) and summary.md in the artifact:
@@ -41,7 +42,7 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
       '|---|---|---|---|---|',
     );
     for (const c of attention) {
-      const report = c.runDir ? `\`${md(path.join(reportsFrom, c.runDir, 'report.html'))}\`` : '–';
+      const report = c.runDir ? `\`${md(runPath(path.join(reportsFrom, c.runDir), 'report'))}\`` : '–';
       out.push(
         `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${c.expected} (${md(c.from)}) | **${c.observed}** (${cellStatus(c)}) | ${md(c.note ?? `${c.lostUpdates} lost updates`)} | ${report} |`,
       );

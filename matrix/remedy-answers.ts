@@ -3,6 +3,7 @@ import { REMEDIES, type TableColumnRef } from './remedy-oracle.ts';
 import { fmtCount } from '../report/format.ts';
 import { escapeHtml as h } from '../report/html.ts';
 import type { MatrixCell } from './matrix-cell.ts';
+import { runPath } from '../store/run-dir.ts';
 
 /**
  * "Which remedy fixes which failure", answered from the matrix's own cells: for each failure mode of the remedy
@@ -16,7 +17,7 @@ const inColumn = (cells: readonly MatrixCell[], ref: TableColumnRef) =>
 
 function link(c: MatrixCell, text: string, outDir: string): string {
   if (!c.runDir) return h(text);
-  const rel = path.relative(outDir, path.join(c.runDir, 'report.html')).split(path.sep).join('/');
+  const rel = path.relative(outDir, runPath(c.runDir, 'report')).split(path.sep).join('/');
   return `<a href="${h(rel)}">${h(text)}</a>`;
 }
 

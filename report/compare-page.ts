@@ -1,12 +1,11 @@
 import path from 'node:path';
-import type { RunResults } from '../checkers/run-results.ts';
+import type { CheckerName, RunResults } from '../checkers/run-results.ts';
 import { pageCss } from './assets.ts';
 import { fmtCount, fmtDuration, fmtMs } from './format.ts';
 import { escapeHtml as h, inlineStyle } from './html.ts';
-import type { RunFiles } from '../store/run-files.ts';
 import { faultSummary } from '../store/test-json.ts';
-import { verdictClass, verdictWord } from './verdict.ts';
-import { isRecord } from '../common/is-record.ts';
+import { verdictClass, verdictWord } from '../checkers/verdict.ts';
+import { runPath, type RunFiles } from '../store/run-dir.ts';
 
 /**
  * Runs side by side, the first one the baseline. A row whose values differ is highlighted; for outcomes and
@@ -29,7 +28,7 @@ interface Row {
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-const R = (r: RunFiles) => r.results as Partial<RunResults>;
+const R = (r: RunFiles): Partial<RunResults> => r.results;
 
 type AddRow = (
   label: string,
@@ -80,11 +79,12 @@ function outcomeRows(add: AddRow, runs: RunFiles[]): void {
     { format: fmtCount },
   );
   add('stale writes rejected', 'info', (r) => num(R(r).staleWritesRejected), { format: fmtCount });
-  const checkerNames = [...new Set(runs.flatMap((r) => Object.keys(R(r).checkers ?? {})))];
+  const checkerNames = [...new Set(runs.flatMap((r) => Object.keys(R(r).checkers ?? {})))] as CheckerName[];
   for (const name of checkerNames)
-    add(`checker: ${name}`, 'verdict', (r) =>
-      isRecord(R(r).checkers?.[name]) ? verdictWord(R(r).checkers![name].valid) : null,
-    );
+    add(`checker: ${name}`, 'verdict', (r) => {
+      const c = R(r).checkers?.[name];
+      return c ? verdictWord(c.valid) : null;
+    });
 }
 
 function configRows(add: AddRow, runs: RunFiles[]): void {
@@ -181,8 +181,8 @@ function changes(all: Row[], runs: RunFiles[]): string[] {
 export function renderCompare(runs: RunFiles[], opts: { outDir: string }): string {
   const all = rows(runs);
   const heads = runs.map((r, i) => {
-    const v = (r.results as Partial<RunResults>).valid;
-    const report = path.relative(opts.outDir, path.join(r.dir, 'report.html')).split(path.sep).join('/');
+    const v = r.results.valid;
+    const report = path.relative(opts.outDir, runPath(r.dir, 'report')).split(path.sep).join('/');
     return `<th><div>run ${i + 1}${i === 0 ? ' (baseline)' : ''}</div><div><span class="v ${verdictClass(v)}">${h(verdictWord(v))}</span> ${h(r.test.lock)}</div><div class="aside"><a href="${h(report)}">${h(path.basename(r.dir))}</a></div></th>`;
   });
   let section = '';

@@ -1,8 +1,8 @@
-import type { CheckerResult } from '../checkers/run-results.ts';
+import type { CheckerResults } from '../checkers/run-results.ts';
+import type { OpRef } from '../checkers/linearizable.ts';
 import { escapeHtml } from './html.ts';
 import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
 import { summarize } from './timeline-data.ts';
-import { isRecord } from '../common/is-record.ts';
 
 /**
  * A linearizability counterexample drawn the way Porcupine's visualiser does: one lane per process, each op a bar
@@ -43,9 +43,10 @@ export interface CounterexampleView {
   bars: CounterexampleBar[];
 }
 
-function ref(v: unknown): Ref | null {
-  if (!isRecord(v) || !Array.isArray(v.indexes)) return null;
-  const indexes = v.indexes.filter((i): i is number => typeof i === 'number' && i >= 0);
+function ref(v: OpRef | undefined): Ref | null {
+  // Negative indexes are the model's own initial ops, not in the history.
+  const indexes = (v?.indexes ?? []).filter((i) => i >= 0);
+  if (!v) return null;
   if (indexes.length === 0) return null;
   return { process: String(v.process ?? '?'), description: String(v.description ?? ''), indexes };
 }
@@ -60,20 +61,19 @@ function span(index: RunIndex, indexes: number[]): { first: number; last: number
 
 /** Every failed checker that carries a counterexample (normally `linearizable`, then informational ones). */
 export function counterexampleViews(
-  checkers: Record<string, CheckerResult> | undefined,
+  checkers: Partial<CheckerResults> | undefined,
   index: RunIndex,
 ): CounterexampleView[] {
   const out: CounterexampleView[] = [];
-  const entries = Object.entries(checkers ?? {}).sort(([a], [b]) =>
-    a === 'linearizable' ? -1 : b === 'linearizable' ? 1 : 0,
-  );
-  for (const [name, r] of entries) {
-    if (!isRecord(r) || r.valid !== false || !isRecord(r.counterexample)) continue;
-    const cx = r.counterexample;
+  // The two checkers whose results can carry one: the deciding `linearizable` first.
+  for (const name of ['linearizable', 'mutex-linearizable'] as const) {
+    const r = checkers?.[name];
+    const cx = r?.valid === false ? r.counterexample : undefined;
+    if (!cx) continue;
     const blocked = ref(cx.op);
-    const tail = Array.isArray(cx.prefixTail) ? cx.prefixTail.map(ref).filter((x): x is Ref => x !== null) : [];
-    const concurrent = Array.isArray(cx.concurrent) ? cx.concurrent.map(ref).filter((x): x is Ref => x !== null) : [];
-    const window = Array.isArray(cx.window) ? cx.window.filter((i): i is number => typeof i === 'number') : [];
+    const tail = (cx.prefixTail ?? []).map(ref).filter((x): x is Ref => x !== null);
+    const concurrent = (cx.concurrent ?? []).map(ref).filter((x): x is Ref => x !== null);
+    const window = cx.window ?? [];
     const bars: CounterexampleBar[] = [];
     const covered = new Set<number>();
     const add = (x: Ref, role: BarRole, order: number | null) => {
@@ -129,10 +129,10 @@ export function counterexampleViews(
     if (bars.length === 0) continue;
     out.push({
       checker: name,
-      decides: r.decides !== false,
-      model: typeof r.model === 'string' ? r.model : null,
-      message: typeof cx.message === 'string' ? cx.message : '',
-      state: typeof cx.state === 'string' ? cx.state : null,
+      decides: r?.decides !== false,
+      model: r?.model ?? null,
+      message: cx.message ?? '',
+      state: cx.state ?? null,
       bars,
     });
   }

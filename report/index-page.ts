@@ -1,21 +1,19 @@
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunResults } from '../checkers/run-results.ts';
-import { listRunDirs } from '../store/results-store.ts';
-import { readJsonFile } from '../store/run-files.ts';
+import { listRunDirs, readResults, readTest, RUN_FILES, runPath } from '../store/run-dir.ts';
 import { pageCss, tableJs } from './assets.ts';
 import { fmtCount, fmtDuration } from './format.ts';
 import { escapeHtml as h, inlineScript, inlineStyle } from './html.ts';
-import { faultSummary, normalizeTestJson, type TestJson } from '../store/test-json.ts';
-import { verdictClass, verdictWord } from './verdict.ts';
+import { faultSummary, type TestJson } from '../store/test-json.ts';
+import { verdictClass, verdictWord } from '../checkers/verdict.ts';
 
-/** One row of `results/index.html`: read from test.json and results.json only (never the history: it's big). */
+/** One row of `results/index.html`: read from the run's test record and results only (never the history: it's big). */
 export interface RunSummary {
   dir: string;
   /** The run dir relative to the results root, with forward slashes (a link from index.html). */
   rel: string;
-  /** ISO time the run started (test.json, else the folder name). */
+  /** ISO time the run started (its test record, else the folder name). */
   startedAt: string;
   lock: string;
   faults: string;
@@ -39,9 +37,10 @@ function folderTime(name: string): string {
 }
 
 export function summarizeRun(dir: string, resultsRoot: string): RunSummary {
-  const test: TestJson = normalizeTestJson(readJsonFile(path.join(dir, 'test.json')), path.basename(path.dirname(dir)));
-  const raw = readJsonFile(path.join(dir, 'results.json'));
-  const r: Partial<RunResults> = raw && typeof raw === 'object' ? (raw as Partial<RunResults>) : {};
+  const test: TestJson = readTest(dir);
+  const unread: string[] = [];
+  const r = readResults(dir, unread);
+  const read = unread.length === 0;
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   return {
     dir,
@@ -50,7 +49,7 @@ export function summarizeRun(dir: string, resultsRoot: string): RunSummary {
     lock: test.lock,
     faults: faultSummary(test, Array.isArray(r.faults) ? r.faults.map((f) => String(f?.f)) : []),
     fencing: !!test.config.fencing,
-    valid: raw === undefined ? 'none' : r.valid,
+    valid: read ? r.valid : 'none',
     lostUpdates: num(r.lostUpdates),
     confirmedOverlaps:
       num(r.confirmedOverlaps) ??
@@ -59,8 +58,8 @@ export function summarizeRun(dir: string, resultsRoot: string): RunSummary {
     ops: num(r.opCounts?.total),
     durationMs: num(r.durationMs),
     seed: test.seed,
-    hasReport: fs.existsSync(path.join(dir, 'report.html')),
-    hasResults: raw !== undefined,
+    hasReport: fs.existsSync(runPath(dir, 'report')),
+    hasResults: read,
     interrupted: test.interrupted,
   };
 }
@@ -78,7 +77,13 @@ export function findMatrixPages(resultsRoot: string): string[] {
     for (const e of entries) {
       const p = path.join(dir, e.name);
       if (e.isFile() && /^matrix.*\.html$/.test(e.name)) out.push(p);
-      else if (e.isDirectory() && !e.isSymbolicLink() && depth < 3 && e.name !== 'logs' && e.name !== 'nodes')
+      else if (
+        e.isDirectory() &&
+        !e.isSymbolicLink() &&
+        depth < 3 &&
+        e.name !== RUN_FILES.logs &&
+        e.name !== RUN_FILES.nodes
+      )
         walk(p, depth + 1);
     }
   };
@@ -96,7 +101,11 @@ export function renderIndex(
   const counts = { good: 0, bad: 0, unknown: 0 };
   for (const r of runs) counts[verdictClass(r.valid)]++;
   const rows = runs.map((r) => {
-    const link = r.hasReport ? `${r.rel}/report.html` : r.hasResults ? `${r.rel}/results.json` : `${r.rel}/`;
+    const link = r.hasReport
+      ? `${r.rel}/${RUN_FILES.report}`
+      : r.hasResults
+        ? `${r.rel}/${RUN_FILES.results}`
+        : `${r.rel}/`;
     const cls = verdictClass(r.valid);
     const n = (v: number | null) => (v === null ? '–' : fmtCount(v));
     return (
@@ -110,7 +119,7 @@ export function renderIndex(
       `<td class="num" data-sort="${r.ops ?? -1}">${n(r.ops)}</td>` +
       `<td class="num" data-sort="${r.durationMs ?? -1}">${h(fmtDuration(r.durationMs))}</td>` +
       `<td class="num">${h(r.seed ?? '–')}</td>` +
-      `<td>${r.hasReport ? `<a href="${h(`${r.rel}/report.html`)}">report</a>` : ''} <a href="${h(`${r.rel}/`)}">files</a></td></tr>`
+      `<td>${r.hasReport ? `<a href="${h(`${r.rel}/${RUN_FILES.report}`)}">report</a>` : ''} <a href="${h(`${r.rel}/`)}">files</a></td></tr>`
     );
   });
   const matrices = (opts.matrices ?? []).map((m) => {

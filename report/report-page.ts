@@ -1,5 +1,5 @@
 import type { Op } from '../history/op.ts';
-import type { CheckerResult, Quantiles, RunResults } from '../checkers/run-results.ts';
+import type { CheckerResults, Quantiles, RunResults } from '../checkers/run-results.ts';
 import { pageCss, reportJs, uplotCss, uplotJs } from './assets.ts';
 import { clockData, latencyData, throughputData } from './chart-data.ts';
 import { counterexampleSvg, counterexampleViews, type CounterexampleView } from './counterexample.ts';
@@ -11,11 +11,13 @@ import { escapeHtml as h, inlineScript, inlineStyle, jsonBlock } from './html.ts
 import { RunIndex } from './op-pairs.ts';
 import { findings, headline, type Finding, type WriteStory } from './findings/index.ts';
 import { faultSummary, rerunCommand, type TestJson } from '../store/test-json.ts';
+import { RUN_FILES } from '../store/run-dir.ts';
 import { timelineData, WINDOW_PAD_MS, type TimelineData } from './timeline-data.ts';
-import { verdictClass, verdictWord } from './verdict.ts';
+import { verdictClass, verdictWord } from '../checkers/verdict.ts';
 
 export interface ReportInput {
-  history: Op[];
+  /** The run's history (store/run-dir.ts `readRun`), or its ops (tests, hand-made pages). */
+  history: History | readonly Op[];
   results: RunResults;
   test: TestJson;
   runDir?: string;
@@ -79,7 +81,7 @@ function writesTable(writes: WriteStory[]): string {
   return `<table><thead><tr><th></th><th>process</th><th>acquired</th><th>token</th><th class="num">read</th><th>read at</th><th class="num">wrote</th><th class="num">Δ</th><th class="num">write</th><th>committed</th><th>faults active</th></tr></thead><tbody>${rows.join('')}${more}</tbody></table>`;
 }
 
-/** Findings listed in the table below the cards; past this, the page points at results.json. */
+/** Findings listed in the table below the cards; past this, the page points at the run's results file. */
 const TABLE_ROWS = 150;
 /** A kind with more findings than this gets one summary bullet instead of one each. */
 const BULLETS_PER_KIND = 3;
@@ -144,7 +146,7 @@ function findingsSection(all: Finding[]): string {
         )
         .join(
           '',
-        )}</tbody></table>${hidden > 0 ? `<p class="more">… and ${fmtCount(hidden)} more, not shown here: results.json lists every anomaly.</p>` : ''}`
+        )}</tbody></table>${hidden > 0 ? `<p class="more">… and ${fmtCount(hidden)} more, not shown here: ${RUN_FILES.results} lists every anomaly.</p>` : ''}`
     : '';
   return `<section id="findings"><h2>What happened <span class="aside">${all.some((f) => f.severity === 'bad') ? 'anomalies first, then context' : 'no anomalies'}</span></h2>
 ${summaryBullets(all)}
@@ -206,11 +208,11 @@ function errorsTable(index: RunIndex): string {
     .join('')}</tbody></table>`;
 }
 
-function checkerTable(checkers: Record<string, CheckerResult> | undefined): string {
+function checkerTable(checkers: Partial<CheckerResults> | undefined): string {
   const entries = Object.entries(checkers ?? {});
-  if (entries.length === 0) return '<p class="aside">results.json has no per-checker results.</p>';
+  if (entries.length === 0) return `<p class="aside">${RUN_FILES.results} has no per-checker results.</p>`;
   const rows = entries.map(([name, r]) => {
-    const valid = r && typeof r === 'object' ? r.valid : undefined;
+    const valid = r?.valid;
     const facts = Object.entries(r ?? {})
       .filter(([k, v]) => k !== 'valid' && (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean'))
       .map(([k, v]) => (typeof v === 'number' && !Number.isInteger(v) ? [k, Number(v.toPrecision(3))] : [k, v]))
@@ -245,7 +247,7 @@ function faultHitTable(hits: RunResults['faultHits'] | undefined): string {
           (s) => `<li class="${s.hit ? 'good' : 'bad'}">#${s.index} ${s.hit ? 'hit' : 'miss'}: ${h(s.evidence)}</li>`,
         )
         .join('');
-      // null: a results.json from before every fault was judged (only the lock-aimed ones had a hit count).
+      // null: results from before every fault was judged (only the lock-aimed ones had a hit count).
       const hit = (c.hit as number | null) === null ? 'not judged' : String(c.hit);
       return `<tr${c.hit === 0 ? ' class="row-bad"' : ''}><td>${h(f)}</td><td>${c.fired}</td><td>${h(hit)}</td><td>${shots ? `<ul>${shots}</ul>` : '–'}</td></tr>`;
     })
@@ -304,7 +306,7 @@ ${inlineStyle(uplotCss())}
 ${inlineStyle(pageCss())}
 </head><body class="report">
 <header class="verdict ${vclass}"><div class="badge">${h(verdict)}</div><div><h1>${h(test.lock)}${faults.length ? ` under ${h([...new Set(faultNames)].join(', '))}` : ''}: ${h(headline(results, found))}</h1>
-<div class="sub">${[when, input.runDir, `${fmtCount(history.length)} history entries`]
+<div class="sub">${[when, input.runDir, `${fmtCount(built.ops.length)} history entries`]
     .filter(Boolean)
     .map((s) => `<span>${h(s)}</span>`)
     .join('')}</div></div></header>
@@ -321,7 +323,7 @@ ${counterexampleSection(cxs)}
 <section id="faults"><h2>Faults</h2>${faultHitTable(results.faultHits)}${faultList}</section>
 <section id="errors"><h2>Failed and unknown operations</h2>${errorsTable(index)}</section>
 <section id="checkers"><h2>Checkers</h2>${checkerTable(results.checkers)}</section>
-<footer>fencepost report · times are seconds since the run started (the harness's monotonic clock) · generated from history.jsonl, results.json and test.json${input.runDir ? ` in ${h(input.runDir)}` : ''}</footer>
+<footer>fencepost report · times are seconds since the run started (the harness's monotonic clock) · generated from ${RUN_FILES.history}, ${RUN_FILES.results} and ${RUN_FILES.test}${input.runDir ? ` in ${h(input.runDir)}` : ''}</footer>
 </main>
 ${jsonBlock('fp-data', data)}
 ${inlineScript(uplotJs())}

@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { RUN_FILE_MODE } from '../store/results-store.ts';
+import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { renderReport } from './report-page.ts';
-import { readRun } from '../store/run-files.ts';
+import { readRun, runPath } from '../store/run-dir.ts';
 
 export { renderReport, type ReportInput } from './report-page.ts';
 
 /**
- * Reads a run dir's history.jsonl, results.json and test.json and writes report.html beside them. Returns the
- * path written. A run without results.json (crashed before checking) still gets a report, with verdict unknown.
+ * Reads a run dir's history, results and test record (store/run-dir.ts) and writes its report beside them. Returns
+ * the path written. A run without results (crashed before checking) still gets a report, with verdict unknown.
  */
 export function writeReport(runDir: string): string {
   const run = readRun(runDir);
@@ -20,7 +20,7 @@ export function writeReport(runDir: string): string {
     runDir: path.resolve(runDir),
     problems: run.problems,
   });
-  const file = path.join(runDir, 'report.html');
+  const file = runPath(runDir, 'report');
   fs.writeFileSync(file, html, { mode: RUN_FILE_MODE });
   return file;
 }

@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
-import { claimRun, PIDS_DIR } from '../common/run-owner.ts';
 
 /**
- * `results/<lock>/<timestamp>/{test.json, history.jsonl, results.json, report.html, logs/}` and a
+ * The results folder: `results/<lock>/<timestamp>/` per run (its files: store/run-dir.ts) and a
  * `results/latest` link to the newest run. Timestamps are UTC and sortable; colons are replaced so the
  * folder names are valid everywhere.
  */
@@ -61,32 +60,6 @@ export function checkResultsFolder(dir: string): void {
     });
 }
 
-export function createRunDir(resultsRoot: string, lock: string, date = new Date()): string {
-  const base = path.join(path.resolve(resultsRoot), lockFolderName(lock), runTimestamp(date));
-  let dir = base;
-  // A lock folder made by someone else (while the results folder was open to them) is as foreign as the results.
-  const lockDir = path.dirname(base);
-  fs.mkdirSync(lockDir, { recursive: true });
-  const problem = resultsFolderProblem(lockDir);
-  if (problem) throw new HarnessError('run-dir', `refusing to make a run folder in ${lockDir}: ${problem}.`);
-  // Two runs in the same millisecond (a matrix on a fast machine) must not share a folder: mkdir without
-  // `recursive` fails on one that exists, so the second takes the next name.
-  for (let i = 1; ; i++) {
-    try {
-      fs.mkdirSync(dir);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      dir = `${base}-${i}`;
-    }
-  }
-  fs.mkdirSync(path.join(dir, 'logs'));
-  // The harness owns the run from its first moment: `cleanup` leaves a run alone while this process lives.
-  claimRun(path.join(dir, PIDS_DIR));
-  linkLatest(resultsRoot, dir);
-  return dir;
-}
-
 export function linkLatest(resultsRoot: string, runDir: string): void {
   const link = path.join(path.resolve(resultsRoot), 'latest');
   const tmp = `${link}.${process.pid}`;
@@ -94,33 +67,4 @@ export function linkLatest(resultsRoot: string, runDir: string): void {
   fs.symlinkSync(path.relative(path.dirname(link), runDir), tmp);
   // rename over the old link so `latest` never dangles or goes missing mid-update.
   fs.renameSync(tmp, link);
-}
-
-/**
- * The mode a run's own files are created with (history.jsonl, test.json, results.json, report.html, logs/*):
- * readable by their owner only. A live history is a real-time feed of who holds the lock and when each fault
- * starts — on a shared machine, enough to steer a verdict. The umask can only take bits away; to share a run,
- * chmod its files (or copy them) yourself.
- */
-export const RUN_FILE_MODE = 0o600;
-
-export function writeJson(file: string, value: unknown): void {
-  fs.writeFileSync(file, `${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`, {
-    mode: RUN_FILE_MODE,
-  });
-}
-
-/** Every run dir under the results root (folders holding a test.json), newest first. */
-export function listRunDirs(resultsRoot: string): string[] {
-  const root = path.resolve(resultsRoot);
-  if (!fs.existsSync(root)) return [];
-  const out: string[] = [];
-  for (const lock of fs.readdirSync(root, { withFileTypes: true })) {
-    if (!lock.isDirectory() || lock.isSymbolicLink()) continue;
-    for (const run of fs.readdirSync(path.join(root, lock.name), { withFileTypes: true })) {
-      const dir = path.join(root, lock.name, run.name);
-      if (run.isDirectory() && fs.existsSync(path.join(dir, 'test.json'))) out.push(dir);
-    }
-  }
-  return out.sort((a, b) => path.basename(b).localeCompare(path.basename(a)));
 }

@@ -2,7 +2,7 @@ import type { FaultName } from '../history/fault-names.ts';
 
 /**
  * A run's own options, every one resolved once (harness/options.ts does it, with the seed chosen) and frozen:
- * what test.json records under `config`. Only the run's: no subcommand, --help, --lock=all's or nightly's options
+ * what the test record (store/run-dir.ts) keeps under `config`. Only the run's: no subcommand, --help, --lock=all's or nightly's options
  * (runs before 2026-12-02 recorded those too — `command`, `rest`, `runs`, `matrix`, `json`, `data`, `port`, `shard`,
  * `baseline`, `expectations`, `cells`, `help` — and readers ignore them). Readers of a run directory read it as this
  * type, partial: older runs may lack fields.

@@ -4,8 +4,9 @@ import { replayCommand } from './replay-command.ts';
 import { isRecord } from '../common/is-record.ts';
 
 /**
- * `test.json` exactly as a run writes it (harness/run.ts): the one definition of the file. `normalizeTestJson`
- * below reads any test.json — older runs, plugins, fixtures — into the tolerant `TestJson` the pages use.
+ * The test record (store/run-dir.ts names its file) exactly as a run writes it (harness/run.ts): the one definition
+ * of the file. `normalizeTestJson` below reads any test record — older runs, plugins, fixtures — into the tolerant
+ * `TestJson` the pages use.
  */
 export interface StoredTestJson {
   lock: string;
@@ -36,7 +37,7 @@ export interface StoredTestJson {
 }
 
 /**
- * `test.json` as a report reads it. The run orchestrator writes `{ argv, seed, config, versions, startedAt, lock }`;
+ * The test record as a report reads it. The run orchestrator writes `{ argv, seed, config, versions, startedAt, lock }`;
  * older runs, plugin runs and hand-made fixtures may lack any of it, so every field is read defensively and a
  * missing one shows as "unknown" rather than breaking the page.
  */
@@ -47,7 +48,7 @@ export interface TestJson {
   versions: Record<string, string>;
   startedAt: string | null;
   lock: string;
-  /** The faults the run resolved (the strategy's defaults filled in); null when test.json doesn't say. */
+  /** The faults the run resolved (the strategy's defaults filled in); null when the record doesn't say. */
   faults: string[] | null;
   /** Ctrl-C / SIGTERM ended the run early: the history is partial. */
   interrupted: boolean;

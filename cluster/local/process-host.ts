@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import { RUN_FILE_MODE } from '../../store/results-store.ts';
+import { RUN_FILE_MODE } from '../../common/run-file-mode.ts';
 import path from 'node:path';
 import { HarnessError } from '../../common/errors.ts';
 import { childPids, isAlive, type PidRegistry } from '../../common/pid-registry.ts';

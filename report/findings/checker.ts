@@ -1,4 +1,3 @@
-import { isRecord } from '../../common/is-record.ts';
 import type { Finding, StoryInput } from './finding.ts';
 
 /** What the checkers said beyond the bank's own findings: a linearizability counterexample, or "could not decide". */
@@ -6,27 +5,23 @@ import type { Finding, StoryInput } from './finding.ts';
 export function checkerFindings(input: StoryInput): Finding[] {
   const out: Finding[] = [];
   for (const [name, r] of Object.entries(input.results.checkers ?? {})) {
-    if (!isRecord(r)) continue;
-    if (name === 'linearizable' && r.valid === false) {
-      const cx = isRecord(r.counterexample) ? r.counterexample : {};
-      const window = Array.isArray(cx.window) ? cx.window.filter((i): i is number => typeof i === 'number') : [];
+    const lin = name === 'linearizable' ? input.results.checkers?.linearizable : undefined;
+    if (lin && lin.valid === false) {
+      const cx = lin.counterexample;
+      const window = cx?.window ?? [];
       const times = window.map((i) => input.index.byIndex.get(i)?.startMs).filter((t): t is number => t !== undefined);
       out.push({
         id: 'linearizability',
         kind: 'linearizability',
         severity: 'bad',
-        title: `Not linearizable${typeof r.model === 'string' ? ` (model: ${r.model})` : ''}`,
-        sentences: [
-          typeof cx.message === 'string'
-            ? cx.message
-            : 'The linearizability checker found no valid order; see the counterexample below.',
-        ],
+        title: `Not linearizable${lin.model ? ` (model: ${lin.model})` : ''}`,
+        sentences: [cx?.message ?? 'The linearizability checker found no valid order; see the counterexample below.'],
         fromMs: times.length ? Math.min(...times) : 0,
         toMs: times.length ? Math.max(...times) : input.index.endMs,
         ops: window,
       });
     }
-    if (r.valid === 'unknown') {
+    if (r?.valid === 'unknown') {
       const why =
         typeof r.error === 'string'
           ? r.error

@@ -1,32 +1,16 @@
-import { isRecord } from '../../common/is-record.ts';
+import type { TokenRegression } from '../../checkers/fencing-order.ts';
 import { fmtAt } from '../format.ts';
 import { processLabel, type OpPair } from '../op-pairs.ts';
 import { opIndexes, type Finding, type StoryInput } from './finding.ts';
 
 /** Fencing violations: the resource accepted a token lower than one it had already accepted. */
 
-interface Regression {
-  account: number;
-  writeId: number;
-  token: string;
-  afterWriteId: number;
-  afterToken: string;
-}
-
 /**
- * The fencing-order checker's regressions. None when the checker gave none (no results.json, or it crashed): the
+ * The fencing-order checker's regressions. None when the checker gave none (no results, or it crashed): the
  * report names what the checker found and never re-applies its rule.
  */
-export function regressions(input: StoryInput): Regression[] {
-  const r = input.results.checkers?.['fencing-order'];
-  if (!isRecord(r) || !Array.isArray(r.regressions)) return [];
-  return r.regressions.filter(isRecord).map((x) => ({
-    account: Number(x.account),
-    writeId: Number(x.writeId),
-    token: String(x.token),
-    afterWriteId: Number(x.afterWriteId),
-    afterToken: String(x.afterToken),
-  }));
+export function regressions(input: StoryInput): readonly TokenRegression[] {
+  return input.results.checkers?.['fencing-order']?.regressions ?? [];
 }
 
 /** With --fencing, the resource must never accept a token lower than one it already accepted. */

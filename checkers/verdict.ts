@@ -1,0 +1,26 @@
+import { EXIT, type ExitCode } from '../common/exit-codes.ts';
+import type { Valid } from './run-results.ts';
+
+/**
+ * The one spelling of a three-valued verdict, wherever it is shown or returned: its word (console, pages, the
+ * matrix, the benchmarks), its CSS class (the pages' colours: good / bad / unknown) and its exit code (Jepsen's
+ * 0 / 1 / 2). Anything that is not `true` or `false` reads as unknown: a missing or damaged result earns nothing.
+ */
+export type VerdictWord = 'VALID' | 'INVALID' | 'UNKNOWN';
+
+/** A run of the matrix or a benchmark that ended in an error instead of a verdict. */
+export type RunVerdict = VerdictWord | 'FAILED';
+
+export type VerdictClass = 'good' | 'bad' | 'unknown';
+
+export function verdictWord(valid: unknown): VerdictWord {
+  return valid === true ? 'VALID' : valid === false ? 'INVALID' : 'UNKNOWN';
+}
+
+export function verdictClass(valid: unknown): VerdictClass {
+  return valid === true ? 'good' : valid === false ? 'bad' : 'unknown';
+}
+
+export function verdictExitCode(valid: Valid): ExitCode {
+  return valid === true ? EXIT.valid : valid === false ? EXIT.invalid : EXIT.unknown;
+}

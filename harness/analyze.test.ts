@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { analyze } from './analyze.ts';
+import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
+import { inTimeOrder } from '../history/time-order.ts';
+import { hasResults, readResults, runPath } from '../store/run-dir.ts';
+import { finalRead, history, twoWritersLoseOne } from '../test/support/test-history.ts';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-analyze-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+const jsonl = (ops: object[]) => ops.map((o) => JSON.stringify(o)).join('\n') + '\n';
+const runDir = (name: string) => fs.mkdirSync(path.join(root, name), { recursive: true }) ?? path.join(root, name);
+
+describe('analyze(runDir)', () => {
+  it("writes the results checkRun gives for the run's history (in time order) and its test record", () => {
+    const dir = runDir('lost');
+    const test = { config: { fencing: false, concurrency: 2, minWrites: 1 }, faults: [] };
+    // The journal as a crash left it: two ops out of time order (a late IPC message).
+    const ops = twoWritersLoseOne();
+    const shuffled = ops.map((o, i) => (i === 1 ? { ...o, time: ops[2].time + 1 } : o));
+    fs.writeFileSync(runPath(dir, 'history'), jsonl(shuffled));
+    fs.writeFileSync(runPath(dir, 'test'), JSON.stringify(test));
+    const warnings: string[] = [];
+    const analysis = analyze(dir, { warn: (l) => warnings.push(l) });
+    // Search times differ from one check to the next; everything else is the same.
+    const timeless = (v: unknown) => JSON.parse(JSON.stringify(v, (k, x) => (k === 'elapsedMs' ? 0 : x)));
+    const expected = timeless(checkRun(inTimeOrder(shuffled), checkOptionsFor(test)));
+    expect(analysis).toMatchObject({ ok: true, fencing: false });
+    expect(timeless(readResults(dir))).toEqual(expected);
+    expect(readResults(dir).valid).toBe(false);
+    expect(warnings).toEqual([]);
+  });
+
+  it('without a readable test record a clean history cannot earn VALID: the reason leads, and is warned', () => {
+    const dir = runDir('no-record');
+    fs.writeFileSync(runPath(dir, 'history'), jsonl(history(finalRead(0, 100, 100, []))));
+    const warnings: string[] = [];
+    const analysis = analyze(dir, { warn: (l) => warnings.push(l) });
+    expect(analysis.ok && analysis.results.valid).toBe('unknown');
+    expect(analysis.ok && analysis.results.unknownReasons[0]).toMatch(
+      /^test\.json unreadable \(test\.json is missing\)/,
+    );
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('a dir with no history, or an empty one, is bad input: nothing is written', () => {
+    const none = runDir('none');
+    expect(analyze(none)).toEqual({ ok: false, problem: expect.stringMatching(/history\.jsonl does not exist/) });
+    const empty = runDir('empty');
+    fs.writeFileSync(runPath(empty, 'history'), '');
+    expect(analyze(empty)).toEqual({ ok: false, problem: expect.stringMatching(/holds no operations/) });
+    expect(hasResults(none) || hasResults(empty)).toBe(false);
+  });
+});
