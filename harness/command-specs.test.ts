@@ -24,13 +24,13 @@ describe('each subcommand takes its own options, and only those', () => {
     [['cleanup', '--json'], '254 --json applies to the doctor subcommand.'],
     [
       ['cleanup', '--backend=docker'],
-      '254 --backend applies to a test run and the nightly/doctor subcommands, not cleanup.',
+      '254 --backend applies to a test run and the nightly/doctor/lock-check subcommands, not cleanup.',
     ],
     [['serve', '--seed=3'], '254 --seed applies to a test run and the nightly subcommand, not serve.'],
     [['serve', '--baseline=/tmp/x'], '254 --baseline applies to the nightly subcommand.'],
     [
       ['init', '--results=here'],
-      '254 --results applies to a test run and the nightly/doctor/cleanup/serve subcommands, not init.',
+      '254 --results applies to a test run and the nightly/doctor/lock-check/cleanup/serve subcommands, not init.',
     ],
     [['nightly', '--port=1'], '254 --port applies to the serve subcommand.'],
     [['doctor', 'now'], '254 unexpected argument "now" after doctor.'],
@@ -88,6 +88,7 @@ describe("test.json's config", () => {
         'backend',
         'clockOffsetS',
         'concurrency',
+        'etcdNodes',
         'fencing',
         'lock',
         'minWrites',
@@ -102,6 +103,7 @@ describe("test.json's config", () => {
         'timeLimitS',
         'ttlMs',
         'watchdog',
+        'zkNodes',
       ].sort(),
     );
     expect(recorded).toMatchObject({ lock: 'redis', ttlMs: 1000, pauseMs: 1500, seed: 5 });

@@ -7,7 +7,6 @@
  * a failed step prints why and the exact lines of its exchange (passwords masked). Exit 0 when every step passed,
  * 1 otherwise, 254 for a manifest that does not validate.
  */
-import path from 'node:path';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { provision } from '../cluster/provision.ts';
 import type { Cluster } from '../cluster/cluster.ts';
