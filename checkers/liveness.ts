@@ -5,7 +5,7 @@ import type { Op } from '../history/op.ts';
 import { WATCHDOG_PROCESS_OFFSET } from '../workloads/client-protocol.ts';
 import { holdIntervals, type HoldInterval } from './mutual-exclusion.ts';
 import { quantiles } from './op-stats.ts';
-import type { CheckerResult, Quantiles } from './run-results.ts';
+import type { CheckerResult, Quantiles, RunResults } from './run-results.ts';
 
 /**
  * Liveness, measured from the history: how long the lock was unavailable, and who was kept out. These are
@@ -377,4 +377,21 @@ function livenessFindings(r: LivenessResult, endMs: number): string[] {
   if (r.maxStallMs !== null && r.longestStallMs > r.maxStallMs)
     out.unshift(`longest stall ${fmtSpan(r.longestStallMs)} exceeds --max-stall=${r.maxStallMs}`);
   return out;
+}
+
+/**
+ * The summary's liveness lines (the run's console summary and `check`'s): the numbers first, then why the liveness
+ * checker failed — named apart from lost updates, since a stall past `--max-stall` is no safety violation.
+ */
+export function livenessLines(l: NonNullable<RunResults['liveness']> | undefined): string[] {
+  if (!l) return [];
+  const recovery = l.recoveryMs
+    ? `recovery after faults median ${fmtSpan(l.recoveryMs.median)}, max ${fmtSpan(l.recoveryMs.max)}${l.recoveryMs.unrecovered ? `, ${l.recoveryMs.unrecovered} never recovered` : ''}`
+    : 'no fault ended';
+  const stall = l.stalls
+    ? `longest stall ${fmtSpan(l.longestStallMs)} (${l.stalls} over the TTL${l.ttlMs === null ? '' : ` of ${fmtSpan(l.ttlMs)}`})`
+    : 'no stall over the TTL';
+  const bound =
+    l.maxStallMs === null ? '' : `; --max-stall=${l.maxStallMs}: ${l.valid === false ? 'EXCEEDED' : 'held'}`;
+  return [`  liveness: ${recovery}; ${stall}${bound}`, ...l.findings.slice(0, 3).map((f) => `  liveness: ${f}`)];
 }

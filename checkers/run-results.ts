@@ -71,6 +71,21 @@ export interface RunResults {
   }[];
   /** Per fault: how often it fired and, for those aimed at the lock, how often it hit, with each shot's evidence. */
   faultHits: Record<string, FaultHitCount>;
+  /**
+   * Liveness as measured (the `liveness` checker's numbers, checkers/liveness.ts): recovery after each fault
+   * (median, max of fault end → next acquire), the longest stall, starved slots, and the findings as sentences.
+   * A verdict only against `--max-stall`. null when that checker crashed; absent in runs from before it existed.
+   */
+  liveness?: {
+    valid: Valid;
+    ttlMs: number | null;
+    maxStallMs: number | null;
+    recoveryMs: { median: number; max: number; unrecovered: number } | null;
+    longestStallMs: number;
+    stalls: number;
+    starved: number[];
+    findings: string[];
+  } | null;
   opCounts: {
     total: number;
     ok: number;

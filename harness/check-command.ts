@@ -9,6 +9,7 @@ import { isRecord } from '../common/is-record.ts';
 import { readJsonFile } from '../store/run-files.ts';
 import type { RunResults, Valid } from '../checkers/run-results.ts';
 import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
+import { livenessLines } from '../checkers/liveness.ts';
 import { mergeValid } from '../checkers/compose.ts';
 import { withReasons } from '../checkers/unknown-reasons.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
@@ -349,6 +350,7 @@ function runSummary(dir: string, r: RunResults, fencing: boolean): string {
     ...(r.valid === 'unknown' ? r.unknownReasons.slice(1).map((w) => `  also: ${w}`) : []),
     `  lost updates: ${r.lostUpdates}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   stale writes rejected: ${r.staleWritesRejected}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,
+    ...livenessLines(r.liveness ?? undefined),
   ];
   for (const [name, c] of Object.entries(r.checkers)) {
     const why = c.error

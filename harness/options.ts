@@ -78,6 +78,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'committed writes (by ≥ 2 clients when --concurrency ≥ 2) a run needs to be VALID; fewer → unknown (exit 2)',
   },
   {
+    name: 'max-stall',
+    kind: 'int',
+    defaultText: 'none: liveness measured, not judged',
+    min: 1,
+    max: 86_400_000,
+    help: 'ms the lock may stay free yet untaken while clients wait; a longer stall fails the liveness checker (INVALID, named apart from lost updates)',
+  },
+  {
     name: 'fencing',
     kind: 'bool',
     default: false,
@@ -401,6 +409,7 @@ export function resolveConfig(
     thinkMs: get<number>('think'),
     accounts: get<number>('accounts'),
     minWrites: get<number>('min-writes'),
+    maxStallMs: values.has('max-stall') ? (values.get('max-stall') as number) : null,
     fencing,
     watchdog,
     pauseMs: values.has('pause') ? (values.get('pause') as number) : Math.round(1.5 * ttlMs),
