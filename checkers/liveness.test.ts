@@ -101,6 +101,12 @@ describe('liveness: stalls (waiting clients, no holder, longer than the TTL)', (
     expect(checkLiveness(stalled(), { ttlMs: 5000 }).stalls).toEqual([]);
   });
 
+  it('without a TTL there is no yardstick: no stalls measured, and the note says so', () => {
+    const r = checkLiveness(stalled(), { ttlMs: null });
+    expect(r.stalls).toEqual([]);
+    expect(r.note).toMatch(/no TTL known/);
+  });
+
   it('a wait while someone holds the lock is no stall', () => {
     const h = ordered(acquire(0, 0, 10), acquire(1, 20, 5000), release(0, 4990, 4995));
     expect(checkLiveness(h, { ttlMs: 1000 }).stalls).toEqual([]);

@@ -24,7 +24,10 @@ import type { CheckerResult, Quantiles, RunResults } from './run-results.ts';
  */
 
 export interface LivenessOptions {
-  /** The lock's TTL (lease, session timeout): a stall is a free-but-untakeable stretch longer than this. */
+  /**
+   * The lock's TTL (lease, session timeout): a stall is a free-but-untakeable stretch longer than this. null: no
+   * yardstick, so no stalls are measured (a literal history checked on its own).
+   */
   ttlMs: number | null;
   /** `--max-stall`: the longest stall the user accepts; absent = measured, not judged. */
   maxStallMs?: number | null;
@@ -111,7 +114,8 @@ export function checkLiveness(input: History | readonly Op[], opts: LivenessOpti
   const acquireOks = acquireOkTimes(history);
   const holds = holdIntervals(history.ops);
   const recoveries = history.faults.map((w) => recoveryOf(w, acquireOks));
-  const stalls = stallsOf(history, holds, ttlMs ?? 0, endMs, opts.concurrency);
+  // Without a TTL there is no yardstick for "longer than it should take": stalls are not measured then.
+  const stalls = ttlMs === null ? [] : stallsOf(history, holds, ttlMs, endMs, opts.concurrency);
   const longestStallMs = stalls.reduce((m, s) => Math.max(m, s.durationMs), 0);
   const lockouts = lockoutsOf(history.faults, holds, endMs);
   const { shares, starved } = writerShares(history, opts.concurrency);
@@ -141,7 +145,8 @@ export function checkLiveness(input: History | readonly Op[], opts: LivenessOpti
     findings: [],
   };
   result.findings = livenessFindings(result, endMs);
-  if (maxStallMs === null) result.note = 'measured, not judged: no --max-stall bound was set';
+  if (ttlMs === null) result.note = 'no TTL known: stalls not measured (recovery, lockouts and shares are)';
+  else if (maxStallMs === null) result.note = 'measured, not judged: no --max-stall bound was set';
   return result;
 }
 
