@@ -1,7 +1,8 @@
 import type { AccountRef, NemesisValue } from '../history/bank.ts';
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
-import type { FaultAim } from '../nemesis/fault-aim.ts';
+import type { FaultAim } from '../history/fault-aim.ts';
+import { faultFacts, type FaultName } from '../history/fault-catalogue.ts';
 import { isRecord } from '../common/is-record.ts';
 import { shimCannotMove } from '../nemesis/faults/clock-note.ts';
 
@@ -32,7 +33,7 @@ function readAim(v: unknown): FaultAim | null {
 }
 
 /**
- * Whether one `start` record of a targeted fault hit, from its `aim` (recorded when it struck) checked against
+ * Whether one `start` record of a fault aimed at the lock (its catalogue row has an `aim`) hit, from its `aim` (recorded when it struck) checked against
  * the history itself: the holder's `read` ok is there, the holder started nothing between that read and the
  * moment the fault struck — so it was still inside its critical section — and every node struck had the lock
  * key, as many of them as breaking the lock needs. Decided by the ops' times when the aim has them (the history
@@ -77,14 +78,9 @@ function judge(start: Op, history: History, byProcess: Map<number, Op[]>): Fault
       return miss(`it struck ${struck.length} of the ${aim.needed} nodes the lock needed broken`);
     keys = `; ${struck.map((n) => `${n} held ${aim.keysOn![n].join(', ')}`).join(', ')}`;
   }
-  const what =
-    start.f === 'pause-holder'
-      ? `paused ${p}`
-      : start.f === 'restart-empty'
-        ? `killed ${struck.join(', ')}`
-        : start.f === 'failover'
-          ? `failed over to ${struck.join(', ')} (no lock key there)`
-          : `jumped the clock of ${struck.join(', ')}`;
+  const what = (faultFacts(start.f)?.aim?.struck ?? 'struck {nodes}')
+    .replace('{process}', p)
+    .replace('{nodes}', struck.join(', '));
   return {
     index: start.index,
     hit: true,
@@ -175,10 +171,11 @@ function judgeBytes(verb: string): Judge {
 }
 
 /**
- * The judge of each fault: what its own evidence must show for a shot to count. A fault of a run with no judge
- * here (a name from a newer fencepost) is a miss, said so.
+ * The faults whose evidence needs a judge of their own: what it must show for a shot to count. Any other fault of
+ * the catalogue is judged by DEFAULT_JUDGE; a name the catalogue does not know (from a newer fencepost) is a miss,
+ * said so.
  */
-export const JUDGES: Readonly<Record<string, Judge>> = {
+export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
   'pause-holder': (start, _end, h, byProcess) => {
     const shot = judge(start, h, byProcess);
     if (!shot.hit) return shot;
@@ -186,7 +183,6 @@ export const JUDGES: Readonly<Record<string, Judge>> = {
     const short = shorterThanTtl(num(p.durationMs), num(p.ttlMs), 'it paused the holder');
     return short ? { ...shot, hit: false, evidence: short } : shot;
   },
-  'restart-empty': (start, _end, h, byProcess) => judge(start, h, byProcess),
   clock: (start, _end, h, byProcess) => {
     // A run from before clock was refused for etcd: its jump on an etcd member moved nothing (clock-note.ts).
     const struck = readAim(paramsOf(start).aim)?.struck ?? [];
@@ -253,6 +249,23 @@ export const JUDGES: Readonly<Record<string, Judge>> = {
   },
 };
 
+/**
+ * The judge of a catalogue fault without one of its own: one aimed at the lock hits when the history confirms its
+ * aim; any other when its `end` record says `hit: true` (its `note` the evidence).
+ */
+function defaultJudge(f: string): Judge | undefined {
+  const facts = faultFacts(f);
+  if (!facts) return undefined;
+  if (facts.aim) return (start, _end, h, byProcess) => judge(start, h, byProcess);
+  return (start, end) => {
+    if (!end) return hitOrMiss(start, 'no end record: the run ended before it was healed', '');
+    const note = noteOf(end);
+    return hitOrMiss(start, paramsOf(end).hit === true ? null : note || 'its end record says it did not act', note);
+  };
+}
+
+const judgeOf = (f: string): Judge | undefined => (Object.hasOwn(JUDGES, f) ? JUDGES[f as FaultName] : defaultJudge(f));
+
 /** Fired and hit counts per fault, from the `start` records of the nemesis in the history. Pure. */
 export function faultHits(input: History | readonly Op[]): Record<string, FaultHitCount> {
   const h = History.of(input);
@@ -270,12 +283,12 @@ export function faultHits(input: History | readonly Op[]): Record<string, FaultH
     if (op.process !== 'nemesis' || (op.value as Partial<NemesisValue> | null)?.phase !== 'start') continue;
     const count = (out[op.f] ??= { fired: 0, hit: 0, shots: [] });
     count.fired++;
-    const judgeOf = JUDGES[op.f];
+    const judgeIt = judgeOf(op.f);
     const shot: FaultShot =
       op.type === 'fail'
         ? { index: op.index, hit: false, evidence: noteOf(op) || 'its start failed (no reason recorded)' }
-        : judgeOf
-          ? judgeOf(op, endOf(history, op), h, byProcess)
+        : judgeIt
+          ? judgeIt(op, endOf(history, op), h, byProcess)
           : { index: op.index, hit: false, evidence: `this fencepost has no judge for a fault named ${op.f}` };
     count.shots.push(shot);
     if (shot.hit) count.hit++;
@@ -295,24 +308,9 @@ function endOf(history: readonly Op[], start: Op): Op | undefined {
   return undefined;
 }
 
-/** What each fault must have done at least once, in "X fired N times but never …". */
-const NEVER: Readonly<Record<string, string>> = {
-  'delay-write': "held the holder's write in flight for a TTL",
-  'pause-holder': 'paused a holder inside its critical section for a TTL',
-  'restart-empty': 'killed the Redis nodes holding the lock key while its holder was inside its critical section',
-  clock: 'jumped the clock of a node holding the lock while its holder was inside its critical section',
-  'pause-node': 'stopped a live server process',
-  'pause-client': 'stopped a live client',
-  kill: 'killed a server that then rejoined',
-  partition: 'held a byte between the clients and the servers',
-  latency: 'delayed a byte between the clients and the servers',
-  failover: 'promoted a replica without the lock key while a holder was inside its critical section',
-  'clock-strobe': 'moved a clock the lock depends on',
-};
-
 /**
  * Why the verdict can't be `valid`: each fault of the run (`runFaults`, the run's fault list) that never fired,
- * or fired and never acted by its own evidence (JUDGES). A lock that survived a fault that did nothing survived
+ * or fired and never acted by its own evidence (its judge). A lock that survived a fault that did nothing survived
  * nothing. Pure; one reason string per fault.
  */
 export function faultHitReasons(
@@ -332,7 +330,7 @@ export function faultHitReasons(
     } else if (!c.hit) {
       const first = c.shots.find((s) => !s.hit);
       reasons.push(
-        `${f} fired ${c.fired} time${c.fired === 1 ? '' : 's'} but never ${NEVER[f] ?? 'acted'}${first ? ` (first miss, #${first.index}: ${first.evidence})` : ''}`,
+        `${f} fired ${c.fired} time${c.fired === 1 ? '' : 's'} but never ${faultFacts(f)?.hit ?? 'acted'}${first ? ` (first miss, #${first.index}: ${first.evidence})` : ''}`,
       );
     }
   }

@@ -85,7 +85,7 @@ export async function cleanup(
   const { removeLeftoverContainers } = await import('../cluster/docker/leftovers.ts');
   const containers = await removeLeftoverContainers(log);
   // The offline image builder's scratch root file systems (~420 MB each) of builds killed beyond their own clean-up.
-  const { removeLeftoverRootfs } = await import('../docker/rootfs.ts');
+  const { removeLeftoverRootfs } = await import('../cluster/docker/rootfs.ts');
   const rootfsBytes = removeLeftoverRootfs(log);
   // Last: the servers of those runs are stopped by now, so nothing is still writing to their data.
   const dataBytes = opts.data ? (await import('./dead-run-data.ts')).removeDeadRunData(resultsDir, log) : 0;

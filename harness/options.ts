@@ -4,6 +4,7 @@ import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
+import { faultHelpLines } from '../history/fault-catalogue.ts';
 import { BUILTIN_LOCKS, isPluginPath } from '../workloads/lock-names.ts';
 import { DEFAULT_MIN_WRITES } from '../checkers/check-run.ts';
 import { HarnessError } from '../common/errors.ts';
@@ -453,6 +454,9 @@ export function helpText(): string {
     '',
     'subcommands:',
     ...subs,
+    '',
+    'faults (--nemesis):',
+    ...faultHelpLines('  ', 36),
     '',
     'exit codes: 0 valid, 1 invalid (anomalies found), 2 unknown, 130 interrupted, 254 bad arguments, 255 harness crashed',
   ].join('\n');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { MAX_RERUNS } from './oracle.ts';
 import { REMEDY_SCENARIOS } from './remedy-oracle.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+import { faultRank } from '../history/fault-names.ts';
 import { pageCss } from '../report/assets.ts';
 import { fmtCount, fmtMs, plural } from '../report/format.ts';
 import { escapeHtml as h, inlineStyle, jsonBlock } from '../report/html.ts';
@@ -40,8 +41,6 @@ export interface UncontendedLatency {
   runDir: string;
 }
 
-const FAULT_ORDER = ['none', 'pause-holder', 'restart-empty', 'clock'];
-
 interface Column {
   key: string;
   fault: string;
@@ -61,8 +60,8 @@ function columnsOf(cells: readonly MatrixCell[]): Column[] {
         title: c.column ?? `${c.fault === 'none' ? 'no fault' : c.fault}${c.fencing ? ' + --fencing' : ''}`,
       });
   }
-  const rank = (c: Column) =>
-    (c.fencing ? 100 : 0) + (FAULT_ORDER.includes(c.fault) ? FAULT_ORDER.indexOf(c.fault) : 50);
+  // No fault first, then the catalogue's order; the fenced columns after all the unfenced ones.
+  const rank = (c: Column) => (c.fencing ? 100 : 0) + (c.fault === 'none' ? 0 : 1 + faultRank(c.fault));
   return [...cols.values()].sort((a, b) => rank(a) - rank(b));
 }
 

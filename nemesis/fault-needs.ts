@@ -1,12 +1,10 @@
 /**
- * What a fault needs of the run, declared by the fault itself: the harness prepares the run from these (spawns
- * processes with the clock shim, boots a failover pair, routes clients through proxies of their own, warns about
- * a --time-limit too short), so no fault is named outside its own module and the user-facing list of names.
- * Each field is absent when the fault does not need it.
+ * What a fault needs of the run, declared by the fault itself: the harness prepares the run from these (boots a
+ * failover pair, routes clients through proxies of their own, warns about a --time-limit too short), so no fault
+ * is named outside its own module and its catalogue row (history/fault-catalogue.ts, whose `movesClocks` asks
+ * for the clock shim). Each field is absent when the fault does not need it.
  */
 export interface FaultNeeds {
-  /** Every server and client spawned with the LD_PRELOAD clock shim (the fault moves wall clocks). */
-  readonly clockShim?: true;
   /** A Redis primary + replica pair, the clients reaching the first Redis through the primary's proxy. */
   readonly failoverPair?: true;
   /** Each client reaches its servers through proxies of its own, chained before the shared ones. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import { AFTER_HOLD_MS } from './fault-needs.ts';
-import { EXECUTORS, movesClocks, runNeeds } from './fault-registry.ts';
+import { FAULT_CATALOGUE } from '../history/fault-catalogue.ts';
+import { EXECUTORS, runNeeds } from './fault-registry.ts';
 
 const timing = { firstDelayMs: 1000, pauseMs: 3000 };
 
@@ -11,8 +12,8 @@ describe('the fault registry', () => {
     for (const [name, executor] of Object.entries(EXECUTORS)) expect(executor.name).toBe(name);
   });
 
-  it('the clock faults, and only they, declare the clock shim', () => {
-    const withShim = FAULT_NAMES.filter((f) => EXECUTORS[f].needs.clockShim);
+  it('the clock faults, and only they, move clocks (and so get the clock shim)', () => {
+    const withShim = FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].movesClocks);
     expect(withShim.sort()).toEqual(['clock', 'clock-strobe']);
   });
 
@@ -63,15 +64,5 @@ describe('what a run needs', () => {
     const none: FaultName[] = [];
     expect(runNeeds(none)).toMatchObject({ clockShim: false, failoverPair: false, ownClientRoutes: false });
     expect(runNeeds(none).minRunMs(timing)).toBe(0);
-  });
-});
-
-describe('movesClocks (for a history of any fencepost version)', () => {
-  it('is true for the clock faults, false for the others and for names it does not know', () => {
-    expect(movesClocks('clock')).toBe(true);
-    expect(movesClocks('clock-strobe')).toBe(true);
-    expect(movesClocks('pause-holder')).toBe(false);
-    expect(movesClocks('clock-skew-from-the-future')).toBe(false);
-    expect(movesClocks('toString')).toBe(false); // not an own key of the registry
   });
 });

@@ -1,32 +1,30 @@
 import type { FaultExecutor } from './fault.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import { FAULT_CATALOGUE, type FaultName } from '../history/fault-catalogue.ts';
+import { FAULT_NAMES } from '../history/fault-names.ts';
 import type { FaultTiming } from './fault-needs.ts';
-import { clockStrobe } from './faults/clock-strobe.ts';
-import { clock } from './faults/clock.ts';
-import { delayWrite } from './faults/delay-write.ts';
-import { failover } from './faults/failover.ts';
-import { kill } from './faults/kill.ts';
-import { latency } from './faults/latency.ts';
-import { partition } from './faults/partition.ts';
-import { pauseClient } from './faults/pause-client.ts';
-import { pauseHolder } from './faults/pause-holder.ts';
-import { pauseNode } from './faults/pause-node.ts';
-import { restartEmpty } from './faults/restart-empty.ts';
 
-/** One executor per name of the CLI's fault list (fault-names.ts). */
-export const EXECUTORS: Readonly<Record<FaultName, FaultExecutor>> = {
-  'pause-holder': pauseHolder,
-  'pause-client': pauseClient,
-  'pause-node': pauseNode,
-  'restart-empty': restartEmpty,
-  kill,
-  clock,
-  'clock-strobe': clockStrobe,
-  failover,
-  partition,
-  latency,
-  'delay-write': delayWrite,
-};
+const isExecutor = (v: unknown): v is FaultExecutor =>
+  typeof v === 'object' && v !== null && typeof (v as Partial<FaultExecutor>).start === 'function';
+
+/**
+ * A fault's executor: the export of `nemesis/faults/<name>.ts` whose `name` is the fault's. Found by name, so the
+ * catalogue's row and that one file are all a new fault is.
+ */
+async function load(name: FaultName): Promise<FaultExecutor> {
+  const file = `./faults/${name}.ts`;
+  const mod = (await import(file)) as Record<string, unknown>;
+  const found = Object.values(mod).find((v) => isExecutor(v) && v.name === name);
+  if (!isExecutor(found))
+    throw new Error(
+      `nemesis/faults/${name}.ts exports no fault executor named '${name}': every fault of history/fault-catalogue.ts needs one (export const x: FaultExecutor = { name: '${name}', … })`,
+    );
+  return found;
+}
+
+/** One executor per fault of the catalogue (history/fault-catalogue.ts), loaded once. */
+export const EXECUTORS: Readonly<Record<FaultName, FaultExecutor>> = Object.fromEntries(
+  await Promise.all(FAULT_NAMES.map(async (name) => [name, await load(name)] as const)),
+) as Record<FaultName, FaultExecutor>;
 
 /** What a run with `faults` must prepare: the union of the faults' own declarations (fault-needs.ts). */
 export interface RunNeeds {
@@ -41,18 +39,10 @@ export interface RunNeeds {
 export function runNeeds(faults: readonly FaultName[]): RunNeeds {
   const needs = faults.map((f) => EXECUTORS[f].needs);
   return {
-    clockShim: needs.some((n) => n.clockShim === true),
+    clockShim: faults.some((f) => FAULT_CATALOGUE[f].movesClocks),
     failoverPair: needs.some((n) => n.failoverPair === true),
     ownClientRoutes: needs.some((n) => n.ownClientRoutes === true),
     clientProxies: needs.some((n) => n.clientProxies === true),
     minRunMs: (timing) => Math.max(0, ...needs.map((n) => n.minRunMs?.(timing) ?? 0)),
   };
-}
-
-/**
- * Whether a fault recorded in a history (any name, also one from an older or newer fencepost) moves wall clocks:
- * the report draws its offsets.
- */
-export function movesClocks(f: string): boolean {
-  return Object.hasOwn(EXECUTORS, f) && EXECUTORS[f as FaultName].needs.clockShim === true;
 }

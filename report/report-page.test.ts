@@ -15,7 +15,7 @@ import { timelineData, type TimelineData } from './timeline-data.ts';
 
 const PWN = '<script>window.__pwned=1</script>';
 
-function dataOf(html: string): { timeline: TimelineData } {
+function dataOf(html: string): { timeline: TimelineData; faultColours: Record<string, string> } {
   const m = /<script type="application\/json" id="fp-data">([\s\S]*?)<\/script>/.exec(html);
   return JSON.parse(m![1]);
 }
@@ -215,6 +215,17 @@ describe('clock offsets', () => {
       { label: 'redis[1] (ms)', values: [0, 30_000, 0, 0] },
     ]);
     expect(clockData([], 5000)).toBeNull();
+  });
+});
+
+describe('renderReport: fault colours', () => {
+  it("gives the page each of the run's faults' catalogue colour, and an unknown name the unknown grey", () => {
+    const history = pausedHolderHistory({ fenced: false });
+    expect(dataOf(literalReport({ fenced: false })).faultColours).toEqual({ 'pause-holder': '#f59e0b' });
+    const renamed = history.map((o) => (o.process === 'nemesis' ? { ...o, f: 'pause-from-the-future' } : o));
+    const results = checkRun(renamed, { fencing: false });
+    const html = renderReport({ history: renamed, results, test: normalizeTestJson(PAUSED_HOLDER_TEST) });
+    expect(dataOf(html).faultColours).toEqual({ 'pause-from-the-future': '#6b7280' });
   });
 });
 

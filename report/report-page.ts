@@ -6,6 +6,7 @@ import { clockData, latencyData, throughputData } from './chart-data.ts';
 import { counterexampleSvg, counterexampleViews, type CounterexampleView } from './counterexample.ts';
 import { faultsToDraw } from './faults-to-draw.ts';
 import { History } from '../history/history.ts';
+import { faultColour } from '../history/fault-catalogue.ts';
 import { fmtAt, fmtCount, fmtDuration, fmtMs, fmtSigned, plural } from './format.ts';
 import { escapeHtml as h, inlineScript, inlineStyle, jsonBlock } from './html.ts';
 import { RunIndex } from './op-pairs.ts';
@@ -290,7 +291,8 @@ export function renderReport(input: ReportInput): string {
         )
         .join('')}</tbody></table>`
     : '<p class="aside">No faults were injected.</p>';
-  const data = { timeline, latency, throughput, clock };
+  const faultColours = Object.fromEntries([...new Set(faultNames)].map((f) => [f, faultColour(f)]));
+  const data = { timeline, latency, throughput, clock, faultColours };
   const warnings = [
     ...(test.interrupted
       ? ['This run was interrupted (Ctrl-C or SIGTERM): the history ends early and the verdict cannot be trusted.']

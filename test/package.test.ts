@@ -45,7 +45,7 @@ describe('the npm package', () => {
       'nemesis/clock/shim.c',
       'report/client/report.js',
       'report/client/page.css',
-      'docker/Dockerfile',
+      'cluster/docker/Dockerfile',
       'examples/my-lock.ts',
       'examples/broken/check-then-set.ts',
       'README.md',

@@ -1,6 +1,6 @@
 import type Docker from 'dockerode';
-import { buildNodeImageOffline } from '../../docker/build-image.ts';
-import { LABEL, nodeImageTag } from '../../docker/image-recipe.ts';
+import { buildNodeImageOffline } from './build-image.ts';
+import { LABEL, nodeImageTag } from './image-recipe.ts';
 import { HarnessError } from '../../common/errors.ts';
 import { provision } from '../provision.ts';
 
@@ -25,7 +25,7 @@ async function inspect(docker: Docker, tag: string): Promise<NodeImage | null> {
       'missing-dependency',
       `image ${tag} lacks the labels ${LABEL.postgresUser} and ${LABEL.postgresBin}.`,
       {
-        hint: `remove it (docker rmi ${tag}) and build it again: node --import tsx docker/build-image.ts`,
+        hint: `remove it (docker rmi ${tag}) and build it again: node --import tsx cluster/docker/build-image.ts`,
       },
     );
   }
@@ -45,7 +45,7 @@ export async function ensureNodeImage(docker: Docker, log: (line: string) => voi
       'missing-dependency',
       `the node image ${tag} is not built yet (building it offline needs root).`,
       {
-        hint: `as root: node --import tsx docker/build-image.ts\n  or, where a registry is reachable: docker build -t ${tag} docker/`,
+        hint: `as root: node --import tsx cluster/docker/build-image.ts\n  or, where a registry is reachable: docker build -t ${tag} cluster/docker/`,
       },
     );
   }

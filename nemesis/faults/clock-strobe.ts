@@ -10,7 +10,8 @@ import { clockNote, shimCannotMove } from './clock-note.ts';
  */
 export const clockStrobe: FaultExecutor = {
   name: 'clock-strobe',
-  needs: { clockShim: true },
+  // The clock shim comes with `movesClocks` in its catalogue row.
+  needs: {},
   refusal: (servers, lock) => {
     const why = shimCannotMove(lockServerKind(servers));
     return why ? `--lock=${lock}'s lock is held by its ${lockServerKind(servers)} servers: ${why}` : null;

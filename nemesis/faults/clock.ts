@@ -1,5 +1,6 @@
 import type { ClusterNode } from '../../cluster/node.ts';
-import { aimAt, strikeNow, type FaultAim, type Strike } from '../fault-aim.ts';
+import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
+import type { FaultAim } from '../../history/fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster, leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
 import { clockNote, shimCannotMove } from './clock-note.ts';
@@ -22,7 +23,8 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const clock: FaultExecutor = {
   name: 'clock',
-  needs: { clockShim: true },
+  // The clock shim comes with `movesClocks` in its catalogue row.
+  needs: {},
   refusal: (servers, lock) => {
     const why = shimCannotMove(lockServerKind(servers));
     return why ? `--lock=${lock}'s lock is held by its ${lockServerKind(servers)} servers: ${why}` : null;

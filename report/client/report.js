@@ -13,6 +13,7 @@
  *   latency: import('../chart-data.ts').LatencyData;
  *   throughput: import('../chart-data.ts').ThroughputData;
  *   clock: import('../chart-data.ts').ClockData | null;
+ *   faultColours: Record<string, string>;
  * }} PageData
  */
 /**
@@ -59,20 +60,15 @@
   /** @type {Record<Severity, string>} */
   var MARK = { bad: '#c62828', good: '#067647', note: '#2563eb' };
   /**
+   * A fault's colour, as the catalogue gives it (history/fault-catalogue.ts): the page data carries one for every
+   * fault of the run, an unknown name's grey included; the grey here only keeps a hand-edited page drawing.
    * @param {string} f the fault's name
    * @param {number} alpha
    */
   function faultColour(f, alpha) {
-    var c = /pause/.test(f)
-      ? [245, 158, 11]
-      : /clock/.test(f)
-        ? [99, 102, 241]
-        : /restart|kill|failover/.test(f)
-          ? [239, 68, 68]
-          : /partition|latency/.test(f)
-            ? [14, 165, 233]
-            : [107, 114, 128];
-    return 'rgba(' + c[0] + ',' + c[1] + ',' + c[2] + ',' + alpha + ')';
+    var hex = Object.prototype.hasOwnProperty.call(D.faultColours, f) ? D.faultColours[f] : '#6b7280';
+    var n = parseInt(hex.slice(1), 16);
+    return 'rgba(' + ((n >> 16) & 255) + ',' + ((n >> 8) & 255) + ',' + (n & 255) + ',' + alpha + ')';
   }
   /** @param {number} ms */
   function fmtS(ms) {

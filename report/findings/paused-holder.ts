@@ -1,4 +1,5 @@
 import type { WriteValue } from '../../history/bank.ts';
+import { faultFacts } from '../../history/fault-catalogue.ts';
 import type { LostUpdate } from '../../checkers/run-results.ts';
 import { faultDurationMs, type FaultWindow } from '../../history/fault-windows.ts';
 import type { ProcessId } from '../../history/op.ts';
@@ -10,8 +11,8 @@ import { faultSpan, opIndexes, str, ttlClause, type Finding, type StoryInput } f
  * Every pause of a client, told from the paused process's side: what it held, who took over, what it did next.
  */
 
-/** A fault that stopped client processes (pause-holder, pause-random…): the windows these cards are about. */
-export const isPause = (w: FaultWindow) => /pause/.test(w.f) && w.processes.length > 0;
+/** A fault of the pause family that stopped client processes (pause-holder, pause-client): these cards' windows. */
+export const isPause = (w: FaultWindow) => faultFacts(w.f)?.family === 'pause' && w.processes.length > 0;
 
 /** The lost updates by the write that erased them, and by the write erased: what a resumed write caused. */
 interface LostUpdatesBy {

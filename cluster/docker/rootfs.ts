@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { processesUsing } from '../common/dir-in-use.ts';
-import { diskUsage, formatMB } from '../common/disk-usage.ts';
-import { notOurs } from '../common/ownership.ts';
-import { isAlive, startTime, stillOurs } from '../common/pid-registry.ts';
+import { processesUsing } from '../../common/dir-in-use.ts';
+import { diskUsage, formatMB } from '../../common/disk-usage.ts';
+import { notOurs } from '../../common/ownership.ts';
+import { isAlive, startTime, stillOurs } from '../../common/pid-registry.ts';
 
 /**
  * The offline builder's scratch folder, `/var/tmp/fencepost-rootfs-XXXXXX/`: `builder.json` (pid and start time

@@ -10,9 +10,9 @@ import { createScratch, removeScratch } from './rootfs.ts';
  * Debian mirror apt is already configured with (the only host this may talk to), then `tar | docker import`.
  * No registry is involved, so it works where `docker build` can't pull debian:bookworm-slim. ~1.5 min.
  *
- *   node --import tsx docker/build-image.ts              build (skipped when the tag exists)
- *   node --import tsx docker/build-image.ts --force      build even so (the old image is removed once unused)
- *   node --import tsx docker/build-image.ts --print-tag  print the tag the backend looks for
+ *   node --import tsx cluster/docker/build-image.ts              build (skipped when the tag exists)
+ *   node --import tsx cluster/docker/build-image.ts --force      build even so (the old image is removed once unused)
+ *   node --import tsx cluster/docker/build-image.ts --print-tag  print the tag the backend looks for
  *
  * Interrupted (Ctrl-C, SIGTERM, an error), it kills what it started and removes its ~420 MB scratch root file
  * system on the way out; after a kill -9, `npm run jepsen -- cleanup` removes it.
@@ -179,7 +179,7 @@ async function main(argv: string[]): Promise<void> {
   const old = imageId(tag);
   if (old && !argv.includes('--force')) {
     console.error(
-      `fencepost: ${tag} exists already (${old.slice(0, 19)}); nothing to build. To build it again: node --import tsx docker/build-image.ts --force`,
+      `fencepost: ${tag} exists already (${old.slice(0, 19)}); nothing to build. To build it again: node --import tsx cluster/docker/build-image.ts --force`,
     );
     return;
   }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTime } from '../common/pid-registry.ts';
+import { startTime } from '../../common/pid-registry.ts';
 import { createScratch, removeLeftoverRootfs, removeScratch, ROOTFS_PREFIX } from './rootfs.ts';
 
 // Real folders and real processes in a throwaway parent folder standing in for /var/tmp.

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import {
+  FAULT_CATALOGUE,
+  UNKNOWN_FAULT_COLOUR,
+  faultColour,
+  faultFacts,
+  faultHelpLines,
+  movesClocks,
+  type FaultFacts,
+} from './fault-catalogue.ts';
+import { FAULT_NAMES, faultRank } from './fault-names.ts';
+
+const FAMILIES = ['pause', 'crash', 'clock', 'network'];
+
+describe('the fault catalogue', () => {
+  it('has a row for every fault name, and every row has every fact', () => {
+    expect(FAULT_NAMES.length).toBeGreaterThan(0);
+    for (const f of FAULT_NAMES) {
+      const row: FaultFacts = FAULT_CATALOGUE[f];
+      expect(Object.keys(row).sort(), f).toEqual(['aim', 'colour', 'family', 'help', 'hit', 'movesClocks']);
+      expect(row.help.trim().length, `${f}: help`).toBeGreaterThan(10);
+      expect(row.hit.trim().length, `${f}: hit`).toBeGreaterThan(10);
+      expect(FAMILIES, `${f}: family`).toContain(row.family);
+      expect(typeof row.movesClocks, `${f}: movesClocks`).toBe('boolean');
+      expect(row.colour, `${f}: colour`).toMatch(/^#[0-9a-f]{6}$/);
+      if (row.aim !== null) expect(row.aim.struck, `${f}: aim.struck`).toMatch(/\{process\}|\{nodes\}/);
+    }
+  });
+
+  it('names its faults as the CLI spells them (lower-case words joined by dashes)', () => {
+    for (const f of FAULT_NAMES) expect(f).toMatch(/^[a-z]+(-[a-z]+)*$/);
+  });
+
+  it('the faults aimed at the lock are the ones that strike a holder inside its critical section', () => {
+    expect(FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].aim !== null)).toEqual([
+      'pause-holder',
+      'restart-empty',
+      'clock',
+      'failover',
+    ]);
+  });
+
+  it('keeps the colours the report drew by name before it had a catalogue', () => {
+    expect(faultColour('pause-holder')).toBe('#f59e0b');
+    expect(faultColour('pause-node')).toBe('#f59e0b');
+    expect(faultColour('clock-strobe')).toBe('#6366f1');
+    expect(faultColour('restart-empty')).toBe('#ef4444');
+    expect(faultColour('kill')).toBe('#ef4444');
+    expect(faultColour('failover')).toBe('#ef4444');
+    expect(faultColour('partition')).toBe('#0ea5e9');
+    expect(faultColour('latency')).toBe('#0ea5e9');
+    expect(faultColour('delay-write')).toBe(UNKNOWN_FAULT_COLOUR);
+    expect(faultColour('a-fault-from-a-newer-fencepost')).toBe(UNKNOWN_FAULT_COLOUR);
+    expect(faultColour('constructor')).toBe(UNKNOWN_FAULT_COLOUR); // not an own key of the catalogue
+  });
+
+  it('ranks faults in catalogue order, an unknown name after all of them', () => {
+    expect(faultRank('pause-holder')).toBeLessThan(faultRank('restart-empty'));
+    expect(faultRank('restart-empty')).toBeLessThan(faultRank('clock'));
+    expect(faultRank('no-such-fault')).toBe(FAULT_NAMES.length);
+  });
+
+  it('gives --help one line per fault, in catalogue order', () => {
+    const lines = faultHelpLines('  ', 14);
+    expect(lines).toHaveLength(FAULT_NAMES.length);
+    expect(lines[0]).toBe(`  ${'pause-holder'.padEnd(14)} ${FAULT_CATALOGUE['pause-holder'].help}`);
+  });
+
+  it('knows nothing of a name it does not have', () => {
+    expect(faultFacts('toString')).toBeNull();
+    expect(faultFacts('clock')?.family).toBe('clock');
+  });
+});
+
+describe('movesClocks (for a history of any fencepost version)', () => {
+  it('is true for the clock faults, false for the others and for names it does not know', () => {
+    expect(movesClocks('clock')).toBe(true);
+    expect(movesClocks('clock-strobe')).toBe(true);
+    expect(movesClocks('pause-holder')).toBe(false);
+    expect(movesClocks('clock-skew-from-the-future')).toBe(false);
+    expect(movesClocks('toString')).toBe(false); // not an own key of the catalogue
+  });
+});
+
+describe('--help', () => {
+  it('lists every fault with its catalogue line', async () => {
+    const { helpText } = await import('../harness/options.ts');
+    const text = helpText();
+    for (const f of FAULT_NAMES) expect(text).toContain(`${f.padEnd(36)} ${FAULT_CATALOGUE[f].help}`);
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * Every fault `--nemesis` accepts and what is known about it apart from how it is done: the one place a fault's
+ * descriptive facts live (Jepsen's `:perf` map, carried by the fault). The executors live in `nemesis/faults/`,
+ * one file per fault named after it (`nemesis/faults/<name>.ts`), and are found from this list; the checkers,
+ * the report, the matrix page and `--help` read their facts here. A new fault is its executor file and its row.
+ *
+ * The rows' order is the faults' order wherever they are listed: `--help`, the error for an unknown name, the
+ * matrix's columns.
+ */
+
+/** What kind of thing a fault does: the report tells a paused process's story for the `pause` family. */
+export type FaultFamily = 'pause' | 'crash' | 'clock' | 'network';
+
+/**
+ * How a fault aimed at the lock says what it struck in its hit's evidence: `{process}` is the holder it caught
+ * (`p3`), `{nodes}` the nodes it struck (`redis[0], redis[2]`).
+ */
+export interface FaultAimFacts {
+  readonly struck: string;
+}
+
+export interface FaultFacts {
+  /** One line for `--help`. */
+  readonly help: string;
+  readonly family: FaultFamily;
+  /**
+   * Non-null when the fault aims at the lock: it strikes while a holder is inside its critical section and records
+   * where (the `aim` of its start record, nemesis/fault-aim.ts), and a shot is a hit when the history confirms it
+   * (checkers/fault-hits.ts). Null for a fault that acts on whatever it finds; its shot is judged by its own judge
+   * there, or else by its `end` record's `hit: true` (and `note`).
+   */
+  readonly aim: FaultAimFacts | null;
+  /** What a hit is: what the fault must have done at least once, as "pause-holder fired 3 times but never <hit>". */
+  readonly hit: string;
+  /** Whether it moves wall clocks: the run's processes get the LD_PRELOAD clock shim and the report draws offsets. */
+  readonly movesClocks: boolean;
+  /** Its colour on the report's timeline (`#rrggbb`). */
+  readonly colour: string;
+}
+
+/** The colour of a fault this fencepost does not know (a history from a newer one). */
+export const UNKNOWN_FAULT_COLOUR = '#6b7280';
+
+export const FAULT_CATALOGUE = {
+  'pause-holder': {
+    help: 'SIGSTOP the client inside its critical section (after its read, before its write) for longer than the TTL',
+    family: 'pause',
+    aim: { struck: 'paused {process}' },
+    hit: 'paused a holder inside its critical section for a TTL',
+    movesClocks: false,
+    colour: '#f59e0b',
+  },
+  'pause-client': {
+    help: 'SIGSTOP a random client process',
+    family: 'pause',
+    aim: null,
+    hit: 'stopped a live client',
+    movesClocks: false,
+    colour: '#f59e0b',
+  },
+  'pause-node': {
+    help: 'SIGSTOP a server: a Redis master, the etcd or ZooKeeper leader, or Postgres (all its processes)',
+    family: 'pause',
+    aim: null,
+    hit: 'stopped a live server process',
+    movesClocks: false,
+    colour: '#f59e0b',
+  },
+  'restart-empty': {
+    help: 'SIGKILL a Redis master holding the lock key, wipe it, restart it empty (see --restart-delay, --redis-persistence)',
+    family: 'crash',
+    aim: { struck: 'killed {nodes}' },
+    hit: 'killed the Redis nodes holding the lock key while its holder was inside its critical section',
+    movesClocks: false,
+    colour: '#ef4444',
+  },
+  kill: {
+    help: 'SIGKILL and restart (with data, after --restart-delay) an etcd or ZooKeeper node, the leader included; Postgres for --lock=postgres|none',
+    family: 'crash',
+    aim: null,
+    hit: 'killed a server that then rejoined',
+    movesClocks: false,
+    colour: '#ef4444',
+  },
+  clock: {
+    help: "jump the wall clock of the lock's Redis node(s) forward (LD_PRELOAD shim; etcd ignores it)",
+    family: 'clock',
+    aim: { struck: 'jumped the clock of {nodes}' },
+    hit: 'jumped the clock of a node holding the lock while its holder was inside its critical section',
+    movesClocks: true,
+    colour: '#6366f1',
+  },
+  'clock-strobe': {
+    help: "oscillate the wall clocks of the lock's servers and of every client between +offset and real time",
+    family: 'clock',
+    aim: null,
+    hit: 'moved a clock the lock depends on',
+    movesClocks: true,
+    colour: '#6366f1',
+  },
+  failover: {
+    help: 'kill the Redis primary and promote its replica, losing unreplicated lock keys',
+    family: 'crash',
+    aim: { struck: 'failed over to {nodes} (no lock key there)' },
+    hit: 'promoted a replica without the lock key while a holder was inside its critical section',
+    movesClocks: false,
+    colour: '#ef4444',
+  },
+  partition: {
+    help: "cut client↔server traffic through the harness's TCP proxies (connections hang)",
+    family: 'network',
+    aim: null,
+    hit: 'held a byte between the clients and the servers',
+    movesClocks: false,
+    colour: '#0ea5e9',
+  },
+  latency: {
+    help: "delay client↔server traffic through the harness's TCP proxies",
+    family: 'network',
+    aim: null,
+    hit: 'delayed a byte between the clients and the servers',
+    movesClocks: false,
+    colour: '#0ea5e9',
+  },
+  'delay-write': {
+    help: 'hold everything the client inside its critical section sends (its write included) in flight for --pause ms, then deliver it: the write arrives after the lease ran out',
+    family: 'network',
+    aim: null,
+    hit: "held the holder's write in flight for a TTL",
+    movesClocks: false,
+    // Grey, as before the catalogue: the report's old name patterns matched none of its name.
+    colour: UNKNOWN_FAULT_COLOUR,
+  },
+} as const satisfies Record<string, FaultFacts>;
+
+export type FaultName = keyof typeof FAULT_CATALOGUE;
+
+/** The facts of a fault recorded in a history under any name (one from an older or newer fencepost): null when unknown. */
+export function faultFacts(f: string): FaultFacts | null {
+  return Object.hasOwn(FAULT_CATALOGUE, f) ? FAULT_CATALOGUE[f as FaultName] : null;
+}
+
+/**
+ * Whether a fault recorded in a history (any name, also one from an older or newer fencepost) moves wall clocks:
+ * the report draws its offsets.
+ */
+export function movesClocks(f: string): boolean {
+  return faultFacts(f)?.movesClocks === true;
+}
+
+/** The colour the report draws a fault of any name with. */
+export function faultColour(f: string): string {
+  return faultFacts(f)?.colour ?? UNKNOWN_FAULT_COLOUR;
+}
+
+/** The `faults:` section of `--help`: one line per fault, in catalogue order. */
+export function faultHelpLines(indent: string, width: number): string[] {
+  return Object.entries(FAULT_CATALOGUE).map(([name, facts]) => `${indent}${name.padEnd(width)} ${facts.help}`);
+}
