@@ -125,7 +125,7 @@ describe('findings: liveness', () => {
       at(3, { process: 0, type: 'invoke', f: 'release', value: { account: 0 } }),
       at(4, { process: 0, type: 'ok', f: 'release', value: { account: 0, released: true } }),
       at(6000, { process: 1, type: 'ok', f: 'acquire', value: { account: 0 } }),
-    ].map((e, index) => ({ ...e, index })) as Parameters<typeof checkRun>[0];
+    ].map((e, index) => ({ ...e, index })) as unknown as Parameters<typeof checkRun>[0];
     const results = checkRun(history, { fencing: false, liveness: { ttlMs: 2000, maxStallMs: 3000 } });
     const found = findings({
       index: new RunIndex(history),
