@@ -60,6 +60,8 @@ interface Slot {
   open: Map<number, OpInput>;
   /** Highest process id this slot has used, so a restarted client continues past it. */
   maxProcess: number;
+  /** The nemesis killed this process (killOnPurpose): its death is not one of the slot's own. */
+  killedOnPurpose?: boolean;
 }
 
 /**
@@ -167,7 +169,8 @@ export class ClientPool {
 
   /** Record a death mid-run, then restart the slot under a new process id, or give it up. */
   private async died(slot: Slot, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
-    const deaths = slot.deaths + 1;
+    // A death the nemesis caused is the fault working, not the client failing: it does not bring the give-up nearer.
+    const deaths = slot.killedOnPurpose ? slot.deaths : slot.deaths + 1;
     const exit: ClientExit = {
       slot: slot.spec.slot,
       code,
@@ -199,7 +202,7 @@ export class ClientPool {
     this.log(
       `fencepost: client ${slot.spec.slot} exited with ${how} mid-run; restarting it as a new process (see logs/client-${slot.spec.slot}.log)`,
     );
-    await sleep(RESTART_BACKOFF_MS * deaths);
+    await sleep(RESTART_BACKOFF_MS * Math.max(1, deaths));
     if (this.stopping) return;
     const generation = Math.floor(slot.maxProcess / slot.spec.concurrency) + 1;
     const spec: ClientSpec = { ...slot.spec, generation };
@@ -219,6 +222,18 @@ export class ClientPool {
     try {
       process.kill(c.pid, signal);
       c.paused = signal === 'SIGSTOP';
+    } catch {
+      // exited meanwhile
+    }
+  }
+
+  killOnPurpose(slot: number): void {
+    const c = this.clients[slot];
+    const s = this.slots[slot];
+    if (!c || !s || c.exited) return;
+    s.killedOnPurpose = true;
+    try {
+      process.kill(c.pid, 'SIGKILL');
     } catch {
       // exited meanwhile
     }
