@@ -128,6 +128,20 @@ describe('liveness: stalls (waiting clients, no holder, longer than the TTL)', (
     );
   });
 
+  it('a deadlock whose last waiter gave up before the history ended is still a deadlock (no acquire ended it)', () => {
+    const h = ordered(
+      acquire(0, 0, 10),
+      at(20, invoke(1, 'acquire', { account: 0 })),
+      at(7020, fail(1, 'acquire', { account: 0 }, 'not-acquired')),
+      // The harness's own reads after the clients stopped (not a client waiting).
+      at(8000, invoke('harness', 'read', { account: 0 })),
+      at(8001, ok('harness', 'read', { account: 0 })),
+    );
+    const r = checkLiveness(h, { ttlMs: 2000 });
+    // p0 never released (killed): its hold ends at its last op (10 ms); p1 waited from 20 ms and gave up.
+    expect(r.stalls).toMatchObject([{ fromMs: 20, toMs: 7020, endedBy: 'history-end' }]);
+  });
+
   it('stalls are per account: a holder of account 1 does not make account 0 available', () => {
     const h = ordered(acquire(0, 0, 10, 'ok', 1), acquire(1, 20, 3000, 'ok', 0), release(0, 3100, 3110, 1));
     expect(checkLiveness(h, { ttlMs: 1000 }).stalls.map((s) => [s.account, s.fromMs, s.toMs])).toEqual([[0, 20, 3000]]);

@@ -53,7 +53,7 @@ export interface Stall {
   durationMs: number;
   /** Client processes that waited in it. */
   waiters: number[];
-  /** How it ended: a client acquired, or the history ended with the clients still waiting (a deadlock). */
+  /** How it ended: a client acquired, or nobody did before the clients stopped or gave up (a deadlock). */
   endedBy: 'acquire' | 'history-end';
   /** Faults active during it, as phrases (`pause-node on etcd leader etcd[2]`). */
   faults: string[];
@@ -283,7 +283,9 @@ function stallsOf(
         toMs: gap.to,
         durationMs,
         waiters: waiters.sort((a, b) => a - b),
-        endedBy: gap.to >= endMs ? 'history-end' : 'acquire',
+        // Ended by an acquire only when a hold begins where it ends; a stall whose waiters gave up or were stopped
+        // with the lock still untaken ran to the end of the clients' run.
+        endedBy: held.some((x) => x.from === gap.to) ? 'acquire' : 'history-end',
         faults: history.faults
           .filter((w) => w.startMs <= gap.to && (w.endMs ?? endMs) >= gap.from)
           .map((w) => faultLabel(w)),
