@@ -92,6 +92,7 @@ describe('checkRun on a literal fenced run', () => {
     expect(Object.keys(r.checkers).sort()).toEqual([
       'fencing-order',
       'linearizable',
+      'liveness',
       'lost-updates',
       'mutex-linearizable',
       'mutual-exclusion',
@@ -148,19 +149,22 @@ describe('checkRun verdicts', () => {
 
   it('checkOptionsFor: the version column counts as a fence; exclusive unless the strategy says otherwise', () => {
     const evidence = { minWrites: 10, concurrency: 1 };
+    const liveness = { ttlMs: null, maxStallMs: null };
     expect(checkOptionsFor({ config: { fencing: true }, strategy: { token: 'monotonic' } })).toEqual({
       fencing: true,
       exclusive: true,
       token: 'monotonic',
       evidence,
+      liveness,
     });
     expect(checkOptionsFor({ config: { fencing: false }, strategy: { token: 'version', exclusive: false } })).toEqual({
       fencing: true,
       exclusive: false,
       token: 'version',
       evidence,
+      liveness,
     });
-    expect(checkOptionsFor({})).toEqual({ fencing: false, exclusive: true, evidence });
+    expect(checkOptionsFor({})).toEqual({ fencing: false, exclusive: true, evidence, liveness });
     expect(checkOptionsFor({ config: { minWrites: 3, concurrency: 4 } }).evidence).toEqual({
       minWrites: 3,
       concurrency: 4,
@@ -170,6 +174,7 @@ describe('checkRun verdicts', () => {
       fencing: false,
       exclusive: true,
       evidence,
+      liveness,
       faults: ['pause-holder', 'clock'],
     });
     // …those that did not apply to it (never injected) included: a run that tested nothing of a fault is no
@@ -182,6 +187,33 @@ describe('checkRun verdicts', () => {
     ).toMatchObject({
       faults: ['pause-holder', 'restart-empty'],
       skippedFaults: { 'restart-empty': '--lock=etcd uses no Redis master' },
+    });
+  });
+
+  it('liveness: measured and never deciding without --max-stall; past the bound the run is INVALID with 0 lost', () => {
+    // p0 holds 0–1 ms and releases; p1 waits from 2 ms and only gets the lock at 5,000 ms: a 5 s stall.
+    const at = (ms: number, e: ReturnType<typeof invoke>) => ({ ...e, time: ms * 1e6 });
+    const h = history(
+      at(0, invoke(0, 'acquire', { account: 0 })),
+      at(1, ok(0, 'acquire', { account: 0 })),
+      at(2, invoke(1, 'acquire', { account: 0 })),
+      at(3, invoke(0, 'release', { account: 0 })),
+      at(4, ok(0, 'release', { account: 0, released: true })),
+      at(5000, ok(1, 'acquire', { account: 0 })),
+    );
+    const measured = checkRun(h, { fencing: false, liveness: { ttlMs: 1000 } });
+    expect(measured.checkers.liveness).toMatchObject({ valid: true, decides: false, longestStallMs: 4997 });
+    expect(measured.liveness).toMatchObject({ longestStallMs: 4997, stalls: 1, maxStallMs: null });
+    expect(measured.valid).toBe(true);
+    const bound = checkRun(h, { fencing: false, liveness: { ttlMs: 1000, maxStallMs: 2000 } });
+    expect(bound.valid).toBe(false);
+    expect(bound.lostUpdates).toBe(0);
+    expect(bound.checkers.liveness.valid).toBe(false);
+    expect(bound.liveness?.findings[0]).toBe('longest stall 5.0 s exceeds --max-stall=2000');
+    expect(checkOptionsFor({ config: { ttlMs: 2000, maxStallMs: 3000, concurrency: 4 } }).liveness).toEqual({
+      ttlMs: 2000,
+      maxStallMs: 3000,
+      concurrency: 4,
     });
   });
 

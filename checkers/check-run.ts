@@ -1,11 +1,12 @@
 import type { FaultWindow } from '../history/fault-windows.ts';
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
-import type { CheckerResults, RunResults } from './run-results.ts';
+import type { Checked, CheckerResults, RunResults } from './run-results.ts';
 import { composeVerdict, runChecker } from './compose.ts';
 import { faultHitReasons, faultHits } from './fault-hits.ts';
 import { checkFencingOrder, isStaleWriteRefusal } from './fencing-order.ts';
 import { checkLinearizable } from './linearizable.ts';
+import { checkLiveness, type LivenessOptions, type LivenessResult } from './liveness.ts';
 import { checkLostUpdates } from './lost-updates.ts';
 import { accountModel, accountOperations } from './models/account.ts';
 import { mutexModel, mutexOperations } from './models/mutex.ts';
@@ -40,6 +41,12 @@ export interface CheckRunOptions {
    * tests, and `check --model`. A run and `check <run-dir>` always pass it (see checkOptionsFor).
    */
   evidence?: EvidenceRules;
+  /**
+   * The lock's TTL, the client slots and the user's `--max-stall` for the liveness measurements (liveness.ts).
+   * Absent = no TTL (every free stretch with a waiter is a stall) and no bound. With a bound the `liveness` checker
+   * decides too; without one it measures and never changes the verdict.
+   */
+  liveness?: LivenessOptions;
 }
 
 /** `--min-writes`'s default: what a run must commit before its checkers passing counts as VALID. */
@@ -47,7 +54,7 @@ export const DEFAULT_MIN_WRITES = 10;
 
 /** The options a stored run is checked with, from its test record: the same for the run itself and `check`. */
 export function checkOptionsFor(test: {
-  config?: { fencing?: unknown; minWrites?: unknown; concurrency?: unknown };
+  config?: { fencing?: unknown; minWrites?: unknown; concurrency?: unknown; ttlMs?: unknown; maxStallMs?: unknown };
   strategy?: { token?: string; exclusive?: boolean };
   faults?: unknown;
   skippedFaults?: unknown;
@@ -70,6 +77,11 @@ export function checkOptionsFor(test: {
     ...(test.strategy?.token === 'monotonic' || test.strategy?.token === 'version' || test.strategy?.token === 'none'
       ? { token: test.strategy.token }
       : {}),
+    liveness: {
+      ttlMs: typeof c?.ttlMs === 'number' ? c.ttlMs : null,
+      maxStallMs: typeof c?.maxStallMs === 'number' ? c.maxStallMs : null,
+      ...(typeof c?.concurrency === 'number' ? { concurrency: c.concurrency } : {}),
+    },
     // Runs from before --min-writes existed are held to its default.
     evidence: {
       minWrites: typeof c?.minWrites === 'number' ? c.minWrites : DEFAULT_MIN_WRITES,
@@ -128,7 +140,11 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
             }),
             decides: false,
           })),
+    liveness: runChecker(() => checkLiveness(history, opts.liveness ?? { ttlMs: null })),
   };
+  // Slow is not INVALID: the liveness checker decides only against a bound the user set (--max-stall).
+  const deciding = opts.liveness?.maxStallMs != null ? [...DECIDING_CHECKERS, 'liveness'] : DECIDING_CHECKERS;
+  if (opts.liveness?.maxStallMs == null) checkers.liveness.decides = false;
 
   const lostUpdateDetails = checkers['lost-updates'].lostUpdates ?? [];
   const overlapDetails = checkers['mutual-exclusion'].overlaps ?? [];
@@ -141,7 +157,7 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
   ];
   return {
     // false > unknown > true: a run the checkers found INVALID stays INVALID whatever its faults did.
-    valid: withReasons(composeVerdict(checkers, DECIDING_CHECKERS), reasons),
+    valid: withReasons(composeVerdict(checkers, deciding), reasons),
     unknownReasons: reasons,
     progress,
     lostUpdates: lostUpdateDetails.length,
@@ -152,8 +168,26 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
     overlapDetails,
     faults: history.faults.map(resultFault),
     faultHits: hits,
+    liveness: livenessSummary(checkers.liveness),
     ...opStats(history),
     checkers,
+  };
+}
+
+/** The liveness numbers the summary, the matrix and the nightly comparison read; null when that checker crashed. */
+function livenessSummary(checked: Checked<LivenessResult>): RunResults['liveness'] {
+  if (checked.error !== undefined || checked.longestStallMs === undefined) return null;
+  // Not crashed: the checker returned its whole result (runChecker keeps it as it came).
+  const l = checked as LivenessResult;
+  return {
+    valid: l.valid,
+    ttlMs: l.ttlMs,
+    maxStallMs: l.maxStallMs,
+    recoveryMs: l.recoveryMs,
+    longestStallMs: l.longestStallMs,
+    stalls: l.stalls.length,
+    starved: l.starved,
+    findings: l.findings,
   };
 }
 

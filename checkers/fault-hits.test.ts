@@ -53,6 +53,43 @@ describe('faultHits', () => {
     expect(faultHitReasons(hits, ['pause-holder'])).toEqual([]);
   });
 
+  it('kill-holder: a hit needs the holder caught inside its section and its death there in the history', () => {
+    const aim = { process: 0, account: 0, readIndex: 3, atIndex: 4 };
+    const died = history(
+      section(),
+      nemesis('kill-holder', 'start', { aim }, ['client p0 (pid 9)']),
+      {
+        process: 0,
+        type: 'info',
+        f: 'client-exit',
+        value: { slot: 0, code: null, signal: 'SIGKILL' },
+        error: 'client-exited',
+      },
+      nemesis('kill-holder', 'end'),
+    );
+    expect(faultHits(died)['kill-holder']).toEqual({
+      fired: 1,
+      hit: 1,
+      shots: [
+        {
+          index: 4,
+          hit: true,
+          evidence: 'killed p0 while p0 was inside its critical section on account 0 (read #3, struck at #4)',
+        },
+      ],
+    });
+    const survived = history(
+      section(),
+      nemesis('kill-holder', 'start', { aim }, ['client p0 (pid 9)']),
+      nemesis('kill-holder', 'end'),
+    );
+    expect(faultHits(survived)['kill-holder'].shots[0]).toEqual({
+      index: 4,
+      hit: false,
+      evidence: 'p0 has no client exit after the kill: it did not die there',
+    });
+  });
+
   it('a fault that struck after the holder had invoked its write is a miss, and the reason names it', () => {
     // p0's write invoke is #4; the kill was recorded at #6, struck at #6.
     const aim = {

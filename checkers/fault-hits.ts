@@ -2,6 +2,7 @@ import type { AccountRef, NemesisValue } from '../history/bank.ts';
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { FaultAim } from '../history/fault-aim.ts';
+import { CLIENT_EXITED } from '../history/client-exit.ts';
 import { faultFacts, shimCannotMove, type FaultName } from '../history/fault-catalogue.ts';
 import { isRecord } from '../common/is-record.ts';
 
@@ -232,6 +233,18 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
     return p.lockStopped === true
       ? { ...shot, evidence: `${shot.evidence}, its lock process (pid ${String(p.lockPid)}) with it` }
       : shot;
+  },
+  'kill-holder': (start, _end, h, byProcess) => {
+    const shot = judge(start, h, byProcess);
+    if (!shot.hit) return shot;
+    // The aim says it was inside its critical section; the history must also show the process died there.
+    const aim = readAim(paramsOf(start).aim)!;
+    const died = (byProcess.get(aim.process) ?? []).some(
+      (op) => op.type === 'info' && op.error === CLIENT_EXITED && op.time >= (aim.atTime ?? 0),
+    );
+    return died
+      ? shot
+      : { ...shot, hit: false, evidence: `p${aim.process} has no client exit after the kill: it did not die there` };
   },
   clock: (start, _end, h, byProcess) => {
     // A run from before clock was refused for etcd: its jump on an etcd member moved nothing (shimCannotMove).

@@ -2,6 +2,7 @@ import type { LedgerRow } from '../history/bank.ts';
 import type { FaultHitCount } from './fault-hits.ts';
 import type { FencingOrderResult } from './fencing-order.ts';
 import type { LinearizableResult } from './linearizable.ts';
+import type { LivenessResult } from './liveness.ts';
 import type { LostUpdatesResult } from './lost-updates.ts';
 import type { MutualExclusionResult } from './mutual-exclusion.ts';
 import type { TokenOrderResult } from './token-order.ts';
@@ -41,6 +42,8 @@ export type CheckerResults = {
   linearizable: Checked<LinearizableResult>;
   /** The lock service from the clients' view, as a mutex: informational (`decides: false`). */
   'mutex-linearizable': Checked<LinearizableResult>;
+  /** Stalls, recovery and starvation: decides only against a bound the user set (--max-stall). */
+  liveness: Checked<LivenessResult>;
 };
 
 export type CheckerName = keyof CheckerResults;
@@ -103,6 +106,21 @@ export interface RunResults {
   }[];
   /** Per fault: how often it fired and, for those aimed at the lock, how often it hit, with each shot's evidence. */
   faultHits: Record<string, FaultHitCount>;
+  /**
+   * Liveness as measured (the `liveness` checker's numbers, checkers/liveness.ts): recovery after each fault
+   * (median, max of fault end → next acquire), the longest stall, starved slots, and the findings as sentences.
+   * A verdict only against `--max-stall`. null when that checker crashed; absent in runs from before it existed.
+   */
+  liveness?: {
+    valid: Valid;
+    ttlMs: number | null;
+    maxStallMs: number | null;
+    recoveryMs: { median: number; max: number; unrecovered: number } | null;
+    longestStallMs: number;
+    stalls: number;
+    starved: number[];
+    findings: string[];
+  } | null;
   opCounts: {
     total: number;
     ok: number;

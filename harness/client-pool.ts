@@ -58,6 +58,8 @@ interface Slot {
   maxProcess: number;
   /** The client's live foreign lock processes (pid → command), the newest last. */
   lockPids: Map<number, string>;
+  /** The nemesis killed this process (killOnPurpose): its death is not one of the slot's own. */
+  killedOnPurpose?: boolean;
 }
 
 /**
@@ -208,7 +210,8 @@ export class ClientPool {
 
   /** Record a death mid-run, then restart the slot under a new process id, or give it up. */
   private async died(slot: Slot, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
-    const deaths = slot.deaths + 1;
+    // A death the nemesis caused is the fault working, not the client failing: it does not bring the give-up nearer.
+    const deaths = slot.killedOnPurpose ? slot.deaths : slot.deaths + 1;
     const exit: ClientExit = {
       slot: slot.spec.slot,
       code,
@@ -240,7 +243,7 @@ export class ClientPool {
     this.log(
       `fencepost: client ${slot.spec.slot} exited with ${how} mid-run; restarting it as a new process (see logs/client-${slot.spec.slot}.log)`,
     );
-    await sleep(RESTART_BACKOFF_MS * deaths);
+    await sleep(RESTART_BACKOFF_MS * Math.max(1, deaths));
     if (this.stopping) return;
     const generation = Math.floor(slot.maxProcess / slot.spec.concurrency) + 1;
     const spec: ClientSpec = { ...slot.spec, generation };
@@ -267,6 +270,18 @@ export class ClientPool {
     if (!signalPid(c.pid, signal)) return; // exited meanwhile
     c.paused = signal === 'SIGSTOP';
     if (signal === 'SIGSTOP') for (const pid of lockPids) signalPid(pid, signal);
+  }
+
+  killOnPurpose(slot: number): void {
+    const c = this.clients[slot];
+    const s = this.slots[slot];
+    if (!c || !s || c.exited) return;
+    s.killedOnPurpose = true;
+    try {
+      process.kill(c.pid, 'SIGKILL');
+    } catch {
+      // exited meanwhile
+    }
   }
 
   /** Ask every client to finish its step and exit; after `graceMs`, resume and kill the stragglers. */

@@ -66,6 +66,13 @@ describe('resolveConfig', () => {
     expect(resolveConfig(['--lock=all', '--matrix=remedies']).matrix).toBe('remedies');
   });
 
+  it('--max-stall: absent = liveness measured, not judged; a number of ms otherwise, and bad values refused', () => {
+    expect(resolveConfig([]).maxStallMs).toBeNull();
+    expect(resolveConfig(['--max-stall=5000']).maxStallMs).toBe(5000);
+    expect(badArgs(['--max-stall=0']).message).toMatch(/--max-stall must be between 1/);
+    expect(helpText()).toMatch(/--max-stall=<n> .*liveness checker/);
+  });
+
   it('derives the pause from the TTL unless given', () => {
     expect(resolveConfig(['--ttl=1000']).pauseMs).toBe(1500);
     expect(resolveConfig(['--ttl=1000', '--pause=5000']).pauseMs).toBe(5000);

@@ -95,6 +95,14 @@ export const OPTIONS = [
     help: 'committed writes (by ≥ 2 clients when --concurrency ≥ 2) a run needs to be VALID; fewer → unknown (exit 2)',
   },
   {
+    name: 'max-stall',
+    kind: 'int',
+    defaultText: 'none: liveness measured, not judged',
+    min: 1,
+    max: 86_400_000,
+    help: 'ms the lock may stay free yet untaken while clients wait; a longer stall fails the liveness checker (INVALID, named apart from lost updates)',
+  },
+  {
     name: 'fencing',
     kind: 'bool',
     default: false,
@@ -244,6 +252,7 @@ const RUN_OPTION_NAMES = [
   'think',
   'accounts',
   'min-writes',
+  'max-stall',
   'fencing',
   'watchdog',
   'pause',
@@ -489,6 +498,7 @@ function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSe
     thinkMs: v.think,
     accounts: v.accounts,
     minWrites: v['min-writes'],
+    maxStallMs: v['max-stall'] ?? null,
     fencing: v.fencing,
     watchdog: v.watchdog,
     pauseMs: runTiming({ ttlMs: v.ttl, pauseMs: v.pause }).pauseMs,
@@ -513,7 +523,7 @@ function ensembleSize(name: 'etcd-nodes' | 'zk-nodes', n: number | undefined): n
 /** test.json's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
 export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
-  const { minWrites, fencing, watchdog, pauseMs, restartDelayMs, redisPersistence, clockOffsetS } = config;
+  const { minWrites, maxStallMs, fencing, watchdog, pauseMs, restartDelayMs, redisPersistence, clockOffsetS } = config;
   const { backend, etcdNodes, zkNodes, seed, resultsDir } = config;
   return {
     argv,
@@ -526,6 +536,7 @@ export function runOptions(config: RunConfig): RunConfig {
     thinkMs,
     accounts,
     minWrites,
+    maxStallMs,
     fencing,
     watchdog,
     pauseMs,

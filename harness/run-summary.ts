@@ -1,5 +1,6 @@
 import type { RunResults } from '../checkers/run-results.ts';
 import { describeTokenViolation } from '../checkers/token-order.ts';
+import { livenessLines } from '../checkers/liveness.ts';
 import { verdictWord } from '../checkers/verdict.ts';
 import { replayCommand } from '../store/replay-command.ts';
 import { runPath } from '../store/run-dir.ts';
@@ -25,6 +26,7 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
     `  lost updates: ${r.lostUpdates}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
+    ...livenessLines(r.liveness ?? undefined),
   ];
   for (const [name, c] of Object.entries(r.checkers))
     lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
@@ -54,6 +56,7 @@ export function recheckSummary(dir: string, r: RunResults, fencing: boolean): st
     ...(r.valid === 'unknown' ? r.unknownReasons.slice(1).map((w) => `  also: ${w}`) : []),
     `  lost updates: ${r.lostUpdates}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   stale writes rejected: ${r.staleWritesRejected}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,
+    ...livenessLines(r.liveness ?? undefined),
   ];
   for (const [name, c] of Object.entries(r.checkers)) {
     const why = c.error

@@ -34,6 +34,7 @@ describe('the fault catalogue', () => {
   it('the faults aimed at the lock are the ones that strike a holder inside its critical section', () => {
     expect(FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].aim !== null)).toEqual([
       'pause-holder',
+      'kill-holder',
       'restart-empty',
       'clock',
       'failover',

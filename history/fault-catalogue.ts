@@ -50,6 +50,14 @@ export const FAULT_CATALOGUE = {
     movesClocks: false,
     colour: '#f59e0b',
   },
+  'kill-holder': {
+    help: 'SIGKILL the client inside its critical section: its lock must be freed by expiry alone (liveness: how long it kept the others out)',
+    family: 'crash',
+    aim: { struck: 'killed {process}' },
+    hit: 'killed a holder inside its critical section',
+    movesClocks: false,
+    colour: '#ef4444',
+  },
   'pause-client': {
     help: 'SIGSTOP a random client process',
     family: 'pause',

@@ -92,3 +92,20 @@ describe('parseExpectations', () => {
     expect(error('[]').message).toContain('line 1, the file: must be a JSON object with a "cells" array');
   });
 });
+
+describe('maxStallMs: a liveness bound per cell', () => {
+  it("is read, refused when not a whole number of ms, and reaches the cell's runs as --max-stall", async () => {
+    const [u] = parse('{"cells": [{ "lock": "etcd", "fault": "pause-node", "expect": "safe", "maxStallMs": 5000 }]}');
+    expect(u).toMatchObject({ lock: 'etcd', fault: 'pause-node', maxStallMs: 5000 });
+    expect(
+      error('{"cells": [\n{ "lock": "etcd", "fault": "none", "expect": "safe", "maxStallMs": "5s" }]}').message,
+    ).toBe(
+      'fencepost.expectations.json line 2, cells[0].maxStallMs: "maxStallMs" must be a whole number of ms from 1 to 86400000 (--max-stall); got "5s".',
+    );
+    const { nightlyPlan } = await import('./nightly-plan.ts');
+    const plan = nightlyPlan([u], 'faults');
+    const cell = plan.find((c) => c.lock === 'etcd' && c.fault === 'pause-node' && !c.fencing);
+    expect(cell?.col.args).toContain('--max-stall=5000');
+    expect(plan.filter((c) => c.col.args?.some((a) => a.startsWith('--max-stall')))).toHaveLength(1);
+  });
+});

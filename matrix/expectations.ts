@@ -12,7 +12,8 @@ import { JsonSyntaxError, parseJsonWithLines } from '../common/json-lines.ts';
  * plugin lock. Every entry is measured. Schema (README, "Nightly chaos in CI"):
  *
  *   { "cells": [ { "lock": "etcd" | "./locks/ours.ts", "fault": "pause-holder" | "none" | …, "fencing": true,
- *                  "expect": "safe" | "lost", "why": "our etcd lock with fencing must never lose an update" } ] }
+ *                  "expect": "safe" | "lost", "why": "our etcd lock with fencing must never lose an update",
+ *                  "maxStallMs": 5000 } ] }      (maxStallMs optional: the cell's runs get --max-stall)
  */
 export const DEFAULT_EXPECTATIONS_FILE = 'fencepost.expectations.json';
 
@@ -24,11 +25,16 @@ export interface UserExpectation {
   fencing: boolean;
   expect: 'safe' | 'lost';
   why?: string;
+  /**
+   * The longest stall (ms) the cell's runs may show: passed as `--max-stall`, so a longer one fails the liveness
+   * checker and the cell (INVALID without a lost update) contradicts a "safe".
+   */
+  maxStallMs?: number;
   /** Where it came from, for the page and the JUnit: `fencepost.expectations.json:7`. */
   from: string;
 }
 
-const CELL_KEYS = ['lock', 'fault', 'fencing', 'expect', 'why'];
+const CELL_KEYS = ['lock', 'fault', 'fencing', 'expect', 'why', 'maxStallMs'];
 
 /** The file the nightly job reads: the one given, else ./fencepost.expectations.json when it exists, else none. */
 export function expectationsPath(given: string | null, cwd = process.cwd()): string | null {
@@ -89,7 +95,7 @@ export function parseExpectations(text: string, name: string, dir: string, cwd =
     if (!isObject(raw)) return bad(at, 'must be an object { lock, fault, fencing?, expect, why? }');
     for (const k of Object.keys(raw))
       if (!CELL_KEYS.includes(k)) bad(`${at}.${k}`, `unknown field "${k}"; a cell has ${CELL_KEYS.join(', ')}`);
-    const { lock, fault, fencing = false, expect, why } = raw;
+    const { lock, fault, fencing = false, expect, why, maxStallMs } = raw;
     if (typeof lock !== 'string' || lock === '')
       return bad(
         `${at}.lock`,
@@ -120,6 +126,14 @@ export function parseExpectations(text: string, name: string, dir: string, cwd =
         `"expect" must be "safe" (no lost update) or "lost" (lost updates must show up); got ${JSON.stringify(expect)}`,
       );
     if (why !== undefined && typeof why !== 'string') return bad(`${at}.why`, '"why" must be a string');
+    if (
+      maxStallMs !== undefined &&
+      (typeof maxStallMs !== 'number' || !Number.isInteger(maxStallMs) || maxStallMs < 1 || maxStallMs > 86_400_000)
+    )
+      return bad(
+        `${at}.maxStallMs`,
+        `"maxStallMs" must be a whole number of ms from 1 to 86400000 (--max-stall); got ${JSON.stringify(maxStallMs)}`,
+      );
     const key = `${resolved}|${fault}|${fencing}`;
     const earlier = seen.get(key);
     if (earlier) bad(at, `the same cell as ${earlier} (lock ${lock}, fault ${fault}, fencing ${fencing})`);
@@ -130,6 +144,7 @@ export function parseExpectations(text: string, name: string, dir: string, cwd =
       fencing,
       expect,
       ...(why !== undefined ? { why } : {}),
+      ...(maxStallMs !== undefined ? { maxStallMs: maxStallMs as number } : {}),
       from: `${name}:${doc.lineOf.get(at)}`,
     };
   });

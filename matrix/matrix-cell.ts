@@ -1,4 +1,6 @@
 import type { RunVerdict } from '../checkers/verdict.ts';
+import type { CellLiveness, RunLiveness } from './cell-liveness.ts';
+
 /**
  * One cell of a `--lock=all` matrix: one strategy under one fault (fenced or not), what the oracle expected, the
  * runs behind it and what they showed, and whether they agree. The matrix runner fills these; the matrix page
@@ -35,6 +37,8 @@ export interface CellRun {
   faultHits?: number;
   /** The run in the oracle's terms. */
   seen: 'safe' | 'lost' | 'invalid' | 'starved' | 'unknown' | 'failed';
+  /** Recovery after the fault and the longest stall (cell-liveness.ts); absent for runs from before they were measured. */
+  liveness?: RunLiveness;
   /** Whether the run can decide its cell; an inconclusive one is run again (with the next seed), up to a cap. */
   conclusive: boolean;
   /** Why it was inconclusive, which checkers failed, or the harness's error. */
@@ -56,6 +60,8 @@ export interface MatrixCell {
   /** Acquire latency of ok acquires, ms. */
   acquireP50: number;
   acquireP99: number;
+  /** Availability beside safety, over the cell's runs (cell-liveness.ts); absent when no run measured it. */
+  liveness?: CellLiveness;
   /** Column heading, if the runner has a better one than the fault's name ("holder paused > TTL"). */
   column?: string;
   /** Which table the cell is in: the faults (lock × fault) or the failure modes and remedies. Absent in older matrix.json: faults. */

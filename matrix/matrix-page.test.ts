@@ -276,6 +276,38 @@ describe('measured cells and cells decided by construction', () => {
     expect(page).toContain('<li><a href="../none/10/report.html">seed 10: INVALID · 9 lost</a></li>');
   });
 
+  it('shows availability beside safety: per cell the recovery (median, max) and the longest stall, per run too', () => {
+    const live = { recoveryMedianMs: 1200, recoveryMaxMs: 7400, unrecovered: 0, longestStallMs: 3100 };
+    const out = renderMatrix(
+      [
+        cell({
+          lock: 'etcd',
+          fault: 'pause-node',
+          expected: 'safe',
+          observed: 'safe',
+          liveness: { ...live, runs: 1 },
+          runs: [
+            {
+              seed: 7,
+              runDir: '/r/etcd/7',
+              verdict: 'VALID',
+              lostUpdates: 0,
+              staleWritesRejected: 0,
+              seen: 'safe',
+              conclusive: true,
+              liveness: live,
+            },
+          ],
+        }),
+      ],
+      { outDir: '/r/matrix' },
+    );
+    expect(out).toContain(
+      '<div class="exp live">unavailable up to 7.4 s after each fault (median 1.2 s); longest stall 3.1 s</div>',
+    );
+    expect(out).toContain('seed 7: VALID · 0 lost · hits not known · unavailable up to 7.4 s after each fault');
+  });
+
   it('states the runs rule and how many runs had no hit count', () => {
     expect(page).toContain('Every measured cell gets 1 conclusive run; a run that cannot decide its cell');
     expect(page).toContain('at most 2 more), whichever way the oracle leans');

@@ -1,3 +1,4 @@
+import { availabilityText } from './cell-liveness.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MAX_RERUNS } from './oracle.ts';
@@ -124,7 +125,8 @@ function runLine(r: CellRun, c: MatrixCell, outDir: string): string {
   const hits =
     c.fault === 'none' ? '' : r.faultHits !== undefined ? ` · hit ${fmtCount(r.faultHits)}×` : ' · hits not known';
   const stale = c.fencing ? ` · ${fmtCount(r.staleWritesRejected)} stale rejected` : '';
-  const text = `seed ${r.seed}: ${r.verdict} · ${fmtCount(r.lostUpdates)} lost${stale}${hits}`;
+  const live = r.liveness ? ` · ${availabilityText(r.liveness)}` : '';
+  const text = `seed ${r.seed}: ${r.verdict} · ${fmtCount(r.lostUpdates)} lost${stale}${hits}${live}`;
   const link = reportLink(r, outDir);
   const why = r.why ? ` <span class="aside">(${h(r.conclusive ? r.why : `inconclusive: ${r.why}`)})</span>` : '';
   return `<li${r.conclusive ? '' : ' class="inconclusive"'}>${link ? `<a href="${h(link)}">${h(text)}</a>` : h(text)}${why}</li>`;
@@ -165,6 +167,7 @@ function cellHtml(c: MatrixCell | undefined, outDir: string): string {
     `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'matches the oracle' : h(`contradicts the oracle: ${suspicion(c)}`)}">${c.matched ? '✓' : '✗'}</span>` +
     `<div class="obs ${h(c.observed)}">${h(observedText(c))}</div><div class="exp">expected ${h(c.expected)}</div>` +
     (perf ? `<div class="exp">${h(perf)}</div>` : '') +
+    (c.liveness ? `<div class="exp live">${h(availabilityText(c.liveness))}</div>` : '') +
     (c.note ? `<div class="exp">${h(c.note)}</div>` : '');
   // The runs are listed after the cell's link, each linking to its own report: links cannot nest.
   return `<td class="cell ${cls}${c.matched ? '' : ' contradicts'}">${link ? `<a href="${h(link)}">${inner}</a>` : inner}${runs}</td>`;

@@ -1,3 +1,4 @@
+import { cellLiveness, runLiveness } from './cell-liveness.ts';
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -122,6 +123,7 @@ export async function measuredCell(
       const out = await run(cell);
       const r = out.results;
       const hits = fault ? faultHits(r, fault) : undefined;
+      const live = runLiveness(r);
       const failing = Object.entries(r.checkers)
         .filter(([, c]) => c.valid === false)
         .map(([name]) => name);
@@ -143,6 +145,7 @@ export async function measuredCell(
         lostUpdates: r.lostUpdates,
         staleWritesRejected: r.staleWritesRejected,
         ...(hits !== undefined ? { faultHits: hits } : {}),
+        ...(live ? { liveness: live } : {}),
         ...reading,
       });
       outcomes.push(out);
@@ -167,6 +170,7 @@ export async function measuredCell(
   const at = decisive === -1 ? runs.length - 1 : decisive;
   const shown = outcomes[at];
   const inconclusive = runs.filter((r) => !r.conclusive).length;
+  const liveness = cellLiveness(runs);
   const note =
     observed === 'failed'
       ? `the harness failed: ${runs.at(-1)!.why}`
@@ -188,6 +192,7 @@ export async function measuredCell(
     staleWritesRejected: runs[at].staleWritesRejected,
     acquireP50: shown?.results.latency.acquire.p50 ?? 0,
     acquireP99: shown?.results.latency.acquire.p99 ?? 0,
+    ...(liveness ? { liveness } : {}),
     runs,
     ...(note ? { note } : {}),
   };

@@ -118,7 +118,7 @@ describe('comparison.html in headless Chromium', () => {
       await page.goto(`file://${file}`);
       expect(problems).toEqual([]);
       expect(await page.textContent('#headline')).toBe(
-        '3 of 4 cells changed their outcome; 1 flagged for a latency regression (acquire p50 or p99 above 1.5× the baseline and at least 5 ms more; flagged, not failed).',
+        '3 of 4 cells changed their outcome; 1 flagged for a latency regression (acquire p50 or p99 above 1.5× the baseline and at least 5 ms more; flagged, not failed); 0 for a liveness change (recovery max or longest stall moved by more than 1.5× and more than 1000 ms, or a fault never recovered from; flagged, not failed).',
       );
       expect(await page.$$eval('#comparison tbody tr', (rows) => rows.length)).toBe(4);
       expect(await page.textContent('tr[data-key="etcd|none|plain"]')).toContain('latency regression');

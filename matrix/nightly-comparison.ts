@@ -1,5 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import {
+  availabilityText,
+  livenessChanges,
+  LIVENESS_CHANGE_MIN_MS,
+  LIVENESS_CHANGE_RATIO,
+  type CellLiveness,
+} from './cell-liveness.ts';
 import { cellKey } from './nightly-plan.ts';
 import { cellStatus, type NightlyCell, type NightlyResult } from './nightly-result.ts';
 import { pageCss } from '../report/assets.ts';
@@ -12,7 +19,8 @@ import { runPath } from '../store/run-dir.ts';
  * latency. A latency regression is flagged, never failed: on a shared 2-core runner a p99 moves with the
  * neighbours, and a fault's cell measures waiting out the fault. The threshold: tonight's p50 or p99 above
  * LATENCY_REGRESSION.ratio × the baseline's AND at least LATENCY_REGRESSION.minMs higher (sub-millisecond
- * acquires double on noise alone).
+ * acquires double on noise alone). Liveness (recovery after the fault, the longest stall) is flagged the same way, by
+ * its own threshold (cell-liveness.ts).
  */
 export const LATENCY_REGRESSION = { ratio: 1.5, minMs: 5 } as const;
 
@@ -23,6 +31,8 @@ export interface NightSide {
   faultHits: number | null;
   acquireP50: number;
   acquireP99: number;
+  /** Recovery after the fault and the longest stall; null for a night from before they were measured. */
+  liveness: CellLiveness | null;
   /** Relative to the folder of the night it belongs to. */
   runDir: string;
 }
@@ -41,6 +51,8 @@ export interface ComparisonRow {
   p50Ratio: number | null;
   p99Ratio: number | null;
   latencyRegression: boolean;
+  /** Liveness numbers that moved beyond the threshold (cell-liveness.ts), in words; flagged, not failed. */
+  livenessChanges: string[];
 }
 
 function side(c: NightlyCell | undefined): NightSide | null {
@@ -52,6 +64,7 @@ function side(c: NightlyCell | undefined): NightSide | null {
     faultHits: c.faultHits ?? null,
     acquireP50: c.acquireP50,
     acquireP99: c.acquireP99,
+    liveness: c.liveness ?? null,
     runDir: c.runDir,
   };
 }
@@ -89,6 +102,7 @@ export function compareNights(tonight: NightlyResult, baseline: NightlyResult): 
       p50Ratio,
       p99Ratio,
       latencyRegression: both && (regressed(a!.acquireP50, b!.acquireP50) || regressed(a!.acquireP99, b!.acquireP99)),
+      livenessChanges: both ? livenessChanges(b!.liveness ?? undefined, a!.liveness ?? undefined) : [],
     };
   });
 }
@@ -97,7 +111,7 @@ export const fmtRatio = (r: number | null) =>
   r === null ? '' : ` (${r >= 1 ? '+' : '−'}${Math.abs((r - 1) * 100).toFixed(0)} %)`;
 
 function sideHtml(s: NightSide | null, nightDir: string, outDir: string): string {
-  if (!s) return '<td colspan="5" class="muted">not in this night</td>';
+  if (!s) return '<td colspan="6" class="muted">not in this night</td>';
   const rel = s.runDir
     ? path
         .relative(outDir, runPath(path.join(nightDir, s.runDir), 'report'))
@@ -107,7 +121,7 @@ function sideHtml(s: NightSide | null, nightDir: string, outDir: string): string
   // `./` first: a first segment such as `javascript:x` is then a folder name, never a URL scheme.
   const report = rel && !rel.startsWith('../') ? `./${rel}` : rel;
   const observed = report ? `<a href="${h(report)}">${h(s.observed)}</a>` : h(s.observed);
-  return `<td class="status-${h(s.status.replace(/ /g, '-'))}">${observed}<br><small>${h(s.status)}</small></td><td>${h(String(s.lostUpdates))}</td><td>${h(String(s.faultHits ?? '–'))}</td><td>${s.runDir ? fmtMs(s.acquireP50) : '–'}</td><td>${s.runDir ? fmtMs(s.acquireP99) : '–'}</td>`;
+  return `<td class="status-${h(s.status.replace(/ /g, '-'))}">${observed}<br><small>${h(s.status)}</small></td><td>${h(String(s.lostUpdates))}</td><td>${h(String(s.faultHits ?? '–'))}</td><td>${s.runDir ? fmtMs(s.acquireP50) : '–'}</td><td>${s.runDir ? fmtMs(s.acquireP99) : '–'}</td><td>${s.liveness ? h(availabilityText(s.liveness)) : '–'}</td>`;
 }
 
 export interface ComparisonPageOptions {
@@ -121,13 +135,23 @@ export function renderComparison(tonight: NightlyResult, baseline: NightlyResult
   const rows = compareNights(tonight, baseline);
   const changed = rows.filter((r) => r.verdictChanged);
   const slower = rows.filter((r) => r.latencyRegression);
+  const liveChanged = rows.filter((r) => r.livenessChanges.length > 0);
   const body = rows
     .map((r) => {
-      const cls = [r.verdictChanged ? 'changed' : '', r.latencyRegression ? 'slower' : ''].filter(Boolean).join(' ');
+      const cls = [
+        r.verdictChanged ? 'changed' : '',
+        r.latencyRegression ? 'slower' : '',
+        r.livenessChanges.length ? 'liveness-changed' : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
+      const live = r.livenessChanges.length
+        ? `<strong class="flag" title="flagged, not failed">${h(r.livenessChanges.join('; '))}</strong>`
+        : 'same';
       const flag = r.latencyRegression
         ? ' <strong class="flag" title="flagged, not failed">latency regression</strong>'
         : '';
-      return `<tr class="${cls}" data-key="${h(r.key)}"><th scope="row">${h(r.lock)}</th><td>${h(r.column)}</td><td>${h(r.expected)}<br><small>${h(r.from)}</small></td>${sideHtml(r.baseline, opts.baselineDir, opts.outDir)}${sideHtml(r.tonight, opts.tonightDir, opts.outDir)}<td>${r.verdictChanged ? '<strong>changed</strong>' : 'same'}</td><td>p50${h(fmtRatio(r.p50Ratio)) || ' –'}<br>p99${h(fmtRatio(r.p99Ratio)) || ' –'}${flag}</td></tr>`;
+      return `<tr class="${cls}" data-key="${h(r.key)}"><th scope="row">${h(r.lock)}</th><td>${h(r.column)}</td><td>${h(r.expected)}<br><small>${h(r.from)}</small></td>${sideHtml(r.baseline, opts.baselineDir, opts.outDir)}${sideHtml(r.tonight, opts.tonightDir, opts.outDir)}<td>${r.verdictChanged ? '<strong>changed</strong>' : 'same'}</td><td>p50${h(fmtRatio(r.p50Ratio)) || ' –'}<br>p99${h(fmtRatio(r.p99Ratio)) || ' –'}${flag}</td><td>${live}</td></tr>`;
     })
     .join('\n');
   return `<!doctype html>
@@ -137,11 +161,11 @@ ${inlineStyle(pageCss())}
 ${inlineStyle('tr.changed th, tr.changed td:nth-last-child(2) { background: #fff3cd; } .flag { color: #b45309; } .status-contradicted, .status-inconclusive { color: #b91c1c; font-weight: 600; } .muted { color: #777; }')}
 </head><body><main>
 <h1>Nightly: tonight vs baseline</h1>
-<p id="headline">${changed.length} of ${rows.length} cells changed their outcome; ${slower.length} flagged for a latency regression (acquire p50 or p99 above ${LATENCY_REGRESSION.ratio}× the baseline and at least ${LATENCY_REGRESSION.minMs} ms more; flagged, not failed).</p>
+<p id="headline">${changed.length} of ${rows.length} cells changed their outcome; ${slower.length} flagged for a latency regression (acquire p50 or p99 above ${LATENCY_REGRESSION.ratio}× the baseline and at least ${LATENCY_REGRESSION.minMs} ms more; flagged, not failed); ${liveChanged.length} for a liveness change (recovery max or longest stall moved by more than ${LIVENESS_CHANGE_RATIO}× and more than ${LIVENESS_CHANGE_MIN_MS} ms, or a fault never recovered from; flagged, not failed).</p>
 <p>Tonight: seed ${tonight.seed}, started ${h(tonight.startedAt)}, ${h(tonight.settings.join(' '))}. Baseline: seed ${baseline.seed}, started ${h(baseline.startedAt)}, ${h(baseline.settings.join(' '))}.</p>
 <table id="comparison">
-<thead><tr><th rowspan="2">lock</th><th rowspan="2">fault</th><th rowspan="2">expected (from)</th><th colspan="5">baseline</th><th colspan="5">tonight</th><th rowspan="2">verdict</th><th rowspan="2">acquire latency change</th></tr>
-<tr><th>observed</th><th>lost</th><th>fault hits</th><th>p50</th><th>p99</th><th>observed</th><th>lost</th><th>fault hits</th><th>p50</th><th>p99</th></tr></thead>
+<thead><tr><th rowspan="2">lock</th><th rowspan="2">fault</th><th rowspan="2">expected (from)</th><th colspan="6">baseline</th><th colspan="6">tonight</th><th rowspan="2">verdict</th><th rowspan="2">acquire latency change</th><th rowspan="2">liveness change</th></tr>
+<tr><th>observed</th><th>lost</th><th>fault hits</th><th>p50</th><th>p99</th><th>availability</th><th>observed</th><th>lost</th><th>fault hits</th><th>p50</th><th>p99</th><th>availability</th></tr></thead>
 <tbody>
 ${body}
 </tbody></table>

@@ -64,6 +64,7 @@ export function nightlyPlan(user: readonly UserExpectation[], tables: MatrixTabl
     byKey.delete(cellKey(u));
     return {
       ...base,
+      col: withMaxStall(col, u),
       oracle: { decided: 'measured', expect: u.expect },
       from: u.from,
       ...(u.why ? { why: u.why } : {}),
@@ -80,18 +81,27 @@ export function nightlyPlan(user: readonly UserExpectation[], tables: MatrixTabl
       fault: u.fault,
       fencing: u.fencing,
       column,
-      col: {
-        faults,
-        fencing: u.fencing,
-        ...(like?.maxIntervalMs !== undefined ? { maxIntervalMs: like.maxIntervalMs } : {}),
-        ...(like?.minThinkTtlFraction !== undefined ? { minThinkTtlFraction: like.minThinkTtlFraction } : {}),
-      },
+      col: withMaxStall(
+        {
+          faults,
+          fencing: u.fencing,
+          ...(like?.maxIntervalMs !== undefined ? { maxIntervalMs: like.maxIntervalMs } : {}),
+          ...(like?.minThinkTtlFraction !== undefined ? { minThinkTtlFraction: like.minThinkTtlFraction } : {}),
+        },
+        u,
+      ),
       oracle: { decided: 'measured', expect: u.expect },
       from: u.from,
       ...(u.why ? { why: u.why } : {}),
     });
   }
   return plan;
+}
+
+/** A user's `maxStallMs` reaches the cell's runs as `--max-stall`, after the column's own options. */
+function withMaxStall(col: CellColumn, u: UserExpectation): CellColumn {
+  if (u.maxStallMs === undefined) return col;
+  return { ...col, args: [...(col.args ?? []), `--max-stall=${u.maxStallMs}`] };
 }
 
 /**

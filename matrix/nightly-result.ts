@@ -113,6 +113,13 @@ function parseNightlyResult(file: string): NightlyResult {
     for (const k of ['observed', 'expected'] as const) if (typeof c[k] !== 'string') bad(`${at}.${k} is not a string`);
     if (c.faultHits !== undefined && !Number.isFinite(c.faultHits)) bad(`${at}.faultHits is not a number`);
     if (c.index !== undefined && !Number.isInteger(c.index)) bad(`${at}.index is not an integer`);
+    if (c.liveness !== undefined) {
+      if (typeof c.liveness !== 'object' || c.liveness === null) bad(`${at}.liveness is not an object`);
+      for (const k of ['recoveryMedianMs', 'recoveryMaxMs', 'unrecovered', 'longestStallMs', 'runs'] as const) {
+        const v = c.liveness[k];
+        if (v !== undefined && v !== null && !Number.isFinite(v)) bad(`${at}.liveness.${k} is not a number`);
+      }
+    }
     // A run folder is a path relative to the night's folder (a merge's may climb to a shard's): never a URL or absolute.
     if (c.runDir !== '' && (path.isAbsolute(c.runDir) || /^[a-z][\w+.-]*:/i.test(c.runDir)))
       bad(`${at}.runDir ${JSON.stringify(c.runDir)} is not a run folder relative to the night`);

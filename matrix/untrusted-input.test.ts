@@ -100,6 +100,7 @@ describe('bad input files are bad arguments (254) that name the file and the pro
       ['abs', { runDir: '/etc' }, 'cells[0].runDir "/etc" is not a run folder relative to the night'],
       ['p50', { acquireP50: 'slow' }, 'cells[0].acquireP50 is not a number'],
       ['wall time', { wallMs: '10 s' }, 'cells[0].wallMs is not a number'],
+      ['live', { liveness: { recoveryMaxMs: 'slow' } }, 'cells[0].liveness.recoveryMaxMs is not a number'],
     ] as const;
     for (const [name, extra, problem] of hostile) {
       const d = nightDir(name, JSON.stringify(night([cell(extra)])));

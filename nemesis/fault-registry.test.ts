@@ -42,7 +42,7 @@ describe('the fault registry', () => {
 
   it('the faults whose effect shows after a hold declare a minimum run: first fault + hold + the write after it', () => {
     const withMinRun = FAULT_NAMES.filter((f) => EXECUTORS[f].needs.minRunMs);
-    expect(withMinRun.sort()).toEqual(['delay-write', 'pause-client', 'pause-holder']);
+    expect(withMinRun.sort()).toEqual(['delay-write', 'kill-holder', 'pause-client', 'pause-holder']);
     for (const f of withMinRun) expect(EXECUTORS[f].needs.minRunMs!(timing)).toBe(1000 + 3000 + AFTER_HOLD_MS);
   });
 });

@@ -48,6 +48,12 @@ export interface ClientProcesses {
   readonly clients: readonly ClientProcess[];
   /** SIGSTOP or SIGCONT the client in `slot`, keeping `paused` true to what it did. */
   signal(slot: number, signal: 'SIGSTOP' | 'SIGCONT'): void;
+  /**
+   * SIGKILL the client in `slot` on purpose (kill-holder): its open ops become `info` and the slot restarts under a
+   * new process id, as after any client death, but a death the nemesis caused does not count toward the slot's
+   * give-up limit (harness/client-pool.ts MAX_CLIENT_DEATHS): that limit is for clients that keep dying by themselves.
+   */
+  killOnPurpose(slot: number): void;
 }
 
 /** What a nemesis may act on. Built by the run orchestrator. */

@@ -1,3 +1,4 @@
+import type { LivenessResult } from '../checkers/liveness.ts';
 import type { Op } from '../history/op.ts';
 import type { CheckerResults, Quantiles, RunResults } from '../checkers/run-results.ts';
 import { pageCss, reportJs, uplotCss, uplotJs } from './assets.ts';
@@ -94,6 +95,7 @@ const KIND_NAMES: Record<Finding['kind'], [string, string]> = {
   'stale-writes': ['stale-write note', 'stale-write notes'],
   linearizability: ['linearizability failure', 'linearizability failures'],
   undecided: ['undecided checker', 'undecided checkers'],
+  liveness: ['liveness measurement', 'liveness measurements'],
   clean: ['clean run', 'clean runs'],
 };
 
@@ -171,7 +173,7 @@ function timelineSection(t: TimelineData): string {
 <div class="tl-note">${h(timelineNote(t))}</div>
 <div class="tl-bar"><button type="button" data-zoom="in">+</button><button type="button" data-zoom="out">−</button><button type="button" data-zoom="reset">whole run</button><button type="button" data-zoom="faults">faults</button>
 <span class="range" id="tl-range"></span>
-${key('#3fb37f', 'ok')}${key('#f0a04b', 'fail')}${key('#a78bfa', 'info (unknown)')}${key('#9ca3af', 'never completed')}${key('rgba(37,99,235,.18)', 'holding the lock')}${key('#fff', 'finding', 'border:2px solid #c62828')}${key('rgba(245,158,11,.22)', 'fault')}</div>
+${key('#3fb37f', 'ok')}${key('#f0a04b', 'fail')}${key('#a78bfa', 'info (unknown)')}${key('#9ca3af', 'never completed')}${key('rgba(37,99,235,.18)', 'holding the lock')}${key('#fff', 'finding', 'border:2px solid #c62828')}${key('rgba(245,158,11,.22)', 'fault')}${t.stalls.length ? key('rgba(198,40,40,.55)', 'stall (waiting, nobody holding, > TTL)') : ''}</div>
 <div class="tl-wrap"><canvas id="tl"></canvas><div class="tip" id="tl-tip"></div></div></section>`;
 }
 
@@ -272,6 +274,7 @@ export function renderReport(input: ReportInput): string {
   const timeline = timelineData(index, faults, found, {
     accounts: test.config.accounts,
     concurrency: test.config.concurrency,
+    stalls: (results.checkers?.liveness as Partial<LivenessResult> | undefined)?.stalls ?? [],
   });
   const latency = latencyData(index);
   const throughput = throughputData(index);

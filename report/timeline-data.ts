@@ -5,6 +5,7 @@ import type { FaultWindow } from '../history/fault-windows.ts';
 import { faultLabel } from '../history/fault-windows.ts';
 import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
 import type { Finding } from './findings/index.ts';
+import { fmtSpan } from '../checkers/liveness.ts';
 
 /**
  * The timeline's data, in columns (parallel arrays) because a 10k-pair history as objects would triple the page.
@@ -55,6 +56,11 @@ export interface TimelineData {
   holds: { l: number[]; p: number[]; s: number[]; e: number[]; k: number[] };
   /** Fault bands; `lanes`: the lanes of the client processes the fault targets (a paused holder). */
   faults: { f: string; s: number; e: number | null; label: string; note: string; lanes: number[] }[];
+  /**
+   * Liveness stalls (checkers/liveness.ts): stretches where clients waited and nobody held the lock for longer
+   * than the TTL, hatched across every lane; `label` says how long, on which account, and whether it never ended.
+   */
+  stalls: { s: number; e: number; label: string }[];
   /** Ops the findings point at, by history index (invoke or completion): bad | good | note. */
   marks: Record<string, Finding['severity']>;
   /** windowed mode: the stretches that were kept. */
@@ -294,7 +300,11 @@ export function timelineData(
   index: RunIndex,
   faults: readonly FaultWindow[],
   found: readonly Finding[],
-  opts: { accounts?: number; concurrency?: number } = {},
+  opts: {
+    accounts?: number;
+    concurrency?: number;
+    stalls?: readonly { account: number; fromMs: number; toMs: number; durationMs: number; endedBy: string }[];
+  } = {},
 ): TimelineData {
   const all = [...index.pairs].sort((a, b) => a.startMs - b.startMs);
   const endMs = index.endMs;
@@ -325,6 +335,11 @@ export function timelineData(
       label: faultLabel(w),
       note: w.note ?? '',
       lanes: [...new Set(w.processes.map((p) => lanes.laneOf.get(p)).filter((l): l is number => l !== undefined))],
+    })),
+    stalls: (opts.stalls ?? []).map((st) => ({
+      s: round(st.fromMs),
+      e: round(st.toMs),
+      label: `stall: account ${st.account} free yet untaken for ${fmtSpan(st.durationMs)}${st.endedBy === 'history-end' ? ' (to the end: deadlock)' : ''}`,
     })),
     marks: findingMarks(found),
     windows: windows.map(([a, b]) => [round(Math.max(0, a)), round(Math.min(endMs, b))]),

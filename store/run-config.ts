@@ -20,6 +20,8 @@ export interface RunConfig {
   accounts: number;
   /** Committed writes a VALID needs (and, with concurrency ≥ 2, by two distinct clients); else unknown. */
   minWrites: number;
+  /** `--max-stall`: the longest stall the liveness checker accepts; null = liveness measured, not judged. */
+  maxStallMs: number | null;
   fencing: boolean;
   watchdog: boolean;
   pauseMs: number;

@@ -175,6 +175,7 @@
     ctx.rect(fr.x0, 0, fr.x1 - fr.x0, height);
     ctx.clip();
     drawFaultBands(fr);
+    drawStalls(fr);
     drawHolds(fr);
     var marks = drawBars(fr);
     drawStoppedLabels(fr);
@@ -228,6 +229,36 @@
         ctx.fillStyle = faultColour(f.f, 0.38);
         ctx.fillRect(a, AXIS + ln * laneH, Math.max(2, b - a), laneH);
       });
+    });
+  }
+
+  /**
+   * Liveness stalls (clients waiting, nobody holding, longer than the TTL): hatched across all lanes, with a solid
+   * strip under the axis so a short one still shows when zoomed out.
+   * @param {Frame} fr
+   */
+  function drawStalls(fr) {
+    var ctx = fr.ctx;
+    (T.stalls || []).forEach(function (st) {
+      var a = X(st.s),
+        b = X(st.e);
+      if (b < fr.x0 || a > fr.x1) return;
+      var wd = Math.max(2, b - a);
+      ctx.fillStyle = 'rgba(198,40,40,.55)';
+      ctx.fillRect(a, AXIS - 4, wd, 4);
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(a, AXIS, wd, height - AXIS);
+      ctx.clip();
+      ctx.strokeStyle = 'rgba(198,40,40,.18)';
+      ctx.lineWidth = 1;
+      for (var x = a - height; x < a + wd; x += 8) {
+        ctx.beginPath();
+        ctx.moveTo(x, height);
+        ctx.lineTo(x + height, 0);
+        ctx.stroke();
+      }
+      ctx.restore();
     });
   }
 
@@ -464,7 +495,7 @@
   });
 
   /**
-   * @typedef {{ fault: FaultBand } | { op: number } | { hold: number; lane: number }} Hit what is under the mouse
+   * @typedef {{ fault: FaultBand } | { stall: EncodedTimeline['stalls'][number] } | { op: number } | { hold: number; lane: number }} Hit what is under the mouse
    * @param {number} px
    * @param {number} py
    * @returns {Hit | null}
@@ -474,6 +505,14 @@
       var t = MS(px);
       for (var i = 0; i < T.faults.length; i++) {
         var f = T.faults[i];
+        // The stall strip sits along the axis's bottom edge: there a stall wins over the fault band behind it.
+        if (py < AXIS - 4 && t >= f.s && t <= (f.e === null ? end : f.e)) return { fault: f };
+      }
+      var stalls = T.stalls || [];
+      for (var si = 0; si < stalls.length; si++)
+        if (t >= stalls[si].s && t <= stalls[si].e) return { stall: stalls[si] };
+      for (i = 0; i < T.faults.length; i++) {
+        f = T.faults[i];
         if (t >= f.s && t <= (f.e === null ? end : f.e)) return { fault: f };
       }
       return null;
@@ -509,7 +548,12 @@
     tip.textContent = '';
     if ('op' in h) opTip(h.op);
     else if ('fault' in h) faultTip(h.fault);
-    else if ('hold' in h) holdTip(h.hold, h.lane);
+    else if ('stall' in h) {
+      tip.appendChild(el('div', 't', h.stall.label));
+      tip.appendChild(
+        el('div', 'd', fmtS(h.stall.s) + ' → ' + fmtS(h.stall.e) + '  (' + fmtDur(h.stall.e - h.stall.s) + ')'),
+      );
+    } else if ('hold' in h) holdTip(h.hold, h.lane);
     tip.style.display = 'block';
     /* fixed to the viewport so a tip near the bottom lanes is not cut off by the timeline's frame */
     var vw = document.documentElement.clientWidth,

@@ -51,6 +51,7 @@ export type FindingKind =
   | 'stale-writes'
   | 'linearizability'
   | 'undecided'
+  | 'liveness'
   | 'clean';
 
 export interface Finding {

@@ -105,3 +105,38 @@ describe('findings: a fencing violation', () => {
     );
   });
 });
+
+describe('findings: liveness', () => {
+  it('a card with the measured recovery and lockout, a note while no --max-stall is set', () => {
+    const { found, headline: line } = story(false);
+    const card = found.find((f) => f.kind === 'liveness');
+    expect(card?.severity).toBe('note');
+    expect(card?.title).toMatch(/^Liveness: unavailable up to .* after a fault; no stall/);
+    expect(card?.sentences.join(' ')).toMatch(/kept others out for 2\.6 s \(p1 acquired next\)/);
+    expect(line).not.toMatch(/liveness/);
+  });
+
+  it('past --max-stall the card is an anomaly and the headline names it apart from lost updates', () => {
+    const at = (ms: number, e: Record<string, unknown>) => ({ ...e, time: ms * 1e6 });
+    const history = [
+      at(0, { process: 0, type: 'invoke', f: 'acquire', value: { account: 0 } }),
+      at(1, { process: 0, type: 'ok', f: 'acquire', value: { account: 0 } }),
+      at(2, { process: 1, type: 'invoke', f: 'acquire', value: { account: 0 } }),
+      at(3, { process: 0, type: 'invoke', f: 'release', value: { account: 0 } }),
+      at(4, { process: 0, type: 'ok', f: 'release', value: { account: 0, released: true } }),
+      at(6000, { process: 1, type: 'ok', f: 'acquire', value: { account: 0 } }),
+    ].map((e, index) => ({ ...e, index })) as unknown as Parameters<typeof checkRun>[0];
+    const results = checkRun(history, { fencing: false, liveness: { ttlMs: 2000, maxStallMs: 3000 } });
+    const found = findings({
+      index: new RunIndex(history),
+      results,
+      faults: [],
+      ttlMs: 2000,
+      fencing: false,
+      lock: 'redis',
+    });
+    expect(found[0]).toMatchObject({ kind: 'liveness', severity: 'bad' });
+    expect(found[0].sentences.join(' ')).toMatch(/free yet untaken|unavailable for 6\.0 s/);
+    expect(headline(results, found)).toBe('liveness: a 6.0 s stall, past --max-stall=3000');
+  });
+});

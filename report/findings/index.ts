@@ -6,6 +6,7 @@ import { fencingViolations } from './fencing.ts';
 import type { Finding, StoryInput } from './finding.ts';
 import { groupLostUpdates, lostUpdateFinding } from './lost-update.ts';
 import { overlapFinding, overlapGroups, suspectedOverlapsFinding } from './overlap.ts';
+import { livenessFinding } from './liveness.ts';
 import { pausedHolderFindings } from './paused-holder.ts';
 import { staleWriteFinding } from './stale-writes.ts';
 
@@ -34,8 +35,21 @@ export function findings(input: StoryInput): Finding[] {
   const checkers = checkerFindings(input);
   const pauses = pausedHolderFindings(input);
   const stale = staleWriteFinding(input);
-  const bad = [...lost, ...overlaps, ...fences, ...checkers.filter((c) => c.severity === 'bad')];
-  const rest = [...pauses, ...stale, ...suspected, ...checkers.filter((c) => c.severity !== 'bad')];
+  const liveness = livenessFinding(input);
+  const bad = [
+    ...lost,
+    ...overlaps,
+    ...fences,
+    ...checkers.filter((c) => c.severity === 'bad'),
+    ...(liveness?.severity === 'bad' ? [liveness] : []),
+  ];
+  const rest = [
+    ...pauses,
+    ...stale,
+    ...suspected,
+    ...checkers.filter((c) => c.severity !== 'bad'),
+    ...(liveness && liveness.severity !== 'bad' ? [liveness] : []),
+  ];
   if (bad.length === 0 && input.results.valid !== false) rest.unshift(cleanFinding(input));
   return [...bad, ...rest];
 }
@@ -54,6 +68,10 @@ export function headline(results: Partial<RunResults>, all: readonly Finding[]):
   if (Array.isArray(tokenViolations) && tokenViolations.length > 0)
     parts.push(plural(tokenViolations.length, 'token-order violation'));
   if (all.some((f) => f.kind === 'linearizability')) parts.push('not linearizable');
+  // Named apart from the safety findings: a stall past the user's --max-stall is slow, not wrong.
+  const live = results.liveness;
+  if (live && live.valid === false && live.maxStallMs !== null)
+    parts.push(`liveness: a ${(live.longestStallMs / 1000).toFixed(1)} s stall, past --max-stall=${live.maxStallMs}`);
   if (results.valid === false) return parts.length > 0 ? parts.join(', ') : 'a checker found the history invalid';
   if (results.valid === 'unknown') {
     // The run's own reasons first (no progress, a targeted fault that never hit…): they say why nothing was

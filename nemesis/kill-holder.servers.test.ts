@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { LivenessResult } from '../checkers/liveness.ts';
+import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
+
+/**
+ * kill-holder on real servers: the client inside its critical section is SIGKILLed, so its lock is freed by expiry
+ * alone. A lock with a TTL lets the others in after it; a lock that never expires (a plugin without PX) leaves them all
+ * waiting: a liveness finding, and with --max-stall a failed liveness checker — INVALID without a lost update.
+ */
+describe('kill-holder', () => {
+  it('--lock=etcd: each killed holder dies inside its section, its slot restarts, its lease lets the others in', async () => {
+    const run = await runNemesis(['--lock=etcd', '--nemesis=kill-holder', '--time-limit=12']);
+    const r = run.outcome.results;
+    const shots = starts(run, 'kill-holder');
+    expect(shots.length, run.summary).toBeGreaterThan(0);
+    expect(r.faultHits['kill-holder'].hit, run.summary).toBeGreaterThan(0);
+    expect(r.lostUpdates, run.summary).toBe(0);
+    for (const start of shots) {
+      const aim = start.value.params!.aim as { process: number; atTime: number };
+      // Its open op (or a bare note) ends as info: client-exited, and the slot goes on under a new process id.
+      const exit = run.ops.find((o) => o.process === aim.process && o.type === 'info' && o.error === 'client-exited');
+      expect(exit, JSON.stringify(start.value)).toBeDefined();
+      expect(run.ops.some((o) => typeof o.process === 'number' && o.process > aim.process && o.time > exit!.time)).toBe(
+        true,
+      );
+    }
+    const live = r.checkers.liveness as LivenessResult;
+    expect(live.lockouts.length, run.summary).toBeGreaterThan(0);
+    // Freed by expiry: someone else took every dead holder's lock before the run ended, and nobody deadlocked.
+    for (const l of live.lockouts.filter((l) => l.fromMs < r.durationMs - 5000)) expect(l.nextHolder).not.toBeNull();
+    expect(live.stalls.filter((s) => s.endedBy === 'history-end')).toEqual([]);
+    expect(run.leftovers).toEqual([]);
+  });
+
+  it('a lock that outlives the run deadlocks everyone: a stall to the end, and past --max-stall INVALID with 0 lost', async () => {
+    const run = await runNemesis([
+      '--lock=./test/fixtures/plugins/never-expires.ts',
+      '--nemesis=kill-holder',
+      '--max-stall=3000',
+      '--time-limit=10',
+    ]);
+    const r = run.outcome.results;
+    expect(r.faultHits['kill-holder'].hit, run.summary).toBeGreaterThan(0);
+    const live = r.checkers.liveness as LivenessResult;
+    expect(live.stalls.at(-1)?.endedBy, run.summary).toBe('history-end');
+    expect(live.lockouts[0]?.nextHolder, run.summary).toBeNull();
+    expect(r.lostUpdates).toBe(0);
+    expect(r.checkers.liveness.valid).toBe(false);
+    expect(r.valid).toBe(false);
+    expect(run.outcome.exitCode).toBe(1);
+    expect(run.log.join('\n')).toMatch(/liveness: .*--max-stall=3000: EXCEEDED/);
+    expect(run.leftovers).toEqual([]);
+  });
+});
