@@ -91,6 +91,7 @@ describe("test.json's config", () => {
         'etcdNodes',
         'fencing',
         'lock',
+        'maxStallMs',
         'minWrites',
         'nemesis',
         'nemesisIntervalMs',
