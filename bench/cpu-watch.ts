@@ -14,6 +14,7 @@ import {
   type WatchReply,
   type WatchRequest,
 } from './process-cpu.ts';
+import { runPath } from '../store/run-dir.ts';
 
 let first: CpuSnapshot | null = null;
 let last: CpuSnapshot | null = null;
@@ -26,9 +27,7 @@ process.on('message', (m: WatchRequest) => {
     const runs = () => (fs.existsSync(m.runsOf) ? fs.readdirSync(m.runsOf).map((d) => path.join(m.runsOf, d)) : []);
     timer = setInterval(() => {
       const dirs = runs();
-      const begun = dirs.some(
-        (d) => (fs.statSync(path.join(d, 'history.jsonl'), { throwIfNoEntry: false })?.size ?? 0) > 0,
-      );
+      const begun = dirs.some((d) => (fs.statSync(runPath(d, 'history'), { throwIfNoEntry: false })?.size ?? 0) > 0);
       if (!begun) return;
       const tracked = trackedFromPidDirs(dirs.map((d) => path.join(d, 'pids')));
       if (!tracked.some((t) => t.role === 'client')) return;

@@ -21,6 +21,8 @@ import { machine, type BenchOutcome } from './outcome.ts';
 import { watchRun, cpuBetween, snapshot, trackedFromPidDirs, type CpuShare } from './process-cpu.ts';
 import type { BareFromClient, BareToClient } from './throughput-bare-client.ts';
 import { throughputGoals, throughputTable, shareOf, type ThroughputRow } from './throughput-goal.ts';
+import { runPath } from '../store/run-dir.ts';
+import { verdictWord } from '../checkers/verdict.ts';
 
 /**
  * `npm run bench -- throughput [--locks=redis,etcd,postgres] [--concurrency=1,2,4,8,16,32] [--accounts=1,16]
@@ -211,7 +213,7 @@ async function recordedRun(
       JSON.stringify(profile),
     );
   const r = out.results;
-  const recordedOkPerS = okPerSecondOfClientPhase(path.join(out.runDir, 'history.jsonl'), timeLimitS);
+  const recordedOkPerS = okPerSecondOfClientPhase(runPath(out.runDir, 'history'), timeLimitS);
   // The watch saw the client phase only if it saw most of it: a window far shorter than the run is no measure.
   if (cpu && cpu.wallS < 0.5 * (r.durationMs / 1000)) {
     console.log(
@@ -224,13 +226,13 @@ async function recordedRun(
     recordedOkPerS,
     cpu: cpu ? { wallS: cpu.wallS, harness: cpu.harness, clients: cpu.clients, servers: cpu.servers } : null,
     topFrames: frames,
-    verdict: r.valid === true ? 'VALID' : r.valid === false ? 'INVALID' : 'UNKNOWN',
+    verdict: verdictWord(r.valid),
   };
 }
 
 /**
  * Ok client ops a second over the first `timeLimitS` from the first client op — the bare loop's measure (from
- * `go`, its clients connected, to its deadline). Not results.json's `throughput`, which spans the whole history:
+ * `go`, its clients connected, to its deadline). Not the run's results' `throughput`, which spans the whole history:
  * the wait for the clients to stop and the harness's final reads, seconds with etcd, would count as slowness.
  */
 function okPerSecondOfClientPhase(historyFile: string, timeLimitS: number): number {

@@ -241,7 +241,7 @@ function rows<const N extends readonly OptionName[]>(
   >[];
 }
 
-/** A test run's own options: exactly what `RunConfig` (test.json's `config`) records. */
+/** A test run's own options: exactly what `RunConfig` (the test record's `config`) records. */
 const RUN_OPTION_NAMES = [
   'lock',
   'nemesis',
@@ -291,7 +291,7 @@ const LOCK_CHECK_TABLE = rows(['backend', 'results', 'help']);
 export const SUBCOMMANDS = {
   init: 'write a starter plugin (locks/my-lock.ts), fencepost.expectations.json and a nightly workflow, here',
   doctor: 'check binaries, boot the whole cluster, call every node, print versions and boot times, tear down',
-  check: 'check <run-dir> | check --model=<register|cas-register|mutex|account> <history.jsonl|history.edn>',
+  check: 'check <run-dir> | check --model=<register|cas-register|mutex|account> <history file: .jsonl or .edn>',
   compare: 'compare <run-dir> <run-dir> [...]  → compare.html',
   'lock-check':
     'lock-check <manifest.json | exec:program>: the lock-client protocol contract test against the lock\'s own servers (README, "Your lock in any language")',
@@ -304,7 +304,7 @@ export type Subcommand = keyof typeof SUBCOMMANDS | 'run';
 
 /**
  * `fencepost [options]`: one test run, or with `--lock=all` the matrix. `runs` and `matrix` are --lock=all's
- * (their defaults otherwise: given with one lock they are refused); test.json records only the RunConfig part.
+ * (their defaults otherwise: given with one lock they are refused); the test record keeps only the RunConfig part.
  */
 export interface Config extends RunConfig {
   readonly command: 'run';
@@ -520,7 +520,7 @@ function ensembleSize(name: 'etcd-nodes' | 'zk-nodes', n: number | undefined): n
   return n;
 }
 
-/** test.json's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
+/** The test record's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
 export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
   const { minWrites, maxStallMs, fencing, watchdog, pauseMs, restartDelayMs, redisPersistence, clockOffsetS } = config;

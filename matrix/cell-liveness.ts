@@ -4,7 +4,7 @@ import type { RunResults } from '../checkers/run-results.ts';
 /**
  * Availability beside safety, per matrix cell: how long the lock took to come back after the cell's fault (fault
  * end → next acquire; median and max over its runs) and the longest stall (clients waiting, nobody holding, past
- * the TTL). Read from each run's results.json `liveness` (checkers/liveness.ts); the matrix page, the nightly
+ * the TTL). Read from each run's results' `liveness` (checkers/liveness.ts); the matrix page, the nightly
  * summary and the nightly comparison all say it through here.
  */
 export interface RunLiveness {
