@@ -392,7 +392,7 @@ function knossosCorpus():
   return { histories, allRight, totalMs, slowest, files };
 }
 
-const CHECK = ['--import', 'tsx', 'harness/cli.ts', 'check'];
+const CHECK = ['--import', 'tsx', 'cli.ts', 'check'];
 
 /** What a script looping over the files pays: a fresh Node + tsx start-up per history. */
 function corpusOneProcessPerFile(

@@ -38,7 +38,7 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   const argv = [
     '--import',
     'tsx',
-    'harness/cli.ts',
+    'cli.ts',
     `--lock=${lock}`,
     '--concurrency=10',
     '--accounts=10',

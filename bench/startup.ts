@@ -18,7 +18,7 @@ import type { BenchOutcome, Goal } from './outcome.ts';
  *    succeeds), local backend, and the Docker backend when an engine answers (skipped with a message otherwise).
  *    Goal: local median < 5 s. Docker has the same goal: same servers, same host network, containers add only
  *    their own start.
- * 2. Time to first op: from spawning `node --import tsx harness/cli.ts --lock=redlock --nemesis=none
+ * 2. Time to first op: from spawning `node --import tsx cli.ts --lock=redlock --nemesis=none
  *    --time-limit=3` to the moment its history holds its first op. Both ends are on this process's
  *    monotonic clock: t0 is taken just before spawn(); the history file is polled every 10 ms, and the journal
  *    flushes each op as it is appended, so the figure is late by at most ~10 ms. (The history's own `time` field
@@ -159,7 +159,7 @@ async function timeToFirstOp(): Promise<FirstOp> {
   const argv = [
     '--import',
     'tsx',
-    'harness/cli.ts',
+    'cli.ts',
     '--lock=redlock',
     '--nemesis=none',
     '--time-limit=3',

@@ -38,7 +38,7 @@ describe('an uncaught error in the harness', () => {
         [
           '--import',
           'tsx',
-          'harness/cli.ts',
+          'cli.ts',
           '--lock=redis',
           '--nemesis=pause-client',
           '--nemesis-interval=300',

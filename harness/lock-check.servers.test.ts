@@ -9,7 +9,7 @@ import { processesUnder, testResultsDir } from '../test/integration/processes.ts
  * each broken foreign lock (examples/broken-foreign/) fails at connect with the reason and its exchange. Then a chaos
  * run of each broken one ends unknown (exit 2) in bounded time, with nothing left running.
  */
-const CLI = path.resolve('harness/cli.ts');
+const CLI = path.resolve('cli.ts');
 const results = testResultsDir('lock-check');
 const TIME_LIMIT_S = 6;
 // After the time limit: a connect step still waiting on a silent process (the acquire timeout, 3 × TTL + 1 s = 7 s),

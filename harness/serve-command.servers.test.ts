@@ -46,7 +46,7 @@ describe('serve over a live run and a finished one', () => {
     server = await startResultsServer(results, 0);
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'harness/cli.ts', '--lock=redis', '--nemesis=none', '--time-limit=6', `--results=${results}`],
+      ['--import', 'tsx', 'cli.ts', '--lock=redis', '--nemesis=none', '--time-limit=6', `--results=${results}`],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -168,5 +168,4 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
   },
 };
 
-/** Extra runs a measured cell gets at most, one per inconclusive run, whichever way the oracle leans. */
-export const MAX_RERUNS = 2;
+export { MAX_RERUNS } from '../harness/options.ts';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { EXIT_INTERRUPTED } from '../common/shutdown.ts';
 import { processesUnder, recordedProcessesUnder, testResultsDir } from '../test/integration/processes.ts';
 
-const CLI = path.resolve('harness/cli.ts');
+const CLI = path.resolve('cli.ts');
 
 /**
  * Run the CLI as a user would and press Ctrl-C (SIGINT) once `when` matches its stderr; `recorded` is how many

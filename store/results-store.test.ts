@@ -78,7 +78,7 @@ describe('a results folder another user can write into is refused', () => {
         ['cleanup'],
         ['serve', '--port=1'],
       ]) {
-        const r = spawnSync(process.execPath, ['--import', 'tsx', 'harness/cli.ts', ...args, `--results=${theirs}`], {
+        const r = spawnSync(process.execPath, ['--import', 'tsx', 'cli.ts', ...args, `--results=${theirs}`], {
           encoding: 'utf8',
           timeout: 60_000,
         });

@@ -40,7 +40,7 @@ describe('the npm package', () => {
     for (const f of [
       pkg.bin.fencepost,
       'index.ts',
-      'harness/cli.ts',
+      'cli.ts',
       'workloads/client.ts',
       'nemesis/clock/shim.c',
       'report/client/report.js',

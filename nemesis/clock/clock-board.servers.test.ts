@@ -52,7 +52,7 @@ describe('ClockBoard', () => {
       [
         '--import',
         'tsx',
-        'harness/cli.ts',
+        'cli.ts',
         '--lock=redis',
         '--nemesis=clock',
         '--nemesis-interval=500',

@@ -9,7 +9,7 @@ import { processesUnder, testResultsDir } from '../../test/integration/processes
 import { runNemesis, starts, type NemesisRun } from '../../test/support/nemesis-test-kit.ts';
 import { cgroup2Mount, netName, serverNetMissing } from './server-net.ts';
 
-const CLI = path.resolve('harness/cli.ts');
+const CLI = path.resolve('cli.ts');
 
 /** The run's nftables table and cgroup, if either still exists: what every way out must remove. */
 function netLeft(runDir: string): string[] {

@@ -43,7 +43,7 @@ describe.skipIf(!docker)('docker backend as a non-root user', () => {
 
   /** The CLI as `user`, with its groups (runuser sets the supplementary groups; node's spawn uid/gid would drop them). */
   function asUser(user: string, args: string[]) {
-    return spawnSync('runuser', ['-u', user, '--', process.execPath, '--import', 'tsx', 'harness/cli.ts', ...args], {
+    return spawnSync('runuser', ['-u', user, '--', process.execPath, '--import', 'tsx', 'cli.ts', ...args], {
       cwd: repo,
       encoding: 'utf8',
       timeout: 110_000,
@@ -54,7 +54,7 @@ describe.skipIf(!docker)('docker backend as a non-root user', () => {
   /** A checkout other users can't read (under a 0700 /root) can't be run by them: nothing of ours to test then. */
   function readableBy(user: string): boolean {
     return (
-      spawnSync('runuser', ['-u', user, '--', 'test', '-r', path.join(repo, 'harness/cli.ts')]).status === 0 &&
+      spawnSync('runuser', ['-u', user, '--', 'test', '-r', path.join(repo, 'cli.ts')]).status === 0 &&
       spawnSync('runuser', ['-u', user, '--', 'test', '-x', process.execPath]).status === 0
     );
   }

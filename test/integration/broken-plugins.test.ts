@@ -9,7 +9,7 @@ import { processesUnder, testResultsDir } from './processes.ts';
  * Plugins that never make progress, or whose "monotonic" token is not, run through the real CLI against the
  * real servers. A run that wrote nothing must not be VALID; a lock that breaks its token promise is INVALID.
  */
-const CLI = path.resolve('harness/cli.ts');
+const CLI = path.resolve('cli.ts');
 const results = testResultsDir('broken-plugins');
 const TIME_LIMIT_S = 5;
 const TTL_MS = 500;

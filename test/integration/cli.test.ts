@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { processesUnder, recordedProcessesUnder, testResultsDir } from './processes.ts';
 
-const CLI = path.resolve('harness/cli.ts');
+const CLI = path.resolve('cli.ts');
 const dirs: string[] = [];
 
 function resultsDir(name: string): string {
@@ -33,7 +33,7 @@ interface Exit {
   recordedAtSignal?: number;
 }
 
-/** Run the CLI as a user would (node --import tsx harness/cli.ts …), optionally signalling it (`signalAfter`). */
+/** Run the CLI as a user would (node --import tsx cli.ts …), optionally signalling it (`signalAfter`). */
 function cli(
   args: string[],
   opts: {

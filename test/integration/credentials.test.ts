@@ -321,7 +321,7 @@ describe('a run', () => {
         [
           '--import',
           'tsx',
-          'harness/cli.ts',
+          'cli.ts',
           `--lock=${lock}`,
           `--nemesis=${nemesis}`,
           '--time-limit=6',

@@ -7,7 +7,7 @@ import { processesUnder, recordedProcessesUnder, testResultsDir } from './proces
 
 // How a run is stopped from outside: through npm as a supervisor or CI runner does it, by its parent's death,
 // and `cleanup` from another terminal while it runs (which must not touch it).
-const CLI = path.resolve('harness/cli.ts');
+const CLI = path.resolve('cli.ts');
 const dirs: string[] = [];
 
 function resultsDir(name: string): string {

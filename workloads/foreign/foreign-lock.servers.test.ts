@@ -12,7 +12,7 @@ import { processesUnder, testResultsDir } from '../../test/integration/processes
  * loses updates when its holder — the Node client and its Python process together — is paused past the TTL, keeps
  * them with no fault, and no Python process outlives a run, whether it ends or is interrupted.
  */
-const CLI = path.resolve('harness/cli.ts');
+const CLI = path.resolve('cli.ts');
 const results = testResultsDir('foreign-lock');
 const LOCK = '--lock=./examples/python-redis-lock.json';
 

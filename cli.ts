@@ -1,7 +1,7 @@
-import { HarnessError } from '../common/errors.ts';
-import { EXIT } from '../common/exit-codes.ts';
-import { helpText, parseCommandLine, type CommandLine } from './options.ts';
-import { Shutdown } from '../common/shutdown.ts';
+import { HarnessError } from './common/errors.ts';
+import { EXIT } from './common/exit-codes.ts';
+import { helpText, parseCommandLine, type CommandLine } from './harness/options.ts';
+import { Shutdown } from './common/shutdown.ts';
 
 /** Subcommands are loaded on demand so `--help` and argument errors answer at once. */
 async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Promise<number> {
@@ -12,51 +12,51 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
     (config.command === 'nightly' && config.rest[0] !== 'merge');
   if (runsServers && config.backend === 'docker') {
     // Before any run folder exists: no engine is a usage error (254) with the commands to start one.
-    const { connectDockerEngine } = await import('../cluster/docker/engine.ts');
+    const { connectDockerEngine } = await import('./cluster/docker/engine.ts');
     await connectDockerEngine();
   }
   switch (config.command) {
     case 'init': {
-      const { initCommand } = await import('./init-command.ts');
+      const { initCommand } = await import('./harness/init-command.ts');
       return initCommand(process.cwd());
     }
     case 'doctor': {
-      const { doctor, formatDoctor } = await import('./doctor.ts');
+      const { doctor, formatDoctor } = await import('./harness/doctor.ts');
       const report = await doctor(config, shutdown);
       console.log(config.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
       return EXIT.valid;
     }
     case 'lock-check': {
-      const { lockCheckCommand } = await import('./lock-check-command.ts');
+      const { lockCheckCommand } = await import('./harness/lock-check-command.ts');
       return lockCheckCommand(config, shutdown);
     }
     case 'cleanup': {
-      const { cleanup } = await import('./cleanup.ts');
+      const { cleanup } = await import('./harness/cleanup.ts');
       await cleanup(config.resultsDir, console.log, { data: config.data });
       return EXIT.valid;
     }
     case 'check': {
-      const { checkCommand } = await import('./check-command.ts');
+      const { checkCommand } = await import('./harness/check-command.ts');
       return checkCommand(config.rest);
     }
     case 'compare': {
-      const { compareCommand } = await import('./compare-command.ts');
+      const { compareCommand } = await import('./harness/compare-command.ts');
       return compareCommand(config.rest, config);
     }
     case 'serve': {
-      const { serveCommand } = await import('./serve-command.ts');
+      const { serveCommand } = await import('./harness/serve-command.ts');
       return serveCommand(config, shutdown);
     }
     case 'nightly': {
-      const { nightlyCommand } = await import('../matrix/nightly.ts');
+      const { nightlyCommand } = await import('./matrix/nightly.ts');
       return nightlyCommand(config, shutdown);
     }
     case 'run': {
       if (config.lock === 'all') {
-        const { runMatrix } = await import('../matrix/matrix.ts');
+        const { runMatrix } = await import('./matrix/matrix.ts');
         return runMatrix(config, shutdown);
       }
-      const { runTest } = await import('./run.ts');
+      const { runTest } = await import('./harness/run.ts');
       return (await runTest(config, shutdown)).exitCode;
     }
   }
