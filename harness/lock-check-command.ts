@@ -107,29 +107,68 @@ export async function runLockCheck(
   shutdown: Shutdown,
   pids: PidRegistry,
 ): Promise<LockCheckStep[]> {
-  const cmd = strategy.foreign!;
-  const steps: LockCheckStep[] = [];
-  let current: LockCheckStep | null = null;
-  const procs: LockProcess[] = [];
-  const proxies: TcpProxy[] = [];
-  const cleanup = shutdown.add('stop the lock processes', async () => {
-    for (const p of procs) p.kill();
-    await Promise.all([...procs.map((p) => p.exited), ...proxies.map((p) => p.close())]);
-  });
+  const check = new LockCheck(strategy, cluster, pids);
+  const cleanup = shutdown.add('stop the lock processes', () => check.stopAll());
+  try {
+    const key = 'account-0';
+    const held = await check.holding(key);
+    await check.handOver(key, held);
+    if (held.connected) await check.unreachable();
+    else check.skip('an unreachable server is an error', 'connect failed');
+    await check.closeAll(held);
+  } finally {
+    check.current = null;
+    await cleanup.run();
+  }
+  return check.steps;
+}
 
-  const direct = endpointsOf(cluster, (_, port) => port);
-  async function start(label: string, endpoints: ForeignEndpoints): Promise<LockProcess> {
-    const p = await LockProcess.start(cmd, {
-      exchange: (dir, line) => current?.exchange.push(`${label} ${dir} ${masked(line)}`),
-      stderr: (line) => current?.exchange.push(`${label} ! ${masked(line)}`),
-      spawned: (pid) => pids.add({ name: `lock-check-${label}`, pid, marker: cmd.cwd }),
+/** What the first steps left: A connected and holding (with its token), B connected. */
+interface Holding {
+  connected: boolean;
+  heldA: boolean;
+  connectedB: boolean;
+  a: LockProcess | null;
+  b: LockProcess | null;
+  tokenA: string | undefined;
+}
+
+/** One lock-check: its steps so far, the processes it started (A, B, C) and the proxies that cut C's servers. */
+class LockCheck {
+  readonly steps: LockCheckStep[] = [];
+  current: LockCheckStep | null = null;
+  private readonly procs: LockProcess[] = [];
+  private readonly proxies: TcpProxy[] = [];
+  private readonly cmd: NonNullable<ResolvedStrategy['foreign']>;
+
+  constructor(
+    private readonly strategy: ResolvedStrategy,
+    private readonly cluster: Cluster,
+    private readonly pids: PidRegistry,
+  ) {
+    this.cmd = strategy.foreign!;
+  }
+
+  async stopAll(): Promise<void> {
+    for (const p of this.procs) p.kill();
+    await Promise.all([...this.procs.map((p) => p.exited), ...this.proxies.map((p) => p.close())]);
+  }
+
+  /** Start a lock process and connect it; a connect that is not `ok` fails the step. */
+  private async start(label: string, endpoints: ForeignEndpoints): Promise<LockProcess> {
+    const p = await LockProcess.start(this.cmd, {
+      exchange: (dir, line) => this.current?.exchange.push(`${label} ${dir} ${masked(line)}`),
+      stderr: (line) => this.current?.exchange.push(`${label} ! ${masked(line)}`),
+      spawned: (pid) => this.pids.add({ name: `lock-check-${label}`, pid, marker: this.cmd.cwd }),
       exited: ({ code, signal, expected }) => {
-        pids.remove(`lock-check-${label}`);
+        this.pids.remove(`lock-check-${label}`);
         if (!expected)
-          current?.exchange.push(`${label} exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`);
+          this.current?.exchange.push(
+            `${label} exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`,
+          );
       },
     });
-    procs.push(p);
+    this.procs.push(p);
     const r = await p.request(
       {
         op: 'connect',
@@ -137,21 +176,24 @@ export async function runLockCheck(
         ttlMs: CHECK_TTL_MS,
         acquireTimeoutMs: CHECK_ACQUIRE_TIMEOUT_MS,
         replyTimeoutMs: CHECK_REPLY_MS,
-        client: procs.length - 1,
-        seed: 42 + procs.length,
+        client: this.procs.length - 1,
+        seed: 42 + this.procs.length,
       },
       CHECK_REPLY_MS,
     );
     if (r.kind !== 'connected') throw new StepFailed(`connect answered ${describe(r)}`);
     return p;
   }
-  const acquire = (p: LockProcess, key: string) =>
-    p.request({ op: 'acquire', key }, CHECK_ACQUIRE_TIMEOUT_MS + ACQUIRE_GRACE_MS);
+
+  private acquire(p: LockProcess, key: string): Promise<ForeignReply> {
+    return p.request({ op: 'acquire', key }, CHECK_ACQUIRE_TIMEOUT_MS + ACQUIRE_GRACE_MS);
+  }
 
   /** Run a step; `false` if it failed (what depends on it is then skipped). */
-  async function step(name: string, run: () => Promise<string | void>): Promise<boolean> {
-    current = { name, passed: null, detail: '', exchange: [] };
-    steps.push(current);
+  private async step(name: string, run: () => Promise<string | void>): Promise<boolean> {
+    const current: LockCheckStep = { name, passed: null, detail: '', exchange: [] };
+    this.current = current;
+    this.steps.push(current);
     try {
       current.detail = (await run()) ?? '';
       current.passed = true;
@@ -161,115 +203,125 @@ export async function runLockCheck(
     }
     return current.passed;
   }
-  const skip = (name: string, why: string) => steps.push({ name, passed: null, detail: why, exchange: [] });
 
-  try {
-    let a: LockProcess | null = null;
-    let b: LockProcess | null = null;
-    let tokenA: string | undefined;
-    const key = 'account-0';
-    const connected = await step('connect (process A)', async () => {
-      a = await start('A', direct);
+  skip(name: string, why: string): void {
+    this.steps.push({ name, passed: null, detail: why, exchange: [] });
+  }
+
+  /** A connects and holds `key`; B connects and, when the lock is exclusive, is refused while A holds it. */
+  async holding(key: string): Promise<Holding> {
+    const direct = endpointsOf(this.cluster, (_, port) => port);
+    const h: Holding = { connected: false, heldA: false, connectedB: false, a: null, b: null, tokenA: undefined };
+    h.connected = await this.step('connect (process A)', async () => {
+      h.a = await this.start('A', direct);
     });
-    const heldA =
-      connected &&
-      (await step(`acquire ${key} (A)`, async () => {
-        const r = await acquire(a!, key);
+    h.heldA =
+      h.connected &&
+      (await this.step(`acquire ${key} (A)`, async () => {
+        const r = await this.acquire(h.a!, key);
         if (r.kind !== 'held') throw new StepFailed(`expected held, got ${describe(r)}`);
-        tokenA = r.token;
+        h.tokenA = r.token;
         return r.token ? `held, token ${r.token}` : 'held';
       }));
-    if (!connected) skip(`acquire ${key} (A)`, 'connect failed');
-    const connectedB =
-      heldA &&
-      (await step('connect (process B)', async () => {
-        b = await start('B', direct);
+    if (!h.connected) this.skip(`acquire ${key} (A)`, 'connect failed');
+    h.connectedB =
+      h.heldA &&
+      (await this.step('connect (process B)', async () => {
+        h.b = await this.start('B', direct);
       }));
-    if (heldA && connectedB) {
-      if (strategy.exclusive)
-        await step(`a second acquire of ${key} is refused while A holds it (B)`, async () => {
-          const t = performance.now();
-          const r = await acquire(b!, key);
-          if (r.kind === 'held') throw new StepFailed('B got the lock while A held it: two holders');
-          if (r.kind === 'error')
-            throw new StepFailed(
-              `B answered error (${r.error}); a lock that is busy is a definite "not-acquired": an error is recorded as unknown (info) and the process is restarted`,
-            );
-          return `not-acquired after ${Math.round(performance.now() - t)} ms (${r.kind === 'not-acquired' ? r.reason : ''})`;
-        });
-      else skip('a second acquire is refused while held', 'the manifest declares exclusive: false');
-    } else skip('a second acquire is refused while held', 'an earlier step failed');
+    if (!(h.heldA && h.connectedB)) this.skip('a second acquire is refused while held', 'an earlier step failed');
+    else if (!this.strategy.exclusive)
+      this.skip('a second acquire is refused while held', 'the manifest declares exclusive: false');
+    else
+      await this.step(`a second acquire of ${key} is refused while A holds it (B)`, async () => {
+        const t = performance.now();
+        const r = await this.acquire(h.b!, key);
+        if (r.kind === 'held') throw new StepFailed('B got the lock while A held it: two holders');
+        if (r.kind === 'error')
+          throw new StepFailed(
+            `B answered error (${r.error}); a lock that is busy is a definite "not-acquired": an error is recorded as unknown (info) and the process is restarted`,
+          );
+        return `not-acquired after ${Math.round(performance.now() - t)} ms (${r.kind === 'not-acquired' ? r.reason : ''})`;
+      });
+    return h;
+  }
+
+  /** A releases; B then holds `key` (with a larger token when one is declared), renews when it renews, releases. */
+  async handOver(key: string, h: Holding): Promise<void> {
+    const tokenA = h.tokenA;
     const releasedA =
-      heldA &&
-      (await step(`release ${key} (A)`, async () => {
-        const r = await a!.request({ op: 'release', key, ...(tokenA ? { token: tokenA } : {}) }, CHECK_REPLY_MS);
+      h.heldA &&
+      (await this.step(`release ${key} (A)`, async () => {
+        const r = await h.a!.request({ op: 'release', key, ...(tokenA ? { token: tokenA } : {}) }, CHECK_REPLY_MS);
         if (r.kind !== 'released') throw new StepFailed(`expected released, got ${describe(r)}`);
         if (!r.held) throw new StepFailed('released with held: false, but A still held the lock');
       }));
-    if (!heldA) skip(`release ${key} (A)`, 'A holds nothing');
+    if (!h.heldA) this.skip(`release ${key} (A)`, 'A holds nothing');
     let heldB = false;
     let tokenB: string | undefined;
-    if (releasedA && connectedB) {
-      heldB = await step(`acquire ${key} after A released it (B)`, async () => {
-        const r = await acquire(b!, key);
+    if (releasedA && h.connectedB) {
+      heldB = await this.step(`acquire ${key} after A released it (B)`, async () => {
+        const r = await this.acquire(h.b!, key);
         if (r.kind !== 'held') throw new StepFailed(`expected held, got ${describe(r)}`);
         tokenB = r.token;
-        if (cmd.expectToken) {
-          if (BigInt(r.token!) <= BigInt(tokenA!))
-            throw new StepFailed(
-              `token ${r.token} is not larger than A's ${tokenA}: a fence would refuse B, or admit A`,
-            );
-          return `held, token ${r.token} > ${tokenA}`;
-        }
-        return 'held';
+        if (!this.cmd.expectToken) return 'held';
+        if (BigInt(r.token!) <= BigInt(tokenA!))
+          throw new StepFailed(`token ${r.token} is not larger than A's ${tokenA}: a fence would refuse B, or admit A`);
+        return `held, token ${r.token} > ${tokenA}`;
       });
-    } else skip(`acquire ${key} after A released it (B)`, 'an earlier step failed');
-    if (cmd.renews && heldB)
-      await step(`renew ${key} (B)`, async () => {
-        const r = await b!.request({ op: 'renew', key, ...(tokenB ? { token: tokenB } : {}) }, CHECK_REPLY_MS);
+    } else this.skip(`acquire ${key} after A released it (B)`, 'an earlier step failed');
+    const withToken = () => (tokenB ? { token: tokenB } : {});
+    if (this.cmd.renews && heldB)
+      await this.step(`renew ${key} (B)`, async () => {
+        const r = await h.b!.request({ op: 'renew', key, ...withToken() }, CHECK_REPLY_MS);
         if (r.kind !== 'held') throw new StepFailed(`expected held, got ${describe(r)}`);
       });
-    else if (cmd.renews) skip(`renew ${key} (B)`, 'B holds nothing');
+    else if (this.cmd.renews) this.skip(`renew ${key} (B)`, 'B holds nothing');
     if (heldB)
-      await step(`release ${key} (B)`, async () => {
-        const r = await b!.request({ op: 'release', key, ...(tokenB ? { token: tokenB } : {}) }, CHECK_REPLY_MS);
+      await this.step(`release ${key} (B)`, async () => {
+        const r = await h.b!.request({ op: 'release', key, ...withToken() }, CHECK_REPLY_MS);
         if (r.kind !== 'released' || !r.held) throw new StepFailed(`expected released (held), got ${describe(r)}`);
       });
-    if (connected)
-      await step('an unreachable server is an error, not "not-acquired" (process C, its servers cut)', async () => {
-        for (const n of cluster.nodes) proxies.push(await TcpProxy.start({ targetPort: n.port }));
-        const byPort = new Map(cluster.nodes.map((n, i) => [n.port, proxies[i].port]));
-        const c = await start(
-          'C',
-          endpointsOf(cluster, (_, port) => byPort.get(port)!),
-        );
-        for (const p of proxies) p.partition();
-        try {
-          const r = await acquire(c, 'account-1');
-          if (r.kind === 'not-acquired')
-            throw new StepFailed(
-              `C answered not-acquired (${r.reason}) while no server could answer it: the history would record "definitely not held" for an acquire that may have taken effect; answer error when you cannot know`,
-            );
-          if (r.kind === 'held') throw new StepFailed('C answered held while no server could answer it');
-          return `error (${(r as { error?: string }).error ?? r.kind})`;
-        } catch (err) {
-          if (err instanceof StepFailed) throw err;
-          // No reply in time is "unknown" too: the harness records info and starts a fresh process.
-          return `${(err as Error).message} — recorded as info, like an error (an error reply is cheaper: no restart)`;
-        }
-      });
-    else skip('an unreachable server is an error', 'connect failed');
-    for (const [label, p] of [
-      ['A', a],
-      ['B', b],
+  }
+
+  /** C connects through proxies of ours, which then cut every server: its acquire must be an error or no reply. */
+  async unreachable(): Promise<void> {
+    await this.step('an unreachable server is an error, not "not-acquired" (process C, its servers cut)', async () => {
+      for (const n of this.cluster.nodes) this.proxies.push(await TcpProxy.start({ targetPort: n.port }));
+      const byPort = new Map(this.cluster.nodes.map((n, i) => [n.port, this.proxies[i].port]));
+      const c = await this.start(
+        'C',
+        endpointsOf(this.cluster, (_, port) => byPort.get(port)!),
+      );
+      for (const p of this.proxies) p.partition();
+      try {
+        const r = await this.acquire(c, 'account-1');
+        if (r.kind === 'not-acquired')
+          throw new StepFailed(
+            `C answered not-acquired (${r.reason}) while no server could answer it: the history would record "definitely not held" for an acquire that may have taken effect; answer error when you cannot know`,
+          );
+        if (r.kind === 'held') throw new StepFailed('C answered held while no server could answer it');
+        return `error (${(r as { error?: string }).error ?? r.kind})`;
+      } catch (err) {
+        if (err instanceof StepFailed) throw err;
+        // No reply in time is "unknown" too: the harness records info and starts a fresh process.
+        return `${(err as Error).message} — recorded as info, like an error (an error reply is cheaper: no restart)`;
+      }
+    });
+  }
+
+  /** A and B, when still usable, answer `close` and exit within 2 s. */
+  async closeAll(h: Holding): Promise<void> {
+    for (const [label, proc] of [
+      ['A', h.a],
+      ['B', h.b],
     ] as const) {
-      const proc = p as LockProcess | null;
       if (!proc) continue;
       if (!proc.usable) {
-        skip(`close (${label}) and exit`, `${label} was stopped after an earlier step failed`);
+        this.skip(`close (${label}) and exit`, `${label} was stopped after an earlier step failed`);
         continue;
       }
-      await step(`close (${label}) and exit`, async () => {
+      await this.step(`close (${label}) and exit`, async () => {
         const t = performance.now();
         const r = await proc.request({ op: 'close' }, CHECK_REPLY_MS);
         if (r.kind !== 'closed') throw new StepFailed(`expected closed, got ${describe(r)}`);
@@ -278,11 +330,7 @@ export async function runLockCheck(
         return `exited ${Math.round(performance.now() - t)} ms after close`;
       });
     }
-  } finally {
-    current = null;
-    await cleanup.run();
   }
-  return steps;
 }
 
 function describe(r: ForeignReply): string {
