@@ -94,11 +94,7 @@ export async function runTest(
   const clocks = faultNeeds.clockShim ? await ClockBoard.create(runPath(runDir, 'clock')) : null;
   const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
   // Registered before the cluster's own step, so it runs after the servers stopped (steps run newest first).
-  const serverNet = faultNeeds.serverNet ? ServerNet.create(runDir, pids.dir) : null;
-  const disposeServerNet = shutdown.add('remove the server network', () => {
-    const left = serverNet?.dispose();
-    if (left) log(`fencepost: ${left}; \`${CLI} cleanup\` removes it once this harness is gone`);
-  });
+  const { serverNet, disposeServerNet } = serverNetFor(faultNeeds, runDir, pids, shutdown, log);
   const { cluster, test, stopCluster, markIncomplete } = await startCluster(
     { config, strategy, faults, faultNeeds },
     { runDir, pids, clocks, serverNet },
@@ -121,13 +117,7 @@ export async function runTest(
   const { specs, stopGraceMs } = clientSpecs(config, strategy, cluster, proxies);
   // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
   if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
-  const pool = new ClientPool(
-    runDir,
-    pids,
-    (op, at) => (at === undefined ? journal.append(op) : journal.appendStamped(op, at)),
-    clocks ? (slot) => clocks.env(`client-${slot}`) : undefined,
-    log,
-  );
+  const pool = clientPool(runDir, pids, journal, clocks, log);
   const stopClients = shutdown.add('stop clients', () => pool.kill());
 
   const nemesis = createNemesis({
@@ -166,6 +156,39 @@ export async function runTest(
   await disposeClocks.run();
   markIncomplete.cancel();
   return conclude(config, runDir, faults, log);
+}
+
+/** The server network of a run with server partitions (its cgroups and nftables table), and its removal. */
+function serverNetFor(
+  faultNeeds: RunNeeds,
+  runDir: string,
+  pids: PidRegistry,
+  shutdown: Shutdown,
+  log: (line: string) => void,
+): { serverNet: ServerNet | null; disposeServerNet: TeardownStep } {
+  const serverNet = faultNeeds.serverNet ? ServerNet.create(runDir, pids.dir) : null;
+  const disposeServerNet = shutdown.add('remove the server network', () => {
+    const left = serverNet?.dispose();
+    if (left) log(`fencepost: ${left}; \`${CLI} cleanup\` removes it once this harness is gone`);
+  });
+  return { serverNet, disposeServerNet };
+}
+
+/** The run's client processes, their ops journalled (stamped by the client when it says when), clocks shimmed. */
+function clientPool(
+  runDir: string,
+  pids: PidRegistry,
+  journal: Journal,
+  clocks: ClockBoard | null,
+  log: (line: string) => void,
+): ClientPool {
+  return new ClientPool(
+    runDir,
+    pids,
+    (op, at) => (at === undefined ? journal.append(op) : journal.appendStamped(op, at)),
+    clocks ? (slot) => clocks.env(`client-${slot}`) : undefined,
+    log,
+  );
 }
 
 /** Resolved once, before anything starts: a bad plugin or an option the lock can't honour is exit 254 here. */
