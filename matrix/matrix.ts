@@ -113,7 +113,6 @@ export async function measuredCell(
   run: RunOne,
   progress: (line: string) => void,
 ): Promise<MatrixCell> {
-  const fault = col.faults[0] ?? null;
   const runs: CellRun[] = [];
   const outcomes: (RunOutcome | null)[] = [];
   while (needsAnotherRun(runs, config.runs, MAX_RERUNS)) {
@@ -121,45 +120,10 @@ export async function measuredCell(
     try {
       const cell = cellConfig(config, shapeOf(col, strategy, seed));
       const out = await run(cell);
-      const r = out.results;
-      const hits = fault ? faultHits(r, fault) : undefined;
-      const live = runLiveness(r);
-      const failing = Object.entries(r.checkers)
-        .filter(([, c]) => c.valid === false)
-        .map(([name]) => name);
-      const reading = readRun({
-        valid: r.valid,
-        lostUpdates: r.lostUpdates,
-        staleWritesRejected: r.staleWritesRejected,
-        fencing: col.fencing,
-        fault,
-        faultHits: hits,
-        failing,
-        unknownWhy: unknownWhy(r, cell.concurrency),
-        starvation: starvation(r, cell.concurrency),
-      });
-      runs.push({
-        seed,
-        runDir: out.runDir,
-        verdict: verdictWord(r.valid),
-        lostUpdates: r.lostUpdates,
-        staleWritesRejected: r.staleWritesRejected,
-        ...(hits !== undefined ? { faultHits: hits } : {}),
-        ...(live ? { liveness: live } : {}),
-        ...reading,
-      });
+      runs.push(cellRunOf(out, seed, col, cell.concurrency));
       outcomes.push(out);
     } catch (err) {
-      runs.push({
-        seed,
-        runDir: '',
-        verdict: 'FAILED',
-        lostUpdates: 0,
-        staleWritesRejected: 0,
-        seen: 'failed',
-        conclusive: false,
-        why: (err as Error).message.split('\n')[0],
-      });
+      runs.push(failedRun(seed, err as Error));
       outcomes.push(null);
     }
     progress(`run ${runs.length}: ${describeRun(runs.at(-1)!)}`);
@@ -171,16 +135,7 @@ export async function measuredCell(
   const shown = outcomes[at];
   const inconclusive = runs.filter((r) => !r.conclusive).length;
   const liveness = cellLiveness(runs);
-  const note =
-    observed === 'failed'
-      ? `the harness failed: ${runs.at(-1)!.why}`
-      : observed === 'starved'
-        ? `starved in all ${runs.length} runs: ${runs.at(-1)!.why}`
-        : observed === 'unknown'
-          ? `inconclusive after ${runs.length} runs: ${[...new Set(runs.map((r) => r.why).filter(Boolean))].join('; ')}`
-          : inconclusive
-            ? `${inconclusive} of ${runs.length} runs inconclusive, replaced`
-            : undefined;
+  const note = cellNote(observed, runs, inconclusive);
   return {
     ...base,
     decided: 'measured',
@@ -196,6 +151,65 @@ export async function measuredCell(
     runs,
     ...(note ? { note } : {}),
   };
+}
+
+/** One run of a cell as the cell keeps it: its verdict, counts, the fault's hits, liveness and how it reads. */
+function cellRunOf(out: RunOutcome, seed: number, col: CellColumn, concurrency: number): CellRun {
+  const r = out.results;
+  const fault = col.faults[0] ?? null;
+  const hits = fault ? faultHits(r, fault) : undefined;
+  const live = runLiveness(r);
+  const failing = Object.entries(r.checkers)
+    .filter(([, c]) => c.valid === false)
+    .map(([name]) => name);
+  const reading = readRun({
+    valid: r.valid,
+    lostUpdates: r.lostUpdates,
+    staleWritesRejected: r.staleWritesRejected,
+    fencing: col.fencing,
+    fault,
+    faultHits: hits,
+    failing,
+    unknownWhy: unknownWhy(r, concurrency),
+    starvation: starvation(r, concurrency),
+  });
+  return {
+    seed,
+    runDir: out.runDir,
+    verdict: verdictWord(r.valid),
+    lostUpdates: r.lostUpdates,
+    staleWritesRejected: r.staleWritesRejected,
+    ...(hits !== undefined ? { faultHits: hits } : {}),
+    ...(live ? { liveness: live } : {}),
+    ...reading,
+  };
+}
+
+/** A run the harness itself failed (it threw): inconclusive, with the first line of why. */
+function failedRun(seed: number, err: Error): CellRun {
+  return {
+    seed,
+    runDir: '',
+    verdict: 'FAILED',
+    lostUpdates: 0,
+    staleWritesRejected: 0,
+    seen: 'failed',
+    conclusive: false,
+    why: err.message.split('\n')[0],
+  };
+}
+
+/** What the cell's page says beside its observation: why it failed or was undecided, or how many were replaced. */
+function cellNote(
+  observed: MatrixCell['observed'],
+  runs: readonly CellRun[],
+  inconclusive: number,
+): string | undefined {
+  if (observed === 'failed') return `the harness failed: ${runs.at(-1)!.why}`;
+  if (observed === 'starved') return `starved in all ${runs.length} runs: ${runs.at(-1)!.why}`;
+  if (observed === 'unknown')
+    return `inconclusive after ${runs.length} runs: ${[...new Set(runs.map((r) => r.why).filter(Boolean))].join('; ')}`;
+  return inconclusive ? `${inconclusive} of ${runs.length} runs inconclusive, replaced` : undefined;
 }
 
 const consoleLog = (line: string) => console.error(line);
