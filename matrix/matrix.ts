@@ -284,6 +284,44 @@ export function matrixPlan(
  * decided by construction are not run and are counted apart. Exit 0 iff every measured cell matched the oracle and
  * the CLI refused every combination the oracle says it must.
  */
+/** What each lock costs by itself: one client, no fault (the cells' latency includes waiting for other holders). */
+async function uncontendedLatencies(
+  config: Readonly<Config>,
+  strategies: Awaited<ReturnType<typeof builtinStrategies>>,
+  runOne: RunOne,
+  log: (line: string) => void,
+): Promise<Record<string, UncontendedLatency>> {
+  const uncontended: Record<string, UncontendedLatency> = {};
+  for (const lock of BUILTIN_LOCKS) {
+    try {
+      const out = await runOne(
+        cellConfig(config, {
+          strategy: strategies[lock],
+          faults: [],
+          fencing: false,
+          seed: config.seed,
+          concurrency: 1,
+          timeLimitS: Math.min(config.timeLimitS, 5),
+        }),
+      );
+      const l = out.results.latency;
+      uncontended[lock] = {
+        acquireP50: l.acquire.p50,
+        acquireP99: l.acquire.p99,
+        writeP50: l.write.p50,
+        writeP99: l.write.p99,
+        runDir: out.runDir,
+      };
+      log(
+        `latency ${lock}, one client: acquire p50 ${l.acquire.p50.toFixed(2)} ms, p99 ${l.acquire.p99.toFixed(2)} ms`,
+      );
+    } catch (err) {
+      log(`latency ${lock}: could not measure (${(err as Error).message.split('\n')[0]})`);
+    }
+  }
+  return uncontended;
+}
+
 export async function runMatrix(
   config: Readonly<Config>,
   shutdown: Shutdown,
@@ -327,36 +365,8 @@ export async function runMatrix(
     );
   }
 
-  // What each lock costs by itself: one client, no fault (the cells' latency includes waiting for other holders).
-  const uncontended: Record<string, UncontendedLatency> = {};
   // Only the fault table's "choosing a lock" rows show it.
-  for (const lock of config.matrix === 'remedies' ? [] : BUILTIN_LOCKS) {
-    try {
-      const out = await runOne(
-        cellConfig(config, {
-          strategy: strategies[lock],
-          faults: [],
-          fencing: false,
-          seed: config.seed,
-          concurrency: 1,
-          timeLimitS: Math.min(config.timeLimitS, 5),
-        }),
-      );
-      const l = out.results.latency;
-      uncontended[lock] = {
-        acquireP50: l.acquire.p50,
-        acquireP99: l.acquire.p99,
-        writeP50: l.write.p50,
-        writeP99: l.write.p99,
-        runDir: out.runDir,
-      };
-      log(
-        `latency ${lock}, one client: acquire p50 ${l.acquire.p50.toFixed(2)} ms, p99 ${l.acquire.p99.toFixed(2)} ms`,
-      );
-    } catch (err) {
-      log(`latency ${lock}: could not measure (${(err as Error).message.split('\n')[0]})`);
-    }
-  }
+  const uncontended = config.matrix === 'remedies' ? {} : await uncontendedLatencies(config, strategies, runOne, log);
 
   const { writeMatrix } = await import('./matrix-page.ts');
   // Not a run (no test record, not `latest`): a page over the cell runs, beside them.
