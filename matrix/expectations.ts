@@ -96,22 +96,7 @@ export function parseExpectations(text: string, name: string, dir: string, cwd =
     for (const k of Object.keys(raw))
       if (!CELL_KEYS.includes(k)) bad(`${at}.${k}`, `unknown field "${k}"; a cell has ${CELL_KEYS.join(', ')}`);
     const { lock, fault, fencing = false, expect, why, maxStallMs } = raw;
-    if (typeof lock !== 'string' || lock === '')
-      return bad(
-        `${at}.lock`,
-        `"lock" must be a built-in lock (${BUILTIN_LOCKS.join(', ')}) or a plugin path (./locks/ours.ts)`,
-      );
-    let resolved = lock;
-    if (isPluginPath(lock)) {
-      const file = path.resolve(dir, lock);
-      if (!fs.existsSync(file)) bad(`${at}.lock`, `plugin ${lock} not found (looked for ${file})`);
-      resolved = `./${path.relative(cwd, file)}`;
-    } else if (!(BUILTIN_LOCKS as readonly string[]).includes(lock)) {
-      bad(
-        `${at}.lock`,
-        `unknown lock "${lock}"; a built-in lock is one of ${BUILTIN_LOCKS.join(', ')}, a plugin is a path starting with ./`,
-      );
-    }
+    const resolved = cellLock(lock, (message) => bad(`${at}.lock`, message), dir, cwd);
     if (typeof fault !== 'string' || !(fault === 'none' || (FAULT_NAMES as string[]).includes(fault))) {
       return bad(
         `${at}.fault`,
@@ -148,6 +133,22 @@ export function parseExpectations(text: string, name: string, dir: string, cwd =
       from: `${name}:${doc.lineOf.get(at)}`,
     };
   });
+}
+
+/** A cell's lock: a built-in's name, or a plugin path resolved from the file's folder and shown from `cwd`. */
+function cellLock(lock: unknown, bad: (message: string) => never, dir: string, cwd: string): string {
+  if (typeof lock !== 'string' || lock === '')
+    return bad(`"lock" must be a built-in lock (${BUILTIN_LOCKS.join(', ')}) or a plugin path (./locks/ours.ts)`);
+  if (isPluginPath(lock)) {
+    const file = path.resolve(dir, lock);
+    if (!fs.existsSync(file)) bad(`plugin ${lock} not found (looked for ${file})`);
+    return `./${path.relative(cwd, file)}`;
+  }
+  if (!(BUILTIN_LOCKS as readonly string[]).includes(lock))
+    bad(
+      `unknown lock "${lock}"; a built-in lock is one of ${BUILTIN_LOCKS.join(', ')}, a plugin is a path starting with ./`,
+    );
+  return lock;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
