@@ -82,26 +82,7 @@ export async function nightlyCommand(
   const plan = nightlyPlan(user, matrix.matrix)
     .filter((p) => config.cells === 'all' || p.from !== 'oracle')
     .map((p, index) => ({ ...p, index }));
-  // Every lock of the night resolved once, built-ins and the users' plugins alike: what it declares (servers, a
-  // token, a lease to renew) decides its cells' options.
-  const strategies = new Map<string, ResolvedStrategy>();
-  for (const lock of new Set(plan.map((p) => p.lock))) strategies.set(lock, await loadStrategy(lock));
-  // A user's cell the CLI would refuse (--fencing with a lock that has no token) fails now, not after the night.
-  for (const p of plan.filter((p) => p.from !== 'oracle')) {
-    try {
-      cellConfig(matrix, {
-        strategy: strategies.get(p.lock)!,
-        faults: p.col.faults,
-        fencing: p.fencing,
-        seed: matrix.seed,
-      });
-    } catch (err) {
-      if (!(err instanceof HarnessError)) throw err;
-      throw new HarnessError('bad-arguments', `${p.from}: ${p.lock} × ${p.column}: ${err.message}`, {
-        hint: 'fix or remove that entry of the expectations file',
-      });
-    }
-  }
+  const strategies = await planStrategies(matrix, plan);
   const baseline = config.baseline ? readBaseline(config.baseline) : null;
 
   const runOne = run ?? isolatedRunner(shutdown, () => {});
@@ -134,6 +115,35 @@ export async function nightlyCommand(
     cells: cells.map((c) => relativeRuns(c, config.resultsDir)),
   };
   return writeNight(config.resultsDir, result, baseline, log);
+}
+
+/**
+ * Every lock of the night resolved once, built-ins and the users' plugins alike: what it declares (servers, a
+ * token, a lease to renew) decides its cells' options. A user's cell the CLI would refuse (--fencing with a lock
+ * that has no token) fails now, not after the night.
+ */
+async function planStrategies(
+  matrix: Readonly<Config>,
+  plan: readonly PlannedCell[],
+): Promise<Map<string, ResolvedStrategy>> {
+  const strategies = new Map<string, ResolvedStrategy>();
+  for (const lock of new Set(plan.map((p) => p.lock))) strategies.set(lock, await loadStrategy(lock));
+  for (const p of plan.filter((p) => p.from !== 'oracle')) {
+    try {
+      cellConfig(matrix, {
+        strategy: strategies.get(p.lock)!,
+        faults: p.col.faults,
+        fencing: p.fencing,
+        seed: matrix.seed,
+      });
+    } catch (err) {
+      if (!(err instanceof HarnessError)) throw err;
+      throw new HarnessError('bad-arguments', `${p.from}: ${p.lock} × ${p.column}: ${err.message}`, {
+        hint: 'fix or remove that entry of the expectations file',
+      });
+    }
+  }
+  return strategies;
 }
 
 async function nightlyCell(
