@@ -53,16 +53,7 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     process.exit(254);
   }
 
-  const nights: NightlyResult[] = [];
-  const missing: string[] = [];
-  for (const dir of from) {
-    try {
-      nights.push(...readNightlyFiles(dir).map((n) => n.result));
-    } catch (err) {
-      if (!(err instanceof HarnessError)) throw err;
-      missing.push(err.message);
-    }
-  }
+  const { nights, missing } = storedNights(from);
   const plan = nightlyPlan([], tables);
   const times = cellTimes(plan, measuredCells(nights), timeLimitS);
   const settings = `--matrix=${tables} --time-limit=${timeLimitS}`;
@@ -71,22 +62,7 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     console.log(`nightly-plan: ${why}`);
     return {
       benchmark: 'nightly-plan',
-      goals: [
-        {
-          what: `nightly ${settings}, one machine`,
-          goal: `≤ ${WHOLE_GOAL_MIN} min`,
-          measured: '-',
-          met: 'skipped',
-          why,
-        },
-        {
-          what: `nightly ${settings}, slowest of ${GOAL_SHARDS} shards`,
-          goal: `≤ ${SHARD_GOAL_MIN} min`,
-          measured: '-',
-          met: 'skipped',
-          why,
-        },
-      ],
+      goals: skippedGoals(settings, why),
       data: { from, tables, timeLimitS, nights: 0 },
     };
   }
@@ -110,6 +86,35 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     goals,
     data: { from, tables, timeLimitS, nights: nights.length, whole, parts, times },
   };
+}
+
+/** Every stored night under the folders, and why a folder gave none. */
+function storedNights(from: readonly string[]): { nights: NightlyResult[]; missing: string[] } {
+  const nights: NightlyResult[] = [];
+  const missing: string[] = [];
+  for (const dir of from) {
+    try {
+      nights.push(...readNightlyFiles(dir).map((n) => n.result));
+    } catch (err) {
+      if (!(err instanceof HarnessError)) throw err;
+      missing.push(err.message);
+    }
+  }
+  return { nights, missing };
+}
+
+/** Both goals, skipped: nothing measured to judge them by. */
+function skippedGoals(settings: string, why: string): BenchOutcome['goals'] {
+  return [
+    { what: `nightly ${settings}, one machine`, goal: `≤ ${WHOLE_GOAL_MIN} min`, measured: '-', met: 'skipped', why },
+    {
+      what: `nightly ${settings}, slowest of ${GOAL_SHARDS} shards`,
+      goal: `≤ ${SHARD_GOAL_MIN} min`,
+      measured: '-',
+      met: 'skipped',
+      why,
+    },
+  ];
 }
 
 const min = (ms: number) => (ms / 60_000).toFixed(1);
