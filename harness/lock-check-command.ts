@@ -21,6 +21,10 @@ import { ACQUIRE_GRACE_MS, type ForeignEndpoints, type ForeignReply } from '../w
 import { loadForeignLock } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { CLI } from '../common/cli-name.ts';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
+import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../workloads/strategies/registry.ts';
 import type { LockCheckConfig } from './options.ts';
 
 /** Long enough that no lease expires while the check runs (nothing renews it between steps). */
@@ -44,15 +48,30 @@ export function masked(line: string): string {
 
 class StepFailed extends Error {}
 
+/** The built-in foreign row `lock` names — its name (`curator`) or its manifest (`locks/curator.json`) — or null. */
+export function builtinForeignRow(lock: string): keyof typeof FOREIGN_BUILTINS | null {
+  if (lockLibraryOf(lock)) return lock as keyof typeof FOREIGN_BUILTINS;
+  const file = path.resolve(lock);
+  const names = Object.keys(FOREIGN_BUILTINS) as (keyof typeof FOREIGN_BUILTINS)[];
+  return names.find((n) => fileURLToPath(BUILTIN_STRATEGIES[n]) === file) ?? null;
+}
+
 export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdown: Shutdown): Promise<number> {
   const [lock, ...extra] = config.rest;
   if (!lock || extra.length)
     throw new HarnessError('bad-arguments', `lock-check takes one lock: a manifest or exec:<program>.`, {
       hint: `${CLI} lock-check ./locks/my-lock.json`,
     });
-  const strategy = loadForeignLock(lock);
+  const builtin = builtinForeignRow(lock);
+  const strategy = builtin
+    ? loadForeignLock(lock, fileURLToPath(BUILTIN_STRATEGIES[builtin]), true)
+    : loadForeignLock(lock);
   const log = (line: string) => console.error(line);
-  await provision(hostRequirements(config.backend, [...strategy.needs]), log);
+  // A built-in row (by its name or its manifest under locks/): its library installed and its glue compiled first,
+  // as a run does, so no connect waits for a compiler past its reply limit.
+  const library = builtin ? lockLibraryOf(builtin)!.library : null;
+  await provision([...hostRequirements(config.backend, [...strategy.needs]), ...(library ? [library] : [])], log);
+  if (builtin) await buildBuiltinLock(builtin, strategy, log);
   const runDir = createRunDir(config.resultsDir, 'lock-check');
   const pids = new PidRegistry(runPath(runDir, 'pids'));
   const cluster = await createCluster(config.backend, { ...strategy.servers }, runDir, pids, log);

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { builtinForeignRow, masked } from './lock-check-command.ts';
+
+describe('lock-check of a built-in foreign row', () => {
+  // A built-in row named by its manifest was checked like a user's: its glue never compiled, so etcd-go and curator
+  // on a fresh machine compiled on their first connect, past the connect's reply limit.
+  it.each([
+    ['curator', 'curator'],
+    ['locks/curator.json', 'curator'],
+    ['./locks/etcd-go.json', 'etcd-go'],
+    ['locks/kazoo.json', 'kazoo'],
+    ['./examples/python-redis-lock.json', null],
+    ['exec:./mine.py', null],
+    ['redis', null],
+  ])('%s → %s', (lock, row) => {
+    expect(builtinForeignRow(lock)).toBe(row);
+  });
+});
+
+describe('masked', () => {
+  it('hides every password of a protocol line', () => {
+    expect(masked('{"op":"connect","endpoints":{"redis":[{"password":"s3\\"cr"}],"etcdAuth":{"password":"x"}}}')).toBe(
+      '{"op":"connect","endpoints":{"redis":[{"password":"***"}],"etcdAuth":{"password":"***"}}}',
+    );
+  });
+});
