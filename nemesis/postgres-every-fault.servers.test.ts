@@ -11,8 +11,16 @@ describe('--lock=postgres under every fault', () => {
   const refused = FAULT_NAMES.filter((f) => EXECUTORS[f].refusal(servers, 'postgres') !== null);
   const applies = FAULT_NAMES.filter((f) => !refused.includes(f));
 
-  it('refuses the faults that cannot reach Postgres (no Redis) before anything starts', async () => {
-    expect(refused).toEqual(['restart-empty', 'failover']);
+  it('refuses the faults that cannot reach Postgres (no Redis, no ensemble to split) before anything starts', async () => {
+    // The server partitions split an etcd or ZooKeeper ensemble or a Redis pair: a lone Postgres has none.
+    expect(refused).toEqual([
+      'restart-empty',
+      'failover',
+      'isolate-leader',
+      'majority-minority',
+      'bridge',
+      'majorities-ring',
+    ]);
     await expect(runNemesis(['--lock=postgres', `--nemesis=${FAULT_NAMES.join(',')}`])).rejects.toThrow(
       /--nemesis=restart-empty cannot act on --lock=postgres: --lock=postgres uses no Redis master/,
     );
