@@ -167,7 +167,7 @@ describe.skipIf(serverNetMissing() !== null)('server partitions', () => {
       /isolate-leader start/,
       (pid) => process.kill(pid, 'SIGKILL'),
     );
-    expect(r.code).toBeNull();
+    expect(r.code, r.stderr).toBeNull();
     const runDir = onlyRunDir(results, 'zookeeper');
     const name = netName(runDir);
     expect(netLeft(runDir).length, 'kill -9 left nothing to clean up: the test would prove nothing').toBe(2);
