@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { dropCounts, grudgeText, healText, markRuleText, tableText, type NetMember } from './nft-ruleset.ts';
+import {
+  dropCounts,
+  fitComment,
+  grudgeText,
+  healText,
+  markRuleText,
+  tableText,
+  type NetMember,
+} from './nft-ruleset.ts';
 import { cgroup2Mount, netName } from './server-net.ts';
 import { establishedByInode } from './client-links.ts';
 
@@ -99,5 +107,20 @@ describe('the names and places server partitions use', () => {
       '   1: 0100007F:D2F0 0100007F:094C 01 00000000:00000000 00:00000000 00000000     0        0 222 1 0 20 4 30 10 -1',
     ].join('\n');
     expect([...establishedByInode(text)]).toEqual([['222', 2380]]);
+  });
+});
+
+describe('the table comment', () => {
+  // A run under a deep results folder (CI's clone in a mktemp folder) failed its whole set-up: nft refused the
+  // comment ("comment too long, 128 characters maximum allowed") and the run exited 254.
+  it("fits in nft's 128 bytes however deep the run dir, keeping its end", () => {
+    const deep = `fencepost run /tmp/tmp.AbCdEf1234/fencepost/test-output/results/server-partition-kill9-1234567890/zookeeper/2026-12-02T02-33-45.094Z`;
+    expect(Buffer.byteLength(deep)).toBeGreaterThan(128);
+    const text = tableText(T, deep);
+    const comment = /comment "(.*)"/.exec(text)![1];
+    expect(Buffer.byteLength(comment)).toBeLessThanOrEqual(127);
+    expect(comment.startsWith('fencepost run …')).toBe(true);
+    expect(comment.endsWith('zookeeper/2026-12-02T02-33-45.094Z')).toBe(true);
+    expect(fitComment('fencepost run /r/etcd/x')).toBe('fencepost run /r/etcd/x');
   });
 });

@@ -38,11 +38,30 @@ function quoted(s: string): string {
   return `"${s}"`;
 }
 
+/** nft keeps at most 128 bytes of a comment (NFT_USERDATA_MAXLEN), its terminating NUL included. */
+export const NFT_COMMENT_MAX_BYTES = 127;
+/** How a run's table comment starts (server-net.ts): the run dir follows. */
+export const RUN_COMMENT = 'fencepost run ';
+
+/**
+ * A comment nft accepts: as given when it fits, else its head (`fencepost run `) and the tail of the rest after
+ * an ellipsis — a deep results folder would otherwise fail the whole set-up. Informational only: the table's name,
+ * not its comment, is what proves it ours.
+ */
+export function fitComment(comment: string): string {
+  if (Buffer.byteLength(comment) <= NFT_COMMENT_MAX_BYTES) return comment;
+  const cut = comment.startsWith(RUN_COMMENT) ? RUN_COMMENT.length : 0;
+  const head = `${comment.slice(0, cut)}…`;
+  let tail = comment.slice(cut);
+  while (Buffer.byteLength(head + tail) > NFT_COMMENT_MAX_BYTES) tail = tail.slice(1);
+  return head + tail;
+}
+
 /** The empty table of a run: both chains, no mark and no drop yet. `comment` says whose it is (the run dir). */
 export function tableText(table: string, comment: string): string {
   return [
     `table inet ${table} {`,
-    `  comment ${quoted(comment)}`,
+    `  comment ${quoted(fitComment(comment))}`,
     // After conntrack (-200) has attached the connection, before the filter priority where the drops run.
     `  chain ${MEMBERS_CHAIN} { type filter hook output priority -150; policy accept; }`,
     `  chain ${GRUDGE_CHAIN} { type filter hook output priority 0; policy accept; }`,

@@ -6,6 +6,7 @@ import { HarnessError } from '../../common/errors.ts';
 import {
   GRUDGE_CHAIN,
   MARK_BASE,
+  RUN_COMMENT,
   dropCounts,
   grudgeText,
   healText,
@@ -204,7 +205,7 @@ export class ServerNet {
 }
 
 function tableComment(runDir: string): string {
-  return `fencepost run ${fs.realpathSync(runDir)}`;
+  return `${RUN_COMMENT}${fs.realpathSync(runDir)}`;
 }
 
 function removeNet(table: string, cgroupDir: string): string | null {
