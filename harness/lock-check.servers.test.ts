@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { processesUnder, testResultsDir } from '../test/integration/processes.ts';
+import { processesUnder, testResultsDir, killLeftovers } from '../test/integration/processes.ts';
 
 /**
  * `lock-check` through the real CLI against the lock's own servers: the README's Python example passes every step;
@@ -17,15 +17,7 @@ const TIME_LIMIT_S = 6;
 const BOUND_S = TIME_LIMIT_S + 7 + 30;
 
 afterAll(() => {
-  const left = processesUnder(results);
-  for (const p of left) {
-    try {
-      process.kill(p.pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-  expect(left).toEqual([]);
+  expect(killLeftovers(results)).toEqual([]);
 });
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; seconds: number }> {

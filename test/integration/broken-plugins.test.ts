@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readHistory, validateHistory } from '../../history/reader.ts';
-import { processesUnder, testResultsDir } from './processes.ts';
+import { processesUnder, testResultsDir, killLeftovers } from './processes.ts';
 
 /**
  * Plugins that never make progress, or whose "monotonic" token is not, run through the real CLI against the
@@ -18,15 +18,7 @@ const TTL_MS = 500;
 const STEP_TIMEOUT_S = (3 * TTL_MS + 1000 + 2000) / 1000;
 
 afterAll(() => {
-  const left = processesUnder(results);
-  for (const p of left) {
-    try {
-      process.kill(p.pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-  expect(left).toEqual([]);
+  expect(killLeftovers(results)).toEqual([]);
 });
 
 interface Exit {

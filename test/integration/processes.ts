@@ -93,3 +93,19 @@ export function testResultsDir(name: string): string {
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 }
+
+/**
+ * The processes of ours still alive under `root`, each SIGKILLed so a failing test leaves nothing behind; the caller
+ * asserts the list is empty (an `afterAll` of a file whose runs all end by themselves).
+ */
+export function killLeftovers(root: string): OurProcess[] {
+  const left = processesUnder(root);
+  for (const p of left) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  return left;
+}

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive, stillOurs, type PidRecord } from '../../common/pid-registry.ts';
 import { readHistory } from '../../history/reader.ts';
-import { processesUnder, testResultsDir } from '../../test/integration/processes.ts';
+import { processesUnder, testResultsDir, killLeftovers } from '../../test/integration/processes.ts';
 
 /**
  * A lock in another language through the real CLI against real servers: redis-py's Lock (examples/python-redis-lock)
@@ -17,15 +17,7 @@ const results = testResultsDir('foreign-lock');
 const LOCK = '--lock=./examples/python-redis-lock.json';
 
 afterAll(() => {
-  const left = processesUnder(results);
-  for (const p of left) {
-    try {
-      process.kill(p.pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-  expect(left).toEqual([]);
+  expect(killLeftovers(results)).toEqual([]);
 });
 
 interface Run {
