@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuBetween, type CpuSnapshot, type Role } from './process-cpu.ts';
+import { cpuBetween, CpuWindow, type CpuSnapshot, type Role } from './process-cpu.ts';
 
 const snap = (atS: number, ticks: [number, Role, number][]): CpuSnapshot => ({
   atNs: BigInt(atS * 1e9),
@@ -36,5 +36,48 @@ describe('CPU between two snapshots', () => {
     ]);
     expect(cpuBetween(a, b).servers).toBeCloseTo(0.7);
     expect(cpuBetween(a, b).harness).toBe(0);
+  });
+});
+
+describe('CPU over a series of snapshots', () => {
+  it('counts each process up to the last snapshot that saw it, not 0 for one that ended before the last', () => {
+    const w = new CpuWindow();
+    expect(w.share()).toBeNull();
+    w.add(
+      snap(0, [
+        [7, 'harness', 0],
+        [1, 'client', 0],
+        [3, 'server', 0],
+        [4, 'server', 0], // a Postgres backend of client 1
+      ]),
+    );
+    w.add(
+      snap(1, [
+        [7, 'harness', 10],
+        [1, 'client', 40],
+        [3, 'server', 10],
+        [4, 'server', 60],
+      ]),
+    );
+    // Client 1 closed its connection and exited, its backend with it: neither is read at 2 s.
+    w.add(
+      snap(2, [
+        [7, 'harness', 30],
+        [3, 'server', 30],
+      ]),
+    );
+    const c = w.share()!;
+    expect(c.wallS).toBe(2);
+    expect(c.harness).toBeCloseTo(0.15); // 0.30 s over 2 s
+    expect(c.clients).toBeCloseTo(0.2); // its 0.40 s to its last reading, over 2 s
+    expect(c.servers).toBeCloseTo(0.45); // 0.30 s + the backend's 0.60 s
+    expect(c.seen).toEqual({ harness: 1, clients: 1, servers: 2 });
+    expect([w.fromNs, w.toNs]).toEqual([0n, 2_000_000_000n]);
+  });
+
+  it('one snapshot measures nothing', () => {
+    const w = new CpuWindow();
+    w.add(snap(5, [[1, 'client', 10]]));
+    expect(w.share()).toBeNull();
   });
 });
