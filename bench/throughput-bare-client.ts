@@ -18,9 +18,10 @@ export type BareFromClient =
   | { type: 'ready' }
   | {
       type: 'done';
-      /** Per op, in emit order: its process, its type, its stamp (ns, CLOCK_MONOTONIC, as a decimal string). */
+      /** Per op, in emit order: its process, type, kind, stamp (ns, CLOCK_MONOTONIC, as a decimal string). */
       process: number[];
       opType: OpType[];
+      f: string[];
       atNs: string[];
       /** Errors of `info` ops (their count and the last), as the run's history would show them. */
       infos: number;
@@ -33,7 +34,12 @@ let spec: ClientSpec;
 let strategy: LockStrategy;
 
 async function loop(untilNs: bigint): Promise<void> {
-  const kept: { process: number[]; opType: OpType[]; atNs: string[] } = { process: [], opType: [], atNs: [] };
+  const kept: { process: number[]; opType: OpType[]; f: string[]; atNs: string[] } = {
+    process: [],
+    opType: [],
+    f: [],
+    atNs: [],
+  };
   let infos = 0;
   let lastInfo: string | undefined;
   const realClock = {
@@ -51,6 +57,7 @@ async function loop(untilNs: bigint): Promise<void> {
     emit: (op, at) => {
       kept.process.push(op.process as number);
       kept.opType.push(op.type);
+      kept.f.push(op.f);
       kept.atNs.push(at.toString());
       if (op.type === 'info') {
         infos++;

@@ -22,12 +22,16 @@ export interface ThroughputRow {
   /** The harness process's busiest frames over the client phase (its CPU profile). */
   topFrames: SelfFrame[];
   verdict: string;
+  /** p50 of the row's acquire (postgres: write), invoke → ok, in the counted window, recorded and bare; null: none. */
+  recordedAcquireP50Ms: number | null;
+  bareAcquireP50Ms: number | null;
   /** `info` ops (timeouts, errors: the client reconnects as a new process) in the run's history… */
   recordedInfos: number;
   /** …and in the bare clients' ops. */
   bareInfos: number;
 }
 
+const msOrDash = (x: number | null) => (x === null ? '-' : x.toFixed(3));
 const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
 const cores = (x: number) => x.toFixed(2);
 export const shareOf = (r: ThroughputRow): number => (r.bareOkPerS > 0 ? r.recordedOkPerS / r.bareOkPerS : 0);
@@ -119,6 +123,7 @@ export function throughputTable(rows: readonly ThroughputRow[]): string {
     'recorded ok/s',
     'bare ok/s',
     'recorded/bare',
+    'acquire p50 rec/bare ms',
     'CPU harness',
     'CPU clients',
     'CPU servers',
@@ -133,6 +138,7 @@ export function throughputTable(rows: readonly ThroughputRow[]): string {
     r.recordedOkPerS.toFixed(0),
     r.bareOkPerS.toFixed(0),
     pct(shareOf(r)),
+    `${msOrDash(r.recordedAcquireP50Ms)} / ${msOrDash(r.bareAcquireP50Ms)}`,
     c(r.cpu, 'harness'),
     c(r.cpu, 'clients'),
     c(r.cpu, 'servers'),

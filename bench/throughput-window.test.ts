@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientPhaseRate, type CountedOp } from './throughput-window.ts';
+import { clientPhaseRate, okLatencyP50Ms, type CountedOp } from './throughput-window.ts';
 
 const s = (x: number) => x * 1e9;
 const op = (process: CountedOp['process'], type: CountedOp['type'], atS: number): CountedOp => ({
@@ -59,5 +59,36 @@ describe('ok client ops a second while every client runs', () => {
       coveredS: 0,
       slotsStarted: 0,
     });
+  });
+});
+
+describe('the p50 of an op kind, invoke to ok', () => {
+  const f = (process: number, type: CountedOp['type'], atMs: number, name = 'acquire'): CountedOp => ({
+    process,
+    type,
+    time: atMs * 1e6,
+    f: name,
+  });
+
+  it("pairs each completion with its own process's invoke; fails, other kinds and ops outside the window do not count", () => {
+    const ops = [
+      f(0, 'invoke', 0),
+      f(1, 'invoke', 1),
+      f(0, 'ok', 2), // 2 ms: before the window, not counted
+      f(1, 'ok', 11), // 10 ms
+      f(0, 'invoke', 12, 'read'),
+      f(0, 'ok', 13, 'read'), // another kind
+      f(0, 'invoke', 20),
+      f(0, 'ok', 21), // 1 ms
+      f(1, 'invoke', 20),
+      f(1, 'fail', 40), // not ok
+      f(0, 'invoke', 30),
+      f(0, 'ok', 33), // 3 ms
+    ];
+    expect(okLatencyP50Ms(ops, 'acquire', 5e6, 100e6)).toBe(3);
+  });
+
+  it('none: null', () => {
+    expect(okLatencyP50Ms([f(0, 'invoke', 0), f(0, 'fail', 1)], 'acquire', 0, 1e9)).toBeNull();
   });
 });

@@ -1,11 +1,13 @@
 import type { OpType, ProcessId } from '../history/op.ts';
 import { clientProcessOf } from '../history/process-role.ts';
+import { quantiles } from '../checkers/op-stats.ts';
 
-/** What the count needs of an op: who, what outcome, when (ns, on one monotonic clock). */
+/** What the count needs of an op: who, what outcome, when (ns, on one monotonic clock); `f` for latencies. */
 export interface CountedOp {
   process: ProcessId;
   type: OpType;
   time: number;
+  f?: string;
 }
 
 /** Ok client ops a second over a window in which every client slot was running. */
@@ -57,4 +59,24 @@ export function clientPhaseRate(ops: readonly CountedOp[], concurrency: number, 
     coveredS,
     slotsStarted: firstOfSlot.size,
   };
+}
+
+/**
+ * The p50, in ms, of invoke → ok of `f` (each completion paired with its process's open invoke), over the ok ops
+ * `clientPhaseRate` counted (completed in [fromNs, toNs]); null when there is none. The same latency on both sides
+ * of a row: what a recorded acquire costs beyond the same client's without the harness.
+ */
+export function okLatencyP50Ms(ops: readonly CountedOp[], f: string, fromNs: number, toNs: number): number | null {
+  const open = new Map<ProcessId, number>();
+  const ms: number[] = [];
+  for (const o of ops) {
+    if (o.f !== f) continue;
+    if (o.type === 'invoke') open.set(o.process, o.time);
+    else {
+      const at = open.get(o.process);
+      open.delete(o.process);
+      if (o.type === 'ok' && at !== undefined && o.time >= fromNs && o.time <= toNs) ms.push((o.time - at) / 1e6);
+    }
+  }
+  return ms.length ? quantiles(ms).p50 : null;
 }

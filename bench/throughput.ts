@@ -21,7 +21,7 @@ import { topSelfFrames, type CpuProfile, type SelfFrame } from './cpu-profile.ts
 import { machine, type BenchOutcome } from './outcome.ts';
 import { watchRun, cpuBetween, snapshot, trackedFromPidDirs, type CpuShare } from './process-cpu.ts';
 import type { BareFromClient, BareToClient } from './throughput-bare-client.ts';
-import { clientPhaseRate, type ClientPhaseRate, type CountedOp } from './throughput-window.ts';
+import { clientPhaseRate, okLatencyP50Ms, type ClientPhaseRate, type CountedOp } from './throughput-window.ts';
 import { throughputGoals, throughputTable, shareOf, type ThroughputRow } from './throughput-goal.ts';
 import { runPath } from '../store/run-dir.ts';
 import { verdictWord } from '../checkers/verdict.ts';
@@ -60,6 +60,8 @@ const TOP_FRAMES = 10;
 const PROFILE_SAMPLING_US = 10_000;
 /** A recorded run lasts this much longer than --time-limit, so the window with every client running is the limit. */
 const RAMP_S = 3;
+/** The step whose latency a row reports on both sides: postgres takes no lock, its write is what it costs. */
+const ACQUIRE_OF: Record<string, string> = { redis: 'acquire', etcd: 'acquire', postgres: 'write' };
 /** The bare clients, all loaded before `go`, only connect first: they run this much past the limit. */
 const BARE_TAIL_S = 1;
 
@@ -132,10 +134,11 @@ export async function run(argv: string[]): Promise<BenchOutcome> {
         bareOkPerS: bare.rate.okPerS,
         bareCpu: bare.cpu,
         bareInfos: bare.infos,
+        bareAcquireP50Ms: bare.acquireP50Ms,
       };
       rows.push(row);
       console.log(
-        `recorded ${cell.lock} ${cell.accounts} acc × ${cell.concurrency}: ${row.recordedOkPerS.toFixed(0)} ok/s${windowNote(rate, cell, a.timeLimitS)} (${row.verdict}, ${row.recordedInfos} info) vs bare ${row.bareOkPerS.toFixed(0)} → ${(shareOf(row) * 100).toFixed(0)} %; ` +
+        `recorded ${cell.lock} ${cell.accounts} acc × ${cell.concurrency}: ${row.recordedOkPerS.toFixed(0)} ok/s${windowNote(rate, cell, a.timeLimitS)} (${row.verdict}, ${row.recordedInfos} info) vs bare ${row.bareOkPerS.toFixed(0)} → ${(shareOf(row) * 100).toFixed(0)} %; ${ACQUIRE_OF[cell.lock]} p50 ${row.recordedAcquireP50Ms?.toFixed(3) ?? '-'} vs bare ${row.bareAcquireP50Ms?.toFixed(3) ?? '-'} ms; ` +
           `CPU harness ${cpuText(row.cpu)}; top: ${row.topFrames
             .slice(0, 3)
             .map((f) => `${f.frame} ${(f.share * 100).toFixed(0)} %`)
@@ -177,7 +180,9 @@ async function recordedRun(
   results: string,
   profiles: string | null,
 ): Promise<
-  Pick<ThroughputRow, 'recordedOkPerS' | 'recordedInfos' | 'cpu' | 'topFrames' | 'verdict'> & { rate: ClientPhaseRate }
+  Pick<ThroughputRow, 'recordedOkPerS' | 'recordedAcquireP50Ms' | 'recordedInfos' | 'cpu' | 'topFrames' | 'verdict'> & {
+    rate: ClientPhaseRate;
+  }
 > {
   const watch = await watchRun(path.join(results, cell.lock), cell.concurrency);
   const session = new Session();
@@ -217,6 +222,7 @@ async function recordedRun(
   const r = out.results;
   const history = readHistory(runPath(out.runDir, 'history')).ops;
   const rate = clientPhaseRate(history, cell.concurrency, timeLimitS);
+  const acquireP50Ms = okLatencyP50Ms(history, ACQUIRE_OF[cell.lock], rate.fromNs, rate.toNs);
   // The watch saw the client phase only if it saw most of it: a window far shorter than the run is no measure.
   if (cpu && cpu.wallS < 0.5 * (r.durationMs / 1000)) {
     console.log(
@@ -228,6 +234,7 @@ async function recordedRun(
   return {
     rate,
     recordedOkPerS: rate.okPerS,
+    recordedAcquireP50Ms: acquireP50Ms,
     recordedInfos: history.filter((o) => o.type === 'info' && typeof o.process === 'number').length,
     cpu: cpu
       ? { wallS: cpu.wallS, harness: cpu.harness, clients: cpu.clients, servers: cpu.servers, seen: cpu.seen }
@@ -254,6 +261,7 @@ function argvFor(cell: Cell, timeLimitS: number, results: string): string[] {
 
 interface BareResult {
   rate: ClientPhaseRate;
+  acquireP50Ms: number | null;
   cpu: CpuShare;
   infos: number;
   lastInfo?: string;
@@ -354,12 +362,19 @@ async function bareRun(
     const cpu = cpuBetween(from, snapshot([...servers(), ...clients]));
     const answers = await Promise.all(done);
     const ops: CountedOp[] = answers.flatMap((a) =>
-      a.process.map((p, k) => ({ process: p, type: a.opType[k], time: Number(BigInt(a.atNs[k]) - from.atNs) })),
+      a.process.map((p, k) => ({
+        process: p,
+        type: a.opType[k],
+        f: a.f[k],
+        time: Number(BigInt(a.atNs[k]) - from.atNs),
+      })),
     );
+    const rate = clientPhaseRate(ops, cell.concurrency, timeLimitS);
     const infos = answers.reduce((s, a) => s + a.infos, 0);
     const lastInfo = answers.find((a) => a.lastInfo)?.lastInfo;
     return {
-      rate: clientPhaseRate(ops, cell.concurrency, timeLimitS),
+      rate,
+      acquireP50Ms: okLatencyP50Ms(ops, ACQUIRE_OF[cell.lock], rate.fromNs, rate.toNs),
       cpu,
       infos,
       ...(lastInfo ? { lastInfo } : {}),
