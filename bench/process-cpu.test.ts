@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuBetween, CpuWindow, type CpuSnapshot, type Role } from './process-cpu.ts';
+import { cpuBetween, CpuWindow, pidsFromChildren, ticksFromStat, type CpuSnapshot, type Role } from './process-cpu.ts';
 
 const snap = (atS: number, ticks: [number, Role, number][]): CpuSnapshot => ({
   atNs: BigInt(atS * 1e9),
@@ -79,5 +79,24 @@ describe('CPU over a series of snapshots', () => {
     const w = new CpuWindow();
     w.add(snap(5, [[1, 'client', 10]]));
     expect(w.share()).toBeNull();
+  });
+});
+
+describe('reading /proc', () => {
+  it('takes utime + stime (fields 14 and 15) after the last parenthesis of the command name', () => {
+    // An etcd member's line as read on this machine: utime 204, stime 34.
+    const etcd =
+      '512 (etcd) S 11121 512 512 0 -1 4194560 9063 0 3 0 204 34 0 0 20 0 12 0 867439 11767808000 6400 18446744073709551615';
+    expect(ticksFromStat(etcd)).toBe(238);
+    // A command name with a space and a ')' of its own (prctl can set anything): the fields still line up.
+    const odd = '77 (a) b (c)) R 1 77 77 0 -1 4194304 10 0 0 0 5 7 0 0 20 0 1 0 100 0 0';
+    expect(ticksFromStat(odd)).toBe(12);
+    expect(ticksFromStat('')).toBeNull();
+    expect(ticksFromStat('12 (x) S')).toBeNull();
+  });
+
+  it("lists a process's children from its children file", () => {
+    expect(pidsFromChildren('566 567 569 \n')).toEqual([566, 567, 569]);
+    expect(pidsFromChildren('')).toEqual([]);
   });
 });

@@ -17,13 +17,27 @@ export interface Tracked {
   role: Role;
 }
 
+/**
+ * utime + stime, in ticks, from the text of /proc/<pid>/stat (the whole thread group's); null if it is not one.
+ * The command name may hold spaces and parentheses: the fields start after the last ')'. utime, stime are 14, 15.
+ */
+export function ticksFromStat(stat: string): number | null {
+  const close = stat.lastIndexOf(')');
+  if (close < 0) return null;
+  const fields = stat.slice(close + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks : null;
+}
+
+/** The pids in /proc/<pid>/task/<pid>/children: space-separated, a trailing space, empty for none. */
+export function pidsFromChildren(text: string): number[] {
+  return text.trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
 /** utime + stime of a live process, in ticks; null when it is gone. */
 function ticksOf(pid: number): number | null {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name may hold spaces and parentheses: the fields start after the last ')'. utime, stime are 14, 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return ticksFromStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return null;
   }
@@ -31,7 +45,7 @@ function ticksOf(pid: number): number | null {
 
 function childrenOf(pid: number): number[] {
   try {
-    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return pidsFromChildren(fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8'));
   } catch {
     return [];
   }
