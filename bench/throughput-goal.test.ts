@@ -7,11 +7,20 @@ const row = (concurrency: number, recorded: number, bare: number, harness = 0.1,
   concurrency,
   recordedOkPerS: recorded,
   bareOkPerS: bare,
-  cpu: { wallS: 10, harness, clients: 0.5, servers },
-  bareCpu: { wallS: 10, harness: 0, clients: 0.4, servers: 0.3 },
+  cpu: { wallS: 10, harness, clients: 0.5, servers, seen: { harness: 1, clients: concurrency, servers: 2 } },
+  bareCpu: {
+    wallS: 10,
+    harness: 0,
+    clients: 0.4,
+    servers: 0.3,
+    seen: { harness: 0, clients: concurrency, servers: 2 },
+  },
   topFrames: [{ frame: 'append history/journal.ts', selfMs: 500, share: 0.25 }],
   verdict: 'VALID',
-  bareErrors: 0,
+  recordedAcquireP50Ms: 0.62,
+  bareAcquireP50Ms: 0.5,
+  recordedInfos: 0,
+  bareInfos: 0,
 });
 
 describe('throughput goals', () => {
@@ -44,6 +53,22 @@ describe('throughput goals', () => {
     ]);
   });
 
+  it('a CPU reading that found no server process is not a 0 the harness is compared with', () => {
+    const blind = {
+      ...row(4, 90, 100, 0.2, 0),
+      cpu: { ...row(4, 90, 100, 0.2, 0).cpu!, seen: { harness: 1, clients: 4, servers: 0 } },
+    };
+    expect(throughputGoals([blind], 2)[1]).toMatchObject({
+      met: 'skipped',
+      why: 'no reading of the client phase found a server process',
+    });
+    // Beside a row whose reading saw the servers, it is left out, not counted as a miss.
+    expect(throughputGoals([blind, row(8, 90, 100, 0.1, 0.3)], 2)[1]).toMatchObject({
+      met: true,
+      measured: 'worst at 8: harness 0.10, servers 0.30 cores',
+    });
+  });
+
   it('a bare loop that recorded nothing is a 0 % share, not a division by zero', () => {
     expect(throughputGoals([row(1, 50, 0)], 2)[0]).toMatchObject({
       met: false,
@@ -63,6 +88,7 @@ describe('throughput table', () => {
       '800',
       '1000',
       '80 %',
+      '0.620 / 0.500',
       '0.10',
       '0.50',
       '0.30',

@@ -10,16 +10,18 @@ import { provision } from '../cluster/provision.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { resolveConfig } from '../harness/options.ts';
-import { runTest } from '../harness/run.ts';
-import type { ClientSpec } from '../workloads/client-protocol.ts';
+import { clientSpecs, clusterSpecFor, runTest } from '../harness/run.ts';
+import { clientEnvironment } from '../harness/client-pool.ts';
+import { withEnsembleSizes } from '../harness/strategy-options.ts';
+import { runNeeds } from '../nemesis/fault-registry.ts';
 import { readHistory } from '../history/reader.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
-import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { setupResource } from '../workloads/resource.ts';
 import { topSelfFrames, type CpuProfile, type SelfFrame } from './cpu-profile.ts';
 import { machine, type BenchOutcome } from './outcome.ts';
 import { watchRun, cpuBetween, snapshot, trackedFromPidDirs, type CpuShare } from './process-cpu.ts';
 import type { BareFromClient, BareToClient } from './throughput-bare-client.ts';
+import { clientPhaseRate, okLatencyP50Ms, type ClientPhaseRate, type CountedOp } from './throughput-window.ts';
 import { throughputGoals, throughputTable, shareOf, type ThroughputRow } from './throughput-goal.ts';
 import { runPath } from '../store/run-dir.ts';
 import { verdictWord } from '../checkers/verdict.ts';
@@ -29,22 +31,24 @@ import { verdictWord } from '../checkers/verdict.ts';
  *  [--time-limit=10] [--profiles=<dir>]`
  *
  * How many ops a second the harness records, against what the same clients do without it. For each lock ×
- * accounts × concurrency:
+ * accounts × concurrency, row by row:
  *
- * 1. Bare: on a cluster of the lock's servers and Postgres booted here (the same binaries and configs a run
- *    boots, local backend; one per lock, for all its rows), `--concurrency`
- *    forked processes run the strategy's own acquire → read → write → release on the same Resource with the same
- *    sleeps as a run's client (bench/throughput-bare-client.ts) for `--time-limit` s, counting the calls that
- *    succeeded: the like-for-like floor, what the clients can do when nothing records them.
+ * 1. Bare: on a cluster booted for the row (the one a run of the lock boots: same binaries, configs and spec,
+ *    local backend), `--concurrency` forked processes run the run's own client loop (workloads/client-loop.ts)
+ *    with the specs a run's clients get (harness/run.ts's clientSpecs: same strategy, Resource, seeds, sleeps,
+ *    step timeouts) — a run's client without the harness: its ops are kept in memory instead of sent over IPC
+ *    and journalled (bench/throughput-bare-client.ts). The like-for-like floor.
  * 2. Recorded: `runTest` with `--think=0 --nemesis=none` and the same seed, in this process (so this process *is*
- *    the harness, and the inspector's CPU profile of it is a `--cpu-prof` of the harness): the history's ok client
- *    ops within `--time-limit` s of its first client op, counted as the bare loop's are.
+ *    the harness, and the inspector's CPU profile of it is a `--cpu-prof` of the harness), RAMP_S longer than the
+ *    limit.
  *
- * Over each client phase, the CPU of the harness, of the clients and of the servers (/proc, read by a process of
- * its own: bench/process-cpu.ts, bench/cpu-watch.ts), and the harness's busiest frames. Goals (bench/throughput-goal.ts): the
- * recorded ok ops/s ≥ 80 % of bare at every concurrency ≤ 16, and the harness's CPU below the servers'.
- * The two phases run one after the other, not together, so each has the machine to itself (bare first; each
- * recorded run boots its own cluster, as a run does).
+ * Both are counted by one function (bench/throughput-window.ts): ok client ops completed within `--time-limit` s
+ * from the first op of the client that started last, so neither side counts its clients' start-up.
+ * Over each client phase with every client running, the CPU of the harness, of the clients and of the servers
+ * (/proc, read by a process of its own: bench/process-cpu.ts, bench/cpu-watch.ts), and the harness's busiest
+ * frames. Goals (bench/throughput-goal.ts): the recorded ok ops/s ≥ 80 % of bare at every concurrency ≤ 16, and
+ * the harness's CPU below the servers'. The two phases run one after the other, not together, so each has the
+ * machine to itself.
  */
 const LOCKS = ['redis', 'etcd', 'postgres'];
 const SEED = 24;
@@ -52,6 +56,14 @@ const TTL_MS = 2000;
 const TSX = import.meta.resolve('tsx');
 const BARE_CLIENT = new URL('./throughput-bare-client.ts', import.meta.url);
 const TOP_FRAMES = 10;
+/** The harness's CPU profile samples every 10 ms (`--cpu-prof-interval=10000`): ~700 samples in a 7 s run. */
+const PROFILE_SAMPLING_US = 10_000;
+/** A recorded run lasts this much longer than --time-limit, so the window with every client running is the limit. */
+const RAMP_S = 3;
+/** The step whose latency a row reports on both sides: postgres takes no lock, its write is what it costs. */
+const ACQUIRE_OF: Record<string, string> = { redis: 'acquire', etcd: 'acquire', postgres: 'write' };
+/** The bare clients, all loaded before `go`, only connect first: they run this much past the limit. */
+const BARE_TAIL_S = 1;
 
 interface Args {
   locks: string[];
@@ -100,8 +112,6 @@ function parseArgs(args: string[]): Args {
 export async function run(argv: string[]): Promise<BenchOutcome> {
   const a = parseArgs(argv);
   await provision(['redis', 'etcd', 'pg']);
-  const strategies = new Map<string, ResolvedStrategy>();
-  for (const l of a.locks) strategies.set(l, await loadStrategy(l));
   const cells = a.locks.flatMap((lock) =>
     a.accounts.flatMap((accounts) => a.concurrency.map((concurrency) => ({ lock, accounts, concurrency }))),
   );
@@ -109,23 +119,26 @@ export async function run(argv: string[]): Promise<BenchOutcome> {
     `throughput: ${cells.length} rows (${a.locks.join(', ')} × ${a.accounts.join('/')} accounts × ${a.concurrency.join('/')} clients), ${a.timeLimitS} s each, bare then recorded`,
   );
 
-  const bare = await bareAll(cells, strategies, a.timeLimitS);
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-throughput-'));
   if (a.profiles) fs.mkdirSync(a.profiles, { recursive: true });
   const rows: ThroughputRow[] = [];
   try {
-    for (const [i, cell] of cells.entries()) {
-      const rec = await recordedRun(cell, a.timeLimitS, results, a.profiles);
+    for (const cell of cells) {
+      // Row by row, bare then recorded, each on a cluster of its own: a machine whose load drifts (2 cores shared)
+      // moves both sides of a ratio together, not all the bare rows against all the recorded ones.
+      const bare = await bareRow(cell, a.timeLimitS);
+      const { rate, ...rec } = await recordedRun(cell, a.timeLimitS, results, a.profiles);
       const row: ThroughputRow = {
         ...cell,
         ...rec,
-        bareOkPerS: bare[i].okPerS,
-        bareCpu: bare[i].cpu,
-        bareErrors: bare[i].errors,
+        bareOkPerS: bare.rate.okPerS,
+        bareCpu: bare.cpu,
+        bareInfos: bare.infos,
+        bareAcquireP50Ms: bare.acquireP50Ms,
       };
       rows.push(row);
       console.log(
-        `recorded ${cell.lock} ${cell.accounts} acc × ${cell.concurrency}: ${row.recordedOkPerS.toFixed(0)} ok/s (${row.verdict}) vs bare ${row.bareOkPerS.toFixed(0)} → ${(shareOf(row) * 100).toFixed(0)} %; ` +
+        `recorded ${cell.lock} ${cell.accounts} acc × ${cell.concurrency}: ${row.recordedOkPerS.toFixed(0)} ok/s${windowNote(rate, cell, a.timeLimitS)} (${row.verdict}, ${row.recordedInfos} info) vs bare ${row.bareOkPerS.toFixed(0)} → ${(shareOf(row) * 100).toFixed(0)} %; ${ACQUIRE_OF[cell.lock]} p50 ${row.recordedAcquireP50Ms?.toFixed(3) ?? '-'} vs bare ${row.bareAcquireP50Ms?.toFixed(3) ?? '-'} ms; ` +
           `CPU harness ${cpuText(row.cpu)}; top: ${row.topFrames
             .slice(0, 3)
             .map((f) => `${f.frame} ${(f.share * 100).toFixed(0)} %`)
@@ -166,8 +179,12 @@ async function recordedRun(
   timeLimitS: number,
   results: string,
   profiles: string | null,
-): Promise<Pick<ThroughputRow, 'recordedOkPerS' | 'cpu' | 'topFrames' | 'verdict'>> {
-  const watch = await watchRun(path.join(results, cell.lock));
+): Promise<
+  Pick<ThroughputRow, 'recordedOkPerS' | 'recordedAcquireP50Ms' | 'recordedInfos' | 'cpu' | 'topFrames' | 'verdict'> & {
+    rate: ClientPhaseRate;
+  }
+> {
+  const watch = await watchRun(path.join(results, cell.lock), cell.concurrency);
   const session = new Session();
   session.connect();
   let cpu: Awaited<ReturnType<typeof watch.stop>> = null;
@@ -176,23 +193,13 @@ async function recordedRun(
   let out;
   try {
     await session.post('Profiler.enable');
+    // Its sampling is the harness's CPU too: ~0.04 cores at V8's default 1 ms on this 2-core machine, ~0.015 at 10 ms.
+    await session.post('Profiler.setSamplingInterval', { interval: PROFILE_SAMPLING_US });
     hrAtStartNs = process.hrtime.bigint();
     await session.post('Profiler.start');
-    out = await runTest(
-      resolveConfig([
-        `--lock=${cell.lock}`,
-        `--concurrency=${cell.concurrency}`,
-        `--accounts=${cell.accounts}`,
-        '--think=0',
-        '--nemesis=none',
-        `--time-limit=${timeLimitS}`,
-        `--ttl=${TTL_MS}`,
-        `--seed=${SEED}`,
-        `--results=${results}`,
-      ]),
-      new Shutdown(),
-      () => {},
-    );
+    // RAMP_S longer than the limit: the window of every client running (its clients fork, load and connect
+    // first, a second and more on 2 cores) is then the whole limit.
+    out = await runTest(resolveConfig(argvFor(cell, timeLimitS + RAMP_S, results)), new Shutdown(), () => {});
   } finally {
     cpu = await watch.stop();
     profile = ((await session.post('Profiler.stop')) as { profile: CpuProfile }).profile;
@@ -213,7 +220,9 @@ async function recordedRun(
       JSON.stringify(profile),
     );
   const r = out.results;
-  const recordedOkPerS = okPerSecondOfClientPhase(runPath(out.runDir, 'history'), timeLimitS);
+  const history = readHistory(runPath(out.runDir, 'history')).ops;
+  const rate = clientPhaseRate(history, cell.concurrency, timeLimitS);
+  const acquireP50Ms = okLatencyP50Ms(history, ACQUIRE_OF[cell.lock], rate.fromNs, rate.toNs);
   // The watch saw the client phase only if it saw most of it: a window far shorter than the run is no measure.
   if (cpu && cpu.wallS < 0.5 * (r.durationMs / 1000)) {
     console.log(
@@ -223,110 +232,111 @@ async function recordedRun(
   }
   fs.rmSync(out.runDir, { recursive: true, force: true });
   return {
-    recordedOkPerS,
-    cpu: cpu ? { wallS: cpu.wallS, harness: cpu.harness, clients: cpu.clients, servers: cpu.servers } : null,
+    rate,
+    recordedOkPerS: rate.okPerS,
+    recordedAcquireP50Ms: acquireP50Ms,
+    recordedInfos: history.filter((o) => o.type === 'info' && typeof o.process === 'number').length,
+    cpu: cpu
+      ? { wallS: cpu.wallS, harness: cpu.harness, clients: cpu.clients, servers: cpu.servers, seen: cpu.seen }
+      : null,
     topFrames: frames,
     verdict: verdictWord(r.valid),
   };
 }
 
-/**
- * Ok client ops a second over the first `timeLimitS` from the first client op — the bare loop's measure (from
- * `go`, its clients connected, to its deadline). Not the run's results' `throughput`, which spans the whole history:
- * the wait for the clients to stop and the harness's final reads, seconds with etcd, would count as slowness.
- */
-function okPerSecondOfClientPhase(historyFile: string, timeLimitS: number): number {
-  const client = readHistory(historyFile).ops.filter((o) => typeof o.process === 'number');
-  if (client.length === 0) return 0;
-  // A loop, not Math.min(...): a spread of 10⁵ ops overflows the stack.
-  const end = client.reduce((m, o) => Math.min(m, o.time), Infinity) + timeLimitS * 1e9;
-  return client.filter((o) => o.type === 'ok' && o.time <= end).length / timeLimitS;
+/** A row's run options: the recorded run's argv, whose config the bare clients' specs are made from too. */
+function argvFor(cell: Cell, timeLimitS: number, results: string): string[] {
+  return [
+    `--lock=${cell.lock}`,
+    `--concurrency=${cell.concurrency}`,
+    `--accounts=${cell.accounts}`,
+    '--think=0',
+    '--nemesis=none',
+    `--time-limit=${timeLimitS}`,
+    `--ttl=${TTL_MS}`,
+    `--seed=${SEED}`,
+    `--results=${results}`,
+  ];
+}
+
+interface BareResult {
+  rate: ClientPhaseRate;
+  acquireP50Ms: number | null;
+  cpu: CpuShare;
+  infos: number;
+  lastInfo?: string;
 }
 
 /**
- * Every row's bare loop, in row order, on one cluster per lock booted for its rows: the strategy's own servers and
- * Postgres, as its runs boot (idle etcd members beside a Redis row would cost it CPU the run does not pay).
+ * One row's bare loop, on a cluster booted for it: the cluster a run of the lock boots (harness/run.ts's
+ * clusterSpecFor, no fault), local backend, as the recorded run that follows boots its own.
  */
-async function bareAll(
-  cells: Cell[],
-  strategies: Map<string, ResolvedStrategy>,
-  timeLimitS: number,
-): Promise<{ okPerS: number; cpu: CpuShare; errors: number }[]> {
-  const out: { okPerS: number; cpu: CpuShare; errors: number }[] = new Array(cells.length);
-  for (const lock of [...new Set(cells.map((c) => c.lock))]) {
-    const strategy = strategies.get(lock)!;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-bare-'));
-    const pidsDir = path.join(dir, 'pids');
-    const cluster = await createLocalCluster({ ...strategy.servers, pg: true }, dir, new PidRegistry(pidsDir));
-    try {
-      await cluster.start();
-      for (const [i, cell] of cells.entries()) {
-        if (cell.lock !== lock) continue;
-        const b = await bareRun(cluster, strategy, cell, timeLimitS, pidsDir);
-        out[i] = b;
-        console.log(
-          `bare ${cell.lock} ${cell.accounts} acc × ${cell.concurrency}: ${b.okPerS.toFixed(0)} ok/s, CPU clients ${b.cpu.clients.toFixed(2)}, servers ${b.cpu.servers.toFixed(2)} cores${b.errors ? `, ${b.errors} errors (${b.lastError})` : ''}${b.notAcquired ? `, ${b.notAcquired} not acquired` : ''}`,
-        );
-      }
-    } finally {
-      await cluster.teardown();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+async function bareRow(cell: Cell, timeLimitS: number): Promise<BareResult> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-bare-'));
+  const pidsDir = path.join(dir, 'pids');
+  const config = resolveConfig(argvFor(cell, timeLimitS, dir));
+  const strategy = withEnsembleSizes(config, await loadStrategy(cell.lock));
+  const cluster = await createLocalCluster(
+    clusterSpecFor(strategy, config, runNeeds([]), null, null),
+    dir,
+    new PidRegistry(pidsDir),
+  );
+  try {
+    await cluster.start();
+    const b = await bareRun(cluster, cell, timeLimitS, pidsDir, dir);
+    console.log(
+      `bare ${cell.lock} ${cell.accounts} acc × ${cell.concurrency}: ${b.rate.okPerS.toFixed(0)} ok/s${windowNote(b.rate, cell, timeLimitS)}, CPU clients ${b.cpu.clients.toFixed(2)}, servers ${b.cpu.servers.toFixed(2)} cores (${b.cpu.seen.servers} server processes)${b.infos ? `, ${b.infos} info (${b.lastInfo})` : ''}`,
+    );
+    return b;
+  } finally {
+    await cluster.teardown();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
-  return out;
 }
 
-/** The spec a run's client gets (harness/run.ts), for this cluster, straight to the ports. */
-function specFor(cluster: Cluster, strategy: ResolvedStrategy, cell: Cell, slot: number): ClientSpec {
-  const acquireTimeoutMs = 3 * TTL_MS + 1000;
-  return {
-    slot,
-    concurrency: cell.concurrency,
-    strategyUrl: strategy.moduleUrl,
-    ctx: {
-      redis: cluster.redis
-        .slice(0, strategy.servers.redis)
-        .map((r) => ({ host: '127.0.0.1', port: r.port, password: cluster.credentials.redis })),
-      etcd: cluster.etcd.map((e) => `http://127.0.0.1:${e.port}`),
-      ...(cluster.etcd[0] ? { etcdAuth: cluster.etcd[0].userAuth } : {}),
-      zookeeper: '',
-      ttlMs: TTL_MS,
-      acquireTimeoutMs,
-      client: slot,
-      seed: (SEED + slot * 7919) >>> 0,
-    },
-    pg: cluster.pg!.connectionConfig(),
-    // As harness/run.ts's writeModeFor, unfenced: the row version for postgres, a blind write for the others.
-    mode: strategy.token === 'version' ? 'version' : 'plain',
-    thinkMs: 0,
-    accounts: cell.accounts,
-    watchdog: false,
-    seed: (SEED * 31 + slot) >>> 0,
-    stepTimeoutMs: acquireTimeoutMs + 2000,
-  };
+/** What a window that is not "every client, the whole time limit" was instead. */
+function windowNote(r: ClientPhaseRate, cell: Cell, timeLimitS: number): string {
+  const notes = [
+    ...(r.slotsStarted < cell.concurrency
+      ? [`only ${r.slotsStarted} of ${cell.concurrency} clients issued an op`]
+      : []),
+    ...(r.coveredS < timeLimitS - 0.01 ? [`over ${r.coveredS.toFixed(2)} s, not ${timeLimitS}`] : []),
+  ];
+  return notes.length ? ` (${notes.join('; ')})` : '';
 }
 
+/**
+ * `cell.concurrency` forked bare clients (bench/throughput-bare-client.ts) with the specs a run's clients get,
+ * straight to the servers' ports as a run without a network fault connects them. They load the strategy, then all
+ * start on `go` and stop starting iterations BARE_TAIL_S after the time limit, so the window of every client
+ * running (bench/throughput-window.ts) is the whole limit. CPU over go → stop; the processes are read again at the
+ * end, so a Postgres backend forked meanwhile (a reconnect after an info) counts too.
+ */
 async function bareRun(
   cluster: Cluster,
-  strategy: ResolvedStrategy,
   cell: Cell,
   timeLimitS: number,
   pidsDir: string,
-): Promise<{ okPerS: number; cpu: CpuShare; errors: number; notAcquired: number; lastError?: string }> {
+  results: string,
+): Promise<BareResult> {
+  const config = resolveConfig(argvFor(cell, timeLimitS, results));
+  const strategy = withEnsembleSizes(config, await loadStrategy(cell.lock));
+  const { specs } = clientSpecs(config, strategy, cluster, new Map());
   await setupResource(cluster.pg!.connectionConfig(), cell.accounts);
   const children: ChildProcess[] = [];
   const done: Promise<Extract<BareFromClient, { type: 'done' }>>[] = [];
   try {
     const ready: Promise<void>[] = [];
-    for (let slot = 0; slot < cell.concurrency; slot++) {
+    for (const spec of specs) {
       const child = fork(BARE_CLIENT, [], {
         execArgv: ['--import', TSX],
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        env: clientEnvironment(process.env, {}),
       });
       children.push(child);
       const exited = new Promise<never>((_, reject) =>
         child.once('exit', (code) =>
-          reject(new Error(`bare client ${slot} exited with code ${code}; its stderr is above`)),
+          reject(new Error(`bare client ${spec.slot} exited with code ${code}; its stderr is above`)),
         ),
       );
       const message = (type: string) =>
@@ -339,27 +349,35 @@ async function bareRun(
       ready.push(message('ready').then(() => {}));
       done.push(message('done') as Promise<Extract<BareFromClient, { type: 'done' }>>);
       done.at(-1)!.catch(() => {}); // awaited below; not unhandled meanwhile
-      child.send({ type: 'start', spec: specFor(cluster, strategy, cell, slot) } satisfies BareToClient);
+      child.send({ type: 'start', spec } satisfies BareToClient);
     }
     await Promise.all(ready);
-    // Every client connected; their servers' backends (Postgres: one per connection) exist now, so they are seen.
-    const tracked = [
-      ...trackedFromPidDirs([pidsDir]).filter((t) => t.role === 'server'),
-      ...children.map((c) => ({ pid: c.pid!, role: 'client' as const })),
-    ];
-    const from = snapshot(tracked);
-    const untilNs = process.hrtime.bigint() + BigInt(timeLimitS * 1e9);
+    const clients = children.map((c) => ({ pid: c.pid!, role: 'client' as const }));
+    const servers = () => trackedFromPidDirs([pidsDir]).filter((t) => t.role === 'server');
+    const from = snapshot([...servers(), ...clients]);
+    const untilNs = process.hrtime.bigint() + BigInt(Math.round((timeLimitS + BARE_TAIL_S) * 1e9));
     for (const c of children) c.send({ type: 'go', untilNs: untilNs.toString() } satisfies BareToClient);
+    // Over the limit, while every client still runs (they stop BARE_TAIL_S later, then close their connections).
     await sleep(timeLimitS * 1000);
-    const cpu = cpuBetween(from, snapshot(tracked));
-    const counts = await Promise.all(done);
-    const ok = counts.reduce((s, c) => s + c.ok, 0);
+    const cpu = cpuBetween(from, snapshot([...servers(), ...clients]));
+    const answers = await Promise.all(done);
+    const ops: CountedOp[] = answers.flatMap((a) =>
+      a.process.map((p, k) => ({
+        process: p,
+        type: a.opType[k],
+        f: a.f[k],
+        time: Number(BigInt(a.atNs[k]) - from.atNs),
+      })),
+    );
+    const rate = clientPhaseRate(ops, cell.concurrency, timeLimitS);
+    const infos = answers.reduce((s, a) => s + a.infos, 0);
+    const lastInfo = answers.find((a) => a.lastInfo)?.lastInfo;
     return {
-      okPerS: ok / timeLimitS,
+      rate,
+      acquireP50Ms: okLatencyP50Ms(ops, ACQUIRE_OF[cell.lock], rate.fromNs, rate.toNs),
       cpu,
-      errors: counts.reduce((s, c) => s + c.errors, 0),
-      notAcquired: counts.reduce((s, c) => s + c.notAcquired, 0),
-      ...(counts.find((c) => c.lastError) ? { lastError: counts.find((c) => c.lastError)!.lastError } : {}),
+      infos,
+      ...(lastInfo ? { lastInfo } : {}),
     };
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');

@@ -54,8 +54,11 @@ function writeModeFor(strategy: ResolvedStrategy, fencing: boolean): WriteMode {
   return fencing ? 'fenced' : 'plain';
 }
 
-/** The nodes the strategy declared (Postgres, the resource, always), plus what the run's faults need. */
-function clusterSpecFor(
+/**
+ * The nodes the strategy declared (Postgres, the resource, always), plus what the run's faults need. Exported for
+ * `bench throughput`, whose bare clients run on the cluster a run boots.
+ */
+export function clusterSpecFor(
   strategy: ResolvedStrategy,
   config: Readonly<Config>,
   faultNeeds: RunNeeds,
@@ -309,8 +312,11 @@ async function startProxies(cluster: Cluster, faultNeeds: RunNeeds, proxies: Map
   }
 }
 
-/** One spec per client slot: where its servers are (a proxy of ours or the server itself), its seeds and budgets. */
-function clientSpecs(
+/**
+ * One spec per client slot: where its servers are (a proxy of ours or the server itself), its seeds and budgets.
+ * Exported for `bench throughput`, whose bare clients get exactly what a run's clients get.
+ */
+export function clientSpecs(
   config: Readonly<Config>,
   strategy: ResolvedStrategy,
   cluster: Cluster,

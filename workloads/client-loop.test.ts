@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { OpInput } from '../history/op.ts';
-import { runClientLoop } from './client-loop.ts';
-import type { LockStrategy } from './strategy.ts';
+import { VirtualTime } from '../test/support/virtual-time.ts';
+import { runClientLoop, type BankResource } from './client-loop.ts';
+import type { Lease, LockClient, LockStrategy } from './strategy.ts';
 
 describe('the client loop and a plugin whose connect() resolves to a non-object', () => {
   it.each([undefined, null, 42, {}])(
@@ -47,4 +48,101 @@ describe('the client loop and a plugin whose connect() resolves to a non-object'
       );
     },
   );
+});
+
+describe('what the client loop stamps: the call only', () => {
+  /**
+   * Every call takes exactly CALL_MS on the virtual clock and every emit (the IPC send, in a client process) costs
+   * EMIT_MS of it. The stamps of an op's invoke and completion must bracket the call alone, not the send.
+   */
+  const CALL_MS = 5;
+  const EMIT_MS = 1;
+
+  async function stampedRun(opts: { watchdog: boolean; throwSync?: boolean }) {
+    const time = new VirtualTime();
+    const call = <T>(v: T) => time.sleep(CALL_MS).then(() => v);
+    const lease: Lease = { key: 'account-0', token: '7', attempts: 1 };
+    const lock: LockClient = {
+      acquire: () => {
+        if (opts.throwSync) throw new Error('thrown before any promise');
+        return call(lease);
+      },
+      renew: () => call(true),
+      release: () => call(true),
+      close: async () => {},
+    };
+    const resource: BankResource = {
+      read: (account) => call({ account, balance: 1000, version: 0, lastWriteId: 0 }),
+      write: () => call({ ok: true as const, writeId: 1 }),
+      close: async () => {},
+    };
+    const ops: { op: OpInput; atMs: number }[] = [];
+    let done = false;
+    const loop = runClientLoop({
+      spec: {
+        slot: 0,
+        concurrency: 1,
+        ctx: { redis: [], etcd: [], zookeeper: '', ttlMs: 30, acquireTimeoutMs: 100, client: 0, seed: 1 },
+        mode: 'plain',
+        // Long enough under a 30 ms TTL for the watchdog (every 10 ms) to renew between read and write.
+        thinkMs: opts.watchdog ? 25 : 0,
+        accounts: 1,
+        watchdog: opts.watchdog,
+        seed: 1,
+        stepTimeoutMs: 1000,
+      },
+      strategy: { connect: async () => lock },
+      connectResource: async () => resource,
+      clock: time.clientClock(() => 0),
+      emit: (op, at) => {
+        ops.push({ op, atMs: Number(at) / 1e6 });
+        time.nowMs += EMIT_MS;
+      },
+      log: () => {},
+      stopping: () => ops.length >= 40,
+    }).finally(() => (done = true));
+    await time.run(() => done);
+    await loop;
+    return ops;
+  }
+
+  /** invoke → completion intervals by f, pairing each completion with its process's open invoke. */
+  function intervals(ops: { op: OpInput; atMs: number }[]): Map<string, number[]> {
+    const open = new Map<unknown, number>();
+    const out = new Map<string, number[]>();
+    for (const { op, atMs } of ops) {
+      if (op.type === 'invoke') open.set(op.process, atMs);
+      else {
+        const from = open.get(op.process)!;
+        open.delete(op.process);
+        out.set(op.f, [...(out.get(op.f) ?? []), atMs - from]);
+      }
+    }
+    return out;
+  }
+
+  it('acquire, read, write and release: invoke to completion is the call, the sends outside it', async () => {
+    const by = intervals(await stampedRun({ watchdog: false }));
+    expect([...by.keys()].sort()).toEqual(['acquire', 'read', 'release', 'write']);
+    for (const [f, xs] of by) {
+      expect(xs.length, f).toBeGreaterThanOrEqual(4);
+      for (const x of xs) expect(x, f).toBeCloseTo(CALL_MS, 9);
+    }
+  });
+
+  it("the watchdog's renew: the same", async () => {
+    const renews = intervals(await stampedRun({ watchdog: true })).get('renew') ?? [];
+    expect(renews.length).toBeGreaterThanOrEqual(2);
+    for (const x of renews) expect(x).toBeCloseTo(CALL_MS, 9);
+  });
+
+  it('a call that throws before returning a promise is an info with its invoke first, at the same stamp', async () => {
+    const ops = await stampedRun({ watchdog: false, throwSync: true });
+    const firstTwo = ops.slice(0, 2).map(({ op }) => [op.type, op.f, 'error' in op ? op.error : undefined]);
+    expect(firstTwo).toEqual([
+      ['invoke', 'acquire', undefined],
+      ['info', 'acquire', 'thrown before any promise'],
+    ]);
+    expect(ops[1].atMs).toBe(ops[0].atMs);
+  });
 });

@@ -145,26 +145,63 @@ class ClientSession {
     }
   }
 
-  /** Run one step as invoke + completion; a timeout or unexpected error is `info` and ends this process id. */
+  /**
+   * Start `fn` and stamp when its promise settles: the earliest moment this process can see the reply, before the
+   * continuations of whoever awaits it (the step's timeout race, its `finally`). A synchronous throw is a rejection.
+   */
+  call<T>(fn: () => Promise<T>): { settled: Promise<T>; settledAt: () => bigint | undefined } {
+    let at: bigint | undefined;
+    let p: Promise<T>;
+    try {
+      p = fn();
+    } catch (err) {
+      at = this.now(); // it ended here, before the invoke was sent
+      p = Promise.reject(err);
+    }
+    const settled = Promise.resolve(p).then(
+      (r) => {
+        at = this.now();
+        return r;
+      },
+      (err: unknown) => {
+        at ??= this.now();
+        throw err;
+      },
+    );
+    return { settled, settledAt: () => at };
+  }
+
+  /**
+   * Run one step as invoke + completion; a timeout or unexpected error is `info` and ends this process id.
+   *
+   * Only the call is between the stamps. The invoke is stamped just before `fn` starts and sent just after: the
+   * IPC message's serialisation and write then overlap the call's round trip instead of adding to it (the op and
+   * its stamp are the same; the harness journals by the stamp, and the invoke still leaves before the completion,
+   * which comes after an await). The completion is stamped when the call's promise settles, and only then built
+   * and sent; the step timer is set after the call started, as before.
+   */
   async step<T>(
     f: string,
     value: unknown,
     fn: () => Promise<T>,
     complete: (r: T) => { type: 'ok' | 'fail'; value: unknown; error?: string },
   ): Promise<T | undefined> {
-    this.op({ type: 'invoke', f, value });
+    const invokedAt = this.now();
+    const { settled, settledAt } = this.call(fn);
+    this.op({ type: 'invoke', f, value }, invokedAt);
     try {
-      const r = await this.withTimeout(fn(), this.loop.spec.stepTimeoutMs, f);
-      const doneAt = this.now();
-      this.op({ f, ...complete(r) }, doneAt);
+      const r = await this.withTimeout(settled, this.loop.spec.stepTimeoutMs, f);
+      this.op({ f, ...complete(r) }, settledAt() ?? this.now());
       return r;
     } catch (err) {
+      // A timeout has no settle time: it completes when the step timer fired, now.
+      const at = settledAt() ?? this.now();
       // The brand, not `instanceof`: a plugin may throw the LockNotAcquired of another copy of fencepost.
       if (isLockNotAcquired(err)) {
-        this.op({ type: 'fail', f, value, error: 'not-acquired' });
+        this.op({ type: 'fail', f, value, error: 'not-acquired' }, at);
         return undefined;
       }
-      this.op({ type: 'info', f, value, error: err instanceof StepTimeout ? 'timeout' : (err as Error).message });
+      this.op({ type: 'info', f, value, error: err instanceof StepTimeout ? 'timeout' : (err as Error).message }, at);
       this.crashed();
       return undefined;
     }
@@ -185,21 +222,27 @@ function startWatchdog(session: ClientSession, l: LockClient, lease: Lease, acco
   const { loop } = session;
   const wdProcess = watchdogProcess(session.pid());
   const every = runTiming(loop.spec.ctx).watchdogEveryMs;
-  const send = (op: Omit<OpInput, 'process'>) => loop.emit({ ...op, process: wdProcess }, session.now());
+  const send = (op: Omit<OpInput, 'process'>, at = session.now()) => loop.emit({ ...op, process: wdProcess }, at);
   let lost = false;
   let stopTimer = () => {};
   const tick = () => {
     stopTimer = loop.clock.setTimer(every, tick);
     if (lost) return;
-    send({ type: 'invoke', f: 'renew', value: { account, token: lease.token } });
-    l.renew!(lease).then(
+    // As a step: stamped before the call, sent after it started, completed at the settle time.
+    const invokedAt = session.now();
+    const { settled, settledAt } = session.call(() => l.renew!(lease));
+    send({ type: 'invoke', f: 'renew', value: { account, token: lease.token } }, invokedAt);
+    settled.then(
       (ok) => {
         if (!ok) lost = true;
-        send({ type: ok ? 'ok' : 'fail', f: 'renew', value: { account }, ...(ok ? {} : { error: 'lock-lost' }) });
+        send(
+          { type: ok ? 'ok' : 'fail', f: 'renew', value: { account }, ...(ok ? {} : { error: 'lock-lost' }) },
+          settledAt(),
+        );
       },
       (err) => {
         lost = true;
-        send({ type: 'fail', f: 'renew', value: { account }, error: (err as Error).message });
+        send({ type: 'fail', f: 'renew', value: { account }, error: (err as Error).message }, settledAt());
       },
     );
   };
