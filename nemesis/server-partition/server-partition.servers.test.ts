@@ -139,6 +139,40 @@ describe.skipIf(serverNetMissing() !== null)('server partitions', () => {
     expect(netLeft(run.outcome.runDir)).toEqual([]);
   });
 
+  it('a partition longer than the run (--pause past --time-limit) ends with the run, on time; nothing left after', async () => {
+    // Issue 23's report: `--lock=zookeeper --nemesis=isolate-leader --pause=60000 --time-limit=120` ran past its
+    // limit with the harness's event loop blocked. Bounded here: the run must end by itself, its last progress line
+    // at the limit, the partition cut short by the end of the run and healed, within the limit + 45 s (boot,
+    // clients' stop grace, checkers), or it is killed and the test fails.
+    const results = testResultsDir('server-partition-longer-than-run');
+    const limitS = 15;
+    const boundMs = (limitS + 45) * 1000;
+    const t0 = performance.now();
+    let killer: NodeJS.Timeout | undefined;
+    const r = await cli(
+      [
+        '--lock=zookeeper',
+        '--nemesis=isolate-leader',
+        '--pause=60000',
+        `--time-limit=${limitS}`,
+        `--results=${results}`,
+      ],
+      /fencepost: --lock=zookeeper/,
+      (pid) => (killer = setTimeout(() => process.kill(pid, 'SIGKILL'), boundMs - (performance.now() - t0))),
+    );
+    clearTimeout(killer);
+    const wallMs = performance.now() - t0;
+    expect(r.code, `killed after ${Math.round(wallMs)} ms:\n${r.stderr}`).not.toBeNull();
+    expect([0, 1, 2], r.stderr).toContain(r.code);
+    expect(wallMs).toBeLessThan(boundMs);
+    expect(r.stderr).toContain(` ${limitS}/${limitS} s `);
+    expect(r.stderr).toMatch(/isolate-leader end: .*held \d+ bytes/);
+    const runDir = onlyRunDir(results, 'zookeeper');
+    expect(netLeft(runDir)).toEqual([]);
+    expect(processesUnder(results)).toEqual([]);
+    fs.rmSync(results, { recursive: true, force: true });
+  });
+
   it('Ctrl-C mid-partition: exit 130, the end recorded, table and cgroups gone', async () => {
     const results = testResultsDir('server-partition-sigint');
     const r = await cli(
