@@ -465,7 +465,7 @@ describe('faultHits', () => {
       index: 4,
       hit: true,
       evidence:
-        'failed over to redis-replica (no lock key there) while p0 was inside its critical section on account 0 (read #3, struck at #4)',
+        'failed over to redis-replica (no lock key there) while p0 was inside its critical section on account 0 (read #3, struck at #4); no other client acquired account 0 before p0 released it (it never did)',
     });
     expect(at(true)).toEqual({
       index: 4,
@@ -485,6 +485,37 @@ describe('faultHits', () => {
       hit: false,
       evidence: 'p0 had left its critical section (#4: write invoke) before the fault struck (at #6)',
     });
+  });
+
+  it("failover: the evidence names the client that then won the lock on the promoted replica, before the holder's release", () => {
+    const aim = { process: 0, account: 0, readIndex: 3, atIndex: 4, struck: ['redis-replica'] };
+    const start = nemesis('failover', 'start', { keyOnPromoted: false, aim }, [
+      'redis-primary (primary, killed)',
+      'redis-replica (replica, promoted)',
+    ]);
+    // #4 start; p1 acquires account 1 (another account: not the eraser), then account 0 (#7-8) while p0 still holds it;
+    // p0 writes (#9-10) and releases (#11-12).
+    const shot = (...after: Event[]) =>
+      faultHits(
+        history(
+          section(),
+          start,
+          invoke(1, 'acquire', { account: 1 }),
+          ok(1, 'acquire', { account: 1 }),
+          ...after,
+          write0(),
+          invoke(0, 'release', { account: 0 }),
+          ok(0, 'release', { account: 0, released: false }),
+          finalState(),
+        ),
+      ).failover.shots[0];
+    expect(shot(invoke(1, 'acquire', { account: 0 }), ok(1, 'acquire', { account: 0 })).evidence).toBe(
+      'failed over to redis-replica (no lock key there) while p0 was inside its critical section on account 0 (read #3, struck at #4); p1 then acquired account 0 on the promoted redis-replica (#8) before p0 released it (#12)',
+    );
+    // Nobody else took it before the holder let go: still a hit (the key was gone), and the record says so.
+    expect(shot().evidence).toBe(
+      'failed over to redis-replica (no lock key there) while p0 was inside its critical section on account 0 (read #3, struck at #4); no other client acquired account 0 before p0 released it (#10)',
+    );
   });
 
   it('clock-strobe: a hit when it moved the clock of a lock server the shim can move', () => {

@@ -88,6 +88,38 @@ function judge(start: Op, history: History, byProcess: Map<number, Op[]>): Fault
   };
 }
 
+/**
+ * After a failover that struck a holder inside its section: the first other client to win the holder's account
+ * on the promoted replica before the holder's release completed (the eraser's acquire, when an update was lost),
+ * or that nobody did. A suffix for the hit's evidence.
+ */
+function secondHolder(start: Op, h: History, byProcess: Map<number, Op[]>): string {
+  const p = paramsOf(start);
+  const aim = readAim(p.aim);
+  if (!aim) return '';
+  const promoted = targetsOf(start)
+    .find((t) => t.includes('promoted'))
+    ?.split(' ')[0];
+  const holder = `p${aim.process}`;
+  const release = (byProcess.get(aim.process) ?? []).find(
+    (op) => op.index > start.index && op.f === 'release' && op.type !== 'invoke',
+  );
+  const until = release?.index ?? Infinity;
+  const other = h.ops.find(
+    (op) =>
+      op.index > start.index &&
+      op.index < until &&
+      op.f === 'acquire' &&
+      op.type === 'ok' &&
+      op.process !== aim.process &&
+      (op.value as Partial<AccountRef> | null)?.account === aim.account,
+  );
+  const released = release ? `${holder} released it (#${release.index})` : `${holder} released it (it never did)`;
+  return other
+    ? `; p${String(other.process)} then acquired account ${aim.account} on the promoted ${promoted ?? 'replica'} (#${other.index}) before ${released}`
+    : `; no other client acquired account ${aim.account} before ${released}`;
+}
+
 type Params = Record<string, unknown>;
 
 function paramsOf(op: Op | undefined): Params {
@@ -302,7 +334,8 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
           : 'no record of whether the promoted replica had the lock key',
         '',
       );
-    return judge(start, h, byProcess);
+    const shot = judge(start, h, byProcess);
+    return shot.hit ? { ...shot, evidence: shot.evidence + secondHolder(start, h, byProcess) } : shot;
   },
   'clock-strobe': (start) => {
     const p = paramsOf(start);

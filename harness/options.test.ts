@@ -56,6 +56,14 @@ describe('resolveConfig', () => {
     });
   });
 
+  it('takes replica-lag as the failover fault it names (held replication link, acquire, primary killed, replica promoted)', () => {
+    expect(resolveConfig(['--lock=redis', '--nemesis=replica-lag']).nemesis).toEqual(['failover']);
+    expect(resolveConfig(['--lock=redis', '--nemesis=failover,replica-lag,pause-holder']).nemesis).toEqual([
+      'failover',
+      'pause-holder',
+    ]);
+  });
+
   it('gives --lock=all one run per measured cell unless --runs says otherwise', () => {
     expect(resolveConfig(['--lock=all']).runs).toBe(1);
     expect(resolveConfig(['--lock=all', '--runs=3']).runs).toBe(3);

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
+import { FAULT_ALIASES, FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import { faultHelpLines } from '../history/fault-catalogue.ts';
 import { BUILTIN_LOCKS, isPluginPath } from '../workloads/lock-names.ts';
 import { DEFAULT_MIN_WRITES } from '../checkers/check-run.ts';
@@ -18,7 +18,8 @@ function parseNemesis(raw: string): FaultName[] | null {
   const names = raw
     .split(',')
     .map((s) => s.trim())
-    .filter(Boolean);
+    .filter(Boolean)
+    .map((n) => (Object.hasOwn(FAULT_ALIASES, n) ? FAULT_ALIASES[n] : n));
   for (const n of names) {
     if (!(FAULT_NAMES as string[]).includes(n))
       throw bad(`unknown fault "${n}". Valid: ${FAULT_NAMES.join(', ')}, none, default.${didYouMean(n, FAULT_NAMES)}`);
@@ -61,7 +62,7 @@ export const OPTIONS = [
     name: 'nemesis',
     kind: 'string',
     default: 'default',
-    help: `faults, comma-separated: ${FAULT_NAMES.join(',')}; or none; default = the strategy's own set`,
+    help: `faults, comma-separated: ${FAULT_NAMES.join(',')} (${Object.entries(FAULT_ALIASES).map(([a, f]) => `${a} = ${f}`).join(', ')}); or none; default = the strategy's own set`,
     parse: parseNemesis,
   },
   {
