@@ -1,5 +1,6 @@
 import { fmtSpan } from '../checkers/liveness.ts';
 import type { RunResults } from '../checkers/run-results.ts';
+import type { LivenessExpectation } from './oracle.ts';
 
 /**
  * Availability beside safety, per matrix cell: how long the lock took to come back after the cell's fault (fault
@@ -61,6 +62,21 @@ export function availabilityText(l: RunLiveness | undefined): string {
   if (l.unrecovered > 0) parts.push(`${l.unrecovered} fault${l.unrecovered > 1 ? 's' : ''} never recovered from`);
   parts.push(l.longestStallMs > 0 ? `longest stall ${fmtSpan(l.longestStallMs)}` : 'no stall');
   return parts.join('; ');
+}
+
+/**
+ * What a cell's liveness shows in the oracle's terms: `livelock` when a run had a stall (longer than the TTL, by the
+ * checker's definition) or a fault it never recovered from, `recovers` when none did; undefined when no run measured
+ * it (then a liveness expectation cannot be matched).
+ */
+export function livenessSeen(l: RunLiveness | undefined): LivenessExpectation['expect'] | undefined {
+  if (!l) return undefined;
+  return l.longestStallMs > 0 || l.unrecovered > 0 ? 'livelock' : 'recovers';
+}
+
+/** Whether a cell's liveness is what its oracle cell expects; a cell without a liveness expectation always is. */
+export function livenessMatches(expect: LivenessExpectation | undefined, l: RunLiveness | undefined): boolean {
+  return expect === undefined || livenessSeen(l) === expect.expect;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { cellLiveness, runLiveness } from './cell-liveness.ts';
+import { cellLiveness, livenessMatches, livenessSeen, runLiveness } from './cell-liveness.ts';
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +18,7 @@ import { EXIT } from '../common/exit-codes.ts';
 import { faultHits } from './cell-hits.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-columns.ts';
-import { MAX_RERUNS, type MeasuredExpectation, type OracleCell } from './oracle.ts';
+import { MAX_RERUNS, type LivenessExpectation, type MeasuredExpectation, type OracleCell } from './oracle.ts';
 import type { Config } from '../harness/options.ts';
 import { runTimestamp } from '../store/results-store.ts';
 import { runTest, type RunOutcome } from '../harness/run.ts';
@@ -103,6 +103,7 @@ export function constructionCell(
 /**
  * A measured cell: `config.runs` runs, each inconclusive one replaced by another (next seed), up to MAX_RERUNS more.
  * `col` is a column of either table, or any fault and fencing a user's expectation names (nightly's own cells).
+ * `liveness`, the oracle cell's liveness expectation when it has one: the cell matches only when that matches too.
  */
 export async function measuredCell(
   config: Readonly<Config>,
@@ -112,6 +113,7 @@ export async function measuredCell(
   expect: MeasuredExpectation,
   run: RunOne,
   progress: (line: string) => void,
+  liveness?: LivenessExpectation,
 ): Promise<MatrixCell> {
   const runs: CellRun[] = [];
   const outcomes: (RunOutcome | null)[] = [];
@@ -134,23 +136,40 @@ export async function measuredCell(
   const at = decisive === -1 ? runs.length - 1 : decisive;
   const shown = outcomes[at];
   const inconclusive = runs.filter((r) => !r.conclusive).length;
-  const liveness = cellLiveness(runs);
-  const note = cellNote(observed, runs, inconclusive);
+  const live = cellLiveness(runs);
+  const livenessOk = livenessMatches(liveness, live);
+  const note = [
+    cellNote(observed, runs, inconclusive),
+    livenessOk || !liveness ? undefined : livenessNote(liveness, live),
+  ]
+    .filter(Boolean)
+    .join('; ');
   return {
     ...base,
     decided: 'measured',
     expected: expect,
+    ...(liveness ? { expectedLiveness: liveness.expect } : {}),
     observed,
-    matched: matches(expect, observed),
+    matched: matches(expect, observed) && livenessOk,
     runDir: runs[at].runDir,
     lostUpdates: runs[at].lostUpdates,
     staleWritesRejected: runs[at].staleWritesRejected,
     acquireP50: shown?.results.latency.acquire.p50 ?? 0,
     acquireP99: shown?.results.latency.acquire.p99 ?? 0,
-    ...(liveness ? { liveness } : {}),
+    ...(live ? { liveness: live } : {}),
     runs,
     ...(note ? { note } : {}),
   };
+}
+
+/** Why a cell's liveness contradicts its oracle cell, in words. */
+function livenessNote(expect: LivenessExpectation, l: ReturnType<typeof cellLiveness>): string {
+  const seen = livenessSeen(l);
+  if (seen === undefined)
+    return `expected it to ${expect.expect === 'livelock' ? 'livelock' : 'recover'}, but no run measured liveness`;
+  return expect.expect === 'livelock'
+    ? `expected a livelock (${expect.reason}), but no run stalled past the TTL and every fault was recovered from`
+    : `expected it to recover (${expect.reason}), but a run stalled past the TTL or never recovered from a fault`;
 }
 
 /** One run of a cell as the cell keeps it: its verdict, counts, the fault's hits, liveness and how it reads. */
@@ -351,12 +370,19 @@ export async function runMatrix(
       continue;
     }
     const label = `[${++measuredDone}/${measuredTotal}] ${lock} × ${col.title}`;
-    const cell = await measuredCell(config, base, strategies[lock], col, oracle.expect, runOne, (line) =>
-      log(`${label}: ${line}`),
+    const cell = await measuredCell(
+      config,
+      base,
+      strategies[lock],
+      col,
+      oracle.expect,
+      runOne,
+      (line) => log(`${label}: ${line}`),
+      oracle.liveness,
     );
     cells.push(cell);
     log(
-      `${label}: ${cell.observed} (expected ${cell.expected}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`,
+      `${label}: ${cell.observed} (expected ${cell.expected}${cell.expectedLiveness ? `, ${cell.expectedLiveness}` : ''}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`,
     );
   }
   for (const c of cells.filter((c) => c.decided === 'construction')) {
