@@ -65,18 +65,23 @@ export function availabilityText(l: RunLiveness | undefined): string {
 }
 
 /**
- * What a cell's liveness shows in the oracle's terms: `livelock` when a run had a stall (longer than the TTL, by the
- * checker's definition) or a fault it never recovered from, `recovers` when none did; undefined when no run measured
- * it (then a liveness expectation cannot be matched).
+ * What a cell's liveness shows in the oracle's terms: `livelock` when a run had a stall (the lock free, clients
+ * waiting, nobody holding, longer than the TTL — the checker's definition; one lasting to the run's end included),
+ * `recovers` when none did; undefined when no run measured it. A fault never recovered from is not counted by itself:
+ * one that ends in the run's last second is unrecovered because the clients stopped, and a real one stalls too.
  */
-export function livenessSeen(l: RunLiveness | undefined): LivenessExpectation['expect'] | undefined {
+export function livenessSeen(l: RunLiveness | undefined): 'livelock' | 'recovers' | undefined {
   if (!l) return undefined;
-  return l.longestStallMs > 0 || l.unrecovered > 0 ? 'livelock' : 'recovers';
+  return l.longestStallMs > 0 ? 'livelock' : 'recovers';
 }
 
-/** Whether a cell's liveness is what its oracle cell expects; a cell without a liveness expectation always is. */
+/**
+ * Whether a cell's liveness is what its oracle cell expects: `recovers` only when measured and no run stalled;
+ * `may-livelock` either way; a cell without a liveness expectation always is.
+ */
 export function livenessMatches(expect: LivenessExpectation | undefined, l: RunLiveness | undefined): boolean {
-  return expect === undefined || livenessSeen(l) === expect.expect;
+  if (expect === undefined || expect.expect === 'may-livelock') return true;
+  return livenessSeen(l) === 'recovers';
 }
 
 /**

@@ -63,7 +63,7 @@ export interface MatrixCell {
   /** Availability beside safety, over the cell's runs (cell-liveness.ts); absent when no run measured it. */
   liveness?: CellLiveness;
   /** The oracle's liveness expectation, when it has one (matrix/oracle.ts, LivenessExpectation); `matched` needs it too. */
-  expectedLiveness?: 'livelock' | 'recovers';
+  expectedLiveness?: 'may-livelock' | 'recovers';
   /** Column heading, if the runner has a better one than the fault's name ("holder paused > TTL"). */
   column?: string;
   /** Which table the cell is in: the faults (lock × fault) or the failure modes and remedies. Absent in older matrix.json: faults. */

@@ -117,10 +117,8 @@ export function suspicion(c: MatrixCell): string {
   if (c.observed === 'unknown')
     return 'no run could decide it (an unknown verdict, a fault that never hit, or a fence never exercised): look at its runs';
   if (c.expected === 'refuse') return 'the CLI should have refused this combination with an explanation';
-  if (c.expectedLiveness === 'livelock')
-    return "a livelock the oracle expects did not show (no stall past the TTL, every fault recovered from): suspect the fault's aim or the run's contention before the lock";
-  if (c.expectedLiveness === 'recovers')
-    return 'a remedy the oracle expects to recover stalled past the TTL or never recovered from a fault: look at the stalls in its runs';
+  if (c.expectedLiveness === 'recovers' && (c.observed === 'lost' || c.observed === 'safe'))
+    return 'a cell the oracle expects to recover stalled past the TTL: look at the stalls in its runs';
   return `expected ${c.expected}, observed ${c.observed}`;
 }
 
@@ -169,7 +167,7 @@ function cellHtml(c: MatrixCell | undefined, outDir: string): string {
   const runs = c.runs?.length ? `<ul class="runs">${c.runs.map((r) => runLine(r, c, outDir)).join('')}</ul>` : '';
   const inner =
     `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'matches the oracle' : h(`contradicts the oracle: ${suspicion(c)}`)}">${c.matched ? '✓' : '✗'}</span>` +
-    `<div class="obs ${h(c.observed)}">${h(observedText(c))}</div><div class="exp">expected ${h(c.expected)}${c.expectedLiveness ? `, ${h(c.expectedLiveness === 'livelock' ? 'a livelock' : 'recovers')}` : ''}</div>` +
+    `<div class="obs ${h(c.observed)}">${h(observedText(c))}</div><div class="exp">expected ${h(c.expected)}${c.expectedLiveness ? `, ${h(c.expectedLiveness === 'may-livelock' ? 'may livelock' : 'recovers')}` : ''}</div>` +
     (perf ? `<div class="exp">${h(perf)}</div>` : '') +
     (c.liveness ? `<div class="exp live">${h(availabilityText(c.liveness))}</div>` : '') +
     (c.note ? `<div class="exp">${h(c.note)}</div>` : '');

@@ -369,23 +369,24 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     expect(m.code).toBe(1);
   });
 
-  it("matches a cell's liveness expectation too: redlock-npm's livelock must show in the fault table, and its remedy must recover", async () => {
+  it("matches a cell's liveness expectation too: redlock-npm's livelock may show in the fault table, its remedy must recover", async () => {
     const stalled = { liveness: { recoveryMs: { median: 2400, max: 6100, unrecovered: 1 }, longestStallMs: 5200 } };
     const recovered = { liveness: { recoveryMs: { median: 120, max: 310, unrecovered: 0 }, longestStallMs: 0 } };
     // As expected: the package's loop livelocks beside its lost update; with ours it recovers (and still loses).
     const m = await matrix(['--matrix=all'], fakeRunner());
     const pkg = m.cells.find((c) => c.lock === 'redlock-npm' && c.table === 'faults' && c.fault === 'restart-empty')!;
     const ours = m.cells.find((c) => c.lock === 'redlock-npm' && c.columnId === 'restart-retry')!;
-    expect(pkg).toMatchObject({ expected: 'lost', expectedLiveness: 'livelock', observed: 'lost', matched: true });
+    expect(pkg).toMatchObject({ expected: 'lost', expectedLiveness: 'may-livelock', observed: 'lost', matched: true });
+    expect(pkg.note).toMatch(/^livelocked, as the oracle says it may: longest stall 3\.1 s \(the package's retry loop/);
     expect(ours).toMatchObject({ expected: 'lost', expectedLiveness: 'recovers', observed: 'lost', matched: true });
     expect(m.code).toBe(0);
-    expect(m.html).toContain('expected lost, a livelock');
+    expect(m.html).toContain('expected lost, may livelock');
     // The page's remedy answers name the livelocked lock with its stall, and whether the remedy held.
     expect(m.html).toContain(
       'redlock-npm (unavailable up to 3.1 s after each fault (median 2.4 s); longest stall 3.1 s)',
     );
     expect(m.html).toMatch(/redlock-npm: <a [^>]*>held: unavailable up to 300 ms after each fault/);
-    // Swapped: a lost update alone no longer matches either cell.
+    // Swapped: the package's cell recovering still matches (it may livelock); the remedy stalling does not.
     const swapped = await matrix(
       ['--matrix=all'],
       fakeRunner((c) =>
@@ -398,12 +399,13 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
       (c) => c.lock === 'redlock-npm' && c.table === 'faults' && c.fault === 'restart-empty',
     )!;
     const ours2 = swapped.cells.find((c) => c.lock === 'redlock-npm' && c.columnId === 'restart-retry')!;
-    expect(pkg2).toMatchObject({ observed: 'lost', matched: false });
-    expect(pkg2.note).toMatch(/^expected a livelock \(the package's retry loop .*\), but no run stalled past the TTL/);
+    expect(pkg2).toMatchObject({ observed: 'lost', matched: true });
+    expect(pkg2.note).toBeUndefined();
     expect(ours2).toMatchObject({ observed: 'lost', matched: false });
     expect(ours2.note).toMatch(
-      /^expected it to recover .*but a run stalled past the TTL or never recovered from a fault$/,
+      /^expected it to recover \(each try is one package round.*\), but a run stalled 5\.2 s past the TTL$/,
     );
+    expect(swapped.html).toContain('a cell the oracle expects to recover stalled past the TTL');
     expect(swapped.code).toBe(1);
   });
 

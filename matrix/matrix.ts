@@ -1,4 +1,5 @@
 import { cellLiveness, livenessMatches, livenessSeen, runLiveness } from './cell-liveness.ts';
+import { fmtSpan } from '../checkers/liveness.ts';
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -138,10 +139,7 @@ export async function measuredCell(
   const inconclusive = runs.filter((r) => !r.conclusive).length;
   const live = cellLiveness(runs);
   const livenessOk = livenessMatches(liveness, live);
-  const note = [
-    cellNote(observed, runs, inconclusive),
-    livenessOk || !liveness ? undefined : livenessNote(liveness, live),
-  ]
+  const note = [cellNote(observed, runs, inconclusive), liveness ? livenessNote(liveness, live, livenessOk) : undefined]
     .filter(Boolean)
     .join('; ');
   return {
@@ -162,14 +160,21 @@ export async function measuredCell(
   };
 }
 
-/** Why a cell's liveness contradicts its oracle cell, in words. */
-function livenessNote(expect: LivenessExpectation, l: ReturnType<typeof cellLiveness>): string {
+/** What a cell's liveness says against its oracle cell, in words: a livelock it may show, or why it contradicts. */
+function livenessNote(
+  expect: LivenessExpectation,
+  l: ReturnType<typeof cellLiveness>,
+  ok: boolean,
+): string | undefined {
   const seen = livenessSeen(l);
-  if (seen === undefined)
-    return `expected it to ${expect.expect === 'livelock' ? 'livelock' : 'recover'}, but no run measured liveness`;
-  return expect.expect === 'livelock'
-    ? `expected a livelock (${expect.reason}), but no run stalled past the TTL and every fault was recovered from`
-    : `expected it to recover (${expect.reason}), but a run stalled past the TTL or never recovered from a fault`;
+  if (expect.expect === 'may-livelock')
+    return seen === 'livelock'
+      ? `livelocked, as the oracle says it may: longest stall ${fmtSpan(l!.longestStallMs)} (${expect.reason})`
+      : undefined;
+  if (ok) return undefined;
+  return seen === undefined
+    ? 'expected it to recover, but no run measured liveness'
+    : `expected it to recover (${expect.reason}), but a run stalled ${fmtSpan(l!.longestStallMs)} past the TTL`;
 }
 
 /** One run of a cell as the cell keeps it: its verdict, counts, the fault's hits, liveness and how it reads. */

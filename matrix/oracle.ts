@@ -27,12 +27,14 @@ export type Expectation =
 
 /**
  * What a measured cell's liveness is expected to show, beside its safety (checkers/liveness.ts, over the cell's
- * runs): `livelock` — some run has a stall (the lock free, clients waiting, nobody able to take it, longer than the
- * TTL) or a fault it never recovered from; `recovers` — no run has either. A finding about the lock (a library's own
- * retry loop, say), measured like safety and matched with it: a cell matches only when both do. `reason` says why.
+ * runs; a *livelock* is a stall: the lock free, clients waiting, nobody able to take it, for longer than the TTL).
+ * `recovers`: no run has one — matched only then, so a cell matches only when its safety and its liveness both do.
+ * `may-livelock`: a finding that shows in some runs and not others (whether waiters split the masters' votes is the
+ * interleaving's doing): matched either way, like "safe, may starve", and the page shows the stall when it does.
+ * `reason` says why.
  */
 export interface LivenessExpectation {
-  expect: 'livelock' | 'recovers';
+  expect: 'may-livelock' | 'recovers';
   reason: string;
 }
 
@@ -92,11 +94,14 @@ const measured = (expect: MeasuredExpectation, liveness?: LivenessExpectation): 
  * attempt of one `acquire` reuses its value and the acquire script refuses a key that exists, its own partial locks
  * included; they are released only after the last of its 10 retries. When a majority restarts empty, the waiters
  * split the empty masters' votes, and each is then refused by its own partial locks until they expire a TTL later.
+ * Measured in this column's shape (--nemesis-interval=500 --think=800, 20 s): seed 42 stalled 7.3 s (all 5 clients
+ * waiting, no fault active, 15 acquires of 11 attempts failed in a row; recovery max 8.0 s); seeds 1 to 5 — see the
+ * README, *Failure modes and remedies*. Not every run: so "may", and the remedy cell is the strict one.
  */
 export const REDLOCK_NPM_LIVELOCK: LivenessExpectation = {
-  expect: 'livelock',
+  expect: 'may-livelock',
   reason:
-    "the package's retry loop keeps each attempt's partial locks until its last retry, and its acquire script refuses its own key: waiters that split the restarted masters' votes each block themselves for a TTL",
+    "the package's retry loop keeps each attempt's partial locks until its last retry, and its acquire script refuses its own key: waiters that split the restarted masters' votes each block themselves for a TTL — in some runs, as the interleaving falls",
 };
 const construction = (expect: Expectation, reason: string): OracleCell => ({ decided: 'construction', expect, reason });
 

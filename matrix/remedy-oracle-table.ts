@@ -10,7 +10,9 @@ import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 function cellText(o: OracleCell): string {
   const what = o.expect === 'refuse' ? 'refused' : o.expect === 'safe-may-starve' ? 'safe, may starve' : o.expect;
   if (o.decided !== 'measured') return `${what} (c)`;
-  return o.liveness ? `**${what}, ${o.liveness.expect === 'livelock' ? 'livelocks' : 'recovers'}**` : `**${what}**`;
+  return o.liveness
+    ? `**${what}, ${o.liveness.expect === 'may-livelock' ? 'may livelock' : 'recovers'}**`
+    : `**${what}**`;
 }
 
 export function remedyOracleMarkdown(): string {

@@ -39,7 +39,7 @@ export function oracleExpectation(c: Readonly<Config>): string {
 }
 
 /** The oracle's liveness expectation of the cell a Config runs (matrix/oracle.ts, LivenessExpectation), if any. */
-export function oracleLiveness(c: Readonly<Config>): 'livelock' | 'recovers' | undefined {
+export function oracleLiveness(c: Readonly<Config>): 'may-livelock' | 'recovers' | undefined {
   if (!(c.lock in ORACLE)) return undefined;
   const lock = c.lock as keyof typeof ORACLE;
   const cell = isRemedyRun(c)
@@ -54,15 +54,15 @@ export function oracleLiveness(c: Readonly<Config>): 'livelock' | 'recovers' | u
 
 /**
  * For the fake runners' results: the `liveness` a run shows when it is as the oracle expects — a 3.1 s stall
- * where it expects a livelock, none where it expects recovery — or nothing for a cell with no liveness expectation.
+ * where it expects one may show, none where it expects recovery — or nothing for a cell with no liveness expectation.
  */
 export function livenessAsExpected(c: Readonly<Config>): { liveness?: unknown } {
   const e = oracleLiveness(c);
   if (e === undefined) return {};
   return {
     liveness: {
-      recoveryMs: { median: e === 'livelock' ? 2400 : 150, max: e === 'livelock' ? 3100 : 300, unrecovered: 0 },
-      longestStallMs: e === 'livelock' ? 3100 : 0,
+      recoveryMs: { median: e === 'may-livelock' ? 2400 : 150, max: e === 'may-livelock' ? 3100 : 300, unrecovered: 0 },
+      longestStallMs: e === 'may-livelock' ? 3100 : 0,
     },
   };
 }
