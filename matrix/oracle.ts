@@ -97,7 +97,7 @@ const measured = (expect: MeasuredExpectation, liveness?: LivenessExpectation): 
  * Measured in this column's shape (--nemesis-interval=500 --think=800, 20 s): seed 42 stalled 7.3 s (all 5 clients
  * waiting, no fault active, 15 acquires of 11 attempts failed in a row; recovery max 8.0 s), seeds 3 and 4 for 3.3 s
  * and 7.9 s, seeds 1, 2 and 5 not past the TTL (recovery max 2.1 s, 1.6 s, 2.1 s) — the README's table. Not every
- * run: so "may", and the remedy cell (our loop: no stall in 3 seeds, recovery max 0.8 s) is the strict one.
+ * run: so "may", and the remedy cell (our loop: no stall in 4 seeds, recovery max 0.8 s) is the strict one.
  */
 export const REDLOCK_NPM_LIVELOCK: LivenessExpectation = {
   expect: 'may-livelock',

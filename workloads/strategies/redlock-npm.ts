@@ -31,7 +31,7 @@ import { ExecutionError, Redlock, type RedlockLock } from './redlock-package.ts'
  *   livelock, which the liveness checker measures (stalls: the lock free, clients waiting, nobody able to take it).
  *   Measured under the matrix's restart-empty cell (--nemesis-interval=500 --think=800 --time-limit=20): 3 of 6 seeds
  *   stalled past the TTL — seed 42 for 7.3 s with all 5 clients waiting and no fault active, 15 acquires of 11
- *   attempts failing in a row — and with --retry=harness none of 3 did (recovery max 0.8 s). README, *Failure modes
+ *   attempts failing in a row — and with --retry=harness none of 4 did (recovery max 0.8 s). README, *Failure modes
  *   and remedies*, has the table.
  * - validity: `expiration = start + ttl − (driftFactor·ttl + 2 ms)`, with `start` taken before the *first*
  *   attempt, not the successful one — conservative, but a lock won after many retries can come back with
