@@ -29,7 +29,7 @@ const tableNotRun = (ref: TableColumnRef) =>
 
 const brokeData = (c: MatrixCell) =>
   c.decided !== 'construction' && (c.observed === 'lost' || c.observed === 'invalid');
-/** A liveness failure mode (a livelock) breaks a cell whose runs stalled past the TTL or never recovered. */
+/** A liveness failure mode (a livelock) breaks a cell whose runs stalled past the TTL (cell-liveness.ts). */
 const brokeLiveness = (c: MatrixCell) => c.decided !== 'construction' && livenessSeen(c.liveness) === 'livelock';
 const broke = (r: Remedy) => (r.breaks === 'liveness' ? brokeLiveness : brokeData);
 const mark = (c: MatrixCell) =>

@@ -297,8 +297,7 @@ export interface Remedy {
   expect: string;
   /**
    * What the failure breaks: the data (`safety`, the default: a lost update or INVALID shows it), or the lock's
-   * availability (`liveness`: a stall past the TTL or a fault never recovered from shows it, and the remedy holds
-   * when its cell shows neither).
+   * availability (`liveness`: a stall past the TTL shows it, and the remedy holds when its cell shows none).
    */
   breaks?: 'safety' | 'liveness';
 }
@@ -345,8 +344,7 @@ export const REMEDIES: readonly Remedy[] = [
     remedy:
       "--retry=harness: one library attempt per try, our loop between (redlock-npm: the package users' workaround)",
     remedied: { table: 'remedies', id: 'restart-retry' },
-    expect:
-      'recovers: no stall past the TTL, every fault recovered from (updates are still lost: the restart has no delay)',
+    expect: 'recovers: no run stalls past the TTL (updates are still lost: the restart has no delay)',
     breaks: 'liveness',
   },
   {
