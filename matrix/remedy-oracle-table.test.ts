@@ -42,7 +42,7 @@ describe("the README's failure-mode and remedy tables", () => {
     );
     // A liveness expectation is written beside the safety one: redlock-npm's remedy for its package's livelock.
     expect(md).toContain(
-      '| `redlock-npm` | n/a (c) | **lost** | **safe** | **lost** | **safe** | **lost, recovers** | **safe** | **lost** | refused (c) |',
+      '| `redlock-npm` | n/a (c) | **lost** | **safe, may starve** | **lost** | **safe** | **lost, recovers** | **safe** | **lost** | refused (c) |',
     );
     expect(md).toContain(
       "| a library's retry loop livelocks after a restart | fault table: Redis restart empty | --retry=harness:",
