@@ -35,7 +35,10 @@ import { ExecutionError, Redlock, type RedlockLock } from './redlock-package.ts'
  *   and remedies*, has the table.
  * - validity: `expiration = start + ttl − (driftFactor·ttl + 2 ms)`, with `start` taken before the *first*
  *   attempt, not the successful one — conservative, but a lock won after many retries can come back with
- *   little or no validity left (mike-marcacci/node-redlock#299). Lease.validityMs reports what is left.
+ *   little or no validity left (mike-marcacci/node-redlock#299). Lease.validityMs reports what is left. Its 10
+ *   retries (~2 s) outlast a 1 s TTL: under long work with --watchdog (--think=2500 --ttl=1000, seed 42) 7 of 18
+ *   acquires came back with 0 ms, the watchdog could not extend them and their writes were skipped (UNKNOWN,
+ *   one client wrote all 8; with --retry=harness VALID, 13 writes) — the oracle's "safe, may starve" there.
  * - `lock.release()` and `lock.extend()` use the same retry settings: releasing a lock that already expired
  *   retries 10 times (~2 s) before it says so.
  *
