@@ -99,6 +99,7 @@ describe("test.json's config", () => {
         'redisPersistence',
         'restartDelayMs',
         'resultsDir',
+        'retry',
         'seed',
         'thinkMs',
         'timeLimitS',

@@ -144,6 +144,13 @@ export const OPTIONS = [
     choices: ['none', 'aof-always'],
     help: 'Redis persistence (aof-always = appendfsync always)',
   },
+  {
+    name: 'retry',
+    kind: 'enum',
+    default: 'library',
+    choices: ['library', 'harness'],
+    help: "who retries a refused acquire: library = the lock library's own loop with its documented defaults; harness = one library attempt per try in a loop of ours (redlock-npm: the workaround for the package's loop, which livelocks after a majority restart)",
+  },
   { name: 'clock-offset', kind: 'int', default: 60, min: 1, max: 86_400, help: 'clock faults: seconds to jump' },
   {
     name: 'etcd-nodes',
@@ -265,6 +272,7 @@ const RUN_OPTION_NAMES = [
   'pause',
   'restart-delay',
   'redis-persistence',
+  'retry',
   'clock-offset',
   'etcd-nodes',
   'zk-nodes',
@@ -511,6 +519,7 @@ function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSe
     pauseMs: runTiming({ ttlMs: v.ttl, pauseMs: v.pause }).pauseMs,
     restartDelayMs: v['restart-delay'],
     redisPersistence: v['redis-persistence'],
+    retry: v.retry,
     clockOffsetS: v['clock-offset'],
     backend: v.backend,
     etcdNodes: ensembleSize('etcd-nodes', v['etcd-nodes']),
@@ -531,7 +540,7 @@ function ensembleSize(name: 'etcd-nodes' | 'zk-nodes', n: number | undefined): n
 export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
   const { minWrites, maxStallMs, fencing, watchdog, pauseMs, restartDelayMs, redisPersistence, clockOffsetS } = config;
-  const { backend, etcdNodes, zkNodes, seed, resultsDir } = config;
+  const { retry, backend, etcdNodes, zkNodes, seed, resultsDir } = config;
   return {
     argv,
     lock,
@@ -549,6 +558,7 @@ export function runOptions(config: RunConfig): RunConfig {
     pauseMs,
     restartDelayMs,
     redisPersistence,
+    retry,
     clockOffsetS,
     backend,
     etcdNodes,

@@ -344,6 +344,7 @@ export function clientSpecs(
       ...(cluster.zk[0] ? { zookeeperAuth: cluster.zk[0].userAuth } : {}),
       ttlMs: config.ttlMs,
       acquireTimeoutMs: timing.acquireTimeoutMs,
+      retry: config.retry,
       client: slot,
       seed: deriveSeed(config.seed, { purpose: 'lock-client', slot }),
     },

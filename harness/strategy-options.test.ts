@@ -65,6 +65,21 @@ describe('the options a lock must be able to honour', () => {
   it('accepts --watchdog with a plugin written before `renews` existed, as it always did', async () => {
     expect((await validate([`--lock=${MY_LOCK}`, '--watchdog'])).renews).toBeNull();
   });
+
+  it("accepts --retry=harness only for a lock whose client can replace its library's retry loop (redlock-npm)", async () => {
+    expect((await validate(['--lock=redlock-npm', '--retry=harness'])).harnessRetry).toBe(true);
+    // The default is the library's own loop, for every lock.
+    expect(resolveConfig(['--lock=redlock-npm']).retry).toBe('library');
+    for (const lock of ['redis', 'redlock', 'etcd', 'zookeeper', 'postgres', 'none']) {
+      const err = await refusal([`--lock=${lock}`, '--retry=harness']);
+      expect(err.message).toMatch(
+        new RegExp(`^--retry=harness with --lock=${lock}: .*does not declare \`harnessRetry: true\``),
+      );
+      expect(err.hint).toMatch(/--lock=redlock-npm/);
+    }
+    const plugin = await refusal([`--lock=${MY_LOCK}`, '--retry=harness']);
+    expect(plugin.hint).toMatch(/declare `harnessRetry: true`/);
+  });
 });
 
 describe('faults that cannot act on the lock', () => {

@@ -31,6 +31,17 @@ export function checkStrategyOptions(config: Readonly<Config>, strategy: Resolve
         : `pass --nemesis with the faults that apply, or drop ${f} from the strategy's \`defaultFaults\``,
     });
   }
+  if (config.retry === 'harness' && !strategy.harnessRetry) {
+    throw new HarnessError(
+      'bad-arguments',
+      `--retry=harness with --lock=${strategy.lock}: "${strategy.name}" does not declare \`harnessRetry: true\`: its client has no retry loop of its own to put in place of its library's, so the run would measure the library's loop all the same.`,
+      {
+        hint: strategy.builtin
+          ? 'drop --retry (the library retries by itself), or use --lock=redlock-npm'
+          : "drop --retry; or, if your client can retry single library attempts itself on ctx.retry === 'harness', declare `harnessRetry: true`",
+      },
+    );
+  }
   if (config.watchdog && strategy.renews === false) {
     throw new HarnessError(
       'bad-arguments',

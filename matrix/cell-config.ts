@@ -29,8 +29,11 @@ export interface CellShape {
   timeLimitS?: number;
 }
 
-/** Options the cell decides: the matrix's own value for them is dropped, not passed through. */
-const CELL_OWNED = new Set(['lock', 'nemesis', 'fencing', 'seed', 'runs', 'matrix']);
+/**
+ * Options the cell decides: the matrix's own value for them is dropped, not passed through. `--retry` too: a row is
+ * the lock as its library's documentation runs it, and `--retry=harness` is a remedy scenario's own option.
+ */
+const CELL_OWNED = new Set(['lock', 'nemesis', 'fencing', 'seed', 'runs', 'matrix', 'retry']);
 
 /** argv without the named options, whether spelled `--name=value`, `--name value` or `--name` (a flag). */
 export function withoutOptions(argv: readonly string[], drop: (name: string) => boolean): string[] {

@@ -1,13 +1,44 @@
 import { describe, expect, it } from 'vitest';
 import { compareNights, renderComparison } from './nightly-comparison.ts';
 import type { NightlyCell, NightlyResult } from './nightly-result.ts';
-import { availabilityText, cellLiveness, livenessChanges, runLiveness } from './cell-liveness.ts';
+import {
+  availabilityText,
+  cellLiveness,
+  livenessChanges,
+  livenessMatches,
+  livenessSeen,
+  runLiveness,
+} from './cell-liveness.ts';
 
 const run = (median: number | null, max: number | null, stall: number, unrecovered = 0) => ({
   recoveryMedianMs: median,
   recoveryMaxMs: max,
   unrecovered,
   longestStallMs: stall,
+});
+
+describe("a cell's liveness in the oracle's terms", () => {
+  const mayLivelock = { expect: 'may-livelock' as const, reason: 'its retry loop blocks itself' };
+  const recovers = { expect: 'recovers' as const, reason: 'our loop releases each try' };
+
+  it('is a livelock when a run stalled past the TTL, else it recovers', () => {
+    expect(livenessSeen(run(2400, 6100, 5200))).toBe('livelock');
+    // A fault that ended as the clients stopped is unrecovered without anyone stalling: not a livelock by itself.
+    expect(livenessSeen(run(150, 300, 0, 1))).toBe('recovers');
+    expect(livenessSeen(run(150, 300, 0))).toBe('recovers');
+    // No fault ended, no stall: nothing kept the lock away.
+    expect(livenessSeen(run(null, null, 0))).toBe('recovers');
+    expect(livenessSeen(undefined)).toBeUndefined();
+  });
+
+  it('matches "recovers" only on a measured run without a stall; "may livelock" and no expectation always match', () => {
+    expect(livenessMatches(mayLivelock, run(2400, 6100, 5200))).toBe(true);
+    expect(livenessMatches(mayLivelock, run(150, 300, 0))).toBe(true);
+    expect(livenessMatches(recovers, run(150, 300, 0))).toBe(true);
+    expect(livenessMatches(recovers, run(150, 300, 2100))).toBe(false);
+    expect(livenessMatches(recovers, undefined)).toBe(false);
+    expect(livenessMatches(undefined, run(2400, 6100, 5200))).toBe(true);
+  });
 });
 
 describe('cell liveness', () => {

@@ -1,5 +1,6 @@
 import { fmtSpan } from '../checkers/liveness.ts';
 import type { RunResults } from '../checkers/run-results.ts';
+import type { LivenessExpectation } from './oracle.ts';
 
 /**
  * Availability beside safety, per matrix cell: how long the lock took to come back after the cell's fault (fault
@@ -61,6 +62,26 @@ export function availabilityText(l: RunLiveness | undefined): string {
   if (l.unrecovered > 0) parts.push(`${l.unrecovered} fault${l.unrecovered > 1 ? 's' : ''} never recovered from`);
   parts.push(l.longestStallMs > 0 ? `longest stall ${fmtSpan(l.longestStallMs)}` : 'no stall');
   return parts.join('; ');
+}
+
+/**
+ * What a cell's liveness shows in the oracle's terms: `livelock` when a run had a stall (the lock free, clients
+ * waiting, nobody holding, longer than the TTL — the checker's definition; one lasting to the run's end included),
+ * `recovers` when none did; undefined when no run measured it. A fault never recovered from is not counted by itself:
+ * one that ends in the run's last second is unrecovered because the clients stopped, and a real one stalls too.
+ */
+export function livenessSeen(l: RunLiveness | undefined): 'livelock' | 'recovers' | undefined {
+  if (!l) return undefined;
+  return l.longestStallMs > 0 ? 'livelock' : 'recovers';
+}
+
+/**
+ * Whether a cell's liveness is what its oracle cell expects: `recovers` only when measured and no run stalled;
+ * `may-livelock` either way; a cell without a liveness expectation always is.
+ */
+export function livenessMatches(expect: LivenessExpectation | undefined, l: RunLiveness | undefined): boolean {
+  if (expect === undefined || expect.expect === 'may-livelock') return true;
+  return livenessSeen(l) === 'recovers';
 }
 
 /**

@@ -62,6 +62,8 @@ export interface MatrixCell {
   acquireP99: number;
   /** Availability beside safety, over the cell's runs (cell-liveness.ts); absent when no run measured it. */
   liveness?: CellLiveness;
+  /** The oracle's liveness expectation, when it has one (matrix/oracle.ts, LivenessExpectation); `matched` needs it too. */
+  expectedLiveness?: 'may-livelock' | 'recovers';
   /** Column heading, if the runner has a better one than the fault's name ("holder paused > TTL"). */
   column?: string;
   /** Which table the cell is in: the faults (lock × fault) or the failure modes and remedies. Absent in older matrix.json: faults. */

@@ -117,6 +117,8 @@ export function suspicion(c: MatrixCell): string {
   if (c.observed === 'unknown')
     return 'no run could decide it (an unknown verdict, a fault that never hit, or a fence never exercised): look at its runs';
   if (c.expected === 'refuse') return 'the CLI should have refused this combination with an explanation';
+  if (c.expectedLiveness === 'recovers' && (c.observed === 'lost' || c.observed === 'safe'))
+    return 'a cell the oracle expects to recover stalled past the TTL: look at the stalls in its runs';
   return `expected ${c.expected}, observed ${c.observed}`;
 }
 
@@ -165,7 +167,7 @@ function cellHtml(c: MatrixCell | undefined, outDir: string): string {
   const runs = c.runs?.length ? `<ul class="runs">${c.runs.map((r) => runLine(r, c, outDir)).join('')}</ul>` : '';
   const inner =
     `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'matches the oracle' : h(`contradicts the oracle: ${suspicion(c)}`)}">${c.matched ? '✓' : '✗'}</span>` +
-    `<div class="obs ${h(c.observed)}">${h(observedText(c))}</div><div class="exp">expected ${h(c.expected)}</div>` +
+    `<div class="obs ${h(c.observed)}">${h(observedText(c))}</div><div class="exp">expected ${h(c.expected)}${c.expectedLiveness ? `, ${h(c.expectedLiveness === 'may-livelock' ? 'may livelock' : 'recovers')}` : ''}</div>` +
     (perf ? `<div class="exp">${h(perf)}</div>` : '') +
     (c.liveness ? `<div class="exp live">${h(availabilityText(c.liveness))}</div>` : '') +
     (c.note ? `<div class="exp">${h(c.note)}</div>` : '');
@@ -271,7 +273,7 @@ function remedyGrid(cells: readonly MatrixCell[], locks: readonly string[], outD
   return (
     `<h2>Failure modes and remedies, every cell <span class="aside">observed (expected) · ✓ matches the oracle, ✗ contradicts it · each run links to its report</span></h2>` +
     `<p class="aside">Long work is a 2.5 s critical section under a 1 s TTL (--think=2500 --ttl=1000) with no fault; its cells run at least 30 s, so a safe cell can commit the 10 writes a VALID verdict needs at one write per ~2.6 s. ` +
-    `The restart remedies fire restart-empty as the fault table does (every ≤ 500 ms, think ≥ 0.4 × TTL), with --redis-persistence=aof-always, or with --restart-delay raised to the TTL for at least 20 s (the masters stay down a TTL each time, so a shorter run commits too few writes for a VALID). Postgres's long-work cell is measured and expected safe, maybe starved: it holds no lease, and under a 2.5 s think one client often wins every round (it re-reads first after its own commit), leaving no second writer for a VALID — a liveness finding shown with which client wrote how much when every run starved; a VALID run matches too, a lost update does not. The paused holder with --watchdog is paused every ≤ 1 s for at least 20 s, struck only in a section whose write falls due before the holder's next renewal, so the resumed holder writes before its overdue renewal can fail, as a process back from a GC pause does. The remedies' switches (--watchdog, --restart-delay, --redis-persistence) are the scenario's: the matrix's own are not passed to these cells.</p>` +
+    `The restart remedies fire restart-empty as the fault table does (every ≤ 500 ms, think ≥ 0.4 × TTL), with --redis-persistence=aof-always, or with --restart-delay raised to the TTL for at least 20 s (the masters stay down a TTL each time, so a shorter run commits too few writes for a VALID). Postgres's long-work cell is measured and expected safe, maybe starved: it holds no lease, and under a 2.5 s think one client often wins every round (it re-reads first after its own commit), leaving no second writer for a VALID — a liveness finding shown with which client wrote how much when every run starved; a VALID run matches too, a lost update does not. The paused holder with --watchdog is paused every ≤ 1 s for at least 20 s, struck only in a section whose write falls due before the holder's next renewal, so the resumed holder writes before its overdue renewal can fail, as a process back from a GC pause does. The retry remedy fires restart-empty as the fault table does with --retry=harness: it remedies redlock-npm's liveness (its package's own retry loop livelocks; ours recovers), not its safety — the restart has no delay — so the cell expects lost updates and recovery, and matches only when both show. The remedies' switches (--watchdog, --restart-delay, --redis-persistence, --retry) are the scenario's: the matrix's own are not passed to these cells.</p>` +
     `<table class="matrix"><thead><tr><th></th>${ids.map((id) => `<th>${h(title.get(id)!)}</th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>`
   );
 }

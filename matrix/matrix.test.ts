@@ -6,7 +6,7 @@ import type { RunResults } from '../checkers/run-results.ts';
 import type { MatrixCell } from './matrix-cell.ts';
 import { isolatedRunner, matrixPlan, runMatrix, type RunOne } from './matrix.ts';
 import { resolveConfig, type Config } from '../harness/options.ts';
-import { isRemedyRun, oracleExpectation, scenarioOf } from '../test/support/oracle-expectation.ts';
+import { isRemedyRun, livenessAsExpected, oracleExpectation, scenarioOf } from '../test/support/oracle-expectation.ts';
 import type { RemedyScenarioId } from './remedy-oracle.ts';
 import type { RunOutcome } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
@@ -24,6 +24,8 @@ interface Shown {
   /** Committed writes per client slot (results.json's progress); absent = not recorded. */
   writes?: Record<number, number>;
   unknownReasons?: string[];
+  /** results.json's liveness; absent = as the oracle expects (livenessAsExpected). */
+  liveness?: { recoveryMs: { median: number; max: number; unrecovered: number }; longestStallMs: number };
 }
 
 function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
@@ -39,6 +41,7 @@ function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
       ? { faultHits: { [fault]: { fired: Math.max(1, s.hits), hit: s.hits, shots: [] } } }
       : {}),
     unknownReasons: s.unknownReasons ?? [],
+    ...(s.liveness ? { liveness: s.liveness } : livenessAsExpected(config)),
     ...(s.writes
       ? {
           progress: {
@@ -312,6 +315,22 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     });
     expect(runOf('zookeeper', 'delay-write-fenced')).toMatchObject({ nemesis: ['delay-write'], fencing: true });
     expect(runOf('redis', 'failover')).toMatchObject({ nemesis: ['failover'] });
+    // The retry remedy: restart-empty as the fault table fires it, with redlock-npm's own loop for the package's.
+    expect(runOf('redlock-npm', 'restart-retry')).toMatchObject({
+      nemesis: ['restart-empty'],
+      retry: 'harness',
+      restartDelayMs: 0,
+      redisPersistence: 'none',
+      nemesisIntervalMs: 500,
+      thinkMs: 800,
+    });
+    expect(fake.calls.filter((c) => c.retry === 'harness').map((c) => c.lock)).toEqual(['redlock-npm']);
+    expect(m.cells.find((c) => c.lock === 'redlock' && c.columnId === 'restart-retry')).toMatchObject({
+      decided: 'construction',
+      observed: 'refuse',
+      matched: true,
+      note: expect.stringContaining('--retry=harness with --lock=redlock'),
+    });
     // The single-Redis locks: redis and redis-py's Lock run on the failover pair.
     expect(fake.calls.filter((c) => c.nemesis?.includes('failover')).map((c) => c.lock)).toEqual(['redis', 'redis-py']);
     expect(m.cells.find((c) => c.lock === 'etcd' && c.columnId === 'long-work-watchdog')).toMatchObject({
@@ -348,6 +367,46 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     expect(cell('redlock', 'delay-write').runs?.[0]).toMatchObject({ conclusive: false, why: 'delay-write never hit' });
     expect(cell('redis', 'pause-watchdog')).toMatchObject({ expected: 'lost', observed: 'safe', matched: false });
     expect(m.code).toBe(1);
+  });
+
+  it("matches a cell's liveness expectation too: redlock-npm's livelock may show in the fault table, its remedy must recover", async () => {
+    const stalled = { liveness: { recoveryMs: { median: 2400, max: 6100, unrecovered: 1 }, longestStallMs: 5200 } };
+    const recovered = { liveness: { recoveryMs: { median: 120, max: 310, unrecovered: 0 }, longestStallMs: 0 } };
+    // As expected: the package's loop livelocks beside its lost update; with ours it recovers (and still loses).
+    const m = await matrix(['--matrix=all'], fakeRunner());
+    const pkg = m.cells.find((c) => c.lock === 'redlock-npm' && c.table === 'faults' && c.fault === 'restart-empty')!;
+    const ours = m.cells.find((c) => c.lock === 'redlock-npm' && c.columnId === 'restart-retry')!;
+    expect(pkg).toMatchObject({ expected: 'lost', expectedLiveness: 'may-livelock', observed: 'lost', matched: true });
+    expect(pkg.note).toMatch(/^livelocked, as the oracle says it may: longest stall 3\.1 s \(the package's retry loop/);
+    expect(ours).toMatchObject({ expected: 'lost', expectedLiveness: 'recovers', observed: 'lost', matched: true });
+    expect(m.code).toBe(0);
+    expect(m.html).toContain('expected lost, may livelock');
+    // The page's remedy answers name the livelocked lock with its stall, and whether the remedy held.
+    expect(m.html).toContain(
+      'redlock-npm (unavailable up to 3.1 s after each fault (median 2.4 s); longest stall 3.1 s)',
+    );
+    expect(m.html).toMatch(/redlock-npm: <a [^>]*>held: unavailable up to 300 ms after each fault/);
+    // Swapped: the package's cell recovering still matches (it may livelock); the remedy stalling does not.
+    const swapped = await matrix(
+      ['--matrix=all'],
+      fakeRunner((c) =>
+        c.lock !== 'redlock-npm' || !c.nemesis?.includes('restart-empty') || c.restartDelayMs > 0
+          ? undefined
+          : { valid: false, lost: 4, hits: 2, ...(c.retry === 'harness' ? stalled : recovered) },
+      ),
+    );
+    const pkg2 = swapped.cells.find(
+      (c) => c.lock === 'redlock-npm' && c.table === 'faults' && c.fault === 'restart-empty',
+    )!;
+    const ours2 = swapped.cells.find((c) => c.lock === 'redlock-npm' && c.columnId === 'restart-retry')!;
+    expect(pkg2).toMatchObject({ observed: 'lost', matched: true });
+    expect(pkg2.note).toBeUndefined();
+    expect(ours2).toMatchObject({ observed: 'lost', matched: false });
+    expect(ours2.note).toMatch(
+      /^expected it to recover \(each try is one package round.*\), but a run stalled 5\.2 s past the TTL$/,
+    );
+    expect(swapped.html).toContain('a cell the oracle expects to recover stalled past the TTL');
+    expect(swapped.code).toBe(1);
   });
 
   it('a cell whose every run starved shows starvation as its finding, naming which client wrote how much', async () => {

@@ -1,4 +1,5 @@
-import { cellLiveness, runLiveness } from './cell-liveness.ts';
+import { cellLiveness, livenessMatches, livenessSeen, runLiveness } from './cell-liveness.ts';
+import { fmtSpan } from '../checkers/liveness.ts';
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +19,7 @@ import { EXIT } from '../common/exit-codes.ts';
 import { faultHits } from './cell-hits.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-columns.ts';
-import { MAX_RERUNS, type MeasuredExpectation, type OracleCell } from './oracle.ts';
+import { MAX_RERUNS, type LivenessExpectation, type MeasuredExpectation, type OracleCell } from './oracle.ts';
 import type { Config } from '../harness/options.ts';
 import { runTimestamp } from '../store/results-store.ts';
 import { runTest, type RunOutcome } from '../harness/run.ts';
@@ -103,6 +104,7 @@ export function constructionCell(
 /**
  * A measured cell: `config.runs` runs, each inconclusive one replaced by another (next seed), up to MAX_RERUNS more.
  * `col` is a column of either table, or any fault and fencing a user's expectation names (nightly's own cells).
+ * `liveness`, the oracle cell's liveness expectation when it has one: the cell matches only when that matches too.
  */
 export async function measuredCell(
   config: Readonly<Config>,
@@ -112,6 +114,7 @@ export async function measuredCell(
   expect: MeasuredExpectation,
   run: RunOne,
   progress: (line: string) => void,
+  liveness?: LivenessExpectation,
 ): Promise<MatrixCell> {
   const runs: CellRun[] = [];
   const outcomes: (RunOutcome | null)[] = [];
@@ -134,23 +137,44 @@ export async function measuredCell(
   const at = decisive === -1 ? runs.length - 1 : decisive;
   const shown = outcomes[at];
   const inconclusive = runs.filter((r) => !r.conclusive).length;
-  const liveness = cellLiveness(runs);
-  const note = cellNote(observed, runs, inconclusive);
+  const live = cellLiveness(runs);
+  const livenessOk = livenessMatches(liveness, live);
+  const note = [cellNote(observed, runs, inconclusive), liveness ? livenessNote(liveness, live, livenessOk) : undefined]
+    .filter(Boolean)
+    .join('; ');
   return {
     ...base,
     decided: 'measured',
     expected: expect,
+    ...(liveness ? { expectedLiveness: liveness.expect } : {}),
     observed,
-    matched: matches(expect, observed),
+    matched: matches(expect, observed) && livenessOk,
     runDir: runs[at].runDir,
     lostUpdates: runs[at].lostUpdates,
     staleWritesRejected: runs[at].staleWritesRejected,
     acquireP50: shown?.results.latency.acquire.p50 ?? 0,
     acquireP99: shown?.results.latency.acquire.p99 ?? 0,
-    ...(liveness ? { liveness } : {}),
+    ...(live ? { liveness: live } : {}),
     runs,
     ...(note ? { note } : {}),
   };
+}
+
+/** What a cell's liveness says against its oracle cell, in words: a livelock it may show, or why it contradicts. */
+function livenessNote(
+  expect: LivenessExpectation,
+  l: ReturnType<typeof cellLiveness>,
+  ok: boolean,
+): string | undefined {
+  const seen = livenessSeen(l);
+  if (expect.expect === 'may-livelock')
+    return seen === 'livelock'
+      ? `livelocked, as the oracle says it may: longest stall ${fmtSpan(l!.longestStallMs)} (${expect.reason})`
+      : undefined;
+  if (ok) return undefined;
+  return seen === undefined
+    ? 'expected it to recover, but no run measured liveness'
+    : `expected it to recover (${expect.reason}), but a run stalled ${fmtSpan(l!.longestStallMs)} past the TTL`;
 }
 
 /** One run of a cell as the cell keeps it: its verdict, counts, the fault's hits, liveness and how it reads. */
@@ -351,12 +375,19 @@ export async function runMatrix(
       continue;
     }
     const label = `[${++measuredDone}/${measuredTotal}] ${lock} × ${col.title}`;
-    const cell = await measuredCell(config, base, strategies[lock], col, oracle.expect, runOne, (line) =>
-      log(`${label}: ${line}`),
+    const cell = await measuredCell(
+      config,
+      base,
+      strategies[lock],
+      col,
+      oracle.expect,
+      runOne,
+      (line) => log(`${label}: ${line}`),
+      oracle.liveness,
     );
     cells.push(cell);
     log(
-      `${label}: ${cell.observed} (expected ${cell.expected}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`,
+      `${label}: ${cell.observed} (expected ${cell.expected}${cell.expectedLiveness ? `, ${cell.expectedLiveness}` : ''}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`,
     );
   }
   for (const c of cells.filter((c) => c.decided === 'construction')) {

@@ -7,7 +7,7 @@ import type { RunOne } from './matrix.ts';
 import { nightlyCommand } from './nightly.ts';
 import type { NightlyCell, NightlyResult } from './nightly-result.ts';
 import { parseCommandLine, type Config } from '../harness/options.ts';
-import { isRemedyRun, oracleExpectation } from '../test/support/oracle-expectation.ts';
+import { isRemedyRun, livenessAsExpected, oracleExpectation } from '../test/support/oracle-expectation.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { matrixPlan } from './matrix.ts';
 import { cellKey } from './nightly-plan.ts';
@@ -49,6 +49,7 @@ function fakeRunner(override: (c: Readonly<Config>) => Shown | undefined = () =>
       latency: { acquire: q, read: q, write: q, release: q },
       ...(fault && s.hits !== undefined ? { faultHits: { [fault]: { fired: 2, hit: s.hits, shots: [] } } } : {}),
       ...(s.starvedWrites ? { progress: { committedWrites: s.starvedWrites, writers: [3] } } : {}),
+      ...livenessAsExpected(config),
     } as unknown as RunResults;
     const runDir = path.join(
       config.resultsDir,

@@ -171,8 +171,15 @@ async function nightlyCell(
   }
   const label = `[${next()}/${total}] ${p.lock} × ${p.column}`;
   const started = performance.now();
-  const cell = await measuredCell(matrix, base, strategy, p.col, p.oracle.expect, runOne, (line) =>
-    log(`${label}: ${line}`),
+  const cell = await measuredCell(
+    matrix,
+    base,
+    strategy,
+    p.col,
+    p.oracle.expect,
+    runOne,
+    (line) => log(`${label}: ${line}`),
+    p.oracle.liveness,
   );
   log(
     `${label}: ${cell.observed} (expected ${cell.expected}, ${p.from}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`,

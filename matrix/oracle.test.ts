@@ -70,3 +70,23 @@ describe('which cells are measured and which are decided by construction', () =>
     ]);
   });
 });
+
+describe('liveness expectations', () => {
+  it("expect redlock-npm's package loop to livelock under restart-empty (beside its lost update), and only there", async () => {
+    const { REMEDY_ORACLE, REMEDY_SCENARIOS } = await import('./remedy-oracle.ts');
+    const withLiveness = [
+      ...BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.map((c) => [`${lock} × ${c.id}`, ORACLE[lock][c.id]] as const)),
+      ...BUILTIN_LOCKS.flatMap((lock) =>
+        REMEDY_SCENARIOS.map((s) => [`${lock} × ${s.id}`, REMEDY_ORACLE[lock][s.id]] as const),
+      ),
+    ].filter(([, o]) => o.decided === 'measured' && o.liveness);
+    expect(withLiveness.map(([k, o]) => [k, o.decided === 'measured' ? o.liveness?.expect : ''])).toEqual([
+      ['redlock-npm × restart-empty', 'may-livelock'],
+      ['redlock-npm × restart-retry', 'recovers'],
+    ]);
+    for (const [, o] of withLiveness)
+      if (o.decided === 'measured') expect(o.liveness!.reason.length).toBeGreaterThan(40);
+    expect(ORACLE['redlock-npm']['restart-empty']).toMatchObject({ expect: 'lost' });
+    expect(REMEDY_ORACLE['redlock-npm']['restart-retry']).toMatchObject({ expect: 'lost' });
+  });
+});

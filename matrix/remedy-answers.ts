@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { REMEDIES, type TableColumnRef } from './remedy-oracle.ts';
+import { REMEDIES, type Remedy, type TableColumnRef } from './remedy-oracle.ts';
+import { availabilityText, livenessSeen } from './cell-liveness.ts';
 import { fmtCount } from '../report/format.ts';
 import { escapeHtml as h } from '../report/html.ts';
 import type { MatrixCell } from './matrix-cell.ts';
@@ -26,12 +27,24 @@ const tableNotRun = (ref: TableColumnRef) =>
     ? 'the fault table was not run: --matrix=remedies'
     : 'the remedy table was not run: --matrix=faults';
 
-const broke = (c: MatrixCell) => c.decided !== 'construction' && (c.observed === 'lost' || c.observed === 'invalid');
+const brokeData = (c: MatrixCell) =>
+  c.decided !== 'construction' && (c.observed === 'lost' || c.observed === 'invalid');
+/** A liveness failure mode (a livelock) breaks a cell whose runs stalled past the TTL (cell-liveness.ts). */
+const brokeLiveness = (c: MatrixCell) => c.decided !== 'construction' && livenessSeen(c.liveness) === 'livelock';
+const broke = (r: Remedy) => (r.breaks === 'liveness' ? brokeLiveness : brokeData);
 const mark = (c: MatrixCell) =>
   `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'as the oracle expects' : 'contradicts the oracle'}">${c.matched ? '✓' : '✗'}</span>`;
 
 /** Whether the remedy held for one lock, in words, linked to the run. */
-function heldText(c: MatrixCell, outDir: string): string {
+function heldText(c: MatrixCell, outDir: string, r: Remedy): string {
+  if (r.breaks === 'liveness' && c.decided !== 'construction') {
+    const seen = livenessSeen(c.liveness);
+    const what =
+      seen === undefined
+        ? 'liveness not measured'
+        : `${seen === 'recovers' ? 'held' : 'did not hold'}: ${availabilityText(c.liveness)}`;
+    return `${h(c.lock)}: ${link(c, what, outDir)} ${mark(c)}`;
+  }
   if (c.decided === 'construction') {
     if (c.expected === 'refuse')
       return `${h(c.lock)}: cannot apply — ${c.observed === 'refuse' ? 'refused by the CLI' : 'the CLI accepted it'} ${mark(c)}`;
@@ -51,17 +64,21 @@ function heldText(c: MatrixCell, outDir: string): string {
 export function remedyAnswers(cells: readonly MatrixCell[], outDir: string): string {
   const rows = REMEDIES.map((r) => {
     const brokenCells = inColumn(cells, r.broken);
-    const broken = brokenCells.filter(broke);
+    const broken = brokenCells.filter(broke(r));
     const brokeHtml =
       brokenCells.length === 0
         ? `<span class="aside">not run in this matrix (${tableNotRun(r.broken)})</span>`
         : broken.length
           ? broken
               .map((c) =>
-                link(c, `${c.lock} (${c.observed === 'lost' ? `${fmtCount(c.lostUpdates)} lost` : 'INVALID'})`, outDir),
+                link(
+                  c,
+                  `${c.lock} (${r.breaks === 'liveness' ? availabilityText(c.liveness) : c.observed === 'lost' ? `${fmtCount(c.lostUpdates)} lost` : 'INVALID'})`,
+                  outDir,
+                ),
               )
               .join(', ')
-          : '<span class="aside">no lock broke</span>';
+          : `<span class="aside">${r.breaks === 'liveness' ? 'no lock livelocked' : 'no lock broke'}</span>`;
     let held: string;
     if (!r.remedied) held = '<span class="aside">—</span>';
     else {
@@ -76,7 +93,7 @@ export function remedyAnswers(cells: readonly MatrixCell[], outDir: string): str
       held =
         remedied.length === 0
           ? `<span class="aside">not run in this matrix (${tableNotRun(r.remedied)})</span>`
-          : shown.map((c) => `<div>${heldText(c, outDir)}</div>`).join('') ||
+          : shown.map((c) => `<div>${heldText(c, outDir, r)}</div>`).join('') ||
             '<span class="aside">no lock to remedy</span>';
     }
     return `<tr><td><b>${h(r.failure)}</b></td><td>${brokeHtml}</td><td>${h(r.remedy)}</td><td>${held}</td><td class="aside">${h(r.expect)}</td></tr>`;

@@ -35,10 +35,17 @@ describe("the README's failure-mode and remedy tables", () => {
   it('mark measured cells bold and cells decided by construction with (c)', () => {
     const md = remedyOracleMarkdown();
     expect(md).toContain(
-      '| `redis` | **lost** | **lost** | **safe** | **lost** | **safe** | **safe** | **lost** | refused (c) |',
+      '| `redis` | **lost** | **lost** | **safe** | **lost** | **safe** | refused (c) | **safe** | **lost** | refused (c) |',
     );
     expect(md).toContain(
-      '| `etcd` | n/a (c) | **safe** | refused (c) | refused (c) | n/a (c) | n/a (c) | **lost** | **safe** |',
+      '| `etcd` | n/a (c) | **safe** | refused (c) | refused (c) | n/a (c) | refused (c) | n/a (c) | **lost** | **safe** |',
+    );
+    // A liveness expectation is written beside the safety one: redlock-npm's remedy for its package's livelock.
+    expect(md).toContain(
+      '| `redlock-npm` | n/a (c) | **lost** | **safe, may starve** | **lost** | **safe** | **lost, recovers** | **safe** | **lost** | refused (c) |',
+    );
+    expect(md).toContain(
+      "| a library's retry loop livelocks after a restart | fault table: Redis restart empty | --retry=harness:",
     );
     expect(md).toContain(
       '| holder paused > TTL | fault table: holder paused > TTL | --watchdog | holder paused > TTL, --watchdog | does not hold',

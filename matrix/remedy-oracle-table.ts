@@ -9,7 +9,10 @@ import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 
 function cellText(o: OracleCell): string {
   const what = o.expect === 'refuse' ? 'refused' : o.expect === 'safe-may-starve' ? 'safe, may starve' : o.expect;
-  return o.decided === 'measured' ? `**${what}**` : `${what} (c)`;
+  if (o.decided !== 'measured') return `${what} (c)`;
+  return o.liveness
+    ? `**${what}, ${o.liveness.expect === 'may-livelock' ? 'may livelock' : 'recovers'}**`
+    : `**${what}**`;
 }
 
 export function remedyOracleMarkdown(): string {

@@ -1,6 +1,6 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { BuiltinLock } from '../workloads/lock-names.ts';
-import type { MeasuredExpectation, OracleCell } from './oracle.ts';
+import type { LivenessExpectation, MeasuredExpectation, OracleCell } from './oracle.ts';
 
 /**
  * The matrix's second table: the failure modes known to break a lock beyond the fault columns, and the remedies
@@ -14,6 +14,7 @@ export type RemedyScenarioId =
   | 'long-work-watchdog'
   | 'pause-watchdog'
   | 'restart-delay'
+  | 'restart-retry'
   | 'restart-aof'
   | 'delay-write'
   | 'delay-write-fenced';
@@ -43,7 +44,7 @@ export interface RemedyScenario {
   minTimeLimitS?: number;
 }
 
-const REMEDY_SWITCHES = ['watchdog', 'restart-delay', 'redis-persistence'];
+const REMEDY_SWITCHES = ['watchdog', 'restart-delay', 'redis-persistence', 'retry'];
 /** Long work: a critical section (2.5 s) longer than the lease (1 s), with nothing else going wrong. */
 const LONG_WORK = ['--think=2500', '--ttl=1000'];
 const LONG_WORK_OWNS = [...REMEDY_SWITCHES, 'think', 'ttl'];
@@ -102,6 +103,19 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     minRestartDelayTtlFraction: 1,
     minTimeLimitS: 20,
   },
+  // The fault table's restart-empty cell again, with the strategy's own retry loop in place of its library's: the
+  // workaround for redlock-npm's livelock (oracle.ts, REDLOCK_NPM_LIVELOCK). Only its liveness is remedied: the
+  // restart still has no delay, so updates are still lost.
+  {
+    id: 'restart-retry',
+    title: 'restart empty, --retry=harness',
+    faults: ['restart-empty'],
+    fencing: false,
+    args: ['--retry=harness'],
+    owns: REMEDY_SWITCHES,
+    maxIntervalMs: 500,
+    minThinkTtlFraction: 0.4,
+  },
   {
     id: 'restart-aof',
     title: 'restart, --redis-persistence=aof-always',
@@ -130,7 +144,11 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
   },
 ];
 
-const measured = (expect: MeasuredExpectation): OracleCell => ({ decided: 'measured', expect });
+const measured = (expect: MeasuredExpectation, liveness?: LivenessExpectation): OracleCell => ({
+  decided: 'measured',
+  expect,
+  ...(liveness ? { liveness } : {}),
+});
 const construction = (expect: OracleCell['expect'], reason: string): OracleCell => ({
   decided: 'construction',
   expect,
@@ -146,6 +164,17 @@ const NO_REDIS = 'the fault cannot reach it: this strategy runs no Redis, so not
 const NO_PAIR =
   'the failover fault needs the single-Redis primary + replica of --lock=redis; this strategy has no replica to promote';
 
+const NO_HARNESS_RETRY =
+  "the CLI refuses --retry=harness for it: its client has no retry loop of its own to put in place of its library's (checked by running its option validation, nothing started)";
+const NO_RETRY_REMEDY = construction('refuse', NO_HARNESS_RETRY);
+
+/** redlock-npm with our loop around single package attempts: each failed try releases its partial locks at once. */
+const RETRY_RECOVERS: LivenessExpectation = {
+  expect: 'recovers',
+  reason:
+    'each try is one package round (retryCount 0), whose failure releases its partial locks at once, and the next try comes 100 ± 50 ms later: split votes last one round, not a TTL',
+};
+
 type Row = Record<RemedyScenarioId, OracleCell>;
 
 const redisLike = (failover: OracleCell, watchdog: boolean): Row => ({
@@ -155,6 +184,7 @@ const redisLike = (failover: OracleCell, watchdog: boolean): Row => ({
   // The watchdog cannot renew while its process is stopped: the lease runs out and the resumed holder writes.
   'pause-watchdog': watchdog ? measured('lost') : construction('refuse', NO_WATCHDOG),
   'restart-delay': measured('safe'),
+  'restart-retry': NO_RETRY_REMEDY,
   'restart-aof': measured('safe'),
   'delay-write': measured('lost'),
   'delay-write-fenced': construction('refuse', NO_TOKEN),
@@ -168,6 +198,7 @@ const tokenLock = (): Row => ({
   'long-work-watchdog': construction('refuse', NO_WATCHDOG),
   'pause-watchdog': construction('refuse', NO_WATCHDOG),
   'restart-delay': construction('n/a', NO_REDIS),
+  'restart-retry': NO_RETRY_REMEDY,
   'restart-aof': construction('n/a', NO_REDIS),
   'delay-write': measured('lost'),
   'delay-write-fenced': measured('safe'),
@@ -180,6 +211,7 @@ export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
     'long-work-watchdog': construction('refuse', NO_WATCHDOG),
     'pause-watchdog': construction('refuse', NO_WATCHDOG),
     'restart-delay': construction('lost', `${NO_LOCK}; and it runs no Redis`),
+    'restart-retry': NO_RETRY_REMEDY,
     'restart-aof': construction('lost', `${NO_LOCK}; and it runs no Redis`),
     'delay-write': construction('lost', NO_LOCK),
     'delay-write-fenced': construction('refuse', NO_TOKEN),
@@ -192,13 +224,24 @@ export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
     ),
     true,
   ),
-  'redlock-npm': redisLike(
-    construction(
-      'n/a',
-      `${NO_PAIR} (Redlock's 5 masters have no replicas; losing one's keys is the restart-empty column)`,
+  // The package as its README uses it; its remedy cell swaps its retry loop for ours (the users' workaround).
+  'redlock-npm': {
+    ...redisLike(
+      construction(
+        'n/a',
+        `${NO_PAIR} (Redlock's 5 masters have no replicas; losing one's keys is the restart-empty column)`,
+      ),
+      true,
     ),
-    true,
-  ),
+    // Long work with --watchdog under the package's own loop: it measures a lock's validity from its *first* attempt
+    // (mike-marcacci/node-redlock#299), and its 10 retries (~2 s) outlast this scenario's 1 s TTL, so a lock won
+    // after a few retries comes back already expired (validityMs 0): the watchdog cannot extend it ("Cannot extend
+    // an already-expired lock") and the client skips its write. The holder that releases and at once reacquires
+    // wins on its first attempt and writes everything (seed 42: client 4 committed all 8 writes; 10 of 18 acquires
+    // came back with validity ≤ 126 ms, 7 with 0). No lost update: so safe, and it may starve.
+    'long-work-watchdog': measured('safe-may-starve'),
+    'restart-retry': measured('lost', RETRY_RECOVERS),
+  },
   etcd: tokenLock(),
   zookeeper: tokenLock(),
   // The real libraries of other languages (locks/). redis-py's Lock: a single Redis with a TTL it renews only when
@@ -217,6 +260,7 @@ export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
     'long-work-watchdog': measured('safe'),
     'pause-watchdog': measured('lost'),
     'restart-delay': construction('n/a', NO_REDIS),
+    'restart-retry': NO_RETRY_REMEDY,
     'restart-aof': construction('n/a', NO_REDIS),
     'delay-write': measured('lost'),
     'delay-write-fenced': measured('safe'),
@@ -233,6 +277,7 @@ export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
     'long-work-watchdog': construction('refuse', NO_WATCHDOG),
     'pause-watchdog': construction('refuse', NO_WATCHDOG),
     'restart-delay': construction('n/a', NO_REDIS),
+    'restart-retry': NO_RETRY_REMEDY,
     'restart-aof': construction('n/a', NO_REDIS),
     'delay-write': measured('safe'),
     'delay-write-fenced': construction(
@@ -257,6 +302,11 @@ export interface Remedy {
   remedied: TableColumnRef | null;
   /** What the oracle expects of the remedy, in a sentence (the cells hold the per-lock expectation). */
   expect: string;
+  /**
+   * What the failure breaks: the data (`safety`, the default: a lost update or INVALID shows it), or the lock's
+   * availability (`liveness`: a stall past the TTL shows it, and the remedy holds when its cell shows none).
+   */
+  breaks?: 'safety' | 'liveness';
 }
 
 export const REMEDIES: readonly Remedy[] = [
@@ -294,6 +344,15 @@ export const REMEDIES: readonly Remedy[] = [
     remedy: '--redis-persistence=aof-always: fsync every write, so the restarted node keeps its keys',
     remedied: { table: 'remedies', id: 'restart-aof' },
     expect: 'holds',
+  },
+  {
+    failure: "a library's retry loop livelocks after a restart",
+    broken: { table: 'faults', id: 'restart-empty' },
+    remedy:
+      "--retry=harness: one library attempt per try, our loop between (redlock-npm: the package users' workaround)",
+    remedied: { table: 'remedies', id: 'restart-retry' },
+    expect: 'recovers: no run stalls past the TTL (updates are still lost: the restart has no delay)',
+    breaks: 'liveness',
   },
   {
     failure: 'delayed write',

@@ -101,6 +101,7 @@ function configRows(add: AddRow, runs: RunFiles[]): void {
   add('nemesis interval (ms)', 'config', (r) => c(r).nemesisIntervalMs);
   add('watchdog', 'config', (r) => (c(r).watchdog === undefined ? null : c(r).watchdog ? 'on' : 'off'));
   add('redis persistence', 'config', (r) => c(r).redisPersistence);
+  add('retry', 'config', (r) => c(r).retry);
   add('restart delay (ms)', 'config', (r) => c(r).restartDelayMs);
   add('clock offset (s)', 'config', (r) => c(r).clockOffsetS);
   add('backend', 'config', (r) => c(r).backend);

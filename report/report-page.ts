@@ -51,6 +51,7 @@ ${item('time limit', c.timeLimitS !== undefined ? `${c.timeLimitS} s` : undefine
 ${item('watchdog', c.watchdog ? 'on' : undefined)}
 ${item('redis persistence', c.redisPersistence && c.redisPersistence !== 'none' ? c.redisPersistence : undefined)}
 ${item('restart delay', c.restartDelayMs ? `${c.restartDelayMs} ms` : undefined)}
+${item('retry', c.retry === 'harness' ? "harness (the strategy's loop, not its library's)" : undefined)}
 ${item('backend', c.backend)}
 ${item('seed', test.seed ?? 'unknown')}
 ${item('duration', results.durationMs !== undefined ? fmtDuration(results.durationMs) : undefined)}

@@ -27,6 +27,8 @@ export interface RunConfig {
   pauseMs: number;
   restartDelayMs: number;
   redisPersistence: 'none' | 'aof-always';
+  /** `--retry`: the lock library's own retry loop (`library`), or the strategy's loop around single attempts. */
+  retry: 'library' | 'harness';
   clockOffsetS: number;
   backend: 'local' | 'docker';
   /** --etcd-nodes / --zk-nodes: the ensemble size of a lock on etcd / ZooKeeper (3 or 5); null = the strategy's own. */

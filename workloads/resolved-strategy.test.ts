@@ -25,6 +25,7 @@ describe('resolveStrategy', () => {
       noTokenReason: 'the strategy "my-lock" declares no fencing token',
       renews: null,
       defaultFaults: ['pause-holder', 'pause-client', 'partition'],
+      harnessRetry: false,
       foreign: null,
     });
   });
@@ -48,6 +49,7 @@ describe('resolveStrategy', () => {
       renews: true,
       defaultFaults: ['restart-empty', 'clock'],
       exclusive: false,
+      harnessRetry: true,
     };
     expect(strategyProblems(s, false)).toEqual([]);
     expect(resolveStrategy(s, at)).toMatchObject({
@@ -57,6 +59,7 @@ describe('resolveStrategy', () => {
       renews: true,
       defaultFaults: ['restart-empty', 'clock'],
       exclusive: false,
+      harnessRetry: true,
     });
   });
 
@@ -87,6 +90,7 @@ describe('strategyProblems', () => {
     ],
     [{ ...OLD_FORM, defaultFaults: 'clock' }, /`defaultFaults` must be an array/],
     [{ ...OLD_FORM, renews: 'yes' }, /`renews` must be true or false/],
+    [{ ...OLD_FORM, harnessRetry: 1 }, /`harnessRetry` must be true or false/],
     [{ ...OLD_FORM, noTokenReason: '' }, /`noTokenReason` must be a sentence/],
     [
       { ...OLD_FORM, needs: ['etcd'], token: 'monotonic', noTokenReason: 'none' },

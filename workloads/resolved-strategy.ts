@@ -24,6 +24,8 @@ export interface ResolvedStrategy {
   /** `--watchdog` applies (true), is refused (false), or the strategy predates `renews` and doesn't say (null). */
   readonly renews: boolean | null;
   readonly defaultFaults: readonly FaultName[];
+  /** `--retry=harness` applies: the client can replace its library's retry loop with its own (default false). */
+  readonly harnessRetry: boolean;
   /** A lock in another language (a manifest or exec:): the command each client process starts; null otherwise. */
   readonly foreign: ForeignCommand | null;
 }
@@ -70,6 +72,8 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
   if (d.noTokenReason !== undefined && d.token !== 'none')
     problems.push(`\`noTokenReason\` is for \`token: 'none'\`; this strategy declares token '${String(d.token)}'`);
   if (d.renews !== undefined && typeof d.renews !== 'boolean') problems.push('`renews` must be true or false');
+  if (d.harnessRetry !== undefined && typeof d.harnessRetry !== 'boolean')
+    problems.push('`harnessRetry` must be true or false');
   if (d.defaultFaults !== undefined) {
     const bad = Array.isArray(d.defaultFaults)
       ? d.defaultFaults.filter((f) => !(FAULT_NAMES as unknown[]).includes(f))
@@ -126,6 +130,7 @@ export function resolveStrategy(
       s.token === 'none' ? (s.noTokenReason ?? `the strategy "${s.name}" declares no fencing token`) : null,
     renews: s.renews ?? null,
     defaultFaults: Object.freeze([...(s.defaultFaults ?? FAULTS_EVERY_LOCK_MUST_SURVIVE)]),
+    harnessRetry: s.harnessRetry === true,
     foreign: where.foreign ?? null,
   });
 }

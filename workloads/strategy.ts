@@ -44,6 +44,13 @@ export interface LockContext {
   client: number;
   /** A per-client seed for retry jitter, derived from --seed. */
   seed: number;
+  /**
+   * `--retry`: who retries a refused acquire. `library` (also when absent): the lock library's own retry loop, with
+   * its documented defaults — the lock as its users run it. `harness`: one library attempt per try and the strategy's
+   * own loop around it (until acquireTimeoutMs), the workaround for a library whose loop livelocks; only passed to
+   * a strategy that declares `harnessRetry: true`.
+   */
+  retry?: 'library' | 'harness';
 }
 
 /** A held lock. `token` is the fencing token when the strategy has one: a decimal string, compare as BigInt. */
@@ -137,6 +144,11 @@ export interface LockStrategy {
   renews?: boolean;
   /** The faults a run injects when `--nemesis` isn't given (optional; else the faults every lock must survive). */
   defaultFaults?: FaultName[];
+  /**
+   * Whether its client can swap the library's own retry loop for one of its own on `--retry=harness` (see
+   * `LockContext.retry`). Optional, default false: `--retry=harness` is refused for it.
+   */
+  harnessRetry?: boolean;
   connect(ctx: LockContext): Promise<LockClient>;
 }
 

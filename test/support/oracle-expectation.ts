@@ -11,13 +11,19 @@ export function scenarioOf(c: Readonly<Config>): RemedyScenarioId {
   if (fault === 'failover') return 'failover';
   if (fault === 'none') return c.watchdog ? 'long-work-watchdog' : 'long-work';
   if (fault === 'pause-holder') return 'pause-watchdog';
-  if (fault === 'restart-empty') return c.redisPersistence === 'aof-always' ? 'restart-aof' : 'restart-delay';
+  if (fault === 'restart-empty')
+    return c.redisPersistence === 'aof-always'
+      ? 'restart-aof'
+      : c.retry === 'harness'
+        ? 'restart-retry'
+        : 'restart-delay';
   return c.fencing ? 'delay-write-fenced' : 'delay-write';
 }
 
 export const isRemedyRun = (c: Readonly<Config>) =>
   c.thinkMs === 2500 ||
   c.watchdog ||
+  c.retry === 'harness' ||
   c.nemesis?.some((f) => f === 'failover' || f === 'delay-write') ||
   (c.nemesis?.includes('restart-empty') && (c.restartDelayMs > 0 || c.redisPersistence === 'aof-always'));
 
@@ -30,4 +36,33 @@ export function oracleExpectation(c: Readonly<Config>): string {
     (col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing,
   );
   return col ? ORACLE[lock][col.id].expect : 'safe';
+}
+
+/** The oracle's liveness expectation of the cell a Config runs (matrix/oracle.ts, LivenessExpectation), if any. */
+export function oracleLiveness(c: Readonly<Config>): 'may-livelock' | 'recovers' | undefined {
+  if (!(c.lock in ORACLE)) return undefined;
+  const lock = c.lock as keyof typeof ORACLE;
+  const cell = isRemedyRun(c)
+    ? REMEDY_ORACLE[lock][scenarioOf(c)]
+    : ORACLE[lock][
+        ORACLE_COLUMNS.find(
+          (col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing,
+        )?.id ?? 'no-fault'
+      ];
+  return cell.decided === 'measured' ? cell.liveness?.expect : undefined;
+}
+
+/**
+ * For the fake runners' results: the `liveness` a run shows when it is as the oracle expects — a 3.1 s stall
+ * where it expects one may show, none where it expects recovery — or nothing for a cell with no liveness expectation.
+ */
+export function livenessAsExpected(c: Readonly<Config>): { liveness?: unknown } {
+  const e = oracleLiveness(c);
+  if (e === undefined) return {};
+  return {
+    liveness: {
+      recoveryMs: { median: e === 'may-livelock' ? 2400 : 150, max: e === 'may-livelock' ? 3100 : 300, unrecovered: 0 },
+      longestStallMs: e === 'may-livelock' ? 3100 : 0,
+    },
+  };
 }

@@ -80,7 +80,7 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
 
   it('times out with LockNotAcquired while another client holds the lock', async () => {
     const a = await connect();
-    const b = await connect({ acquireTimeoutMs: 600 });
+    const b = await connect({ acquireTimeoutMs: 600, retry: 'harness' });
     const held = await a.acquire('timeout');
     const started = performance.now();
     const err = await b.acquire('timeout').catch((e: unknown) => e);
@@ -96,8 +96,33 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     expect(await a.release(held)).toBe(true);
   });
 
-  it('renew extends a held lock; release and renew of an expired lock answer false at once', async () => {
+  it("with the package's defaults, acquire gives up after its own 10 retries (200 ± 100 ms apart), whatever the acquire timeout", async () => {
+    const a = await connect();
+    const b = await connect({ acquireTimeoutMs: 600 });
+    const held = await a.acquire('timeout-pkg');
+    const started = performance.now();
+    const err = await b.acquire('timeout-pkg').catch((e: unknown) => e);
+    const elapsed = performance.now() - started;
+    expect(err).toBeInstanceOf(LockNotAcquired);
+    expect((err as LockNotAcquired).attempts).toBe(11);
+    // 10 waits of 100–300 ms: the package's budget, not the run's 600 ms.
+    expect(elapsed).toBeGreaterThan(1_000);
+    expect(elapsed).toBeLessThan(3_500);
+    expect(await holders('timeout-pkg')).toBe(5);
+    expect(await a.release(held)).toBe(true);
+  });
+
+  it("with the package's defaults, releasing an expired lock retries 10 times before it answers false", async () => {
     const a = await connect({ ttlMs: 800 });
+    const lease = await a.acquire('expire-pkg');
+    await new Promise((r) => setTimeout(r, 1_000));
+    const started = performance.now();
+    expect(await a.release(lease)).toBe(false);
+    expect(performance.now() - started).toBeGreaterThan(1_000);
+  });
+
+  it('renew extends a held lock; release and renew of an expired lock answer false at once (--retry=harness)', async () => {
+    const a = await connect({ ttlMs: 800, retry: 'harness' });
     const lease = await a.acquire('expire');
     await new Promise((r) => setTimeout(r, 500));
     expect(await a.renew!(lease)).toBe(true);
@@ -126,7 +151,7 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
   });
 
   it('fails with LockNotAcquired with 3 of 5 masters paused, and works again once they resume', async () => {
-    const a = await connect({ acquireTimeoutMs: 500 });
+    const a = await connect({ acquireTimeoutMs: 500, retry: 'harness' });
     for (const i of [0, 2, 4]) await env.cluster.redis[i].pause();
     const started = performance.now();
     const err = await a.acquire('majority-paused').catch((e: unknown) => e);
@@ -196,8 +221,22 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     expect(left.filter((v) => v !== null)).toEqual([]); // its final release did clean up
   });
 
-  it('the strategy releases each failed attempt, so it wins as soon as the holder leaves', async () => {
-    const a = await connect({ ttlMs: 5_000, acquireTimeoutMs: 3_000 });
+  it("as the README uses it (the row), the strategy's acquire blocks itself on its own partial locks: the holder leaves, and it still gives up", async () => {
+    const a = await connect({ ttlMs: 5_000 });
+    const holderLeaves = await splitVotes(resourceFor('own-partial-pkg'));
+    const attempt = a.acquire('own-partial-pkg').catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 400));
+    await holderLeaves();
+    // Masters 0–3 free of any foreign lock, 4 of 5 answering, and yet: its partial locks on 2 and 3 (TTL 5 s) vote
+    // against every later attempt of the same call until it runs out of retries (~2 s).
+    const err = await attempt;
+    expect(err).toBeInstanceOf(LockNotAcquired);
+    expect((err as LockNotAcquired).attempts).toBe(11);
+    await env.cluster.redis[4].resume();
+  });
+
+  it('the strategy releases each failed attempt (--retry=harness), so it wins as soon as the holder leaves', async () => {
+    const a = await connect({ ttlMs: 5_000, acquireTimeoutMs: 3_000, retry: 'harness' });
     const holderLeaves = await splitVotes(resourceFor('own-partial'));
     const attempt = a.acquire('own-partial').catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 400));

@@ -12,28 +12,44 @@ import {
 import { ExecutionError, Redlock, type RedlockLock } from './redlock-package.ts';
 
 /**
- * The published `redlock` package (5.0.0-beta.2) over five independent ioredis clients, used as its README
- * shows. It is here to be measured next to our own Redlock: per the oracle it is safe without faults and loses
- * updates when a holder pauses past the TTL or a master restarts empty — it has no fencing token.
+ * The published `redlock` package (5.0.0-beta.2) over five independent ioredis clients. It is here to be measured
+ * next to our own Redlock: per the oracle it is safe without faults and loses updates when a holder pauses past the
+ * TTL or a master restarts empty — it has no fencing token.
  *
- * What the package does (node_modules/redlock/dist/esm/index.js), as far as the harness cares:
+ * The row (`--retry=library`, the default) uses the package as its README does: `new Redlock(clients)` with the
+ * package's own defaults (driftFactor 0.01, retryCount 10, retryDelay 200 ms, retryJitter 100 ms — the README's
+ * example shows 200 ms of jitter, the code's default is 100; automaticExtensionThreshold 500 ms),
+ * `redlock.acquire([resource], ttl)`, `lock.extend(ttl)` and `lock.release()`, each with those retries. What the
+ * package does (node_modules/redlock/dist/esm/index.js), as far as the harness cares:
  * - acquire runs a Lua SET-if-absent with PX on every master and returns on the first quorum (3 of 5); on
- *   failure it runs the release script on all masters once and retries after `retryDelay ± retryJitter`.
+ *   failure it retries after `retryDelay ± retryJitter`, and only after the last attempt does it run the release
+ *   script on all masters.
+ * - Every attempt of one `acquire` reuses the same value, and its acquire script refuses a key that exists — its
+ *   *own* partial locks from the previous attempt included. So when clients split the masters' votes (after a
+ *   majority of masters restarted empty, several waiters win some of the empty ones each), each is refused by its
+ *   own partial locks on every later attempt until they expire a TTL later, and gives up after its 10 retries: a
+ *   livelock, which the liveness checker measures (stalls: the lock free, clients waiting, nobody able to take it).
+ *   Measured under the matrix's restart-empty cell (--nemesis-interval=500 --think=800 --time-limit=20): 3 of 6 seeds
+ *   stalled past the TTL — seed 42 for 7.3 s with all 5 clients waiting and no fault active, 15 acquires of 11
+ *   attempts failing in a row — and with --retry=harness none of 4 did (recovery max 0.8 s). README, *Failure modes
+ *   and remedies*, has the table.
  * - validity: `expiration = start + ttl − (driftFactor·ttl + 2 ms)`, with `start` taken before the *first*
  *   attempt, not the successful one — conservative, but a lock won after many retries can come back with
- *   little or no validity left. Lease.validityMs reports what is left.
- * - `lock.release()` and `lock.extend()` use the instance's retry settings, so with the retryCount that makes
- *   acquire wait for acquireTimeoutMs, releasing a lock that already expired would retry for just as long.
- *   We call `redlock.release(lock, { retryCount: 0 })` instead: one round is the answer.
- * - Its own retry loop (`retryCount` > 0) livelocks under contention: every attempt of one `acquire` reuses the
- *   same value, and its acquire script refuses a key that exists — its *own* partial locks from the previous
- *   attempt included — and it releases them only after the last attempt. When two clients split the masters'
- *   votes, each blocks itself until its partial locks expire a TTL later. Measured (seed 42, --lock=redlock-npm
- *   --nemesis=restart-empty --restart-delay=2000 --think=800 --nemesis-interval=500 --time-limit=20): 3 writes in
- *   20 s, acquire p99 5978 ms, verdict unknown. So each acquire attempt here is one `redlock.acquire` with
- *   `retryCount: 0` (on failure the package releases that attempt's partial locks at once) and the waiting loop
- *   is ours — the workaround the package's users give (mike-marcacci/node-redlock#121, #299). It also fixes #299's
- *   stale validity: the package measures validity from the start of the call, which is now the winning attempt.
+ *   little or no validity left (mike-marcacci/node-redlock#299). Lease.validityMs reports what is left. Its 10
+ *   retries (~2 s) outlast a 1 s TTL: under long work with --watchdog (--think=2500 --ttl=1000, seed 42) 7 of 18
+ *   acquires came back with 0 ms, the watchdog could not extend them and their writes were skipped (UNKNOWN,
+ *   one client wrote all 8; with --retry=harness VALID, 13 writes) — the oracle's "safe, may starve" there.
+ * - `lock.release()` and `lock.extend()` use the same retry settings: releasing a lock that already expired
+ *   retries 10 times (~2 s) before it says so.
+ *
+ * The remedy (`--retry=harness`, the matrix's "restart empty, --retry=harness" cell) is the workaround the package's
+ * users give (mike-marcacci/node-redlock#121, #299): each try is one `redlock.acquire` with `retryCount: 0` (on
+ * failure the package releases that attempt's partial locks at once), the waiting loop is ours (RETRY_DELAY_MS ±
+ * RETRY_JITTER_MS from the run's seed, until the acquire timeout), and extend/release run one round. It also fixes
+ * #299's stale validity: the package measures validity from the start of the call, which is then the winning try.
+ *
+ * In both, the ioredis clients are ours, not the README's bare `new Client({ host })`: fail fast on a down or paused
+ * master (masterClient below), so a dead master is one vote against rather than a hang.
  */
 
 /** Per-command deadline: a paused master must cost one short timeout per attempt, not a hang. */
@@ -85,8 +101,10 @@ async function readyWithin(clients: Redis[], ms: number): Promise<void> {
 }
 
 class RedlockNpmClient implements LockClient {
-  /** Retry jitter from the run's seed (the package's own jitter used Math.random). */
+  /** Retry jitter from the run's seed (the package's own jitter uses Math.random). */
   private readonly random: () => number;
+  /** The workaround (`--retry=harness`): one package round per call, our loop around acquire. */
+  private readonly oursRetry: boolean;
 
   constructor(
     private readonly ctx: LockContext,
@@ -94,9 +112,30 @@ class RedlockNpmClient implements LockClient {
     private readonly redlock: Redlock,
   ) {
     this.random = seededRandom(ctx.seed);
+    this.oursRetry = ctx.retry === 'harness';
+  }
+
+  /** Per-call settings: the instance's (the package's defaults) for the row, one round for the workaround. */
+  private get once(): { retryCount: number } | undefined {
+    return this.oursRetry ? { retryCount: 0 } : undefined;
   }
 
   async acquire(key: string): Promise<Lease> {
+    if (!this.oursRetry) {
+      // As the README: the package retries by itself (retryCount 10, 200 ± 100 ms apart), then gives up.
+      try {
+        const lock = await this.redlock.acquire([resourceFor(key)], this.ctx.ttlMs);
+        const attempts = lock.attempts.length;
+        return { key, validityMs: Math.max(0, lock.expiration - Date.now()), attempts, handle: lock };
+      } catch (err) {
+        // The package's only "no quorum" error, after its last attempt (it then ran its release script).
+        if (!(err instanceof ExecutionError)) throw err;
+        throw new LockNotAcquired(
+          `redlock-npm: no quorum for ${resourceFor(key)} in ${err.attempts.length} attempts: ${err.message}`,
+          err.attempts.length,
+        );
+      }
+    }
     const deadline = performance.now() + this.ctx.acquireTimeoutMs;
     for (let attempts = 1; ; attempts++) {
       try {
@@ -120,7 +159,7 @@ class RedlockNpmClient implements LockClient {
   /** The watchdog's extension: resolves false when a quorum no longer holds our value (or it already expired). */
   async renew(lease: Lease): Promise<boolean> {
     try {
-      lease.handle = await this.redlock.extend(lease.handle as RedlockLock, this.ctx.ttlMs, { retryCount: 0 });
+      lease.handle = await this.redlock.extend(lease.handle as RedlockLock, this.ctx.ttlMs, this.once);
       lease.validityMs = Math.max(0, (lease.handle as RedlockLock).expiration - Date.now());
       return true;
     } catch (err) {
@@ -131,7 +170,7 @@ class RedlockNpmClient implements LockClient {
 
   async release(lease: Lease): Promise<boolean> {
     try {
-      await this.redlock.release(lease.handle as RedlockLock, { retryCount: 0 });
+      await this.redlock.release(lease.handle as RedlockLock, this.once);
       return true;
     } catch (err) {
       // No quorum deleted our value: it had expired (or was never on a majority any more).
@@ -155,15 +194,13 @@ const redlockNpm: LockStrategy = {
   renews: true,
   // Redlock's caveats, as for our own implementation of the spec.
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
+  // --retry=harness: the users' workaround for the package's livelocking retry loop, a remedy cell of the matrix.
+  harnessRetry: true,
   async connect(ctx) {
     const clients = ctx.redis.map(masterClient);
     await readyWithin(clients, 1_000);
-    const redlock = new Redlock(clients, {
-      driftFactor: 0.01,
-      // One attempt per call (acquire loops itself, see above); extend and release are called with 0 too.
-      retryCount: 0,
-      automaticExtensionThreshold: 500,
-    });
+    // The package's defaults, as its README constructs it; --retry=harness passes retryCount 0 per call instead.
+    const redlock = new Redlock(clients);
     // The package already swallows its per-master errors with a no-op listener; ours states the intent.
     redlock.on('error', () => {});
     return new RedlockNpmClient(ctx, clients, redlock);
