@@ -62,7 +62,9 @@ export const OPTIONS = [
     name: 'nemesis',
     kind: 'string',
     default: 'default',
-    help: `faults, comma-separated: ${FAULT_NAMES.join(',')} (${Object.entries(FAULT_ALIASES).map(([a, f]) => `${a} = ${f}`).join(', ')}); or none; default = the strategy's own set`,
+    help: `faults, comma-separated: ${FAULT_NAMES.join(',')} (${Object.entries(FAULT_ALIASES)
+      .map(([a, f]) => `${a} = ${f}`)
+      .join(', ')}); or none; default = the strategy's own set`,
     parse: parseNemesis,
   },
   {
