@@ -518,6 +518,30 @@ describe('faultHits', () => {
     );
   });
 
+  it("leader-churn: a hit when another member took over from a stopped leader (its end record's rounds)", () => {
+    const start = nemesis('leader-churn', 'start', { pids: [41] }, ['etcd leader etcd[0]']);
+    const shots = faultHits(
+      history(
+        start,
+        nemesis('leader-churn', 'end', {
+          rounds: [
+            { stopped: 'etcd[0]', next: 'etcd[2]', stoppedMs: 1300 },
+            { stopped: 'etcd[2]', next: null, stoppedMs: 800, cut: true },
+          ],
+          leaderChanges: 1,
+        }),
+        start,
+        nemesis('leader-churn', 'end', { rounds: [{ stopped: 'etcd[0]', next: null, stoppedMs: 5000 }] }),
+        start,
+      ),
+    )['leader-churn'].shots;
+    expect(shots.map((s) => [s.hit, s.evidence])).toEqual([
+      [true, '1 leader change: etcd[0] stopped → etcd[2] led after 1300 ms'],
+      [false, 'no other member took over while etcd[0] was stopped 5000 ms'],
+      [false, 'the run ended before the churn that began with etcd leader etcd[0] was healed'],
+    ]);
+  });
+
   it('clock-strobe: a hit when it moved the clock of a lock server the shim can move', () => {
     const hits = faultHits(
       history(

@@ -120,6 +120,13 @@ function secondHolder(start: Op, h: History, byProcess: Map<number, Op[]>): stri
     : `; no other client acquired account ${aim.account} before ${released}`;
 }
 
+/** A leader-churn round as its end record holds it (nemesis/faults/leader-churn.ts's ChurnRound). */
+interface ChurnRoundRecord {
+  stopped: string;
+  next: string | null;
+  stoppedMs: number;
+}
+
 type Params = Record<string, unknown>;
 
 function paramsOf(op: Op | undefined): Params {
@@ -294,6 +301,25 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
       return hitOrMiss(start, `it stopped no live process of ${target || 'any server'}`, '');
     const leader = p.leader === true ? ', the leader' : p.leader === false ? ', not the leader' : '';
     return hitOrMiss(start, null, `stopped ${target} (pid ${pids.join(', ')}${leader})`);
+  },
+  'leader-churn': (start, end) => {
+    const target = targetsOf(start).join(', ');
+    if (!end) return hitOrMiss(start, `the run ended before the churn that began with ${target} was healed`, '');
+    const rounds = (Array.isArray(paramsOf(end).rounds) ? paramsOf(end).rounds : []) as Partial<ChurnRoundRecord>[];
+    const changes = rounds.filter((r) => typeof r.next === 'string' && r.next !== r.stopped);
+    if (!changes.length)
+      return hitOrMiss(
+        start,
+        rounds.length
+          ? `no other member took over while ${rounds.map((r) => `${String(r.stopped)} was stopped ${String(r.stoppedMs)} ms`).join(', ')}`
+          : `no round was recorded for ${target}`,
+        '',
+      );
+    return hitOrMiss(
+      start,
+      null,
+      `${changes.length} leader change${changes.length > 1 ? 's' : ''}: ${changes.map((r) => `${String(r.stopped)} stopped → ${String(r.next)} led after ${String(r.stoppedMs)} ms`).join('; ')}`,
+    );
   },
   'pause-client': (start) => {
     const p = paramsOf(start);

@@ -90,6 +90,14 @@ export const FAULT_CATALOGUE = {
     movesClocks: false,
     colour: '#ef4444',
   },
+  'leader-churn': {
+    help: 'for --pause ms, SIGSTOP the etcd or ZooKeeper leader until another member leads, SIGCONT it, and again with the new leader: elections one after another',
+    family: 'pause',
+    aim: null,
+    hit: 'saw another member take over from a stopped leader',
+    movesClocks: false,
+    colour: '#f59e0b',
+  },
   clock: {
     help: "jump the wall clock of the lock's Redis node(s) forward (LD_PRELOAD shim; etcd ignores it)",
     family: 'clock',

@@ -13,4 +13,16 @@ describe('failover', () => {
     if (all.length > 1) expect(all[1].value.targets[0]).toBe('redis-replica (primary, killed)');
     expect(run.leftovers).toEqual([]);
   });
+
+  it("--nemesis=replica-lag is this fault, and a hit's evidence names who then won the lock on the promoted replica", async () => {
+    const run = await runNemesis(['--lock=redis', '--nemesis=replica-lag', '--time-limit=12']);
+    expect(starts(run, 'failover').length, run.summary).toBeGreaterThan(0);
+    const shots = run.outcome.results.faultHits.failover.shots.filter((s) => s.hit);
+    expect(shots.length, run.summary).toBeGreaterThan(0);
+    expect(shots.map((s) => s.evidence).join('\n')).toMatch(
+      /p\d+ then acquired account \d+ on the promoted redis-(replica|primary) \(#\d+\) before p\d+ released it/,
+    );
+    expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
+    expect(run.leftovers).toEqual([]);
+  });
 });

@@ -15,6 +15,7 @@ describe('--lock=postgres under every fault', () => {
     // The server partitions split an etcd or ZooKeeper ensemble or a Redis pair: a lone Postgres has none.
     expect(refused).toEqual([
       'restart-empty',
+      'leader-churn',
       'failover',
       'isolate-leader',
       'majority-minority',
