@@ -155,7 +155,7 @@ class ClientSession {
     try {
       p = fn();
     } catch (err) {
-      at = this.now(); // it ended here, before the invoke was sent
+      at = this.now(); // it ended here, its invoke already sent
       p = Promise.reject(err);
     }
     const settled = Promise.resolve(p).then(
@@ -174,11 +174,9 @@ class ClientSession {
   /**
    * Run one step as invoke + completion; a timeout or unexpected error is `info` and ends this process id.
    *
-   * Only the call is between the stamps. The invoke is stamped just before `fn` starts and sent just after: the
-   * IPC message's serialisation and write then overlap the call's round trip instead of adding to it (the op and
-   * its stamp are the same; the harness journals by the stamp, and the invoke still leaves before the completion,
-   * which comes after an await). The completion is stamped when the call's promise settles, and only then built
-   * and sent; the step timer is set after the call started, as before.
+   * The invoke is stamped and sent before `fn` starts (its send, a few µs, is inside the interval: sent after the
+   * call started, a call that exits the process synchronously would leave no invoke). The completion is stamped
+   * when the call's promise settles, and only then built and sent; the step timer is set after the call started.
    */
   async step<T>(
     f: string,
@@ -186,9 +184,11 @@ class ClientSession {
     fn: () => Promise<T>,
     complete: (r: T) => { type: 'ok' | 'fail'; value: unknown; error?: string },
   ): Promise<T | undefined> {
-    const invokedAt = this.now();
+    // The invoke leaves before the call starts: a process that dies inside the call (a plugin's process.exit, a
+    // SIGKILL right after its request went out) must have said what it was doing — an op that may have taken
+    // effect is never missing from the history. The send (~4 µs) is inside the interval; the completion's is not.
+    this.op({ type: 'invoke', f, value });
     const { settled, settledAt } = this.call(fn);
-    this.op({ type: 'invoke', f, value }, invokedAt);
     try {
       const r = await this.withTimeout(settled, this.loop.spec.stepTimeoutMs, f);
       this.op({ f, ...complete(r) }, settledAt() ?? this.now());
@@ -228,10 +228,9 @@ function startWatchdog(session: ClientSession, l: LockClient, lease: Lease, acco
   const tick = () => {
     stopTimer = loop.clock.setTimer(every, tick);
     if (lost) return;
-    // As a step: stamped before the call, sent after it started, completed at the settle time.
-    const invokedAt = session.now();
+    // As a step: stamped and sent before the call, completed at the settle time.
+    send({ type: 'invoke', f: 'renew', value: { account, token: lease.token } });
     const { settled, settledAt } = session.call(() => l.renew!(lease));
-    send({ type: 'invoke', f: 'renew', value: { account, token: lease.token } }, invokedAt);
     settled.then(
       (ok) => {
         if (!ok) lost = true;
