@@ -1,4 +1,4 @@
-import type { AccountRef, NemesisValue } from '../history/bank.ts';
+import type { AccountRef, ChurnRound, NemesisValue } from '../history/bank.ts';
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
 import type { FaultAim } from '../history/fault-aim.ts';
@@ -118,13 +118,6 @@ function secondHolder(start: Op, h: History, byProcess: Map<number, Op[]>): stri
   return other
     ? `; p${String(other.process)} then acquired account ${aim.account} on the promoted ${promoted ?? 'replica'} (#${other.index}) before ${released}`
     : `; no other client acquired account ${aim.account} before ${released}`;
-}
-
-/** A leader-churn round as its end record holds it (nemesis/faults/leader-churn.ts's ChurnRound). */
-interface ChurnRoundRecord {
-  stopped: string;
-  next: string | null;
-  stoppedMs: number;
 }
 
 type Params = Record<string, unknown>;
@@ -305,7 +298,7 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
   'leader-churn': (start, end) => {
     const target = targetsOf(start).join(', ');
     if (!end) return hitOrMiss(start, `the run ended before the churn that began with ${target} was healed`, '');
-    const rounds = (Array.isArray(paramsOf(end).rounds) ? paramsOf(end).rounds : []) as Partial<ChurnRoundRecord>[];
+    const rounds = (Array.isArray(paramsOf(end).rounds) ? paramsOf(end).rounds : []) as Partial<ChurnRound>[];
     const changes = rounds.filter((r) => typeof r.next === 'string' && r.next !== r.stopped);
     if (!changes.length)
       return hitOrMiss(

@@ -84,3 +84,12 @@ export interface NemesisValue {
   /** Anything the fault wants a reader to know ("etcd ignores LD_PRELOAD: no skew applied"). */
   note?: string;
 }
+
+/** One round of leader-churn (nemesis/faults/leader-churn.ts), as its end record holds it: the leader it stopped, who led once it was stopped (null: nobody within the round). */
+export interface ChurnRound {
+  stopped: string;
+  next: string | null;
+  stoppedMs: number;
+  /** The round was cut short by the heal (the run's end or the hold's), not ended by an election. */
+  cut?: true;
+}

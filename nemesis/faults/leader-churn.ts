@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultExecutor } from '../fault.ts';
+import type { ChurnRound } from '../../history/bank.ts';
 import { leaderOf, lockServerKind, lockServers, type LockServer } from '../lock-servers.ts';
 
 /** A round stops the leader until another member answers as leader, or this long at most. */
@@ -8,15 +9,6 @@ export const ROUND_MAX_MS = 5_000;
 const POLL_MS = 100;
 /** After a resume, the ensemble gets this long to settle before the next round asks who leads. */
 const SETTLE_MS = 500;
-
-/** One round of the churn: the leader it stopped, who led once it was stopped (null: nobody within the round). */
-export interface ChurnRound {
-  stopped: string;
-  next: string | null;
-  stoppedMs: number;
-  /** The round was cut short by the heal (the run's end or the hold's), not ended by an election. */
-  cut?: true;
-}
 
 /**
  * Leader churn: for `--pause` ms, SIGSTOP the current etcd or ZooKeeper leader until another member answers as
