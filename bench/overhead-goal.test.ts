@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { floorFor, overheadGoal, type OverheadRow } from './overhead-goal.ts';
+import { floorFor, harnessShareGoal, overheadGoal, zkAttribution, type OverheadRow } from './overhead-goal.ts';
 
 const q = (p50: number) => ({ count: 100, p50, p90: p50 * 2, p99: p50 * 3, max: p50 * 4 });
 const row = (lock: string, recorded: number, direct: number, proxied: number): OverheadRow => ({
@@ -46,5 +46,62 @@ describe('overhead goal', () => {
 
   it('says postgres is measured on its write', () => {
     expect(overheadGoal(row('postgres', 1, 1, 1)).what).toMatch(/^postgres write p50/);
+  });
+});
+
+describe('zkAttribution: the ZooKeeper gap by cause, measured apart', () => {
+  const part = (member: number, mode: string | null, create: number, recipe: number, strategy: number) => ({
+    member,
+    mode,
+    create: q(create),
+    recipe: q(recipe),
+    strategy: q(strategy),
+  });
+  const parts = [
+    part(0, 'follower', 2.0, 3.0, 3.4),
+    part(1, 'leader', 1.2, 2.0, 2.3),
+    part(2, 'follower', 1.8, 2.8, 3.1),
+  ];
+
+  it('takes the median member for each part and names the leader', () => {
+    expect(zkAttribution(parts)).toBe(
+      "measured apart: the recipe's second round trip (children + the node's stat, for the czxid token) +1.000 ms over one create, " +
+        'the strategy and node-zookeeper-client +0.300 ms over the recipe; strategy acquire by member follower 3.40 / leader 2.30 / follower 3.10 ms (leader: member 1)',
+    );
+  });
+
+  it('goes into a zookeeper miss after the split', () => {
+    const miss = overheadGoal({ ...row('zookeeper', 4.0, 1.3, 1.3), clientNetwork: 'direct' }, parts);
+    expect(miss.met).toBe(false);
+    expect(miss.why).toBe(`strategy + client library +2.700 ms, ${zkAttribution(parts)}`);
+  });
+});
+
+describe('with the strategy measured alone', () => {
+  const withAlone = (recorded: number, paced: number, alone: number): OverheadRow => ({
+    ...row('redlock-npm', recorded, 0.2, 0.3),
+    floorPaced: { acquire: q(paced), release: q(paced) },
+    strategyAlone: { acquire: q(alone), release: q(alone) },
+    clientNetwork: 'direct',
+  });
+
+  it("splits a miss into the lock's own cost and what the harness adds", () => {
+    const miss = overheadGoal(withAlone(1.0, 0.5, 0.9));
+    expect(miss.met).toBe(false);
+    expect(miss.why).toBe(
+      "pacing +0.300 ms, the lock's own code + client library, measured alone +0.400 ms, harness + client process +0.100 ms",
+    );
+  });
+
+  it("holds the harness to 1.5× the lock's own acquire, and is absent without that measurement", () => {
+    expect(harnessShareGoal(withAlone(1.0, 0.5, 0.9))).toMatchObject({
+      met: true,
+      measured: '1.000 / 0.900 ms = 1.11×',
+    });
+    expect(harnessShareGoal(withAlone(1.0, 0.5, 0.6))).toMatchObject({
+      met: false,
+      why: "the harness and the client process add +0.400 ms to the lock's own acquire",
+    });
+    expect(harnessShareGoal(row('redis', 0.22, 0.09, 0.15))).toBeUndefined();
   });
 });

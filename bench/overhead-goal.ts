@@ -1,6 +1,39 @@
 import type { Quantiles } from '../checkers/run-results.ts';
 import type { Goal } from './outcome.ts';
 
+/**
+ * Where a ZooKeeper acquire's time goes, measured apart on one member (bench/overhead.ts), paced like the floor: the
+ * member's role, the bare create (the floor), the recipe's bare round trips (create, then children and the node's
+ * stat in parallel — what the strategy sends, without its code), and the strategy's own acquire (its code and
+ * node-zookeeper-client), each on a session to that member alone.
+ */
+export interface ZkParts {
+  member: number;
+  mode: string | null;
+  create: Quantiles;
+  recipe: Quantiles;
+  strategy: Quantiles;
+}
+
+/**
+ * The ZooKeeper gap by cause, as medians over the members of each part's p50 (a run's session lands on one member
+ * at random): the recipe's round trips against the floor's one create, and the strategy's code and client library
+ * on top of the recipe, both measured apart from any run; which member leads.
+ */
+export function zkAttribution(parts: readonly ZkParts[]): string {
+  const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const create = mid(parts.map((p) => p.create.p50));
+  const recipe = mid(parts.map((p) => p.recipe.p50));
+  const strategy = mid(parts.map((p) => p.strategy.p50));
+  const leader = parts.find((p) => p.mode === 'leader');
+  const byMember = parts.map((p) => `${p.mode ?? '?'} ${p.strategy.p50.toFixed(2)}`).join(' / ');
+  return (
+    `measured apart: the recipe's second round trip (children + the node's stat, for the czxid token) +${(recipe - create).toFixed(3)} ms over one create, ` +
+    `the strategy and node-zookeeper-client +${(strategy - recipe).toFixed(3)} ms over the recipe; strategy acquire by member ${byMember} ms` +
+    (leader ? ` (leader: member ${leader.member})` : '')
+  );
+}
+
 /** The bare operations the overhead benchmark times (see bench/overhead.ts). */
 export type FloorName = 'redis' | 'redis×5' | 'etcd' | 'zookeeper' | 'postgres';
 
@@ -32,6 +65,12 @@ export interface OverheadRow {
    * written before it was measured.
    */
   floorPaced?: { acquire: Quantiles; release: Quantiles };
+  /**
+   * The strategy's own acquire/release without the harness (bench/overhead.ts strategyAlone): the same module and
+   * context a run's client uses, called from the benchmark's process, paced like the floor. Absent for postgres
+   * (no lock: its floor is its own write) and in rows written before it was measured.
+   */
+  strategyAlone?: { acquire: Quantiles; release: Quantiles };
   /** How the run's clients reached the server: a run with no network fault connects straight to the port. */
   clientNetwork?: 'direct' | 'proxied';
   ops: number;
@@ -40,11 +79,12 @@ export interface OverheadRow {
 /**
  * One row's goal: recorded acquire p50 ≤ 1.5 × the floor's p50, the floor paced as the run's client is (when
  * measured; else back to back). A run without network faults connects its clients straight to the servers, so the
- * like-for-like floor is the paced direct op. A miss says where the difference goes: pacing (paced − back to
- * back), the proxy (through the proxy − direct, when the run's clients used it) and the rest (the strategy's code,
- * its client library, the client's own stamping), in ms.
+ * like-for-like floor is the paced direct op. A miss says where the difference goes, in ms: pacing (paced − back to
+ * back), the proxy (through the proxy − direct, when the run's clients used it), and the rest — split, when the
+ * strategy was measured alone, into the lock's own code and client library (alone − floor) and what the harness
+ * and the client process around the strategy add (recorded − alone).
  */
-export function overheadGoal(row: OverheadRow): Goal {
+export function overheadGoal(row: OverheadRow, zkParts?: readonly ZkParts[]): Goal {
   const what = row.lock === 'postgres' ? 'write' : 'acquire';
   const hot = row.floorDirect.acquire.p50;
   const floor = row.floorPaced?.acquire.p50 ?? hot;
@@ -53,10 +93,17 @@ export function overheadGoal(row: OverheadRow): Goal {
   const met = ratio <= OVERHEAD_GOAL_RATIO;
   const proxy = row.clientNetwork === 'direct' ? 0 : row.floorProxied.acquire.p50 - hot;
   const rest = recorded - floor - proxy;
+  const alone = row.strategyAlone?.acquire.p50;
   const split = [
     ...(row.floorPaced ? [`pacing +${(floor - hot).toFixed(3)} ms`] : []),
     ...(row.clientNetwork === 'direct' ? [] : [`proxy +${proxy.toFixed(3)} ms`]),
-    `strategy + client library +${rest.toFixed(3)} ms`,
+    ...(alone === undefined
+      ? [`strategy + client library +${rest.toFixed(3)} ms`]
+      : [
+          `the lock's own code + client library, measured alone +${(alone - floor).toFixed(3)} ms`,
+          `harness + client process +${(recorded - proxy - alone).toFixed(3)} ms`,
+        ]),
+    ...(zkParts?.length ? [zkAttribution(zkParts)] : []),
   ];
   return {
     what: `${row.lock} ${what} p50 recorded vs bare ${row.floor}${row.floorPaced ? ' (paced)' : ''}, 1 client`,
@@ -64,5 +111,29 @@ export function overheadGoal(row: OverheadRow): Goal {
     measured: `${recorded.toFixed(3)} / ${floor.toFixed(3)} ms = ${ratio.toFixed(2)}× (${(recorded / hot).toFixed(2)}× back to back)`,
     met,
     ...(met ? {} : { why: split.join(', ') }),
+  };
+}
+
+/**
+ * What the harness itself adds, with the lock's own cost taken out: recorded acquire p50 ≤ 1.5 × the same strategy's
+ * acquire called alone (same module, same context, same pacing, no harness, no client process). Undefined for a row
+ * without that measurement.
+ */
+export function harnessShareGoal(row: OverheadRow): Goal | undefined {
+  const alone = row.strategyAlone?.acquire.p50;
+  if (alone === undefined) return undefined;
+  const recorded = row.recorded.acquire.p50;
+  const ratio = recorded / alone;
+  const met = ratio <= OVERHEAD_GOAL_RATIO;
+  return {
+    what: `${row.lock} acquire p50 recorded vs the strategy alone (paced, no harness), 1 client`,
+    goal: `≤ ${OVERHEAD_GOAL_RATIO}× alone`,
+    measured: `${recorded.toFixed(3)} / ${alone.toFixed(3)} ms = ${ratio.toFixed(2)}×`,
+    met,
+    ...(met
+      ? {}
+      : {
+          why: `the harness and the client process add +${(recorded - alone).toFixed(3)} ms to the lock's own acquire`,
+        }),
   };
 }

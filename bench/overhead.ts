@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { Etcd3 } from 'etcd3';
-import pg from 'pg';
 import zookeeper from 'node-zookeeper-client';
 import type { Quantiles } from '../checkers/run-results.ts';
 import { quantiles } from '../checkers/op-stats.ts';
@@ -12,15 +11,27 @@ import { createLocalCluster } from '../cluster/local/cluster.ts';
 import { resolveConfig } from '../harness/options.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { provision } from '../cluster/provision.ts';
-import { runTest } from '../harness/run.ts';
+import { clientSpecs, runTest } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import { RELEASE_IF_OWNER } from '../workloads/strategies/redis-scripts.ts';
 import { seededRandom } from '../common/random.ts';
+import { Resource, setupResource } from '../workloads/resource.ts';
+import zkStrategy from '../workloads/strategies/zookeeper.ts';
+import type { Lease, LockStrategy } from '../workloads/strategy.ts';
+import { loadStrategy } from '../workloads/load-strategy.ts';
+import type { ReadOk, WriteValue } from '../history/bank.ts';
 import { readTestRaw, runPath } from '../store/run-dir.ts';
 import { isRecord } from '../common/is-record.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { floorFor, overheadGoal, type FloorName, type OverheadRow } from './overhead-goal.ts';
+import {
+  floorFor,
+  harnessShareGoal,
+  overheadGoal,
+  type FloorName,
+  type OverheadRow,
+  type ZkParts,
+} from './overhead-goal.ts';
 import type { BenchOutcome, Goal } from './outcome.ts';
 
 /**
@@ -32,8 +43,8 @@ import type { BenchOutcome, Goal } from './outcome.ts';
  *    local backend), `--samples` sequential acquire/release pairs of the bare operation each strategy is built on,
  *    straight to the server's port: ioredis `SET key v NX PX 2000` + compare-and-delete `EVAL` (one master, and
  *    the same on 5 masters in parallel, Redlock's floor); an etcd3 create-if-absent txn + compare-and-delete txn;
- *    a ZooKeeper EPHEMERAL_SEQUENTIAL create + delete; a Postgres `UPDATE … WHERE version = $1` (acquire) and
- *    the same release-free. Then the same ops through a TcpProxy of the harness (the one clients always go
+ *    a ZooKeeper EPHEMERAL_SEQUENTIAL create + delete; the run's own Postgres write (conditional UPDATE + ledger
+ *    INSERT, one statement) as acquire and the read that precedes it as release. Then the same ops through a TcpProxy of the harness (the one clients always go
  *    through): the difference is the proxy's own added latency.
  * 2. The harness: `runTest` per lock with `--concurrency=1 --think=0 --nemesis=none --time-limit=<s>`; the run's results'
  *    latency quantiles. What those measure: the client stamps `invoke` just before it calls the strategy and `ok`
@@ -52,6 +63,7 @@ const DEFAULT_LOCKS = ['redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', '
 type Pair = { acquire: () => Promise<unknown>; release: () => Promise<unknown> };
 type AcquireRelease = { acquire: Quantiles; release: Quantiles };
 export type FloorStats = Record<FloorName, { direct: AcquireRelease; proxied: AcquireRelease; paced: AcquireRelease }>;
+
 const PACED_SAMPLES = 500;
 
 export async function run(args: string[]): Promise<BenchOutcome> {
@@ -74,7 +86,7 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     process.exit(254);
   }
   await provision(['redis', 'etcd', 'zk', 'pg']);
-  const floors = await measureFloors(samples);
+  const { floors, zkParts, alone } = await measureFloors(samples, locks);
   for (const [name, f] of Object.entries(floors)) {
     console.log(
       `floor ${name.padEnd(8)} direct acquire p50 ${ms(f.direct.acquire.p50)} p99 ${ms(f.direct.acquire.p99)}, release p50 ${ms(f.direct.release.p50)} p99 ${ms(f.direct.release.p99)}; ` +
@@ -83,6 +95,11 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     );
   }
 
+  for (const z of zkParts) {
+    console.log(
+      `zookeeper member ${z.member} (${z.mode ?? 'mode unknown'}), paced p50: create ${ms(z.create.p50)}, recipe's round trips ${ms(z.recipe.p50)}, strategy acquire ${ms(z.strategy.p50)}`,
+    );
+  }
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-overhead-'));
   const rows: OverheadRow[] = [];
   try {
@@ -109,20 +126,26 @@ export async function run(args: string[]): Promise<BenchOutcome> {
         floorDirect: floors[floor].direct,
         floorProxied: floors[floor].proxied,
         floorPaced: floors[floor].paced,
+        ...(alone[lock] ? { strategyAlone: alone[lock] } : {}),
         clientNetwork: clientNetworkOf(out.runDir),
         ops: out.results.opCounts.total,
       };
       rows.push(row);
       console.log(
         `harness ${lock.padEnd(11)} ${lock === 'postgres' ? 'write ' : 'acquire'} p50 ${ms(recorded.acquire.p50)} p99 ${ms(recorded.acquire.p99)} (n=${recorded.acquire.count}), release p50 ${ms(recorded.release.p50)} p99 ${ms(recorded.release.p99)}; ` +
+          (alone[lock] ? `strategy alone acquire p50 ${ms(alone[lock].acquire.p50)}; ` : '') +
           `floor ${floor} paced p50 ${ms(row.floorPaced!.acquire.p50)} → ${(recorded.acquire.p50 / row.floorPaced!.acquire.p50).toFixed(2)}× (back to back ${ms(row.floorDirect.acquire.p50)} → ${(recorded.acquire.p50 / row.floorDirect.acquire.p50).toFixed(2)}×); clients ${row.clientNetwork ?? 'proxied'}`,
       );
     }
   } finally {
     fs.rmSync(results, { recursive: true, force: true });
   }
-  const goals: Goal[] = rows.map(overheadGoal);
-  return { benchmark: 'overhead', goals, data: { samples, timeLimitS, ttlMs: BENCH_TTL_MS, floors, rows } };
+  const goals: Goal[] = rows.flatMap((row) =>
+    [overheadGoal(row, row.lock === 'zookeeper' ? zkParts : undefined), harnessShareGoal(row)].filter(
+      (g): g is Goal => g !== undefined,
+    ),
+  );
+  return { benchmark: 'overhead', goals, data: { samples, timeLimitS, ttlMs: BENCH_TTL_MS, floors, zkParts, rows } };
 }
 
 const ms = (x: number): string => `${x.toFixed(3)} ms`;
@@ -162,7 +185,10 @@ async function timed(pair: Pair, samples: number, paced = false): Promise<{ acqu
   return { acquire: quantiles(acquire), release: quantiles(release) };
 }
 
-async function measureFloors(samples: number): Promise<FloorStats> {
+async function measureFloors(
+  samples: number,
+  locks: readonly string[],
+): Promise<{ floors: FloorStats; zkParts: ZkParts[]; alone: Record<string, AcquireRelease> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-floor-'));
   const cluster = await createLocalCluster(FULL_CLUSTER, dir, new PidRegistry(runPath(dir, 'pids')));
   const proxies: TcpProxy[] = [];
@@ -188,7 +214,13 @@ async function measureFloors(samples: number): Promise<FloorStats> {
       );
       out[name] = { direct, proxied, paced };
     }
-    return out;
+    const paced = Math.min(samples, PACED_SAMPLES);
+    const zkParts = locks.includes('zookeeper') ? await zkMemberParts(cluster, paced, closers) : [];
+    const alone: Record<string, AcquireRelease> = {};
+    // postgres takes no lock: its floor is already the run's own statement.
+    for (const lock of locks.filter((l) => l !== 'postgres'))
+      alone[lock] = await strategyAlone(lock, cluster, paced, closers);
+    return { floors: out, zkParts, alone };
   } finally {
     for (const c of closers) await Promise.resolve(c()).catch(() => {});
     for (const p of proxies) await p.close().catch(() => {});
@@ -304,20 +336,133 @@ async function zkFloor(cluster: Cluster, { port, closers }: FloorLink): Promise<
   };
 }
 
-/** What the postgres "lock" is: the conditional write itself. No release. */
+/**
+ * What the postgres "lock" is: the conditional write itself — the very statement a run's client sends
+ * (workloads/resource.ts `write` in `version` mode: the conditional UPDATE and its ledger INSERT in one statement),
+ * on the run's own tables. Its "release" is the read that gives the next write its version, as in a run.
+ */
 async function pgFloor(cluster: Cluster, { port, closers }: FloorLink): Promise<Pair> {
-  const c = new pg.Client({ ...cluster.pg!.connectionConfig(), port: await port(cluster.pg!.port) });
-  await c.connect();
-  closers.push(() => c.end());
-  await c.query('CREATE TABLE IF NOT EXISTS floor (id int PRIMARY KEY, version bigint NOT NULL)');
-  await c.query('INSERT INTO floor VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET version = 0');
-  let version = 0;
+  const config = { ...cluster.pg!.connectionConfig(), port: await port(cluster.pg!.port) };
+  await setupResource(config, 1);
+  const resource = await Resource.connect(config);
+  closers.push(() => resource.close());
+  let read = await readOk(resource);
   return {
     acquire: async () => {
-      const r = await c.query('UPDATE floor SET version = version + 1 WHERE id = 1 AND version = $1', [version]);
-      if (r.rowCount !== 1) throw new Error(`floor: postgres UPDATE matched ${r.rowCount} rows, expected 1`);
-      version++;
+      const delta = 1;
+      const w: WriteValue = {
+        account: 0,
+        from: read.balance,
+        to: read.balance + delta,
+        delta,
+        basedOn: read.lastWriteId,
+        version: read.version,
+      };
+      const r = await resource.write(w, 'version', 0);
+      if (!r.ok) throw new Error(`floor: postgres write refused (${r.reason}): nobody else writes there`);
     },
-    release: async () => {},
+    release: async () => {
+      read = await readOk(resource);
+    },
   };
+}
+
+async function readOk(resource: Resource): Promise<ReadOk> {
+  const r = await resource.read(0);
+  if ('stale' in r) throw new Error('floor: postgres read refused without a token');
+  return r;
+}
+
+/**
+ * ZooKeeper's acquire taken apart on each member (see ZkParts). A session to one member only, so its role
+ * shows: a create through a follower is forwarded to the leader; reads are answered by the member itself.
+ */
+async function zkMemberParts(
+  cluster: Cluster,
+  samples: number,
+  closers: (() => Promise<unknown> | void)[],
+): Promise<ZkParts[]> {
+  const out: ZkParts[] = [];
+  for (const [member, node] of cluster.zk.entries()) {
+    const connect = `127.0.0.1:${node.port}`;
+    const zk = await zkSession(connect);
+    closers.push(() => zk.close());
+    const dir = `/floor-recipe-${member}`;
+    await zkCall<string>((cb) => zk.mkdirp(dir, cb));
+    let held = '';
+    const create = () =>
+      zkCall<string>((cb) =>
+        zk.create(`${dir}/lock-`, Buffer.from(FLOOR_OWNER), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb),
+      );
+    const remove = () => zkCall<void>((cb) => zk.remove(held, -1, (e) => cb(e, undefined)));
+    const bare = await timed({ acquire: async () => (held = await create()), release: remove }, samples, true);
+    const recipe = await timed(
+      {
+        acquire: async () => {
+          held = await create();
+          await Promise.all([
+            zkCall<string[]>((cb) => zk.getChildren(dir, cb)),
+            zkCall<unknown>((cb) => zk.exists(held, cb)),
+          ]);
+        },
+        release: remove,
+      },
+      samples,
+      true,
+    );
+    const lock = await zkStrategy.connect({
+      redis: [],
+      etcd: [],
+      zookeeper: connect,
+      zookeeperAuth: node.userAuth,
+      ttlMs: BENCH_TTL_MS,
+      acquireTimeoutMs: 5000,
+      client: 0,
+      seed: 14,
+    });
+    closers.push(() => lock.close());
+    let lease: Lease | undefined;
+    const strategy = await timed(
+      { acquire: async () => (lease = await lock.acquire(`floor-${member}`)), release: () => lock.release(lease!) },
+      samples,
+      true,
+    );
+    out.push({
+      member,
+      mode: await node.mode(),
+      create: bare.acquire,
+      recipe: recipe.acquire,
+      strategy: strategy.acquire,
+    });
+  }
+  return out;
+}
+
+/**
+ * The lock's own acquire and release without the harness: the strategy module a run's client loads, connected the
+ * way a run's client is (clientSpecs' context, straight to the ports), called from this process, paced like the
+ * floor. Against the bare op it is what the lock's own code and client library cost; against the run's figure it is
+ * what the harness and the client process around the strategy add.
+ */
+async function strategyAlone(
+  lock: string,
+  cluster: Cluster,
+  samples: number,
+  closers: (() => Promise<unknown> | void)[],
+): Promise<AcquireRelease> {
+  const config = resolveConfig([`--lock=${lock}`, '--concurrency=1', '--nemesis=none', `--ttl=${BENCH_TTL_MS}`]);
+  const strategy = await loadStrategy(lock);
+  const { specs } = clientSpecs(config, strategy, cluster, new Map());
+  const module = (await import(strategy.moduleUrl)) as { default: LockStrategy };
+  const client = await module.default.connect(specs[0].ctx);
+  closers.push(() => client.close());
+  let lease: Lease | undefined;
+  return timed(
+    {
+      acquire: async () => (lease = await client.acquire('account-0')),
+      release: () => client.release(lease!),
+    },
+    samples,
+    true,
+  );
 }

@@ -34,12 +34,22 @@ describe('Shutdown.crash (an error nothing caught)', () => {
 describe('checkedMessage (what a client may send over IPC)', () => {
   it('passes the protocol, and names what is wrong with anything else instead of throwing', () => {
     const op = { process: 0, type: 'invoke', f: 'acquire', value: { account: 0 } };
-    expect(checkedMessage({ type: 'op', op, at: '123456789' })).toEqual({ type: 'op', op, at: '123456789' });
+    const ops = (entry: Record<string, unknown>) => ({ type: 'ops', ops: [{ seq: 1, op, at: '1', ...entry }] });
+    const invokeThenOk = [
+      { seq: 1, op, at: '123456789' },
+      { seq: 2, op: { ...op, type: 'ok' }, at: '123456999' },
+    ];
+    expect(checkedMessage({ type: 'ops', ops: invokeThenOk })).toEqual({ type: 'ops', ops: invokeThenOk });
     expect(checkedMessage({ type: 'ready' })).toEqual({ type: 'ready' });
-    expect(checkedMessage({ type: 'op', op, at: 'x' })).toBe('op time "x" is not decimal nanoseconds');
-    expect(checkedMessage({ type: 'op', op, at: 12 })).toBe('op time 12 is not decimal nanoseconds');
-    expect(checkedMessage({ type: 'op', op: null, at: '1' })).toBe('an op message without an op');
-    expect(checkedMessage({ type: 'op', op: { ...op, type: 'maybe' }, at: '1' })).toBe('op type "maybe"');
+    expect(checkedMessage(ops({ at: 'x' }))).toBe('op time "x" is not decimal nanoseconds');
+    expect(checkedMessage(ops({ at: 12 }))).toBe('op time 12 is not decimal nanoseconds');
+    expect(checkedMessage(ops({ op: null }))).toBe('an op entry without an op');
+    expect(checkedMessage(ops({ op: { ...op, type: 'maybe' } }))).toBe('op type "maybe"');
+    expect(checkedMessage(ops({ seq: 0 }))).toBe('op seq 0');
+    expect(checkedMessage({ type: 'ops', ops: [] })).toBe('an ops message without ops');
+    expect(checkedMessage({ type: 'ops', ops: [invokeThenOk[0], 'x'] })).toBe('an op entry that is not an object');
+    // The message of the protocol before ops were batched is not part of it any more.
+    expect(checkedMessage({ type: 'op', op, at: '1' })).toBe('unknown type "op"');
     expect(checkedMessage({ type: 'log' })).toBe('a log message without a line');
     expect(checkedMessage('hello')).toBe('not an object: string');
     expect(checkedMessage({ type: 'rm -rf' })).toBe('unknown type "rm -rf"');

@@ -1,11 +1,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
-import { runLogFile } from '../store/run-dir.ts';
+import { inFlightFile, runLogFile, runPath } from '../store/run-dir.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClientSpec, type FromClient, type ToClient } from '../workloads/client-protocol.ts';
 import { CLIENT_EXITED, CLIENT_EXIT_NOTE, type ClientExit } from '../history/client-exit.ts';
 import type { OpInput } from '../history/op.ts';
+import { unsentInvokes, type SentOp } from '../workloads/op-outbox.ts';
 import { processRole } from '../history/process-role.ts';
 import { stillOurs, type PidRegistry } from '../common/pid-registry.ts';
 import type { ClientProcess } from '../nemesis/nemesis.ts';
@@ -54,6 +55,10 @@ interface Slot {
   deaths: number;
   /** Open invocations by process id (the main loop's and its watchdog's): a death completes them as `info`. */
   open: Map<number, OpInput>;
+  /** This process's in-flight file (workloads/op-outbox.ts): its invokes, written before each call started. */
+  inFlight: string;
+  /** The last `seq` recorded from this process: an invoke of its in-flight file past it was never sent. */
+  lastSeq: number;
   /** Highest process id this slot has used, so a restarted client continues past it. */
   maxProcess: number;
   /** The client's live foreign lock processes (pid → command), the newest last. */
@@ -76,6 +81,7 @@ export class ClientPool {
   /** Resolves when every slot has given up (its clients kept dying): the run has nobody left to run. */
   readonly allGaveUp = new Promise<void>((resolve) => (this.resolveAllGaveUp = resolve));
   private gaveUp = 0;
+  private forks = 0;
 
   constructor(
     private readonly runDir: string,
@@ -86,6 +92,7 @@ export class ClientPool {
   ) {}
 
   async start(specs: ClientSpec[]): Promise<void> {
+    fs.mkdirSync(runPath(this.runDir, 'inFlight'), { recursive: true, mode: 0o700 });
     const ready = specs.map((spec) => {
       const handle: ClientHandle = { slot: spec.slot, pid: 0, process: spec.slot, paused: false, exited: false };
       this.clients.push(handle);
@@ -110,12 +117,17 @@ export class ClientPool {
   /** Fork one client and resolve once it is ready for its spec (the caller sends `start`). */
   private spawn(spec: ClientSpec, handle: ClientHandle, deaths: number): Promise<void> {
     const log = fs.openSync(this.logFile(spec.slot), 'a', RUN_FILE_MODE);
-    const child = fork(CLIENT_SCRIPT, ['--run-dir', this.runDir, '--slot', String(spec.slot)], {
-      execArgv: ['--import', TSX],
-      detached: true,
-      stdio: ['ignore', log, log, 'ipc'],
-      env: clientEnvironment(process.env, this.env(spec.slot)),
-    });
+    const inFlight = inFlightFile(this.runDir, spec.slot, this.forks++);
+    const child = fork(
+      CLIENT_SCRIPT,
+      ['--run-dir', this.runDir, '--slot', String(spec.slot), '--in-flight', inFlight],
+      {
+        execArgv: ['--import', TSX],
+        detached: true,
+        stdio: ['ignore', log, log, 'ipc'],
+        env: clientEnvironment(process.env, this.env(spec.slot)),
+      },
+    );
     fs.closeSync(log);
     Object.assign(handle, { pid: child.pid!, paused: false, exited: false });
     const slot: Slot = {
@@ -124,6 +136,8 @@ export class ClientPool {
       child,
       deaths,
       open: new Map(),
+      inFlight,
+      lastSeq: 0,
       maxProcess: spec.slot + spec.concurrency * (spec.generation ?? 0),
       lockPids: new Map(),
       exited: new Promise((resolve) => child.once('exit', () => resolve())),
@@ -139,7 +153,7 @@ export class ClientPool {
           return;
         }
         if (msg.type === 'ready') resolve();
-        else if (msg.type === 'op') this.record(slot, msg.op, BigInt(msg.at));
+        else if (msg.type === 'ops') for (const sent of msg.ops) this.received(slot, sent);
         else if (msg.type === 'log') fs.appendFileSync(this.logFile(spec.slot), `${msg.line}\n`);
         else if (msg.type === 'lock-process') this.lockProcess(slot, msg.pid, msg.command, msg.ended);
       });
@@ -147,6 +161,7 @@ export class ClientPool {
       child.on('error', (err) => this.log(`fencepost: client ${spec.slot}: ${err.message}`));
       child.once('exit', (code, signal) => {
         handle.exited = true;
+        this.recoverUnsent(slot);
         this.pids.remove(`client-${spec.slot}`);
         // Its lock process must not outlive it: execa's cleanup kills it on a normal exit, not on SIGKILL.
         this.reapLockProcesses(slot);
@@ -194,6 +209,29 @@ export class ClientPool {
     }
     slot.lockPids.clear();
     slot.handle.lockProcess = null;
+  }
+
+  /** An op the client sent; one it sent again after its exit recovered it from the file is already recorded. */
+  private received(slot: Slot, sent: SentOp): void {
+    if (sent.seq <= slot.lastSeq) return;
+    slot.lastSeq = sent.seq;
+    this.record(slot, sent.op, BigInt(sent.at));
+  }
+
+  /**
+   * A client process ended: record the invokes it wrote ahead but never sent (it died inside a call, or was killed
+   * with an invoke held for its completion), so an op that may have taken effect is in the history — then open,
+   * so a death completes it as `info` like any other. Its file goes: everything in it is now in the journal.
+   */
+  private recoverUnsent(slot: Slot): void {
+    let text = '';
+    try {
+      text = fs.readFileSync(slot.inFlight, 'utf8');
+    } catch {
+      // Never created: the process died before its first line ran.
+    }
+    for (const sent of unsentInvokes(text, slot.lastSeq)) this.received(slot, sent);
+    fs.rmSync(slot.inFlight, { force: true });
   }
 
   private record(slot: Slot, op: OpInput, at: bigint): void {
@@ -350,13 +388,26 @@ export function checkedMessage(raw: unknown): FromClient | string {
       ? (m as FromClient)
       : `a lock-process message with pid ${JSON.stringify(m.pid)}`;
   if (m.type === 'log') return typeof m.line === 'string' ? (m as FromClient) : 'a log message without a line';
-  if (m.type !== 'op') return `unknown type ${JSON.stringify(m.type)}`;
-  if (typeof m.at !== 'string' || !/^\d{1,20}$/.test(m.at))
-    return `op time ${JSON.stringify(m.at)} is not decimal nanoseconds`;
-  const op = m.op as Record<string, unknown> | null;
-  if (typeof op !== 'object' || op === null) return 'an op message without an op';
+  if (m.type !== 'ops') return `unknown type ${JSON.stringify(m.type)}`;
+  if (!Array.isArray(m.ops) || m.ops.length === 0) return 'an ops message without ops';
+  for (const sent of m.ops as unknown[]) {
+    const problem = sentOpProblem(sent);
+    if (problem) return problem;
+  }
+  return m as FromClient;
+}
+
+/** What is wrong with one op of an `ops` message, or undefined. */
+function sentOpProblem(sent: unknown): string | undefined {
+  if (typeof sent !== 'object' || sent === null) return 'an op entry that is not an object';
+  const s = sent as Record<string, unknown>;
+  if (!Number.isInteger(s.seq) || (s.seq as number) < 1) return `op seq ${JSON.stringify(s.seq)}`;
+  if (typeof s.at !== 'string' || !/^\d{1,20}$/.test(s.at))
+    return `op time ${JSON.stringify(s.at)} is not decimal nanoseconds`;
+  const op = s.op as Record<string, unknown> | null;
+  if (typeof op !== 'object' || op === null) return 'an op entry without an op';
   if (typeof op.process !== 'number' && typeof op.process !== 'string') return 'an op without a process';
   if (typeof op.type !== 'string' || !OP_TYPES.has(op.type)) return `op type ${JSON.stringify(op.type)}`;
   if (typeof op.f !== 'string') return 'an op without an f';
-  return m as FromClient;
+  return undefined;
 }

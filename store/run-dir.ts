@@ -34,6 +34,11 @@ export const RUN_FILES = {
   nodes: 'nodes',
   /** Pid records and the harness's owner record (common/run-owner.ts), what `cleanup` reads. */
   pids: PIDS_DIR,
+  /**
+   * Each client process's invokes, written before its call starts (workloads/op-outbox.ts): what the harness
+   * recovers when a client dies with an invoke it had not sent yet. A file is removed once its client's exit is recorded.
+   */
+  inFlight: 'in-flight',
   /** The clock shim's per-process offset files, for clock faults. */
   clock: 'clock',
   /** `doctor`'s report, in the run dir its boot check made (harness/doctor.ts). */
@@ -50,6 +55,11 @@ export function runPath(runDir: string, file: RunFile): string {
 /** A log of the run: `<runDir>/logs/<name>.log` (`name` is a node or `client-<slot>`). */
 export function runLogFile(runDir: string, name: string): string {
   return path.join(runDir, RUN_FILES.logs, `${name}.log`);
+}
+
+/** A client process's in-flight file: `<runDir>/in-flight/client-<slot>-<n>.jsonl`, `n` counting its slot's forks. */
+export function inFlightFile(runDir: string, slot: number, fork: number): string {
+  return path.join(runDir, RUN_FILES.inFlight, `client-${slot}-${fork}.jsonl`);
 }
 
 /** Whether `dir` is a run directory: it holds a test record (what `listRunDirs` and the matrix look for). */

@@ -174,9 +174,10 @@ class ClientSession {
   /**
    * Run one step as invoke + completion; a timeout or unexpected error is `info` and ends this process id.
    *
-   * The invoke is stamped and sent before `fn` starts (its send, a few µs, is inside the interval: sent after the
-   * call started, a call that exits the process synchronously would leave no invoke). The completion is stamped
-   * when the call's promise settles, and only then built and sent; the step timer is set after the call started.
+   * The invoke is stamped and emitted before `fn` starts: a call that exits the process synchronously must leave
+   * its invoke on record (a client process writes it ahead to a file and holds the message for its completion,
+   * workloads/op-outbox.ts, so the harness does not wake inside the call). The completion is stamped when the
+   * call's promise settles, and only then built and emitted; the step timer is set after the call started.
    */
   async step<T>(
     f: string,
@@ -184,9 +185,9 @@ class ClientSession {
     fn: () => Promise<T>,
     complete: (r: T) => { type: 'ok' | 'fail'; value: unknown; error?: string },
   ): Promise<T | undefined> {
-    // The invoke leaves before the call starts: a process that dies inside the call (a plugin's process.exit, a
-    // SIGKILL right after its request went out) must have said what it was doing — an op that may have taken
-    // effect is never missing from the history. The send (~4 µs) is inside the interval; the completion's is not.
+    // The invoke is on record before the call starts: a process that dies inside the call (a plugin's process.exit,
+    // a SIGKILL right after its request went out) must have said what it was doing — an op that may have taken
+    // effect is never missing from the history. Its write-ahead (one write(2)) is inside the interval; the send is not.
     this.op({ type: 'invoke', f, value });
     const { settled, settledAt } = this.call(fn);
     try {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { OpInput } from '../history/op.ts';
+import type { SentOp } from './op-outbox.ts';
 import type { WriteMode } from './resource.ts';
 import type { ForeignCommand } from './foreign/manifest.ts';
 import type { LockContext } from './strategy.ts';
@@ -30,13 +30,14 @@ export interface ClientSpec {
 
 export type ToClient = { type: 'start'; spec: ClientSpec } | { type: 'stop' };
 /**
- * `at`: when the op happened, as the client's `process.hrtime.bigint()` (CLOCK_MONOTONIC, shared by every process
- * on the host and never shifted by our clock shim, which only touches CLOCK_REALTIME) in decimal: JSON has no
- * bigint, and a double loses nanoseconds after ~104 days of uptime.
+ * `ops`: one or more ops in the client's order (op-outbox.ts: an invoke usually travels with its completion), each
+ * with its `at`: when the op happened, as the client's `process.hrtime.bigint()` (CLOCK_MONOTONIC, shared by every
+ * process on the host and never shifted by our clock shim, which only touches CLOCK_REALTIME) in decimal: JSON has
+ * no bigint, and a double loses nanoseconds after ~104 days of uptime.
  */
 export type FromClient =
   | { type: 'ready' }
-  | { type: 'op'; op: OpInput; at: string }
+  | { type: 'ops'; ops: SentOp[] }
   | { type: 'stopped' }
   | { type: 'log'; line: string }
   /**

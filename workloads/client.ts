@@ -5,11 +5,14 @@
  * message can arrive late, the stamp cannot); the harness journals them. Started by the harness with `fork`,
  * never by hand.
  */
+import fs from 'node:fs';
 import { runClientLoop, type ClientClock } from './client-loop.ts';
 import type { ClientSpec, FromClient, ToClient } from './client-protocol.ts';
 import { foreignStrategy } from './foreign/foreign-strategy.ts';
 import { Resource } from './resource.ts';
 import type { LockStrategy } from './strategy.ts';
+import { OpOutbox } from './op-outbox.ts';
+import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 
 function send(msg: FromClient): void {
   process.send?.(msg);
@@ -26,6 +29,23 @@ const realClock: ClientClock = {
 
 let stopping = false;
 
+/** An argument of the command line the harness forked this process with. */
+function argOf(name: string): string {
+  const i = process.argv.indexOf(name);
+  const v = i >= 0 ? process.argv[i + 1] : undefined;
+  if (v === undefined) throw new Error(`client: started without ${name}; the harness forks clients, not a person`);
+  return v;
+}
+
+// The ops' way to the harness: invokes written ahead to this process's in-flight file and held for their
+// completion, completions sent at once (op-outbox.ts says why).
+const inFlight = fs.openSync(argOf('--in-flight'), 'a', RUN_FILE_MODE);
+const outbox = new OpOutbox({
+  writeAhead: (line) => fs.writeSync(inFlight, line),
+  send: (ops) => send({ type: 'ops', ops }),
+  setTimer: realClock.setTimer,
+});
+
 /** Exit code of a client whose foreign lock process exited on its own: the harness records `client-exited`. */
 export const LOCK_PROCESS_EXITED = 4;
 
@@ -41,6 +61,7 @@ function foreignLock(spec: ClientSpec & { foreign: NonNullable<ClientSpec['forei
     exited: ({ pid, code, signal, expected }) => {
       send({ type: 'lock-process', pid: null, ended: pid });
       if (expected || stopping) return;
+      outbox.flush();
       const line = `client ${spec.slot}: its lock process (pid ${pid}: ${command}) exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`;
       if (process.send)
         process.send({ type: 'log', line } satisfies FromClient, () => process.exit(LOCK_PROCESS_EXITED));
@@ -58,7 +79,7 @@ async function main(spec: ClientSpec): Promise<void> {
     strategy,
     connectResource: () => Resource.connect(spec.pg),
     clock: realClock,
-    emit: (op, at) => send({ type: 'op', op, at: at.toString() }),
+    emit: (op, at) => outbox.emit(op, at),
     log: (line) => send({ type: 'log', line }),
     stopping: () => stopping,
   });
@@ -70,10 +91,12 @@ process.on('message', (msg: ToClient) => {
     main(msg.spec).then(
       () => {
         // Exit only once the last message is out of the IPC pipe, or the harness would miss the final ops.
+        outbox.flush();
         if (process.send) process.send({ type: 'stopped' } satisfies FromClient, () => process.exit(0));
         else process.exit(0);
       },
       (err) => {
+        outbox.flush();
         send({ type: 'log', line: `client ${msg.spec.slot} crashed: ${(err as Error).stack}` });
         process.exit(1);
       },

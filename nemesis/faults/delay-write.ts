@@ -54,12 +54,11 @@ export const delayWrite: FaultExecutor = {
 
     // The held process's write, as the harness sees it: invoked while held, and whether it completed meanwhile
     // (a --watchdog client that lost its lease fails the write without sending it; a step timeout gives up on it).
-    const write: { invoke?: Op; invokedAt?: number; completed?: Op } = {};
+    const write: { invoke?: Op; completed?: Op } = {};
     const unsubscribe = journal.onOp((op) => {
       if (op.process !== section.process || op.f !== 'write') return;
       if (op.type === 'invoke' && !write.invoke) {
         write.invoke = op;
-        write.invokedAt = performance.now();
       } else if (op.type !== 'invoke' && write.invoke && !write.completed) write.completed = op;
     });
 
@@ -77,6 +76,9 @@ export const delayWrite: FaultExecutor = {
       async heal() {
         unsubscribe();
         const healedAt = performance.now();
+        // On the history's clock: the write's invoke carries the client's own stamp, and may reach the harness a
+        // moment after it (a client holds an invoke up to 10 ms for its completion: workloads/op-outbox.ts).
+        const healedAtNs = journal.sinceOrigin(process.hrtime.bigint());
         const heldBytes: Record<string, number> = {};
         for (const [name, proxy] of routes) heldBytes[name] = proxy.counters().queuedToServer;
         for (const proxy of routes.values()) proxy.heal();
@@ -97,8 +99,8 @@ export const delayWrite: FaultExecutor = {
         if (ctx.signal.aborted) params.cutShort = true;
         if (write.invoke) {
           params.writeIndex = write.invoke.index;
-          // From the moment the harness saw the write invoked (the bytes left the client) to their release.
-          params.writeHeldMs = Math.round(healedAt - write.invokedAt!);
+          // From the moment the client invoked the write (its bytes left for the proxy) to their release.
+          params.writeHeldMs = Math.round((healedAtNs - write.invoke.time) / 1e6);
         }
         const note = hit
           ? `p${section.process}'s write (#${write.invoke!.index}) held ${params.writeHeldMs} ms, now delivered${write.completed ? ` (the client gave up on it: ${write.completed.error})` : ''}`

@@ -1,5 +1,5 @@
-import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ownerTokens } from './owner-tokens.ts';
 import { Redis } from 'ioredis';
 import { LockNotAcquired, seededRandom, type LockStrategy } from '../strategy.ts';
 import { EXTEND_IF_OWNER, RELEASE_IF_OWNER } from './redis-scripts.ts';
@@ -32,9 +32,10 @@ const redis: LockStrategy = {
     r.on('error', () => {});
     await r.connect();
     const random = seededRandom(ctx.seed);
+    const nextOwner = ownerTokens();
     return {
       async acquire(key) {
-        const owner = crypto.randomBytes(12).toString('hex');
+        const owner = nextOwner();
         const deadline = performance.now() + ctx.acquireTimeoutMs;
         for (let attempts = 1; ; attempts++) {
           if ((await r.set(`lock:${key}`, owner, 'PX', ctx.ttlMs, 'NX')) === 'OK')

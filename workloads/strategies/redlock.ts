@@ -1,5 +1,5 @@
-import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ownerTokens } from './owner-tokens.ts';
 import { Redis } from 'ioredis';
 import { LockNotAcquired, seededRandom, type LockStrategy } from '../strategy.ts';
 import { redlockAcquire, redlockAttempt, type RedlockMaster } from './redlock-algorithm.ts';
@@ -51,9 +51,10 @@ const redlock: LockStrategy = {
     await Promise.all(clients.map((c) => c.connect().catch(() => {})));
     const masters = clients.map(master);
     const random = seededRandom(ctx.seed);
+    const nextOwner = ownerTokens();
     return {
       async acquire(key) {
-        const value = crypto.randomBytes(12).toString('hex');
+        const value = nextOwner();
         const res = await redlockAcquire(
           masters,
           `lock:${key}`,

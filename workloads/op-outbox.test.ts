@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import type { OpInput } from '../history/op.ts';
+import { INVOKE_HOLD_MS, OpOutbox, unsentInvokes, type SentOp } from './op-outbox.ts';
+
+/** An outbox on a hand-driven timer, recording what it wrote ahead and sent, in one event list. */
+function harnessOf(holdMs = INVOKE_HOLD_MS) {
+  const events: string[] = [];
+  const file: string[] = [];
+  const sent: SentOp[][] = [];
+  let timer: { ms: number; fn: () => void } | null = null;
+  const outbox = new OpOutbox(
+    {
+      writeAhead: (line) => (file.push(line), events.push(`file seq ${(JSON.parse(line) as SentOp).seq}`)),
+      send: (ops) => (sent.push(ops), events.push(`send ${ops.map((o) => `${o.op.type}#${o.seq}`).join(',')}`)),
+      setTimer: (ms, fn) => {
+        timer = { ms, fn };
+        events.push(`timer ${ms}`);
+        return () => {
+          timer = null;
+          events.push('timer cancelled');
+        };
+      },
+    },
+    holdMs,
+  );
+  return {
+    outbox,
+    events,
+    file,
+    sent,
+    fire: () => {
+      const due = timer;
+      timer = null;
+      due?.fn();
+    },
+    armed: () => timer !== null,
+  };
+}
+
+const op = (type: OpInput['type'], f = 'acquire', process = 0): OpInput => ({
+  process,
+  type,
+  f,
+  value: { account: 0 },
+});
+
+describe('OpOutbox: invokes written ahead and held, completions sent at once', () => {
+  it('writes an invoke to the file before anything is sent, and sends it with its completion in one message', () => {
+    const h = harnessOf();
+    h.outbox.emit(op('invoke'), 100n);
+    // The call starts now: the invoke is on disk (the kernel's), and nothing woke the harness.
+    expect(h.events).toEqual(['file seq 1', `timer ${INVOKE_HOLD_MS}`]);
+    expect(h.sent).toEqual([]);
+    h.outbox.emit(op('ok'), 250n);
+    expect(h.events).toEqual(['file seq 1', `timer ${INVOKE_HOLD_MS}`, 'timer cancelled', 'send invoke#1,ok#2']);
+    expect(h.sent).toEqual([
+      [
+        { seq: 1, op: op('invoke'), at: '100' },
+        { seq: 2, op: op('ok'), at: '250' },
+      ],
+    ]);
+    // Completions never go to the file: only an invoke can be missing after a death.
+    expect(h.file).toEqual([`${JSON.stringify({ seq: 1, op: op('invoke'), at: '100' })}\n`]);
+  });
+
+  it('sends a held invoke alone when its call outlasts the hold, and its completion later on its own', () => {
+    const h = harnessOf(10);
+    h.outbox.emit(op('invoke', 'write'), 1n);
+    h.fire();
+    expect(h.sent).toEqual([[{ seq: 1, op: op('invoke', 'write'), at: '1' }]]);
+    expect(h.armed()).toBe(false);
+    h.outbox.emit(op('info', 'write'), 9n);
+    expect(h.sent[1]).toEqual([{ seq: 2, op: op('info', 'write'), at: '9' }]);
+  });
+
+  it("keeps one client's order across its watchdog's ops, with one timer for every held invoke", () => {
+    const h = harnessOf();
+    h.outbox.emit(op('invoke', 'read', 0), 1n);
+    h.outbox.emit(op('invoke', 'renew', 1_000_000), 2n);
+    h.outbox.emit(op('ok', 'renew', 1_000_000), 3n);
+    h.outbox.emit(op('ok', 'read', 0), 4n);
+    expect(h.events.filter((e) => e === `timer ${INVOKE_HOLD_MS}`).length).toBe(1);
+    expect(h.sent.map((m) => m.map((s) => `${s.op.f} ${s.op.type} #${s.seq}`))).toEqual([
+      ['read invoke #1', 'renew invoke #2', 'renew ok #3'],
+      ['read ok #4'],
+    ]);
+  });
+
+  it('flush sends what is held and disarms the hold (before `stopped`, before a crash exit)', () => {
+    const h = harnessOf();
+    h.outbox.flush();
+    expect(h.sent).toEqual([]);
+    h.outbox.emit(op('invoke', 'release'), 5n);
+    h.outbox.flush();
+    expect(h.sent).toEqual([[{ seq: 1, op: op('invoke', 'release'), at: '5' }]]);
+    expect(h.armed()).toBe(false);
+  });
+});
+
+describe('unsentInvokes: what a dead client wrote ahead and never sent', () => {
+  const line = (seq: number, type: OpInput['type'] = 'invoke') =>
+    JSON.stringify({ seq, op: op(type), at: String(seq) });
+
+  it('returns the invokes past the last seq the harness received, in order', () => {
+    const text = [line(1), line(3), line(6), ''].join('\n');
+    expect(unsentInvokes(text, 3).map((s) => s.seq)).toEqual([6]);
+    expect(unsentInvokes(text, 0).map((s) => s.seq)).toEqual([1, 3, 6]);
+    expect(unsentInvokes(text, 6)).toEqual([]);
+  });
+
+  it('skips a torn last line (the process died inside the write: its call never started) and anything not an invoke', () => {
+    const text = `${line(1)}\n${line(2, 'ok')}\n${line(3).slice(0, 17)}`;
+    expect(unsentInvokes(text, 0).map((s) => s.seq)).toEqual([1]);
+    expect(unsentInvokes('', 0)).toEqual([]);
+  });
+});
