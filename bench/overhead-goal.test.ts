@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { floorFor, harnessShareGoal, overheadGoal, zkAttribution, type OverheadRow } from './overhead-goal.ts';
+import {
+  floorFor,
+  harnessShareGoal,
+  overheadGoal,
+  steadyLatency,
+  zkAttribution,
+  type OverheadRow,
+} from './overhead-goal.ts';
+import { History } from '../history/history.ts';
+import type { Op } from '../history/op.ts';
 
 const q = (p50: number) => ({ count: 100, p50, p90: p50 * 2, p99: p50 * 3, max: p50 * 4 });
 const row = (lock: string, recorded: number, direct: number, proxied: number): OverheadRow => ({
@@ -103,5 +112,32 @@ describe('with the strategy measured alone', () => {
       why: "the harness and the client process add +0.400 ms to the lock's own acquire",
     });
     expect(harnessShareGoal(row('redis', 0.22, 0.09, 0.15))).toBeUndefined();
+  });
+});
+
+describe('steadyLatency: a run past its warm-up', () => {
+  const ms = 1e6;
+  let index = 0;
+  const op = (process: number | string, type: string, f: string, timeMs: number) =>
+    ({ index: index++, time: timeMs * ms, process, type, f, value: null }) as Op;
+  const history = History.of([
+    op(0, 'invoke', 'acquire', 0),
+    op(0, 'ok', 'acquire', 9), // cold: 9 ms, left out
+    op('nemesis', 'info', 'start', 1500),
+    op(0, 'invoke', 'acquire', 2000),
+    op(0, 'ok', 'acquire', 2001),
+    op(1, 'invoke', 'acquire', 2500),
+    op(1, 'fail', 'acquire', 2503), // not ok: not a latency
+    op(1, 'invoke', 'acquire', 3000),
+    op(1, 'ok', 'acquire', 3003),
+    op(0, 'invoke', 'release', 3000),
+    op(0, 'ok', 'release', 3001),
+  ]);
+
+  it('times the ok ops of f invoked from warmupMs after the first client op on', () => {
+    expect(steadyLatency(history, 'acquire', 1000)).toMatchObject({ count: 2, p50: 1, max: 3 });
+    expect(steadyLatency(history, 'acquire', 0)).toMatchObject({ count: 3, max: 9 });
+    expect(steadyLatency(history, 'release', 1000)).toMatchObject({ count: 1, p50: 1 });
+    expect(steadyLatency(history, 'acquire', 5000).count).toBe(0);
   });
 });

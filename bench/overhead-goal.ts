@@ -1,5 +1,24 @@
 import type { Quantiles } from '../checkers/run-results.ts';
 import type { Goal } from './outcome.ts';
+import type { History } from '../history/history.ts';
+import { quantiles } from '../checkers/op-stats.ts';
+
+/**
+ * Latency quantiles (ms) of the ok `f` ops of client processes invoked at least `warmupMs` after the first client
+ * op: a run's steady state. The floors are measured warm (after warm-up pairs on servers that have served
+ * thousands of ops); a run's servers and client process start cold (the JVM and V8 compile as they go), so its
+ * first seconds are not like for like.
+ */
+export function steadyLatency(history: History, f: string, warmupMs: number): Quantiles {
+  const clientPairs = history.pairs.filter((p) => typeof p.invoke.process === 'number');
+  const start = Math.min(...clientPairs.map((p) => p.invoke.time));
+  const from = start + warmupMs * 1e6;
+  return quantiles(
+    clientPairs
+      .filter((p) => p.invoke.f === f && p.completion?.type === 'ok' && p.invoke.time >= from)
+      .map((p) => (p.completion!.time - p.invoke.time) / 1e6),
+  );
+}
 
 /**
  * Where a ZooKeeper acquire's time goes, measured apart on one member (bench/overhead.ts), paced like the floor: the
@@ -53,7 +72,7 @@ export function floorFor(lock: string): FloorName {
 export interface OverheadRow {
   lock: string;
   floor: FloorName;
-  /** The harness's results' quantiles (postgres: its write as `acquire`, since it takes no lock). */
+  /** The run's quantiles past its warm-up (postgres: its write as `acquire`, since it takes no lock): steadyLatency. */
   recorded: { acquire: Quantiles; release: Quantiles };
   /** The bare op back to back, straight to the port (a hot loop). */
   floorDirect: { acquire: Quantiles; release: Quantiles };
@@ -71,6 +90,10 @@ export interface OverheadRow {
    * (no lock: its floor is its own write) and in rows written before it was measured.
    */
   strategyAlone?: { acquire: Quantiles; release: Quantiles };
+  /** The run's ops before this (ms from its first client op) are left out of `recorded`: its warm-up. */
+  warmupMs?: number;
+  /** results.json's quantiles of the timed op over the whole run, warm-up included. */
+  recordedWholeRun?: Quantiles;
   /** How the run's clients reached the server: a run with no network fault connects straight to the port. */
   clientNetwork?: 'direct' | 'proxied';
   ops: number;

@@ -330,9 +330,16 @@ export class ClientPool {
       if (s.child.connected) s.child.send({ type: 'stop' } satisfies ToClient, () => {});
     }
     const all = Promise.all(this.slots.map((s) => s.exited));
-    if (await Promise.race([all.then(() => true), sleep(graceMs).then(() => false)])) return;
-    this.kill();
-    await all;
+    if (!(await Promise.race([all.then(() => true), sleep(graceMs).then(() => false)]))) {
+      this.kill();
+      await all;
+    }
+    // Every client's exit emptied its in-flight file into the journal and removed it: the folder goes too, if empty.
+    try {
+      fs.rmdirSync(runPath(this.runDir, 'inFlight'));
+    } catch {
+      // Not empty (a file an exit could not read stays, as evidence) or never made.
+    }
   }
 
   /** SIGCONT before SIGKILL: a stopped process does die of SIGKILL, but its pending IPC would be lost anyway. */

@@ -172,6 +172,15 @@ export class ZkSession {
     return this.call(`getChildren ${path}`, (cb) => this.client.getChildren(path, cb), true);
   }
 
+  /** The children of `path` and its own stat (GET_CHILDREN2: one request), as of when the server answers. */
+  listChildren(path: string): Promise<{ children: string[]; stat: Stat }> {
+    return this.call(
+      `getChildren ${path}`,
+      (cb) => this.client.getChildren(path, (err, children, stat) => cb(err, { children, stat })),
+      true,
+    );
+  }
+
   /** The node's stat, or null if it does not exist; `watcher` fires once when it is deleted or changed. */
   exists(path: string, watcher?: (event: Event) => void): Promise<Stat | null> {
     return this.call<Stat | null>(

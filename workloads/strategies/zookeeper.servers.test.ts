@@ -78,17 +78,33 @@ describe('zookeeper strategy', () => {
     await c.release(lc);
   });
 
-  it('gives successive holders strictly increasing tokens, equal to their node czxid', async () => {
+  it("gives successive holders strictly increasing tokens: the lock directory's pzxid when each found itself first", async () => {
     const [a, b] = [await connect(), await connect()];
     const tokens: bigint[] = [];
     for (let i = 0; i < 6; i++) {
       const c = i % 2 ? b : a;
       const lease = await c.acquire('tokens');
-      expect(await czxid((lease.handle as { path: string }).path)).toBe(lease.token);
+      // Read after our own create: at least its zxid, and with nobody else in the directory exactly the last change.
+      const own = BigInt((await czxid((lease.handle as { path: string }).path))!);
+      expect(BigInt(lease.token!)).toBe(own);
       tokens.push(BigInt(lease.token!));
       expect(await c.release(lease)).toBe(true);
     }
     for (let i = 1; i < tokens.length; i++) expect(tokens[i]).toBeGreaterThan(tokens[i - 1]);
+  });
+
+  it("gives a waiter that becomes holder a token above its predecessor's and above its own node's czxid", async () => {
+    const [a, b] = [await connect(), await connect()];
+    const la = await a.acquire('waiter-token');
+    const pb = b.acquire('waiter-token');
+    await new Promise((r) => setTimeout(r, 200));
+    await a.release(la);
+    const lb = await pb;
+    // b's node was made while a held the lock; b's token is read after a's delete, so above both.
+    const own = BigInt((await czxid((lb.handle as { path: string }).path))!);
+    expect(BigInt(lb.token!)).toBeGreaterThan(own);
+    expect(BigInt(lb.token!)).toBeGreaterThan(BigInt(la.token!));
+    expect(await b.release(lb)).toBe(true);
   });
 
   it('times out with LockNotAcquired while another client holds the lock, and takes its node away', async () => {
