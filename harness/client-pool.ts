@@ -89,6 +89,8 @@ export class ClientPool {
     private readonly onOp: OpSink,
     private readonly env: (slot: number) => Record<string, string> = () => ({}),
     private readonly log: (line: string) => void = () => {},
+    /** Runs the recording of ops that arrived together, so the journal writes them at once (Journal.batch). */
+    private readonly together: (record: () => void) => void = (record) => record(),
   ) {}
 
   async start(specs: ClientSpec[]): Promise<void> {
@@ -153,7 +155,7 @@ export class ClientPool {
           return;
         }
         if (msg.type === 'ready') resolve();
-        else if (msg.type === 'ops') for (const sent of msg.ops) this.received(slot, sent);
+        else if (msg.type === 'ops') this.together(() => msg.ops.forEach((sent) => this.received(slot, sent)));
         else if (msg.type === 'log') fs.appendFileSync(this.logFile(spec.slot), `${msg.line}\n`);
         else if (msg.type === 'lock-process') this.lockProcess(slot, msg.pid, msg.command, msg.ended);
       });

@@ -191,6 +191,7 @@ function clientPool(
     (op, at) => (at === undefined ? journal.append(op) : journal.appendStamped(op, at)),
     clocks ? (slot) => clocks.env(`client-${slot}`) : undefined,
     log,
+    (record) => journal.batch(record),
   );
 }
 

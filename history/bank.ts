@@ -24,7 +24,7 @@ export interface AccountRef {
 }
 
 export interface AcquireOk extends AccountRef {
-  /** The fencing token if the strategy has one (etcd create revision, ZooKeeper czxid, …). */
+  /** The fencing token if the strategy has one (etcd create revision, a ZooKeeper zxid, …). */
   token?: string;
   /** Redlock: how long the lock is believed valid from now. */
   validityMs?: number;

@@ -20,6 +20,8 @@ export class Journal {
   private fd: number | null;
   private next = 0;
   private listeners: ((op: Op) => void)[] = [];
+  /** Inside `batch`: the lines and ops appended so far, written and announced when it ends. */
+  private batched: { lines: string[]; ops: Op[] } | null = null;
   readonly origin: bigint;
 
   constructor(
@@ -44,9 +46,34 @@ export class Journal {
       value: input.value,
     };
     if (input.error !== undefined) op.error = input.error;
-    if (this.fd !== null) fs.writeSync(this.fd, `${JSON.stringify(op)}\n`);
+    const line = `${JSON.stringify(op)}\n`;
+    if (this.batched) {
+      this.batched.lines.push(line);
+      this.batched.ops.push(op as Op);
+      return op;
+    }
+    if (this.fd !== null) fs.writeSync(this.fd, line);
     for (const l of this.listeners) l(op as Op);
     return op;
+  }
+
+  /**
+   * Runs `fn`, appending what it appends with one write(2) when it returns (or throws), then calling the listeners
+   * for each of those ops in order — still each after it is on disk. For ops that arrive together (a client sends
+   * an invoke with its completion: workloads/op-outbox.ts): one system call instead of one per op. Nested calls
+   * join the outer one.
+   */
+  batch<T>(fn: () => T): T {
+    if (this.batched) return fn();
+    const batch: { lines: string[]; ops: Op[] } = { lines: [], ops: [] };
+    this.batched = batch;
+    try {
+      return fn();
+    } finally {
+      this.batched = null;
+      if (this.fd !== null && batch.lines.length > 0) fs.writeSync(this.fd, batch.lines.join(''));
+      for (const op of batch.ops) for (const l of this.listeners) l(op);
+    }
   }
 
   /** An op stamped elsewhere on the host: `at` is that process's `process.hrtime.bigint()` (CLOCK_MONOTONIC). */

@@ -126,7 +126,7 @@ function etcdLike(): Record<OracleColumn['id'], OracleCell> {
   };
 }
 
-/** A lock on ZooKeeper with the czxid as token: the TS zookeeper strategy, kazoo's Lock, Curator's InterProcessMutex. */
+/** A lock on ZooKeeper with a zxid as token: the TS zookeeper strategy (pzxid), kazoo's Lock and Curator's InterProcessMutex (czxid). */
 function zookeeperLike(): Record<OracleColumn['id'], OracleCell> {
   return {
     'no-fault': measured('safe'),
