@@ -6,7 +6,7 @@ import { Etcd3 } from 'etcd3';
 import zookeeper from 'node-zookeeper-client';
 import type { Quantiles } from '../checkers/run-results.ts';
 import { quantiles } from '../checkers/op-stats.ts';
-import { FULL_CLUSTER, type Cluster } from '../cluster/cluster.ts';
+import { FULL_CLUSTER, type Cluster, type ClusterSpec } from '../cluster/cluster.ts';
 import { createLocalCluster } from '../cluster/local/cluster.ts';
 import { resolveConfig } from '../harness/options.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
@@ -38,34 +38,34 @@ import type { BenchOutcome, Goal } from './outcome.ts';
 /**
  * `npm run bench -- overhead [--samples=2000] [--time-limit=15] [--locks=redis,redlock,…]`
  *
- * What the harness adds to what it measures, uncontended.
+ * What the harness adds to what it measures, uncontended. For each lock in turn, on this machine:
  *
- * 1. The floor: in this process, against a full cluster booted here (the same binaries and configs a run boots,
- *    local backend), `--samples` sequential acquire/release pairs of the bare operation each strategy is built on,
- *    straight to the server's port: ioredis `SET key v NX PX 2000` + compare-and-delete `EVAL` (one master, and
- *    the same on 5 masters in parallel, Redlock's floor); an etcd3 create-if-absent txn + compare-and-delete txn;
- *    a ZooKeeper EPHEMERAL_SEQUENTIAL create + delete; the run's own Postgres write (conditional UPDATE + ledger
- *    INSERT, one statement) as acquire and the read that precedes it as release. Then the same ops through a TcpProxy of the harness (the one clients always go
- *    through): the difference is the proxy's own added latency.
- * 2. The harness: `runTest` per lock with `--concurrency=1 --think=0 --nemesis=none --time-limit=<s>`; the latency
- *    quantiles of the run's history past its first third (steadyLatency: the floors are taken warm, and a run's
- *    servers and client process start cold — measured: zookeeper acquire p50 over a whole 5 s run 4.99 ms, over
- *    a 20 s run 3.18 ms, the strategy alone on warm servers 2.7–2.8 ms); the whole run's p50 is kept beside it. What those measure: the client stamps `invoke` just before it calls the strategy and `ok`
- *    right after the call returns (both on the client's monotonic clock), so the IPC hop to the harness is *not*
- *    in them — the strategy's own code, its client library and the proxy hop are.
+ * 1. Its floors, on a cluster of the lock's servers (the same binaries and configs a run boots, local backend) booted
+ *    for it just before its run: `--samples` sequential acquire/release pairs of the bare operation the strategy is
+ *    built on, straight to the server's port — ioredis `SET key v NX PX 2000` + compare-and-delete `EVAL` (one
+ *    master, and the same on 5 masters in parallel, Redlock's floor); an etcd3 create-if-absent txn +
+ *    compare-and-delete txn; a ZooKeeper EPHEMERAL_SEQUENTIAL create + delete; the run's own Postgres write
+ *    (conditional UPDATE + ledger INSERT, one statement) as acquire and the read that precedes it as release — then
+ *    the same through a TcpProxy of the harness (the difference is the proxy's own latency), then paced as a run's
+ *    client is (timedInterleaved), op by op in turn with the strategy's own acquire called from this process
+ *    (strategyPair: the lock's own code and client library, no harness). ZooKeeper's acquire is also taken apart per
+ *    member (zkMemberParts).
+ * 2. Its run: `runTest` with `--concurrency=1 --think=0 --nemesis=none --time-limit=<s>`; the latency quantiles of
+ *    the run's history past its first third (steadyLatency: the floors are taken warm, and a run's servers and
+ *    client process start cold — measured: zookeeper acquire p50 over a whole 5 s run 4.99 ms, over a 20 s run
+ *    3.18 ms, the strategy alone on warm servers 2.7–2.8 ms); the whole run's p50 is kept beside it. The client
+ *    stamps `invoke` just before it calls the strategy and `ok` right after the call returns, so what the harness
+ *    adds there is the client's own work around the call (its write-ahead of the invoke: workloads/op-outbox.ts).
  *
- * Not the same server instance: runTest boots its own cluster, so the floor runs against a cluster of identical
- * nodes booted by this benchmark just before (same machine, same minute). Goal: each lock's recorded acquire
- * p50 ≤ 1.5 × its floor's p50 (postgres has no lock: its write is compared with the bare UPDATE), the floor
- * paced as a run's client is — 0–20 ms idle before each op (see `timed`) — and straight to the port, as a run
- * with no network fault connects its clients (its test record's `clientNetwork`). The back-to-back ratio is printed too.
+ * Not the same server instance: runTest boots its own cluster. Goals: each lock's recorded acquire p50 ≤ 1.5 × its
+ * paced floor's p50 (postgres has no lock: its write against the same statement), and ≤ 1.5 × the strategy alone
+ * (what the harness adds to the lock's own cost). The back-to-back ratio is printed too.
  */
 const BENCH_TTL_MS = 2000;
 const DEFAULT_LOCKS = ['redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres'];
 
 type Pair = { acquire: () => Promise<unknown>; release: () => Promise<unknown> };
 type AcquireRelease = { acquire: Quantiles; release: Quantiles };
-export type FloorStats = Record<FloorName, { direct: AcquireRelease; proxied: AcquireRelease; paced: AcquireRelease }>;
 
 const PACED_SAMPLES = 500;
 
@@ -89,24 +89,16 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     process.exit(254);
   }
   await provision(['redis', 'etcd', 'zk', 'pg']);
-  const { floors, zkParts, alone } = await measureFloors(samples, locks);
-  for (const [name, f] of Object.entries(floors)) {
-    console.log(
-      `floor ${name.padEnd(8)} direct acquire p50 ${ms(f.direct.acquire.p50)} p99 ${ms(f.direct.acquire.p99)}, release p50 ${ms(f.direct.release.p50)} p99 ${ms(f.direct.release.p99)}; ` +
-        `through the proxy acquire p50 ${ms(f.proxied.acquire.p50)} (+${ms(f.proxied.acquire.p50 - f.direct.acquire.p50)}), release p50 ${ms(f.proxied.release.p50)} (+${ms(f.proxied.release.p50 - f.direct.release.p50)}); ` +
-        `paced (0–${STAGGER_MS} ms idle before each) acquire p50 ${ms(f.paced.acquire.p50)} p99 ${ms(f.paced.acquire.p99)}`,
-    );
-  }
-
-  for (const z of zkParts) {
-    console.log(
-      `zookeeper member ${z.member} (${z.mode ?? 'mode unknown'}), paced p50: create ${ms(z.create.p50)}, recipe's round trips ${ms(z.recipe.p50)}, strategy acquire ${ms(z.strategy.p50)}`,
-    );
-  }
+  const floors: Record<string, LockFloor> = {};
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-overhead-'));
   const rows: OverheadRow[] = [];
   try {
     for (const lock of locks) {
+      // The floors of this lock, on a cluster of its own booted just before its run: on this shared VM the servers'
+      // latency drifts minute to minute (etcd and ZooKeeper fsync every write), so measurements minutes apart are
+      // not like for like.
+      const f = (floors[lock] = await measureLockFloor(lock, samples));
+      printFloor(lock, f);
       const argv = [
         `--lock=${lock}`,
         '--concurrency=1',
@@ -131,10 +123,10 @@ export async function run(args: string[]): Promise<BenchOutcome> {
         lock,
         floor,
         recorded,
-        floorDirect: floors[floor].direct,
-        floorProxied: floors[floor].proxied,
-        floorPaced: floors[floor].paced,
-        ...(alone[lock] ? { strategyAlone: alone[lock] } : {}),
+        floorDirect: f.direct,
+        floorProxied: f.proxied,
+        floorPaced: f.paced,
+        ...(f.alone ? { strategyAlone: f.alone } : {}),
         clientNetwork: clientNetworkOf(out.runDir),
         ops: out.results.opCounts.total,
         warmupMs,
@@ -143,7 +135,7 @@ export async function run(args: string[]): Promise<BenchOutcome> {
       rows.push(row);
       console.log(
         `harness ${lock.padEnd(11)} ${timedF.padEnd(7)} p50 ${ms(recorded.acquire.p50)} p99 ${ms(recorded.acquire.p99)} (n=${recorded.acquire.count}, after ${(warmupMs / 1000).toFixed(1)} s; whole run p50 ${ms(wholeRun.p50)}), release p50 ${ms(recorded.release.p50)} p99 ${ms(recorded.release.p99)}; ` +
-          (alone[lock] ? `strategy alone acquire p50 ${ms(alone[lock].acquire.p50)}; ` : '') +
+          (f.alone ? `strategy alone acquire p50 ${ms(f.alone.acquire.p50)}; ` : '') +
           `floor ${floor} paced p50 ${ms(row.floorPaced!.acquire.p50)} → ${(recorded.acquire.p50 / row.floorPaced!.acquire.p50).toFixed(2)}× (back to back ${ms(row.floorDirect.acquire.p50)} → ${(recorded.acquire.p50 / row.floorDirect.acquire.p50).toFixed(2)}×); clients ${row.clientNetwork ?? 'proxied'}`,
       );
     }
@@ -151,11 +143,9 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     fs.rmSync(results, { recursive: true, force: true });
   }
   const goals: Goal[] = rows.flatMap((row) =>
-    [overheadGoal(row, row.lock === 'zookeeper' ? zkParts : undefined), harnessShareGoal(row)].filter(
-      (g): g is Goal => g !== undefined,
-    ),
+    [overheadGoal(row, floors[row.lock]?.zkParts), harnessShareGoal(row)].filter((g): g is Goal => g !== undefined),
   );
-  return { benchmark: 'overhead', goals, data: { samples, timeLimitS, ttlMs: BENCH_TTL_MS, floors, zkParts, rows } };
+  return { benchmark: 'overhead', goals, data: { samples, timeLimitS, ttlMs: BENCH_TTL_MS, floors, rows } };
 }
 
 const ms = (x: number): string => `${x.toFixed(3)} ms`;
@@ -170,21 +160,17 @@ function clientNetworkOf(runDir: string): 'direct' | 'proxied' {
 const STAGGER_MS = 20;
 
 /**
- * `paced`: before each acquire, idle for a seeded 0–20 ms as a run's client does between iterations. On this VM an
- * op after an idle gap costs more than one back to back (CPU wake-up; measured: ioredis SET p50 0.11 ms back to
- * back, 0.36 ms after 10 ms idle), so the like-for-like floor for a run's recorded latency is the paced one.
+ * Back to back: `samples` pairs with no gap, after a short warm-up (connection set-up, JIT and the server's first
+ * allocation are not what we measure).
  */
-async function timed(pair: Pair, samples: number, paced = false): Promise<{ acquire: Quantiles; release: Quantiles }> {
-  // A short warm-up: connection set-up, JIT and the server's first allocation are not what we measure.
+async function timed(pair: Pair, samples: number): Promise<AcquireRelease> {
   for (let i = 0; i < Math.min(50, samples); i++) {
     await pair.acquire();
     await pair.release();
   }
   const acquire: number[] = [];
   const release: number[] = [];
-  const random = seededRandom(14);
   for (let i = 0; i < samples; i++) {
-    if (paced) await sleep(random() * STAGGER_MS);
     let t = performance.now();
     await pair.acquire();
     acquire.push(performance.now() - t);
@@ -195,12 +181,35 @@ async function timed(pair: Pair, samples: number, paced = false): Promise<{ acqu
   return { acquire: quantiles(acquire), release: quantiles(release) };
 }
 
-async function measureFloors(
-  samples: number,
-  locks: readonly string[],
-): Promise<{ floors: FloorStats; zkParts: ZkParts[]; alone: Record<string, AcquireRelease> }> {
+/** One lock's floors, measured on a cluster booted for it just before its run. */
+export interface LockFloor {
+  floor: FloorName;
+  /** Back to back, straight to the port. */
+  direct: AcquireRelease;
+  /** Back to back, through one of the harness's proxies. */
+  proxied: AcquireRelease;
+  /** Paced as a run's client is; interleaved op by op with `alone`. */
+  paced: AcquireRelease;
+  /** The strategy's own acquire/release (strategyAlone), paced, interleaved with `paced`. Absent for postgres. */
+  alone?: AcquireRelease;
+  /** ZooKeeper's acquire taken apart per member. */
+  zkParts?: ZkParts[];
+}
+
+/** The servers a lock's floor needs: its own, and Postgres, which a lock context names too. */
+function floorCluster(floor: FloorName): ClusterSpec {
+  const none = { redis: 0, etcd: 0, zk: 0, pg: true };
+  if (floor === 'redis') return { ...none, redis: 1 };
+  if (floor === 'redis×5') return { ...none, redis: 5 };
+  if (floor === 'etcd') return { ...none, etcd: FULL_CLUSTER.etcd };
+  if (floor === 'zookeeper') return { ...none, zk: FULL_CLUSTER.zk };
+  return none;
+}
+
+async function measureLockFloor(lock: string, samples: number): Promise<LockFloor> {
+  const floor = floorFor(lock);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-floor-'));
-  const cluster = await createLocalCluster(FULL_CLUSTER, dir, new PidRegistry(runPath(dir, 'pids')));
+  const cluster = await createLocalCluster(floorCluster(floor), dir, new PidRegistry(runPath(dir, 'pids')));
   const proxies: TcpProxy[] = [];
   const closers: (() => Promise<unknown> | void)[] = [];
   // Each floor twice: straight to the port, and through a proxy of the harness in front of that port.
@@ -212,31 +221,69 @@ async function measureFloors(
   };
   try {
     await cluster.start();
-    const out = {} as FloorStats;
-    for (const name of ['redis', 'redis×5', 'etcd', 'zookeeper', 'postgres'] as FloorName[]) {
-      const direct = await timed(await floorPair(name, cluster, (p) => via(p, false), closers), samples);
-      const proxied = await timed(await floorPair(name, cluster, (p) => via(p, true), closers), samples);
-      // Paced: ~10 ms a sample, so fewer of them (500 take ~5 s a floor).
-      const paced = await timed(
-        await floorPair(name, cluster, (p) => via(p, false), closers),
-        Math.min(samples, PACED_SAMPLES),
-        true,
-      );
-      out[name] = { direct, proxied, paced };
-    }
+    const direct = await timed(await floorPair(floor, cluster, (p) => via(p, false), closers), samples);
+    const proxied = await timed(await floorPair(floor, cluster, (p) => via(p, true), closers), samples);
+    // Paced: ~10 ms a sample, so fewer of them (500 take ~5 s a floor).
     const paced = Math.min(samples, PACED_SAMPLES);
-    const zkParts = locks.includes('zookeeper') ? await zkMemberParts(cluster, paced, closers) : [];
-    const alone: Record<string, AcquireRelease> = {};
-    // postgres takes no lock: its floor is already the run's own statement.
-    for (const lock of locks.filter((l) => l !== 'postgres'))
-      alone[lock] = await strategyAlone(lock, cluster, paced, closers);
-    return { floors: out, zkParts, alone };
+    const bare = await floorPair(floor, cluster, (p) => via(p, false), closers);
+    if (lock === 'postgres') {
+      // postgres takes no lock: its floor is already the run's own statement.
+      const [pacedFloor] = await timedInterleaved([bare], paced);
+      return { floor, direct, proxied, paced: pacedFloor };
+    }
+    const [pacedFloor, alone] = await timedInterleaved([bare, await strategyPair(lock, cluster, closers)], paced);
+    const zkParts = lock === 'zookeeper' ? await zkMemberParts(cluster, paced, closers) : undefined;
+    return { floor, direct, proxied, paced: pacedFloor, alone, ...(zkParts ? { zkParts } : {}) };
   } finally {
     for (const c of closers) await Promise.resolve(c()).catch(() => {});
     for (const p of proxies) await p.close().catch(() => {});
     await cluster.teardown();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function printFloor(lock: string, f: LockFloor): void {
+  console.log(
+    `floor ${lock.padEnd(11)} ${f.floor}: direct acquire p50 ${ms(f.direct.acquire.p50)} p99 ${ms(f.direct.acquire.p99)}, release p50 ${ms(f.direct.release.p50)}; ` +
+      `through the proxy acquire p50 ${ms(f.proxied.acquire.p50)} (+${ms(f.proxied.acquire.p50 - f.direct.acquire.p50)}); ` +
+      `paced (0–${STAGGER_MS} ms idle before each) acquire p50 ${ms(f.paced.acquire.p50)} p99 ${ms(f.paced.acquire.p99)}` +
+      (f.alone ? `; the strategy alone, paced, interleaved with it: acquire p50 ${ms(f.alone.acquire.p50)}` : ''),
+  );
+  for (const z of f.zkParts ?? []) {
+    console.log(
+      `zookeeper member ${z.member} (${z.mode ?? 'mode unknown'}), paced p50: create ${ms(z.create.p50)}, recipe's round trips ${ms(z.recipe.p50)}, strategy acquire ${ms(z.strategy.p50)}`,
+    );
+  }
+}
+
+/**
+ * Paced, as a run's client is: before each acquire, a seeded 0–20 ms idle gap (on this VM an op after an idle gap
+ * costs more than one back to back — CPU wake-up; measured: ioredis SET p50 0.11 ms back to back, 0.36 ms after 10 ms
+ * idle — and a run's client always comes to its acquire after its stagger). Several pairs at once, op by op in turn:
+ * drift on a shared machine hits them alike, so their difference is theirs, not the minute's.
+ */
+async function timedInterleaved(pairs: Pair[], samples: number): Promise<AcquireRelease[]> {
+  for (const pair of pairs) {
+    for (let i = 0; i < Math.min(50, samples); i++) {
+      await pair.acquire();
+      await pair.release();
+    }
+  }
+  const acquire = pairs.map((): number[] => []);
+  const release = pairs.map((): number[] => []);
+  const random = seededRandom(14);
+  for (let i = 0; i < samples; i++) {
+    for (const [k, pair] of pairs.entries()) {
+      await sleep(random() * STAGGER_MS);
+      let t = performance.now();
+      await pair.acquire();
+      acquire[k].push(performance.now() - t);
+      t = performance.now();
+      await pair.release();
+      release[k].push(performance.now() - t);
+    }
+  }
+  return pairs.map((_, k) => ({ acquire: quantiles(acquire[k]), release: quantiles(release[k]) }));
 }
 
 /** How a floor reaches its servers: the real port, or a proxy's; and where it leaves what must be closed. */
@@ -399,27 +446,24 @@ async function zkMemberParts(
     closers.push(() => zk.close());
     const dir = `/floor-recipe-${member}`;
     await zkCall<string>((cb) => zk.mkdirp(dir, cb));
-    let held = '';
     const create = () =>
       zkCall<string>((cb) =>
         zk.create(`${dir}/lock-`, Buffer.from(FLOOR_OWNER), zookeeper.CreateMode.EPHEMERAL_SEQUENTIAL, cb),
       );
-    const remove = () => zkCall<void>((cb) => zk.remove(held, -1, (e) => cb(e, undefined)));
-    const bare = await timed({ acquire: async () => (held = await create()), release: remove }, samples, true);
-    const recipe = await timed(
-      {
-        acquire: async () => {
-          held = await create();
-          await Promise.all([
-            zkCall<string[]>((cb) => zk.getChildren(dir, cb)),
-            zkCall<unknown>((cb) => zk.exists(held, cb)),
-          ]);
-        },
-        release: remove,
+    const remove = (path: string) => zkCall<void>((cb) => zk.remove(path, -1, (e) => cb(e, undefined)));
+    let bareNode = '';
+    let recipeNode = '';
+    const bare: Pair = { acquire: async () => (bareNode = await create()), release: () => remove(bareNode) };
+    const recipe: Pair = {
+      acquire: async () => {
+        recipeNode = await create();
+        await Promise.all([
+          zkCall<string[]>((cb) => zk.getChildren(dir, cb)),
+          zkCall<unknown>((cb) => zk.exists(recipeNode, cb)),
+        ]);
       },
-      samples,
-      true,
-    );
+      release: () => remove(recipeNode),
+    };
     const lock = await zkStrategy.connect({
       redis: [],
       etcd: [],
@@ -432,34 +476,23 @@ async function zkMemberParts(
     });
     closers.push(() => lock.close());
     let lease: Lease | undefined;
-    const strategy = await timed(
-      { acquire: async () => (lease = await lock.acquire(`floor-${member}`)), release: () => lock.release(lease!) },
-      samples,
-      true,
-    );
-    out.push({
-      member,
-      mode: await node.mode(),
-      create: bare.acquire,
-      recipe: recipe.acquire,
-      strategy: strategy.acquire,
-    });
+    const strategy: Pair = {
+      acquire: async () => (lease = await lock.acquire(`floor-${member}`)),
+      release: () => lock.release(lease!),
+    };
+    const [b, r, st] = await timedInterleaved([bare, recipe, strategy], samples);
+    out.push({ member, mode: await node.mode(), create: b.acquire, recipe: r.acquire, strategy: st.acquire });
   }
   return out;
 }
 
 /**
  * The lock's own acquire and release without the harness: the strategy module a run's client loads, connected the
- * way a run's client is (clientSpecs' context, straight to the ports), called from this process, paced like the
- * floor. Against the bare op it is what the lock's own code and client library cost; against the run's figure it is
- * what the harness and the client process around the strategy add.
+ * way a run's client is (clientSpecs' context, straight to the ports), called from this process. Against the bare op
+ * it is what the lock's own code and client library cost; against the run's figure, what the harness and the
+ * client process around the strategy add.
  */
-async function strategyAlone(
-  lock: string,
-  cluster: Cluster,
-  samples: number,
-  closers: (() => Promise<unknown> | void)[],
-): Promise<AcquireRelease> {
+async function strategyPair(lock: string, cluster: Cluster, closers: (() => Promise<unknown> | void)[]): Promise<Pair> {
   const config = resolveConfig([`--lock=${lock}`, '--concurrency=1', '--nemesis=none', `--ttl=${BENCH_TTL_MS}`]);
   const strategy = await loadStrategy(lock);
   const { specs } = clientSpecs(config, strategy, cluster, new Map());
@@ -467,12 +500,8 @@ async function strategyAlone(
   const client = await module.default.connect(specs[0].ctx);
   closers.push(() => client.close());
   let lease: Lease | undefined;
-  return timed(
-    {
-      acquire: async () => (lease = await client.acquire('account-0')),
-      release: () => client.release(lease!),
-    },
-    samples,
-    true,
-  );
+  return {
+    acquire: async () => (lease = await client.acquire('account-0')),
+    release: () => client.release(lease!),
+  };
 }
