@@ -36,7 +36,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
     name: 'overhead',
     summary:
       'acquire/release latency the harness records (1 client) against the bare ops on the same servers, and the proxy apart',
-    quick: ['--samples=500', '--time-limit=6'],
+    quick: ['--samples=300', '--time-limit=6'],
     load: () => import('./overhead.ts'),
   },
   {

@@ -164,10 +164,7 @@ const STAGGER_MS = 20;
  * allocation are not what we measure).
  */
 async function timed(pair: Pair, samples: number): Promise<AcquireRelease> {
-  for (let i = 0; i < Math.min(50, samples); i++) {
-    await pair.acquire();
-    await pair.release();
-  }
+  await warmUp(pair, samples);
   const acquire: number[] = [];
   const release: number[] = [];
   for (let i = 0; i < samples; i++) {
@@ -179,6 +176,46 @@ async function timed(pair: Pair, samples: number): Promise<AcquireRelease> {
     release.push(performance.now() - t);
   }
   return { acquire: quantiles(acquire), release: quantiles(release) };
+}
+
+/**
+ * Until `op` succeeds once, or `ms` pass (then its error): a cluster that has just booted may refuse its first calls
+ * — etcd with auth on answers "revision of auth store is old" until its members agree on the auth store (seen here on
+ * a floor's first txn, seconds after boot), which crashed a whole benchmark run. Warm-up only: measured ops never retry.
+ */
+async function settled<T>(op: () => Promise<T>, ms = 15_000): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    try {
+      return await op();
+    } catch (err) {
+      if (performance.now() > deadline) throw err;
+      await sleep(200);
+    }
+  }
+}
+
+/** Up to 50 unmeasured pairs, the first one retried while the cluster settles. */
+async function warmUp(pair: Pair, samples: number): Promise<void> {
+  await settled(async () => {
+    let held = false;
+    try {
+      await pair.acquire();
+      held = true;
+      await pair.release();
+    } catch (err) {
+      // A release that failed after its acquire succeeded: try again, or the next acquire finds the key still held.
+      if (held)
+        await Promise.resolve()
+          .then(() => pair.release())
+          .catch(() => {});
+      throw err;
+    }
+  });
+  for (let i = 1; i < Math.min(50, samples); i++) {
+    await pair.acquire();
+    await pair.release();
+  }
 }
 
 /** One lock's floors, measured on a cluster booted for it just before its run. */
@@ -263,12 +300,7 @@ function printFloor(lock: string, f: LockFloor): void {
  * drift on a shared machine hits them alike, so their difference is theirs, not the minute's.
  */
 async function timedInterleaved(pairs: Pair[], samples: number): Promise<AcquireRelease[]> {
-  for (const pair of pairs) {
-    for (let i = 0; i < Math.min(50, samples); i++) {
-      await pair.acquire();
-      await pair.release();
-    }
-  }
+  for (const pair of pairs) await warmUp(pair, samples);
   const acquire = pairs.map((): number[] => []);
   const release = pairs.map((): number[] => []);
   const random = seededRandom(14);
@@ -497,7 +529,7 @@ async function strategyPair(lock: string, cluster: Cluster, closers: (() => Prom
   const strategy = await loadStrategy(lock);
   const { specs } = clientSpecs(config, strategy, cluster, new Map());
   const module = (await import(strategy.moduleUrl)) as { default: LockStrategy };
-  const client = await module.default.connect(specs[0].ctx);
+  const client = await settled(() => module.default.connect(specs[0].ctx));
   closers.push(() => client.close());
   let lease: Lease | undefined;
   return {
