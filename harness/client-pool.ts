@@ -57,8 +57,10 @@ interface Slot {
   open: Map<number, OpInput>;
   /** This process's in-flight file (workloads/op-outbox.ts): its invokes, written before each call started. */
   inFlight: string;
-  /** The last `seq` recorded from this process: an invoke of its in-flight file past it was never sent. */
+  /** The last `seq` this process sent over IPC: an invoke of its in-flight file past it was not (yet) received. */
   lastSeq: number;
+  /** Invokes recorded from the in-flight file at the exit: their messages, arriving after it, are not recorded twice. */
+  recovered: Set<number>;
   /** Highest process id this slot has used, so a restarted client continues past it. */
   maxProcess: number;
   /** The client's live foreign lock processes (pid → command), the newest last. */
@@ -140,6 +142,7 @@ export class ClientPool {
       open: new Map(),
       inFlight,
       lastSeq: 0,
+      recovered: new Set(),
       maxProcess: spec.slot + spec.concurrency * (spec.generation ?? 0),
       lockPids: new Map(),
       exited: new Promise((resolve) => child.once('exit', () => resolve())),
@@ -213,10 +216,10 @@ export class ClientPool {
     slot.handle.lockProcess = null;
   }
 
-  /** An op the client sent; one it sent again after its exit recovered it from the file is already recorded. */
+  /** An op the client sent over IPC (in its own order); an invoke its exit already recovered from the file is skipped. */
   private received(slot: Slot, sent: SentOp): void {
-    if (sent.seq <= slot.lastSeq) return;
-    slot.lastSeq = sent.seq;
+    slot.lastSeq = Math.max(slot.lastSeq, sent.seq);
+    if (slot.recovered.has(sent.seq)) return;
     this.record(slot, sent.op, BigInt(sent.at));
   }
 
@@ -232,7 +235,12 @@ export class ClientPool {
     } catch {
       // Never created: the process died before its first line ran.
     }
-    for (const sent of unsentInvokes(text, slot.lastSeq)) this.received(slot, sent);
+    // Messages still in the pipe when the exit is handled arrive after it: their completions are recorded then, and
+    // their invokes, recorded here, are skipped.
+    for (const sent of unsentInvokes(text, slot.lastSeq)) {
+      slot.recovered.add(sent.seq);
+      this.record(slot, sent.op, BigInt(sent.at));
+    }
     fs.rmSync(slot.inFlight, { force: true });
   }
 
