@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClientSpec, type FromClient, type ToClient } from '../workloads/client-protocol.ts';
 import { CLIENT_EXITED, CLIENT_EXIT_NOTE, type ClientExit } from '../history/client-exit.ts';
 import type { OpInput } from '../history/op.ts';
-import { unsentInvokes, type SentOp } from '../workloads/op-outbox.ts';
+import type { SentOp } from '../workloads/op-outbox.ts';
+import { InFlightLedger } from './in-flight-ledger.ts';
 import { processRole } from '../history/process-role.ts';
 import { stillOurs, type PidRegistry } from '../common/pid-registry.ts';
 import type { ClientProcess } from '../nemesis/nemesis.ts';
@@ -57,10 +58,8 @@ interface Slot {
   open: Map<number, OpInput>;
   /** This process's in-flight file (workloads/op-outbox.ts): its invokes, written before each call started. */
   inFlight: string;
-  /** The last `seq` this process sent over IPC: an invoke of its in-flight file past it was not (yet) received. */
-  lastSeq: number;
-  /** Invokes recorded from the in-flight file at the exit: their messages, arriving after it, are not recorded twice. */
-  recovered: Set<number>;
+  /** Which of its ops, from IPC and at its exit from that file, to record (each exactly once). */
+  ledger: InFlightLedger;
   /** Highest process id this slot has used, so a restarted client continues past it. */
   maxProcess: number;
   /** The client's live foreign lock processes (pid → command), the newest last. */
@@ -141,8 +140,7 @@ export class ClientPool {
       deaths,
       open: new Map(),
       inFlight,
-      lastSeq: 0,
-      recovered: new Set(),
+      ledger: new InFlightLedger(),
       maxProcess: spec.slot + spec.concurrency * (spec.generation ?? 0),
       lockPids: new Map(),
       exited: new Promise((resolve) => child.once('exit', () => resolve())),
@@ -218,9 +216,7 @@ export class ClientPool {
 
   /** An op the client sent over IPC (in its own order); an invoke its exit already recovered from the file is skipped. */
   private received(slot: Slot, sent: SentOp): void {
-    slot.lastSeq = Math.max(slot.lastSeq, sent.seq);
-    if (slot.recovered.has(sent.seq)) return;
-    this.record(slot, sent.op, BigInt(sent.at));
+    if (slot.ledger.received(sent)) this.record(slot, sent.op, BigInt(sent.at));
   }
 
   /**
@@ -235,12 +231,7 @@ export class ClientPool {
     } catch {
       // Never created: the process died before its first line ran.
     }
-    // Messages still in the pipe when the exit is handled arrive after it: their completions are recorded then, and
-    // their invokes, recorded here, are skipped.
-    for (const sent of unsentInvokes(text, slot.lastSeq)) {
-      slot.recovered.add(sent.seq);
-      this.record(slot, sent.op, BigInt(sent.at));
-    }
+    for (const sent of slot.ledger.recover(text)) this.record(slot, sent.op, BigInt(sent.at));
     fs.rmSync(slot.inFlight, { force: true });
   }
 
