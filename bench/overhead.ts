@@ -17,8 +17,7 @@ import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import { RELEASE_IF_OWNER } from '../workloads/strategies/redis-scripts.ts';
 import { seededRandom } from '../common/random.ts';
 import { Resource, setupResource } from '../workloads/resource.ts';
-import zkStrategy from '../workloads/strategies/zookeeper.ts';
-import type { Lease, LockStrategy } from '../workloads/strategy.ts';
+import type { Lease, LockContext, LockStrategy } from '../workloads/strategy.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ReadOk, WriteValue } from '../history/bank.ts';
 import { readRunHistory, readTestRaw, runPath } from '../store/run-dir.ts';
@@ -164,18 +163,8 @@ const STAGGER_MS = 20;
  * allocation are not what we measure).
  */
 async function timed(pair: Pair, samples: number): Promise<AcquireRelease> {
-  await warmUp(pair, samples);
-  const acquire: number[] = [];
-  const release: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    let t = performance.now();
-    await pair.acquire();
-    acquire.push(performance.now() - t);
-    t = performance.now();
-    await pair.release();
-    release.push(performance.now() - t);
-  }
-  return { acquire: quantiles(acquire), release: quantiles(release) };
+  const [one] = await timedInterleaved([pair], samples, false);
+  return one;
 }
 
 /**
@@ -299,14 +288,14 @@ function printFloor(lock: string, f: LockFloor): void {
  * idle — and a run's client always comes to its acquire after its stagger). Several pairs at once, op by op in turn:
  * drift on a shared machine hits them alike, so their difference is theirs, not the minute's.
  */
-async function timedInterleaved(pairs: Pair[], samples: number): Promise<AcquireRelease[]> {
+async function timedInterleaved(pairs: Pair[], samples: number, paced = true): Promise<AcquireRelease[]> {
   for (const pair of pairs) await warmUp(pair, samples);
   const acquire = pairs.map((): number[] => []);
   const release = pairs.map((): number[] => []);
   const random = seededRandom(14);
   for (let i = 0; i < samples; i++) {
     for (const [k, pair] of pairs.entries()) {
-      await sleep(random() * STAGGER_MS);
+      if (paced) await sleep(random() * STAGGER_MS);
       let t = performance.now();
       await pair.acquire();
       acquire[k].push(performance.now() - t);
@@ -496,22 +485,8 @@ async function zkMemberParts(
       },
       release: () => remove(recipeNode),
     };
-    const lock = await zkStrategy.connect({
-      redis: [],
-      etcd: [],
-      zookeeper: connect,
-      zookeeperAuth: node.userAuth,
-      ttlMs: BENCH_TTL_MS,
-      acquireTimeoutMs: 5000,
-      client: 0,
-      seed: 14,
-    });
-    closers.push(() => lock.close());
-    let lease: Lease | undefined;
-    const strategy: Pair = {
-      acquire: async () => (lease = await lock.acquire(`floor-${member}`)),
-      release: () => lock.release(lease!),
-    };
+    // The strategy as a run's client connects it, on a session to this member alone.
+    const strategy = await strategyPair('zookeeper', cluster, closers, (ctx) => ({ ...ctx, zookeeper: connect }));
     const [b, r, st] = await timedInterleaved([bare, recipe, strategy], samples);
     out.push({ member, mode: await node.mode(), create: b.acquire, recipe: r.acquire, strategy: st.acquire });
   }
@@ -524,12 +499,17 @@ async function zkMemberParts(
  * it is what the lock's own code and client library cost; against the run's figure, what the harness and the
  * client process around the strategy add.
  */
-async function strategyPair(lock: string, cluster: Cluster, closers: (() => Promise<unknown> | void)[]): Promise<Pair> {
+async function strategyPair(
+  lock: string,
+  cluster: Cluster,
+  closers: (() => Promise<unknown> | void)[],
+  narrow: (ctx: LockContext) => LockContext = (ctx) => ctx,
+): Promise<Pair> {
   const config = resolveConfig([`--lock=${lock}`, '--concurrency=1', '--nemesis=none', `--ttl=${BENCH_TTL_MS}`]);
   const strategy = await loadStrategy(lock);
   const { specs } = clientSpecs(config, strategy, cluster, new Map());
   const module = (await import(strategy.moduleUrl)) as { default: LockStrategy };
-  const client = await settled(() => module.default.connect(specs[0].ctx));
+  const client = await settled(() => module.default.connect(narrow(specs[0].ctx)));
   closers.push(() => client.close());
   let lease: Lease | undefined;
   return {
