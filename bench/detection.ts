@@ -22,8 +22,10 @@ import {
 import type { BenchOutcome } from './outcome.ts';
 
 /**
- * `npm run bench -- detection [--runs=20] [--time-limit=30] [--cells=<substring>,…] [--quick]`
+ * `npm run bench -- detection [--runs=20] [--time-limit=30] [--cells=<substring>,…] [--quick] [--full-runs]`
  *
+ * Each run ends at its first lost update (`--stop-on-lost-update`: the time to it is what is measured, and the
+ * checkers still decide from the ledger); `--full-runs` runs each to its time limit instead.
  * Detection power: each unsafe cell of the oracle (every measured `lost` cell but the no-lock baseline) and each
  * broken lock of the gallery under its own fault, `--runs` runs: how many found the anomaly (lost updates or a
  * confirmed overlap), the median and p90 time from the first op to the first anomaly (bench/detection-stats.ts
@@ -58,17 +60,27 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   const opt = (name: string): string | undefined =>
     args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const quick = args.includes('--quick');
+  const unknownArgs = args.filter(
+    (a) =>
+      !['--quick', '--full-runs'].includes(a) && !['runs', 'time-limit', 'cells'].some((k) => a.startsWith(`--${k}=`)),
+  );
   const runs = Number(opt('runs') ?? (quick ? 2 : 20));
   const timeLimitS = Number(opt('time-limit') ?? (quick ? 8 : 30));
   const only = opt('cells')?.split(',') ?? (quick ? QUICK_CELLS : null);
-  if (!Number.isInteger(runs) || runs < 1 || !Number.isFinite(timeLimitS) || timeLimitS < 5) {
+  if (unknownArgs.length || !Number.isInteger(runs) || runs < 1 || !Number.isFinite(timeLimitS) || timeLimitS < 5) {
     console.error(
-      'usage: npm run bench -- detection [--runs=<n ≥ 1>] [--time-limit=<s ≥ 5>] [--cells=<name substring>,…] [--quick]',
+      'usage: npm run bench -- detection [--runs=<n ≥ 1>] [--time-limit=<s ≥ 5>] [--cells=<name substring>,…] [--quick] [--full-runs]',
     );
     process.exit(254);
   }
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-detection-'));
-  const base = resolveConfig([`--time-limit=${timeLimitS}`, `--results=${results}`]);
+  // Each run ends at its first lost update (the time to it is what is measured), unless --full-runs.
+  const fullRuns = args.includes('--full-runs');
+  const base = resolveConfig([
+    `--time-limit=${timeLimitS}`,
+    `--results=${results}`,
+    ...(fullRuns ? [] : ['--stop-on-lost-update']),
+  ]);
   const all = await plan();
   const chosen = only ? all.filter((p) => only.some((o) => p.cell.includes(o))) : all;
   if (chosen.length === 0) {
@@ -209,6 +221,7 @@ async function plan(): Promise<Plan[]> {
             `--nemesis=${by.nemesis}`,
             `--time-limit=${b.timeLimitS}`,
             ...by.args,
+            ...(b.stopOnLostUpdate ? ['--stop-on-lost-update'] : []),
             `--seed=${seed}`,
             `--results=${b.resultsDir}`,
           ]),

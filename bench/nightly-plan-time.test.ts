@@ -49,6 +49,11 @@ describe('a cell at another --time-limit', () => {
     expect(scaledMs({ wallMs: 32_000, runs: 2, timeLimitS: 10 }, 10)).toBe(32_000);
     // A cell that ended early (every client died) has no negative overhead.
     expect(scaledMs({ wallMs: 3000, runs: 1, timeLimitS: 10 }, 5)).toBe(5000);
+    // Runs --stop-on-lost-update ended early: their own seconds are client time, capped by the new limit.
+    // 20 s for a 10 s run and one stopped at 4 s: 6 s of overhead; at 20 s a run 6 + 20 + 4, at 3 s 6 + 3 + 3.
+    expect(scaledMs({ wallMs: 20_000, runs: 2, timeLimitS: 10, stoppedAtS: [4] }, 10)).toBe(20_000);
+    expect(scaledMs({ wallMs: 20_000, runs: 2, timeLimitS: 10, stoppedAtS: [4] }, 20)).toBe(30_000);
+    expect(scaledMs({ wallMs: 20_000, runs: 2, timeLimitS: 10, stoppedAtS: [4] }, 3)).toBe(12_000);
   });
 
   it('reads the night’s limit from its settings, else the nightly default of 10 s', () => {

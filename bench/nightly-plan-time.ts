@@ -13,6 +13,8 @@ export interface MeasuredCell {
   wallMs: number;
   runs: number;
   timeLimitS: number;
+  /** Seconds each run that --stop-on-lost-update ended early lasted (absent or empty: every run went to its limit). */
+  stoppedAtS?: number[];
 }
 
 export interface CellTime {
@@ -42,7 +44,13 @@ export function measuredCells(nights: readonly NightlyResult[]): Map<string, Mea
     const timeLimitS = timeLimitOf(n.settings);
     for (const c of n.cells) {
       if (c.wallMs === undefined || c.decided === 'construction') continue;
-      out.set(cellKey(c), { wallMs: c.wallMs, runs: Math.max(1, c.runs?.length ?? 1), timeLimitS });
+      const stoppedAtS = (c.runs ?? []).flatMap((r) => (r.stoppedAtS !== undefined ? [r.stoppedAtS] : []));
+      out.set(cellKey(c), {
+        wallMs: c.wallMs,
+        runs: Math.max(1, c.runs?.length ?? 1),
+        timeLimitS,
+        ...(stoppedAtS.length ? { stoppedAtS } : {}),
+      });
     }
   }
   return out;
@@ -50,11 +58,17 @@ export function measuredCells(nights: readonly NightlyResult[]): Map<string, Mea
 
 /**
  * A cell at another --time-limit: what is not the clients' time (boot, set-up, teardown, the checkers: the
- * measured wall time less runs × the measured limit) stays, and each run's clients take the new limit.
+ * measured wall time less the runs' client time) stays, and each run's clients take the new limit — or, for a run
+ * that --stop-on-lost-update ended early, the time it took, if the new limit leaves it that long (assumed: the same
+ * interleaving would find it again as soon).
  */
 export function scaledMs(m: MeasuredCell, timeLimitS: number): number {
-  const overheadMs = Math.max(0, m.wallMs - m.runs * m.timeLimitS * 1000);
-  return overheadMs + m.runs * timeLimitS * 1000;
+  const stopped = m.stoppedAtS ?? [];
+  const fullRuns = Math.max(0, m.runs - stopped.length);
+  const clientMs = (limitS: number) =>
+    1000 * (fullRuns * limitS + stopped.reduce((sum, at) => sum + Math.min(at, limitS), 0));
+  const overheadMs = Math.max(0, m.wallMs - clientMs(m.timeLimitS));
+  return overheadMs + clientMs(timeLimitS);
 }
 
 const median = (xs: number[]) => {

@@ -16,35 +16,35 @@ import {
 
 const at = (time: number, e: Event): Event => ({ ...e, time });
 
+// p1 is granted the lock while p0 (paused by the nemesis) still believes it holds it; p0's late write is
+// refused as stale. A suspected overlap, no damage: valid.
+const fencedRun = history(
+  at(0, invoke(0, 'acquire', { account: 0 })),
+  at(2_000_000, ok(0, 'acquire', { account: 0, token: '5' })), // acquire 2 ms
+  at(3_000_000, invoke(0, 'read', { account: 0 })),
+  at(4_000_000, ok(0, 'read', { account: 0, balance: 100, version: 0, lastWriteId: 0 })), // read 1 ms
+  at(5_000_000, {
+    process: 'nemesis',
+    type: 'info',
+    f: 'pause',
+    value: { phase: 'start', targets: ['client p0'], params: { durationMs: 20 } },
+  }),
+  at(6_000_000, invoke(1, 'acquire', { account: 0 })),
+  at(10_000_000, ok(1, 'acquire', { account: 0, token: '6' })), // acquire 4 ms
+  read(1, 100, 0).map((e, i) => at(11_000_000 + i * 1_000_000, e)),
+  at(13_000_000, invoke(1, 'write', writeValue(100, 120, 0, '6'))),
+  at(16_000_000, ok(1, 'write', { ...writeValue(100, 120, 0, '6'), writeId: 1 })), // write 3 ms
+  at(17_000_000, invoke(1, 'release', { account: 0, token: '6' })),
+  at(18_000_000, ok(1, 'release', { account: 0, released: true })), // release 1 ms
+  at(25_000_000, { process: 'nemesis', type: 'info', f: 'pause', value: { phase: 'end', targets: ['client p0'] } }),
+  at(26_000_000, invoke(0, 'write', writeValue(100, 110, 0, '5'))),
+  at(27_000_000, fail(0, 'write', writeValue(100, 110, 0, '5'), 'stale-token')),
+  at(28_000_000, invoke(0, 'release', { account: 0, token: '5' })),
+  at(29_000_000, ok(0, 'release', { account: 0, released: false })), // release 1 ms
+  finalRead(0, 100, 120, [row(1, 1, 100, 120, 0, '6')], '6').map((e, i) => at(30_000_000 + i * 1_000_000, e)),
+);
 describe('checkRun on a literal fenced run', () => {
-  // p1 is granted the lock while p0 (paused by the nemesis) still believes it holds it; p0's late write is
-  // refused as stale. A suspected overlap, no damage: valid.
-  const h = history(
-    at(0, invoke(0, 'acquire', { account: 0 })),
-    at(2_000_000, ok(0, 'acquire', { account: 0, token: '5' })), // acquire 2 ms
-    at(3_000_000, invoke(0, 'read', { account: 0 })),
-    at(4_000_000, ok(0, 'read', { account: 0, balance: 100, version: 0, lastWriteId: 0 })), // read 1 ms
-    at(5_000_000, {
-      process: 'nemesis',
-      type: 'info',
-      f: 'pause',
-      value: { phase: 'start', targets: ['client p0'], params: { durationMs: 20 } },
-    }),
-    at(6_000_000, invoke(1, 'acquire', { account: 0 })),
-    at(10_000_000, ok(1, 'acquire', { account: 0, token: '6' })), // acquire 4 ms
-    read(1, 100, 0).map((e, i) => at(11_000_000 + i * 1_000_000, e)),
-    at(13_000_000, invoke(1, 'write', writeValue(100, 120, 0, '6'))),
-    at(16_000_000, ok(1, 'write', { ...writeValue(100, 120, 0, '6'), writeId: 1 })), // write 3 ms
-    at(17_000_000, invoke(1, 'release', { account: 0, token: '6' })),
-    at(18_000_000, ok(1, 'release', { account: 0, released: true })), // release 1 ms
-    at(25_000_000, { process: 'nemesis', type: 'info', f: 'pause', value: { phase: 'end', targets: ['client p0'] } }),
-    at(26_000_000, invoke(0, 'write', writeValue(100, 110, 0, '5'))),
-    at(27_000_000, fail(0, 'write', writeValue(100, 110, 0, '5'), 'stale-token')),
-    at(28_000_000, invoke(0, 'release', { account: 0, token: '5' })),
-    at(29_000_000, ok(0, 'release', { account: 0, released: false })), // release 1 ms
-    finalRead(0, 100, 120, [row(1, 1, 100, 120, 0, '6')], '6').map((e, i) => at(30_000_000 + i * 1_000_000, e)),
-  );
-  const r = checkRun(h, { fencing: true });
+  const r = checkRun(fencedRun, { fencing: true });
 
   it('is valid: the overlap is only suspected and the fence refused the stale write', () => {
     expect(r.valid).toBe(true);
@@ -188,6 +188,20 @@ describe('checkRun verdicts', () => {
       faults: ['pause-holder', 'restart-empty'],
       skippedFaults: { 'restart-empty': '--lock=etcd uses no Redis master' },
     });
+  });
+
+  it('a run stopped early on a live lost update: INVALID when the ledger confirms it, unknown (never VALID) when not', () => {
+    const stopped = checkOptionsFor({ stoppedEarly: { atS: 4.21, account: 0, writeId: 2, missed: 1 } }).stoppedEarly;
+    expect(stopped).toBe('stopped early on a live lost update at 4.2 s: write #2 did not see #1 on account 0');
+    const lost = checkRun(twoWritersLoseOne(), { fencing: false, stoppedEarly: stopped });
+    expect(lost.valid).toBe(false);
+    expect(lost.unknownReasons).toEqual([]);
+    // The same fenced history that is VALID above, said to have stopped early: the checkers find no lost update.
+    const clean = checkRun(fencedRun, { fencing: true, stoppedEarly: stopped });
+    expect(clean.valid).toBe('unknown');
+    expect(clean.unknownReasons).toEqual([
+      `${stopped}, but the ledger shows no lost update: a run cut short earns no VALID`,
+    ]);
   });
 
   it('liveness: measured and never deciding without --max-stall; past the bound the run is INVALID with 0 lost', () => {

@@ -47,6 +47,12 @@ export interface CheckRunOptions {
    * decides too; without one it measures and never changes the verdict.
    */
   liveness?: LivenessOptions;
+  /**
+   * Set when the run ended at a live lost update (--stop-on-lost-update) rather than at its time limit, in words.
+   * Unless the lost-updates checker confirms one, the verdict is unknown with this reason: a run cut short is no
+   * evidence of safety.
+   */
+  stoppedEarly?: string;
 }
 
 /** `--min-writes`'s default: what a run must commit before its checkers passing counts as VALID. */
@@ -58,6 +64,7 @@ export function checkOptionsFor(test: {
   strategy?: { token?: string; exclusive?: boolean };
   faults?: unknown;
   skippedFaults?: unknown;
+  stoppedEarly?: unknown;
 }): CheckRunOptions {
   const c = test.config;
   // A fault the run left out (it did not apply) was never injected: it still counts against a VALID — a run that
@@ -71,6 +78,7 @@ export function checkOptionsFor(test: {
   return {
     ...(Array.isArray(test.faults) ? { faults: test.faults.map(String) } : {}),
     ...(Object.keys(skipped).length ? { skippedFaults: skipped } : {}),
+    ...(test.stoppedEarly !== undefined ? { stoppedEarly: stoppedEarlyText(test.stoppedEarly) } : {}),
     // The version column is the postgres strategy's fence: hold it to the fencing promises too.
     fencing: test.config?.fencing === true || test.strategy?.token === 'version',
     exclusive: test.strategy?.exclusive !== false,
@@ -88,6 +96,18 @@ export function checkOptionsFor(test: {
       concurrency: typeof c?.concurrency === 'number' ? c.concurrency : 1,
     },
   };
+}
+
+/** The test record's `stoppedEarly`, in the words of the reason a run cut short gets when no lost update is found. */
+function stoppedEarlyText(s: unknown): string {
+  const r = (s && typeof s === 'object' ? s : {}) as Record<string, unknown>;
+  const n = (k: string) => (typeof r[k] === 'number' ? (r[k] as number) : null);
+  const at = n('atS');
+  const what =
+    n('writeId') !== null
+      ? `: write #${n('writeId')} did not see #${n('missed') ?? '?'} on account ${n('account') ?? '?'}`
+      : '';
+  return `stopped early on a live lost update${at !== null ? ` at ${at.toFixed(1)} s` : ''}${what}`;
 }
 
 const NOT_EXCLUSIVE = 'not applicable: the strategy takes no lock, so its holders overlap by design';
@@ -154,6 +174,9 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
   const reasons = [
     ...(opts.evidence ? unknownReasons({ progress }, opts.evidence) : []),
     ...faultHitReasons(hits, opts.faults ?? [], opts.skippedFaults),
+    ...(opts.stoppedEarly && checkers['lost-updates'].valid !== false
+      ? [`${opts.stoppedEarly}, but the ledger shows no lost update: a run cut short earns no VALID`]
+      : []),
   ];
   return {
     // false > unknown > true: a run the checkers found INVALID stays INVALID whatever its faults did.

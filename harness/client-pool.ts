@@ -48,8 +48,12 @@ export type ClientHandle = ClientProcess;
 /** Where a client's op goes: the journal. `at` is the client's own CLOCK_MONOTONIC stamp; none = stamp it now. */
 export type OpSink = (op: OpInput, at?: bigint) => void;
 
+/** What forking a slot's process needs of its spec; the rest arrives with `start` (ClientPool.launch). */
+type SlotSpec = Pick<ClientSpec, 'slot' | 'concurrency' | 'generation'>;
+
 interface Slot {
-  spec: ClientSpec;
+  /** The whole spec once the client was started; until then only what its fork needed. */
+  spec: SlotSpec & Partial<ClientSpec>;
   handle: ClientHandle;
   child: ChildProcess;
   exited: Promise<void>;
@@ -94,15 +98,43 @@ export class ClientPool {
     private readonly together: (record: () => void) => void = (record) => record(),
   ) {}
 
-  async start(specs: ClientSpec[]): Promise<void> {
+  /** Every slot's process forked and loaded (`launch`), until `start` gives them their specs. */
+  private launched: Promise<void> | null = null;
+  /** `start` sent the specs: from then on a client's death is the run's (recorded, the slot restarted). */
+  private started = false;
+
+  /**
+   * Fork `concurrency` client processes now, before the servers they will use exist: a client's start-up (Node,
+   * tsx, its modules: ~0.8 s of CPU each) then overlaps the cluster's boot instead of following it. `start` gives
+   * each its spec. A client that dies before it is ready makes `start` throw.
+   */
+  launch(concurrency: number): void {
     fs.mkdirSync(runPath(this.runDir, 'inFlight'), { recursive: true, mode: 0o700 });
-    const ready = specs.map((spec) => {
-      const handle: ClientHandle = { slot: spec.slot, pid: 0, process: spec.slot, paused: false, exited: false };
+    const ready = Array.from({ length: concurrency }, (_, slot) => {
+      const handle: ClientHandle = { slot, pid: 0, process: slot, paused: false, exited: false };
       this.clients.push(handle);
-      return this.spawn(spec, handle, 0);
+      return this.spawn({ slot, concurrency }, handle, 0);
     });
-    await Promise.all(ready);
-    for (const s of this.slots) this.send(s, { type: 'start', spec: s.spec });
+    this.launched = Promise.all(ready).then(() => {});
+    // Awaited by start; until then a rejection is not unhandled.
+    this.launched.catch(() => {});
+  }
+
+  /** Give each launched client its spec (launching them first if `launch` was not called) and start them. */
+  async start(specs: ClientSpec[]): Promise<void> {
+    if (!this.launched) this.launch(specs.length);
+    if (specs.length !== this.clients.length || specs.some((spec, i) => spec.slot !== i))
+      throw new Error(`client pool: ${specs.length} specs for ${this.clients.length} launched slots`);
+    await this.launched;
+    // Ready, then gone while the cluster booted: nothing of the run has started, so nothing to restart or record.
+    const gone = this.clients.find((c) => c.exited);
+    if (gone) throw new Error(`client ${gone.slot} exited before the run started; see logs/client-${gone.slot}.log`);
+    this.started = true;
+    for (const s of this.slots) {
+      const spec = specs[s.spec.slot];
+      s.spec = spec;
+      this.send(s, { type: 'start', spec });
+    }
   }
 
   /** A send whose failure (the child gone, its channel closed) is logged: its exit handler records the death. */
@@ -118,7 +150,7 @@ export class ClientPool {
   }
 
   /** Fork one client and resolve once it is ready for its spec (the caller sends `start`). */
-  private spawn(spec: ClientSpec, handle: ClientHandle, deaths: number): Promise<void> {
+  private spawn(spec: SlotSpec, handle: ClientHandle, deaths: number): Promise<void> {
     const log = fs.openSync(this.logFile(spec.slot), 'a', RUN_FILE_MODE);
     const inFlight = inFlightFile(this.runDir, spec.slot, this.forks++);
     const child = fork(
@@ -171,7 +203,7 @@ export class ClientPool {
         reject(
           new Error(`client ${spec.slot} exited (code ${code}) before it was ready; see logs/client-${spec.slot}.log`),
         );
-        if (!this.stopping && this.slots[spec.slot] === slot) void this.died(slot, code, signal);
+        if (!this.stopping && this.started && this.slots[spec.slot] === slot) void this.died(slot, code, signal);
       });
     });
   }
@@ -285,7 +317,8 @@ export class ClientPool {
     await sleep(RESTART_BACKOFF_MS * Math.max(1, deaths));
     if (this.stopping) return;
     const generation = Math.floor(slot.maxProcess / slot.spec.concurrency) + 1;
-    const spec: ClientSpec = { ...slot.spec, generation };
+    // A slot dies mid-run only after it was started: its spec is whole.
+    const spec = { ...(slot.spec as ClientSpec), generation };
     try {
       await this.spawn(spec, slot.handle, deaths);
       // Stopped while it booted: it has run nothing, so it has nothing to finish.

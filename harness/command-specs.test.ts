@@ -101,6 +101,7 @@ describe("test.json's config", () => {
         'resultsDir',
         'retry',
         'seed',
+        'stopOnLostUpdate',
         'thinkMs',
         'timeLimitS',
         'ttlMs',

@@ -1,18 +1,27 @@
 import type { WriteValue } from '../history/bank.ts';
 import type { Op } from '../history/op.ts';
 import { isStaleWriteRefusal } from '../checkers/fencing-order.ts';
+import { LiveLostUpdates } from './live-lost-updates.ts';
 
 /**
  * The progress line: elapsed, ops/s, ok/fail/info and anomalies seen so far. The anomaly count is a live
- * estimate — a committed write based on an older write than the last committed one on its account erased
- * something — the checkers decide after the run.
+ * estimate — committed writes that did not see a write committed before them (live-lost-updates.ts) — the
+ * checkers decide after the run. `lostUpdate` settles at the first one (what --stop-on-lost-update waits for).
  */
 export class LiveStats {
-  private readonly started = performance.now();
+  private started = performance.now();
   private counts = { ok: 0, fail: 0, info: 0 };
-  private lastWrite = new Map<number, number>();
-  anomalies = 0;
+  private readonly lost = new LiveLostUpdates();
+  private found: ((at: { account: number; writeId: number; missed: number; atS: number }) => void) | null = null;
+  /** Settles when the first lost update shows: which write missed which, and when (s since the stats began). */
+  readonly lostUpdate = new Promise<{ account: number; writeId: number; missed: number; atS: number }>(
+    (resolve) => (this.found = resolve),
+  );
   staleRejected = 0;
+
+  get anomalies(): number {
+    return this.lost.count;
+  }
 
   /**
    * `log` gets a line per print; `tty` redraws one line in place instead (a terminal watching the run). A caller
@@ -24,17 +33,19 @@ export class LiveStats {
     readonly tty = false,
   ) {}
 
+  /** The clients start now: elapsed time (the progress line's, a lost update's `atS`) counts from here. */
+  begin(): void {
+    this.started = performance.now();
+  }
+
   observe(op: Op): void {
     if (op.type === 'invoke' || op.process === 'nemesis') return;
     this.counts[op.type as 'ok' | 'fail' | 'info']++;
     if (op.f !== 'write') return;
     const w = op.value as WriteValue;
     if (isStaleWriteRefusal(op)) this.staleRejected++;
-    if (op.type === 'ok' && w.writeId !== undefined) {
-      const last = this.lastWrite.get(w.account) ?? 0;
-      if (w.basedOn < last) this.anomalies++;
-      this.lastWrite.set(w.account, Math.max(last, w.writeId));
-    }
+    if (op.type === 'ok' && w.writeId !== undefined && this.lost.committed(w.account, w.writeId, w.basedOn))
+      this.found?.({ ...this.lost.first!, atS: (performance.now() - this.started) / 1000 });
   }
 
   print(final = false): void {

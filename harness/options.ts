@@ -112,6 +112,12 @@ export const OPTIONS = [
     help: 'ms the lock may stay free yet untaken while clients wait; a longer stall fails the liveness checker (INVALID, named apart from lost updates)',
   },
   {
+    name: 'stop-on-lost-update',
+    kind: 'bool',
+    default: false,
+    help: 'end the run at its first lost update (two committed writes, one blind to the other), not at --time-limit; the checkers then decide from the ledger. A run cut short that they find no lost update in is unknown, never VALID (nightly: on by default)',
+  },
+  {
     name: 'fencing',
     kind: 'bool',
     default: false,
@@ -269,6 +275,7 @@ const RUN_OPTION_NAMES = [
   'accounts',
   'min-writes',
   'max-stall',
+  'stop-on-lost-update',
   'fencing',
   'watchdog',
   'pause',
@@ -516,6 +523,7 @@ function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSe
     accounts: v.accounts,
     minWrites: v['min-writes'],
     maxStallMs: v['max-stall'] ?? null,
+    stopOnLostUpdate: v['stop-on-lost-update'],
     fencing: v.fencing,
     watchdog: v.watchdog,
     pauseMs: runTiming({ ttlMs: v.ttl, pauseMs: v.pause }).pauseMs,
@@ -542,7 +550,7 @@ function ensembleSize(name: 'etcd-nodes' | 'zk-nodes', n: number | undefined): n
 export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
   const { minWrites, maxStallMs, fencing, watchdog, pauseMs, restartDelayMs, redisPersistence, clockOffsetS } = config;
-  const { retry, backend, etcdNodes, zkNodes, seed, resultsDir } = config;
+  const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate } = config;
   return {
     argv,
     lock,
@@ -555,6 +563,7 @@ export function runOptions(config: RunConfig): RunConfig {
     accounts,
     minWrites,
     maxStallMs,
+    stopOnLostUpdate,
     fencing,
     watchdog,
     pauseMs,

@@ -44,6 +44,8 @@ export interface RunOutcome {
   exitCode: ExitCode;
   runDir: string;
   results: RunResults;
+  /** --stop-on-lost-update ended the run this many seconds in, before its time limit. */
+  stoppedEarlyAtS?: number;
 }
 
 /** The test record as this run writes it (its shape, and the reader that tolerates older runs: store/test-json.ts). */
@@ -98,6 +100,14 @@ export async function runTest(
   const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
   // Registered before the cluster's own step, so it runs after the servers stopped (steps run newest first).
   const { serverNet, disposeServerNet } = serverNetFor(faultNeeds, runDir, pids, shutdown, log);
+  const journal = new Journal(runPath(runDir, 'history'));
+  const closeJournal = shutdown.add('close journal', () => journal.close());
+  const stats = new LiveStats(config.timeLimitS, log, log === consoleLog && process.stderr.isTTY);
+  journal.onOp((op) => stats.observe(op));
+  // The clients' processes start while the cluster boots (their specs, with its ports, follow: pool.start).
+  const pool = clientPool(runDir, pids, journal, clocks, log);
+  const stopClients = shutdown.add('stop clients', () => pool.kill());
+  pool.launch(config.concurrency);
   const { cluster, test, stopCluster, markIncomplete } = await startCluster(
     { config, strategy, faults, faultNeeds },
     { runDir, pids, clocks, serverNet },
@@ -112,17 +122,9 @@ export async function runTest(
   await startProxies(cluster, faultNeeds, proxies);
   await setupResource(cluster.pg!.connectionConfig(), config.accounts);
 
-  const journal = new Journal(runPath(runDir, 'history'));
-  const closeJournal = shutdown.add('close journal', () => journal.close());
-  const stats = new LiveStats(config.timeLimitS, log, log === consoleLog && process.stderr.isTTY);
-  journal.onOp((op) => stats.observe(op));
-
   const { specs, stopGraceMs } = clientSpecs(config, strategy, cluster, proxies);
   // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
   if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
-  const pool = clientPool(runDir, pids, journal, clocks, log);
-  const stopClients = shutdown.add('stop clients', () => pool.kill());
-
   const nemesis = createNemesis({
     config,
     faults,
@@ -145,7 +147,11 @@ export async function runTest(
 
   await pool.start(specs);
   injectStrayThrow('mid-run');
-  await runForTheLimit(config, pool, nemesis, stats, log);
+  const stoppedEarly = await runForTheLimit(config, pool, nemesis, stats, log);
+  if (stoppedEarly) {
+    test.stoppedEarly = stoppedEarly;
+    writeTest(runDir, test);
+  }
   await healNemesis.run();
   await pool.stop(stopGraceMs);
   stopClients.cancel();
@@ -158,7 +164,8 @@ export async function runTest(
   await disposeServerNet.run();
   await disposeClocks.run();
   markIncomplete.cancel();
-  return conclude(config, runDir, faults, log);
+  const outcome = await conclude(config, runDir, faults, log);
+  return stoppedEarly ? { ...outcome, stoppedEarlyAtS: stoppedEarly.atS } : outcome;
 }
 
 /** The server network of a run with server partitions (its cgroups and nftables table), and its removal. */
@@ -362,7 +369,8 @@ export function clientSpecs(
 
 /**
  * The run itself: the nemesis runs while the clients work, for --time-limit, with progress on the console — or
- * until every client has died too often (nothing left to measure). Returns once the nemesis has stopped.
+ * until every client has died too often (nothing left to measure), or with --stop-on-lost-update until the first
+ * lost update shows (returned: the test record keeps it). Returns once the nemesis has stopped.
  */
 async function runForTheLimit(
   config: Readonly<Config>,
@@ -370,24 +378,33 @@ async function runForTheLimit(
   nemesis: ReturnType<typeof createNemesis>,
   stats: LiveStats,
   log: (line: string) => void,
-): Promise<void> {
+): Promise<NonNullable<TestJson['stoppedEarly']> | null> {
   const abort = new AbortController();
   const nemesisDone = nemesis
     .run(abort.signal)
     .catch((err) => log(`fencepost: nemesis failed: ${(err as Error).message}`));
+  stats.begin();
   const progress = setInterval(() => stats.print(), stats.tty ? 1000 : 10_000);
   // A run whose clients all kept dying has nothing left to measure: end it rather than wait out the limit.
   const limit = new AbortController();
   const timeUp = sleep(config.timeLimitS * 1000, false, { signal: limit.signal }).catch(() => false);
-  const endedEarly = await Promise.race([timeUp, pool.allGaveUp.then(() => true)]);
+  const lost = config.stopOnLostUpdate ? stats.lostUpdate : new Promise<never>(() => {});
+  const ended = await Promise.race([timeUp, pool.allGaveUp.then(() => true as const), lost]);
   limit.abort();
-  if (endedEarly) {
+  if (ended === true) {
     log(`fencepost: every client died ${MAX_CLIENT_DEATHS} times; ending the run early (see logs/client-<n>.log)`);
+  }
+  const stoppedEarly = typeof ended === 'object' ? { ...ended, atS: Math.round(ended.atS * 1000) / 1000 } : null;
+  if (stoppedEarly) {
+    log(
+      `fencepost: --stop-on-lost-update: write #${stoppedEarly.writeId} on account ${stoppedEarly.account} did not see #${stoppedEarly.missed}, at ${stoppedEarly.atS.toFixed(1)} of ${config.timeLimitS} s; ending the run, the checkers decide`,
+    );
   }
   clearInterval(progress);
   stats.print(true);
   abort.abort();
   await nemesisDone;
+  return stoppedEarly;
 }
 
 /** The harness's own read of the final state and the ledger: the lost-update checker's ground truth. */

@@ -90,6 +90,17 @@ describe("a cell's Config", () => {
     ).toMatchObject({ concurrency: 1, timeLimitS: 5, ttlMs: 800 });
   });
 
+  it('turns --stop-on-lost-update off for a cell that measures liveness (its stall may come after the lost update)', () => {
+    const stopping = resolveConfig([...USER, '--stop-on-lost-update']);
+    const shape = { strategy: S.redis, faults: ['restart-empty'] as const, fencing: false, seed: 1 };
+    expect(cellConfig(stopping, { ...shape, faults: [...shape.faults] }).stopOnLostUpdate).toBe(true);
+    expect(cellConfig(stopping, { ...shape, faults: [...shape.faults], fullRuns: true }).stopOnLostUpdate).toBe(false);
+    // Without the option there is nothing to turn off, and the argv says nothing of it.
+    expect(cellArgv(matrix, { ...shape, faults: [...shape.faults], fullRuns: true }).join(' ')).not.toContain(
+      'stop-on',
+    );
+  });
+
   it('derives the default --pause from the TTL as a single run would, when the user gave none', () => {
     const m = resolveConfig(['--lock=all', '--ttl=1000', '--seed=1']);
     expect(cellConfig(m, { strategy: S.etcd, faults: ['pause-holder'], fencing: false, seed: 2 }).pauseMs).toBe(1500);

@@ -24,6 +24,11 @@ export interface CellShape {
   minRestartDelayTtlFraction?: number;
   /** A scenario's floor on --time-limit (slow scenarios need longer to earn a VALID). */
   minTimeLimitS?: number;
+  /**
+   * The cell measures liveness too (its oracle cell has a liveness expectation): its runs go to their time limit even
+   * under --stop-on-lost-update, since a stall after the first lost update is part of what it shows.
+   */
+  fullRuns?: boolean;
   /** The latency runs: one client, a short run. */
   concurrency?: number;
   timeLimitS?: number;
@@ -89,6 +94,7 @@ export function cellArgv(matrix: Readonly<Config>, cell: CellShape): string[] {
     ...(restartDelay !== base.restartDelayMs ? [`--restart-delay=${restartDelay}`] : []),
     ...(cell.concurrency !== undefined ? [`--concurrency=${cell.concurrency}`] : []),
     ...(timeLimit !== base.timeLimitS ? [`--time-limit=${timeLimit}`] : []),
+    ...(cell.fullRuns && base.stopOnLostUpdate ? ['--stop-on-lost-update=false'] : []),
     `--seed=${cell.seed}`,
   ];
 }

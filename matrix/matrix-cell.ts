@@ -39,6 +39,8 @@ export interface CellRun {
   seen: 'safe' | 'lost' | 'invalid' | 'starved' | 'unknown' | 'failed';
   /** Recovery after the fault and the longest stall (cell-liveness.ts); absent for runs from before they were measured. */
   liveness?: RunLiveness;
+  /** --stop-on-lost-update ended the run this many seconds in (its clients' time; bench nightly-plan scales by it). */
+  stoppedAtS?: number;
   /** Whether the run can decide its cell; an inconclusive one is run again (with the next seed), up to a cap. */
   conclusive: boolean;
   /** Why it was inconclusive, which checkers failed, or the harness's error. */

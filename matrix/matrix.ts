@@ -121,7 +121,7 @@ export async function measuredCell(
   while (needsAnotherRun(runs, config.runs, MAX_RERUNS)) {
     const seed = deriveSeed(config.seed, { purpose: 'cell-run', attempt: runs.length });
     try {
-      const cell = cellConfig(config, shapeOf(col, strategy, seed));
+      const cell = cellConfig(config, { ...shapeOf(col, strategy, seed), fullRuns: liveness !== undefined });
       const out = await run(cell);
       runs.push(cellRunOf(out, seed, col, cell.concurrency));
       outcomes.push(out);
@@ -205,6 +205,7 @@ function cellRunOf(out: RunOutcome, seed: number, col: CellColumn, concurrency: 
     staleWritesRejected: r.staleWritesRejected,
     ...(hits !== undefined ? { faultHits: hits } : {}),
     ...(live ? { liveness: live } : {}),
+    ...(out.stoppedEarlyAtS !== undefined ? { stoppedAtS: out.stoppedEarlyAtS } : {}),
     ...reading,
   };
 }

@@ -93,7 +93,8 @@ describe('nightly', () => {
     expect(code).toBe(0);
     const r = read(dir);
     expect(r.cells).toHaveLength(CELLS);
-    expect(r.settings).toEqual(['--time-limit=10']);
+    // CI-sized defaults: 10 s runs, each ending at its first lost update.
+    expect(r.settings).toEqual(['--time-limit=10', '--stop-on-lost-update']);
     expect(cell(r, 'redis', 'pause-holder')).toMatchObject({
       observed: 'lost',
       matched: true,

@@ -39,12 +39,19 @@ const NIGHTLY_OWN = new Set(['shard', 'baseline', 'expectations', 'results', 'se
 
 const consoleLog = (line: string) => console.error(line);
 
-/** The options every cell runs with: what the user gave (minus the job's own), with the CI-sized time limit by default. */
+/**
+ * The options every cell runs with: what the user gave (minus the job's own), with the CI-sized defaults — the time
+ * limit, and each run ending at its first lost update (a cell that needs no more; its checkers still decide) —
+ * unless the user gave them.
+ */
 export function nightlySettings(config: Readonly<NightlyConfig>): string[] {
   const given = withoutOptions(config.argv.slice(1), (name) => NIGHTLY_OWN.has(name)).filter((a) => a !== 'merge');
-  return given.some((a) => a === '--time-limit' || a.startsWith('--time-limit='))
-    ? given
-    : [`--time-limit=${NIGHTLY_TIME_LIMIT_S}`, ...given];
+  const has = (name: string) => given.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  return [
+    ...(has('time-limit') ? [] : [`--time-limit=${NIGHTLY_TIME_LIMIT_S}`]),
+    ...(has('stop-on-lost-update') ? [] : ['--stop-on-lost-update']),
+    ...given,
+  ];
 }
 
 /** `nightly merge <dir>…` or the night itself. */

@@ -30,7 +30,7 @@ function heldWrites(run: NemesisRun): HeldWrite[] {
 
 describe('delay-write', () => {
   it('--lock=redis: the late write lands after the lease ran out and updates are lost (exit 1)', async () => {
-    const run = await runNemesis(['--lock=redis', '--nemesis=delay-write', '--time-limit=10']);
+    const run = await runNemesis(['--lock=redis', '--nemesis=delay-write', '--time-limit=10', '--stop-on-lost-update']);
     expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
     expect(run.outcome.exitCode).toBe(1);
     const held = heldWrites(run);

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
 
@@ -6,11 +8,24 @@ import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
  * is SIGSTOPped for 1.5 × TTL. The first pause comes ~1 s after the clients start, so even a short run is hit.
  */
 describe('pause-holder', () => {
+  // --stop-on-lost-update: each run ends at its first lost update (a paused holder resumes ~4 s in), and the
+  // ledger confirms it.
   it.each([['redis'], ['redlock'], ['etcd']])('--lock=%s without fencing loses updates (exit 1)', async (lock) => {
-    const run = await runNemesis([`--lock=${lock}`, '--nemesis=pause-holder', '--time-limit=10']);
+    const run = await runNemesis([
+      `--lock=${lock}`,
+      '--nemesis=pause-holder',
+      '--time-limit=10',
+      '--stop-on-lost-update',
+    ]);
     expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
     expect(run.outcome.exitCode).toBe(1);
     expect(starts(run, 'pause-holder').length).toBeGreaterThan(0);
+    expect(run.outcome.stoppedEarlyAtS, run.summary).toBeLessThan(10);
+    const test = JSON.parse(fs.readFileSync(path.join(run.outcome.runDir, 'test.json'), 'utf8'));
+    expect(test.stoppedEarly).toMatchObject({ account: 0, atS: run.outcome.stoppedEarlyAtS });
+    // The write it stopped on is one the lost-updates checker names, as the eraser or as the one erased.
+    const named = run.outcome.results.lostUpdateDetails.flatMap((l) => [l.lost.writeId, l.overwrittenBy.writeId]);
+    expect(named.some((id) => id === test.stoppedEarly.writeId || id === test.stoppedEarly.missed)).toBe(true);
     expect(run.leftovers).toEqual([]);
   });
 

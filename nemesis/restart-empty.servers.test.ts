@@ -15,6 +15,7 @@ describe('restart-empty', () => {
       '--think=800',
       '--nemesis-interval=500',
       '--time-limit=15',
+      '--stop-on-lost-update',
     ]);
     expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
     expect(run.outcome.exitCode).toBe(1);
@@ -33,6 +34,7 @@ describe('restart-empty', () => {
       '--think=800',
       '--nemesis-interval=500',
       '--time-limit=15',
+      '--stop-on-lost-update',
     ]);
     expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
     expect(run.outcome.exitCode, run.summary).toBe(1);

@@ -22,6 +22,8 @@ export interface RunConfig {
   minWrites: number;
   /** `--max-stall`: the longest stall the liveness checker accepts; null = liveness measured, not judged. */
   maxStallMs: number | null;
+  /** `--stop-on-lost-update`: the run ends at its first lost update instead of at the time limit. */
+  stopOnLostUpdate: boolean;
   fencing: boolean;
   watchdog: boolean;
   pauseMs: number;

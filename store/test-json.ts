@@ -30,6 +30,12 @@ export interface StoredTestJson {
   clientNetwork?: 'proxied' | 'direct';
   /** Faults of `faults` that did not apply to this run, with why (never injected, so not required to hit). */
   skippedFaults?: Record<string, string>;
+  /**
+   * Set when `--stop-on-lost-update` ended the run before its time limit: when (s after the clients started) and on
+   * which committed write. The checkers then decide from the ledger; if they find no lost update the verdict is
+   * unknown (a run cut short earns no VALID).
+   */
+  stoppedEarly?: { atS: number; account: number; writeId: number; missed: number };
   /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and there is no verdict. */
   interrupted?: boolean;
   /** Set when the harness failed mid-run (see the console for the error): the history ends early. */

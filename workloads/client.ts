@@ -8,7 +8,6 @@
 import fs from 'node:fs';
 import { runClientLoop, type ClientClock } from './client-loop.ts';
 import type { ClientSpec, FromClient, ToClient } from './client-protocol.ts';
-import { foreignStrategy } from './foreign/foreign-strategy.ts';
 import { Resource } from './resource.ts';
 import type { LockStrategy } from './strategy.ts';
 import { OpOutbox } from './op-outbox.ts';
@@ -54,7 +53,9 @@ export const LOCK_PROCESS_EXITED = 4;
  * this process and kills it with it. When it exits on its own the client dies too (after saying why in its log),
  * and the harness records that as any client death: its open op `info` with `client-exited`, the log's last lines.
  */
-function foreignLock(spec: ClientSpec & { foreign: NonNullable<ClientSpec['foreign']> }): LockStrategy {
+async function foreignLock(spec: ClientSpec & { foreign: NonNullable<ClientSpec['foreign']> }): Promise<LockStrategy> {
+  // Imported for a foreign lock only: execa and the protocol cost ~0.3 s of CPU at start-up, which every other client was paying.
+  const { foreignStrategy } = await import('./foreign/foreign-strategy.ts');
   const command = spec.foreign.command.join(' ');
   return foreignStrategy('foreign', spec.foreign, {
     spawned: (pid) => send({ type: 'lock-process', pid, command }),
@@ -72,7 +73,7 @@ function foreignLock(spec: ClientSpec & { foreign: NonNullable<ClientSpec['forei
 
 async function main(spec: ClientSpec): Promise<void> {
   const strategy = spec.foreign
-    ? foreignLock({ ...spec, foreign: spec.foreign })
+    ? await foreignLock({ ...spec, foreign: spec.foreign })
     : ((await import(spec.strategyUrl)).default as LockStrategy);
   await runClientLoop({
     spec,

@@ -78,7 +78,7 @@ const stillRunning = (recs: Map<string, PidRecord>) => [...recs.values()].filter
 
 describe('a lock in another language (redis-py Lock over the lock-client protocol)', () => {
   it('pause-holder stops the Python process with its client: INVALID, lost updates, the paused lock process named', async () => {
-    const run = cli(['--nemesis=pause-holder', '--time-limit=12', '--seed=7']);
+    const run = cli(['--nemesis=pause-holder', '--time-limit=12', '--seed=7', '--stop-on-lost-update']);
     const r = await run.done;
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^\s*INVALID {2}--lock=\.\/examples\/python-redis-lock\.json/);
