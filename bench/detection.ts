@@ -22,7 +22,8 @@ import {
 import type { BenchOutcome } from './outcome.ts';
 
 /**
- * `npm run bench -- detection [--runs=20] [--time-limit=30] [--cells=<substring>,…] [--quick] [--full-runs]`
+ * `npm run bench -- detection [--runs=20] [--time-limit=30] [--cells=<substring>,…] [--source=faults|gallery]
+ *  [--expect=lost|safe] [--quick] [--full-runs]`
  *
  * Each run ends at its first lost update (`--stop-on-lost-update`: the time to it is what is measured, and the
  * checkers still decide from the ledger); `--full-runs` runs each to its time limit instead.
@@ -62,14 +63,15 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   const quick = args.includes('--quick');
   const unknownArgs = args.filter(
     (a) =>
-      !['--quick', '--full-runs'].includes(a) && !['runs', 'time-limit', 'cells'].some((k) => a.startsWith(`--${k}=`)),
+      !['--quick', '--full-runs'].includes(a) &&
+      !['runs', 'time-limit', 'cells', 'source', 'expect'].some((k) => a.startsWith(`--${k}=`)),
   );
   const runs = Number(opt('runs') ?? (quick ? 2 : 20));
   const timeLimitS = Number(opt('time-limit') ?? (quick ? 8 : 30));
   const only = opt('cells')?.split(',') ?? (quick ? QUICK_CELLS : null);
   if (unknownArgs.length || !Number.isInteger(runs) || runs < 1 || !Number.isFinite(timeLimitS) || timeLimitS < 5) {
     console.error(
-      'usage: npm run bench -- detection [--runs=<n ≥ 1>] [--time-limit=<s ≥ 5>] [--cells=<name substring>,…] [--quick] [--full-runs]',
+      'usage: npm run bench -- detection [--runs=<n ≥ 1>] [--time-limit=<s ≥ 5>] [--cells=<name substring>,…] [--source=faults|gallery] [--expect=lost|safe] [--quick] [--full-runs]',
     );
     process.exit(254);
   }
@@ -82,11 +84,15 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     ...(fullRuns ? [] : ['--stop-on-lost-update']),
   ]);
   const all = await plan();
-  const chosen = only ? all.filter((p) => only.some((o) => p.cell.includes(o))) : all;
+  // --source=faults|gallery and --expect=lost|safe narrow the plan (the issue's goal: --source=faults --expect=lost).
+  const chosen = all.filter(
+    (p) =>
+      (!only || only.some((o) => p.cell.includes(o))) &&
+      (opt('source') === undefined || p.source === opt('source')) &&
+      (opt('expect') === undefined || p.expect === opt('expect')),
+  );
   if (chosen.length === 0) {
-    console.error(
-      `detection: no cell matches --cells=${opt('cells')}; cells are:\n  ${all.map((p) => p.cell).join('\n  ')}`,
-    );
+    console.error(`detection: no cell matches ${args.join(' ')}; cells are:\n  ${all.map((p) => p.cell).join('\n  ')}`);
     process.exit(254);
   }
   console.log(

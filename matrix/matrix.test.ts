@@ -409,6 +409,20 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     expect(swapped.code).toBe(1);
   });
 
+  it('--stop-on-lost-update reaches every cell but those that measure liveness, whose runs go to their limit', async () => {
+    const fake = fakeRunner();
+    await matrix(['--matrix=all', '--stop-on-lost-update'], fake);
+    const cells = fake.calls.filter((c) => c.concurrency !== 1);
+    const full = cells.filter((c) => !c.stopOnLostUpdate);
+    // redlock-npm under restart-empty: the fault table's cell (may livelock) and the remedy table's retry loop (recovers).
+    expect(full.map((c) => `${c.lock} ${c.nemesis?.join(',')} ${c.retry}`).sort()).toEqual([
+      'redlock-npm restart-empty harness',
+      'redlock-npm restart-empty library',
+    ]);
+    expect(full.every((c) => c.argv.includes('--stop-on-lost-update=false'))).toBe(true);
+    expect(cells.filter((c) => c.stopOnLostUpdate).length).toBeGreaterThanOrEqual(A.measured - 2);
+  });
+
   it('a cell whose every run starved shows starvation as its finding, naming which client wrote how much', async () => {
     const starved = {
       valid: 'unknown' as const,
