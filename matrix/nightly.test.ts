@@ -324,6 +324,28 @@ describe('nightly', () => {
     },
   );
 
+  it('--parallel=2 runs two cells at a time, never more, and writes the same night, cell for cell, in plan order', async () => {
+    let running = 0;
+    let most = 0;
+    const inner = fakeRunner();
+    // Each run takes a moment, so the workers overlap; the count says how many were in flight at once.
+    const slow: RunOne = async (c) => {
+      most = Math.max(most, ++running);
+      await new Promise((r) => setTimeout(r, 2));
+      running--;
+      return inner(c);
+    };
+    const one = await night([`--results=${path.join(root, 'serial')}`]);
+    const two = await night([`--results=${path.join(root, 'parallel')}`, '--parallel=2'], slow);
+    expect(most).toBe(2);
+    expect(two.code).toBe(one.code);
+    const a = read(one.dir);
+    const b = read(two.dir);
+    expect(b.cells.map(decided)).toEqual(a.cells.map(decided));
+    expect(b.settings).toEqual(a.settings);
+    expect(b.command).toContain('--parallel=2');
+  });
+
   it('three shards merged equal one unsharded night, cell for cell', async () => {
     // Some cells inconclusive or contradicting, so the merge has more than matches to carry.
     const mixed = () =>

@@ -35,7 +35,7 @@ import type { Shutdown } from '../common/shutdown.ts';
 export const NIGHTLY_TIME_LIMIT_S = 10;
 
 /** Options that are the nightly job's own, or differ per machine or night: not part of a cell's settings. */
-const NIGHTLY_OWN = new Set(['shard', 'baseline', 'expectations', 'results', 'seed', 'cells']);
+const NIGHTLY_OWN = new Set(['shard', 'baseline', 'expectations', 'results', 'seed', 'cells', 'parallel']);
 
 const consoleLog = (line: string) => console.error(line);
 
@@ -98,11 +98,18 @@ export async function nightlyCommand(
   log(
     `nightly${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}: ${measuredTotal} measured cells of ${plan.filter((p) => p.oracle.decided === 'measured').length}, seed ${matrix.seed}, ${settings.join(' ')}${file ? `, expectations ${shownPath(file)}` : ''}`,
   );
-  const cells: NightlyCell[] = [];
+  // --parallel workers take the plan's cells in order; each cell keeps its place in the night.
+  const cells: NightlyCell[] = new Array<NightlyCell>(slice.length);
   let done = 0;
-  for (const p of slice) {
-    cells.push(await nightlyCell(matrix, p, strategies.get(p.lock)!, runOne, measuredTotal, () => ++done, log));
-  }
+  let taken = 0;
+  const worker = async () => {
+    while (taken < slice.length) {
+      const i = taken++;
+      const p = slice[i];
+      cells[i] = await nightlyCell(matrix, p, strategies.get(p.lock)!, runOne, measuredTotal, () => ++done, log);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(config.parallel, Math.max(1, slice.length)) }, worker));
 
   const result: NightlyResult = {
     version: 1,
@@ -112,6 +119,7 @@ export async function nightlyCommand(
     command: [
       `${CLI} nightly`,
       ...(config.cells === 'all' ? [] : [`--cells=${config.cells}`]),
+      ...(config.parallel > 1 ? [`--parallel=${config.parallel}`] : []),
       ...settings,
       `--seed=${matrix.seed}`,
       ...(config.shard ? [`--shard=${config.shard.index}/${config.shard.count}`] : []),
