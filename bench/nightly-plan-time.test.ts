@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nightlyPlan } from '../matrix/nightly-plan.ts';
 import type { NightlyCell, NightlyResult } from '../matrix/nightly-result.ts';
-import { cellTimes, measuredCells, planGoals, planTime, scaledMs, timeLimitOf } from './nightly-plan-time.ts';
+import { cellTimes, makespan, measuredCells, planGoals, planTime, scaledMs, timeLimitOf } from './nightly-plan-time.ts';
 
 const nightCell = (lock: string, fault: string, wallMs: number | undefined, runs = 1): NightlyCell => ({
   index: 0,
@@ -97,7 +97,7 @@ describe('expected wall time of a plan', () => {
     expect(times.filter((t) => t.from === 'measured').map((t) => t.ms)).toEqual([12_000, 14_000, 30_000]);
     expect(times.filter((t) => t.from === 'median').every((t) => t.ms === 14_000)).toBe(true);
     expect(times.filter((t) => t.from === 'not run').every((t) => t.ms === 0)).toBe(true);
-    const whole = planTime(plan, times, null);
+    const whole = planTime(plan, times, null, 10);
     expect(whole).toEqual({
       shard: null,
       cells: measured.length,
@@ -105,11 +105,24 @@ describe('expected wall time of a plan', () => {
       ms: 56_000 + (measured.length - 3) * 14_000,
     });
     // Shards split the measured cells; their times add up to the whole.
-    const shards = [1, 2, 3].map((index) => planTime(plan, times, { index, count: 3 }));
+    const shards = [1, 2, 3].map((index) => planTime(plan, times, { index, count: 3 }, 10));
     expect(shards.reduce((s, p) => s + p.ms, 0)).toBe(whole.ms);
     expect(shards.reduce((s, p) => s + p.cells, 0)).toBe(whole.cells);
-    // Cell k (in plan order, measured cells only) goes to shard (k mod 3) + 1: the first three cells, one each.
-    expect(shards.map((s) => s.ms - (s.cells - 1) * 14_000)).toEqual([12_000, 14_000, 30_000]);
+    // Two workers (nightly --parallel=2): the cells in order, each worker taking the next when free.
+    expect(planTime(plan, times, null, 10, 2).ms).toBe(
+      makespan(
+        times.filter((t) => t.from !== 'not run').map((t) => t.ms),
+        2,
+      ),
+    );
+  });
+
+  it('--parallel workers take the cells in order, each the next one when its last ends', () => {
+    expect(makespan([10, 10, 10, 10], 1)).toBe(40);
+    expect(makespan([10, 10, 10, 10], 2)).toBe(20);
+    expect(makespan([10, 30, 10], 2)).toBe(30);
+    expect(makespan([5, 5, 30], 2)).toBe(35);
+    expect(makespan([], 2)).toBe(0);
   });
 
   it('is unknown when no stored night measured any cell', () => {

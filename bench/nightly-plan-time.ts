@@ -114,15 +114,34 @@ export function planTime(
   plan: readonly PlannedCell[],
   times: readonly CellTime[],
   shard: { index: number; count: number } | null,
+  timeLimitS: number,
+  parallel = 1,
 ): PlanTime {
-  const mine = new Set(shardSlice(plan, shard).map((p) => p.index));
+  const mine = new Set(shardSlice(plan, shard, timeLimitS).map((p) => p.index));
   const cells = times.filter((t) => mine.has(t.index) && t.from !== 'not run');
   return {
     shard,
-    ms: cells.reduce((s, t) => s + t.ms, 0),
+    ms: makespan(
+      cells.map((t) => t.ms),
+      parallel,
+    ),
     cells: cells.length,
     estimated: cells.filter((t) => t.from === 'median').length,
   };
+}
+
+/**
+ * The wall time of cells taken in order by `parallel` workers (nightly --parallel: each worker takes the next cell
+ * when its last one ends); one worker: their sum. The cells' times are as measured — a night run with --parallel
+ * measured them under its neighbour's load, a serial night without.
+ */
+export function makespan(cellsMs: readonly number[], parallel: number): number {
+  const free = new Array<number>(Math.max(1, parallel)).fill(0);
+  for (const ms of cellsMs) {
+    const next = free.indexOf(Math.min(...free));
+    free[next] += ms;
+  }
+  return Math.max(...free);
 }
 
 /**

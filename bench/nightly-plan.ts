@@ -18,7 +18,7 @@ import type { BenchOutcome } from './outcome.ts';
 
 /**
  * `npm run bench -- nightly-plan [--from=<dir>,…] [--matrix=all|faults|remedies] [--time-limit=10]
- *  [--shards=3 | --shard=<i>/<n>]`
+ *  [--shards=3 | --shard=<i>/<n>] [--parallel=<n>]`
  *
  * The expected wall time of a nightly plan, from the cells' measured wall times in stored nights (each
  * nightly*.json in the `--from` folders — a night's `--results`, default `results` — records `wallMs` per
@@ -30,7 +30,7 @@ import type { BenchOutcome } from './outcome.ts';
 export async function run(args: string[]): Promise<BenchOutcome> {
   const opt = (name: string): string | undefined =>
     args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const known = ['from', 'matrix', 'time-limit', 'shards', 'shard'];
+  const known = ['from', 'matrix', 'time-limit', 'shards', 'shard', 'parallel'];
   const unknown = args.filter((a) => !known.some((k) => a.startsWith(`--${k}=`)));
   const from = (opt('from') ?? 'results').split(',');
   const tables = (opt('matrix') ?? 'all') as MatrixTables;
@@ -38,6 +38,7 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   const one = /^(\d+)\/(\d+)$/.exec(opt('shard') ?? '');
   const shard = one ? { index: Number(one[1]), count: Number(one[2]) } : null;
   const shards = Number(opt('shards') ?? GOAL_SHARDS);
+  const parallel = Number(opt('parallel') ?? 1);
   if (
     unknown.length ||
     !['all', 'faults', 'remedies'].includes(tables) ||
@@ -45,10 +46,12 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     timeLimitS < 1 ||
     (opt('shard') !== undefined && (!shard || shard.index < 1 || shard.index > shard.count)) ||
     !Number.isInteger(shards) ||
-    shards < 1
+    shards < 1 ||
+    !Number.isInteger(parallel) ||
+    parallel < 1
   ) {
     console.error(
-      `nightly-plan: bad arguments ${args.join(' ')}\nusage: npm run bench -- nightly-plan [--from=<dir>,…] [--matrix=all|faults|remedies] [--time-limit=<s>] [--shards=<n> | --shard=<i>/<n>]`,
+      `nightly-plan: bad arguments ${args.join(' ')}\nusage: npm run bench -- nightly-plan [--from=<dir>,…] [--matrix=all|faults|remedies] [--time-limit=<s>] [--shards=<n> | --shard=<i>/<n>] [--parallel=<n>]`,
     );
     process.exit(254);
   }
@@ -56,7 +59,7 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   const { nights, missing } = storedNights(from);
   const plan = nightlyPlan([], tables);
   const times = cellTimes(plan, measuredCells(nights), timeLimitS);
-  const settings = `--matrix=${tables} --time-limit=${timeLimitS}`;
+  const settings = `--matrix=${tables} --time-limit=${timeLimitS}${parallel > 1 ? ` --parallel=${parallel}` : ''}`;
   if (!times) {
     const why = `no stored night with per-cell wall times in ${from.join(', ')}${missing.length ? ` (${missing.join('; ')})` : ''}: run \`${CLI} nightly --results=<dir>\` once, then --from=<dir>`;
     console.log(`nightly-plan: ${why}`);
@@ -72,10 +75,12 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     console.log(
       `  ${(t.ms / 1000).toFixed(0).padStart(5)} s  ${t.from === 'median' ? '(median)' : '        '}  ${t.label}`,
     );
-  const whole = planTime(plan, times, null);
+  const whole = planTime(plan, times, null, timeLimitS, parallel);
   const parts = shard
-    ? [planTime(plan, times, shard)]
-    : Array.from({ length: shards }, (_, i) => planTime(plan, times, { index: i + 1, count: shards }));
+    ? [planTime(plan, times, shard, timeLimitS, parallel)]
+    : Array.from({ length: shards }, (_, i) =>
+        planTime(plan, times, { index: i + 1, count: shards }, timeLimitS, parallel),
+      );
   console.log(`\n  ${line(whole)}`);
   for (const p of parts) console.log(`  ${line(p)}`);
 

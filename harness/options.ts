@@ -211,7 +211,7 @@ export const OPTIONS = [
     name: 'shard',
     kind: 'string',
     defaultText: 'all cells',
-    help: 'nightly: run only shard <i>/<n> of the measured cells (cell k goes to shard (k mod n)+1)',
+    help: 'nightly: run only shard <i>/<n> of the measured cells (split by time: each cell, heaviest first, to the lightest shard)',
     parse: parseShard,
   },
   {

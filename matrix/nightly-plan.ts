@@ -104,16 +104,37 @@ function withMaxStall(col: CellColumn, u: UserExpectation): CellColumn {
   return { ...col, args: [...(col.args ?? []), `--max-stall=${u.maxStallMs}`] };
 }
 
+/** What a cell's run costs beside its clients' time (boot, start-up, teardown, checking), seconds: shardSlice's weight. */
+export const CELL_OVERHEAD_S = 5;
+
+/** A measured cell's weight for sharding: its runs' time limit (a scenario's floor over the night's) and its overhead. */
+export function cellWeightS(c: PlannedCell, timeLimitS: number): number {
+  return CELL_OVERHEAD_S + Math.max(timeLimitS, c.col.minTimeLimitS ?? 0);
+}
+
 /**
- * This machine's slice: the k-th measured cell (in plan order) belongs to shard (k mod n) + 1, so shards are
- * deterministic, disjoint, cover every measured cell and get the same count ±1. Cells decided by construction
- * start nothing, so every shard keeps them (a merge takes them once).
+ * This machine's slice, balanced by time: the measured cells, heaviest first (their time limit: the remedy
+ * table's long-work cells run 30 s, a fault-table cell the night's 10), each go to the shard with the least time so
+ * far (ties: the lower index) — every machine computes the same split from the plan and --time-limit alone, so
+ * shards are deterministic, disjoint, and cover every measured cell. Each keeps its cells in plan order. Cells
+ * decided by construction start nothing, so every shard keeps them (a merge takes them once).
  */
 export function shardSlice(
   plan: readonly PlannedCell[],
   shard: { index: number; count: number } | null,
+  timeLimitS: number,
 ): PlannedCell[] {
   if (!shard) return [...plan];
-  let k = 0;
-  return plan.filter((c) => c.oracle.decided === 'construction' || k++ % shard.count === shard.index - 1);
+  const load = new Array<number>(shard.count).fill(0);
+  const owner = new Map<number, number>();
+  const measured = plan
+    .filter((c) => c.oracle.decided === 'measured')
+    .map((c) => ({ c, w: cellWeightS(c, timeLimitS) }))
+    .sort((a, b) => b.w - a.w || a.c.index - b.c.index);
+  for (const { c, w } of measured) {
+    const lightest = load.indexOf(Math.min(...load));
+    load[lightest] += w;
+    owner.set(c.index, lightest + 1);
+  }
+  return plan.filter((c) => c.oracle.decided === 'construction' || owner.get(c.index) === shard.index);
 }

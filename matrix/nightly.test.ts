@@ -10,7 +10,7 @@ import { parseCommandLine, type Config } from '../harness/options.ts';
 import { isRemedyRun, livenessAsExpected, oracleExpectation } from '../test/support/oracle-expectation.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { matrixPlan } from './matrix.ts';
-import { cellKey } from './nightly-plan.ts';
+import { cellKey, cellWeightS, nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
 
 /**
  * The nightly job on a fake runner (no servers, like matrix.test.ts does for runMatrix): what it writes, its exit
@@ -346,6 +346,25 @@ describe('nightly', () => {
     expect(b.command).toContain('--parallel=2');
   });
 
+  it('shards are balanced by time, not count: the 30 s long-work cells spread, the loads within one cell of each other', () => {
+    const plan = nightlyPlan([], 'all');
+    const slices = [1, 2, 3].map((index) => shardSlice(plan, { index, count: 3 }, 10));
+    const measuredIn = (s: PlannedCell[]) => s.filter((c) => c.oracle.decided === 'measured');
+    const load = slices.map((s) => measuredIn(s).reduce((sum, c) => sum + cellWeightS(c, 10), 0));
+    const heaviest = Math.max(...plan.map((c) => cellWeightS(c, 10)));
+    expect(Math.max(...load) - Math.min(...load)).toBeLessThanOrEqual(heaviest);
+    // Disjoint and whole; each in plan order.
+    const all = slices.flatMap((s) => measuredIn(s).map((c) => c.index));
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBe(plan.filter((c) => c.oracle.decided === 'measured').length);
+    for (const s of slices) expect(s.map((c) => c.index)).toEqual([...s.map((c) => c.index)].sort((a, b) => a - b));
+    // The same split on every machine: it depends on the plan and --time-limit alone.
+    expect(shardSlice(plan, { index: 2, count: 3 }, 10)).toEqual(slices[1]);
+    // The long-work cells (30 s runs) are not piled on one shard.
+    const longWork = slices.map((s) => measuredIn(s).filter((c) => c.columnId?.startsWith('long-work')).length);
+    expect(Math.max(...longWork) - Math.min(...longWork)).toBeLessThanOrEqual(1);
+  });
+
   it('three shards merged equal one unsharded night, cell for cell', async () => {
     // Some cells inconclusive or contradicting, so the merge has more than matches to carry.
     const mixed = () =>
@@ -365,9 +384,9 @@ describe('nightly', () => {
         read(s.dir, `nightly.shard-${shards.indexOf(s) + 1}-of-3.json`).cells.filter((c) => c.decided === 'measured')
           .length,
     );
-    // Round-robin over the measured cells: the shards differ by at most one and together hold every one of them.
+    // Balanced by time (shardSlice): together the shards hold every measured cell, each once.
     const measured = CELLS - SKIPPED;
-    expect(measuredPerShard).toEqual([1, 2, 3].map((i) => Math.floor((measured - i) / 3) + 1));
+    expect(measuredPerShard.reduce((a, b) => a + b, 0)).toBe(measured);
     const merged = await nightlyCommand(
       parseCommandLine(['nightly', 'merge', ...shards.map((s) => s.dir), `--results=${path.join(root, 'merged')}`]),
       new Shutdown(),
@@ -379,7 +398,13 @@ describe('nightly', () => {
     expect(merged).toBe(whole.code);
     expect(merged).toBe(1);
     // Run folders point from the merged folder into each shard's.
-    expect(cell(m, 'redis', 'none').runDir).toBe('../shard2/redis/none-p-100');
+    const plan = nightlyPlan([], 'all');
+    const holder = [1, 2, 3].find((index) =>
+      shardSlice(plan, { index, count: 3 }, 10).some(
+        (c) => c.lock === 'redis' && c.fault === 'none' && c.oracle.decided === 'measured' && c.table === 'faults',
+      ),
+    );
+    expect(cell(m, 'redis', 'none').runDir).toBe(`../shard${holder}/redis/none-p-100`);
     const strip = (xml: string) =>
       xml
         .replace(/ time="[^"]*"| timestamp="[^"]*"/g, '')

@@ -93,7 +93,7 @@ export async function nightlyCommand(
   const baseline = config.baseline ? readBaseline(config.baseline) : null;
 
   const runOne = run ?? isolatedRunner(shutdown, () => {});
-  const slice = shardSlice(plan, config.shard);
+  const slice = shardSlice(plan, config.shard, matrix.timeLimitS);
   const measuredTotal = slice.filter((p) => p.oracle.decided === 'measured').length;
   log(
     `nightly${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}: ${measuredTotal} measured cells of ${plan.filter((p) => p.oracle.decided === 'measured').length}, seed ${matrix.seed}, ${settings.join(' ')}${file ? `, expectations ${shownPath(file)}` : ''}`,
