@@ -31,7 +31,10 @@ import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 
-/** The CI-sized default: 10 s a run keeps both tables to ~16 min on 2 cores, ~6 min a shard of 3 (README, "Nightly chaos in CI"). */
+/**
+ * The CI-sized default: 10 s a run (and --stop-on-lost-update) keeps both tables to ~25 min on 2 cores one cell at a
+ * time, ~14 min with --parallel=2 (README, "Performance").
+ */
 export const NIGHTLY_TIME_LIMIT_S = 10;
 
 /** Options that are the nightly job's own, or differ per machine or night: not part of a cell's settings. */
