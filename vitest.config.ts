@@ -4,23 +4,12 @@ import { defineConfig } from 'vitest/config';
  * Test tiers. A file's tier follows from its path, so a new test needs no edit here:
  *   - `test/docker/**`                                 → docker   (the docker backend; skips without an engine)
  *   - `**\/*.browser.test.ts`                           → browser  (drives Chromium)
- *   - `test/integration/**`, `**\/*.servers.test.ts`    → servers  (boots real Redis/etcd/ZooKeeper/Postgres), in two
- *     lanes that run side by side, each one file at a time:
- *       `servers-timed`: the fault files (`nemesis/**`) and those that time a run's end or its signals
- *         (`SERVERS_TIMED`) — a pause against a TTL, a partition's end, a stop within a bound;
- *       `servers`: every other one — outcomes with room to spare (a lock's verdict, a plugin's refusal, a report);
+ *   - `test/integration/**`, `**\/*.servers.test.ts`    → servers  (boots real Redis/etcd/ZooKeeper/Postgres)
  *   - every other `**\/*.test.ts`                       → unit     (no server, no browser: literal data, in-process)
- * Groups run one after another (sequence.groupOrder): unit files in parallel first, then the two servers lanes
- * together (2 cores: at most two clusters at once, one of them not timing anything), then the browser and docker
- * tiers alone — Chromium or a container engine beside a cluster would starve it.
+ * Groups run one after another (sequence.groupOrder): unit files in parallel first, then each heavy tier alone,
+ * one file at a time — 2 cores cannot run two clusters, or a cluster and Chromium, without starving them.
  */
 const SERVERS = ['test/integration/**/*.test.ts', '**/*.servers.test.ts'];
-const SERVERS_TIMED = [
-  'nemesis/**/*.servers.test.ts',
-  'harness/crash.servers.test.ts',
-  'test/integration/stop-a-run.test.ts',
-  'test/integration/cli.test.ts',
-];
 const BROWSER = ['**/*.browser.test.ts'];
 const DOCKER = ['test/docker/**/*.test.ts'];
 const IGNORED = ['node_modules/**', 'results/**'];
@@ -50,23 +39,10 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'servers-timed',
-          include: SERVERS_TIMED,
-          exclude: IGNORED,
-          fileParallelism: false,
-          maxWorkers: 1,
-          globalSetup: ['test/global-setup.ts'],
-          sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
-        test: {
           name: 'servers',
           include: SERVERS,
-          exclude: [...IGNORED, ...SERVERS_TIMED],
+          exclude: IGNORED,
           fileParallelism: false,
-          maxWorkers: 1,
           globalSetup: ['test/global-setup.ts'],
           sequence: { groupOrder: 1 },
         },
