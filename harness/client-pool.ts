@@ -376,6 +376,16 @@ export class ClientPool {
     }
   }
 
+  /**
+   * kill, then wait (at most `boundMs`) for every client's exit to be handled — its unsent invokes recovered, its pid
+   * file removed — so a teardown that goes on to stop the cluster and exit leaves no pid file of a dead client.
+   */
+  async killAndWait(boundMs = 5000): Promise<void> {
+    this.kill();
+    const exits = this.slots.filter(Boolean).map((s) => s.exited);
+    await Promise.race([Promise.all(exits), sleep(boundMs)]);
+  }
+
   /** SIGCONT before SIGKILL: a stopped process does die of SIGKILL, but its pending IPC would be lost anyway. */
   kill(): void {
     this.stopping = true;

@@ -106,7 +106,9 @@ export async function runTest(
   journal.onOp((op) => stats.observe(op));
   // The clients' processes start while the cluster boots (their specs, with its ports, follow: pool.start).
   const pool = clientPool(runDir, pids, journal, clocks, log);
-  const stopClients = shutdown.add('stop clients', () => pool.kill());
+  // Steps run newest first: this one covers a failure while the cluster boots; once it is up, the same step is
+  // registered again so the clients die before their servers stop. Each waits for the exits it causes (pid files).
+  const stopLaunched = shutdown.add('stop clients', () => pool.killAndWait());
   pool.launch(config.concurrency);
   const { cluster, test, stopCluster, markIncomplete } = await startCluster(
     { config, strategy, faults, faultNeeds },
@@ -125,6 +127,7 @@ export async function runTest(
   const { specs, stopGraceMs } = clientSpecs(config, strategy, cluster, proxies);
   // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
   if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
+  const stopClients = shutdown.add('stop clients', () => pool.killAndWait());
   const nemesis = createNemesis({
     config,
     faults,
@@ -155,6 +158,7 @@ export async function runTest(
   await healNemesis.run();
   await pool.stop(stopGraceMs);
   stopClients.cancel();
+  stopLaunched.cancel();
 
   await finalReads(journal, cluster, config.accounts);
   await closeJournal.run();

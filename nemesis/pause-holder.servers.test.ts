@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
 
@@ -21,11 +19,11 @@ describe('pause-holder', () => {
     expect(run.outcome.exitCode).toBe(1);
     expect(starts(run, 'pause-holder').length).toBeGreaterThan(0);
     expect(run.outcome.stoppedEarlyAtS, run.summary).toBeLessThan(10);
-    const test = JSON.parse(fs.readFileSync(path.join(run.outcome.runDir, 'test.json'), 'utf8'));
-    expect(test.stoppedEarly).toMatchObject({ account: 0, atS: run.outcome.stoppedEarlyAtS });
+    const stopped = run.test.stoppedEarly!;
+    expect(stopped).toMatchObject({ account: 0, atS: run.outcome.stoppedEarlyAtS });
     // The write it stopped on is one the lost-updates checker names, as the eraser or as the one erased.
     const named = run.outcome.results.lostUpdateDetails.flatMap((l) => [l.lost.writeId, l.overwrittenBy.writeId]);
-    expect(named.some((id) => id === test.stoppedEarly.writeId || id === test.stoppedEarly.missed)).toBe(true);
+    expect(named.some((id) => id === stopped.writeId || id === stopped.missed)).toBe(true);
     expect(run.leftovers).toEqual([]);
   });
 
