@@ -100,16 +100,14 @@ export async function runTest(
   const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
   // Registered before the cluster's own step, so it runs after the servers stopped (steps run newest first).
   const { serverNet, disposeServerNet } = serverNetFor(faultNeeds, runDir, pids, shutdown, log);
-  const journal = new Journal(runPath(runDir, 'history'));
-  const closeJournal = shutdown.add('close journal', () => journal.close());
-  const stats = new LiveStats(config.timeLimitS, log, log === consoleLog && process.stderr.isTTY);
-  journal.onOp((op) => stats.observe(op));
-  // The clients' processes start while the cluster boots (their specs, with its ports, follow: pool.start).
-  const pool = clientPool(runDir, pids, journal, clocks, log);
-  // Steps run newest first: this one covers a failure while the cluster boots; once it is up, the same step is
-  // registered again so the clients die before their servers stop. Each waits for the exits it causes (pid files).
-  const stopLaunched = shutdown.add('stop clients', () => pool.killAndWait());
-  pool.launch(config.concurrency);
+  const { journal, closeJournal, stats, pool, stopLaunched } = launchClients(
+    config,
+    runDir,
+    pids,
+    clocks,
+    shutdown,
+    log,
+  );
   const { cluster, test, stopCluster, markIncomplete } = await startCluster(
     { config, strategy, faults, faultNeeds },
     { runDir, pids, clocks, serverNet },
@@ -117,11 +115,7 @@ export async function runTest(
     log,
   );
 
-  const proxies = new Map<string, TcpProxy>();
-  const closeProxies = shutdown.add('close proxies', async () => {
-    await Promise.all([...proxies.values()].map((p) => p.close()));
-  });
-  await startProxies(cluster, faultNeeds, proxies);
+  const { proxies, closeProxies } = await startProxies(cluster, faultNeeds, shutdown);
   await setupResource(cluster.pg!.connectionConfig(), config.accounts);
 
   const { specs, stopGraceMs } = clientSpecs(config, strategy, cluster, proxies);
@@ -170,6 +164,30 @@ export async function runTest(
   markIncomplete.cancel();
   const outcome = await conclude(config, runDir, faults, log);
   return stoppedEarly ? { ...outcome, stoppedEarlyAtS: stoppedEarly.atS } : outcome;
+}
+
+/**
+ * The history, its live stats, and the clients' processes, started while the cluster boots (their specs, with its
+ * ports, follow: pool.start). Steps run newest first: the `stop clients` step here covers a failure during the boot;
+ * once the cluster is up runTest registers the same step again, so the clients die before their servers stop. Each
+ * waits for the exits it causes (their pid files go with them).
+ */
+function launchClients(
+  config: Readonly<Config>,
+  runDir: string,
+  pids: PidRegistry,
+  clocks: ClockBoard | null,
+  shutdown: Shutdown,
+  log: (line: string) => void,
+) {
+  const journal = new Journal(runPath(runDir, 'history'));
+  const closeJournal = shutdown.add('close journal', () => journal.close());
+  const stats = new LiveStats(config.timeLimitS, log, log === consoleLog && process.stderr.isTTY);
+  journal.onOp((op) => stats.observe(op));
+  const pool = clientPool(runDir, pids, journal, clocks, log);
+  const stopLaunched = shutdown.add('stop clients', () => pool.killAndWait());
+  pool.launch(config.concurrency);
+  return { journal, closeJournal, stats, pool, stopLaunched };
 }
 
 /** The server network of a run with server partitions (its cgroups and nftables table), and its removal. */
@@ -311,10 +329,18 @@ function testRecord(
 
 /**
  * Clients reach the servers through proxies of ours when a fault acts there (partition, latency, failover, a held
- * write); otherwise straight to the servers' ports, so the latencies the run records carry no proxy hop. Fills
- * `proxies` (whose closing the caller registered first) one by one, so a failure half-way still closes the rest.
+ * write); otherwise straight to the servers' ports, so the latencies the run records carry no proxy hop. Their
+ * closing is registered first and the map filled one by one, so a failure half-way still closes the rest.
  */
-async function startProxies(cluster: Cluster, faultNeeds: RunNeeds, proxies: Map<string, TcpProxy>): Promise<void> {
+async function startProxies(
+  cluster: Cluster,
+  faultNeeds: RunNeeds,
+  shutdown: Shutdown,
+): Promise<{ proxies: Map<string, TcpProxy>; closeProxies: TeardownStep }> {
+  const proxies = new Map<string, TcpProxy>();
+  const closeProxies = shutdown.add('close proxies', async () => {
+    await Promise.all([...proxies.values()].map((p) => p.close()));
+  });
   if (faultNeeds.clientProxies) {
     for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
   } else if (cluster.failover) {
@@ -322,6 +348,7 @@ async function startProxies(cluster: Cluster, faultNeeds: RunNeeds, proxies: Map
     // one a promotion re-points; every other server is reached directly.
     proxies.set(PRIMARY_PROXY, await TcpProxy.start({ targetPort: cluster.failover.primary.port }));
   }
+  return { proxies, closeProxies };
 }
 
 /**
