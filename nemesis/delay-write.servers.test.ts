@@ -20,9 +20,14 @@ function heldWrites(run: NemesisRun): HeldWrite[] {
     .filter((o) => o.f === 'delay-write' && o.value.phase === 'end' && o.value.params?.hit === true)
     .map((end) => {
       const params = end.value.params!;
-      const invoke = run.ops.find((o) => o.index === params.writeIndex)!;
+      // By its process and its own time stamp: `writeIndex` is the journal's arrival position, and the history is
+      // renumbered in time order after the run (history/time-order.ts), so that index may name another op.
+      const invoke = run.ops.find(
+        (o) => o.process === params.process && o.time === params.writeTime && o.f === 'write' && o.type === 'invoke',
+      );
+      expect(invoke, `the held write ${JSON.stringify(params)} is in the history`).toBeDefined();
       const completion = run.ops.find(
-        (o) => o.index > invoke.index && o.process === invoke.process && o.f === 'write' && o.type !== 'invoke',
+        (o) => o.index > invoke!.index && o.process === invoke!.process && o.f === 'write' && o.type !== 'invoke',
       );
       return { params, completion };
     });

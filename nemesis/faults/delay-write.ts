@@ -23,7 +23,7 @@ const AIM_TIMEOUT_MS = 10_000;
  * Aimed like pause-holder: the hold starts synchronously in the journal listener that sees the read, while the
  * client still sleeps its think time, so the write is always sent into the hold. It hit when the client's write
  * was invoked while held, its bytes sat in the Postgres route, and it did not complete before the hold ended;
- * the `end` record says so (`hit`) with the process, account, the write's history index and how long it was held.
+ * the `end` record says so (`hit`) with the process, account, the write's time stamp and how long it was held.
  */
 export const delayWrite: FaultExecutor = {
   name: 'delay-write',
@@ -98,12 +98,15 @@ export const delayWrite: FaultExecutor = {
         // The run ended during the hold: the write was delayed, but maybe for less than the TTL.
         if (ctx.signal.aborted) params.cutShort = true;
         if (write.invoke) {
+          // The write's own stamp names it in the history (with the process) whatever its order; the index is the
+          // journal's arrival position, which the time-order seal after the run renumbers (history/time-order.ts).
+          params.writeTime = write.invoke.time;
           params.writeIndex = write.invoke.index;
           // From the moment the client invoked the write (its bytes left for the proxy) to their release.
           params.writeHeldMs = Math.round((healedAtNs - write.invoke.time) / 1e6);
         }
         const note = hit
-          ? `p${section.process}'s write (#${write.invoke!.index}) held ${params.writeHeldMs} ms, now delivered${write.completed ? ` (the client gave up on it: ${write.completed.error})` : ''}`
+          ? `p${section.process}'s write (invoked at ${(write.invoke!.time / 1e6).toFixed(1)} ms) held ${params.writeHeldMs} ms, now delivered${write.completed ? ` (the client gave up on it: ${write.completed.error})` : ''}`
           : write.invoke
             ? `p${section.process}'s write completed during the hold (${write.completed?.type}${write.completed?.error ? ` ${write.completed.error}` : ''}): not delayed`
             : `p${section.process} sent no write while held`;
