@@ -6,8 +6,12 @@ import { defineConfig } from 'vitest/config';
  *   - `**\/*.browser.test.ts`                           → browser  (drives Chromium)
  *   - `test/integration/**`, `**\/*.servers.test.ts`    → servers  (boots real Redis/etcd/ZooKeeper/Postgres)
  *   - every other `**\/*.test.ts`                       → unit     (no server, no browser: literal data, in-process)
- * Groups run one after another (sequence.groupOrder): unit files in parallel first, then each heavy tier alone,
- * one file at a time — 2 cores cannot run two clusters, or a cluster and Chromium, without starving them.
+ * Groups run one after another (sequence.groupOrder): unit files in parallel first, then each heavy tier alone.
+ * The servers tier runs two files at a time: a run keeps ~0.7 of a core busy on average (pause-holder's file: 63 s
+ * of CPU in 90 s), so two clusters side by side load 2 cores ~1.3× and the tier takes 627 s instead of ~1100 s,
+ * every test passing (2026-12-03). More than two oversubscribe the cores and the timing faults (pause > TTL) with
+ * them. Each run has its own ports (common/free-port.ts reserves them), folders and pid files, so two files never
+ * meet. Browser and docker files stay one at a time: Chromium and dockerd beside a cluster starve it.
  */
 const SERVERS = ['test/integration/**/*.test.ts', '**/*.servers.test.ts'];
 const BROWSER = ['**/*.browser.test.ts'];
@@ -42,7 +46,8 @@ export default defineConfig({
           name: 'servers',
           include: SERVERS,
           exclude: IGNORED,
-          fileParallelism: false,
+          fileParallelism: true,
+          maxWorkers: 2,
           globalSetup: ['test/global-setup.ts'],
           sequence: { groupOrder: 1 },
         },
