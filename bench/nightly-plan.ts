@@ -3,6 +3,7 @@ import { CLI } from '../common/cli-name.ts';
 import { nightlyPlan } from '../matrix/nightly-plan.ts';
 import { readNightlyFiles, type NightlyResult } from '../matrix/nightly-result.ts';
 import { NIGHTLY_TIME_LIMIT_S } from '../matrix/nightly.ts';
+import { NIGHTLY_PARALLEL } from '../harness/options.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
 import {
   GOAL_SHARDS,
@@ -38,7 +39,8 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   const one = /^(\d+)\/(\d+)$/.exec(opt('shard') ?? '');
   const shard = one ? { index: Number(one[1]), count: Number(one[2]) } : null;
   const shards = Number(opt('shards') ?? GOAL_SHARDS);
-  const parallel = Number(opt('parallel') ?? 1);
+  // As `nightly` would run the plan here: its default --parallel (2 on 2 cores).
+  const parallel = Number(opt('parallel') ?? NIGHTLY_PARALLEL);
   if (
     unknown.length ||
     !['all', 'faults', 'remedies'].includes(tables) ||

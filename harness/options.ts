@@ -2,6 +2,7 @@ import { checkResultsFolder } from '../store/results-store.ts';
 import crypto from 'node:crypto';
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { FAULT_ALIASES, FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import { faultHelpLines } from '../history/fault-catalogue.ts';
@@ -45,6 +46,13 @@ function parseShard(raw: string): { index: number; count: number } {
  * (the matrix's rule; here because --runs' help states it, and the matrix imports the harness, not the reverse).
  */
 export const MAX_RERUNS = 2;
+
+/**
+ * `nightly --parallel`'s default: two measured cells at once where there are two cores. Both tables at
+ * --time-limit=10 on 2 cores: 24.6 min one cell at a time, 12.0 min two at a time with every cell matching
+ * (2026-12-03, README "Performance"); a cell keeps ~0.7 of a core busy, so a third would oversubscribe the cores.
+ */
+export const NIGHTLY_PARALLEL = Math.min(2, Math.max(1, os.availableParallelism()));
 
 /**
  * Every option of the CLI, one row each (the order --help prints). Which subcommand takes which is `COMMANDS`
@@ -229,10 +237,11 @@ export const OPTIONS = [
   {
     name: 'parallel',
     kind: 'int',
-    default: 1,
+    default: NIGHTLY_PARALLEL,
+    defaultText: '2 (1 on a one-core machine)',
     min: 1,
     max: 8,
-    help: "nightly: measured cells run at once on this machine, each with its own cluster (2 on 2 cores about halves the night; latency figures then include the neighbour's load)",
+    help: "nightly: measured cells run at once on this machine, each with its own cluster and ports (2 on 2 cores about halves the night; latency figures then include the neighbour's load; 1: one cell at a time)",
   },
   {
     name: 'cells',

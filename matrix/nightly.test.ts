@@ -335,7 +335,7 @@ describe('nightly', () => {
       running--;
       return inner(c);
     };
-    const one = await night([`--results=${path.join(root, 'serial')}`]);
+    const one = await night([`--results=${path.join(root, 'serial')}`, '--parallel=1']);
     const two = await night([`--results=${path.join(root, 'parallel')}`, '--parallel=2'], slow);
     expect(most).toBe(2);
     expect(two.code).toBe(one.code);
@@ -344,6 +344,12 @@ describe('nightly', () => {
     expect(b.cells.map(decided)).toEqual(a.cells.map(decided));
     expect(b.settings).toEqual(a.settings);
     expect(b.command).toContain('--parallel=2');
+    expect(read(one.dir).command).not.toContain('--parallel');
+  });
+
+  it('runs two cells at a time by default where there are two cores, one where there is one', () => {
+    expect(parseCommandLine(['nightly']).parallel).toBe(os.availableParallelism() >= 2 ? 2 : 1);
+    expect(parseCommandLine(['nightly', '--parallel=1'])).toMatchObject({ parallel: 1 });
   });
 
   it('shards are balanced by time, not count: the 30 s long-work cells spread, the loads within one cell of each other', () => {

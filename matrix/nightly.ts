@@ -32,8 +32,8 @@ import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 
 /**
- * The CI-sized default: 10 s a run (and --stop-on-lost-update) keeps both tables to ~25 min on 2 cores one cell at a
- * time, ~14 min with --parallel=2 (README, "Performance").
+ * The CI-sized default: 10 s a run (and --stop-on-lost-update) keeps both tables to 12 min on 2 cores two cells at a
+ * time (the default --parallel there), ~25 min one at a time (README, "Performance").
  */
 export const NIGHTLY_TIME_LIMIT_S = 10;
 
