@@ -23,6 +23,13 @@ const CONCURRENCY = 5;
 // running the whole file repeatedly (README, "A gallery of broken locks").
 const TIME_LIMIT_S = 6;
 const SEED = 7;
+/**
+ * A broken lock's run ends at its first lost update, so its limit costs only when the defect does not show: a
+ * defect that needs a coincidence (token-from-clock: the next grant within the same second as the paused holder's)
+ * gets more shots at it. With 6 s, token-from-clock once went uncaught when this file ran beside another
+ * (2026-12-03: an overlap the fence happened to refuse, no lost update). A case's own --time-limit still wins.
+ */
+const CAUGHT_TIME_LIMIT_S = 20;
 
 const results = testResultsDir('broken-gallery');
 const quiet = () => {};
@@ -46,7 +53,7 @@ async function run(file: string, by: ExposedBy, stopAtLoss = false) {
   const argv = [
     `--lock=./examples/broken/${file}`,
     `--nemesis=${by.nemesis}`,
-    `--time-limit=${TIME_LIMIT_S}`,
+    `--time-limit=${stopAtLoss ? CAUGHT_TIME_LIMIT_S : TIME_LIMIT_S}`,
     ...by.args,
     `--concurrency=${CONCURRENCY}`,
     `--seed=${SEED}`,
