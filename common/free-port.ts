@@ -97,8 +97,12 @@ function reservationDir(): string | null {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return null;
   }
-  const st = fs.lstatSync(dir);
-  if (!st.isDirectory() || (uid !== null && st.uid !== uid) || (st.mode & 0o077) !== 0) return null;
+  try {
+    const st = fs.lstatSync(dir);
+    if (!st.isDirectory() || (uid !== null && st.uid !== uid) || (st.mode & 0o077) !== 0) return null;
+  } catch {
+    return null;
+  }
   return dir;
 }
 
