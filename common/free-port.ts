@@ -3,20 +3,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-/**
- * A TCP port that was free on 127.0.0.1 a moment ago, chosen by the kernel (port 0). For a listener the caller
- * opens itself at once; a server started later takes its ports from `freePorts`.
- */
+/** One port for a server started later (a test's own Redis or Postgres): `freePorts(1)`. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+  const [port] = await freePorts(1);
+  return port;
 }
 
 /** How long a port handed to a server stays reserved for it: by then it listens there (or failed to start). */

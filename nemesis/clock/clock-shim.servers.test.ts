@@ -2,13 +2,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../common/free-port.ts';
 import { ClockOffsetFile, ClockShimBuildError, SHIM_FILE_NAME, buildClockShim } from './clock-shim.ts';
 
 const JUMP_MS = 120_000;
@@ -293,16 +293,6 @@ class Sampler {
 async function redisTimeMs(redis: Redis): Promise<number> {
   const [sec, usec] = await redis.time();
   return Number(sec) * 1000 + Number(usec) / 1000;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = net.createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolvePromise(port));
-    });
-  });
 }
 
 async function start(

@@ -25,6 +25,12 @@ const AIM_TIMEOUT_MS = 10_000;
  * was invoked while held, its bytes sat in the Postgres route, and it did not complete before the hold ended;
  * the `end` record says so (`hit`) with the process, account, the write's time stamp and how long it was held.
  */
+/** The held process's write: its invoke (sent into the hold) and its completion, if one came during the hold. */
+interface HeldWrite {
+  invoke?: Op;
+  completed?: Op;
+}
+
 export const delayWrite: FaultExecutor = {
   name: 'delay-write',
   needs: { ownClientRoutes: true, clientProxies: true, minRunMs: pastTheHold },
@@ -54,7 +60,7 @@ export const delayWrite: FaultExecutor = {
 
     // The held process's write, as the harness sees it: invoked while held, and whether it completed meanwhile
     // (a --watchdog client that lost its lease fails the write without sending it; a step timeout gives up on it).
-    const write: { invoke?: Op; completed?: Op } = {};
+    const write: HeldWrite = {};
     const unsubscribe = journal.onOp((op) => {
       if (op.process !== section.process || op.f !== 'write') return;
       if (op.type === 'invoke' && !write.invoke) {
@@ -105,13 +111,20 @@ export const delayWrite: FaultExecutor = {
           // From the moment the client invoked the write (its bytes left for the proxy) to their release.
           params.writeHeldMs = Math.round((healedAtNs - write.invoke.time) / 1e6);
         }
-        const note = hit
-          ? `p${section.process}'s write (invoked at ${(write.invoke!.time / 1e6).toFixed(1)} ms) held ${params.writeHeldMs} ms, now delivered${write.completed ? ` (the client gave up on it: ${write.completed.error})` : ''}`
-          : write.invoke
-            ? `p${section.process}'s write completed during the hold (${write.completed?.type}${write.completed?.error ? ` ${write.completed.error}` : ''}): not delayed`
-            : `p${section.process} sent no write while held`;
-        return { params, note };
+        return { params, note: healNote(section.process, write, hit, params.writeHeldMs as number | undefined) };
       },
     };
   },
 };
+
+/** The `end` record's note: what became of the held process's write. */
+function healNote(process: number, write: HeldWrite, hit: boolean, writeHeldMs: number | undefined): string {
+  const p = `p${process}`;
+  if (hit) {
+    const gaveUp = write.completed ? ` (the client gave up on it: ${write.completed.error})` : '';
+    return `${p}'s write (invoked at ${(write.invoke!.time / 1e6).toFixed(1)} ms) held ${writeHeldMs} ms, now delivered${gaveUp}`;
+  }
+  if (!write.invoke) return `${p} sent no write while held`;
+  const error = write.completed?.error ? ` ${write.completed.error}` : '';
+  return `${p}'s write completed during the hold (${write.completed?.type}${error}): not delayed`;
+}
