@@ -68,4 +68,9 @@ export interface NodeHost {
    * the run dir is private to root): recorded so `cleanup` may look for that server's leftovers there, and only there.
    */
   ownDir?(dir: string): void;
+  /**
+   * A memory-backed folder (tmpfs) where a server's throw-away data may live instead of the run dir, or null
+   * (common/memory-dir.ts). Only a host whose servers see the harness's own folders has one (not Docker's).
+   */
+  memoryDir?(): string | null;
 }

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { removeDeadRunData } from './dead-run-data.ts';
 import { startTime } from '../common/pid-registry.ts';
 import { PIDS_DIR, writeOwner } from '../common/run-owner.ts';
+import { MEMORY_DIR } from '../common/memory-dir.ts';
 
 // Real run folders on disk; "dead" harnesses are this process's pid with another start time (a reused pid).
 const made: string[] = [];
@@ -80,6 +81,30 @@ describe('cleanup --data', () => {
     expect(fs.existsSync(outside)).toBe(false);
     expect(fs.existsSync(notOurs)).toBe(true);
   });
+
+  it.skipIf(!fs.existsSync(MEMORY_DIR))(
+    'removes Postgres data kept in the memory folder (a fencepost-* folder in /dev/shm), and nothing else there',
+    () => {
+      const r = results();
+      const dead = run(r, 'dead', { pid: process.pid, startTime: 1 });
+      const inMemory = fs.mkdtempSync(path.join(MEMORY_DIR, 'fencepost-pg-'));
+      const notOurs = fs.mkdtempSync(path.join(MEMORY_DIR, 'someone-else-'));
+      made.push(inMemory, notOurs);
+      fs.writeFileSync(path.join(inMemory, 'PG_VERSION'), '15\n');
+      for (const [node, target] of [
+        ['pg', inMemory],
+        ['evil', notOurs],
+      ]) {
+        fs.mkdirSync(path.join(dead, 'nodes', node));
+        fs.writeFileSync(path.join(dead, 'nodes', node, 'DATA-IS-ELSEWHERE'), `${target}\n`);
+      }
+      const lines: string[] = [];
+      expect(removeDeadRunData(r, (l) => lines.push(l))).toBeGreaterThan(0);
+      expect(fs.existsSync(inMemory)).toBe(false);
+      expect(fs.existsSync(notOurs)).toBe(true);
+      expect(lines.join('\n')).toContain(dead);
+    },
+  );
 });
 
 describe('cleanup --data on a shared machine', () => {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { processesUsing } from '../common/dir-in-use.ts';
 import { diskUsage, formatMB } from '../common/disk-usage.ts';
+import { MEMORY_DIR } from '../common/memory-dir.ts';
 import { notOurs } from '../common/ownership.ts';
 import { runOwner } from '../common/run-owner.ts';
 import { RUN_FILES, runPath } from '../store/run-dir.ts';
@@ -29,9 +30,9 @@ function runDirsWithData(resultsDir: string): string[] {
 }
 
 /**
- * Folders a node moved its data to (a private folder under the OS temp dir when the postgres user can't enter
- * the run dir). Only `fencepost-*` folders directly in the temp dir are taken: the marker file is not trusted
- * to name anything else.
+ * Folders a node moved its data to (Postgres's: a private folder in the memory folder, or under the OS temp dir
+ * when the postgres user can't enter the run dir). Only `fencepost-*` folders directly in one of those two are
+ * taken: the marker file is not trusted to name anything else.
  */
 function dataElsewhere(nodesDir: string): string[] {
   const out: string[] = [];
@@ -43,7 +44,7 @@ function dataElsewhere(nodesDir: string): string[] {
     try {
       const target = fs.readFileSync(marker, 'utf8').trim();
       if (
-        path.dirname(target) === os.tmpdir() &&
+        [os.tmpdir(), MEMORY_DIR].includes(path.dirname(target)) &&
         path.basename(target).startsWith('fencepost-') &&
         fs.lstatSync(target).isDirectory()
       )

@@ -6,6 +6,7 @@ import { HarnessError } from '../../common/errors.ts';
 import { childPids, isAlive, type PidRegistry } from '../../common/pid-registry.ts';
 import { postgresBinDir } from '../provision.ts';
 import { recordRunTempDir } from '../../common/run-owner.ts';
+import { memoryDir } from '../../common/memory-dir.ts';
 import type { Command, LaunchRequest, NodeHost, RunningServer, ServerUser } from '../node-host.ts';
 
 interface Account {
@@ -123,6 +124,10 @@ export class ProcessHost implements NodeHost {
 
   ownDir(dir: string): void {
     recordRunTempDir(this.registry.dir, dir);
+  }
+
+  memoryDir(): string | null {
+    return memoryDir();
   }
 
   async launch(req: LaunchRequest): Promise<RunningServer> {

@@ -5,17 +5,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL_CLUSTER, type Cluster } from '../../cluster/cluster.ts';
 import { createLocalCluster } from '../../cluster/local/cluster.ts';
 import { isAlive, PidRegistry, processState } from '../../common/pid-registry.ts';
+import { MEMORY_DIR, memoryDir } from '../../common/memory-dir.ts';
 
 /** The whole local backend, booted once for this file: 5 Redis, 3 etcd, 3 ZooKeeper, Postgres. */
 let dir: string;
 let cluster: Cluster;
 let allPids: number[] = [];
+/** Where Postgres's data really lives (the run dir holds a link to it), read while the cluster runs. */
+let pgData = '';
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-cluster-'));
   cluster = await createLocalCluster(FULL_CLUSTER, dir, new PidRegistry(path.join(dir, 'pids')));
   await cluster.start();
   allPids = cluster.nodes.flatMap((n) => n.pids());
+  pgData = fs.realpathSync(cluster.pg!.dataDir);
 });
 
 afterAll(async () => {
@@ -95,11 +99,33 @@ describe('local cluster', () => {
     expect((await cluster.etcd[2].status()).leader).not.toBe('0');
   });
 
+  it.skipIf(memoryDir() === null)(
+    "keeps Postgres's data in memory (a private fencepost-pg-* folder in /dev/shm), linked from its node folder",
+    () => {
+      expect(fs.lstatSync(cluster.pg!.dataDir).isSymbolicLink()).toBe(true);
+      expect(path.dirname(path.dirname(pgData))).toBe(MEMORY_DIR);
+      expect(path.basename(path.dirname(pgData))).toMatch(/^fencepost-pg-/);
+      expect(fs.statSync(path.dirname(pgData)).mode & 0o777).toBe(0o700);
+      expect(fs.existsSync(path.join(pgData, 'PG_VERSION'))).toBe(true);
+      expect(fs.readFileSync(path.join(path.dirname(cluster.pg!.dataDir), 'DATA-IS-ELSEWHERE'), 'utf8').trim()).toBe(
+        path.dirname(pgData),
+      );
+    },
+  );
+
+  it("keeps Postgres's dynamic shared memory in its data dir, not in /dev/shm where a killed Postgres would leave it", () => {
+    const mapped = cluster.pg!.pids().flatMap((pid) => fs.readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n'));
+    expect(mapped.filter((l) => l.includes('/dev/shm/PostgreSQL.'))).toEqual([]);
+    expect(mapped.some((l) => l.includes(`${pgData}/pg_dynshmem/`))).toBe(true);
+  });
+
   it('teardown resumes paused nodes and leaves no process behind', async () => {
     await cluster.redis[0].pause();
     await cluster.zk[0].pause();
     const pids = cluster.nodes.flatMap((n) => n.pids()).concat(allPids);
     await cluster.teardown();
     expect(pids.filter(isAlive)).toEqual([]);
+    // Postgres's data, wherever it lived (in memory or in the node folder), is gone with the cluster.
+    expect(fs.existsSync(pgData)).toBe(false);
   });
 });
