@@ -53,8 +53,9 @@ function etcdNodes({ base, take, credentials }: Layout, count: number, runDir: s
   const ports = Array.from({ length: count }, () => ({ client: take(), peer: take() }));
   const initialCluster = ports.map((p, i) => `etcd${i}=http://127.0.0.1:${p.peer}`).join(',');
   const token = `fencepost-${path.basename(runDir)}`;
-  return ports.map(
-    (p, i) =>
+  const nodes: EtcdNode[] = [];
+  for (const [i, p] of ports.entries()) {
+    nodes.push(
       new EtcdNode({
         ...base(`etcd[${i}]`, 'etcd', p.client),
         peerPort: p.peer,
@@ -62,8 +63,12 @@ function etcdNodes({ base, take, credentials }: Layout, count: number, runDir: s
         clusterToken: token,
         rootPassword: credentials.etcdRoot,
         userPassword: credentials.etcd,
+        // One after another on the first start: see EtcdNode.prepare.
+        ...(i > 0 ? { firstStartAfter: nodes[i - 1] } : {}),
       }),
-  );
+    );
+  }
+  return nodes;
 }
 
 function zkNodes({ base, take, credentials }: Layout, count: number): ZkNode[] {
