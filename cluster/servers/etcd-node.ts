@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Etcd3, Range } from 'etcd3';
+import { createRequire } from 'node:module';
+import type { Etcd3 } from 'etcd3';
 import { ETCD_ROOT, ETCD_USER } from '../credentials.ts';
 import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
 
@@ -14,6 +15,15 @@ export interface EtcdNodeOptions extends ServerNodeOptions {
   /** The member whose peer port must answer before this one first starts (EtcdNode.prepare says why). */
   firstStartAfter?: EtcdNode;
 }
+
+/**
+ * etcd3 (with gRPC and protobufjs: ~0.2 s of a run's start-up) is loaded when a run first talks to an etcd member,
+ * not by every run that imports the cluster code.
+ */
+const etcd3 = (() => {
+  let mod: typeof import('etcd3') | null = null;
+  return () => (mod ??= createRequire(import.meta.url)('etcd3') as typeof import('etcd3'));
+})();
 
 /** How long a member waits for the one before it to serve its peers before starting anyway (as all at once). */
 export const PEER_WAIT_MS = 3000;
@@ -135,7 +145,7 @@ export class EtcdNode extends ServerNode {
 
   /** An admin client of this member (root once auth is on). Never handed to a lock client. */
   client(): Etcd3 {
-    return new Etcd3({
+    return new (etcd3().Etcd3)({
       hosts: [this.endpoint],
       dialTimeout: 1000,
       ...(this.authEnabled ? { auth: { username: ETCD_ROOT, password: this.etcdOpts.rootPassword } } : {}),
@@ -183,7 +193,7 @@ export async function enableEtcdAuth(nodes: EtcdNode[]): Promise<void> {
   const c = first.client();
   try {
     const role = await c.role(ETCD_USER).create();
-    await role.grant({ permission: 'Readwrite', range: Range.prefix('fencepost/') });
+    await role.grant({ permission: 'Readwrite', range: etcd3().Range.prefix('fencepost/') });
     await c.user(ETCD_USER).create(first.userAuth.password);
     await c.user(ETCD_USER).addRole(ETCD_USER);
     await c.user(ETCD_ROOT).create(first.rootPassword);
