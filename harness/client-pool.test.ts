@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkedMessage, clientEnvironment } from './client-pool.ts';
+import { checkedMessage, clientEnvironment, exitIsDeath } from './client-pool.ts';
 
 describe('clientEnvironment', () => {
   it('drops every variable that turns on a library debug log, keeps the rest, adds the client its own', () => {
@@ -39,5 +39,23 @@ describe('checkedMessage: a client reporting its lock process', () => {
     expect(checkedMessage({ type: 'lock-process', pid })).toBe(
       `a lock-process message with pid ${JSON.stringify(pid)}`,
     );
+  });
+});
+
+describe('exitIsDeath: which client exits the history records as client-exited', () => {
+  const mid = { started: true, current: true, stopping: false, killedOnPurpose: false };
+  it('a death mid-run, killed by the nemesis or not', () => {
+    expect(exitIsDeath(mid)).toBe(true);
+    expect(exitIsDeath({ ...mid, killedOnPurpose: true })).toBe(true);
+  });
+
+  it("a nemesis kill whose exit is handled after the run's stop began (kill-holder's last shot)", () => {
+    expect(exitIsDeath({ ...mid, stopping: true, killedOnPurpose: true })).toBe(true);
+  });
+
+  it('not an exit the stop itself asked for, nor one before the start or of a process the slot replaced', () => {
+    expect(exitIsDeath({ ...mid, stopping: true })).toBe(false);
+    expect(exitIsDeath({ ...mid, started: false })).toBe(false);
+    expect(exitIsDeath({ ...mid, current: false, killedOnPurpose: true })).toBe(false);
   });
 });

@@ -48,6 +48,21 @@ export type ClientHandle = ClientProcess;
 /** Where a client's op goes: the journal. `at` is the client's own CLOCK_MONOTONIC stamp; none = stamp it now. */
 export type OpSink = (op: OpInput, at?: bigint) => void;
 
+/**
+ * Whether a client's exit is recorded as a death (its open ops end `info: client-exited`; the slot restarts unless
+ * the run is stopping): the slot's current process, after the run started, and either mid-run or killed by the
+ * nemesis. A kill-holder shot in the run's last moment is a death even when its exit is handled after the stop
+ * began (on a loaded machine it was: the kill was recorded, the killed client's op stayed open).
+ */
+export function exitIsDeath(exit: {
+  started: boolean;
+  current: boolean;
+  stopping: boolean;
+  killedOnPurpose: boolean;
+}): boolean {
+  return exit.started && exit.current && (!exit.stopping || exit.killedOnPurpose);
+}
+
 /** What forking a slot's process needs of its spec; the rest arrives with `start` (ClientPool.launch). */
 type SlotSpec = Pick<ClientSpec, 'slot' | 'concurrency' | 'generation'>;
 
@@ -203,7 +218,16 @@ export class ClientPool {
         reject(
           new Error(`client ${spec.slot} exited (code ${code}) before it was ready; see logs/client-${spec.slot}.log`),
         );
-        if (!this.stopping && this.started && this.slots[spec.slot] === slot) void this.died(slot, code, signal);
+        const current = this.slots[spec.slot] === slot;
+        if (
+          exitIsDeath({
+            started: this.started,
+            current,
+            stopping: this.stopping,
+            killedOnPurpose: !!slot.killedOnPurpose,
+          })
+        )
+          void this.died(slot, code, signal);
       });
     });
   }
@@ -311,6 +335,8 @@ export class ClientPool {
       if (++this.gaveUp === this.clients.length) this.resolveAllGaveUp();
       return;
     }
+    // Killed by the nemesis as the run was stopping: recorded above, nothing left to restart it for.
+    if (this.stopping) return;
     this.log(
       `fencepost: client ${slot.spec.slot} exited with ${how} mid-run; restarting it as a new process (see logs/client-${slot.spec.slot}.log)`,
     );
