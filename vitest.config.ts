@@ -8,11 +8,12 @@ import { defineConfig } from 'vitest/config';
  *   - `test/integration/**`, `**\/*.servers.test.ts`    → servers  (boots real Redis/etcd/ZooKeeper/Postgres)
  *   - every other `**\/*.test.ts`                       → unit     (no server, no browser: literal data, in-process)
  * Groups run one after another (sequence.groupOrder): unit files in parallel first, then each heavy tier alone.
- * The servers tier runs two files at a time: a run keeps ~0.7 of a core busy on average (pause-holder's file: 63 s
- * of CPU in 90 s), so two clusters side by side load 2 cores ~1.3× and the tier takes 627 s instead of ~1100 s,
- * every test passing (2026-12-03). More than two oversubscribe the cores and the timing faults (pause > TTL) with
- * them. Each run has its own ports (common/free-port.ts reserves them), folders and pid files, so two files never
- * meet. Browser and docker files stay one at a time: Chromium and dockerd beside a cluster starve it.
+ * The servers tier runs three files at a time. A run's CPU comes mostly at its start (Node, the clients, initdb,
+ * the JVMs) and little while its clients wait on the lock, so the 2 cores were 55–70 % busy with two files at a time
+ * (507 s for the tier) and 75–89 % with three (385–391 s), the timing faults' margins (a pause 1 s past the TTL)
+ * untouched by that load (2026-12-03, each tier run alone on the machine). Each run has its own ports
+ * (common/free-port.ts reserves them), folders and pid files, so files never meet. Browser and docker files stay one
+ * at a time: Chromium and dockerd beside a cluster starve it.
  */
 const SERVERS = ['test/integration/**/*.test.ts', '**/*.servers.test.ts'];
 const BROWSER = ['**/*.browser.test.ts'];
@@ -50,7 +51,7 @@ export default defineConfig({
           include: SERVERS,
           exclude: IGNORED,
           fileParallelism: true,
-          maxWorkers: 2,
+          maxWorkers: 3,
           globalSetup: ['test/global-setup.ts'],
           sequence: { groupOrder: 1 },
         },
