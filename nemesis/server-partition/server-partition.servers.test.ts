@@ -205,9 +205,13 @@ describe.skipIf(serverNetMissing() !== null)('server partitions', () => {
     const runDir = onlyRunDir(results, 'zookeeper');
     const name = netName(runDir);
     expect(netLeft(runDir).length, 'kill -9 left nothing to clean up: the test would prove nothing').toBe(2);
+    const marker = path.join(runDir, 'nodes', 'pg', 'DATA-IS-ELSEWHERE');
+    const pgData = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : null;
     const lines: string[] = [];
-    await cleanup(results, (l) => lines.push(l));
+    // With --data: Postgres's data may live in /dev/shm, outside the results this test removes.
+    await cleanup(results, (l) => lines.push(l), { data: true });
     expect(lines.join('\n')).toContain(`removed nftables table inet ${name} and cgroup`);
+    if (pgData) expect(fs.existsSync(pgData)).toBe(false);
     expect(netLeft(runDir)).toEqual([]);
     for (let i = 0; i < 20 && processesUnder(results).length; i++) await sleep(100);
     expect(processesUnder(results)).toEqual([]);

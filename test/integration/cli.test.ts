@@ -176,5 +176,16 @@ describe('CLI', () => {
     expect(r.stdout).toMatch(/stopped \d+ leftover process/);
     await sleep(500);
     expect(processesUnder(results)).toEqual([]);
+    // The data stays until `cleanup --data`, Postgres's too wherever it lives (in memory, /dev/shm, when there is
+    // room: 40 MB of RAM per run left behind until then).
+    const [run] = fs.readdirSync(path.join(results, 'doctor'));
+    const marker = path.join(results, 'doctor', run, 'nodes', 'pg', 'DATA-IS-ELSEWHERE');
+    const pgData = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : null;
+    if (pgData) expect(fs.existsSync(pgData)).toBe(true);
+    const d = await cli(['cleanup', '--data', `--results=${results}`]);
+    expect(d.code).toBe(0);
+    expect(d.stdout).toMatch(/removed the node data of .* \(\d+(\.\d+)? MB\)/);
+    expect(fs.existsSync(path.join(results, 'doctor', run, 'nodes'))).toBe(false);
+    if (pgData) expect(fs.existsSync(pgData)).toBe(false);
   });
 });
