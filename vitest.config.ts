@@ -9,11 +9,12 @@ import { defineConfig } from 'vitest/config';
  *   - every other `**\/*.test.ts`                       → unit     (no server, no browser: literal data, in-process)
  * Groups run one after another (sequence.groupOrder): unit files in parallel first, then each heavy tier alone.
  * The servers tier runs three files at a time. A run's CPU comes mostly at its start (Node, the clients, initdb,
- * the JVMs) and little while its clients wait on the lock, so the 2 cores were 55–70 % busy with two files at a time
- * (507 s for the tier) and 75–89 % with three (385–391 s), the timing faults' margins (a pause 1 s past the TTL)
- * untouched by that load (2026-12-03, each tier run alone on the machine). Each run has its own ports
- * (common/free-port.ts reserves them), folders and pid files, so files never meet. Browser and docker files stay one
- * at a time: Chromium and dockerd beside a cluster starve it.
+ * the JVMs) and little while its clients wait on the lock, so the 2 cores were ~60 % busy on average with two
+ * files at a time (507 s for the tier) and ~82 % with three (383–391 s; 30 s samples 65–95 %). Three at a time,
+ * every test passed in three .ci/runs and in two of three tier runs alone; the third failed on a harness race the
+ * load exposed (a nemesis kill as the run stopped), since fixed (2026-12-03). Each run has its own ports
+ * (common/free-port.ts reserves them), folders and pid files, so files never meet. Browser and docker files stay
+ * one at a time: Chromium and dockerd beside a cluster starve it.
  */
 const SERVERS = ['test/integration/**/*.test.ts', '**/*.servers.test.ts'];
 const BROWSER = ['**/*.browser.test.ts'];
