@@ -11,7 +11,7 @@ import { defineConfig } from 'vitest/config';
  * The servers tier runs three files at a time. A run's CPU comes mostly at its start (Node, the clients, initdb,
  * the JVMs) and little while its clients wait on the lock, so the 2 cores were ~60 % busy on average with two
  * files at a time (507 s for the tier) and ~82 % with three (383–391 s; 30 s samples 65–95 %). Three at a time,
- * every test passed in three .ci/runs and in two of three tier runs alone; the third failed on a harness race the
+ * every test passed in four .ci/runs and in two of three tier runs alone; the third failed on a harness race the
  * load exposed (a nemesis kill as the run stopped), since fixed (2026-12-03). Each run has its own ports
  * (common/free-port.ts reserves them), folders and pid files, so files never meet. Browser and docker files stay
  * one at a time: Chromium and dockerd beside a cluster starve it.
