@@ -137,7 +137,8 @@ function clusterOf(
     ...parts,
     nodes,
     async start() {
-      // All at once: etcd and ZooKeeper members wait for each other anyway, and boot time is dominated by the JVMs.
+      // All at once (an etcd member's first start waits only for the one before it to serve its peers: see
+      // EtcdNode.prepare); ZooKeeper members wait for each other anyway, and its JVMs are the slowest boot.
       const results = await Promise.allSettled(nodes.filter((n) => n !== failover?.replica).map((n) => n.start()));
       if (failover) results.push(...(await Promise.allSettled([failover.replica.start()])));
       // etcd's auth goes on once its members have formed (enabling needs a leader), before any client connects.

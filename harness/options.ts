@@ -50,7 +50,7 @@ export const MAX_RERUNS = 2;
 /**
  * `nightly --parallel`'s default: two measured cells at once where there are two cores. Both tables at
  * --time-limit=10 on 2 cores: 24.6 min one cell at a time, 12.0 min two at a time with every cell matching
- * (2026-12-03, README "Performance"); a cell keeps ~0.7 of a core busy, so a third would oversubscribe the cores.
+ * (2026-12-03, README "Performance"). Not more: a cell's latency figures include its neighbours' load.
  */
 export const NIGHTLY_PARALLEL = Math.min(2, Math.max(1, os.availableParallelism()));
 

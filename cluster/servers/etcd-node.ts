@@ -43,6 +43,8 @@ export class EtcdNode extends ServerNode {
    * enabled"), so the first start probes without.
    */
   authEnabled = false;
+  /** Set once the first start has been tried: a later start (a restart) does not wait for its predecessor. */
+  private started = false;
 
   constructor(opts: EtcdNodeOptions) {
     super(opts);
@@ -60,8 +62,6 @@ export class EtcdNode extends ServerNode {
     if (this.started || !this.etcdOpts.firstStartAfter) return;
     await this.etcdOpts.firstStartAfter.servingPeers(PEER_WAIT_MS);
   }
-
-  private started = false;
 
   override async start(): Promise<void> {
     try {

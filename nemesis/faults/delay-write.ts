@@ -7,6 +7,12 @@ import { pastTheHold } from '../fault-needs.ts';
 /** How long delay-write waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
 
+/** The held process's write: its invoke (sent into the hold) and its completion, if one came during the hold. */
+interface HeldWrite {
+  invoke?: Op;
+  completed?: Op;
+}
+
 /**
  * The third of Kleppmann's failures: the holder's write leaves while its lease is valid and arrives after the
  * lease ran out and another client held the lock and wrote. The next client to enter its critical section (a
@@ -25,12 +31,6 @@ const AIM_TIMEOUT_MS = 10_000;
  * was invoked while held, its bytes sat in the Postgres route, and it did not complete before the hold ended;
  * the `end` record says so (`hit`) with the process, account, the write's time stamp and how long it was held.
  */
-/** The held process's write: its invoke (sent into the hold) and its completion, if one came during the hold. */
-interface HeldWrite {
-  invoke?: Op;
-  completed?: Op;
-}
-
 export const delayWrite: FaultExecutor = {
   name: 'delay-write',
   needs: { ownClientRoutes: true, clientProxies: true, minRunMs: pastTheHold },
