@@ -12,6 +12,7 @@ import { resolveConfig } from '../harness/options.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { provision } from '../cluster/provision.ts';
 import { clientSpecs, runTest } from '../harness/run.ts';
+import { runNeeds } from '../nemesis/fault-registry.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import { RELEASE_IF_OWNER } from '../workloads/strategies/redis-scripts.ts';
@@ -507,7 +508,7 @@ async function strategyPair(
 ): Promise<Pair> {
   const config = resolveConfig([`--lock=${lock}`, '--concurrency=1', '--nemesis=none', `--ttl=${BENCH_TTL_MS}`]);
   const strategy = await loadStrategy(lock);
-  const { specs } = clientSpecs(config, strategy, cluster, new Map());
+  const { specs } = clientSpecs(config, strategy, cluster, new Map(), runNeeds([]));
   const module = (await import(strategy.moduleUrl)) as { default: LockStrategy };
   const client = await settled(() => module.default.connect(narrow(specs[0].ctx)));
   closers.push(() => client.close());

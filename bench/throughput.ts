@@ -321,7 +321,7 @@ async function bareRun(
 ): Promise<BareResult> {
   const config = resolveConfig(argvFor(cell, timeLimitS, results));
   const strategy = withEnsembleSizes(config, await loadStrategy(cell.lock));
-  const { specs } = clientSpecs(config, strategy, cluster, new Map());
+  const { specs } = clientSpecs(config, strategy, cluster, new Map(), runNeeds([]));
   await setupResource(cluster.pg!.connectionConfig(), cell.accounts);
   const children: ChildProcess[] = [];
   const done: Promise<Extract<BareFromClient, { type: 'done' }>>[] = [];

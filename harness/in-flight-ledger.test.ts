@@ -32,4 +32,27 @@ describe('InFlightLedger: every op of a client process recorded once', () => {
       false,
     ]);
   });
+
+  it("recovers a batching client's unsent completions with their invokes, and skips them when their message comes late", () => {
+    const ledger = new InFlightLedger();
+    expect(ledger.received(sent(1, 'invoke'))).toBe(true);
+    expect(ledger.received(sent(2, 'ok'))).toBe(true);
+    // Killed with a batch not yet sent: the read and its ok, then the write's invoke, all written ahead.
+    const recovered = ledger.recover(
+      file(
+        sent(1, 'invoke'),
+        sent(2, 'ok'),
+        sent(3, 'invoke', 'read'),
+        sent(4, 'ok', 'read'),
+        sent(5, 'invoke', 'write'),
+      ),
+    );
+    expect(recovered.map((s) => `${s.op.f} ${s.op.type}`)).toEqual(['read invoke', 'read ok', 'write invoke']);
+    // The batch was in the pipe after all: every op of it is already recorded.
+    expect([3, 4, 5].map((seq) => ledger.received(sent(seq, seq === 4 ? 'ok' : 'invoke')))).toEqual([
+      false,
+      false,
+      false,
+    ]);
+  });
 });

@@ -15,6 +15,7 @@ import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { PRIMARY_PROXY } from '../nemesis/failover-pair.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import type { ClientSpec } from '../workloads/client-protocol.ts';
+import { OP_BATCH_MS } from '../workloads/op-outbox.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { Resource, setupResource, type WriteMode } from '../workloads/resource.ts';
@@ -118,7 +119,7 @@ export async function runTest(
   const { proxies, closeProxies } = await startProxies(cluster, faultNeeds, shutdown);
   await setupResource(cluster.pg!.connectionConfig(), config.accounts);
 
-  const { specs, stopGraceMs } = clientSpecs(config, strategy, cluster, proxies);
+  const { specs, stopGraceMs } = clientSpecs(config, strategy, cluster, proxies, faultNeeds);
   // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
   if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
   const stopClients = shutdown.add('stop clients', () => pool.killAndWait());
@@ -352,7 +353,8 @@ async function startProxies(
 }
 
 /**
- * One spec per client slot: where its servers are (a proxy of ours or the server itself), its seeds and budgets.
+ * One spec per client slot: where its servers are (a proxy of ours or the server itself), its seeds and budgets,
+ * and whether it sends each op at once (a fault of the run aims by them) or in batches.
  * Exported for `bench throughput`, whose bare clients get exactly what a run's clients get.
  */
 export function clientSpecs(
@@ -360,6 +362,7 @@ export function clientSpecs(
   strategy: ResolvedStrategy,
   cluster: Cluster,
   proxies: ReadonlyMap<string, TcpProxy>,
+  faultNeeds: Pick<RunNeeds, 'liveOps'>,
 ): { specs: ClientSpec[]; stopGraceMs: number } {
   const portOf = (name: string) => proxies.get(name)?.port ?? cluster.nodes.find((n) => n.name === name)!.port;
   const via = (name: string) => ({ host: '127.0.0.1', port: portOf(name) });
@@ -394,6 +397,7 @@ export function clientSpecs(
     watchdog: config.watchdog,
     seed: deriveSeed(config.seed, { purpose: 'client-loop', slot }),
     stepTimeoutMs: timing.stepTimeoutMs,
+    opBatchMs: faultNeeds.liveOps ? null : OP_BATCH_MS,
   }));
   return { specs, stopGraceMs: timing.stopGraceMs };
 }

@@ -67,6 +67,7 @@ function spec(slot: number, ports: Record<string, number>): ClientSpec {
     watchdog: false,
     seed: 1,
     stepTimeoutMs: 9000,
+    opBatchMs: null,
   };
 }
 

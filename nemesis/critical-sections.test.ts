@@ -19,7 +19,7 @@ afterEach(() => {
 
 describe('critical sections', () => {
   it('hands the next read ok to the callback synchronously, inside the append that journals it', async () => {
-    const sections = new CriticalSections(journal, 5);
+    const sections = new CriticalSections(journal, 5, true);
     const seen: string[] = [];
     const next = sections.next(
       new AbortController().signal,
@@ -44,7 +44,7 @@ describe('critical sections', () => {
   });
 
   it('skips sections the filter refuses and ignores watchdog processes and failed reads', async () => {
-    const sections = new CriticalSections(journal, 3);
+    const sections = new CriticalSections(journal, 3, true);
     const next = sections.next(new AbortController().signal, 1000, (s) => s.process !== 1);
     journal.append({ process: 100_001, type: 'ok', f: 'read', value: { account: 0 } });
     journal.append({ process: 1, type: 'ok', f: 'read', value: { account: 0 } });
@@ -55,7 +55,7 @@ describe('critical sections', () => {
   });
 
   it('resolves null on abort or timeout, and never calls the callback afterwards', async () => {
-    const sections = new CriticalSections(journal, 1);
+    const sections = new CriticalSections(journal, 1, true);
     const abort = new AbortController();
     let called = false;
     const aborted = sections.next(
@@ -76,6 +76,12 @@ describe('critical sections', () => {
     ).toBeNull();
     journal.append({ process: 0, type: 'ok', f: 'read', value: { account: 0 } });
     expect(called).toBe(false);
+    sections.close();
+  });
+
+  it('refuses to aim in a run whose clients batch their ops (no fault declared needs.liveOps)', () => {
+    const sections = new CriticalSections(journal, 2, false);
+    expect(() => sections.next(new AbortController().signal, 1000)).toThrow(/must declare needs\.liveOps/);
     sections.close();
   });
 });

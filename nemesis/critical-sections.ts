@@ -40,9 +40,14 @@ export class CriticalSections {
   private waiters: Waiter[] = [];
   private readonly unsubscribe: () => void;
 
+  /**
+   * `live`: a fault of the run declared `needs.liveOps`, so clients send each op as it completes. Without it their ops
+   * arrive in batches, up to OP_BATCH_MS late, and a SIGSTOP aimed by them would land after the write it aims at.
+   */
   constructor(
     journal: Journal,
     private readonly concurrency: number,
+    private readonly live: boolean,
   ) {
     this.unsubscribe = journal.onOp((op) => this.observe(op));
   }
@@ -91,6 +96,10 @@ export class CriticalSections {
     accept: (s: CriticalSection) => boolean = () => true,
     onEnter: (s: CriticalSection) => void = () => {},
   ): Promise<CriticalSection | null> {
+    if (!this.live)
+      throw new Error(
+        'a fault waits for the next critical section in a run whose clients batch their ops: it must declare needs.liveOps (nemesis/fault-needs.ts)',
+      );
     if (signal.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {
       const done = (s: CriticalSection | null) => {

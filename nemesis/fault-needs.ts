@@ -21,6 +21,12 @@ export interface FaultNeeds {
    */
   readonly serverNet?: true;
   /**
+   * The fault aims by the clients' ops as they happen (`ctx.sections`: the next client to enter its critical
+   * section; a write to hold): every client sends each op the moment it completes. Without it in the run, clients
+   * send their ops together, at most every OP_BATCH_MS (workloads/op-outbox.ts), and `ctx.sections.next` throws.
+   */
+  readonly liveOps?: true;
+  /**
    * The shortest run (ms from the clients' start) in which the fault can show anything at all. Absent when the
    * fault acts at once: any run long enough to reach it is long enough.
    */

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import { AFTER_HOLD_MS } from './fault-needs.ts';
@@ -75,6 +76,30 @@ describe('what a run needs', () => {
     expect(runNeeds(['pause-holder', 'restart-empty', 'clock', 'pause-node']).clientProxies).toBe(false);
     expect(runNeeds(['pause-holder', 'kill', 'pause-node', 'partition']).clientProxies).toBe(true);
     expect(runNeeds([]).clientProxies).toBe(false);
+  });
+
+  it('has clients send each op at once only when a fault of the run aims by them', () => {
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.liveOps).sort()).toEqual([
+      'clock',
+      'delay-write',
+      'failover',
+      'kill-holder',
+      'pause-holder',
+      'restart-empty',
+    ]);
+    expect(runNeeds(['kill', 'pause-node', 'partition']).liveOps).toBe(false);
+    expect(runNeeds(['kill', 'pause-holder']).liveOps).toBe(true);
+    expect(runNeeds([]).liveOps).toBe(false);
+  });
+
+  it('every fault that waits for a critical section or watches the journal declares liveOps', () => {
+    // A fault that aims without it would have its aim refused at run time (CriticalSections.next throws).
+    const aims = /\bsections\.next\(|nextKeyHolders\(|journal\.onOp\(/;
+    const aiming = FAULT_NAMES.filter((f) =>
+      aims.test(fs.readFileSync(new URL(`./faults/${f}.ts`, import.meta.url), 'utf8')),
+    );
+    expect(aiming.length).toBeGreaterThan(0);
+    for (const f of aiming) expect(EXECUTORS[f].needs.liveOps, f).toBe(true);
   });
 
   it("takes the longest of the faults' minimum runs, and nothing for no faults", () => {

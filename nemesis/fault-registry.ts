@@ -38,6 +38,8 @@ export interface RunNeeds {
   clientProxies: boolean;
   /** Every server in a cgroup of its own and the run's nftables table (server↔server partitions). */
   serverNet: boolean;
+  /** A fault aims by the clients' ops as they happen: clients send each op at once, not in batches. */
+  liveOps: boolean;
   /** The longest of the faults' minimum useful runs, in ms; 0 when none declares one. */
   minRunMs(timing: FaultTiming): number;
 }
@@ -50,6 +52,7 @@ export function runNeeds(faults: readonly FaultName[]): RunNeeds {
     ownClientRoutes: needs.some((n) => n.ownClientRoutes === true),
     clientProxies: needs.some((n) => n.clientProxies === true),
     serverNet: needs.some((n) => n.serverNet === true),
+    liveOps: needs.some((n) => n.liveOps === true),
     minRunMs: (timing) => Math.max(0, ...needs.map((n) => n.minRunMs?.(timing) ?? 0)),
   };
 }

@@ -44,7 +44,11 @@ export class ScheduledNemesis implements Nemesis {
     private readonly executors: FaultExecutor[],
     readonly skipped: Readonly<Record<string, string>> = {},
   ) {
-    this.sections = new CriticalSections(env.journal, env.config.concurrency);
+    this.sections = new CriticalSections(
+      env.journal,
+      env.config.concurrency,
+      executors.some((e) => e.needs.liveOps === true),
+    );
   }
 
   async setup(): Promise<void> {

@@ -22,6 +22,12 @@ export interface ClientSpec {
   /** A step that hasn't answered after this long is recorded as `info` and the client moves on as a new process. */
   stepTimeoutMs: number;
   /**
+   * null: each completion goes to the harness at once (a fault of the run aims by the clients' ops: needs.liveOps).
+   * A number: every op is written ahead to the in-flight file and they are sent together this long after the first
+   * of them (workloads/op-outbox.ts).
+   */
+  opBatchMs: number | null;
+  /**
    * Process ids start at `slot + concurrency × generation`: 0 for a slot's first process; a client restarted
    * after its process died continues past the ids its predecessor used (Jepsen's rule for `info`).
    */

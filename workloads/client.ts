@@ -10,7 +10,7 @@ import { runClientLoop, type ClientClock } from './client-loop.ts';
 import type { ClientSpec, FromClient, ToClient } from './client-protocol.ts';
 import { Resource } from './resource.ts';
 import type { LockStrategy } from './strategy.ts';
-import { OpOutbox } from './op-outbox.ts';
+import { INVOKE_HOLD_MS, OpOutbox } from './op-outbox.ts';
 import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 
 function send(msg: FromClient): void {
@@ -37,13 +37,21 @@ function argOf(name: string): string {
 }
 
 // The ops' way to the harness: invokes written ahead to this process's in-flight file and held for their
-// completion, completions sent at once (op-outbox.ts says why).
+// completion, completions sent at once — or, when no fault of the run aims by them (spec.opBatchMs), every op written
+// ahead and sent in batches (op-outbox.ts says why). Made when the spec arrives; nothing is emitted before that.
 const inFlight = fs.openSync(argOf('--in-flight'), 'a', RUN_FILE_MODE);
-const outbox = new OpOutbox({
-  writeAhead: (line) => fs.writeSync(inFlight, line),
-  send: (ops) => send({ type: 'ops', ops }),
-  setTimer: realClock.setTimer,
-});
+let outbox: OpOutbox | null = null;
+function outboxFor(spec: ClientSpec): OpOutbox {
+  return new OpOutbox(
+    {
+      writeAhead: (line) => fs.writeSync(inFlight, line),
+      send: (ops) => send({ type: 'ops', ops }),
+      setTimer: realClock.setTimer,
+    },
+    INVOKE_HOLD_MS,
+    spec.opBatchMs,
+  );
+}
 
 /** Exit code of a client whose foreign lock process exited on its own: the harness records `client-exited`. */
 export const LOCK_PROCESS_EXITED = 4;
@@ -62,7 +70,7 @@ async function foreignLock(spec: ClientSpec & { foreign: NonNullable<ClientSpec[
     exited: ({ pid, code, signal, expected }) => {
       send({ type: 'lock-process', pid: null, ended: pid });
       if (expected || stopping) return;
-      outbox.flush();
+      outbox?.flush();
       const line = `client ${spec.slot}: its lock process (pid ${pid}: ${command}) exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`;
       if (process.send)
         process.send({ type: 'log', line } satisfies FromClient, () => process.exit(LOCK_PROCESS_EXITED));
@@ -71,7 +79,7 @@ async function foreignLock(spec: ClientSpec & { foreign: NonNullable<ClientSpec[
   });
 }
 
-async function main(spec: ClientSpec): Promise<void> {
+async function main(spec: ClientSpec, ops: OpOutbox): Promise<void> {
   const strategy = spec.foreign
     ? await foreignLock({ ...spec, foreign: spec.foreign })
     : ((await import(spec.strategyUrl)).default as LockStrategy);
@@ -80,7 +88,7 @@ async function main(spec: ClientSpec): Promise<void> {
     strategy,
     connectResource: () => Resource.connect(spec.pg),
     clock: realClock,
-    emit: (op, at) => outbox.emit(op, at),
+    emit: (op, at) => ops.emit(op, at),
     log: (line) => send({ type: 'log', line }),
     stopping: () => stopping,
   });
@@ -89,15 +97,16 @@ async function main(spec: ClientSpec): Promise<void> {
 process.on('message', (msg: ToClient) => {
   if (msg.type === 'stop') stopping = true;
   if (msg.type === 'start') {
-    main(msg.spec).then(
+    const ops = (outbox = outboxFor(msg.spec));
+    main(msg.spec, ops).then(
       () => {
         // Exit only once the last message is out of the IPC pipe, or the harness would miss the final ops.
-        outbox.flush();
+        ops.flush();
         if (process.send) process.send({ type: 'stopped' } satisfies FromClient, () => process.exit(0));
         else process.exit(0);
       },
       (err) => {
-        outbox.flush();
+        ops.flush();
         send({ type: 'log', line: `client ${msg.spec.slot} crashed: ${(err as Error).stack}` });
         process.exit(1);
       },

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { OpInput } from '../history/op.ts';
-import { INVOKE_HOLD_MS, OpOutbox, unsentInvokes, type SentOp } from './op-outbox.ts';
+import { INVOKE_HOLD_MS, OP_BATCH_MS, OpOutbox, unsentOps, type SentOp } from './op-outbox.ts';
 
 /** An outbox on a hand-driven timer, recording what it wrote ahead and sent, in one event list. */
-function harnessOf(holdMs = INVOKE_HOLD_MS) {
+function harnessOf(holdMs = INVOKE_HOLD_MS, batchMs: number | null = null) {
   const events: string[] = [];
   const file: string[] = [];
   const sent: SentOp[][] = [];
@@ -22,6 +22,7 @@ function harnessOf(holdMs = INVOKE_HOLD_MS) {
       },
     },
     holdMs,
+    batchMs,
   );
   return {
     outbox,
@@ -97,20 +98,65 @@ describe('OpOutbox: invokes written ahead and held, completions sent at once', (
   });
 });
 
-describe('unsentInvokes: what a dead client wrote ahead and never sent', () => {
+describe('OpOutbox with batchMs (no fault of the run aims by ops): every op written ahead, sent together', () => {
+  it('writes each op to the file as it is emitted and sends nothing until the batch is due', () => {
+    const h = harnessOf(INVOKE_HOLD_MS, OP_BATCH_MS);
+    h.outbox.emit(op('invoke'), 1n);
+    h.outbox.emit(op('ok'), 2n);
+    h.outbox.emit(op('invoke', 'read'), 3n);
+    h.outbox.emit(op('ok', 'read'), 4n);
+    // Completions too are on disk before anything is sent: a death now loses none of them.
+    expect(h.events).toEqual(['file seq 1', `timer ${OP_BATCH_MS}`, 'file seq 2', 'file seq 3', 'file seq 4']);
+    expect(h.sent).toEqual([]);
+    h.fire();
+    expect(h.sent.map((m) => m.map((s) => `${s.op.f} ${s.op.type} #${s.seq}`))).toEqual([
+      ['acquire invoke #1', 'acquire ok #2', 'read invoke #3', 'read ok #4'],
+    ]);
+    expect(h.file.map((l) => (JSON.parse(l) as SentOp).seq)).toEqual([1, 2, 3, 4]);
+    // The next op arms the next batch.
+    h.outbox.emit(op('invoke', 'write'), 5n);
+    expect(h.events.at(-1)).toBe(`timer ${OP_BATCH_MS}`);
+  });
+
+  it('flush sends the batch at once and disarms it (before `stopped`)', () => {
+    const h = harnessOf(INVOKE_HOLD_MS, OP_BATCH_MS);
+    h.outbox.emit(op('invoke', 'release'), 5n);
+    h.outbox.emit(op('ok', 'release'), 6n);
+    h.outbox.flush();
+    expect(h.sent).toEqual([
+      [
+        { seq: 1, op: op('invoke', 'release'), at: '5' },
+        { seq: 2, op: op('ok', 'release'), at: '6' },
+      ],
+    ]);
+    expect(h.armed()).toBe(false);
+  });
+});
+
+describe('unsentOps: what a dead client wrote ahead and never sent', () => {
   const line = (seq: number, type: OpInput['type'] = 'invoke') =>
     JSON.stringify({ seq, op: op(type), at: String(seq) });
 
-  it('returns the invokes past the last seq the harness received, in order', () => {
+  it('returns the ops past the last seq the harness received, in order', () => {
     const text = [line(1), line(3), line(6), ''].join('\n');
-    expect(unsentInvokes(text, 3).map((s) => s.seq)).toEqual([6]);
-    expect(unsentInvokes(text, 0).map((s) => s.seq)).toEqual([1, 3, 6]);
-    expect(unsentInvokes(text, 6)).toEqual([]);
+    expect(unsentOps(text, 3).map((s) => s.seq)).toEqual([6]);
+    expect(unsentOps(text, 0).map((s) => s.seq)).toEqual([1, 3, 6]);
+    expect(unsentOps(text, 6)).toEqual([]);
   });
 
-  it('skips a torn last line (the process died inside the write: its call never started) and anything not an invoke', () => {
-    const text = `${line(1)}\n${line(2, 'ok')}\n${line(3).slice(0, 17)}`;
-    expect(unsentInvokes(text, 0).map((s) => s.seq)).toEqual([1]);
-    expect(unsentInvokes('', 0)).toEqual([]);
+  it("returns a batching client's completions with their invokes", () => {
+    const text = [line(1), line(2, 'ok'), line(3), line(4, 'fail'), line(5), ''].join('\n');
+    expect(unsentOps(text, 1).map((s) => `${s.op.type} #${s.seq}`)).toEqual([
+      'ok #2',
+      'invoke #3',
+      'fail #4',
+      'invoke #5',
+    ]);
+  });
+
+  it('skips a torn last line (the process died inside the write) and lines that are no op', () => {
+    const text = `${line(1)}\n{"seq":2}\n${line(3).slice(0, 17)}`;
+    expect(unsentOps(text, 0).map((s) => s.seq)).toEqual([1]);
+    expect(unsentOps('', 0)).toEqual([]);
   });
 });

@@ -12,6 +12,12 @@ export interface SentOp {
 /** How long an invoke may wait for its completion before it goes to the harness alone (see OpOutbox). */
 export const INVOKE_HOLD_MS = 10;
 
+/**
+ * In a run where no fault aims by the clients' ops (none declares `needs.liveOps`), how long a client holds its ops
+ * before sending them together (see OpOutbox).
+ */
+export const OP_BATCH_MS = 50;
+
 export interface OutboxIo {
   /**
    * Append one line to the client's in-flight file, synchronously: when this returns the kernel has it, so it
@@ -39,7 +45,14 @@ export interface OutboxIo {
  * long calls live (a write held by delay-write, an acquire waiting in a queue). When the process dies, the harness
  * reads the file and records every invoke it had not been sent (harness/client-pool.ts).
  *
- * Completions are sent at once: faults aim by them (pause-holder stops a client the moment its read is `ok`).
+ * Completions are sent at once when a fault of the run aims by them (pause-holder stops a client the moment its
+ * read is `ok`). When none does (`batchMs` set: the run's ClientSpec.opBatchMs), a message per op is most of the
+ * harness's cost — ~300 wake-ups a second for one Redis client, 0.06 cores of a harness against the servers' 0.07
+ * (`bench throughput`) — so every op, completions too, is written ahead to the file and they are all sent together
+ * `batchMs` after the first of them: 20 messages a second per client. Nothing is lost by the wait: what a dead
+ * client never sent is in its file, completions included, and the harness recovers it at the exit; the stamps are
+ * the client's, so an op's time does not move. The harness only sees it up to `batchMs` later (the progress line,
+ * --stop-on-lost-update).
  */
 export class OpOutbox {
   private seq = 0;
@@ -49,17 +62,18 @@ export class OpOutbox {
   constructor(
     private readonly io: OutboxIo,
     private readonly holdMs = INVOKE_HOLD_MS,
+    private readonly batchMs: number | null = null,
   ) {}
 
   emit(op: OpInput, at: bigint): void {
     const sent: SentOp = { seq: ++this.seq, op, at: at.toString() };
     this.held.push(sent);
-    if (op.type !== 'invoke') {
+    if (op.type !== 'invoke' && this.batchMs === null) {
       this.flush();
       return;
     }
     this.io.writeAhead(`${JSON.stringify(sent)}\n`);
-    this.cancelHold ??= this.io.setTimer(this.holdMs, () => {
+    this.cancelHold ??= this.io.setTimer(this.batchMs ?? this.holdMs, () => {
       this.cancelHold = null;
       this.flush();
     });
@@ -77,10 +91,11 @@ export class OpOutbox {
 }
 
 /**
- * The invokes of a dead client's in-flight file that the harness was never sent: those past the last `seq` it
- * received, in order. A torn last line (the process died inside the write) is skipped: its call never started.
+ * The ops of a dead client's in-flight file that the harness was never sent: those past the last `seq` it received,
+ * in order — invokes, and in a batching run completions too. A torn last line (the process died inside the write) is
+ * skipped: an invoke's call never started, a completion's op stays open and ends `info` with the death.
  */
-export function unsentInvokes(fileText: string, lastSeqReceived: number): SentOp[] {
+export function unsentOps(fileText: string, lastSeqReceived: number): SentOp[] {
   const out: SentOp[] = [];
   for (const line of fileText.split('\n')) {
     if (line.trim() === '') continue;
@@ -90,7 +105,7 @@ export function unsentInvokes(fileText: string, lastSeqReceived: number): SentOp
     } catch {
       continue;
     }
-    if (typeof sent?.seq === 'number' && sent.seq > lastSeqReceived && sent.op?.type === 'invoke') out.push(sent);
+    if (typeof sent?.seq === 'number' && sent.seq > lastSeqReceived && typeof sent.op?.type === 'string') out.push(sent);
   }
   return out;
 }

@@ -25,7 +25,7 @@ const AIM_TIMEOUT_MS = 10_000;
 export const clock: FaultExecutor = {
   name: 'clock',
   // The clock shim comes with `movesClocks` in its catalogue row.
-  needs: {},
+  needs: { liveOps: true },
   refusal: (servers, lock) => {
     const why = shimCannotMove(lockServerKind(servers));
     return why ? `--lock=${lock}'s lock is held by its ${lockServerKind(servers)} servers: ${why}` : null;

@@ -33,7 +33,7 @@ interface HeldWrite {
  */
 export const delayWrite: FaultExecutor = {
   name: 'delay-write',
-  needs: { ownClientRoutes: true, clientProxies: true, minRunMs: pastTheHold },
+  needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, minRunMs: pastTheHold },
   refusal: () => null,
   unavailable: (env) =>
     clientRoutes(env.proxies, 0).has('pg') ? null : 'the clients do not reach Postgres through proxies of their own',

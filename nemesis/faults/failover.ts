@@ -14,7 +14,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const failover: FaultExecutor = {
   name: 'failover',
-  needs: { failoverPair: true, clientProxies: true },
+  needs: { failoverPair: true, clientProxies: true, liveOps: true },
   refusal: (servers, lock) =>
     servers.redis
       ? null

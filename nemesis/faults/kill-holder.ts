@@ -20,7 +20,7 @@ const AIM_TIMEOUT_MS = 10_000;
 export const killHolder: FaultExecutor = {
   name: 'kill-holder',
   // The others must outlive the holder's TTL to show whether its lock was freed (--pause defaults to 1.5 × TTL).
-  needs: { minRunMs: pastTheHold },
+  needs: { liveOps: true, minRunMs: pastTheHold },
   refusal: () => null,
   unavailable: () => null,
   async start(ctx) {

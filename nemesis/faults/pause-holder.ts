@@ -83,7 +83,7 @@ async function armedItsThink(pid: number, budgetMs: number): Promise<boolean> {
  */
 export const pauseHolder: FaultExecutor = {
   name: 'pause-holder',
-  needs: { minRunMs: pastTheHold },
+  needs: { liveOps: true, minRunMs: pastTheHold },
   refusal: () => null,
   unavailable: () => null,
   async start(ctx) {

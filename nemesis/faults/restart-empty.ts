@@ -29,7 +29,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const restartEmpty: FaultExecutor = {
   name: 'restart-empty',
-  needs: {},
+  needs: { liveOps: true },
   refusal: (servers, lock) => (servers.redis ? null : `--lock=${lock} uses no Redis master`),
   unavailable: (env) => restartEmpty.refusal(env.servers, env.config.lock),
   async start(ctx) {
