@@ -43,14 +43,14 @@ export interface OutboxIo {
  * client's in-flight file (one write(2), no wake-up) and held; its completion takes it to the harness in the same
  * message. An invoke whose call is still running after INVOKE_HOLD_MS is sent alone, so the harness still sees
  * long calls live (a write held by delay-write, an acquire waiting in a queue). When the process dies, the harness
- * reads the file and records every invoke it had not been sent (harness/client-pool.ts).
+ * reads the file and records every op it had not been sent (harness/client-pool.ts).
  *
- * Completions are sent at once when a fault of the run aims by them (pause-holder stops a client the moment its
- * read is `ok`). When none does (`batchMs` set: the run's ClientSpec.opBatchMs), a message per op is most of the
- * harness's cost — ~300 wake-ups a second for one Redis client, 0.06 cores of a harness against the servers' 0.07
- * (`bench throughput`) — so every op, completions too, is written ahead to the file and they are all sent together
- * `batchMs` after the first of them: 20 messages a second per client, and that harness does 0.02–0.03 cores. Nothing is lost by the wait: what a dead
- * client never sent is in its file, completions included, and the harness recovers it at the exit; the stamps are
+ * Completions are sent at once when a fault of the run aims by them (pause-holder stops a client the moment its read is
+ * `ok`). When none does (`batchMs` set: the run's ClientSpec.opBatchMs), a message per op is most of the harness's cost
+ * — ~300 wake-ups a second for one Redis client, 0.06 cores of a harness against the servers' 0.07 (`bench throughput`)
+ * — so every op, completions too, is written ahead to the file and they are all sent together `batchMs` after the first
+ * of them: 20 messages a second per client, and that harness does 0.02–0.03 cores. Nothing is lost by the wait: what a
+ * dead client never sent is in its file, completions included, and the harness recovers it at the exit; the stamps are
  * the client's, so an op's time does not move. The harness only sees it up to `batchMs` later (the progress line,
  * --stop-on-lost-update).
  */
