@@ -82,7 +82,7 @@ describe('what the client loop stamps: the call only', () => {
       write: () => call({ ok: true as const, writeId: 1 }),
       close: async () => {},
     };
-    const ops: { op: OpInput; atMs: number }[] = [];
+    const ops: { op: OpInput; atMs: number; beforeCall: boolean }[] = [];
     let done = false;
     const loop = runClientLoop({
       spec: {
@@ -100,8 +100,8 @@ describe('what the client loop stamps: the call only', () => {
       strategy: { connect: async () => lock },
       connectResource: async () => resource,
       clock: time.clientClock(() => 0),
-      emit: (op, at) => {
-        ops.push({ op, atMs: Number(at) / 1e6 });
+      emit: (op, at, beforeCall) => {
+        ops.push({ op, atMs: Number(at) / 1e6, beforeCall: beforeCall === true });
         time.nowMs += EMIT_MS;
       },
       log: () => {},
@@ -140,6 +140,19 @@ describe('what the client loop stamps: the call only', () => {
     const renews = intervals(await stampedRun({ watchdog: true })).get('renew') ?? [];
     expect(renews.length).toBeGreaterThanOrEqual(2);
     for (const x of renews) expect(x).toBeCloseTo(EMIT_MS + CALL_MS, 9);
+  });
+
+  it("says of each step's invoke, and only of those, that its call starts next (a client process stamps it again after its write-ahead)", async () => {
+    const ops = await stampedRun({ watchdog: true });
+    const flagged = new Set(ops.filter((o) => o.beforeCall).map(({ op }) => `${op.type} ${op.f}`));
+    expect([...flagged].sort()).toEqual([
+      'invoke acquire',
+      'invoke read',
+      'invoke release',
+      'invoke renew',
+      'invoke write',
+    ]);
+    expect(ops.filter((o) => o.op.type === 'invoke' && !o.beforeCall)).toEqual([]);
   });
 
   it('a call that throws before returning a promise is an info with its invoke first, at the same stamp', async () => {

@@ -40,8 +40,12 @@ export interface ClientLoop {
   strategy: Pick<LockStrategy, 'connect'>;
   connectResource(): Promise<BankResource>;
   clock: ClientClock;
-  /** An op happened at `at` (the clock's ns). */
-  emit(op: OpInput, at: bigint): void;
+  /**
+   * An op happened at `at` (the clock's ns). `beforeCall`: an invoke whose call starts the moment this returns — a
+   * sink that does work of its own first (a client process writes it ahead to a file) may stamp it again once that
+   * is done: later, and still before the call, so the work is not inside the op's interval.
+   */
+  emit(op: OpInput, at: bigint, beforeCall?: boolean): void;
   log(line: string): void;
   /** Checked between iterations: the loop finishes its current one, then closes its connections. */
   stopping(): boolean;
@@ -108,8 +112,8 @@ class ClientSession {
   }
 
   /** An op of the client's current process, stamped now unless `at` says when it happened. */
-  op(o: Omit<OpInput, 'process'>, at: bigint = this.now()): void {
-    this.loop.emit({ ...o, process: this.pid() }, at);
+  op(o: Omit<OpInput, 'process'>, at: bigint = this.now(), beforeCall = false): void {
+    this.loop.emit({ ...o, process: this.pid() }, at, beforeCall);
   }
 
   /** An unknown outcome: the old connections may still have the op in flight, so abandon them (Jepsen's rule). */
@@ -187,8 +191,9 @@ class ClientSession {
   ): Promise<T | undefined> {
     // The invoke is on record before the call starts: a process that dies inside the call (a plugin's process.exit,
     // a SIGKILL right after its request went out) must have said what it was doing — an op that may have taken
-    // effect is never missing from the history. Its write-ahead (one write(2)) is inside the interval; the send is not.
-    this.op({ type: 'invoke', f, value });
+    // effect is never missing from the history. Its write-ahead (one write(2)) comes before the interval: the client
+    // process stamps the invoke again once it is written (op-outbox.ts); the send is after the completion.
+    this.op({ type: 'invoke', f, value }, this.now(), true);
     const { settled, settledAt } = this.call(fn);
     try {
       const r = await this.withTimeout(settled, this.loop.spec.stepTimeoutMs, f);
@@ -223,14 +228,15 @@ function startWatchdog(session: ClientSession, l: LockClient, lease: Lease, acco
   const { loop } = session;
   const wdProcess = watchdogProcess(session.pid());
   const every = runTiming(loop.spec.ctx).watchdogEveryMs;
-  const send = (op: Omit<OpInput, 'process'>, at = session.now()) => loop.emit({ ...op, process: wdProcess }, at);
+  const send = (op: Omit<OpInput, 'process'>, at = session.now(), beforeCall = false) =>
+    loop.emit({ ...op, process: wdProcess }, at, beforeCall);
   let lost = false;
   let stopTimer = () => {};
   const tick = () => {
     stopTimer = loop.clock.setTimer(every, tick);
     if (lost) return;
     // As a step: stamped and sent before the call, completed at the settle time.
-    send({ type: 'invoke', f: 'renew', value: { account, token: lease.token } });
+    send({ type: 'invoke', f: 'renew', value: { account, token: lease.token } }, session.now(), true);
     const { settled, settledAt } = session.call(() => l.renew!(lease));
     settled.then(
       (ok) => {

@@ -47,6 +47,7 @@ function outboxFor(spec: ClientSpec): OpOutbox {
       writeAhead: (line) => fs.writeSync(inFlight, line),
       send: (ops) => send({ type: 'ops', ops }),
       setTimer: realClock.setTimer,
+      now: realClock.now,
     },
     INVOKE_HOLD_MS,
     spec.opBatchMs,
@@ -88,7 +89,7 @@ async function main(spec: ClientSpec, ops: OpOutbox): Promise<void> {
     strategy,
     connectResource: () => Resource.connect(spec.pg),
     clock: realClock,
-    emit: (op, at) => ops.emit(op, at),
+    emit: (op, at, beforeCall) => ops.emit(op, at, beforeCall),
     log: (line) => send({ type: 'log', line }),
     stopping: () => stopping,
   });

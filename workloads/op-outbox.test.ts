@@ -8,6 +8,8 @@ function harnessOf(holdMs = INVOKE_HOLD_MS, batchMs: number | null = null) {
   const file: string[] = [];
   const sent: SentOp[][] = [];
   let timer: { ms: number; fn: () => void } | null = null;
+  // The clock an invoke is stamped again with after its write-ahead: 1000, 2000, … (the ops' own stamps are small).
+  let clock = 0n;
   const outbox = new OpOutbox(
     {
       writeAhead: (line) => (file.push(line), events.push(`file seq ${(JSON.parse(line) as SentOp).seq}`)),
@@ -19,6 +21,10 @@ function harnessOf(holdMs = INVOKE_HOLD_MS, batchMs: number | null = null) {
           timer = null;
           events.push('timer cancelled');
         };
+      },
+      now: () => {
+        events.push('now');
+        return (clock += 1000n);
       },
     },
     holdMs,
@@ -62,6 +68,24 @@ describe('OpOutbox: invokes written ahead and held, completions sent at once', (
     ]);
     // Completions never go to the file: only an invoke can be missing after a death.
     expect(h.file).toEqual([`${JSON.stringify({ seq: 1, op: op('invoke'), at: '100' })}\n`]);
+  });
+
+  it('stamps an invoke whose call starts next again after its write-ahead: the file keeps the first stamp', () => {
+    for (const batchMs of [null, OP_BATCH_MS]) {
+      const h = harnessOf(INVOKE_HOLD_MS, batchMs);
+      h.outbox.emit(op('invoke'), 100n, true);
+      // The write, then the second stamp, then nothing until the call: the write is outside the op's interval.
+      expect(h.events.slice(0, 2)).toEqual(['file seq 1', 'now']);
+      expect((JSON.parse(h.file[0]) as SentOp).at).toBe('100');
+      h.outbox.emit(op('ok'), 2500n);
+      h.outbox.flush();
+      expect(h.sent.flat().map((s) => `${s.op.type}@${s.at}`)).toEqual(['invoke@1000', 'ok@2500']);
+      // Without beforeCall (an invoke stamped when it happened, sent after the fact: a failed connect) it keeps its stamp.
+      h.outbox.emit(op('invoke', 'connect'), 3000n);
+      h.outbox.flush();
+      expect(h.sent.at(-1)!.map((s) => s.at)).toEqual(['3000']);
+      expect(h.events.filter((e) => e === 'now').length).toBe(1);
+    }
   });
 
   it('sends a held invoke alone when its call outlasts the hold, and its completion later on its own', () => {

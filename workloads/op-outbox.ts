@@ -28,6 +28,8 @@ export interface OutboxIo {
   send(ops: SentOp[]): void;
   /** Call `fn` after `ms`; the returned function cancels it. */
   setTimer(ms: number, fn: () => void): () => void;
+  /** CLOCK_MONOTONIC now (`process.hrtime.bigint()`): an invoke's second stamp, once it is written ahead. */
+  now(): bigint;
 }
 
 /**
@@ -65,7 +67,12 @@ export class OpOutbox {
     private readonly batchMs: number | null = null,
   ) {}
 
-  emit(op: OpInput, at: bigint): void {
+  /**
+   * `beforeCall` (an invoke whose call starts when this returns): the line written ahead keeps `at`, and the op the
+   * harness is sent is stamped again after that write — both before the call, so either is a true invoke time; the
+   * file's, earlier, is the one a death recovers. So the write is not inside the interval the history records.
+   */
+  emit(op: OpInput, at: bigint, beforeCall = false): void {
     const sent: SentOp = { seq: ++this.seq, op, at: at.toString() };
     this.held.push(sent);
     if (op.type !== 'invoke' && this.batchMs === null) {
@@ -73,6 +80,7 @@ export class OpOutbox {
       return;
     }
     this.io.writeAhead(`${JSON.stringify(sent)}\n`);
+    if (beforeCall && op.type === 'invoke') sent.at = this.io.now().toString();
     this.cancelHold ??= this.io.setTimer(this.batchMs ?? this.holdMs, () => {
       this.cancelHold = null;
       this.flush();
