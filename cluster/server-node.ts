@@ -6,6 +6,23 @@ import { HarnessError } from '../common/errors.ts';
 import type { Command, NodeHost, RunningServer, ServerUser } from './node-host.ts';
 import type { ClusterNode, NodeKind } from './node.ts';
 
+/** The file a node folder holds when the node's data lives outside the run dir: that folder's path, one line. */
+export const DATA_ELSEWHERE = 'DATA-IS-ELSEWHERE';
+
+/** Notes in node folder `nodeDir` that its data lives in `outside` (what `cleanup --data` reads after a kill -9). */
+export function noteDataElsewhere(nodeDir: string, outside: string): void {
+  fs.writeFileSync(path.join(nodeDir, DATA_ELSEWHERE), `${outside}\n`);
+}
+
+/** The folder node folder `nodeDir`'s marker names, or null when it has none (its data is in the folder). */
+export function dataElsewhereOf(nodeDir: string): string | null {
+  try {
+    return fs.readFileSync(path.join(nodeDir, DATA_ELSEWHERE), 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
 export type { Command } from './node-host.ts';
 
 export interface ServerNodeOptions {
@@ -102,7 +119,7 @@ export abstract class ServerNode implements ClusterNode {
     this.outsideHome = fs.mkdtempSync(path.join(os.tmpdir(), `fencepost-${this.kind}-`));
     // Recorded as the run's own, so that `cleanup` may look for leftovers inside it (and nowhere broader).
     this.host.ownDir?.(this.outsideHome);
-    fs.writeFileSync(path.join(this.dir, 'DATA-IS-ELSEWHERE'), `${this.outsideHome}\n`);
+    noteDataElsewhere(this.dir, this.outsideHome);
     return account;
   }
 

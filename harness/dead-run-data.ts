@@ -4,12 +4,10 @@ import path from 'node:path';
 import { processesUsing } from '../common/dir-in-use.ts';
 import { diskUsage, formatMB } from '../common/disk-usage.ts';
 import { MEMORY_DIR } from '../common/memory-dir.ts';
+import { DATA_ELSEWHERE, dataElsewhereOf } from '../cluster/server-node.ts';
 import { notOurs } from '../common/ownership.ts';
 import { runOwner } from '../common/run-owner.ts';
 import { RUN_FILES, runPath } from '../store/run-dir.ts';
-
-/** The marker a node folder holds when its data lives outside the run dir (see PgNode.placeDataDir). */
-const ELSEWHERE = 'DATA-IS-ELSEWHERE';
 
 /** Run dirs with node data left in them: folders holding a `nodes/` folder, up to 4 levels under the results. */
 function runDirsWithData(resultsDir: string): string[] {
@@ -37,12 +35,13 @@ function runDirsWithData(resultsDir: string): string[] {
 function dataElsewhere(nodesDir: string): string[] {
   const out: string[] = [];
   for (const node of fs.readdirSync(nodesDir)) {
-    const marker = path.join(nodesDir, node, ELSEWHERE);
     // The node folder belongs to the server's account, which could write a marker of its own: only ours counts,
     // and only when it names a real folder (not a symlink) of ours directly in the temp dir.
-    if (notOurs(marker, 'file')) continue;
+    if (notOurs(path.join(nodesDir, node, DATA_ELSEWHERE), 'file')) continue;
+    const target = dataElsewhereOf(path.join(nodesDir, node));
+    // No marker: the data is in the node folder.
+    if (target === null) continue;
     try {
-      const target = fs.readFileSync(marker, 'utf8').trim();
       if (
         [os.tmpdir(), MEMORY_DIR].includes(path.dirname(target)) &&
         path.basename(target).startsWith('fencepost-') &&
@@ -50,7 +49,7 @@ function dataElsewhere(nodesDir: string): string[] {
       )
         out.push(target);
     } catch {
-      // no marker: the data is in the node folder
+      // the folder it names is gone
     }
   }
   return out;

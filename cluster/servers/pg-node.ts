@@ -5,7 +5,7 @@ import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PG_DATABASE, PG_ROLE, PG_SUPERUSER } from '../credentials.ts';
 import { HarnessError } from '../../common/errors.ts';
-import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
+import { noteDataElsewhere, ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
 import { scramVerifier } from './scram-verifier.ts';
 
 export interface PgNodeOptions extends ServerNodeOptions {
@@ -53,7 +53,7 @@ export class PgNode extends ServerNode {
     fs.mkdirSync(path.join(this.outside, 'data'), { mode: 0o700 });
     fs.rmSync(this.dataDir, { recursive: true, force: true });
     fs.symlinkSync(path.join(this.outside, 'data'), this.dataDir);
-    fs.writeFileSync(path.join(this.dir, 'DATA-IS-ELSEWHERE'), `${this.outside}\n`);
+    noteDataElsewhere(this.dir, this.outside);
   }
 
   /** The data dir as Postgres must be given it: the real path, never through a link in a folder it can't enter. */

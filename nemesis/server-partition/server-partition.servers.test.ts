@@ -8,6 +8,7 @@ import { cleanup } from '../../harness/cleanup.ts';
 import { processesUnder, testResultsDir } from '../../test/integration/processes.ts';
 import { runNemesis, starts, type NemesisRun } from '../../test/support/nemesis-test-kit.ts';
 import { cgroup2Mount, netName, serverNetMissing } from './server-net.ts';
+import { dataElsewhereOf } from '../../cluster/server-node.ts';
 
 const CLI = path.resolve('cli.ts');
 
@@ -205,8 +206,7 @@ describe.skipIf(serverNetMissing() !== null)('server partitions', () => {
     const runDir = onlyRunDir(results, 'zookeeper');
     const name = netName(runDir);
     expect(netLeft(runDir).length, 'kill -9 left nothing to clean up: the test would prove nothing').toBe(2);
-    const marker = path.join(runDir, 'nodes', 'pg', 'DATA-IS-ELSEWHERE');
-    const pgData = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : null;
+    const pgData = dataElsewhereOf(path.join(runDir, 'nodes', 'pg'));
     const lines: string[] = [];
     // With --data: Postgres's data may live in /dev/shm, outside the results this test removes.
     await cleanup(results, (l) => lines.push(l), { data: true });

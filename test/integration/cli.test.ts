@@ -4,6 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { processesUnder, recordedProcessesUnder, testResultsDir } from './processes.ts';
+import { dataElsewhereOf } from '../../cluster/server-node.ts';
 
 const CLI = path.resolve('cli.ts');
 const dirs: string[] = [];
@@ -179,8 +180,7 @@ describe('CLI', () => {
     // The data stays until `cleanup --data`, Postgres's too wherever it lives (in memory, /dev/shm, when there is
     // room: 40 MB of RAM per run left behind until then).
     const [run] = fs.readdirSync(path.join(results, 'doctor'));
-    const marker = path.join(results, 'doctor', run, 'nodes', 'pg', 'DATA-IS-ELSEWHERE');
-    const pgData = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : null;
+    const pgData = dataElsewhereOf(path.join(results, 'doctor', run, 'nodes', 'pg'));
     if (pgData) expect(fs.existsSync(pgData)).toBe(true);
     const d = await cli(['cleanup', '--data', `--results=${results}`]);
     expect(d.code).toBe(0);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FULL_CLUSTER, type Cluster } from '../../cluster/cluster.ts';
 import { createLocalCluster } from '../../cluster/local/cluster.ts';
+import { dataElsewhereOf } from '../../cluster/server-node.ts';
 import { isAlive, PidRegistry, processState } from '../../common/pid-registry.ts';
 import { MEMORY_DIR, memoryDir } from '../../common/memory-dir.ts';
 
@@ -107,9 +108,7 @@ describe('local cluster', () => {
       expect(path.basename(path.dirname(pgData))).toMatch(/^fencepost-pg-/);
       expect(fs.statSync(path.dirname(pgData)).mode & 0o777).toBe(0o700);
       expect(fs.existsSync(path.join(pgData, 'PG_VERSION'))).toBe(true);
-      expect(fs.readFileSync(path.join(path.dirname(cluster.pg!.dataDir), 'DATA-IS-ELSEWHERE'), 'utf8').trim()).toBe(
-        path.dirname(pgData),
-      );
+      expect(dataElsewhereOf(path.dirname(cluster.pg!.dataDir))).toBe(path.dirname(pgData));
     },
   );
 
