@@ -10,7 +10,7 @@ import { runClientLoop, type ClientClock } from './client-loop.ts';
 import type { ClientSpec, FromClient, ToClient } from './client-protocol.ts';
 import { Resource } from './resource.ts';
 import type { LockStrategy } from './strategy.ts';
-import { INVOKE_HOLD_MS, OpOutbox } from './op-outbox.ts';
+import { OpOutbox } from './op-outbox.ts';
 import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 
 function send(msg: FromClient): void {
@@ -49,8 +49,7 @@ function outboxFor(spec: ClientSpec): OpOutbox {
       setTimer: realClock.setTimer,
       now: realClock.now,
     },
-    INVOKE_HOLD_MS,
-    spec.opBatchMs,
+    { batchMs: spec.opBatchMs },
   );
 }
 

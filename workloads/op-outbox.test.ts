@@ -27,8 +27,7 @@ function harnessOf(holdMs = INVOKE_HOLD_MS, batchMs: number | null = null) {
         return (clock += 1000n);
       },
     },
-    holdMs,
-    batchMs,
+    { holdMs, batchMs },
   );
   return {
     outbox,

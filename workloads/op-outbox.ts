@@ -61,11 +61,17 @@ export class OpOutbox {
   private held: SentOp[] = [];
   private cancelHold: (() => void) | null = null;
 
+  private readonly holdMs: number;
+  private readonly batchMs: number | null;
+
+  /** `holdMs`: an invoke's hold for its completion (INVOKE_HOLD_MS); `batchMs`: null, or the batching run's wait. */
   constructor(
     private readonly io: OutboxIo,
-    private readonly holdMs = INVOKE_HOLD_MS,
-    private readonly batchMs: number | null = null,
-  ) {}
+    { holdMs = INVOKE_HOLD_MS, batchMs = null }: { holdMs?: number; batchMs?: number | null } = {},
+  ) {
+    this.holdMs = holdMs;
+    this.batchMs = batchMs;
+  }
 
   /**
    * `beforeCall` (an invoke whose call starts when this returns): the line written ahead keeps `at`, and the op the
