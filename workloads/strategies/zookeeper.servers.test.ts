@@ -63,10 +63,16 @@ describe('zookeeper strategy', () => {
     const [a, b, c] = [await connect(), await connect(), await connect()];
     const order: string[] = [];
     const la = await a.acquire('fifo');
+    // Each waiter's znode is awaited before the next arrives (a fixed 200 ms was too short under the servers tier's
+    // load: the third znode was not there yet), at most 3 s: arrival order is then b before c.
+    const queued = async (n: number) => {
+      for (let i = 0; i < 60 && (await children(lockDirFor('fifo'))).length < n; i++)
+        await new Promise((r) => setTimeout(r, 50));
+    };
     const pb = b.acquire('fifo').then((l) => (order.push('b'), l));
-    await new Promise((r) => setTimeout(r, 200));
+    await queued(2);
     const pc = c.acquire('fifo').then((l) => (order.push('c'), l));
-    await new Promise((r) => setTimeout(r, 200));
+    await queued(3);
     expect((await children(lockDirFor('fifo'))).length).toBe(3);
     await a.release(la);
     const lb = await pb;
