@@ -250,7 +250,7 @@ const delayWrite: Judge = (shot) => {
       otherWrote(
         shot,
         { aim: { process: holder, account }, who },
-        start.time,
+        num(paramsOf(start).heldAtTime) ?? start.time,
         end!.time,
         (o) => (other = o),
         'during the hold',

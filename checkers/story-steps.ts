@@ -66,7 +66,18 @@ export class OtherClientWrite {
   }
 }
 
-/** Another client than the holder granted the holder's account in (`fromNs`, `untilNs`): its acquire ok. */
+/** Whether `op` is another client than the holder granted the holder's account after `sinceNs`: its acquire ok. */
+export function isOtherGrant(op: Op, holder: number, account: number, sinceNs: number): boolean {
+  return (
+    op.f === 'acquire' &&
+    op.type === 'ok' &&
+    op.time > sinceNs &&
+    byOtherClient(op, holder) &&
+    accountOf(op) === account
+  );
+}
+
+/** Another client than the holder granted the holder's account in (`fromNs`, `untilNs`). */
 export function otherGrant(
   h: History,
   holder: number,
@@ -74,15 +85,7 @@ export function otherGrant(
   fromNs: number,
   untilNs: number,
 ): Op | undefined {
-  return h.ops.find(
-    (op) =>
-      op.f === 'acquire' &&
-      op.type === 'ok' &&
-      op.time > fromNs &&
-      op.time < untilNs &&
-      byOtherClient(op, holder) &&
-      accountOf(op) === account,
-  );
+  return h.ops.find((op) => op.time < untilNs && isOtherGrant(op, holder, account, fromNs));
 }
 
 /**
