@@ -52,7 +52,10 @@ describe('pause-holder', () => {
     expect(end!.value.params, run.summary).toMatchObject({ endedBy: 'story' });
     expect(end!.value.params!.heldMs as number, run.summary).toBeLessThan(8000);
     const shot = run.outcome.results.faultHits['pause-holder'].shots[0];
-    expect(shot.story?.map((s) => s.status), shot.evidence).toEqual(['done', 'done', 'done', 'done', 'done']);
+    expect(
+      shot.story?.map((s) => s.status),
+      shot.evidence,
+    ).toEqual(['done', 'done', 'done', 'done', 'done']);
     expect(run.leftovers).toEqual([]);
   });
 
