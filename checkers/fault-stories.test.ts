@@ -259,26 +259,51 @@ describe('kill-holder: killed → died → another client acquired', () => {
   });
 });
 
-describe('restart-empty, clock, failover: struck → another client granted → the holder wrote', () => {
+describe('restart-empty, clock, failover: struck → another client granted and read → the holder wrote → so did the other', () => {
   const redisAim = aim({ struck: ['redis[0]'], keysOn: { 'redis[0]': ['lock:account-0'] }, needed: 1 });
   const cases = [
     ['restart-empty', { aim: redisAim }],
     ['clock', { aim: redisAim }],
     ['failover', { aim: aim({ struck: ['redis-replica'] }), keyOnPromoted: false }],
   ] as const;
+  /** p1 granted account 0 and reading 100 (lines 5–8, after the strike at 4). */
+  const p1Enters = (): Event[] => [
+    invoke(1, 'acquire', { account: 0 }),
+    ok(1, 'acquire', { account: 0 }),
+    ...read(1, 100, 0),
+  ];
+  const p1Write = (outcome: 'ok' | 'stale' = 'ok'): Event[] => {
+    const w = writeValue(100, 120, 0);
+    return [
+      invoke(1, 'write', w),
+      outcome === 'ok' ? ok(1, 'write', { ...w, writeId: 2 }) : fail(1, 'write', w, 'stale-token'),
+    ];
+  };
 
   for (const [f, params] of cases) {
-    it(`${f}: granted to another client before the holder's write completed, then the holder wrote: a hit`, () => {
+    it(`${f}: granted to another client that read before the holder's write completed, then both wrote: a hit`, () => {
       const shot = shotOf(f, [
         p0Section(),
         nemesis(f, 'start', params),
-        invoke(1, 'acquire', { account: 0 }),
-        ok(1, 'acquire', { account: 0 }),
+        p1Enters(),
         nemesis(f, 'end'),
         p0Write(),
+        p1Write(),
       ]);
-      expect(steps(shot)).toEqual(['struck:done', 'granted:done', 'holder-wrote:done']);
-      expect(shot.story![1].evidence).toBe('p1 was granted account 0 (#6) at 0.01 s');
+      expect(steps(shot)).toEqual(['struck:done', 'granted:done', 'holder-wrote:done', 'both-wrote:done']);
+      expect(shot.story![1].evidence).toBe('p1 was granted account 0 (#6) at 0.01 s and read it (#8)');
+      expect(shot.story![3].evidence).toBe('p1 wrote #12');
+      // The other's write refused as stale is the fence holding: the story is complete.
+      const fenced = shotOf(f, [
+        p0Section(),
+        nemesis(f, 'start', params),
+        p1Enters(),
+        nemesis(f, 'end'),
+        p0Write(),
+        p1Write('stale'),
+      ]);
+      expect(steps(fenced).at(-1)).toBe('both-wrote:held');
+      expect(fenced.hit).toBe(true);
     });
 
     it(`${f}: another client kept out until the holder wrote is the lock holding: a hit, with the rest not reached`, () => {
@@ -290,29 +315,41 @@ describe('restart-empty, clock, failover: struck → another client granted → 
         p0Write(),
         ok(1, 'acquire', { account: 0 }),
       ]);
-      expect(steps(shot)).toEqual(['struck:done', 'granted:held', 'holder-wrote:not-reached']);
+      expect(steps(shot)).toEqual([
+        'struck:done',
+        'granted:held',
+        'holder-wrote:not-reached',
+        'both-wrote:not-reached',
+      ]);
       expect(shot.hit).toBe(true);
       expect(shot.story![1].evidence).toBe(
         'p1 asked for account 0 (#5) and got it only at #9: kept out while p0 held it',
       );
     });
 
-    it(`${f}: nobody asking for the lock, or a grant after the holder wrote, is a miss`, () => {
+    it(`${f}: nobody asking for the lock, a grant after the holder wrote, or one read after it, is a miss`, () => {
       const idle = shotOf(f, [p0Section(), nemesis(f, 'start', params), nemesis(f, 'end'), p0Write()]);
       expect(idle.story![1]).toEqual({
         id: 'granted',
         status: 'missing',
         evidence: "no other client asked for account 0's lock while p0 held it",
       });
-      const after = shotOf(f, [
+      const after = shotOf(f, [p0Section(), nemesis(f, 'start', params), nemesis(f, 'end'), p0Write(), p1Enters()]);
+      expect(after.hit).toBe(false);
+      // Granted in time, but it read only after the holder's write: it read that write, nothing could be lost.
+      const lateRead = shotOf(f, [
         p0Section(),
         nemesis(f, 'start', params),
-        nemesis(f, 'end'),
-        p0Write(),
         invoke(1, 'acquire', { account: 0 }),
         ok(1, 'acquire', { account: 0 }),
+        p0Write(),
+        ...read(1, 110, 1),
+        p1Write(),
       ]);
-      expect(after.hit).toBe(false);
+      expect(lateRead.story![1]).toMatchObject({
+        status: 'missing',
+        evidence: /read it only after p0's write completed/,
+      });
     });
   }
 

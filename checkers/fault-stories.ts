@@ -19,6 +19,7 @@ import {
   holderWrite,
   holderWrote,
   keptOut,
+  isOtherGrant,
   missing,
   otherGrant,
   OtherClientWrite,
@@ -76,20 +77,40 @@ function struck(shot: ShotRecords, keep: (a: AimedShot) => void, also?: () => st
   };
 }
 
+/** The other client of a double grant: its process, and the read that opened its section. */
+interface Second {
+  who: string;
+  own: readonly ShotRecords['start'][];
+  read: ShotRecords['start'];
+}
+
 /**
- * "Another client was granted the lock while the holder still held it": granted before the holder's write completed
- * (before it let go, when it wrote nothing), or kept out all that time — the lock holding.
+ * "Another client was granted the lock and read the balance while the holder still held it": granted after the
+ * strike, its read before the holder's write completed (before it let go, when it wrote nothing) — or the lock kept
+ * every challenger out all that time (held). A grant whose read came after the holder's write is no story: it read
+ * what the holder wrote.
  */
-function granted(shot: ShotRecords, a: AimedShot, keep: (grantNs: number) => void): StepFinding {
+function granted(shot: ShotRecords, a: AimedShot, keep: (second: Second) => void): StepFinding {
   const h = shot.history;
   const write = holderWrite(h, a.own, a.read);
   const next = a.own[a.own.indexOf(a.read) + 1];
   const untilNs = write?.completion?.time ?? (write ? h.endTime + 1 : (next?.time ?? h.endTime + 1));
   const { process: holder, account } = a.aim;
-  const g = otherGrant(h, holder, account, a.strikeNs, untilNs);
-  if (g) {
-    keep(g.time);
-    return done(`p${String(g.process)} was granted account ${account} (#${g.index}) at ${at(g.time)}`);
+  const grants = h.ops.filter((op) => op.time < untilNs && isOtherGrant(op, holder, account, a.strikeNs));
+  for (const g of grants) {
+    const own = shot.byProcess.get(g.process as number) ?? [];
+    const read = readAfter(own, g);
+    if (!read || read.time >= untilNs) continue;
+    keep({ who: `p${String(g.process)}`, own, read });
+    return done(
+      `p${String(g.process)} was granted account ${account} (#${g.index}) at ${at(g.time)} and read it (#${read.index})`,
+    );
+  }
+  if (grants.length) {
+    const g = grants[0];
+    return missing(
+      `p${String(g.process)} was granted account ${account} (#${g.index}) but read it only after ${a.who}'s write completed: it read that write, nothing could be lost`,
+    );
   }
   const k = keptOut(h, holder, account, a.strikeNs, untilNs);
   if (k) {
@@ -179,19 +200,35 @@ const killHolder: Judge = (shot) => {
   });
 };
 
-/** restart-empty, clock and failover: struck the servers → another client granted → the holder wrote. */
+/** A client's `read` ok of its section: the first read after its acquire `grant`, before it invoked anything else. */
+function readAfter(
+  own: readonly ShotRecords['start'][],
+  grant: ShotRecords['start'],
+): ShotRecords['start'] | undefined {
+  const after = own.slice(own.indexOf(grant) + 1);
+  const invoke = after.find((op) => op.type === 'invoke');
+  if (invoke?.f !== 'read') return undefined;
+  const read = after.find((op) => op.f === 'read' && op.type !== 'invoke');
+  return read?.type === 'ok' ? read : undefined;
+}
+
+/**
+ * restart-empty, clock and failover: struck the servers → another client granted the lock and read → the holder
+ * wrote → the other client wrote too.
+ */
 function serverStory(f: 'restart-empty' | 'clock' | 'failover', also?: (shot: ShotRecords) => string | null): Judge {
   return (shot) => {
     let a!: AimedShot;
-    let grantNs = 0;
+    let second!: Second;
     return tell(shot.start, f, {
       struck: struck(
         shot,
         (x) => (a = x),
         () => also?.(shot) ?? null,
       ),
-      granted: () => granted(shot, a, (ns) => (grantNs = ns)),
-      'holder-wrote': () => holderWrote(holderWrite(shot.history, a.own, a.read), a.who, grantNs),
+      granted: () => granted(shot, a, (s) => (second = s)),
+      'holder-wrote': () => holderWrote(holderWrite(shot.history, a.own, a.read), a.who, second.read.time),
+      'both-wrote': () => holderWrote(holderWrite(shot.history, second.own, second.read), second.who, second.read.time),
     });
   };
 }

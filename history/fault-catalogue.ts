@@ -35,7 +35,8 @@ export type StoryStepId =
   | 'freed'
   | 'resumed'
   | 'delivered'
-  | 'holder-wrote';
+  | 'holder-wrote'
+  | 'both-wrote';
 
 /**
  * One step of the story an aimed fault stands for. A shot is a hit only when its story completed: every step
@@ -61,11 +62,22 @@ const HOLDER_WROTE: StoryStepFacts = {
   held: 'its write was refused (a stale token or version), or it learned it had lost the lock and skipped it',
 };
 
-/** Another client taking the lock the holder still believes it holds. */
+/**
+ * Another client taking the lock the holder still believes it holds, and reading the balance before the holder's
+ * write lands: both critical sections then run on the same balance. A grant whose read comes after the holder's write
+ * sees that write: the sections overlapped, but nothing could be lost.
+ */
 const GRANTED: StoryStepFacts = {
   id: 'granted',
-  says: "another client was granted the account's lock while the holder still held it",
+  says: "another client was granted the account's lock and read the balance before the holder's write completed",
   held: 'another client asked for the lock meanwhile and was kept out until the holder let go',
+};
+
+/** The second writer of a double grant: the other client's write after its read. */
+const BOTH_WROTE: StoryStepFacts = {
+  id: 'both-wrote',
+  says: 'the other client then wrote too',
+  held: 'its write was refused as stale (its token or version)',
 };
 
 export interface FaultFacts {
@@ -161,6 +173,7 @@ export const FAULT_CATALOGUE = {
       },
       GRANTED,
       HOLDER_WROTE,
+      BOTH_WROTE,
     ],
     movesClocks: false,
     colour: '#ef4444',
@@ -195,6 +208,7 @@ export const FAULT_CATALOGUE = {
       },
       GRANTED,
       HOLDER_WROTE,
+      BOTH_WROTE,
     ],
     movesClocks: true,
     colour: '#6366f1',
@@ -220,6 +234,7 @@ export const FAULT_CATALOGUE = {
       },
       GRANTED,
       HOLDER_WROTE,
+      BOTH_WROTE,
     ],
     movesClocks: false,
     colour: '#ef4444',
