@@ -18,7 +18,6 @@ import {
   held,
   holderWrite,
   holderWrote,
-  keptOut,
   isOtherGrant,
   missing,
   otherGrant,
@@ -86,9 +85,9 @@ interface Second {
 
 /**
  * "Another client was granted the lock and read the balance while the holder still held it": granted after the
- * strike, its read before the holder's write completed (before it let go, when it wrote nothing) — or the lock kept
- * every challenger out all that time (held). A grant whose read came after the holder's write is no story: it read
- * what the holder wrote.
+ * strike, its read before the holder's write completed (before it let go, when it wrote nothing). A grant whose read
+ * came after the holder's write is no story: it read what the holder wrote. A challenger kept waiting is no story
+ * either — the history cannot tell a lock that held from a server that was down or slow.
  */
 function granted(shot: ShotRecords, a: AimedShot, keep: (second: Second) => void): StepFinding {
   const h = shot.history;
@@ -112,17 +111,32 @@ function granted(shot: ShotRecords, a: AimedShot, keep: (second: Second) => void
       `p${String(g.process)} was granted account ${account} (#${g.index}) but read it only after ${a.who}'s write completed: it read that write, nothing could be lost`,
     );
   }
-  const k = keptOut(h, holder, account, a.strikeNs, untilNs);
-  if (k) {
-    const got =
-      k.completion?.type === 'ok'
-        ? `got it only at #${k.completion.index}`
-        : `was refused (${k.completion ? `#${k.completion.index} ${k.completion.type}${k.completion.error ? `: ${k.completion.error}` : ''}` : 'still waiting at the end'})`;
+  return missing(`no other client was granted account ${account} while ${a.who} held it`);
+}
+
+/**
+ * restart-empty's second step: the struck nodes answered again, empty, before the holder's write completed — or a
+ * remedy kept them from it, as the fault's own records show: down for at least the TTL (--restart-delay), or back with
+ * their AOF (wiped: false).
+ */
+function restarted(shot: ShotRecords, a: AimedShot): StepFinding {
+  const { start, end, history: h } = shot;
+  const p = paramsOf(start);
+  const nodes = Array.isArray(p.killed) ? p.killed.map(String).join(', ') : 'the struck nodes';
+  if (!end) return missing(`the history ended with ${nodes} still down`);
+  if (p.wiped === false) return held(`${nodes} came back with their AOF: the key returned`);
+  const delayMs = num(p.restartDelayMs) ?? 0;
+  const ttlMs = num(p.ttlMs);
+  if (ttlMs !== undefined && delayMs >= ttlMs)
     return held(
-      `p${String(k.invoke.process)} asked for account ${account} (#${k.invoke.index}) and ${got}: kept out while ${a.who} held it`,
+      `${nodes} stayed down ${secs(delayMs)} ≥ the TTL (${secs(ttlMs)}): every lease they granted ran out first`,
     );
-  }
-  return missing(`no other client asked for account ${account}'s lock while ${a.who} held it`);
+  const write = holderWrite(h, a.own, a.read)?.completion;
+  if (write && write.time <= end.time)
+    return missing(
+      `${nodes} answered again only at ${at(end.time)}, after ${a.who}'s write completed (#${write.index})`,
+    );
+  return done(`${nodes} answered again, empty, at ${at(end.time)}`);
 }
 
 const pauseHolder: Judge = (shot) => {
@@ -226,6 +240,7 @@ function serverStory(f: 'restart-empty' | 'clock' | 'failover', also?: (shot: Sh
         (x) => (a = x),
         () => also?.(shot) ?? null,
       ),
+      restarted: () => restarted(shot, a),
       granted: () => granted(shot, a, (s) => (second = s)),
       'holder-wrote': () => holderWrote(holderWrite(shot.history, a.own, a.read), a.who, second.read.time),
       'both-wrote': () => holderWrote(holderWrite(shot.history, second.own, second.read), second.who, second.read.time),

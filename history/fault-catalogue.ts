@@ -34,6 +34,7 @@ export type StoryStepId =
   | 'granted'
   | 'freed'
   | 'resumed'
+  | 'restarted'
   | 'delivered'
   | 'holder-wrote'
   | 'both-wrote';
@@ -65,12 +66,13 @@ const HOLDER_WROTE: StoryStepFacts = {
 /**
  * Another client taking the lock the holder still believes it holds, and reading the balance before the holder's
  * write lands: both critical sections then run on the same balance. A grant whose read comes after the holder's write
- * sees that write: the sections overlapped, but nothing could be lost.
+ * sees that write: the sections overlapped, but nothing could be lost. The lock has no way to hold here that the
+ * history could tell from a server that was merely down or slow: a remedy that stops the story does so at a step
+ * of the fault's own (restart-empty's `restarted`).
  */
 const GRANTED: StoryStepFacts = {
   id: 'granted',
   says: "another client was granted the account's lock and read the balance before the holder's write completed",
-  held: 'another client asked for the lock meanwhile and was kept out until the holder let go',
 };
 
 /** The second writer of a double grant: the other client's write after its read. */
@@ -170,6 +172,11 @@ export const FAULT_CATALOGUE = {
       {
         id: 'struck',
         says: 'as many of the Redis nodes holding the key as break the lock were killed (and wiped) while the holder was inside its critical section',
+      },
+      {
+        id: 'restarted',
+        says: 'they answered again, empty, while the holder was still inside its critical section',
+        held: 'they stayed down until every lease they had granted ran out (--restart-delay ≥ TTL), or came back with the key (--redis-persistence=aof-always)',
       },
       GRANTED,
       HOLDER_WROTE,
