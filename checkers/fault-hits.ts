@@ -244,7 +244,7 @@ export function faultHitReasons(
         const best = furthestShot(c.shots);
         const gap = best?.story?.find((s) => s.status === 'missing');
         reasons.push(
-          `${f} fired ${times} but its story never completed${best ? ` (the furthest shot, #${best.index}, ${gap ? `is missing ${gap.id} — ${story.find((s) => s.id === gap.id)?.says}: ${gap.evidence}` : best.evidence})` : ''}`,
+          `${f} fired ${times} but its story never completed${best ? ` (the furthest shot, #${best.index}, ${gap ? `stopped short of ${gap.id}, "${story.find((s) => s.id === gap.id)?.says}": ${gap.evidence}` : best.evidence})` : ''}`,
         );
         continue;
       }

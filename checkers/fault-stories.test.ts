@@ -215,7 +215,7 @@ describe('pause-holder: stopped → lease expired → another client wrote → r
       finalRead(0, 100, 120, [row(1, 1, 100, 120, 0)]),
     );
     expect(faultHitReasons(faultHits(h), ['pause-holder'])).toEqual([
-      'pause-holder fired 1 time but its story never completed (the furthest shot, #4, is missing lease-expired — it stayed stopped for at least the TTL: its lease ran out: p0 was stopped 5 ms, less than the TTL (50 ms): its lease may not have run out)',
+      'pause-holder fired 1 time but its story never completed (the furthest shot, #4, stopped short of lease-expired, "it stayed stopped for at least the TTL: its lease ran out": p0 was stopped 5 ms, less than the TTL (50 ms): its lease may not have run out)',
     ]);
     // A clean run whose only shot told no whole story is no evidence of safety.
     expect(checkRun(h, { fencing: false, faults: ['pause-holder'] }).valid).toBe('unknown');
@@ -506,7 +506,7 @@ describe('the stored curator run whose second pause the run ended after 1.1 s (i
         evidence: 'p2 was stopped 1114 ms, less than the TTL (2000 ms): its lease may not have run out',
       });
       expect(analysis.results.unknownReasons[0]).toMatch(
-        /^pause-holder fired 2 times but its story never completed \(the furthest shot, #346, is missing lease-expired/,
+        /^pause-holder fired 2 times but its story never completed \(the furthest shot, #346, stopped short of lease-expired/,
       );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
