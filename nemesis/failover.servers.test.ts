@@ -8,7 +8,13 @@ import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
  */
 describe('failover', () => {
   it('--lock=redis: the primary dies before the lock is replicated, the promoted replica grants it again → lost updates', async () => {
-    const run = await runNemesis(['--lock=redis', '--nemesis=failover', '--think=800', '--time-limit=12', '--stop-on-lost-update']);
+    const run = await runNemesis([
+      '--lock=redis',
+      '--nemesis=failover',
+      '--think=800',
+      '--time-limit=12',
+      '--stop-on-lost-update',
+    ]);
     expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
     expect(run.outcome.exitCode).toBe(1);
     const all = starts(run, 'failover');
