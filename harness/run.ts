@@ -22,6 +22,7 @@ import { Resource, setupResource, type WriteMode } from '../workloads/resource.t
 import type { Cluster, ClusterSpec } from '../cluster/cluster.ts';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
+import { clientsRunning } from './clients-running.ts';
 import type { ExitCode } from '../common/exit-codes.ts';
 import { verdictExitCode } from '../checkers/verdict.ts';
 import { Journal } from '../history/journal.ts';
@@ -145,7 +146,7 @@ export async function runTest(
 
   await pool.start(specs);
   injectStrayThrow('mid-run');
-  const stoppedEarly = await runForTheLimit(config, pool, nemesis, stats, log);
+  const stoppedEarly = await runForTheLimit(config, journal, pool, nemesis, stats, log);
   if (stoppedEarly) {
     test.stoppedEarly = stoppedEarly;
     writeTest(runDir, test);
@@ -409,11 +410,20 @@ export function clientSpecs(
  */
 async function runForTheLimit(
   config: Readonly<Config>,
+  journal: Journal,
   pool: ClientPool,
   nemesis: ReturnType<typeof createNemesis>,
   stats: LiveStats,
   log: (line: string) => void,
 ): Promise<NonNullable<TestJson['stoppedEarly']> | null> {
+  // The time limit is the clients' time: it starts once every client began its loop (clients-running.ts).
+  const { waitedMs, silent } = await clientsRunning(journal, config.concurrency, pool.allGaveUp);
+  if (silent.length)
+    log(
+      `fencepost: clients ${silent.join(', ')} had not begun after ${(waitedMs / 1000).toFixed(1)} s; the time limit starts anyway (see logs/client-<n>.log)`,
+    );
+  else if (waitedMs >= 1000)
+    log(`fencepost: every client began its loop after ${(waitedMs / 1000).toFixed(1)} s; the time limit starts now`);
   const abort = new AbortController();
   const nemesisDone = nemesis
     .run(abort.signal)
