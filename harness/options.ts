@@ -93,7 +93,7 @@ export const OPTIONS = [
     default: 100,
     min: 0,
     max: 600_000,
-    help: 'ms a client spends between its read and its write',
+    help: 'ms a client spends between its read and its write (default 100; 0.4 × ttl when the run has restart-empty or failover, whose stories need a section wider than a restart)',
   },
   {
     name: 'accounts',
@@ -352,6 +352,8 @@ export interface Config extends RunConfig {
   readonly help: boolean;
   readonly runs: number;
   readonly matrix: 'all' | 'faults' | 'remedies';
+  /** The user gave --think: a fault that needs a wider critical section does not widen it (harness/run.ts). */
+  readonly thinkGiven: boolean;
 }
 export interface NightlyConfig {
   readonly command: 'nightly';
@@ -612,7 +614,14 @@ function runCommand(argv: readonly string[], randomSeed: RandomSeed): Config {
   });
   validateLock(v.lock);
   refuseAcrossModes(v.lock, given);
-  return { command: 'run', help: v.help, runs: v.runs, matrix: v.matrix, ...runConfigOf(v, argv, randomSeed) };
+  return {
+    command: 'run',
+    help: v.help,
+    runs: v.runs,
+    matrix: v.matrix,
+    thinkGiven: given.includes('think'),
+    ...runConfigOf(v, argv, randomSeed),
+  };
 }
 
 function nightlyCommand(argv: readonly string[], randomSeed: RandomSeed): NightlyConfig {

@@ -93,7 +93,10 @@ export async function runTest(
   shutdown: Shutdown,
   log: (line: string) => void = consoleLog,
 ): Promise<RunOutcome> {
-  const { strategy, faults, faultNeeds } = await planRun(config, log);
+  // The plan may widen --think for a fault that needs it: from here on the run's config is the plan's.
+  const plan = await planRun(config, log);
+  const { strategy, faults, faultNeeds } = plan;
+  config = plan.config;
 
   const runDir = createRunDir(config.resultsDir, config.lock);
   const pids = new PidRegistry(runPath(runDir, 'pids'));
@@ -230,12 +233,19 @@ function clientPool(
 async function planRun(
   config: Readonly<Config>,
   log: (line: string) => void,
-): Promise<{ strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds }> {
+): Promise<{ config: Readonly<Config>; strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds }> {
   const strategy = withEnsembleSizes(config, await loadStrategy(config.lock));
   checkStrategyOptions(config, strategy);
   const faults = config.nemesis ?? [...strategy.defaultFaults];
   // What the faults declare they need (fault-needs.ts), asked once: the clock shim, a failover pair, own routes.
   const faultNeeds = runNeeds(faults);
+  const section = faultNeeds.minSectionMs(config);
+  if (!config.thinkGiven && config.thinkMs < section) {
+    log(
+      `fencepost: --think=${section}: ${faults.filter((f) => EXECUTORS[f].needs.minSectionMs).join(', ')} needs a critical section wider than a restart (${section} ms = 0.4 × TTL); give --think to choose another`,
+    );
+    config = Object.freeze({ ...config, thinkMs: section });
+  }
   const shortest = shortestUsefulRunS(faults, { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs });
   if (config.timeLimitS < shortest) {
     log(
@@ -250,7 +260,7 @@ async function planRun(
   const library = lockLibraryOf(config.lock)?.library;
   await provision([...hostRequirements(config.backend, needs), ...(library ? [library] : [])], log);
   await buildBuiltinLock(config.lock, strategy, log);
-  return { strategy, faults, faultNeeds };
+  return { config, strategy, faults, faultNeeds };
 }
 
 /** Server partitions put every server in a cgroup and add an nftables table: refused (254) before anything exists. */

@@ -38,7 +38,17 @@ export interface FaultNeeds {
    * nothing.
    */
   readonly shotMs?: (timing: ShotTiming) => number;
+  /**
+   * The shortest critical section (--think) in which the fault's story can complete: a restarted master or a promoted
+   * replica answers 100–300 ms after the strike here, and a holder that has already written by then leaves nothing to
+   * lose. A run whose user did not give --think gets at least this (harness/run.ts).
+   */
+  readonly minSectionMs?: (timing: { ttlMs: number }) => number;
 }
+
+/** A section wider than a restart or a failover: 0.4 × TTL, well inside the lock's validity (oracle.ts says why). */
+export const SECTION_TTL_FRACTION = 0.4;
+export const widerThanARestart = ({ ttlMs }: { ttlMs: number }): number => Math.round(SECTION_TTL_FRACTION * ttlMs);
 
 /** The run's timing a shot's story depends on. */
 export interface ShotTiming {

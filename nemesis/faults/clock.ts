@@ -89,7 +89,8 @@ export const clock: FaultExecutor = {
       params: {
         offsetMs,
         offsets: Object.fromEntries(targets.map((t) => [t.name, offsetMs])),
-        durationMs: ctx.config.pauseMs,
+        // The longest it holds the jump: it heals once another client was granted the key or the holder wrote.
+        maxMs: ctx.config.pauseMs,
         ...evidence,
         aim,
       },

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { aimAt, strikeNow } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
-import { pastTheSection } from '../fault-needs.ts';
+import { pastTheSection, widerThanARestart } from '../fault-needs.ts';
 
 /** How long the replication link stays cut waiting for a client to take a lock, before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -15,7 +15,13 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const failover: FaultExecutor = {
   name: 'failover',
-  needs: { failoverPair: true, clientProxies: true, liveOps: true, shotMs: pastTheSection },
+  needs: {
+    failoverPair: true,
+    clientProxies: true,
+    liveOps: true,
+    shotMs: pastTheSection,
+    minSectionMs: widerThanARestart,
+  },
   refusal: (servers, lock) =>
     servers.redis
       ? null

@@ -3,7 +3,7 @@ import { aimAt, strikeNow } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster } from '../lock-servers.ts';
 import { nextKeyHolders } from './key-holders.ts';
-import { pastTheSection } from '../fault-needs.ts';
+import { pastTheSection, widerThanARestart } from '../fault-needs.ts';
 
 /** How long restart-empty waits for a client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -30,7 +30,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const restartEmpty: FaultExecutor = {
   name: 'restart-empty',
-  needs: { liveOps: true, shotMs: pastTheSection },
+  needs: { liveOps: true, shotMs: pastTheSection, minSectionMs: widerThanARestart },
   refusal: (servers, lock) => (servers.redis ? null : `--lock=${lock} uses no Redis master`),
   unavailable: (env) => restartEmpty.refusal(env.servers, env.config.lock),
   async start(ctx) {
