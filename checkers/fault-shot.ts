@@ -73,6 +73,10 @@ export const hitOrMiss = (start: Op, why: string | null, evidence: string): Faul
  * A client with a lock process (a lock in another language) is paused only when both are: a lock process that ran on
  * kept its session or lease alive, so the pause tested nothing. Null when it was stopped too, or there is none.
  */
+/** What a pause's evidence adds when it stopped a client's lock process with the client (a lock in another language). */
+export const lockProcessStopped = (p: Record<string, unknown>): string =>
+  p.lockStopped === true ? `, its lock process (pid ${String(p.lockPid)}) with it` : '';
+
 export function lockProcessRanOn(p: Record<string, unknown>): string | null {
   return p.lockStopped === false
     ? `its lock process (pid ${String(p.lockPid)}) was not stopped with it: the lock's own threads kept running`

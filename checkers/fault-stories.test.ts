@@ -44,10 +44,11 @@ const p0Section = (): Event[] => [
   ok(0, 'acquire', { account: 0 }),
   ...read(0, 100, 0),
 ];
-/** Another client (p1) acquires account 0 and commits a write from 100 to 120: four lines. */
+/** Another client (p1) acquires account 0, reads it and commits a write from 100 to 120: six lines. */
 const p1Writes = (): Event[] => [
   invoke(1, 'acquire', { account: 0 }),
   ok(1, 'acquire', { account: 0 }),
+  ...read(1, 100, 0),
   invoke(1, 'write', writeValue(100, 120, 0)),
   ok(1, 'write', { ...writeValue(100, 120, 0), writeId: 1 }),
 ];
@@ -99,7 +100,7 @@ describe('pause-holder: stopped → lease expired → another client wrote → r
       'holder-wrote:done',
     ]);
     expect(shot.evidence).toBe(
-      'paused p0 while p0 was inside its critical section on account 0 (read #3, struck at 4.0 ms) → stopped 5 ms ≥ the TTL (2 ms) → p1 acquired #6, wrote #8 → p0 resumed at 0.01 s → p0 wrote #10',
+      'paused p0 while p0 was inside its critical section on account 0 (read #3, struck at 4.0 ms) → stopped 7 ms ≥ the TTL (2 ms) → p1 acquired #6, read #8, wrote #10 → p0 resumed at 0.01 s → p0 wrote #12',
     );
   });
 
@@ -109,7 +110,7 @@ describe('pause-holder: stopped → lease expired → another client wrote → r
     expect(shot.story!.at(-1)).toEqual({
       id: 'holder-wrote',
       status: 'held',
-      evidence: "p0's write #10 was refused (stale-token)",
+      evidence: "p0's write #12 was refused (stale-token)",
     });
     const lost = shotOf('pause-holder', whole(2, nemesis('pause-holder', 'end'), p0Write('lock-lost')));
     expect(lost.story!.at(-1)).toMatchObject({ status: 'held', evidence: /learned it had lost the lock/ });
@@ -125,7 +126,7 @@ describe('pause-holder: stopped → lease expired → another client wrote → r
       'resumed:not-reached',
       'holder-wrote:not-reached',
     ]);
-    expect(shot.evidence).toMatch(/→ missing lease-expired: p0 was stopped 5 ms, less than the TTL \(50 ms\)/);
+    expect(shot.evidence).toMatch(/→ missing lease-expired: p0 was stopped 7 ms, less than the TTL \(50 ms\)/);
   });
 
   it('no other client taking the lock while the holder was stopped is a miss at other-wrote', () => {
@@ -150,8 +151,45 @@ describe('pause-holder: stopped → lease expired → another client wrote → r
       p0Write(),
     ]);
     expect(noWrite.story!.find((s) => s.status === 'missing')?.evidence).toBe(
-      'p1 acquired account 0 (#6) but committed no write before p0 resumed',
+      'p1 acquired account 0 (#6) before p0 resumed, but read it only after',
     );
+    const readNoWrite = shotOf('pause-holder', [
+      p0Section(),
+      start(),
+      invoke(1, 'acquire', { account: 0 }),
+      ok(1, 'acquire', { account: 0 }),
+      ...read(1, 100, 0),
+      nemesis('pause-holder', 'end'),
+      p0Write(),
+    ]);
+    expect(readNoWrite.story!.find((s) => s.status === 'missing')?.evidence).toBe(
+      'p1 acquired account 0 (#6) and read it before p0 resumed, but never committed its write',
+    );
+  });
+
+  it("the other client's write may land after the holder's: its read before the resume is what loses an update", () => {
+    // A watchdog lock paused for less than its think time (examples/broken/renew-without-owner.ts): p1 takes the
+    // expired lock and reads while p0 is stopped; p0 resumes and writes first, p1's write lands on top of it.
+    const w1 = writeValue(100, 120, 0);
+    const shot = shotOf('pause-holder', [
+      p0Section(),
+      start(),
+      invoke(1, 'acquire', { account: 0 }),
+      ok(1, 'acquire', { account: 0 }),
+      ...read(1, 100, 0),
+      nemesis('pause-holder', 'end'),
+      p0Write(),
+      invoke(1, 'write', w1),
+      ok(1, 'write', { ...w1, writeId: 1 }),
+    ]);
+    expect(steps(shot)).toEqual([
+      'stopped:done',
+      'lease-expired:done',
+      'other-wrote:done',
+      'resumed:done',
+      'holder-wrote:done',
+    ]);
+    expect(shot.story![2].evidence).toBe('p1 acquired #6, read #8, wrote #13');
   });
 
   it("a pause the run's end cut short is a miss at resumed", () => {
@@ -171,7 +209,7 @@ describe('pause-holder: stopped → lease expired → another client wrote → r
     expect(died.story!.at(-1)).toEqual({
       id: 'holder-wrote',
       status: 'missing',
-      evidence: 'p0 died before its write #10 completed',
+      evidence: 'p0 died before its write #12 completed',
     });
     const silent = shotOf('pause-holder', [p0Section(), start(), p1Writes(), nemesis('pause-holder', 'end')]);
     expect(silent.story!.at(-1)).toMatchObject({ status: 'missing', evidence: 'p0 invoked no write after its read' });
@@ -203,6 +241,16 @@ describe('pause-holder: stopped → lease expired → another client wrote → r
       p0Write(),
     ]);
     expect(ranOn.story![0]).toMatchObject({ status: 'missing', evidence: /lock process \(pid 91\) was not stopped/ });
+    // Stopped with its lock process: the first step names that process (it was dropped once, when stories came in).
+    const both = shotOf('pause-holder', [
+      p0Section(),
+      nemesis('pause-holder', 'start', { ttlMs: 2, aim: aim(), lockPid: 90, lockStopped: true }),
+      p1Writes(),
+      nemesis('pause-holder', 'end'),
+      p0Write(),
+    ]);
+    expect(both.hit).toBe(true);
+    expect(both.story![0].evidence).toMatch(/, its lock process \(pid 90\) with it$/);
   });
 
   it("the verdict's reason names the furthest shot's missing step and what it stands for", () => {
@@ -215,7 +263,7 @@ describe('pause-holder: stopped → lease expired → another client wrote → r
       finalRead(0, 100, 120, [row(1, 1, 100, 120, 0)]),
     );
     expect(faultHitReasons(faultHits(h), ['pause-holder'])).toEqual([
-      'pause-holder fired 1 time but its story never completed (the furthest shot, #4, stopped short of lease-expired, "it stayed stopped for at least the TTL: its lease ran out": p0 was stopped 5 ms, less than the TTL (50 ms): its lease may not have run out)',
+      'pause-holder fired 1 time but its story never completed (the furthest shot, #4, stopped short of lease-expired, "it stayed stopped for at least the TTL: its lease ran out": p0 was stopped 7 ms, less than the TTL (50 ms): its lease may not have run out)',
     ]);
     // A clean run whose only shot told no whole story is no evidence of safety.
     expect(checkRun(h, { fencing: false, faults: ['pause-holder'] }).valid).toBe('unknown');
@@ -455,7 +503,7 @@ describe('delay-write: the write held → a TTL → another client wrote → del
       'holder-wrote:done',
     ]);
     expect(shot.evidence).toBe(
-      "p0's write #5 went into the hold → held 5 ms ≥ the TTL (2 ms) → p1 acquired #7, wrote #9 → delivered at 0.01 s → p0 wrote #5",
+      "p0's write #5 went into the hold → held 5 ms ≥ the TTL (2 ms) → p1 acquired #7, read #9, wrote #11 → delivered at 0.01 s → p0 wrote #5",
     );
   });
 

@@ -4,6 +4,7 @@ import type { FaultName } from '../history/fault-names.ts';
 import { confirmAim, type AimedShot } from './aimed-shot.ts';
 import {
   lockProcessRanOn,
+  lockProcessStopped,
   noteOf,
   num,
   paramsOf,
@@ -21,7 +22,8 @@ import {
   isOtherGrant,
   missing,
   otherGrant,
-  OtherClientWrite,
+  otherSection,
+  type OtherSection,
   secs,
   type StepFinding,
 } from './story-steps.ts';
@@ -65,14 +67,19 @@ function tell(start: ShotRecords['start'], f: FaultName, checks: Partial<Checks>
 }
 
 /** The first step of an aimed story: the aim confirmed (and whatever else the fault's own record must show). */
-function struck(shot: ShotRecords, keep: (a: AimedShot) => void, also?: () => string | null): () => StepFinding {
+function struck(
+  shot: ShotRecords,
+  keep: (a: AimedShot) => void,
+  also?: () => string | null,
+  more = '',
+): () => StepFinding {
   return () => {
     const why = also?.();
     if (why) return missing(why);
     const a = confirmAim(shot);
     if ('miss' in a) return missing(a.miss);
     keep(a);
-    return done(a.evidence);
+    return done(a.evidence + more);
   };
 }
 
@@ -144,12 +151,13 @@ const pauseHolder: Judge = (shot) => {
   const p = paramsOf(start);
   let a!: AimedShot;
   let resumeNs = 0;
-  let other!: OtherClientWrite;
+  let other!: OtherSection;
   return tell(start, 'pause-holder', {
     stopped: struck(
       shot,
       (x) => (a = x),
       () => lockProcessRanOn(p),
+      lockProcessStopped(p),
     ),
     'lease-expired': () => {
       if (!end) return missing(`the history ended with ${a.who} still stopped`);
@@ -168,27 +176,37 @@ const pauseHolder: Judge = (shot) => {
       paramsOf(end).cutShort === true
         ? missing(`the run's end cut the pause short (at ${at(resumeNs)}): the clients were stopping`)
         : done(`${a.who} resumed at ${at(resumeNs)}`),
-    'holder-wrote': () => holderWrote(holderWrite(h, a.own, a.read), a.who, other.write!.time),
+    'holder-wrote': () => holderWrote(holderWrite(h, a.own, a.read), a.who, other.read!.time),
   });
 };
 
-/** "Another client acquired the same account and committed a write" in (`fromNs`, `untilNs`). */
+/**
+ * "Another client acquired the same account and read it in (`fromNs`, `untilNs`), and committed its write": its read
+ * missed the holder's pending write, so one of the two writes is lost whichever lands second.
+ */
 function otherWrote(
   shot: ShotRecords,
   a: { aim: { process: number; account: number }; who: string },
   fromNs: number,
   untilNs: number,
-  keep: (o: OtherClientWrite) => void,
+  keep: (o: OtherSection) => void,
   by: string,
 ): StepFinding {
   const { process: holder, account } = a.aim;
-  const o = new OtherClientWrite(holder, account, fromNs);
-  keep(o);
-  if (o.replay(shot.history.ops, untilNs))
-    return done(`p${String(o.write!.process)} acquired #${o.grant!.index}, wrote #${o.write!.index}`);
-  if (o.grant)
+  const o = otherSection(shot.history.ops, holder, account, fromNs, untilNs);
+  if (o?.write) {
+    keep(o);
+    return done(
+      `p${String(o.grant.process)} acquired #${o.grant.index}, read #${o.read!.index}, wrote #${o.write.index}`,
+    );
+  }
+  if (o?.read)
     return missing(
-      `p${String(o.grant.process)} acquired account ${account} (#${o.grant.index}) but committed no write ${by}`,
+      `p${String(o.grant.process)} acquired account ${account} (#${o.grant.index}) and read it ${by}, but never committed its write`,
+    );
+  if (o)
+    return missing(
+      `p${String(o.grant.process)} acquired account ${account} (#${o.grant.index}) ${by}, but read it only after`,
     );
   return missing(`no other client acquired account ${account} ${by}`);
 }
@@ -277,7 +295,7 @@ const delayWrite: Judge = (shot) => {
   const account = num(e.account) ?? num(paramsOf(start).account) ?? -1;
   const who = `p${holder}`;
   let write: { invoke: ShotRecords['start']; completion: ShotRecords['start'] | null } | undefined;
-  let other!: OtherClientWrite;
+  let other!: OtherSection;
   return tell(start, 'delay-write', {
     'write-held': () => {
       if (!end) return missing('the history ended before the hold was released');
@@ -311,7 +329,7 @@ const delayWrite: Judge = (shot) => {
       e.cutShort === true
         ? missing(`the run's end cut the hold short: ${noteOf(end)}`)
         : done(`delivered at ${at(end!.time)}`),
-    'holder-wrote': () => holderWrote(write, who, other.write!.time),
+    'holder-wrote': () => holderWrote(write, who, other.read!.time),
   });
 };
 

@@ -66,6 +66,55 @@ export class OtherClientWrite {
   }
 }
 
+/** Another client's critical section on the holder's account: its grant, the read that opened it, its committed write. */
+export interface OtherSection {
+  grant: Op;
+  read?: Op;
+  write?: Op;
+}
+
+/**
+ * The section of another client than `holder` that acquired `account` after `sinceNs` and read it before `readBeforeNs`
+ * — it read a balance without the holder's pending write, so whichever of the two writes lands second erases the
+ * other — with its write committed later in the history (at any time: the order of the two writes does not matter).
+ * The first such section; else the furthest one seen (a grant, with or without a read in time), else undefined.
+ */
+export function otherSection(
+  ops: readonly Op[],
+  holder: number,
+  account: number,
+  sinceNs: number,
+  readBeforeNs: number,
+): OtherSection | undefined {
+  const open = new Map<number, OtherSection>();
+  let furthest: OtherSection | undefined;
+  for (const op of ops) {
+    if (op.type !== 'ok' || !byOtherClient(op, holder) || accountOf(op) !== account) continue;
+    const p = op.process as number;
+    if (op.f === 'acquire') {
+      if (op.time > sinceNs && op.time < readBeforeNs) {
+        const s: OtherSection = { grant: op };
+        open.set(p, s);
+        furthest ??= s;
+      } else open.delete(p);
+      continue;
+    }
+    const s = open.get(p);
+    if (!s) continue;
+    if (op.f === 'read' && !s.read) {
+      if (op.time >= readBeforeNs) open.delete(p);
+      else {
+        s.read = op;
+        if (!furthest?.read) furthest = s;
+      }
+    } else if (op.f === 'write' && s.read) {
+      s.write = op;
+      return s;
+    }
+  }
+  return furthest;
+}
+
 /** Whether `op` is another client than the holder granted the holder's account after `sinceNs`: its acquire ok. */
 export function isOtherGrant(op: Op, holder: number, account: number, sinceNs: number): boolean {
   return (

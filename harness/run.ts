@@ -148,7 +148,7 @@ export async function runTest(
   await nemesis.setup();
 
   await pool.start(specs);
-  injectStrayThrow('mid-run');
+  injectStrayThrow('mid-run', journal);
   const stoppedEarly = await runForTheLimit(config, journal, pool, nemesis, stats, log);
   if (stoppedEarly) {
     test.stoppedEarly = stoppedEarly;
@@ -510,13 +510,18 @@ async function writeReports(runDir: string, resultsDir: string, log: (l: string)
  * at that phase — outside every promise chain, as a throw in an IPC or stream handler would — so the test can show
  * that the process-level handler still heals, stops everything and exits 255. Unset, it does nothing.
  */
-function injectStrayThrow(phase: 'setup' | 'mid-run' | 'teardown'): void {
+function injectStrayThrow(phase: 'setup' | 'mid-run' | 'teardown', journal?: Journal): void {
   if (process.env.FENCEPOST_TEST_THROW !== phase) return;
-  // Mid-run: a second in, so the history has ops to keep; elsewhere at once, while the phase's work is in flight.
-  setTimeout(
-    () => {
+  const strayThrow = () =>
+    setTimeout(() => {
       throw new Error(`FENCEPOST_TEST_THROW: injected throw (${phase})`);
-    },
-    phase === 'mid-run' ? 1000 : 0,
-  );
+    }, 0);
+  // Mid-run: once the journal holds a completed op (the history has something to keep) — on a busy machine the
+  // clients may take seconds to begin; elsewhere at once, while the phase's work is in flight.
+  if (!journal) return void strayThrow();
+  const unsubscribe = journal.onOp((op) => {
+    if (op.type !== 'ok') return;
+    unsubscribe();
+    strayThrow();
+  });
 }

@@ -56,6 +56,11 @@ export interface StoryStepFacts {
   readonly held?: string;
 }
 
+/** Another client's section overlapped the holder's: the write it then commits and the holder's cannot both count. */
+const OTHER_WROTE: StoryStepFacts = {
+  id: 'other-wrote',
+  says: "another client acquired the same account and read it meanwhile, and committed its write (before or after the holder's)",
+};
 /** The last step of every story where a holder that lost its lock acts on: its write, or being told it lost. */
 const HOLDER_WROTE: StoryStepFacts = {
   id: 'holder-wrote',
@@ -121,7 +126,7 @@ export const FAULT_CATALOGUE = {
     story: [
       { id: 'stopped', says: 'the holder was stopped inside its critical section (after its read, before its write)' },
       { id: 'lease-expired', says: 'it stayed stopped for at least the TTL: its lease ran out' },
-      { id: 'other-wrote', says: 'another client acquired the same account and committed a write meanwhile' },
+      OTHER_WROTE,
       { id: 'resumed', says: 'the holder was resumed with the clients still running' },
       HOLDER_WROTE,
     ],
@@ -272,7 +277,7 @@ export const FAULT_CATALOGUE = {
     story: [
       { id: 'write-held', says: "the holder's write was sent into the hold" },
       { id: 'lease-expired', says: 'it was held for at least the TTL: the lease ran out meanwhile' },
-      { id: 'other-wrote', says: 'another client acquired the same account and committed a write meanwhile' },
+      OTHER_WROTE,
       { id: 'delivered', says: 'the held bytes were delivered with the clients still running' },
       { ...HOLDER_WROTE, says: 'the held write then arrived and committed' },
     ],
