@@ -17,7 +17,10 @@ export const TRACKED_LIBRARIES = ['ioredis', 'redlock', 'etcd3', 'node-zookeeper
  * copy report "not installed". Not `require.resolve('<name>/package.json')`: redlock's `exports` hides its
  * package.json (ERR_PACKAGE_PATH_NOT_EXPORTED).
  */
-export function packageJsonOf(name: string, from: string = path.dirname(fileURLToPath(import.meta.url))): string | null {
+export function packageJsonOf(
+  name: string,
+  from: string = path.dirname(fileURLToPath(import.meta.url)),
+): string | null {
   for (let dir = from; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, 'node_modules', name, 'package.json');
     if (fs.existsSync(candidate)) return candidate;

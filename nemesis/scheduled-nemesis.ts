@@ -9,16 +9,12 @@ import { everyRedisMaster } from './lock-servers.ts';
 import type { Nemesis, NemesisEnv } from './nemesis.ts';
 import { RedisKeyProbe } from './redis-key-probe.ts';
 import { faultSchedule, firstDelayFor, type ScheduledFault } from './schedule.ts';
+import { faultEndSentence, faultStartSentence, rawFaultLine } from './fault-sentence.ts';
 
 /** Sleep that ends early (without throwing) when the signal aborts. */
 async function quietly(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return;
   await sleep(ms, undefined, { signal }).catch(() => {});
-}
-
-function describe(targets: string[], params?: Record<string, unknown>, note?: string): string {
-  const p = params && Object.keys(params).length ? ` ${JSON.stringify(params)}` : '';
-  return `${targets.join(', ')}${p}${note ? ` — ${note}` : ''}`;
 }
 
 /**
@@ -121,7 +117,12 @@ export class ScheduledNemesis implements Nemesis {
       params: injection.params,
       note: injection.note,
     });
-    log(`fencepost: nemesis: ${executor.name} start: ${describe(injection.targets, injection.params)}`);
+    const { name } = executor;
+    const verbose = this.env.config.verbose === true;
+    log(
+      `fencepost: nemesis: ${verbose ? rawFaultLine(name, 'start', injection.targets, injection.params) : faultStartSentence(name, injection.targets, injection.params, injection.holdMs)}`,
+    );
+    const startedAt = performance.now();
     await quietly(injection.holdMs, signal);
     let end: { params?: Record<string, unknown>; note?: string } = {};
     try {
@@ -130,7 +131,9 @@ export class ScheduledNemesis implements Nemesis {
       end = { note: `heal failed: ${(err as Error).message} (the final sweep retries)` };
     }
     this.record(executor.name, { phase: 'end', targets: injection.targets, params: end.params, note: end.note });
-    log(`fencepost: nemesis: ${executor.name} end: ${describe(injection.targets, end.params, end.note)}`);
+    log(
+      `fencepost: nemesis: ${verbose ? rawFaultLine(name, 'end', injection.targets, end.params, end.note) : faultEndSentence(name, end.params, performance.now() - startedAt, end.note)}`,
+    );
   }
 
   private record(f: string, value: NemesisValue, type: 'info' | 'fail' = 'info'): void {

@@ -93,7 +93,7 @@ describe('CLI', () => {
   it('--help lists every option with its default and exits 0', async () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/--ttl=<n>\s+lock TTL.*\(default: 2000\)/);
+    expect(r.stdout).toMatch(/--ttl=<ms>\s+lock TTL.*\(default: 2000\)/);
   });
 
   it('doctor --json boots all 12 nodes, reports versions and boot time, and leaves nothing running', async () => {
