@@ -645,10 +645,17 @@ export function runOptions(config: RunConfig): RunConfig {
 function runCommand(argv: readonly string[], randomSeed: RandomSeed): Config {
   const { values: v, given } = parseArgv(argv, RUN_TABLE, {
     words: 'refuse',
-    badWord: (arg) =>
-      bad(
-        `unexpected argument "${arg}". Subcommands: ${Object.keys(SUBCOMMANDS).join(', ')}; options start with --.${didYouMean(arg, Object.keys(SUBCOMMANDS))}`,
-      ),
+    badWord: (arg) => {
+      // A lock's name alone (`redlock`) or the verb other CLIs use (`run`): say what was meant.
+      const meant = (BUILTIN_LOCKS as readonly string[]).includes(arg)
+        ? ` Did you mean --lock=${arg}?`
+        : arg === 'run'
+          ? ' A run needs no verb: drop "run".'
+          : didYouMean(arg, Object.keys(SUBCOMMANDS));
+      return bad(
+        `unexpected argument "${arg}". Subcommands: ${Object.keys(SUBCOMMANDS).join(', ')}; options start with --.${meant}`,
+      );
+    },
     elsewhere: elsewhere('run'),
   });
   validateLock(v.lock);
