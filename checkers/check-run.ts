@@ -1,3 +1,4 @@
+import { NOT_APPLICABLE } from './verdict.ts';
 import { lostUpdateFaults } from './lost-update-faults.ts';
 import type { FaultWindow } from '../history/fault-windows.ts';
 import { History } from '../history/history.ts';
@@ -111,9 +112,9 @@ function stoppedEarlyText(s: unknown): string {
   return `stopped early on a live lost update${at !== null ? ` at ${at.toFixed(1)} s` : ''}${what}`;
 }
 
-const NOT_EXCLUSIVE = 'not applicable: the strategy takes no lock, so its holders overlap by design';
-const NO_MONOTONIC_TOKEN = 'not applicable: the strategy declares no monotonic token';
-const NOT_FENCED = 'not applicable: the run is not fenced (--fencing off), so the resource ordered no tokens';
+const NOT_EXCLUSIVE = `${NOT_APPLICABLE}the strategy takes no lock, so its holders overlap by design`;
+const NO_MONOTONIC_TOKEN = `${NOT_APPLICABLE}the strategy declares no monotonic token`;
+const NOT_FENCED = `${NOT_APPLICABLE}the run is not fenced: the resource checked no tokens`;
 
 /**
  * The checkers whose verdicts make the run's verdict. `mutex-linearizable` (the lock service from the clients'

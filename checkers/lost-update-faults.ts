@@ -77,3 +77,17 @@ function overlaps(f: FaultWindow, s: { from: number; to: number }, endNs: number
 function names(windows: readonly FaultWindow[]): string[] {
   return [...new Set(windows.map((w) => w.f))];
 }
+
+/** The tally as it is shown, most lost first: `[['clock', 3], ['restart-empty', 2], ['no fault', 1]]`. */
+export function lostUpdateTally(byFault: Readonly<Record<string, number>> | undefined): [string, number][] {
+  return Object.entries(byFault ?? {}).sort(
+    (a, b) => b[1] - a[1] || (a[0] === NO_FAULT ? 1 : b[0] === NO_FAULT ? -1 : 0),
+  );
+}
+
+/** "clock 3 · restart-empty 2 · 1 with no fault active": the one wording of the tally (summary and report). */
+export function lostUpdateTallyText(byFault: Readonly<Record<string, number>> | undefined): string {
+  return lostUpdateTally(byFault)
+    .map(([f, n]) => (f === NO_FAULT ? `${n} with no fault active` : `${f} ${n}`))
+    .join(' · ');
+}

@@ -35,6 +35,8 @@ describe('the closing summary', () => {
     expect(text).toMatch(/^ {2}checker fencing-order +n\/a \(the run is not fenced/m);
     expect(text).toMatch(/^ {2}checker token-order +n\/a \(the strategy declares no monotonic token\)$/m);
     expect(text).toMatch(/^ {2}checker mutex-linearizable +\w+, informational: does not decide the verdict$/m);
+    // Liveness looked (it measures), it only does not judge without --max-stall: not n/a.
+    expect(text).toMatch(/^ {2}checker liveness +VALID, informational: does not decide the verdict$/m);
   });
 
   it('attributes the lost updates to the faults active, and counts the ones it does not print', () => {

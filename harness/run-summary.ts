@@ -1,8 +1,8 @@
 import type { LostUpdate, RunResults } from '../checkers/run-results.ts';
 import { describeTokenViolation } from '../checkers/token-order.ts';
 import { livenessLines } from '../checkers/liveness.ts';
-import { checkerWord, verdictWord } from '../checkers/verdict.ts';
-import { NO_FAULT } from '../checkers/lost-update-faults.ts';
+import { checkerWord, NOT_APPLICABLE, verdictWord } from '../checkers/verdict.ts';
+import { lostUpdateTallyText } from '../checkers/lost-update-faults.ts';
 import { replayCommand } from '../store/replay-command.ts';
 import { runPath } from '../store/run-dir.ts';
 import type { Config } from './options.ts';
@@ -72,9 +72,8 @@ function andMore(total: number, what: string): string[] {
 
 /** " (restart-empty 2 · clock 3 · pause-holder 3)": the faults the lost updates happened under, most first. */
 function byFault(r: RunResults): string {
-  const entries = Object.entries(r.lostUpdatesByFault ?? {}).sort((a, b) => b[1] - a[1]);
-  if (!r.lostUpdates || !entries.length) return '';
-  return ` (${entries.map(([f, n]) => (f === NO_FAULT ? `${n} with no fault active` : `${f} ${n}`)).join(' · ')})`;
+  const text = lostUpdateTallyText(r.lostUpdatesByFault);
+  return r.lostUpdates && text ? ` (${text})` : '';
 }
 
 export function describeLostUpdate(l: LostUpdate): string {
@@ -93,7 +92,7 @@ function checkerLines(r: RunResults): string[] {
     const why = c.error
       ? ` (${c.error})`
       : word === 'n/a' && typeof c.note === 'string'
-        ? ` (${c.note.replace(/^not applicable: /, '')})`
+        ? ` (${c.note.slice(NOT_APPLICABLE.length)})`
         : c.cause === 'timeout'
           ? ' (deadline reached)'
           : c.cause === 'memory'
