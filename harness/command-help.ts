@@ -12,7 +12,7 @@ import { commandOptions, OPTIONS, SUBCOMMANDS, type Subcommand } from './options
  * line is wrapped to the terminal (help-layout.ts). Printed on stdout, exit 0, for every subcommand.
  */
 
-interface CommandHelp {
+export interface CommandHelp {
   /** One sentence: what the command does. */
   readonly about: string;
   /** Its call forms, after the CLI's name. */
@@ -23,7 +23,7 @@ interface CommandHelp {
   readonly docs: string;
 }
 
-const HELP: Readonly<Record<Exclude<Subcommand, 'run'>, CommandHelp>> = {
+export const COMMAND_HELP: Readonly<Record<Exclude<Subcommand, 'run'>, CommandHelp>> = {
   init: {
     about:
       'Writes a starter lock plugin (locks/my-lock.ts), an expectations file and a nightly workflow into the current folder, adds results/ to .gitignore, and prints the first command to run.',
@@ -211,7 +211,7 @@ export function globalHelp(width = helpWidth()): string {
 
 /** `fencepost <subcommand> --help`. */
 export function commandHelp(command: Exclude<Subcommand, 'run'>, width = helpWidth()): string {
-  const h = HELP[command];
+  const h = COMMAND_HELP[command];
   const options =
     command === 'check' || command === 'compare' ? (command === 'check' ? CHECK_OPTIONS : []) : commandOptions(command);
   return [

@@ -5,10 +5,11 @@ import { checkerWord, NOT_APPLICABLE, verdictWord } from '../checkers/verdict.ts
 import { lostUpdateTallyText } from '../checkers/lost-update-faults.ts';
 import { replayCommand } from '../store/replay-command.ts';
 import { runPath } from '../store/run-dir.ts';
+import { shownPath } from '../common/shown-path.ts';
 import type { Config } from './options.ts';
 
 /**
- * The console's closing summary of a run's results, in the two shapes the README shows: after a run (`runSummary`:
+ * The console's closing summary of a run's results, in the two shapes docs/reading-results.md shows: after a run (`runSummary`:
  * the verdict and why, the counters, every checker and fault, the run dir, report and replay line) and after
  * `check <run-dir>` re-checked a stored one (`recheckSummary`: the verdict with the dir, the counters, each
  * checker). The words come from checkers/verdict.ts.
@@ -40,8 +41,9 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
   for (const v of violations.slice(0, SHOWN)) lines.push(`  token: ${describeTokenViolation(v)}`);
   lines.push(...andMore(violations.length, 'token violations'));
   lines.push(
-    `  run dir: ${runDir}`,
-    `  report:  ${runPath(runDir, 'report')}`,
+    // Relative when under the working directory (results/redlock/…), as the user typed --results.
+    `  run dir: ${shownPath(runDir)}`,
+    `  report:  ${shownPath(runPath(runDir, 'report'))}`,
     `  replay:  ${replayCommand(config)}`,
     '',
   );

@@ -16,7 +16,7 @@ export function checkStrategyOptions(config: Readonly<Config>, strategy: Resolve
     throw new HarnessError('bad-arguments', `--fencing with --lock=${strategy.lock}: ${strategy.noTokenReason}.`, {
       hint: strategy.builtin
         ? 'drop --fencing, or use a lock with a fencing token: --lock=etcd|zookeeper|postgres'
-        : 'drop --fencing; or, if every lease carries a token that grows from one holder to the next, declare `token: \'monotonic\'` (see README, "Your own lock strategy")',
+        : "drop --fencing; or, if every lease carries a token that grows from one holder to the next, declare `token: 'monotonic'` (see docs/your-lock.md)",
     });
   }
   const faults = config.nemesis ?? strategy.defaultFaults;

@@ -13,6 +13,7 @@ import { RunIndex } from './op-pairs.ts';
 import { findings, headline, type Finding, type WriteStory } from './findings/index.ts';
 import { faultSummary, rerunCommand, type TestJson } from '../store/test-json.ts';
 import { RUN_FILES } from '../store/run-dir.ts';
+import { shownPath } from '../common/shown-path.ts';
 import { timelineData, WINDOW_PAD_MS, type TimelineData } from './timeline-data.ts';
 import { checkerClass, checkerWord, verdictClass, verdictWord } from '../checkers/verdict.ts';
 import { lostUpdateTally, NO_FAULT } from '../checkers/lost-update-faults.ts';
@@ -345,7 +346,7 @@ ${inlineStyle(uplotCss())}
 ${inlineStyle(pageCss())}
 </head><body class="report">
 <header class="verdict ${vclass}"><div class="badge">${h(verdict)}</div><div><h1>${h(test.lock)}${faults.length ? ` under ${h([...new Set(faultNames)].join(', '))}` : ''}: ${h(headline(results, found))}</h1>
-<div class="sub">${[when, input.runDir, `${fmtCount(built.ops.length)} history entries`]
+<div class="sub">${[when, input.runDir && shownPath(input.runDir), `${fmtCount(built.ops.length)} history entries`]
     .filter(Boolean)
     .map((s) => `<span>${h(s)}</span>`)
     .join('')}</div>${attribution(results)}</div></header>

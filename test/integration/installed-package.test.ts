@@ -65,7 +65,8 @@ function history(runDir: string): HistoryOp[] {
     .filter(Boolean)
     .map((l) => JSON.parse(l) as HistoryOp);
 }
-const runDirOf = (stdout: string) => /run dir: (\S+)/.exec(stdout)?.[1] ?? '';
+/** The run dir the summary names: relative to the project (where npx ran), so resolved from there. */
+const runDirOf = (stdout: string) => path.resolve(project, /run dir: (\S+)/.exec(stdout)?.[1] ?? '');
 
 beforeAll(() => {
   const packed = JSON.parse(
