@@ -75,6 +75,6 @@ describe('the generated parts of the docs', () => {
     const page = read('docs/protocol.md');
     const table = page.slice(page.indexOf('## The manifest'), page.indexOf('## The example'));
     for (const key of MANIFEST_KEYS) expect(table, key).toContain(`| \`${key}\` |`);
-    expect(table).toContain("`redis`, `etcd`, `zk`");
+    expect(table).toContain('`redis`, `etcd`, `zk`');
   });
 });
