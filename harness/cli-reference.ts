@@ -60,7 +60,9 @@ export function exitCodesText(): string {
 /** Each duration derived from --ttl: its rule (one per field of RunTiming, so a new one cannot go unsaid). */
 const TIMING_RULE_TEXT: Readonly<Record<keyof RunTiming, string>> = {
   ttlMs: '`--ttl`: the lock TTL, lease or session timeout',
-  pauseMs: 'a pause fault (and delay-write) lasts `--pause`, else 1.5 × TTL',
+  pauseMs: 'a pause fault that does not wait for its story lasts `--pause`, else 1.5 × TTL',
+  storyWaitMs:
+    'a fault that waits for its story (pause-holder until another client wrote, …) holds at most `--pause`, else 4 × TTL',
   acquireTimeoutMs: 'an acquire gives up after 3 × TTL + 1 s (`ctx.acquireTimeoutMs`)',
   stepTimeoutMs: 'a step that has not settled after the acquire timeout + 2 s is `info` (unknown)',
   stopGraceMs: 'at the end the harness gives its clients the acquire timeout + 5 s to stop',

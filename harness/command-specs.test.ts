@@ -99,6 +99,7 @@ describe("test.json's config", () => {
         'nemesis',
         'nemesisIntervalMs',
         'pauseMs',
+        'storyWaitMs',
         'redisPersistence',
         'restartDelayMs',
         'resultsDir',

@@ -103,6 +103,8 @@ export const OPTIONS = [
     value: 'ms',
     kind: 'int',
     default: 100,
+    // One default, said once: help printed "(default 100; …) (default: 100)".
+    defaultText: '100; 0.4 × ttl when the run has restart-empty or failover, whose stories need a section wider than a restart',
     min: 0,
     max: 600_000,
     help: 'ms a client spends between its read and its write',
@@ -157,7 +159,7 @@ export const OPTIONS = [
     defaultText: TIMING_RULES.pause,
     min: 1,
     max: 600_000,
-    help: "ms a pause fault keeps its target stopped, and delay-write holds the holder's traffic",
+    help: `ms a pause fault keeps its target stopped; pause-holder, delay-write and kill-holder hold until another client took the lock and wrote (never less than the TTL), at most this long (default ${TIMING_RULES.storyWait})`,
   },
   {
     name: 'restart-delay',
@@ -395,6 +397,8 @@ export interface Config extends RunConfig {
   readonly matrix: 'all' | 'faults' | 'remedies';
   /** --verbose: each fault's raw record in the live log. */
   readonly verbose: boolean;
+  /** The user gave --think: a fault that needs a wider critical section does not widen it (harness/run.ts). */
+  readonly thinkGiven: boolean;
 }
 export interface NightlyConfig {
   readonly command: 'nightly';
@@ -590,6 +594,7 @@ function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSe
     fencing: v.fencing,
     watchdog: v.watchdog,
     pauseMs: runTiming({ ttlMs: v.ttl, pauseMs: v.pause }).pauseMs,
+    storyWaitMs: runTiming({ ttlMs: v.ttl, pauseMs: v.pause }).storyWaitMs,
     restartDelayMs: v['restart-delay'],
     redisPersistence: v['redis-persistence'],
     retry: v.retry,
@@ -612,7 +617,8 @@ function ensembleSize(name: 'etcd-nodes' | 'zk-nodes', n: number | undefined): n
 /** The test record's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
 export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
-  const { minWrites, maxStallMs, fencing, watchdog, pauseMs, restartDelayMs, redisPersistence, clockOffsetS } = config;
+  const { minWrites, maxStallMs, fencing, watchdog, pauseMs, storyWaitMs, restartDelayMs, redisPersistence } = config;
+  const { clockOffsetS } = config;
   const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate } = config;
   return {
     argv,
@@ -630,6 +636,7 @@ export function runOptions(config: RunConfig): RunConfig {
     fencing,
     watchdog,
     pauseMs,
+    storyWaitMs,
     restartDelayMs,
     redisPersistence,
     retry,
@@ -666,6 +673,7 @@ function runCommand(argv: readonly string[], randomSeed: RandomSeed): Config {
     runs: v.runs,
     matrix: v.matrix,
     verbose: v.verbose,
+    thinkGiven: given.includes('think'),
     ...runConfigOf(v, argv, randomSeed),
   };
 }

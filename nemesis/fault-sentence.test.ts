@@ -46,6 +46,21 @@ describe("the live log's fault sentences", () => {
         3000,
       ),
     ).toBe('pause-holder: paused p3 inside its critical section on account 1, for 3000 ms');
+    // One that waits for its story holds at most that long.
+    expect(
+      faultStartSentence(
+        'pause-holder',
+        ['client p3 (pid 4242)'],
+        { aim: { process: 3, account: 1, readIndex: 9, atIndex: 10 } },
+        8000,
+        { waitsForStory: true },
+      ),
+    ).toBe(
+      'pause-holder: paused p3 inside its critical section on account 1, until its story is told (at most 8000 ms)',
+    );
+    expect(faultEndSentence('pause-holder', { heldMs: 2400, endedBy: 'story' }, 2410)).toBe(
+      'pause-holder: over after 2410 ms; its story was told',
+    );
   });
 
   it('say what a fault that aims at nothing did to its targets, and for how long', () => {

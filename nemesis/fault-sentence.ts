@@ -61,7 +61,7 @@ export function faultStartSentence(
   targets: readonly string[],
   params: Record<string, unknown> | undefined,
   holdMs: number,
-  note?: string,
+  opts: { note?: string; waitsForStory?: boolean } = {},
 ): string {
   const aim = aimOf(params);
   const template = faultFacts(fault)?.aim?.struck;
@@ -75,8 +75,10 @@ export function faultStartSentence(
   } else {
     what = (DID[fault] ?? 'acted on {targets}').replace('{targets}', listed(targets) || 'nothing');
   }
-  const lasting = holdMs > 0 ? `, for ${holdMs} ms` : '';
-  return `${fault}: ${what}${lasting}${note ? ` (${clipped(note)})` : ''}`;
+  // A fault that waits for its story (pause-holder until another client took the lock and wrote) holds at most holdMs.
+  const lasting =
+    holdMs > 0 ? (opts.waitsForStory ? `, until its story is told (at most ${holdMs} ms)` : `, for ${holdMs} ms`) : '';
+  return `${fault}: ${what}${lasting}${opts.note ? ` (${clipped(opts.note)})` : ''}`;
 }
 
 function bytesHeld(params: Record<string, unknown>): number | null {
@@ -95,6 +97,7 @@ function endFacts(params: Record<string, unknown>): string[] {
   if (params.rejoined === false) facts.push('it did not rejoin');
   if (typeof params.leaderChanges === 'number') facts.push(`${params.leaderChanges} leader changes`);
   if (typeof params.writeHeldMs === 'number') facts.push(`the write was held ${params.writeHeldMs} ms`);
+  if (params.endedBy === 'story') facts.push('its story was told');
   if (params.cutShort === true) facts.push("cut short by the run's end");
   return facts;
 }
