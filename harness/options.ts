@@ -104,7 +104,8 @@ export const OPTIONS = [
     kind: 'int',
     default: 100,
     // One default, said once: help printed "(default 100; …) (default: 100)".
-    defaultText: '100; 0.4 × ttl when the run has restart-empty or failover, whose stories need a section wider than a restart',
+    defaultText:
+      '100; 0.4 × ttl when the run has restart-empty or failover, whose stories need a section wider than a restart',
     min: 0,
     max: 600_000,
     help: 'ms a client spends between its read and its write',
