@@ -454,11 +454,11 @@
       var tagW = Math.max(bw, Math.min(tw, x1 - lx));
       ctx.fillStyle = faultColour(f.f, 1);
       if (row < 0) {
-        ctx.fillRect(lx, 0, bw, FAULT_ROW * 2);
+        // No room for its name: a solid mark under the label rows, over nobody's tag.
+        ctx.fillRect(lx, FAULT_ROW * 2, bw, 4);
         return;
       }
       ctx.fillRect(lx, row * FAULT_ROW, tagW, FAULT_ROW - 1);
-      if (row === 1) ctx.fillRect(lx, 0, bw, FAULT_ROW);
       rowFree[row] = lx + tagW + 3;
       ctx.fillStyle = '#fff';
       ctx.save();
