@@ -58,7 +58,7 @@ export const COMMAND_HELP: Readonly<Record<Exclude<Subcommand, 'run'>, CommandHe
   },
   compare: {
     about:
-      'Writes compare.html beside the first run: the runs side by side, what changed, and a warning when they are not comparable (another lock, backend, time limit or faults).',
+      'Writes compare.html beside the first run: the runs side by side, what changed, and a warning when their counts are not comparable (another time limit or duration, backend, fault list or number of clients).',
     usage: ['compare <run-dir> <run-dir> […]'],
     examples: [['compare results/redlock/<run> results/redlock/<other run>', 'before and after a change']],
     docs: 'docs/results.md',
