@@ -114,3 +114,27 @@ export function protocolTimeoutsMarkdown(): string {
     `| the harness waits for any other reply | \`replyTimeoutMs\`: ${runReply} | ${CHECK_REPLY_MS} |`,
   ].join('\n');
 }
+
+/**
+ * The story each fault aimed at the holder stands for, step by step, from the catalogue: a shot is a hit only when
+ * every step happened in order (or the lock visibly held at a step that may hold).
+ */
+export function faultStoriesMarkdown(): string {
+  return Object.entries(FAULT_CATALOGUE)
+    .flatMap(([name, f]) => {
+      const facts = f as { story: readonly { says: string; held?: string }[] | null; storyLimits?: string };
+      if (!facts.story) return [];
+      const steps = facts.story.map(
+        (st, i) => `${i + 1}. ${st.says}${st.held ? ` — or the lock held: ${st.held}` : ''}`,
+      );
+      return [
+        `**\`${name}\`**`,
+        '',
+        ...steps,
+        ...(facts.storyLimits ? ['', `*Limits:* ${facts.storyLimits}.`] : []),
+        '',
+      ];
+    })
+    .join('\n')
+    .trimEnd();
+}

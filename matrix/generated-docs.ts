@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import {
   exitCodesText,
   faultsMarkdown,
+  faultStoriesMarkdown,
   optionsMarkdown,
   protocolTimeoutsMarkdown,
   subcommandsMarkdown,
@@ -90,6 +91,7 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   timing: { block: true, text: timingMarkdown },
   'exit-codes': { block: false, text: exitCodesText },
   faults: { block: true, text: faultsMarkdown },
+  'fault-stories': { block: true, text: faultStoriesMarkdown },
   'protocol-timeouts': { block: true, text: protocolTimeoutsMarkdown },
   'server-names': { block: false, text: () => code(Object.keys(DEFAULT_SERVERS)) },
   'lock-names': { block: false, text: () => code(BUILTIN_LOCKS) },
@@ -103,7 +105,7 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
 export const GENERATED_PAGES: Readonly<Record<string, readonly string[]>> = {
   'README.md': ['fault-oracle', 'lock-names'],
   'docs/cli.md': ['options', 'subcommands', 'timing', 'exit-codes'],
-  'docs/faults.md': ['faults', 'fault-names'],
+  'docs/faults.md': ['faults', 'fault-stories', 'fault-names'],
   'docs/matrix.md': ['fault-oracle', 'remedy-oracle', 'measured', 'construction', 'closing'],
   'docs/nightly.md': ['nightly'],
   'docs/protocol.md': ['protocol-timeouts', 'server-names', 'example-python-lock', 'example-python-manifest'],
