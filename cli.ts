@@ -1,6 +1,10 @@
 import { HarnessError } from './common/errors.ts';
 import { EXIT } from './common/exit-codes.ts';
-import { helpText, parseCommandLine, type CommandLine } from './harness/options.ts';
+import { OPTIONS, parseCommandLine, type CommandLine } from './harness/options.ts';
+import { npmCommandLine, swallowedByNpm } from './harness/npm-swallowed.ts';
+import { CLI } from './common/cli-name.ts';
+
+const OPTION_NAMES = OPTIONS.map((o) => o.name);
 import { Shutdown } from './common/shutdown.ts';
 
 /** Subcommands are loaded on demand so `--help` and argument errors answer at once. */
@@ -62,7 +66,18 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
   }
 }
 
+/** `npm run jepsen --lock=etcd` (the `--` forgotten): npm kept the option, fencepost never saw it. Said first. */
+function warnIfNpmSwallowed(): void {
+  const swallowed = swallowedByNpm(process.env, npmCommandLine(), OPTION_NAMES);
+  if (!swallowed.length) return;
+  console.error(
+    `fencepost: warning: npm took ${swallowed.join(' ')} for itself (it came before \`--\`), so fencepost never saw ${swallowed.length > 1 ? 'them' : 'it'}: this command runs without ${swallowed.length > 1 ? 'them' : 'it'}.`,
+  );
+  console.error(`  → ${CLI} ${[...swallowed, ...process.argv.slice(2)].join(' ')}   (Ctrl-C this one)`);
+}
+
 async function main(argv: string[]): Promise<number> {
+  warnIfNpmSwallowed();
   let config: Readonly<CommandLine>;
   try {
     config = parseCommandLine(argv);
@@ -70,7 +85,8 @@ async function main(argv: string[]): Promise<number> {
     return report(err);
   }
   if (config.help) {
-    console.log(helpText());
+    const { helpFor } = await import('./harness/command-help.ts');
+    console.log(helpFor(config.command));
     return EXIT.valid;
   }
   const shutdown = new Shutdown().install().catchStrays();

@@ -2,7 +2,7 @@
  * fencepost's plugin API: what a lock strategy written outside this repository imports by name,
  * `import { LockNotAcquired, defineLock, type LockStrategy } from 'fencepost'`.
  *
- * The contract (README, "Your own lock strategy"): a plugin module's default export is a `LockStrategy`.
+ * The contract (docs/your-lock.md): a plugin module's default export is a `LockStrategy`.
  * `connect(ctx)` is called once per client process (and again, with fresh connections, after an op ended in
  * `info`); `acquire` resolves with a `Lease` once held, or rejects with `LockNotAcquired` when it definitely did
  * not get the lock by `ctx.acquireTimeoutMs` (any other rejection is recorded as "unknown"); `release` resolves

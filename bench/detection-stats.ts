@@ -4,7 +4,7 @@ import type { RunVerdict } from '../checkers/verdict.ts';
 import { quantiles } from '../checkers/op-stats.ts';
 import type { Goal } from './outcome.ts';
 
-/** The detection goals (README, *Performance*): an unsafe cell is caught in ≥ 95 % of runs (19 of 20), with a median time to it < 10 s. */
+/** The detection goals (docs/performance.md): an unsafe cell is caught in ≥ 95 % of runs (19 of 20), with a median time to it < 10 s. */
 export const FOUND_SHARE_GOAL = 0.95;
 export const MEDIAN_TTFA_GOAL_MS = 10_000;
 /**
@@ -21,7 +21,7 @@ export const WITHIN_GOAL_S = 10;
  *     the lost write's effect is gone;
  *   - a confirmed overlap: the later holder's acquire time (`b.acquiredAt`) — from then on two clients hold.
  * Suspected overlaps are left out (they do not make a run invalid). Null when there is no anomaly with a time.
- * Op `time`s and `acquiredAt` are ns on the run's monotonic clock (README, "Results").
+ * Op `time`s and `acquiredAt` are ns on the run's monotonic clock (docs/results.md).
  */
 export function timeToFirstAnomalyMs(
   ops: readonly Pick<Op, 'index' | 'time' | 'process'>[],

@@ -56,7 +56,7 @@ export function zkAttribution(parts: readonly ZkParts[]): string {
 /** The bare operations the overhead benchmark times (see bench/overhead.ts). */
 export type FloorName = 'redis' | 'redis×5' | 'etcd' | 'zookeeper' | 'postgres';
 
-/** Recorded p50 may be at most this many times its floor's p50: the overhead goal (README, *Performance*). */
+/** Recorded p50 may be at most this many times its floor's p50: the overhead goal (docs/performance.md). */
 export const OVERHEAD_GOAL_RATIO = 1.5;
 
 /** What one lock is compared with: Redlock and the redlock package ask all 5 masters, so 5 SETs in parallel. */

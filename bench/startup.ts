@@ -54,7 +54,7 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     const docker = await findDockerEngine();
     if (!docker) {
       console.log(
-        `\ndocker boot: skipped, no Docker engine answers at ${engineAddress()} (see README, --backend=docker)`,
+        `\ndocker boot: skipped, no Docker engine answers at ${engineAddress()} (see docs/cli.md#the-docker-backend)`,
       );
       goals.push({
         what: 'docker full-cluster boot',

@@ -1,3 +1,5 @@
+import { NOT_APPLICABLE } from './verdict.ts';
+import { lostUpdateFaults } from './lost-update-faults.ts';
 import type { FaultWindow } from '../history/fault-windows.ts';
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
@@ -110,8 +112,9 @@ function stoppedEarlyText(s: unknown): string {
   return `stopped early on a live lost update${at !== null ? ` at ${at.toFixed(1)} s` : ''}${what}`;
 }
 
-const NOT_EXCLUSIVE = 'not applicable: the strategy takes no lock, so its holders overlap by design';
-const NO_MONOTONIC_TOKEN = 'not applicable: the strategy declares no monotonic token';
+const NOT_EXCLUSIVE = `${NOT_APPLICABLE}the strategy takes no lock, so its holders overlap by design`;
+const NO_MONOTONIC_TOKEN = `${NOT_APPLICABLE}the strategy declares no monotonic token`;
+const NOT_FENCED = `${NOT_APPLICABLE}the run is not fenced: the resource checked no tokens`;
 
 /**
  * The checkers whose verdicts make the run's verdict. `mutex-linearizable` (the lock service from the clients'
@@ -144,7 +147,10 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
       opts.exclusive === false
         ? { valid: true, overlaps: [], note: NOT_EXCLUSIVE }
         : runChecker(() => checkMutualExclusion(history)),
-    'fencing-order': runChecker(() => checkFencingOrder(history, { fencing: opts.fencing })),
+    // Unfenced, no write carries a token the resource checks: the checker counts what it saw, but decides nothing.
+    'fencing-order': opts.fencing
+      ? runChecker(() => checkFencingOrder(history, { fencing: true }))
+      : { ...runChecker(() => checkFencingOrder(history, { fencing: false })), note: NOT_FENCED },
     'token-order':
       opts.token === 'monotonic'
         ? runChecker(() => checkTokenOrder(history))
@@ -166,7 +172,9 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
   const deciding = opts.liveness?.maxStallMs != null ? [...DECIDING_CHECKERS, 'liveness'] : DECIDING_CHECKERS;
   if (opts.liveness?.maxStallMs == null) checkers.liveness.decides = false;
 
-  const lostUpdateDetails = checkers['lost-updates'].lostUpdates ?? [];
+  const lostUpdates = checkers['lost-updates'].lostUpdates ?? [];
+  const behind = lostUpdateFaults(history, lostUpdates);
+  const lostUpdateDetails = lostUpdates.map((l, i) => ({ ...l, faults: behind.perLostUpdate[i] ?? [] }));
   const overlapDetails = checkers['mutual-exclusion'].overlaps ?? [];
   const hits = faultHits(history);
   const progress = progressOf(history, opts.evidence?.concurrency);
@@ -185,6 +193,7 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
     progress,
     lostUpdates: lostUpdateDetails.length,
     lostUpdateDetails,
+    lostUpdatesByFault: behind.byFault,
     staleWritesRejected: countStaleWrites(history),
     overlaps: overlapDetails.length,
     confirmedOverlaps: overlapDetails.filter((o) => o.kind === 'confirmed').length,

@@ -57,6 +57,8 @@ export interface LostUpdate {
   /** History indexes of the `write` ops (ok completions) for both, when the history has them. */
   lostOpIndex?: number;
   overwrittenByOpIndex?: number;
+  /** The faults it happened under (checkers/lost-update-faults.ts): empty for none. */
+  faults?: string[];
 }
 
 /** Two clients both believed they held the lock on one account over an overlapping interval. */
@@ -90,6 +92,11 @@ export interface RunResults {
   progress: Progress;
   lostUpdates: number;
   lostUpdateDetails: LostUpdate[];
+  /**
+   * Lost updates per fault active when they happened (checkers/lost-update-faults.ts; `no fault` for contention
+   * alone). One lost update may count under two faults. Absent in results from before it was recorded.
+   */
+  lostUpdatesByFault?: Record<string, number>;
   staleWritesRejected: number;
   overlaps: number;
   /** How many of `overlaps` the resource's ledger confirms (the rest are suspected from the clients' view). */

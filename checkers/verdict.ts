@@ -24,3 +24,26 @@ export function verdictClass(valid: unknown): VerdictClass {
 export function verdictExitCode(valid: Valid): ExitCode {
   return valid === true ? EXIT.valid : valid === false ? EXIT.invalid : EXIT.unknown;
 }
+
+/** How one checker's result reads beside the run's verdict: 'n/a' when it did not look (it does not apply to the run). */
+export type CheckerWord = VerdictWord | 'n/a';
+
+/** How a checker's `note` starts when it did not look at the run (checkers/check-run.ts writes them). */
+export const NOT_APPLICABLE = 'not applicable: ';
+
+function notApplicable(r: { note?: unknown }): boolean {
+  return typeof r.note === 'string' && r.note.startsWith(NOT_APPLICABLE);
+}
+
+/**
+ * A checker's word: n/a when its note says it does not apply (no token to order, an unfenced run, a strategy that
+ * takes no lock), else its verdict's. A green VALID about nothing read as "fencing worked" in runs without fencing.
+ */
+export function checkerWord(r: { valid: unknown; note?: unknown }): CheckerWord {
+  return notApplicable(r) ? 'n/a' : verdictWord(r.valid);
+}
+
+/** Its colour: grey for n/a and for a checker that does not decide the verdict (`decides: false`), else the verdict's. */
+export function checkerClass(r: { valid: unknown; note?: unknown; decides?: unknown }): VerdictClass | 'neutral' {
+  return notApplicable(r) || r.decides === false ? 'neutral' : verdictClass(r.valid);
+}

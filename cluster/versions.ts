@@ -1,28 +1,40 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ClusterNode, NodeKind } from './node.ts';
 
-/** Client libraries whose behaviour is under test: their exact versions go into the run's test record. */
-export const TRACKED_LIBRARIES = [
-  'ioredis',
-  'redlock',
-  'etcd3',
-  'node-zookeeper-client',
-  'pg',
-  'uplot',
-  'vitest',
-  'typescript',
-] as const;
+/**
+ * Client libraries whose behaviour is under test (and the report's chart library): their exact versions go into the
+ * run's test record. Dependencies of the package only — a dev tool (vitest, typescript) is absent from an installed
+ * copy and tests nothing a run measures.
+ */
+export const TRACKED_LIBRARIES = ['ioredis', 'redlock', 'etcd3', 'node-zookeeper-client', 'pg', 'uplot'] as const;
 
-const NODE_MODULES = new URL('../node_modules/', import.meta.url);
+/**
+ * `<dir>/node_modules/<name>/package.json` for this file's folder and every folder above it: Node's own lookup for
+ * a bare import. An installed fencepost (`<project>/node_modules/fencepost/`) finds its dependencies hoisted to
+ * `<project>/node_modules/`, a clone finds them in its own; reading only `../node_modules/` made every installed
+ * copy report "not installed". Not `require.resolve('<name>/package.json')`: redlock's `exports` hides its
+ * package.json (ERR_PACKAGE_PATH_NOT_EXPORTED).
+ */
+export function packageJsonOf(
+  name: string,
+  from: string = path.dirname(fileURLToPath(import.meta.url)),
+): string | null {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', name, 'package.json');
+    if (fs.existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
 
-/** Read from the installed package.json files (some packages, redlock among them, don't export theirs). */
-export function libraryVersions(): Record<string, string> {
+/** Read from the installed package.json files, found as a bare import of this package would find them. */
+export function libraryVersions(from?: string): Record<string, string> {
   const out: Record<string, string> = { node: process.version };
   for (const name of TRACKED_LIBRARIES) {
+    const file = packageJsonOf(name, from);
     try {
-      out[name] = (
-        JSON.parse(fs.readFileSync(new URL(`${name}/package.json`, NODE_MODULES), 'utf8')) as { version: string }
-      ).version;
+      out[name] = file ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version : 'not installed';
     } catch {
       out[name] = 'not installed';
     }

@@ -4,7 +4,7 @@
  * instead of redoing the arithmetic. In the foundation because the clients and the faults need it as much as the CLI.
  */
 
-/** The rules, as the help text and the README quote them. */
+/** The rules, as the help text and docs/cli.md quote them. */
 export const TIMING_RULES = {
   pause: '1.5 × ttl',
   storyWait: '4 × ttl',

@@ -1,5 +1,5 @@
 // A complete lock strategy plugin: `npm run jepsen -- --lock=./examples/my-lock.ts`.
-// It is the README's example, kept here so a test runs it exactly as documented.
+// It is the example of docs/your-lock.md and the starter `fencepost init` writes, kept here so a test runs it.
 import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -10,6 +10,7 @@ const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call
 const myLock: LockStrategy = {
   name: 'my-lock',
   needs: ['redis'], // the harness starts these servers; Postgres (the resource) always runs
+  servers: { redis: 1 }, // one Redis node: this lock uses ctx.redis[0] alone (without it a run boots 5)
   token: 'none', // no fencing token: --fencing will be refused
   async connect(ctx) {
     const redis = new Redis({ ...ctx.redis[0], maxRetriesPerRequest: 1 });

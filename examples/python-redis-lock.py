@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """redis-py's Lock, as its documentation shows it, behind fencepost's lock-client protocol: one JSON request a line
-on stdin, one JSON reply a line on stdout (README, "Your lock in any language"). No token: the lock's value is a
+on stdin, one JSON reply a line on stdout (docs/protocol.md). No token: the lock's value is a
 random owner id, which no resource can compare."""
 import json
 import sys

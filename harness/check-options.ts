@@ -6,6 +6,7 @@ import { bad, parseArgv, type OptionSpec } from './option-table.ts';
 export const CHECK_OPTIONS = [
   {
     name: 'model',
+    value: 'model',
     kind: 'string',
     help: `the model a history file is checked against: ${HISTORY_MODELS.map((m) => m.name).join('|')}`,
     parse: (raw: string): string => {
@@ -19,6 +20,7 @@ export const CHECK_OPTIONS = [
   },
   {
     name: 'deadline',
+    value: 'ms',
     kind: 'string',
     help: 'give up after this many ms; the verdict is then unknown (exit 2)',
     parse: (raw: string): number => {
@@ -30,6 +32,7 @@ export const CHECK_OPTIONS = [
   },
   {
     name: 'initial',
+    value: 'json',
     kind: 'string',
     help: 'initial register value (JSON) for register/cas-register',
     parse: (raw: string): unknown => {
@@ -40,7 +43,7 @@ export const CHECK_OPTIONS = [
       }
     },
   },
-  { name: 'help', kind: 'bool', default: false, help: 'print the usage' },
+  { name: 'help', kind: 'bool', default: false, help: "print check's help" },
 ] as const satisfies readonly OptionSpec[];
 
 /** `check`'s argv → its arguments, or the usage error to print (check-command.ts prints it with its usage). */

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { resolveConfig } from './options.ts';
 import { compareCommand } from './compare-command.ts';
 import { writeRunDir } from '../test/support/run-dirs.ts';
+import { PAUSED_HOLDER_TEST } from '../test/support/paused-holder-history.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-compare-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -41,7 +42,11 @@ describe('compare', () => {
   it('writes compare.html beside the first run, prints its path, and highlights what changed', async () => {
     expect(await compareCommand([a, b], config)).toBe(0);
     const file = path.join(root, 'redis', 'compare.html');
-    expect(out).toEqual([file]);
+    expect(out).toEqual([
+      `run 1: INVALID  --lock=redis  lost updates 1  ${a}`,
+      `run 2: VALID  --lock=etcd  lost updates 0  ${b}`,
+      `wrote ${file}`,
+    ]);
     const html = fs.readFileSync(file, 'utf8');
     expect(html).toContain('<li>run 2: verdict INVALID → VALID</li>');
     expect(html).toContain('<li>run 2: fencing off → on</li>');
@@ -55,5 +60,28 @@ describe('compare', () => {
     expect(html).toMatch(/<tr class=""><td>TTL \(ms\)<\/td>/);
     expect(html).toContain('<a href="2026-11-29T08-00-00.000Z/report.html">');
     expect(html).toContain('<a href="../etcd/2026-11-29T09-00-00.000Z/report.html">');
+  });
+
+  // "8 → 2 lost updates" was green between a 60 s local run and a 20 s Docker run.
+  it('warns when the runs differ in length, backend or faults, and then marks no count better or worse', async () => {
+    const short = writeRunDir(root, 'redis', '2026-11-29T11-00-00.000Z', {
+      fenced: false,
+      extraTest: { config: { ...PAUSED_HOLDER_TEST.config, timeLimitS: 20, backend: 'docker' } },
+    });
+    const long = writeRunDir(root, 'redis', '2026-11-29T12-00-00.000Z', {
+      fenced: true,
+      extraTest: { config: { ...PAUSED_HOLDER_TEST.config, fencing: true, timeLimitS: 60, backend: 'local' } },
+    });
+    expect(await compareCommand([long, short], config)).toBe(0);
+    expect(out.join('\n')).toContain(
+      'warning: these runs are not comparable, their counts differ for this alone: time limit: 60 s in run 1, 20 s in run 2; backend: local in run 1, docker in run 2',
+    );
+    const html = fs.readFileSync(path.join(root, 'redis', 'compare.html'), 'utf8');
+    expect(html).toContain('<b>These runs are not comparable</b>');
+    expect(html).toContain('<li>time limit: 60 s in run 1, 20 s in run 2</li>');
+    expect(html).toMatch(
+      /<td>lost updates<\/td><td class="num">0<\/td><td class="num changed">1<span class="delta">\+1<\/span>/,
+    );
+    expect(html).not.toMatch(/changed (better|worse)/);
   });
 });

@@ -4,6 +4,8 @@ import path from 'node:path';
 
 import { EXIT } from '../common/exit-codes.ts';
 import { renderCompare } from '../report/compare-page.ts';
+import { notComparable } from '../report/comparability.ts';
+import { verdictWord } from '../checkers/verdict.ts';
 import { hasResults, readRun, RUN_FILES } from '../store/run-dir.ts';
 
 const USAGE = `usage: ${CLI} compare <run-dir> <run-dir> [...]   (run dirs look like results/<lock>/<timestamp>)`;
@@ -45,6 +47,15 @@ export async function compareCommand(
   const outDir = path.dirname(path.resolve(dirs[0]));
   const file = path.join(outDir, 'compare.html');
   fs.writeFileSync(file, renderCompare(runs, { outDir }));
-  console.log(file);
+  // The terminal says what the page says first: each run's verdict, and whether the runs can be compared at all.
+  runs.forEach((r, i) =>
+    console.log(
+      `run ${i + 1}: ${verdictWord(r.results.valid)}  --lock=${r.test.lock}  lost updates ${r.results.lostUpdates ?? '?'}  ${r.dir}`,
+    ),
+  );
+  const reasons = notComparable(runs);
+  if (reasons.length)
+    console.log(`warning: these runs are not comparable, their counts differ for this alone: ${reasons.join('; ')}`);
+  console.log(`wrote ${file}`);
   return EXIT.valid;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
 import { loadExpectations } from '../matrix/expectations.ts';
-import { initCommand, INIT_EXPECTATIONS, INIT_LOCK, INIT_WORKFLOW } from './init-command.ts';
+import { ignoreResults, initCommand, INIT_EXPECTATIONS, INIT_LOCK, INIT_WORKFLOW } from './init-command.ts';
 
 /** `fencepost init` without servers: what it writes and what it refuses (the run it prints: installed-package.test.ts). */
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-init-'));
@@ -28,6 +28,33 @@ describe('fencepost init', () => {
       'expectations: fencepost.expectations.json',
     );
     expect(lines).toContain(`  npm run jepsen -- --lock=./${INIT_LOCK} --nemesis=restart-empty --time-limit=15`);
+    // The first run is red on purpose: a newcomer read "my lock is broken" or "the tool failed".
+    expect(lines.join('\n')).toMatch(/Expect INVALID \(exit 1\) with lost updates: one Redis without persistence/);
+    expect(lines).toContain(`  npm run jepsen -- --lock=./${INIT_LOCK} --nemesis=none --time-limit=15`);
+    // A single-Redis lock that did not say so booted 5 masters for the one it uses.
+    expect(lock).toContain('servers: { redis: 1 }');
+    expect(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8')).toMatch(/^results\/$/m);
+    expect(lines).toContain('wrote .gitignore');
+  });
+
+  it("adds results/ to a project's .gitignore once, keeping what is there", () => {
+    const dir = path.join(root, 'with-gitignore');
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, '.gitignore'), 'node_modules/');
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ devDependencies: { ioredis: '^5' } }));
+    const lines: string[] = [];
+    initCommand(dir, (l) => lines.push(l));
+    expect(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8')).toBe(
+      "node_modules/\n# fencepost's run folders\nresults/\n",
+    );
+    expect(lines).toContain('added results/ to .gitignore');
+    expect(ignoreResults(dir)).toBeNull();
+    expect(fs.readFileSync(path.join(dir, '.gitignore'), 'utf8').match(/results\//g)).toHaveLength(1);
+    // ioredis is there; the install-script decision is not: init says the one line that records it.
+    expect(lines.join('\n')).not.toContain('npm install -D ioredis');
+    expect(lines).toContain(
+      '  npm install-scripts approve esbuild && npm install-scripts deny ssh2 cpu-features protobufjs',
+    );
   });
 
   it('overwrites nothing: with one of its files present it writes none and says which (exit 254)', () => {

@@ -5,10 +5,11 @@ import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 
 /**
- * `fencepost init`: a user's first five minutes — a starter plugin (`locks/my-lock.ts`, a Redis lock: the README's
- * plugin, examples/my-lock.ts, so the starter is the example a test runs), an expectations file naming it, and a
- * nightly workflow that calls this repository's reusable one; then the next command to type. It never overwrites:
- * an existing file is an error naming it (exit 254), before anything is written.
+ * `fencepost init`: a user's first five minutes — a starter plugin (`locks/my-lock.ts`, a Redis lock: the docs'
+ * plugin, examples/my-lock.ts, so the starter is the example a test runs), an expectations file naming it, a
+ * nightly workflow that calls this repository's reusable one, and `results/` in .gitignore; then the next commands
+ * to type and what they should show (the first is INVALID on purpose). It never overwrites: an existing file is an
+ * error naming it (exit 254), before anything is written.
  */
 const PKG = new URL('../package.json', import.meta.url);
 const EXAMPLE = new URL('../examples/my-lock.ts', import.meta.url);
@@ -31,7 +32,8 @@ function starterLock(): string {
   return [
     `// Your lock, as fencepost runs it: \`${CLI} --lock=./${INIT_LOCK} --nemesis=restart-empty --time-limit=15\`.`,
     '// A Redis lock (SET NX PX + compare-and-delete release) to start from: replace connect/acquire/release with',
-    '// your own lock\'s calls. The contract is in the README of fencepost, "Your own lock strategy".',
+    "// your own lock's calls. The contract: node_modules/fencepost/docs/your-lock.md. It imports ioredis: add it to",
+    '// your own dependencies (npm install -D ioredis) rather than relying on the copy npm hoisted for fencepost.',
     ...body,
   ].join('\n');
 }
@@ -52,7 +54,7 @@ function expectations(): string {
 
 function workflow(): string {
   const { repo, ref } = upstream();
-  return `# fencepost's nightly chaos job on your locks (fencepost's README, "Nightly chaos in CI"): the cells of
+  return `# fencepost's nightly chaos job on your locks (node_modules/fencepost/docs/nightly.md): the cells of
 # ${INIT_EXPECTATIONS}, sharded over two runners and merged into one JUnit check and one summary.
 name: fencepost-nightly
 
@@ -93,9 +95,70 @@ export function initCommand(dir: string, log: (line: string) => void = console.l
     fs.writeFileSync(path.join(dir, file), text);
     log(`wrote ${file}`);
   }
-  log('');
-  log('next: run your lock under a Redis restarted empty, and open the report it prints:');
-  log(`  ${CLI} --lock=./${INIT_LOCK} --nemesis=restart-empty --time-limit=15`);
-  log(`then the nightly job on your cells: ${CLI} nightly --cells=expectations --time-limit=10`);
+  const ignored = ignoreResults(dir);
+  if (ignored) log(ignored);
+  for (const line of nextSteps(dir)) log(line);
   return EXIT.valid;
+}
+
+/** What to run next, and what to expect: the first run is red on purpose. */
+function nextSteps(dir: string): string[] {
+  const lock = `--lock=./${INIT_LOCK}`;
+  return [
+    '',
+    'next: run your lock under a Redis restarted empty (about 20 s), and open the report it prints:',
+    `  ${CLI} ${lock} --nemesis=restart-empty --time-limit=15`,
+    '  Expect INVALID (exit 1) with lost updates: one Redis without persistence forgets the lock when it restarts',
+    '  empty, and another client takes it. That is the lesson, not a broken install: the report shows each lost write.',
+    'then the same lock with no fault, which should be VALID (exit 0):',
+    `  ${CLI} ${lock} --nemesis=none --time-limit=15`,
+    `then the nightly job on your cells: ${CLI} nightly --cells=expectations --time-limit=10`,
+    ...projectHints(dir),
+  ];
+}
+
+/**
+ * What the user's own package.json lacks for the starter: ioredis (the starter imports it; it resolved only through
+ * the copy npm hoisted for fencepost), and a decision on the install scripts npm 11 warns about (fencepost needs
+ * only esbuild's, which tsx runs on).
+ */
+function projectHints(dir: string): string[] {
+  let pkg: { dependencies?: object; devDependencies?: object; allowScripts?: object };
+  try {
+    pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as typeof pkg;
+  } catch {
+    return [];
+  }
+  const has = (name: string) =>
+    Object.hasOwn(pkg.dependencies ?? {}, name) || Object.hasOwn(pkg.devDependencies ?? {}, name);
+  const decided = Object.keys(pkg.allowScripts ?? {});
+  const undecided = ['esbuild', 'ssh2', 'cpu-features', 'protobufjs'].filter((n) => !decided.includes(n));
+  return [
+    ...(has('ioredis') ? [] : ['', `${INIT_LOCK} imports ioredis: add it to your project, npm install -D ioredis`]),
+    ...(undecided.length
+      ? [
+          '',
+          "npm 11 warns about fencepost's dependencies' install scripts; it needs only esbuild's (tsx runs on it):",
+          '  npm install-scripts approve esbuild && npm install-scripts deny ssh2 cpu-features protobufjs',
+        ]
+      : []),
+  ];
+}
+
+/** Adds `results/` to the project's .gitignore (created if missing): every run writes there. Says what it did. */
+export function ignoreResults(dir: string): string | null {
+  const file = path.join(dir, '.gitignore');
+  let text = '';
+  try {
+    const st = fs.lstatSync(file);
+    // Not through a link or into something else: a .gitignore that is not a plain file is the user's to edit.
+    if (!st.isFile()) return `.gitignore is not a plain file: add results/ to it yourself`;
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  if (text.split(/\r?\n/).some((l) => /^\/?results\/?$/.test(l.trim()))) return null;
+  const sep = text === '' || text.endsWith('\n') ? '' : '\n';
+  fs.writeFileSync(file, `${text}${sep}# fencepost's run folders\nresults/\n`);
+  return `${text === '' ? 'wrote' : 'added results/ to'} .gitignore`;
 }

@@ -4,9 +4,9 @@ import { isStaleWriteRefusal } from '../checkers/fencing-order.ts';
 import { LiveLostUpdates } from './live-lost-updates.ts';
 
 /**
- * The progress line: elapsed, ops/s, ok/fail/info and anomalies seen so far. The anomaly count is a live
- * estimate — committed writes that did not see a write committed before them (live-lost-updates.ts) — the
- * checkers decide after the run. `lostUpdate` settles at the first one (what --stop-on-lost-update waits for).
+ * The progress line: elapsed, ops/s, ok/fail/info and the lost updates so far, counted live by the lost-updates
+ * checker's rule (live-lost-updates.ts), so the last progress line and the summary agree; the checkers decide after
+ * the run, from the ledger. `lostUpdate` settles at the first one (what --stop-on-lost-update waits for).
  */
 export class LiveStats {
   private started = performance.now();
@@ -19,7 +19,7 @@ export class LiveStats {
   );
   staleRejected = 0;
 
-  get anomalies(): number {
+  get lostSoFar(): number {
     return this.lost.count;
   }
 
@@ -51,7 +51,7 @@ export class LiveStats {
   print(final = false): void {
     const s = Math.min((performance.now() - this.started) / 1000, this.timeLimitS);
     const total = this.counts.ok + this.counts.fail + this.counts.info;
-    const line = `  ${s.toFixed(0).padStart(3)}/${this.timeLimitS} s  ${(total / Math.max(s, 0.001)).toFixed(0).padStart(5)} ops/s  ok ${this.counts.ok}  fail ${this.counts.fail}  info ${this.counts.info}  anomalies so far ${this.anomalies}${this.staleRejected ? `  stale writes rejected ${this.staleRejected}` : ''}`;
+    const line = `  ${s.toFixed(0).padStart(3)}/${this.timeLimitS} s  ${(total / Math.max(s, 0.001)).toFixed(0).padStart(5)} ops/s  ok ${this.counts.ok}  fail ${this.counts.fail}  info ${this.counts.info}  lost updates so far ${this.lostSoFar}${this.staleRejected ? `  stale writes rejected ${this.staleRejected}` : ''}`;
     if (this.tty) process.stderr.write(`\r${line}${final ? '\n' : ''}`);
     else this.log(line);
   }

@@ -32,7 +32,7 @@ export const CHECK_TTL_MS = 10_000;
 /** How long a refused acquire may wait before it says not-acquired: the refusal step waits this long at most. */
 export const CHECK_ACQUIRE_TIMEOUT_MS = 2_000;
 /** Any other reply's limit. */
-const CHECK_REPLY_MS = 5_000;
+export const CHECK_REPLY_MS = 5_000;
 
 export interface LockCheckStep {
   name: string;

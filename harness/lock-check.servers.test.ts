@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { processesUnder, testResultsDir, killLeftovers } from '../test/integration/processes.ts';
 
 /**
- * `lock-check` through the real CLI against the lock's own servers: the README's Python example passes every step;
+ * `lock-check` through the real CLI against the lock's own servers: the docs' Python example (examples/python-redis-lock.py) passes every step;
  * each broken foreign lock (examples/broken-foreign/) fails at connect with the reason and its exchange. Then a chaos
  * run of each broken one ends unknown (exit 2) in bounded time, with nothing left running.
  */
@@ -51,7 +51,7 @@ function brokenProgramsRunning(): string[] {
 }
 
 describe('lock-check', () => {
-  it('passes the README example (redis-py Lock) on every step, renew included', async () => {
+  it("passes the docs' example (redis-py Lock) on every step, renew included", async () => {
     const r = await cli(['lock-check', './examples/python-redis-lock.json']);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     for (const step of [

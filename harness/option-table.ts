@@ -14,6 +14,8 @@ export type OptionKind = 'int' | 'string' | 'bool' | 'enum';
  */
 export interface OptionSpec {
   readonly name: string;
+  /** What the value is, as help shows it (`--ttl=<ms>`); default: the kind's (`n`, `value`) or an enum's choices. */
+  readonly value?: string;
   readonly kind: OptionKind;
   /** Default shown in --help; absent = derived or none (`defaultText` says which). */
   readonly default?: string | number | boolean;
@@ -154,14 +156,15 @@ export function parseArgv<const T extends readonly OptionSpec[]>(
   return { values: values as OptionValues<T>, given: [...raw.keys()], words };
 }
 
-/** One help line per row. */
-export function helpRows(table: readonly OptionSpec[]): string[] {
+/** Per row, its flag as typed (`--ttl=<n>`) and its help with the default: the two columns of a help listing. */
+export function optionRows(table: readonly OptionSpec[]): [string, string][] {
   return table.map((o) => {
     const flag =
       o.kind === 'bool'
         ? `--${o.name}`
-        : `--${o.name}=<${o.kind === 'enum' ? o.choices!.join('|') : o.kind === 'int' ? 'n' : 'value'}>`;
-    const def = o.defaultText ?? (o.default === undefined ? '' : String(o.default));
-    return `  ${flag.padEnd(36)} ${o.help}${def !== '' ? ` (default: ${def})` : ''}`;
+        : `--${o.name}=<${o.value ?? (o.kind === 'enum' ? o.choices!.join('|') : o.kind === 'int' ? 'n' : 'value')}>`;
+    // A flag's default is off: "(default: false)" on every flag says nothing.
+    const def = o.defaultText ?? (o.default === undefined || o.default === false ? '' : String(o.default));
+    return [flag, `${o.help}${def !== '' ? ` (default: ${def})` : ''}`];
   });
 }

@@ -5,13 +5,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FAULT_ALIASES, FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
-import { faultHelpLines } from '../history/fault-catalogue.ts';
 import { BUILTIN_LOCKS, isPluginPath } from '../workloads/lock-names.ts';
 import { DEFAULT_MIN_WRITES } from '../checkers/check-run.ts';
 import { HarnessError } from '../common/errors.ts';
 import type { RunConfig } from '../store/run-config.ts';
 import { runTiming, TIMING_RULES } from '../common/run-timing.ts';
-import { bad, didYouMean, helpRows, parseArgv, type OptionSpec, type OptionValues } from './option-table.ts';
+import { bad, didYouMean, parseArgv, type OptionSpec, type OptionValues } from './option-table.ts';
 
 function parseNemesis(raw: string): FaultName[] | null {
   if (raw === 'default') return null;
@@ -50,7 +49,7 @@ export const MAX_RERUNS = 2;
 /**
  * `nightly --parallel`'s default: two measured cells at once where there are two cores. Both tables at
  * --time-limit=10 on 2 cores: 24.6 min one cell at a time, 12.0 min two at a time with every cell matching
- * (2026-12-03, README "Performance"). Not more: a cell's latency figures include its neighbours' load.
+ * (docs/performance.md). Not more: a cell's latency figures include its neighbours' load.
  */
 export const NIGHTLY_PARALLEL = Math.min(2, Math.max(1, os.availableParallelism()));
 
@@ -62,21 +61,25 @@ export const NIGHTLY_PARALLEL = Math.min(2, Math.max(1, os.availableParallelism(
 export const OPTIONS = [
   {
     name: 'lock',
+    value: 'lock',
     kind: 'string',
     default: 'redlock',
-    help: `lock strategy: ${BUILTIN_LOCKS.join('|')}|all|./plugin.ts|./lock.json|exec:./program`,
+    help: `the lock under test: a built-in (${BUILTIN_LOCKS.join(', ')}); all (the matrix); a plugin module ./my-lock.ts; a manifest ./my-lock.json; or exec:./program`,
   },
   {
     name: 'nemesis',
+    value: 'fault,…|none',
     kind: 'string',
     default: 'default',
-    help: `faults, comma-separated: ${FAULT_NAMES.join(',')} (${Object.entries(FAULT_ALIASES)
+    defaultText: "the lock's own faults (its defaultFaults)",
+    help: `the faults to inject, comma-separated (${FAULT_NAMES.join(', ')}; ${Object.entries(FAULT_ALIASES)
       .map(([a, f]) => `${a} = ${f}`)
-      .join(', ')}); or none; default = the strategy's own set`,
+      .join(', ')}), or none`,
     parse: parseNemesis,
   },
   {
     name: 'nemesis-interval',
+    value: 'ms',
     kind: 'int',
     default: 3000,
     min: 100,
@@ -84,16 +87,28 @@ export const OPTIONS = [
     max: 86_400_000,
     help: 'ms between the end of one fault and the start of the next',
   },
-  { name: 'time-limit', kind: 'int', default: 60, min: 1, max: 86_400, help: 'seconds the clients run' },
+  { name: 'time-limit', value: 's', kind: 'int', default: 60, min: 1, max: 86_400, help: 'seconds the clients run' },
   { name: 'concurrency', kind: 'int', default: 5, min: 1, max: 64, help: 'client processes' },
-  { name: 'ttl', kind: 'int', default: 2000, min: 100, max: 600_000, help: 'lock TTL / lease / session timeout in ms' },
+  {
+    name: 'ttl',
+    value: 'ms',
+    kind: 'int',
+    default: 2000,
+    min: 100,
+    max: 600_000,
+    help: 'lock TTL / lease / session timeout in ms',
+  },
   {
     name: 'think',
+    value: 'ms',
     kind: 'int',
     default: 100,
+    // One default, said once: help printed "(default 100; …) (default: 100)".
+    defaultText:
+      '100; 0.4 × ttl when the run has restart-empty or failover, whose stories need a section wider than a restart',
     min: 0,
     max: 600_000,
-    help: 'ms a client spends between its read and its write (default 100; 0.4 × ttl when the run has restart-empty or failover, whose stories need a section wider than a restart)',
+    help: 'ms a client spends between its read and its write',
   },
   {
     name: 'accounts',
@@ -113,6 +128,7 @@ export const OPTIONS = [
   },
   {
     name: 'max-stall',
+    value: 'ms',
     kind: 'int',
     defaultText: 'none: liveness measured, not judged',
     min: 1,
@@ -139,6 +155,7 @@ export const OPTIONS = [
   },
   {
     name: 'pause',
+    value: 'ms',
     kind: 'int',
     defaultText: TIMING_RULES.pause,
     min: 1,
@@ -147,6 +164,7 @@ export const OPTIONS = [
   },
   {
     name: 'restart-delay',
+    value: 'ms',
     kind: 'int',
     default: 0,
     min: 0,
@@ -167,19 +185,29 @@ export const OPTIONS = [
     choices: ['library', 'harness'],
     help: "who retries a refused acquire: library = the lock library's own loop with its documented defaults; harness = one library attempt per try in a loop of ours (redlock-npm: the workaround for the package's loop, which livelocks after a majority restart)",
   },
-  { name: 'clock-offset', kind: 'int', default: 60, min: 1, max: 86_400, help: 'clock faults: seconds to jump' },
+  {
+    name: 'clock-offset',
+    value: 's',
+    kind: 'int',
+    default: 60,
+    min: 1,
+    max: 86_400,
+    help: 'clock faults: seconds to jump',
+  },
   {
     name: 'etcd-nodes',
+    value: '3|5',
     kind: 'int',
-    defaultText: "the strategy's own (3)",
+    defaultText: "the lock's own servers, else 3",
     min: 3,
     max: 5,
     help: 'members of the etcd cluster a lock on etcd runs on: 3 or 5 (majorities-ring needs 5)',
   },
   {
     name: 'zk-nodes',
+    value: '3|5',
     kind: 'int',
-    defaultText: "the strategy's own (3)",
+    defaultText: "the lock's own servers, else 3",
     min: 3,
     max: 5,
     help: 'servers of the ZooKeeper ensemble a lock on ZooKeeper runs on: 3 or 5 (majorities-ring needs 5)',
@@ -214,9 +242,10 @@ export const OPTIONS = [
     max: 2 ** 31 - 1,
     help: 'random seed (printed; pass it back to replay the schedule)',
   },
-  { name: 'results', kind: 'string', default: 'results', help: 'results folder' },
+  { name: 'results', value: 'dir', kind: 'string', default: 'results', help: 'results folder' },
   {
     name: 'shard',
+    value: 'i>/<n',
     kind: 'string',
     defaultText: 'all cells',
     help: 'nightly: run only shard <i>/<n> of the measured cells (split by time: each cell, heaviest first, to the lightest shard)',
@@ -224,12 +253,14 @@ export const OPTIONS = [
   },
   {
     name: 'baseline',
+    value: 'dir',
     kind: 'string',
     defaultText: 'none',
     help: 'nightly: a previous nightly results folder to compare tonight against',
   },
   {
     name: 'expectations',
+    value: 'file',
     kind: 'string',
     defaultText: './fencepost.expectations.json if it exists',
     help: 'nightly: your expectations file (overrides oracle cells, adds your plugin locks)',
@@ -259,13 +290,25 @@ export const OPTIONS = [
   },
   {
     name: 'port',
+    value: 'port',
     kind: 'int',
     defaultText: '8080, or a free port if that is taken',
     min: 1,
     max: 65_535,
     help: 'serve: port on 127.0.0.1 (given explicitly, it must be free)',
   },
-  { name: 'help', kind: 'bool', default: false, help: 'print this help' },
+  {
+    name: 'verbose',
+    kind: 'bool',
+    default: false,
+    help: "the live log prints each fault's raw start and end record (its JSON parameters) instead of one sentence",
+  },
+  {
+    name: 'help',
+    kind: 'bool',
+    default: false,
+    help: "print this help (a subcommand's own with `<subcommand> --help`)",
+  },
 ] as const satisfies readonly OptionSpec[];
 
 type OptionName = (typeof OPTIONS)[number]['name'];
@@ -312,7 +355,9 @@ const NIGHTLY_OWN_NAMES = ['shard', 'baseline', 'expectations', 'cells', 'parall
 /** The nightly job picks the locks, faults and fencing of every cell itself. */
 const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing'] as const;
 
-const RUN_TABLE = rows([...RUN_OPTION_NAMES, ...MATRIX_OPTION_NAMES, 'help']);
+/** How a run talks to the terminal: not part of what it tests, so not in the test record. */
+const RUN_DISPLAY_NAMES = ['verbose'] as const;
+const RUN_TABLE = rows([...RUN_OPTION_NAMES, ...MATRIX_OPTION_NAMES, ...RUN_DISPLAY_NAMES, 'help']);
 /** Every run option but NIGHTLY_PICKS: each cell runs with them (nightly.ts, `nightlySettings`). */
 type NightlyPick = (typeof NIGHTLY_PICKS)[number];
 const notPicked = <N extends OptionName>(n: N): n is Exclude<N, NightlyPick> =>
@@ -329,17 +374,16 @@ const SERVE_TABLE = rows(['results', 'port', 'help']);
 const INIT_TABLE = rows(['help']);
 const LOCK_CHECK_TABLE = rows(['backend', 'results', 'help']);
 
+/** The subcommands, each with the line --help lists it with (its own help: harness/command-help.ts). */
 export const SUBCOMMANDS = {
-  init: 'write a starter plugin (locks/my-lock.ts), fencepost.expectations.json and a nightly workflow, here',
-  doctor: 'check binaries, boot the whole cluster, call every node, print versions and boot times, tear down',
-  check: 'check <run-dir> | check --model=<register|cas-register|mutex|account> <history file: .jsonl or .edn>',
-  compare: 'compare <run-dir> <run-dir> [...]  → compare.html',
-  'lock-check':
-    'lock-check <manifest.json | exec:program>: the lock-client protocol contract test against the lock\'s own servers (README, "Your lock in any language")',
-  cleanup: 'stop leftovers (servers, clients) of runs that were killed with kill -9',
-  serve: 'serve the results folder on 127.0.0.1 for browsing',
-  nightly:
-    'nightly [--baseline=<dir>] [--shard=<i>/<n>] | nightly merge <dir>...  → junit.xml, summary.md, comparison.html',
+  init: 'a starter lock plugin, expectations file and nightly workflow for your project, here',
+  doctor: 'check the servers, boot the whole cluster once, print versions and boot times',
+  check: 're-check a stored run from its history, or a history file against a model',
+  compare: 'two or more runs side by side → compare.html',
+  'lock-check': "a lock in another language against the lock-client protocol's contract",
+  cleanup: 'stop what runs killed with kill -9 left behind',
+  serve: 'serve the results folder on 127.0.0.1 for a browser',
+  nightly: 'the matrix with your expectations, compared with last night → junit.xml, summary.md',
 } as const;
 export type Subcommand = keyof typeof SUBCOMMANDS | 'run';
 
@@ -352,6 +396,8 @@ export interface Config extends RunConfig {
   readonly help: boolean;
   readonly runs: number;
   readonly matrix: 'all' | 'faults' | 'remedies';
+  /** --verbose: each fault's raw record in the live log. */
+  readonly verbose: boolean;
   /** The user gave --think: a fault that needs a wider critical section does not widen it (harness/run.ts). */
   readonly thinkGiven: boolean;
 }
@@ -399,7 +445,8 @@ export interface ServeConfig {
 /** `check` and `compare` read their own arguments (check-command.ts: `parseCheckArgs`; compare-command.ts). */
 export interface PassThroughConfig {
   readonly command: 'check' | 'compare';
-  readonly help: false;
+  /** `--help` or `-h` among the arguments: the command's own help, exit 0. */
+  readonly help: boolean;
   readonly rest: readonly string[];
   readonly resultsDir: string;
 }
@@ -463,7 +510,7 @@ function elsewhere(command: Subcommand) {
     if (command === 'nightly' && (NIGHTLY_PICKS as readonly string[]).includes(name))
       return bad(
         `--${name} with nightly: the nightly job runs the whole matrix (every lock × the oracle's faults, fenced where a lock has a token).`,
-        'drop it; to change what a cell is expected to show or add your own lock, use an expectations file (README, "Nightly chaos in CI")',
+        'drop it; to change what a cell is expected to show or add your own lock, use an expectations file (docs/nightly.md)',
       );
     const owners = ownersOf(name);
     return bad(
@@ -481,7 +528,7 @@ function validateLock(lock: string): void {
     if (!fs.existsSync(path.resolve(lock)))
       throw bad(
         `--lock=${lock}: no such file (${path.resolve(lock)}).`,
-        'a plugin lock is a .ts/.js module path; see README, "Your own lock strategy"',
+        'a plugin lock is a .ts/.js module path; see docs/your-lock.md',
       );
     return;
   }
@@ -606,10 +653,17 @@ export function runOptions(config: RunConfig): RunConfig {
 function runCommand(argv: readonly string[], randomSeed: RandomSeed): Config {
   const { values: v, given } = parseArgv(argv, RUN_TABLE, {
     words: 'refuse',
-    badWord: (arg) =>
-      bad(
-        `unexpected argument "${arg}". Subcommands: ${Object.keys(SUBCOMMANDS).join(', ')}; options start with --.${didYouMean(arg, Object.keys(SUBCOMMANDS))}`,
-      ),
+    badWord: (arg) => {
+      // A lock's name alone (`redlock`) or the verb other CLIs use (`run`): say what was meant.
+      const meant = (BUILTIN_LOCKS as readonly string[]).includes(arg)
+        ? ` Did you mean --lock=${arg}?`
+        : arg === 'run'
+          ? ' A run needs no verb: drop "run".'
+          : didYouMean(arg, Object.keys(SUBCOMMANDS));
+      return bad(
+        `unexpected argument "${arg}". Subcommands: ${Object.keys(SUBCOMMANDS).join(', ')}; options start with --.${meant}`,
+      );
+    },
     elsewhere: elsewhere('run'),
   });
   validateLock(v.lock);
@@ -619,6 +673,7 @@ function runCommand(argv: readonly string[], randomSeed: RandomSeed): Config {
     help: v.help,
     runs: v.runs,
     matrix: v.matrix,
+    verbose: v.verbose,
     thinkGiven: given.includes('think'),
     ...runConfigOf(v, argv, randomSeed),
   };
@@ -648,8 +703,10 @@ function nightlyCommand(argv: readonly string[], randomSeed: RandomSeed): Nightl
 
 function otherCommand(command: Exclude<Subcommand, 'run' | 'nightly'>, args: readonly string[]): CommandLine {
   // check and compare read their own arguments: check through CHECK_OPTIONS, compare its run folders.
-  if (command === 'check' || command === 'compare')
-    return { command, help: false, rest: [...args], resultsDir: path.resolve('results') };
+  if (command === 'check' || command === 'compare') {
+    const help = args.some((a) => a === '--help' || a === '-h');
+    return { command, help, rest: [...args], resultsDir: path.resolve('results') };
+  }
   const rules = {
     words: 'refuse',
     badWord: (arg: string) => bad(`unexpected argument "${arg}" after ${command}.`, `${CLI} ${command} --help`),
@@ -707,23 +764,9 @@ export function resolveConfig(argv: readonly string[], randomSeed: RandomSeed = 
   return config;
 }
 
-export function helpText(): string {
-  const subs = Object.entries(SUBCOMMANDS).map(([k, v]) => `  ${k.padEnd(36)} ${v}`);
-  return [
-    'fencepost — a Jepsen-style chaos harness for distributed locks',
-    '',
-    `usage: ${CLI} [--lock=<strategy>] [options]`,
-    `       ${CLI} <subcommand> [args]`,
-    '',
-    'options:',
-    ...helpRows(OPTIONS),
-    '',
-    'subcommands:',
-    ...subs,
-    '',
-    'faults (--nemesis):',
-    ...faultHelpLines('  ', 36),
-    '',
-    'exit codes: 0 valid, 1 invalid (anomalies found), 2 unknown, 130 interrupted, 254 bad arguments, 255 harness crashed',
-  ].join('\n');
+/** The options `command` takes, in the table's order (--help lists them; `check` has its own: check-options.ts). */
+export function commandOptions(command: Exclude<Subcommand, 'check' | 'compare'>): readonly OptionSpec[] {
+  if (command === 'run') return RUN_TABLE;
+  if (command === 'init') return INIT_TABLE;
+  return SUBCOMMAND_TABLES.find(([name]) => name === command)![1];
 }

@@ -1,15 +1,17 @@
-import type { RunResults } from '../checkers/run-results.ts';
+import type { LostUpdate, RunResults } from '../checkers/run-results.ts';
 import { describeTokenViolation } from '../checkers/token-order.ts';
 import { livenessLines } from '../checkers/liveness.ts';
-import { verdictWord } from '../checkers/verdict.ts';
+import { checkerWord, NOT_APPLICABLE, verdictWord } from '../checkers/verdict.ts';
+import { lostUpdateTallyText } from '../checkers/lost-update-faults.ts';
 import { furthestShot, type FaultHitCount } from '../checkers/fault-hits.ts';
 import { faultFacts } from '../history/fault-catalogue.ts';
 import { replayCommand } from '../store/replay-command.ts';
 import { runPath } from '../store/run-dir.ts';
+import { shownPath } from '../common/shown-path.ts';
 import type { Config } from './options.ts';
 
 /**
- * The console's closing summary of a run's results, in the two shapes the README shows: after a run (`runSummary`:
+ * The console's closing summary of a run's results, in the two shapes docs/reading-results.md shows: after a run (`runSummary`:
  * the verdict and why, the counters, every checker and fault, the run dir, report and replay line) and after
  * `check <run-dir>` re-checked a stored one (`recheckSummary`: the verdict with the dir, the counters, each
  * checker). The words come from checkers/verdict.ts.
@@ -26,25 +28,23 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
       ? [`  ${verdict}  ${why}`, ...moreWhy.map((w) => `  also: ${w}`), `  ${head}`]
       : [`  ${verdict}  ${head}`]),
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
-    `  lost updates: ${r.lostUpdates}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
+    `  lost updates: ${r.lostUpdates}${byFault(r)}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
     ...livenessLines(r.liveness ?? undefined),
   ];
-  for (const [name, c] of Object.entries(r.checkers))
-    lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
+  lines.push(...checkerLines(r));
   // Every fault of the run, the ones that never fired too: each must have acted for the verdict to be VALID.
   const hits = r.faultHits ?? {};
   for (const f of new Set([...faults, ...Object.keys(hits)])) lines.push(...faultLines(f, hits[f]));
-  for (const l of r.lostUpdateDetails.slice(0, 3)) {
-    lines.push(
-      `  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`,
-    );
-  }
-  for (const v of r.checkers['token-order']?.violations?.slice(0, 3) ?? [])
-    lines.push(`  token: ${describeTokenViolation(v)}`);
+  for (const l of r.lostUpdateDetails.slice(0, SHOWN)) lines.push(`  lost: ${describeLostUpdate(l)}`);
+  lines.push(...andMore(r.lostUpdateDetails.length, 'lost updates'));
+  const violations = r.checkers['token-order']?.violations ?? [];
+  for (const v of violations.slice(0, SHOWN)) lines.push(`  token: ${describeTokenViolation(v)}`);
+  lines.push(...andMore(violations.length, 'token violations'));
   lines.push(
-    `  run dir: ${runDir}`,
-    `  report:  ${runPath(runDir, 'report')}`,
+    // Relative when under the working directory (results/redlock/…), as the user typed --results.
+    `  run dir: ${shownPath(runDir)}`,
+    `  report:  ${shownPath(runPath(runDir, 'report'))}`,
     `  replay:  ${replayCommand(config)}`,
     '',
   );
@@ -73,22 +73,53 @@ export function recheckSummary(dir: string, r: RunResults, fencing: boolean): st
   const lines = [
     `${verdictWord(r.valid)}: ${dir}${fencing ? ' (fenced)' : ''}${r.valid === 'unknown' && r.unknownReasons.length > 0 ? `: ${r.unknownReasons[0]}` : ''}`,
     ...(r.valid === 'unknown' ? r.unknownReasons.slice(1).map((w) => `  also: ${w}`) : []),
-    `  lost updates: ${r.lostUpdates}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   stale writes rejected: ${r.staleWritesRejected}`,
+    `  lost updates: ${r.lostUpdates}${byFault(r)}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   stale writes rejected: ${r.staleWritesRejected}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,
     ...livenessLines(r.liveness ?? undefined),
   ];
-  for (const [name, c] of Object.entries(r.checkers)) {
-    const why = c.error
-      ? ` (${c.error})`
-      : c.cause === 'timeout'
-        ? ' (deadline reached)'
-        : c.cause === 'memory'
-          ? ' (memo cache full)'
-          : '';
-    lines.push(`  ${name.padEnd(20)} ${verdictWord(c.valid)}${why}`);
-  }
+  lines.push(...checkerLines(r));
   const cx = r.checkers.linearizable?.counterexample;
   if (cx) lines.push(`  ${cx.message}`);
   lines.push(`  wrote ${runPath(dir, 'results')}`);
   return lines.join('\n');
+}
+
+/** Lost updates and token violations printed one a line; the rest are counted ("… and 5 more") and in the report. */
+const SHOWN = 3;
+
+function andMore(total: number, what: string): string[] {
+  return total > SHOWN ? [`  … and ${total - SHOWN} more ${what} (the report lists every one)`] : [];
+}
+
+/** " (restart-empty 2 · clock 3 · pause-holder 3)": the faults the lost updates happened under, most first. */
+function byFault(r: RunResults): string {
+  const text = lostUpdateTallyText(r.lostUpdatesByFault);
+  return r.lostUpdates && text ? ` (${text})` : '';
+}
+
+export function describeLostUpdate(l: LostUpdate): string {
+  const under =
+    l.faults === undefined ? '' : l.faults.length ? ` — under ${l.faults.join(', ')}` : ' — no fault active';
+  return `write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process}, which read the balance after #${l.overwrittenBy.basedOn}${under}`;
+}
+
+/**
+ * One line per checker: VALID / INVALID / UNKNOWN as the run's verdict is spelled, n/a where it does not apply (it
+ * said `true` there, which read as "fencing worked" in an unfenced run), and which ones do not decide the verdict.
+ */
+function checkerLines(r: RunResults): string[] {
+  return Object.entries(r.checkers).map(([name, c]) => {
+    const word = checkerWord(c);
+    const why = c.error
+      ? ` (${c.error})`
+      : word === 'n/a' && typeof c.note === 'string'
+        ? ` (${c.note.slice(NOT_APPLICABLE.length)})`
+        : c.cause === 'timeout'
+          ? ' (deadline reached)'
+          : c.cause === 'memory'
+            ? ' (memo cache full)'
+            : '';
+    const informational = c.decides === false && word !== 'n/a' ? ', informational: does not decide the verdict' : '';
+    return `  checker ${name.padEnd(19)} ${word}${why}${informational}`;
+  });
 }

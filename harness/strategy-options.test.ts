@@ -45,6 +45,17 @@ describe('the options a lock must be able to honour', () => {
     expect(err.hint).toMatch(/token: 'monotonic'/);
   });
 
+  // A manifest's author was told to declare `token: 'monotonic'`, TypeScript's words, and pointed at the TS page.
+  it("tells a manifest's author what to write in the manifest, in JSON, and where the protocol is", async () => {
+    const manifest = './examples/python-redis-lock.json';
+    const fencing = await refusal([`--lock=${manifest}`, '--fencing']);
+    expect(fencing.hint).toContain('"token": "monotonic"');
+    expect(fencing.hint).toContain('docs/protocol.md');
+    const watchdog = await refusal(['--lock=exec:./examples/python-redis-lock.py', '--watchdog']);
+    expect(watchdog.hint).toContain('"renews": true');
+    expect(watchdog.hint).toContain('docs/protocol.md');
+  });
+
   it.each(['etcd', 'zookeeper', 'postgres'])('accepts --fencing with --lock=%s', async (lock) => {
     expect((await validate([`--lock=${lock}`, '--fencing'])).noTokenReason).toBeNull();
   });

@@ -16,7 +16,9 @@ export function checkStrategyOptions(config: Readonly<Config>, strategy: Resolve
     throw new HarnessError('bad-arguments', `--fencing with --lock=${strategy.lock}: ${strategy.noTokenReason}.`, {
       hint: strategy.builtin
         ? 'drop --fencing, or use a lock with a fencing token: --lock=etcd|zookeeper|postgres'
-        : 'drop --fencing; or, if every lease carries a token that grows from one holder to the next, declare `token: \'monotonic\'` (see README, "Your own lock strategy")',
+        : strategy.foreign
+          ? 'drop --fencing; or, if every `held` reply carries a token that grows from one holder to the next, write a manifest with "token": "monotonic" (see docs/protocol.md)'
+          : "drop --fencing; or, if every lease carries a token that grows from one holder to the next, declare `token: 'monotonic'` (see docs/your-lock.md)",
     });
   }
   const faults = config.nemesis ?? strategy.defaultFaults;
@@ -49,7 +51,9 @@ export function checkStrategyOptions(config: Readonly<Config>, strategy: Resolve
       {
         hint: strategy.builtin
           ? 'drop --watchdog, or use a lock whose lease the client renews: --lock=redis|redlock|redlock-npm'
-          : 'drop --watchdog, or declare `renews: true` if your lock client has renew()',
+          : strategy.foreign
+            ? 'drop --watchdog, or declare "renews": true in the manifest if your process answers the `renew` op (see docs/protocol.md)'
+            : 'drop --watchdog, or declare `renews: true` if your lock client has renew() (see docs/your-lock.md)',
       },
     );
   }

@@ -9,7 +9,7 @@ import { JsonSyntaxError, parseJsonWithLines } from '../common/json-lines.ts';
 /**
  * The user's own expectations for the nightly job, from a small JSON file in their repo. The oracle stays the
  * default; each entry overrides one of its cells (a built-in lock × a fault) or adds a cell of the user's own
- * plugin lock. Every entry is measured. Schema (README, "Nightly chaos in CI"):
+ * plugin lock. Every entry is measured. Schema (docs/nightly.md):
  *
  *   { "cells": [ { "lock": "etcd" | "./locks/ours.ts", "fault": "pause-holder" | "none" | …, "fencing": true,
  *                  "expect": "safe" | "lost", "why": "our etcd lock with fencing must never lose an update",
@@ -41,7 +41,7 @@ export function expectationsPath(given: string | null, cwd = process.cwd()): str
   if (given) {
     if (!fs.existsSync(given))
       throw new HarnessError('bad-arguments', `--expectations=${given}: no such file.`, {
-        hint: `create it (README, "Nightly chaos in CI"), or drop --expectations to use the oracle alone`,
+        hint: `create it (docs/nightly.md), or drop --expectations to use the oracle alone`,
       });
     if (!fs.statSync(given).isFile())
       throw new HarnessError('bad-arguments', `--expectations=${given}: not a file (a folder?).`, {
@@ -61,7 +61,7 @@ export function loadExpectations(file: string, cwd = process.cwd()): UserExpecta
 /** How a file is named to the user: relative to the working directory when inside it, else absolute. */
 /** The pure part of loadExpectations: `name` is how errors and `from` call the file; plugin paths resolve from `dir`. */
 export function parseExpectations(text: string, name: string, dir: string, cwd = process.cwd()): UserExpectation[] {
-  const hint = `fix ${name}; its schema is in the README, "Nightly chaos in CI"`;
+  const hint = `fix ${name}; its schema is in docs/nightly.md`;
   let doc;
   try {
     doc = parseJsonWithLines(text);

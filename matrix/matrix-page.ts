@@ -14,7 +14,7 @@ import { remedyAnswers } from './remedy-answers.ts';
 import { RUN_FILES, runPath } from '../store/run-dir.ts';
 
 /**
- * The lock matrix (README, *Reports*), measured: one row per strategy, and the grid of every run behind it. Each
+ * The lock matrix (docs/matrix.md), measured: one row per strategy, and the grid of every run behind it. Each
  * cell links to the report that proves it and says whether it matches the oracle. A contradiction is a bug of
  * ours until proven otherwise: an unsafe cell without anomalies points at the fault injection, a safe cell with
  * anomalies at the harness.

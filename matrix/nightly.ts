@@ -33,7 +33,7 @@ import type { Shutdown } from '../common/shutdown.ts';
 
 /**
  * The CI-sized default: 10 s a run (and --stop-on-lost-update) keeps both tables to 12 min on 2 cores two cells at a
- * time (the default --parallel there), ~25 min one at a time (README, "Performance").
+ * time (the default --parallel there), ~25 min one at a time (docs/performance.md).
  */
 export const NIGHTLY_TIME_LIMIT_S = 10;
 

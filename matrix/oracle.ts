@@ -2,7 +2,7 @@ import type { FaultName } from '../history/fault-names.ts';
 import type { BuiltinLock } from '../workloads/lock-names.ts';
 
 /**
- * The oracle of the project's design notes (the expected-outcome table, also in the README) as data: what a correct harness shows for each strategy under each fault.
+ * The oracle of the project's design notes (the expected-outcome table, generated into the README and docs/matrix.md) as data: what a correct harness shows for each strategy under each fault.
  * `--lock=all` runs the measured cells and marks each as matching or contradicting this table. If an unsafe cell
  * shows no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
  */
@@ -96,7 +96,7 @@ const measured = (expect: MeasuredExpectation, liveness?: LivenessExpectation): 
  * split the empty masters' votes, and each is then refused by its own partial locks until they expire a TTL later.
  * Measured in this column's shape (--nemesis-interval=500 --think=800, 20 s): seed 42 stalled 7.3 s (all 5 clients
  * waiting, no fault active, 15 acquires of 11 attempts failed in a row; recovery max 8.0 s), seeds 3 and 4 for 3.3 s
- * and 7.9 s, seeds 1, 2 and 5 not past the TTL (recovery max 2.1 s, 1.6 s, 2.1 s) — the README's table. Not every
+ * and 7.9 s, seeds 1, 2 and 5 not past the TTL (recovery max 2.1 s, 1.6 s, 2.1 s) — docs/matrix.md's table. Not every
  * run: so "may", and the remedy cell (our loop: no stall in 4 seeds, recovery max 0.8 s) is the strict one.
  */
 export const REDLOCK_NPM_LIVELOCK: LivenessExpectation = {

@@ -10,7 +10,7 @@ import { runPath } from '../store/run-dir.ts';
  * "Which remedy fixes which failure", answered from the matrix's own cells: for each failure mode of the remedy
  * table, the locks it broke (linked to the run that shows it), the remedy, and whether the remedy held for each
  * of those locks (linked to its run) — beside what the oracle expects (matrix/remedy-oracle.ts, which the
- * README's table is generated from too).
+ * docs/matrix.md's table is generated from too).
  */
 
 const inColumn = (cells: readonly MatrixCell[], ref: TableColumnRef) =>

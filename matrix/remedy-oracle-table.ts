@@ -3,11 +3,12 @@ import { ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
 import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 
 /**
- * The README's failure-mode/remedy tables, written from the oracle's data so the two cannot drift: a test
- * (remedy-oracle-table.test.ts) fails when the README's copy differs from what this returns.
+ * The failure-mode/remedy tables of docs/matrix.md, written from the oracle's data so the two cannot drift: a test
+ * (matrix/generated-docs.test.ts) fails when the page's copy differs from what this returns.
  */
 
-function cellText(o: OracleCell): string {
+/** One cell as the tables write it: **bold** when measured, (c) when decided by construction. */
+export function cellText(o: OracleCell): string {
   const what = o.expect === 'refuse' ? 'refused' : o.expect === 'safe-may-starve' ? 'safe, may starve' : o.expect;
   if (o.decided !== 'measured') return `${what} (c)`;
   return o.liveness

@@ -4,7 +4,7 @@ import type { LivenessExpectation, MeasuredExpectation, OracleCell } from './ora
 
 /**
  * The matrix's second table: the failure modes known to break a lock beyond the fault columns, and the remedies
- * usually recommended for them (README, *Failure modes and remedies*), each as a scenario (faults + the run options that make it) with an expectation per lock. Decided
+ * usually recommended for them (docs/matrix.md), each as a scenario (faults + the run options that make it) with an expectation per lock. Decided
  * by the same rules as the fault table (matrix/oracle.ts): measured cells get the same number of runs,
  * inconclusive runs are replaced, and cells no run could inform are decided by construction, with a reason.
  */

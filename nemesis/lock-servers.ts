@@ -68,7 +68,7 @@ export function majority(n: number): number {
  * still believes it holds it. A key on a majority of the `n` masters is a majority lock (Redlock): the others
  * can reach at most n − held + lost free masters, which must reach majority(n), so lost = held − (n − majority(n))
  * — a holder that got all 5 needs 3 lost, one that got 3 needs 1 (Kleppmann's example). A key on fewer than a
- * majority is not a majority lock (a single-node lock such as --lock=redis or the README's plugin, or a lock on
+ * majority is not a majority lock (a single-node lock such as --lock=redis or examples/my-lock.ts, or a lock on
  * a few nodes of its own choosing): every node holding it must lose it.
  */
 export function mastersToBreak(held: number, n: number): number {

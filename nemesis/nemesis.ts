@@ -25,6 +25,8 @@ export interface NemesisConfig {
   readonly nemesisIntervalMs: number;
   readonly clockOffsetS: number;
   readonly redisPersistence: 'none' | 'aof-always';
+  /** --verbose: the live log prints each fault's raw start and end record instead of a sentence. */
+  readonly verbose?: boolean;
   /** --think: how long a client sleeps between its read and its write. */
   readonly thinkMs: number;
   /** --watchdog: clients renew their lease every TTL/3 while they hold it. */

@@ -9,6 +9,7 @@ import { everyRedisMaster } from './lock-servers.ts';
 import type { Nemesis, NemesisEnv } from './nemesis.ts';
 import { RedisKeyProbe } from './redis-key-probe.ts';
 import { faultSchedule, firstDelayFor, type ScheduledFault } from './schedule.ts';
+import { faultEndSentence, faultStartSentence, rawFaultLine } from './fault-sentence.ts';
 
 /** Sleep that ends early (without throwing) when the signal aborts. */
 async function quietly(ms: number, signal: AbortSignal): Promise<void> {
@@ -33,11 +34,6 @@ async function hold(injection: Injection, signal: AbortSignal): Promise<'story' 
   const endedBy = await Promise.race(story ? [bound, story] : [bound]);
   done.abort();
   return endedBy;
-}
-
-function describe(targets: string[], params?: Record<string, unknown>, note?: string): string {
-  const p = params && Object.keys(params).length ? ` ${JSON.stringify(params)}` : '';
-  return `${targets.join(', ')}${p}${note ? ` — ${note}` : ''}`;
 }
 
 /**
@@ -146,7 +142,11 @@ export class ScheduledNemesis implements Nemesis {
       params: injection.params,
       note: injection.note,
     });
-    log(`fencepost: nemesis: ${executor.name} start: ${describe(injection.targets, injection.params)}`);
+    const { name } = executor;
+    const verbose = this.env.config.verbose === true;
+    log(
+      `fencepost: nemesis: ${verbose ? rawFaultLine(name, 'start', injection.targets, injection.params) : faultStartSentence(name, injection.targets, injection.params, injection.holdMs, { waitsForStory: injection.ready !== undefined })}`,
+    );
     const heldFrom = performance.now();
     const endedBy = await hold(injection, signal);
     let end: { params?: Record<string, unknown>; note?: string } = {};
@@ -164,7 +164,9 @@ export class ScheduledNemesis implements Nemesis {
       ...end.params,
     };
     this.record(executor.name, { phase: 'end', targets: injection.targets, params, note: end.note });
-    log(`fencepost: nemesis: ${executor.name} end: ${describe(injection.targets, end.params, end.note)}`);
+    log(
+      `fencepost: nemesis: ${verbose ? rawFaultLine(name, 'end', injection.targets, params, end.note) : faultEndSentence(name, params, performance.now() - heldFrom, end.note)}`,
+    );
   }
 
   /**

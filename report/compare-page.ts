@@ -4,7 +4,8 @@ import { pageCss } from './assets.ts';
 import { fmtCount, fmtDuration, fmtMs } from './format.ts';
 import { escapeHtml as h, inlineStyle } from './html.ts';
 import { faultSummary } from '../store/test-json.ts';
-import { verdictClass, verdictWord } from '../checkers/verdict.ts';
+import { checkerWord, verdictClass, verdictWord } from '../checkers/verdict.ts';
+import { notComparable } from './comparability.ts';
 import { runPath, type RunFiles } from '../store/run-dir.ts';
 
 /**
@@ -49,17 +50,24 @@ function section(runs: RunFiles[], name: string, fill: (add: AddRow, runs: RunFi
 }
 
 /** The table: the runs' outcomes, then their configs, then their performance. */
-function rows(runs: RunFiles[]): Row[] {
-  return [
+function rows(runs: RunFiles[], comparable: boolean): Row[] {
+  const all = [
     ...section(runs, 'Outcome', outcomeRows),
     ...section(runs, 'Config', configRows),
     ...section(runs, 'Performance', performanceRows),
   ];
+  // Runs that differ in length, backend or faults: their counts differ for that alone, so none is better or worse;
+  // nor is a verdict (a shorter run can be VALID for having had less time).
+  const judged = new Set<RowKind>(['more-is-worse', 'more-is-better', 'verdict']);
+  return comparable ? all : all.map((r): Row => (judged.has(r.kind) ? { ...r, kind: 'info' } : r));
 }
 
 function outcomeRows(add: AddRow, runs: RunFiles[]): void {
   add('verdict', 'verdict', (r) => (R(r).valid === undefined ? null : verdictWord(R(r).valid)));
   add('lost updates', 'more-is-worse', (r) => num(R(r).lostUpdates), { format: fmtCount });
+  add('lost updates per minute', 'info', (r) => perMinute(num(R(r).lostUpdates), num(R(r).durationMs)), {
+    format: (v) => v.toFixed(1),
+  });
   add(
     'confirmed overlaps',
     'more-is-worse',
@@ -83,7 +91,7 @@ function outcomeRows(add: AddRow, runs: RunFiles[]): void {
   for (const name of checkerNames)
     add(`checker: ${name}`, 'verdict', (r) => {
       const c = R(r).checkers?.[name];
-      return c ? verdictWord(c.valid) : null;
+      return c ? checkerWord(c) : null;
     });
 }
 
@@ -179,8 +187,12 @@ function changes(all: Row[], runs: RunFiles[]): string[] {
   return out;
 }
 
+const perMinute = (n: number | null, ms: number | null): number | null =>
+  n === null || !ms ? null : (n * 60_000) / ms;
+
 export function renderCompare(runs: RunFiles[], opts: { outDir: string }): string {
-  const all = rows(runs);
+  const reasons = notComparable(runs);
+  const all = rows(runs, reasons.length === 0);
   const heads = runs.map((r, i) => {
     const v = r.results.valid;
     const report = path.relative(opts.outDir, runPath(r.dir, 'report')).split(path.sep).join('/');
@@ -214,6 +226,11 @@ ${inlineStyle(pageCss())}
 </head><body>
 <div class="topbar"><h1>Comparing ${runs.length} runs</h1><div class="sub">run 1 is the baseline · changed cells are highlighted: red worse, green better, yellow different</div></div>
 <main>
+${
+  reasons.length
+    ? `<div class="warnings"><p><b>These runs are not comparable</b>: their counts differ for these reasons alone, so no count is marked better or worse (compare the per-minute rates, or rerun with the same settings).</p><ul>${reasons.map((r) => `<li>${h(r)}</li>`).join('')}</ul></div>`
+    : ''
+}
 <h2>What changed</h2>
 ${what.length ? `<ul>${what.map((w) => `<li>${h(w)}</li>`).join('')}</ul>` : '<p class="aside">Same configuration and outcome.</p>'}
 <h2>Side by side</h2>

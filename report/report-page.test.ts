@@ -36,19 +36,35 @@ describe('renderReport: the first screen', () => {
     expect(html).toMatch(/<b>TTL<\/b>2,000 ms/);
   });
 
-  it('names the lost update and the paused holder before the timeline', () => {
+  it('names the lost update and the paused holder, then the timeline, then each finding in full', () => {
     const findings = html.indexOf('id="findings"');
     const timeline = html.indexOf('id="timeline"');
+    const cards = html.indexOf('id="finding-cards"');
     expect(findings).toBeGreaterThan(0);
+    // The timeline was 3¼ screens down, below every card: now it follows the one-line list.
     expect(findings).toBeLessThan(timeline);
+    expect(timeline).toBeLessThan(cards);
     const first = html.slice(findings, timeline);
     expect(first).toContain('Lost update on account 0: p1&#39;s write #1 (+50) erased by p0&#39;s write #2');
-    expect(first).toContain(
+    expect(first).toContain('p0 paused for 3,000 ms at 0.005 s while holding the lock on account 0 (pause-holder)');
+    const full = html.slice(cards);
+    expect(full).toContain(
       'p0 was paused for 3,000 ms (pause-holder, 0.005 s → 3.005 s) while holding the lock on account 0 (token 1), longer than the 2,000 ms TTL.',
     );
-    expect(first).toContain('p0 paused for 3,000 ms at 0.005 s while holding the lock on account 0 (pause-holder)');
-    // each anomaly links to its place on the timeline
-    expect(first).toMatch(/<a class="goto" href="#timeline" data-from="[\d.]+" data-to="[\d.]+" data-ops="[\d,]+">/);
+    // each anomaly links to its place on the timeline; a lost update names its writes' roles there
+    expect(full).toMatch(
+      /<a class="goto" href="#timeline" data-from="[\d.]+" data-to="[\d.]+" data-ops="[\d,]+" data-roles="\d+:overwrote:2,\d+:erased:1">/,
+    );
+  });
+
+  it("says in its header which fault the lost updates happened under, and spells checkers that don't apply n/a", () => {
+    expect(html).toMatch(
+      /<div class="attribution">lost updates by the fault active: <span class="chip"><i style="background:#f59e0b"><\/i>pause-holder <b>1<\/b><\/span><\/div>/,
+    );
+    expect(html).toMatch(/<td>fencing-order<\/td><td><span class="v neutral">n\/a<\/span>/);
+    expect(html).toMatch(
+      /<td>mutex-linearizable<\/td><td><span class="v neutral">INVALID<\/span> <span class="aside">informational/,
+    );
   });
 
   it('draws the counterexample of the linearizability checker', () => {

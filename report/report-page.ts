@@ -14,8 +14,10 @@ import { RunIndex } from './op-pairs.ts';
 import { findings, headline, type Finding, type WriteStory } from './findings/index.ts';
 import { faultSummary, rerunCommand, type TestJson } from '../store/test-json.ts';
 import { RUN_FILES } from '../store/run-dir.ts';
+import { shownPath } from '../common/shown-path.ts';
 import { timelineData, WINDOW_PAD_MS, type TimelineData } from './timeline-data.ts';
-import { verdictClass, verdictWord } from '../checkers/verdict.ts';
+import { checkerClass, checkerWord, verdictClass, verdictWord } from '../checkers/verdict.ts';
+import { lostUpdateTally, NO_FAULT } from '../checkers/lost-update-faults.ts';
 
 export interface ReportInput {
   /** The run's history (store/run-dir.ts `readRun`), or its ops (tests, hand-made pages). */
@@ -63,7 +65,12 @@ ${versions ? `<div class="versions"><b>versions</b>${h(versions)}</div>` : ''}
 
 function gotoLink(f: Finding, label = 'show in timeline ↓'): string {
   const pad = Math.max(200, (f.toMs - f.fromMs) * 0.15);
-  return `<a class="goto" href="#timeline" data-from="${Math.max(0, f.fromMs - pad).toFixed(2)}" data-to="${(f.toMs + pad).toFixed(2)}" data-ops="${h(f.ops.slice(0, 400).join(','))}">${h(label)}</a>`;
+  // A lost update's writes by role: the timeline labels the erased write and the one that overwrote it, joined.
+  const roles = (f.writes ?? [])
+    .filter((w) => w.writeOp !== null)
+    .map((w) => `${w.writeOp}:${w.role}:${w.writeId}`)
+    .join(',');
+  return `<a class="goto" href="#timeline" data-from="${Math.max(0, f.fromMs - pad).toFixed(2)}" data-to="${(f.toMs + pad).toFixed(2)}" data-ops="${h(f.ops.slice(0, 400).join(','))}"${roles ? ` data-roles="${h(roles)}"` : ''}>${h(label)}</a>`;
 }
 
 function writesTable(writes: WriteStory[]): string {
@@ -81,7 +88,7 @@ function writesTable(writes: WriteStory[]): string {
     writes.length > WRITE_ROWS + 1
       ? `<tr><td colspan="11" class="more">… and ${writes.length - WRITE_ROWS - 1} more erased writes</td></tr>`
       : '';
-  return `<table><thead><tr><th></th><th>process</th><th>acquired</th><th>token</th><th class="num">read</th><th>read at</th><th class="num">wrote</th><th class="num">Δ</th><th class="num">write</th><th>committed</th><th>faults active</th></tr></thead><tbody>${rows.join('')}${more}</tbody></table>`;
+  return `<div class="scroll"><table><thead><tr><th></th><th>process</th><th>acquired</th><th>token</th><th class="num">read</th><th>read at</th><th class="num">wrote</th><th class="num">Δ</th><th class="num">write</th><th>committed</th><th>faults active</th></tr></thead><tbody>${rows.join('')}${more}</tbody></table></div>`;
 }
 
 /** Findings listed in the table below the cards; past this, the page points at the run's results file. */
@@ -146,15 +153,20 @@ function findingsSection(all: Finding[]): string {
     ? `<h3 class="more">${h(plural(all.length - DETAILED_FINDINGS, 'more finding'))}, one line each</h3><table class="wide"><tbody>${rest
         .map(
           (f) =>
-            `<tr id="${h(f.id)}"><td><span class="v ${f.severity === 'bad' ? 'bad' : f.severity === 'good' ? 'good' : 'unknown'}">${h(f.kind)}</span></td><td>${h(f.title)}</td><td>${gotoLink({ ...f, ops: f.ops.slice(0, 40) }, 'timeline ↓')}</td></tr>`,
+            `<tr id="${h(f.id)}"><td><span class="v ${f.severity === 'bad' ? 'bad' : f.severity === 'good' ? 'good' : 'neutral'}">${h(f.kind)}</span></td><td>${h(f.title)}</td><td>${gotoLink({ ...f, ops: f.ops.slice(0, 40) }, 'timeline ↓')}</td></tr>`,
         )
         .join(
           '',
         )}</tbody></table>${hidden > 0 ? `<p class="more">… and ${fmtCount(hidden)} more, not shown here: ${RUN_FILES.results} lists every anomaly.</p>` : ''}`
     : '';
-  return `<section id="findings"><h2>What happened <span class="aside">${all.some((f) => f.severity === 'bad') ? 'anomalies first, then context' : 'no anomalies'}</span></h2>
-${summaryBullets(all)}
+  return `<section id="finding-cards"><h2>Each finding <span class="aside">${all.some((f) => f.severity === 'bad') ? 'anomalies first, then context' : 'no anomalies'} · "show in timeline" zooms onto its operations</span></h2>
 ${cards.join('\n')}${restTable}</section>`;
+}
+
+/** The first screen's list: what happened, one line per finding (or per kind when a kind has many). */
+function whatHappened(all: Finding[]): string {
+  return `<section id="findings"><h2>What happened <span class="aside"><a href="#finding-cards">each finding in full ↓</a></span></h2>
+${summaryBullets(all)}</section>`;
 }
 
 function timelineNote(t: TimelineData): string {
@@ -168,14 +180,35 @@ function timelineNote(t: TimelineData): string {
   }
 }
 
-function timelineSection(t: TimelineData): string {
+/**
+ * The header's answer to "which fault did it": lost updates per fault active (results.lostUpdatesByFault, the
+ * checker's tally, so the summary says the same), each fault in its timeline colour.
+ */
+function attribution(results: Partial<RunResults>): string {
+  const tally = lostUpdateTally(results.lostUpdatesByFault);
+  if (!results.lostUpdates || !tally.length) return '';
+  const chips = tally.map(([f, n]) =>
+    f === NO_FAULT
+      ? `<span class="chip">${h(`${n} with no fault active`)}</span>`
+      : `<span class="chip"><i style="background:${faultColour(f)}"></i>${h(f)} <b>${n}</b></span>`,
+  );
+  return `<div class="attribution">lost updates by the fault active: ${chips.join(' ')}</div>`;
+}
+
+function timelineSection(t: TimelineData, faultColours: Record<string, string>): string {
   const key = (colour: string, label: string, extra = '') =>
     `<span class="key"><i style="background:${colour};${extra}"></i>${h(label)}</span>`;
   return `<section id="timeline"><h2>Timeline <span class="aside">one lane per client process (a new process id after each unknown outcome, as in Jepsen) · scroll to zoom, drag to pan, double-click to reset</span></h2>
 <div class="tl-note">${h(timelineNote(t))}</div>
 <div class="tl-bar"><button type="button" data-zoom="in">+</button><button type="button" data-zoom="out">−</button><button type="button" data-zoom="reset">whole run</button><button type="button" data-zoom="faults">faults</button>
 <span class="range" id="tl-range"></span>
-${key('#3fb37f', 'ok')}${key('#f0a04b', 'fail')}${key('#a78bfa', 'info (unknown)')}${key('#9ca3af', 'never completed')}${key('rgba(37,99,235,.18)', 'holding the lock')}${key('#fff', 'finding', 'border:2px solid #c62828')}${key('rgba(245,158,11,.22)', 'fault')}${t.stalls.length ? key('rgba(198,40,40,.55)', 'stall (waiting, nobody holding, > TTL)') : ''}</div>
+${key('#3fb37f', 'ok')}${key('#f0a04b', 'fail')}${key('#a78bfa', 'info (unknown)')}${key('#9ca3af', 'never completed')}${key('rgba(37,99,235,.18)', 'holding the lock')}${key('#fff', 'finding', 'border:2px solid #c62828')}${Object.entries(
+    faultColours,
+  )
+    .map(([f, c]) => key(c, f, 'opacity:.75'))
+    .join(
+      '',
+    )}${key('#fff', 'erased write', 'border:2px solid #c62828;border-style:dashed')}${key('#fff', 'overwriting write', 'border:2px solid #111827')}${t.stalls.length ? key('rgba(198,40,40,.55)', 'stall (waiting, nobody holding, > TTL)') : ''}</div>
 <div class="tl-wrap"><canvas id="tl"></canvas><div class="tip" id="tl-tip"></div></div></section>`;
 }
 
@@ -223,7 +256,10 @@ function checkerTable(checkers: Partial<CheckerResults> | undefined): string {
       .map(([k, v]) => `${k}: ${String(v).length > 120 ? `${String(v).slice(0, 120)}…` : String(v)}`)
       .join(' · ');
     const json = JSON.stringify(r, null, 1) ?? '';
-    return `<tr><td>${h(name)}</td><td><span class="v ${verdictClass(valid)}">${h(verdictWord(valid))}</span></td><td>${h(facts)}<details><summary>JSON</summary><pre>${h(json.length > 6000 ? `${json.slice(0, 6000)}\n… (${json.length - 6000} more characters)` : json)}</pre></details></td></tr>`;
+    // n/a where the checker did not look, grey where it does not decide: VALID about nothing is not earned.
+    const decides =
+      r?.decides === false ? ' <span class="aside">informational: does not decide the verdict</span>' : '';
+    return `<tr><td>${h(name)}</td><td><span class="v ${checkerClass(r ?? { valid })}">${h(checkerWord(r ?? { valid }))}</span>${decides}</td><td>${h(facts)}<details><summary>JSON</summary><pre>${h(json.length > 6000 ? `${json.slice(0, 6000)}\n… (${json.length - 6000} more characters)` : json)}</pre></details></td></tr>`;
   });
   return `<table class="wide"><thead><tr><th>checker</th><th>verdict</th><th>details</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -332,15 +368,16 @@ ${inlineStyle(uplotCss())}
 ${inlineStyle(pageCss())}
 </head><body class="report">
 <header class="verdict ${vclass}"><div class="badge">${h(verdict)}</div><div><h1>${h(test.lock)}${faults.length ? ` under ${h([...new Set(faultNames)].join(', '))}` : ''}: ${h(headline(results, found))}</h1>
-<div class="sub">${[when, input.runDir, `${fmtCount(built.ops.length)} history entries`]
+<div class="sub">${[when, input.runDir && shownPath(input.runDir), `${fmtCount(built.ops.length)} history entries`]
     .filter(Boolean)
     .map((s) => `<span>${h(s)}</span>`)
-    .join('')}</div></div></header>
+    .join('')}</div>${attribution(results)}</div></header>
 <main>
 ${warnings.length ? `<div class="warnings">${warnings.map((w) => `<p>${h(w)}</p>`).join('')}</div>` : ''}
+${whatHappened(found)}
+${timelineSection(timeline, faultColours)}
 ${configStrip(test, results, faultNames)}
 ${findingsSection(found)}
-${timelineSection(timeline)}
 <section id="charts"><h2>Latency and throughput <span class="aside">fault windows shaded · ${latency.mode === 'points' ? 'every ok op is a point' : `aggregated into ${fmtMs(latency.bucketMs)} buckets (p50 and max per bucket)`} · drag to zoom, double-click to reset</span></h2>
 <div class="charts"><div class="chart"><h3>Latency, invoke → ok (log scale)</h3><div id="chart-latency"></div></div><div class="chart"><h3>Throughput (completions per second, ${fmtMs(throughput.bucketMs)} buckets)</h3><div id="chart-throughput"></div></div></div>
 <div class="tables"><div>${quantileTable(results)}</div></div></section>

@@ -44,9 +44,9 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function open(file: string, html: string): Promise<{ page: Page; problems: string[] }> {
+async function open(file: string, html: string, width = 1400): Promise<{ page: Page; problems: string[] }> {
   fs.writeFileSync(file, html);
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
   const problems: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`console.${m.type()}: ${m.text()}`);
@@ -163,6 +163,58 @@ describe('report.html in headless Chromium', () => {
       await page.locator('#timeline').screenshot({ path: path.join(OUT, 'report-browser-timeline.png') });
       await page.screenshot({ path: path.join(OUT, 'report-browser-full.png'), fullPage: true });
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  // The audit's 800 px page was 1,063 px wide, and its timeline began 3¼ screens down, below every finding card.
+  it.each([800, 1400])(
+    'at %i px: nothing wider than the window, the timeline on the first or second screen, short faults labelled',
+    async (width) => {
+      const { page, problems } = await open(path.join(OUT, `report-browser-${width}.html`), html, width);
+      try {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        const wide = await page.evaluate(() =>
+          [...document.querySelectorAll('main *')]
+            .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+            .slice(0, 5)
+            .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
+        );
+        expect(overflow, wide.join('; ')).toBeLessThanOrEqual(0);
+        const top = await page.$eval('#tl', (e) => e.getBoundingClientRect().top + window.scrollY);
+        expect(top).toBeLessThan(2 * 900);
+        // The header says which fault the lost updates happened under, as the summary does.
+        expect(await page.locator('.verdict .attribution').textContent()).toMatch(/lost updates by the fault active: /);
+        await page.screenshot({ path: path.join(OUT, `report-browser-${width}-first-screen.png`) });
+        await page.screenshot({ path: path.join(OUT, `report-browser-${width}-full.png`), fullPage: true });
+        expect(problems).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    },
+  );
+
+  it('labels the erased write and the one that overwrote it when a lost update is shown in the timeline', async () => {
+    const { page, problems } = await open(path.join(OUT, 'report-browser-roles.html'), html);
+    try {
+      const link = page.locator('.finding.bad a.goto[data-roles]').first();
+      const roles = (await link.getAttribute('data-roles'))!.split(',').map((r) => r.split(':')[1]);
+      expect(roles).toContain('erased');
+      expect(roles).toContain('overwrote');
+      await link.click();
+      await page.waitForTimeout(400);
+      // Red ink from the dashed outline, the label and the arrow: more than the plain outline alone left.
+      const red = await page.$eval('#tl', (c) => {
+        const canvas = c as HTMLCanvasElement;
+        const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i] > 170 && d[i + 1] < 80 && d[i + 2] < 80) n++;
+        return n;
+      });
+      expect(red).toBeGreaterThan(200);
+      await page.locator('#timeline').screenshot({ path: path.join(OUT, 'report-browser-roles-timeline.png') });
       expect(problems).toEqual([]);
     } finally {
       await page.close();

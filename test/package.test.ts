@@ -16,9 +16,15 @@ const pack = JSON.parse(
   size: number;
 };
 const files = pack.files.map((f) => f.path);
-const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
+const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as Record<string, unknown> & {
   bin: Record<string, string>;
   exports: Record<string, unknown>;
+  allowScripts: Record<string, boolean>;
+};
+const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')) as {
+  name: string;
+  version: string;
+  packages: Record<string, Record<string, unknown> & { hasInstallScript?: boolean }>;
 };
 
 describe('the npm package', () => {
@@ -49,6 +55,8 @@ describe('the npm package', () => {
       'examples/my-lock.ts',
       'examples/broken/check-then-set.ts',
       'README.md',
+      'LICENSE',
+      'docs/protocol.md',
       'package.json',
     ])
       expect(files, f).toContain(f);
@@ -58,5 +66,36 @@ describe('the npm package', () => {
     expect(pkg.bin).toEqual({ fencepost: 'bin/fencepost.js' });
     expect(pkg.exports['.']).toEqual({ types: './index.ts', default: './index.ts' });
     expect(fs.readFileSync(pkg.bin.fencepost, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
+
+  it('can be published: not private, with a licence file, a repository and an engine', () => {
+    expect(pkg.private).toBeUndefined();
+    expect(pkg.license).toBe('MIT');
+    expect(fs.readFileSync('LICENSE', 'utf8')).toMatch(/^MIT License/);
+    expect(pkg.repository).toMatchObject({ type: 'git' });
+    expect(pkg.engines).toEqual({ node: '>=20.6' });
+  });
+
+  // `npm install` in a fresh clone rewrote the lock (it lacked `bin` and had engines ">=20"): .ci/run also runs
+  // `npm install --package-lock-only` and fails on a diff; this is the same check without npm, in the unit tier.
+  it("package-lock.json's root entry is package.json's, as npm would write it", () => {
+    const root = lock.packages[''];
+    expect(lock.name).toBe(pkg.name);
+    expect(lock.version).toBe(pkg.version);
+    for (const field of ['name', 'version', 'license', 'dependencies', 'devDependencies', 'bin', 'engines'])
+      expect(root[field], field).toEqual(pkg[field]);
+  });
+
+  // npm 11 warns on install about every dependency whose install script no `allowScripts` entry covers (npm 12
+  // blocks them). The decision is written down: esbuild's check of its binary (tsx runs on it) runs; ssh2's and
+  // cpu-features' optional native builds (dockerode's SSH transport, unused: the engine is a local socket) and
+  // protobufjs's version-scheme warning (etcd3's gRPC) do not.
+  it('decides every install script in its dependency tree (allowScripts), so npm install warns about none', () => {
+    const withScripts = Object.entries(lock.packages)
+      .filter(([p, e]) => p !== '' && e.hasInstallScript === true)
+      .map(([p]) => p.slice(p.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    expect(withScripts.length).toBeGreaterThan(0);
+    for (const name of withScripts) expect(typeof pkg.allowScripts[name], name).toBe('boolean');
+    expect(pkg.allowScripts).toEqual({ esbuild: true, 'cpu-features': false, protobufjs: false, ssh2: false });
   });
 });

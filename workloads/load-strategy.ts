@@ -30,14 +30,14 @@ export async function loadStrategy(lock: string): Promise<ResolvedStrategy> {
     mod = await import(moduleUrl);
   } catch (err) {
     throw new HarnessError('bad-arguments', `--lock=${lock}: the module failed to load: ${(err as Error).message}`, {
-      hint: 'see README, "Your own lock strategy"',
+      hint: 'see docs/your-lock.md',
     });
   }
   const builtin = isBuiltinLock(lock);
   const problems = strategyProblems(mod.default, builtin);
   if (problems.length) {
     throw new HarnessError('bad-arguments', `--lock=${lock} is not a LockStrategy: ${problems.join('; ')}.`, {
-      hint: 'see README, "Your own lock strategy", for a complete example',
+      hint: 'see docs/your-lock.md for a complete example',
     });
   }
   return resolveStrategy(mod.default as Parameters<typeof resolveStrategy>[0], { lock, moduleUrl, builtin });
@@ -51,7 +51,7 @@ export function loadForeignLock(lock: string, manifestPath = lock, builtin = fal
   const read = readForeignLock(manifestPath);
   if ('problems' in read) {
     throw new HarnessError('bad-arguments', `--lock=${lock}: ${read.problems.join('; ')}.`, {
-      hint: 'see README, "Your lock in any language", for a complete manifest',
+      hint: 'see docs/protocol.md for a complete manifest',
     });
   }
   const { facts, command, manifest } = read.lock;

@@ -82,7 +82,7 @@ describe('strategyProblems', () => {
     [{ ...OLD_FORM, servers: { redis: 0 } }, /`servers` runs \[\] but `needs` lists \[redis\]/],
     [{ ...OLD_FORM, servers: { redis: 1.5 } }, /`servers.redis` must be a whole number from 0 to 9, got 1.5/],
     [{ ...OLD_FORM, servers: { redis: 12 } }, /`servers.redis` must be a whole number from 0 to 9, got 12/],
-    [{ ...OLD_FORM, servers: { mongo: 1, redis: 1 } }, /`servers.mongo`: not a server the harness runs/],
+    [{ ...OLD_FORM, servers: { mongo: 1, redis: 1 } }, /`servers`: unknown server "mongo"/],
     [{ ...OLD_FORM, servers: [1] }, /`servers` must be an object/],
     [
       { ...OLD_FORM, defaultFaults: ['pause-holder', 'earthquake'] },
@@ -96,7 +96,8 @@ describe('strategyProblems', () => {
       { ...OLD_FORM, needs: ['etcd'], token: 'monotonic', noTokenReason: 'none' },
       /`noTokenReason` is for `token: 'none'`/,
     ],
-    [{ ...OLD_FORM, needs: ['mysql'] }, /`needs` must be an array of 'redis' \| 'etcd' \| 'zk'/],
+    [{ ...OLD_FORM, needs: ['mysql'] }, /`needs`: unknown server "mysql"/],
+    [{ ...OLD_FORM, needs: 'redis' }, /`needs` must be an array of 'redis' \| 'etcd' \| 'zk'/],
     [{ ...OLD_FORM, token: 'version' }, /`token: 'version'` is reserved for the built-in postgres strategy/],
     [{ name: 'x' }, /`needs` must be an array.*`token` must be.*`connect\(ctx\)` must be a function/],
     [null, /it has no default export object/],

@@ -52,8 +52,9 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
   const d = s as Partial<Record<keyof LockStrategy, unknown>>;
   const problems: string[] = [];
   if (typeof d.name !== 'string') problems.push('`name` must be a string');
-  if (!Array.isArray(d.needs) || !d.needs.every((k) => (KINDS as unknown[]).includes(k)))
-    problems.push("`needs` must be an array of 'redis' | 'etcd' | 'zk'");
+  const unknownNeeds = Array.isArray(d.needs) ? d.needs.filter((k) => !(KINDS as unknown[]).includes(k)) : null;
+  if (unknownNeeds === null) problems.push("`needs` must be an array of 'redis' | 'etcd' | 'zk'");
+  else problems.push(...unknownNeeds.map((k) => unknownServer('needs', k)));
   if (!['monotonic', 'version', 'none'].includes(d.token as string))
     problems.push("`token` must be 'monotonic', 'version' or 'none'");
   if (typeof d.connect !== 'function') problems.push('`connect(ctx)` must be a function');
@@ -65,8 +66,9 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
     );
   }
   if (d.exclusive !== undefined && typeof d.exclusive !== 'boolean') problems.push('`exclusive` must be true or false');
+  // With an unknown name in `needs` the two lists cannot be compared: that name is the problem to say.
   if (d.servers !== undefined)
-    problems.push(...serversProblems(d.servers, Array.isArray(d.needs) ? (d.needs as ServerKind[]) : []));
+    problems.push(...serversProblems(d.servers, unknownNeeds?.length === 0 ? (d.needs as ServerKind[]) : null));
   if (d.noTokenReason !== undefined && (typeof d.noTokenReason !== 'string' || d.noTokenReason.trim() === ''))
     problems.push('`noTokenReason` must be a sentence');
   if (d.noTokenReason !== undefined && d.token !== 'none')
@@ -87,17 +89,28 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
   return problems;
 }
 
-function serversProblems(servers: unknown, needs: ServerKind[]): string[] {
+/** A name `needs` or `servers` does not know, and what to write instead. */
+function unknownServer(field: 'needs' | 'servers', name: unknown): string {
+  const valid = `the servers are ${KINDS.map((k) => `'${k}'`).join(', ')}`;
+  const said = typeof name === 'string' ? name.toLowerCase() : '';
+  // `zookeeper` is the natural guess: it is the endpoint's key in the protocol's connect request (docs/protocol.md).
+  if (said === 'zookeeper') return `\`${field}\`: unknown server 'zookeeper': write 'zk' (${valid})`;
+  if (said === 'postgres' || said === 'pg')
+    return `\`${field}\`: '${String(name)}' is not listed: Postgres (the resource) always runs; leave it out (${valid})`;
+  return `\`${field}\`: unknown server ${JSON.stringify(name)} (${valid}; Postgres always runs)`;
+}
+
+function serversProblems(servers: unknown, needs: ServerKind[] | null): string[] {
   if (!servers || typeof servers !== 'object' || Array.isArray(servers))
     return ['`servers` must be an object such as { redis: 1 }'];
   const problems: string[] = [];
   for (const [kind, n] of Object.entries(servers)) {
-    if (!(KINDS as string[]).includes(kind))
-      problems.push(`\`servers.${kind}\`: not a server the harness runs (${KINDS.join(', ')}; Postgres always runs)`);
+    if (!(KINDS as string[]).includes(kind)) problems.push(unknownServer('servers', kind));
     else if (!Number.isInteger(n) || (n as number) < 0 || (n as number) > MAX_SERVERS)
       problems.push(`\`servers.${kind}\` must be a whole number from 0 to ${MAX_SERVERS}, got ${String(n)}`);
   }
   // Two declarations of the same fact must agree, or provisioning (needs) and the cluster (servers) would differ.
+  if (needs === null) return problems;
   const counted = KINDS.filter((k) => ((servers as Record<string, unknown>)[k] as number) > 0);
   const listed = KINDS.filter((k) => needs.includes(k));
   if (counted.join() !== listed.join())

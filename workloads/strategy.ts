@@ -1,6 +1,6 @@
 /**
  * A lock strategy, as the bank workload's clients use it. One file per strategy under `strategies/`; a user's
- * own strategy is a module whose default export is a `LockStrategy` (see README, "Your own lock strategy").
+ * own strategy is a module whose default export is a `LockStrategy` (see docs/your-lock.md).
  *
  * Lifecycle, per client OS process: `connect(ctx)` once (and again after an `info`, with fresh connections),
  * then any number of `acquire` → (`renew`)* → `release`, then `close`.

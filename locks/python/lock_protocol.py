@@ -1,6 +1,6 @@
 """The lock-client protocol's loop, for the built-in Python locks (kazoo, python-etcd3, redis-py).
 
-One request per line on stdin, one reply per line on stdout, `id` echoed; see README, "A lock in any language".
+One request per line on stdin, one reply per line on stdout, `id` echoed; see docs/protocol.md.
 Each lock module supplies `connect(request) -> client`; the client has `acquire(key)`, `renew(key)`,
 `release(key)` and `close()`, each returning the reply's fields. A `NotAcquired` raised by `acquire` is a
 definite refusal; any other exception is "unknown" (an `error` reply), never a guess.

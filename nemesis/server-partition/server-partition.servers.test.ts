@@ -167,7 +167,7 @@ describe.skipIf(serverNetMissing() !== null)('server partitions', () => {
     expect([0, 1, 2], r.stderr).toContain(r.code);
     expect(wallMs).toBeLessThan(boundMs);
     expect(r.stderr).toContain(` ${limitS}/${limitS} s `);
-    expect(r.stderr).toMatch(/isolate-leader end: .*held \d+ bytes/);
+    expect(r.stderr).toMatch(/isolate-leader: over after \d+ ms; held \d+ bytes/);
     const runDir = onlyRunDir(results, 'zookeeper');
     expect(netLeft(runDir)).toEqual([]);
     expect(processesUnder(results)).toEqual([]);

@@ -95,9 +95,15 @@
   var tip = /** @type {HTMLElement} */ (document.getElementById('tl-tip'));
   document.body.appendChild(tip);
   var wrap = /** @type {HTMLElement} */ (canvas.parentNode);
+  /*
+   * The axis holds two rows of fault labels above the time ticks: a label that would run into the one before it
+   * takes the other row. A fault band is at least MIN_BAND px wide whatever the zoom, so a 60 ms restart in a 60 s
+   * run is a band with a name, not a hairline without one.
+   */
   var GUTTER = 76,
-    AXIS = 34,
-    FAULT_ROW = 15,
+    FAULT_ROW = 14,
+    AXIS = 2 * FAULT_ROW + 20,
+    MIN_BAND = 6,
     PAD_BOTTOM = 6;
   var nLanes = T.lanes.length;
   var laneH = nLanes <= 12 ? 22 : nLanes <= 30 ? 16 : nLanes <= 80 ? 10 : 6;
@@ -106,6 +112,8 @@
   var view = { from: 0, to: end };
   /** @type {Set<number> | null} the history indexes picked from a finding */
   var highlight = null;
+  /** @type {Map<number, { role: string; writeId: string }>} a lost update's writes, by their invoke's index */
+  var roles = new Map();
   /** @type {number[][]} each lane's bars */
   var byLane = [];
   for (var li = 0; li < nLanes; li++) byLane.push([]);
@@ -218,7 +226,7 @@
         b = X(f.e === null ? end : f.e);
       if (b < fr.x0 || a > fr.x1) return;
       ctx.fillStyle = faultColour(f.f, 0.16);
-      ctx.fillRect(a, 0, Math.max(2, b - a), height);
+      ctx.fillRect(a, 0, Math.max(MIN_BAND, b - a), height);
     });
     T.faults.forEach(function (f) {
       if (!f.lanes || !f.lanes.length) return;
@@ -227,7 +235,7 @@
       if (b < fr.x0 || a > fr.x1) return;
       f.lanes.forEach(function (ln) {
         ctx.fillStyle = faultColour(f.f, 0.38);
-        ctx.fillRect(a, AXIS + ln * laneH, Math.max(2, b - a), laneH);
+        ctx.fillRect(a, AXIS + ln * laneH, Math.max(MIN_BAND, b - a), laneH);
       });
     });
   }
@@ -345,15 +353,71 @@
   function drawMarks(fr, marks) {
     var ctx = fr.ctx,
       barH = fr.barH;
+    /** @type {{ x: number; y: number; role: string }[]} the lost update's writes, for the line joining them */
+    var ends = [];
     marks.forEach(function (n) {
       var a = X(T.s[n]),
         b = X(barEnd(n));
       var y = AXIS + T.l[n] * laneH + (laneH - barH) / 2;
       var m = marked(n) || 'note';
       var hl = highlight && highlight.has(T.i[n]);
-      ctx.strokeStyle = hl ? '#111827' : MARK[m];
+      var r = hl ? roles.get(T.i[n]) : undefined;
+      ctx.strokeStyle = r && r.role === 'erased' ? MARK.bad : hl ? '#111827' : MARK[m];
       ctx.lineWidth = hl ? 2.5 : 2;
+      ctx.setLineDash(r && r.role === 'erased' ? [4, 2] : []);
       ctx.strokeRect(a - 1, y - 1, Math.max(3.5, b - a + 2), barH + 2);
+      ctx.setLineDash([]);
+      if (r) ends.push({ x: b, y: y + barH / 2, role: r.role });
+      if (r)
+        roleLabel(ctx, r.role === 'erased' ? 'erased #' + r.writeId : 'overwrote it: #' + r.writeId, b + 4, y, r.role);
+    });
+    joinWrites(ctx, ends);
+  }
+
+  /**
+   * A label beside a lost update's write, in a white box so it reads over the bars.
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {string} text
+   * @param {number} x
+   * @param {number} y the bar's top
+   * @param {string} role
+   */
+  function roleLabel(ctx, text, x, y, role) {
+    ctx.font = '600 10.5px system-ui, sans-serif';
+    ctx.textBaseline = 'middle';
+    var w = ctx.measureText(text).width + 6;
+    ctx.fillStyle = 'rgba(255,255,255,.92)';
+    ctx.fillRect(x, y - 1, w, 14);
+    ctx.fillStyle = role === 'erased' ? MARK.bad : '#111827';
+    ctx.fillText(text, x + 3, y + 6);
+    ctx.font = '10.5px ui-monospace, Menlo, Consolas, monospace';
+  }
+
+  /**
+   * The erased write joined to the write that erased it: an arrow from the end of each erased one to the end of the
+   * overwriting one (the overwriter computed its balance before the erased write committed, and wrote after it).
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {{ x: number; y: number; role: string }[]} ends
+   */
+  function joinWrites(ctx, ends) {
+    var over = ends.filter(function (e) {
+      return e.role === 'overwrote';
+    })[0];
+    if (!over) return;
+    ctx.strokeStyle = MARK.bad;
+    ctx.fillStyle = MARK.bad;
+    ctx.lineWidth = 1.5;
+    ends.forEach(function (e) {
+      if (e.role !== 'erased') return;
+      ctx.beginPath();
+      ctx.moveTo(e.x, e.y);
+      ctx.bezierCurveTo(e.x + 30, e.y, over.x - 30, over.y, over.x - 2, over.y);
+      ctx.stroke();
+      ctx.beginPath();
+      ctx.moveTo(over.x - 2, over.y);
+      ctx.lineTo(over.x - 9, over.y - 4);
+      ctx.lineTo(over.x - 9, over.y + 4);
+      ctx.fill();
     });
   }
 
@@ -371,21 +435,37 @@
     ctx.lineTo(x1, AXIS - 0.5);
     ctx.stroke();
     ctx.font = '600 10.5px system-ui, sans-serif';
+    ctx.textBaseline = 'alphabetic';
+    /** @type {number[]} where each label row is free from */
+    var rowFree = [-Infinity, -Infinity];
     T.faults.forEach(function (f) {
       var a = X(f.s),
         b = X(f.e === null ? end : f.e);
       if (b < x0 || a > x1) return;
-      ctx.fillStyle = faultColour(f.f, 1);
-      var lx = Math.max(a, x0) + 2;
-      ctx.fillRect(lx - 2, 0, Math.max(2, Math.min(b, x1) - lx + 2), FAULT_ROW);
+      var lx = Math.max(a, x0);
+      var bw = Math.max(MIN_BAND, Math.min(b, x1) - lx);
+      // The band under the labels, as wide as on the lanes.
       ctx.fillStyle = faultColour(f.f, 0.16);
-      ctx.fillRect(lx - 2, FAULT_ROW, Math.max(2, Math.min(b, x1) - lx + 2), AXIS - FAULT_ROW);
+      ctx.fillRect(lx, 0, bw, AXIS);
+      // Its label: a tag in the fault's colour, as wide as the name even where the band is narrower. In the first
+      // row that is free at its start; where neither is, it is left out (the legend and the tooltip still name it).
+      var tw = ctx.measureText(f.f).width + 8;
+      var row = rowFree[0] <= lx ? 0 : rowFree[1] <= lx ? 1 : -1;
+      var tagW = Math.max(bw, Math.min(tw, x1 - lx));
+      ctx.fillStyle = faultColour(f.f, 1);
+      if (row < 0) {
+        // No room for its name: a solid mark under the label rows, over nobody's tag.
+        ctx.fillRect(lx, FAULT_ROW * 2, bw, 4);
+        return;
+      }
+      ctx.fillRect(lx, row * FAULT_ROW, tagW, FAULT_ROW - 1);
+      rowFree[row] = lx + tagW + 3;
       ctx.fillStyle = '#fff';
       ctx.save();
       ctx.beginPath();
-      ctx.rect(lx - 2, 0, Math.min(b, x1) - lx + 2, FAULT_ROW);
+      ctx.rect(lx, row * FAULT_ROW, tagW, FAULT_ROW);
       ctx.clip();
-      ctx.fillText(f.f, lx + 2, 11);
+      ctx.fillText(f.f, lx + 4, row * FAULT_ROW + 10.5);
       ctx.restore();
     });
     var step = niceStep(view.to - view.from, x1 - x0);
@@ -495,6 +575,16 @@
   });
 
   /**
+   * Whether canvas x `px` is over a fault's band, drawn at least MIN_BAND wide.
+   * @param {FaultBand} f
+   * @param {number} px
+   */
+  function overBand(f, px) {
+    var a = X(f.s);
+    return px >= a && px <= Math.max(X(f.e === null ? end : f.e), a + MIN_BAND);
+  }
+
+  /**
    * @typedef {{ fault: FaultBand } | { stall: EncodedTimeline['stalls'][number] } | { op: number } | { hold: number; lane: number }} Hit what is under the mouse
    * @param {number} px
    * @param {number} py
@@ -506,14 +596,14 @@
       for (var i = 0; i < T.faults.length; i++) {
         var f = T.faults[i];
         // The stall strip sits along the axis's bottom edge: there a stall wins over the fault band behind it.
-        if (py < AXIS - 4 && t >= f.s && t <= (f.e === null ? end : f.e)) return { fault: f };
+        if (py < AXIS - 4 && overBand(f, px)) return { fault: f };
       }
       var stalls = T.stalls || [];
       for (var si = 0; si < stalls.length; si++)
         if (t >= stalls[si].s && t <= stalls[si].e) return { stall: stalls[si] };
       for (i = 0; i < T.faults.length; i++) {
         f = T.faults[i];
-        if (t >= f.s && t <= (f.e === null ? end : f.e)) return { fault: f };
+        if (overBand(f, px)) return { fault: f };
       }
       return null;
     }
@@ -695,6 +785,14 @@
       ev.preventDefault();
       var ops = (a.getAttribute('data-ops') || '').split(',').filter(Boolean).map(Number);
       highlight = new Set(ops);
+      roles = new Map();
+      (a.getAttribute('data-roles') || '')
+        .split(',')
+        .filter(Boolean)
+        .forEach(function (/** @type {string} */ r) {
+          var parts = r.split(':');
+          roles.set(Number(parts[0]), { role: parts[1], writeId: parts[2] });
+        });
       setView(Number(a.getAttribute('data-from')), Number(a.getAttribute('data-to')));
       /** @type {HTMLElement} */ (document.getElementById('timeline')).scrollIntoView({
         behavior: 'smooth',

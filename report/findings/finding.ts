@@ -41,6 +41,8 @@ export interface WriteStory {
   faults: string[];
   /** History indexes of its acquire, read and write (invoke and completion). */
   ops: number[];
+  /** History index of its write's invoke (the timeline marks that bar erased or overwriting); null when unknown. */
+  writeOp: number | null;
 }
 
 export type FindingKind =

@@ -48,7 +48,8 @@ describe('findings: a paused holder, unfenced', () => {
 
   it('tells the pause from the paused process: what it held, who took over, what its write did', () => {
     const pause = found.find((f) => f.kind === 'paused-holder')!;
-    expect(pause.severity).toBe('bad');
+    // The fault did its job: neutral. The loss it led to is the lost-update finding's (red) to tell.
+    expect(pause.severity).toBe('note');
     expect(pause.sentences).toEqual([
       'p0 (pid 4242) was paused for 3,000 ms (0.005 s → 3.005 s) while holding the lock on account 0 (token 1, acquired at 0.001 s), longer than the 2,000 ms TTL, after reading 1000.',
       'Meanwhile the lock was granted to p1 at 2.600 s (token 2).',

@@ -213,6 +213,7 @@ function writeStory(input: StoryInput, row: LedgerRow, write: OpPair | null, rol
     writeId: row.writeId,
     faults,
     ops: opIndexes(acquire, read, write),
+    writeOp: write?.invoke.index ?? null,
   };
 }
 

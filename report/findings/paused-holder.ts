@@ -92,13 +92,13 @@ function pauseFinding(input: StoryInput, w: FaultWindow, p: ProcessId, lostBy: L
     takersSentence(takers),
     outcomeAfterPause(index, nextWrite, lostBy),
   ];
-  const nextId = nextWrite ? Number((pairValue(nextWrite) as Partial<WriteValue>).writeId) : NaN;
-  const bad = nextWrite?.outcome === 'ok' && (lostBy.writer.has(nextId) || lostBy.id.has(nextId));
+  // The pause is the fault doing its job, not an anomaly: neutral, or good when the fence refused the resumed write.
+  // What it cost is the lost-update finding's to say (it was a red bullet beside them, looking like one more).
   const good = nextWrite?.outcome === 'fail';
   return {
     id,
     kind: 'paused-holder',
-    severity: bad ? 'bad' : good ? 'good' : 'note',
+    severity: good ? 'good' : 'note',
     title: `${name} paused for ${fmtCount(dur)} ms at ${fmtAt(w.startMs)} while holding the lock on account ${account} (${w.f})`,
     sentences,
     fromMs: held.startMs,

@@ -20,7 +20,7 @@ import { processesUnder, testResultsDir } from './processes.ts';
 const GALLERY = path.resolve('examples/broken');
 const CONCURRENCY = 5;
 // Short on purpose: 12 runs must fit a 2-core CI in a few minutes. The seeds and time limit were chosen by
-// running the whole file repeatedly (README, "A gallery of broken locks").
+// running the whole file repeatedly (docs/gallery.md).
 const TIME_LIMIT_S = 6;
 const SEED = 7;
 /**

@@ -65,7 +65,8 @@ function history(runDir: string): HistoryOp[] {
     .filter(Boolean)
     .map((l) => JSON.parse(l) as HistoryOp);
 }
-const runDirOf = (stdout: string) => /run dir: (\S+)/.exec(stdout)?.[1] ?? '';
+/** The run dir the summary names: relative to the project (where npx ran), so resolved from there. */
+const runDirOf = (stdout: string) => path.resolve(project, /run dir: (\S+)/.exec(stdout)?.[1] ?? '');
 
 beforeAll(() => {
   const packed = JSON.parse(
@@ -109,6 +110,16 @@ describe('the installed package, in a scratch project outside the repository', (
     expect(runDir.startsWith(path.join(project, 'results') + path.sep), runDir).toBe(true);
     expect(fs.existsSync(path.join(runDir, 'report.html'))).toBe(true);
     expect(run.stdout).toContain('replay:  npx fencepost --lock=./locks/my-lock.ts');
+    // The libraries under test, found where npm hoisted them: every installed copy said "not installed".
+    const { versions } = JSON.parse(fs.readFileSync(path.join(runDir, 'test.json'), 'utf8')) as {
+      versions: Record<string, string>;
+    };
+    for (const lib of ['ioredis', 'pg', 'redlock', 'etcd3', 'node-zookeeper-client'])
+      expect(versions[lib], lib).toMatch(/^v?\d+\.\d+\.\d+/);
+    // init's other promises: the first run is expected red, results/ is ignored, one Redis is all it boots.
+    expect(init.stdout).toContain('Expect INVALID (exit 1)');
+    expect(fs.readFileSync(path.join(project, '.gitignore'), 'utf8')).toMatch(/^results\/$/m);
+    expect(run.stderr).toMatch(/fencepost: 2 nodes ready/);
   });
 
   it("nightly on init's cells writes a JUnit and a summary under the project", async () => {

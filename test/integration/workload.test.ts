@@ -70,7 +70,7 @@ describe('bank workload, no faults', () => {
     }
   });
 
-  it('runs the README plugin example', async () => {
+  it('runs the plugin example of the docs (examples/my-lock.ts)', async () => {
     const out = await run(['--lock=./examples/my-lock.ts']);
     expect(out.exitCode).toBe(0);
     expect(out.runDir).toContain(`${path.sep}plugin-my-lock${path.sep}`);

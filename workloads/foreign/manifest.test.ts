@@ -75,7 +75,15 @@ describe('manifestLock', () => {
     [{ ...GOOD, cwd: 3 }, '`cwd` must be a folder path'],
     [{ ...GOOD, needs: undefined }, '`needs` is required'],
     [{ ...GOOD, token: undefined }, '`token` is required'],
-    [{ ...GOOD, needs: ['mysql'] }, "`needs` must be an array of 'redis' | 'etcd' | 'zk'"],
+    [{ ...GOOD, needs: ['mysql'] }, "`needs`: unknown server \"mysql\" (the servers are 'redis', 'etcd', 'zk'"],
+    // The protocol's endpoint key is `zookeeper`, so it is the name a manifest's author reaches for (it said
+    // "`servers` runs [zk] but `needs` lists []", the unknown name dropped).
+    [
+      { ...GOOD, needs: ['zookeeper'], servers: { zk: 3 }, token: 'monotonic' },
+      "`needs`: unknown server 'zookeeper': write 'zk' (the servers are 'redis', 'etcd', 'zk')",
+    ],
+    [{ ...GOOD, needs: ['zk'], servers: { zookeeper: 3 } }, "`servers`: unknown server 'zookeeper': write 'zk'"],
+    [{ ...GOOD, needs: ['redis', 'postgres'] }, "'postgres' is not listed: Postgres (the resource) always runs"],
     [{ ...GOOD, token: 'version' }, "`token: 'version'` is reserved for the built-in postgres strategy"],
     [{ ...GOOD, token: 'yes' }, "`token` must be 'monotonic', 'version' or 'none'"],
     [{ ...GOOD, servers: { etcd: 1 } }, '`servers` runs [etcd] but `needs` lists [redis]'],
@@ -87,6 +95,7 @@ describe('manifestLock', () => {
     [{ ...GOOD, comand: ['x'] }, '`comand`: not a manifest field'],
   ])('refuses %j: %s', (raw, why) => {
     expect(problems(raw).join('\n')).toContain(why);
+    expect(problems(raw).join('\n')).not.toContain('`needs` lists []');
   });
 
   it('says every problem at once', () => {

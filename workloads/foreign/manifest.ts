@@ -34,7 +34,7 @@ export interface ForeignLock {
 export const EXEC_PREFIX = 'exec:';
 
 /** The fields a manifest may have. */
-const MANIFEST_KEYS = [
+export const MANIFEST_KEYS = [
   'name',
   'command',
   'cwd',
@@ -59,7 +59,7 @@ const EXEC_FACTS: ForeignFacts = {
   token: 'none',
   renews: false,
   noTokenReason:
-    'an exec: lock declares no fencing token; write a manifest (README, "Your lock in any language") with token "monotonic" if yours has one',
+    'an exec: lock declares no fencing token; write a manifest (docs/protocol.md) with "token": "monotonic" if yours has one',
 };
 export const EXEC_DEFAULTS: Readonly<ForeignFacts> = Object.freeze(EXEC_FACTS);
 

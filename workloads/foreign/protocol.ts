@@ -3,7 +3,7 @@
  * and what each reply line on its stdout means. Newline-delimited JSON, one request at a time, each with an integer
  * `id` its reply repeats. Pure: the process wrapper (lock-process.ts) does the I/O, this file says what a line is.
  *
- * Contract (README, "Your lock in any language"):
+ * Contract (docs/protocol.md):
  *   → {"id":1,"op":"connect","endpoints":{…},"ttlMs":N,"acquireTimeoutMs":N,"replyTimeoutMs":N,"client":N,"seed":N}
  *   ← {"id":1,"ok":true} | {"id":1,"error":"…"}
  *   → {"id":2,"op":"acquire","key":"account-0"}

@@ -14,7 +14,7 @@ export const BUILTIN_STRATEGIES = {
   etcd: new URL('./etcd.ts', import.meta.url).href,
   zookeeper: new URL('./zookeeper.ts', import.meta.url).href,
   postgres: new URL('./postgres.ts', import.meta.url).href,
-  // The real libraries of other languages (README, "The real libraries"): a manifest of locks/ each, the glue beside
+  // The real libraries of other languages (docs/locks.md#the-real-libraries-python-java-go): a manifest of locks/ each, the glue beside
   // it, run through the lock-client protocol like a user's own manifest. Their packages and builds: FOREIGN_BUILTINS.
   'redis-py': new URL('../../locks/redis-py.json', import.meta.url).href,
   kazoo: new URL('../../locks/kazoo.json', import.meta.url).href,

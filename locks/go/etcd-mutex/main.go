@@ -8,7 +8,7 @@
 // earlier key's delete, at a revision above that delete, and etcd's revision never goes back, so each holder's
 // token is larger than the one before.
 //
-// Protocol: one JSON request per stdin line, one reply per stdout line (README, "A lock in any language").
+// Protocol: one JSON request per stdin line, one reply per stdout line (docs/protocol.md).
 package main
 
 import (

@@ -11,7 +11,7 @@
 // checkExists() after the grant reads its Stat. getParticipantNodes() would list every contender's node, and
 // which one is ours would be a guess by sort order.
 //
-// Protocol: one JSON request per stdin line, one reply per stdout line (README, "A lock in any language").
+// Protocol: one JSON request per stdin line, one reply per stdout line (docs/protocol.md).
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,0 +1,85 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { CHECK_OPTIONS } from './check-options.ts';
+import { commandHelp, globalHelp } from './command-help.ts';
+import { helpWidth, twoColumns, wrapText } from './help-layout.ts';
+import { commandOptions, OPTIONS, parseCommandLine, SUBCOMMANDS } from './options.ts';
+
+const run = promisify(execFile);
+const COMMANDS = Object.keys(SUBCOMMANDS) as (keyof typeof SUBCOMMANDS)[];
+const longest = (text: string) => Math.max(...text.split('\n').map((l) => l.length));
+
+describe('help layout', () => {
+  it('wraps words to the width, the first line and the rest at their own indents', () => {
+    expect(wrapText('one two three four five', 12, 4, 0)).toEqual(['one two', '    three', '    four', '    five']);
+    // A list written without spaces is cut after its separators rather than overflowing.
+    expect(wrapText('a,bb,ccc,dddd,eeeee', 10, 0).every((l) => l.length <= 10)).toBe(true);
+  });
+
+  it('puts a name too long for its column on a line of its own', () => {
+    expect(twoColumns([['--short', 'text']], 40, 12)).toEqual(['  --short     text']);
+    expect(twoColumns([['--a-very-long-option=<x>', 'text']], 40, 12)).toEqual([
+      '  --a-very-long-option=<x>',
+      '              text',
+    ]);
+  });
+
+  it("takes the terminal's width, within 60–120, and 100 when output is not a terminal", () => {
+    expect(helpWidth({ isTTY: true, columns: 80 })).toBe(80);
+    expect(helpWidth({ isTTY: true, columns: 300 })).toBe(120);
+    expect(helpWidth({ isTTY: false, columns: 80 })).toBe(100);
+  });
+});
+
+describe('--help', () => {
+  it.each([80, 100])('keeps every line of every help within %i columns (they ran to 345)', (width) => {
+    expect(longest(globalHelp(width))).toBeLessThanOrEqual(width);
+    for (const c of COMMANDS) expect(longest(commandHelp(c, width)), c).toBeLessThanOrEqual(width);
+  });
+
+  it('lists each option where it is accepted: the run options globally, each subcommand its own', () => {
+    const flat = (t: string) => t.replace(/\s+/g, ' ');
+    const global = flat(globalHelp());
+    for (const o of commandOptions('run')) expect(global, o.name).toContain(`--${o.name}`);
+    for (const c of COMMANDS) {
+      const text = flat(commandHelp(c));
+      const own = c === 'check' ? CHECK_OPTIONS : c === 'compare' ? [] : commandOptions(c);
+      for (const o of own) expect(text, `${c} --${o.name}`).toContain(`--${o.name}`);
+    }
+    // Every row of the table is somewhere.
+    const everywhere = [global, ...COMMANDS.map((c) => flat(commandHelp(c)))].join(' ');
+    for (const o of OPTIONS) expect(everywhere, o.name).toContain(`--${o.name}`);
+  });
+
+  it('gives each subcommand its usage and examples, and says "(default: default)" nowhere', () => {
+    for (const c of COMMANDS) {
+      const text = commandHelp(c);
+      expect(text, c).toMatch(new RegExp(`^usage:\\n  .* ${c}`, 'm'));
+      expect(text, c).toMatch(/^examples:\n {2}\S/m);
+      expect(text, c).toMatch(/^docs: docs\//m);
+    }
+    expect(globalHelp()).toMatch(/^examples:\n/m);
+    expect(globalHelp()).not.toContain('(default: default)');
+    expect(globalHelp().replace(/\s+/g, ' ')).toContain('--nemesis=<fault,…|none> the faults to inject');
+  });
+
+  it('is asked for the same way for every subcommand: a help flag anywhere in its arguments', () => {
+    for (const c of COMMANDS) expect(parseCommandLine([c, '--help']).help, c).toBe(true);
+    const help = (argv: string[]) => parseCommandLine(argv).help;
+    expect(help(['check', 'results/x', '-h'])).toBe(true);
+    expect(help(['compare', '--help'])).toBe(true);
+    expect(help(['compare', 'a', 'b'])).toBe(false);
+  });
+
+  // check --help printed its usage on stderr and exited 254; compare --help said "needs at least two run dirs".
+  it.each([
+    ['check', /^npm run jepsen -- check — /],
+    ['compare', /^npm run jepsen -- compare — /],
+    ['serve', /^npm run jepsen -- serve — /],
+  ])('%s --help prints its own help on stdout and exits 0', async (command, head) => {
+    const r = await run(process.execPath, ['--import', 'tsx', 'cli.ts', command, '--help'], { encoding: 'utf8' });
+    expect(r.stdout).toMatch(head);
+    expect(r.stderr).toBe('');
+  });
+});

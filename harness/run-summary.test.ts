@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { checkRun } from '../checkers/check-run.ts';
+import type { LostUpdate, RunResults } from '../checkers/run-results.ts';
+import { pausedHolderHistory } from '../test/support/paused-holder-history.ts';
+import { resolveConfig } from './options.ts';
+import { recheckSummary, runSummary } from './run-summary.ts';
+
+const config = resolveConfig(['--lock=redis', '--nemesis=pause-holder', '--seed=5']);
+
+/** Results as a run with n lost updates under two faults would have them (the rest of the fields a checked run's). */
+function withLost(n: number): RunResults {
+  const base = checkRun(pausedHolderHistory({ fenced: false }), { fencing: false, token: 'none', exclusive: true });
+  const one = base.lostUpdateDetails[0];
+  const details: LostUpdate[] = Array.from({ length: n }, (_, i) => ({
+    ...one,
+    lost: { ...one.lost, writeId: 10 + 2 * i },
+    overwrittenBy: { ...one.overwrittenBy, writeId: 11 + 2 * i },
+    faults: i < 3 ? ['restart-empty'] : ['clock'],
+  }));
+  return {
+    ...base,
+    lostUpdates: n,
+    lostUpdateDetails: details,
+    lostUpdatesByFault: { 'restart-empty': 3, clock: n - 3 },
+  };
+}
+
+describe('the closing summary', () => {
+  it('spells every checker as the verdict is spelled: VALID/INVALID, n/a where it does not apply, never true/false', () => {
+    const r = checkRun(pausedHolderHistory({ fenced: false }), { fencing: false, token: 'none', exclusive: true });
+    const text = runSummary(config, '/tmp/run', r, ['pause-holder']);
+    expect(text).not.toMatch(/: (true|false)$/m);
+    expect(text).toMatch(/^ {2}checker lost-updates +INVALID$/m);
+    // Unfenced, the fencing checker looked at nothing: it said `fencing-order: true`, read as "fencing worked".
+    expect(text).toMatch(/^ {2}checker fencing-order +n\/a \(the run is not fenced/m);
+    expect(text).toMatch(/^ {2}checker token-order +n\/a \(the strategy declares no monotonic token\)$/m);
+    expect(text).toMatch(/^ {2}checker mutex-linearizable +\w+, informational: does not decide the verdict$/m);
+    // Liveness looked (it measures), it only does not judge without --max-stall: not n/a.
+    expect(text).toMatch(/^ {2}checker liveness +VALID, informational: does not decide the verdict$/m);
+  });
+
+  it('attributes the lost updates to the faults active, and counts the ones it does not print', () => {
+    const text = runSummary(config, '/tmp/run', withLost(8), ['restart-empty', 'clock']);
+    expect(text).toMatch(/lost updates: 8 \(clock 5 · restart-empty 3\) /);
+    expect(text.match(/^ {2}lost: /gm)).toHaveLength(3);
+    expect(text).toMatch(/^ {2}lost: write #10 by p\d+ .* erased by write #11 .* — under restart-empty$/m);
+    expect(text).toContain('  … and 5 more lost updates (the report lists every one)');
+  });
+
+  it('says the same after `check <run-dir>`', () => {
+    const text = recheckSummary('/tmp/run', withLost(4), false);
+    expect(text).toMatch(/lost updates: 4 \(restart-empty 3 · clock 1\)/);
+    expect(text).toMatch(/^ {2}checker fencing-order +n\/a/m);
+  });
+});
