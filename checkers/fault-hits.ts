@@ -177,13 +177,31 @@ function judgeByEnd(start: Op, end: Op | undefined): FaultShot {
 type Judge = (start: Op, end: Op | undefined, history: History, byProcess: Map<number, Op[]>) => FaultShot;
 
 /**
- * A client with a lock process (a lock in another language) is paused only when both are: a lock process that ran on
- * kept its session or lease alive, so the pause tested nothing. Null when it was stopped too, or there is none.
+ * A client with a lock process (a lock in another language) is paused only when both are — every process of the lock
+ * process's tree (nemesis/client-target.ts): a wrapper's child or a helper that ran on kept its session or lease
+ * alive, so the pause tested nothing. Null when it was stopped too, or there is none.
  */
 function lockProcessRanOn(p: Record<string, unknown>): string | null {
-  return p.lockStopped === false
-    ? `its lock process (pid ${String(p.lockPid)}) was not stopped with it: the lock's own threads kept running`
-    : null;
+  if (p.lockStopped !== false) return null;
+  const tree = lockTreeOf(p);
+  if (!tree)
+    return `its lock process (pid ${String(p.lockPid)}) was not stopped with it: the lock's own threads kept running`;
+  return `its lock process's tree (pid ${String(p.lockPid)}, held by ${tree.by}) was not all stopped with it: ${tree.running.length} of ${tree.pids.length} processes kept running (pid ${tree.running.join(', ') || 'none found'}), and with them the lock's session`;
+}
+
+/** How a pause record's lock tree was held, its processes and those that ran on (absent in runs from before trees). */
+function lockTreeOf(p: Record<string, unknown>): { by: string; pids: unknown[]; running: unknown[] } | null {
+  const t = p.lockTree;
+  if (!isRecord(t) || !Array.isArray(t.pids) || !Array.isArray(t.running)) return null;
+  return { by: String(t.by), pids: t.pids, running: t.running };
+}
+
+/** The evidence's words for a lock process stopped with its client: the whole tree, and how it was held. */
+function lockStoppedWith(p: Record<string, unknown>): string {
+  const tree = lockTreeOf(p);
+  return tree
+    ? `its lock process (pid ${String(p.lockPid)}) with it, all ${tree.pids.length} processes of its tree (held by ${tree.by})`
+    : `its lock process (pid ${String(p.lockPid)}) with it`;
 }
 
 const hitOrMiss = (start: Op, why: string | null, evidence: string): FaultShot => ({
@@ -262,9 +280,7 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
     if (lockMissed) return { ...shot, hit: false, evidence: lockMissed };
     const short = shorterThanTtl(num(p.durationMs), num(p.ttlMs), 'it paused the holder');
     if (short) return { ...shot, hit: false, evidence: short };
-    return p.lockStopped === true
-      ? { ...shot, evidence: `${shot.evidence}, its lock process (pid ${String(p.lockPid)}) with it` }
-      : shot;
+    return p.lockStopped === true ? { ...shot, evidence: `${shot.evidence}, ${lockStoppedWith(p)}` } : shot;
   },
   'kill-holder': (start, _end, h, byProcess) => {
     const shot = judge(start, h, byProcess);
@@ -319,7 +335,11 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
     const target = targetsOf(start).join(', ');
     if (p.stopped !== true)
       return hitOrMiss(start, `${target || 'the client'} was not a live process when stopped`, '');
-    return hitOrMiss(start, lockProcessRanOn(p), `stopped ${target}`);
+    return hitOrMiss(
+      start,
+      lockProcessRanOn(p),
+      p.lockStopped === true && lockTreeOf(p) ? `stopped ${target}, ${lockStoppedWith(p)}` : `stopped ${target}`,
+    );
   },
   kill: (start, end) => {
     const target = targetsOf(start).join(', ');

@@ -1,5 +1,3 @@
-import { removeSecrets } from '../cluster/credentials.ts';
-import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalRead } from '../history/bank.ts';
 import type { FaultName } from '../history/fault-names.ts';
@@ -22,6 +20,7 @@ import { Resource, setupResource, type WriteMode } from '../workloads/resource.t
 import type { Cluster, ClusterSpec } from '../cluster/cluster.ts';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
+import { retireCluster } from './retire-cluster.ts';
 import type { ExitCode } from '../common/exit-codes.ts';
 import { verdictExitCode } from '../checkers/verdict.ts';
 import { Journal } from '../history/journal.ts';
@@ -287,9 +286,7 @@ async function startCluster(
 
   const stopCluster = shutdown.add('stop cluster', async () => {
     injectStrayThrow('teardown');
-    await cluster.teardown();
-    fs.rmSync(runPath(runDir, 'nodes'), { recursive: true, force: true });
-    removeSecrets(runDir);
+    await retireCluster(cluster, runDir);
   });
   const markIncomplete = shutdown.add('mark the run incomplete', () =>
     writeTest(runDir, {

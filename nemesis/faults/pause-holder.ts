@@ -5,7 +5,8 @@ import type { CriticalSection } from '../critical-sections.ts';
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { pastTheHold } from '../fault-needs.ts';
-import { clientTarget, lockProcessStopped } from '../client-target.ts';
+import { clientTarget, lockTreeStopped } from '../client-target.ts';
+import type { ClientProcess } from '../nemesis.ts';
 
 /** How long pause-holder waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -90,7 +91,7 @@ export const pauseHolder: FaultExecutor = {
     const { clients, config } = ctx;
     let pid = 0;
     let target = '';
-    let lockPid: number | undefined;
+    let lock: Pick<ClientProcess, 'lockProcess' | 'lockTree'> = {};
     let strike: Strike = { atIndex: 0, atTime: 0 };
     let waitedForThink: boolean | undefined;
     const section = await ctx.sections.next(
@@ -100,7 +101,7 @@ export const pauseHolder: FaultExecutor = {
       (s) => {
         pid = clients.clients[s.slot].pid;
         target = clientTarget({ ...clients.clients[s.slot], process: s.process });
-        lockPid = clients.clients[s.slot].lockProcess?.pid;
+        lock = { ...clients.clients[s.slot] };
         if (config.watchdog) return; // stopped below, once its think timer is armed
         clients.signal(s.slot, 'SIGSTOP');
         strike = strikeNow(ctx.journal);
@@ -114,13 +115,13 @@ export const pauseHolder: FaultExecutor = {
       clients.signal(section.slot, 'SIGSTOP');
       strike = strikeNow(ctx.journal);
     }
-    const lockStopped = await lockProcessStopped(lockPid);
+    const lockEvidence = await lockTreeStopped(lock);
     return {
       targets: [target],
       params: {
         durationMs: config.pauseMs,
-        // The client's lock process (a lock in another language), stopped with it.
-        ...(lockPid ? { lockPid, lockStopped } : {}),
+        // The client's lock process (a lock in another language), its whole tree stopped with it.
+        ...lockEvidence,
         ttlMs: config.ttlMs,
         slot: section.slot,
         account: section.account,

@@ -7,7 +7,8 @@ import { EXIT_INTERRUPTED } from '../../common/shutdown.ts';
 import { cleanup } from '../../harness/cleanup.ts';
 import { processesUnder, testResultsDir } from '../../test/integration/processes.ts';
 import { runNemesis, starts, type NemesisRun } from '../../test/support/nemesis-test-kit.ts';
-import { cgroup2Mount, netName, serverNetMissing } from './server-net.ts';
+import { netName, serverNetMissing } from './server-net.ts';
+import { cgroup2Mount } from '../../common/cgroup2.ts';
 import { dataElsewhereOf } from '../../cluster/server-node.ts';
 
 const CLI = path.resolve('cli.ts');

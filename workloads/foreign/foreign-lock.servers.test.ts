@@ -98,7 +98,9 @@ describe('a lock in another language (redis-py Lock over the lock-client protoco
       // The pid it stopped is one of the run's registered lock processes.
       expect([...run.lockProcesses.values()].map((p) => p.pid)).toContain(v.params.lockPid);
     }
-    expect(saved.faultHits['pause-holder'].shots[0].evidence).toMatch(/its lock process \(pid \d+\) with it$/);
+    expect(saved.faultHits['pause-holder'].shots[0].evidence).toMatch(
+      /its lock process \(pid \d+\) with it, all \d+ processes of its tree \(held by (cgroup|process-group)\)$/,
+    );
     // One Python process per client at least, and none left once the run is over.
     expect(run.lockProcesses.size).toBeGreaterThanOrEqual(5);
     expect(stillRunning(run.lockProcesses)).toEqual([]);
