@@ -681,9 +681,10 @@ export function parseCommandLine<const A extends readonly string[]>(
       : command === 'nightly'
         ? nightlyCommand(argv, randomSeed)
         : otherCommand(command, argv.slice(1));
-  // Every command that writes into or acts on the results folder; check and compare take run folders instead.
+  // Every command that writes into or acts on the results folder; check and compare take run folders instead. From
+  // here on the folder is its resolved path: a link on the way is followed once, now, never again mid-run.
   if (!config.help && 'resultsDir' in config && command !== 'check' && command !== 'compare')
-    checkResultsFolder(config.resultsDir);
+    (config as { resultsDir: string }).resultsDir = checkResultsFolder(config.resultsDir);
   return deepFreeze(config) as CommandConfig<CommandOf<A>>;
 }
 

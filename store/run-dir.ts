@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
+import { EXIT } from '../common/exit-codes.ts';
 import { claimRun, PIDS_DIR } from '../common/run-owner.ts';
 import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 import { describeBadLines } from '../history/codec.ts';
@@ -84,13 +85,29 @@ export function writeJson(file: string, value: unknown): void {
  * alone while we live), and `latest` pointing at it.
  */
 export function createRunDir(resultsRoot: string, lock: string, date = new Date()): string {
+  try {
+    return makeRunDir(resultsRoot, lock, date);
+  } catch (err) {
+    if (err instanceof HarnessError) throw err;
+    // The folder could not be made (EACCES, ENOTDIR, ENOSPC, a read-only disk): the user's to fix, not a crash.
+    throw new HarnessError('run-dir', `could not make a run folder under ${resultsRoot}: ${(err as Error).message}`, {
+      exitCode: EXIT.badArguments,
+      hint: 'give --results a folder you can write, e.g. --results="$(mktemp -d)"',
+    });
+  }
+}
+
+function makeRunDir(resultsRoot: string, lock: string, date: Date): string {
   const base = path.join(path.resolve(resultsRoot), lockFolderName(lock), runTimestamp(date));
   let dir = base;
   // A lock folder made by someone else (while the results folder was open to them) is as foreign as the results.
   const lockDir = path.dirname(base);
-  fs.mkdirSync(lockDir, { recursive: true });
   const problem = resultsFolderProblem(lockDir);
-  if (problem) throw new HarnessError('run-dir', `refusing to make a run folder in ${lockDir}: ${problem}.`);
+  if (problem)
+    throw new HarnessError('run-dir', `refusing to make a run folder in ${lockDir}: ${problem}.`, {
+      exitCode: EXIT.badArguments,
+    });
+  fs.mkdirSync(lockDir, { recursive: true });
   // Two runs in the same millisecond (a matrix on a fast machine) must not share a folder: mkdir without
   // `recursive` fails on one that exists, so the second takes the next name.
   for (let i = 1; ; i++) {
