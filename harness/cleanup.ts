@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { childPids, isAlive, pendingPids, PidRegistry, stillOurs, type PidRecord } from '../common/pid-registry.ts';
 import { notOurs } from '../common/ownership.ts';
 import { removeLeftoverNet } from '../nemesis/server-partition/server-net.ts';
+import { removeLeftoverPolicy } from '../cluster/apt-session.ts';
 import { removeLeftoverLockCgroup } from '../workloads/foreign/lock-cgroups.ts';
 import { treePids } from '../workloads/foreign/lock-tree.ts';
 import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from '../common/run-owner.ts';
@@ -71,6 +72,8 @@ export async function cleanup(
   // The offline image builder's scratch root file systems (~420 MB each) of builds killed beyond their own clean-up.
   const { removeLeftoverRootfs } = await import('../cluster/docker/rootfs.ts');
   const rootfsBytes = removeLeftoverRootfs(log);
+  // A policy-rc.d a provisioning left when it was killed mid-install (its harness gone, no apt running now).
+  const policy = removeLeftoverPolicy(log);
   // Last: the servers of those runs are stopped by now, so nothing is still writing to their data.
   const dataBytes = opts.data ? (await import('./dead-run-data.ts')).removeDeadRunData(resultsDir, log) : 0;
   const { formatMB } = await import('../common/disk-usage.ts');
@@ -79,6 +82,7 @@ export async function cleanup(
     containers ? `removed ${containers} leftover container(s)` : '',
     netObjects ? `removed ${netObjects} nftables table(s) and cgroup(s) of server partitions and lock processes` : '',
     rootfsBytes ? `freed ${formatMB(rootfsBytes)} of interrupted image builds` : '',
+    policy ? 'removed a policy-rc.d of an interrupted install' : '',
     dataBytes ? `freed ${formatMB(dataBytes)} of node data of dead runs` : '',
   ].filter(Boolean);
   const aloneNote = leftAlone ? `left ${leftAlone} run(s) alone` : '';

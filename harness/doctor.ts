@@ -31,6 +31,7 @@ export async function doctor(config: Readonly<DoctorConfig>, shutdown: Shutdown)
   await provision(
     [...hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'cc'] as const), ...LOCK_LIBRARIES],
     log,
+    shutdown,
   );
   const runDir = createRunDir(config.resultsDir, 'doctor');
   const pids = new PidRegistry(runPath(runDir, 'pids'));

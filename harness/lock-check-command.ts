@@ -87,7 +87,11 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
   // A built-in row (by its name or its manifest under locks/): its library installed and its glue compiled first,
   // as a run does, so no connect waits for a compiler past its reply limit.
   const library = builtin ? lockLibraryOf(builtin)!.library : null;
-  await provision([...hostRequirements(config.backend, [...strategy.needs]), ...(library ? [library] : [])], log);
+  await provision(
+    [...hostRequirements(config.backend, [...strategy.needs]), ...(library ? [library] : [])],
+    log,
+    shutdown,
+  );
   if (builtin) await buildBuiltinLock(builtin, strategy, log);
   const runDir = createRunDir(config.resultsDir, 'lock-check');
   const pids = new PidRegistry(runPath(runDir, 'pids'));

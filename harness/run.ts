@@ -91,7 +91,7 @@ export async function runTest(
   shutdown: Shutdown,
   log: (line: string) => void = consoleLog,
 ): Promise<RunOutcome> {
-  const { strategy, faults, faultNeeds } = await planRun(config, log);
+  const { strategy, faults, faultNeeds } = await planRun(config, log, shutdown);
 
   const runDir = createRunDir(config.resultsDir, config.lock);
   const pids = new PidRegistry(runPath(runDir, 'pids'));
@@ -228,6 +228,7 @@ function clientPool(
 async function planRun(
   config: Readonly<Config>,
   log: (line: string) => void,
+  shutdown: Shutdown,
 ): Promise<{ strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds }> {
   const strategy = withEnsembleSizes(config, await loadStrategy(config.lock));
   checkStrategyOptions(config, strategy);
@@ -244,9 +245,11 @@ async function planRun(
   const needs: Requirement[] = ['pg', ...strategy.needs];
   // Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded.
   if (faultNeeds.clockShim) needs.push('cc');
-  // A built-in foreign row's library runs in the clients, on this host whatever the backend: provisioned apart.
+  // A built-in foreign row's library runs in the clients, on this host whatever the backend: provisioned apart;
+  // so is nftables for server partitions (refuseServerNet has checked the rest they need: root, cgroup2).
   const library = lockLibraryOf(config.lock)?.library;
-  await provision([...hostRequirements(config.backend, needs), ...(library ? [library] : [])], log);
+  const hostOnly: Requirement[] = [...(library ? [library] : []), ...(faultNeeds.serverNet ? ['nft' as const] : [])];
+  await provision([...hostRequirements(config.backend, needs), ...hostOnly], log, shutdown);
   await buildBuiltinLock(config.lock, strategy, log);
   return { strategy, faults, faultNeeds };
 }
@@ -260,7 +263,8 @@ function refuseServerNet(config: Readonly<Config>, faults: readonly FaultName[],
       'bad-arguments',
       `${serverFaults} cut links between servers on the local backend only (--backend=local)`,
     );
-  const missing = serverNetMissing();
+  // nft itself is provisioned next, like the servers (apt when root).
+  const missing = serverNetMissing({ nft: false });
   if (missing) throw new HarnessError('missing-dependency', `${serverFaults}: ${missing}`);
 }
 

@@ -23,15 +23,20 @@ export const SERVER_NET_FILE = 'server-net.record';
 /** The name of a run's nftables table and server cgroup folder (common/run-object-name.ts). */
 export const netName = runObjectName;
 
-/** What a host lacks for server partitions, as one sentence with what to do; null when it has everything. */
-export function serverNetMissing(): string | null {
+/**
+ * What a host lacks for server partitions, as one sentence with what to do; null when it has everything. Without
+ * `nft`: all but the nft tool, which the run provisions like the servers (apt when root) before it asks again.
+ */
+export function serverNetMissing(need: { nft: boolean } = { nft: true }): string | null {
   if (process.platform !== 'linux') return 'server partitions need Linux (nftables and cgroup2)';
   if (process.getuid?.() !== 0)
-    return 'server partitions need root: they put each server in a cgroup of its own and add an nftables table (run as root, e.g. sudo npm run jepsen -- …)';
-  try {
-    execFileSync('nft', ['--version'], { stdio: 'ignore' });
-  } catch {
-    return 'server partitions need the nft tool: apt-get install -y nftables';
+    return 'server partitions need root: they put each server in a cgroup of its own and add an nftables table (run as root, e.g. sudo npm run jepsen -- … with --results="$(mktemp -d)")';
+  if (need.nft) {
+    try {
+      execFileSync('nft', ['--version'], { stdio: 'ignore' });
+    } catch {
+      return 'server partitions need the nft tool: apt-get install -y nftables';
+    }
   }
   if (!cgroup2Mount(fs.readFileSync('/proc/self/mounts', 'utf8')))
     return `server partitions need a cgroup2 file system mounted at or under ${CGROUP_FS} (mount -t cgroup2 none ${CGROUP_FS}/unified)`;
