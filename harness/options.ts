@@ -28,14 +28,17 @@ function parseNemesis(raw: string): FaultName[] | null {
   return [...new Set(names)] as FaultName[];
 }
 
+/** The most machines a night is split over (`--shard=<i>/<n>`, a shard's nightly.json, the reusable workflow's shards). */
+export const MAX_SHARDS = 64;
+
 /** `--shard=2/3` → { index: 2, count: 3 }. */
 function parseShard(raw: string): { index: number; count: number } {
-  const m = /^(\d+)\/(\d+)$/.exec(raw);
+  const m = /^(\d{1,6})\/(\d{1,6})$/.exec(raw);
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
-  if (!m || count < 1 || index < 1 || index > count)
+  if (!m || count < 1 || count > MAX_SHARDS || index < 1 || index > count)
     throw bad(
-      `--shard must be <i>/<n> with 1 ≤ i ≤ n, got "${raw}".`,
+      `--shard must be <i>/<n> with 1 ≤ i ≤ n ≤ ${MAX_SHARDS}, got "${raw}".`,
       'e.g. --shard=1/3, --shard=2/3 and --shard=3/3 on three machines',
     );
   return { index, count };
