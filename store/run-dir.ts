@@ -126,14 +126,24 @@ function makeRunDir(resultsRoot: string, lock: string, date: Date): string {
   return dir;
 }
 
-/** Every run dir under the results root (folders holding a test record), newest first. */
-export function listRunDirs(resultsRoot: string): string[] {
+/**
+ * Every run dir under the results root (folders holding a test record), newest first. A folder that cannot be read
+ * (another user's `lost+found`, a run folder root made 0700) is passed over, and named in `unreadable` when given.
+ */
+export function listRunDirs(resultsRoot: string, unreadable?: string[]): string[] {
   const root = path.resolve(resultsRoot);
   if (!fs.existsSync(root)) return [];
   const out: string[] = [];
   for (const lock of fs.readdirSync(root, { withFileTypes: true })) {
     if (!lock.isDirectory() || lock.isSymbolicLink()) continue;
-    for (const run of fs.readdirSync(path.join(root, lock.name), { withFileTypes: true })) {
+    let runs: fs.Dirent[];
+    try {
+      runs = fs.readdirSync(path.join(root, lock.name), { withFileTypes: true });
+    } catch {
+      unreadable?.push(path.join(root, lock.name));
+      continue;
+    }
+    for (const run of runs) {
       const dir = path.join(root, lock.name, run.name);
       if (run.isDirectory() && isRunDir(dir)) out.push(dir);
     }
