@@ -21,6 +21,10 @@ function parseNemesis(raw: string): FaultName[] | null {
     .map((s) => s.trim())
     .filter(Boolean)
     .map((n) => (Object.hasOwn(FAULT_ALIASES, n) ? FAULT_ALIASES[n] : n));
+  // `--nemesis=` or `--nemesis=,` named no fault: taking it as "no faults" would run a fault-free test the user did
+  // not ask for (none says that on purpose).
+  if (names.length === 0)
+    throw bad(`--nemesis=${raw} names no fault.`, 'give fault names (--nemesis=pause-holder,kill), none, or default');
   for (const n of names) {
     if (!(FAULT_NAMES as string[]).includes(n))
       throw bad(`unknown fault "${n}". Valid: ${FAULT_NAMES.join(', ')}, none, default.${didYouMean(n, FAULT_NAMES)}`);
