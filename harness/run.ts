@@ -28,13 +28,14 @@ import { runOptions, type Config } from './options.ts';
 import type { StoredTestJson } from '../store/test-json.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
-import { provision, type Requirement } from '../cluster/provision.ts';
+import { provision, REQUIREMENTS, type Requirement } from '../cluster/provision.ts';
+import { foreignLockRecord, type ForeignLockRecord } from '../workloads/foreign/lock-identity.ts';
 import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
 import { createRunDir, runPath, sealRunHistory, writeTest } from '../store/run-dir.ts';
 import { analyze } from './analyze.ts';
 import { runSummary } from './run-summary.ts';
 import type { Shutdown, TeardownStep } from '../common/shutdown.ts';
-import { libraryVersions, serverVersions } from '../cluster/versions.ts';
+import { debianPackageVersions, libraryVersions, serverVersions } from '../cluster/versions.ts';
 import { LiveStats } from './live-stats.ts';
 import { checkStrategyOptions, withEnsembleSizes } from './strategy-options.ts';
 import { runTiming } from '../common/run-timing.ts';
@@ -326,7 +327,15 @@ function testRecord(
     versions: libraryVersions(),
     nodes: cluster.nodes.map((n) => ({ name: n.name, port: n.port })),
     clientNetwork: faultNeeds.clientProxies ? 'proxied' : 'direct',
+    ...foreignLockOf(config.lock, strategy),
   };
+}
+
+/** For a lock in another language: which build of it ran (lock-identity.ts), its library's Debian packages included. */
+function foreignLockOf(lock: string, strategy: ResolvedStrategy): { foreignLock?: ForeignLockRecord } {
+  const library = lockLibraryOf(lock)?.library;
+  const record = foreignLockRecord(strategy, library ? debianPackageVersions(REQUIREMENTS[library].packages) : {});
+  return record ? { foreignLock: record } : {};
 }
 
 /**

@@ -159,6 +159,8 @@ export function cellProblems(c: unknown, at: string): string[] {
   const cell = c as Record<string, unknown>;
   const out: string[] = [];
   for (const k of ['lock', 'fault', 'from'] as const) if (!isString(cell[k])) out.push(`${at}.${k} is not a string`);
+  if (cell.lockBuild !== undefined && !(isString(cell.lockBuild) && /^[0-9a-f]{12}$/.test(cell.lockBuild)))
+    out.push(`${at}.lockBuild is not 12 hex digits`);
   for (const k of ['column', 'why', 'note', 'columnId'] as const)
     if (cell[k] !== undefined && !isString(cell[k])) out.push(`${at}.${k} is not a string`);
   const dir = runDirProblem(cell.runDir);

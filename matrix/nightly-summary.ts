@@ -68,9 +68,11 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
     const rows = compareNights(result, baseline);
     const changed = rows.filter((r) => r.verdictChanged);
     const slower = rows.filter((r) => r.latencyRegression);
+    const rebuilt = rows.filter((r) => r.lockBuildChange);
     out.push(`### Since the baseline (seed ${md(baseline.seed)}, ${md(baseline.startedAt)})`, '');
     out.push(
       `${changed.length} cell${changed.length === 1 ? '' : 's'} changed outcome; ${slower.length} flagged slower (acquire p50 or p99 > ${LATENCY_REGRESSION.ratio}× and ≥ ${LATENCY_REGRESSION.minMs} ms more; flagged, not failed). Full table: \`comparison.html\`.`,
+      ...rebuilt.map((r) => `- ${md(r.lock)} × ${md(r.column)}: its lock ran another build (${md(r.lockBuildChange)})`),
       '',
     );
     if (changed.length || slower.length) {

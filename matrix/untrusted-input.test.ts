@@ -219,3 +219,23 @@ describe('junit.xml and summary.md take nothing from a night unescaped (N14)', (
     );
   });
 });
+
+describe('which build of a foreign lock each night ran', () => {
+  it('the comparison and the summary name a cell whose lock changed build since the baseline', () => {
+    const tonight = night([cell({ lock: 'kazoo', lockBuild: 'bbbbbbbbbbbb' })]);
+    const baseline = night([cell({ lock: 'kazoo', lockBuild: 'aaaaaaaaaaaa' })]);
+    const html = renderComparison(tonight, baseline, { tonightDir: tmp, baselineDir: tmp, outDir: tmp });
+    expect(html).toContain('lock build aaaaaaaaaaaa → bbbbbbbbbbbb');
+    expect(html).toContain('in 1 the lock in another language ran another build than the baseline');
+    expect(renderSummary(tonight, '.', baseline)).toContain(
+      '- kazoo × pause-holder: its lock ran another build (lock build aaaaaaaaaaaa → bbbbbbbbbbbb)',
+    );
+    const same = renderComparison(tonight, tonight, { tonightDir: tmp, baselineDir: tmp, outDir: tmp });
+    expect(same).not.toContain('lock build');
+  });
+
+  it('a lockBuild that is not 12 hex digits is refused (254)', () => {
+    const d = nightDir('lockbuild', JSON.stringify(night([cell({ lockBuild: '<b>x</b>' })])));
+    expect(badArgument(() => readNightlyFiles(d)).message).toContain('cells[0].lockBuild is not 12 hex digits');
+  });
+});

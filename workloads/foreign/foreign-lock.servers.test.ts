@@ -85,6 +85,17 @@ describe('a lock in another language (redis-py Lock over the lock-client protoco
     const dir = runDirOf(r.stdout);
     const saved = JSON.parse(fs.readFileSync(path.join(dir, 'results.json'), 'utf8'));
     expect(saved.lostUpdates).toBeGreaterThan(0);
+    // Which build of the lock ran: the manifest, the interpreter and the script, each hashed, one fingerprint.
+    const test = JSON.parse(fs.readFileSync(path.join(dir, 'test.json'), 'utf8'));
+    expect(test.foreignLock.manifest.path).toBe(path.resolve('examples/python-redis-lock.json'));
+    expect(test.foreignLock.files.map((f: { arg: string }) => f.arg)).toEqual([
+      '/usr/bin/python3',
+      'python-redis-lock.py',
+    ]);
+    expect(test.foreignLock.fingerprint).toMatch(/^[0-9a-f]{12}$/);
+    expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain(
+      `<b>lock build</b>${test.foreignLock.fingerprint}: `,
+    );
     const starts = readHistory(path.join(dir, 'history.jsonl')).ops.filter(
       (o) => o.f === 'pause-holder' && (o.value as { phase?: string }).phase === 'start',
     );
