@@ -52,7 +52,7 @@ describe('faultHits', () => {
       'missing struck: p0 had left its critical section (#4: write invoke) before the fault struck (at #6)',
     );
     expect(faultHitReasons(hits, ['restart-empty'])).toEqual([
-      'restart-empty fired 1 time but its story never completed (the furthest shot, #6, is missing struck — as many of the Redis nodes holding the key as break the lock were killed (and wiped) while the holder was inside its critical section: p0 had left its critical section (#4: write invoke) before the fault struck (at #6))',
+      'restart-empty fired 1 time but its story never completed (the furthest shot, #6, stopped short of struck, "as many of the Redis nodes holding the key as break the lock were killed (and wiped) while the holder was inside its critical section": p0 had left its critical section (#4: write invoke) before the fault struck (at #6))',
     ]);
   });
 
@@ -369,7 +369,7 @@ describe("checkRun with the run's fault list", () => {
     expect(r.valid).toBe('unknown');
     expect(r.unknownReasons).toHaveLength(1);
     expect(r.unknownReasons[0]).toMatch(
-      /^pause-holder fired 1 time but its story never completed \(the furthest shot, #6, is missing stopped/,
+      /^pause-holder fired 1 time but its story never completed \(the furthest shot, #6, stopped short of stopped/,
     );
     expect(r.faultHits['pause-holder']).toMatchObject({ fired: 1, hit: 0 });
   });

@@ -243,10 +243,10 @@ export function faultHitReasons(
       const times = `${c.fired} time${c.fired === 1 ? '' : 's'}`;
       const story = faultFacts(f)?.story;
       if (story) {
-        const best = furthest(c.shots);
+        const best = furthestShot(c.shots);
         const gap = best?.story?.find((s) => s.status === 'missing');
         reasons.push(
-          `${f} fired ${times} but its story never completed${best ? ` (the furthest shot, #${best.index}, ${gap ? `is missing ${gap.id} — ${story.find((s) => s.id === gap.id)?.says}: ${gap.evidence}` : best.evidence})` : ''}`,
+          `${f} fired ${times} but its story never completed${best ? ` (the furthest shot, #${best.index}, ${gap ? `stopped short of ${gap.id}, "${story.find((s) => s.id === gap.id)?.says}": ${gap.evidence}` : best.evidence})` : ''}`,
         );
         continue;
       }
@@ -260,7 +260,7 @@ export function faultHitReasons(
 }
 
 /** The shot whose story got furthest (most steps done): the one a reader learns most from. The first of equals. */
-function furthest(shots: readonly FaultShot[]): FaultShot | undefined {
+export function furthestShot(shots: readonly FaultShot[]): FaultShot | undefined {
   const doneSteps = (s: FaultShot) => s.story?.filter((x) => x.status === 'done').length ?? 0;
   return shots.reduce<FaultShot | undefined>(
     (best, s) => (!best || doneSteps(s) > doneSteps(best) ? s : best),

@@ -215,7 +215,7 @@ describe('pause-holder: stopped → lease expired → another client wrote → r
       finalRead(0, 100, 120, [row(1, 1, 100, 120, 0)]),
     );
     expect(faultHitReasons(faultHits(h), ['pause-holder'])).toEqual([
-      'pause-holder fired 1 time but its story never completed (the furthest shot, #4, is missing lease-expired — it stayed stopped for at least the TTL: its lease ran out: p0 was stopped 5 ms, less than the TTL (50 ms): its lease may not have run out)',
+      'pause-holder fired 1 time but its story never completed (the furthest shot, #4, stopped short of lease-expired, "it stayed stopped for at least the TTL: its lease ran out": p0 was stopped 5 ms, less than the TTL (50 ms): its lease may not have run out)',
     ]);
     // A clean run whose only shot told no whole story is no evidence of safety.
     expect(checkRun(h, { fencing: false, faults: ['pause-holder'] }).valid).toBe('unknown');
@@ -259,62 +259,140 @@ describe('kill-holder: killed → died → another client acquired', () => {
   });
 });
 
-describe('restart-empty, clock, failover: struck → another client granted → the holder wrote', () => {
+describe('restart-empty, clock, failover: struck → another client granted and read → the holder wrote → so did the other', () => {
   const redisAim = aim({ struck: ['redis[0]'], keysOn: { 'redis[0]': ['lock:account-0'] }, needed: 1 });
   const cases = [
     ['restart-empty', { aim: redisAim }],
     ['clock', { aim: redisAim }],
     ['failover', { aim: aim({ struck: ['redis-replica'] }), keyOnPromoted: false }],
   ] as const;
+  /** p1 granted account 0 and reading 100 (lines 5–8, after the strike at 4). */
+  const p1Enters = (): Event[] => [
+    invoke(1, 'acquire', { account: 0 }),
+    ok(1, 'acquire', { account: 0 }),
+    ...read(1, 100, 0),
+  ];
+  const p1Write = (outcome: 'ok' | 'stale' = 'ok'): Event[] => {
+    const w = writeValue(100, 120, 0);
+    return [
+      invoke(1, 'write', w),
+      outcome === 'ok' ? ok(1, 'write', { ...w, writeId: 2 }) : fail(1, 'write', w, 'stale-token'),
+    ];
+  };
 
   for (const [f, params] of cases) {
-    it(`${f}: granted to another client before the holder's write completed, then the holder wrote: a hit`, () => {
+    it(`${f}: granted to another client that read before the holder's write completed, then both wrote: a hit`, () => {
+      const shot = shotOf(f, [
+        p0Section(),
+        nemesis(f, 'start', params),
+        p1Enters(),
+        nemesis(f, 'end'),
+        p0Write(),
+        p1Write(),
+      ]);
+      expect(steps(shot)).toEqual([
+        'struck:done',
+        ...(f === 'restart-empty' ? ['restarted:done'] : []),
+        'granted:done',
+        'holder-wrote:done',
+        'both-wrote:done',
+      ]);
+      const told = Object.fromEntries(shot.story!.map((x) => [x.id, x.evidence]));
+      expect(told.granted).toBe('p1 was granted account 0 (#6) at 0.01 s and read it (#8)');
+      expect(told['both-wrote']).toBe('p1 wrote #12');
+      // The other's write refused as stale is the fence holding: the story is complete.
+      const fenced = shotOf(f, [
+        p0Section(),
+        nemesis(f, 'start', params),
+        p1Enters(),
+        nemesis(f, 'end'),
+        p0Write(),
+        p1Write('stale'),
+      ]);
+      expect(steps(fenced).at(-1)).toBe('both-wrote:held');
+      expect(fenced.hit).toBe(true);
+    });
+
+    it(`${f}: another client kept waiting until the holder wrote is no story (down or slow, not shown to hold)`, () => {
       const shot = shotOf(f, [
         p0Section(),
         nemesis(f, 'start', params),
         invoke(1, 'acquire', { account: 0 }),
-        ok(1, 'acquire', { account: 0 }),
-        nemesis(f, 'end'),
-        p0Write(),
-      ]);
-      expect(steps(shot)).toEqual(['struck:done', 'granted:done', 'holder-wrote:done']);
-      expect(shot.story![1].evidence).toBe('p1 was granted account 0 (#6) at 0.01 s');
-    });
-
-    it(`${f}: another client kept out until the holder wrote is the lock holding: a hit, with the rest not reached`, () => {
-      const shot = shotOf(f, [
-        p0Section(),
-        nemesis(f, 'start', params),
-        invoke(1, 'acquire', { account: 0 }),
         nemesis(f, 'end'),
         p0Write(),
         ok(1, 'acquire', { account: 0 }),
       ]);
-      expect(steps(shot)).toEqual(['struck:done', 'granted:held', 'holder-wrote:not-reached']);
-      expect(shot.hit).toBe(true);
-      expect(shot.story![1].evidence).toBe(
-        'p1 asked for account 0 (#5) and got it only at #9: kept out while p0 held it',
-      );
-    });
-
-    it(`${f}: nobody asking for the lock, or a grant after the holder wrote, is a miss`, () => {
-      const idle = shotOf(f, [p0Section(), nemesis(f, 'start', params), nemesis(f, 'end'), p0Write()]);
-      expect(idle.story![1]).toEqual({
+      expect(shot.hit).toBe(false);
+      expect(shot.story!.find((x) => x.status === 'missing')).toEqual({
         id: 'granted',
         status: 'missing',
-        evidence: "no other client asked for account 0's lock while p0 held it",
+        evidence: 'no other client was granted account 0 while p0 held it',
       });
-      const after = shotOf(f, [
+    });
+
+    it(`${f}: nobody asking for the lock, a grant after the holder wrote, or one read after it, is a miss`, () => {
+      const idle = shotOf(f, [p0Section(), nemesis(f, 'start', params), nemesis(f, 'end'), p0Write()]);
+      expect(idle.story!.find((x) => x.id === 'granted')).toEqual({
+        id: 'granted',
+        status: 'missing',
+        evidence: 'no other client was granted account 0 while p0 held it',
+      });
+      const after = shotOf(f, [p0Section(), nemesis(f, 'start', params), nemesis(f, 'end'), p0Write(), p1Enters()]);
+      expect(after.hit).toBe(false);
+      // Granted in time, but it read only after the holder's write: it read that write, nothing could be lost.
+      const lateRead = shotOf(f, [
         p0Section(),
         nemesis(f, 'start', params),
-        nemesis(f, 'end'),
-        p0Write(),
         invoke(1, 'acquire', { account: 0 }),
         ok(1, 'acquire', { account: 0 }),
+        nemesis(f, 'end'),
+        p0Write(),
+        ...read(1, 110, 1),
+        p1Write(),
       ]);
-      expect(after.hit).toBe(false);
+      expect(lateRead.story!.find((x) => x.id === 'granted')).toMatchObject({
+        status: 'missing',
+        evidence: /read it only after p0's write completed/,
+      });
     });
   }
+
+  it("restart-empty: a remedy stops the story at restarted (held), from the fault's own records", () => {
+    const story = (params: Record<string, unknown>) =>
+      shotOf('restart-empty', [
+        p0Section(),
+        nemesis('restart-empty', 'start', { aim: redisAim, killed: ['redis[0]'], ttlMs: 2, ...params }),
+        nemesis('restart-empty', 'end'),
+        p0Write(),
+      ]);
+    const delayed = story({ restartDelayMs: 2, wiped: true });
+    expect(delayed.hit).toBe(true);
+    expect(steps(delayed)).toEqual([
+      'struck:done',
+      'restarted:held',
+      'granted:not-reached',
+      'holder-wrote:not-reached',
+      'both-wrote:not-reached',
+    ]);
+    expect(delayed.story![1].evidence).toBe(
+      'redis[0] stayed down 2 ms ≥ the TTL (2 ms): every lease they granted ran out first',
+    );
+    expect(story({ restartDelayMs: 0, wiped: false }).story![1]).toMatchObject({
+      status: 'held',
+      evidence: 'redis[0] came back with their AOF: the key returned',
+    });
+    // Back only after the holder's write: the window closed before the lock could be granted again.
+    const late = shotOf('restart-empty', [
+      p0Section(),
+      nemesis('restart-empty', 'start', { aim: redisAim, killed: ['redis[0]'], ttlMs: 2, restartDelayMs: 0 }),
+      p0Write(),
+      nemesis('restart-empty', 'end'),
+    ]);
+    expect(late.story![1]).toMatchObject({
+      status: 'missing',
+      evidence: /answered again only at 0.01 s, after p0's write completed \(#6\)/,
+    });
+  });
 
   it('a clock jump on etcd members, or a failover whose promoted replica had the key, is a miss at struck', () => {
     const etcd = shotOf('clock', [
@@ -428,7 +506,7 @@ describe('the stored curator run whose second pause the run ended after 1.1 s (i
         evidence: 'p2 was stopped 1114 ms, less than the TTL (2000 ms): its lease may not have run out',
       });
       expect(analysis.results.unknownReasons[0]).toMatch(
-        /^pause-holder fired 2 times but its story never completed \(the furthest shot, #346, is missing lease-expired/,
+        /^pause-holder fired 2 times but its story never completed \(the furthest shot, #346, stopped short of lease-expired/,
       );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

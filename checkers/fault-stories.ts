@@ -18,7 +18,7 @@ import {
   held,
   holderWrite,
   holderWrote,
-  keptOut,
+  isOtherGrant,
   missing,
   otherGrant,
   OtherClientWrite,
@@ -76,32 +76,67 @@ function struck(shot: ShotRecords, keep: (a: AimedShot) => void, also?: () => st
   };
 }
 
+/** The other client of a double grant: its process, and the read that opened its section. */
+interface Second {
+  who: string;
+  own: readonly ShotRecords['start'][];
+  read: ShotRecords['start'];
+}
+
 /**
- * "Another client was granted the lock while the holder still held it": granted before the holder's write completed
- * (before it let go, when it wrote nothing), or kept out all that time — the lock holding.
+ * "Another client was granted the lock and read the balance while the holder still held it": granted after the
+ * strike, its read before the holder's write completed (before it let go, when it wrote nothing). A grant whose read
+ * came after the holder's write is no story: it read what the holder wrote. A challenger kept waiting is no story
+ * either — the history cannot tell a lock that held from a server that was down or slow.
  */
-function granted(shot: ShotRecords, a: AimedShot, keep: (grantNs: number) => void): StepFinding {
+function granted(shot: ShotRecords, a: AimedShot, keep: (second: Second) => void): StepFinding {
   const h = shot.history;
   const write = holderWrite(h, a.own, a.read);
   const next = a.own[a.own.indexOf(a.read) + 1];
   const untilNs = write?.completion?.time ?? (write ? h.endTime + 1 : (next?.time ?? h.endTime + 1));
   const { process: holder, account } = a.aim;
-  const g = otherGrant(h, holder, account, a.strikeNs, untilNs);
-  if (g) {
-    keep(g.time);
-    return done(`p${String(g.process)} was granted account ${account} (#${g.index}) at ${at(g.time)}`);
-  }
-  const k = keptOut(h, holder, account, a.strikeNs, untilNs);
-  if (k) {
-    const got =
-      k.completion?.type === 'ok'
-        ? `got it only at #${k.completion.index}`
-        : `was refused (${k.completion ? `#${k.completion.index} ${k.completion.type}${k.completion.error ? `: ${k.completion.error}` : ''}` : 'still waiting at the end'})`;
-    return held(
-      `p${String(k.invoke.process)} asked for account ${account} (#${k.invoke.index}) and ${got}: kept out while ${a.who} held it`,
+  const grants = h.ops.filter((op) => op.time < untilNs && isOtherGrant(op, holder, account, a.strikeNs));
+  for (const g of grants) {
+    const own = shot.byProcess.get(g.process as number) ?? [];
+    const read = readAfter(own, g);
+    if (!read || read.time >= untilNs) continue;
+    keep({ who: `p${String(g.process)}`, own, read });
+    return done(
+      `p${String(g.process)} was granted account ${account} (#${g.index}) at ${at(g.time)} and read it (#${read.index})`,
     );
   }
-  return missing(`no other client asked for account ${account}'s lock while ${a.who} held it`);
+  if (grants.length) {
+    const g = grants[0];
+    return missing(
+      `p${String(g.process)} was granted account ${account} (#${g.index}) but read it only after ${a.who}'s write completed: it read that write, nothing could be lost`,
+    );
+  }
+  return missing(`no other client was granted account ${account} while ${a.who} held it`);
+}
+
+/**
+ * restart-empty's second step: the struck nodes answered again, empty, before the holder's write completed — or a
+ * remedy kept them from it, as the fault's own records show: down for at least the TTL (--restart-delay), or back with
+ * their AOF (wiped: false).
+ */
+function restarted(shot: ShotRecords, a: AimedShot): StepFinding {
+  const { start, end, history: h } = shot;
+  const p = paramsOf(start);
+  const nodes = Array.isArray(p.killed) ? p.killed.map(String).join(', ') : 'the struck nodes';
+  if (!end) return missing(`the history ended with ${nodes} still down`);
+  if (p.wiped === false) return held(`${nodes} came back with their AOF: the key returned`);
+  const delayMs = num(p.restartDelayMs) ?? 0;
+  const ttlMs = num(p.ttlMs);
+  if (ttlMs !== undefined && delayMs >= ttlMs)
+    return held(
+      `${nodes} stayed down ${secs(delayMs)} ≥ the TTL (${secs(ttlMs)}): every lease they granted ran out first`,
+    );
+  const write = holderWrite(h, a.own, a.read)?.completion;
+  if (write && write.time <= end.time)
+    return missing(
+      `${nodes} answered again only at ${at(end.time)}, after ${a.who}'s write completed (#${write.index})`,
+    );
+  return done(`${nodes} answered again, empty, at ${at(end.time)}`);
 }
 
 const pauseHolder: Judge = (shot) => {
@@ -179,19 +214,36 @@ const killHolder: Judge = (shot) => {
   });
 };
 
-/** restart-empty, clock and failover: struck the servers → another client granted → the holder wrote. */
+/** A client's `read` ok of its section: the first read after its acquire `grant`, before it invoked anything else. */
+function readAfter(
+  own: readonly ShotRecords['start'][],
+  grant: ShotRecords['start'],
+): ShotRecords['start'] | undefined {
+  const after = own.slice(own.indexOf(grant) + 1);
+  const invoke = after.find((op) => op.type === 'invoke');
+  if (invoke?.f !== 'read') return undefined;
+  const read = after.find((op) => op.f === 'read' && op.type !== 'invoke');
+  return read?.type === 'ok' ? read : undefined;
+}
+
+/**
+ * restart-empty, clock and failover: struck the servers → another client granted the lock and read → the holder
+ * wrote → the other client wrote too.
+ */
 function serverStory(f: 'restart-empty' | 'clock' | 'failover', also?: (shot: ShotRecords) => string | null): Judge {
   return (shot) => {
     let a!: AimedShot;
-    let grantNs = 0;
+    let second!: Second;
     return tell(shot.start, f, {
       struck: struck(
         shot,
         (x) => (a = x),
         () => also?.(shot) ?? null,
       ),
-      granted: () => granted(shot, a, (ns) => (grantNs = ns)),
-      'holder-wrote': () => holderWrote(holderWrite(shot.history, a.own, a.read), a.who, grantNs),
+      restarted: () => restarted(shot, a),
+      granted: () => granted(shot, a, (s) => (second = s)),
+      'holder-wrote': () => holderWrote(holderWrite(shot.history, a.own, a.read), a.who, second.read.time),
+      'both-wrote': () => holderWrote(holderWrite(shot.history, second.own, second.read), second.who, second.read.time),
     });
   };
 }
@@ -250,7 +302,7 @@ const delayWrite: Judge = (shot) => {
       otherWrote(
         shot,
         { aim: { process: holder, account }, who },
-        start.time,
+        num(paramsOf(start).heldAtTime) ?? start.time,
         end!.time,
         (o) => (other = o),
         'during the hold',

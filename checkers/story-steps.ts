@@ -7,7 +7,7 @@ import { isStaleWriteRefusal } from './fencing-order.ts';
 
 /**
  * The rules the steps of the aimed faults' stories are judged by (checkers/fault-stories.ts), each over literal
- * ops: another client's grant and write, a challenger the lock kept out, the holder's write and how it ended. The
+ * ops: another client's grant and write, the holder's write and how it ended. The
  * nemesis watches for the same steps live to end a hold (OtherClientWrite, OtherClientGrant), so a hold that ended
  * on its story and the judge that reads the history afterwards go by one rule.
  */
@@ -66,7 +66,18 @@ export class OtherClientWrite {
   }
 }
 
-/** Another client than the holder granted the holder's account in (`fromNs`, `untilNs`): its acquire ok. */
+/** Whether `op` is another client than the holder granted the holder's account after `sinceNs`: its acquire ok. */
+export function isOtherGrant(op: Op, holder: number, account: number, sinceNs: number): boolean {
+  return (
+    op.f === 'acquire' &&
+    op.type === 'ok' &&
+    op.time > sinceNs &&
+    byOtherClient(op, holder) &&
+    accountOf(op) === account
+  );
+}
+
+/** Another client than the holder granted the holder's account in (`fromNs`, `untilNs`). */
 export function otherGrant(
   h: History,
   holder: number,
@@ -74,35 +85,7 @@ export function otherGrant(
   fromNs: number,
   untilNs: number,
 ): Op | undefined {
-  return h.ops.find(
-    (op) =>
-      op.f === 'acquire' &&
-      op.type === 'ok' &&
-      op.time > fromNs &&
-      op.time < untilNs &&
-      byOtherClient(op, holder) &&
-      accountOf(op) === account,
-  );
-}
-
-/**
- * Another client that asked for the account's lock before `untilNs`, was still asking after `fromNs`, and did not get
- * it before `untilNs`: refused, timed out, or granted only later. The lock holding against a challenge, which is what
- * makes a story that stops at "another client was granted it" a test the lock passed rather than one never set.
- */
-export function keptOut(
-  h: History,
-  holder: number,
-  account: number,
-  fromNs: number,
-  untilNs: number,
-): { invoke: Op; completion: Op | null } | undefined {
-  return h.pairs.find(({ invoke, completion: c }) => {
-    if (invoke.f !== 'acquire' || invoke.time >= untilNs) return false;
-    if (!byOtherClient(invoke, holder) || accountOf(invoke) !== account) return false;
-    if (c && c.time <= fromNs) return false;
-    return !(c && c.type === 'ok' && c.time < untilNs);
-  });
+  return h.ops.find((op) => op.time < untilNs && isOtherGrant(op, holder, account, fromNs));
 }
 
 /** The holder's write after the read that opened its section: its invoke and completion (null: it never completed). */

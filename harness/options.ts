@@ -100,7 +100,7 @@ export const OPTIONS = [
     default: 100,
     min: 0,
     max: 600_000,
-    help: 'ms a client spends between its read and its write',
+    help: 'ms a client spends between its read and its write (default 100; 0.4 × ttl when the run has restart-empty or failover, whose stories need a section wider than a restart)',
   },
   {
     name: 'accounts',
@@ -150,7 +150,7 @@ export const OPTIONS = [
     defaultText: TIMING_RULES.pause,
     min: 1,
     max: 600_000,
-    help: "ms a pause fault keeps its target stopped, and delay-write holds the holder's traffic",
+    help: `ms a pause fault keeps its target stopped; pause-holder, delay-write and kill-holder hold until another client took the lock and wrote (never less than the TTL), at most this long (default ${TIMING_RULES.storyWait})`,
   },
   {
     name: 'restart-delay',
@@ -359,6 +359,8 @@ export interface Config extends RunConfig {
   readonly help: boolean;
   readonly runs: number;
   readonly matrix: 'all' | 'faults' | 'remedies';
+  /** The user gave --think: a fault that needs a wider critical section does not widen it (harness/run.ts). */
+  readonly thinkGiven: boolean;
 }
 export interface NightlyConfig {
   readonly command: 'nightly';
@@ -553,6 +555,7 @@ function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSe
     fencing: v.fencing,
     watchdog: v.watchdog,
     pauseMs: runTiming({ ttlMs: v.ttl, pauseMs: v.pause }).pauseMs,
+    storyWaitMs: runTiming({ ttlMs: v.ttl, pauseMs: v.pause }).storyWaitMs,
     restartDelayMs: v['restart-delay'],
     redisPersistence: v['redis-persistence'],
     retry: v.retry,
@@ -575,7 +578,8 @@ function ensembleSize(name: 'etcd-nodes' | 'zk-nodes', n: number | undefined): n
 /** The test record's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
 export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
-  const { minWrites, maxStallMs, fencing, watchdog, pauseMs, restartDelayMs, redisPersistence, clockOffsetS } = config;
+  const { minWrites, maxStallMs, fencing, watchdog, pauseMs, storyWaitMs, restartDelayMs, redisPersistence } = config;
+  const { clockOffsetS } = config;
   const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate } = config;
   return {
     argv,
@@ -593,6 +597,7 @@ export function runOptions(config: RunConfig): RunConfig {
     fencing,
     watchdog,
     pauseMs,
+    storyWaitMs,
     restartDelayMs,
     redisPersistence,
     retry,
@@ -616,7 +621,14 @@ function runCommand(argv: readonly string[], randomSeed: RandomSeed): Config {
   });
   validateLock(v.lock);
   refuseAcrossModes(v.lock, given);
-  return { command: 'run', help: v.help, runs: v.runs, matrix: v.matrix, ...runConfigOf(v, argv, randomSeed) };
+  return {
+    command: 'run',
+    help: v.help,
+    runs: v.runs,
+    matrix: v.matrix,
+    thinkGiven: given.includes('think'),
+    ...runConfigOf(v, argv, randomSeed),
+  };
 }
 
 function nightlyCommand(argv: readonly string[], randomSeed: RandomSeed): NightlyConfig {

@@ -21,6 +21,7 @@ import type { Cluster, ClusterSpec } from '../cluster/cluster.ts';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
 import { retireCluster } from './retire-cluster.ts';
+import { clientsRunning } from './clients-running.ts';
 import type { ExitCode } from '../common/exit-codes.ts';
 import { verdictExitCode } from '../checkers/verdict.ts';
 import { Journal } from '../history/journal.ts';
@@ -92,7 +93,10 @@ export async function runTest(
   shutdown: Shutdown,
   log: (line: string) => void = consoleLog,
 ): Promise<RunOutcome> {
-  const { strategy, faults, faultNeeds } = await planRun(config, log, shutdown);
+  // The plan may widen --think for a fault that needs it: from here on the run's config is the plan's.
+  const plan = await planRun(config, log, shutdown);
+  const { strategy, faults, faultNeeds } = plan;
+  config = plan.config;
 
   const runDir = createRunDir(config.resultsDir, config.lock);
   const pids = new PidRegistry(runPath(runDir, 'pids'));
@@ -145,7 +149,7 @@ export async function runTest(
 
   await pool.start(specs);
   injectStrayThrow('mid-run');
-  const stoppedEarly = await runForTheLimit(config, pool, nemesis, stats, log);
+  const stoppedEarly = await runForTheLimit(config, journal, pool, nemesis, stats, log);
   if (stoppedEarly) {
     test.stoppedEarly = stoppedEarly;
     writeTest(runDir, test);
@@ -230,12 +234,19 @@ async function planRun(
   config: Readonly<Config>,
   log: (line: string) => void,
   shutdown: Shutdown,
-): Promise<{ strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds }> {
+): Promise<{ config: Readonly<Config>; strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds }> {
   const strategy = withEnsembleSizes(config, await loadStrategy(config.lock));
   checkStrategyOptions(config, strategy);
   const faults = config.nemesis ?? [...strategy.defaultFaults];
   // What the faults declare they need (fault-needs.ts), asked once: the clock shim, a failover pair, own routes.
   const faultNeeds = runNeeds(faults);
+  const section = faultNeeds.minSectionMs(config);
+  if (!config.thinkGiven && config.thinkMs < section) {
+    log(
+      `fencepost: --think=${section}: ${faults.filter((f) => EXECUTORS[f].needs.minSectionMs).join(', ')} needs a critical section wider than a restart (${section} ms = 0.4 × TTL); give --think to choose another`,
+    );
+    config = Object.freeze({ ...config, thinkMs: section });
+  }
   const shortest = shortestUsefulRunS(faults, { intervalMs: config.nemesisIntervalMs, pauseMs: config.pauseMs });
   if (config.timeLimitS < shortest) {
     log(
@@ -252,7 +263,7 @@ async function planRun(
   const hostOnly: Requirement[] = [...(library ? [library] : []), ...(faultNeeds.serverNet ? ['nft' as const] : [])];
   await provision([...hostRequirements(config.backend, needs), ...hostOnly], log, shutdown);
   await buildBuiltinLock(config.lock, strategy, log);
-  return { strategy, faults, faultNeeds };
+  return { config, strategy, faults, faultNeeds };
 }
 
 /** Server partitions put every server in a cgroup and add an nftables table: refused (254) before anything exists. */
@@ -419,11 +430,20 @@ export function clientSpecs(
  */
 async function runForTheLimit(
   config: Readonly<Config>,
+  journal: Journal,
   pool: ClientPool,
   nemesis: ReturnType<typeof createNemesis>,
   stats: LiveStats,
   log: (line: string) => void,
 ): Promise<NonNullable<TestJson['stoppedEarly']> | null> {
+  // The time limit is the clients' time: it starts once every client began its loop (clients-running.ts).
+  const { waitedMs, silent } = await clientsRunning(journal, config.concurrency, pool.allGaveUp);
+  if (silent.length)
+    log(
+      `fencepost: clients ${silent.join(', ')} had not begun after ${(waitedMs / 1000).toFixed(1)} s; the time limit starts anyway (see logs/client-<n>.log)`,
+    );
+  else if (waitedMs >= 1000)
+    log(`fencepost: every client began its loop after ${(waitedMs / 1000).toFixed(1)} s; the time limit starts now`);
   const abort = new AbortController();
   const nemesisDone = nemesis
     .run(abort.signal)

@@ -34,8 +34,10 @@ export type StoryStepId =
   | 'granted'
   | 'freed'
   | 'resumed'
+  | 'restarted'
   | 'delivered'
-  | 'holder-wrote';
+  | 'holder-wrote'
+  | 'both-wrote';
 
 /**
  * One step of the story an aimed fault stands for. A shot is a hit only when its story completed: every step
@@ -61,11 +63,23 @@ const HOLDER_WROTE: StoryStepFacts = {
   held: 'its write was refused (a stale token or version), or it learned it had lost the lock and skipped it',
 };
 
-/** Another client taking the lock the holder still believes it holds. */
+/**
+ * Another client taking the lock the holder still believes it holds, and reading the balance before the holder's
+ * write lands: both critical sections then run on the same balance. A grant whose read comes after the holder's write
+ * sees that write: the sections overlapped, but nothing could be lost. The lock has no way to hold here that the
+ * history could tell from a server that was merely down or slow: a remedy that stops the story does so at a step
+ * of the fault's own (restart-empty's `restarted`).
+ */
 const GRANTED: StoryStepFacts = {
   id: 'granted',
-  says: "another client was granted the account's lock while the holder still held it",
-  held: 'another client asked for the lock meanwhile and was kept out until the holder let go',
+  says: "another client was granted the account's lock and read the balance before the holder's write completed",
+};
+
+/** The second writer of a double grant: the other client's write after its read. */
+const BOTH_WROTE: StoryStepFacts = {
+  id: 'both-wrote',
+  says: 'the other client then wrote too',
+  held: 'its write was refused as stale (its token or version)',
 };
 
 export interface FaultFacts {
@@ -159,8 +173,14 @@ export const FAULT_CATALOGUE = {
         id: 'struck',
         says: 'as many of the Redis nodes holding the key as break the lock were killed (and wiped) while the holder was inside its critical section',
       },
+      {
+        id: 'restarted',
+        says: 'they answered again, empty, while the holder was still inside its critical section',
+        held: 'they stayed down until every lease they had granted ran out (--restart-delay ≥ TTL), or came back with the key (--redis-persistence=aof-always)',
+      },
       GRANTED,
       HOLDER_WROTE,
+      BOTH_WROTE,
     ],
     movesClocks: false,
     colour: '#ef4444',
@@ -195,6 +215,7 @@ export const FAULT_CATALOGUE = {
       },
       GRANTED,
       HOLDER_WROTE,
+      BOTH_WROTE,
     ],
     movesClocks: true,
     colour: '#6366f1',
@@ -220,6 +241,7 @@ export const FAULT_CATALOGUE = {
       },
       GRANTED,
       HOLDER_WROTE,
+      BOTH_WROTE,
     ],
     movesClocks: false,
     colour: '#ef4444',

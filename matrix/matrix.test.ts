@@ -199,7 +199,7 @@ describe('runMatrix', () => {
     expect(m.cell('postgres', 'clock')).toMatchObject({
       observed: 'unknown',
       matched: false,
-      note: 'inconclusive after 3 runs: clock never hit',
+      note: 'inconclusive after 3 runs: no clock story completed',
     });
     expect(m.cell('redlock', 'clock')).toMatchObject({ observed: 'unknown', matched: false });
     expect(m.code).toBe(1);
@@ -364,7 +364,10 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
       matched: true,
       note: '1 of 2 runs inconclusive, replaced',
     });
-    expect(cell('redlock', 'delay-write').runs?.[0]).toMatchObject({ conclusive: false, why: 'delay-write never hit' });
+    expect(cell('redlock', 'delay-write').runs?.[0]).toMatchObject({
+      conclusive: false,
+      why: 'no delay-write story completed',
+    });
     expect(cell('redis', 'pause-watchdog')).toMatchObject({ expected: 'lost', observed: 'safe', matched: false });
     expect(m.code).toBe(1);
   });

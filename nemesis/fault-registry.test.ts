@@ -78,6 +78,20 @@ describe('what a run needs', () => {
     expect(runNeeds([]).clientProxies).toBe(false);
   });
 
+  it('widens the critical section only for faults whose story needs one wider than a restart (restart-empty, failover)', () => {
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.minSectionMs)).toEqual(['restart-empty', 'failover']);
+    expect(runNeeds(['pause-holder', 'restart-empty']).minSectionMs({ ttlMs: 2000 })).toBe(800);
+    expect(runNeeds(['pause-holder', 'clock']).minSectionMs({ ttlMs: 2000 })).toBe(0);
+  });
+
+  it('every fault that tells a story says how long its story needs before the clients stop', () => {
+    const storied = FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].story !== null);
+    expect(storied.filter((f) => !EXECUTORS[f].needs.shotMs)).toEqual([]);
+    const t = { ttlMs: 2000, thinkMs: 100, restartDelayMs: 0 };
+    expect(EXECUTORS['pause-holder'].needs.shotMs!(t)).toBe(2000 + AFTER_HOLD_MS);
+    expect(EXECUTORS['restart-empty'].needs.shotMs!({ ...t, restartDelayMs: 2000 })).toBe(2000 + 100 + AFTER_HOLD_MS);
+  });
+
   it('has clients send each op at once only when a fault of the run aims by them', () => {
     expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.liveOps).sort()).toEqual([
       'clock',

@@ -42,6 +42,8 @@ export interface RunNeeds {
   liveOps: boolean;
   /** The longest of the faults' minimum useful runs, in ms; 0 when none declares one. */
   minRunMs(timing: FaultTiming): number;
+  /** The widest critical section a fault of the run needs (its `minSectionMs`), in ms; 0 when none does. */
+  minSectionMs(timing: { ttlMs: number }): number;
 }
 
 export function runNeeds(faults: readonly FaultName[]): RunNeeds {
@@ -54,5 +56,6 @@ export function runNeeds(faults: readonly FaultName[]): RunNeeds {
     serverNet: needs.some((n) => n.serverNet === true),
     liveOps: needs.some((n) => n.liveOps === true),
     minRunMs: (timing) => Math.max(0, ...needs.map((n) => n.minRunMs?.(timing) ?? 0)),
+    minSectionMs: (timing) => Math.max(0, ...needs.map((n) => n.minSectionMs?.(timing) ?? 0)),
   };
 }

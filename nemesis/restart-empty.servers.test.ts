@@ -54,7 +54,7 @@ describe('restart-empty', () => {
     const hits = run.outcome.results.faultHits['restart-empty'];
     expect(hits.fired).toBe(starts(run, 'restart-empty').length);
     expect(hits.hit, JSON.stringify(hits.shots.slice(0, 3))).toBeGreaterThan(0);
-    expect(hits.shots.find((s) => s.hit)!.evidence).toMatch(
+    expect(hits.shots.find((s) => s.hit)!.story![0].evidence).toMatch(
       /^killed redis\[0\] while p\d+ was inside its critical section on account 0 .*; redis\[0\] held my:account-0$/,
     );
     expect(run.leftovers).toEqual([]);
@@ -84,7 +84,8 @@ describe('restart-empty', () => {
       '--nemesis-interval=500',
       '--time-limit=12',
     ]);
-    expect(starts(run, 'restart-empty').length, run.summary).toBeGreaterThanOrEqual(5);
+    // A restart with its AOF takes ~1 s here, and no shot starts in the last 1.8 s (its story could not finish).
+    expect(starts(run, 'restart-empty').length, run.summary).toBeGreaterThanOrEqual(3);
     expect(starts(run, 'restart-empty')[0].value.params).toMatchObject({ wiped: false, persistence: 'aof-always' });
     expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
     expect(run.outcome.exitCode, run.summary).toBe(0);
