@@ -108,7 +108,10 @@ async function checkMany(args: CheckArgs, modelName: string): Promise<number> {
   const started = performance.now();
   const counts = { VALID: 0, INVALID: 0, UNKNOWN: 0, unreadable: 0 };
   const verdicts: Valid[] = [];
-  const width = Math.min(80, files.reduce((w, f) => Math.max(w, f.length), 0));
+  const width = Math.min(
+    80,
+    files.reduce((w, f) => Math.max(w, f.length), 0),
+  );
   for (const file of files) {
     const checked = checkHistoryFile(file, modelName, args);
     if (typeof checked === 'string') {
