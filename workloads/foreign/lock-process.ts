@@ -106,7 +106,10 @@ export class LockProcess {
     events: LockProcessEvents = {},
     placement: LockPlacement = { cgroupParent: null },
   ): Promise<LockProcess> {
-    const cgroup = placement.cgroupParent ? path.join(placement.cgroupParent, `lock-${++cgroupSeq}`) : null;
+    // Named by this process too: a restarted client (another pid) never meets a folder its predecessor left.
+    const cgroup = placement.cgroupParent
+      ? path.join(placement.cgroupParent, `lock-${process.pid}-${++cgroupSeq}`)
+      : null;
     if (cgroup) fs.mkdirSync(cgroup);
     const [file, ...args] = cgroup ? inCgroupArgv(cgroup, cmd.command) : cmd.command;
     const child = execa(file, args, {
