@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -254,5 +254,47 @@ describe('check --model=<model> <file|dir>… (many histories in one process)', 
     expect(err.join('\n')).toContain('/nonexistent/dir does not exist');
     expect(await checkCommand(['--model=register', mkdirp(path.join(dir, 'bulk-empty'))])).toBe(254);
     expect(err.join('\n')).toContain('holds no .edn or .jsonl file');
+  });
+});
+
+describe('check --model=<m> <folder> walks only the folder itself (N20)', () => {
+  const registerOk = jsonl([
+    { index: 0, time: 0, process: 0, type: 'invoke', f: 'write', value: 1 },
+    { index: 1, time: 1, process: 0, type: 'ok', f: 'write', value: 1 },
+  ]);
+
+  it('a link loop and a link out of the folder are not followed: the files of the folder are checked', async () => {
+    const d = mkdirp(path.join(dir, 'links'));
+    writeFileSync(path.join(d, 'h.jsonl'), registerOk);
+    symlinkSync('.', path.join(d, 'loop'));
+    const outside = mkdirp(path.join(dir, 'outside'));
+    writeFileSync(path.join(outside, 'o.jsonl'), 'not a history');
+    symlinkSync(outside, path.join(d, 'up'));
+    symlinkSync(path.join(dir, 'gone'), path.join(d, 'dangling.jsonl'));
+    expect(await checkCommand(['--model=register', d])).toBe(0);
+    expect(out.join('\n')).toMatch(/total: 1 histories as register: 1 valid/);
+    expect(err.join('\n')).toContain(`${d}: 3 symbolic link(s) not followed`);
+  });
+
+  it('a folder it cannot list: 254 naming it, not a crash (255)', async () => {
+    const d = mkdirp(path.join(dir, 'walk-unreadable'));
+    writeFileSync(path.join(d, 'h.jsonl'), registerOk);
+    const closed = mkdirp(path.join(d, 'closed'));
+    chmodSync(closed, 0o000);
+    // Root lists any folder: as root the check runs with the effective uid of nobody (this file has its own process).
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) {
+      for (const p of [dir, d]) chmodSync(p, 0o755);
+      process.seteuid!(65534);
+    }
+    let code: number;
+    try {
+      code = await checkCommand(['--model=register', d]);
+    } finally {
+      if (asRoot) process.seteuid!(0);
+      chmodSync(closed, 0o755);
+    }
+    expect(code).toBe(254);
+    expect(err.join('\n')).toContain(`check: cannot read the folder ${closed}: EACCES`);
   });
 });

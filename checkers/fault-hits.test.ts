@@ -228,6 +228,27 @@ describe('faultHits', () => {
     ]);
   });
 
+  it("pause-client with a lock process's tree: a hit only when every process of the tree stopped", () => {
+    const target = `client p1 (pid 77, lock process pid 90: /bin/sh -c python3 kazoo_lock.py; exit $?)`;
+    // A wrapper (`sh -c …`) stopped while its child, the real client, ran on: what a pid-only stop recorded as a hit.
+    const ranOn = { by: 'process-group', pids: [90, 93], running: [93] };
+    const frozen = { by: 'cgroup', pids: [90, 93], running: [] };
+    const pause = (lockStopped: boolean, lockTree: object) =>
+      nemesis('pause-client', 'start', { slot: 1, pid: 77, lockPid: 90, lockStopped, lockTree, stopped: true }, [
+        target,
+      ]);
+    const hits = faultHits(
+      history(pause(false, ranOn), nemesis('pause-client', 'end'), pause(true, frozen), nemesis('pause-client', 'end')),
+    );
+    expect(hits['pause-client'].shots.map((s) => [s.hit, s.evidence])).toEqual([
+      [
+        false,
+        "its lock process's tree (pid 90, held by process-group) was not all stopped with it: 1 of 2 processes kept running (pid 93), and with them the lock's session",
+      ],
+      [true, `stopped ${target}, its lock process (pid 90) with it, all 2 processes of its tree (held by cgroup)`],
+    ]);
+  });
+
   it('kill: a hit only when the killed member restarted and answered a probe', () => {
     const hits = faultHits(
       history(

@@ -6,6 +6,7 @@ import { isRecord } from '../common/is-record.ts';
 import {
   hitOrMiss,
   lockProcessRanOn,
+  lockStoppedWith,
   noteOf,
   num,
   paramsOf,
@@ -125,7 +126,8 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
     const target = targetsOf(start).join(', ');
     if (p.stopped !== true)
       return hitOrMiss(start, `${target || 'the client'} was not a live process when stopped`, '');
-    return hitOrMiss(start, lockProcessRanOn(p), `stopped ${target}`);
+    const withLock = lockStoppedWith(p);
+    return hitOrMiss(start, lockProcessRanOn(p), `stopped ${target}${withLock ? `, ${withLock}` : ''}`);
   },
   kill: ({ start, end }) => {
     const target = targetsOf(start).join(', ');

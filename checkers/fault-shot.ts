@@ -70,15 +70,32 @@ export const hitOrMiss = (start: Op, why: string | null, evidence: string): Faul
 });
 
 /**
- * A client with a lock process (a lock in another language) is paused only when both are: a lock process that ran on
- * kept its session or lease alive, so the pause tested nothing. Null when it was stopped too, or there is none.
+ * A client with a lock process (a lock in another language) is paused only when both are — every process of the lock
+ * process's tree (nemesis/client-target.ts): a wrapper's child or a helper that ran on kept its session or lease
+ * alive, so the pause tested nothing. Null when it was stopped too, or there is none.
  */
-/** What a pause's evidence adds when it stopped a client's lock process with the client (a lock in another language). */
-export const lockProcessStopped = (p: Record<string, unknown>): string =>
-  p.lockStopped === true ? `, its lock process (pid ${String(p.lockPid)}) with it` : '';
-
 export function lockProcessRanOn(p: Record<string, unknown>): string | null {
-  return p.lockStopped === false
-    ? `its lock process (pid ${String(p.lockPid)}) was not stopped with it: the lock's own threads kept running`
-    : null;
+  if (p.lockStopped !== false) return null;
+  const tree = lockTreeOf(p);
+  if (!tree)
+    return `its lock process (pid ${String(p.lockPid)}) was not stopped with it: the lock's own threads kept running`;
+  return `its lock process's tree (pid ${String(p.lockPid)}, held by ${tree.by}) was not all stopped with it: ${tree.running.length} of ${tree.pids.length} processes kept running (pid ${tree.running.join(', ') || 'none found'}), and with them the lock's session`;
+}
+
+/** How a pause record's lock tree was held, its processes and those that ran on (absent in runs from before trees). */
+function lockTreeOf(p: Record<string, unknown>): { by: string; pids: unknown[]; running: unknown[] } | null {
+  const t = p.lockTree;
+  if (!isRecord(t) || !Array.isArray(t.pids) || !Array.isArray(t.running)) return null;
+  return { by: String(t.by), pids: t.pids, running: t.running };
+}
+
+/**
+ * The evidence's words for a lock process stopped with its client — its whole tree, and how it was held — or '' for
+ * a record without a tree (a run from before trees were recorded) or a client without a lock process.
+ */
+export function lockStoppedWith(p: Record<string, unknown>): string {
+  const tree = lockTreeOf(p);
+  return p.lockStopped === true && tree
+    ? `its lock process (pid ${String(p.lockPid)}) with it, all ${tree.pids.length} processes of its tree (held by ${tree.by})`
+    : '';
 }

@@ -244,13 +244,21 @@ describe('pause-holder: stopped → lease expired → another client wrote → r
     // Stopped with its lock process: the first step names that process (it was dropped once, when stories came in).
     const both = shotOf('pause-holder', [
       p0Section(),
-      nemesis('pause-holder', 'start', { ttlMs: 2, aim: aim(), lockPid: 90, lockStopped: true }),
+      nemesis('pause-holder', 'start', {
+        ttlMs: 2,
+        aim: aim(),
+        lockPid: 90,
+        lockStopped: true,
+        lockTree: { by: 'cgroup.freeze', pids: [90, 93], running: [] },
+      }),
       p1Writes(),
       nemesis('pause-holder', 'end'),
       p0Write(),
     ]);
     expect(both.hit).toBe(true);
-    expect(both.story![0].evidence).toMatch(/, its lock process \(pid 90\) with it$/);
+    expect(both.story![0].evidence).toMatch(
+      /, its lock process \(pid 90\) with it, all 2 processes of its tree \(held by cgroup.freeze\)$/,
+    );
   });
 
   it("the verdict's reason names the furthest shot's missing step and what it stands for", () => {

@@ -4,7 +4,7 @@ import type { FaultName } from '../history/fault-names.ts';
 import { confirmAim, type AimedShot } from './aimed-shot.ts';
 import {
   lockProcessRanOn,
-  lockProcessStopped,
+  lockStoppedWith,
   noteOf,
   num,
   paramsOf,
@@ -157,7 +157,7 @@ const pauseHolder: Judge = (shot) => {
       shot,
       (x) => (a = x),
       () => lockProcessRanOn(p),
-      lockProcessStopped(p),
+      lockStoppedWith(p) && `, ${lockStoppedWith(p)}`,
     ),
     'lease-expired': () => {
       if (!end) return missing(`the history ended with ${a.who} still stopped`);

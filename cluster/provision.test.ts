@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aptArgs, disableCommand, POLICY_RC_D, POLICY_RC_D_DENY } from './provision.ts';
+import { aptArgs, disableCommand } from './provision.ts';
+import { POLICY_RC_D, policyDeny } from './apt-session.ts';
 
 describe('the commands provisioning runs', () => {
   it('waits up to 5 minutes for a held apt/dpkg lock at every step', () => {
@@ -26,8 +27,8 @@ describe('the commands provisioning runs', () => {
 
   it('denies every service start while it installs (policy-rc.d exits 101)', () => {
     expect(POLICY_RC_D).toBe('/usr/sbin/policy-rc.d');
-    expect(POLICY_RC_D_DENY.startsWith('#!/bin/sh\n')).toBe(true);
-    expect(POLICY_RC_D_DENY.trimEnd().split('\n').at(-1)).toBe('exit 101');
+    expect(policyDeny(42).startsWith('#!/bin/sh\n# written by fencepost (pid 42)')).toBe(true);
+    expect(policyDeny(42).trimEnd().split('\n').at(-1)).toBe('exit 101');
   });
 
   it('disables a service it installed with systemctl under systemd, with update-rc.d otherwise', () => {

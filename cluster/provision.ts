@@ -1,14 +1,16 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { HarnessError } from '../common/errors.ts';
 import { PACKAGE_SERVICES, servicesToStop } from './service-stops.ts';
+import { AptSession } from './apt-session.ts';
+import type { Shutdown } from '../common/shutdown.ts';
 
 /**
  * What the harness needs on the machine, and the Debian packages that provide it. Like Jepsen installing its
  * DBs on each node: when something is missing and we are root on Debian/Ubuntu, install it with apt; otherwise
  * stop before anything starts and print the exact command.
  */
-export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'cc' | 'debootstrap' | LockLibrary;
+export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'cc' | 'nft' | 'debootstrap' | LockLibrary;
 
 /**
  * The real lock libraries the built-in foreign rows run (locks/): Debian's packages, installed like the servers.
@@ -72,6 +74,12 @@ export const REQUIREMENTS: Record<Requirement, RequirementSpec> = {
     present: () => findPostgresBinDir() !== null,
   },
   cc: { what: 'a C compiler (cc) for the clock shim', packages: ['gcc', 'libc6-dev'], present: () => onPath('cc') },
+  nft: {
+    what: 'nftables (nft) for server partitions',
+    packages: ['nftables'],
+    // /usr/sbin is not on every user's PATH; root's has it.
+    present: () => onPath('nft') || fs.existsSync('/usr/sbin/nft'),
+  },
   'redis-py': {
     what: "redis-py (Debian's python3-redis)",
     packages: ['python3-redis'],
@@ -138,15 +146,6 @@ export function aptArgs(step: 'update' | 'install', packages: readonly string[] 
 }
 
 /**
- * Debian's hook that every maintainer script asks before starting a service (invoke-rc.d, deb-systemd-invoke):
- * exit 101 = "not allowed". Present for the duration of our install, so the packages' services (a Redis without a
- * password on 6379, an etcd without auth on 2379) never start at all — the Docker-image idiom.
- */
-export const POLICY_RC_D = '/usr/sbin/policy-rc.d';
-export const POLICY_RC_D_DENY =
-  '#!/bin/sh\n# written by fencepost for the duration of an apt-get install: start no services\nexit 101\n';
-
-/**
  * The command that keeps `service` from starting at boot: systemd's disable where systemd runs, sysvinit's
  * update-rc.d otherwise. Only for services of packages this very call installed (servicesToStop).
  */
@@ -159,36 +158,25 @@ export function disableCommand(service: string, systemd: boolean): { file: strin
 /** How long one `service … stop` or disable may take before we give up on it (it has hung on broken units). */
 const SERVICE_COMMAND_TIMEOUT_MS = 30_000;
 
-function runApt(args: string[], log: (line: string) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('apt-get', args, {
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let tail = '';
-    let saidWaiting = false;
-    const onData = (d: Buffer) => {
-      tail = (tail + d.toString()).slice(-4000);
-      for (const line of d.toString().split('\n')) {
-        // A progress line per package, not apt's whole chatter.
-        const m = /^(Unpacking|Setting up) (\S+)/.exec(line);
-        if (m) log(`  apt: ${m[1].toLowerCase()} ${m[2]}`);
-        // "Waiting for cache lock: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 812 …"
-        if (!saidWaiting && /^Waiting for cache lock/.test(line)) {
-          saidWaiting = true;
-          log(
-            `fencepost: another apt/dpkg holds the package lock (${line.replace(/^Waiting for cache lock:\s*/, '').trim()}); waiting up to ${APT_LOCK_TIMEOUT_S} s for it …`,
-          );
-        }
+async function runApt(apt: AptSession, args: string[], log: (line: string) => void): Promise<void> {
+  let tail = '';
+  let saidWaiting = false;
+  const code = await apt.run(args, (d: Buffer) => {
+    tail = (tail + d.toString()).slice(-4000);
+    for (const line of d.toString().split('\n')) {
+      // A progress line per package, not apt's whole chatter.
+      const m = /^(Unpacking|Setting up) (\S+)/.exec(line);
+      if (m) log(`  apt: ${m[1].toLowerCase()} ${m[2]}`);
+      // "Waiting for cache lock: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 812 …"
+      if (!saidWaiting && /^Waiting for cache lock/.test(line)) {
+        saidWaiting = true;
+        log(
+          `fencepost: another apt/dpkg holds the package lock (${line.replace(/^Waiting for cache lock:\s*/, '').trim()}); waiting up to ${APT_LOCK_TIMEOUT_S} s for it …`,
+        );
       }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`apt-get ${args.join(' ')} exited with ${code}:\n${tail}`)),
-    );
+    }
   });
+  if (code !== 0) throw new Error(`apt-get ${args.join(' ')} exited with ${code}:\n${tail}`);
 }
 
 /** Which of `packages` dpkg lists as installed ("ii"); a package dpkg never heard of is simply not listed. */
@@ -229,6 +217,7 @@ function serviceRunning(service: string): boolean {
 export async function provision(
   reqs: Iterable<Requirement>,
   log: (line: string) => void = (l) => console.error(l),
+  shutdown?: Shutdown,
 ): Promise<void> {
   const absent = missing(reqs);
   if (!absent.length) return;
@@ -244,23 +233,17 @@ export async function provision(
   );
   const installedBefore = installedPackages(packages);
   const runningBefore = new Set(Object.values(PACKAGE_SERVICES).filter(serviceRunning));
-  // Ours only if we create it: a policy-rc.d the user already has stays, and so does its policy.
-  let ownPolicy = false;
+  const apt = new AptSession(log);
+  apt.begin(shutdown);
   try {
-    fs.writeFileSync(POLICY_RC_D, POLICY_RC_D_DENY, { mode: 0o755, flag: 'wx' });
-    ownPolicy = true;
-  } catch {
-    // exists already (theirs), or /usr/sbin is read-only: the stop and disable below still run
-  }
-  try {
-    await runApt(aptArgs('update'), log);
-    await runApt(aptArgs('install', packages), log);
+    await runApt(apt, aptArgs('update'), log);
+    await runApt(apt, aptArgs('install', packages), log);
   } catch (err) {
     throw new HarnessError('missing-dependency', `could not install ${packages.join(' ')}: ${(err as Error).message}`, {
       hint: `install them by hand: ${command}`,
     });
   } finally {
-    if (ownPolicy) fs.rmSync(POLICY_RC_D, { force: true });
+    apt.end();
   }
   const still = missing(absent);
   if (still.length) {

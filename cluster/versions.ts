@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,32 @@ export async function serverVersions(nodes: readonly ClusterNode[]): Promise<Rec
     const v = await n.version();
     const key = SERVER_NAME[n.kind];
     out[key] = out[key] && out[key] !== v ? `${out[key]}, ${v}` : v;
+  }
+  return out;
+}
+
+/**
+ * The installed version of each Debian package (dpkg's word), for what a run's lock library came from; a package dpkg
+ * does not list as installed is "not installed", and a machine without dpkg says so.
+ */
+export function debianPackageVersions(packages: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = Object.fromEntries(packages.map((p) => [p, 'not installed']));
+  if (!packages.length) return out;
+  let text = '';
+  try {
+    text = execFileSync('dpkg-query', ['-W', '-f=${Package} ${db:Status-Abbrev} ${Version}\\n', ...packages], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  } catch (err) {
+    // Exit 1 when some package is unknown (the known ones are still printed); no dpkg at all: nothing printed.
+    text = String((err as { stdout?: string }).stdout ?? '');
+    if (!text && (err as NodeJS.ErrnoException).code === 'ENOENT')
+      return Object.fromEntries(packages.map((p) => [p, 'unknown (no dpkg here)']));
+  }
+  for (const line of text.split('\n')) {
+    const [name, status, version] = line.trim().split(/\s+/);
+    if (name && status?.startsWith('ii') && version) out[name.replace(/:.*$/, '')] = version;
   }
   return out;
 }

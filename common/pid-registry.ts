@@ -18,6 +18,11 @@ export interface PidRecord {
   /** Pause-able processes that are not the main one (Postgres backends), found by parent pid at cleanup. */
   killChildren?: boolean;
   /**
+   * The process was spawned as a process group's leader (a lock process held by its group where no cgroup holds
+   * it): cleanup kills the group, which may outlive its leader (lock-tree.ts says when that is safe).
+   */
+  killGroup?: boolean;
+  /**
    * Set on a record written *before* the spawn (pid 0): a harness killed between fork and the pid record
    * would otherwise leave an orphan nobody knows about. Cleanup then finds the process by its working
    * directory, among those started no earlier than `notBefore` (clock ticks since boot).

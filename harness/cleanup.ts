@@ -4,6 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { childPids, isAlive, pendingPids, PidRegistry, stillOurs, type PidRecord } from '../common/pid-registry.ts';
 import { notOurs } from '../common/ownership.ts';
 import { removeLeftoverNet } from '../nemesis/server-partition/server-net.ts';
+import { removeLeftoverPolicy } from '../cluster/apt-session.ts';
+import { removeLeftoverLockCgroup } from '../workloads/foreign/lock-cgroups.ts';
+import { treePids } from '../workloads/foreign/lock-tree.ts';
 import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from '../common/run-owner.ts';
 import { RUN_FILES } from '../store/run-dir.ts';
 
@@ -42,8 +45,9 @@ export async function cleanup(
       continue;
     }
     if (records.length === 0) {
-      // Its servers are gone; a server network of a run killed after them may not be (kill -9 mid-teardown).
-      if (owner) netObjects += removeLeftoverNet(runDir, reg.dir, log);
+      // Its servers are gone; a server network or lock cgroup of a run killed after them may not be (kill -9
+      // mid-teardown).
+      if (owner) netObjects += removeLeftoverNet(runDir, reg.dir, log) + removeLeftoverLockCgroup(runDir, reg.dir, log);
       continue;
     }
     if (!owner) {
@@ -55,6 +59,8 @@ export async function cleanup(
       continue;
     }
     const dirs = runDirs(realpath(runDir), owner).map(realpath);
+    // First the lock processes' cgroup: everything a lock process forked is in it, a setsid daemon included.
+    netObjects += removeLeftoverLockCgroup(runDir, reg.dir, log);
     stopped += await stopLeftovers(reg, records, dirs, runDir, log);
     // After its servers: a cgroup can only be removed once the processes in it are gone.
     netObjects += removeLeftoverNet(runDir, reg.dir, log);
@@ -66,14 +72,17 @@ export async function cleanup(
   // The offline image builder's scratch root file systems (~420 MB each) of builds killed beyond their own clean-up.
   const { removeLeftoverRootfs } = await import('../cluster/docker/rootfs.ts');
   const rootfsBytes = removeLeftoverRootfs(log);
+  // A policy-rc.d a provisioning left when it was killed mid-install (its harness gone, no apt running now).
+  const policy = removeLeftoverPolicy(log);
   // Last: the servers of those runs are stopped by now, so nothing is still writing to their data.
   const dataBytes = opts.data ? (await import('./dead-run-data.ts')).removeDeadRunData(resultsDir, log) : 0;
   const { formatMB } = await import('../common/disk-usage.ts');
   const parts = [
     stopped ? `stopped ${stopped} leftover process(es)` : '',
     containers ? `removed ${containers} leftover container(s)` : '',
-    netObjects ? `removed ${netObjects} nftables table(s) and cgroup(s) of server partitions` : '',
+    netObjects ? `removed ${netObjects} nftables table(s) and cgroup(s) of server partitions and lock processes` : '',
     rootfsBytes ? `freed ${formatMB(rootfsBytes)} of interrupted image builds` : '',
+    policy ? 'removed a policy-rc.d of an interrupted install' : '',
     dataBytes ? `freed ${formatMB(dataBytes)} of node data of dead runs` : '',
   ].filter(Boolean);
   const aloneNote = leftAlone ? `left ${leftAlone} run(s) alone` : '';
@@ -112,12 +121,18 @@ async function stopLeftovers(
   let stopped = 0;
   for (const rec of records) {
     const mains = leftoverPids(rec, dirs, log, runDir);
-    if (mains.length === 0) {
+    // A lock process held by its process group: the group — alive after its leader, too — and every descendant of
+    // it (lock-tree.ts says why a group whose leader is gone is still ours).
+    const group =
+      rec.killGroup && !rec.pending && Number.isFinite(rec.startTime)
+        ? treePids({ by: 'process-group', leaders: [{ pid: rec.pid, startTime: rec.startTime! }] })
+        : [];
+    if (mains.length === 0 && group.length === 0) {
       reg.remove(rec.name);
       continue;
     }
-    const pids = mains.flatMap((pid) => [pid, ...(rec.killChildren ? childPids(pid) : [])]);
-    for (const pid of pids) {
+    const pids = [...mains.flatMap((pid) => [pid, ...(rec.killChildren ? childPids(pid) : [])]), ...group];
+    for (const pid of new Set(pids)) {
       try {
         process.kill(pid, 'SIGCONT');
         process.kill(pid, 'SIGKILL');
@@ -126,8 +141,9 @@ async function stopLeftovers(
       }
     }
     for (let i = 0; i < 50 && pids.some(isAlive); i++) await sleep(20);
+    const others = new Set(pids).size - mains.length;
     log(
-      `stopped ${rec.name} (pid ${mains.join(', ')}${pids.length > mains.length ? ` + ${pids.length - mains.length} children` : ''}) from ${runDir}`,
+      `stopped ${rec.name} (pid ${mains.join(', ') || `${rec.pid}, gone; its process group`}${others > 0 ? ` + ${others} children` : ''}) from ${runDir}`,
     );
     reg.remove(rec.name);
     stopped++;

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkedMessage, clientEnvironment, exitIsDeath } from './client-pool.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { checkedMessage, clientEnvironment, exitIsDeath, lastLines } from './client-pool.ts';
 
 describe('clientEnvironment', () => {
   it('drops every variable that turns on a library debug log, keeps the rest, adds the client its own', () => {
@@ -57,5 +60,25 @@ describe('exitIsDeath: which client exits the history records as client-exited',
     expect(exitIsDeath({ ...mid, stopping: true })).toBe(false);
     expect(exitIsDeath({ ...mid, started: false })).toBe(false);
     expect(exitIsDeath({ ...mid, current: false, killedOnPurpose: true })).toBe(false);
+  });
+});
+
+describe("lastLines: a dead client's last log lines", () => {
+  it('reads only the tail of a log a lock process flooded (the whole file went into one string)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-lastlines-'));
+    try {
+      const log = path.join(dir, 'client-0.log');
+      const fd = fs.openSync(log, 'w');
+      // 200 MiB of one line with no newline, then the lines that matter.
+      const mib = Buffer.alloc(1 << 20, 'x');
+      for (let i = 0; i < 200; i++) fs.writeSync(fd, mib);
+      fs.writeSync(fd, '\nTraceback (most recent call last):\nValueError: bad\n');
+      fs.closeSync(fd);
+      const before = process.memoryUsage().rss;
+      expect(lastLines(log, 2)).toEqual(['Traceback (most recent call last):', 'ValueError: bad']);
+      expect(process.memoryUsage().rss - before).toBeLessThan(64 << 20);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

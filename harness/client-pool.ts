@@ -9,8 +9,10 @@ import type { OpInput } from '../history/op.ts';
 import type { SentOp } from '../workloads/op-outbox.ts';
 import { InFlightLedger } from './in-flight-ledger.ts';
 import { processRole } from '../history/process-role.ts';
-import { stillOurs, type PidRegistry } from '../common/pid-registry.ts';
+import { startTime, stillOurs, type PidRegistry } from '../common/pid-registry.ts';
 import type { ClientProcess } from '../nemesis/nemesis.ts';
+import { LockCgroups } from '../workloads/foreign/lock-cgroups.ts';
+import { killTree, resumeTree, stopTree, type GroupLeader, type LockTree } from '../workloads/foreign/lock-tree.ts';
 
 /**
  * The harness's environment variables a client never gets: each turns on a library's debug log, which prints
@@ -83,6 +85,8 @@ interface Slot {
   maxProcess: number;
   /** The client's live foreign lock processes (pid → command), the newest last. */
   lockPids: Map<number, string>;
+  /** Every lock process this client started, as a process group (the tree where no cgroup holds it). */
+  groups: GroupLeader[];
   /** The nemesis killed this process (killOnPurpose): its death is not one of the slot's own. */
   killedOnPurpose?: boolean;
 }
@@ -145,11 +149,45 @@ export class ClientPool {
     const gone = this.clients.find((c) => c.exited);
     if (gone) throw new Error(`client ${gone.slot} exited before the run started; see logs/client-${gone.slot}.log`);
     this.started = true;
+    const lockCgroup = this.holdLockTrees(specs);
     for (const s of this.slots) {
-      const spec = specs[s.spec.slot];
+      const spec = { ...specs[s.spec.slot], ...lockCgroup(s.spec.slot) };
       s.spec = spec;
       this.send(s, { type: 'start', spec });
     }
+  }
+
+  /** The run's lock cgroup, when its clients start lock processes and a cgroup can be made here. */
+  private lockCgroups: LockCgroups | null = null;
+
+  /**
+   * For a lock in another language: each client's lock processes get a cgroup of their own (a pause freezes all of
+   * their processes, a kill leaves none), or, where none can be made, each is its own process group — said once.
+   * Returns the spec field that tells a slot's client where to start them.
+   */
+  private holdLockTrees(specs: ClientSpec[]): (slot: number) => { lockCgroup?: string } {
+    if (!specs.some((s) => s.foreign)) return () => ({});
+    const made = LockCgroups.create(this.runDir, this.pids.dir);
+    if (typeof made === 'string') {
+      this.log(
+        `fencepost: the lock processes are held by process group, not by cgroup (${made}): a pause stops each group and every descendant found by parent pid; a process that calls setsid after its parent exited is not reached`,
+      );
+      return () => ({});
+    }
+    this.lockCgroups = made;
+    return (slot) => {
+      const tree = made.treeFor(`client-${slot}`);
+      this.clients[slot].lockTree = tree;
+      return { lockCgroup: tree.dir };
+    };
+  }
+
+  /** Kill whatever is left of every client's lock processes (helpers they forked) and remove the lock cgroup. */
+  private reapAllLockTrees(): void {
+    for (const s of this.slots) if (s) this.reapLockProcesses(s);
+    const left = this.lockCgroups?.dispose(this.pids.dir);
+    if (left) this.log(`fencepost: ${left}; \`fencepost cleanup\` removes it once this harness is gone`);
+    this.lockCgroups = null;
   }
 
   /** A send whose failure (the child gone, its channel closed) is logged: its exit handler records the death. */
@@ -190,6 +228,7 @@ export class ClientPool {
       ledger: new InFlightLedger(),
       maxProcess: spec.slot + spec.concurrency * (spec.generation ?? 0),
       lockPids: new Map(),
+      groups: [],
       exited: new Promise((resolve) => child.once('exit', () => resolve())),
     };
     this.slots[spec.slot] = slot;
@@ -242,6 +281,7 @@ export class ClientPool {
     if (pid === null) {
       if (ended === undefined) return;
       slot.lockPids.delete(ended);
+      // Its group stays in `groups`: a helper it forked may still be in it, reaped with the slot's tree.
       this.pids.remove(lockRecordName(slot.spec.slot, ended));
       if (slot.handle.lockProcess?.pid === ended) {
         const newest = [...slot.lockPids].at(-1);
@@ -251,23 +291,32 @@ export class ClientPool {
     }
     slot.lockPids.set(pid, command);
     slot.handle.lockProcess = { pid, command };
-    this.pids.add({ name: lockRecordName(slot.spec.slot, pid), pid, marker: this.runDir });
-    // Reported while the nemesis has its client stopped (sent just before the stop): paused with it.
-    if (slot.handle.paused) signalPid(pid, 'SIGSTOP');
+    this.pids.add({ name: lockRecordName(slot.spec.slot, pid), pid, marker: this.runDir, killGroup: true });
+    if (!slot.spec.lockCgroup) {
+      slot.groups.push({ pid, startTime: startTime(pid) });
+      slot.handle.lockTree = { by: 'process-group', leaders: [...slot.groups] };
+    }
+    // Reported while the nemesis has its client stopped (sent just before the stop): paused with it. (In a frozen
+    // cgroup it was frozen as it entered.)
+    if (slot.handle.paused && slot.handle.lockTree) stopTree(slot.handle.lockTree);
   }
 
-  /** Kill a dead client's lock processes that still run (pid and start time, as cleanup judges a pid file). */
+  /**
+   * Kill every process a dead client's lock processes left — their whole tree: the slot's cgroup, or each group it
+   * started (pid and start time, as cleanup judges a pid file) and their descendants.
+   */
   private reapLockProcesses(slot: Slot): void {
+    const tree = slotTree(slot);
+    if (tree) killTree(tree);
     const names = new Set([...slot.lockPids.keys()].map((pid) => lockRecordName(slot.spec.slot, pid)));
     for (const rec of this.pids.list().filter((r) => names.has(r.name))) {
-      if (stillOurs(rec)) {
-        signalPid(rec.pid, 'SIGCONT');
-        signalPid(rec.pid, 'SIGKILL');
-      }
+      if (stillOurs(rec)) signalPid(rec.pid, 'SIGKILL');
       this.pids.remove(rec.name);
     }
     slot.lockPids.clear();
+    slot.groups = [];
     slot.handle.lockProcess = null;
+    if (!slot.spec.lockCgroup) slot.handle.lockTree = null;
   }
 
   /** An op the client sent over IPC (in its own order); an invoke its exit already recovered from the file is skipped. */
@@ -356,18 +405,19 @@ export class ClientPool {
   }
 
   /**
-   * Stop or resume a client and its lock process together. The client first on SIGSTOP (it is the one that writes:
-   * stopped, it cannot write however long the lock process takes to stop), the lock process first on SIGCONT.
+   * Stop or resume a client and its lock processes together — each lock process's whole tree (a wrapper's children,
+   * helpers it forked: lock-tree.ts), every lock process of the client (one still closing after an `info` holds its
+   * session as long as it runs). The client first on SIGSTOP (it is the one that writes: stopped, it cannot write
+   * however long the tree takes to stop), the tree first on SIGCONT.
    */
   signal(slot: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
     const c = this.clients[slot];
     if (!c || c.exited) return;
-    // Every lock process of the client: one still closing after an `info` holds its session as long as it runs.
-    const lockPids = [...(this.slots[slot]?.lockPids.keys() ?? [])];
-    if (signal === 'SIGCONT') for (const pid of lockPids) signalPid(pid, signal);
+    const tree = c.lockTree;
+    if (signal === 'SIGCONT' && tree) resumeTree(tree);
     if (!signalPid(c.pid, signal)) return; // exited meanwhile
     c.paused = signal === 'SIGSTOP';
-    if (signal === 'SIGSTOP') for (const pid of lockPids) signalPid(pid, signal);
+    if (signal === 'SIGSTOP' && tree) stopTree(tree);
   }
 
   killOnPurpose(slot: number): void {
@@ -380,6 +430,9 @@ export class ClientPool {
     } catch {
       // exited meanwhile
     }
+    // Its lock processes die with it, every process of their tree, now rather than when its exit is handled.
+    const tree = slotTree(s);
+    if (tree) killTree(tree);
   }
 
   /** Ask every client to finish its step and exit; after `graceMs`, resume and kill the stragglers. */
@@ -394,6 +447,7 @@ export class ClientPool {
       this.kill();
       await all;
     }
+    this.reapAllLockTrees();
     // Every client's exit emptied its in-flight file into the journal and removed it: the folder goes too, if empty.
     try {
       fs.rmdirSync(runPath(this.runDir, 'inFlight'));
@@ -410,19 +464,27 @@ export class ClientPool {
     this.kill();
     const exits = this.slots.filter(Boolean).map((s) => s.exited);
     await Promise.race([Promise.all(exits), sleep(boundMs)]);
+    this.reapAllLockTrees();
   }
 
   /** SIGCONT before SIGKILL: a stopped process does die of SIGKILL, but its pending IPC would be lost anyway. */
   kill(): void {
     this.stopping = true;
     for (const c of this.clients) {
-      for (const pid of [...(this.slots[c.slot]?.lockPids.keys() ?? []), c.exited ? undefined : c.pid]) {
-        if (!pid) continue;
-        signalPid(pid, 'SIGCONT');
-        signalPid(pid, 'SIGKILL');
-      }
+      const s = this.slots[c.slot];
+      const tree = s && slotTree(s);
+      if (tree) killTree(tree);
+      if (c.exited) continue;
+      signalPid(c.pid, 'SIGCONT');
+      signalPid(c.pid, 'SIGKILL');
     }
   }
+}
+
+/** Every lock process a slot's client started, with all they started: its cgroup, or their process groups. */
+function slotTree(slot: Slot): LockTree | null {
+  if (slot.spec.lockCgroup) return { by: 'cgroup', dir: slot.spec.lockCgroup };
+  return slot.groups.length ? { by: 'process-group', leaders: slot.groups } : null;
 }
 
 /** The pid file of a client's lock process. */
@@ -438,18 +500,30 @@ function signalPid(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** The last `n` non-empty lines of a client's log (its stdout and stderr go there). */
-function lastLines(file: string, n: number): string[] {
+/** How much of a dead client's log is read for its last lines: its tail, not a log a lock process may have flooded. */
+const TAIL_BYTES = 64 << 10;
+
+/** The last `n` non-empty lines of a client's log (its stdout and stderr go there), from its last 64 KiB. */
+export function lastLines(file: string, n: number): string[] {
+  let text: string;
   try {
-    const text = fs.readFileSync(file, 'utf8');
-    return text
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .slice(-n)
-      .map((l) => l.slice(0, 300));
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const buf = Buffer.alloc(Math.min(size, TAIL_BYTES));
+      fs.readSync(fd, buf, 0, buf.length, size - buf.length);
+      text = buf.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
     return [];
   }
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .slice(-n)
+    .map((l) => l.slice(0, 300));
 }
 
 const OP_TYPES = new Set(['invoke', 'ok', 'fail', 'info']);

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { FULL_CLUSTER } from '../cluster/cluster.ts';
 import type { DoctorConfig } from './options.ts';
@@ -7,6 +6,7 @@ import { claimRun } from '../common/run-owner.ts';
 import { LOCK_LIBRARIES, provision } from '../cluster/provision.ts';
 import { createRunDir, runPath, writeJson } from '../store/run-dir.ts';
 import type { Shutdown } from '../common/shutdown.ts';
+import { retireCluster } from './retire-cluster.ts';
 
 export interface DoctorRow {
   node: string;
@@ -31,12 +31,13 @@ export async function doctor(config: Readonly<DoctorConfig>, shutdown: Shutdown)
   await provision(
     [...hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'cc'] as const), ...LOCK_LIBRARIES],
     log,
+    shutdown,
   );
   const runDir = createRunDir(config.resultsDir, 'doctor');
   const pids = new PidRegistry(runPath(runDir, 'pids'));
   claimRun(pids.dir);
   const cluster = await createCluster(config.backend, FULL_CLUSTER, runDir, pids, log);
-  const stopCluster = shutdown.add('stop cluster', () => cluster.teardown());
+  const stopCluster = shutdown.add('stop cluster', () => retireCluster(cluster, runDir));
   log(`fencepost doctor: booting ${cluster.nodes.length} nodes (--backend=${config.backend}) under ${runDir} …`);
   const t0 = performance.now();
   try {
@@ -55,8 +56,6 @@ export async function doctor(config: Readonly<DoctorConfig>, shutdown: Shutdown)
     return report;
   } finally {
     await stopCluster.run();
-    // Logs stay for reading; the servers' data dirs are of no use once they stopped.
-    fs.rmSync(runPath(runDir, 'nodes'), { recursive: true, force: true });
   }
 }
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,5 +73,70 @@ describe('fencepost init', () => {
     expect((err as HarnessError).message).toContain(INIT_EXPECTATIONS);
     expect(fs.existsSync(path.join(dir, INIT_LOCK))).toBe(false);
     expect(fs.readFileSync(path.join(dir, INIT_EXPECTATIONS), 'utf8')).toBe('{"cells": []}');
+  });
+});
+
+describe('fencepost init in a folder it does not control (N15)', () => {
+  const refused = (dir: string): HarnessError => {
+    let err: unknown;
+    try {
+      initCommand(dir, () => {});
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(HarnessError);
+    expect((err as HarnessError).exitCode).toBe(254);
+    return err as HarnessError;
+  };
+  const fresh = (name: string) => {
+    const dir = path.join(root, name);
+    fs.mkdirSync(dir);
+    return dir;
+  };
+
+  it('a dangling symbolic link where a file goes: refused, and nothing is written where it points', () => {
+    const dir = fresh('dangling');
+    const victim = path.join(root, 'victim-init');
+    fs.symlinkSync(victim, path.join(dir, INIT_EXPECTATIONS));
+    expect(refused(dir).message).toContain(`${INIT_EXPECTATIONS} already exist(s)`);
+    expect(fs.existsSync(victim)).toBe(false);
+    expect(fs.existsSync(path.join(dir, INIT_LOCK))).toBe(false);
+  });
+
+  it('a folder that is a symbolic link (locks -> elsewhere): refused, nothing written through it', () => {
+    const dir = fresh('linked');
+    const elsewhere = fresh('victim-dir');
+    fs.symlinkSync(elsewhere, path.join(dir, 'locks'));
+    expect(refused(dir).message).toBe(`init: locks is a symbolic link; nothing written.`);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    expect(fs.readdirSync(dir)).toEqual(['locks']);
+  });
+
+  it('.github is a file: refused before anything is written (it wrote two files, then crashed with 255)', () => {
+    const dir = fresh('github-file');
+    fs.writeFileSync(path.join(dir, '.github'), '');
+    expect(refused(dir).message).toBe(`init: .github is not a folder; nothing written.`);
+    expect(fs.readdirSync(dir)).toEqual(['.github']);
+  });
+
+  it('a write that fails part-way removes what it wrote: all or none, 254 naming the file', () => {
+    const dir = fresh('readonly-github');
+    fs.mkdirSync(path.join(dir, '.github'));
+    // Root writes anywhere: the immutable attribute stops it too (as for --results, store/results-store.test.ts).
+    const asRoot = process.getuid?.() === 0;
+    const lock = () =>
+      asRoot
+        ? spawnSync('chattr', ['+i', path.join(dir, '.github')]).status === 0
+        : (fs.chmodSync(path.join(dir, '.github'), 0o555), true);
+    expect(lock()).toBe(true);
+    try {
+      expect(refused(dir).message).toMatch(
+        /^init: could not write \.github\/workflows\/fencepost-nightly\.yml in .*; nothing written\.$/,
+      );
+      expect(fs.readdirSync(dir).sort()).toEqual(['.github']);
+    } finally {
+      if (asRoot) spawnSync('chattr', ['-i', path.join(dir, '.github')]);
+      else fs.chmodSync(path.join(dir, '.github'), 0o755);
+    }
   });
 });

@@ -78,6 +78,76 @@ jobs:
 `;
 }
 
+/** A path's own entry (a link is not followed), or null when there is none. */
+function lstatOrNull(p: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What is wrong with the folders `file` would be written into below `dir`: a symbolic link (init would write through
+ * it, outside the folder: an untrusted clone can point `locks` anywhere) or something that is not a folder.
+ */
+function folderProblem(dir: string, file: string): string[] {
+  const parts = path
+    .dirname(file)
+    .split('/')
+    .filter((p) => p !== '.');
+  return parts.flatMap((_, i) => {
+    const rel = parts.slice(0, i + 1).join('/');
+    const st = lstatOrNull(path.join(dir, rel));
+    if (!st || st.isDirectory()) return [];
+    return [st.isSymbolicLink() ? `${rel} is a symbolic link` : `${rel} is not a folder`];
+  });
+}
+
+/**
+ * Every file or none: folders made one level at a time and files created exclusively (`wx`: never through a link that
+ * appeared meanwhile, never over a file); a failure part-way removes what this call made and is a bad argument (254)
+ * naming the file, not a crash that leaves half of them.
+ */
+function writeAllOrNone(dir: string, files: Record<string, string>): void {
+  const made: string[] = [];
+  let current = '';
+  try {
+    for (const [file, text] of Object.entries(files)) {
+      current = file;
+      const parts = path
+        .dirname(file)
+        .split('/')
+        .filter((p) => p !== '.');
+      for (let i = 0; i < parts.length; i++) {
+        const folder = path.join(dir, ...parts.slice(0, i + 1));
+        if (lstatOrNull(folder)?.isDirectory()) continue;
+        fs.mkdirSync(folder);
+        made.push(folder);
+      }
+      fs.writeFileSync(path.join(dir, file), text, { flag: 'wx' });
+      made.push(path.join(dir, file));
+    }
+  } catch (err) {
+    // Newest first: each file before the folder it is in; a folder only if this call made it (it is then empty).
+    for (const p of made.reverse()) {
+      try {
+        if (lstatOrNull(p)?.isDirectory()) fs.rmdirSync(p);
+        else fs.rmSync(p, { force: true });
+      } catch {
+        // left as it is: the message below says nothing was written, which stays true of our files
+      }
+    }
+    throw new HarnessError(
+      'bad-arguments',
+      `init: could not write ${current} in ${dir} (${(err as Error).message}); nothing written.`,
+      {
+        hint: 'check that the folder and the ones init makes below it can be written',
+      },
+    );
+  }
+}
+
 /** What init writes, relative to `dir`. */
 export function initFiles(): Record<string, string> {
   return { [INIT_LOCK]: starterLock(), [INIT_EXPECTATIONS]: expectations(), [INIT_WORKFLOW]: workflow() };
@@ -85,16 +155,18 @@ export function initFiles(): Record<string, string> {
 
 export function initCommand(dir: string, log: (line: string) => void = console.log): number {
   const files = initFiles();
-  const there = Object.keys(files).filter((f) => fs.existsSync(path.join(dir, f)));
+  const there = Object.keys(files).filter((f) => lstatOrNull(path.join(dir, f)));
   if (there.length)
     throw new HarnessError('bad-arguments', `init: ${there.join(', ')} already exist(s) in ${dir}; nothing written.`, {
       hint: 'move them aside, or run init in another folder',
     });
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-    log(`wrote ${file}`);
-  }
+  const links = Object.keys(files).flatMap((f) => folderProblem(dir, f));
+  if (links.length)
+    throw new HarnessError('bad-arguments', `init: ${[...new Set(links)].join('; ')}; nothing written.`, {
+      hint: 'init writes only into real folders below this one: remove or replace them, or run init elsewhere',
+    });
+  writeAllOrNone(dir, files);
+  for (const file of Object.keys(files)) log(`wrote ${file}`);
   const ignored = ignoreResults(dir);
   if (ignored) log(ignored);
   for (const line of nextSteps(dir)) log(line);

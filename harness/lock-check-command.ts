@@ -26,6 +26,8 @@ import { fileURLToPath } from 'node:url';
 import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
 import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../workloads/strategies/registry.ts';
 import type { LockCheckConfig } from './options.ts';
+import { retireCluster } from './retire-cluster.ts';
+import { LockCgroups } from '../workloads/foreign/lock-cgroups.ts';
 
 /** Long enough that no lease expires while the check runs (nothing renews it between steps). */
 export const CHECK_TTL_MS = 10_000;
@@ -39,12 +41,27 @@ export interface LockCheckStep {
   passed: boolean | null; // null: not run (an earlier step it depends on failed)
   detail: string;
   exchange: string[];
+  /** Stderr lines of a process (by label) not kept past STDERR_LINES_KEPT. */
+  dropped?: Record<string, number>;
 }
 
-/** A masked copy of a protocol line: the run's passwords never reach a terminal. */
-export function masked(line: string): string {
-  return line.replace(/("password"\s*:\s*)"(?:[^"\\]|\\.)*"/g, '$1"***"');
+/**
+ * A masked copy of a transcript line: the run's passwords never reach a terminal — a JSON `"password"` field, and
+ * each of the run's `secrets` in whatever form the lock process printed it (a dict's repr, a URL, a log line).
+ */
+export function masked(line: string, secrets: readonly string[] = []): string {
+  let out = line.replace(/("password"\s*:\s*)"(?:[^"\\]|\\.)*"/g, '$1"***"');
+  for (const s of secrets) if (s) out = out.split(s).join('***');
+  return out;
 }
+
+/** At most this many of a process's stderr lines are kept per step (the last ones): a flood must not fill memory. */
+export const STDERR_LINES_KEPT = 50;
+/** A transcript line is cut to this many characters before it is kept (a 512 MB line once reached the terminal). */
+const TRANSCRIPT_CHARS = 300;
+
+const cutLine = (line: string) =>
+  line.length > TRANSCRIPT_CHARS ? `${line.slice(0, TRANSCRIPT_CHARS)}… [${line.length} characters]` : line;
 
 class StepFailed extends Error {}
 
@@ -70,12 +87,16 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
   // A built-in row (by its name or its manifest under locks/): its library installed and its glue compiled first,
   // as a run does, so no connect waits for a compiler past its reply limit.
   const library = builtin ? lockLibraryOf(builtin)!.library : null;
-  await provision([...hostRequirements(config.backend, [...strategy.needs]), ...(library ? [library] : [])], log);
+  await provision(
+    [...hostRequirements(config.backend, [...strategy.needs]), ...(library ? [library] : [])],
+    log,
+    shutdown,
+  );
   if (builtin) await buildBuiltinLock(builtin, strategy, log);
   const runDir = createRunDir(config.resultsDir, 'lock-check');
   const pids = new PidRegistry(runPath(runDir, 'pids'));
   const cluster = await createCluster(config.backend, { ...strategy.servers }, runDir, pids, log);
-  const stopCluster = shutdown.add('stop cluster', () => cluster.teardown());
+  const stopCluster = shutdown.add('stop cluster', () => retireCluster(cluster, runDir));
   const t0 = performance.now();
   let steps: LockCheckStep[];
   try {
@@ -84,7 +105,7 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
     console.log(
       `  servers: ${cluster.nodes.map((n) => n.name).join(', ')} (ready in ${Math.round(performance.now() - t0)} ms)`,
     );
-    steps = await runLockCheck(strategy, cluster, shutdown, pids);
+    steps = await runLockCheck(strategy, cluster, shutdown, pids, runDir);
   } finally {
     await stopCluster.run();
   }
@@ -100,9 +121,12 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
 }
 
 export function formatStep(s: LockCheckStep): string {
-  const head = `  ${s.passed === null ? 'SKIP' : s.passed ? 'PASS' : 'FAIL'}  ${s.name}${s.detail ? `: ${s.detail}` : ''}`;
+  const head = `  ${s.passed === null ? 'SKIP' : s.passed ? 'PASS' : 'FAIL'}  ${s.name}${s.detail ? `: ${cutLine(s.detail)}` : ''}`;
   if (s.passed !== false) return head;
-  return [head, ...s.exchange.map((l) => `        ${l}`)].join('\n');
+  const dropped = Object.entries(s.dropped ?? {}).map(
+    ([label, n]) => `${label} ! (${n} earlier stderr lines not shown)`,
+  );
+  return [head, ...dropped, ...s.exchange].join('\n        ');
 }
 
 function endpointsOf(cluster: Cluster, portOf: (name: string, port: number) => number): ForeignEndpoints {
@@ -125,8 +149,11 @@ export async function runLockCheck(
   cluster: Cluster,
   shutdown: Shutdown,
   pids: PidRegistry,
+  runDir: string,
 ): Promise<LockCheckStep[]> {
-  const check = new LockCheck(strategy, cluster, pids);
+  // Each process's whole tree in a cgroup of the check's (or its own process group): nothing it forks outlives it.
+  const cgroups = LockCgroups.create(runDir, pids.dir);
+  const check = new LockCheck(strategy, cluster, pids, typeof cgroups === 'string' ? null : cgroups);
   const cleanup = shutdown.add('stop the lock processes', () => check.stopAll());
   try {
     const key = 'account-0';
@@ -159,34 +186,54 @@ class LockCheck {
   private readonly procs: LockProcess[] = [];
   private readonly proxies: TcpProxy[] = [];
   private readonly cmd: NonNullable<ResolvedStrategy['foreign']>;
+  /** The run's passwords, masked in every transcript line whatever their form. */
+  private readonly secrets: string[];
 
   constructor(
     private readonly strategy: ResolvedStrategy,
     private readonly cluster: Cluster,
     private readonly pids: PidRegistry,
+    private readonly cgroups: LockCgroups | null,
   ) {
     this.cmd = strategy.foreign!;
+    this.secrets = Object.values(cluster.credentials);
   }
 
+  /** Kill every process (its whole tree) and wait for each, bounded: a process that cannot die holds nothing up. */
   async stopAll(): Promise<void> {
     for (const p of this.procs) p.kill();
-    await Promise.all([...this.procs.map((p) => p.exited), ...this.proxies.map((p) => p.close())]);
+    await Promise.all([...this.procs.map((p) => p.exitedWithin(5000)), ...this.proxies.map((p) => p.close())]);
+    const left = this.cgroups?.dispose(this.pids.dir);
+    if (left) console.error(`fencepost: ${left}; \`${CLI} cleanup\` removes it once this command is gone`);
+  }
+
+  /** A transcript line of the current step, masked and cut; a process's stderr keeps only its last lines. */
+  private note(label: string, line: string, stderr = false): void {
+    const step = this.current;
+    if (!step) return;
+    step.exchange.push(`${label} ${cutLine(masked(line, this.secrets))}`);
+    if (!stderr) return;
+    const prefix = `${label} ! `;
+    const mine = step.exchange.filter((l) => l.startsWith(prefix));
+    if (mine.length <= STDERR_LINES_KEPT) return;
+    step.exchange.splice(step.exchange.indexOf(mine[0]), 1);
+    step.dropped = step.dropped ?? {};
+    step.dropped[label] = (step.dropped[label] ?? 0) + 1;
   }
 
   /** Start a lock process and connect it; a connect that is not `ok` fails the step. */
   private async start(label: string, endpoints: ForeignEndpoints): Promise<LockProcess> {
-    const p = await LockProcess.start(this.cmd, {
-      exchange: (dir, line) => this.current?.exchange.push(`${label} ${dir} ${masked(line)}`),
-      stderr: (line) => this.current?.exchange.push(`${label} ! ${masked(line)}`),
-      spawned: (pid) => this.pids.add({ name: `lock-check-${label}`, pid, marker: this.cmd.cwd }),
-      exited: ({ code, signal, expected }) => {
+    const events = {
+      exchange: (dir: '→' | '←', line: string) => this.note(label, `${dir} ${line}`),
+      stderr: (line: string) => this.note(label, `! ${line}`, true),
+      spawned: (pid: number) =>
+        this.pids.add({ name: `lock-check-${label}`, pid, marker: this.cmd.cwd, killGroup: true }),
+      exited: ({ code, signal, expected }: { code: number | null; signal: string | null; expected: boolean }) => {
         this.pids.remove(`lock-check-${label}`);
-        if (!expected)
-          this.current?.exchange.push(
-            `${label} exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`,
-          );
+        if (!expected) this.note(label, `exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`);
       },
-    });
+    };
+    const p = await LockProcess.start(this.cmd, events, { cgroupParent: this.cgroups?.dir ?? null });
     this.procs.push(p);
     const r = await p.request(
       {

@@ -20,6 +20,10 @@ function parseNemesis(raw: string): FaultName[] | null {
     .map((s) => s.trim())
     .filter(Boolean)
     .map((n) => (Object.hasOwn(FAULT_ALIASES, n) ? FAULT_ALIASES[n] : n));
+  // `--nemesis=` or `--nemesis=,` named no fault: taking it as "no faults" would run a fault-free test the user did
+  // not ask for (none says that on purpose).
+  if (names.length === 0)
+    throw bad(`--nemesis=${raw} names no fault.`, 'give fault names (--nemesis=pause-holder,kill), none, or default');
   for (const n of names) {
     if (!(FAULT_NAMES as string[]).includes(n))
       throw bad(`unknown fault "${n}". Valid: ${FAULT_NAMES.join(', ')}, none, default.${didYouMean(n, FAULT_NAMES)}`);
@@ -27,14 +31,17 @@ function parseNemesis(raw: string): FaultName[] | null {
   return [...new Set(names)] as FaultName[];
 }
 
+/** The most machines a night is split over (`--shard=<i>/<n>`, a shard's nightly.json, the reusable workflow's shards). */
+export const MAX_SHARDS = 64;
+
 /** `--shard=2/3` → { index: 2, count: 3 }. */
 function parseShard(raw: string): { index: number; count: number } {
-  const m = /^(\d+)\/(\d+)$/.exec(raw);
+  const m = /^(\d{1,6})\/(\d{1,6})$/.exec(raw);
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
-  if (!m || count < 1 || index < 1 || index > count)
+  if (!m || count < 1 || count > MAX_SHARDS || index < 1 || index > count)
     throw bad(
-      `--shard must be <i>/<n> with 1 ≤ i ≤ n, got "${raw}".`,
+      `--shard must be <i>/<n> with 1 ≤ i ≤ n ≤ ${MAX_SHARDS}, got "${raw}".`,
       'e.g. --shard=1/3, --shard=2/3 and --shard=3/3 on three machines',
     );
   return { index, count };
@@ -750,9 +757,10 @@ export function parseCommandLine<const A extends readonly string[]>(
       : command === 'nightly'
         ? nightlyCommand(argv, randomSeed)
         : otherCommand(command, argv.slice(1));
-  // Every command that writes into or acts on the results folder; check and compare take run folders instead.
+  // Every command that writes into or acts on the results folder; check and compare take run folders instead. From
+  // here on the folder is its resolved path: a link on the way is followed once, now, never again mid-run.
   if (!config.help && 'resultsDir' in config && command !== 'check' && command !== 'compare')
-    checkResultsFolder(config.resultsDir);
+    (config as { resultsDir: string }).resultsDir = checkResultsFolder(config.resultsDir);
   return deepFreeze(config) as CommandConfig<CommandOf<A>>;
 }
 

@@ -1,5 +1,3 @@
-import { removeSecrets } from '../cluster/credentials.ts';
-import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalRead } from '../history/bank.ts';
 import type { FaultName } from '../history/fault-names.ts';
@@ -22,6 +20,7 @@ import { Resource, setupResource, type WriteMode } from '../workloads/resource.t
 import type { Cluster, ClusterSpec } from '../cluster/cluster.ts';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
+import { retireCluster } from './retire-cluster.ts';
 import { clientsRunning } from './clients-running.ts';
 import type { ExitCode } from '../common/exit-codes.ts';
 import { verdictExitCode } from '../checkers/verdict.ts';
@@ -30,13 +29,14 @@ import { runOptions, type Config } from './options.ts';
 import type { StoredTestJson } from '../store/test-json.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
-import { provision, type Requirement } from '../cluster/provision.ts';
+import { provision, REQUIREMENTS, type Requirement } from '../cluster/provision.ts';
+import { foreignLockRecord, type ForeignLockRecord } from '../workloads/foreign/lock-identity.ts';
 import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
 import { createRunDir, runPath, sealRunHistory, writeTest } from '../store/run-dir.ts';
 import { analyze } from './analyze.ts';
 import { runSummary } from './run-summary.ts';
 import type { Shutdown, TeardownStep } from '../common/shutdown.ts';
-import { libraryVersions, serverVersions } from '../cluster/versions.ts';
+import { debianPackageVersions, libraryVersions, serverVersions } from '../cluster/versions.ts';
 import { LiveStats } from './live-stats.ts';
 import { checkStrategyOptions, withEnsembleSizes } from './strategy-options.ts';
 import { runTiming } from '../common/run-timing.ts';
@@ -94,7 +94,7 @@ export async function runTest(
   log: (line: string) => void = consoleLog,
 ): Promise<RunOutcome> {
   // The plan may widen --think for a fault that needs it: from here on the run's config is the plan's.
-  const plan = await planRun(config, log);
+  const plan = await planRun(config, log, shutdown);
   const { strategy, faults, faultNeeds } = plan;
   config = plan.config;
 
@@ -233,6 +233,7 @@ function clientPool(
 async function planRun(
   config: Readonly<Config>,
   log: (line: string) => void,
+  shutdown: Shutdown,
 ): Promise<{ config: Readonly<Config>; strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds }> {
   const strategy = withEnsembleSizes(config, await loadStrategy(config.lock));
   checkStrategyOptions(config, strategy);
@@ -256,9 +257,11 @@ async function planRun(
   const needs: Requirement[] = ['pg', ...strategy.needs];
   // Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded.
   if (faultNeeds.clockShim) needs.push('cc');
-  // A built-in foreign row's library runs in the clients, on this host whatever the backend: provisioned apart.
+  // A built-in foreign row's library runs in the clients, on this host whatever the backend: provisioned apart;
+  // so is nftables for server partitions (refuseServerNet has checked the rest they need: root, cgroup2).
   const library = lockLibraryOf(config.lock)?.library;
-  await provision([...hostRequirements(config.backend, needs), ...(library ? [library] : [])], log);
+  const hostOnly: Requirement[] = [...(library ? [library] : []), ...(faultNeeds.serverNet ? ['nft' as const] : [])];
+  await provision([...hostRequirements(config.backend, needs), ...hostOnly], log, shutdown);
   await buildBuiltinLock(config.lock, strategy, log);
   return { config, strategy, faults, faultNeeds };
 }
@@ -272,7 +275,8 @@ function refuseServerNet(config: Readonly<Config>, faults: readonly FaultName[],
       'bad-arguments',
       `${serverFaults} cut links between servers on the local backend only (--backend=local)`,
     );
-  const missing = serverNetMissing();
+  // nft itself is provisioned next, like the servers (apt when root).
+  const missing = serverNetMissing({ nft: false });
   if (missing) throw new HarnessError('missing-dependency', `${serverFaults}: ${missing}`);
 }
 
@@ -298,9 +302,7 @@ async function startCluster(
 
   const stopCluster = shutdown.add('stop cluster', async () => {
     injectStrayThrow('teardown');
-    await cluster.teardown();
-    fs.rmSync(runPath(runDir, 'nodes'), { recursive: true, force: true });
-    removeSecrets(runDir);
+    await retireCluster(cluster, runDir);
   });
   const markIncomplete = shutdown.add('mark the run incomplete', () =>
     writeTest(runDir, {
@@ -336,7 +338,15 @@ function testRecord(
     versions: libraryVersions(),
     nodes: cluster.nodes.map((n) => ({ name: n.name, port: n.port })),
     clientNetwork: faultNeeds.clientProxies ? 'proxied' : 'direct',
+    ...foreignLockOf(config.lock, strategy),
   };
+}
+
+/** For a lock in another language: which build of it ran (lock-identity.ts), its library's Debian packages included. */
+function foreignLockOf(lock: string, strategy: ResolvedStrategy): { foreignLock?: ForeignLockRecord } {
+  const library = lockLibraryOf(lock)?.library;
+  const record = foreignLockRecord(strategy, library ? debianPackageVersions(REQUIREMENTS[library].packages) : {});
+  return record ? { foreignLock: record } : {};
 }
 
 /**

@@ -249,3 +249,38 @@ describe('npm run jepsen -- serve --port', () => {
     expect(() => parseCommandLine(['serve', '--port=70000'])).toThrow(/--port must be between 1 and 65535, got 70000/);
   });
 });
+
+describe('one unreadable folder under the results (N19)', () => {
+  // Served as a user who cannot read one folder (`lost+found`, root's 0700): as root here, the process drops its
+  // effective uid to nobody for the test (a vitest file runs in a process of its own) and takes it back after.
+  const asRoot = process.getuid?.() === 0;
+  it.runIf(asRoot)('the index lists the rest, and / still answers 200 (it answered 500 for good)', async () => {
+    const theirs = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-serve-nobody-'));
+    const readable = writeRunDir(theirs, 'redis', '2026-11-29T08-00-00.000Z', { fenced: false });
+    writeReport(readable);
+    fs.mkdirSync(path.join(theirs, 'lost+found'), { mode: 0o700 });
+    chownAllBut(theirs, path.join(theirs, 'lost+found'));
+    let nobodys: ResultsServer | null = null;
+    process.seteuid!(65534);
+    try {
+      nobodys = await startResultsServer(theirs, 0);
+      const res = await fetch(nobodys.url);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('redis/2026-11-29T08-00-00.000Z/report.html');
+    } finally {
+      await nobodys?.close();
+      process.seteuid!(0);
+      fs.rmSync(theirs, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Everything under `dir` to nobody, but `keep` (and below) to root: a folder nobody cannot read. */
+function chownAllBut(dir: string, keep: string): void {
+  const walk = (p: string) => {
+    if (p === keep) return;
+    fs.lchownSync(p, 65534, 65534);
+    if (fs.lstatSync(p).isDirectory()) for (const e of fs.readdirSync(p)) walk(path.join(p, e));
+  };
+  walk(dir);
+}

@@ -152,6 +152,12 @@ const INDEX_EVERY_MS = 1000;
 function handler(root: string, port: () => number): http.RequestListener {
   const realRoot = fs.realpathSync(root);
   let indexAt = -Infinity;
+  const said = new Set<string>();
+  const sayOnce = (line: string) => {
+    if (said.has(line)) return;
+    said.add(line);
+    console.error(line);
+  };
   const serve = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const send = (code: number, body: string, type = 'text/plain; charset=utf-8') => {
       res.writeHead(code, { 'content-type': type, ...HEADERS });
@@ -170,12 +176,17 @@ function handler(root: string, port: () => number): http.RequestListener {
     if (trailingSlash) segments.pop();
     if (segments.length === 0 || (segments.length === 1 && segments[0] === 'index.html')) {
       if (performance.now() - indexAt >= INDEX_EVERY_MS) {
+        const unreadable: string[] = [];
         try {
-          writeIndex(root);
+          writeIndex(root, unreadable);
           indexAt = performance.now();
         } catch (err) {
-          return send(500, `could not write the index: ${(err as Error).message}\n`);
+          // The last index written still lists the runs: serve it rather than nothing, and say why once.
+          sayOnce(`fencepost serve: could not rewrite the index (${(err as Error).message}); serving the last one`);
+          if (!fs.existsSync(path.join(realRoot, 'index.html')))
+            return send(500, `could not write the index: ${(err as Error).message}\n`);
         }
+        for (const d of unreadable) sayOnce(`fencepost serve: left out of the index, not readable by us: ${d}`);
       }
       segments = ['index.html'];
       trailingSlash = false;

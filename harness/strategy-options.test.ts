@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadStrategy } from '../workloads/load-strategy.ts';
@@ -183,3 +185,25 @@ function resolveStrategyOf(config: ReturnType<typeof resolveConfig>): ResolvedSt
     builtin: false,
   });
 }
+
+describe('--watchdog with a lock in another language', () => {
+  it('a manifest that does not say `renews` does not renew: --watchdog is refused (it was taken, and renewed nothing)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-renews-'));
+    try {
+      const manifest = path.join(dir, 'lock.json');
+      fs.writeFileSync(
+        manifest,
+        JSON.stringify({ command: ['/bin/sh', '-c', 'exit 0'], needs: ['redis'], token: 'none' }),
+      );
+      const err = await refusal([`--lock=${manifest}`, '--watchdog']);
+      expect(err.message).toMatch(/declares `renews: false`/);
+      fs.writeFileSync(
+        manifest,
+        JSON.stringify({ command: ['/bin/sh', '-c', 'exit 0'], needs: ['redis'], token: 'none', renews: true }),
+      );
+      expect((await validate([`--lock=${manifest}`, '--watchdog'])).renews).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -76,6 +76,11 @@ export interface MatrixCell {
   note?: string;
   /** Measured (run), or decided by construction (not run: `note` says why). Absent in older matrix.json: measured. */
   decided?: 'measured' | 'construction';
+  /**
+   * A lock in another language: which build of it the run the cell links to measured (the fingerprint of its test
+   * record's foreignLock), so a night can say a cell's lock changed since the last one.
+   */
+  lockBuild?: string;
   /** Every run of a measured cell, in order; the cell links to the last one. */
   runs?: CellRun[];
 }

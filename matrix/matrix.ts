@@ -22,6 +22,7 @@ import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-co
 import { MAX_RERUNS, type LivenessExpectation, type MeasuredExpectation, type OracleCell } from './oracle.ts';
 import type { Config } from '../harness/options.ts';
 import { runTimestamp } from '../store/results-store.ts';
+import { readTest } from '../store/run-dir.ts';
 import { runTest, type RunOutcome } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { deriveSeed } from '../common/random.ts';
@@ -150,6 +151,7 @@ export async function measuredCell(
     observed,
     matched: matches(expect, observed) && livenessOk,
     runDir: runs[at].runDir,
+    ...lockBuildOf(runs[at].runDir),
     lostUpdates: runs[at].lostUpdates,
     staleWritesRejected: runs[at].staleWritesRejected,
     acquireP50: shown?.results.latency.acquire.p50 ?? 0,
@@ -158,6 +160,13 @@ export async function measuredCell(
     runs,
     ...(note ? { note } : {}),
   };
+}
+
+/** Which build of a lock in another language the run ran (its test record's fingerprint), when it is one. */
+function lockBuildOf(runDir: string): { lockBuild?: string } {
+  if (!runDir) return {};
+  const fingerprint = readTest(runDir).foreignLock?.fingerprint;
+  return fingerprint ? { lockBuild: fingerprint } : {};
 }
 
 /** What a cell's liveness says against its oracle cell, in words: a livelock it may show, or why it contradicts. */

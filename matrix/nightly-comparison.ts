@@ -35,6 +35,8 @@ export interface NightSide {
   liveness: CellLiveness | null;
   /** Relative to the folder of the night it belongs to. */
   runDir: string;
+  /** Which build of a lock in another language ran (lock-identity.ts's fingerprint); null when none or not known. */
+  lockBuild: string | null;
 }
 
 export interface ComparisonRow {
@@ -53,6 +55,8 @@ export interface ComparisonRow {
   latencyRegression: boolean;
   /** Liveness numbers that moved beyond the threshold (cell-liveness.ts), in words; flagged, not failed. */
   livenessChanges: string[];
+  /** A lock in another language ran another build than the baseline's (its fingerprint, lock-identity.ts), in words. */
+  lockBuildChange: string | null;
 }
 
 function side(c: NightlyCell | undefined): NightSide | null {
@@ -66,7 +70,14 @@ function side(c: NightlyCell | undefined): NightSide | null {
     acquireP99: c.acquireP99,
     liveness: c.liveness ?? null,
     runDir: c.runDir,
+    lockBuild: c.lockBuild ?? null,
   };
+}
+
+/** Whether the two nights ran different builds of the cell's lock, in words; null when the same or not known. */
+function lockBuildChange(now: NightSide | null, before: NightSide | null): string | null {
+  if (!now?.lockBuild || !before?.lockBuild || now.lockBuild === before.lockBuild) return null;
+  return `lock build ${before.lockBuild} → ${now.lockBuild}`;
 }
 
 const measuredLatency = (s: NightSide | null) => s !== null && s.runDir !== '';
@@ -103,6 +114,7 @@ export function compareNights(tonight: NightlyResult, baseline: NightlyResult): 
       p99Ratio,
       latencyRegression: both && (regressed(a!.acquireP50, b!.acquireP50) || regressed(a!.acquireP99, b!.acquireP99)),
       livenessChanges: both ? livenessChanges(b!.liveness ?? undefined, a!.liveness ?? undefined) : [],
+      lockBuildChange: lockBuildChange(a, b),
     };
   });
 }
@@ -136,6 +148,7 @@ export function renderComparison(tonight: NightlyResult, baseline: NightlyResult
   const changed = rows.filter((r) => r.verdictChanged);
   const slower = rows.filter((r) => r.latencyRegression);
   const liveChanged = rows.filter((r) => r.livenessChanges.length > 0);
+  const rebuilt = rows.filter((r) => r.lockBuildChange);
   const body = rows
     .map((r) => {
       const cls = [
@@ -151,7 +164,10 @@ export function renderComparison(tonight: NightlyResult, baseline: NightlyResult
       const flag = r.latencyRegression
         ? ' <strong class="flag" title="flagged, not failed">latency regression</strong>'
         : '';
-      return `<tr class="${cls}" data-key="${h(r.key)}"><th scope="row">${h(r.lock)}</th><td>${h(r.column)}</td><td>${h(r.expected)}<br><small>${h(r.from)}</small></td>${sideHtml(r.baseline, opts.baselineDir, opts.outDir)}${sideHtml(r.tonight, opts.tonightDir, opts.outDir)}<td>${r.verdictChanged ? '<strong>changed</strong>' : 'same'}</td><td>p50${h(fmtRatio(r.p50Ratio)) || ' –'}<br>p99${h(fmtRatio(r.p99Ratio)) || ' –'}${flag}</td><td>${live}</td></tr>`;
+      const build = r.lockBuildChange
+        ? `<br><strong class="flag lock-build" title="the lock itself changed: compare its test records">${h(r.lockBuildChange)}</strong>`
+        : '';
+      return `<tr class="${cls}" data-key="${h(r.key)}"><th scope="row">${h(r.lock)}</th><td>${h(r.column)}</td><td>${h(r.expected)}<br><small>${h(r.from)}</small></td>${sideHtml(r.baseline, opts.baselineDir, opts.outDir)}${sideHtml(r.tonight, opts.tonightDir, opts.outDir)}<td>${r.verdictChanged ? '<strong>changed</strong>' : 'same'}${build}</td><td>p50${h(fmtRatio(r.p50Ratio)) || ' –'}<br>p99${h(fmtRatio(r.p99Ratio)) || ' –'}${flag}</td><td>${live}</td></tr>`;
     })
     .join('\n');
   return `<!doctype html>
@@ -161,7 +177,7 @@ ${inlineStyle(pageCss())}
 ${inlineStyle('tr.changed th, tr.changed td:nth-last-child(2) { background: #fff3cd; } .flag { color: #b45309; } .status-contradicted, .status-inconclusive { color: #b91c1c; font-weight: 600; } .muted { color: #777; }')}
 </head><body><main>
 <h1>Nightly: tonight vs baseline</h1>
-<p id="headline">${changed.length} of ${rows.length} cells changed their outcome; ${slower.length} flagged for a latency regression (acquire p50 or p99 above ${LATENCY_REGRESSION.ratio}× the baseline and at least ${LATENCY_REGRESSION.minMs} ms more; flagged, not failed); ${liveChanged.length} for a liveness change (recovery max or longest stall moved by more than ${LIVENESS_CHANGE_RATIO}× and more than ${LIVENESS_CHANGE_MIN_MS} ms, or a fault never recovered from; flagged, not failed).</p>
+<p id="headline">${changed.length} of ${rows.length} cells changed their outcome; ${slower.length} flagged for a latency regression (acquire p50 or p99 above ${LATENCY_REGRESSION.ratio}× the baseline and at least ${LATENCY_REGRESSION.minMs} ms more; flagged, not failed); ${liveChanged.length} for a liveness change (recovery max or longest stall moved by more than ${LIVENESS_CHANGE_RATIO}× and more than ${LIVENESS_CHANGE_MIN_MS} ms, or a fault never recovered from; flagged, not failed)${rebuilt.length ? `; in ${rebuilt.length} the lock in another language ran another build than the baseline's (its manifest, program or library changed)` : ''}.</p>
 <p>Tonight: seed ${tonight.seed}, started ${h(tonight.startedAt)}, ${h(tonight.settings.join(' '))}. Baseline: seed ${baseline.seed}, started ${h(baseline.startedAt)}, ${h(baseline.settings.join(' '))}.</p>
 <table id="comparison">
 <thead><tr><th rowspan="2">lock</th><th rowspan="2">fault</th><th rowspan="2">expected (from)</th><th colspan="6">baseline</th><th colspan="6">tonight</th><th rowspan="2">verdict</th><th rowspan="2">acquire latency change</th><th rowspan="2">liveness change</th></tr>

@@ -47,7 +47,7 @@ export function renderJunit(result: NightlyResult, reportsFrom: string): string 
 <testsuites name="fencepost nightly" tests="${result.cells.length}" failures="${count('contradicted')}" errors="${count('inconclusive')}" skipped="${count('by construction')}" time="${(result.wallMs / 1000).toFixed(3)}">
   <testsuite name="${xml(suite)}" tests="${result.cells.length}" failures="${count('contradicted')}" errors="${count('inconclusive')}" skipped="${count('by construction')}" time="${(result.wallMs / 1000).toFixed(3)}" timestamp="${xml(result.startedAt)}">
     <properties>
-      <property name="seed" value="${result.seed}"/>
+      <property name="seed" value="${xml(result.seed)}"/>
       <property name="settings" value="${xml(result.settings.join(' '))}"/>
       <property name="command" value="${xml(result.command)}"/>
     </properties>

@@ -132,7 +132,8 @@ export function shardSlice(
     .map((c) => ({ c, w: cellWeightS(c, timeLimitS) }))
     .sort((a, b) => b.w - a.w || a.c.index - b.c.index);
   for (const { c, w } of measured) {
-    const lightest = load.indexOf(Math.min(...load));
+    let lightest = 0;
+    for (let i = 1; i < load.length; i++) if (load[i] < load[lightest]) lightest = i;
     load[lightest] += w;
     owner.set(c.index, lightest + 1);
   }

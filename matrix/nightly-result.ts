@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { MatrixCell } from './matrix-cell.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
+import { MAX_SHARDS } from '../harness/options.ts';
 
 /** A matrix cell as the nightly job records it: where its expectation came from, its plan position, its fault hits. */
 export interface NightlyCell extends MatrixCell {
@@ -46,8 +47,13 @@ export function nightlyExit(cells: readonly MatrixCell[]): number {
     c.decided !== 'construction' && (c.observed === 'unknown' || c.observed === 'failed');
   if (cells.some((c) => !c.matched && !inconclusive(c))) return EXIT.invalid;
   if (cells.some(inconclusive)) return EXIT.unknown;
+  // A night that measured nothing decided nothing (as a history with no operations): not "every cell matched".
+  if (!cells.some(measured)) return EXIT.unknown;
   return EXIT.valid;
 }
+
+/** A cell some run decided (not one decided by construction). */
+export const measured = (c: MatrixCell) => c.decided !== 'construction';
 
 /** What a cell's JUnit case, summary row and comparison row say it is. */
 export function cellStatus(c: MatrixCell): 'matched' | 'contradicted' | 'inconclusive' | 'by construction' {
@@ -94,35 +100,114 @@ function parseNightlyResult(file: string): NightlyResult {
   };
   let raw: unknown;
   try {
+    if (fs.statSync(file).size > MAX_NIGHTLY_BYTES) return bad(`larger than ${MAX_NIGHTLY_BYTES} bytes`);
     raw = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
     return bad(`not valid JSON (${(err as Error).message})`);
   }
   const result = raw as Partial<NightlyResult> | null;
   if (typeof result !== 'object' || result === null || result.version !== 1 || !Array.isArray(result.cells))
-    return bad(`not a nightly result (version ${String(result?.version)})`);
-  result.cells.forEach((c, i) => {
-    const at = `cells[${i}]`;
-    if (typeof c !== 'object' || c === null) return bad(`${at} is not an object`);
-    for (const k of ['lock', 'fault', 'runDir'] as const)
-      if (typeof c[k] !== 'string') bad(`${at}.${k} is not a string`);
-    for (const k of ['fencing', 'matched'] as const)
-      if (typeof c[k] !== 'boolean') bad(`${at}.${k} is not true or false`);
-    for (const k of ['lostUpdates', 'staleWritesRejected', 'acquireP50', 'acquireP99', 'wallMs'] as const)
-      if (c[k] !== undefined && !Number.isFinite(c[k])) bad(`${at}.${k} is not a number`);
-    for (const k of ['observed', 'expected'] as const) if (typeof c[k] !== 'string') bad(`${at}.${k} is not a string`);
-    if (c.faultHits !== undefined && !Number.isFinite(c.faultHits)) bad(`${at}.faultHits is not a number`);
-    if (c.index !== undefined && !Number.isInteger(c.index)) bad(`${at}.index is not an integer`);
-    if (c.liveness !== undefined) {
-      if (typeof c.liveness !== 'object' || c.liveness === null) bad(`${at}.liveness is not an object`);
-      for (const k of ['recoveryMedianMs', 'recoveryMaxMs', 'unrecovered', 'longestStallMs', 'runs'] as const) {
-        const v = c.liveness[k];
-        if (v !== undefined && v !== null && !Number.isFinite(v)) bad(`${at}.liveness.${k} is not a number`);
-      }
-    }
-    // A run folder is a path relative to the night's folder (a merge's may climb to a shard's): never a URL or absolute.
-    if (c.runDir !== '' && (path.isAbsolute(c.runDir) || /^[a-z][\w+.-]*:/i.test(c.runDir)))
-      bad(`${at}.runDir ${JSON.stringify(c.runDir)} is not a run folder relative to the night`);
-  });
+    return bad(`not a nightly result (version ${String((result as { version?: unknown } | null)?.version)})`);
+  topLevelProblems(result).forEach(bad);
+  result.cells.forEach((c, i) => cellProblems(c, `cells[${i}]`).forEach(bad));
   return result as NightlyResult;
+}
+
+/** The biggest nightly*.json read (a real night of every cell is ~1 MB). */
+export const MAX_NIGHTLY_BYTES = 64 << 20;
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isCount = (v: unknown, max: number) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= max;
+
+/** What is wrong with a night's own fields (every one a merge, a summary or a JUnit file reads). Pure. */
+export function topLevelProblems(r: Partial<NightlyResult>): string[] {
+  const out: string[] = [];
+  if (!Number.isInteger(r.seed) || (r.seed as number) < 0 || (r.seed as number) > 2 ** 31 - 1)
+    out.push(`seed ${JSON.stringify(r.seed)} is not a whole number from 0 to ${2 ** 31 - 1}`);
+  if (r.shard !== null) {
+    const s = r.shard as { index?: unknown; count?: unknown } | undefined;
+    if (typeof s !== 'object' || !isCount(s.count, MAX_SHARDS) || !isCount(s.index, s.count as number))
+      out.push(
+        `shard ${JSON.stringify(r.shard)} is not null or {"index": i, "count": n} with 1 ≤ i ≤ n ≤ ${MAX_SHARDS}`,
+      );
+  }
+  if (!Array.isArray(r.settings) || !r.settings.every(isString)) out.push('settings is not a list of strings');
+  for (const k of ['command', 'startedAt'] as const) if (!isString(r[k])) out.push(`${k} is not a string`);
+  if (!Number.isFinite(r.wallMs) || (r.wallMs as number) < 0) out.push('wallMs is not a number of ms');
+  if (r.expectationsFile !== null && !isString(r.expectationsFile))
+    out.push('expectationsFile is not a string or null');
+  return out;
+}
+
+const EXPECTATIONS = ['safe', 'lost', 'safe-may-starve', 'n/a', 'refuse'];
+const OBSERVATIONS = ['safe', 'lost', 'invalid', 'starved', 'unknown', 'failed', 'refuse', 'accepted', 'not run'];
+
+/**
+ * A run folder is a path relative to the night's folder (a merge's may climb to a shard's): never a URL or
+ * absolute. Empty: no run started.
+ */
+const runDirProblem = (v: unknown) =>
+  !isString(v)
+    ? 'is not a string'
+    : v !== '' && (path.isAbsolute(v) || /^[a-z][\w+.-]*:/i.test(v))
+      ? `${JSON.stringify(v)} is not a run folder relative to the night`
+      : null;
+
+/** What is wrong with one cell of a night (at `at`: `cells[3]`). Pure. */
+export function cellProblems(c: unknown, at: string): string[] {
+  if (typeof c !== 'object' || c === null || Array.isArray(c)) return [`${at} is not an object`];
+  const cell = c as Record<string, unknown>;
+  const out: string[] = [];
+  for (const k of ['lock', 'fault', 'from'] as const) if (!isString(cell[k])) out.push(`${at}.${k} is not a string`);
+  if (cell.lockBuild !== undefined && !(isString(cell.lockBuild) && /^[0-9a-f]{12}$/.test(cell.lockBuild)))
+    out.push(`${at}.lockBuild is not 12 hex digits`);
+  for (const k of ['column', 'why', 'note', 'columnId'] as const)
+    if (cell[k] !== undefined && !isString(cell[k])) out.push(`${at}.${k} is not a string`);
+  const dir = runDirProblem(cell.runDir);
+  if (dir) out.push(`${at}.runDir ${dir}`);
+  for (const k of ['fencing', 'matched'] as const)
+    if (typeof cell[k] !== 'boolean') out.push(`${at}.${k} is not true or false`);
+  for (const k of ['lostUpdates', 'staleWritesRejected', 'acquireP50', 'acquireP99'] as const)
+    if (!Number.isFinite(cell[k])) out.push(`${at}.${k} is not a number`);
+  for (const k of ['wallMs', 'faultHits'] as const)
+    if (cell[k] !== undefined && !Number.isFinite(cell[k])) out.push(`${at}.${k} is not a number`);
+  if (!EXPECTATIONS.includes(cell.expected as string))
+    out.push(`${at}.expected ${JSON.stringify(cell.expected)} is not one of ${EXPECTATIONS.join(', ')}`);
+  if (!OBSERVATIONS.includes(cell.observed as string))
+    out.push(`${at}.observed ${JSON.stringify(cell.observed)} is not one of ${OBSERVATIONS.join(', ')}`);
+  if (!Number.isInteger(cell.index)) out.push(`${at}.index is not an integer`);
+  if (cell.decided !== undefined && cell.decided !== 'measured' && cell.decided !== 'construction')
+    out.push(`${at}.decided is not "measured" or "construction"`);
+  if (cell.table !== undefined && cell.table !== 'faults' && cell.table !== 'remedies')
+    out.push(`${at}.table is not "faults" or "remedies"`);
+  out.push(...livenessProblems(cell.liveness, at), ...runsProblems(cell.runs, at));
+  return out;
+}
+
+function livenessProblems(l: unknown, at: string): string[] {
+  if (l === undefined) return [];
+  if (typeof l !== 'object' || l === null) return [`${at}.liveness is not an object`];
+  const out: string[] = [];
+  for (const k of ['recoveryMedianMs', 'recoveryMaxMs', 'unrecovered', 'longestStallMs', 'runs']) {
+    const v = (l as Record<string, unknown>)[k];
+    if (v !== undefined && v !== null && !Number.isFinite(v)) out.push(`${at}.liveness.${k} is not a number`);
+  }
+  return out;
+}
+
+function runsProblems(runs: unknown, at: string): string[] {
+  if (runs === undefined) return [];
+  if (!Array.isArray(runs)) return [`${at}.runs is not a list`];
+  const out: string[] = [];
+  runs.forEach((r, j) => {
+    const here = `${at}.runs[${j}]`;
+    if (typeof r !== 'object' || r === null) return void out.push(`${here} is not an object`);
+    const run = r as Record<string, unknown>;
+    const dir = runDirProblem(run.runDir);
+    if (dir) out.push(`${here}.runDir ${dir}`);
+    for (const k of ['seed', 'lostUpdates', 'staleWritesRejected'] as const)
+      if (!Number.isFinite(run[k])) out.push(`${here}.${k} is not a number`);
+    if (!isString(run.seen)) out.push(`${here}.seen is not a string`);
+  });
+  return out;
 }

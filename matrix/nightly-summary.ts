@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { cellStatus, nightlyExit, type NightlyResult } from './nightly-result.ts';
+import { cellStatus, measured, nightlyExit, type NightlyResult } from './nightly-result.ts';
 import { tally, tallyLine } from './matrix-tally.ts';
 import { fmtDuration, fmtMs } from '../report/format.ts';
 import { compareNights, fmtRatio, LATENCY_REGRESSION } from './nightly-comparison.ts';
@@ -8,30 +8,44 @@ import { runPath } from '../store/run-dir.ts';
 /**
  * The night in Markdown, for `$GITHUB_STEP_SUMMARY` (the run's page on GitHub) and summary.md in the artifact:
  * the verdict first, then what needs a look (contradicted, inconclusive, changed since the baseline, slower),
- * then every measured cell. `|` in a cell's text would split the table, so it is escaped.
+ * then every measured cell.
+ *
+ * Every text that comes from the night — a downloaded artifact, or a baseline from any branch — goes through `md`:
+ * a newline would end the table and start a heading of its own, `|` would split a cell, and `[…](…)`, `![…](…)`,
+ * `<…>`, `#`, emphasis and code would be a link, a tracking image, HTML or formatting. Each such character is
+ * backslash-escaped (CommonMark shows it as itself). A bare URL is still linked by GitHub's autolinks, as text.
  */
-const md = (s: unknown) =>
+export const md = (s: unknown) =>
   String(s ?? '')
-    .replace(/\|/g, '\\|')
-    .replace(/\n/g, ' ');
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/[\\`*_[\]<#!|]/g, '\\$&');
+
+/** Text inside a code span (a path): only a backtick could end it, and `|` (GFM tables split on it even there). */
+const inCode = (s: unknown) =>
+  String(s ?? '')
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/`/g, "'")
+    .replace(/\|/g, '\\|');
 
 const VERDICT: Record<number, string> = {
   0: '✅ every measured cell matched its expectation',
   1: '❌ a cell contradicts its expectation',
   2: '⚠️ a cell stayed inconclusive',
 };
+const NOTHING_MEASURED = '⚠️ no cell was measured: the night decided nothing';
 
 export function renderSummary(result: NightlyResult, reportsFrom: string, baseline?: NightlyResult): string {
   const code = nightlyExit(result.cells);
   const out: string[] = [];
   const shard = result.shard ? ` (shard ${result.shard.index}/${result.shard.count})` : '';
-  out.push(`## fencepost nightly${shard}: ${VERDICT[code]} (exit ${code})`, '');
+  const verdict = result.cells.some(measured) ? VERDICT[code] : NOTHING_MEASURED;
+  out.push(`## fencepost nightly${shard}: ${verdict} (exit ${code})`, '');
   out.push(
-    `${tallyLine(tally(result.cells))}. Seed ${result.seed}, ${md(result.settings.join(' '))}, wall time ${fmtDuration(result.wallMs)}.`,
+    `${tallyLine(tally(result.cells))}. Seed ${md(result.seed)}, ${md(result.settings.join(' '))}, wall time ${fmtDuration(result.wallMs)}.`,
     '',
   );
   if (result.expectationsFile)
-    out.push(`Expectations: the oracle, overridden and extended by \`${md(result.expectationsFile)}\`.`, '');
+    out.push(`Expectations: the oracle, overridden and extended by \`${inCode(result.expectationsFile)}\`.`, '');
 
   const attention = result.cells.filter((c) => ['contradicted', 'inconclusive'].includes(cellStatus(c)));
   if (attention.length) {
@@ -42,9 +56,9 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
       '|---|---|---|---|---|',
     );
     for (const c of attention) {
-      const report = c.runDir ? `\`${md(runPath(path.join(reportsFrom, c.runDir), 'report'))}\`` : '–';
+      const report = c.runDir ? `\`${inCode(runPath(path.join(reportsFrom, c.runDir), 'report'))}\`` : '–';
       out.push(
-        `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${c.expected} (${md(c.from)}) | **${c.observed}** (${cellStatus(c)}) | ${md(c.note ?? `${c.lostUpdates} lost updates`)} | ${report} |`,
+        `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${md(c.expected)} (${md(c.from)}) | **${md(c.observed)}** (${cellStatus(c)}) | ${md(c.note ?? `${c.lostUpdates} lost updates`)} | ${report} |`,
       );
     }
     out.push('');
@@ -54,16 +68,18 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
     const rows = compareNights(result, baseline);
     const changed = rows.filter((r) => r.verdictChanged);
     const slower = rows.filter((r) => r.latencyRegression);
-    out.push(`### Since the baseline (seed ${baseline.seed}, ${md(baseline.startedAt)})`, '');
+    const rebuilt = rows.filter((r) => r.lockBuildChange);
+    out.push(`### Since the baseline (seed ${md(baseline.seed)}, ${md(baseline.startedAt)})`, '');
     out.push(
       `${changed.length} cell${changed.length === 1 ? '' : 's'} changed outcome; ${slower.length} flagged slower (acquire p50 or p99 > ${LATENCY_REGRESSION.ratio}× and ≥ ${LATENCY_REGRESSION.minMs} ms more; flagged, not failed). Full table: \`comparison.html\`.`,
+      ...rebuilt.map((r) => `- ${md(r.lock)} × ${md(r.column)}: its lock ran another build (${md(r.lockBuildChange)})`),
       '',
     );
     if (changed.length || slower.length) {
       out.push('| cell | baseline | tonight | acquire p50 | acquire p99 |', '|---|---|---|---|---|');
       for (const r of [...new Set([...changed, ...slower])]) {
-        const was = r.baseline ? `${r.baseline.observed} (${r.baseline.status})` : 'absent';
-        const now = r.tonight ? `${r.tonight.observed} (${r.tonight.status})` : 'absent';
+        const was = r.baseline ? `${md(r.baseline.observed)} (${r.baseline.status})` : 'absent';
+        const now = r.tonight ? `${md(r.tonight.observed)} (${r.tonight.status})` : 'absent';
         const lat = (k: 'acquireP50' | 'acquireP99', ratio: number | null) =>
           r.tonight && r.baseline ? `${fmtMs(r.baseline[k])} → ${fmtMs(r.tonight[k])}${fmtRatio(ratio)}` : '–';
         out.push(
@@ -80,14 +96,14 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
     '| cell | expected (from) | observed | runs | lost | fault hits | acquire p50 | p99 |',
     '|---|---|---|---|---|---|---|---|',
   );
-  for (const c of result.cells.filter((c) => c.decided !== 'construction')) {
+  for (const c of result.cells.filter(measured)) {
     out.push(
-      `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${c.expected} (${md(c.from)}) | ${c.observed} ${c.matched ? '✓' : '✗'} | ${c.runs?.length ?? 0} | ${c.lostUpdates} | ${c.faultHits ?? '–'} | ${fmtMs(c.acquireP50)} | ${fmtMs(c.acquireP99)} |`,
+      `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${md(c.expected)} (${md(c.from)}) | ${md(c.observed)} ${c.matched ? '✓' : '✗'} | ${c.runs?.length ?? 0} | ${md(c.lostUpdates)} | ${md(c.faultHits ?? '–')} | ${fmtMs(c.acquireP50)} | ${fmtMs(c.acquireP99)} |`,
     );
   }
   out.push(
     '',
-    `Cells decided by construction (not run, skipped in the JUnit): ${result.cells.filter((c) => c.decided === 'construction').length}. Reports, histories and logs are in the results folder (\`${md(reportsFrom)}\`).`,
+    `Cells decided by construction (not run, skipped in the JUnit): ${result.cells.filter((c) => c.decided === 'construction').length}. Reports, histories and logs are in the results folder (\`${inCode(reportsFrom)}\`).`,
     '',
   );
   return out.join('\n');

@@ -443,7 +443,7 @@ describe('nightly', () => {
       }
       return 'accepted';
     };
-    expect(refused(['nightly', '--shard=4/3'])).toBe('254 --shard must be <i>/<n> with 1 ≤ i ≤ n, got "4/3".');
+    expect(refused(['nightly', '--shard=4/3'])).toBe('254 --shard must be <i>/<n> with 1 ≤ i ≤ n ≤ 64, got "4/3".');
     expect(refused(['nightly', '--shard=two'])).toContain('254 --shard must be <i>/<n>');
     expect(refused(['--lock=redis', '--baseline=/tmp/x'])).toBe('254 --baseline applies to the nightly subcommand.');
     expect(refused(['nightly', '--nemesis=clock'])).toContain(

@@ -7,7 +7,10 @@ import { EXIT } from '../common/exit-codes.ts';
 import { JsonSyntaxError, parseJsonWithLines } from '../common/json-lines.ts';
 import { expectationsPath, parseExpectations } from './expectations.ts';
 import { renderComparison } from './nightly-comparison.ts';
-import { readNightlyFiles, type NightlyCell, type NightlyResult } from './nightly-result.ts';
+import { nightlyExit, readNightlyFiles, type NightlyCell, type NightlyResult } from './nightly-result.ts';
+import { renderJunit } from './nightly-junit.ts';
+import { renderSummary } from './nightly-summary.ts';
+import { parseCommandLine } from '../harness/options.ts';
 
 /** Files the nightly job reads but did not write (a user's expectations, a downloaded baseline): each mistake is 254. */
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-untrusted-'));
@@ -127,5 +130,112 @@ describe('comparison.html takes nothing from the baseline unescaped', () => {
     expect(html).not.toMatch(/href="javascript:/i);
     expect(html).toContain('href="./javascript:alert(2)/report.html"');
     expect(html).toContain('href="./redis/2026-11-30T01-00-00.000Z/report.html"');
+  });
+});
+
+describe("a shard's nightly.json checked field by field before a merge trusts it (N12)", () => {
+  it.each([
+    ['settings', { settings: 5 }, 'settings is not a list of strings'],
+    ['seed', { seed: 2 ** 31 }, `seed ${2 ** 31} is not a whole number from 0 to ${2 ** 31 - 1}`],
+    [
+      'shard count',
+      { shard: { index: 1, count: 100_000_000 } },
+      'shard {"index":1,"count":100000000} is not null or {"index": i, "count": n} with 1 ≤ i ≤ n ≤ 64',
+    ],
+    [
+      'shard strings',
+      { shard: { index: '1', count: 'x' } },
+      'shard {"index":"1","count":"x"} is not null or {"index": i, "count": n} with 1 ≤ i ≤ n ≤ 64',
+    ],
+    ['wall time', { wallMs: 'long' }, 'wallMs is not a number of ms'],
+    ['runs', { cells: [cell({ runs: 'abc' })] }, 'cells[0].runs is not a list'],
+    [
+      'run folder',
+      { cells: [cell({ runs: [{ runDir: '/etc', seed: 1, lostUpdates: 0, staleWritesRejected: 0, seen: 'safe' }] })] },
+      'cells[0].runs[0].runDir "/etc" is not a run folder relative to the night',
+    ],
+    [
+      'observed',
+      { cells: [cell({ observed: 'lost\n\n## All good' })] },
+      'cells[0].observed "lost\\n\\n## All good" is not one of safe, lost, invalid, starved, unknown, failed, refuse, accepted, not run',
+    ],
+  ])('%s: 254 naming the field (it crashed with 255, or aborted at 4 GB)', (name, fields, problem) => {
+    const d = nightDir(`n12-${name.replace(/\W/g, '-')}`, JSON.stringify({ ...night([cell()]), ...fields }));
+    expect(badArgument(() => readNightlyFiles(d)).message).toBe(`${path.join(d, 'nightly.json')}: ${problem}.`);
+  });
+
+  it('a night with no measured cell is inconclusive (2), not "every measured cell matched" (0)', () => {
+    expect(nightlyExit([])).toBe(EXIT.unknown);
+    expect(nightlyExit([cell({ decided: 'construction', observed: 'not run', expected: 'n/a' })])).toBe(EXIT.unknown);
+    expect(nightlyExit([cell()])).toBe(EXIT.valid);
+    expect(renderSummary(night([]), '.')).toMatch(
+      /^## fencepost nightly: ⚠️ no cell was measured: the night decided nothing \(exit 2\)/,
+    );
+  });
+});
+
+describe('--shard (N13)', () => {
+  it.each(['1/1000000', '1/99999999999999999999', '65/65', '1/65'])(
+    '--shard=%s: 254 before anything loads (255 after)',
+    (shard) => {
+      const err = badArgument(() => parseCommandLine(['nightly', `--shard=${shard}`]));
+      expect(err.message).toContain('--shard must be <i>/<n> with 1 ≤ i ≤ n ≤ 64');
+    },
+  );
+
+  it('--shard=64/64, the most, is taken', () => {
+    expect(parseCommandLine(['nightly', '--shard=64/64']).shard).toEqual({ index: 64, count: 64 });
+  });
+});
+
+describe('junit.xml and summary.md take nothing from a night unescaped (N14)', () => {
+  it('a seed cannot close its attribute and forge a test case', () => {
+    const forged = { ...night([cell()]), seed: '7"/><testcase name="forged-pass"/><x a="' } as unknown as NightlyResult;
+    const xml = renderJunit(forged, '.');
+    expect(xml).not.toContain('<testcase name="forged-pass"/>');
+    expect(xml).toContain(
+      '<property name="seed" value="7&quot;/&gt;&lt;testcase name=&quot;forged-pass&quot;/&gt;&lt;x a=&quot;"/>',
+    );
+    expect(xml.match(/<testcase /g)).toHaveLength(1);
+  });
+
+  it('no heading, link, image or HTML of its own: a cell text stays one escaped table cell', () => {
+    const text =
+      'lost\n\n## All good ✅ [click](https://evil.example)\n![](https://evil.example/track.png) <img src=x>';
+    const md = renderSummary(
+      night([cell({ matched: false, observed: 'safe', note: text, lock: text, from: text })]),
+      '.',
+    );
+    expect(md.split('\n').filter((l) => l.startsWith('#'))).toEqual([
+      '## fencepost nightly: ❌ a cell contradicts its expectation (exit 1)',
+      '### Needs a look',
+      '### Every measured cell',
+    ]);
+    expect(md).not.toMatch(/(^|[^\\])!\[/);
+    expect(md).not.toMatch(/(^|[^\\])\]\(/);
+    expect(md).not.toMatch(/(^|[^\\])<img/);
+    expect(md).toContain(
+      '\\#\\# All good ✅ \\[click\\](https://evil.example) \\!\\[\\](https://evil.example/track.png) \\<img src=x>',
+    );
+  });
+});
+
+describe('which build of a foreign lock each night ran', () => {
+  it('the comparison and the summary name a cell whose lock changed build since the baseline', () => {
+    const tonight = night([cell({ lock: 'kazoo', lockBuild: 'bbbbbbbbbbbb' })]);
+    const baseline = night([cell({ lock: 'kazoo', lockBuild: 'aaaaaaaaaaaa' })]);
+    const html = renderComparison(tonight, baseline, { tonightDir: tmp, baselineDir: tmp, outDir: tmp });
+    expect(html).toContain('lock build aaaaaaaaaaaa → bbbbbbbbbbbb');
+    expect(html).toContain('in 1 the lock in another language ran another build than the baseline');
+    expect(renderSummary(tonight, '.', baseline)).toContain(
+      '- kazoo × pause-holder: its lock ran another build (lock build aaaaaaaaaaaa → bbbbbbbbbbbb)',
+    );
+    const same = renderComparison(tonight, tonight, { tonightDir: tmp, baselineDir: tmp, outDir: tmp });
+    expect(same).not.toContain('lock build');
+  });
+
+  it('a lockBuild that is not 12 hex digits is refused (254)', () => {
+    const d = nightDir('lockbuild', JSON.stringify(night([cell({ lockBuild: '<b>x</b>' })])));
+    expect(badArgument(() => readNightlyFiles(d)).message).toContain('cells[0].lockBuild is not 12 hex digits');
   });
 });

@@ -5,6 +5,7 @@ import type { ServerNet } from './server-partition/server-net.ts';
 import type { TcpProxy } from './proxy/tcp-proxy.ts';
 import type { FaultName } from '../history/fault-names.ts';
 import type { LockServerCounts } from './lock-servers.ts';
+import type { LockTree } from '../workloads/foreign/lock-tree.ts';
 
 /**
  * What the nemesis reads of the run's config. The harness's frozen Config (harness/options.ts) satisfies it as it
@@ -47,6 +48,11 @@ export interface ClientProcess {
    * fault — `signal` stops and resumes it with the client, as a GC pause stops a library's keep-alive threads.
    */
   lockProcess?: { pid: number; command: string } | null;
+  /**
+   * Where the client's lock processes and everything they started are held together (a cgroup, or their process
+   * groups): what `signal` stops and resumes, and what a pause's evidence reads (client-target.ts).
+   */
+  lockTree?: LockTree | null;
 }
 
 /** The run's client processes (harness/client-pool.ts's ClientPool is one): what pause faults signal. */

@@ -148,10 +148,18 @@ ${inlineScript(tableJs())}
 }
 
 /** Rewrites `<resultsDir>/index.html` from every run dir under it; returns its path. */
-export function writeIndex(resultsDir: string): string {
+export function writeIndex(resultsDir: string, unreadable: string[] = []): string {
   const root = path.resolve(resultsDir);
   fs.mkdirSync(root, { recursive: true });
-  const runs = listRunDirs(root).map((d) => summarizeRun(d, root));
+  // A run whose files cannot be read is left out, and named: one such folder must not take the whole index down.
+  const runs = listRunDirs(root, unreadable).flatMap((d) => {
+    try {
+      return [summarizeRun(d, root)];
+    } catch {
+      unreadable.push(d);
+      return [];
+    }
+  });
   runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
   const file = path.join(root, 'index.html');
   const tmp = `${file}.${process.pid}.tmp`;

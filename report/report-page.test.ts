@@ -287,3 +287,28 @@ describe('renderReport: targeted faults that never hit', () => {
     expect(html).toContain('What this story cannot show: a lock whose lease never runs out');
   });
 });
+
+describe('renderReport: a lock in another language', () => {
+  it('shows which build of it ran (its fingerprint, manifest, files and packages), escaped', () => {
+    const history = pausedHolderHistory({ fenced: false });
+    const results = checkRun(history, { fencing: false });
+    const test = normalizeTestJson({
+      ...PAUSED_HOLDER_TEST,
+      foreignLock: {
+        fingerprint: '0123456789ab',
+        manifest: { path: '/repo/locks/kazoo.json', sha256: 'ab'.repeat(32), content: {} },
+        command: ['/usr/bin/python3', 'kazoo_lock.py'],
+        cwd: '/repo/locks/python',
+        files: [
+          { arg: 'kazoo_lock.py', path: '/repo/locks/python/kazoo_lock.py<x>', bytes: 10, sha256: 'cd'.repeat(32) },
+        ],
+        packages: { 'python3-kazoo': '2.8.0-3' },
+      },
+    });
+    const html = renderReport({ history, results, test, runDir: 'results/kazoo/x' });
+    expect(html).toContain(
+      '<div class="versions" id="lock-build"><b>lock build</b>0123456789ab: manifest /repo/locks/kazoo.json (sha256 abababababab), /repo/locks/python/kazoo_lock.py&lt;x&gt; (sha256 cdcdcdcdcdcd), python3-kazoo 2.8.0-3</div>',
+    );
+    expect(literalReport({ fenced: false })).not.toContain('lock build');
+  });
+});

@@ -12,7 +12,7 @@ import { fmtAt, fmtCount, fmtDuration, fmtMs, fmtSigned, plural } from './format
 import { escapeHtml as h, inlineScript, inlineStyle, jsonBlock } from './html.ts';
 import { RunIndex } from './op-pairs.ts';
 import { findings, headline, type Finding, type WriteStory } from './findings/index.ts';
-import { faultSummary, rerunCommand, type TestJson } from '../store/test-json.ts';
+import { faultSummary, rerunCommand, type ForeignLockSeen, type TestJson } from '../store/test-json.ts';
 import { RUN_FILES } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { timelineData, WINDOW_PAD_MS, type TimelineData } from './timeline-data.ts';
@@ -59,8 +59,21 @@ ${item('backend', c.backend)}
 ${item('seed', test.seed ?? 'unknown')}
 ${item('duration', results.durationMs !== undefined ? fmtDuration(results.durationMs) : undefined)}
 ${versions ? `<div class="versions"><b>versions</b>${h(versions)}</div>` : ''}
+${test.foreignLock ? `<div class="versions" id="lock-build"><b>lock build</b>${h(lockBuildText(test.foreignLock))}</div>` : ''}
 </section>
 <div class="rerun"><span class="aside">re-run:</span><code id="rerun">${h(rerunCommand(test))}</code><button type="button" data-copy="rerun">copy</button></div>`;
+}
+
+/** Which build of a lock in another language ran: its fingerprint, then what it is a hash of. */
+export function lockBuildText(l: ForeignLockSeen): string {
+  const short = (sha: string | null, bytes: number) =>
+    sha ? `sha256 ${sha.slice(0, 12)}` : `${bytes} bytes, not hashed`;
+  const parts = [
+    l.manifest ? `manifest ${l.manifest.path} (sha256 ${l.manifest.sha256.slice(0, 12)})` : 'no manifest (exec:)',
+    ...l.files.map((f) => `${f.path} (${short(f.sha256, f.bytes)})`),
+    ...Object.entries(l.packages).map(([p, v]) => `${p} ${v}`),
+  ];
+  return `${l.fingerprint}: ${parts.join(', ')}`;
 }
 
 function gotoLink(f: Finding, label = 'show in timeline ↓'): string {

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../common/exit-codes.ts';
 import { resultsFolderProblem } from './results-store.ts';
+import { parseCommandLine } from '../harness/options.ts';
+import { HarnessError } from '../common/errors.ts';
 import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 import { createRunDir, writeJson } from './run-dir.ts';
 import { Journal } from '../history/journal.ts';
@@ -89,6 +91,101 @@ describe('a results folder another user can write into is refused', () => {
     },
     120_000,
   );
+});
+
+describe('a results folder reached through a symbolic link (N5)', () => {
+  it.skipIf(!asRoot)(
+    "another user's link in sticky /tmp, even to a folder of ours, is refused: they could re-point it mid-run (root only)",
+    () => {
+      const d = tmp();
+      fs.chmodSync(d, 0o1777);
+      const ours = path.join(d, 'ours');
+      fs.mkdirSync(ours, { mode: 0o700 });
+      const link = path.join(d, 'their-link');
+      fs.symlinkSync(ours, link);
+      fs.lchownSync(link, 65534, 65534);
+      expect(resultsFolderProblem(link)).toBe(
+        `${link} is a symbolic link owned by uid 65534 (neither us nor root), who could re-point it while the run writes through it`,
+      );
+      expect(resultsFolderProblem(path.join(link, 'sub'))).toMatch(/is a symbolic link owned by uid 65534/);
+      expect(() => parseCommandLine(['cleanup', `--results=${link}`])).toThrow(HarnessError);
+    },
+  );
+
+  it('our own link is followed once: the command gets the folder it points at, never the link again', () => {
+    const d = tmp();
+    fs.mkdirSync(path.join(d, 'real'));
+    fs.symlinkSync(path.join(d, 'real'), path.join(d, 'link'));
+    const config = parseCommandLine(['cleanup', `--results=${path.join(d, 'link', 'runs')}`]);
+    expect(config.resultsDir).toBe(path.join(d, 'real', 'runs'));
+  });
+
+  it('a link to nothing is refused, naming where it points', () => {
+    const d = tmp();
+    fs.symlinkSync(path.join(d, 'gone'), path.join(d, 'dangling'));
+    expect(resultsFolderProblem(path.join(d, 'dangling'))).toBe(
+      `${path.join(d, 'dangling')} is a symbolic link to nothing (${path.join(d, 'gone')})`,
+    );
+  });
+});
+
+describe('a results folder where none can be made (N16)', () => {
+  it("on a pseudo file system: refused (Node's recursive mkdir spun at 100 % CPU on /proc, deaf to Ctrl-C)", () => {
+    expect(resultsFolderProblem('/proc/fp-audit')).toBe(
+      '/proc is on proc, a pseudo file system: no results can be kept there',
+    );
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'cli.ts', '--lock=redis', '--nemesis=none', '--time-limit=3', '--results=/proc/fp-audit'],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(r.status).toBe(EXIT.badArguments);
+    expect(r.stderr).toContain('--results=/proc/fp-audit: refusing to write there: /proc is on proc');
+  });
+
+  it('under a folder we cannot write: refused before anything starts, with 254 (it crashed with 255)', () => {
+    const d = tmp();
+    // Not writable for us: mode 555, or — root writes anywhere — the immutable attribute, which stops root too.
+    const lock = () => (asRoot ? spawnSync('chattr', ['+i', d]).status === 0 : (fs.chmodSync(d, 0o555), true));
+    const unlock = () => (asRoot ? spawnSync('chattr', ['-i', d]) : fs.chmodSync(d, 0o755));
+    expect(lock(), `chattr +i ${d} (root: a folder root cannot write is an immutable one)`).toBe(true);
+    try {
+      expect(resultsFolderProblem(path.join(d, 'fp'))).toBe(
+        `${d} is not writable by us: ${path.join(d, 'fp')} cannot be made`,
+      );
+      const r = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'cli.ts',
+          '--lock=redis',
+          '--nemesis=none',
+          '--time-limit=3',
+          `--results=${path.join(d, 'fp')}`,
+        ],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
+      expect(r.status).toBe(EXIT.badArguments);
+      expect(r.stderr).toContain(`refusing to write there: ${d} is not writable by us`);
+    } finally {
+      unlock();
+    }
+  });
+
+  it("a run folder that cannot be made is the user's to fix (254), not a crash (255)", () => {
+    const d = tmp();
+    fs.writeFileSync(path.join(d, 'redis'), 'a file where the lock folder goes');
+    let thrown: unknown;
+    try {
+      createRunDir(d, 'redis');
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(HarnessError);
+    expect((thrown as HarnessError).exitCode).toBe(EXIT.badArguments);
+    expect((thrown as Error).message).toMatch(/redis is not a folder|could not make a run folder/);
+  });
 });
 
 describe("a run's own files are readable by their owner only", () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
+import { EXIT } from '../common/exit-codes.ts';
 import { claimRun, PIDS_DIR } from '../common/run-owner.ts';
 import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 import { describeBadLines } from '../history/codec.ts';
@@ -84,13 +85,29 @@ export function writeJson(file: string, value: unknown): void {
  * alone while we live), and `latest` pointing at it.
  */
 export function createRunDir(resultsRoot: string, lock: string, date = new Date()): string {
+  try {
+    return makeRunDir(resultsRoot, lock, date);
+  } catch (err) {
+    if (err instanceof HarnessError) throw err;
+    // The folder could not be made (EACCES, ENOTDIR, ENOSPC, a read-only disk): the user's to fix, not a crash.
+    throw new HarnessError('run-dir', `could not make a run folder under ${resultsRoot}: ${(err as Error).message}`, {
+      exitCode: EXIT.badArguments,
+      hint: 'give --results a folder you can write, e.g. --results="$(mktemp -d)"',
+    });
+  }
+}
+
+function makeRunDir(resultsRoot: string, lock: string, date: Date): string {
   const base = path.join(path.resolve(resultsRoot), lockFolderName(lock), runTimestamp(date));
   let dir = base;
   // A lock folder made by someone else (while the results folder was open to them) is as foreign as the results.
   const lockDir = path.dirname(base);
-  fs.mkdirSync(lockDir, { recursive: true });
   const problem = resultsFolderProblem(lockDir);
-  if (problem) throw new HarnessError('run-dir', `refusing to make a run folder in ${lockDir}: ${problem}.`);
+  if (problem)
+    throw new HarnessError('run-dir', `refusing to make a run folder in ${lockDir}: ${problem}.`, {
+      exitCode: EXIT.badArguments,
+    });
+  fs.mkdirSync(lockDir, { recursive: true });
   // Two runs in the same millisecond (a matrix on a fast machine) must not share a folder: mkdir without
   // `recursive` fails on one that exists, so the second takes the next name.
   for (let i = 1; ; i++) {
@@ -109,14 +126,24 @@ export function createRunDir(resultsRoot: string, lock: string, date = new Date(
   return dir;
 }
 
-/** Every run dir under the results root (folders holding a test record), newest first. */
-export function listRunDirs(resultsRoot: string): string[] {
+/**
+ * Every run dir under the results root (folders holding a test record), newest first. A folder that cannot be read
+ * (another user's `lost+found`, a run folder root made 0700) is passed over, and named in `unreadable` when given.
+ */
+export function listRunDirs(resultsRoot: string, unreadable?: string[]): string[] {
   const root = path.resolve(resultsRoot);
   if (!fs.existsSync(root)) return [];
   const out: string[] = [];
   for (const lock of fs.readdirSync(root, { withFileTypes: true })) {
     if (!lock.isDirectory() || lock.isSymbolicLink()) continue;
-    for (const run of fs.readdirSync(path.join(root, lock.name), { withFileTypes: true })) {
+    let runs: fs.Dirent[];
+    try {
+      runs = fs.readdirSync(path.join(root, lock.name), { withFileTypes: true });
+    } catch {
+      unreadable?.push(path.join(root, lock.name));
+      continue;
+    }
+    for (const run of runs) {
       const dir = path.join(root, lock.name, run.name);
       if (run.isDirectory() && isRunDir(dir)) out.push(dir);
     }

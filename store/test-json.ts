@@ -2,6 +2,7 @@ import type { FaultName } from '../history/fault-names.ts';
 import type { RunConfig } from './run-config.ts';
 import { replayCommand } from './replay-command.ts';
 import { isRecord } from '../common/is-record.ts';
+import type { ForeignLockRecord } from '../workloads/foreign/lock-identity.ts';
 
 /**
  * The test record (store/run-dir.ts names its file) exactly as a run writes it (harness/run.ts): the one definition
@@ -40,6 +41,8 @@ export interface StoredTestJson {
   interrupted?: boolean;
   /** Set when the harness failed mid-run (see the console for the error): the history ends early. */
   failed?: boolean;
+  /** A lock in another language: which build of it ran (workloads/foreign/lock-identity.ts). */
+  foreignLock?: ForeignLockRecord;
 }
 
 /**
@@ -60,6 +63,36 @@ export interface TestJson {
   interrupted: boolean;
   /** The strategy's token kind (`monotonic` | `version` | `none`), when recorded. */
   token: string | null;
+  /** Which build of a lock in another language ran, when recorded (lock-identity.ts), as far as it reads. */
+  foreignLock: ForeignLockSeen | null;
+}
+
+/** The parts of a foreign lock's record the pages show, each read defensively. */
+export interface ForeignLockSeen {
+  fingerprint: string;
+  manifest: { path: string; sha256: string } | null;
+  command: string[];
+  files: { path: string; sha256: string | null; bytes: number }[];
+  packages: Record<string, string>;
+}
+
+function foreignLockSeen(v: unknown): ForeignLockSeen | null {
+  if (!isRecord(v) || typeof v.fingerprint !== 'string') return null;
+  const m = isRecord(v.manifest) ? v.manifest : null;
+  const files = Array.isArray(v.files) ? v.files.filter(isRecord) : [];
+  const packages: Record<string, string> = {};
+  if (isRecord(v.packages)) for (const [k, x] of Object.entries(v.packages)) packages[k] = String(x);
+  return {
+    fingerprint: v.fingerprint,
+    manifest: m ? { path: String(m.path), sha256: String(m.sha256) } : null,
+    command: Array.isArray(v.command) ? v.command.map(String) : [],
+    files: files.map((f) => ({
+      path: String(f.path),
+      sha256: typeof f.sha256 === 'string' ? f.sha256 : null,
+      bytes: typeof f.bytes === 'number' ? f.bytes : 0,
+    })),
+    packages,
+  };
 }
 
 export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJson {
@@ -80,6 +113,7 @@ export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJ
     faults: Array.isArray(r.faults) ? r.faults.map(String) : null,
     interrupted: r.interrupted === true,
     token: isRecord(r.strategy) && typeof r.strategy.token === 'string' ? r.strategy.token : null,
+    foreignLock: foreignLockSeen(r.foreignLock),
   };
 }
 

@@ -12,6 +12,11 @@ export interface ClientSpec {
   strategyUrl: string;
   /** A lock in another language: the command the client starts and speaks the lock-client protocol to. */
   foreign?: ForeignCommand;
+  /**
+   * The cgroup folder of this client's lock processes (each gets one below it), set by the harness's pool where a
+   * cgroup can be made; absent: each lock process is its own process group (workloads/foreign/lock-tree.ts).
+   */
+  lockCgroup?: string;
   ctx: LockContext;
   pg: pg.ClientConfig;
   mode: WriteMode;

@@ -65,18 +65,24 @@ async function foreignLock(spec: ClientSpec & { foreign: NonNullable<ClientSpec[
   // Imported for a foreign lock only: execa and the protocol cost ~0.3 s of CPU at start-up, which every other client was paying.
   const { foreignStrategy } = await import('./foreign/foreign-strategy.ts');
   const command = spec.foreign.command.join(' ');
-  return foreignStrategy('foreign', spec.foreign, {
-    spawned: (pid) => send({ type: 'lock-process', pid, command }),
-    exited: ({ pid, code, signal, expected }) => {
-      send({ type: 'lock-process', pid: null, ended: pid });
-      if (expected || stopping) return;
-      outbox?.flush();
-      const line = `client ${spec.slot}: its lock process (pid ${pid}: ${command}) exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`;
-      if (process.send)
-        process.send({ type: 'log', line } satisfies FromClient, () => process.exit(LOCK_PROCESS_EXITED));
-      else process.exit(LOCK_PROCESS_EXITED);
+  const placement = { cgroupParent: spec.lockCgroup ?? null };
+  return foreignStrategy(
+    'foreign',
+    spec.foreign,
+    {
+      spawned: (pid) => send({ type: 'lock-process', pid, command }),
+      exited: ({ pid, code, signal, expected }) => {
+        send({ type: 'lock-process', pid: null, ended: pid });
+        if (expected || stopping) return;
+        outbox?.flush();
+        const line = `client ${spec.slot}: its lock process (pid ${pid}: ${command}) exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`;
+        if (process.send)
+          process.send({ type: 'log', line } satisfies FromClient, () => process.exit(LOCK_PROCESS_EXITED));
+        else process.exit(LOCK_PROCESS_EXITED);
+      },
     },
-  });
+    placement,
+  );
 }
 
 async function main(spec: ClientSpec, ops: OpOutbox): Promise<void> {

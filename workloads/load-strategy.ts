@@ -27,8 +27,9 @@ export async function loadStrategy(lock: string): Promise<ResolvedStrategy> {
     throw new HarnessError('bad-arguments', `--lock=${lock}: no such file`);
   let mod: { default?: unknown };
   try {
-    mod = await import(moduleUrl);
+    mod = await loadedWithin(import(moduleUrl) as Promise<{ default?: unknown }>, lock);
   } catch (err) {
+    if (err instanceof HarnessError) throw err;
     throw new HarnessError('bad-arguments', `--lock=${lock}: the module failed to load: ${(err as Error).message}`, {
       hint: 'see docs/your-lock.md',
     });
@@ -41,6 +42,40 @@ export async function loadStrategy(lock: string): Promise<ResolvedStrategy> {
     });
   }
   return resolveStrategy(mod.default as Parameters<typeof resolveStrategy>[0], { lock, moduleUrl, builtin });
+}
+
+/** How long a plugin module may take to load (its top-level code: imports, a top-level await) before it is refused. */
+export const PLUGIN_LOAD_TIMEOUT_MS = 30_000;
+
+/**
+ * The plugin's module once it has loaded, or a refusal (254): after PLUGIN_LOAD_TIMEOUT_MS, or at once when the event
+ * loop drains while it is still loading — a top-level `await` on a promise nothing will ever settle. Without this the
+ * process found nothing left to do and exited 0 with no run, which CI reads as VALID.
+ */
+function loadedWithin<T>(loading: Promise<T>, lock: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const refuse = (why: string) =>
+      reject(
+        new HarnessError('bad-arguments', `--lock=${lock}: the module never finished loading: ${why}.`, {
+          hint: 'a top-level await in the plugin must settle; connect to servers in connect(), not at import',
+        }),
+      );
+    const timer = setTimeout(
+      () => refuse(`still loading after ${PLUGIN_LOAD_TIMEOUT_MS / 1000} s`),
+      PLUGIN_LOAD_TIMEOUT_MS,
+    );
+    timer.unref();
+    const drained = () => refuse('it awaits something that can never settle (nothing else was left to run)');
+    process.once('beforeExit', drained);
+    const done = () => {
+      clearTimeout(timer);
+      process.off('beforeExit', drained);
+    };
+    loading.then(
+      (m) => (done(), resolve(m)),
+      (err: unknown) => (done(), reject(err)),
+    );
+  });
 }
 
 /**

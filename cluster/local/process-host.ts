@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { RUN_FILE_MODE } from '../../common/run-file-mode.ts';
 import path from 'node:path';
 import { HarnessError } from '../../common/errors.ts';
+import { inCgroupArgv } from '../../common/cgroup2.ts';
 import { childPids, isAlive, type PidRegistry } from '../../common/pid-registry.ts';
 import { postgresBinDir } from '../provision.ts';
 import { recordRunTempDir } from '../../common/run-owner.ts';
@@ -81,11 +82,8 @@ export function inCgroup(
   account: Account | undefined,
 ): { file: string; args: string[]; asAccount: undefined } {
   const drop = account ? ['setpriv', `--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--'] : [];
-  return {
-    file: '/bin/sh',
-    args: ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, ...drop, cmd.file, ...cmd.args],
-    asAccount: undefined,
-  };
+  const [file, ...args] = inCgroupArgv(cgroup, [...drop, cmd.file, ...cmd.args]);
+  return { file, args, asAccount: undefined };
 }
 
 /** Whether every ancestor of `dir` lets other users through (o+x): the postgres user needs that. */

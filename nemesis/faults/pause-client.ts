@@ -1,6 +1,6 @@
 import { pick, type FaultExecutor } from '../fault.ts';
 import { pastTheHold } from '../fault-needs.ts';
-import { clientTarget, lockProcessStopped } from '../client-target.ts';
+import { clientTarget, lockTreeStopped } from '../client-target.ts';
 
 /** SIGSTOP a random client process for `--pause` ms, wherever it is in its loop. */
 export const pauseClient: FaultExecutor = {
@@ -14,19 +14,18 @@ export const pauseClient: FaultExecutor = {
     if (!candidates.length || ctx.signal.aborted) return null;
     const c = pick(ctx.random, candidates);
     const target = clientTarget(c);
-    const lockPid = c.lockProcess?.pid;
     clients.signal(c.slot, 'SIGSTOP');
     // The evidence that it acted: a client process still alive, now stopped (fault-hits.ts judges it).
     const stopped = c.paused && !c.exited;
-    // And its lock process (a lock in another language) with it, by /proc's word.
-    const lockStopped = await lockProcessStopped(lockPid);
+    // And its lock process (a lock in another language) with it, every process of its tree.
+    const lockEvidence = await lockTreeStopped(c);
     return {
       targets: [target],
       params: {
         durationMs: config.pauseMs,
         slot: c.slot,
         pid: c.pid,
-        ...(lockPid ? { lockPid, lockStopped } : {}),
+        ...lockEvidence,
         stopped,
       },
       holdMs: config.pauseMs,

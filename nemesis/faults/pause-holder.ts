@@ -7,7 +7,8 @@ import type { FaultExecutor } from '../fault.ts';
 import { pastTheHold, pastTheLease } from '../fault-needs.ts';
 import { OtherClientWrite } from '../../checkers/story-steps.ts';
 import { watchFor } from '../story-watch.ts';
-import { clientTarget, lockProcessStopped } from '../client-target.ts';
+import { clientTarget, lockTreeStopped } from '../client-target.ts';
+import type { ClientProcess } from '../nemesis.ts';
 
 /** How long pause-holder waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -96,7 +97,7 @@ export const pauseHolder: FaultExecutor = {
     const { clients, config } = ctx;
     let pid = 0;
     let target = '';
-    let lockPid: number | undefined;
+    let lock: Pick<ClientProcess, 'lockProcess' | 'lockTree'> = {};
     let strike: Strike = { atIndex: 0, atTime: 0 };
     let waitedForThink: boolean | undefined;
     const section = await ctx.sections.next(
@@ -106,7 +107,7 @@ export const pauseHolder: FaultExecutor = {
       (s) => {
         pid = clients.clients[s.slot].pid;
         target = clientTarget({ ...clients.clients[s.slot], process: s.process });
-        lockPid = clients.clients[s.slot].lockProcess?.pid;
+        lock = { ...clients.clients[s.slot] };
         if (config.watchdog) return; // stopped below, once its think timer is armed
         clients.signal(s.slot, 'SIGSTOP');
         strike = strikeNow(ctx.journal);
@@ -124,14 +125,14 @@ export const pauseHolder: FaultExecutor = {
     const other = new OtherClientWrite(section.process, section.account, strike.atTime);
     const watch = watchFor(ctx.journal, (op) => other.observe(op));
     const leaseRanOut = sleep(config.ttlMs, undefined, { signal: ctx.signal }).catch(() => {});
-    const lockStopped = await lockProcessStopped(lockPid);
+    const lockEvidence = await lockTreeStopped(lock);
     return {
       targets: [target],
       params: {
         // The longest it waits for its story; the end record says how long it held and why it ended.
         maxMs: config.storyWaitMs,
-        // The client's lock process (a lock in another language), stopped with it.
-        ...(lockPid ? { lockPid, lockStopped } : {}),
+        // The client's lock process (a lock in another language), its whole tree stopped with it.
+        ...lockEvidence,
         ttlMs: config.ttlMs,
         slot: section.slot,
         account: section.account,

@@ -8,7 +8,8 @@ import {
   tableText,
   type NetMember,
 } from './nft-ruleset.ts';
-import { cgroup2Mount, netName } from './server-net.ts';
+import { netName } from './server-net.ts';
+import { cgroup2Mount } from '../../common/cgroup2.ts';
 import { establishedByInode } from './client-links.ts';
 
 const T = 'fencepost-2026-12-02T00-00-00000Z-1a2b3c4d';

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError } from '../../common/errors.ts';
+import { runObjectName } from '../../common/run-object-name.ts';
+import { CGROUP_FS, cgroup2Mount, removeCgroup } from '../../common/cgroup2.ts';
 import {
   GRUDGE_CHAIN,
   MARK_BASE,
@@ -16,43 +17,26 @@ import {
   type NetMember,
 } from './nft-ruleset.ts';
 
-/** Where `nft` resolves `socket cgroupv2` paths from (nftables' SYSFS_CGROUPSV2_PATH). */
-const CGROUP_FS = '/sys/fs/cgroup';
 /** The record in the run's pid folder that names the table and cgroup of the run, for `cleanup` after kill -9. */
 export const SERVER_NET_FILE = 'server-net.record';
 
+/** The name of a run's nftables table and server cgroup folder (common/run-object-name.ts). */
+export const netName = runObjectName;
+
 /**
- * The names a run's network objects get: `fencepost-<run dir's name>-<hash of its real path>`, so two runs that
- * started in the same second under different results folders never share one, and `cleanup` can recompute the
- * name from a run dir of ours instead of trusting a record that anyone could have written.
+ * What a host lacks for server partitions, as one sentence with what to do; null when it has everything. Without
+ * `nft`: all but the nft tool, which the run provisions like the servers (apt when root) before it asks again.
  */
-export function netName(runDir: string): string {
-  const real = fs.existsSync(runDir) ? fs.realpathSync(runDir) : path.resolve(runDir);
-  const base = path
-    .basename(real)
-    .replace(/[^A-Za-z0-9_-]/g, '')
-    .slice(0, 40);
-  return `fencepost-${base}-${createHash('sha256').update(real).digest('hex').slice(0, 8)}`;
-}
-
-/** The cgroup2 mount, when it lies under /sys/fs/cgroup (nft resolves paths only there); null otherwise. */
-export function cgroup2Mount(mounts: string): string | null {
-  for (const line of mounts.split('\n')) {
-    const [, where, type] = line.split(' ');
-    if (type === 'cgroup2' && (where === CGROUP_FS || where?.startsWith(`${CGROUP_FS}/`))) return where;
-  }
-  return null;
-}
-
-/** What a host lacks for server partitions, as one sentence with what to do; null when it has everything. */
-export function serverNetMissing(): string | null {
+export function serverNetMissing(need: { nft: boolean } = { nft: true }): string | null {
   if (process.platform !== 'linux') return 'server partitions need Linux (nftables and cgroup2)';
   if (process.getuid?.() !== 0)
-    return 'server partitions need root: they put each server in a cgroup of its own and add an nftables table (run as root, e.g. sudo npm run jepsen -- …)';
-  try {
-    execFileSync('nft', ['--version'], { stdio: 'ignore' });
-  } catch {
-    return 'server partitions need the nft tool: apt-get install -y nftables';
+    return 'server partitions need root: they put each server in a cgroup of its own and add an nftables table (run as root, e.g. sudo npm run jepsen -- … with --results="$(mktemp -d)")';
+  if (need.nft) {
+    try {
+      execFileSync('nft', ['--version'], { stdio: 'ignore' });
+    } catch {
+      return 'server partitions need the nft tool: apt-get install -y nftables';
+    }
   }
   if (!cgroup2Mount(fs.readFileSync('/proc/self/mounts', 'utf8')))
     return `server partitions need a cgroup2 file system mounted at or under ${CGROUP_FS} (mount -t cgroup2 none ${CGROUP_FS}/unified)`;
@@ -70,37 +54,6 @@ function tableExists(table: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** SIGKILL what is still in a cgroup of ours, then remove it; false when it could not be removed. */
-function removeCgroup(dir: string): boolean {
-  if (!fs.existsSync(dir)) return true;
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (e.isDirectory()) removeCgroup(path.join(dir, e.name));
-  }
-  try {
-    for (const pid of fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
-      try {
-        process.kill(Number(pid), 'SIGCONT');
-        process.kill(Number(pid), 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-  } catch {
-    // no procs file: not a cgroup
-  }
-  for (let i = 0; i < 100; i++) {
-    try {
-      fs.rmdirSync(dir);
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
-      // EBUSY while the killed processes are reaped.
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-    }
-  }
-  return false;
 }
 
 /**

@@ -85,21 +85,38 @@ describe('a lock in another language (redis-py Lock over the lock-client protoco
     const dir = runDirOf(r.stdout);
     const saved = JSON.parse(fs.readFileSync(path.join(dir, 'results.json'), 'utf8'));
     expect(saved.lostUpdates).toBeGreaterThan(0);
+    // Which build of the lock ran: the manifest, the interpreter and the script, each hashed, one fingerprint.
+    const test = JSON.parse(fs.readFileSync(path.join(dir, 'test.json'), 'utf8'));
+    expect(test.foreignLock.manifest.path).toBe(path.resolve('examples/python-redis-lock.json'));
+    expect(test.foreignLock.files.map((f: { arg: string }) => f.arg)).toEqual([
+      '/usr/bin/python3',
+      'python-redis-lock.py',
+    ]);
+    expect(test.foreignLock.fingerprint).toMatch(/^[0-9a-f]{12}$/);
+    expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain(
+      `<b>lock build</b>${test.foreignLock.fingerprint}: `,
+    );
     const starts = readHistory(path.join(dir, 'history.jsonl')).ops.filter(
       (o) => o.f === 'pause-holder' && (o.value as { phase?: string }).phase === 'start',
     );
     expect(starts.length).toBeGreaterThan(0);
     for (const s of starts) {
-      const v = s.value as { targets: string[]; params: { lockPid: number; lockStopped: boolean } };
+      const v = s.value as {
+        targets: string[];
+        params: { lockPid: number; lockStopped: boolean; lockTree: { pids: number[]; running: number[] } };
+      };
       expect(v.targets[0]).toMatch(
         /^client p\d+ \(pid \d+, lock process pid \d+: \/usr\/bin\/python3 python-redis-lock\.py\)$/,
       );
       expect(v.params.lockStopped).toBe(true);
+      // Every process of its tree (the Python process alone here: the command starts nothing else).
+      expect(v.params.lockTree.pids).toContain(v.params.lockPid);
+      expect(v.params.lockTree.running).toEqual([]);
       // The pid it stopped is one of the run's registered lock processes.
       expect([...run.lockProcesses.values()].map((p) => p.pid)).toContain(v.params.lockPid);
     }
     const hit = saved.faultHits['pause-holder'].shots.find((s: { hit: boolean }) => s.hit);
-    expect(hit.story[0].evidence).toMatch(/its lock process \(pid \d+\) with it$/);
+    expect(hit.story[0].evidence).toMatch(/its lock process \(pid \d+\) with it, all \d+ processes of its tree/);
     // One Python process per client at least, and none left once the run is over.
     expect(run.lockProcesses.size).toBeGreaterThanOrEqual(5);
     expect(stillRunning(run.lockProcesses)).toEqual([]);

@@ -6,7 +6,7 @@
  * held → `ok`, not-acquired → `fail` (LockNotAcquired), error, a missing reply, a broken line → `info`.
  */
 import { LockNotAcquired, type LockClient, type LockContext, type LockStrategy } from '../strategy.ts';
-import { LockProcess, type LockProcessEvents } from './lock-process.ts';
+import { LockProcess, type LockPlacement, type LockProcessEvents } from './lock-process.ts';
 import type { ForeignCommand } from './manifest.ts';
 import { ACQUIRE_GRACE_MS, type ForeignReply } from './protocol.ts';
 
@@ -22,13 +22,18 @@ export function replyTimeoutMs(ctx: Pick<LockContext, 'acquireTimeoutMs'>): numb
   return ctx.acquireTimeoutMs;
 }
 
-export function foreignStrategy(name: string, cmd: ForeignCommand, events: LockProcessEvents = {}): LockStrategy {
+export function foreignStrategy(
+  name: string,
+  cmd: ForeignCommand,
+  events: LockProcessEvents = {},
+  placement?: LockPlacement,
+): LockStrategy {
   return {
     name,
     needs: [],
     token: cmd.expectToken ? 'monotonic' : 'none',
     async connect(ctx) {
-      const proc = await LockProcess.start(cmd, events);
+      const proc = await LockProcess.start(cmd, events, placement);
       const replyMs = replyTimeoutMs(ctx);
       try {
         const r = await proc.request(

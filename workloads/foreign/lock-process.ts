@@ -5,8 +5,14 @@
  * a write to a closed stdin — leaves the process unusable: it is killed at once, the open request rejects with the
  * reason (the client loop records `info`), and the strategy starts a fresh process on the next connect.
  */
-import readline from 'node:readline';
+import fs from 'node:fs';
+import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
+import { inCgroupArgv, removeCgroup } from '../../common/cgroup2.ts';
+import { startTime } from '../../common/pid-registry.ts';
+import { BoundedLines } from './bounded-lines.ts';
+import { killTree, type LockTree } from './lock-tree.ts';
+import { StderrLog } from './stderr-log.ts';
 import type { ForeignCommand } from './manifest.ts';
 import {
   decodeReply,
@@ -24,9 +30,34 @@ export interface LockProcessEvents {
   exited?(how: { pid: number; code: number | null; signal: string | null; expected: boolean }): void;
   /** Every line sent (`→`) and received (`←`), for lock-check's transcript. */
   exchange?(direction: '→' | '←', line: string): void;
-  /** The process's stderr, one line at a time; without it stderr is the client's own (its log file). */
+  /**
+   * The process's stderr, one line at a time, each cut to STDERR_LINE_CHARS; without it the lines go to the client's
+   * own stderr (its log file), within StderrLog's caps.
+   */
   stderr?(line: string): void;
 }
+
+/** Where the process's tree is held (lock-tree.ts): below this cgroup folder, or (null) as its own process group. */
+export interface LockPlacement {
+  cgroupParent: string | null;
+}
+
+/**
+ * The longest reply line taken (1 MiB): a reply is a short JSON object; a longer line is a protocol violation, cut
+ * off as it grows rather than held (bounded-lines.ts).
+ */
+export const MAX_REPLY_BYTES = 1 << 20;
+/** At most this much of one stderr line is kept (the rest is said to be cut). */
+export const STDERR_LINE_CHARS = 300;
+/** How long a killed process gets to be reaped before its waiters stop waiting (it is in D state, or not ours). */
+const KILL_WAIT_MS = 5000;
+
+/** Every live lock process's tree, killed when this process exits however it exits (a client's process.exit). */
+const liveTrees = new Set<LockTree>();
+process.on('exit', () => {
+  for (const t of liveTrees) killTree(t);
+});
+let cgroupSeq = 0;
 
 /** How long a process may take to exit after answering `close` before it is killed. */
 export const CLOSE_GRACE_MS = 2000;
@@ -41,6 +72,8 @@ interface Pending {
 
 export class LockProcess {
   readonly pid: number;
+  /** The process and everything it started (lock-tree.ts): what kill reaches. */
+  readonly tree: LockTree;
   private nextId = 1;
   private pending: Pending | null = null;
   /** Why the process can no longer be used, once it can't. */
@@ -53,36 +86,58 @@ export class LockProcess {
     private readonly child: ResultPromise,
     private readonly cmd: ForeignCommand,
     private readonly events: LockProcessEvents,
+    cgroup: string | null,
   ) {
     this.pid = child.pid ?? 0;
-    this.exitedPromise = new Promise((resolve) => child.once('close', () => resolve()));
+    this.tree = cgroup
+      ? { by: 'cgroup', dir: cgroup }
+      : { by: 'process-group', leaders: [{ pid: this.pid, startTime: startTime(this.pid) }] };
+    liveTrees.add(this.tree);
+    // 'exit', not 'close': a child of the process that kept its stdout would hold 'close' off for good.
+    this.exitedPromise = new Promise((resolve) => child.once('exit', () => resolve()));
   }
 
-  /** Start the command. Rejects (nothing left running) when it cannot be spawned. */
-  static async start(cmd: ForeignCommand, events: LockProcessEvents = {}): Promise<LockProcess> {
-    const child = execa(cmd.command[0], cmd.command.slice(1), {
+  /**
+   * Start the command as the root of a tree of its own (a cgroup below `placement.cgroupParent`, or its own process
+   * group). Rejects (nothing left running) when it cannot be spawned.
+   */
+  static async start(
+    cmd: ForeignCommand,
+    events: LockProcessEvents = {},
+    placement: LockPlacement = { cgroupParent: null },
+  ): Promise<LockProcess> {
+    // Named by this process too: a restarted client (another pid) never meets a folder its predecessor left.
+    const cgroup = placement.cgroupParent
+      ? path.join(placement.cgroupParent, `lock-${process.pid}-${++cgroupSeq}`)
+      : null;
+    if (cgroup) fs.mkdirSync(cgroup);
+    const [file, ...args] = cgroup ? inCgroupArgv(cgroup, cmd.command) : cmd.command;
+    const child = execa(file, args, {
       cwd: cmd.cwd,
       stdin: 'pipe',
       stdout: 'pipe',
-      stderr: events.stderr ? 'pipe' : 'inherit',
+      stderr: 'pipe',
       buffer: false,
       reject: false,
       // Python buffers a piped stdout: without this a reply that forgot to flush would look like no reply at all.
       env: { PYTHONUNBUFFERED: '1' },
-      // execa's cleanup kills the process when this one exits (process.exit, a signal): a client that dies must
-      // not leave its lock process holding sessions alive.
-      cleanup: true,
+      // A group of its own (a leader: its pid is the group's id), so a terminal's Ctrl-C reaches only the harness and
+      // a kill reaches the whole tree where no cgroup holds it. Killed with this process by the `exit` hook above
+      // (execa's own cleanup skips a detached process, and would reach only the pid).
+      detached: true,
+      cleanup: false,
     });
     const spawnError = await new Promise<Error | null>((resolve) => {
       child.once('spawn', () => resolve(null));
       child.once('error', (err) => resolve(err));
     });
     if (spawnError || !child.pid) {
+      if (cgroup) removeCgroup(cgroup);
       throw new Error(
         `could not start the lock process ${JSON.stringify(cmd.command)} in ${cmd.cwd}: ${spawnError?.message ?? 'no pid'}`,
       );
     }
-    const p = new LockProcess(child, cmd, events);
+    const p = new LockProcess(child, cmd, events, cgroup);
     p.listen();
     events.spawned?.(p.pid);
     return p;
@@ -91,13 +146,52 @@ export class LockProcess {
   private listen(): void {
     const { child, events } = this;
     child.stdin!.on('error', (err) => this.fail(`could not write to the lock process: ${err.message}`));
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => this.onLine(line));
-    if (events.stderr) readline.createInterface({ input: child.stderr! }).on('line', (l) => events.stderr!(l));
+    const replies = new BoundedLines(
+      MAX_REPLY_BYTES,
+      (line) => this.onLine(line),
+      (head) => {
+        this.events.exchange?.('←', head);
+        this.fail(`lock process broke the protocol (a line longer than ${MAX_REPLY_BYTES} bytes): ${shownLine(head)}`);
+      },
+    );
+    child.stdout!.on('data', (d: Buffer) => replies.push(d));
+    child.stdout!.on('end', () => replies.end());
+    const log = events.stderr ? null : new StderrLog(this.pid);
+    const stderr = new BoundedLines(
+      STDERR_LINE_CHARS * 4,
+      (line) => (events.stderr ? events.stderr(cut(line)) : log!.line(line)),
+      (head) => (events.stderr ? events.stderr(cut(head)) : log!.line(head)),
+    );
+    child.stderr!.on('data', (d: Buffer) => stderr.push(d));
+    child.stderr!.on('end', () => stderr.end());
     child.once('exit', (code, signal) => {
       const how = signal ? `signal ${signal}` : `code ${code}`;
       this.fail(`the lock process (pid ${this.pid}) exited with ${how}`, false);
+      // Nothing of its tree outlives it: a helper it forked would hold its session (and our pipes) for good.
+      this.reap();
+      log?.close();
       events.exited?.({ pid: this.pid, code, signal, expected: this.expectedExit });
     });
+  }
+
+  /** Kill what is left of the tree, stop reading pipes a leftover may hold, and remove the tree's cgroup. */
+  private reap(): void {
+    killTree(this.tree);
+    liveTrees.delete(this.tree);
+    for (const s of [this.child.stdout, this.child.stderr]) setTimeout(() => s?.destroy(), 100).unref();
+    if (this.tree.by === 'cgroup') {
+      const dir = this.tree.dir;
+      // Removed once its killed processes are reaped (by init, for orphans): polled, never blocking the loop.
+      const tryRemove = (left: number) => {
+        try {
+          fs.rmdirSync(dir);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'EBUSY' && left > 0)
+            setTimeout(() => tryRemove(left - 1), 50).unref();
+        }
+      };
+      tryRemove(100);
+    }
   }
 
   private onLine(line: string): void {
@@ -157,30 +251,28 @@ export class LockProcess {
         this.expectedExit = true;
         await this.request({ op: 'close' }, Math.min(timeoutMs, CLOSE_GRACE_MS));
         this.child.stdin!.end();
-        const exited = await Promise.race([
-          this.exitedPromise.then(() => true),
-          new Promise<boolean>((r) => setTimeout(() => r(false), CLOSE_GRACE_MS).unref()),
-        ]);
-        if (exited) return;
+        if (await this.exitedWithin(CLOSE_GRACE_MS)) return;
       } catch {
         // killed below
       }
     }
     this.kill();
-    await this.exitedPromise;
+    await this.exitedWithin(KILL_WAIT_MS);
   }
 
-  /** SIGCONT first (a stopped process dies of SIGKILL too, but may be the nemesis's), then SIGKILL. */
+  /** Whether it exited within `ms` (bounded: no waiter hangs on a process that cannot die). */
+  exitedWithin(ms: number): Promise<boolean> {
+    return Promise.race([
+      this.exitedPromise.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref()),
+    ]);
+  }
+
+  /** Kill the whole tree (resumed first where signals do it: a stopped process may be the nemesis's). */
   kill(): void {
     this.expectedExit = true;
     if (!this.broken) this.broken = 'the lock process was killed';
-    for (const sig of ['SIGCONT', 'SIGKILL'] as const) {
-      try {
-        process.kill(this.pid, sig);
-      } catch {
-        // gone already
-      }
-    }
+    killTree(this.tree);
   }
 
   /** Whether requests can still be sent (nothing broke the protocol, it was not killed, it has not exited). */
@@ -188,8 +280,13 @@ export class LockProcess {
     return this.broken === null;
   }
 
-  /** Resolves once the process has exited and its output is read. */
+  /** Resolves once the process has exited. */
   get exited(): Promise<void> {
     return this.exitedPromise;
   }
 }
+
+const cut = (line: string) =>
+  line.length > STDERR_LINE_CHARS
+    ? `${line.slice(0, STDERR_LINE_CHARS)}… [cut at ${STDERR_LINE_CHARS} characters]`
+    : line;

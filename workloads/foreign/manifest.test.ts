@@ -25,7 +25,7 @@ describe('manifestLock', () => {
     const r = manifestLock(GOOD, file, onPath);
     expect(r).toEqual({
       lock: {
-        facts: { name: 'x', needs: ['redis'], token: 'none' },
+        facts: { name: 'x', needs: ['redis'], token: 'none', renews: false },
         command: { command: ['python3', 'lock.py'], cwd: dir, expectToken: false, renews: false },
         manifest: file,
       },

@@ -126,7 +126,9 @@ export function manifestLock(raw: unknown, file: string, findOnPath = programOnP
     servers: m.servers,
     token: m.token,
     exclusive: m.exclusive,
-    renews: m.renews,
+    // Not said: false, as for exec: — a lock process answers `renew` only when its manifest declares it, so a
+    // --watchdog would renew nothing while the run recorded it as on.
+    renews: m.renews ?? false,
     defaultFaults: m.defaultFaults,
     noTokenReason: m.noTokenReason,
   } as ForeignFacts;

@@ -1,0 +1,143 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isAlive } from '../common/pid-registry.ts';
+import { killLeftovers, processesUnder, testResultsDir } from '../test/integration/processes.ts';
+
+/**
+ * A lock process that attacks the harness (test/fixtures/hostile-lock/hostile.py; the 2026-12-04 audit's N6-N9,
+ * N17, N18) through the real CLI against a real Redis: whatever it writes, the harness's memory, its terminal and the
+ * run's logs stay bounded, no step waits for good, nothing it started outlives the command, and no password is
+ * printed or left behind.
+ */
+const CLI = path.resolve('cli.ts');
+const HOSTILE = path.resolve('test/fixtures/hostile-lock/hostile.py');
+const results = testResultsDir('hostile-lock');
+const helpers = path.join(results, 'helpers');
+/** A command that hangs is killed by the test after this long, so a regression fails instead of hanging the suite. */
+const HANG_MS = 100_000;
+
+afterAll(() => {
+  for (const pid of helperPids()) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  expect(killLeftovers(results)).toEqual([]);
+});
+
+function helperPids(): number[] {
+  return fs.existsSync(helpers) ? fs.readFileSync(helpers, 'utf8').split('\n').filter(Boolean).map(Number) : [];
+}
+
+function manifest(name: string, command: string[]): string {
+  const file = path.join(results, `${name}.json`);
+  fs.writeFileSync(file, JSON.stringify({ name, command, needs: ['redis'], token: 'none', renews: false }));
+  return file;
+}
+
+const hostile = (mode: string, ...args: string[]) => manifest(mode, ['/usr/bin/python3', HOSTILE, mode, ...args]);
+
+interface Done {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  seconds: number;
+}
+
+function cli(args: string[]): Promise<Done> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, `--results=${results}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), HANG_MS);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, seconds: (performance.now() - t0) / 1000 });
+    });
+  });
+}
+
+const longestLine = (text: string) => Math.max(...text.split('\n').map((l) => l.length));
+const runDirOf = (stdout: string) => stdout.match(/logs: (.*)\/logs\)/)?.[1] ?? '';
+
+describe('lock-check of a hostile lock process', () => {
+  it('a 64 MiB line with no newline: a protocol violation, nothing long printed, exit 1 (not a crash)', async () => {
+    const r = await cli(['lock-check', hostile('hugeline', '64')]);
+    expect(r.code, r.stderr.slice(-2000)).toBe(1);
+    expect(r.stdout).toMatch(
+      /FAIL {2}connect \(process A\): lock process broke the protocol \(a line longer than 1048576 bytes\)/,
+    );
+    expect(longestLine(r.stdout + r.stderr)).toBeLessThan(1000);
+  });
+
+  it('a stderr flood (64 MiB): the transcript keeps the last 50 lines of it, said so, exit 1', async () => {
+    const r = await cli(['lock-check', hostile('stderrflood', '64')]);
+    expect(r.code, r.stderr.slice(-2000)).toBe(1);
+    const stderrLines = r.stdout.split('\n').filter((l) => /^\s+A ! e+$/.test(l));
+    expect(stderrLines.length).toBeGreaterThan(0);
+    expect(stderrLines.length).toBeLessThanOrEqual(50);
+    expect(r.stdout).toMatch(/A ! \(\d+ earlier stderr lines not shown\)/);
+    expect(r.stdout.length).toBeLessThan(1 << 20);
+  });
+
+  it('a child that keeps its stdout: the check ends, and the child is killed with its tree', async () => {
+    const r = await cli(['lock-check', hostile('forker', helpers)]);
+    expect(r.signal, 'lock-check hung and was killed by the test').toBeNull();
+    expect(r.code, r.stderr.slice(-2000)).toBe(1);
+    expect(helperPids().length).toBeGreaterThan(0);
+    expect(helperPids().filter(isAlive)).toEqual([]);
+    expect(processesUnder(results)).toEqual([]);
+  });
+
+  it('a password the lock process prints in its own form is masked; no secrets.json or node data is kept', async () => {
+    const r = await cli(['lock-check', hostile('echo-password')]);
+    expect(r.code, r.stderr.slice(-2000)).toBe(1);
+    expect(r.stdout).toContain("A ! connecting with {'host': '127.0.0.1', 'port': ");
+    expect(r.stdout).toMatch(/'password': '\*\*\*'/);
+    expect(r.stdout).not.toMatch(/[0-9a-f]{32}/);
+    const dir = runDirOf(r.stdout);
+    expect(fs.existsSync(path.join(dir, 'logs'))).toBe(true);
+    expect(fs.readdirSync(dir).sort()).not.toContain('secrets.json');
+    expect(fs.existsSync(path.join(dir, 'nodes'))).toBe(false);
+  });
+});
+
+describe('a run of a hostile lock process', () => {
+  it("a stderr flood (64 MiB per process) is capped in the client's log", async () => {
+    const r = await cli([
+      `--lock=${hostile('stderrflood', '64')}`,
+      '--nemesis=none',
+      '--time-limit=3',
+      '--concurrency=1',
+    ]);
+    expect(r.code, r.stderr.slice(-2000)).toBe(2);
+    const dir = r.stdout.match(/run dir: (.*)/)![1].trim();
+    const log = path.join(dir, 'logs', 'client-0.log');
+    expect(fs.statSync(log).size).toBeLessThan(17 << 20);
+    expect(fs.readFileSync(log, 'utf8')).toMatch(
+      /\[fencepost: dropped \d+ lines \(\d+ bytes\) of lock process \d+'s stderr past its cap of 1048576 bytes; its last 20:\]/,
+    );
+  });
+
+  it('a wrapper that leaves a setsid helper holding its stdout: the run ends on time, the helper dies with it', async () => {
+    const lock = manifest('forking-wrapper', [
+      '/bin/sh',
+      '-c',
+      `(setsid sleep 902 & echo $! >> "$0"); exec /usr/bin/python3 ${path.resolve('examples/python-redis-lock.py')}`,
+      helpers,
+    ]);
+    const before = helperPids().length;
+    const r = await cli([`--lock=${lock}`, '--nemesis=none', '--time-limit=6', '--concurrency=2', '--seed=7']);
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    // Each client's close waited for the helper's pipe until the stop grace (17.4 s of ops for a 6 s run).
+    const over = Number(r.stdout.match(/over ([\d.]+) s/)?.[1]);
+    expect(over, r.stdout).toBeLessThan(10);
+    expect(helperPids().length).toBeGreaterThan(before);
+    expect(helperPids().filter(isAlive)).toEqual([]);
+    expect(processesUnder(results)).toEqual([]);
+  });
+});
