@@ -278,6 +278,19 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
       ? shot
       : { ...shot, hit: false, evidence: `p${aim.process} has no client exit after the kill: it did not die there` };
   },
+  'kill-session': (start, _end, h, byProcess) => {
+    const shot = judge(start, h, byProcess);
+    if (!shot.hit) return shot;
+    // Inside the section is not enough: a session holding the holder's advisory lock must have been there to end.
+    const backends = paramsOf(start).backends;
+    return Array.isArray(backends) && backends.length > 0
+      ? { ...shot, evidence: `${shot.evidence}; backend ${backends.join(', ')} ended` }
+      : {
+          ...shot,
+          hit: false,
+          evidence: `no session of p${readAim(paramsOf(start).aim)!.process} held an advisory lock: nothing was ended`,
+        };
+  },
   clock: (start, _end, h, byProcess) => {
     // A run from before clock was refused for etcd: its jump on an etcd member moved nothing (shimCannotMove).
     const struck = readAim(paramsOf(start).aim)?.struck ?? [];

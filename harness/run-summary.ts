@@ -27,6 +27,7 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
     `  lost updates: ${r.lostUpdates}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
     ...livenessLines(r.liveness ?? undefined),
+    ...libraryCrashLines(r),
   ];
   for (const [name, c] of Object.entries(r.checkers))
     lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
@@ -48,6 +49,14 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
     '',
   );
   return lines.join('\n');
+}
+
+/** The client processes the lock library ended on purpose (LockStrategy.libraryCrash), by error: its behaviour, named. */
+export function libraryCrashLines(r: Pick<RunResults, 'progress'>): string[] {
+  const crashes = Object.entries(r.progress?.libraryCrashes ?? {});
+  if (crashes.length === 0) return [];
+  const list = crashes.map(([error, n]) => `${error} ×${n}`).join(', ');
+  return [`  the lock library ended its client process: ${list} (its own behaviour; each client was restarted)`];
 }
 
 export function recheckSummary(dir: string, r: RunResults, fencing: boolean): string {

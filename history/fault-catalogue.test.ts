@@ -35,6 +35,7 @@ describe('the fault catalogue', () => {
     expect(FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].aim !== null)).toEqual([
       'pause-holder',
       'kill-holder',
+      'kill-session',
       'restart-empty',
       'clock',
       'failover',

@@ -58,6 +58,14 @@ export const FAULT_CATALOGUE = {
     movesClocks: false,
     colour: '#ef4444',
   },
+  'kill-session': {
+    help: 'end the Postgres session holding the advisory lock of the client inside its critical section (pg_terminate_backend): the lock is freed at once, the holder runs on (a lock that lives in Postgres: advisory-lock)',
+    family: 'crash',
+    aim: { struck: 'ended the lock session of {process}' },
+    hit: "ended the session holding a holder's advisory lock inside its critical section",
+    movesClocks: false,
+    colour: '#ef4444',
+  },
   'pause-client': {
     help: 'SIGSTOP a random client process',
     family: 'pause',

@@ -138,7 +138,11 @@ export async function measuredCell(
   const shown = outcomes[at];
   const inconclusive = runs.filter((r) => !r.conclusive).length;
   const live = cellLiveness(runs);
-  const livenessOk = livenessMatches(liveness, live);
+  const livenessOk = livenessMatches(
+    liveness,
+    live,
+    runs.filter((r) => r.conclusive).map((r) => r.liveness),
+  );
   const note = [cellNote(observed, runs, inconclusive), liveness ? livenessNote(liveness, live, livenessOk) : undefined]
     .filter(Boolean)
     .join('; ');
@@ -171,6 +175,12 @@ function livenessNote(
     return seen === 'livelock'
       ? `livelocked, as the oracle says it may: longest stall ${fmtSpan(l!.longestStallMs)} (${expect.reason})`
       : undefined;
+  if (expect.expect === 'stalls')
+    return ok
+      ? `stalled, as the oracle expects: longest stall ${fmtSpan(l!.longestStallMs)} (${expect.reason})`
+      : seen === undefined
+        ? 'expected it to stall, but no run measured liveness'
+        : `expected every run to stall (${expect.reason}), but a run recovered without one`;
   if (ok) return undefined;
   return seen === undefined
     ? 'expected it to recover, but no run measured liveness'

@@ -1,5 +1,5 @@
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
-import { ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
+import { livenessWords, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
 import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 
 /**
@@ -10,9 +10,7 @@ import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 function cellText(o: OracleCell): string {
   const what = o.expect === 'refuse' ? 'refused' : o.expect === 'safe-may-starve' ? 'safe, may starve' : o.expect;
   if (o.decided !== 'measured') return `${what} (c)`;
-  return o.liveness
-    ? `**${what}, ${o.liveness.expect === 'may-livelock' ? 'may livelock' : 'recovers'}**`
-    : `**${what}**`;
+  return o.liveness ? `**${what}, ${livenessWords(o.liveness.expect)}**` : `**${what}**`;
 }
 
 export function remedyOracleMarkdown(): string {

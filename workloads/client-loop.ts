@@ -258,9 +258,13 @@ function startWatchdog(session: ClientSession, l: LockClient, lease: Lease, acco
 
 const NO_WATCHDOG: Watchdog = { lost: () => false, stop: () => {} };
 
-/** read → think → write under a held lease; the write is skipped (a `fail`, lock-lost) once the watchdog lost it. */
+/**
+ * read → think → write under a held lease; the write is skipped (a `fail`, lock-lost) once the watchdog lost it or
+ * the library says the lock is no longer held.
+ */
 async function readThinkWrite(
   session: ClientSession,
+  l: LockClient,
   r: BankResource,
   lease: Lease,
   account: number,
@@ -290,7 +294,9 @@ async function readThinkWrite(
     basedOn: read.lastWriteId,
     version: read.version,
   };
-  if (watchdog.lost()) {
+  // The harness's watchdog failed a renewal, or the library says it lost the lock (its README's check before acting:
+  // signal.aborted, isAcquired): the write is not sent, and the history says why.
+  if (watchdog.lost() || l.stillHeld?.(lease) === false) {
     session.op({ type: 'invoke', f: 'write', value: w });
     session.op({ type: 'fail', f: 'write', value: w, error: 'lock-lost' });
     return;
@@ -322,7 +328,7 @@ async function iteration(session: ClientSession, l: LockClient, r: BankResource)
     return;
   }
   const watchdog = spec.watchdog && l.renew ? startWatchdog(session, l, lease, account) : NO_WATCHDOG;
-  await readThinkWrite(session, r, lease, account, watchdog);
+  await readThinkWrite(session, l, r, lease, account, watchdog);
   watchdog.stop();
   // After an info the connections are gone; the lease dies with its TTL/session, as it would in production.
   if (session.conn.lock === l) {

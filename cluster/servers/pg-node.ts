@@ -229,15 +229,31 @@ export class PgNode extends ServerNode {
     };
   }
 
-  private async query(sql: string): Promise<pg.QueryResult> {
+  private async query(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
     const c = new pg.Client(this.superuserConfig());
     c.on('error', () => {});
     try {
       await c.connect();
-      return await c.query(sql);
+      return await c.query(sql, params);
     } finally {
       await c.end().catch(() => {});
     }
+  }
+
+  /**
+   * End (pg_terminate_backend) the sessions named `applicationName` that hold a granted advisory lock: the lock
+   * session of a client (workloads/lock-session-name.ts). Returns the backends' pids it ended; none when the client
+   * holds no advisory lock in a session of that name.
+   */
+  async terminateAdvisoryLockSessions(applicationName: string): Promise<number[]> {
+    const r = await this.query(
+      `SELECT a.pid, pg_terminate_backend(a.pid) AS ended
+         FROM pg_stat_activity a
+        WHERE a.application_name = $1
+          AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.granted)`,
+      [applicationName],
+    );
+    return r.rows.filter((row: { ended: boolean }) => row.ended).map((row: { pid: number }) => row.pid);
   }
 
   protected async probe(): Promise<void> {
