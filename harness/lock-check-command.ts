@@ -24,6 +24,13 @@ import { CLI } from '../common/cli-name.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
+import { isBuiltinLock } from '../workloads/lock-names.ts';
+import { installNpmLockFor } from '../workloads/npm-lock-cache.ts';
+import { lockSessionName } from '../workloads/lock-session-name.ts';
+import type { LockContext, LockStrategy } from '../workloads/strategy.ts';
+import { loadStrategy } from '../workloads/load-strategy.ts';
+import { NativeParticipant, type CheckParticipant } from './lock-check-participant.ts';
+import { postgresUrl } from './run.ts';
 import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../workloads/strategies/registry.ts';
 import type { LockCheckConfig } from './options.ts';
 
@@ -56,35 +63,67 @@ export function builtinForeignRow(lock: string): keyof typeof FOREIGN_BUILTINS |
   return names.find((n) => fileURLToPath(BUILTIN_STRATEGIES[n]) === file) ?? null;
 }
 
+/**
+ * A built-in strategy of this language (the npm rows: `lock-check redlock-v4`), checked in lock-check's own process
+ * through the same steps (harness/lock-check-participant.ts): its library installed into the cache first, as a run
+ * does. A strategy that needs no lock server keeps its lock in the run's Postgres (advisory-lock): Postgres is started.
+ */
+async function nativeBuiltin(lock: string): Promise<{ strategy: ResolvedStrategy; module: LockStrategy } | null> {
+  if (!isBuiltinLock(lock) || BUILTIN_STRATEGIES[lock].endsWith('.json')) return null;
+  const strategy = await loadStrategy(lock);
+  if (!strategy.exclusive)
+    throw new HarnessError(
+      'bad-arguments',
+      `lock-check ${lock}: it takes no lock (exclusive: false), so there is no contract to check.`,
+    );
+  const module = (await import(BUILTIN_STRATEGIES[lock])).default as LockStrategy;
+  return { strategy, module };
+}
+
 export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdown: Shutdown): Promise<number> {
   const [lock, ...extra] = config.rest;
   if (!lock || extra.length)
     throw new HarnessError('bad-arguments', `lock-check takes one lock: a manifest or exec:<program>.`, {
       hint: `${CLI} lock-check ./locks/my-lock.json`,
     });
-  const builtin = builtinForeignRow(lock);
-  const strategy = builtin
-    ? loadForeignLock(lock, fileURLToPath(BUILTIN_STRATEGIES[builtin]), true)
-    : loadForeignLock(lock);
   const log = (line: string) => console.error(line);
+  const native = await nativeBuiltin(lock);
+  const builtin = native ? null : builtinForeignRow(lock);
+  const strategy = native
+    ? native.strategy
+    : builtin
+      ? loadForeignLock(lock, fileURLToPath(BUILTIN_STRATEGIES[builtin]), true)
+      : loadForeignLock(lock);
   // A built-in row (by its name or its manifest under locks/): its library installed and its glue compiled first,
   // as a run does, so no connect waits for a compiler past its reply limit.
   const library = builtin ? lockLibraryOf(builtin)!.library : null;
-  await provision([...hostRequirements(config.backend, [...strategy.needs]), ...(library ? [library] : [])], log);
+  const pg = native !== null && strategy.needs.length === 0;
+  await provision(
+    [
+      ...hostRequirements(config.backend, [...strategy.needs, ...(pg ? (['pg'] as const) : [])]),
+      ...(library ? [library] : []),
+    ],
+    log,
+  );
   if (builtin) await buildBuiltinLock(builtin, strategy, log);
+  if (native) await installNpmLockFor(lock, log);
   const runDir = createRunDir(config.resultsDir, 'lock-check');
   const pids = new PidRegistry(runPath(runDir, 'pids'));
-  const cluster = await createCluster(config.backend, { ...strategy.servers }, runDir, pids, log);
+  const cluster = await createCluster(config.backend, { ...strategy.servers, pg }, runDir, pids, log);
   const stopCluster = shutdown.add('stop cluster', () => cluster.teardown());
   const t0 = performance.now();
   let steps: LockCheckStep[];
   try {
     await cluster.start();
-    console.log(`lock-check ${lock}: ${JSON.stringify(strategy.foreign!.command)} in ${strategy.foreign!.cwd}`);
+    console.log(
+      native
+        ? `lock-check ${lock}: the built-in strategy ${strategy.moduleUrl.replace(/^.*\/workloads\//, 'workloads/')}, in this process`
+        : `lock-check ${lock}: ${JSON.stringify(strategy.foreign!.command)} in ${strategy.foreign!.cwd}`,
+    );
     console.log(
       `  servers: ${cluster.nodes.map((n) => n.name).join(', ')} (ready in ${Math.round(performance.now() - t0)} ms)`,
     );
-    steps = await runLockCheck(strategy, cluster, shutdown, pids);
+    steps = await runLockCheck(strategy, cluster, shutdown, pids, native?.module);
   } finally {
     await stopCluster.run();
   }
@@ -125,8 +164,9 @@ export async function runLockCheck(
   cluster: Cluster,
   shutdown: Shutdown,
   pids: PidRegistry,
+  native?: Pick<LockStrategy, 'connect'>,
 ): Promise<LockCheckStep[]> {
-  const check = new LockCheck(strategy, cluster, pids);
+  const check = new LockCheck(strategy, cluster, pids, native);
   const cleanup = shutdown.add('stop the lock processes', () => check.stopAll());
   try {
     const key = 'account-0';
@@ -147,8 +187,8 @@ interface Holding {
   connected: boolean;
   heldA: boolean;
   connectedB: boolean;
-  a: LockProcess | null;
-  b: LockProcess | null;
+  a: CheckParticipant | null;
+  b: CheckParticipant | null;
   tokenA: string | undefined;
 }
 
@@ -156,16 +196,20 @@ interface Holding {
 class LockCheck {
   readonly steps: LockCheckStep[] = [];
   current: LockCheckStep | null = null;
-  private readonly procs: LockProcess[] = [];
+  private readonly procs: CheckParticipant[] = [];
   private readonly proxies: TcpProxy[] = [];
-  private readonly cmd: NonNullable<ResolvedStrategy['foreign']>;
+  /** Whether B's token must be larger than A's, and whether renew is part of the contract. */
+  private readonly expectToken: boolean;
+  private readonly renews: boolean;
 
   constructor(
     private readonly strategy: ResolvedStrategy,
     private readonly cluster: Cluster,
     private readonly pids: PidRegistry,
+    private readonly native?: Pick<LockStrategy, 'connect'>,
   ) {
-    this.cmd = strategy.foreign!;
+    this.expectToken = native ? strategy.token === 'monotonic' : strategy.foreign!.expectToken;
+    this.renews = native ? strategy.renews === true : strategy.foreign!.renews;
   }
 
   async stopAll(): Promise<void> {
@@ -173,12 +217,15 @@ class LockCheck {
     await Promise.all([...this.procs.map((p) => p.exited), ...this.proxies.map((p) => p.close())]);
   }
 
-  /** Start a lock process and connect it; a connect that is not `ok` fails the step. */
-  private async start(label: string, endpoints: ForeignEndpoints): Promise<LockProcess> {
-    const p = await LockProcess.start(this.cmd, {
+  /** Start a participant — a lock process, or the built-in strategy's client here — and connect it. */
+  private async start(label: string, portOf: (name: string, port: number) => number): Promise<CheckParticipant> {
+    if (this.native) return this.startNative(label, portOf);
+    const endpoints = endpointsOf(this.cluster, portOf);
+    const cmd = this.strategy.foreign!;
+    const p = await LockProcess.start(cmd, {
       exchange: (dir, line) => this.current?.exchange.push(`${label} ${dir} ${masked(line)}`),
       stderr: (line) => this.current?.exchange.push(`${label} ! ${masked(line)}`),
-      spawned: (pid) => this.pids.add({ name: `lock-check-${label}`, pid, marker: this.cmd.cwd }),
+      spawned: (pid) => this.pids.add({ name: `lock-check-${label}`, pid, marker: cmd.cwd }),
       exited: ({ code, signal, expected }) => {
         this.pids.remove(`lock-check-${label}`);
         if (!expected)
@@ -204,7 +251,33 @@ class LockCheck {
     return p;
   }
 
-  private acquire(p: LockProcess, key: string): Promise<ForeignReply> {
+  /** The built-in strategy's `connect`, with the context a run's client gets (servers through `portOf`). */
+  private async startNative(label: string, portOf: (name: string, port: number) => number): Promise<CheckParticipant> {
+    const client = this.procs.length;
+    const ctx: LockContext = {
+      ...endpointsOf(this.cluster, portOf),
+      ...(this.cluster.pg
+        ? {
+            postgresUrl: postgresUrl(
+              { ...this.cluster.pg.connectionConfig(), port: portOf(this.cluster.pg.name, this.cluster.pg.port) },
+              lockSessionName(client),
+            ),
+          }
+        : {}),
+      ttlMs: CHECK_TTL_MS,
+      acquireTimeoutMs: CHECK_ACQUIRE_TIMEOUT_MS,
+      client,
+      seed: 42 + client + 1,
+    };
+    const r = await NativeParticipant.connect(this.native!, ctx, CHECK_REPLY_MS, (dir, line) =>
+      this.current?.exchange.push(`${label} ${dir} ${masked(line)}`),
+    );
+    if ('kind' in r) throw new StepFailed(`connect answered ${describe(r)}`);
+    this.procs.push(r);
+    return r;
+  }
+
+  private acquire(p: CheckParticipant, key: string): Promise<ForeignReply> {
     return p.request({ op: 'acquire', key }, CHECK_ACQUIRE_TIMEOUT_MS + ACQUIRE_GRACE_MS);
   }
 
@@ -229,7 +302,7 @@ class LockCheck {
 
   /** A connects and holds `key`; B connects and, when the lock is exclusive, is refused while A holds it. */
   async holding(key: string): Promise<Holding> {
-    const direct = endpointsOf(this.cluster, (_, port) => port);
+    const direct = (_: string, port: number) => port;
     const h: Holding = { connected: false, heldA: false, connectedB: false, a: null, b: null, tokenA: undefined };
     h.connected = await this.step('connect (process A)', async () => {
       h.a = await this.start('A', direct);
@@ -283,19 +356,19 @@ class LockCheck {
         const r = await this.acquire(h.b!, key);
         if (r.kind !== 'held') throw new StepFailed(`expected held, got ${describe(r)}`);
         tokenB = r.token;
-        if (!this.cmd.expectToken) return 'held';
+        if (!this.expectToken) return 'held';
         if (BigInt(r.token!) <= BigInt(tokenA!))
           throw new StepFailed(`token ${r.token} is not larger than A's ${tokenA}: a fence would refuse B, or admit A`);
         return `held, token ${r.token} > ${tokenA}`;
       });
     } else this.skip(`acquire ${key} after A released it (B)`, 'an earlier step failed');
     const withToken = () => (tokenB ? { token: tokenB } : {});
-    if (this.cmd.renews && heldB)
+    if (this.renews && heldB)
       await this.step(`renew ${key} (B)`, async () => {
         const r = await h.b!.request({ op: 'renew', key, ...withToken() }, CHECK_REPLY_MS);
         if (r.kind !== 'held') throw new StepFailed(`expected held, got ${describe(r)}`);
       });
-    else if (this.cmd.renews) this.skip(`renew ${key} (B)`, 'B holds nothing');
+    else if (this.renews) this.skip(`renew ${key} (B)`, 'B holds nothing');
     if (heldB)
       await this.step(`release ${key} (B)`, async () => {
         const r = await h.b!.request({ op: 'release', key, ...withToken() }, CHECK_REPLY_MS);
@@ -308,10 +381,7 @@ class LockCheck {
     await this.step('an unreachable server is an error, not "not-acquired" (process C, its servers cut)', async () => {
       for (const n of this.cluster.nodes) this.proxies.push(await TcpProxy.start({ targetPort: n.port }));
       const byPort = new Map(this.cluster.nodes.map((n, i) => [n.port, this.proxies[i].port]));
-      const c = await this.start(
-        'C',
-        endpointsOf(this.cluster, (_, port) => byPort.get(port)!),
-      );
+      const c = await this.start('C', (_, port) => byPort.get(port)!);
       for (const p of this.proxies) p.partition();
       try {
         const r = await this.acquire(c, 'account-1');

@@ -62,3 +62,11 @@ export const waitsForEveryMaster = (how: string): OracleCell =>
       reason: `${how}; with the README's clients (no command timeout) a reply from the paused master comes only when it resumes, so no acquire completes for the pause's 1.5 × TTL while clients wait: a stall past the TTL`,
     },
   );
+
+/** The remedy table's shared reasons (matrix/remedy-oracle.ts and its npm rows). */
+export const NO_WATCHDOG =
+  'the CLI refuses --watchdog for it: it keeps its lease alive by itself, or has none (checked by running its option validation, nothing started)';
+export const NO_PAIR =
+  'the failover fault needs the single-Redis primary + replica of --lock=redis; this strategy has no replica to promote';
+export const NO_HARNESS_RETRY =
+  "the CLI refuses --retry=harness for it: its client has no retry loop of its own to put in place of its library's (checked by running its option validation, nothing started)";

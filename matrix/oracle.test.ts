@@ -108,7 +108,7 @@ describe('liveness expectations', () => {
   });
 });
 
-describe('the npm libraries\' rows', () => {
+describe("the npm libraries' rows", () => {
   it('give a reason for every measured expectation, written before the first run', async () => {
     const { REMEDY_ORACLE, REMEDY_SCENARIOS } = await import('./remedy-oracle.ts');
     const { NPM_BUILTINS } = await import('../workloads/strategies/registry.ts');

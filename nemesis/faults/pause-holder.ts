@@ -77,9 +77,9 @@ async function armedItsThink(pid: number, budgetMs: number): Promise<boolean> {
  * still holds the lock and writes a balance computed from what it read before the pause.
  *
  * The SIGSTOP is sent synchronously from the journal listener that sees the read: the client is then still
- * sleeping its think time, so the stop always lands inside the critical section. With --watchdog it strikes only
- * a section whose write comes due before the holder's next renewal (writeLeadMs), and only once the holder has
- * armed its think timer (armedItsThink, at most a quarter of --think later), so the resumed holder writes first.
+ * sleeping its think time, so the stop always lands inside the critical section. It strikes once the holder has
+ * armed its think timer (armedItsThink, at most a quarter of --think later), and with --watchdog only a section
+ * whose write comes due before the holder's next renewal (writeLeadMs), so the resumed holder writes first.
  */
 export const pauseHolder: FaultExecutor = {
   name: 'pause-holder',
@@ -92,7 +92,6 @@ export const pauseHolder: FaultExecutor = {
     let target = '';
     let lockPid: number | undefined;
     let strike: Strike = { atIndex: 0, atTime: 0 };
-    let waitedForThink: boolean | undefined;
     const section = await ctx.sections.next(
       ctx.signal,
       AIM_TIMEOUT_MS,
@@ -101,19 +100,20 @@ export const pauseHolder: FaultExecutor = {
         pid = clients.clients[s.slot].pid;
         target = clientTarget({ ...clients.clients[s.slot], process: s.process });
         lockPid = clients.clients[s.slot].lockProcess?.pid;
-        if (config.watchdog) return; // stopped below, once its think timer is armed
-        clients.signal(s.slot, 'SIGSTOP');
-        strike = strikeNow(ctx.journal);
+        // Stopped below, once its think timer is armed.
       },
     );
     if (!section) return null;
-    if (config.watchdog) {
-      waitedForThink = await armedItsThink(pid, config.thinkMs / 4);
-      const c = clients.clients[section.slot];
-      if (c.exited || ctx.signal.aborted) return null;
-      clients.signal(section.slot, 'SIGSTOP');
-      strike = strikeNow(ctx.journal);
-    }
+    // Always once the holder armed its think timer: not only the harness's watchdog renews on a timer, so do the
+    // libraries that keep their lock alive themselves (redis-semaphore's refresh, redlock using()'s extension). Stopped
+    // before it armed the timer, the holder arms it only after SIGCONT, and the library's overdue renewal goes first
+    // and tells it the lock is gone (redlock-sesame, seed 249707402: its write skipped as lock-lost 112 ms after the
+    // resume) — the GC-pause story is the pause after the check, with the write due first.
+    const waitedForThink = await armedItsThink(pid, config.thinkMs / 4);
+    const c = clients.clients[section.slot];
+    if (c.exited || ctx.signal.aborted) return null;
+    clients.signal(section.slot, 'SIGSTOP');
+    strike = strikeNow(ctx.journal);
     const lockStopped = await lockProcessStopped(lockPid);
     return {
       targets: [target],
@@ -126,7 +126,8 @@ export const pauseHolder: FaultExecutor = {
         account: section.account,
         readIndex: section.readIndex,
         // With --watchdog: how many ms before its next renewal the holder's write was due (see writeLeadMs).
-        ...(config.watchdog ? { ...leadParams(writeLeadMs(section, config)), thinkArmed: waitedForThink } : {}),
+        ...(config.watchdog ? leadParams(writeLeadMs(section, config)) : {}),
+        thinkArmed: waitedForThink,
         aim: aimAt(section, strike),
       },
       holdMs: config.pauseMs,
