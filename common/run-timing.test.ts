@@ -6,6 +6,7 @@ describe('runTiming', () => {
     expect(runTiming({ ttlMs: 2000 })).toEqual({
       ttlMs: 2000,
       pauseMs: 3000,
+      storyWaitMs: 8000,
       acquireTimeoutMs: 7000,
       stepTimeoutMs: 9000,
       stopGraceMs: 12_000,
@@ -19,6 +20,9 @@ describe('runTiming', () => {
   it('keeps an explicit --pause and rounds the derived one', () => {
     expect(runTiming({ ttlMs: 1000, pauseMs: 5000 }).pauseMs).toBe(5000);
     expect(runTiming({ ttlMs: 333 }).pauseMs).toBe(500);
+    // A story-driven hold waits at most --pause when it is given, else 4 × TTL.
+    expect(runTiming({ ttlMs: 1000, pauseMs: 5000 }).storyWaitMs).toBe(5000);
+    expect(runTiming({ ttlMs: 333 }).storyWaitMs).toBe(1332);
   });
 
   it('floors the short ones: connect ≥ 5 s, strobe ≥ 50 ms, latency ≥ 1 ms, watchdog ≥ 1 ms', () => {

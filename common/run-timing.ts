@@ -7,6 +7,7 @@
 /** The rules, as the help text and the README quote them. */
 export const TIMING_RULES = {
   pause: '1.5 × ttl',
+  storyWait: '4 × ttl',
   watchdog: 'TTL/3',
   acquireTimeout: '3 × TTL + 1 s',
   stepTimeout: '3 × TTL + 3 s',
@@ -21,6 +22,10 @@ export interface RunTiming {
   /** How long a pause fault stops its target (and delay-write holds the write): `--pause`, else 1.5 × TTL, so a
    * paused holder wakes after its lease has run out. */
   readonly pauseMs: number;
+  /** The longest a fault that waits for its story holds (pause-holder until another client wrote, …): `--pause`,
+   * else 4 × TTL — an etcd lease or a ZooKeeper session expires a little after its TTL, and the next holder still has
+   * to acquire and write, on a busy machine too. */
+  readonly storyWaitMs: number;
   /** How long a client's acquire may wait for the lock (ctx.acquireTimeoutMs): 3 × TTL + 1 s, so a holder that
    * died with the lock lets it go (one TTL) with room for two more holders before a waiter gives up. */
   readonly acquireTimeoutMs: number;
@@ -49,6 +54,7 @@ export function runTiming(o: { readonly ttlMs: number; readonly pauseMs?: number
   return Object.freeze({
     ttlMs,
     pauseMs: o.pauseMs ?? Math.round(1.5 * ttlMs),
+    storyWaitMs: o.pauseMs ?? 4 * ttlMs,
     acquireTimeoutMs,
     stepTimeoutMs: acquireTimeoutMs + 2000,
     stopGraceMs: acquireTimeoutMs + 5000,

@@ -96,6 +96,7 @@ describe("test.json's config", () => {
         'nemesis',
         'nemesisIntervalMs',
         'pauseMs',
+        'storyWaitMs',
         'redisPersistence',
         'restartDelayMs',
         'resultsDir',

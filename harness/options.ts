@@ -143,7 +143,7 @@ export const OPTIONS = [
     defaultText: TIMING_RULES.pause,
     min: 1,
     max: 600_000,
-    help: "ms a pause fault keeps its target stopped, and delay-write holds the holder's traffic",
+    help: `ms a pause fault keeps its target stopped; pause-holder, delay-write and kill-holder hold until another client took the lock and wrote (never less than the TTL), at most this long (default ${TIMING_RULES.storyWait})`,
   },
   {
     name: 'restart-delay',
@@ -546,6 +546,7 @@ function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSe
     fencing: v.fencing,
     watchdog: v.watchdog,
     pauseMs: runTiming({ ttlMs: v.ttl, pauseMs: v.pause }).pauseMs,
+    storyWaitMs: runTiming({ ttlMs: v.ttl, pauseMs: v.pause }).storyWaitMs,
     restartDelayMs: v['restart-delay'],
     redisPersistence: v['redis-persistence'],
     retry: v.retry,
@@ -568,7 +569,8 @@ function ensembleSize(name: 'etcd-nodes' | 'zk-nodes', n: number | undefined): n
 /** The test record's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
 export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
-  const { minWrites, maxStallMs, fencing, watchdog, pauseMs, restartDelayMs, redisPersistence, clockOffsetS } = config;
+  const { minWrites, maxStallMs, fencing, watchdog, pauseMs, storyWaitMs, restartDelayMs, redisPersistence } = config;
+  const { clockOffsetS } = config;
   const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate } = config;
   return {
     argv,
@@ -586,6 +588,7 @@ export function runOptions(config: RunConfig): RunConfig {
     fencing,
     watchdog,
     pauseMs,
+    storyWaitMs,
     restartDelayMs,
     redisPersistence,
     retry,

@@ -2,6 +2,8 @@ import type { RunResults } from '../checkers/run-results.ts';
 import { describeTokenViolation } from '../checkers/token-order.ts';
 import { livenessLines } from '../checkers/liveness.ts';
 import { verdictWord } from '../checkers/verdict.ts';
+import { furthestShot, type FaultHitCount } from '../checkers/fault-hits.ts';
+import { faultFacts } from '../history/fault-catalogue.ts';
 import { replayCommand } from '../store/replay-command.ts';
 import { runPath } from '../store/run-dir.ts';
 import type { Config } from './options.ts';
@@ -33,8 +35,7 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
     lines.push(`  checker ${name}: ${String(c.valid)}${c.error ? ` (${c.error})` : ''}`);
   // Every fault of the run, the ones that never fired too: each must have acted for the verdict to be VALID.
   const hits = r.faultHits ?? {};
-  for (const f of new Set([...faults, ...Object.keys(hits)]))
-    lines.push(`  fault ${f}: fired ${hits[f]?.fired ?? 0}, hit ${hits[f]?.hit ?? 0}`);
+  for (const f of new Set([...faults, ...Object.keys(hits)])) lines.push(...faultLines(f, hits[f]));
   for (const l of r.lostUpdateDetails.slice(0, 3)) {
     lines.push(
       `  lost: write #${l.lost.writeId} by p${l.lost.process} (${l.lost.from}→${l.lost.to}) erased by write #${l.overwrittenBy.writeId} by p${l.overwrittenBy.process} based on #${l.overwrittenBy.basedOn}`,
@@ -57,6 +58,24 @@ export function libraryCrashLines(r: Pick<RunResults, 'progress'>): string[] {
   if (crashes.length === 0) return [];
   const list = crashes.map(([error, n]) => `${error} ×${n}`).join(', ');
   return [`  the lock library ended its client process: ${list} (its own behaviour; each client was restarted)`];
+}
+
+/**
+ * A fault's line: fired and hit; for a fault that tells a story (its catalogue row's `story`), how many stories
+ * completed, and the first completed one step by step — or, when none did, the shot that got furthest.
+ */
+function faultLines(f: string, c: FaultHitCount | undefined): string[] {
+  const fired = c?.fired ?? 0;
+  if (!faultFacts(f)?.story) return [`  fault ${f}: fired ${fired}, hit ${c?.hit ?? 0}`];
+  const hit = c?.hit ?? 0;
+  const lines = [`  fault ${f}: fired ${fired}, ${hit} whole ${hit === 1 ? 'story' : 'stories'}`];
+  const story = c?.shots.find((s) => s.hit);
+  if (story) lines.push(`    #${story.index}: ${story.evidence}`);
+  else if (c?.shots.length) {
+    const furthest = furthestShot(c.shots)!;
+    lines.push(`    #${furthest.index}, the furthest: ${furthest.evidence}`);
+  }
+  return lines;
 }
 
 export function recheckSummary(dir: string, r: RunResults, fencing: boolean): string {

@@ -7,6 +7,7 @@ import {
   faultHelpLines,
   movesClocks,
   type FaultFacts,
+  type StoryStepFacts,
 } from './fault-catalogue.ts';
 import { FAULT_NAMES, faultRank } from './fault-names.ts';
 
@@ -17,7 +18,12 @@ describe('the fault catalogue', () => {
     expect(FAULT_NAMES.length).toBeGreaterThan(0);
     for (const f of FAULT_NAMES) {
       const row: FaultFacts = FAULT_CATALOGUE[f];
-      expect(Object.keys(row).sort(), f).toEqual(['aim', 'colour', 'family', 'help', 'hit', 'movesClocks']);
+      expect(
+        Object.keys(row)
+          .filter((k) => k !== 'storyLimits')
+          .sort(),
+        f,
+      ).toEqual(['aim', 'colour', 'family', 'help', 'hit', 'movesClocks', 'story']);
       expect(row.help.trim().length, `${f}: help`).toBeGreaterThan(10);
       expect(row.hit.trim().length, `${f}: hit`).toBeGreaterThan(10);
       expect(FAMILIES, `${f}: family`).toContain(row.family);
@@ -40,6 +46,27 @@ describe('the fault catalogue', () => {
       'clock',
       'failover',
     ]);
+  });
+
+  it('every fault aimed at the lock (and delay-write, which aims by the same sections) tells a story; no other does', () => {
+    expect(FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].story !== null)).toEqual([
+      'pause-holder',
+      'kill-holder',
+      'kill-session',
+      'restart-empty',
+      'clock',
+      'failover',
+      'delay-write',
+    ]);
+    for (const f of FAULT_NAMES) {
+      const story = FAULT_CATALOGUE[f].story;
+      if (!story) continue;
+      const ids = story.map((s) => s.id);
+      expect(new Set(ids).size, `${f}: step ids are distinct`).toBe(ids.length);
+      for (const s of story) expect(s.says.length, `${f}.${s.id}`).toBeGreaterThan(10);
+      // A story whose lock may stop it at its first step would let a shot that never struck count as a test.
+      expect((story[0] as StoryStepFacts).held, `${f}: the first step is the fault's own`).toBeUndefined();
+    }
   });
 
   it('keeps the colours the report drew by name before it had a catalogue', () => {

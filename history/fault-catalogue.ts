@@ -19,6 +19,67 @@ export interface FaultAimFacts {
   readonly struck: string;
 }
 
+/**
+ * The names of the steps of the stories aimed faults stand for (FaultFacts.story), as the results and the report
+ * name them.
+ */
+export type StoryStepId =
+  | 'stopped'
+  | 'killed'
+  | 'died'
+  | 'struck'
+  | 'write-held'
+  | 'lease-expired'
+  | 'other-wrote'
+  | 'granted'
+  | 'freed'
+  | 'resumed'
+  | 'delivered'
+  | 'holder-wrote'
+  | 'both-wrote';
+
+/**
+ * One step of the story an aimed fault stands for. A shot is a hit only when its story completed: every step
+ * happened, in order — or the lock observably stopped it at a step that says how it may (`held`), which is the
+ * lock passing the test rather than the fault failing to set it.
+ */
+export interface StoryStepFacts {
+  readonly id: StoryStepId;
+  /** What must have happened, as the report lists it. */
+  readonly says: string;
+  /**
+   * Present when the lock may stop the story here and be seen doing it: what it then did (another client asked
+   * for the lock and was kept out; the resource refused the write). The story is complete then: the lock was put
+   * to the test and held. Absent: the step must happen, or the shot tested nothing.
+   */
+  readonly held?: string;
+}
+
+/** The last step of every story where a holder that lost its lock acts on: its write, or being told it lost. */
+const HOLDER_WROTE: StoryStepFacts = {
+  id: 'holder-wrote',
+  says: 'the holder then wrote',
+  held: 'its write was refused (a stale token or version), or it learned it had lost the lock and skipped it',
+};
+
+/**
+ * Another client taking the lock the holder still believes it holds, and reading the balance before the holder's
+ * write lands: both critical sections then run on the same balance. A grant whose read comes after the holder's write
+ * sees that write: the sections overlapped, but nothing could be lost.
+ */
+const GRANTED: StoryStepFacts = {
+  id: 'granted',
+  says: "another client was granted the account's lock and read the balance before the holder's write completed",
+  held: 'another client asked for the lock meanwhile and was kept out until the holder let go',
+};
+
+/** The second writer of a double grant: the other client's write after its read. */
+const BOTH_WROTE: StoryStepFacts = {
+  id: 'both-wrote',
+  says: 'the other client then wrote too',
+  held: 'its write was refused as stale (its token or version)',
+};
+
 export interface FaultFacts {
   /** One line for `--help`. */
   readonly help: string;
@@ -32,6 +93,14 @@ export interface FaultFacts {
   readonly aim: FaultAimFacts | null;
   /** What a hit is: what the fault must have done at least once, as "pause-holder fired 3 times but never <hit>". */
   readonly hit: string;
+  /**
+   * For a fault aimed at the lock: the story it stands for, step by step, each observable in the history and the
+   * fault's own records (checkers/fault-stories.ts judges them). A shot is a hit only when its story completed.
+   * Null for a fault that acts on whatever it finds: its own evidence decides.
+   */
+  readonly story: readonly StoryStepFacts[] | null;
+  /** What a story step cannot show for some locks, said rather than guessed (the report prints it with the story). */
+  readonly storyLimits?: string;
   /** Whether it moves wall clocks: the run's processes get the LD_PRELOAD clock shim and the report draws offsets. */
   readonly movesClocks: boolean;
   /** Its colour on the report's timeline (`#rrggbb`). */
@@ -47,6 +116,15 @@ export const FAULT_CATALOGUE = {
     family: 'pause',
     aim: { struck: 'paused {process}' },
     hit: 'paused a holder inside its critical section for a TTL',
+    story: [
+      { id: 'stopped', says: 'the holder was stopped inside its critical section (after its read, before its write)' },
+      { id: 'lease-expired', says: 'it stayed stopped for at least the TTL: its lease ran out' },
+      { id: 'other-wrote', says: 'another client acquired the same account and committed a write meanwhile' },
+      { id: 'resumed', says: 'the holder was resumed with the clients still running' },
+      HOLDER_WROTE,
+    ],
+    storyLimits:
+      'a lock whose lease never runs out keeps every other client out of a stopped holder: the story cannot complete, and its runs end unknown (kill-holder and the liveness figures show what such a lock costs instead)',
     movesClocks: false,
     colour: '#f59e0b',
   },
@@ -55,6 +133,13 @@ export const FAULT_CATALOGUE = {
     family: 'crash',
     aim: { struck: 'killed {process}' },
     hit: 'killed a holder inside its critical section',
+    story: [
+      { id: 'killed', says: 'the holder was killed inside its critical section' },
+      { id: 'died', says: 'its client exit is in the history' },
+      { id: 'freed', says: 'another client then acquired the same account: the lock was freed by expiry' },
+    ],
+    storyLimits:
+      'a lock that is never freed after its holder died leaves no story to complete: the runs end unknown, and the liveness checker shows the stall',
     movesClocks: false,
     colour: '#ef4444',
   },
@@ -63,6 +148,17 @@ export const FAULT_CATALOGUE = {
     family: 'crash',
     aim: { struck: 'ended the lock session of {process}' },
     hit: "ended the session holding a holder's advisory lock inside its critical section",
+    story: [
+      {
+        id: 'struck',
+        says: "the session holding the holder's advisory lock was ended while the holder was inside its critical section",
+      },
+      GRANTED,
+      HOLDER_WROTE,
+      BOTH_WROTE,
+    ],
+    storyLimits:
+      "a lock library that dies with its session (its driver's unhandled error ends the holder's process before it writes) shows it as a write skipped with lock-lost, recorded by the client as the library ends it",
     movesClocks: false,
     colour: '#ef4444',
   },
@@ -71,6 +167,7 @@ export const FAULT_CATALOGUE = {
     family: 'pause',
     aim: null,
     hit: 'stopped a live client',
+    story: null,
     movesClocks: false,
     colour: '#f59e0b',
   },
@@ -79,6 +176,7 @@ export const FAULT_CATALOGUE = {
     family: 'pause',
     aim: null,
     hit: 'stopped a live server process',
+    story: null,
     movesClocks: false,
     colour: '#f59e0b',
   },
@@ -87,6 +185,15 @@ export const FAULT_CATALOGUE = {
     family: 'crash',
     aim: { struck: 'killed {nodes}' },
     hit: 'killed the Redis nodes holding the lock key while its holder was inside its critical section',
+    story: [
+      {
+        id: 'struck',
+        says: 'as many of the Redis nodes holding the key as break the lock were killed (and wiped) while the holder was inside its critical section',
+      },
+      GRANTED,
+      HOLDER_WROTE,
+      BOTH_WROTE,
+    ],
     movesClocks: false,
     colour: '#ef4444',
   },
@@ -95,6 +202,7 @@ export const FAULT_CATALOGUE = {
     family: 'crash',
     aim: null,
     hit: 'killed a server that then rejoined',
+    story: null,
     movesClocks: false,
     colour: '#ef4444',
   },
@@ -103,6 +211,7 @@ export const FAULT_CATALOGUE = {
     family: 'pause',
     aim: null,
     hit: 'saw another member take over from a stopped leader',
+    story: null,
     movesClocks: false,
     colour: '#f59e0b',
   },
@@ -111,6 +220,15 @@ export const FAULT_CATALOGUE = {
     family: 'clock',
     aim: { struck: 'jumped the clock of {nodes}' },
     hit: 'jumped the clock of a node holding the lock while its holder was inside its critical section',
+    story: [
+      {
+        id: 'struck',
+        says: 'the clocks of the nodes holding the key jumped while the holder was inside its critical section',
+      },
+      GRANTED,
+      HOLDER_WROTE,
+      BOTH_WROTE,
+    ],
     movesClocks: true,
     colour: '#6366f1',
   },
@@ -119,6 +237,7 @@ export const FAULT_CATALOGUE = {
     family: 'clock',
     aim: null,
     hit: 'moved a clock the lock depends on',
+    story: null,
     movesClocks: true,
     colour: '#6366f1',
   },
@@ -127,6 +246,15 @@ export const FAULT_CATALOGUE = {
     family: 'crash',
     aim: { struck: 'failed over to {nodes} (no lock key there)' },
     hit: 'promoted a replica without the lock key while a holder was inside its critical section',
+    story: [
+      {
+        id: 'struck',
+        says: 'the primary died with the holder inside its critical section, and the promoted replica lacked the key',
+      },
+      GRANTED,
+      HOLDER_WROTE,
+      BOTH_WROTE,
+    ],
     movesClocks: false,
     colour: '#ef4444',
   },
@@ -135,6 +263,7 @@ export const FAULT_CATALOGUE = {
     family: 'network',
     aim: null,
     hit: 'held a byte between the clients and the servers',
+    story: null,
     movesClocks: false,
     colour: '#0ea5e9',
   },
@@ -143,6 +272,7 @@ export const FAULT_CATALOGUE = {
     family: 'network',
     aim: null,
     hit: 'delayed a byte between the clients and the servers',
+    story: null,
     movesClocks: false,
     colour: '#0ea5e9',
   },
@@ -151,6 +281,13 @@ export const FAULT_CATALOGUE = {
     family: 'network',
     aim: null,
     hit: "held the holder's write in flight for a TTL",
+    story: [
+      { id: 'write-held', says: "the holder's write was sent into the hold" },
+      { id: 'lease-expired', says: 'it was held for at least the TTL: the lease ran out meanwhile' },
+      { id: 'other-wrote', says: 'another client acquired the same account and committed a write meanwhile' },
+      { id: 'delivered', says: 'the held bytes were delivered with the clients still running' },
+      { ...HOLDER_WROTE, says: 'the held write then arrived and committed' },
+    ],
     movesClocks: false,
     // Grey, as before the catalogue: the report's old name patterns matched none of its name.
     colour: UNKNOWN_FAULT_COLOUR,
@@ -162,6 +299,7 @@ export const FAULT_CATALOGUE = {
     family: 'network',
     aim: null,
     hit: 'held a byte between the leader and the other servers',
+    story: null,
     movesClocks: false,
     colour: '#14b8a6',
   },
@@ -170,6 +308,7 @@ export const FAULT_CATALOGUE = {
     family: 'network',
     aim: null,
     hit: 'held a byte between the majority and the minority of the servers',
+    story: null,
     movesClocks: false,
     colour: '#14b8a6',
   },
@@ -178,6 +317,7 @@ export const FAULT_CATALOGUE = {
     family: 'network',
     aim: null,
     hit: 'held a byte between the two halves of the servers',
+    story: null,
     movesClocks: false,
     colour: '#14b8a6',
   },
@@ -186,6 +326,7 @@ export const FAULT_CATALOGUE = {
     family: 'network',
     aim: null,
     hit: 'held a byte between servers across the ring',
+    story: null,
     movesClocks: false,
     colour: '#14b8a6',
   },

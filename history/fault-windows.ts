@@ -110,11 +110,15 @@ export function faultWindows(history: readonly Op[]): FaultWindow[] {
   return out.sort((a, b) => a.start - b.start);
 }
 
-/** How long a fault lasted: its own `durationMs` parameter if it has one, else end − start. */
+/**
+ * How long a fault lasted: end − start when the history saw it end (a pause the run's end cut short lasted less than
+ * it planned); else the duration it planned (`durationMs`), else up to the end of the run.
+ */
 export function faultDurationMs(w: FaultWindow, runEndMs: number): number {
+  if (w.endMs !== null) return w.endMs - w.startMs;
   const p = w.params.durationMs;
   if (typeof p === 'number' && Number.isFinite(p)) return p;
-  return (w.endMs ?? runEndMs) - w.startMs;
+  return runEndMs - w.startMs;
 }
 
 /** Faults active at any point of [fromMs, toMs]. */

@@ -45,13 +45,13 @@ describe('reading one run', () => {
     expect(readRun(evidence({ valid: true, faultHits: 0 }))).toMatchObject({
       seen: 'safe',
       conclusive: false,
-      why: 'pause-holder never hit',
+      why: 'no pause-holder story completed',
     });
     // A lost update or an INVALID verdict is the lock breaking, whether or not the aimed fault landed.
     expect(readRun(evidence({ valid: false, lostUpdates: 4, faultHits: 0 }))).toEqual({
       seen: 'lost',
       conclusive: true,
-      why: 'pause-holder never hit, but a counterexample counts all the same',
+      why: 'no pause-holder story completed, but a counterexample counts all the same',
     });
     expect(readRun(evidence({ valid: false, failing: ['mutual-exclusion'], faultHits: 0 }))).toMatchObject({
       seen: 'invalid',

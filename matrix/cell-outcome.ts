@@ -2,6 +2,7 @@ import type { Progress } from '../checkers/progress.ts';
 import type { RunResults, Valid } from '../checkers/run-results.ts';
 import type { CellRun, Observation } from './matrix-cell.ts';
 import type { Expectation } from './oracle.ts';
+import { faultFacts } from '../history/fault-catalogue.ts';
 
 /** What the matrix reads from one finished run. */
 export interface RunEvidence {
@@ -58,7 +59,13 @@ export function starvation(
 export function readRun(e: RunEvidence): Pick<CellRun, 'seen' | 'conclusive' | 'why'> {
   const seen: CellRun['seen'] =
     e.lostUpdates > 0 ? 'lost' : e.valid === false ? 'invalid' : e.valid === 'unknown' ? 'unknown' : 'safe';
-  const missed = e.fault !== null && e.faultHits === 0 ? `${e.fault} never hit` : undefined;
+  // For a fault that tells a story, a hit is a story that completed (checkers/fault-stories.ts).
+  const missed =
+    e.fault !== null && e.faultHits === 0
+      ? faultFacts(e.fault)?.story
+        ? `no ${e.fault} story completed`
+        : `${e.fault} never hit`
+      : undefined;
   if (seen === 'lost' || seen === 'invalid') {
     const why = [
       seen === 'invalid' ? `INVALID by ${e.failing.join(', ') || 'a checker'} without a lost update` : undefined,

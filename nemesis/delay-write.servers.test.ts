@@ -83,14 +83,16 @@ describe('delay-write', () => {
     expect(run.leftovers).toEqual([]);
   });
 
-  it('records start and end with the held client and its routes; only that client is held', async () => {
-    const run = await runNemesis(['--lock=redis', '--nemesis=delay-write', '--time-limit=5']);
+  it('records start and end with the held client and its routes; only that client is held, until another client wrote', async () => {
+    const run = await runNemesis(['--lock=redis', '--nemesis=delay-write', '--time-limit=6']);
     const [start] = starts(run, 'delay-write');
     expect(start.value.targets[0]).toMatch(/^client p(\d+) \(pid \d+\) → pg, redis\[0\]/);
-    expect(start.value.params).toMatchObject({ durationMs: 3000, ttlMs: 2000 });
+    expect(start.value.params).toMatchObject({ maxMs: 8000, ttlMs: 2000 });
     const end = run.faults.find((o) => o.index > start.index && o.value.phase === 'end')!;
     expect(end.value.targets).toEqual(start.value.targets);
-    expect((end.time - start.time) / 1e6).toBeGreaterThanOrEqual(2900);
+    // The held write is at least a TTL old when released, and the hold ended on its story, not the 8 s bound.
+    expect(end.value.params!.writeHeldMs as number, run.summary).toBeGreaterThanOrEqual(2000);
+    expect(end.value.params, run.summary).toMatchObject({ endedBy: 'story' });
     // The others kept writing while it was held.
     const held = start.value.params!.process;
     const othersWrote = run.ops.filter(

@@ -31,7 +31,28 @@ export interface FaultNeeds {
    * fault acts at once: any run long enough to reach it is long enough.
    */
   readonly minRunMs?: (timing: FaultTiming) => number;
+  /**
+   * A fault that tells a story (its catalogue row's `story`): the least time its story needs from the strike to the
+   * clients' stop — the lease running out, another client taking the lock, the holder's write. The schedule does not
+   * strike later than that before the clients stop (`FaultContext.aim`): a shot the run's end would cut short tests
+   * nothing.
+   */
+  readonly shotMs?: (timing: ShotTiming) => number;
 }
+
+/** The run's timing a shot's story depends on. */
+export interface ShotTiming {
+  ttlMs: number;
+  thinkMs: number;
+  restartDelayMs: number;
+}
+
+/** A story that ends with the lease running out, another client writing, and the holder's write after it. */
+export const pastTheLease = ({ ttlMs }: ShotTiming): number => ttlMs + AFTER_HOLD_MS;
+
+/** A story that ends with another client granted at once and the holder's write after its think time. */
+export const pastTheSection = ({ thinkMs, restartDelayMs }: ShotTiming): number =>
+  restartDelayMs + thinkMs + AFTER_HOLD_MS;
 
 /** The schedule's timing a minimum run depends on. */
 export interface FaultTiming {

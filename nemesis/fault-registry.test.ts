@@ -84,6 +84,7 @@ describe('what a run needs', () => {
       'delay-write',
       'failover',
       'kill-holder',
+      'kill-session',
       'pause-holder',
       'restart-empty',
     ]);

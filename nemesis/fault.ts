@@ -41,8 +41,15 @@ export interface Injection {
   targets: string[];
   params?: Record<string, unknown>;
   note?: string;
-  /** How long to leave it in effect before `heal` (cut short when the run ends). */
+  /**
+   * How long to leave it in effect before `heal` (cut short when the run ends); with `ready`, the longest it holds.
+   */
   holdMs: number;
+  /**
+   * For a fault that waits for its story: settles once the story took the step the hold waits for (another client
+   * took the lock and wrote), and the hold then ends early. The fault undoes its own watching in `heal`.
+   */
+  ready?: Promise<unknown>;
   /**
    * Undo it. Called exactly once, also when the run is aborted during the hold. Must not throw for a target
    * that is already gone. What it returns goes into the `end` record.
@@ -55,6 +62,11 @@ export interface FaultContext extends NemesisEnv {
   random: () => number;
   /** Aborted when the run ends or heal() is called: stop waiting and don't inject. */
   signal: AbortSignal;
+  /**
+   * Aborted when `signal` is, and also once a strike now could no longer finish the fault's story before the clients
+   * stop (its `needs.shotMs`): an aimed fault waits for its section on this one, so it never strikes too late.
+   */
+  aim: AbortSignal;
   /**
    * Aborted when the run is interrupted (Ctrl-C, SIGTERM, the parent gone): a heal skips any wait it owes a
    * normal end (restart-empty's remaining downtime), since the nodes are about to be stopped anyway.

@@ -15,8 +15,12 @@ export interface NemesisConfig {
   readonly seed: number;
   readonly concurrency: number;
   readonly ttlMs: number;
-  /** How long pause faults (and delay-write's hold) last. */
+  /** How long pause faults last. */
   readonly pauseMs: number;
+  /** The longest a fault that waits for its story (pause-holder, delay-write, kill-holder) holds. */
+  readonly storyWaitMs: number;
+  /** --time-limit: the clients stop this long after they start; a shot that could not finish its story by then is not started. */
+  readonly timeLimitS: number;
   readonly restartDelayMs: number;
   readonly nemesisIntervalMs: number;
   readonly clockOffsetS: number;

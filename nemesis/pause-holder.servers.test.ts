@@ -3,7 +3,8 @@ import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
 
 /**
  * The oracle's "holder paused > TTL" column, measured on real servers: the client inside its critical section
- * is SIGSTOPped for 1.5 × TTL. The first pause comes ~1 s after the clients start, so even a short run is hit.
+ * is SIGSTOPped until its story took the step the pause waits for — a TTL went by and another client acquired the
+ * account and committed a write — at most 4 × TTL. The first pause comes ~1 s after the clients start.
  */
 describe('pause-holder', () => {
   // --stop-on-lost-update: each run ends at its first lost update (a paused holder resumes ~4 s in), and the
@@ -39,14 +40,22 @@ describe('pause-holder', () => {
     },
   );
 
-  it('records each pause with its target and parameters, start before end', async () => {
-    const run = await runNemesis(['--lock=redis', '--nemesis=pause-holder', '--time-limit=5']);
+  it('records each pause with its target and parameters, and resumes the holder once another client wrote', async () => {
+    const run = await runNemesis(['--lock=redis', '--nemesis=pause-holder', '--time-limit=6']);
     const [start] = starts(run, 'pause-holder');
     expect(start.value.targets[0]).toMatch(/^client p\d+ \(pid \d+\)$/);
-    expect(start.value.params).toMatchObject({ durationMs: 3000, ttlMs: 2000 });
+    expect(start.value.params).toMatchObject({ maxMs: 8000, ttlMs: 2000 });
     const end = run.faults.find((o) => o.index > start.index && o.value.phase === 'end');
     expect(end?.value.targets).toEqual(start.value.targets);
-    expect((end!.time - start.time) / 1e6).toBeGreaterThanOrEqual(2900);
+    // Never before the lease ran out; ended by its story (another client's write), not by the 8 s bound.
+    expect((end!.time - start.time) / 1e6, run.summary).toBeGreaterThanOrEqual(2000);
+    expect(end!.value.params, run.summary).toMatchObject({ endedBy: 'story' });
+    expect(end!.value.params!.heldMs as number, run.summary).toBeLessThan(8000);
+    const shot = run.outcome.results.faultHits['pause-holder'].shots[0];
+    expect(
+      shot.story?.map((s) => s.status),
+      shot.evidence,
+    ).toEqual(['done', 'done', 'done', 'done', 'done']);
     expect(run.leftovers).toEqual([]);
   });
 

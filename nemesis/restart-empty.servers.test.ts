@@ -54,7 +54,7 @@ describe('restart-empty', () => {
     const hits = run.outcome.results.faultHits['restart-empty'];
     expect(hits.fired).toBe(starts(run, 'restart-empty').length);
     expect(hits.hit, JSON.stringify(hits.shots.slice(0, 3))).toBeGreaterThan(0);
-    expect(hits.shots.find((s) => s.hit)!.evidence).toMatch(
+    expect(hits.shots.find((s) => s.hit)!.story![0].evidence).toMatch(
       /^killed redis\[0\] while p\d+ was inside its critical section on account 0 .*; redis\[0\] held my:account-0$/,
     );
     expect(run.leftovers).toEqual([]);

@@ -4,7 +4,7 @@ import type { ClusterNode } from '../cluster/node.ts';
 import { seededRandom } from '../common/random.ts';
 import { CriticalSections } from './critical-sections.ts';
 import { FailoverPair, PRIMARY_PROXY } from './failover-pair.ts';
-import type { FaultContext, FaultExecutor } from './fault.ts';
+import type { FaultContext, FaultExecutor, Injection } from './fault.ts';
 import { everyRedisMaster } from './lock-servers.ts';
 import type { Nemesis, NemesisEnv } from './nemesis.ts';
 import { RedisKeyProbe } from './redis-key-probe.ts';
@@ -14,6 +14,25 @@ import { faultSchedule, firstDelayFor, type ScheduledFault } from './schedule.ts
 async function quietly(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0 || signal.aborted) return;
   await sleep(ms, undefined, { signal }).catch(() => {});
+}
+
+/**
+ * Holds an injection: `holdMs`, or until its story took the step it waits for (`ready`), or until the run ends —
+ * which of the three ended it.
+ */
+async function hold(injection: Injection, signal: AbortSignal): Promise<'story' | 'bound' | 'run-end'> {
+  const done = new AbortController();
+  const bound = quietly(injection.holdMs, AbortSignal.any([signal, done.signal])).then(() =>
+    signal.aborted ? ('run-end' as const) : ('bound' as const),
+  );
+  // A watch that fails leaves the bound to end the hold.
+  const story = injection.ready?.then(
+    () => 'story' as const,
+    () => new Promise<never>(() => {}),
+  );
+  const endedBy = await Promise.race(story ? [bound, story] : [bound]);
+  done.abort();
+  return endedBy;
 }
 
 function describe(targets: string[], params?: Record<string, unknown>, note?: string): string {
@@ -38,6 +57,8 @@ export class ScheduledNemesis implements Nemesis {
   private pair: FailoverPair | null = null;
   private readonly redisKeys = new RedisKeyProbe();
   private inFlight: Promise<void> = Promise.resolve();
+  /** When the clients stop (performance.now() ms), set when the schedule starts: a shot must finish its story by then. */
+  private clientsStopAt = Infinity;
 
   constructor(
     private readonly env: NemesisEnv,
@@ -68,6 +89,7 @@ export class ScheduledNemesis implements Nemesis {
     if (!this.executors.length) return;
     const { config, log } = this.env;
     const abort = AbortSignal.any([signal, this.stop.signal]);
+    this.clientsStopAt = performance.now() + config.timeLimitS * 1000;
     const firstDelayMs = firstDelayFor(config.nemesisIntervalMs);
     log(
       `fencepost: nemesis: ${this.executors.map((e) => e.name).join(', ')} — first after ${firstDelayMs} ms, then ${config.nemesisIntervalMs} ms apart; pause ${config.pauseMs} ms, TTL ${config.ttlMs} ms`,
@@ -86,10 +108,13 @@ export class ScheduledNemesis implements Nemesis {
 
   private async runStep(executor: FaultExecutor, step: ScheduledFault, signal: AbortSignal): Promise<void> {
     const { log } = this.env;
+    const aim = this.aimSignal(executor, signal);
+    if (!aim) return;
     const ctx: FaultContext = {
       ...this.env,
       random: seededRandom(step.seed),
       signal,
+      aim,
       interrupted: this.interrupt.signal,
       sections: this.sections,
       down: this.down,
@@ -122,15 +147,42 @@ export class ScheduledNemesis implements Nemesis {
       note: injection.note,
     });
     log(`fencepost: nemesis: ${executor.name} start: ${describe(injection.targets, injection.params)}`);
-    await quietly(injection.holdMs, signal);
+    const heldFrom = performance.now();
+    const endedBy = await hold(injection, signal);
     let end: { params?: Record<string, unknown>; note?: string } = {};
     try {
       end = (await injection.heal()) ?? {};
     } catch (err) {
       end = { note: `heal failed: ${(err as Error).message} (the final sweep retries)` };
     }
-    this.record(executor.name, { phase: 'end', targets: injection.targets, params: end.params, note: end.note });
+    // How long it held and what ended the hold, for every fault: a hold the run's end cut short (`cutShort`) is a
+    // shot whose story could not finish (checkers/fault-stories.ts).
+    const params = {
+      heldMs: Math.round(performance.now() - heldFrom),
+      ...(injection.ready ? { endedBy } : {}),
+      ...(endedBy === 'run-end' ? { cutShort: true } : {}),
+      ...end.params,
+    };
+    this.record(executor.name, { phase: 'end', targets: injection.targets, params, note: end.note });
     log(`fencepost: nemesis: ${executor.name} end: ${describe(injection.targets, end.params, end.note)}`);
+  }
+
+  /**
+   * The signal an executor aims by: the run's, and for a fault whose story needs time after the strike
+   * (`needs.shotMs`), aborted once a strike could no longer finish before the clients stop. Null when that moment has
+   * passed already: the step is not started.
+   */
+  private aimSignal(executor: FaultExecutor, signal: AbortSignal): AbortSignal | null {
+    const { ttlMs, thinkMs, restartDelayMs } = this.env.config;
+    const shotMs = executor.needs.shotMs?.({ ttlMs, thinkMs, restartDelayMs });
+    if (shotMs === undefined || this.clientsStopAt === Infinity) return signal;
+    const left = Math.floor(this.clientsStopAt - shotMs - performance.now());
+    if (left > 0) return AbortSignal.any([signal, AbortSignal.timeout(left)]);
+    if (!signal.aborted)
+      this.env.log(
+        `fencepost: nemesis: ${executor.name}: not started: its story needs ${shotMs} ms before the clients stop, and they stop in ${Math.max(0, Math.round(this.clientsStopAt - performance.now()))} ms`,
+      );
+    return null;
   }
 
   private record(f: string, value: NemesisValue, type: 'info' | 'fail' = 'info'): void {

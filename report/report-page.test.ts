@@ -260,11 +260,14 @@ describe('renderReport: targeted faults that never hit', () => {
   it('says why in the banner and shows fired/hit with each shot in the faults section', () => {
     expect(results.valid).toBe('unknown');
     expect(html).toContain('<header class="verdict unknown"><div class="badge">UNKNOWN</div>');
-    expect(html).toContain(
-      'undecided: pause-holder fired 1 time but never paused a holder inside its critical section for a TTL',
-    );
+    expect(html).toContain('undecided: pause-holder fired 1 time but its story never completed (the furthest shot, #');
     expect(html).toMatch(
-      /<tr class="row-bad"><td>pause-holder<\/td><td>1<\/td><td>0<\/td><td><ul><li class="bad">#\d+ miss: no aim recorded/,
+      /<tr class="row-bad"><td>pause-holder<\/td><td>1<\/td><td>0<\/td><td><ul><li class="bad">#\d+ miss — no whole story: stopped is missing<ol class="story"><li class="step-missing" title="missing"><span class="mark">✗<\/span> <b>stopped<\/b> the holder was stopped inside its critical section \(after its read, before its write\)<br><small>no aim recorded/,
     );
+    // Every step of the story is listed, the unreached ones too, and what the story cannot show.
+    expect(html).toContain(
+      '<li class="step-not-reached" title="not-reached"><span class="mark">·</span> <b>holder-wrote</b>',
+    );
+    expect(html).toContain('What this story cannot show: a lock whose lease never runs out');
   });
 });

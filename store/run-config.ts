@@ -26,7 +26,13 @@ export interface RunConfig {
   stopOnLostUpdate: boolean;
   fencing: boolean;
   watchdog: boolean;
+  /** How long a pause fault stops its target: `--pause`, else 1.5 × TTL. */
   pauseMs: number;
+  /**
+   * The longest a fault that waits for its story holds (pause-holder, delay-write, kill-holder: until another client
+   * took the lock and wrote): `--pause` when given, else 4 × TTL. Runs from before stories lack it.
+   */
+  storyWaitMs: number;
   restartDelayMs: number;
   redisPersistence: 'none' | 'aof-always';
   /** `--retry`: the lock library's own retry loop (`library`), or the strategy's loop around single attempts. */

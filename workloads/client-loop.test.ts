@@ -254,3 +254,68 @@ describe('a library\'s own "still held?" check before the write (LockClient.stil
     expect(ops.filter((o) => o.f === 'write' && o.type === 'fail')).toEqual([]);
   });
 });
+
+describe('a lock library that ends the client process while it thinks (ClientSession.abandonSection)', () => {
+  it("records the write it will never send as a fail, lock-lost, with the value it would have written; false outside a section", async () => {
+    const time = new VirtualTime();
+    const call = <T>(v: T) => time.sleep(1).then(() => v);
+    const writes: unknown[] = [];
+    const lock: LockClient = {
+      acquire: () => call({ key: 'account-0', token: '9', attempts: 1 }),
+      release: () => call(true),
+      close: async () => {},
+    };
+    const resource: BankResource = {
+      read: (account) => call({ account, balance: 500, version: 4, lastWriteId: 7 }),
+      write: (w) => {
+        writes.push(w);
+        return call({ ok: true as const, writeId: 8 });
+      },
+      close: async () => {},
+    };
+    const ops: OpInput[] = [];
+    let abandon: () => boolean = () => false;
+    const answers: boolean[] = [];
+    let stop = false;
+    const clock = time.clientClock(() => 0);
+    let done = false;
+    const loop = runClientLoop({
+      spec: {
+        slot: 0,
+        concurrency: 1,
+        ctx: { redis: [], etcd: [], zookeeper: '', ttlMs: 30, acquireTimeoutMs: 100, client: 0, seed: 1 },
+        mode: 'plain',
+        thinkMs: 20,
+        accounts: 1,
+        watchdog: false,
+        seed: 1,
+        stepTimeoutMs: 1000,
+      },
+      strategy: { connect: async () => lock },
+      connectResource: async () => resource,
+      clock,
+      emit: (op) => {
+        ops.push(op);
+        if (op.f === 'acquire' && op.type === 'ok') answers.push(abandon()); // inside the section, before its read
+        if (op.f === 'read' && op.type === 'ok' && !stop)
+          clock.setTimer(10, () => {
+            answers.push(abandon()); // halfway through the think
+            stop = true;
+          });
+      },
+      log: () => {},
+      stopping: () => stop,
+      onSection: (fn) => (abandon = fn),
+    }).finally(() => (done = true));
+    await time.run(() => done);
+    await loop;
+    expect(answers).toEqual([false, true]);
+    expect(writes).toEqual([]);
+    const w = ops.filter((o) => o.f === 'write');
+    expect(w.map((o) => [o.type, o.error])).toEqual([
+      ['invoke', undefined],
+      ['fail', 'lock-lost'],
+    ]);
+    expect(w[1].value).toMatchObject({ account: 0, from: 500, token: '9', basedOn: 7, version: 4 });
+  });
+});

@@ -87,7 +87,7 @@ export const LIBRARY_CRASHED = 5;
  * it would end the library's user's (Node's default for an uncaught exception or an unhandled rejection: print it,
  * exit 1) — but one the strategy names is first reported as the library's, then ends with LIBRARY_CRASHED.
  */
-function watchLibraryCrashes(strategy: LockStrategy, ops: OpOutbox): void {
+function watchLibraryCrashes(strategy: LockStrategy, ops: OpOutbox, abandonSection: () => boolean): void {
   if (typeof strategy.libraryCrash !== 'function') return;
   process.on('uncaughtException', (err, origin) => {
     let name: string | undefined;
@@ -100,6 +100,8 @@ function watchLibraryCrashes(strategy: LockStrategy, ops: OpOutbox): void {
     process.stderr.write(
       `${origin === 'unhandledRejection' ? 'unhandled rejection' : 'uncaught exception'}: ${text}\n`,
     );
+    // Ended by its library while thinking: the write it will never send is a fail, lock-lost (the library's verdict).
+    if (name) abandonSection();
     ops.flush();
     if (!name || !process.send) process.exit(1);
     const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
@@ -113,8 +115,10 @@ async function main(spec: ClientSpec, ops: OpOutbox): Promise<void> {
   const strategy = spec.foreign
     ? await foreignLock({ ...spec, foreign: spec.foreign })
     : ((await import(spec.strategyUrl)).default as LockStrategy);
-  watchLibraryCrashes(strategy, ops);
+  let abandonSection = () => false;
+  watchLibraryCrashes(strategy, ops, () => abandonSection());
   await runClientLoop({
+    onSection: (abandon) => (abandonSection = abandon),
     spec,
     strategy,
     connectResource: () => Resource.connect(spec.pg),

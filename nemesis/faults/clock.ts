@@ -6,13 +6,17 @@ import { everyRedisMaster, leaderOf, lockServerKind, lockServers } from '../lock
 import { clockNote } from './clock-note.ts';
 import { shimCannotMove } from '../../history/fault-catalogue.ts';
 import { nextKeyHolders } from './key-holders.ts';
+import { pastTheSection } from '../fault-needs.ts';
+import { isOtherGrant } from '../../checkers/story-steps.ts';
+import { watchFor } from '../story-watch.ts';
 
 /** How long the bump waits for a client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
 
 /**
  * Jump the wall clock of the servers holding the lock forward by `--clock-offset` s (through the LD_PRELOAD
- * shim), hold it `--pause` ms, then reset it. Aimed like restart-empty: for Redis it waits until a client is
+ * shim), hold it until another client was granted the holder's account or the holder's write completed (the story
+ * can go no further: checkers/fault-stories.ts) — at most `--pause` ms — then reset it. Aimed like restart-empty: for Redis it waits until a client is
  * inside its critical section and moves the clocks of exactly as many Redis nodes holding its key as it takes for
  * another client to win the lock (every Redis node of the run is asked, so a plugin's single node is found like
  * redis[0] for --lock=redis): Redis computes expiry from the wall clock, so the key expires at once and the next
@@ -25,7 +29,7 @@ const AIM_TIMEOUT_MS = 10_000;
 export const clock: FaultExecutor = {
   name: 'clock',
   // The clock shim comes with `movesClocks` in its catalogue row.
-  needs: { liveOps: true },
+  needs: { liveOps: true, shotMs: pastTheSection },
   refusal: (servers, lock) => {
     const why = shimCannotMove(lockServerKind(servers));
     return why ? `--lock=${lock}'s lock is held by its ${lockServerKind(servers)} servers: ${why}` : null;
@@ -42,7 +46,7 @@ export const clock: FaultExecutor = {
     let evidence: Record<string, unknown> = {};
     if (masters.length) {
       const { found } = await nextKeyHolders(ctx, masters, deadline);
-      if (!found || ctx.signal.aborted) return null;
+      if (!found || ctx.aim.aborted) return null;
       targets = found.victims;
       for (const t of targets) clocks.set(t.name, offsetMs);
       aim = aimAt(found.section, strikeNow(ctx.journal), {
@@ -58,7 +62,7 @@ export const clock: FaultExecutor = {
       const target = ((await leaderOf(servers)) ?? servers[0]).node;
       let strike: Strike = { atIndex: 0, atTime: 0 };
       const section = await ctx.sections.next(
-        ctx.signal,
+        ctx.aim,
         deadline - performance.now(),
         (s) => !ctx.clients.clients[s.slot]?.paused,
         () => {
@@ -71,6 +75,13 @@ export const clock: FaultExecutor = {
       aim = aimAt(section, strike, { struck: [target.name] });
       evidence = { holder: `p${section.process}` };
     }
+    const { process: holder, account, atTime } = aim;
+    const next = watchFor(
+      ctx.journal,
+      (op) =>
+        isOtherGrant(op, holder, account, atTime ?? 0) ||
+        (op.process === holder && op.f === 'write' && op.type !== 'invoke'),
+    );
     const note = clockNote(targets.map((t) => t.kind));
     if (note) ctx.log(`fencepost: nemesis: clock: ${note}`);
     return {
@@ -84,7 +95,9 @@ export const clock: FaultExecutor = {
       },
       note,
       holdMs: ctx.config.pauseMs,
+      ready: next.seen,
       async heal() {
+        next.stop();
         for (const t of targets) clocks.set(t.name, 0);
         return { params: { offsets: Object.fromEntries(targets.map((t) => [t.name, 0])) } };
       },

@@ -2,7 +2,10 @@ import type { Op } from '../../history/op.ts';
 import { clientRoutes } from '../client-routes.ts';
 import type { FaultExecutor } from '../fault.ts';
 import type { TcpProxy } from '../proxy/tcp-proxy.ts';
-import { pastTheHold } from '../fault-needs.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pastTheHold, pastTheLease } from '../fault-needs.ts';
+import { OtherClientWrite } from '../../checkers/story-steps.ts';
+import { watchFor } from '../story-watch.ts';
 
 /** How long delay-write waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -27,13 +30,16 @@ interface HeldWrite {
  * without renewal (Redis, Redlock) expires either way.
  *
  * Aimed like pause-holder: the hold starts synchronously in the journal listener that sees the read, while the
- * client still sleeps its think time, so the write is always sent into the hold. It hit when the client's write
- * was invoked while held, its bytes sat in the Postgres route, and it did not complete before the hold ended;
- * the `end` record says so (`hit`) with the process, account, the write's time stamp and how long it was held.
+ * client still sleeps its think time, so the write is always sent into the hold. The hold ends once its story has
+ * taken the step it waits for — another client acquired the account and committed a write, and the held write has
+ * been in the hold for at least a TTL — at most `--pause` ms (default 4 × TTL). The `end` record says whether the
+ * client's write was invoked while held, its bytes sat in the Postgres route and it had not completed (`hit`), with
+ * the process, account, the write's time stamp and how long it was held; the story's judge reads the rest from the
+ * history (checkers/fault-stories.ts).
  */
 export const delayWrite: FaultExecutor = {
   name: 'delay-write',
-  needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, minRunMs: pastTheHold },
+  needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, minRunMs: pastTheHold, shotMs: pastTheLease },
   refusal: () => null,
   unavailable: (env) =>
     clientRoutes(env.proxies, 0).has('pg') ? null : 'the clients do not reach Postgres through proxies of their own',
@@ -42,8 +48,9 @@ export const delayWrite: FaultExecutor = {
     let pid = 0;
     let routes = new Map<string, TcpProxy>();
     let heldSince = 0;
+    let heldAtTime = 0;
     const section = await ctx.sections.next(
-      ctx.signal,
+      ctx.aim,
       AIM_TIMEOUT_MS,
       (s) =>
         !clients.clients[s.slot]?.paused &&
@@ -54,6 +61,7 @@ export const delayWrite: FaultExecutor = {
         routes = clientRoutes(ctx.proxies, s.slot);
         for (const proxy of routes.values()) proxy.holdToServer();
         heldSince = performance.now();
+        heldAtTime = journal.sinceOrigin(process.hrtime.bigint());
       },
     );
     if (!section) return null;
@@ -61,26 +69,43 @@ export const delayWrite: FaultExecutor = {
     // The held process's write, as the harness sees it: invoked while held, and whether it completed meanwhile
     // (a --watchdog client that lost its lease fails the write without sending it; a step timeout gives up on it).
     const write: HeldWrite = {};
+    let sent!: (invoke: Op) => void;
+    const writeSent = new Promise<Op>((r) => (sent = r));
     const unsubscribe = journal.onOp((op) => {
       if (op.process !== section.process || op.f !== 'write') return;
       if (op.type === 'invoke' && !write.invoke) {
         write.invoke = op;
+        sent(op);
       } else if (op.type !== 'invoke' && write.invoke && !write.completed) write.completed = op;
     });
+    // The story's next step: another client's grant and committed write during the hold, with the held write a TTL
+    // old by then (its lease ran out while it was in flight).
+    const other = new OtherClientWrite(section.process, section.account, heldAtTime);
+    const watch = watchFor(journal, (op) => other.observe(op));
+    const ready = (async () => {
+      await watch.seen;
+      const invoke = await writeSent;
+      const ageMs = (journal.sinceOrigin(process.hrtime.bigint()) - invoke.time) / 1e6;
+      await sleep(Math.max(0, config.ttlMs - ageMs), undefined, { signal: ctx.signal }).catch(() => {});
+    })();
 
     return {
       targets: [`client p${section.process} (pid ${pid}) → ${[...routes.keys()].join(', ')}`],
       params: {
-        durationMs: config.pauseMs,
+        maxMs: config.storyWaitMs,
+        // When the hold began, on the history's clock: the story's other client must have acquired after it.
+        heldAtTime,
         ttlMs: config.ttlMs,
         slot: section.slot,
         process: section.process,
         account: section.account,
         readIndex: section.readIndex,
       },
-      holdMs: config.pauseMs,
+      holdMs: config.storyWaitMs,
+      ready,
       async heal() {
         unsubscribe();
+        watch.stop();
         const healedAt = performance.now();
         // On the history's clock: the write's invoke carries the client's own stamp, and may reach the harness a
         // moment after it (a client holds an invoke up to 10 ms for its completion: workloads/op-outbox.ts).

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { aimAt, strikeNow } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
+import { pastTheSection } from '../fault-needs.ts';
 
 /** How long the replication link stays cut waiting for a client to take a lock, before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -14,7 +15,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const failover: FaultExecutor = {
   name: 'failover',
-  needs: { failoverPair: true, clientProxies: true, liveOps: true },
+  needs: { failoverPair: true, clientProxies: true, liveOps: true, shotMs: pastTheSection },
   refusal: (servers, lock) =>
     servers.redis
       ? null
@@ -24,21 +25,21 @@ export const failover: FaultExecutor = {
     (env.cluster.failover ? null : `--lock=${env.config.lock} has no Redis primary/replica pair`),
   async start(ctx) {
     const pair = ctx.pair;
-    if (!pair || ctx.signal.aborted) return null;
+    if (!pair || ctx.aim.aborted) return null;
     pair.cutReplication();
     const cutAt = ctx.journal.size;
     const t0 = performance.now();
     // Lag of at least one TTL: every lock key the replica got before the cut has expired by then, and the
     // releases (DELs) it missed don't matter. With a shorter lag the promoted replica would still hold some
     // earlier holder's key and refuse everyone — the lock survives by luck, not by design.
-    await sleep(ctx.config.ttlMs, undefined, { signal: ctx.signal }).catch(() => {});
+    await sleep(ctx.config.ttlMs, undefined, { signal: ctx.aim }).catch(() => {});
     // A lock taken after the cut exists only on the primary.
     const section = await ctx.sections.next(
-      ctx.signal,
+      ctx.aim,
       AIM_TIMEOUT_MS,
       (s) => s.acquireIndex >= cutAt && !ctx.clients.clients[s.slot]?.paused,
     );
-    if (!section || ctx.signal.aborted) {
+    if (!section || ctx.aim.aborted) {
       pair.restoreReplication();
       return null;
     }

@@ -19,7 +19,7 @@ export interface KeyHolders {
  * The next client to enter its critical section whose lock key sits on the nodes to break, found by asking
  * every one of `masters` for the key (whatever the strategy: Redlock on five, --lock=redis or a plugin on one).
  * Sections whose key is already gone are skipped. Null when `deadline` (performance.now() ms) passes or the
- * run ends first; `skipped` counts the sections passed over, for the log.
+ * run ends (or a strike could no longer finish its story: `ctx.aim`) first; `skipped` counts the sections passed over, for the log.
  */
 export async function nextKeyHolders(
   ctx: FaultContext,
@@ -27,16 +27,16 @@ export async function nextKeyHolders(
   deadline: number,
 ): Promise<{ found: KeyHolders | null; skipped: number }> {
   let skipped = 0;
-  while (performance.now() < deadline && !ctx.signal.aborted) {
+  while (performance.now() < deadline && !ctx.aim.aborted) {
     const section = await ctx.sections.next(
-      ctx.signal,
+      ctx.aim,
       deadline - performance.now(),
       (s) => !ctx.clients.clients[s.slot]?.paused,
     );
     if (!section) break;
     const { nodes: holding, keys, keysOn } = await ctx.redisKeys.holding(masters, section.account);
     const needed = mastersToBreak(holding.length, masters.length);
-    if (needed === 0 || ctx.signal.aborted) {
+    if (needed === 0 || ctx.aim.aborted) {
       skipped++;
       continue;
     }

@@ -1,6 +1,8 @@
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
-import { pastTheHold } from '../fault-needs.ts';
+import { pastTheHold, pastTheLease } from '../fault-needs.ts';
+import { isOtherGrant } from '../../checkers/story-steps.ts';
+import { watchFor } from '../story-watch.ts';
 
 /** How long kill-holder waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -12,7 +14,8 @@ const AIM_TIMEOUT_MS = 10_000;
  * id, as after any client death (harness/client-pool.ts), without counting it toward the slot's give-up limit.
  * What it measures is liveness, not safety: how long the dead holder's lock kept the others out (the liveness
  * checker's lockout), and a lock that never expires leaves every other client waiting to the end of the run (a
- * stall: the finding). The fault's window lasts one TTL, the time a correct lock needs to free the key.
+ * stall: the finding). The fault's window lasts until another client took the lock (at most `--pause`, default
+ * 4 × TTL): the story's last step (checkers/fault-stories.ts).
  *
  * The SIGKILL is sent synchronously from the journal listener that sees the read, as pause-holder's SIGSTOP, so
  * it always lands inside the critical section.
@@ -20,7 +23,7 @@ const AIM_TIMEOUT_MS = 10_000;
 export const killHolder: FaultExecutor = {
   name: 'kill-holder',
   // The others must outlive the holder's TTL to show whether its lock was freed (--pause defaults to 1.5 × TTL).
-  needs: { liveOps: true, minRunMs: pastTheHold },
+  needs: { liveOps: true, minRunMs: pastTheHold, shotMs: pastTheLease },
   refusal: () => null,
   unavailable: () => null,
   async start(ctx) {
@@ -28,7 +31,7 @@ export const killHolder: FaultExecutor = {
     let pid = 0;
     let strike: Strike = { atIndex: 0, atTime: 0 };
     const section = await ctx.sections.next(
-      ctx.signal,
+      ctx.aim,
       AIM_TIMEOUT_MS,
       (s) => !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited,
       (s) => {
@@ -38,6 +41,8 @@ export const killHolder: FaultExecutor = {
       },
     );
     if (!section) return null;
+    // The story's last step: another client takes the dead holder's account once its lock expired.
+    const freed = watchFor(ctx.journal, (op) => isOtherGrant(op, section.process, section.account, strike.atTime));
     return {
       targets: [`client p${section.process} (pid ${pid})`],
       params: {
@@ -48,9 +53,12 @@ export const killHolder: FaultExecutor = {
         signal: 'SIGKILL',
         aim: aimAt(section, strike),
       },
-      holdMs: config.ttlMs,
+      // Until another client took the lock (at most --pause, default 4 × TTL): the next fault then finds the lock free.
+      holdMs: config.storyWaitMs,
+      ready: freed.seen,
       // Nothing to undo: the pool restarts the slot by itself; the lock is the lock's to free.
       async heal() {
+        freed.stop();
         return {
           note: `the slot restarts as after any client exit; its lock was left to expire (TTL ${config.ttlMs} ms)`,
         };

@@ -4,7 +4,9 @@ import { runTiming } from '../../common/run-timing.ts';
 import type { CriticalSection } from '../critical-sections.ts';
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
-import { pastTheHold } from '../fault-needs.ts';
+import { pastTheHold, pastTheLease } from '../fault-needs.ts';
+import { OtherClientWrite } from '../../checkers/story-steps.ts';
+import { watchFor } from '../story-watch.ts';
 import { clientTarget, lockProcessStopped } from '../client-target.ts';
 
 /** How long pause-holder waits for some client to enter its critical section before giving up this turn. */
@@ -72,18 +74,22 @@ async function armedItsThink(pid: number, budgetMs: number): Promise<boolean> {
 
 /**
  * Kleppmann's scenario, made deterministic: the next client to enter its critical section (a `read` ok: it
- * holds the lock and has read the balance) is SIGSTOPped from outside before it can write, for `--pause` ms
- * (default 1.5 × TTL, so its lease, TTL or session runs out meanwhile); then SIGCONT. It resumes believing it
- * still holds the lock and writes a balance computed from what it read before the pause.
+ * holds the lock and has read the balance) is SIGSTOPped from outside before it can write, and resumed (SIGCONT)
+ * once its story has taken the step it waits for: at least a TTL went by (its lease, TTL or session ran out) and
+ * another client acquired the same account and committed a write — at most `--pause` ms (default 4 × TTL). It
+ * resumes believing it still holds the lock and writes a balance computed from what it read before the pause.
+ * Waiting for the other client's write rather than a fixed time is what makes the story complete on a busy machine
+ * too (a ZooKeeper session expires a little after its timeout, the next holder then has to acquire and write): a
+ * pause that ends before that tested nothing (checkers/fault-stories.ts).
  *
- * The SIGSTOP is sent synchronously from the journal listener that sees the read: the client is then still
- * sleeping its think time, so the stop always lands inside the critical section. It strikes once the holder has
- * armed its think timer (armedItsThink, at most a quarter of --think later), and with --watchdog only a section
- * whose write comes due before the holder's next renewal (writeLeadMs), so the resumed holder writes first.
+ * The section is spotted from the journal listener that sees the read, while the client still sleeps its think
+ * time; the stop follows once the holder has armed its think timer (armedItsThink, at most a quarter of --think
+ * later), so it lands inside the critical section with the write due first. With --watchdog it strikes only a section
+ * whose write comes due before the holder's next renewal (writeLeadMs).
  */
 export const pauseHolder: FaultExecutor = {
   name: 'pause-holder',
-  needs: { liveOps: true, minRunMs: pastTheHold },
+  needs: { liveOps: true, minRunMs: pastTheHold, shotMs: pastTheLease },
   refusal: () => null,
   unavailable: () => null,
   async start(ctx) {
@@ -93,7 +99,7 @@ export const pauseHolder: FaultExecutor = {
     let lockPid: number | undefined;
     let strike: Strike = { atIndex: 0, atTime: 0 };
     const section = await ctx.sections.next(
-      ctx.signal,
+      ctx.aim,
       AIM_TIMEOUT_MS,
       (s) => !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited && writeLeadMs(s, config) !== null,
       (s) => {
@@ -111,14 +117,19 @@ export const pauseHolder: FaultExecutor = {
     // resume) — the GC-pause story is the pause after the check, with the write due first.
     const waitedForThink = await armedItsThink(pid, config.thinkMs / 4);
     const c = clients.clients[section.slot];
-    if (c.exited || ctx.signal.aborted) return null;
+    if (c.exited || ctx.aim.aborted) return null;
     clients.signal(section.slot, 'SIGSTOP');
     strike = strikeNow(ctx.journal);
+    // The story's next step, watched from the strike on: another client's grant and committed write.
+    const other = new OtherClientWrite(section.process, section.account, strike.atTime);
+    const watch = watchFor(ctx.journal, (op) => other.observe(op));
+    const leaseRanOut = sleep(config.ttlMs, undefined, { signal: ctx.signal }).catch(() => {});
     const lockStopped = await lockProcessStopped(lockPid);
     return {
       targets: [target],
       params: {
-        durationMs: config.pauseMs,
+        // The longest it waits for its story; the end record says how long it held and why it ended.
+        maxMs: config.storyWaitMs,
         // The client's lock process (a lock in another language), stopped with it.
         ...(lockPid ? { lockPid, lockStopped } : {}),
         ttlMs: config.ttlMs,
@@ -130,9 +141,11 @@ export const pauseHolder: FaultExecutor = {
         thinkArmed: waitedForThink,
         aim: aimAt(section, strike),
       },
-      holdMs: config.pauseMs,
+      holdMs: config.storyWaitMs,
+      ready: Promise.all([leaseRanOut, watch.seen]),
       async heal() {
         clients.signal(section.slot, 'SIGCONT');
+        watch.stop();
       },
     };
   },

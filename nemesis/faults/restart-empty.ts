@@ -3,6 +3,7 @@ import { aimAt, strikeNow } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster } from '../lock-servers.ts';
 import { nextKeyHolders } from './key-holders.ts';
+import { pastTheSection } from '../fault-needs.ts';
 
 /** How long restart-empty waits for a client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -29,7 +30,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const restartEmpty: FaultExecutor = {
   name: 'restart-empty',
-  needs: { liveOps: true },
+  needs: { liveOps: true, shotMs: pastTheSection },
   refusal: (servers, lock) => (servers.redis ? null : `--lock=${lock} uses no Redis master`),
   unavailable: (env) => restartEmpty.refusal(env.servers, env.config.lock),
   async start(ctx) {
@@ -37,8 +38,8 @@ export const restartEmpty: FaultExecutor = {
     const masters = everyRedisMaster(ctx.cluster, ctx.pair).map((m) => m.node);
     const keepData = config.redisPersistence === 'aof-always';
     const { found, skipped } = await nextKeyHolders(ctx, masters, performance.now() + AIM_TIMEOUT_MS);
-    if (!found || ctx.signal.aborted) {
-      if (skipped && !ctx.signal.aborted)
+    if (!found || ctx.aim.aborted) {
+      if (skipped && !ctx.aim.aborted)
         ctx.log(
           `fencepost: nemesis: restart-empty: ${skipped} critical sections seen, none with its lock key (*account-<n>) still on a Redis node`,
         );
