@@ -18,18 +18,16 @@ import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import { createRunDir, runPath } from '../store/run-dir.ts';
 import { LockProcess } from '../workloads/foreign/lock-process.ts';
 import { ACQUIRE_GRACE_MS, type ForeignEndpoints, type ForeignReply } from '../workloads/foreign/protocol.ts';
-import { loadForeignLock } from '../workloads/load-strategy.ts';
+import { loadForeignLock, loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { CLI } from '../common/cli-name.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
+import type { ForeignCommand } from '../workloads/foreign/manifest.ts';
 import { isBuiltinLock } from '../workloads/lock-names.ts';
-import { installNpmLockFor } from '../workloads/npm-lock-cache.ts';
 import { lockSessionName } from '../workloads/lock-session-name.ts';
-import type { LockContext, LockStrategy } from '../workloads/strategy.ts';
-import { loadStrategy } from '../workloads/load-strategy.ts';
-import { NativeParticipant, type CheckParticipant } from './lock-check-participant.ts';
+import { installNpmLockFor } from '../workloads/npm-lock-cache.ts';
 import { postgresUrl } from './run.ts';
 import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../workloads/strategies/registry.ts';
 import type { LockCheckConfig } from './options.ts';
@@ -50,7 +48,9 @@ export interface LockCheckStep {
 
 /** A masked copy of a protocol line: the run's passwords never reach a terminal. */
 export function masked(line: string): string {
-  return line.replace(/("password"\s*:\s*)"(?:[^"\\]|\\.)*"/g, '$1"***"');
+  return line
+    .replace(/("password"\s*:\s*)"(?:[^"\\]|\\.)*"/g, '$1"***"')
+    .replace(/(postgres(?:ql)?:\/\/[^:/@"\s]*:)[^@"\s]*@/g, '$1***@');
 }
 
 class StepFailed extends Error {}
@@ -64,20 +64,26 @@ export function builtinForeignRow(lock: string): keyof typeof FOREIGN_BUILTINS |
 }
 
 /**
- * A built-in strategy of this language (the npm rows: `lock-check redlock-v4`), checked in lock-check's own process
- * through the same steps (harness/lock-check-participant.ts): its library installed into the cache first, as a run
- * does. A strategy that needs no lock server keeps its lock in the run's Postgres (advisory-lock): Postgres is started.
+ * A built-in strategy of this language (the npm rows: `lock-check redlock-v4`), served as a lock process
+ * (workloads/foreign/strategy-process.ts) — in a process of its own, as a run's client is, so an error its library
+ * leaves unhandled ends that process, as it would end its user's — and checked through the same steps.
  */
-async function nativeBuiltin(lock: string): Promise<{ strategy: ResolvedStrategy; module: LockStrategy } | null> {
+async function nativeBuiltin(lock: string): Promise<ResolvedStrategy | null> {
   if (!isBuiltinLock(lock) || BUILTIN_STRATEGIES[lock].endsWith('.json')) return null;
   const strategy = await loadStrategy(lock);
   if (!strategy.exclusive)
     throw new HarnessError(
       'bad-arguments',
-      `lock-check ${lock}: it takes no lock (exclusive: false), so there is no contract to check.`,
+      `lock-check ${lock}: it takes no lock (exclusive: false): nothing to check.`,
     );
-  const module = (await import(BUILTIN_STRATEGIES[lock])).default as LockStrategy;
-  return { strategy, module };
+  const shim = fileURLToPath(new URL('../workloads/foreign/strategy-process.ts', import.meta.url));
+  const foreign: ForeignCommand = {
+    command: [process.execPath, '--import', import.meta.resolve('tsx'), shim, strategy.moduleUrl],
+    cwd: path.dirname(shim),
+    expectToken: strategy.token === 'monotonic',
+    renews: strategy.renews === true,
+  };
+  return { ...strategy, foreign };
 }
 
 export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdown: Shutdown): Promise<number> {
@@ -86,25 +92,19 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
     throw new HarnessError('bad-arguments', `lock-check takes one lock: a manifest or exec:<program>.`, {
       hint: `${CLI} lock-check ./locks/my-lock.json`,
     });
-  const log = (line: string) => console.error(line);
   const native = await nativeBuiltin(lock);
   const builtin = native ? null : builtinForeignRow(lock);
-  const strategy = native
-    ? native.strategy
-    : builtin
-      ? loadForeignLock(lock, fileURLToPath(BUILTIN_STRATEGIES[builtin]), true)
-      : loadForeignLock(lock);
+  const strategy =
+    native ??
+    (builtin ? loadForeignLock(lock, fileURLToPath(BUILTIN_STRATEGIES[builtin]), true) : loadForeignLock(lock));
+  const log = (line: string) => console.error(line);
   // A built-in row (by its name or its manifest under locks/): its library installed and its glue compiled first,
-  // as a run does, so no connect waits for a compiler past its reply limit.
+  // as a run does, so no connect waits for a compiler past its reply limit. A built-in strategy that needs no lock
+  // server keeps its lock in the run's Postgres (advisory-lock): Postgres is started for it.
   const library = builtin ? lockLibraryOf(builtin)!.library : null;
   const pg = native !== null && strategy.needs.length === 0;
-  await provision(
-    [
-      ...hostRequirements(config.backend, [...strategy.needs, ...(pg ? (['pg'] as const) : [])]),
-      ...(library ? [library] : []),
-    ],
-    log,
-  );
+  const needs = [...strategy.needs, ...(pg ? (['pg'] as const) : [])];
+  await provision([...hostRequirements(config.backend, needs), ...(library ? [library] : [])], log);
   if (builtin) await buildBuiltinLock(builtin, strategy, log);
   if (native) await installNpmLockFor(lock, log);
   const runDir = createRunDir(config.resultsDir, 'lock-check');
@@ -115,15 +115,11 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
   let steps: LockCheckStep[];
   try {
     await cluster.start();
-    console.log(
-      native
-        ? `lock-check ${lock}: the built-in strategy ${strategy.moduleUrl.replace(/^.*\/workloads\//, 'workloads/')}, in this process`
-        : `lock-check ${lock}: ${JSON.stringify(strategy.foreign!.command)} in ${strategy.foreign!.cwd}`,
-    );
+    console.log(`lock-check ${lock}: ${JSON.stringify(strategy.foreign!.command)} in ${strategy.foreign!.cwd}`);
     console.log(
       `  servers: ${cluster.nodes.map((n) => n.name).join(', ')} (ready in ${Math.round(performance.now() - t0)} ms)`,
     );
-    steps = await runLockCheck(strategy, cluster, shutdown, pids, native?.module);
+    steps = await runLockCheck(strategy, cluster, shutdown, pids);
   } finally {
     await stopCluster.run();
   }
@@ -144,8 +140,21 @@ export function formatStep(s: LockCheckStep): string {
   return [head, ...s.exchange.map((l) => `        ${l}`)].join('\n');
 }
 
-function endpointsOf(cluster: Cluster, portOf: (name: string, port: number) => number): ForeignEndpoints {
+function endpointsOf(
+  cluster: Cluster,
+  portOf: (name: string, port: number) => number,
+  client: number,
+): ForeignEndpoints {
+  const pg = cluster.pg;
   return {
+    ...(pg
+      ? {
+          postgresUrl: postgresUrl(
+            { ...pg.connectionConfig(), port: portOf(pg.name, pg.port) },
+            lockSessionName(client),
+          ),
+        }
+      : {}),
     redis: cluster.redis.map((r) => ({
       host: '127.0.0.1',
       port: portOf(r.name, r.port),
@@ -164,9 +173,8 @@ export async function runLockCheck(
   cluster: Cluster,
   shutdown: Shutdown,
   pids: PidRegistry,
-  native?: Pick<LockStrategy, 'connect'>,
 ): Promise<LockCheckStep[]> {
-  const check = new LockCheck(strategy, cluster, pids, native);
+  const check = new LockCheck(strategy, cluster, pids);
   const cleanup = shutdown.add('stop the lock processes', () => check.stopAll());
   try {
     const key = 'account-0';
@@ -187,8 +195,8 @@ interface Holding {
   connected: boolean;
   heldA: boolean;
   connectedB: boolean;
-  a: CheckParticipant | null;
-  b: CheckParticipant | null;
+  a: LockProcess | null;
+  b: LockProcess | null;
   tokenA: string | undefined;
 }
 
@@ -196,20 +204,16 @@ interface Holding {
 class LockCheck {
   readonly steps: LockCheckStep[] = [];
   current: LockCheckStep | null = null;
-  private readonly procs: CheckParticipant[] = [];
+  private readonly procs: LockProcess[] = [];
   private readonly proxies: TcpProxy[] = [];
-  /** Whether B's token must be larger than A's, and whether renew is part of the contract. */
-  private readonly expectToken: boolean;
-  private readonly renews: boolean;
+  private readonly cmd: NonNullable<ResolvedStrategy['foreign']>;
 
   constructor(
     private readonly strategy: ResolvedStrategy,
     private readonly cluster: Cluster,
     private readonly pids: PidRegistry,
-    private readonly native?: Pick<LockStrategy, 'connect'>,
   ) {
-    this.expectToken = native ? strategy.token === 'monotonic' : strategy.foreign!.expectToken;
-    this.renews = native ? strategy.renews === true : strategy.foreign!.renews;
+    this.cmd = strategy.foreign!;
   }
 
   async stopAll(): Promise<void> {
@@ -217,15 +221,13 @@ class LockCheck {
     await Promise.all([...this.procs.map((p) => p.exited), ...this.proxies.map((p) => p.close())]);
   }
 
-  /** Start a participant — a lock process, or the built-in strategy's client here — and connect it. */
-  private async start(label: string, portOf: (name: string, port: number) => number): Promise<CheckParticipant> {
-    if (this.native) return this.startNative(label, portOf);
-    const endpoints = endpointsOf(this.cluster, portOf);
-    const cmd = this.strategy.foreign!;
-    const p = await LockProcess.start(cmd, {
+  /** Start a lock process and connect it; a connect that is not `ok` fails the step. */
+  private async start(label: string, portOf: (name: string, port: number) => number): Promise<LockProcess> {
+    const endpoints = endpointsOf(this.cluster, portOf, this.procs.length);
+    const p = await LockProcess.start(this.cmd, {
       exchange: (dir, line) => this.current?.exchange.push(`${label} ${dir} ${masked(line)}`),
       stderr: (line) => this.current?.exchange.push(`${label} ! ${masked(line)}`),
-      spawned: (pid) => this.pids.add({ name: `lock-check-${label}`, pid, marker: cmd.cwd }),
+      spawned: (pid) => this.pids.add({ name: `lock-check-${label}`, pid, marker: this.cmd.cwd }),
       exited: ({ code, signal, expected }) => {
         this.pids.remove(`lock-check-${label}`);
         if (!expected)
@@ -251,33 +253,7 @@ class LockCheck {
     return p;
   }
 
-  /** The built-in strategy's `connect`, with the context a run's client gets (servers through `portOf`). */
-  private async startNative(label: string, portOf: (name: string, port: number) => number): Promise<CheckParticipant> {
-    const client = this.procs.length;
-    const ctx: LockContext = {
-      ...endpointsOf(this.cluster, portOf),
-      ...(this.cluster.pg
-        ? {
-            postgresUrl: postgresUrl(
-              { ...this.cluster.pg.connectionConfig(), port: portOf(this.cluster.pg.name, this.cluster.pg.port) },
-              lockSessionName(client),
-            ),
-          }
-        : {}),
-      ttlMs: CHECK_TTL_MS,
-      acquireTimeoutMs: CHECK_ACQUIRE_TIMEOUT_MS,
-      client,
-      seed: 42 + client + 1,
-    };
-    const r = await NativeParticipant.connect(this.native!, ctx, CHECK_REPLY_MS, (dir, line) =>
-      this.current?.exchange.push(`${label} ${dir} ${masked(line)}`),
-    );
-    if ('kind' in r) throw new StepFailed(`connect answered ${describe(r)}`);
-    this.procs.push(r);
-    return r;
-  }
-
-  private acquire(p: CheckParticipant, key: string): Promise<ForeignReply> {
+  private acquire(p: LockProcess, key: string): Promise<ForeignReply> {
     return p.request({ op: 'acquire', key }, CHECK_ACQUIRE_TIMEOUT_MS + ACQUIRE_GRACE_MS);
   }
 
@@ -356,19 +332,19 @@ class LockCheck {
         const r = await this.acquire(h.b!, key);
         if (r.kind !== 'held') throw new StepFailed(`expected held, got ${describe(r)}`);
         tokenB = r.token;
-        if (!this.expectToken) return 'held';
+        if (!this.cmd.expectToken) return 'held';
         if (BigInt(r.token!) <= BigInt(tokenA!))
           throw new StepFailed(`token ${r.token} is not larger than A's ${tokenA}: a fence would refuse B, or admit A`);
         return `held, token ${r.token} > ${tokenA}`;
       });
     } else this.skip(`acquire ${key} after A released it (B)`, 'an earlier step failed');
     const withToken = () => (tokenB ? { token: tokenB } : {});
-    if (this.renews && heldB)
+    if (this.cmd.renews && heldB)
       await this.step(`renew ${key} (B)`, async () => {
         const r = await h.b!.request({ op: 'renew', key, ...withToken() }, CHECK_REPLY_MS);
         if (r.kind !== 'held') throw new StepFailed(`expected held, got ${describe(r)}`);
       });
-    else if (this.renews) this.skip(`renew ${key} (B)`, 'B holds nothing');
+    else if (this.cmd.renews) this.skip(`renew ${key} (B)`, 'B holds nothing');
     if (heldB)
       await this.step(`release ${key} (B)`, async () => {
         const r = await h.b!.request({ op: 'release', key, ...withToken() }, CHECK_REPLY_MS);

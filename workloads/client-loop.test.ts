@@ -256,7 +256,7 @@ describe('a library\'s own "still held?" check before the write (LockClient.stil
 });
 
 describe('a lock library that ends the client process while it thinks (ClientSession.abandonSection)', () => {
-  it("records the write it will never send as a fail, lock-lost, with the value it would have written; false outside a section", async () => {
+  it('records the write it will never send as a fail, lock-lost, with the value it would have written; false outside a section', async () => {
     const time = new VirtualTime();
     const call = <T>(v: T) => time.sleep(1).then(() => v);
     const writes: unknown[] = [];

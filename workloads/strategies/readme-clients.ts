@@ -32,6 +32,7 @@ export interface NodeRedisClient {
   on(event: string, listener: (...args: unknown[]) => void): NodeRedisClient;
   disconnect?(): Promise<void>;
   destroy?(): void;
+  ping?(): Promise<string>;
 }
 export interface NodeRedisModule {
   createClient(options: { socket: { host: string; port: number }; password?: string }): NodeRedisClient;

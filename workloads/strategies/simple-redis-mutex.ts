@@ -22,6 +22,22 @@ import { dropNodeRedis, readmeNodeRedis, type NodeRedisClient, type NodeRedisMod
  * lock after `lock()` rejected: nobody will release it; it expires after its TTL.
  */
 type Release = (() => Promise<void>) & { fencingToken: number };
+
+/** How long a PING may take for Redis to count as answering (its replies take well under 1 ms here). */
+const PING_MS = 500;
+
+/** Whether Redis answers a PING within PING_MS. */
+async function answers(client: NodeRedisClient): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), PING_MS)));
+  try {
+    return await Promise.race([client.ping!().then(() => true as const), late]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 interface MutexModule {
   lock(redis: NodeRedisClient, name: string, options: { timeout: number; failAfter: number }): Promise<Release>;
 }
@@ -41,10 +57,12 @@ class SimpleRedisMutexClient implements LockClient {
         failAfter: this.ctx.acquireTimeoutMs,
       });
     } catch (err) {
-      // Its failAfter: `Lock "…" could not be acquired after … millis`.
-      if (err instanceof Error && /could not be acquired after/.test(err.message))
-        throw new LockNotAcquired(`simple-redis-mutex: ${err.message}`, 0);
-      throw err;
+      // Its failAfter (`Lock "…" could not be acquired after … millis`) says the same whether the lock was busy or Redis
+      // never answered — and in the second case its SET may still be queued, to take the lock later. So a PING tells
+      // them apart: answered, the lock was busy (not acquired); not, the outcome is unknown.
+      if (!(err instanceof Error && /could not be acquired after/.test(err.message))) throw err;
+      if (await answers(this.client)) throw new LockNotAcquired(`simple-redis-mutex: ${err.message}`, 0);
+      throw new Error(`simple-redis-mutex gave up (${err.message}) while Redis did not answer a PING: unknown`);
     }
     return { key, token: String(release.fencingToken), attempts: 1, handle: release };
   }
