@@ -166,9 +166,13 @@ export const NPM_LIBRARY_ROWS = {
   },
   'advisory-lock': {
     'no-fault': predicted('safe', 'pg_advisory_lock: Postgres grants a session lock to one session at a time'),
-    'pause-holder': predicted(
+    // Written before the first run as a measured 'safe' (the lock holds: nobody else is granted it while the holder
+    // is stopped). Issue 33's stories then made a paused-holder hit need another client to take the lock meanwhile —
+    // which a lock without a lease never allows — so every run ends unknown by design (the catalogue's storyLimits):
+    // the cell is decided by construction, with what the run showed.
+    'pause-holder': construction(
       'safe',
-      "no lease: a paused holder's session stays open and keeps the lock, so nobody else is granted it and the resumed holder's write is still exclusive — the other clients wait out the pause (a liveness cost, not a safety one)",
+      "no lease: a paused holder's session stays open and keeps the lock, so the paused-holder story (another client takes the lock and writes while the holder is stopped) cannot happen — a run ends unknown by design (`--lock=advisory-lock --nemesis=pause-holder`: the stopped holder kept the others out for the whole 8.0 s pause, then wrote, 0 lost). kill-session is the story that can free its lock",
     ),
     'restart-empty': construction('n/a', NO_REDIS),
     clock: construction(

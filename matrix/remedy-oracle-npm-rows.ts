@@ -168,9 +168,11 @@ export const NPM_LIBRARY_REMEDY_ROWS = {
     'restart-delay': construction('n/a', NO_REDIS),
     'restart-retry': NO_RETRY,
     'restart-aof': construction('n/a', NO_REDIS),
-    'delay-write': predicted(
+    // As its paused-holder cell (matrix/oracle-npm-rows.ts): written as measured 'safe'; delay-write's story needs
+    // another client to write while the held write waits, which a lock without a lease never allows.
+    'delay-write': construction(
       'safe',
-      "nothing expires while the write is held: the holder's session keeps the lock until the write arrived and the holder released",
+      "nothing expires while the write is held: the holder's session keeps the lock until the write arrived and the holder released, so delay-write's story (another client writes during the hold) cannot happen — a run ends unknown by design",
     ),
     'delay-write-fenced': construction('refuse', NO_TOKEN),
     'failover-fenced': construction('n/a', NO_PAIR),
