@@ -18,6 +18,9 @@ export const predicted = (expect: MeasuredExpectation, why: string, liveness?: L
   ...(liveness ? { liveness } : {}),
 });
 
+/** A cell whose first prediction a run overturned: the measurement's expectation, with what was predicted and why. */
+export const revised = (cell: OracleCell, note: string): OracleCell => ({ ...cell, revised: note }) as OracleCell;
+
 export const construction = (expect: Expectation, reason: string): OracleCell => ({
   decided: 'construction',
   expect,

@@ -7,6 +7,7 @@ import {
   NO_TOKEN,
   NOT_HERE,
   predicted,
+  revised,
   waitsForEveryMaster,
 } from './oracle-cells.ts';
 
@@ -91,7 +92,18 @@ export const NPM_LIBRARY_ROWS = {
     }),
     clock: predicted('lost', `${CLOCK_EXPIRES_KEY} (on a majority of masters)`),
     ...noTokenNoSession,
-    'pause-master': waitsForEveryMaster('RedlockMutex awaits every master with `Promise.all` on each attempt'),
+    'pause-master': revised(
+      predicted(
+        'lost',
+        'an attempt waits for every master (`Promise.all`) and checks no validity: one that waited out the pause counts the votes the four live masters gave before it — keys that expired while it waited — so it returns holding a lock that another client can take at the same time',
+        {
+          expect: 'stalls',
+          reason:
+            "RedlockMutex awaits every master with `Promise.all` on each attempt; with the README's clients a reply from the paused master comes only when it resumes, so no acquire completes for the pause while clients wait",
+        },
+      ),
+      "predicted safe (a paused master only delays; a majority still decides). Measured lost (`--lock=redis-semaphore-redlock --nemesis=pause-node --seed=252025697`: INVALID, 1 lost update): p0's acquire sent SET NX at 10.70 s, four masters granted it with a 2 s TTL, the fifth was paused until 13.15 s; at 13.13 s `Promise.all` returned and p0 took its lock — whose keys had expired at 12.70 s — and 40 ms later p2's retry won the four empty masters: two holders. A Redlock without the validity check turns one slow master into a double grant",
+    ),
   },
   'redlock-universal': {
     'no-fault': predicted(

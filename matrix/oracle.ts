@@ -74,6 +74,11 @@ export type OracleCell =
       liveness?: LivenessExpectation;
       /** Why the oracle expects this, written before the cell's first run (the npm rows: docs/findings.md shows it). */
       why?: string;
+      /**
+       * Set when a run contradicted the first prediction and the measurement won: what had been predicted, and why
+       * the lock did otherwise (docs/findings.md lists these).
+       */
+      revised?: string;
     }
   | { decided: 'construction'; expect: Expectation; reason: string };
 

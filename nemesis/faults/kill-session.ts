@@ -14,8 +14,9 @@ const AIM_TIMEOUT_MS = 10_000;
  * inside its section: whether the holder learns of it before it writes is the lock library's doing (advisory-lock's
  * client has no 'error' listener: the driver's error ends its process). The client process itself is not touched.
  *
- * The terminate is a query from the harness, so it lands a few ms after the read (a fresh superuser connection): inside
- * the section while --think is longer than that. A strategy that holds no advisory lock gives the fault nothing to
+ * The terminate is a query from the harness over a superuser session it keeps open (PgNode.warmAdmin), so it lands
+ * a few ms after the read: inside the section while --think is longer than that. (Over a fresh connection, SCRAM and
+ * all, it came after the holder had released, in both shots of the first run: `nothing was ended`.) A strategy that holds no advisory lock gives the fault nothing to
  * end: the shot records that it found no session (a miss, never a hit).
  */
 export const killSession: FaultExecutor = {
@@ -26,6 +27,8 @@ export const killSession: FaultExecutor = {
   async start(ctx) {
     const pg = ctx.cluster.pg;
     if (!pg) return null;
+    // Its superuser session opened before the section comes: the terminate must land within the holder's think.
+    pg.warmAdmin();
     let strike: Strike = { atIndex: 0, atTime: 0 };
     let ended: Promise<number[]> = Promise.resolve([]);
     const section: CriticalSection | null = await ctx.sections.next(
