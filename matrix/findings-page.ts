@@ -87,12 +87,14 @@ function librarySection(
       `| ${esc(c.title)} | **${expectedText(c.oracle)}**: ${esc(why)}${esc(liveWhy)} | ${esc(measuredText(cell))} | ${esc(runText(cell, refs))} |`,
     );
   }
+  const revisions = measured.filter((c) => c.oracle.decided === 'measured' && c.oracle.revised);
   const contradicted = measured.filter((c) => cells.get(`${f.lock}|${c.table}:${c.id}`)?.matched === false);
-  if (contradicted.length) {
+  if (revisions.length || contradicted.length) {
     lines.push('', '**Where the measurement differs from the prediction** (the measurement wins):', '');
+    for (const c of revisions) lines.push(`- *${c.title}*: ${c.oracle.decided === 'measured' ? c.oracle.revised : ''}`);
     for (const c of contradicted)
       lines.push(
-        `- *${c.title}*: ${f.differs?.[c.id] ?? 'not explained yet: look at the run before trusting this cell.'}`,
+        `- *${c.title}* (✗ in the runs above): ${f.differs?.[c.id] ?? 'not explained yet: look at the run before trusting this cell.'}`,
       );
   }
   if (decided.length)
