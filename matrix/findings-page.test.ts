@@ -70,7 +70,7 @@ describe('docs/findings.md, from the oracle and the runs', () => {
     const section = md.slice(md.indexOf('## `advisory-lock`'), md.indexOf('## Earlier findings'));
     expect(section).toContain('✗ lost (1 lost update)');
     expect(section).toContain('**Where the measurement differs from the prediction**');
-    expect(section).toMatch(/- \*holder's lock session killed\*: /);
+    expect(section).toMatch(/- \*holder's lock session killed\* \(✗ in the runs above\): /);
     expect(ORACLE['advisory-lock']['kill-session'].expect).toBe('safe');
   });
 
