@@ -12,6 +12,8 @@ export interface LibraryFindings {
   /** In one line, for the table at the top. */
   verdict: string;
   advice: string;
+  /** What `npm run jepsen -- lock-check <row>` said (the contract: acquire, a busy lock refused, hand-over, …). */
+  lockCheck?: string;
   /** By column id: the measurement that contradicted the prediction, and why (the measurement wins). */
   differs?: Readonly<Record<string, string>>;
 }
@@ -37,6 +39,7 @@ export const FINDINGS_ROWS: readonly LibraryFindings[] = [
       'a correct Redlock: frees its partial locks between tries (no livelock after a restart) and never hands out an expired lock — but it waits for every master, so one paused master stops every acquire, and nothing in it stops a paused holder from writing.',
     advice:
       'prefer it to 5.0.0-beta.2 (the beta livelocks after a majority restart). Give its clients a command timeout (ioredis `commandTimeout`) so one slow master costs a vote, not every acquire. It has no fencing token: for data that must not be lost, put a version check or a token-fenced write behind it, or use a consensus lock with a token (etcd3-lock with its create revision).',
+    lockCheck: 'passed, all 11 steps (renew included)',
   },
   {
     lock: 'redlock-sesame',
@@ -47,6 +50,7 @@ export const FINDINGS_ROWS: readonly LibraryFindings[] = [
       "using() keeps long work safe, and its `signal.aborted` check comes too late for a paused holder; it kept the beta's self-blocking retry loop.",
     advice:
       "its `signal.aborted` check is no fence: a holder paused after the check writes anyway. Fence the write (a version column or a token check in the resource). Its README now points to redlock-universal; its retry loop still keeps each attempt's partial locks until its last retry — pass `retryCount: 0` and retry yourself (as fencepost's `--retry=harness` does for the beta) if a Redis restart must not leave the lock unavailable.",
+    lockCheck: 'passed, all 10 steps',
   },
   {
     lock: 'redis-semaphore',
@@ -57,6 +61,7 @@ export const FINDINGS_ROWS: readonly LibraryFindings[] = [
       'refreshes itself, so long work is safe; a holder paused past its TTL writes, and then the library ends its process with an unhandled LostLockError.',
     advice:
       'do not rely on the default `onLockLost`: it kills the process after the damage is done. Pass `onLockLost` and check `mutex.isAcquired` before each write (README example 2) — and still fence the write, because a paused holder passes that check too. A single Redis loses the lock on a restart or failover.',
+    lockCheck: 'passed, all 10 steps',
   },
   {
     lock: 'redis-semaphore-redlock',
@@ -67,6 +72,7 @@ export const FINDINGS_ROWS: readonly LibraryFindings[] = [
       'frees its partial locks every 10 ms try (no livelock), refreshes itself — but it awaits every master on each try, and checks no validity window at all.',
     advice:
       'as for its Mutex: handle `onLockLost`, fence the write. Give the clients a command timeout, or one paused master stalls every acquire and refresh.',
+    lockCheck: 'passed, all 10 steps',
   },
   {
     lock: 'redlock-universal',
@@ -78,6 +84,7 @@ export const FINDINGS_ROWS: readonly LibraryFindings[] = [
       'using() keeps long work safe; its `signal.aborted` check does not stop a paused holder; its short retry budget turns contention into many failed acquires.',
     advice:
       'fence the write; the abort signal is a hint, not a guarantee. Raise `retryAttempts` if acquires must wait for a busy lock. Its authors support Node ≥ 22 only.',
+    lockCheck: 'passed, all 10 steps (on Node 20)',
   },
   {
     lock: 'redis-lock',
@@ -88,6 +95,7 @@ export const FINDINGS_ROWS: readonly LibraryFindings[] = [
       "releases with a plain DEL guarded by its own clock: it can delete the next holder's lock; no acquire timeout, no extension, no token.",
     advice:
       'do not use it where two writers would hurt: its release can free a lock it no longer owns (errorception/redis-lock#29, open since 2020). A lock whose release compares the owner value (redis-semaphore, redlock) is the minimum; a fenced write is the fix.',
+    lockCheck: `FAILED 2 of 9 steps: *a second acquire is refused while A holds it* — it never says no: its acquire retries every 50 ms forever, so the check's 2 s budget ran out with the retry still going (an unknown, not a refusal) — and then *acquire after A released it*: B's abandoned retry loop took the lock the moment A released it, so B's next acquire waited on B's own lock`,
   },
   {
     lock: 'simple-redis-mutex',
@@ -98,6 +106,8 @@ export const FINDINGS_ROWS: readonly LibraryFindings[] = [
       'the one Node Redis lock with a fencing token (an INCR counter): it fences a paused holder — until Redis restarts or fails over, when the counter goes back.',
     advice:
       'use its `fencingToken` in the write (a `WHERE token < $1` check): that makes a paused holder harmless. Run its Redis with `appendfsync always` (or never restart it empty) or the tokens go backwards after a restart; a replica failover re-issues tokens.',
+    lockCheck:
+      'passed, all 10 steps, once its `failAfter` is told apart from an unreachable Redis (a PING: its error says "could not be acquired" either way); closing its client with an acquire in flight leaves an unhandled rejection from its wait loop, which ends the process',
   },
   {
     lock: 'etcd3-lock',
@@ -108,6 +118,7 @@ export const FINDINGS_ROWS: readonly LibraryFindings[] = [
       'linearizable and renewed by the library, so long work is safe; a paused holder writes unless the write is fenced by the create revision — which the library does not hand out.',
     advice:
       "read the key's create revision after acquiring and fence the write with it: that made the paused-holder cell safe. The library's `lost` event is on a private lease: you cannot learn that the lock was lost.",
+    lockCheck: 'passed, all 10 steps (token = create revision, growing)',
   },
   {
     lock: 'advisory-lock',
@@ -118,6 +129,7 @@ export const FINDINGS_ROWS: readonly LibraryFindings[] = [
       'no lease, so no paused or slow holder can be overtaken; a session the server ends frees the lock at once, and the library crashes the holder rather than letting it write.',
     advice:
       "the safest of these for work inside one Postgres: the lock lives exactly as long as its session. Set `lock_timeout` (or `statement_timeout`) so a wait cannot block forever, and expect its process to die when an administrator or pooler ends the session (it has no 'error' listener). Behind pgbouncer in transaction mode session locks do not work at all.",
+    lockCheck: 'passed, all 10 steps',
   },
 ];
 

@@ -75,6 +75,7 @@ function librarySection(
     '',
     f.usage,
     '',
+    ...(f.lockCheck ? [`\`lock-check ${f.lock}\` (the lock-client contract): ${f.lockCheck}.`, ''] : []),
     '| fault | expected, and why (written before the first run) | measured | the run that shows it |',
     '|---|---|---|---|',
   ];

@@ -43,13 +43,13 @@ export const NOT_HERE = {
 } as const;
 
 /**
- * With fail-fast clients (a short command timeout, no offline queue: workloads/strategies/redlock.ts, redlock-npm.ts)
+ * With fail-fast clients (a short command timeout, no offline queue: workloads/strategies/redlock.ts)
  * a paused master is one vote against per attempt; the other four still make a majority.
  */
 export const FAIL_FAST_PAUSED_MASTER = measured('safe', {
   expect: 'recovers',
   reason:
-    'its clients give up on a paused master after their command timeout (50 ms for redlock, 100 ms for redlock-npm), so it counts as one vote against and the four others grant the lock: no stall',
+    'its clients give up on a paused master after their 50 ms command timeout, so it counts as one vote against and the four others grant the lock: no stall',
 });
 
 /**
