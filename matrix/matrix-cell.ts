@@ -7,7 +7,7 @@ import type { CellLiveness, RunLiveness } from './cell-liveness.ts';
  * runs behind it and what they showed, and whether they agree. The matrix runner fills these; the matrix page
  * draws them. `runDir` is the run the cell links to (empty when none started, e.g. a refused combination).
  */
-export type Expectation = 'safe' | 'lost' | 'safe-may-starve' | 'n/a' | 'refuse';
+export type Expectation = 'safe' | 'lost' | 'safe-may-starve' | 'may-lose' | 'n/a' | 'refuse';
 
 /**
  * What a cell showed. `invalid`: the verdict was INVALID without a lost update (an overlap the resource confirmed,

@@ -21,7 +21,7 @@ import { NPM_LIBRARY_ROWS } from './oracle-npm-rows.ts';
  * shows no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
  */
 /** What a measured cell can be expected to show. */
-export type MeasuredExpectation = 'safe' | 'lost' | 'safe-may-starve';
+export type MeasuredExpectation = 'safe' | 'lost' | 'safe-may-starve' | 'may-lose';
 
 export type Expectation =
   /** no lost updates (and, when fenced, stale writes are rejected rather than applied) */
@@ -34,6 +34,12 @@ export type Expectation =
    * cell whose every run starved ("starved"); a lost update contradicts it like "safe"
    */
   | 'safe-may-starve'
+  /**
+   * unsafe, but not in every run: a lost update shows only when the interleaving falls a certain way (a paused master
+   * answering while two clients wait). Matched by a lost update and by a clean run alike; the page says which it was,
+   * and the oracle cell's reason names the run that lost. A counterexample still decides against "safe" elsewhere.
+   */
+  | 'may-lose'
   /** the CLI must refuse the combination with an explanation (exit 254) */
   | 'refuse'
   /** not applicable: the fault doesn't touch this strategy's servers */

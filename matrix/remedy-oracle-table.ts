@@ -8,7 +8,14 @@ import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
  */
 
 function cellText(o: OracleCell): string {
-  const what = o.expect === 'refuse' ? 'refused' : o.expect === 'safe-may-starve' ? 'safe, may starve' : o.expect;
+  const what =
+    o.expect === 'refuse'
+      ? 'refused'
+      : o.expect === 'safe-may-starve'
+        ? 'safe, may starve'
+        : o.expect === 'may-lose'
+          ? 'may lose'
+          : o.expect;
   if (o.decided !== 'measured') return `${what} (c)`;
   return o.liveness ? `**${what}, ${livenessWords(o.liveness.expect)}**` : `**${what}**`;
 }
