@@ -299,6 +299,12 @@ export async function builtinStrategies(): Promise<Record<BuiltinLock, ResolvedS
   ) as Record<BuiltinLock, ResolvedStrategy>;
 }
 
+/** The column as one lock's cell runs it: with the oracle cell's own --time-limit floor, when it has one. */
+function withCellFloor(col: MatrixColumn, o: OracleCell): MatrixColumn {
+  if (o.decided !== 'measured' || o.minTimeLimitS === undefined) return col;
+  return { ...col, minTimeLimitS: Math.max(col.minTimeLimitS ?? 0, o.minTimeLimitS) };
+}
+
 /**
  * Every cell of the chosen tables, in their one stable order: the fault table first, then the failure modes and
  * remedies; within a table, lock by lock. (The nightly job plans the fault table: `matrixPlan('faults')`.)
@@ -307,7 +313,9 @@ export function matrixPlan(
   tables: MatrixTables = 'all',
 ): { lock: BuiltinLock; col: MatrixColumn; oracle: OracleCell }[] {
   return matrixColumns(tables)
-    .flatMap((col) => BUILTIN_LOCKS.map((lock) => ({ lock, col, oracle: col.oracle(lock) })))
+    .flatMap((col) =>
+      BUILTIN_LOCKS.map((lock) => ({ lock, col: withCellFloor(col, col.oracle(lock)), oracle: col.oracle(lock) })),
+    )
     .sort(
       (a, b) => tableRank(a.col) - tableRank(b.col) || BUILTIN_LOCKS.indexOf(a.lock) - BUILTIN_LOCKS.indexOf(b.lock),
     );

@@ -87,6 +87,11 @@ export type OracleCell =
        * the lock did otherwise (docs/findings.md lists these).
        */
       revised?: string;
+      /**
+       * A floor on the cell's --time-limit for this lock alone, in s: a lock whose waiters notice a lost lock slowly
+       * (simple-redis-mutex polls every 10 s) needs longer runs than the column for the fault's story to complete.
+       */
+      minTimeLimitS?: number;
     }
   | { decided: 'construction'; expect: Expectation; reason: string };
 
