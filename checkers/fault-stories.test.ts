@@ -529,6 +529,54 @@ describe('delay-write: the write held → a TTL → another client wrote → del
   });
 });
 
+describe("kill-session: the holder's lock session ended → another client granted and read → the holder wrote → so did the other", () => {
+  const ended = { aim: aim(), backends: [4242] };
+  const p1Enters = (): Event[] => [
+    invoke(1, 'acquire', { account: 0 }),
+    ok(1, 'acquire', { account: 0 }),
+    ...read(1, 100, 0),
+  ];
+
+  it('a library that ends the holder while it thinks (its write a fail, lock-lost) completes the story: the lock was lost and the holder did not write', () => {
+    const shot = shotOf('kill-session', [
+      p0Section(),
+      nemesis('kill-session', 'start', ended),
+      p1Enters(),
+      nemesis('kill-session', 'end'),
+      p0Write('lock-lost'),
+    ]);
+    expect(steps(shot)).toEqual(['struck:done', 'granted:done', 'holder-wrote:held', 'both-wrote:not-reached']);
+    expect(shot.hit).toBe(true);
+  });
+
+  it('a holder that writes on after its session ended is the double grant, both writes: a hit', () => {
+    const w = writeValue(100, 120, 0);
+    const shot = shotOf('kill-session', [
+      p0Section(),
+      nemesis('kill-session', 'start', ended),
+      p1Enters(),
+      nemesis('kill-session', 'end'),
+      p0Write(),
+      invoke(1, 'write', w),
+      ok(1, 'write', { ...w, writeId: 2 }),
+    ]);
+    expect(steps(shot)).toEqual(['struck:done', 'granted:done', 'holder-wrote:done', 'both-wrote:done']);
+  });
+
+  it('a shot that found no session holding an advisory lock ended nothing: a miss at struck', () => {
+    const shot = shotOf('kill-session', [
+      p0Section(),
+      nemesis('kill-session', 'start', { aim: aim(), backends: [] }),
+      p1Enters(),
+    ]);
+    expect(shot.story![0]).toMatchObject({
+      id: 'struck',
+      status: 'missing',
+      evidence: 'no session of the holder held an advisory lock: nothing was ended',
+    });
+  });
+});
+
 describe('every fault with a story has a judge that tells it', () => {
   it('each story step has a check (no "no check for it" on a completed literal story)', () => {
     for (const [f, facts] of Object.entries(FAULT_CATALOGUE)) {

@@ -248,7 +248,10 @@ function readAfter(
  * restart-empty, clock and failover: struck the servers → another client granted the lock and read → the holder
  * wrote → the other client wrote too.
  */
-function serverStory(f: 'restart-empty' | 'clock' | 'failover', also?: (shot: ShotRecords) => string | null): Judge {
+function serverStory(
+  f: 'restart-empty' | 'clock' | 'failover' | 'kill-session',
+  also?: (shot: ShotRecords) => string | null,
+): Judge {
   return (shot) => {
     let a!: AimedShot;
     let second!: Second;
@@ -281,6 +284,14 @@ function keyOnPromoted({ start }: ShotRecords): string | null {
   return k === true
     ? 'the promoted replica already had the lock key: no one else could win the lock'
     : 'no record of whether the promoted replica had the lock key';
+}
+
+/** kill-session struck only when it ended a session that held the holder's advisory lock (nemesis/faults/kill-session.ts). */
+function sessionEnded({ start }: ShotRecords): string | null {
+  const backends = paramsOf(start).backends;
+  return Array.isArray(backends) && backends.length > 0
+    ? null
+    : 'no session of the holder held an advisory lock: nothing was ended';
 }
 
 /**
@@ -340,5 +351,6 @@ export const STORY_JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
   'restart-empty': serverStory('restart-empty'),
   clock: serverStory('clock', clockOnEtcd),
   failover: serverStory('failover', keyOnPromoted),
+  'kill-session': serverStory('kill-session', sessionEnded),
   'delay-write': delayWrite,
 };

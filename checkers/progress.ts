@@ -19,6 +19,11 @@ export interface Progress {
   clientExits: number;
   slotsGaveUp: number;
   lastExit?: ClientExit;
+  /**
+   * Of those exits, the ones the lock library caused on purpose (ClientExit.libraryCrash), by the error's name:
+   * `{ LostLockError: 3 }`. Its behaviour, counted apart (absent in histories from before this field).
+   */
+  libraryCrashes?: Record<string, number>;
 }
 
 /**
@@ -56,6 +61,8 @@ export function progressOf(input: History | readonly Op[], concurrency?: number)
       progress.clientExits++;
       if (exit.gaveUpAfter !== undefined) progress.slotsGaveUp++;
       progress.lastExit = exit;
+      const crash = exit.libraryCrash?.error;
+      if (crash) (progress.libraryCrashes ??= {})[crash] = (progress.libraryCrashes[crash] ?? 0) + 1;
     }
     if (op.type === 'invoke') continue;
     const invoke = history.invokeOf(op);

@@ -50,6 +50,28 @@ describe('progressOf', () => {
     });
   });
 
+  it('counts the exits the lock library caused on purpose apart, by its error, and names the last in the reason', () => {
+    const crash = (slot: number) => ({
+      slot,
+      code: 5,
+      signal: null,
+      lastLines: [],
+      libraryCrash: { error: 'LostLockError', message: 'Lost mutex for key mutex:x' },
+    });
+    const h = history(
+      invoke(0, 'write', { account: 0 }),
+      info(0, 'write', { account: 0, exit: crash(0) }, CLIENT_EXITED),
+      info(6, CLIENT_EXIT_NOTE, crash(1), CLIENT_EXITED),
+      info(2, CLIENT_EXIT_NOTE, { slot: 2, code: 1, signal: null, lastLines: ['boom'] }, CLIENT_EXITED),
+      info(5, CLIENT_EXIT_NOTE, crash(0), CLIENT_EXITED),
+    );
+    const p = progressOf(h, 5);
+    expect(p).toMatchObject({ clientExits: 4, slotsGaveUp: 0, libraryCrashes: { LostLockError: 3 } });
+    expect(unknownReasons({ progress: p }, { minWrites: 10, concurrency: 5 })[0]).toBe(
+      'no progress: 0 writes committed; 4 client process exits; last: client 0 ended by its lock library (LostLockError: Lost mutex for key mutex:x)',
+    );
+  });
+
   it("falls back to the clients' ok writes for an account without a final read", () => {
     const h = history(invoke(1, 'write', { account: 0 }), ok(1, 'write', { account: 0, writeId: 1 }));
     expect(progressOf(h, 2)).toMatchObject({ committedWrites: 1, writers: [1] });

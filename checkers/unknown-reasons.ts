@@ -69,6 +69,8 @@ function lastExitText(p: Progress): string {
   const e = p.lastExit;
   if (!e) return '';
   const how = e.signal ? `signal ${e.signal}` : `code ${e.code}`;
+  if (e.libraryCrash)
+    return `; last: client ${e.slot} ended by its lock library (${e.libraryCrash.error}: ${e.libraryCrash.message})`;
   const line = e.lastLines.at(-1);
   return `; last: client ${e.slot} exited with ${how}${line ? `: ${line}` : ''}`;
 }

@@ -89,6 +89,8 @@ interface Slot {
   groups: GroupLeader[];
   /** The nemesis killed this process (killOnPurpose): its death is not one of the slot's own. */
   killedOnPurpose?: boolean;
+  /** Its lock library said it is ending the process on purpose (a `library-crash` message): not a death of its own either. */
+  libraryCrash?: { error: string; message: string };
 }
 
 /**
@@ -245,6 +247,7 @@ export class ClientPool {
         else if (msg.type === 'ops') this.together(() => msg.ops.forEach((sent) => this.received(slot, sent)));
         else if (msg.type === 'log') fs.appendFileSync(this.logFile(spec.slot), `${msg.line}\n`);
         else if (msg.type === 'lock-process') this.lockProcess(slot, msg.pid, msg.command, msg.ended);
+        else if (msg.type === 'library-crash') slot.libraryCrash = { error: msg.error, message: msg.message };
       });
       // A send on a channel that closed (the child died meanwhile) emits 'error' here; its exit handler records it.
       child.on('error', (err) => this.log(`fencepost: client ${spec.slot}: ${err.message}`));
@@ -354,13 +357,15 @@ export class ClientPool {
 
   /** Record a death mid-run, then restart the slot under a new process id, or give it up. */
   private async died(slot: Slot, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
-    // A death the nemesis caused is the fault working, not the client failing: it does not bring the give-up nearer.
-    const deaths = slot.killedOnPurpose ? slot.deaths : slot.deaths + 1;
+    // A death the nemesis caused is the fault working, and one the lock library caused on purpose is the library's
+    // behaviour, not the client failing: neither brings the give-up nearer.
+    const deaths = slot.killedOnPurpose || slot.libraryCrash ? slot.deaths : slot.deaths + 1;
     const exit: ClientExit = {
       slot: slot.spec.slot,
       code,
       signal,
       lastLines: lastLines(this.logFile(slot.spec.slot), LAST_LINES),
+      ...(slot.libraryCrash ? { libraryCrash: slot.libraryCrash } : {}),
     };
     if (deaths >= MAX_CLIENT_DEATHS) exit.gaveUpAfter = deaths;
     const how = signal ? `signal ${signal}` : `code ${code}`;
@@ -386,8 +391,11 @@ export class ClientPool {
     }
     // Killed by the nemesis as the run was stopping: recorded above, nothing left to restart it for.
     if (this.stopping) return;
+    const why = slot.libraryCrash
+      ? ` — its lock library ended it (${slot.libraryCrash.error}: ${slot.libraryCrash.message}), the library's own behaviour`
+      : '';
     this.log(
-      `fencepost: client ${slot.spec.slot} exited with ${how} mid-run; restarting it as a new process (see logs/client-${slot.spec.slot}.log)`,
+      `fencepost: client ${slot.spec.slot} exited with ${how} mid-run${why}; restarting it as a new process (see logs/client-${slot.spec.slot}.log)`,
     );
     await sleep(RESTART_BACKOFF_MS * Math.max(1, deaths));
     if (this.stopping) return;
@@ -539,6 +547,10 @@ export function checkedMessage(raw: unknown): FromClient | string {
       ? (m as FromClient)
       : `a lock-process message with pid ${JSON.stringify(m.pid)}`;
   if (m.type === 'log') return typeof m.line === 'string' ? (m as FromClient) : 'a log message without a line';
+  if (m.type === 'library-crash')
+    return typeof m.error === 'string' && typeof m.message === 'string'
+      ? (m as FromClient)
+      : 'a library-crash message without its error and message';
   if (m.type !== 'ops') return `unknown type ${JSON.stringify(m.type)}`;
   if (!Array.isArray(m.ops) || m.ops.length === 0) return 'an ops message without ops';
   for (const sent of m.ops as unknown[]) {

@@ -23,4 +23,10 @@ describe('masked', () => {
       '{"op":"connect","endpoints":{"redis":[{"password":"***"}],"etcdAuth":{"password":"***"}}}',
     );
   });
+
+  it("hides the password in the run's Postgres connection string (advisory-lock's endpoints)", () => {
+    expect(masked('{"postgresUrl":"postgres://fencepost:s3%2Fcr%40t@127.0.0.1:5433/bank?application_name=x"}')).toBe(
+      '{"postgresUrl":"postgres://fencepost:***@127.0.0.1:5433/bank?application_name=x"}',
+    );
+  });
 });

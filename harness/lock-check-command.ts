@@ -18,12 +18,17 @@ import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import { createRunDir, runPath } from '../store/run-dir.ts';
 import { LockProcess } from '../workloads/foreign/lock-process.ts';
 import { ACQUIRE_GRACE_MS, type ForeignEndpoints, type ForeignReply } from '../workloads/foreign/protocol.ts';
-import { loadForeignLock } from '../workloads/load-strategy.ts';
+import { loadForeignLock, loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { CLI } from '../common/cli-name.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
+import type { ForeignCommand } from '../workloads/foreign/manifest.ts';
+import { isBuiltinLock } from '../workloads/lock-names.ts';
+import { lockSessionName } from '../workloads/lock-session-name.ts';
+import { installNpmLockFor } from '../workloads/npm-lock-cache.ts';
+import { postgresUrl } from './run.ts';
 import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../workloads/strategies/registry.ts';
 import type { LockCheckConfig } from './options.ts';
 import { retireCluster } from './retire-cluster.ts';
@@ -46,11 +51,14 @@ export interface LockCheckStep {
 }
 
 /**
- * A masked copy of a transcript line: the run's passwords never reach a terminal — a JSON `"password"` field, and
- * each of the run's `secrets` in whatever form the lock process printed it (a dict's repr, a URL, a log line).
+ * A masked copy of a transcript line: the run's passwords never reach a terminal — a JSON `"password"` field, a
+ * postgres URL's password, and each of the run's `secrets` in whatever form the lock process printed it (a dict's
+ * repr, a URL, a log line).
  */
 export function masked(line: string, secrets: readonly string[] = []): string {
-  let out = line.replace(/("password"\s*:\s*)"(?:[^"\\]|\\.)*"/g, '$1"***"');
+  let out = line
+    .replace(/("password"\s*:\s*)"(?:[^"\\]|\\.)*"/g, '$1"***"')
+    .replace(/(postgres(?:ql)?:\/\/[^:/@"\s]*:)[^@"\s]*@/g, '$1***@');
   for (const s of secrets) if (s) out = out.split(s).join('***');
   return out;
 }
@@ -73,29 +81,53 @@ export function builtinForeignRow(lock: string): keyof typeof FOREIGN_BUILTINS |
   return names.find((n) => fileURLToPath(BUILTIN_STRATEGIES[n]) === file) ?? null;
 }
 
+/**
+ * A built-in strategy of this language (the npm rows: `lock-check redlock-v4`), served as a lock process
+ * (workloads/foreign/strategy-process.ts) — in a process of its own, as a run's client is, so an error its library
+ * leaves unhandled ends that process, as it would end its user's — and checked through the same steps.
+ */
+async function nativeBuiltin(lock: string): Promise<ResolvedStrategy | null> {
+  if (!isBuiltinLock(lock) || BUILTIN_STRATEGIES[lock].endsWith('.json')) return null;
+  const strategy = await loadStrategy(lock);
+  if (!strategy.exclusive)
+    throw new HarnessError(
+      'bad-arguments',
+      `lock-check ${lock}: it takes no lock (exclusive: false): nothing to check.`,
+    );
+  const shim = fileURLToPath(new URL('../workloads/foreign/strategy-process.ts', import.meta.url));
+  const foreign: ForeignCommand = {
+    command: [process.execPath, '--import', import.meta.resolve('tsx'), shim, strategy.moduleUrl],
+    cwd: path.dirname(shim),
+    expectToken: strategy.token === 'monotonic',
+    renews: strategy.renews === true,
+  };
+  return { ...strategy, foreign };
+}
+
 export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdown: Shutdown): Promise<number> {
   const [lock, ...extra] = config.rest;
   if (!lock || extra.length)
     throw new HarnessError('bad-arguments', `lock-check takes one lock: a manifest or exec:<program>.`, {
       hint: `${CLI} lock-check ./locks/my-lock.json`,
     });
-  const builtin = builtinForeignRow(lock);
-  const strategy = builtin
-    ? loadForeignLock(lock, fileURLToPath(BUILTIN_STRATEGIES[builtin]), true)
-    : loadForeignLock(lock);
+  const native = await nativeBuiltin(lock);
+  const builtin = native ? null : builtinForeignRow(lock);
+  const strategy =
+    native ??
+    (builtin ? loadForeignLock(lock, fileURLToPath(BUILTIN_STRATEGIES[builtin]), true) : loadForeignLock(lock));
   const log = (line: string) => console.error(line);
   // A built-in row (by its name or its manifest under locks/): its library installed and its glue compiled first,
-  // as a run does, so no connect waits for a compiler past its reply limit.
+  // as a run does, so no connect waits for a compiler past its reply limit. A built-in strategy that needs no lock
+  // server keeps its lock in the run's Postgres (advisory-lock): Postgres is started for it.
   const library = builtin ? lockLibraryOf(builtin)!.library : null;
-  await provision(
-    [...hostRequirements(config.backend, [...strategy.needs]), ...(library ? [library] : [])],
-    log,
-    shutdown,
-  );
+  const pg = native !== null && strategy.needs.length === 0;
+  const needs = [...strategy.needs, ...(pg ? (['pg'] as const) : [])];
+  await provision([...hostRequirements(config.backend, needs), ...(library ? [library] : [])], log, shutdown);
   if (builtin) await buildBuiltinLock(builtin, strategy, log);
+  if (native) await installNpmLockFor(lock, log);
   const runDir = createRunDir(config.resultsDir, 'lock-check');
   const pids = new PidRegistry(runPath(runDir, 'pids'));
-  const cluster = await createCluster(config.backend, { ...strategy.servers }, runDir, pids, log);
+  const cluster = await createCluster(config.backend, { ...strategy.servers, pg }, runDir, pids, log);
   const stopCluster = shutdown.add('stop cluster', () => retireCluster(cluster, runDir));
   const t0 = performance.now();
   let steps: LockCheckStep[];
@@ -129,8 +161,21 @@ export function formatStep(s: LockCheckStep): string {
   return [head, ...dropped, ...s.exchange].join('\n        ');
 }
 
-function endpointsOf(cluster: Cluster, portOf: (name: string, port: number) => number): ForeignEndpoints {
+function endpointsOf(
+  cluster: Cluster,
+  portOf: (name: string, port: number) => number,
+  client: number,
+): ForeignEndpoints {
+  const pg = cluster.pg;
   return {
+    ...(pg
+      ? {
+          postgresUrl: postgresUrl(
+            { ...pg.connectionConfig(), port: portOf(pg.name, pg.port) },
+            lockSessionName(client),
+          ),
+        }
+      : {}),
     redis: cluster.redis.map((r) => ({
       host: '127.0.0.1',
       port: portOf(r.name, r.port),
@@ -222,7 +267,8 @@ class LockCheck {
   }
 
   /** Start a lock process and connect it; a connect that is not `ok` fails the step. */
-  private async start(label: string, endpoints: ForeignEndpoints): Promise<LockProcess> {
+  private async start(label: string, portOf: (name: string, port: number) => number): Promise<LockProcess> {
+    const endpoints = endpointsOf(this.cluster, portOf, this.procs.length);
     const events = {
       exchange: (dir: '→' | '←', line: string) => this.note(label, `${dir} ${line}`),
       stderr: (line: string) => this.note(label, `! ${line}`, true),
@@ -276,7 +322,7 @@ class LockCheck {
 
   /** A connects and holds `key`; B connects and, when the lock is exclusive, is refused while A holds it. */
   async holding(key: string): Promise<Holding> {
-    const direct = endpointsOf(this.cluster, (_, port) => port);
+    const direct = (_: string, port: number) => port;
     const h: Holding = { connected: false, heldA: false, connectedB: false, a: null, b: null, tokenA: undefined };
     h.connected = await this.step('connect (process A)', async () => {
       h.a = await this.start('A', direct);
@@ -355,10 +401,7 @@ class LockCheck {
     await this.step('an unreachable server is an error, not "not-acquired" (process C, its servers cut)', async () => {
       for (const n of this.cluster.nodes) this.proxies.push(await TcpProxy.start({ targetPort: n.port }));
       const byPort = new Map(this.cluster.nodes.map((n, i) => [n.port, this.proxies[i].port]));
-      const c = await this.start(
-        'C',
-        endpointsOf(this.cluster, (_, port) => byPort.get(port)!),
-      );
+      const c = await this.start('C', (_, port) => byPort.get(port)!);
       for (const p of this.proxies) p.partition();
       try {
         const r = await this.acquire(c, 'account-1');

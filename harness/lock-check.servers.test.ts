@@ -72,6 +72,21 @@ describe('lock-check', () => {
     console.log(`lock-check python-redis-lock: exit 0 after ${r.seconds.toFixed(1)} s`);
   });
 
+  it('checks a built-in npm row (advisory-lock, its lock in Postgres) through the same steps, served as a lock process', async () => {
+    const r = await cli(['lock-check', 'advisory-lock']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('served as a lock process (workloads/foreign/strategy-process.ts)');
+    expect(r.stdout).toMatch(/servers: pg \(ready in \d+ ms\)/);
+    for (const step of [
+      'a second acquire of account-0 is refused while A holds it (B): not-acquired',
+      'acquire account-0 after A released it (B): held',
+      'an unreachable server is an error, not "not-acquired"',
+    ])
+      expect(r.stdout).toContain(`PASS  ${step}`);
+    expect(r.stdout).toMatch(/lock-check passed: all 10 steps/);
+    console.log(`lock-check advisory-lock: exit 0 after ${r.seconds.toFixed(1)} s`);
+  });
+
   it.each([
     [
       'prints-to-stdout',

@@ -31,6 +31,7 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
     `  lost updates: ${r.lostUpdates}${byFault(r)}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
     ...livenessLines(r.liveness ?? undefined),
+    ...libraryCrashLines(r),
   ];
   lines.push(...checkerLines(r));
   // Every fault of the run, the ones that never fired too: each must have acted for the verdict to be VALID.
@@ -49,6 +50,14 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
     '',
   );
   return lines.join('\n');
+}
+
+/** The client processes the lock library ended on purpose (LockStrategy.libraryCrash), by error: its behaviour, named. */
+export function libraryCrashLines(r: Pick<RunResults, 'progress'>): string[] {
+  const crashes = Object.entries(r.progress?.libraryCrashes ?? {});
+  if (crashes.length === 0) return [];
+  const list = crashes.map(([error, n]) => `${error} ×${n}`).join(', ');
+  return [`  the lock library ended its client process: ${list} (its own behaviour; each client was restarted)`];
 }
 
 /**

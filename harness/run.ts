@@ -32,6 +32,8 @@ import { claimRun } from '../common/run-owner.ts';
 import { provision, REQUIREMENTS, type Requirement } from '../cluster/provision.ts';
 import { foreignLockRecord, type ForeignLockRecord } from '../workloads/foreign/lock-identity.ts';
 import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
+import { installNpmLockFor } from '../workloads/npm-lock-cache.ts';
+import { lockSessionName } from '../workloads/lock-session-name.ts';
 import { createRunDir, runPath, sealRunHistory, writeTest } from '../store/run-dir.ts';
 import { analyze } from './analyze.ts';
 import { runSummary } from './run-summary.ts';
@@ -263,6 +265,7 @@ async function planRun(
   const hostOnly: Requirement[] = [...(library ? [library] : []), ...(faultNeeds.serverNet ? ['nft' as const] : [])];
   await provision([...hostRequirements(config.backend, needs), ...hostOnly], log, shutdown);
   await buildBuiltinLock(config.lock, strategy, log);
+  await installNpmLockFor(config.lock, log);
   return { config, strategy, faults, faultNeeds };
 }
 
@@ -394,6 +397,7 @@ export function clientSpecs(
   }));
   const mode = writeModeFor(strategy, config.fencing);
   const timing = runTiming(config);
+  const pgConfig = { ...cluster.pg!.connectionConfig(), ...via('pg') };
   const specs: ClientSpec[] = Array.from({ length: config.concurrency }, (_, slot) => ({
     slot,
     concurrency: config.concurrency,
@@ -405,13 +409,14 @@ export function clientSpecs(
       ...(cluster.etcd[0] ? { etcdAuth: cluster.etcd[0].userAuth } : {}),
       zookeeper: cluster.zk.map((z) => `127.0.0.1:${portOf(z.name)}`).join(','),
       ...(cluster.zk[0] ? { zookeeperAuth: cluster.zk[0].userAuth } : {}),
+      postgresUrl: postgresUrl(pgConfig, lockSessionName(slot)),
       ttlMs: config.ttlMs,
       acquireTimeoutMs: timing.acquireTimeoutMs,
       retry: config.retry,
       client: slot,
       seed: deriveSeed(config.seed, { purpose: 'lock-client', slot }),
     },
-    pg: { ...cluster.pg!.connectionConfig(), ...via('pg') },
+    pg: pgConfig,
     mode,
     thinkMs: config.thinkMs,
     accounts: config.accounts,
@@ -421,6 +426,19 @@ export function clientSpecs(
     opBatchMs: faultNeeds.liveOps ? null : OP_BATCH_MS,
   }));
   return { specs, stopGraceMs: timing.stopGraceMs };
+}
+
+/**
+ * The run's Postgres as a connection string (LockContext.postgresUrl), for a lock that lives in Postgres: its sessions
+ * named for the client slot (`application_name`), so the kill-session fault can find the holder's.
+ */
+export function postgresUrl(
+  c: { host?: string; port?: number; user?: string; password?: unknown; database?: string },
+  applicationName: string,
+): string {
+  const auth = `${encodeURIComponent(c.user ?? '')}:${encodeURIComponent(String(c.password ?? ''))}`;
+  const db = encodeURIComponent(c.database ?? '');
+  return `postgres://${auth}@${c.host}:${c.port}/${db}?application_name=${encodeURIComponent(applicationName)}`;
 }
 
 /**

@@ -16,6 +16,11 @@ export interface ClientExit {
   lastLines: string[];
   /** Set when the slot is not restarted any more: it died this many times. */
   gaveUpAfter?: number;
+  /**
+   * Set when the lock library ended the process on purpose (LockStrategy.libraryCrash): the error it raised, by name,
+   * and its message. Its documented behaviour, not the client failing: it does not count toward the give-up limit.
+   */
+  libraryCrash?: { error: string; message: string };
 }
 
 /** The exit a history op records, if it records one (the info completion or the bare note). */

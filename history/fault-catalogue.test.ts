@@ -41,6 +41,7 @@ describe('the fault catalogue', () => {
     expect(FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].aim !== null)).toEqual([
       'pause-holder',
       'kill-holder',
+      'kill-session',
       'restart-empty',
       'clock',
       'failover',
@@ -51,6 +52,7 @@ describe('the fault catalogue', () => {
     expect(FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].story !== null)).toEqual([
       'pause-holder',
       'kill-holder',
+      'kill-session',
       'restart-empty',
       'clock',
       'failover',

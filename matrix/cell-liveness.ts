@@ -77,10 +77,16 @@ export function livenessSeen(l: RunLiveness | undefined): 'livelock' | 'recovers
 
 /**
  * Whether a cell's liveness is what its oracle cell expects: `recovers` only when measured and no run stalled;
- * `may-livelock` either way; a cell without a liveness expectation always is.
+ * `stalls` only when measured and every run stalled; `may-livelock` either way; a cell without a liveness
+ * expectation always is.
  */
-export function livenessMatches(expect: LivenessExpectation | undefined, l: RunLiveness | undefined): boolean {
+export function livenessMatches(
+  expect: LivenessExpectation | undefined,
+  l: RunLiveness | undefined,
+  runs: readonly (RunLiveness | undefined)[] = [l],
+): boolean {
   if (expect === undefined || expect.expect === 'may-livelock') return true;
+  if (expect.expect === 'stalls') return runs.length > 0 && runs.every((r) => livenessSeen(r) === 'livelock');
   return livenessSeen(l) === 'recovers';
 }
 

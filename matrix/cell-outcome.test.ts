@@ -127,6 +127,11 @@ describe('what a cell shows', () => {
     expect(matches('refuse', 'refuse')).toBe(true);
     expect(matches('refuse', 'accepted')).toBe(false);
   });
+
+  it("'may lose' (a double grant only some interleavings show) is matched by a lost update and by a clean run, not by no verdict", () => {
+    for (const seen of ['lost', 'invalid', 'safe'] as const) expect(matches('may-lose', seen)).toBe(true);
+    for (const seen of ['unknown', 'failed', 'starved'] as const) expect(matches('may-lose', seen)).toBe(false);
+  });
 });
 
 describe('starvation (one client wrote every write)', () => {

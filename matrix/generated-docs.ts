@@ -13,7 +13,7 @@ import {
 import { FAULT_NAMES } from '../history/fault-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { DEFAULT_SERVERS } from '../workloads/resolved-strategy.ts';
-import { faultOracleMarkdown } from './fault-oracle-table.ts';
+import { columnsOnlyInMatrix, faultOracleMarkdown, README_COLUMNS } from './fault-oracle-table.ts';
 import { matrixPlan } from './matrix.ts';
 import type { MatrixTables } from './matrix-columns.ts';
 import { tallyLine } from './matrix-tally.ts';
@@ -80,7 +80,9 @@ function example(file: string, lang: string): () => string {
 
 /** Every generated part by name: a block (a table, on lines of its own) or inline text. */
 export const GENERATED: Readonly<Record<string, { block: boolean; text: () => string }>> = {
-  'fault-oracle': { block: true, text: faultOracleMarkdown },
+  'fault-oracle': { block: true, text: () => faultOracleMarkdown() },
+  'fault-oracle-readme': { block: true, text: () => faultOracleMarkdown(README_COLUMNS) },
+  'matrix-only-columns': { block: false, text: columnsOnlyInMatrix },
   'remedy-oracle': { block: true, text: remedyOracleMarkdown },
   measured: { block: false, text: () => matrixCounts().measured },
   construction: { block: false, text: () => matrixCounts().construction },
@@ -103,7 +105,7 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
 
 /** The pages and the parts each must carry (a marker taken out of a page is a failure too, not a silent skip). */
 export const GENERATED_PAGES: Readonly<Record<string, readonly string[]>> = {
-  'README.md': ['fault-oracle', 'lock-names'],
+  'README.md': ['fault-oracle-readme', 'matrix-only-columns', 'lock-names'],
   'docs/cli.md': ['options', 'subcommands', 'timing', 'exit-codes'],
   'docs/faults.md': ['faults', 'fault-stories', 'fault-names'],
   'docs/matrix.md': ['fault-oracle', 'remedy-oracle', 'measured', 'construction', 'closing'],

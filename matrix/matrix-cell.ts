@@ -1,3 +1,4 @@
+import type { LivenessExpect } from './oracle.ts';
 import type { RunVerdict } from '../checkers/verdict.ts';
 import type { CellLiveness, RunLiveness } from './cell-liveness.ts';
 
@@ -6,7 +7,7 @@ import type { CellLiveness, RunLiveness } from './cell-liveness.ts';
  * runs behind it and what they showed, and whether they agree. The matrix runner fills these; the matrix page
  * draws them. `runDir` is the run the cell links to (empty when none started, e.g. a refused combination).
  */
-export type Expectation = 'safe' | 'lost' | 'safe-may-starve' | 'n/a' | 'refuse';
+export type Expectation = 'safe' | 'lost' | 'safe-may-starve' | 'may-lose' | 'n/a' | 'refuse';
 
 /**
  * What a cell showed. `invalid`: the verdict was INVALID without a lost update (an overlap the resource confirmed,
@@ -65,7 +66,7 @@ export interface MatrixCell {
   /** Availability beside safety, over the cell's runs (cell-liveness.ts); absent when no run measured it. */
   liveness?: CellLiveness;
   /** The oracle's liveness expectation, when it has one (matrix/oracle.ts, LivenessExpectation); `matched` needs it too. */
-  expectedLiveness?: 'may-livelock' | 'recovers';
+  expectedLiveness?: LivenessExpect;
   /** Column heading, if the runner has a better one than the fault's name ("holder paused > TTL"). */
   column?: string;
   /** Which table the cell is in: the faults (lock × fault) or the failure modes and remedies. Absent in older matrix.json: faults. */

@@ -1,7 +1,7 @@
 import { availabilityText } from './cell-liveness.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MAX_RERUNS } from './oracle.ts';
+import { livenessWords, MAX_RERUNS } from './oracle.ts';
 import { REMEDY_SCENARIOS } from './remedy-oracle.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { faultRank } from '../history/fault-names.ts';
@@ -119,6 +119,8 @@ export function suspicion(c: MatrixCell): string {
   if (c.expected === 'refuse') return 'the CLI should have refused this combination with an explanation';
   if (c.expectedLiveness === 'recovers' && (c.observed === 'lost' || c.observed === 'safe'))
     return 'a cell the oracle expects to recover stalled past the TTL: look at the stalls in its runs';
+  if (c.expectedLiveness === 'stalls' && (c.observed === 'lost' || c.observed === 'safe'))
+    return 'a cell the oracle expects to stall had a run without a stall: suspect the fault (did it stop a server the lock waits for?) before the lock';
   return `expected ${c.expected}, observed ${c.observed}`;
 }
 
@@ -167,7 +169,7 @@ function cellHtml(c: MatrixCell | undefined, outDir: string): string {
   const runs = c.runs?.length ? `<ul class="runs">${c.runs.map((r) => runLine(r, c, outDir)).join('')}</ul>` : '';
   const inner =
     `<span class="mark ${c.matched ? 'ok' : 'no'}" title="${c.matched ? 'matches the oracle' : h(`contradicts the oracle: ${suspicion(c)}`)}">${c.matched ? '✓' : '✗'}</span>` +
-    `<div class="obs ${h(c.observed)}">${h(observedText(c))}</div><div class="exp">expected ${h(c.expected)}${c.expectedLiveness ? `, ${h(c.expectedLiveness === 'may-livelock' ? 'may livelock' : 'recovers')}` : ''}</div>` +
+    `<div class="obs ${h(c.observed)}">${h(observedText(c))}</div><div class="exp">expected ${h(c.expected)}${c.expectedLiveness ? `, ${h(livenessWords(c.expectedLiveness))}` : ''}</div>` +
     (perf ? `<div class="exp">${h(perf)}</div>` : '') +
     (c.liveness ? `<div class="exp live">${h(availabilityText(c.liveness))}</div>` : '') +
     (c.note ? `<div class="exp">${h(c.note)}</div>` : '');

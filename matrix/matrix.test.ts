@@ -331,8 +331,19 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
       matched: true,
       note: expect.stringContaining('--retry=harness with --lock=redlock'),
     });
-    // The single-Redis locks: redis and redis-py's Lock run on the failover pair.
-    expect(fake.calls.filter((c) => c.nemesis?.includes('failover')).map((c) => c.lock)).toEqual(['redis', 'redis-py']);
+    // The single-Redis locks run on the failover pair: redis, redis-py's Lock and the npm single-Redis rows — and
+    // simple-redis-mutex, the one with a token, once more with --fencing (failover-fenced).
+    expect(
+      fake.calls.filter((c) => c.nemesis?.includes('failover')).map((c) => `${c.lock}${c.fencing ? ' fenced' : ''}`),
+    ).toEqual([
+      'redis',
+      'redis-py',
+      'redis-semaphore',
+      'redlock-universal',
+      'redis-lock',
+      'simple-redis-mutex',
+      'simple-redis-mutex fenced',
+    ]);
     expect(m.cells.find((c) => c.lock === 'etcd' && c.columnId === 'long-work-watchdog')).toMatchObject({
       decided: 'construction',
       observed: 'refuse',
@@ -417,13 +428,23 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     await matrix(['--matrix=all', '--stop-on-lost-update'], fake);
     const cells = fake.calls.filter((c) => c.concurrency !== 1);
     const full = cells.filter((c) => !c.stopOnLostUpdate);
-    // redlock-npm under restart-empty: the fault table's cell (may livelock) and the remedy table's retry loop (recovers).
+    // The cells with a liveness expectation: redlock-npm under restart-empty (the fault table's cell, may livelock; the
+    // remedy table's retry loop, recovers), the npm Redlocks' restart-empty cells, and every five-master row under
+    // one paused master (recovers, or stalls).
     expect(full.map((c) => `${c.lock} ${c.nemesis?.join(',')} ${c.retry}`).sort()).toEqual([
+      'redis-semaphore-redlock pause-node library',
+      'redis-semaphore-redlock restart-empty library',
+      'redlock pause-node library',
+      'redlock-npm pause-node library',
       'redlock-npm restart-empty harness',
       'redlock-npm restart-empty library',
+      'redlock-sesame pause-node library',
+      'redlock-sesame restart-empty library',
+      'redlock-v4 pause-node library',
+      'redlock-v4 restart-empty library',
     ]);
     expect(full.every((c) => c.argv.includes('--stop-on-lost-update=false'))).toBe(true);
-    expect(cells.filter((c) => c.stopOnLostUpdate).length).toBeGreaterThanOrEqual(A.measured - 2);
+    expect(cells.filter((c) => c.stopOnLostUpdate).length).toBeGreaterThanOrEqual(A.measured - 10);
   });
 
   it('a cell whose every run starved shows starvation as its finding, naming which client wrote how much', async () => {

@@ -139,7 +139,11 @@ export async function measuredCell(
   const shown = outcomes[at];
   const inconclusive = runs.filter((r) => !r.conclusive).length;
   const live = cellLiveness(runs);
-  const livenessOk = livenessMatches(liveness, live);
+  const livenessOk = livenessMatches(
+    liveness,
+    live,
+    runs.filter((r) => r.conclusive).map((r) => r.liveness),
+  );
   const note = [cellNote(observed, runs, inconclusive), liveness ? livenessNote(liveness, live, livenessOk) : undefined]
     .filter(Boolean)
     .join('; ');
@@ -180,6 +184,12 @@ function livenessNote(
     return seen === 'livelock'
       ? `livelocked, as the oracle says it may: longest stall ${fmtSpan(l!.longestStallMs)} (${expect.reason})`
       : undefined;
+  if (expect.expect === 'stalls')
+    return ok
+      ? `stalled, as the oracle expects: longest stall ${fmtSpan(l!.longestStallMs)} (${expect.reason})`
+      : seen === undefined
+        ? 'expected it to stall, but no run measured liveness'
+        : `expected every run to stall (${expect.reason}), but a run recovered without one`;
   if (ok) return undefined;
   return seen === undefined
     ? 'expected it to recover, but no run measured liveness'
@@ -298,6 +308,12 @@ export async function builtinStrategies(): Promise<Record<BuiltinLock, ResolvedS
   ) as Record<BuiltinLock, ResolvedStrategy>;
 }
 
+/** The column as one lock's cell runs it: with the oracle cell's own --time-limit floor, when it has one. */
+function withCellFloor(col: MatrixColumn, o: OracleCell): MatrixColumn {
+  if (o.decided !== 'measured' || o.minTimeLimitS === undefined) return col;
+  return { ...col, minTimeLimitS: Math.max(col.minTimeLimitS ?? 0, o.minTimeLimitS) };
+}
+
 /**
  * Every cell of the chosen tables, in their one stable order: the fault table first, then the failure modes and
  * remedies; within a table, lock by lock. (The nightly job plans the fault table: `matrixPlan('faults')`.)
@@ -306,7 +322,9 @@ export function matrixPlan(
   tables: MatrixTables = 'all',
 ): { lock: BuiltinLock; col: MatrixColumn; oracle: OracleCell }[] {
   return matrixColumns(tables)
-    .flatMap((col) => BUILTIN_LOCKS.map((lock) => ({ lock, col, oracle: col.oracle(lock) })))
+    .flatMap((col) =>
+      BUILTIN_LOCKS.map((lock) => ({ lock, col: withCellFloor(col, col.oracle(lock)), oracle: col.oracle(lock) })),
+    )
     .sort(
       (a, b) => tableRank(a.col) - tableRank(b.col) || BUILTIN_LOCKS.indexOf(a.lock) - BUILTIN_LOCKS.indexOf(b.lock),
     );

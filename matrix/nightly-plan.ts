@@ -1,5 +1,6 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { UserExpectation } from './expectations.ts';
+import { inNightlySample } from './nightly-library-sample.ts';
 import { matrixPlan, type CellColumn } from './matrix.ts';
 import type { MatrixTables } from './matrix-columns.ts';
 import { ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
@@ -40,8 +41,8 @@ export const cellKey = (c: {
     : `${c.lock}|${c.fault}|${c.fencing ? 'fenced' : 'plain'}`;
 
 /**
- * The oracle's tables (`--matrix`, default both: the fault table, then the failure modes and remedies) with the
- * user's expectations applied: an entry naming a fault-table cell (lock × fault × fencing) replaces its expectation
+ * The oracle's tables (`--matrix`, default both: the fault table, then the failure modes and remedies) — of the npm
+ * libraries' rows, the nightly's sample (nightly-library-sample.ts) — with the user's expectations applied: an entry naming a fault-table cell (lock × fault × fencing) replaces its expectation
  * (and measures it, even one the oracle decides by construction); any other entry (a plugin lock, a fault the
  * fault table has no column for) is a cell of its own, after the tables, in the file's order.
  */
@@ -70,6 +71,10 @@ export function nightlyPlan(user: readonly UserExpectation[], tables: MatrixTabl
       ...(u.why ? { why: u.why } : {}),
     };
   });
+  // The npm libraries' rows come as the nightly's sample of their cells (nightly-library-sample.ts says why).
+  const sampled = plan.filter(inNightlySample).map((p, index) => ({ ...p, index }));
+  plan.length = 0;
+  plan.push(...sampled);
   for (const u of user.filter((u) => byKey.has(cellKey(u)))) {
     const faults = u.fault === 'none' ? [] : [u.fault as FaultName];
     // The oracle's cap on the interval for this fault (restart-empty must fire often) applies to the user's cells too.

@@ -1,7 +1,7 @@
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { MatrixCell } from './matrix-cell.ts';
+import type { Expectation, MatrixCell, Observation } from './matrix-cell.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { MAX_SHARDS } from '../harness/options.ts';
@@ -139,8 +139,29 @@ export function topLevelProblems(r: Partial<NightlyResult>): string[] {
   return out;
 }
 
-const EXPECTATIONS = ['safe', 'lost', 'safe-may-starve', 'n/a', 'refuse'];
-const OBSERVATIONS = ['safe', 'lost', 'invalid', 'starved', 'unknown', 'failed', 'refuse', 'accepted', 'not run'];
+// Keyed by the types themselves: a value added to either type must be added here, or this does not compile (a
+// may-lose cell once made every merged night "not one of" the list).
+const EXPECTED: Record<Expectation, true> = {
+  safe: true,
+  lost: true,
+  'safe-may-starve': true,
+  'may-lose': true,
+  'n/a': true,
+  refuse: true,
+};
+const OBSERVED: Record<Observation, true> = {
+  safe: true,
+  lost: true,
+  invalid: true,
+  starved: true,
+  unknown: true,
+  failed: true,
+  refuse: true,
+  accepted: true,
+  'not run': true,
+};
+const EXPECTATIONS: readonly string[] = Object.keys(EXPECTED);
+const OBSERVATIONS: readonly string[] = Object.keys(OBSERVED);
 
 /**
  * A run folder is a path relative to the night's folder (a merge's may climb to a shard's): never a URL or

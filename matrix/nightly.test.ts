@@ -9,7 +9,6 @@ import type { NightlyCell, NightlyResult } from './nightly-result.ts';
 import { parseCommandLine, type Config } from '../harness/options.ts';
 import { isRemedyRun, livenessAsExpected, oracleExpectation } from '../test/support/oracle-expectation.ts';
 import { Shutdown } from '../common/shutdown.ts';
-import { matrixPlan } from './matrix.ts';
 import { cellKey, cellWeightS, nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
 
 /**
@@ -80,8 +79,8 @@ const decided = ({ runDir: _r, wallMs: _w, runs, ...c }: NightlyCell) => ({
 });
 
 /** Both tables' size, from the oracle data: every cell is a JUnit case; those decided by construction skip. */
-const CELLS = matrixPlan('all').length;
-const SKIPPED = matrixPlan('all').filter((p) => p.oracle.decided === 'construction').length;
+const CELLS = nightlyPlan([], 'all').length;
+const SKIPPED = nightlyPlan([], 'all').filter((p) => p.oracle.decided === 'construction').length;
 
 describe('nightly', () => {
   it('writes nightly.json, one JUnit case per cell, the summary, and exits 0 when every measured cell matches', async () => {
@@ -124,13 +123,13 @@ describe('nightly', () => {
   it('runs both tables by default, cells keyed apart, and closes with both counts; --matrix narrows it', async () => {
     const both = await night([`--results=${path.join(root, 'both')}`]);
     const r = read(both.dir);
-    expect(r.cells.filter((c) => c.table === 'faults')).toHaveLength(matrixPlan('faults').length);
-    expect(r.cells.filter((c) => c.table === 'remedies')).toHaveLength(matrixPlan('remedies').length);
+    expect(r.cells.filter((c) => c.table === 'faults')).toHaveLength(nightlyPlan([], 'faults').length);
+    expect(r.cells.filter((c) => c.table === 'remedies')).toHaveLength(nightlyPlan([], 'remedies').length);
     // Three remedy scenarios share redis × pause-holder / restart-empty with the fault table: each keeps its own cell.
     const keys = r.cells.map(cellKey);
     expect(new Set(keys).size).toBe(keys.length);
     const count = (t: 'faults' | 'remedies') => {
-      const plan = matrixPlan(t);
+      const plan = nightlyPlan([], t);
       const m = plan.filter((p) => p.oracle.decided === 'measured').length;
       const refusals = plan.filter((p) => p.oracle.decided === 'construction' && p.oracle.expect === 'refuse').length;
       return `${m} measured: ${m} matched; ${plan.length - m} by construction, not run (${refusals} of ${refusals} refusals confirmed by the CLI)`;
@@ -141,7 +140,7 @@ describe('nightly', () => {
     for (const t of ['faults', 'remedies'] as const) {
       const one = await night([`--results=${path.join(root, `only-${t}`)}`, `--matrix=${t}`]);
       const cells = read(one.dir).cells;
-      expect(cells).toHaveLength(matrixPlan(t).length);
+      expect(cells).toHaveLength(nightlyPlan([], t).length);
       expect(cells.every((c) => c.table === t)).toBe(true);
     }
   });

@@ -12,12 +12,15 @@ const cellsOf = (decided: 'measured' | 'construction') =>
 describe('the oracle columns', () => {
   it('fire restart-empty often enough for a short run, and leave the other columns to --nemesis-interval', () => {
     expect(ORACLE_COLUMNS.find((c) => c.id === 'restart-empty')?.maxIntervalMs).toBe(500);
-    expect(ORACLE_COLUMNS.filter((c) => c.maxIntervalMs !== undefined).map((c) => c.id)).toEqual(['restart-empty']);
+    expect(ORACLE_COLUMNS.filter((c) => c.maxIntervalMs !== undefined).map((c) => c.id)).toEqual([
+      'restart-empty',
+      'restart-fenced',
+    ]);
   });
 });
 
 describe('which cells are measured and which are decided by construction', () => {
-  it('runs only cells where a fault can reach a lock: 22 measured', () => {
+  it('runs only cells where a fault can reach a lock: 24 measured', () => {
     expect(cellsOf('measured')).toEqual([
       'none × no-fault',
       'redis × no-fault',
@@ -28,10 +31,12 @@ describe('which cells are measured and which are decided by construction', () =>
       'redlock × pause-holder',
       'redlock × restart-empty',
       'redlock × clock',
+      'redlock × pause-master',
       'redlock-npm × no-fault',
       'redlock-npm × pause-holder',
       'redlock-npm × restart-empty',
       'redlock-npm × clock',
+      'redlock-npm × pause-master',
       'etcd × no-fault',
       'etcd × pause-holder',
       'etcd × fencing',
@@ -45,7 +50,9 @@ describe('which cells are measured and which are decided by construction', () =>
   });
 
   it('decides the rest by construction, each with its reason: no lock, no Redis, no token, its own fence', () => {
-    expect(cellsOf('construction')).toHaveLength(13);
+    // 5 columns of 7 rows less the measured ones, then the three new columns: restart-fenced (none n/a, the Redis
+    // rows refused, the others without Redis n/a), pause-master (measured for the two Redlocks only), kill-session.
+    expect(cellsOf('construction')).toHaveLength(7 * ORACLE_COLUMNS.length - 24);
     for (const lock of BUILTIN_LOCKS) {
       for (const col of ORACLE_COLUMNS) {
         const o = ORACLE[lock][col.id];
@@ -72,7 +79,7 @@ describe('which cells are measured and which are decided by construction', () =>
 });
 
 describe('liveness expectations', () => {
-  it("expect redlock-npm's package loop to livelock under restart-empty (beside its lost update), and only there", async () => {
+  it("expect redlock-npm's package loop (and its fork's) to livelock under restart-empty, the all-masters waiters to stall under a paused master, and only there", async () => {
     const { REMEDY_ORACLE, REMEDY_SCENARIOS } = await import('./remedy-oracle.ts');
     const withLiveness = [
       ...BUILTIN_LOCKS.flatMap((lock) => ORACLE_COLUMNS.map((c) => [`${lock} × ${c.id}`, ORACLE[lock][c.id]] as const)),
@@ -81,12 +88,50 @@ describe('liveness expectations', () => {
       ),
     ].filter(([, o]) => o.decided === 'measured' && o.liveness);
     expect(withLiveness.map(([k, o]) => [k, o.decided === 'measured' ? o.liveness?.expect : ''])).toEqual([
+      ['redlock × pause-master', 'recovers'],
       ['redlock-npm × restart-empty', 'may-livelock'],
+      ['redlock-npm × pause-master', 'may-livelock'],
+      // The npm libraries' rows (matrix/oracle-npm-rows.ts): which retry loops free their partial locks, and which
+      // wait for every master's reply.
+      ['redlock-v4 × restart-empty', 'recovers'],
+      ['redlock-v4 × pause-master', 'stalls'],
+      ['redlock-sesame × restart-empty', 'may-livelock'],
+      ['redlock-sesame × pause-master', 'may-livelock'],
+      ['redis-semaphore-redlock × restart-empty', 'recovers'],
+      ['redis-semaphore-redlock × pause-master', 'stalls'],
       ['redlock-npm × restart-retry', 'recovers'],
     ]);
     for (const [, o] of withLiveness)
       if (o.decided === 'measured') expect(o.liveness!.reason.length).toBeGreaterThan(40);
     expect(ORACLE['redlock-npm']['restart-empty']).toMatchObject({ expect: 'lost' });
     expect(REMEDY_ORACLE['redlock-npm']['restart-retry']).toMatchObject({ expect: 'lost' });
+  });
+});
+
+describe("the npm libraries' rows", () => {
+  it('give a reason for every measured expectation, written before the first run', async () => {
+    const { REMEDY_ORACLE, REMEDY_SCENARIOS } = await import('./remedy-oracle.ts');
+    const { NPM_BUILTINS } = await import('../workloads/strategies/registry.ts');
+    const rows = [...Object.keys(NPM_BUILTINS), 'etcd3-lock'] as (keyof typeof ORACLE)[];
+    for (const lock of rows) {
+      const cells = [
+        ...ORACLE_COLUMNS.map((c) => [c.id, ORACLE[lock][c.id]] as const),
+        ...REMEDY_SCENARIOS.map((s) => [s.id, REMEDY_ORACLE[lock][s.id]] as const),
+      ];
+      for (const [id, o] of cells) {
+        const why = o.decided === 'measured' ? o.why : o.reason;
+        expect(why?.length ?? 0, `${lock} × ${id}`).toBeGreaterThan(30);
+      }
+    }
+  });
+
+  it('measure the fenced restart and failover for the one Redis row with a token, and refuse them for the others', async () => {
+    const { REMEDY_ORACLE } = await import('./remedy-oracle.ts');
+    const fencedRestart = BUILTIN_LOCKS.filter((l) => ORACLE[l]['restart-fenced'].decided === 'measured');
+    const fencedFailover = BUILTIN_LOCKS.filter((l) => REMEDY_ORACLE[l]['failover-fenced'].decided === 'measured');
+    expect(fencedRestart).toEqual(['simple-redis-mutex']);
+    expect(fencedFailover).toEqual(['simple-redis-mutex']);
+    expect(ORACLE['redis-semaphore']['restart-fenced'].expect).toBe('refuse');
+    expect(BUILTIN_LOCKS.filter((l) => ORACLE[l]['kill-session'].decided === 'measured')).toEqual(['advisory-lock']);
   });
 });

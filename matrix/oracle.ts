@@ -1,5 +1,19 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { BuiltinLock } from '../workloads/lock-names.ts';
+import {
+  construction,
+  FAIL_FAST_PAUSED_MASTER,
+  measured,
+  NO_LOCK,
+  NO_MASTERS,
+  NO_REDIS,
+  NO_SESSION,
+  NO_TOKEN,
+  NOT_HERE,
+  predicted,
+  revised,
+} from './oracle-cells.ts';
+import { NPM_LIBRARY_ROWS } from './oracle-npm-rows.ts';
 
 /**
  * The oracle of the project's design notes (the expected-outcome table, generated into the README and docs/matrix.md) as data: what a correct harness shows for each strategy under each fault.
@@ -7,7 +21,7 @@ import type { BuiltinLock } from '../workloads/lock-names.ts';
  * shows no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
  */
 /** What a measured cell can be expected to show. */
-export type MeasuredExpectation = 'safe' | 'lost' | 'safe-may-starve';
+export type MeasuredExpectation = 'safe' | 'lost' | 'safe-may-starve' | 'may-lose';
 
 export type Expectation =
   /** no lost updates (and, when fenced, stale writes are rejected rather than applied) */
@@ -20,6 +34,12 @@ export type Expectation =
    * cell whose every run starved ("starved"); a lost update contradicts it like "safe"
    */
   | 'safe-may-starve'
+  /**
+   * unsafe, but not in every run: a lost update shows only when the interleaving falls a certain way (a paused master
+   * answering while two clients wait). Matched by a lost update and by a clean run alike; the page says which it was,
+   * and the oracle cell's reason names the run that lost. A counterexample still decides against "safe" elsewhere.
+   */
+  | 'may-lose'
   /** the CLI must refuse the combination with an explanation (exit 254) */
   | 'refuse'
   /** not applicable: the fault doesn't touch this strategy's servers */
@@ -34,8 +54,19 @@ export type Expectation =
  * `reason` says why.
  */
 export interface LivenessExpectation {
-  expect: 'may-livelock' | 'recovers';
+  expect: LivenessExpect;
   reason: string;
+}
+
+/**
+ * `stalls`: the finding must show — every run of the cell has a stall (a lock that waits for a server the fault
+ * stopped holds every acquire until it resumes); a cell where some run recovered without one contradicts it.
+ */
+export type LivenessExpect = 'may-livelock' | 'recovers' | 'stalls';
+
+/** How a liveness expectation reads in a table or a line: "may livelock", "recovers", "stalls". */
+export function livenessWords(e: LivenessExpect): string {
+  return e === 'may-livelock' ? 'may livelock' : e;
 }
 
 /**
@@ -45,11 +76,27 @@ export interface LivenessExpectation {
  * running the CLI's option validation, without starting anything). `reason` says which.
  */
 export type OracleCell =
-  | { decided: 'measured'; expect: MeasuredExpectation; liveness?: LivenessExpectation }
+  | {
+      decided: 'measured';
+      expect: MeasuredExpectation;
+      liveness?: LivenessExpectation;
+      /** Why the oracle expects this, written before the cell's first run (the npm rows: docs/findings.md shows it). */
+      why?: string;
+      /**
+       * Set when a run contradicted the first prediction and the measurement won: what had been predicted, and why
+       * the lock did otherwise (docs/findings.md lists these).
+       */
+      revised?: string;
+      /**
+       * A floor on the cell's --time-limit for this lock alone, in s: a lock whose waiters notice a lost lock slowly
+       * (simple-redis-mutex polls every 10 s) needs longer runs than the column for the fault's story to complete.
+       */
+      minTimeLimitS?: number;
+    }
   | { decided: 'construction'; expect: Expectation; reason: string };
 
 export interface OracleColumn {
-  id: 'no-fault' | 'pause-holder' | 'restart-empty' | 'clock' | 'fencing';
+  id: OracleColumnId;
   title: string;
   faults: FaultName[];
   fencing: boolean;
@@ -68,6 +115,16 @@ export interface OracleColumn {
   minThinkTtlFraction?: number;
 }
 
+export type OracleColumnId =
+  | 'no-fault'
+  | 'pause-holder'
+  | 'restart-empty'
+  | 'clock'
+  | 'fencing'
+  | 'restart-fenced'
+  | 'pause-master'
+  | 'kill-session';
+
 export const ORACLE_COLUMNS: readonly OracleColumn[] = [
   { id: 'no-fault', title: 'no fault', faults: [], fencing: false },
   { id: 'pause-holder', title: 'holder paused > TTL', faults: ['pause-holder'], fencing: false },
@@ -81,13 +138,24 @@ export const ORACLE_COLUMNS: readonly OracleColumn[] = [
   },
   { id: 'clock', title: 'clock jump on Redis', faults: ['clock'], fencing: false },
   { id: 'fencing', title: 'with --fencing (holder paused)', faults: ['pause-holder'], fencing: true },
+  // A fencing token kept in the same Redis as the lock (simple-redis-mutex's INCR counter) goes back to 1 when that
+  // Redis restarts empty: restart-empty's shape, fenced. Only a Redis row with a token is measured here.
+  {
+    id: 'restart-fenced',
+    title: 'Redis restart empty, --fencing',
+    faults: ['restart-empty'],
+    fencing: true,
+    maxIntervalMs: 500,
+    minThinkTtlFraction: 0.4,
+  },
+  // One of a Redlock's five independent masters SIGSTOPped for --pause (1.5 × TTL): the algorithm needs only a
+  // majority, so a library that decides on the first quorum goes on, and one that waits for every master's reply
+  // with the README's clients (no command timeout) holds every acquire, extend and release until it resumes.
+  { id: 'pause-master', title: 'one Redlock master paused > TTL', faults: ['pause-node'], fencing: false },
+  // The Postgres session that holds the holder's advisory lock ended by the server (pg_terminate_backend) while the
+  // holder is inside its section: the lock is freed at once, and the holder is not told unless its driver says so.
+  { id: 'kill-session', title: "holder's lock session killed", faults: ['kill-session'], fencing: false },
 ];
-
-const measured = (expect: MeasuredExpectation, liveness?: LivenessExpectation): OracleCell => ({
-  decided: 'measured',
-  expect,
-  ...(liveness ? { liveness } : {}),
-});
 
 /**
  * The published redlock package's own retry loop under restart-empty (workloads/strategies/redlock-npm.ts): every
@@ -104,13 +172,6 @@ export const REDLOCK_NPM_LIVELOCK: LivenessExpectation = {
   reason:
     "the package's retry loop keeps each attempt's partial locks until its last retry, and its acquire script refuses its own key: waiters that split the restarted masters' votes each block themselves for a TTL — in some runs, as the interleaving falls",
 };
-const construction = (expect: Expectation, reason: string): OracleCell => ({ decided: 'construction', expect, reason });
-
-const NO_LOCK = 'no lock: there is nothing for the fault to break, the no-fault cell already measures the loss';
-const NO_REDIS = 'the fault cannot reach it: this strategy runs no Redis, so nothing is restarted';
-const NO_TOKEN =
-  'no fencing token: the CLI refuses --fencing (checked by running its option validation, nothing started)';
-
 /** A lock on etcd with a monotonic token (a revision): the TS etcd strategy, python-etcd3's Lock, the Go Mutex. */
 function etcdLike(): Record<OracleColumn['id'], OracleCell> {
   return {
@@ -123,6 +184,8 @@ function etcdLike(): Record<OracleColumn['id'], OracleCell> {
       'the fault cannot reach it: the LD_PRELOAD clock shim cannot move a Go binary (etcd) at all, so a run would inject nothing (and its leases count down on the monotonic clock)',
     ),
     fencing: measured('safe'),
+    'restart-fenced': construction('n/a', NO_REDIS),
+    ...NOT_HERE,
   };
 }
 
@@ -137,6 +200,8 @@ function zookeeperLike(): Record<OracleColumn['id'], OracleCell> {
       'ZooKeeper expires sessions on a monotonic clock (System.nanoTime): a wall-clock jump cannot reach the lock',
     ),
     fencing: measured('safe'),
+    'restart-fenced': construction('n/a', NO_REDIS),
+    ...NOT_HERE,
   };
 }
 
@@ -147,6 +212,9 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
     'restart-empty': construction('lost', `${NO_LOCK}; and it runs no Redis, so nothing is restarted`),
     clock: construction('lost', `${NO_LOCK}; and it has no lock server whose clock could move`),
     fencing: construction('n/a', 'no lock, so no token to fence with'),
+    'restart-fenced': construction('n/a', 'no lock, so no token to fence with'),
+    'pause-master': construction('lost', `${NO_LOCK}; and it runs no Redis master to pause`),
+    'kill-session': construction('lost', `${NO_LOCK}; and it holds no lock session`),
   },
   redis: {
     'no-fault': measured('safe'),
@@ -154,6 +222,8 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
     'restart-empty': measured('lost'),
     clock: measured('lost'),
     fencing: construction('refuse', NO_TOKEN),
+    'restart-fenced': construction('refuse', NO_TOKEN),
+    ...NOT_HERE,
   },
   redlock: {
     'no-fault': measured('safe'),
@@ -161,6 +231,9 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
     'restart-empty': measured('lost'),
     clock: measured('lost'),
     fencing: construction('refuse', NO_TOKEN),
+    'restart-fenced': construction('refuse', NO_TOKEN),
+    'pause-master': FAIL_FAST_PAUSED_MASTER,
+    'kill-session': construction('n/a', NO_SESSION),
   },
   // The package as its README uses it (its own retry loop, its defaults). Under restart-empty it loses updates as
   // every Redlock does (no delay: the restarted majority grants the lock again) and, beside that, livelocks.
@@ -170,6 +243,22 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
     'restart-empty': measured('lost', REDLOCK_NPM_LIVELOCK),
     clock: measured('lost'),
     fencing: construction('refuse', NO_TOKEN),
+    'restart-fenced': construction('refuse', NO_TOKEN),
+    // It too resolves on the first quorum (dist/esm/index.js `_attemptOperation`), over fail-fast clients — but its retry
+    // loop blocks itself on split votes, and four live masters split more often than five.
+    'pause-master': revised(
+      predicted(
+        'safe',
+        'a paused master only delays its answers: a majority of the five still decides every grant, so nothing is granted twice',
+        {
+          expect: 'may-livelock',
+          reason:
+            "with one master paused, three of the four live ones must agree, and waiters split them 2–2 easily; the package's retry loop keeps each attempt's partial locks until its last retry, so split waiters block themselves for a TTL — in some runs",
+        },
+      ),
+      "predicted to recover (its clients time a paused master out, a vote against). Measured a stall (`--lock=all`, seed 782519096: the lock free with all 5 clients waiting for 2.0 s from 9.7 s, during the pause of redis[1]): the beta's self-blocking retry loop, which restart-empty shows, needs no restart — one paused master makes the split votes it feeds on",
+    ),
+    'kill-session': construction('n/a', NO_SESSION),
   },
   etcd: etcdLike(),
   zookeeper: zookeeperLike(),
@@ -181,6 +270,8 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
     'restart-empty': measured('lost'),
     clock: measured('lost'),
     fencing: construction('refuse', NO_TOKEN),
+    'restart-fenced': construction('refuse', NO_TOKEN),
+    ...NOT_HERE,
   },
   // kazoo and Curator: ZooKeeper's sequential-ephemeral recipe. A holder paused past its session loses its node and
   // writes on when resumed (lost); its czxid fences it.
@@ -200,7 +291,11 @@ export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>>
       'safe',
       'it is its own fence: the version column is the token, so the fenced run is the holder-paused run again',
     ),
+    'restart-fenced': construction('n/a', NO_REDIS),
+    'pause-master': construction('n/a', NO_MASTERS),
+    'kill-session': construction('n/a', 'no lock session to kill: the row + version takes no lock'),
   },
+  ...NPM_LIBRARY_ROWS,
 };
 
 export { MAX_RERUNS } from '../harness/options.ts';

@@ -1,6 +1,17 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { BuiltinLock } from '../workloads/lock-names.ts';
-import type { LivenessExpectation, MeasuredExpectation, OracleCell } from './oracle.ts';
+import type { LivenessExpectation, OracleCell } from './oracle.ts';
+import {
+  construction,
+  measured,
+  NO_HARNESS_RETRY,
+  NO_LOCK,
+  NO_PAIR,
+  NO_REDIS,
+  NO_TOKEN,
+  NO_WATCHDOG,
+} from './oracle-cells.ts';
+import { NPM_LIBRARY_REMEDY_ROWS } from './remedy-oracle-npm-rows.ts';
 
 /**
  * The matrix's second table: the failure modes known to break a lock beyond the fault columns, and the remedies
@@ -17,7 +28,8 @@ export type RemedyScenarioId =
   | 'restart-retry'
   | 'restart-aof'
   | 'delay-write'
-  | 'delay-write-fenced';
+  | 'delay-write-fenced'
+  | 'failover-fenced';
 
 export interface RemedyScenario {
   id: RemedyScenarioId;
@@ -146,30 +158,18 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     args: [],
     owns: REMEDY_SWITCHES,
   },
+  // The failover with a fence whose token comes from the same Redis (simple-redis-mutex's INCR counter): the promoted
+  // replica's counter is as far behind as its keys. Only a Redis row with a token is measured here.
+  {
+    id: 'failover-fenced',
+    title: 'failover, --fencing',
+    faults: ['failover'],
+    fencing: true,
+    args: [],
+    owns: REMEDY_SWITCHES,
+  },
 ];
 
-const measured = (expect: MeasuredExpectation, liveness?: LivenessExpectation): OracleCell => ({
-  decided: 'measured',
-  expect,
-  ...(liveness ? { liveness } : {}),
-});
-const construction = (expect: OracleCell['expect'], reason: string): OracleCell => ({
-  decided: 'construction',
-  expect,
-  reason,
-});
-
-const NO_LOCK = 'no lock: there is nothing for the fault to break, the no-fault cell already measures the loss';
-const NO_WATCHDOG =
-  'the CLI refuses --watchdog for it: it keeps its lease alive by itself, or has none (checked by running its option validation, nothing started)';
-const NO_TOKEN =
-  'no fencing token: the CLI refuses --fencing (checked by running its option validation, nothing started)';
-const NO_REDIS = 'the fault cannot reach it: this strategy runs no Redis, so nothing is restarted';
-const NO_PAIR =
-  'the failover fault needs the single-Redis primary + replica of --lock=redis; this strategy has no replica to promote';
-
-const NO_HARNESS_RETRY =
-  "the CLI refuses --retry=harness for it: its client has no retry loop of its own to put in place of its library's (checked by running its option validation, nothing started)";
 const NO_RETRY_REMEDY = construction('refuse', NO_HARNESS_RETRY);
 
 /** redlock-npm with our loop around single package attempts: each failed try releases its partial locks at once. */
@@ -192,6 +192,7 @@ const redisLike = (failover: OracleCell, watchdog: boolean): Row => ({
   'restart-aof': measured('safe'),
   'delay-write': measured('lost'),
   'delay-write-fenced': construction('refuse', NO_TOKEN),
+  'failover-fenced': failover.expect === 'n/a' ? failover : construction('refuse', NO_TOKEN),
 });
 
 /** A lock with a fencing token and a lease kept alive by its client library (etcd keep-alives, ZooKeeper pings). */
@@ -206,6 +207,7 @@ const tokenLock = (): Row => ({
   'restart-aof': construction('n/a', NO_REDIS),
   'delay-write': measured('lost'),
   'delay-write-fenced': measured('safe'),
+  'failover-fenced': construction('n/a', NO_PAIR),
 });
 
 export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
@@ -219,6 +221,7 @@ export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
     'restart-aof': construction('lost', `${NO_LOCK}; and it runs no Redis`),
     'delay-write': construction('lost', NO_LOCK),
     'delay-write-fenced': construction('refuse', NO_TOKEN),
+    'failover-fenced': construction('refuse', NO_TOKEN),
   },
   redis: redisLike(measured('lost'), true),
   redlock: redisLike(
@@ -268,6 +271,7 @@ export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
     'restart-aof': construction('n/a', NO_REDIS),
     'delay-write': measured('lost'),
     'delay-write-fenced': measured('safe'),
+    'failover-fenced': construction('n/a', NO_PAIR),
   },
   // Row + version: the write itself is the compare-and-set, so nothing that delays or outlives a lease matters.
   postgres: {
@@ -288,7 +292,9 @@ export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
       'safe',
       'it is its own fence: the version column is the token, so the fenced run is the delayed-write run again',
     ),
+    'failover-fenced': construction('n/a', NO_PAIR),
   },
+  ...NPM_LIBRARY_REMEDY_ROWS,
 };
 
 /** A column of either table: the fault table's by its ORACLE_COLUMNS id, this table's by its scenario id. */
@@ -364,6 +370,20 @@ export const REMEDIES: readonly Remedy[] = [
     remedy: '--fencing',
     remedied: { table: 'remedies', id: 'delay-write-fenced' },
     expect: 'holds for the locks with a token: the late write is refused as stale; the Redis locks have none',
+  },
+  {
+    failure: 'Redis restart without persistence',
+    broken: { table: 'faults', id: 'restart-empty' },
+    remedy: '--fencing with a token counted in the same Redis (simple-redis-mutex)',
+    remedied: { table: 'faults', id: 'restart-fenced' },
+    expect: 'does not hold: the counter restarts with the keys, so tokens go backwards',
+  },
+  {
+    failure: 'failover before replication',
+    broken: { table: 'remedies', id: 'failover' },
+    remedy: '--fencing with a token counted in the same Redis (simple-redis-mutex)',
+    remedied: { table: 'remedies', id: 'failover-fenced' },
+    expect: "does not hold: the promoted replica's counter lags as its keys do, so it hands out tokens again",
   },
   {
     failure: 'failover before replication',

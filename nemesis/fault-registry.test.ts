@@ -98,6 +98,7 @@ describe('what a run needs', () => {
       'delay-write',
       'failover',
       'kill-holder',
+      'kill-session',
       'pause-holder',
       'restart-empty',
     ]);

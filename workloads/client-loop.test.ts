@@ -178,3 +178,144 @@ describe('what the client loop stamps: the call only', () => {
     expect(seen.every(Boolean)).toBe(true);
   });
 });
+
+describe('a library\'s own "still held?" check before the write (LockClient.stillHeld)', () => {
+  /** Iterations on a virtual clock against a lock whose `stillHeld` answers from `heldAnswers`, one per iteration. */
+  async function run(heldAnswers: boolean[] | null) {
+    const time = new VirtualTime();
+    const call = <T>(v: T) => time.sleep(1).then(() => v);
+    const writes: number[] = [];
+    const asked: boolean[] = [];
+    const lock: LockClient = {
+      acquire: () => call({ key: 'account-0', attempts: 1 }),
+      release: () => call(true),
+      close: async () => {},
+      ...(heldAnswers
+        ? {
+            stillHeld: () => {
+              const answer = heldAnswers[asked.length % heldAnswers.length];
+              asked.push(answer);
+              return answer;
+            },
+          }
+        : {}),
+    };
+    const resource: BankResource = {
+      read: (account) => call({ account, balance: 1000, version: 0, lastWriteId: 0 }),
+      write: (w) => {
+        writes.push(w.account);
+        return call({ ok: true as const, writeId: writes.length });
+      },
+      close: async () => {},
+    };
+    const ops: OpInput[] = [];
+    let done = false;
+    const loop = runClientLoop({
+      spec: {
+        slot: 0,
+        concurrency: 1,
+        ctx: { redis: [], etcd: [], zookeeper: '', ttlMs: 30, acquireTimeoutMs: 100, client: 0, seed: 1 },
+        mode: 'plain',
+        thinkMs: 5,
+        accounts: 1,
+        watchdog: false,
+        seed: 1,
+        stepTimeoutMs: 1000,
+      },
+      strategy: { connect: async () => lock },
+      connectResource: async () => resource,
+      clock: time.clientClock(() => 0),
+      emit: (op) => void ops.push(op),
+      log: () => {},
+      stopping: () => ops.filter((o) => o.f === 'release' && o.type === 'ok').length >= 4,
+    }).finally(() => (done = true));
+    await time.run(() => done);
+    await loop;
+    return { ops, writes, asked };
+  }
+
+  it('false: the write is not sent; it is a fail with error lock-lost, and the lock is still released', async () => {
+    const { ops, writes, asked } = await run([true, false]);
+    expect(asked.slice(0, 4)).toEqual([true, false, true, false]);
+    expect(writes).toHaveLength(2);
+    const completions = ops.filter((o) => o.f === 'write' && o.type !== 'invoke').map((o) => [o.type, o.error]);
+    expect(completions).toEqual([
+      ['ok', undefined],
+      ['fail', 'lock-lost'],
+      ['ok', undefined],
+      ['fail', 'lock-lost'],
+    ]);
+    expect(ops.filter((o) => o.f === 'release' && o.type === 'ok')).toHaveLength(4);
+  });
+
+  it('a lock client without `stillHeld` writes every time', async () => {
+    const { ops, writes } = await run(null);
+    expect(writes).toHaveLength(4);
+    expect(ops.filter((o) => o.f === 'write' && o.type === 'fail')).toEqual([]);
+  });
+});
+
+describe('a lock library that ends the client process while it thinks (ClientSession.abandonSection)', () => {
+  it('records the write it will never send as a fail, lock-lost, with the value it would have written; false outside a section', async () => {
+    const time = new VirtualTime();
+    const call = <T>(v: T) => time.sleep(1).then(() => v);
+    const writes: unknown[] = [];
+    const lock: LockClient = {
+      acquire: () => call({ key: 'account-0', token: '9', attempts: 1 }),
+      release: () => call(true),
+      close: async () => {},
+    };
+    const resource: BankResource = {
+      read: (account) => call({ account, balance: 500, version: 4, lastWriteId: 7 }),
+      write: (w) => {
+        writes.push(w);
+        return call({ ok: true as const, writeId: 8 });
+      },
+      close: async () => {},
+    };
+    const ops: OpInput[] = [];
+    let abandon: () => boolean = () => false;
+    const answers: boolean[] = [];
+    let stop = false;
+    const clock = time.clientClock(() => 0);
+    let done = false;
+    const loop = runClientLoop({
+      spec: {
+        slot: 0,
+        concurrency: 1,
+        ctx: { redis: [], etcd: [], zookeeper: '', ttlMs: 30, acquireTimeoutMs: 100, client: 0, seed: 1 },
+        mode: 'plain',
+        thinkMs: 20,
+        accounts: 1,
+        watchdog: false,
+        seed: 1,
+        stepTimeoutMs: 1000,
+      },
+      strategy: { connect: async () => lock },
+      connectResource: async () => resource,
+      clock,
+      emit: (op) => {
+        ops.push(op);
+        if (op.f === 'acquire' && op.type === 'ok') answers.push(abandon()); // inside the section, before its read
+        if (op.f === 'read' && op.type === 'ok' && !stop)
+          clock.setTimer(10, () => {
+            answers.push(abandon()); // halfway through the think
+            stop = true;
+          });
+      },
+      log: () => {},
+      stopping: () => stop,
+      onSection: (fn) => (abandon = fn),
+    }).finally(() => (done = true));
+    await time.run(() => done);
+    await loop;
+    expect(answers).toEqual([false, true]);
+    expect(writes).toEqual([]);
+    const w = ops.filter((o) => o.f === 'write');
+    expect(w.map((o) => [o.type, o.error])).toEqual([
+      ['invoke', undefined],
+      ['fail', 'lock-lost'],
+    ]);
+    expect(w[1].value).toMatchObject({ account: 0, from: 500, token: '9', basedOn: 7, version: 4 });
+  });
+});

@@ -49,6 +49,8 @@ export interface ClientLoop {
   log(line: string): void;
   /** Checked between iterations: the loop finishes its current one, then closes its connections. */
   stopping(): boolean;
+  /** Hands out the loop's ClientSession.abandonSection, for the client process's last moments (client.ts). */
+  onSection?(abandon: () => boolean): void;
 }
 
 /**
@@ -86,6 +88,23 @@ class ClientSession {
   constructor(readonly loop: ClientLoop) {
     this.random = seededRandom(loop.spec.seed);
     this.generation = loop.spec.generation ?? 0;
+  }
+
+  /** The write of the section the client is thinking in (between its read and its write), else null. */
+  pendingWrite: WriteValue | null = null;
+
+  /**
+   * The lock library is ending this process while it thinks (LockStrategy.libraryCrash): its write will never be sent,
+   * because the library decided it lost the lock — recorded as that, a `fail` with lock-lost. Synchronous: called
+   * from the process's last moments. False when no write was pending (the crash came elsewhere).
+   */
+  abandonSection(): boolean {
+    const w = this.pendingWrite;
+    if (!w) return false;
+    this.pendingWrite = null;
+    this.op({ type: 'invoke', f: 'write', value: w });
+    this.op({ type: 'fail', f: 'write', value: w, error: 'lock-lost' });
+    return true;
   }
 
   /** The history process id this client runs as now: `slot + concurrency × generation`. */
@@ -258,9 +277,13 @@ function startWatchdog(session: ClientSession, l: LockClient, lease: Lease, acco
 
 const NO_WATCHDOG: Watchdog = { lost: () => false, stop: () => {} };
 
-/** read → think → write under a held lease; the write is skipped (a `fail`, lock-lost) once the watchdog lost it. */
+/**
+ * read → think → write under a held lease; the write is skipped (a `fail`, lock-lost) once the watchdog lost it or
+ * the library says the lock is no longer held.
+ */
 async function readThinkWrite(
   session: ClientSession,
+  l: LockClient,
   r: BankResource,
   lease: Lease,
   account: number,
@@ -279,7 +302,8 @@ async function readThinkWrite(
   );
   const read: ReadOk | undefined = answer && !('stale' in answer) ? answer : undefined;
   if (!read) return;
-  await session.sleep(spec.thinkMs);
+  // Drawn before the think, not after: nothing else draws from this client's stream meanwhile, so it is the value it
+  // always was — and the write is known while the holder thinks, for a library that ends the process then.
   const delta = 1 + Math.floor(session.random() * 100);
   const w: WriteValue = {
     account,
@@ -290,7 +314,14 @@ async function readThinkWrite(
     basedOn: read.lastWriteId,
     version: read.version,
   };
-  if (watchdog.lost()) {
+  session.pendingWrite = w;
+  await session.sleep(spec.thinkMs);
+  // Abandoned meanwhile (its library is ending the process): already recorded as lock-lost, never sent.
+  if (session.pendingWrite !== w) return;
+  session.pendingWrite = null;
+  // The harness's watchdog failed a renewal, or the library says it lost the lock (its README's check before acting:
+  // signal.aborted, isAcquired): the write is not sent, and the history says why.
+  if (watchdog.lost() || l.stillHeld?.(lease) === false) {
     session.op({ type: 'invoke', f: 'write', value: w });
     session.op({ type: 'fail', f: 'write', value: w, error: 'lock-lost' });
     return;
@@ -322,7 +353,7 @@ async function iteration(session: ClientSession, l: LockClient, r: BankResource)
     return;
   }
   const watchdog = spec.watchdog && l.renew ? startWatchdog(session, l, lease, account) : NO_WATCHDOG;
-  await readThinkWrite(session, r, lease, account, watchdog);
+  await readThinkWrite(session, l, r, lease, account, watchdog);
   watchdog.stop();
   // After an info the connections are gone; the lease dies with its TTL/session, as it would in production.
   if (session.conn.lock === l) {
@@ -341,6 +372,7 @@ async function iteration(session: ClientSession, l: LockClient, r: BankResource)
 
 export async function runClientLoop(loop: ClientLoop): Promise<void> {
   const session = new ClientSession(loop);
+  loop.onSection?.(() => session.abandonSection());
   while (!loop.stopping()) {
     await session.connect();
     const { lock: l, resource: r } = session.conn;

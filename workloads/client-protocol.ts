@@ -56,4 +56,9 @@ export type FromClient =
    * with the client and kills it with the client.
    */
   | { type: 'lock-process'; pid: number; command: string; ended?: undefined }
-  | { type: 'lock-process'; pid: null; ended: number; command?: undefined };
+  | { type: 'lock-process'; pid: null; ended: number; command?: undefined }
+  /**
+   * The lock library raised an error that reached the process's top level unhandled, and the strategy names it as the
+   * library's own (LockStrategy.libraryCrash): sent just before the process exits with LIBRARY_CRASHED.
+   */
+  | { type: 'library-crash'; error: string; message: string };

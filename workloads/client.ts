@@ -85,11 +85,46 @@ async function foreignLock(spec: ClientSpec & { foreign: NonNullable<ClientSpec[
   );
 }
 
+/** Exit code of a client whose lock library ended it on purpose (LockStrategy.libraryCrash named the error). */
+export const LIBRARY_CRASHED = 5;
+
+/**
+ * For a strategy that names its library's own crashes: an error reaching the top level still ends the process, as
+ * it would end the library's user's (Node's default for an uncaught exception or an unhandled rejection: print it,
+ * exit 1) — but one the strategy names is first reported as the library's, then ends with LIBRARY_CRASHED.
+ */
+function watchLibraryCrashes(strategy: LockStrategy, ops: OpOutbox, abandonSection: () => boolean): void {
+  if (typeof strategy.libraryCrash !== 'function') return;
+  process.on('uncaughtException', (err, origin) => {
+    let name: string | undefined;
+    try {
+      name = strategy.libraryCrash!(err);
+    } catch {
+      name = undefined;
+    }
+    const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    process.stderr.write(
+      `${origin === 'unhandledRejection' ? 'unhandled rejection' : 'uncaught exception'}: ${text}\n`,
+    );
+    // Ended by its library while thinking: the write it will never send is a fail, lock-lost (the library's verdict).
+    if (name) abandonSection();
+    ops.flush();
+    if (!name || !process.send) process.exit(1);
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
+    process.send({ type: 'library-crash', error: name, message } satisfies FromClient, () =>
+      process.exit(LIBRARY_CRASHED),
+    );
+  });
+}
+
 async function main(spec: ClientSpec, ops: OpOutbox): Promise<void> {
   const strategy = spec.foreign
     ? await foreignLock({ ...spec, foreign: spec.foreign })
     : ((await import(spec.strategyUrl)).default as LockStrategy);
+  let abandonSection = () => false;
+  watchLibraryCrashes(strategy, ops, () => abandonSection());
   await runClientLoop({
+    onSection: (abandon) => (abandonSection = abandon),
     spec,
     strategy,
     connectResource: () => Resource.connect(spec.pg),

@@ -36,6 +36,11 @@ export interface LockContext {
    * no one else can read, change or delete it.
    */
   zookeeperAuth?: { username: string; password: string };
+  /**
+   * The run's Postgres (the resource's server and role), for a lock that lives in Postgres (advisory locks): a
+   * connection string as node-postgres and its users write it. Over IPC like the passwords above: don't log it.
+   */
+  postgresUrl?: string;
   /** Lock TTL / lease / session timeout in ms (--ttl). */
   ttlMs: number;
   /** How long one `acquire` may keep retrying before it gives up with LockNotAcquired. */
@@ -102,6 +107,13 @@ export interface LockClient {
   acquire(key: string): Promise<Lease>;
   /** Extend the lease by the TTL (the watchdog); resolves false if the lock is no longer ours. Optional. */
   renew?(lease: Lease): Promise<boolean>;
+  /**
+   * Whether the lock is still ours as far as the library knows, asked right before the write (optional). For a
+   * library whose README checks before it acts (`if (signal.aborted) throw signal.error`, `while (mutex.isAcquired)`):
+   * false skips the write, recorded as a `fail` with error `lock-lost` — the library told its user it lost the lock.
+   * Synchronous: it reads the library's own state, it does not ask a server (that would be a renewal).
+   */
+  stillHeld?(lease: Lease): boolean;
   /** Give the lock up if it is still ours; resolves whether it was. */
   release(lease: Lease): Promise<boolean>;
   close(): Promise<void>;
@@ -149,6 +161,16 @@ export interface LockStrategy {
    * `LockContext.retry`). Optional, default false: `--retry=harness` is refused for it.
    */
   harnessRetry?: boolean;
+  /**
+   * Which errors that reach a client process's top level unhandled (an uncaught exception, an unhandled rejection)
+   * the lock library raises itself, named (optional): `LostLockError` for redis-semaphore, whose default
+   * `onLockLost` throws it from its refresh timer on purpose; a driver's unhandled `'error'` event. Return the name
+   * to record, or undefined for anything else. The process still ends, as it would for the library's user; the
+   * harness records the exit as the library's behaviour (`client-exited`, with `libraryCrash` naming it) and does not
+   * count it toward the slot's give-up limit, which is there for clients that cannot run at all. Asked in the
+   * client process only.
+   */
+  libraryCrash?(err: unknown): string | undefined;
   connect(ctx: LockContext): Promise<LockClient>;
 }
 

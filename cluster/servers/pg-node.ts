@@ -69,6 +69,7 @@ export class PgNode extends ServerNode {
    * fallback.
    */
   protected override async end(): Promise<void> {
+    this.dropAdmin();
     await this.stop(3000);
   }
 
@@ -229,15 +230,55 @@ export class PgNode extends ServerNode {
     };
   }
 
-  private async query(sql: string): Promise<pg.QueryResult> {
+  private async query(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
     const c = new pg.Client(this.superuserConfig());
     c.on('error', () => {});
     try {
       await c.connect();
-      return await c.query(sql);
+      return await c.query(sql, params);
     } finally {
       await c.end().catch(() => {});
     }
+  }
+
+  /**
+   * A superuser session kept open for a fault that must act within a holder's think time (kill-session): opening one
+   * costs a SCRAM exchange, tens of ms on a busy machine — longer than a 100 ms section has left. Dropped when it
+   * errs (Postgres paused, killed) and when the node stops; the next use opens another.
+   */
+  private admin: Promise<pg.Client> | null = null;
+
+  /** Open the kept superuser session now, so the first use does not pay for it. */
+  warmAdmin(): void {
+    if (this.admin) return;
+    const c = new pg.Client(this.superuserConfig());
+    c.on('error', () => this.dropAdmin());
+    this.admin = c.connect().then(() => c);
+    this.admin.catch(() => this.dropAdmin());
+  }
+
+  private dropAdmin(): void {
+    const a = this.admin;
+    this.admin = null;
+    void a?.then((c) => c.end()).catch(() => {});
+  }
+
+  /**
+   * End (pg_terminate_backend) the sessions named `applicationName` that hold a granted advisory lock: the lock
+   * session of a client (workloads/lock-session-name.ts). Returns the backends' pids it ended; none when the client
+   * holds no advisory lock in a session of that name.
+   */
+  async terminateAdvisoryLockSessions(applicationName: string): Promise<number[]> {
+    this.warmAdmin();
+    const c = await this.admin!;
+    const r = await c.query(
+      `SELECT a.pid, pg_terminate_backend(a.pid) AS ended
+         FROM pg_stat_activity a
+        WHERE a.application_name = $1
+          AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory' AND l.granted)`,
+      [applicationName],
+    );
+    return r.rows.filter((row: { ended: boolean }) => row.ended).map((row: { pid: number }) => row.pid);
   }
 
   protected async probe(): Promise<void> {

@@ -83,10 +83,10 @@ async function armedItsThink(pid: number, budgetMs: number): Promise<boolean> {
  * too (a ZooKeeper session expires a little after its timeout, the next holder then has to acquire and write): a
  * pause that ends before that tested nothing (checkers/fault-stories.ts).
  *
- * The SIGSTOP is sent synchronously from the journal listener that sees the read: the client is then still
- * sleeping its think time, so the stop always lands inside the critical section. With --watchdog it strikes only
- * a section whose write comes due before the holder's next renewal (writeLeadMs), and only once the holder has
- * armed its think timer (armedItsThink, at most a quarter of --think later), so the resumed holder writes first.
+ * The section is spotted from the journal listener that sees the read, while the client still sleeps its think
+ * time; the stop follows once the holder has armed its think timer (armedItsThink, at most a quarter of --think
+ * later), so it lands inside the critical section with the write due first. With --watchdog it strikes only a section
+ * whose write comes due before the holder's next renewal (writeLeadMs).
  */
 export const pauseHolder: FaultExecutor = {
   name: 'pause-holder',
@@ -99,7 +99,6 @@ export const pauseHolder: FaultExecutor = {
     let target = '';
     let lock: Pick<ClientProcess, 'lockProcess' | 'lockTree'> = {};
     let strike: Strike = { atIndex: 0, atTime: 0 };
-    let waitedForThink: boolean | undefined;
     const section = await ctx.sections.next(
       ctx.aim,
       AIM_TIMEOUT_MS,
@@ -108,19 +107,20 @@ export const pauseHolder: FaultExecutor = {
         pid = clients.clients[s.slot].pid;
         target = clientTarget({ ...clients.clients[s.slot], process: s.process });
         lock = { ...clients.clients[s.slot] };
-        if (config.watchdog) return; // stopped below, once its think timer is armed
-        clients.signal(s.slot, 'SIGSTOP');
-        strike = strikeNow(ctx.journal);
+        // Stopped below, once its think timer is armed.
       },
     );
     if (!section) return null;
-    if (config.watchdog) {
-      waitedForThink = await armedItsThink(pid, config.thinkMs / 4);
-      const c = clients.clients[section.slot];
-      if (c.exited || ctx.aim.aborted) return null;
-      clients.signal(section.slot, 'SIGSTOP');
-      strike = strikeNow(ctx.journal);
-    }
+    // Always once the holder armed its think timer: not only the harness's watchdog renews on a timer, so do the
+    // libraries that keep their lock alive themselves (redis-semaphore's refresh, redlock using()'s extension). Stopped
+    // before it armed the timer, the holder arms it only after SIGCONT, and the library's overdue renewal goes first
+    // and tells it the lock is gone (redlock-sesame, seed 249707402: its write skipped as lock-lost 112 ms after the
+    // resume) — the GC-pause story is the pause after the check, with the write due first.
+    const waitedForThink = await armedItsThink(pid, config.thinkMs / 4);
+    const c = clients.clients[section.slot];
+    if (c.exited || ctx.aim.aborted) return null;
+    clients.signal(section.slot, 'SIGSTOP');
+    strike = strikeNow(ctx.journal);
     // The story's next step, watched from the strike on: another client's grant and committed write.
     const other = new OtherClientWrite(section.process, section.account, strike.atTime);
     const watch = watchFor(ctx.journal, (op) => other.observe(op));
@@ -138,7 +138,8 @@ export const pauseHolder: FaultExecutor = {
         account: section.account,
         readIndex: section.readIndex,
         // With --watchdog: how many ms before its next renewal the holder's write was due (see writeLeadMs).
-        ...(config.watchdog ? { ...leadParams(writeLeadMs(section, config)), thinkArmed: waitedForThink } : {}),
+        ...(config.watchdog ? leadParams(writeLeadMs(section, config)) : {}),
+        thinkArmed: waitedForThink,
         aim: aimAt(section, strike),
       },
       holdMs: config.storyWaitMs,

@@ -125,6 +125,36 @@ describe('plugins that make no progress end unknown (exit 2), saying why', () =>
   });
 });
 
+describe('a lock library that ends its client process on purpose (LockStrategy.libraryCrash)', () => {
+  it("is recorded as the library's: named in the exits, the write it never sent a fail lock-lost, no slot given up", async () => {
+    const r = await cli([
+      plugin('library-crash'),
+      '--nemesis=none',
+      '--time-limit=10',
+      `--ttl=${TTL_MS}`,
+      '--think=200',
+      '--concurrency=1',
+      '--min-writes=0',
+      '--seed=3',
+    ]);
+    const saved = JSON.parse(fs.readFileSync(path.join(runDirOf(r.stdout), 'results.json'), 'utf8'));
+    const { ops } = readHistory(path.join(runDirOf(r.stdout), 'history.jsonl'));
+    // More deaths than a slot may have of its own (5), and the slot was never given up.
+    expect(saved.progress.libraryCrashes.FixtureLostLockError, r.stdout).toBeGreaterThan(5);
+    expect(saved.progress.slotsGaveUp).toBe(0);
+    expect(r.stderr).toMatch(/its lock library ended it \(FixtureLostLockError: lost account-0 on purpose\)/);
+    expect(r.stdout).toMatch(/the lock library ended its client process: FixtureLostLockError ×\d+/);
+    // Each crash came while the client thought: its write is on record as never sent, because the lock was lost.
+    const lockLost = ops.filter((o) => o.f === 'write' && o.type === 'fail' && o.error === 'lock-lost');
+    expect(lockLost.length).toBe(saved.progress.libraryCrashes.FixtureLostLockError);
+    expect(validateHistory(ops)).toEqual([]);
+    console.log(
+      `library-crash: exit ${r.code}, ${saved.progress.libraryCrashes.FixtureLostLockError} library crashes, ${saved.progress.committedWrites} writes committed, 0 slots given up`,
+    );
+    expect(processesUnder(results)).toEqual([]);
+  });
+});
+
 describe('token promises', () => {
   it("a 'monotonic' token that does not grow from one holder to the next is INVALID, naming both acquires", async () => {
     const r = await cli([

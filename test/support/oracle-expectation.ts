@@ -1,5 +1,5 @@
 import type { Config } from '../../harness/options.ts';
-import { ORACLE, ORACLE_COLUMNS } from '../../matrix/oracle.ts';
+import { ORACLE, ORACLE_COLUMNS, type LivenessExpect } from '../../matrix/oracle.ts';
 import { REMEDY_ORACLE, type RemedyScenarioId } from '../../matrix/remedy-oracle.ts';
 
 /**
@@ -8,7 +8,7 @@ import { REMEDY_ORACLE, type RemedyScenarioId } from '../../matrix/remedy-oracle
  */
 export function scenarioOf(c: Readonly<Config>): RemedyScenarioId {
   const fault = c.nemesis?.join(',') || 'none';
-  if (fault === 'failover') return 'failover';
+  if (fault === 'failover') return c.fencing ? 'failover-fenced' : 'failover';
   if (fault === 'none') return c.watchdog ? 'long-work-watchdog' : 'long-work';
   if (fault === 'pause-holder') return 'pause-watchdog';
   if (fault === 'restart-empty')
@@ -39,7 +39,7 @@ export function oracleExpectation(c: Readonly<Config>): string {
 }
 
 /** The oracle's liveness expectation of the cell a Config runs (matrix/oracle.ts, LivenessExpectation), if any. */
-export function oracleLiveness(c: Readonly<Config>): 'may-livelock' | 'recovers' | undefined {
+export function oracleLiveness(c: Readonly<Config>): LivenessExpect | undefined {
   if (!(c.lock in ORACLE)) return undefined;
   const lock = c.lock as keyof typeof ORACLE;
   const cell = isRemedyRun(c)
@@ -59,10 +59,11 @@ export function oracleLiveness(c: Readonly<Config>): 'may-livelock' | 'recovers'
 export function livenessAsExpected(c: Readonly<Config>): { liveness?: unknown } {
   const e = oracleLiveness(c);
   if (e === undefined) return {};
+  const stalled = e !== 'recovers';
   return {
     liveness: {
-      recoveryMs: { median: e === 'may-livelock' ? 2400 : 150, max: e === 'may-livelock' ? 3100 : 300, unrecovered: 0 },
-      longestStallMs: e === 'may-livelock' ? 3100 : 0,
+      recoveryMs: { median: stalled ? 2400 : 150, max: stalled ? 3100 : 300, unrecovered: 0 },
+      longestStallMs: stalled ? 3100 : 0,
     },
   };
 }

@@ -23,6 +23,8 @@ export interface ForeignEndpoints {
   etcdAuth?: { username: string; password: string };
   zookeeper: string;
   zookeeperAuth?: { username: string; password: string };
+  /** The run's Postgres as a connection string, for a lock that lives in Postgres (LockContext.postgresUrl). */
+  postgresUrl?: string;
 }
 
 export type ForeignRequest =

@@ -1,4 +1,5 @@
 import type { LockLibrary } from '../../cluster/provision.ts';
+import type { NpmLockPackage } from '../npm-lock-cache.ts';
 
 /**
  * The built-in lock strategies: `--lock=<name>` → its module, in the order the matrix and `--help` show them.
@@ -21,7 +22,33 @@ export const BUILTIN_STRATEGIES = {
   'python-etcd3': new URL('../../locks/python-etcd3.json', import.meta.url).href,
   'etcd-go': new URL('../../locks/etcd-go.json', import.meta.url).href,
   curator: new URL('../../locks/curator.json', import.meta.url).href,
+  // The npm lock libraries Node developers install, each as its README uses it (docs/findings.md has what each did):
+  // installed into the per-machine cache on first use (NPM_BUILTINS), never dependencies of fencepost.
+  'redlock-v4': new URL('./redlock-v4.ts', import.meta.url).href,
+  'redlock-sesame': new URL('./redlock-sesame.ts', import.meta.url).href,
+  'redis-semaphore': new URL('./redis-semaphore.ts', import.meta.url).href,
+  'redis-semaphore-redlock': new URL('./redis-semaphore-redlock.ts', import.meta.url).href,
+  'redlock-universal': new URL('./redlock-universal.ts', import.meta.url).href,
+  'redis-lock': new URL('./redis-lock.ts', import.meta.url).href,
+  'simple-redis-mutex': new URL('./simple-redis-mutex.ts', import.meta.url).href,
+  'etcd3-lock': new URL('./etcd3-lock.ts', import.meta.url).href,
+  'advisory-lock': new URL('./advisory-lock.ts', import.meta.url).href,
 } as const;
+
+/**
+ * The npm rows' pinned installs (locks/npm/<package>/, workloads/npm-lock-cache.ts): installed into the cache before a
+ * run's clients start. etcd3-lock has none: the `etcd3` package is fencepost's own dependency already.
+ */
+export const NPM_BUILTINS = {
+  'redlock-v4': 'redlock-v4',
+  'redlock-sesame': 'redlock-sesame',
+  'redis-semaphore': 'redis-semaphore',
+  'redis-semaphore-redlock': 'redis-semaphore',
+  'redlock-universal': 'redlock-universal',
+  'redis-lock': 'redis-lock',
+  'simple-redis-mutex': 'simple-redis-mutex',
+  'advisory-lock': 'advisory-lock',
+} as const satisfies Partial<Record<keyof typeof BUILTIN_STRATEGIES, NpmLockPackage>>;
 
 /**
  * What each built-in foreign row needs beyond its servers: the provisioning requirement of its library (Debian's

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { findingsMarkdown } from './findings-page.ts';
+import type { MatrixCell } from './matrix-cell.ts';
+import { FINDINGS_ROWS } from './findings-advice.ts';
+import { ORACLE } from './oracle.ts';
+
+const cell = (over: Partial<MatrixCell>): MatrixCell => ({
+  lock: 'redlock-v4',
+  fault: 'none',
+  fencing: false,
+  runDir: '/r/redlock-v4/1',
+  expected: 'safe',
+  observed: 'safe',
+  matched: true,
+  lostUpdates: 0,
+  staleWritesRejected: 0,
+  acquireP50: 1,
+  acquireP99: 2,
+  table: 'faults',
+  columnId: 'no-fault',
+  decided: 'measured',
+  runs: [],
+  ...over,
+});
+
+describe('docs/findings.md, from the oracle and the runs', () => {
+  it("has a section per library with every measured cell: the expectation and its reason, what was measured, the run's replay line", () => {
+    const cells = new Map([
+      ['redlock-v4|faults:no-fault', cell({})],
+      [
+        'redlock-v4|faults:pause-holder',
+        cell({
+          fault: 'pause-holder',
+          columnId: 'pause-holder',
+          expected: 'lost',
+          observed: 'lost',
+          lostUpdates: 2,
+          runDir: '/r/2',
+        }),
+      ],
+    ]);
+    const refs = new Map([['/r/2', { replay: 'npm run jepsen -- --lock=redlock-v4 --nemesis=pause-holder --seed=7' }]]);
+    const md = findingsMarkdown(cells, refs, ['results/matrix/x']);
+    for (const f of FINDINGS_ROWS) expect(md).toContain(`## \`${f.lock}\``);
+    const section = md.slice(md.indexOf('## `redlock-v4`'), md.indexOf('## `redlock-sesame`'));
+    const paused = section.split('\n').find((l) => l.startsWith('| holder paused > TTL |'))!;
+    expect(paused).toContain('**lost**: a holder paused past its TTL');
+    expect(paused).toContain('✓ lost (2 lost updates)');
+    expect(paused).toContain('`npm run jepsen -- --lock=redlock-v4 --nemesis=pause-holder --seed=7`');
+    expect(section).toContain('| clock jump on Redis | **lost**');
+    expect(section).toContain('not measured yet');
+    expect(section).toContain('**What to do:**');
+  });
+
+  it('a contradicted cell is marked ✗ and explained under the table, with the words of findings-advice.ts or a warning', () => {
+    const cells = new Map([
+      [
+        'advisory-lock|faults:kill-session',
+        cell({
+          lock: 'advisory-lock',
+          fault: 'kill-session',
+          columnId: 'kill-session',
+          observed: 'lost',
+          lostUpdates: 1,
+          matched: false,
+        }),
+      ],
+    ]);
+    const md = findingsMarkdown(cells, new Map(), []);
+    const section = md.slice(md.indexOf('## `advisory-lock`'), md.indexOf('## Earlier findings'));
+    expect(section).toContain('✗ lost (1 lost update)');
+    expect(section).toContain('**Where the measurement differs from the prediction**');
+    expect(section).toMatch(/- \*holder's lock session killed\* \(✗ in the runs above\): /);
+    expect(ORACLE['advisory-lock']['kill-session'].expect).toBe('safe');
+  });
+
+  it('keeps the earlier findings: the beta livelock, python-etcd3 on a contended acquire, ZooKeeper under leader churn', () => {
+    const md = findingsMarkdown(new Map(), new Map(), []);
+    expect(md).toContain('redlock@5.0.0-beta.2 livelocks');
+    expect(md).toContain('python-etcd3 0.12 crashes on a contended acquire');
+    expect(md).toContain('ZooKeeper locks are unavailable for 3–4 TTLs');
+  });
+});

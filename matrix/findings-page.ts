@@ -1,0 +1,153 @@
+import { availabilityText } from './cell-liveness.ts';
+import { FINDINGS_ROWS, EARLIER_FINDINGS, type LibraryFindings } from './findings-advice.ts';
+import type { MatrixCell } from './matrix-cell.ts';
+import { livenessWords, ORACLE, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
+import { REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
+
+/**
+ * docs/findings.md: the page a Node developer reads before choosing a lock — each npm lock library, what it did under
+ * each fault, the run that shows it and what a user of it should do. Written from the oracle (what was expected and
+ * why, matrix/oracle-npm-rows.ts, matrix/remedy-oracle-npm-rows.ts), the matrix's cells (matrix.json of the
+ * `--lock=all` runs given to `npm run findings`) and the per-library words of findings-advice.ts. Pure.
+ */
+export interface RunRef {
+  /** The command that replays the run the cell links to (its own argv and seed), when its folder could be read. */
+  replay?: string;
+}
+
+/** One column of either table, as the page lists it for a lock. */
+interface Column {
+  table: 'faults' | 'remedies';
+  id: string;
+  title: string;
+  oracle: OracleCell;
+}
+
+function columnsOf(lock: keyof typeof ORACLE): Column[] {
+  return [
+    ...ORACLE_COLUMNS.map((c) => ({ table: 'faults' as const, id: c.id, title: c.title, oracle: ORACLE[lock][c.id] })),
+    ...REMEDY_SCENARIOS.map((s) => ({
+      table: 'remedies' as const,
+      id: s.id,
+      title: s.title,
+      oracle: REMEDY_ORACLE[lock][s.id],
+    })),
+  ];
+}
+
+const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function expectedText(o: OracleCell): string {
+  if (o.decided !== 'measured') return o.expect;
+  return o.liveness ? `${o.expect}, ${livenessWords(o.liveness.expect)}` : o.expect;
+}
+
+function measuredText(c: MatrixCell | undefined): string {
+  if (!c) return 'not measured yet';
+  const what =
+    c.observed === 'lost'
+      ? `lost (${c.lostUpdates} lost update${c.lostUpdates === 1 ? '' : 's'})`
+      : c.observed === 'safe' && c.fencing
+        ? `safe (${c.staleWritesRejected} stale writes refused)`
+        : c.observed;
+  const live = c.liveness ? `; ${availabilityText(c.liveness)}` : '';
+  return `${c.matched ? '✓' : '✗'} ${what}${live}`;
+}
+
+function runText(c: MatrixCell | undefined, refs: ReadonlyMap<string, RunRef>): string {
+  if (!c?.runDir) return '—';
+  const replay = refs.get(c.runDir)?.replay;
+  return replay ? `\`${replay}\`` : `\`${c.runDir}\``;
+}
+
+/** The lock's section: what it is, the measured cells against the oracle, what differed and why, what to do. */
+function librarySection(
+  f: LibraryFindings,
+  cells: ReadonlyMap<string, MatrixCell>,
+  refs: ReadonlyMap<string, RunRef>,
+): string[] {
+  const lock = f.lock as keyof typeof ORACLE;
+  const cols = columnsOf(lock);
+  const measured = cols.filter((c) => c.oracle.decided === 'measured');
+  const decided = cols.filter((c) => c.oracle.decided === 'construction');
+  const lines = [
+    `## \`${f.lock}\` — ${f.package}`,
+    '',
+    f.usage,
+    '',
+    ...(f.lockCheck ? [`\`lock-check ${f.lock}\` (the lock-client contract): ${f.lockCheck}.`, ''] : []),
+    '| fault | expected, and why (written before the first run) | measured | the run that shows it |',
+    '|---|---|---|---|',
+  ];
+  for (const c of measured) {
+    const cell = cells.get(`${f.lock}|${c.table}:${c.id}`);
+    const why = c.oracle.decided === 'measured' ? (c.oracle.why ?? '') : '';
+    const liveWhy =
+      c.oracle.decided === 'measured' && c.oracle.liveness ? ` Liveness: ${c.oracle.liveness.reason}.` : '';
+    lines.push(
+      `| ${esc(c.title)} | **${expectedText(c.oracle)}**: ${esc(why)}${esc(liveWhy)} | ${esc(measuredText(cell))} | ${esc(runText(cell, refs))} |`,
+    );
+  }
+  const revisions = measured.filter((c) => c.oracle.decided === 'measured' && c.oracle.revised);
+  const contradicted = measured.filter((c) => cells.get(`${f.lock}|${c.table}:${c.id}`)?.matched === false);
+  if (revisions.length || contradicted.length) {
+    lines.push('', '**Where the measurement differs from the prediction** (the measurement wins):', '');
+    for (const c of revisions) lines.push(`- *${c.title}*: ${c.oracle.decided === 'measured' ? c.oracle.revised : ''}`);
+    for (const c of contradicted)
+      lines.push(
+        `- *${c.title}* (✗ in the runs above): ${f.differs?.[c.id] ?? 'not explained yet: look at the run before trusting this cell.'}`,
+      );
+  }
+  if (decided.length)
+    lines.push(
+      '',
+      `Decided without a run: ${decided.map((c) => `${c.title} — ${c.oracle.expect}`).join('; ')} (the matrix page says why for each).`,
+    );
+  lines.push('', `**What to do:** ${f.advice}`, '');
+  return lines;
+}
+
+/** The whole page. `cells`: the matrix cells by `lock|table:column`; `refs`: what is known of each run folder. */
+export function findingsMarkdown(
+  cells: ReadonlyMap<string, MatrixCell>,
+  refs: ReadonlyMap<string, RunRef>,
+  sources: readonly string[],
+): string {
+  const atAGlance = FINDINGS_ROWS.map((f) => {
+    const lock = f.lock as keyof typeof ORACLE;
+    const shown = columnsOf(lock).filter((c) => c.oracle.decided === 'measured');
+    const seen = shown
+      .map((c) => {
+        const cell = cells.get(`${f.lock}|${c.table}:${c.id}`);
+        return cell ? `${c.title}: ${cell.observed}${cell.matched ? '' : ' ✗'}` : null;
+      })
+      .filter(Boolean);
+    return `| \`${f.lock}\` | ${esc(f.package)} | ${esc(f.verdict)} | ${esc(seen.join('; ') || 'not measured yet')} |`;
+  });
+  return [
+    '<!-- Generated by `npm run findings -- <matrix folder>…` (matrix/findings-page.ts) from the oracle and the runs. Do not edit by hand. -->',
+    '# Findings: the lock libraries Node developers install, under faults',
+    '',
+    "Each library below was installed at the version `npm install` gives (pinned in `locks/npm/<package>/`, installed into fencepost's per-machine cache on its first run, never a dependency of fencepost) and used exactly as its README's first example uses it, with its defaults and the Redis client its README constructs. Every expectation was written, with its reason, before the library's first run (`matrix/oracle-npm-rows.ts`, `matrix/remedy-oracle-npm-rows.ts`); the measured column is what the matrix found. ✓: as expected; ✗: the measurement contradicts the prediction, explained under the table.",
+    '',
+    `Runs behind this page: ${sources.map((s) => `\`${s}\``).join(', ') || 'none given'}. Each cell names the command that replays its run (the seed included).`,
+    '',
+    '| row | package | in one line | measured cells |',
+    '|---|---|---|---|',
+    ...atAGlance,
+    '',
+    ...FINDINGS_ROWS.flatMap((f) => librarySection(f, cells, refs)),
+    '## Earlier findings',
+    '',
+    ...EARLIER_FINDINGS.flatMap((e) => [
+      `### ${e.title}`,
+      '',
+      e.what,
+      '',
+      `**Shown by:** ${e.evidence}`,
+      '',
+      `**What to do:** ${e.advice}`,
+      '',
+    ]),
+  ].join('\n');
+}

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { replayCommand } from '../store/replay-command.ts';
+import { readTest } from '../store/run-dir.ts';
+import { findingsMarkdown, type RunRef } from './findings-page.ts';
+import type { MatrixCell } from './matrix-cell.ts';
+
+/**
+ * `npm run findings -- <matrix folder>…`: writes docs/findings.md from the oracle and the cells of the given
+ * `--lock=all` runs (each folder's matrix.json; a later folder's cell replaces an earlier one's, so a rerun of a few
+ * cells can be laid over a whole matrix). Each cell's run is named by the command that replays it, read from its
+ * run folder's test.json.
+ */
+export function cellKey(c: Pick<MatrixCell, 'lock' | 'table' | 'columnId'>): string {
+  return `${c.lock}|${c.table ?? 'faults'}:${c.columnId ?? ''}`;
+}
+
+export function readCells(dirs: readonly string[]): Map<string, MatrixCell> {
+  const cells = new Map<string, MatrixCell>();
+  for (const dir of dirs) {
+    const file = path.join(dir, 'matrix.json');
+    for (const c of JSON.parse(fs.readFileSync(file, 'utf8')) as MatrixCell[])
+      if (c.decided !== 'construction') cells.set(cellKey(c), c);
+  }
+  return cells;
+}
+
+function runRefs(cells: Iterable<MatrixCell>): Map<string, RunRef> {
+  const refs = new Map<string, RunRef>();
+  for (const c of cells) {
+    if (!c.runDir || refs.has(c.runDir)) continue;
+    try {
+      const t = readTest(c.runDir);
+      refs.set(c.runDir, {
+        replay: replayCommand({ argv: t.argv.filter((a) => !a.startsWith('--results')), lock: t.lock, seed: t.seed }),
+      });
+    } catch {
+      refs.set(c.runDir, {});
+    }
+  }
+  return refs;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const dirs = process.argv.slice(2);
+  if (!dirs.length) {
+    console.error('usage: npm run findings -- <matrix folder (with matrix.json)>…');
+    process.exit(254);
+  }
+  const cells = readCells(dirs);
+  const out = fileURLToPath(new URL('../docs/findings.md', import.meta.url));
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, `${findingsMarkdown(cells, runRefs(cells.values()), dirs)}\n`);
+  console.log(
+    `wrote ${path.relative(process.cwd(), out)} from ${cells.size} measured cells of ${dirs.length} matrix folder(s)`,
+  );
+}
