@@ -19,6 +19,7 @@ import {
   holderWrite,
   holderWrote,
   isOtherGrant,
+  leaseRanOut,
   missing,
   otherGrant,
   OtherClientWrite,
@@ -157,7 +158,7 @@ const pauseHolder: Judge = (shot) => {
       const ttlMs = num(p.ttlMs);
       const stoppedMs = Math.round((end.time - a.strikeNs) / 1e6);
       if (ttlMs === undefined) return missing('the shot recorded no TTL to outlive');
-      if (stoppedMs < ttlMs)
+      if (!leaseRanOut(stoppedMs, ttlMs))
         return missing(
           `${a.who} was stopped ${stoppedMs} ms, less than the TTL (${ttlMs} ms): its lease may not have run out`,
         );
@@ -292,7 +293,7 @@ const delayWrite: Judge = (shot) => {
       const heldMs = num(e.writeHeldMs);
       const ttlMs = num(paramsOf(start).ttlMs);
       if (heldMs === undefined || ttlMs === undefined) return missing('the hold recorded no time held or no TTL');
-      if (heldMs < ttlMs)
+      if (!leaseRanOut(heldMs, ttlMs))
         return missing(
           `the write was held ${heldMs} ms, less than the TTL (${ttlMs} ms): the lease may have outlived it`,
         );

@@ -85,6 +85,20 @@ export const OPTIONS = [
     help: 'ms between the end of one fault and the start of the next',
   },
   { name: 'time-limit', kind: 'int', default: 60, min: 1, max: 86_400, help: 'seconds the clients run' },
+  {
+    name: 'scenario',
+    kind: 'string',
+    defaultText: 'none: the clients run free',
+    help: "a scripted scenario (scenarios/*.json, or a bundle's scenario.json): named clients take its steps one by one, each once the history shows the one before complete (docs/reproductions.md)",
+  },
+  {
+    name: 'shots',
+    kind: 'int',
+    defaultText: 'as many as the run has time for',
+    min: 1,
+    max: 10_000,
+    help: 'at most this many fault shots in the run (shrink reduces it)',
+  },
   { name: 'concurrency', kind: 'int', default: 5, min: 1, max: 64, help: 'client processes' },
   { name: 'ttl', kind: 'int', default: 2000, min: 100, max: 600_000, help: 'lock TTL / lease / session timeout in ms' },
   {
@@ -286,6 +300,8 @@ const RUN_OPTION_NAMES = [
   'nemesis',
   'nemesis-interval',
   'time-limit',
+  'scenario',
+  'shots',
   'concurrency',
   'ttl',
   'think',
@@ -338,6 +354,12 @@ export const SUBCOMMANDS = {
     'lock-check <manifest.json | exec:program>: the lock-client protocol contract test against the lock\'s own servers (README, "Your lock in any language")',
   cleanup: 'stop leftovers (servers, clients) of runs that were killed with kill -9',
   serve: 'serve the results folder on 127.0.0.1 for browsing',
+  repro:
+    'repro <run-dir>: a failing run as a reproduction anyone can run (a bundle folder and .tgz: its story scripted, the lock, options, versions)',
+  replay:
+    'replay <bundle | bundle.tgz | scenario.json> [--runs=10]: the scripted story run N times → its reproduction rate (Wilson 95 %)',
+  shrink:
+    'shrink <run-dir> [--tries=5 --keep=4 --budget=600]: the smallest configuration that still fails the same way, with its rate and bundle',
   nightly:
     'nightly [--baseline=<dir>] [--shard=<i>/<n>] | nightly merge <dir>...  → junit.xml, summary.md, comparison.html',
 } as const;
@@ -398,7 +420,7 @@ export interface ServeConfig {
 }
 /** `check` and `compare` read their own arguments (check-command.ts: `parseCheckArgs`; compare-command.ts). */
 export interface PassThroughConfig {
-  readonly command: 'check' | 'compare';
+  readonly command: 'check' | 'compare' | 'repro' | 'replay' | 'shrink';
   readonly help: false;
   readonly rest: readonly string[];
   readonly resultsDir: string;
@@ -538,6 +560,8 @@ function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSe
     nemesis: v.nemesis,
     nemesisIntervalMs: v['nemesis-interval'],
     timeLimitS: v['time-limit'],
+    scenario: v.scenario ?? null,
+    maxShots: v.shots ?? null,
     concurrency: v.concurrency,
     ttlMs: v.ttl,
     thinkMs: v.think,
@@ -571,6 +595,7 @@ function ensembleSize(name: 'etcd-nodes' | 'zk-nodes', n: number | undefined): n
 /** The test record's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
 export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
+  const { scenario, maxShots } = config;
   const { minWrites, maxStallMs, fencing, watchdog, pauseMs, storyWaitMs, restartDelayMs, redisPersistence } = config;
   const { clockOffsetS } = config;
   const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate } = config;
@@ -580,6 +605,8 @@ export function runOptions(config: RunConfig): RunConfig {
     nemesis,
     nemesisIntervalMs,
     timeLimitS,
+    scenario,
+    maxShots,
     concurrency,
     ttlMs,
     thinkMs,
@@ -647,8 +674,14 @@ function nightlyCommand(argv: readonly string[], randomSeed: RandomSeed): Nightl
 }
 
 function otherCommand(command: Exclude<Subcommand, 'run' | 'nightly'>, args: readonly string[]): CommandLine {
-  // check and compare read their own arguments: check through CHECK_OPTIONS, compare its run folders.
-  if (command === 'check' || command === 'compare')
+  // check, compare and the reproduction commands read their own arguments (check through CHECK_OPTIONS, …).
+  if (
+    command === 'check' ||
+    command === 'compare' ||
+    command === 'repro' ||
+    command === 'replay' ||
+    command === 'shrink'
+  )
     return { command, help: false, rest: [...args], resultsDir: path.resolve('results') };
   const rules = {
     words: 'refuse',
@@ -694,9 +727,12 @@ export function parseCommandLine<const A extends readonly string[]>(
         ? nightlyCommand(argv, randomSeed)
         : otherCommand(command, argv.slice(1));
   // Every command that writes into or acts on the results folder; check and compare take run folders instead.
-  if (!config.help && 'resultsDir' in config && command !== 'check' && command !== 'compare')
-    checkResultsFolder(config.resultsDir);
+  if (!config.help && 'resultsDir' in config && !isPassThrough(command)) checkResultsFolder(config.resultsDir);
   return deepFreeze(config) as CommandConfig<CommandOf<A>>;
+}
+
+function isPassThrough(command: Subcommand): boolean {
+  return ['check', 'compare', 'repro', 'replay', 'shrink'].includes(command);
 }
 
 /** A test run's config from its argv (no subcommand): what the matrix, the benches and the tests build runs with. */

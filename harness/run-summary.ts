@@ -4,7 +4,7 @@ import { livenessLines } from '../checkers/liveness.ts';
 import { verdictWord } from '../checkers/verdict.ts';
 import { furthestShot, type FaultHitCount } from '../checkers/fault-hits.ts';
 import { faultFacts } from '../history/fault-catalogue.ts';
-import { replayCommand } from '../store/replay-command.ts';
+import { replayCommand, reproCommand } from '../store/replay-command.ts';
 import { runPath } from '../store/run-dir.ts';
 import type { Config } from './options.ts';
 
@@ -46,6 +46,8 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
     `  run dir: ${runDir}`,
     `  report:  ${runPath(runDir, 'report')}`,
     `  replay:  ${replayCommand(config)}`,
+    // A failure becomes a reproduction: a bundle with its scripted story, replayable from any folder.
+    ...(r.valid === false ? [`  reproduce: ${reproCommand(runDir)}`] : []),
     '',
   );
   return lines.join('\n');

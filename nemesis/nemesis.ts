@@ -25,6 +25,8 @@ export interface NemesisConfig {
   readonly nemesisIntervalMs: number;
   readonly clockOffsetS: number;
   readonly redisPersistence: 'none' | 'aof-always';
+  /** --shots: the schedule ends after this many shots; null (or absent) = as many as the run has time for. */
+  readonly maxShots?: number | null;
   /** --think: how long a client sleeps between its read and its write. */
   readonly thinkMs: number;
   /** --watchdog: clients renew their lease every TTL/3 while they hold it. */

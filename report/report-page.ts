@@ -14,6 +14,7 @@ import { RunIndex } from './op-pairs.ts';
 import { findings, headline, type Finding, type WriteStory } from './findings/index.ts';
 import { faultSummary, rerunCommand, type TestJson } from '../store/test-json.ts';
 import { RUN_FILES } from '../store/run-dir.ts';
+import { reproCommand } from '../store/replay-command.ts';
 import { timelineData, WINDOW_PAD_MS, type TimelineData } from './timeline-data.ts';
 import { verdictClass, verdictWord } from '../checkers/verdict.ts';
 
@@ -32,7 +33,7 @@ const DETAILED_FINDINGS = 12;
 /** Erased writes listed per lost-update card. */
 const WRITE_ROWS = 12;
 
-function configStrip(test: TestJson, results: Partial<RunResults>, faultNames: string[]): string {
+function configStrip(test: TestJson, results: Partial<RunResults>, faultNames: string[], runDir?: string): string {
   const c = test.config;
   const item = (k: string, v: unknown) =>
     v === undefined || v === null || v === '' ? '' : `<div><b>${h(k)}</b>${h(v)}</div>`;
@@ -58,7 +59,11 @@ ${item('seed', test.seed ?? 'unknown')}
 ${item('duration', results.durationMs !== undefined ? fmtDuration(results.durationMs) : undefined)}
 ${versions ? `<div class="versions"><b>versions</b>${h(versions)}</div>` : ''}
 </section>
-<div class="rerun"><span class="aside">re-run:</span><code id="rerun">${h(rerunCommand(test))}</code><button type="button" data-copy="rerun">copy</button></div>`;
+<div class="rerun"><span class="aside">re-run:</span><code id="rerun">${h(rerunCommand(test))}</code><button type="button" data-copy="rerun">copy</button></div>${
+    results.valid === false && runDir
+      ? `\n<div class="rerun"><span class="aside">reproduce:</span><code id="reproduce">${h(reproCommand(runDir))}</code><button type="button" data-copy="reproduce">copy</button></div>`
+      : ''
+  }`;
 }
 
 function gotoLink(f: Finding, label = 'show in timeline ↓'): string {
@@ -338,7 +343,7 @@ ${inlineStyle(pageCss())}
     .join('')}</div></div></header>
 <main>
 ${warnings.length ? `<div class="warnings">${warnings.map((w) => `<p>${h(w)}</p>`).join('')}</div>` : ''}
-${configStrip(test, results, faultNames)}
+${configStrip(test, results, faultNames, input.runDir)}
 ${findingsSection(found)}
 ${timelineSection(timeline)}
 <section id="charts"><h2>Latency and throughput <span class="aside">fault windows shaded · ${latency.mode === 'points' ? 'every ok op is a point' : `aggregated into ${fmtMs(latency.bucketMs)} buckets (p50 and max per bucket)`} · drag to zoom, double-click to reset</span></h2>
