@@ -249,6 +249,12 @@ export const OPTIONS = [
     help: 'nightly: your expectations file (overrides oracle cells, adds your plugin locks)',
   },
   {
+    name: 'known-bugs',
+    kind: 'string',
+    defaultText: './fencepost.known-bugs if it exists',
+    help: 'nightly: a folder of your known bugs (repro bundles or scenario files); each is replayed and must still reproduce',
+  },
+  {
     name: 'parallel',
     kind: 'int',
     default: NIGHTLY_PARALLEL,
@@ -324,7 +330,7 @@ const RUN_OPTION_NAMES = [
 ] as const;
 /** --lock=all's own: how many runs a cell gets and which tables. */
 const MATRIX_OPTION_NAMES = ['runs', 'matrix'] as const;
-const NIGHTLY_OWN_NAMES = ['shard', 'baseline', 'expectations', 'cells', 'parallel'] as const;
+const NIGHTLY_OWN_NAMES = ['shard', 'baseline', 'expectations', 'known-bugs', 'cells', 'parallel'] as const;
 /** The nightly job picks the locks, faults and fencing of every cell itself. */
 const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing'] as const;
 
@@ -396,6 +402,8 @@ export interface NightlyConfig {
   readonly cells: 'all' | 'expectations';
   /** Measured cells run at once (each its own cluster and clients). */
   readonly parallel: number;
+  /** The folder of the user's known bugs (bundles, scenario files), as given; null = the default name, if it exists. */
+  readonly knownBugs: string | null;
 }
 export interface DoctorConfig {
   readonly command: 'doctor';
@@ -670,6 +678,7 @@ function nightlyCommand(argv: readonly string[], randomSeed: RandomSeed): Nightl
     expectations: v.expectations !== undefined ? path.resolve(v.expectations) : null,
     cells: v.cells,
     parallel: v.parallel,
+    knownBugs: v['known-bugs'] !== undefined ? path.resolve(v['known-bugs']) : null,
   };
 }
 
