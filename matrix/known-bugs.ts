@@ -35,7 +35,9 @@ export async function readKnownBugs(dir: string): Promise<{ entry: string; input
     });
   const entries = fs
     .readdirSync(dir, { withFileTypes: true })
-    .filter((e) => (e.isDirectory() && fs.existsSync(path.join(dir, e.name, 'bundle.json'))) || /\.(json|tgz)$/.test(e.name))
+    .filter(
+      (e) => (e.isDirectory() && fs.existsSync(path.join(dir, e.name, 'bundle.json'))) || /\.(json|tgz)$/.test(e.name),
+    )
     .map((e) => path.join(dir, e.name))
     .sort();
   const bugs = [];
@@ -68,7 +70,9 @@ export async function knownBugCells(
     const followed = runs.filter((r) => r.followed);
     const reproduced = followed.filter((r) => r.reproduced);
     const observed = !followed.length ? 'unknown' : reproduced.length ? 'lost' : 'safe';
-    opts.log(`known bug ${input.name}: ${rateText(summary.rate)} — ${observed === 'lost' ? 'still reproduces ✓' : 'no longer reproduces ✗'}`);
+    opts.log(
+      `known bug ${input.name}: ${rateText(summary.rate)} — ${observed === 'lost' ? 'still reproduces ✓' : 'no longer reproduces ✗'}`,
+    );
     cells.push({
       index: opts.firstIndex + i,
       from: `known bug ${shownPath(entry)}`,

@@ -39,7 +39,16 @@ import { knownBugCells, knownBugsDir, readKnownBugs } from './known-bugs.ts';
 export const NIGHTLY_TIME_LIMIT_S = 10;
 
 /** Options that are the nightly job's own, or differ per machine or night: not part of a cell's settings. */
-const NIGHTLY_OWN = new Set(['shard', 'baseline', 'expectations', 'known-bugs', 'results', 'seed', 'cells', 'parallel']);
+const NIGHTLY_OWN = new Set([
+  'shard',
+  'baseline',
+  'expectations',
+  'known-bugs',
+  'results',
+  'seed',
+  'cells',
+  'parallel',
+]);
 
 const consoleLog = (line: string) => console.error(line);
 

@@ -42,7 +42,8 @@ export function extractScenario(
   if (!pair) return `a ${signature.checker} failure names no two clients to script (lost updates and overlaps do)`;
   const holders = shotHolders(ops);
   const shot = storyShot(results, signature.story, holders, pair);
-  const holder = shot ? holders.get(shot.index)! : pair[0];
+  // A is the holder the fault struck; without a story, the client whose section began first.
+  const holder = shot ? holders.get(shot.index)! : firstToAct(ops, results, pair);
   const other = pair.find((p) => p !== holder) ?? pair[1];
   const names = new Map([
     [holder, 'A'],
@@ -77,6 +78,12 @@ function anomalyPair(r: RunResults): [number, number] | null {
   if (l) return [l.lost.process, l.overwrittenBy.process];
   const o = r.overlapDetails?.[0];
   return o ? [o.a.process, o.b.process] : null;
+}
+
+function firstToAct(ops: readonly Op[], r: RunResults, pair: [number, number]): number {
+  const [from] = windowSpan(ops, r, pair);
+  const first = ops.find((o) => o.time >= from && pair.includes(o.process as number));
+  return (first?.process as number | undefined) ?? pair[0];
 }
 
 /** The whole-story shot of `fault` whose holder is one of the pair (the last one, if several). */
