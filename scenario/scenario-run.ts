@@ -40,6 +40,9 @@ class ScriptRun {
   private readonly seen: Op[] = [];
   /** When the step before the current one started (ns on the history's clock). */
   private previousStartNs = 0;
+  /** Gates still listening; the script's end stops them (a step that timed out leaves its gate behind). */
+  private readonly listening = new Set<() => void>();
+  private over = false;
 
   constructor(
     private readonly scenario: Scenario,
@@ -81,6 +84,8 @@ class ScriptRun {
       if (out.status === 'diverged') diverged = { step: step.index + 1, text: step.text, why: out.evidence };
     }
     // Faults the script left in effect end here, before the clients stop, so their records close the story.
+    this.over = true;
+    for (const stop of this.listening) stop();
     await this.nemesis.endShots();
     this.stopLeases();
     return {
@@ -190,9 +195,13 @@ class ScriptRun {
         if (o) return Promise.resolve(o);
       }
     return new Promise((resolve) => {
-      const finish = (o: GateOutcome) => {
+      const stop = () => {
         offOps();
         offRefusals();
+        this.listening.delete(stop);
+      };
+      const finish = (o: GateOutcome) => {
+        stop();
         resolve(o);
       };
       const offOps = this.r.journal.onOp((op) => {
@@ -203,13 +212,14 @@ class ScriptRun {
         const why = refusal(e);
         if (why) finish({ status: 'diverged', evidence: why });
       });
+      this.listening.add(stop);
     });
   }
 
   /** Done once a TTL has passed since the client was kept from acting (the judges' rule: LeaseClock). */
   private async leaseExpired(client: string): Promise<GateOutcome> {
     const clock = this.leases.get(client)!;
-    for (;;) {
+    while (!this.over) {
       const at = clock.expiresAt();
       const nowNs = this.r.journal.sinceOrigin(process.hrtime.bigint());
       const ran = clock.ranOut(nowNs);
@@ -217,6 +227,7 @@ class ScriptRun {
       // Nothing yet says when its lease began (a write not yet in the hold): look again shortly.
       await new Promise((r) => setTimeout(r, at === null ? 20 : Math.max(1, Math.ceil((at - nowNs) / 1e6))));
     }
+    return { status: 'diverged', evidence: 'the script ended first' };
   }
 
   private strike(step: Extract<ScenarioStep, { kind: 'strike' | 'fault' }>): Promise<GateOutcome> {
