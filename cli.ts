@@ -47,6 +47,18 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
       const { compareCommand } = await import('./harness/compare-command.ts');
       return compareCommand(config.rest, config);
     }
+    case 'repro': {
+      const { reproCommand } = await import('./repro/repro-command.ts');
+      return reproCommand(config.rest);
+    }
+    case 'replay': {
+      const { replayCommand } = await import('./repro/replay-command.ts');
+      return replayCommand(config.rest, shutdown);
+    }
+    case 'shrink': {
+      const { shrinkCommand } = await import('./repro/shrink-command.ts');
+      return shrinkCommand(config.rest, shutdown);
+    }
     case 'serve': {
       const { serveCommand } = await import('./harness/serve-command.ts');
       return serveCommand(config, shutdown);
@@ -56,6 +68,10 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
       return nightlyCommand(config, shutdown);
     }
     case 'run': {
+      if (config.scenario !== null) {
+        const { scenarioCommand } = await import('./scenario/scenario-command.ts');
+        return scenarioCommand(config, shutdown);
+      }
       if (config.lock === 'all') {
         const { runMatrix } = await import('./matrix/matrix.ts');
         return runMatrix(config, shutdown);

@@ -55,6 +55,11 @@ export interface CheckRunOptions {
    * evidence of safety.
    */
   stoppedEarly?: string;
+  /**
+   * A scripted scenario's run that could not follow its script, in words: the verdict is unknown with this reason
+   * unless a checker found a violation (a counterexample is always conclusive).
+   */
+  scriptDiverged?: string;
 }
 
 /** `--min-writes`'s default: what a run must commit before its checkers passing counts as VALID. */
@@ -67,8 +72,10 @@ export function checkOptionsFor(test: {
   faults?: unknown;
   skippedFaults?: unknown;
   stoppedEarly?: unknown;
+  scenario?: unknown;
 }): CheckRunOptions {
   const c = test.config;
+  const script = scriptEvidence(test.scenario);
   // A fault the run left out (it did not apply) was never injected: it still counts against a VALID — a run that
   // tested nothing of it is no evidence about it — and its reason says why it never fired.
   const skipped =
@@ -92,11 +99,26 @@ export function checkOptionsFor(test: {
       maxStallMs: typeof c?.maxStallMs === 'number' ? c.maxStallMs : null,
       ...(typeof c?.concurrency === 'number' ? { concurrency: c.concurrency } : {}),
     },
-    // Runs from before --min-writes existed are held to its default.
-    evidence: {
-      minWrites: typeof c?.minWrites === 'number' ? c.minWrites : DEFAULT_MIN_WRITES,
-      concurrency: typeof c?.concurrency === 'number' ? c.concurrency : 1,
-    },
+    ...(script.diverged ? { scriptDiverged: script.diverged } : {}),
+    // Runs from before --min-writes existed are held to its default. A scenario's script decides who writes how
+    // often: its evidence is that it was followed and its faults' stories completed, with a write committed.
+    evidence: script.scripted
+      ? { minWrites: 1, concurrency: 1 }
+      : {
+          minWrites: typeof c?.minWrites === 'number' ? c.minWrites : DEFAULT_MIN_WRITES,
+          concurrency: typeof c?.concurrency === 'number' ? c.concurrency : 1,
+        },
+  };
+}
+
+/** A test record's scenario (store/test-json.ts ScenarioRecord): whether the run was scripted, and where it left its script. */
+function scriptEvidence(raw: unknown): { scripted: boolean; diverged?: string } {
+  if (!raw || typeof raw !== 'object') return { scripted: false };
+  const d = (raw as { diverged?: { step?: unknown; text?: unknown; why?: unknown } | null }).diverged;
+  if (!d) return { scripted: true };
+  return {
+    scripted: true,
+    diverged: `the run could not follow its script at step ${String(d.step)} "${String(d.text)}": ${String(d.why)}; a run off its script is evidence neither way`,
   };
 }
 
@@ -180,6 +202,7 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
   const progress = progressOf(history, opts.evidence?.concurrency);
   // Progress first (nothing written says more than a fault that missed), then the faults that never hit.
   const reasons = [
+    ...(opts.scriptDiverged ? [opts.scriptDiverged] : []),
     ...(opts.evidence ? unknownReasons({ progress }, opts.evidence) : []),
     ...faultHitReasons(hits, opts.faults ?? [], opts.skippedFaults),
     ...(opts.stoppedEarly && checkers['lost-updates'].valid !== false

@@ -20,6 +20,7 @@ import {
   holderWrite,
   holderWrote,
   isOtherGrant,
+  leaseRanOut,
   missing,
   otherGrant,
   otherSection,
@@ -165,7 +166,7 @@ const pauseHolder: Judge = (shot) => {
       const ttlMs = num(p.ttlMs);
       const stoppedMs = Math.round((end.time - a.strikeNs) / 1e6);
       if (ttlMs === undefined) return missing('the shot recorded no TTL to outlive');
-      if (stoppedMs < ttlMs)
+      if (!leaseRanOut(stoppedMs, ttlMs))
         return missing(
           `${a.who} was stopped ${stoppedMs} ms, less than the TTL (${ttlMs} ms): its lease may not have run out`,
         );
@@ -321,7 +322,7 @@ const delayWrite: Judge = (shot) => {
       const heldMs = num(e.writeHeldMs);
       const ttlMs = num(paramsOf(start).ttlMs);
       if (heldMs === undefined || ttlMs === undefined) return missing('the hold recorded no time held or no TTL');
-      if (heldMs < ttlMs)
+      if (!leaseRanOut(heldMs, ttlMs))
         return missing(
           `the write was held ${heldMs} ms, less than the TTL (${ttlMs} ms): the lease may have outlived it`,
         );

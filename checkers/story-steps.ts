@@ -148,6 +148,15 @@ export function holderWrite(
   return { invoke, completion: h.completionOf(invoke) ?? null };
 }
 
+/**
+ * "Its lease ran out": the holder was kept from acting — stopped, or its write held in flight — for at least the TTL.
+ * pause-holder's and delay-write's judges decide their `lease-expired` step by it, and a scenario's
+ * `wait lease-expired` (scenario/lease-clock.ts) waits until it holds: one rule, live and afterwards.
+ */
+export function leaseRanOut(keptMs: number, ttlMs: number): boolean {
+  return keptMs >= ttlMs;
+}
+
 /** A step as a judge finds it. */
 export interface StepFinding {
   status: 'done' | 'held' | 'missing';

@@ -25,7 +25,13 @@ export type SeedPurpose =
   /** The nemesis's fault schedule (which fault when, and each step's own seed). */
   | { purpose: 'fault-schedule' }
   /** The matrix's `attempt`-th run of one cell (0 = the cell's own seed; a rerun of an inconclusive run gets the next). */
-  | { purpose: 'cell-run'; attempt: number };
+  | { purpose: 'cell-run'; attempt: number }
+  /** A scripted scenario's fault at its `step` (which of the key's nodes it strikes, when the step names none). */
+  | { purpose: 'scripted-shot'; step: number }
+  /** A replay's `run`-th run of one scenario (repro/replay-command.ts). */
+  | { purpose: 'replay-run'; run: number }
+  /** A shrink's `candidate`-th configuration, its `run`-th run (repro/shrink-search.ts). */
+  | { purpose: 'shrink-run'; candidate: number; run: number };
 
 /** A seed for `p`, from the run's seed (0 ≤ seed < 2^31). Always a non-negative 32-bit integer. */
 export function deriveSeed(seed: number, p: SeedPurpose): number {
@@ -39,5 +45,12 @@ export function deriveSeed(seed: number, p: SeedPurpose): number {
     case 'cell-run':
       // Stays below 2^31: it is passed back as --seed, which the CLI bounds.
       return (seed + p.attempt) % 2 ** 31;
+    case 'scripted-shot':
+      return (seed * 17 + p.step + 0x5c41) >>> 0;
+    case 'replay-run':
+      return (seed + p.run) % 2 ** 31;
+    case 'shrink-run':
+      // Passed back as --seed: below 2^31.
+      return (seed + p.candidate * 1009 + p.run * 7) % 2 ** 31;
   }
 }

@@ -5,8 +5,7 @@ import { FAULT_CATALOGUE } from '../history/fault-catalogue.ts';
 import { ACQUIRE_GRACE_MS } from '../workloads/foreign/protocol.ts';
 import { CONNECT_TIMEOUT_MIN_MS, replyTimeoutMs } from '../workloads/foreign/foreign-strategy.ts';
 import { CHECK_ACQUIRE_TIMEOUT_MS, CHECK_REPLY_MS, CHECK_TTL_MS } from './lock-check-command.ts';
-import { CHECK_OPTIONS } from './check-options.ts';
-import { COMMAND_HELP } from './command-help.ts';
+import { COMMAND_HELP, ownOptions } from './command-help.ts';
 import { optionRows, type OptionSpec } from './option-table.ts';
 import { commandOptions, OPTIONS, SUBCOMMANDS, type Subcommand } from './options.ts';
 
@@ -19,7 +18,7 @@ import { commandOptions, OPTIONS, SUBCOMMANDS, type Subcommand } from './options
 /** A markdown table cell: pipes escaped, newlines flattened. */
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 
-const OWN_TABLES: readonly Exclude<Subcommand, 'check' | 'compare'>[] = [
+const OWN_TABLES: readonly Exclude<Subcommand, 'check' | 'compare' | 'repro' | 'replay' | 'shrink'>[] = [
   'run',
   'nightly',
   'doctor',
@@ -39,8 +38,13 @@ export function optionsMarkdown(): string {
     const [flag, help] = optionRows([o])[0];
     return `| \`${cell(flag)}\` | ${cell(help)} | ${takers(o)} |`;
   });
-  const check = optionRows(CHECK_OPTIONS).map(([flag, help]) => `| \`${cell(flag)}\` | ${cell(help)} | check |`);
-  return ['| option | what it does | taken by |', '|---|---|---|', ...rows, ...check].join('\n');
+  // The commands that parse their own arguments: their options that are not a run's.
+  const own = (['check', 'repro', 'replay', 'shrink'] as const).flatMap((c) =>
+    optionRows(ownOptions(c).filter((o) => o.name !== 'help' && !OPTIONS.some((x) => x.name === o.name))).map(
+      ([flag, help]) => `| \`${cell(flag)}\` | ${cell(help)} | ${c} |`,
+    ),
+  );
+  return ['| option | what it does | taken by |', '|---|---|---|', ...rows, ...own].join('\n');
 }
 
 /** The subcommands: how each is called and what it does. */

@@ -13,6 +13,7 @@ import { startTime, stillOurs, type PidRegistry } from '../common/pid-registry.t
 import type { ClientProcess } from '../nemesis/nemesis.ts';
 import { LockCgroups } from '../workloads/foreign/lock-cgroups.ts';
 import { killTree, resumeTree, stopTree, type GroupLeader, type LockTree } from '../workloads/foreign/lock-tree.ts';
+import type { DrivenStepName } from '../workloads/driven-client.ts';
 
 /**
  * The harness's environment variables a client never gets: each turns on a library's debug log, which prints
@@ -65,6 +66,11 @@ export function exitIsDeath(exit: {
   return exit.started && exit.current && (!exit.stopping || exit.killedOnPurpose);
 }
 
+/** What a driven client (workloads/driven-client.ts) said: it is connected and waiting, or it refused a step. */
+export type DrivenEvent =
+  | { slot: number; kind: 'waiting' }
+  | { slot: number; kind: 'refused'; seq: number; reason: string };
+
 /** What forking a slot's process needs of its spec; the rest arrives with `start` (ClientPool.launch). */
 type SlotSpec = Pick<ClientSpec, 'slot' | 'concurrency' | 'generation'>;
 
@@ -108,6 +114,7 @@ export class ClientPool {
   readonly allGaveUp = new Promise<void>((resolve) => (this.resolveAllGaveUp = resolve));
   private gaveUp = 0;
   private forks = 0;
+  private drivenListeners: ((e: DrivenEvent) => void)[] = [];
 
   constructor(
     private readonly runDir: string,
@@ -192,6 +199,25 @@ export class ClientPool {
     this.lockCgroups = null;
   }
 
+  /**
+   * Driven mode (the clients' specs carry `driven`): the client in `slot` takes one step. Its ops arrive as any
+   * client's; a step its state does not allow comes back as a `refused` event (onDriven).
+   */
+  step(slot: number, seq: number, f: DrivenStepName): void {
+    const s = this.slots[slot];
+    if (s) this.send(s, { type: 'step', seq, f });
+  }
+
+  /** Listen to the driven clients' events (connected and waiting; a step refused); returns the unsubscribe. */
+  onDriven(listener: (e: DrivenEvent) => void): () => void {
+    this.drivenListeners.push(listener);
+    return () => (this.drivenListeners = this.drivenListeners.filter((l) => l !== listener));
+  }
+
+  private driven(e: DrivenEvent): void {
+    for (const l of this.drivenListeners) l(e);
+  }
+
   /** A send whose failure (the child gone, its channel closed) is logged: its exit handler records the death. */
   private send(slot: Slot, msg: ToClient): void {
     if (!slot.child.connected) return;
@@ -248,6 +274,9 @@ export class ClientPool {
         else if (msg.type === 'log') fs.appendFileSync(this.logFile(spec.slot), `${msg.line}\n`);
         else if (msg.type === 'lock-process') this.lockProcess(slot, msg.pid, msg.command, msg.ended);
         else if (msg.type === 'library-crash') slot.libraryCrash = { error: msg.error, message: msg.message };
+        else if (msg.type === 'waiting') this.driven({ slot: spec.slot, kind: 'waiting' });
+        else if (msg.type === 'step-refused')
+          this.driven({ slot: spec.slot, kind: 'refused', seq: msg.seq, reason: msg.reason });
       });
       // A send on a channel that closed (the child died meanwhile) emits 'error' here; its exit handler records it.
       child.on('error', (err) => this.log(`fencepost: client ${spec.slot}: ${err.message}`));
@@ -540,7 +569,11 @@ const OP_TYPES = new Set(['invoke', 'ok', 'fail', 'info']);
 export function checkedMessage(raw: unknown): FromClient | string {
   if (typeof raw !== 'object' || raw === null) return `not an object: ${typeof raw}`;
   const m = raw as Record<string, unknown>;
-  if (m.type === 'ready' || m.type === 'stopped') return m as FromClient;
+  if (m.type === 'ready' || m.type === 'stopped' || m.type === 'waiting') return m as FromClient;
+  if (m.type === 'step-refused')
+    return Number.isInteger(m.seq) && typeof m.reason === 'string'
+      ? (m as FromClient)
+      : 'a step-refused message without its seq and reason';
   if (m.type === 'lock-process')
     return (m.pid === null && Number.isInteger(m.ended) && (m.ended as number) > 0) ||
       (Number.isInteger(m.pid) && (m.pid as number) > 0)

@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { CHECK_OPTIONS } from './check-options.ts';
-import { commandHelp, globalHelp } from './command-help.ts';
+import { commandHelp, globalHelp, ownOptions } from './command-help.ts';
 import { helpWidth, twoColumns, wrapText } from './help-layout.ts';
 import { commandOptions, OPTIONS, parseCommandLine, SUBCOMMANDS } from './options.ts';
 
@@ -44,7 +43,7 @@ describe('--help', () => {
     for (const o of commandOptions('run')) expect(global, o.name).toContain(`--${o.name}`);
     for (const c of COMMANDS) {
       const text = flat(commandHelp(c));
-      const own = c === 'check' ? CHECK_OPTIONS : c === 'compare' ? [] : commandOptions(c);
+      const own = ownOptions(c);
       for (const o of own) expect(text, `${c} --${o.name}`).toContain(`--${o.name}`);
     }
     // Every row of the table is somewhere.

@@ -2,6 +2,9 @@ import { CLI } from '../common/cli-name.ts';
 import { EXIT_CODE_LINE } from '../common/exit-codes.ts';
 import { FAULT_CATALOGUE } from '../history/fault-catalogue.ts';
 import { CHECK_OPTIONS } from './check-options.ts';
+import { REPLAY_OPTIONS } from '../repro/replay-command.ts';
+import { REPRO_OPTIONS } from '../repro/repro-command.ts';
+import { SHRINK_OPTIONS } from '../repro/shrink-command.ts';
 import { helpWidth, twoColumns, wrapText } from './help-layout.ts';
 import { optionRows, type OptionSpec } from './option-table.ts';
 import { commandOptions, OPTIONS, SUBCOMMANDS, type Subcommand } from './options.ts';
@@ -62,6 +65,30 @@ export const COMMAND_HELP: Readonly<Record<Exclude<Subcommand, 'run'>, CommandHe
     usage: ['compare <run-dir> <run-dir> […]'],
     examples: [['compare results/redlock/<run> results/redlock/<other run>', 'before and after a change']],
     docs: 'docs/results.md',
+  },
+  repro: {
+    about:
+      'Turns a failing run into a reproduction anyone can run: a folder and its .tgz with the failure scripted as a scenario, the failing window of the history, the lock, options, seed and versions, and a README telling the story with the one command that replays it. No secret goes into it.',
+    usage: ['repro <run-dir> [--out=<dir>]'],
+    examples: [['repro results/redlock/<run>', 'the bundle beside the run: <run>/repro/ and <run>/repro.tgz']],
+    docs: 'docs/reproductions.md',
+  },
+  replay: {
+    about:
+      "Runs a bundle's (or a scenario file's) scripted story --runs times on fresh servers, each run checked and reported, and prints its reproduction rate with a Wilson 95 % interval; runs that could not follow their script are counted apart.",
+    usage: ['replay <bundle folder | bundle.tgz | scenario.json> [--runs=10] [--lock=…] [--fencing]'],
+    examples: [
+      ['replay results/redlock/<run>/repro.tgz', 'does it still fail? (exit 1: yes; 0: no longer)'],
+      ['replay scenarios/paused-holder.json --lock=etcd --fencing', 'a shipped story against another lock'],
+    ],
+    docs: 'docs/reproductions.md',
+  },
+  shrink: {
+    about:
+      "Reduces a failing run's configuration (clients, accounts, fault kinds, shots, duration, think time) while at least --keep of --tries runs still fail the same way, then saves the smallest with its rate and bundle.",
+    usage: ['shrink <run-dir> [--tries=5] [--keep=4] [--budget=600] [--seed=<n>]'],
+    examples: [['shrink results/redlock/<run> --budget=300', 'at most five minutes of candidates']],
+    docs: 'docs/reproductions.md',
   },
   'lock-check': {
     about:
@@ -140,6 +167,7 @@ const RUN_GROUPS: readonly (readonly [string, readonly string[]])[] = [
       'zk-nodes',
     ],
   ],
+  ['reproductions (docs/reproductions.md)', ['scenario', 'shots']],
   ['--lock=all (every lock × fault of the oracle → matrix.html)', ['runs', 'matrix']],
   ['other', ['help']],
 ];
@@ -209,11 +237,25 @@ export function globalHelp(width = helpWidth()): string {
   ].join('\n');
 }
 
+/** The commands that parse their own arguments, with their option tables. */
+type OwnOptions = 'check' | 'compare' | 'repro' | 'replay' | 'shrink';
+const OWN_OPTIONS: Readonly<Record<OwnOptions, readonly OptionSpec[]>> = {
+  check: CHECK_OPTIONS,
+  compare: [],
+  repro: REPRO_OPTIONS,
+  replay: REPLAY_OPTIONS,
+  shrink: SHRINK_OPTIONS,
+};
+
+/** The options a subcommand takes, from its own table. */
+export function ownOptions(command: Exclude<Subcommand, 'run'>): readonly OptionSpec[] {
+  return command in OWN_OPTIONS ? OWN_OPTIONS[command as OwnOptions] : commandOptions(command as never);
+}
+
 /** `fencepost <subcommand> --help`. */
 export function commandHelp(command: Exclude<Subcommand, 'run'>, width = helpWidth()): string {
   const h = COMMAND_HELP[command];
-  const options =
-    command === 'check' || command === 'compare' ? (command === 'check' ? CHECK_OPTIONS : []) : commandOptions(command);
+  const options = ownOptions(command);
   return [
     ...wrapText(`${CLI} ${command} — ${h.about}`, width, 2, 0),
     '',

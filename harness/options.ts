@@ -95,6 +95,22 @@ export const OPTIONS = [
     help: 'ms between the end of one fault and the start of the next',
   },
   { name: 'time-limit', value: 's', kind: 'int', default: 60, min: 1, max: 86_400, help: 'seconds the clients run' },
+  {
+    name: 'scenario',
+    value: 'file',
+    kind: 'string',
+    defaultText: 'none: the clients run free',
+    help: "a scripted scenario (scenarios/*.json, or a bundle's scenario.json): named clients take its steps one by one, each once the history shows the one before complete (docs/reproductions.md)",
+  },
+  {
+    name: 'shots',
+    value: 'n',
+    kind: 'int',
+    defaultText: 'as many as the run has time for',
+    min: 1,
+    max: 10_000,
+    help: 'at most this many fault shots in the run (shrink reduces it)',
+  },
   { name: 'concurrency', kind: 'int', default: 5, min: 1, max: 64, help: 'client processes' },
   {
     name: 'ttl',
@@ -273,6 +289,12 @@ export const OPTIONS = [
     help: 'nightly: your expectations file (overrides oracle cells, adds your plugin locks)',
   },
   {
+    name: 'known-bugs',
+    kind: 'string',
+    defaultText: './fencepost.known-bugs if it exists',
+    help: 'nightly: a folder of your known bugs (repro bundles or scenario files); each is replayed and must still reproduce',
+  },
+  {
     name: 'parallel',
     kind: 'int',
     default: NIGHTLY_PARALLEL,
@@ -336,6 +358,8 @@ const RUN_OPTION_NAMES = [
   'nemesis',
   'nemesis-interval',
   'time-limit',
+  'scenario',
+  'shots',
   'concurrency',
   'ttl',
   'think',
@@ -358,7 +382,7 @@ const RUN_OPTION_NAMES = [
 ] as const;
 /** --lock=all's own: how many runs a cell gets and which tables. */
 const MATRIX_OPTION_NAMES = ['runs', 'matrix'] as const;
-const NIGHTLY_OWN_NAMES = ['shard', 'baseline', 'expectations', 'cells', 'parallel'] as const;
+const NIGHTLY_OWN_NAMES = ['shard', 'baseline', 'expectations', 'known-bugs', 'cells', 'parallel'] as const;
 /** The nightly job picks the locks, faults and fencing of every cell itself. */
 const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing'] as const;
 
@@ -390,6 +414,9 @@ export const SUBCOMMANDS = {
   'lock-check': "a lock in another language against the lock-client protocol's contract",
   cleanup: 'stop what runs killed with kill -9 left behind',
   serve: 'serve the results folder on 127.0.0.1 for a browser',
+  repro: 'a failing run as a reproduction anyone can run: a bundle folder and .tgz',
+  replay: "a bundle's or scenario's scripted story run N times → its reproduction rate",
+  shrink: 'the smallest configuration that still fails the same way, with its rate and bundle',
   nightly: 'the matrix with your expectations, compared with last night → junit.xml, summary.md',
 } as const;
 export type Subcommand = keyof typeof SUBCOMMANDS | 'run';
@@ -427,6 +454,8 @@ export interface NightlyConfig {
   readonly cells: 'all' | 'expectations';
   /** Measured cells run at once (each its own cluster and clients). */
   readonly parallel: number;
+  /** The folder of the user's known bugs (bundles, scenario files), as given; null = the default name, if it exists. */
+  readonly knownBugs: string | null;
 }
 export interface DoctorConfig {
   readonly command: 'doctor';
@@ -451,7 +480,7 @@ export interface ServeConfig {
 }
 /** `check` and `compare` read their own arguments (check-command.ts: `parseCheckArgs`; compare-command.ts). */
 export interface PassThroughConfig {
-  readonly command: 'check' | 'compare';
+  readonly command: 'check' | 'compare' | 'repro' | 'replay' | 'shrink';
   /** `--help` or `-h` among the arguments: the command's own help, exit 0. */
   readonly help: boolean;
   readonly rest: readonly string[];
@@ -592,6 +621,8 @@ function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSe
     nemesis: v.nemesis,
     nemesisIntervalMs: v['nemesis-interval'],
     timeLimitS: v['time-limit'],
+    scenario: v.scenario ?? null,
+    maxShots: v.shots ?? null,
     concurrency: v.concurrency,
     ttlMs: v.ttl,
     thinkMs: v.think,
@@ -625,6 +656,7 @@ function ensembleSize(name: 'etcd-nodes' | 'zk-nodes', n: number | undefined): n
 /** The test record's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
 export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
+  const { scenario, maxShots } = config;
   const { minWrites, maxStallMs, fencing, watchdog, pauseMs, storyWaitMs, restartDelayMs, redisPersistence } = config;
   const { clockOffsetS } = config;
   const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate } = config;
@@ -634,6 +666,8 @@ export function runOptions(config: RunConfig): RunConfig {
     nemesis,
     nemesisIntervalMs,
     timeLimitS,
+    scenario,
+    maxShots,
     concurrency,
     ttlMs,
     thinkMs,
@@ -705,12 +739,14 @@ function nightlyCommand(argv: readonly string[], randomSeed: RandomSeed): Nightl
     expectations: v.expectations !== undefined ? path.resolve(v.expectations) : null,
     cells: v.cells,
     parallel: v.parallel,
+    knownBugs: v['known-bugs'] !== undefined ? path.resolve(v['known-bugs']) : null,
   };
 }
 
 function otherCommand(command: Exclude<Subcommand, 'run' | 'nightly'>, args: readonly string[]): CommandLine {
-  // check and compare read their own arguments: check through CHECK_OPTIONS, compare its run folders.
-  if (command === 'check' || command === 'compare') {
+  // check, compare and the reproduction commands read their own arguments (check through CHECK_OPTIONS, compare its
+  // run folders, repro/replay/shrink theirs).
+  if (isPassThrough(command)) {
     const help = args.some((a) => a === '--help' || a === '-h');
     return { command, help, rest: [...args], resultsDir: path.resolve('results') };
   }
@@ -757,11 +793,15 @@ export function parseCommandLine<const A extends readonly string[]>(
       : command === 'nightly'
         ? nightlyCommand(argv, randomSeed)
         : otherCommand(command, argv.slice(1));
-  // Every command that writes into or acts on the results folder; check and compare take run folders instead. From
-  // here on the folder is its resolved path: a link on the way is followed once, now, never again mid-run.
-  if (!config.help && 'resultsDir' in config && command !== 'check' && command !== 'compare')
+  // Every command that writes into or acts on the results folder; the pass-through commands take run folders instead.
+  // From here on the folder is its resolved path: a link on the way is followed once, now, never again mid-run.
+  if (!config.help && 'resultsDir' in config && !isPassThrough(command))
     (config as { resultsDir: string }).resultsDir = checkResultsFolder(config.resultsDir);
   return deepFreeze(config) as CommandConfig<CommandOf<A>>;
+}
+
+function isPassThrough(command: Subcommand): command is 'check' | 'compare' | 'repro' | 'replay' | 'shrink' {
+  return ['check', 'compare', 'repro', 'replay', 'shrink'].includes(command);
 }
 
 /** A test run's config from its argv (no subcommand): what the matrix, the benches and the tests build runs with. */
@@ -773,7 +813,9 @@ export function resolveConfig(argv: readonly string[], randomSeed: RandomSeed = 
 }
 
 /** The options `command` takes, in the table's order (--help lists them; `check` has its own: check-options.ts). */
-export function commandOptions(command: Exclude<Subcommand, 'check' | 'compare'>): readonly OptionSpec[] {
+export function commandOptions(
+  command: Exclude<Subcommand, 'check' | 'compare' | 'repro' | 'replay' | 'shrink'>,
+): readonly OptionSpec[] {
   if (command === 'run') return RUN_TABLE;
   if (command === 'init') return INIT_TABLE;
   return SUBCOMMAND_TABLES.find(([name]) => name === command)![1];

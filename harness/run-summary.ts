@@ -5,7 +5,7 @@ import { checkerWord, NOT_APPLICABLE, verdictWord } from '../checkers/verdict.ts
 import { lostUpdateTallyText } from '../checkers/lost-update-faults.ts';
 import { furthestShot, type FaultHitCount } from '../checkers/fault-hits.ts';
 import { faultFacts } from '../history/fault-catalogue.ts';
-import { replayCommand } from '../store/replay-command.ts';
+import { replayCommand, reproCommand } from '../store/replay-command.ts';
 import { runPath } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';
 import type { Config } from './options.ts';
@@ -47,6 +47,8 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
     `  run dir: ${shownPath(runDir)}`,
     `  report:  ${shownPath(runPath(runDir, 'report'))}`,
     `  replay:  ${replayCommand(config)}`,
+    // A failure becomes a reproduction: a bundle with its scripted story, replayable from any folder.
+    ...(r.valid === false ? [`  reproduce: ${reproCommand(runDir)}`] : []),
     '',
   );
   return lines.join('\n');

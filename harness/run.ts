@@ -21,6 +21,7 @@ import type { Cluster, ClusterSpec } from '../cluster/cluster.ts';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
 import { retireCluster } from './retire-cluster.ts';
+import type { RunDriver } from './run-driver.ts';
 import { clientsRunning } from './clients-running.ts';
 import type { ExitCode } from '../common/exit-codes.ts';
 import { verdictExitCode } from '../checkers/verdict.ts';
@@ -94,6 +95,7 @@ export async function runTest(
   config: Readonly<Config>,
   shutdown: Shutdown,
   log: (line: string) => void = consoleLog,
+  driver?: RunDriver,
 ): Promise<RunOutcome> {
   // The plan may widen --think for a fault that needs it: from here on the run's config is the plan's.
   const plan = await planRun(config, log, shutdown);
@@ -125,11 +127,13 @@ export async function runTest(
   const { proxies, closeProxies } = await startProxies(cluster, faultNeeds, shutdown);
   await setupResource(cluster.pg!.connectionConfig(), config.accounts);
 
-  const { specs, stopGraceMs } = clientSpecs(config, strategy, cluster, proxies, faultNeeds);
+  const built = clientSpecs(config, strategy, cluster, proxies, faultNeeds);
+  const specs = driver ? driver.specs(built.specs) : built.specs;
+  const { stopGraceMs } = built;
   // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
   if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
   const stopClients = shutdown.add('stop clients', () => pool.killAndWait());
-  const nemesis = createNemesis({
+  const nemesisEnv = {
     config,
     faults,
     servers: strategy.servers,
@@ -140,7 +144,8 @@ export async function runTest(
     clocks,
     serverNet,
     log,
-  });
+  };
+  const nemesis = driver ? driver.nemesis(nemesisEnv) : createNemesis(nemesisEnv);
   if (Object.keys(nemesis.skipped).length) {
     test.skippedFaults = { ...nemesis.skipped };
     writeTest(runDir, test);
@@ -151,7 +156,11 @@ export async function runTest(
 
   await pool.start(specs);
   injectStrayThrow('mid-run', journal);
-  const stoppedEarly = await runForTheLimit(config, journal, pool, nemesis, stats, log);
+  let stoppedEarly: TestJson['stoppedEarly'] | null = null;
+  if (driver) {
+    Object.assign(test, await driver.drive({ config, journal, pool, nemesis, log }));
+    writeTest(runDir, test);
+  } else stoppedEarly = await runForTheLimit(config, journal, pool, nemesis, stats, log);
   if (stoppedEarly) {
     test.stoppedEarly = stoppedEarly;
     writeTest(runDir, test);

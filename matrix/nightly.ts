@@ -30,6 +30,7 @@ import { resolveConfig, type Config, type NightlyConfig } from '../harness/optio
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Shutdown } from '../common/shutdown.ts';
+import { knownBugCells, knownBugsDir, readKnownBugs } from './known-bugs.ts';
 
 /**
  * The CI-sized default: 10 s a run (and --stop-on-lost-update) keeps both tables to 12 min on 2 cores two cells at a
@@ -38,7 +39,16 @@ import type { Shutdown } from '../common/shutdown.ts';
 export const NIGHTLY_TIME_LIMIT_S = 10;
 
 /** Options that are the nightly job's own, or differ per machine or night: not part of a cell's settings. */
-const NIGHTLY_OWN = new Set(['shard', 'baseline', 'expectations', 'results', 'seed', 'cells', 'parallel']);
+const NIGHTLY_OWN = new Set([
+  'shard',
+  'baseline',
+  'expectations',
+  'known-bugs',
+  'results',
+  'seed',
+  'cells',
+  'parallel',
+]);
 
 const consoleLog = (line: string) => console.error(line);
 
@@ -94,6 +104,9 @@ export async function nightlyCommand(
     .map((p, index) => ({ ...p, index }));
   const strategies = await planStrategies(matrix, plan);
   const baseline = config.baseline ? readBaseline(config.baseline) : null;
+  // Known bugs are read before anything runs (a damaged one is a 254), and replayed by the first shard only.
+  const bugsDir = knownBugsDir(config.knownBugs);
+  const bugs = bugsDir && (config.shard?.index ?? 1) === 1 ? await readKnownBugs(bugsDir) : [];
 
   const runOne = run ?? isolatedRunner(shutdown, () => {});
   const slice = shardSlice(plan, config.shard, matrix.timeLimitS);
@@ -113,6 +126,15 @@ export async function nightlyCommand(
     }
   };
   await Promise.all(Array.from({ length: Math.min(config.parallel, Math.max(1, slice.length)) }, worker));
+  cells.push(
+    ...(await knownBugCells(bugs, {
+      resultsDir: config.resultsDir,
+      seed: matrix.seed,
+      firstIndex: plan.length,
+      shutdown,
+      log,
+    })),
+  );
 
   const result: NightlyResult = {
     version: 1,

@@ -22,6 +22,20 @@ export interface CriticalSection {
   lastRenewTime?: number;
 }
 
+/** Where a fault finds the section it strikes: the next one any client opens (CriticalSections), or a scripted client's (scripted-sections.ts). */
+export interface SectionFeed {
+  /**
+   * The next client to enter its critical section that `accept`s, after `onEnter` ran for it (synchronously, in
+   * the journal listener). Null when `signal` aborts or `timeoutMs` passes first; `onEnter` then never runs.
+   */
+  next(
+    signal: AbortSignal,
+    timeoutMs: number,
+    accept?: (s: CriticalSection) => boolean,
+    onEnter?: (s: CriticalSection) => void,
+  ): Promise<CriticalSection | null>;
+}
+
 interface Waiter {
   accept: (s: CriticalSection) => boolean;
   onEnter: (s: CriticalSection) => void;
@@ -34,7 +48,7 @@ interface Waiter {
  * to a callback that runs synchronously inside the journal listener, i.e. while that client is still sleeping
  * its think time, so a SIGSTOP sent there lands before the client's write.
  */
-export class CriticalSections {
+export class CriticalSections implements SectionFeed {
   private readonly lastAcquire = new Map<number, { index: number; time: number }>();
   private readonly lastRenew = new Map<number, number>();
   private waiters: Waiter[] = [];

@@ -1,5 +1,5 @@
 import type { ClusterNode } from '../cluster/node.ts';
-import type { CriticalSections } from './critical-sections.ts';
+import type { SectionFeed } from './critical-sections.ts';
 import type { FailoverPair } from './failover-pair.ts';
 import type { FaultName } from '../history/fault-names.ts';
 import type { FaultNeeds } from './fault-needs.ts';
@@ -72,7 +72,12 @@ export interface FaultContext extends NemesisEnv {
    * normal end (restart-empty's remaining downtime), since the nodes are about to be stopped anyway.
    */
   interrupted: AbortSignal;
-  sections: CriticalSections;
+  sections: SectionFeed;
+  /**
+   * A scripted step that names its servers (`restart-empty A on redis[0..2]`, scenario/scenario-steps.ts): an aimed
+   * fault strikes only these of the nodes holding the key. Absent: the fault chooses, as on a schedule.
+   */
+  only?: ReadonlySet<string>;
   /** Nodes a fault killed and has not restarted yet: heal() restarts whatever is left here. */
   down: Set<ClusterNode>;
   /** The primary/replica pair when the run has one (the `failover` fault). */

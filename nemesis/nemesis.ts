@@ -28,6 +28,8 @@ export interface NemesisConfig {
   readonly redisPersistence: 'none' | 'aof-always';
   /** --verbose: the live log prints each fault's raw start and end record instead of a sentence. */
   readonly verbose?: boolean;
+  /** --shots: the schedule ends after this many shots; null (or absent) = as many as the run has time for. */
+  readonly maxShots?: number | null;
   /** --think: how long a client sleeps between its read and its write. */
   readonly thinkMs: number;
   /** --watchdog: clients renew their lease every TTL/3 while they hold it. */

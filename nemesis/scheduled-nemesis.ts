@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { NemesisValue } from '../history/bank.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 import { seededRandom } from '../common/random.ts';
-import { CriticalSections } from './critical-sections.ts';
+import { CriticalSections, type SectionFeed } from './critical-sections.ts';
 import { FailoverPair, PRIMARY_PROXY } from './failover-pair.ts';
 import type { FaultContext, FaultExecutor, Injection } from './fault.ts';
 import { everyRedisMaster } from './lock-servers.ts';
@@ -36,6 +36,11 @@ async function hold(injection: Injection, signal: AbortSignal): Promise<'story' 
   return endedBy;
 }
 
+export function describe(targets: string[], params?: Record<string, unknown>, note?: string): string {
+  const p = params && Object.keys(params).length ? ` ${JSON.stringify(params)}` : '';
+  return `${targets.join(', ')}${p}${note ? ` — ${note}` : ''}`;
+}
+
 /**
  * The nemesis of a run: the seeded schedule of `faults`, one fault at a time — quiet for the interval, inject,
  * hold, heal — each start and end journaled as a `nemesis` op with its targets and parameters.
@@ -47,18 +52,18 @@ async function hold(injection: Injection, signal: AbortSignal): Promise<'story' 
  */
 export class ScheduledNemesis implements Nemesis {
   private readonly stop = new AbortController();
-  private readonly interrupt = new AbortController();
+  protected readonly interrupt = new AbortController();
   private readonly sections: CriticalSections;
   private readonly down = new Set<ClusterNode>();
   private pair: FailoverPair | null = null;
   private readonly redisKeys = new RedisKeyProbe();
-  private inFlight: Promise<void> = Promise.resolve();
+  protected inFlight: Promise<void> = Promise.resolve();
   /** When the clients stop (performance.now() ms), set when the schedule starts: a shot must finish its story by then. */
   private clientsStopAt = Infinity;
 
   constructor(
-    private readonly env: NemesisEnv,
-    private readonly executors: FaultExecutor[],
+    protected readonly env: NemesisEnv,
+    protected readonly executors: FaultExecutor[],
     readonly skipped: Readonly<Record<string, string>> = {},
   ) {
     this.sections = new CriticalSections(
@@ -91,32 +96,26 @@ export class ScheduledNemesis implements Nemesis {
       `fencepost: nemesis: ${this.executors.map((e) => e.name).join(', ')} — first after ${firstDelayMs} ms, then ${config.nemesisIntervalMs} ms apart; pause ${config.pauseMs} ms, TTL ${config.ttlMs} ms`,
     );
     const byName = new Map(this.executors.map((e) => [e.name, e]));
+    let shots = 0;
     for (const step of faultSchedule([...byName.keys()], config.seed, {
       intervalMs: config.nemesisIntervalMs,
       firstDelayMs,
     })) {
       await quietly(step.delayMs, abort);
       if (abort.aborted) break;
-      this.inFlight = this.runStep(byName.get(step.fault)!, step, abort);
-      await this.inFlight;
+      const shot = this.runStep(byName.get(step.fault)!, step, abort);
+      this.inFlight = shot.then(() => {});
+      // --shots: the schedule ends after that many shots that struck (shrink's smallest schedule).
+      if ((await shot) && ++shots >= (config.maxShots ?? Infinity)) break;
     }
   }
 
-  private async runStep(executor: FaultExecutor, step: ScheduledFault, signal: AbortSignal): Promise<void> {
+  /** One scheduled shot; whether it struck (a `start` record that is not a failure to start). */
+  private async runStep(executor: FaultExecutor, step: ScheduledFault, signal: AbortSignal): Promise<boolean> {
     const { log } = this.env;
     const aim = this.aimSignal(executor, signal);
-    if (!aim) return;
-    const ctx: FaultContext = {
-      ...this.env,
-      random: seededRandom(step.seed),
-      signal,
-      aim,
-      interrupted: this.interrupt.signal,
-      sections: this.sections,
-      down: this.down,
-      pair: this.pair,
-      redisKeys: this.redisKeys,
-    };
+    if (!aim) return false;
+    const ctx = this.context(step.seed, signal, aim);
     let injection;
     try {
       injection = await executor.start(ctx);
@@ -127,14 +126,14 @@ export class ScheduledNemesis implements Nemesis {
       log(`fencepost: nemesis: ${executor.name} ${note}`);
       this.record(executor.name, { phase: 'start', targets: [], note }, 'fail');
       this.record(executor.name, { phase: 'end', targets: [], note: 'nothing to undo: it never started' }, 'fail');
-      return;
+      return false;
     }
     if (!injection) {
       if (!signal.aborted)
         log(
           `fencepost: nemesis: ${executor.name}: no opportunity this turn (no client entered its critical section in time)`,
         );
-      return;
+      return false;
     }
     this.record(executor.name, {
       phase: 'start',
@@ -167,6 +166,27 @@ export class ScheduledNemesis implements Nemesis {
     log(
       `fencepost: nemesis: ${verbose ? rawFaultLine(name, 'end', injection.targets, params, end.note) : faultEndSentence(name, params, performance.now() - heldFrom, end.note)}`,
     );
+    return true;
+  }
+
+  /** What an executor acts with: the run, a random stream seeded for the shot, its signals, the nemesis's state. */
+  protected context(
+    seed: number,
+    signal: AbortSignal,
+    aim: AbortSignal,
+    sections: SectionFeed = this.sections,
+  ): FaultContext {
+    return {
+      ...this.env,
+      random: seededRandom(seed),
+      signal,
+      aim,
+      interrupted: this.interrupt.signal,
+      sections,
+      down: this.down,
+      pair: this.pair,
+      redisKeys: this.redisKeys,
+    };
   }
 
   /**
@@ -187,7 +207,7 @@ export class ScheduledNemesis implements Nemesis {
     return null;
   }
 
-  private record(f: string, value: NemesisValue, type: 'info' | 'fail' = 'info'): void {
+  protected record(f: string, value: NemesisValue, type: 'info' | 'fail' = 'info'): void {
     const v: NemesisValue = { phase: value.phase, targets: value.targets };
     if (value.params) v.params = value.params;
     if (value.note) v.note = value.note;

@@ -15,6 +15,7 @@ import { findings, headline, type Finding, type WriteStory } from './findings/in
 import { faultSummary, rerunCommand, type ForeignLockSeen, type TestJson } from '../store/test-json.ts';
 import { RUN_FILES } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';
+import { reproCommand } from '../store/replay-command.ts';
 import { timelineData, WINDOW_PAD_MS, type TimelineData } from './timeline-data.ts';
 import { checkerClass, checkerWord, verdictClass, verdictWord } from '../checkers/verdict.ts';
 import { lostUpdateTally, NO_FAULT } from '../checkers/lost-update-faults.ts';
@@ -34,7 +35,7 @@ const DETAILED_FINDINGS = 12;
 /** Erased writes listed per lost-update card. */
 const WRITE_ROWS = 12;
 
-function configStrip(test: TestJson, results: Partial<RunResults>, faultNames: string[]): string {
+function configStrip(test: TestJson, results: Partial<RunResults>, faultNames: string[], runDir?: string): string {
   const c = test.config;
   const item = (k: string, v: unknown) =>
     v === undefined || v === null || v === '' ? '' : `<div><b>${h(k)}</b>${h(v)}</div>`;
@@ -61,7 +62,11 @@ ${item('duration', results.durationMs !== undefined ? fmtDuration(results.durati
 ${versions ? `<div class="versions"><b>versions</b>${h(versions)}</div>` : ''}
 ${test.foreignLock ? `<div class="versions" id="lock-build"><b>lock build</b>${h(lockBuildText(test.foreignLock))}</div>` : ''}
 </section>
-<div class="rerun"><span class="aside">re-run:</span><code id="rerun">${h(rerunCommand(test))}</code><button type="button" data-copy="rerun">copy</button></div>`;
+<div class="rerun"><span class="aside">re-run:</span><code id="rerun">${h(rerunCommand(test))}</code><button type="button" data-copy="rerun">copy</button></div>${
+    results.valid === false && runDir
+      ? `\n<div class="rerun"><span class="aside">reproduce:</span><code id="reproduce">${h(reproCommand(runDir))}</code><button type="button" data-copy="reproduce">copy</button></div>`
+      : ''
+  }`;
 }
 
 /** Which build of a lock in another language ran: its fingerprint, then what it is a hash of. */
@@ -389,7 +394,7 @@ ${inlineStyle(pageCss())}
 ${warnings.length ? `<div class="warnings">${warnings.map((w) => `<p>${h(w)}</p>`).join('')}</div>` : ''}
 ${whatHappened(found)}
 ${timelineSection(timeline, faultColours)}
-${configStrip(test, results, faultNames)}
+${configStrip(test, results, faultNames, input.runDir)}
 ${findingsSection(found)}
 <section id="charts"><h2>Latency and throughput <span class="aside">fault windows shaded · ${latency.mode === 'points' ? 'every ok op is a point' : `aggregated into ${fmtMs(latency.bucketMs)} buckets (p50 and max per bucket)`} · drag to zoom, double-click to reset</span></h2>
 <div class="charts"><div class="chart"><h3>Latency, invoke → ok (log scale)</h3><div id="chart-latency"></div></div><div class="chart"><h3>Throughput (completions per second, ${fmtMs(throughput.bucketMs)} buckets)</h3><div id="chart-throughput"></div></div></div>

@@ -23,6 +23,14 @@ export function replayCommand(run: { argv: readonly string[]; lock: string; seed
   return [CLI, ...args.map(shellQuote)].join(' ');
 }
 
-function shellQuote(arg: string): string {
+/**
+ * The command that turns a failing run into a reproduction anyone can run (repro/repro-command.ts): printed by the
+ * closing summary and the report of every run whose verdict is INVALID.
+ */
+export function reproCommand(runDir: string): string {
+  return `${CLI} repro ${shellQuote(runDir)}`;
+}
+
+export function shellQuote(arg: string): string {
   return /^[A-Za-z0-9_\-=.,/:@%+]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

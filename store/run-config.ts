@@ -14,6 +14,10 @@ export interface RunConfig {
   nemesis: FaultName[] | null;
   nemesisIntervalMs: number;
   timeLimitS: number;
+  /** `--scenario`: the scripted scenario file the run followed (scenario/scenario-file.ts); null for a free run. */
+  scenario: string | null;
+  /** `--shots`: at most this many fault shots; null = as many as the run has time for. */
+  maxShots: number | null;
   concurrency: number;
   ttlMs: number;
   thinkMs: number;

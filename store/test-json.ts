@@ -37,12 +37,40 @@ export interface StoredTestJson {
    * unknown (a run cut short earns no VALID).
    */
   stoppedEarly?: { atS: number; account: number; writeId: number; missed: number };
+  /** A scripted scenario's run (--scenario): its script, and how far the run could follow it. */
+  scenario?: ScenarioRecord;
   /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and there is no verdict. */
   interrupted?: boolean;
   /** Set when the harness failed mid-run (see the console for the error): the history ends early. */
   failed?: boolean;
   /** A lock in another language: which build of it ran (workloads/foreign/lock-identity.ts). */
   foreignLock?: ForeignLockRecord;
+}
+
+/** How one step of a scripted scenario went (scenario/step-gate.ts says what each status means). */
+export interface ScenarioStepRecord {
+  text: string;
+  status: 'done' | 'held' | 'diverged' | 'not-reached';
+  /** What the history showed for it, with op indexes; or why the run could not follow it. */
+  evidence: string;
+  /** When it started and ended, ms on the history's clock. */
+  startMs?: number;
+  endMs?: number;
+}
+
+/** A scripted scenario as its run records it: the script, each step's outcome, and whether it was followed. */
+export interface ScenarioRecord {
+  name: string;
+  /** The scenario file the run was given, as given (null: built in memory, e.g. by replay from a bundle). */
+  file: string | null;
+  clients: string[];
+  steps: ScenarioStepRecord[];
+  /** Every step done or held: the interleaving was the script's, and the run is evidence. */
+  followed: boolean;
+  /** The first step the run could not follow (1-based), and why: the run is then evidence neither way. */
+  diverged: { step: number; text: string; why: string } | null;
+  /** The failure the scenario expects (its `expect`), as a failure signature; null when it names none. */
+  expect: { checker: string; anomaly: string; story: string | null } | null;
 }
 
 /**

@@ -4,13 +4,13 @@
  * its resource and where ops go as arguments so tests can run the very same loop in-process, against an in-memory
  * lock and resource on a virtual clock (test/support/memory-bank.ts), instead of a second copy of these rules.
  */
-import type { AcquireOk, ReadOk, WriteValue } from '../history/bank.ts';
+import type { WriteValue } from '../history/bank.ts';
 import type { OpInput } from '../history/op.ts';
 import type { ClientSpec } from './client-protocol.ts';
-import { watchdogProcess } from '../history/process-role.ts';
-import { runTiming } from '../common/run-timing.ts';
 import type { Resource } from './resource.ts';
-import { isLockNotAcquired, seededRandom, type Lease, type LockClient, type LockStrategy } from './strategy.ts';
+import { acquireStep, readStep, releaseStep, thinkThenWrite } from './section-steps.ts';
+import { watchdogFor } from './lease-watchdog.ts';
+import { isLockNotAcquired, seededRandom, type LockClient, type LockStrategy } from './strategy.ts';
 
 /** What the loop needs of the resource (Postgres in a run). */
 export type BankResource = Pick<Resource, 'read' | 'write' | 'close'>;
@@ -79,7 +79,7 @@ class StepTimeout extends Error {
 }
 
 /** The loop's running state: its connections, its current process id, and the step rules (Jepsen's interpreter). */
-class ClientSession {
+export class ClientSession {
   readonly random: () => number;
   private generation: number;
   // One object, not two fields narrowed separately: `crashed` replaces both connections at once.
@@ -233,143 +233,26 @@ class ClientSession {
   }
 }
 
-interface Watchdog {
-  /** A renewal failed: the lease is gone, the write must not be sent. */
-  lost(): boolean;
-  stop(): void;
-}
-
-/**
- * Redisson-style watchdog: renew every TTL/3 (runTiming's watchdogEveryMs) as a process of its own beside the
- * client's; once a renewal fails the lease is lost and stays lost.
- */
-function startWatchdog(session: ClientSession, l: LockClient, lease: Lease, account: number): Watchdog {
-  const { loop } = session;
-  const wdProcess = watchdogProcess(session.pid());
-  const every = runTiming(loop.spec.ctx).watchdogEveryMs;
-  const send = (op: Omit<OpInput, 'process'>, at = session.now(), beforeCall = false) =>
-    loop.emit({ ...op, process: wdProcess }, at, beforeCall);
-  let lost = false;
-  let stopTimer = () => {};
-  const tick = () => {
-    stopTimer = loop.clock.setTimer(every, tick);
-    if (lost) return;
-    // As a step: stamped and sent before the call, completed at the settle time.
-    send({ type: 'invoke', f: 'renew', value: { account, token: lease.token } }, session.now(), true);
-    const { settled, settledAt } = session.call(() => l.renew!(lease));
-    settled.then(
-      (ok) => {
-        if (!ok) lost = true;
-        send(
-          { type: ok ? 'ok' : 'fail', f: 'renew', value: { account }, ...(ok ? {} : { error: 'lock-lost' }) },
-          settledAt(),
-        );
-      },
-      (err) => {
-        lost = true;
-        send({ type: 'fail', f: 'renew', value: { account }, error: (err as Error).message }, settledAt());
-      },
-    );
-  };
-  stopTimer = loop.clock.setTimer(every, tick);
-  return { lost: () => lost, stop: () => stopTimer() };
-}
-
-const NO_WATCHDOG: Watchdog = { lost: () => false, stop: () => {} };
-
-/**
- * read → think → write under a held lease; the write is skipped (a `fail`, lock-lost) once the watchdog lost it or
- * the library says the lock is no longer held.
- */
-async function readThinkWrite(
-  session: ClientSession,
-  l: LockClient,
-  r: BankResource,
-  lease: Lease,
-  account: number,
-  watchdog: Watchdog,
-): Promise<void> {
-  const { spec } = session.loop;
-  const fenceToken = spec.mode === 'fenced' ? lease.token : undefined;
-  const answer = await session.step(
-    'read',
-    { account, token: fenceToken },
-    () => r.read(account, fenceToken),
-    (v) =>
-      'stale' in v
-        ? { type: 'fail', value: { account, token: fenceToken }, error: 'stale-token' }
-        : { type: 'ok', value: v },
-  );
-  const read: ReadOk | undefined = answer && !('stale' in answer) ? answer : undefined;
-  if (!read) return;
-  // Drawn before the think, not after: nothing else draws from this client's stream meanwhile, so it is the value it
-  // always was — and the write is known while the holder thinks, for a library that ends the process then.
-  const delta = 1 + Math.floor(session.random() * 100);
-  const w: WriteValue = {
-    account,
-    from: read.balance,
-    to: read.balance + delta,
-    delta,
-    token: lease.token,
-    basedOn: read.lastWriteId,
-    version: read.version,
-  };
-  session.pendingWrite = w;
-  await session.sleep(spec.thinkMs);
-  // Abandoned meanwhile (its library is ending the process): already recorded as lock-lost, never sent.
-  if (session.pendingWrite !== w) return;
-  session.pendingWrite = null;
-  // The harness's watchdog failed a renewal, or the library says it lost the lock (its README's check before acting:
-  // signal.aborted, isAcquired): the write is not sent, and the history says why.
-  if (watchdog.lost() || l.stillHeld?.(lease) === false) {
-    session.op({ type: 'invoke', f: 'write', value: w });
-    session.op({ type: 'fail', f: 'write', value: w, error: 'lock-lost' });
-    return;
-  }
-  await session.step(
-    'write',
-    w,
-    () => r.write(w, spec.mode, session.pid()),
-    (res) =>
-      res.ok ? { type: 'ok', value: { ...w, writeId: res.writeId } } : { type: 'fail', value: w, error: res.reason },
-  );
-}
-
 /** One iteration on live connections: acquire → read → think → write → release. */
 async function iteration(session: ClientSession, l: LockClient, r: BankResource): Promise<void> {
   const { spec } = session.loop;
   const account = Math.floor(session.random() * spec.accounts);
-  const lease = await session.step<Lease>(
-    'acquire',
-    { account },
-    () => l.acquire(`account-${account}`),
-    (lz) => ({
-      type: 'ok',
-      value: { account, token: lz.token, validityMs: lz.validityMs, attempts: lz.attempts } satisfies AcquireOk,
-    }),
-  );
+  const lease = await acquireStep(session, l, account);
   if (!lease) {
     await session.sleep(10 + session.random() * 20);
     return;
   }
-  const watchdog = spec.watchdog && l.renew ? startWatchdog(session, l, lease, account) : NO_WATCHDOG;
-  await readThinkWrite(session, l, r, lease, account, watchdog);
+  const watchdog = watchdogFor(session, l, lease, account);
+  const read = await readStep(session, r, lease, account);
+  if (read) await thinkThenWrite(session, l, r, read, lease, watchdog);
   watchdog.stop();
   // After an info the connections are gone; the lease dies with its TTL/session, as it would in production.
-  if (session.conn.lock === l) {
-    await session.step(
-      'release',
-      { account, token: lease.token },
-      () => l.release(lease),
-      (released) => ({ type: 'ok', value: { account, released } }),
-    );
-  }
+  if (session.conn.lock === l) await releaseStep(session, l, lease, account);
   // A seeded 0–20 ms stagger between iterations (Jepsen's `stagger`). Without it clients fall into lockstep: under
   // the postgres strategy the writer that just won reads the new version first, thinks as long as the others and
   // so wins again — a 5 s run once had every one of 49 writes from one client, so no two clients ever raced.
   await session.sleep(session.random() * 20);
 }
-
 export async function runClientLoop(loop: ClientLoop): Promise<void> {
   const session = new ClientSession(loop);
   loop.onSection?.(() => session.abandonSection());

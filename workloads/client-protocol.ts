@@ -3,6 +3,7 @@ import type { SentOp } from './op-outbox.ts';
 import type { WriteMode } from './resource.ts';
 import type { ForeignCommand } from './foreign/manifest.ts';
 import type { LockContext } from './strategy.ts';
+import type { DrivenStepName } from './driven-client.ts';
 
 /** Everything a client process needs, sent once over IPC (the frozen run config stays in the harness). */
 export interface ClientSpec {
@@ -37,9 +38,18 @@ export interface ClientSpec {
    * after its process died continues past the ids its predecessor used (Jepsen's rule for `info`).
    */
   generation?: number;
+  /**
+   * Present for a client a scripted scenario drives (workloads/driven-client.ts): it connects, says `waiting`, and
+   * takes one `step` at a time on `account` instead of running the free loop.
+   */
+  driven?: { account: number };
 }
 
-export type ToClient = { type: 'start'; spec: ClientSpec } | { type: 'stop' };
+export type ToClient =
+  | { type: 'start'; spec: ClientSpec }
+  | { type: 'stop' }
+  /** A driven client's next step (spec.driven); `seq` names it in a `step-refused`. */
+  | { type: 'step'; seq: number; f: DrivenStepName };
 /**
  * `ops`: one or more ops in the client's order (op-outbox.ts: an invoke usually travels with its completion), each
  * with its `at`: when the op happened, as the client's `process.hrtime.bigint()` (CLOCK_MONOTONIC, shared by every
@@ -51,6 +61,10 @@ export type FromClient =
   | { type: 'ops'; ops: SentOp[] }
   | { type: 'stopped' }
   | { type: 'log'; line: string }
+  /** A driven client connected to its lock and resource: ready for its first step. */
+  | { type: 'waiting' }
+  /** A driven client's step its state does not allow (a write with no read): nothing was invoked. */
+  | { type: 'step-refused'; seq: number; reason: string }
   /**
    * The client's foreign lock process started (`pid`) or ended (`pid: null`, `ended`: its pid): the harness registers it, pauses it
    * with the client and kills it with the client.

@@ -6,7 +6,8 @@
  * never by hand.
  */
 import fs from 'node:fs';
-import { runClientLoop, type ClientClock } from './client-loop.ts';
+import { runClientLoop, type ClientClock, type ClientLoop } from './client-loop.ts';
+import { runDrivenClient, type DrivenCommand } from './driven-client.ts';
 import type { ClientSpec, FromClient, ToClient } from './client-protocol.ts';
 import { Resource } from './resource.ts';
 import type { LockStrategy } from './strategy.ts';
@@ -27,6 +28,19 @@ const realClock: ClientClock = {
 };
 
 let stopping = false;
+
+/** A driven client's commands as they arrive, and the loop's wait for the next (null once stopping). */
+const commands: DrivenCommand[] = [];
+let commandArrived: (() => void) | null = null;
+async function nextStep(): Promise<DrivenCommand | null> {
+  while (!stopping && commands.length === 0) await new Promise<void>((r) => (commandArrived = r));
+  return stopping ? null : commands.shift()!;
+}
+function wake(): void {
+  const w = commandArrived;
+  commandArrived = null;
+  w?.();
+}
 
 /** An argument of the command line the harness forked this process with. */
 function argOf(name: string): string {
@@ -123,7 +137,7 @@ async function main(spec: ClientSpec, ops: OpOutbox): Promise<void> {
     : ((await import(spec.strategyUrl)).default as LockStrategy);
   let abandonSection = () => false;
   watchLibraryCrashes(strategy, ops, () => abandonSection());
-  await runClientLoop({
+  const loop: ClientLoop = {
     onSection: (abandon) => (abandonSection = abandon),
     spec,
     strategy,
@@ -132,11 +146,26 @@ async function main(spec: ClientSpec, ops: OpOutbox): Promise<void> {
     emit: (op, at, beforeCall) => ops.emit(op, at, beforeCall),
     log: (line) => send({ type: 'log', line }),
     stopping: () => stopping,
+  };
+  if (!spec.driven) return runClientLoop(loop);
+  await runDrivenClient({
+    ...loop,
+    account: spec.driven.account,
+    nextStep,
+    waiting: () => send({ type: 'waiting' }),
+    refused: (seq, reason) => send({ type: 'step-refused', seq, reason }),
   });
 }
 
 process.on('message', (msg: ToClient) => {
-  if (msg.type === 'stop') stopping = true;
+  if (msg.type === 'stop') {
+    stopping = true;
+    wake();
+  }
+  if (msg.type === 'step') {
+    commands.push({ seq: msg.seq, f: msg.f });
+    wake();
+  }
   if (msg.type === 'start') {
     const ops = (outbox = outboxFor(msg.spec));
     main(msg.spec, ops).then(

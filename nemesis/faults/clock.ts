@@ -59,7 +59,8 @@ export const clock: FaultExecutor = {
       // Every member of a consensus service (and Postgres) stores every key: the leader's clock is the one that
       // could matter. Found first, then moved synchronously as a client enters its critical section.
       const servers = lockServers(ctx.servers, ctx.cluster, ctx.pair);
-      const target = ((await leaderOf(servers)) ?? servers[0]).node;
+      const named = ctx.only ? servers.find((s) => ctx.only!.has(s.node.name)) : undefined;
+      const target = (named ?? (await leaderOf(servers)) ?? servers[0]).node;
       let strike: Strike = { atIndex: 0, atTime: 0 };
       const section = await ctx.sections.next(
         ctx.aim,

@@ -36,12 +36,14 @@ export async function nextKeyHolders(
     if (!section) break;
     const { nodes: holding, keys, keysOn } = await ctx.redisKeys.holding(masters, section.account);
     const needed = mastersToBreak(holding.length, masters.length);
-    if (needed === 0 || ctx.aim.aborted) {
+    // A scripted step that named its servers strikes those of them that hold the key — all of them, and enough.
+    const named = ctx.only ? holding.filter((n) => ctx.only!.has(n.name)) : null;
+    if (needed === 0 || (named && named.length < needed) || ctx.aim.aborted) {
       skipped++;
       continue;
     }
     return {
-      found: { section, holding, keys, keysOn, victims: pickSome(ctx.random, holding, needed), needed },
+      found: { section, holding, keys, keysOn, victims: named ?? pickSome(ctx.random, holding, needed), needed },
       skipped,
     };
   }

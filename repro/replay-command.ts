@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { CLI } from '../common/cli-name.ts';
+import { EXIT } from '../common/exit-codes.ts';
+import { deriveSeed } from '../common/random.ts';
+import type { Shutdown } from '../common/shutdown.ts';
+import { bad, parseArgv, type OptionSpec } from '../harness/option-table.ts';
+import { OPTIONS as RUN_OPTIONS, resolveConfig } from '../harness/options.ts';
+import { runScenario } from '../scenario/scenario-command.ts';
+import { SCENARIO_OPTIONS } from '../scenario/scenario-file.ts';
+import { runLogFile, writeJson } from '../store/run-dir.ts';
+import { runTimestamp } from '../store/results-store.ts';
+import { describeSignature } from '../checkers/failure-signature.ts';
+import { judgeReplayRun, replaySummary, type ReplayRun } from './replay-tally.ts';
+import { replayInput, type ReplayInput } from './replay-input.ts';
+
+/** Runs a replay takes by default: enough for an interval that says something (10/10 → 72–100 %). */
+export const REPLAY_RUNS = 10;
+
+const PASSED_ON = ['lock', 'fencing', 'backend', 'results', 'seed', ...SCENARIO_OPTIONS] as const;
+export const REPLAY_OPTIONS = [
+  { name: 'runs', kind: 'int', default: REPLAY_RUNS, min: 1, max: 200, help: 'how many times to run the scenario' },
+  ...RUN_OPTIONS.filter((o) => (PASSED_ON as readonly string[]).includes(o.name)),
+  { name: 'help', kind: 'bool', default: false, help: 'print the usage' },
+] as const satisfies readonly OptionSpec[];
+
+export const REPLAY_USAGE = `usage: ${CLI} replay <bundle folder | bundle .tgz | scenario.json> [--runs=${REPLAY_RUNS}] [--lock=…] [--fencing] [run options]
+
+Runs the scripted scenario --runs times against fresh servers, each run checked and reported like any run, and
+prints its reproduction rate with a Wilson 95 % interval. A run counts as reproducing only when its failure has the
+expected signature (which checker, which anomaly, which fault's story); runs that could not follow their script
+are counted apart: they are evidence neither way. Exit 1 when a followed run failed, 0 when none did, 2 when no
+run could follow its script.`;
+
+/** `replay …`: the exit code (1: it still fails; 0: it no longer does; 2: nothing followed its script). */
+export async function replayCommand(args: readonly string[], shutdown: Shutdown): Promise<number> {
+  const { values, words } = parseArgv(args, REPLAY_OPTIONS, { words: 'collect' });
+  if (values.help) {
+    console.log(REPLAY_USAGE);
+    return EXIT.valid;
+  }
+  if (words.length !== 1)
+    throw bad(`replay takes one bundle or scenario, got ${words.length}.`, REPLAY_USAGE.split('\n')[0]);
+  const input = await replayInput(words[0]);
+  const runArgs = args.filter((a, i) => a !== words[0] && !a.startsWith('--runs') && args[i - 1] !== '--runs');
+  const { runs, summary } = await replay(input, runArgs, values.runs, shutdown, (l) => console.error(l));
+  console.log(summary.text);
+  if (runs.some((r) => r.followed && r.verdict === false)) return EXIT.invalid;
+  return runs.some((r) => r.followed) ? EXIT.valid : EXIT.unknown;
+}
+
+/**
+ * `n` scripted runs of the input's scenario with the command line's run options (`runArgs`), each seeded from one
+ * base seed, each judged (replay-tally.ts); the summary printed and saved under <results>/replays/.
+ */
+export async function replay(
+  input: ReplayInput,
+  runArgs: readonly string[],
+  n: number,
+  shutdown: Shutdown,
+  progress: (line: string) => void,
+): Promise<{ runs: ReplayRun[]; summary: ReturnType<typeof replaySummary> & { file: string } }> {
+  // Checked once, before the first run: a scenario the lock cannot take is a 254 with nothing started.
+  const base = resolveConfig([...runArgs, `--scenario=${input.file}`]);
+  progress(
+    `replay: ${input.name}: ${n} runs with --lock=${base.lock}${base.fencing ? ' --fencing' : ''}, expecting ${input.expect ? describeSignature(input.expect) : 'any failure'}`,
+  );
+  const runs: ReplayRun[] = [];
+  for (let i = 0; i < n; i++) {
+    const seed = deriveSeed(base.seed, { purpose: 'replay-run', run: i });
+    const config = resolveConfig([
+      ...runArgs.filter((a) => !a.startsWith('--seed')),
+      `--seed=${seed}`,
+      `--scenario=${input.file}`,
+    ]);
+    const lines: string[] = [];
+    const outcome = await runScenario(input.file, config, shutdown, {
+      scenario: input.scenario,
+      log: (l) => lines.push(l),
+    });
+    fs.writeFileSync(runLogFile(outcome.runDir, 'harness'), `${lines.join('\n')}\n`);
+    const run = judgeReplayRun(outcome.runDir, input);
+    runs.push(run);
+    progress(
+      `replay: run ${i + 1}/${n}: ${run.line} — ${path.relative(process.cwd(), outcome.runDir) || outcome.runDir}`,
+    );
+  }
+  const summary = replaySummary(input, base, runs);
+  const dir = path.join(base.resultsDir, 'replays', `${input.name}-${runTimestamp(new Date())}`);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, 'summary.json');
+  writeJson(file, summary.json);
+  return { runs, summary: { ...summary, text: `${summary.text}\n  summary: ${file}`, file } };
+}

@@ -1,0 +1,169 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { CLI } from '../common/cli-name.ts';
+import { EXIT } from '../common/exit-codes.ts';
+import { deriveSeed } from '../common/random.ts';
+import type { Shutdown } from '../common/shutdown.ts';
+import type { FaultName } from '../history/fault-names.ts';
+import { describeSignature, failureSignature, sameSignature, shotHolders } from '../checkers/failure-signature.ts';
+import { bad, parseArgv, type OptionSpec } from '../harness/option-table.ts';
+import { resolveConfig } from '../harness/options.ts';
+import { runTest } from '../harness/run.ts';
+import { runNeeds } from '../nemesis/fault-registry.ts';
+import { shortestUsefulRunS } from '../nemesis/schedule.ts';
+import { readRunHistory, runLogFile, writeJson } from '../store/run-dir.ts';
+import { shellQuote } from '../store/replay-command.ts';
+import { readFailingRun } from './failing-run.ts';
+import { reproduce } from './repro-command.ts';
+import { shrink, type ShrinkDims, type ShrinkResult } from './shrink-search.ts';
+import { rateText, wilson } from './wilson.ts';
+
+export const SHRINK_OPTIONS = [
+  { name: 'tries', kind: 'int', default: 5, min: 1, max: 50, help: 'runs per candidate configuration (n)' },
+  {
+    name: 'keep',
+    kind: 'int',
+    default: 4,
+    min: 1,
+    max: 50,
+    help: 'a candidate is kept when at least this many of its runs fail the same way (k)',
+  },
+  {
+    name: 'budget',
+    kind: 'int',
+    default: 600,
+    min: 10,
+    max: 86_400,
+    help: 'seconds the shrink may take: no run starts after it',
+  },
+  {
+    name: 'seed',
+    kind: 'int',
+    defaultText: "the run's own",
+    min: 0,
+    max: 2 ** 31 - 1,
+    help: "seed of the candidates' runs (the same seed repeats the same search)",
+  },
+  { name: 'results', kind: 'string', default: 'results', help: 'results folder for the candidates’ runs' },
+  { name: 'help', kind: 'bool', default: false, help: 'print the usage' },
+] as const satisfies readonly OptionSpec[];
+
+export const SHRINK_USAGE = `usage: ${CLI} shrink <run-dir> [--tries=5] [--keep=4] [--budget=600] [--seed=<n>]
+
+Reduces a failing run's configuration — clients, accounts, fault kinds, shots, duration, think time — running each
+candidate --tries times (each ending at its first lost update) and keeping it while at least --keep of them fail with
+the original's signature. Prints a line per candidate, stops at --budget seconds, then prints and saves the smallest
+configuration with its reproduction rate (<run-dir>/shrink/shrink.json) and writes its repro bundle there.`;
+
+/** The options a candidate sets itself; the original's own values of them are dropped from its argv. */
+const SHRUNK = [
+  'concurrency',
+  'accounts',
+  'nemesis',
+  'shots',
+  'time-limit',
+  'think',
+  'seed',
+  'results',
+  'stop-on-lost-update',
+  'lock',
+];
+
+export async function shrinkCommand(args: readonly string[], shutdown: Shutdown): Promise<number> {
+  const { values: v, words } = parseArgv(args, SHRINK_OPTIONS, { words: 'collect' });
+  if (v.help) {
+    console.log(SHRINK_USAGE);
+    return EXIT.valid;
+  }
+  if (words.length !== 1) throw bad(`shrink takes one run folder, got ${words.length}.`, SHRINK_USAGE.split('\n')[0]);
+  if (v.keep > v.tries) throw bad(`--keep=${v.keep} is more than --tries=${v.tries}.`);
+  const runDir = words[0];
+  const run = readFailingRun(runDir, 'shrink');
+  const signature = failureSignature(run.results, shotHolders(run.ops))!;
+  const c = run.test.config;
+  const faults = [...run.test.faults] as FaultName[];
+  const original: ShrinkDims = {
+    concurrency: c.concurrency,
+    accounts: c.accounts,
+    faults,
+    shots: c.maxShots ?? null,
+    timeLimitS: c.timeLimitS,
+    thinkMs: c.thinkMs,
+  };
+  const seed = v.seed ?? run.test.seed;
+  const argv = run.test.argv.filter(
+    (a, i, all) =>
+      !SHRUNK.some((o) => a === `--${o}` || a.startsWith(`--${o}=`)) && !SHRUNK.some((o) => all[i - 1] === `--${o}`),
+  );
+  const t0 = performance.now();
+  console.error(
+    `shrink: ${runDir}: ${describeSignature(signature)}; ${v.tries} runs per candidate, kept at ${v.keep}; budget ${v.budget} s; seed ${seed}`,
+  );
+  const result = await shrink(original, {
+    tries: v.tries,
+    keep: v.keep,
+    budgetMs: v.budget * 1000,
+    floors: {
+      concurrency: Math.min(2, c.concurrency),
+      accounts: 1,
+      shots: 1,
+      timeLimitS: Math.max(5, shortestUsefulRunS(faults, { intervalMs: c.nemesisIntervalMs, pauseMs: c.pauseMs })),
+      thinkMs: runNeeds(faults).minSectionMs({ ttlMs: c.ttlMs }),
+    },
+    originalShots: Object.values(run.results.faultHits ?? {}).reduce((n, h) => n + h.fired, 0),
+    now: () => performance.now() - t0,
+    progress: (line) => console.error(line),
+    run: async (dims, candidate, attempt) => {
+      const config = resolveConfig([
+        ...argv,
+        ...dimArgs(run.test.lock, dims),
+        `--seed=${deriveSeed(seed, { purpose: 'shrink-run', candidate, run: attempt })}`,
+        `--results=${v.results}`,
+      ]);
+      const lines: string[] = [];
+      const outcome = await runTest(config, shutdown, (l) => lines.push(l));
+      fs.writeFileSync(runLogFile(outcome.runDir, 'harness'), `${lines.join('\n')}\n`);
+      const got = failureSignature(outcome.results, shotHolders(readRunHistory(outcome.runDir).history.ops));
+      return { reproduced: sameSignature(got, signature), runDir: outcome.runDir };
+    },
+  });
+  return report(runDir, run.test.lock, seed, result);
+}
+
+/** The command-line options of a candidate configuration. */
+function dimArgs(lock: string, d: ShrinkDims): string[] {
+  return [
+    `--lock=${lock}`,
+    `--concurrency=${d.concurrency}`,
+    `--accounts=${d.accounts}`,
+    `--nemesis=${d.faults.join(',') || 'none'}`,
+    ...(d.shots !== null ? [`--shots=${d.shots}`] : []),
+    `--time-limit=${d.timeLimitS}`,
+    `--think=${d.thinkMs}`,
+    '--stop-on-lost-update',
+  ];
+}
+
+/** Print and save the smallest configuration with its rate, and bundle its first reproducing run. */
+async function report(runDir: string, lock: string, seed: number, r: ShrinkResult): Promise<number> {
+  const dir = path.join(runDir, 'shrink');
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const rate = wilson(r.rate.k, r.rate.n);
+  const command = [CLI, ...dimArgs(lock, r.smallest).map(shellQuote)].join(' ');
+  let bundle: string | null = null;
+  if (r.reproducingRuns.length) bundle = (await reproduce(r.reproducingRuns[0], dir)).bundle.dir;
+  writeJson(path.join(dir, 'shrink.json'), { seed, ...r, rateInterval: rate, command, bundle });
+  const lines = [
+    '',
+    r.stoppedBy === 'not-recurring'
+      ? `  shrink: the original configuration reproduced only ${r.candidates[0].reproduced}/${r.candidates[0].tries}: below the keep rule — a failure that does not recur cannot be shrunk`
+      : `  shrink: smallest configuration ${rateText(rate)} — ${r.candidates.length} candidates, ${r.candidates.reduce((n, c) => n + c.tries, 0)} runs, ${(r.elapsedMs / 60_000).toFixed(1)} min${r.stoppedBy === 'budget' ? ' (the budget ran out)' : ''}`,
+    `  from: clients ${r.original.concurrency}, accounts ${r.original.accounts}, faults ${r.original.faults.join(',')}, shots ${r.original.shots ?? 'unlimited'}, ${r.original.timeLimitS} s, think ${r.original.thinkMs} ms`,
+    `  to:   clients ${r.smallest.concurrency}, accounts ${r.smallest.accounts}, faults ${r.smallest.faults.join(',')}, shots ${r.smallest.shots ?? 'unlimited'}, ${r.smallest.timeLimitS} s, think ${r.smallest.thinkMs} ms`,
+    `  run it: ${command}`,
+    ...(bundle ? [`  bundle: ${bundle}/   replay: ${CLI} replay ${shellQuote(bundle)}`] : []),
+    `  saved: ${path.join(dir, 'shrink.json')}`,
+  ];
+  console.log(lines.join('\n'));
+  return r.stoppedBy === 'not-recurring' ? EXIT.unknown : EXIT.valid;
+}

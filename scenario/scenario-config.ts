@@ -1,0 +1,89 @@
+import path from 'node:path';
+import { HarnessError } from '../common/errors.ts';
+import { isPluginPath } from '../workloads/lock-names.ts';
+import { EXEC_PREFIX } from '../workloads/foreign/manifest.ts';
+import { EXECUTORS } from '../nemesis/fault-registry.ts';
+import { loadStrategy } from '../workloads/load-strategy.ts';
+import { resolveConfig, type Config } from '../harness/options.ts';
+import { withEnsembleSizes } from '../harness/strategy-options.ts';
+import { optionArgs, readScenarioFile, type Scenario } from './scenario-file.ts';
+import { serverProblems } from './script-order.ts';
+
+/** A script's outer bound, as its run's time limit: each step has its own, far shorter (scenario-run.ts). */
+export const SCRIPT_LIMIT_S = 600;
+
+/** Run options a scenario decides itself: given beside --scenario they are refused. */
+const SCRIPT_OWNS = ['concurrency', 'nemesis', 'time-limit', 'accounts', 'stop-on-lost-update', 'nemesis-interval'];
+
+/** The options named on a command line (`--ttl=5`, `--ttl 5`, `--fencing`), by name. */
+export function givenOptions(argv: readonly string[]): Set<string> {
+  return new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]));
+}
+
+/** A problem with a scenario: exit 254, naming the file, nothing started. */
+export function badScenario(file: string, problems: readonly string[]): HarnessError {
+  return new HarnessError('bad-arguments', `scenario ${file}: ${problems.join('; ')}`, {
+    hint: 'see docs/reproductions.md for the step lines and the fields of a scenario file',
+  });
+}
+
+/**
+ * The scenario in `file`, checked against the lock it will run with (its servers, the faults it can take), and the
+ * run's config: the command line's options over the scenario's own, the script's clients and faults, one account.
+ * Any problem is a 254 naming the file, before anything starts.
+ */
+export async function scenarioRun(
+  file: string,
+  base: Readonly<Config>,
+  scenarioIn?: Scenario,
+): Promise<{ scenario: Scenario; config: Readonly<Config> }> {
+  const read = scenarioIn ? { scenario: scenarioIn } : readScenarioFile(file);
+  if ('problems' in read) throw badScenario(file, read.problems);
+  const { scenario } = read;
+  const given = givenOptions(base.argv);
+  const clash = SCRIPT_OWNS.filter((o) => given.has(o));
+  if (clash.length)
+    throw badScenario(file, [
+      `${clash.map((o) => `--${o}`).join(', ')} with --scenario: the script's clients, faults and steps decide them`,
+    ]);
+  const lock = given.has('lock') ? base.lock : scenarioLock(scenario.lock, file);
+  if (!lock) throw badScenario(file, ['it names no lock: give one with --lock=<lock>']);
+  const strategy = withEnsembleSizes(base, await loadStrategy(lock));
+  const problems = serverProblems(scenario.steps, strategy.servers, lock);
+  for (const f of scenario.faults) {
+    const why = EXECUTORS[f].refusal(strategy.servers, lock);
+    if (why) problems.push(`${f} cannot act on --lock=${lock}: ${why}`);
+  }
+  if (problems.length) throw badScenario(file, problems);
+  const own = Object.fromEntries(Object.entries(scenario.options).filter(([k]) => !given.has(k)));
+  const userArgs = base.argv.filter((a, i) => !isScenarioArg(base.argv, i));
+  const config = resolveConfig([
+    ...userArgs,
+    ...(given.has('lock') ? [] : [`--lock=${lock}`]),
+    ...optionArgs(own),
+    `--concurrency=${scenario.clients.length}`,
+    `--nemesis=${scenario.faults.join(',') || 'none'}`,
+    '--accounts=1',
+    `--time-limit=${SCRIPT_LIMIT_S}`,
+    ...(given.has('seed') ? [] : [`--seed=${base.seed}`]),
+  ]);
+  // The record keeps the user's own command line (its replay line); the script has no think time to widen.
+  return { scenario, config: Object.freeze({ ...config, argv: [...base.argv], thinkGiven: true, scenario: file }) };
+}
+
+/**
+ * A scenario's own lock: a built-in name as it is; a path (a plugin, a manifest, an exec: program) relative to the
+ * scenario file, so a scenario travels with its lock (a bundle's lock/ folder).
+ */
+function scenarioLock(lock: string | null, file: string): string | null {
+  if (!lock) return null;
+  const dir = path.dirname(path.resolve(file));
+  if (lock.startsWith(EXEC_PREFIX)) return `${EXEC_PREFIX}${path.resolve(dir, lock.slice(EXEC_PREFIX.length))}`;
+  return isPluginPath(lock) || lock.endsWith('.json') ? path.resolve(dir, lock) : lock;
+}
+
+/** Whether argv[i] is --scenario or its value (the space form). */
+function isScenarioArg(argv: readonly string[], i: number): boolean {
+  const a = argv[i];
+  return a === '--scenario' || a.startsWith('--scenario=') || (i > 0 && argv[i - 1] === '--scenario');
+}
