@@ -41,6 +41,7 @@ export function foreignStrategy(name: string, cmd: ForeignCommand, events: LockP
               zookeeper: ctx.zookeeper,
               ...(ctx.zookeeperAuth ? { zookeeperAuth: ctx.zookeeperAuth } : {}),
             },
+            ...(ctx.keyPrefix ? { keyPrefix: ctx.keyPrefix } : {}),
             ttlMs: ctx.ttlMs,
             acquireTimeoutMs: ctx.acquireTimeoutMs,
             replyTimeoutMs: replyMs,
