@@ -65,6 +65,7 @@ export function checkOptionsFor(test: {
   faults?: unknown;
   skippedFaults?: unknown;
   stoppedEarly?: unknown;
+  aborted?: unknown;
 }): CheckRunOptions {
   const c = test.config;
   // A fault the run left out (it did not apply) was never injected: it still counts against a VALID — a run that
@@ -79,6 +80,8 @@ export function checkOptionsFor(test: {
     ...(Array.isArray(test.faults) ? { faults: test.faults.map(String) } : {}),
     ...(Object.keys(skipped).length ? { skippedFaults: skipped } : {}),
     ...(test.stoppedEarly !== undefined ? { stoppedEarly: stoppedEarlyText(test.stoppedEarly) } : {}),
+    // A target's abort condition cut the run short: as --stop-on-lost-update's early end, no evidence of safety.
+    ...(typeof test.aborted === 'string' ? { stoppedEarly: `aborted by the target's condition: ${test.aborted}` } : {}),
     // The version column is the postgres strategy's fence: hold it to the fencing promises too.
     fencing: test.config?.fencing === true || test.strategy?.token === 'version',
     exclusive: test.strategy?.exclusive !== false,

@@ -76,4 +76,6 @@ export interface RemoteFacts {
   lastEvidence(): Readonly<Record<string, unknown>> | null;
   /** Every key of the run on this server begins with it; nothing else there is the run's to read. */
   readonly keyPrefix: string;
+  /** Its host, one the target file allows (fault proxies connect there instead of 127.0.0.1). */
+  readonly host: string;
 }

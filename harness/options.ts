@@ -216,6 +216,18 @@ export const OPTIONS = [
   },
   { name: 'results', kind: 'string', default: 'results', help: 'results folder' },
   {
+    name: 'target',
+    kind: 'string',
+    defaultText: "none: fencepost's own servers",
+    help: 'test your own deployment: a target file naming its servers, credentials (by environment variable), key prefix and fault adapters (docs/targets.md); cleanup: remove the keys a dead run left under its prefix',
+  },
+  {
+    name: 'dry-run',
+    kind: 'bool',
+    default: false,
+    help: 'with --target: print every command the run would execute on the target and every key it would touch, then stop',
+  },
+  {
     name: 'shard',
     kind: 'string',
     defaultText: 'all cells',
@@ -249,6 +261,27 @@ export const OPTIONS = [
     default: 'all',
     choices: ['all', 'expectations'],
     help: "nightly: the oracle's matrix with your expectations applied, or only your expectations file's cells (your locks)",
+  },
+  {
+    name: 'emit',
+    kind: 'enum',
+    choices: ['kubernetes'],
+    defaultText: 'none: run the night here',
+    help: 'nightly: write the night as a Kubernetes Indexed Job (one pod per shard) plus its merge step, to stdout, instead of running it',
+  },
+  {
+    name: 'image',
+    kind: 'string',
+    defaultText: 'none (required with --emit)',
+    help: 'nightly --emit: the published image the pods run (fencepost and its servers installed, `fencepost` on PATH)',
+  },
+  {
+    name: 'shards',
+    kind: 'int',
+    default: 4,
+    min: 1,
+    max: 100,
+    help: 'nightly --emit: how many shards (pods) the night is split into',
   },
   { name: 'json', kind: 'bool', default: false, help: 'doctor: print JSON instead of a table' },
   {
@@ -305,14 +338,24 @@ const RUN_OPTION_NAMES = [
   'backend',
   'seed',
   'results',
+  'target',
 ] as const;
 /** --lock=all's own: how many runs a cell gets and which tables. */
 const MATRIX_OPTION_NAMES = ['runs', 'matrix'] as const;
-const NIGHTLY_OWN_NAMES = ['shard', 'baseline', 'expectations', 'cells', 'parallel'] as const;
+const NIGHTLY_OWN_NAMES = [
+  'shard',
+  'baseline',
+  'expectations',
+  'cells',
+  'parallel',
+  'emit',
+  'image',
+  'shards',
+] as const;
 /** The nightly job picks the locks, faults and fencing of every cell itself. */
-const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing'] as const;
+const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing', 'target'] as const;
 
-const RUN_TABLE = rows([...RUN_OPTION_NAMES, ...MATRIX_OPTION_NAMES, 'help']);
+const RUN_TABLE = rows([...RUN_OPTION_NAMES, ...MATRIX_OPTION_NAMES, 'dry-run', 'help']);
 /** Every run option but NIGHTLY_PICKS: each cell runs with them (nightly.ts, `nightlySettings`). */
 type NightlyPick = (typeof NIGHTLY_PICKS)[number];
 const notPicked = <N extends OptionName>(n: N): n is Exclude<N, NightlyPick> =>
@@ -324,10 +367,11 @@ const NIGHTLY_TABLE = rows([
   'help',
 ]);
 const DOCTOR_TABLE = rows(['backend', 'results', 'json', 'help']);
-const CLEANUP_TABLE = rows(['results', 'data', 'help']);
+const CLEANUP_TABLE = rows(['results', 'data', 'target', 'help']);
 const SERVE_TABLE = rows(['results', 'port', 'help']);
 const INIT_TABLE = rows(['help']);
 const LOCK_CHECK_TABLE = rows(['backend', 'results', 'help']);
+const TARGET_TABLE = rows(['help']);
 
 export const SUBCOMMANDS = {
   init: 'write a starter plugin (locks/my-lock.ts), fencepost.expectations.json and a nightly workflow, here',
@@ -338,6 +382,8 @@ export const SUBCOMMANDS = {
     'lock-check <manifest.json | exec:program>: the lock-client protocol contract test against the lock\'s own servers (README, "Your lock in any language")',
   cleanup: 'stop leftovers (servers, clients) of runs that were killed with kill -9',
   serve: 'serve the results folder on 127.0.0.1 for browsing',
+  target:
+    'target check <file>: connect to a target (your own servers), prove the credentials are fenced to its key prefix, and list every command and key a run would touch (docs/targets.md)',
   nightly:
     'nightly [--baseline=<dir>] [--shard=<i>/<n>] | nightly merge <dir>...  → junit.xml, summary.md, comparison.html',
 } as const;
@@ -354,6 +400,8 @@ export interface Config extends RunConfig {
   readonly matrix: 'all' | 'faults' | 'remedies';
   /** The user gave --think: a fault that needs a wider critical section does not widen it (harness/run.ts). */
   readonly thinkGiven: boolean;
+  /** --dry-run: with --target, print what the run would execute and touch, and stop. */
+  readonly dryRun: boolean;
 }
 export interface NightlyConfig {
   readonly command: 'nightly';
@@ -374,6 +422,12 @@ export interface NightlyConfig {
   readonly cells: 'all' | 'expectations';
   /** Measured cells run at once (each its own cluster and clients). */
   readonly parallel: number;
+  /** --emit: write the night as a Kubernetes Indexed Job instead of running it. */
+  readonly emit: 'kubernetes' | null;
+  /** --image: what the emitted pods run. */
+  readonly image: string | null;
+  /** --shards: the emitted Job's completions. */
+  readonly shards: number;
 }
 export interface DoctorConfig {
   readonly command: 'doctor';
@@ -388,6 +442,8 @@ export interface CleanupConfig {
   readonly resultsDir: string;
   /** Also remove the node data of dead runs. */
   readonly data: boolean;
+  /** --target: also remove the keys under that target's prefix, when no live run of ours uses it. */
+  readonly target: string | null;
 }
 export interface ServeConfig {
   readonly command: 'serve';
@@ -411,6 +467,13 @@ export interface LockCheckConfig {
   readonly backend: 'local' | 'docker';
   readonly resultsDir: string;
 }
+/** `target check <file>`: the words in `rest`. */
+export interface TargetConfig {
+  readonly command: 'target';
+  readonly help: boolean;
+  readonly rest: readonly string[];
+  readonly resultsDir: string;
+}
 export interface InitConfig {
   readonly command: 'init';
   readonly help: boolean;
@@ -424,6 +487,7 @@ export type CommandLine =
   | ServeConfig
   | PassThroughConfig
   | LockCheckConfig
+  | TargetConfig
   | InitConfig;
 
 /** The subcommand a literal argv names (its first word), so `parseCommandLine(['serve', …])` is a ServeConfig. */
@@ -443,6 +507,7 @@ const SUBCOMMAND_TABLES = [
   ['lock-check', LOCK_CHECK_TABLE],
   ['cleanup', CLEANUP_TABLE],
   ['serve', SERVE_TABLE],
+  ['target', TARGET_TABLE],
 ] as const;
 
 /** Where an option belongs, for the refusal of one given elsewhere: "a test run and the nightly subcommand". */
@@ -508,6 +573,11 @@ function refuseAcrossModes(lock: string, given: readonly string[]): void {
         "--nemesis with --lock=all: the matrix's columns are its faults (no fault, holder paused, Redis restart empty, clock jump, fenced) and its scenarios (failure modes and remedies).",
         'drop --nemesis, or run one lock: --lock=<lock> --nemesis=<fault,…>',
       );
+    if (matrix && name === 'target')
+      throw bad(
+        "--target with --lock=all: the matrix measures the locks on fencepost's own servers, cell against cell.",
+        'run one lock against your target: --lock=<lock> --target=<file> --nemesis=<fault,…>',
+      );
     if (!matrix && name === 'runs')
       throw bad(
         `--runs applies to --lock=all (runs per matrix cell); --lock=${lock} is one run.`,
@@ -558,6 +628,7 @@ function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSe
     zkNodes: ensembleSize('zk-nodes', v['zk-nodes']),
     seed: v.seed ?? randomSeed(),
     resultsDir: path.resolve(v.results),
+    target: v.target !== undefined ? path.resolve(v.target) : null,
   };
 }
 
@@ -573,7 +644,7 @@ export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
   const { minWrites, maxStallMs, fencing, watchdog, pauseMs, storyWaitMs, restartDelayMs, redisPersistence } = config;
   const { clockOffsetS } = config;
-  const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate } = config;
+  const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate, target } = config;
   return {
     argv,
     lock,
@@ -600,6 +671,7 @@ export function runOptions(config: RunConfig): RunConfig {
     zkNodes,
     seed,
     resultsDir,
+    target,
   };
 }
 
@@ -620,6 +692,7 @@ function runCommand(argv: readonly string[], randomSeed: RandomSeed): Config {
     runs: v.runs,
     matrix: v.matrix,
     thinkGiven: given.includes('think'),
+    dryRun: v['dry-run'],
     ...runConfigOf(v, argv, randomSeed),
   };
 }
@@ -643,6 +716,9 @@ function nightlyCommand(argv: readonly string[], randomSeed: RandomSeed): Nightl
     expectations: v.expectations !== undefined ? path.resolve(v.expectations) : null,
     cells: v.cells,
     parallel: v.parallel,
+    emit: v.emit ?? null,
+    image: v.image ?? null,
+    shards: v.shards,
   };
 }
 
@@ -662,7 +738,13 @@ function otherCommand(command: Exclude<Subcommand, 'run' | 'nightly'>, args: rea
     }
     case 'cleanup': {
       const { values: v } = parseArgv(args, CLEANUP_TABLE, rules);
-      return { command, help: v.help, resultsDir: path.resolve(v.results), data: v.data };
+      return {
+        command,
+        help: v.help,
+        resultsDir: path.resolve(v.results),
+        data: v.data,
+        target: v.target !== undefined ? path.resolve(v.target) : null,
+      };
     }
     case 'serve': {
       const { values: v } = parseArgv(args, SERVE_TABLE, rules);
@@ -671,6 +753,10 @@ function otherCommand(command: Exclude<Subcommand, 'run' | 'nightly'>, args: rea
     case 'lock-check': {
       const { values: v, words } = parseArgv(args, LOCK_CHECK_TABLE, { ...rules, words: 'collect' });
       return { command, help: v.help, rest: words, backend: v.backend, resultsDir: path.resolve(v.results) };
+    }
+    case 'target': {
+      const { values: v, words } = parseArgv(args, TARGET_TABLE, { ...rules, words: 'collect' });
+      return { command, help: v.help, rest: words, resultsDir: path.resolve('results') };
     }
     case 'init':
       return { command, help: parseArgv(args, INIT_TABLE, rules).values.help };

@@ -38,7 +38,18 @@ import type { Shutdown } from '../common/shutdown.ts';
 export const NIGHTLY_TIME_LIMIT_S = 10;
 
 /** Options that are the nightly job's own, or differ per machine or night: not part of a cell's settings. */
-const NIGHTLY_OWN = new Set(['shard', 'baseline', 'expectations', 'results', 'seed', 'cells', 'parallel']);
+const NIGHTLY_OWN = new Set([
+  'shard',
+  'baseline',
+  'expectations',
+  'results',
+  'seed',
+  'cells',
+  'parallel',
+  'emit',
+  'image',
+  'shards',
+]);
 
 const consoleLog = (line: string) => console.error(line);
 
@@ -65,6 +76,7 @@ export async function nightlyCommand(
   run?: RunOne,
 ): Promise<number> {
   if (config.rest[0] === 'merge') return nightlyMerge(config, log);
+  if (config.emit === 'kubernetes') return (await import('./nightly-kubernetes.ts')).emitKubernetes(config);
   if (config.rest.length) {
     throw new HarnessError('bad-arguments', `nightly: unexpected argument "${config.rest[0]}".`, {
       hint: `${CLI} nightly [--baseline=<dir>] [--shard=<i>/<n>], or: ${CLI} nightly merge <dir>…`,

@@ -49,7 +49,10 @@ export function redisMasters(
  * (restart-empty, clock) look for it on all of them: a plugin may use one node, three, or all five, and only
  * the nodes themselves know where its keys are.
  */
-export function everyRedisMaster(cluster: AnyCluster, pair: FailoverPair | null): { node: RedisServer; proxy: string }[] {
+export function everyRedisMaster(
+  cluster: AnyCluster,
+  pair: FailoverPair | null,
+): { node: RedisServer; proxy: string }[] {
   if (!cluster.redis.length && !pair) return [];
   const all = cluster.redis.map((n) => ({ node: n, proxy: n.name }));
   if (pair) all[0] = { node: pair.primary, proxy: PRIMARY_PROXY };

@@ -17,10 +17,26 @@ export interface LoggedCommand extends PlannedCommand {
  * A null log (dry run, unit tests) keeps nothing.
  */
 export class CommandLog {
+  /** Entries from before the run had a folder (a preflight's commands), written out by `attach`. */
+  private pending: LoggedCommand[] = [];
+
   constructor(
-    readonly file: string | null,
+    private file: string | null,
     private readonly by: LoggedCommand['by'] = 'harness',
+    /** Keep entries in memory until `attach` names the file (a run logs its preflight before its folder exists). */
+    private readonly buffer = false,
   ) {}
+
+  /** From now on, entries go to `file`; those kept so far are written first. */
+  attach(file: string): void {
+    this.file = file;
+    for (const e of this.pending) this.append(e);
+    this.pending = [];
+  }
+
+  get path(): string | null {
+    return this.file;
+  }
 
   /** Runs `fn`, logging `cmd` with its outcome; rethrows what `fn` threw. */
   async run<T>(cmd: PlannedCommand, fn: () => Promise<T>): Promise<T> {
@@ -37,6 +53,7 @@ export class CommandLog {
 
   private append(entry: LoggedCommand): void {
     if (this.file) fs.appendFileSync(this.file, `${JSON.stringify(entry)}\n`, { mode: RUN_FILE_MODE });
+    else if (this.buffer) this.pending.push(entry);
   }
 
   /** The log's entries (a file missing or a torn last line read as what is there). */

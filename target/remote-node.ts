@@ -15,7 +15,8 @@ export const START_DEADLINE_MS = 60_000;
 /** What a remote node needs to act on its server: the adapter of each action, the guard, each injection's bound. */
 export interface NodeActions {
   readonly adapters: Readonly<Partial<Record<InjectAction, ServerFaultAdapter>>>;
-  readonly guard: InjectionGuard | null;
+  /** Set once the run has a folder for it (before any fault): null = nothing to arm (dry runs). */
+  guard: InjectionGuard | null;
   /** The longest the run holds each kind of injection (ms): past it plus the guard's grace, the guard heals. */
   readonly boundMs: Readonly<Record<InjectAction, number>>;
 }
@@ -49,7 +50,12 @@ export abstract class RemoteNode implements ClusterNode {
     this.host = target.host;
     this.port = target.port;
     const via = Object.values(actions.adapters).map((a) => `${a!.spec.type} adapter "${a!.spec.name}"`);
-    this.remote = { via: [...new Set(via)].join(', ') || 'no adapter', lastEvidence: () => this.evidence, keyPrefix };
+    this.remote = {
+      via: [...new Set(via)].join(', ') || 'no adapter',
+      lastEvidence: () => this.evidence,
+      keyPrefix,
+      host: target.host,
+    };
   }
 
   get name(): string {

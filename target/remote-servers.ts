@@ -30,7 +30,7 @@ export class RemoteRedis extends RemoteNode implements RedisServer {
       port: this.port,
       ...(this.login?.username ? { username: this.login.username } : {}),
       ...(this.login?.password ? { password: this.login.password } : {}),
-      ...(this.tls ? { tls: redisTls(this.tls) } : {}),
+      ...(this.tls ? { tls: tlsOptions(this.tls) } : {}),
     };
   }
 
@@ -69,7 +69,7 @@ export class RemoteRedis extends RemoteNode implements RedisServer {
 }
 
 /** ioredis's `tls` option for a target's server. */
-export function redisTls(tls: TargetTls): { ca?: string; servername?: string } {
+export function tlsOptions(tls: TargetTls): { ca?: string; servername?: string } {
   return { ...(tls.ca ? { ca: tls.ca } : {}), ...(tls.servername ? { servername: tls.servername } : {}) };
 }
 
