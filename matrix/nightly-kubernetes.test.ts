@@ -62,7 +62,10 @@ describe('the schema check catches a broken manifest', () => {
     ['a misspelt completion mode', { ...job, spec: { ...job.spec, completionMode: 'Index' } }],
     ['completions as a string', { ...job, spec: { ...job.spec, completions: '2' } }],
     ['a pod with no containers', { ...job, spec: { ...job.spec, template: { spec: { restartPolicy: 'Never' } } } }],
-    ['a failure policy with an unknown action', { ...job, spec: { ...job.spec, podFailurePolicy: { rules: [{ action: 'Retry' }] } } }],
+    [
+      'a failure policy with an unknown action',
+      { ...job, spec: { ...job.spec, podFailurePolicy: { rules: [{ action: 'Retry' }] } } },
+    ],
   ];
   it.each(broken)('%s fails validation', (_, m) => {
     expect(() => validate(m)).toThrow();
