@@ -44,7 +44,10 @@ export async function dryRun(config: Readonly<Config>): Promise<DryRun> {
     '',
     `keys, all under ${spec.keyPrefix} (the run refuses to start while any exists there):`,
     `  the lock creates: ${plannedKeys(spec, config.lock, config.accounts).join('; ')}${prefixedByUs(config.lock) ? '' : ' — the lock must honour ctx.keyPrefix itself'}`,
-    `  the harness reads: SCAN MATCH ${spec.keyPrefix}* on each Redis, a range read of ${spec.keyPrefix} on etcd (before and after), and GET of one random key outside the prefix (the fence proof: it must be refused)`,
+    `  the harness reads (before and after the run): ${[
+      ...(servers.redis.length ? [`SCAN MATCH ${spec.keyPrefix}* on each Redis`] : []),
+      ...(servers.etcd.length ? [`a range read of ${spec.keyPrefix} on etcd`] : []),
+    ].join(', ')}; and one GET of a random key outside the prefix (the fence proof: the server must refuse it)`,
     `  at the end (also on Ctrl-C, and by \`fencepost cleanup --target=${spec.file}\`): every key under ${spec.keyPrefix} is deleted, by name (Redis UNLINK) or by prefix (etcd)`,
     '',
     `faults: ${faults.join(', ') || 'none'}`,

@@ -113,17 +113,22 @@ export class RemoteEtcd extends RemoteNode implements EtcdServer {
     }
   }
 
+  /**
+   * A linearizable read under the run's prefix, on this member alone: what the target's user may always do (a
+   * member's status may be for admins only), and it needs the member to serve and its cluster a quorum.
+   */
   protected async ask(timeoutMs: number): Promise<unknown> {
     const c = this.client(timeoutMs);
     try {
-      return await withTimeout(c.maintenance.status(), timeoutMs);
+      return await withTimeout(c.get(this.remote.keyPrefix).string(), timeoutMs);
     } finally {
       c.close();
     }
   }
 
+  /** From the member's status, when the target's user may read it. */
   async version(): Promise<string> {
-    return (await this.status()).version;
+    return (await this.status().catch(() => null))?.version ?? 'unknown (status refused)';
   }
 }
 

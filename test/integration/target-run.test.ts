@@ -104,7 +104,7 @@ describe('the oracle on a target (servers the test started, fencepost only a gue
 
 describe('server faults through the exec adapter', () => {
   it('pause-node and restart-empty hit, their evidence from the adapter and the servers; --dry-run listed exactly what ran', async () => {
-    const file = owner.targetFile({ adapter: 'exec', faults: ['pause-node', 'restart-empty'] });
+    const file = owner.targetFile({ adapter: 'owner', faults: ['pause-node', 'restart-empty'] });
     const argv = [
       '--lock=redis',
       `--target=${file}`,

@@ -56,7 +56,7 @@ async function redisKeysUnderPrefix(): Promise<string[]> {
 describe('target check', () => {
   it('connects, proves the fence, lists the faults, commands and keys, and changes nothing: READY', async () => {
     const lines: string[] = [];
-    const file = owner.targetFile({ adapter: 'exec', faults: ['pause-node'] });
+    const file = owner.targetFile({ adapter: 'owner', faults: ['pause-node'] });
     expect(await targetCheck(file, (l) => lines.push(l))).toBe(EXIT.valid);
     const text = lines.join('\n');
     expect(text).toContain('r0: ✓ GET outside fp-safe/* → NOPERM');
@@ -124,7 +124,7 @@ describe('the prefix is the run’s alone', () => {
 
 describe('an injection ends by itself when fencepost dies', () => {
   it('kill -9 of the harness while pause-node holds a server stopped: the guard resumes it', async () => {
-    const file = owner.targetFile({ adapter: 'exec', faults: ['pause-node'] });
+    const file = owner.targetFile({ adapter: 'owner', faults: ['pause-node'] });
     const { child, done } = cli([
       '--lock=redis',
       `--target=${file}`,
