@@ -13,7 +13,7 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
     config.command === 'run' ||
     config.command === 'doctor' ||
     config.command === 'lock-check' ||
-    (config.command === 'nightly' && config.rest[0] !== 'merge');
+    (config.command === 'nightly' && config.rest[0] !== 'merge' && config.emit === null);
   if (runsServers && config.backend === 'docker') {
     // Before any run folder exists: no engine is a usage error (254) with the commands to start one.
     const { connectDockerEngine } = await import('./cluster/docker/engine.ts');
@@ -37,6 +37,10 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
     case 'cleanup': {
       const { cleanup } = await import('./harness/cleanup.ts');
       await cleanup(config.resultsDir, console.log, { data: config.data });
+      if (config.target) {
+        const { cleanupTarget } = await import('./harness/target-cleanup.ts');
+        return cleanupTarget(config.target, config.resultsDir, console.log);
+      }
       return EXIT.valid;
     }
     case 'check': {
@@ -67,7 +71,15 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
       const { nightlyCommand } = await import('./matrix/nightly.ts');
       return nightlyCommand(config, shutdown);
     }
+    case 'target': {
+      const { targetCommand } = await import('./harness/target-check-command.ts');
+      return targetCommand(config.rest);
+    }
     case 'run': {
+      if (config.dryRun) {
+        const { dryRunCommand } = await import('./harness/target-dry-run.ts');
+        return dryRunCommand(config);
+      }
       if (config.scenario !== null) {
         const { scenarioCommand } = await import('./scenario/scenario-command.ts');
         return scenarioCommand(config, shutdown);

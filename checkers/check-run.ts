@@ -73,6 +73,7 @@ export function checkOptionsFor(test: {
   skippedFaults?: unknown;
   stoppedEarly?: unknown;
   scenario?: unknown;
+  aborted?: unknown;
 }): CheckRunOptions {
   const c = test.config;
   const script = scriptEvidence(test.scenario);
@@ -88,6 +89,8 @@ export function checkOptionsFor(test: {
     ...(Array.isArray(test.faults) ? { faults: test.faults.map(String) } : {}),
     ...(Object.keys(skipped).length ? { skippedFaults: skipped } : {}),
     ...(test.stoppedEarly !== undefined ? { stoppedEarly: stoppedEarlyText(test.stoppedEarly) } : {}),
+    // A target's abort condition cut the run short: as --stop-on-lost-update's early end, no evidence of safety.
+    ...(typeof test.aborted === 'string' ? { stoppedEarly: `aborted by the target's condition: ${test.aborted}` } : {}),
     // The version column is the postgres strategy's fence: hold it to the fencing promises too.
     fencing: test.config?.fencing === true || test.strategy?.token === 'version',
     exclusive: test.strategy?.exclusive !== false,

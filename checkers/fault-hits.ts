@@ -87,6 +87,35 @@ function judgeServerPartition({ start, end }: ShotRecords): FaultShot {
 }
 
 /**
+ * pause-node on a target's server (not fencepost's): the adapter named in `evidenceFrom` acted, and the server itself
+ * stopped answering (`adapter.answered: false`, the node's own probe) — a command that exited 0 on a server still
+ * answering stopped nothing.
+ */
+function remotePause(
+  start: ShotRecords['start'],
+  p: Record<string, unknown>,
+  target: string,
+  pids: unknown[],
+): FaultShot {
+  const seen = isRecord(p.adapter) ? p.adapter : {};
+  const via = String(p.evidenceFrom);
+  if (seen.acted !== true)
+    return hitOrMiss(start, `${via} reported that it did not act on ${target || 'the server'}`, '');
+  if (p.stopped !== true || seen.answered !== false)
+    return hitOrMiss(
+      start,
+      `${via} ran ${String(seen.command ?? 'its pause')}, but ${target || 'the server'} still answered`,
+      '',
+    );
+  const within = num(seen.stoppedAnsweringWithinMs);
+  return hitOrMiss(
+    start,
+    null,
+    `stopped ${target} through ${via} (evidence from the adapter: \`${String(seen.command)}\`${pids.length ? `, pid ${pids.join(', ')}` : ''}; the server stopped answering${within !== undefined ? ` within ${within} ms` : ''})`,
+  );
+}
+
+/**
  * The faults whose evidence needs a judge of their own: what it must show for a shot to count. Any other fault of
  * the catalogue is judged by DEFAULT_JUDGE; a name the catalogue does not know (from a newer fencepost) is a miss,
  * said so.
@@ -97,6 +126,7 @@ export const JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
     const p = paramsOf(start);
     const pids = Array.isArray(p.pids) ? p.pids : [];
     const target = targetsOf(start).join(', ');
+    if (typeof p.evidenceFrom === 'string') return remotePause(start, p, target, pids);
     if (!pids.length || p.stopped === false)
       return hitOrMiss(start, `it stopped no live process of ${target || 'any server'}`, '');
     const leader = p.leader === true ? ', the leader' : p.leader === false ? ', not the leader' : '';

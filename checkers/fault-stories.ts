@@ -132,7 +132,14 @@ function restarted(shot: ShotRecords, a: AimedShot): StepFinding {
   const p = paramsOf(start);
   const nodes = Array.isArray(p.killed) ? p.killed.map(String).join(', ') : 'the struck nodes';
   if (!end) return missing(`the history ended with ${nodes} still down`);
-  if (p.wiped === false) return held(`${nodes} came back with their AOF: the key returned`);
+  // On a target the servers said it after the restart (the end record): the key back on them, or gone.
+  const wiped = p.wiped ?? paramsOf(end).wiped;
+  if (wiped === false)
+    return held(
+      typeof p.evidenceFrom === 'string'
+        ? `${nodes} answered again with the key (the servers' own answer after the restart through ${p.evidenceFrom})`
+        : `${nodes} came back with their AOF: the key returned`,
+    );
   const delayMs = num(p.restartDelayMs) ?? 0;
   const ttlMs = num(p.ttlMs);
   if (ttlMs !== undefined && delayMs >= ttlMs)
@@ -143,6 +150,10 @@ function restarted(shot: ShotRecords, a: AimedShot): StepFinding {
   if (write && write.time <= end.time)
     return missing(
       `${nodes} answered again only at ${at(end.time)}, after ${a.who}'s write completed (#${write.index})`,
+    );
+  if (typeof p.evidenceFrom === 'string')
+    return done(
+      `${nodes} answered again without the key at ${at(end.time)} (evidence from ${p.evidenceFrom}: the servers' own answers after its kill and start)`,
     );
   return done(`${nodes} answered again, empty, at ${at(end.time)}`);
 }
@@ -270,6 +281,18 @@ function serverStory(
   };
 }
 
+/**
+ * restart-empty on a target's servers: the adapter's kill counts only when the servers themselves stopped answering
+ * (their own probe after the kill), the evidence a local run has from the processes it killed.
+ */
+function remoteKill({ start }: ShotRecords): string | null {
+  const p = paramsOf(start);
+  if (typeof p.evidenceFrom !== 'string') return null;
+  return p.unreachable === true
+    ? null
+    : `${p.evidenceFrom} killed ${Array.isArray(p.killed) ? p.killed.join(', ') : 'the nodes'}, but they still answered afterwards`;
+}
+
 /** A clock jump on etcd members (a run from before clock was refused for etcd) moved nothing. */
 function clockOnEtcd({ start }: ShotRecords): string | null {
   const aim = paramsOf(start).aim as { struck?: unknown } | undefined;
@@ -349,7 +372,7 @@ const delayWrite: Judge = (shot) => {
 export const STORY_JUDGES: Readonly<Partial<Record<FaultName, Judge>>> = {
   'pause-holder': pauseHolder,
   'kill-holder': killHolder,
-  'restart-empty': serverStory('restart-empty'),
+  'restart-empty': serverStory('restart-empty', remoteKill),
   clock: serverStory('clock', clockOnEtcd),
   failover: serverStory('failover', keyOnPromoted),
   'kill-session': serverStory('kill-session', sessionEnded),

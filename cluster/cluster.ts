@@ -1,5 +1,5 @@
 import type { Credentials } from './credentials.ts';
-import type { ClusterNode } from './node.ts';
+import type { ClusterNode, EtcdServer, RedisServer } from './node.ts';
 import type { EtcdNode } from './servers/etcd-node.ts';
 import type { PgNode } from './servers/pg-node.ts';
 import type { RedisNode, RedisPersistence } from './servers/redis-node.ts';
@@ -27,9 +27,10 @@ export const FULL_CLUSTER: ClusterSpec = { redis: 5, etcd: 3, zk: 3, pg: true };
  * Contract: `start` either starts every node or, on failure, tears down what it started and rethrows the
  * first node's error; `teardown` resumes every paused process before stopping anything and never throws.
  */
-export interface Cluster {
-  redis: RedisNode[];
-  etcd: EtcdNode[];
+export interface Cluster<R extends RedisServer = RedisNode, E extends EtcdServer = EtcdNode> {
+  /** The lock's Redis masters: fencepost's own, or a target's (target/remote-node.ts). */
+  redis: R[];
+  etcd: E[];
   zk: ZkNode[];
   pg: PgNode | null;
   failover: { primary: RedisNode; replica: RedisNode } | null;
@@ -39,3 +40,9 @@ export interface Cluster {
   start(): Promise<void>;
   teardown(): Promise<void>;
 }
+
+/**
+ * A cluster whose lock servers may be fencepost's own or a target's (the user's deployment, target/target-cluster.ts):
+ * what a run, its nemesis and its clients' specs work with. Fencepost's own clusters are one (`Cluster` is assignable).
+ */
+export type AnyCluster = Cluster<RedisServer, EtcdServer>;

@@ -26,6 +26,7 @@ const OWN_TABLES: readonly Exclude<Subcommand, 'check' | 'compare' | 'repro' | '
   'cleanup',
   'serve',
   'init',
+  'target',
 ];
 
 /** Every option: its flag, default, what it does, and the commands that take it. */

@@ -90,6 +90,13 @@ export const COMMAND_HELP: Readonly<Record<Exclude<Subcommand, 'run'>, CommandHe
     examples: [['shrink results/redlock/<run> --budget=300', 'at most five minutes of candidates']],
     docs: 'docs/reproductions.md',
   },
+  target: {
+    about:
+      'Connects to a target (your own servers, described in a target file), proves its credentials are fenced to the key prefix the runs may use, and lists every command and key a run against it would touch; nothing is written.',
+    usage: ['target check <target file>'],
+    examples: [['target check ./fencepost.target.json', 'before the first --target run']],
+    docs: 'docs/targets.md',
+  },
   'lock-check': {
     about:
       "Plays the lock-client protocol's contract against a lock in another language, on the lock's own servers, in a few seconds: each step PASS, FAIL or SKIP, a failure with its exact exchange. Run it before a chaos run.",
@@ -168,6 +175,7 @@ const RUN_GROUPS: readonly (readonly [string, readonly string[]])[] = [
     ],
   ],
   ['reproductions (docs/reproductions.md)', ['scenario', 'shots']],
+  ['your own servers (docs/targets.md)', ['target', 'dry-run']],
   ['--lock=all (every lock × fault of the oracle → matrix.html)', ['runs', 'matrix']],
   ['other', ['help']],
 ];

@@ -54,7 +54,7 @@ describe('each subcommand takes its own options, and only those', () => {
 
   it('an unknown option is unknown, with the subcommand’s own options as the choices', () => {
     expect(refused(['cleanup', '--dat'])).toBe(
-      '254 unknown option --dat. Did you mean --data? Valid options: --results --data --help',
+      '254 unknown option --dat. Did you mean --data? Valid options: --results --target --data --help',
     );
   });
 
@@ -109,6 +109,7 @@ describe("test.json's config", () => {
         'seed',
         'stopOnLostUpdate',
         'thinkMs',
+        'target',
         'timeLimitS',
         'ttlMs',
         'watchdog',

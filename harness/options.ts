@@ -267,6 +267,18 @@ export const OPTIONS = [
   },
   { name: 'results', value: 'dir', kind: 'string', default: 'results', help: 'results folder' },
   {
+    name: 'target',
+    kind: 'string',
+    defaultText: "none: fencepost's own servers",
+    help: 'test your own deployment: a target file naming its servers, credentials (by environment variable), key prefix and fault adapters (docs/targets.md); cleanup: remove the keys a dead run left under its prefix',
+  },
+  {
+    name: 'dry-run',
+    kind: 'bool',
+    default: false,
+    help: 'with --target: print every command the run would execute on the target and every key it would touch, then stop',
+  },
+  {
     name: 'shard',
     value: 'i>/<n',
     kind: 'string',
@@ -309,6 +321,27 @@ export const OPTIONS = [
     default: 'all',
     choices: ['all', 'expectations'],
     help: "nightly: the oracle's matrix with your expectations applied, or only your expectations file's cells (your locks)",
+  },
+  {
+    name: 'emit',
+    kind: 'enum',
+    choices: ['kubernetes'],
+    defaultText: 'none: run the night here',
+    help: 'nightly: write the night as a Kubernetes Indexed Job (one pod per shard) plus its merge step, to stdout, instead of running it',
+  },
+  {
+    name: 'image',
+    kind: 'string',
+    defaultText: 'none (required with --emit)',
+    help: 'nightly --emit: the published image the pods run (fencepost and its servers installed, `fencepost` on PATH)',
+  },
+  {
+    name: 'shards',
+    kind: 'int',
+    default: 4,
+    min: 1,
+    max: 100,
+    help: 'nightly --emit: how many shards (pods) the night is split into',
   },
   { name: 'json', kind: 'bool', default: false, help: 'doctor: print JSON instead of a table' },
   {
@@ -379,16 +412,27 @@ const RUN_OPTION_NAMES = [
   'backend',
   'seed',
   'results',
+  'target',
 ] as const;
 /** --lock=all's own: how many runs a cell gets and which tables. */
 const MATRIX_OPTION_NAMES = ['runs', 'matrix'] as const;
-const NIGHTLY_OWN_NAMES = ['shard', 'baseline', 'expectations', 'known-bugs', 'cells', 'parallel'] as const;
+const NIGHTLY_OWN_NAMES = [
+  'shard',
+  'baseline',
+  'expectations',
+  'known-bugs',
+  'cells',
+  'parallel',
+  'emit',
+  'image',
+  'shards',
+] as const;
 /** The nightly job picks the locks, faults and fencing of every cell itself. */
-const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing'] as const;
+const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing', 'target'] as const;
 
 /** How a run talks to the terminal: not part of what it tests, so not in the test record. */
 const RUN_DISPLAY_NAMES = ['verbose'] as const;
-const RUN_TABLE = rows([...RUN_OPTION_NAMES, ...MATRIX_OPTION_NAMES, ...RUN_DISPLAY_NAMES, 'help']);
+const RUN_TABLE = rows([...RUN_OPTION_NAMES, ...MATRIX_OPTION_NAMES, ...RUN_DISPLAY_NAMES, 'dry-run', 'help']);
 /** Every run option but NIGHTLY_PICKS: each cell runs with them (nightly.ts, `nightlySettings`). */
 type NightlyPick = (typeof NIGHTLY_PICKS)[number];
 const notPicked = <N extends OptionName>(n: N): n is Exclude<N, NightlyPick> =>
@@ -400,10 +444,11 @@ const NIGHTLY_TABLE = rows([
   'help',
 ]);
 const DOCTOR_TABLE = rows(['backend', 'results', 'json', 'help']);
-const CLEANUP_TABLE = rows(['results', 'data', 'help']);
+const CLEANUP_TABLE = rows(['results', 'data', 'target', 'help']);
 const SERVE_TABLE = rows(['results', 'port', 'help']);
 const INIT_TABLE = rows(['help']);
 const LOCK_CHECK_TABLE = rows(['backend', 'results', 'help']);
+const TARGET_TABLE = rows(['help']);
 
 /** The subcommands, each with the line --help lists it with (its own help: harness/command-help.ts). */
 export const SUBCOMMANDS = {
@@ -417,6 +462,7 @@ export const SUBCOMMANDS = {
   repro: 'a failing run as a reproduction anyone can run: a bundle folder and .tgz',
   replay: "a bundle's or scenario's scripted story run N times → its reproduction rate",
   shrink: 'the smallest configuration that still fails the same way, with its rate and bundle',
+  target: 'connect to your own servers, prove the credentials are fenced to its key prefix, list what a run touches',
   nightly: 'the matrix with your expectations, compared with last night → junit.xml, summary.md',
 } as const;
 export type Subcommand = keyof typeof SUBCOMMANDS | 'run';
@@ -434,6 +480,8 @@ export interface Config extends RunConfig {
   readonly verbose: boolean;
   /** The user gave --think: a fault that needs a wider critical section does not widen it (harness/run.ts). */
   readonly thinkGiven: boolean;
+  /** --dry-run: with --target, print what the run would execute and touch, and stop. */
+  readonly dryRun: boolean;
 }
 export interface NightlyConfig {
   readonly command: 'nightly';
@@ -456,6 +504,12 @@ export interface NightlyConfig {
   readonly parallel: number;
   /** The folder of the user's known bugs (bundles, scenario files), as given; null = the default name, if it exists. */
   readonly knownBugs: string | null;
+  /** --emit: write the night as a Kubernetes Indexed Job instead of running it. */
+  readonly emit: 'kubernetes' | null;
+  /** --image: what the emitted pods run. */
+  readonly image: string | null;
+  /** --shards: the emitted Job's completions. */
+  readonly shards: number;
 }
 export interface DoctorConfig {
   readonly command: 'doctor';
@@ -470,6 +524,8 @@ export interface CleanupConfig {
   readonly resultsDir: string;
   /** Also remove the node data of dead runs. */
   readonly data: boolean;
+  /** --target: also remove the keys under that target's prefix, when no live run of ours uses it. */
+  readonly target: string | null;
 }
 export interface ServeConfig {
   readonly command: 'serve';
@@ -494,6 +550,13 @@ export interface LockCheckConfig {
   readonly backend: 'local' | 'docker';
   readonly resultsDir: string;
 }
+/** `target check <file>`: the words in `rest`. */
+export interface TargetConfig {
+  readonly command: 'target';
+  readonly help: boolean;
+  readonly rest: readonly string[];
+  readonly resultsDir: string;
+}
 export interface InitConfig {
   readonly command: 'init';
   readonly help: boolean;
@@ -507,6 +570,7 @@ export type CommandLine =
   | ServeConfig
   | PassThroughConfig
   | LockCheckConfig
+  | TargetConfig
   | InitConfig;
 
 /** The subcommand a literal argv names (its first word), so `parseCommandLine(['serve', …])` is a ServeConfig. */
@@ -526,6 +590,7 @@ const SUBCOMMAND_TABLES = [
   ['lock-check', LOCK_CHECK_TABLE],
   ['cleanup', CLEANUP_TABLE],
   ['serve', SERVE_TABLE],
+  ['target', TARGET_TABLE],
 ] as const;
 
 /** Where an option belongs, for the refusal of one given elsewhere: "a test run and the nightly subcommand". */
@@ -591,6 +656,11 @@ function refuseAcrossModes(lock: string, given: readonly string[]): void {
         "--nemesis with --lock=all: the matrix's columns are its faults (no fault, holder paused, Redis restart empty, clock jump, fenced) and its scenarios (failure modes and remedies).",
         'drop --nemesis, or run one lock: --lock=<lock> --nemesis=<fault,…>',
       );
+    if (matrix && name === 'target')
+      throw bad(
+        "--target with --lock=all: the matrix measures the locks on fencepost's own servers, cell against cell.",
+        'run one lock against your target: --lock=<lock> --target=<file> --nemesis=<fault,…>',
+      );
     if (!matrix && name === 'runs')
       throw bad(
         `--runs applies to --lock=all (runs per matrix cell); --lock=${lock} is one run.`,
@@ -643,6 +713,7 @@ function runConfigOf(v: RunValues, argv: readonly string[], randomSeed: RandomSe
     zkNodes: ensembleSize('zk-nodes', v['zk-nodes']),
     seed: v.seed ?? randomSeed(),
     resultsDir: path.resolve(v.results),
+    target: v.target !== undefined ? path.resolve(v.target) : null,
   };
 }
 
@@ -659,7 +730,7 @@ export function runOptions(config: RunConfig): RunConfig {
   const { scenario, maxShots } = config;
   const { minWrites, maxStallMs, fencing, watchdog, pauseMs, storyWaitMs, restartDelayMs, redisPersistence } = config;
   const { clockOffsetS } = config;
-  const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate } = config;
+  const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate, target } = config;
   return {
     argv,
     lock,
@@ -688,6 +759,7 @@ export function runOptions(config: RunConfig): RunConfig {
     zkNodes,
     seed,
     resultsDir,
+    target,
   };
 }
 
@@ -716,6 +788,7 @@ function runCommand(argv: readonly string[], randomSeed: RandomSeed): Config {
     matrix: v.matrix,
     verbose: v.verbose,
     thinkGiven: given.includes('think'),
+    dryRun: v['dry-run'],
     ...runConfigOf(v, argv, randomSeed),
   };
 }
@@ -740,6 +813,9 @@ function nightlyCommand(argv: readonly string[], randomSeed: RandomSeed): Nightl
     cells: v.cells,
     parallel: v.parallel,
     knownBugs: v['known-bugs'] !== undefined ? path.resolve(v['known-bugs']) : null,
+    emit: v.emit ?? null,
+    image: v.image ?? null,
+    shards: v.shards,
   };
 }
 
@@ -762,7 +838,13 @@ function otherCommand(command: Exclude<Subcommand, 'run' | 'nightly'>, args: rea
     }
     case 'cleanup': {
       const { values: v } = parseArgv(args, CLEANUP_TABLE, rules);
-      return { command, help: v.help, resultsDir: path.resolve(v.results), data: v.data };
+      return {
+        command,
+        help: v.help,
+        resultsDir: path.resolve(v.results),
+        data: v.data,
+        target: v.target !== undefined ? path.resolve(v.target) : null,
+      };
     }
     case 'serve': {
       const { values: v } = parseArgv(args, SERVE_TABLE, rules);
@@ -771,6 +853,10 @@ function otherCommand(command: Exclude<Subcommand, 'run' | 'nightly'>, args: rea
     case 'lock-check': {
       const { values: v, words } = parseArgv(args, LOCK_CHECK_TABLE, { ...rules, words: 'collect' });
       return { command, help: v.help, rest: words, backend: v.backend, resultsDir: path.resolve(v.results) };
+    }
+    case 'target': {
+      const { values: v, words } = parseArgv(args, TARGET_TABLE, { ...rules, words: 'collect' });
+      return { command, help: v.help, rest: words, resultsDir: path.resolve('results') };
     }
     case 'init':
       return { command, help: parseArgv(args, INIT_TABLE, rules).values.help };

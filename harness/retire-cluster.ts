@@ -8,7 +8,7 @@ import { runPath } from '../store/run-dir.ts';
  * (`secrets.json`) — dead once the servers are, and one more thing `serve`, an artifact upload or a backup could hand
  * out. Every command that boots servers (a run, `doctor`, `lock-check`) ends through here; the logs stay.
  */
-export async function retireCluster(cluster: Cluster, runDir: string): Promise<void> {
+export async function retireCluster(cluster: Pick<Cluster, 'teardown'>, runDir: string): Promise<void> {
   await cluster.teardown();
   fs.rmSync(runPath(runDir, 'nodes'), { recursive: true, force: true });
   removeSecrets(runDir);

@@ -17,7 +17,7 @@ import { OP_BATCH_MS } from '../workloads/op-outbox.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { Resource, setupResource, type WriteMode } from '../workloads/resource.ts';
-import type { Cluster, ClusterSpec } from '../cluster/cluster.ts';
+import type { AnyCluster, ClusterSpec } from '../cluster/cluster.ts';
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { ClientPool, MAX_CLIENT_DEATHS } from './client-pool.ts';
 import { retireCluster } from './retire-cluster.ts';
@@ -44,6 +44,7 @@ import { LiveStats } from './live-stats.ts';
 import { checkStrategyOptions, withEnsembleSizes } from './strategy-options.ts';
 import { runTiming } from '../common/run-timing.ts';
 import { deriveSeed } from '../common/random.ts';
+import { TargetSession } from './target-session.ts';
 
 export interface RunOutcome {
   exitCode: ExitCode;
@@ -99,12 +100,14 @@ export async function runTest(
 ): Promise<RunOutcome> {
   // The plan may widen --think for a fault that needs it: from here on the run's config is the plan's.
   const plan = await planRun(config, log, shutdown);
-  const { strategy, faults, faultNeeds } = plan;
+  const { strategy, faults, faultNeeds, target } = plan;
   config = plan.config;
 
   const runDir = createRunDir(config.resultsDir, config.lock);
   const pids = new PidRegistry(runPath(runDir, 'pids'));
   claimRun(pids.dir);
+  // Before the clients' stop is registered, so the removal of the run's keys on the target runs after they stopped.
+  target?.attach(runDir, shutdown);
   const clocks = faultNeeds.clockShim ? await ClockBoard.create(runPath(runDir, 'clock')) : null;
   const disposeClocks = shutdown.add('remove clock files', () => clocks?.dispose());
   // Registered before the cluster's own step, so it runs after the servers stopped (steps run newest first).
@@ -118,16 +121,16 @@ export async function runTest(
     log,
   );
   const { cluster, test, stopCluster, markIncomplete } = await startCluster(
-    { config, strategy, faults, faultNeeds },
+    { config, strategy, faults, faultNeeds, target },
     { runDir, pids, clocks, serverNet },
     shutdown,
     log,
   );
 
-  const { proxies, closeProxies } = await startProxies(cluster, faultNeeds, shutdown);
+  const { proxies, closeProxies } = await startProxies(cluster, faultNeeds, shutdown, target?.plan.spec.allowHosts);
   await setupResource(cluster.pg!.connectionConfig(), config.accounts);
 
-  const built = clientSpecs(config, strategy, cluster, proxies, faultNeeds);
+  const built = clientSpecs(config, strategy, cluster, proxies, faultNeeds, target?.clientTarget());
   const specs = driver ? driver.specs(built.specs) : built.specs;
   const { stopGraceMs } = built;
   // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
@@ -156,19 +159,23 @@ export async function runTest(
 
   await pool.start(specs);
   injectStrayThrow('mid-run', journal);
-  let stoppedEarly: TestJson['stoppedEarly'] | null = null;
+  target?.abort.start(journal);
+  let stoppedEarly: Awaited<ReturnType<typeof runForTheLimit>> = null;
   if (driver) {
     Object.assign(test, await driver.drive({ config, journal, pool, nemesis, log }));
     writeTest(runDir, test);
-  } else stoppedEarly = await runForTheLimit(config, journal, pool, nemesis, stats, log);
-  if (stoppedEarly) {
-    test.stoppedEarly = stoppedEarly;
-    writeTest(runDir, test);
-  }
+  } else stoppedEarly = await runForTheLimit(config, journal, pool, nemesis, stats, log, target?.abort.aborted);
+  if (stoppedEarly && 'aborted' in stoppedEarly) test.aborted = stoppedEarly.aborted;
+  else if (stoppedEarly) test.stoppedEarly = stoppedEarly;
+  if (stoppedEarly) writeTest(runDir, test);
   await healNemesis.run();
   await pool.stop(stopGraceMs);
   stopClients.cancel();
   stopLaunched.cancel();
+  if (target) {
+    test.target = { ...test.target!, ...(await target.finish()) };
+    writeTest(runDir, test);
+  }
 
   await finalReads(journal, cluster, config.accounts);
   await closeJournal.run();
@@ -179,7 +186,7 @@ export async function runTest(
   await disposeClocks.run();
   markIncomplete.cancel();
   const outcome = await conclude(config, runDir, faults, log);
-  return stoppedEarly ? { ...outcome, stoppedEarlyAtS: stoppedEarly.atS } : outcome;
+  return stoppedEarly && 'atS' in stoppedEarly ? { ...outcome, stoppedEarlyAtS: stoppedEarly.atS } : outcome;
 }
 
 /**
@@ -245,7 +252,13 @@ async function planRun(
   config: Readonly<Config>,
   log: (line: string) => void,
   shutdown: Shutdown,
-): Promise<{ config: Readonly<Config>; strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds }> {
+): Promise<{
+  config: Readonly<Config>;
+  strategy: ResolvedStrategy;
+  faults: FaultName[];
+  faultNeeds: RunNeeds;
+  target: TargetSession | null;
+}> {
   const strategy = withEnsembleSizes(config, await loadStrategy(config.lock));
   checkStrategyOptions(config, strategy);
   const faults = config.nemesis ?? [...strategy.defaultFaults];
@@ -264,8 +277,11 @@ async function planRun(
       `fencepost: warning: --time-limit=${config.timeLimitS} is too short for a pause fault to show anything: the first fault comes after ${firstDelayFor(config.nemesisIntervalMs)} ms and a paused client only writes again after ${config.pauseMs} ms. Use --time-limit=${shortest} or more.`,
     );
   }
+  // A target (--target): refused here (254, nothing started) or connected to — its servers answer, the credentials
+  // are fenced to its prefix, nothing is under it — and from here on its servers are the lock's; only Postgres is ours.
+  const target = config.target ? await TargetSession.open(config, strategy, faults, log) : null;
   refuseServerNet(config, faults, faultNeeds);
-  const needs: Requirement[] = ['pg', ...strategy.needs];
+  const needs: Requirement[] = ['pg', ...(target ? [] : strategy.needs)];
   // Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded.
   if (faultNeeds.clockShim) needs.push('cc');
   // A built-in foreign row's library runs in the clients, on this host whatever the backend: provisioned apart;
@@ -275,7 +291,7 @@ async function planRun(
   await provision([...hostRequirements(config.backend, needs), ...hostOnly], log, shutdown);
   await buildBuiltinLock(config.lock, strategy, log);
   await installNpmLockFor(config.lock, log);
-  return { config, strategy, faults, faultNeeds };
+  return { config, strategy, faults, faultNeeds, target };
 }
 
 /** Server partitions put every server in a cgroup and add an nftables table: refused (254) before anything exists. */
@@ -297,16 +313,25 @@ function refuseServerNet(config: Readonly<Config>, faults: readonly FaultName[],
  * with `shutdown` first; the test record written as soon as the nodes are known, and again with their versions.
  */
 async function startCluster(
-  plan: { config: Readonly<Config>; strategy: ResolvedStrategy; faults: FaultName[]; faultNeeds: RunNeeds },
+  plan: {
+    config: Readonly<Config>;
+    strategy: ResolvedStrategy;
+    faults: FaultName[];
+    faultNeeds: RunNeeds;
+    target: TargetSession | null;
+  },
   where: { runDir: string; pids: PidRegistry; clocks: ClockBoard | null; serverNet: ServerNet | null },
   shutdown: Shutdown,
   log: (line: string) => void,
-): Promise<{ cluster: Cluster; test: TestJson; stopCluster: TeardownStep; markIncomplete: TeardownStep }> {
-  const { config, strategy, faults, faultNeeds } = plan;
+): Promise<{ cluster: AnyCluster; test: TestJson; stopCluster: TeardownStep; markIncomplete: TeardownStep }> {
+  const { config, strategy, faults, faultNeeds, target } = plan;
   const { runDir, pids, clocks, serverNet } = where;
-  const spec = clusterSpecFor(strategy, config, faultNeeds, clocks, serverNet);
-  const cluster = await createCluster(config.backend, spec, runDir, pids, log);
+  // Against a target fencepost starts only the resource's Postgres; the lock's servers are the target's.
+  const spec = target ? { pg: true } : clusterSpecFor(strategy, config, faultNeeds, clocks, serverNet);
+  const local = await createCluster(config.backend, spec, runDir, pids, log);
+  const cluster: AnyCluster = target ? target.cluster(local) : local;
   const test = testRecord(config, strategy, faults, faultNeeds, cluster);
+  if (target) test.target = target.record();
   writeTest(runDir, test);
   log(
     `fencepost: --lock=${config.lock} --seed=${config.seed}, faults: ${faults.join(', ') || 'none'}; run dir ${runDir}`,
@@ -337,7 +362,7 @@ function testRecord(
   strategy: ResolvedStrategy,
   faults: FaultName[],
   faultNeeds: RunNeeds,
-  cluster: Cluster,
+  cluster: AnyCluster,
 ): TestJson {
   return {
     lock: config.lock,
@@ -367,16 +392,18 @@ function foreignLockOf(lock: string, strategy: ResolvedStrategy): { foreignLock?
  * closing is registered first and the map filled one by one, so a failure half-way still closes the rest.
  */
 async function startProxies(
-  cluster: Cluster,
+  cluster: AnyCluster,
   faultNeeds: RunNeeds,
   shutdown: Shutdown,
+  allowHosts: readonly string[] = [],
 ): Promise<{ proxies: Map<string, TcpProxy>; closeProxies: TeardownStep }> {
   const proxies = new Map<string, TcpProxy>();
   const closeProxies = shutdown.add('close proxies', async () => {
     await Promise.all([...proxies.values()].map((p) => p.close()));
   });
   if (faultNeeds.clientProxies) {
-    for (const n of cluster.nodes) proxies.set(n.name, await TcpProxy.start({ targetPort: n.port }));
+    for (const n of cluster.nodes)
+      proxies.set(n.name, await TcpProxy.start({ targetPort: n.port, targetHost: n.remote?.host, allowHosts }));
   } else if (cluster.failover) {
     // A pair without client proxies (a server partition of the Redis pair): "the primary" is still a proxy, the
     // one a promotion re-points; every other server is reached directly.
@@ -393,17 +420,27 @@ async function startProxies(
 export function clientSpecs(
   config: Readonly<Config>,
   strategy: ResolvedStrategy,
-  cluster: Cluster,
+  cluster: AnyCluster,
   proxies: ReadonlyMap<string, TcpProxy>,
   faultNeeds: Pick<RunNeeds, 'liveOps'>,
+  target?: ClientTarget,
 ): { specs: ClientSpec[]; stopGraceMs: number } {
   const portOf = (name: string) => proxies.get(name)?.port ?? cluster.nodes.find((n) => n.name === name)!.port;
   const via = (name: string) => ({ host: '127.0.0.1', port: portOf(name) });
-  // With a failover pair, the first Redis is "the primary": a proxy the failover fault re-points at the promoted node.
-  const redisEndpoints = cluster.redis.map((r, i) => ({
-    ...via(i === 0 && cluster.failover ? PRIMARY_PROXY : r.name),
-    password: cluster.credentials.redis,
-  }));
+  // A server's own endpoint (a target's host, user and TLS), or the proxy of ours in front of it. With a failover
+  // pair, the first Redis is "the primary": a proxy the failover fault re-points at the promoted node.
+  const redisEndpoints = cluster.redis.map((r, i) => {
+    const proxy = proxies.get(i === 0 && cluster.failover ? PRIMARY_PROXY : r.name);
+    return {
+      ...r.endpoint(),
+      ...(proxy ? { host: '127.0.0.1', port: proxy.port } : {}),
+      ...(target ? { keyPrefix: target.keyPrefix } : {}),
+    };
+  });
+  const etcdUrl = (e: AnyCluster['etcd'][number]) => {
+    const proxy = proxies.get(e.name);
+    return proxy ? e.endpoint.replace(/\/\/[^/]+/, `//127.0.0.1:${proxy.port}`) : e.endpoint;
+  };
   const mode = writeModeFor(strategy, config.fencing);
   const timing = runTiming(config);
   const pgConfig = { ...cluster.pg!.connectionConfig(), ...via('pg') };
@@ -414,8 +451,10 @@ export function clientSpecs(
     ...(strategy.foreign ? { foreign: strategy.foreign } : {}),
     ctx: {
       redis: redisEndpoints,
-      etcd: cluster.etcd.map((e) => `http://127.0.0.1:${portOf(e.name)}`),
-      ...(cluster.etcd[0] ? { etcdAuth: cluster.etcd[0].userAuth } : {}),
+      etcd: cluster.etcd.map(etcdUrl),
+      ...(cluster.etcd[0]?.userAuth ? { etcdAuth: cluster.etcd[0].userAuth } : {}),
+      ...(target ? { keyPrefix: target.keyPrefix } : {}),
+      ...(target?.etcdTls ? { etcdTls: target.etcdTls } : {}),
       zookeeper: cluster.zk.map((z) => `127.0.0.1:${portOf(z.name)}`).join(','),
       ...(cluster.zk[0] ? { zookeeperAuth: cluster.zk[0].userAuth } : {}),
       postgresUrl: postgresUrl(pgConfig, lockSessionName(slot)),
@@ -435,6 +474,12 @@ export function clientSpecs(
     opBatchMs: faultNeeds.liveOps ? null : OP_BATCH_MS,
   }));
   return { specs, stopGraceMs: timing.stopGraceMs };
+}
+
+/** What the clients of a run against a target get besides the servers' endpoints. */
+export interface ClientTarget {
+  keyPrefix: string;
+  etcdTls?: { ca?: string; servername?: string };
 }
 
 /**
@@ -462,7 +507,8 @@ async function runForTheLimit(
   nemesis: ReturnType<typeof createNemesis>,
   stats: LiveStats,
   log: (line: string) => void,
-): Promise<NonNullable<TestJson['stoppedEarly']> | null> {
+  aborted: Promise<string> = new Promise<never>(() => {}),
+): Promise<NonNullable<TestJson['stoppedEarly']> | { aborted: string } | null> {
   // The time limit is the clients' time: it starts once every client began its loop (clients-running.ts).
   const { waitedMs, silent } = await clientsRunning(journal, config.concurrency, pool.allGaveUp);
   if (silent.length)
@@ -481,12 +527,18 @@ async function runForTheLimit(
   const limit = new AbortController();
   const timeUp = sleep(config.timeLimitS * 1000, false, { signal: limit.signal }).catch(() => false);
   const lost = config.stopOnLostUpdate ? stats.lostUpdate : new Promise<never>(() => {});
-  const ended = await Promise.race([timeUp, pool.allGaveUp.then(() => true as const), lost]);
+  const ended = await Promise.race([
+    timeUp,
+    pool.allGaveUp.then(() => true as const),
+    lost,
+    aborted.then((reason) => ({ aborted: reason })),
+  ]);
   limit.abort();
   if (ended === true) {
     log(`fencepost: every client died ${MAX_CLIENT_DEATHS} times; ending the run early (see logs/client-<n>.log)`);
   }
-  const stoppedEarly = typeof ended === 'object' ? { ...ended, atS: Math.round(ended.atS * 1000) / 1000 } : null;
+  const stoppedEarly =
+    typeof ended === 'object' && 'atS' in ended ? { ...ended, atS: Math.round(ended.atS * 1000) / 1000 } : null;
   if (stoppedEarly) {
     log(
       `fencepost: --stop-on-lost-update: write #${stoppedEarly.writeId} on account ${stoppedEarly.account} did not see #${stoppedEarly.missed}, at ${stoppedEarly.atS.toFixed(1)} of ${config.timeLimitS} s; ending the run, the checkers decide`,
@@ -496,11 +548,11 @@ async function runForTheLimit(
   stats.print(true);
   abort.abort();
   await nemesisDone;
-  return stoppedEarly;
+  return typeof ended === 'object' && 'aborted' in ended ? ended : stoppedEarly;
 }
 
 /** The harness's own read of the final state and the ledger: the lost-update checker's ground truth. */
-async function finalReads(journal: Journal, cluster: Cluster, accounts: number): Promise<void> {
+async function finalReads(journal: Journal, cluster: AnyCluster, accounts: number): Promise<void> {
   const resource = await Resource.connect(cluster.pg!.connectionConfig());
   try {
     for (let account = 0; account < accounts; account++) {

@@ -48,6 +48,9 @@ const NIGHTLY_OWN = new Set([
   'seed',
   'cells',
   'parallel',
+  'emit',
+  'image',
+  'shards',
 ]);
 
 const consoleLog = (line: string) => console.error(line);
@@ -75,6 +78,7 @@ export async function nightlyCommand(
   run?: RunOne,
 ): Promise<number> {
   if (config.rest[0] === 'merge') return nightlyMerge(config, log);
+  if (config.emit === 'kubernetes') return (await import('./nightly-kubernetes.ts')).emitKubernetes(config);
   if (config.rest.length) {
     throw new HarnessError('bad-arguments', `nightly: unexpected argument "${config.rest[0]}".`, {
       hint: `${CLI} nightly [--baseline=<dir>] [--shard=<i>/<n>], or: ${CLI} nightly merge <dir>…`,

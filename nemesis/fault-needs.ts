@@ -44,7 +44,18 @@ export interface FaultNeeds {
    * lose. A run whose user did not give --think gets at least this (harness/run.ts).
    */
   readonly minSectionMs?: (timing: { ttlMs: number }) => number;
+  /**
+   * How the fault acts on a target's servers (`--target`: servers fencepost did not start): `{ adapter }`, the
+   * action it needs of the adapter the target file names for it (pause → resume, kill → start); a string, why it
+   * cannot act on such servers at all. Absent: it acts on the clients or the harness's own proxies, and works against
+   * a target unchanged.
+   */
+  readonly onTarget?: { readonly adapter: 'pause' | 'kill' } | string;
 }
+
+/** Why the clock faults cannot move a target's clocks. */
+export const NO_TARGET_CLOCK =
+  "it moves a server's wall clock through an LD_PRELOAD shim loaded when fencepost starts the server, and fencepost starts none of a target's";
 
 /** A section wider than a restart or a failover: 0.4 × TTL, well inside the lock's validity (oracle.ts says why). */
 export const SECTION_TTL_FRACTION = 0.4;

@@ -1,8 +1,6 @@
-import type { Cluster } from '../cluster/cluster.ts';
-import type { EtcdNode } from '../cluster/servers/etcd-node.ts';
-import type { RedisNode } from '../cluster/servers/redis-node.ts';
+import type { AnyCluster } from '../cluster/cluster.ts';
 import type { ZkNode } from '../cluster/servers/zk-node.ts';
-import type { ClusterNode, NodeKind } from '../cluster/node.ts';
+import type { ClusterNode, EtcdServer, NodeKind, RedisServer } from '../cluster/node.ts';
 import { PRIMARY_PROXY, type FailoverPair } from './failover-pair.ts';
 
 /** A server the lock depends on, with the proxy clients reach it through. */
@@ -21,7 +19,7 @@ export type LockServerCounts = Readonly<Record<'redis' | 'etcd' | 'zk', number>>
  * now), else its etcd members, else its ZooKeeper servers, else Postgres (the postgres strategy's lock is the row
  * itself; `none` has no lock and the resource is all there is).
  */
-export function lockServers(servers: LockServerCounts, cluster: Cluster, pair: FailoverPair | null): LockServer[] {
+export function lockServers(servers: LockServerCounts, cluster: AnyCluster, pair: FailoverPair | null): LockServer[] {
   const masters = redisMasters(servers, cluster, pair);
   if (masters.length) return masters;
   if (servers.etcd) return cluster.etcd.slice(0, servers.etcd).map((n) => ({ node: n, proxy: n.name }));
@@ -40,9 +38,9 @@ export function lockServerKind(servers: LockServerCounts): NodeKind {
 /** The Redis masters the strategy's clients use (ctx.redis order): as many as it declared. */
 export function redisMasters(
   servers: LockServerCounts,
-  cluster: Cluster,
+  cluster: AnyCluster,
   pair: FailoverPair | null,
-): { node: RedisNode; proxy: string }[] {
+): { node: RedisServer; proxy: string }[] {
   return everyRedisMaster(cluster, pair).slice(0, servers.redis);
 }
 
@@ -51,7 +49,10 @@ export function redisMasters(
  * (restart-empty, clock) look for it on all of them: a plugin may use one node, three, or all five, and only
  * the nodes themselves know where its keys are.
  */
-export function everyRedisMaster(cluster: Cluster, pair: FailoverPair | null): { node: RedisNode; proxy: string }[] {
+export function everyRedisMaster(
+  cluster: AnyCluster,
+  pair: FailoverPair | null,
+): { node: RedisServer; proxy: string }[] {
   if (!cluster.redis.length && !pair) return [];
   const all = cluster.redis.map((n) => ({ node: n, proxy: n.name }));
   if (pair) all[0] = { node: pair.primary, proxy: PRIMARY_PROXY };
@@ -77,7 +78,7 @@ export function mastersToBreak(held: number, n: number): number {
 }
 
 /** The etcd leader as the members see it; null when none answers within the timeout (no quorum, all paused). */
-export async function etcdLeader(nodes: EtcdNode[], timeoutMs = 1000): Promise<EtcdNode | null> {
+export async function etcdLeader(nodes: EtcdServer[], timeoutMs = 1000): Promise<EtcdServer | null> {
   const statuses = await Promise.all(
     nodes.map((n) =>
       n.running && !n.paused ? withTimeout(n.status(), timeoutMs).catch(() => null) : Promise.resolve(null),
@@ -99,7 +100,7 @@ export async function zkLeader(nodes: ZkNode[]): Promise<ZkNode | null> {
 export async function leaderOf(servers: LockServer[]): Promise<LockServer | null> {
   const kind = servers[0]?.node.kind;
   let leader: ClusterNode | null = null;
-  if (kind === 'etcd') leader = await etcdLeader(servers.map((s) => s.node as EtcdNode));
+  if (kind === 'etcd') leader = await etcdLeader(servers.map((s) => s.node as EtcdServer));
   else if (kind === 'zk') leader = await zkLeader(servers.map((s) => s.node as ZkNode));
   return servers.find((s) => s.node === leader) ?? null;
 }

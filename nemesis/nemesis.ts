@@ -1,4 +1,4 @@
-import type { Cluster } from '../cluster/cluster.ts';
+import type { AnyCluster } from '../cluster/cluster.ts';
 import type { Journal } from '../history/journal.ts';
 import type { ClockBoard } from './clock/clock-board.ts';
 import type { ServerNet } from './server-partition/server-net.ts';
@@ -77,7 +77,7 @@ export interface NemesisEnv {
   faults: FaultName[];
   /** The strategy's servers (its declaration, resolved once by the run): what lock-aimed faults strike. */
   servers: LockServerCounts;
-  cluster: Cluster;
+  cluster: AnyCluster;
   clients: ClientProcesses;
   /**
    * Client↔server proxies by node name (`redis[0]`, `etcd[1]`, `zk[2]`, `pg`, `redis-primary`, …). The nemesis

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { RedisNode } from '../cluster/servers/redis-node.ts';
+import type { RedisServer } from '../cluster/node.ts';
 
 /**
  * The lock keys of one account, whatever prefix the strategy uses (`lock:account-0` for ours,
@@ -17,9 +17,9 @@ export function accountKeyPattern(account: number): string {
  * machine — a good part of the window. A node that is down, paused or slow counts as not holding the key.
  */
 export class RedisKeyProbe {
-  private readonly conns = new Map<RedisNode, Redis>();
+  private readonly conns = new Map<RedisServer, Redis>();
 
-  private conn(node: RedisNode): Redis {
+  private conn(node: RedisServer): Redis {
     let r = this.conns.get(node);
     if (!r) {
       r = new Redis({
@@ -39,7 +39,7 @@ export class RedisKeyProbe {
   }
 
   /** Open connections ahead of the first question (they are otherwise opened on first use). */
-  warm(nodes: RedisNode[]): void {
+  warm(nodes: RedisServer[]): void {
     for (const n of nodes) this.conn(n);
   }
 
@@ -48,14 +48,14 @@ export class RedisKeyProbe {
    * node has which (`keysOn`, by node name: the evidence a fault records of where the key was when it struck).
    */
   async holding(
-    nodes: RedisNode[],
+    nodes: RedisServer[],
     account: number,
-  ): Promise<{ nodes: RedisNode[]; keys: string[]; keysOn: Record<string, string[]> }> {
+  ): Promise<{ nodes: RedisServer[]; keys: string[]; keysOn: Record<string, string[]> }> {
     const found = await Promise.all(
       nodes.map(async (n) => {
         if (!n.running || n.paused) return [];
         try {
-          return await this.conn(n).keys(accountKeyPattern(account));
+          return await this.keysOn(n, account);
         } catch {
           return [];
         }
@@ -66,6 +66,25 @@ export class RedisKeyProbe {
       if (found[i].length) keysOn[n.name] = [...found[i]].sort();
     });
     return { nodes: nodes.filter((_, i) => found[i].length > 0), keys: [...new Set(found.flat())].sort(), keysOn };
+  }
+
+  /**
+   * A target's server is shared with its owner's data: its keyspace may be large and KEYS would block it, and our
+   * credentials may not list anything outside the run's prefix. There, SCAN (which yields between batches) for the
+   * account's keys under the prefix only.
+   */
+  private async keysOn(n: RedisServer, account: number): Promise<string[]> {
+    const r = this.conn(n);
+    if (!n.remote) return r.keys(accountKeyPattern(account));
+    const match = `${n.remote.keyPrefix}${accountKeyPattern(account)}`;
+    const found: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await r.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+      found.push(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    return found;
   }
 
   close(): void {

@@ -48,4 +48,6 @@ export interface RunConfig {
   zkNodes: number | null;
   seed: number;
   resultsDir: string;
+  /** `--target`: the target file the run tested (absolute), null = fencepost's own servers. Older runs lack it. */
+  target: string | null;
 }

@@ -39,6 +39,16 @@ export interface StoredTestJson {
   stoppedEarly?: { atS: number; account: number; writeId: number; missed: number };
   /** A scripted scenario's run (--scenario): its script, and how far the run could follow it. */
   scenario?: ScenarioRecord;
+  /**
+   * Set when a target's abort condition ended the run (its health probe, the clients' error rate, its time bound),
+   * with why: the checkers decide as for a run cut short — unknown unless they find a lost update.
+   */
+  aborted?: string;
+  /**
+   * Set for a run against a target (`--target`, harness/target-session.ts): the user's servers, the adapters its
+   * server faults went through (their evidence in the fault records says `evidenceFrom`), the fence, the keys left.
+   */
+  target?: import('../harness/target-session.ts').TargetRecord;
   /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and there is no verdict. */
   interrupted?: boolean;
   /** Set when the harness failed mid-run (see the console for the error): the history ends early. */

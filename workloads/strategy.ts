@@ -13,11 +13,24 @@ export interface Endpoint {
    * and it is used. It reaches the client over the harness's IPC channel, never argv: don't log it.
    */
   password?: string;
+  /** The ACL user, on a target whose Redis has one (`--target`); absent = the default user. Spread like the rest. */
+  username?: string;
+  /** TLS towards a target's Redis (its CA, the name in its certificate), in ioredis's `tls` option's shape. */
+  tls?: { ca?: string; servername?: string };
+  /**
+   * With `--target`: the prefix every key of the run must begin with, as ioredis's `keyPrefix` option (so spreading
+   * the endpoint applies it to every command's keys, scripts' KEYS included). The target's server enforces it: a key
+   * outside it is refused (NOPERM).
+   */
+  keyPrefix?: string;
 }
 
 import type { FaultName } from '../history/fault-names.ts';
 
-/** What a client gets to connect with. Every address is 127.0.0.1 (often a fault proxy of the harness). */
+/**
+ * What a client gets to connect with. Every address is 127.0.0.1 (often a fault proxy of the harness), or with
+ * `--target` one of the hosts the target file allows.
+ */
 export interface LockContext {
   /** The independent Redis masters, as many as the strategy's `servers.redis` (5 by default; redis uses 1). */
   redis: Endpoint[];
@@ -28,6 +41,14 @@ export interface LockContext {
    * `fencepost/` and nothing else. Over IPC like the Redis password: don't log it.
    */
   etcdAuth?: { username: string; password: string };
+  /**
+   * With `--target` (the user's own servers): every key the lock creates must begin with this prefix. The Redis
+   * endpoints carry it already (`keyPrefix`); an etcd lock puts it in front of its keys itself. The run refuses to
+   * start while any key exists under it and removes every key under it at the end.
+   */
+  keyPrefix?: string;
+  /** TLS towards a target's etcd members (their CA, the name in their certificates); absent = plain http. */
+  etcdTls?: { ca?: string; servername?: string };
   /** ZooKeeper connect string: host:port,host:port,… */
   zookeeper: string;
   /**

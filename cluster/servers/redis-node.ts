@@ -2,6 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
+import type { RedisEndpoint, RedisServer } from '../node.ts';
+
+export type { RedisEndpoint } from '../node.ts';
 
 /**
  * `none`: no RDB, no AOF — a restart comes back empty (the Redlock failure mode the spec warns about).
@@ -17,14 +20,7 @@ export interface RedisNodeOptions extends ServerNodeOptions {
   password: string;
 }
 
-/** How a client of ours reaches a Redis node: ioredis options, password included. */
-export interface RedisEndpoint {
-  host: string;
-  port: number;
-  password: string;
-}
-
-export class RedisNode extends ServerNode {
+export class RedisNode extends ServerNode implements RedisServer {
   protected override readonly serverUser = 'redis';
   private readonly redisOpts: RedisNodeOptions;
   private replicaOf: string | undefined;

@@ -1,4 +1,5 @@
 import type { FaultExecutor } from '../fault.ts';
+import { NO_TARGET_CLOCK } from '../fault-needs.ts';
 import { lockServerKind, lockServers } from '../lock-servers.ts';
 import { runTiming } from '../../common/run-timing.ts';
 import { clockNote } from './clock-note.ts';
@@ -13,7 +14,7 @@ import { shimCannotMove } from '../../history/fault-catalogue.ts';
 export const clockStrobe: FaultExecutor = {
   name: 'clock-strobe',
   // The clock shim comes with `movesClocks` in its catalogue row.
-  needs: {},
+  needs: { onTarget: NO_TARGET_CLOCK },
   refusal: (servers, lock) => {
     const why = shimCannotMove(lockServerKind(servers));
     return why ? `--lock=${lock}'s lock is held by its ${lockServerKind(servers)} servers: ${why}` : null;

@@ -6,7 +6,7 @@ import { everyRedisMaster, leaderOf, lockServerKind, lockServers } from '../lock
 import { clockNote } from './clock-note.ts';
 import { shimCannotMove } from '../../history/fault-catalogue.ts';
 import { nextKeyHolders } from './key-holders.ts';
-import { pastTheSection } from '../fault-needs.ts';
+import { NO_TARGET_CLOCK, pastTheSection } from '../fault-needs.ts';
 import { isOtherGrant } from '../../checkers/story-steps.ts';
 import { watchFor } from '../story-watch.ts';
 
@@ -29,7 +29,7 @@ const AIM_TIMEOUT_MS = 10_000;
 export const clock: FaultExecutor = {
   name: 'clock',
   // The clock shim comes with `movesClocks` in its catalogue row.
-  needs: { liveOps: true, shotMs: pastTheSection },
+  needs: { liveOps: true, shotMs: pastTheSection, onTarget: NO_TARGET_CLOCK },
   refusal: (servers, lock) => {
     const why = shimCannotMove(lockServerKind(servers));
     return why ? `--lock=${lock}'s lock is held by its ${lockServerKind(servers)} servers: ${why}` : null;

@@ -21,6 +21,8 @@ export const failover: FaultExecutor = {
     liveOps: true,
     shotMs: pastTheSection,
     minSectionMs: widerThanARestart,
+    onTarget:
+      'it kills a primary fencepost started and promotes a replica fencepost started, re-pointing the proxy its clients use; a target fails over by its own means (a cloud test-failover call through an exec adapter is not built yet)',
   },
   refusal: (servers, lock) =>
     servers.redis

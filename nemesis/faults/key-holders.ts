@@ -1,4 +1,4 @@
-import type { RedisNode } from '../../cluster/servers/redis-node.ts';
+import type { RedisServer } from '../../cluster/node.ts';
 import type { CriticalSection } from '../critical-sections.ts';
 import { pickSome, type FaultContext } from '../fault.ts';
 import { mastersToBreak } from '../lock-servers.ts';
@@ -7,11 +7,11 @@ import { mastersToBreak } from '../lock-servers.ts';
 export interface KeyHolders {
   section: CriticalSection;
   /** Every node that had a lock key of the section's account when probed. */
-  holding: RedisNode[];
+  holding: RedisServer[];
   keys: string[];
   keysOn: Record<string, string[]>;
   /** `needed` of `holding`, chosen with the fault's seeded random stream. */
-  victims: RedisNode[];
+  victims: RedisServer[];
   needed: number;
 }
 
@@ -23,7 +23,7 @@ export interface KeyHolders {
  */
 export async function nextKeyHolders(
   ctx: FaultContext,
-  masters: RedisNode[],
+  masters: RedisServer[],
   deadline: number,
 ): Promise<{ found: KeyHolders | null; skipped: number }> {
   let skipped = 0;

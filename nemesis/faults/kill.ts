@@ -9,7 +9,7 @@ import { leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
  */
 export const kill: FaultExecutor = {
   name: 'kill',
-  needs: {},
+  needs: { onTarget: { adapter: 'kill' } },
   refusal: (servers, lock) =>
     lockServerKind(servers) === 'redis'
       ? `--lock=${lock} is served by Redis masters: use restart-empty (with --redis-persistence=aof-always they restart with their data)`

@@ -19,7 +19,7 @@ const SETTLE_MS = 500;
  */
 export const leaderChurn: FaultExecutor = {
   name: 'leader-churn',
-  needs: {},
+  needs: { onTarget: { adapter: 'pause' } },
   refusal: (servers, lock) => {
     const kind = lockServerKind(servers);
     return kind === 'etcd' || kind === 'zk'

@@ -8,7 +8,7 @@ import { leaderOf, lockServers } from '../lock-servers.ts';
  */
 export const pauseNode: FaultExecutor = {
   name: 'pause-node',
-  needs: {},
+  needs: { onTarget: { adapter: 'pause' } },
   refusal: () => null,
   unavailable: (env) => (lockServers(env.servers, env.cluster, null).length ? null : 'the run has no server to pause'),
   async start(ctx) {
@@ -17,14 +17,27 @@ export const pauseNode: FaultExecutor = {
     const leader = await leaderOf(servers);
     const target = leader ?? pick(ctx.random, servers);
     if (ctx.signal.aborted) return null;
-    const pids = target.node.pids();
+    const { remote } = target.node;
+    let pids = target.node.pids();
     await target.node.pause();
-    // The evidence that it acted: live processes of a running server, now stopped (fault-hits.ts judges it).
-    const stopped = pids.length > 0 && target.node.running && target.node.paused;
+    // The evidence that it acted: live processes of a running server, now stopped (fault-hits.ts judges it). A
+    // target's server (not ours): its adapter acted and the server itself stopped answering; the pids are the
+    // adapter's (a container's main process), when it knows them.
+    const seen = remote?.lastEvidence();
+    if (seen) pids = target.node.pids();
+    const stopped = seen
+      ? seen.acted === true && seen.answered === false
+      : pids.length > 0 && target.node.running && target.node.paused;
     return {
       targets: [`${leader ? `${target.node.kind} leader ` : ''}${target.node.name}`],
       // `leader`: for etcd / ZooKeeper, whether the member stopped was the leader (false: none answered as one).
-      params: { durationMs: ctx.config.pauseMs, pids, stopped, leader: leader !== null },
+      params: {
+        durationMs: ctx.config.pauseMs,
+        pids,
+        stopped,
+        leader: leader !== null,
+        ...(remote ? { evidenceFrom: remote.via, adapter: seen } : {}),
+      },
       holdMs: ctx.config.pauseMs,
       async heal() {
         await target.node.resume();

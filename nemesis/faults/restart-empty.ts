@@ -30,7 +30,7 @@ const AIM_TIMEOUT_MS = 10_000;
  */
 export const restartEmpty: FaultExecutor = {
   name: 'restart-empty',
-  needs: { liveOps: true, shotMs: pastTheSection, minSectionMs: widerThanARestart },
+  needs: { liveOps: true, shotMs: pastTheSection, minSectionMs: widerThanARestart, onTarget: { adapter: 'kill' } },
   refusal: (servers, lock) => (servers.redis ? null : `--lock=${lock} uses no Redis master`),
   unavailable: (env) => restartEmpty.refusal(env.servers, env.config.lock),
   async start(ctx) {
@@ -53,6 +53,11 @@ export const restartEmpty: FaultExecutor = {
       ctx.down.add(v);
       if (!keepData) v.wipe();
     }
+    // A target's servers (not ours): the adapter killed them, and each stopped answering — or did not. Whether a
+    // restart came back without the key is what the servers answer after it (heal, below), not a wipe of ours.
+    const remote = victims.every((v) => v.remote)
+      ? victims.map((v): Record<string, unknown> => ({ node: v.name, ...v.remote!.lastEvidence() }))
+      : null;
     return {
       targets: victims.map((v) => v.name),
       params: {
@@ -64,7 +69,13 @@ export const restartEmpty: FaultExecutor = {
         restartDelayMs: config.restartDelayMs,
         ttlMs: config.ttlMs,
         persistence: config.redisPersistence,
-        wiped: !keepData,
+        ...(remote
+          ? {
+              evidenceFrom: victims[0].remote!.via,
+              adapter: remote,
+              unreachable: remote.every((e) => e.answered === false),
+            }
+          : { wiped: !keepData }),
         aim: aimAt(section, strike, { struck: victims.map((v) => v.name), keysOn, needed }),
       },
       note: keepData ? 'killed and restarted with its AOF (appendfsync always): the lock keys come back' : undefined,
@@ -84,9 +95,13 @@ export const restartEmpty: FaultExecutor = {
         const t0 = performance.now();
         await Promise.all(victims.map((v) => v.start()));
         for (const v of victims) ctx.down.delete(v);
+        const restartedInMs = Math.round(performance.now() - t0);
+        // On a target, the servers say whether they came back empty: the account's key gone from every one of them.
+        const back = remote ? await ctx.redisKeys.holding(victims, section.account) : null;
         return {
           params: {
-            restartedInMs: Math.round(performance.now() - t0),
+            restartedInMs,
+            ...(back ? { wiped: back.nodes.length === 0, keysAfterRestart: back.keysOn } : {}),
             ...(owed > 0
               ? { downtimeWaitedOutMs: waited, ...(ctx.interrupted.aborted ? { interrupted: true } : {}) }
               : {}),

@@ -49,8 +49,12 @@ export interface ProxyCounters {
 
 export interface TcpProxyOptions {
   readonly targetPort: number;
-  /** Only 127.0.0.1 is accepted: the harness never sends traffic anywhere else. */
+  /**
+   * 127.0.0.1 unless the server is a target's (`--target`), whose file lists the hosts the run may reach
+   * (`allowHosts`): any other host is refused, so the harness never sends traffic anywhere it was not told to.
+   */
   readonly targetHost?: string;
+  readonly allowHosts?: readonly string[];
 }
 
 const TARGET_HOST = '127.0.0.1';
@@ -60,6 +64,7 @@ const HIGH_WATER_BYTES = 1 << 20;
 
 export class TcpProxy {
   private targetPort: number;
+  private targetHost = TARGET_HOST;
   private currentMode: ProxyMode = { kind: 'forward' };
   private readonly links = new Set<Link>();
   private closed: Promise<void> | undefined;
@@ -76,7 +81,7 @@ export class TcpProxy {
 
   /** Listens on 127.0.0.1 on a free port and starts in `forward` mode. */
   static async start(options: TcpProxyOptions): Promise<TcpProxy> {
-    assertLoopback(options.targetHost ?? TARGET_HOST);
+    assertAllowed(options.targetHost ?? TARGET_HOST, options.allowHosts ?? []);
     assertPort(options.targetPort);
     // noDelay on both legs: with Nagle on, a client that writes a request in two pieces (gRPC's HEADERS then DATA
     // frames) has its second piece held until the first is ACKed, and the server delays that ACK by up to 40 ms.
@@ -90,7 +95,9 @@ export class TcpProxy {
       });
     });
     const { port } = server.address() as net.AddressInfo;
-    return new TcpProxy(server, port, options.targetPort);
+    const proxy = new TcpProxy(server, port, options.targetPort);
+    proxy.targetHost = options.targetHost ?? TARGET_HOST;
+    return proxy;
   }
 
   get mode(): ProxyMode {
@@ -98,7 +105,7 @@ export class TcpProxy {
   }
 
   get target(): { host: string; port: number } {
-    return { host: TARGET_HOST, port: this.targetPort };
+    return { host: this.targetHost, port: this.targetPort };
   }
 
   counters(): ProxyCounters {
@@ -166,6 +173,7 @@ export class TcpProxy {
     const link = new Link(client, {
       mode: () => this.currentMode,
       targetPort: () => this.targetPort,
+      targetHost: () => this.targetHost,
       delivered: (toServer, bytes) => {
         if (toServer) this.stats.bytesToServer += bytes;
         else this.stats.bytesToClient += bytes;
@@ -186,6 +194,7 @@ export class TcpProxy {
 interface LinkContext {
   mode(): ProxyMode;
   targetPort(): number;
+  targetHost(): string;
   delivered(toServer: boolean, bytes: number): void;
   upstreamFailed(): void;
   /** Bytes read while the mode held or delayed them. */
@@ -245,7 +254,7 @@ class Link {
 
   private connect(): void {
     const upstream = net.connect({
-      host: TARGET_HOST,
+      host: this.ctx.targetHost(),
       port: this.ctx.targetPort(),
       allowHalfOpen: true,
       noDelay: true,
@@ -357,10 +366,10 @@ class Pipe {
   }
 }
 
-function assertLoopback(host: string): void {
-  if (host !== TARGET_HOST) {
+function assertAllowed(host: string, allowHosts: readonly string[]): void {
+  if (host !== TARGET_HOST && !allowHosts.includes(host)) {
     throw new Error(
-      `proxy target must be ${TARGET_HOST}; refusing "${host}" (the harness never sends traffic off this machine)`,
+      `proxy target must be ${TARGET_HOST} or a host the target file allows; refusing "${host}" (the harness never sends traffic anywhere it was not told to)`,
     );
   }
 }

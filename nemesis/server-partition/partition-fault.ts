@@ -147,7 +147,12 @@ export function serverPartition(name: GrudgeName): FaultExecutor {
   const executor: FaultExecutor = {
     name,
     // The Redis pair has two members: only the grudges that can split two need it booted.
-    needs: MIN_MEMBERS[name] <= 2 ? { serverNet: true, failoverPair: true } : { serverNet: true },
+    needs: {
+      serverNet: true,
+      ...(MIN_MEMBERS[name] <= 2 ? { failoverPair: true as const } : {}),
+      onTarget:
+        'it cuts links between servers in nftables on this machine, between servers fencepost started in cgroups of its own',
+    },
     refusal: (servers, lock) => refusalOf(name, servers, lock),
     unavailable(env: NemesisEnv) {
       const refused = refusalOf(name, env.servers, env.config.lock);

@@ -46,6 +46,7 @@ export function foreignStrategy(
               zookeeper: ctx.zookeeper,
               ...(ctx.zookeeperAuth ? { zookeeperAuth: ctx.zookeeperAuth } : {}),
             },
+            ...(ctx.keyPrefix ? { keyPrefix: ctx.keyPrefix } : {}),
             ttlMs: ctx.ttlMs,
             acquireTimeoutMs: ctx.acquireTimeoutMs,
             replyTimeoutMs: replyMs,

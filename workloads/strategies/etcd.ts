@@ -35,8 +35,9 @@ interface EtcdHandle {
   revision: string;
 }
 
-export function lockKeyFor(key: string): string {
-  return `fencepost/lock/${key}`;
+/** The lock's key in etcd: under the run's prefix on a target (`--target`), else under `fencepost/`. */
+export function lockKeyFor(key: string, keyPrefix = 'fencepost/'): string {
+  return `${keyPrefix}lock/${key}`;
 }
 
 class EtcdLockClient implements LockClient {
@@ -56,6 +57,16 @@ class EtcdLockClient implements LockClient {
       // etcd3 authenticates once, then re-authenticates when a member answers "invalid auth token" (a restarted
       // member has forgotten the simple tokens it held).
       ...(ctx.etcdAuth ? { auth: ctx.etcdAuth } : {}),
+      // A target's members over TLS: through a local proxy the address dialled is 127.0.0.1, so the name checked
+      // against their certificate is given apart.
+      ...(ctx.etcdTls
+        ? {
+            credentials: { rootCertificate: Buffer.from(ctx.etcdTls.ca ?? '') },
+            ...(ctx.etcdTls.servername
+              ? { grpcOptions: { 'grpc.ssl_target_name_override': ctx.etcdTls.servername } }
+              : {}),
+          }
+        : {}),
       defaultCallOptions: (call) => (call.isStream ? {} : { deadline: Date.now() + CALL_DEADLINE_MS }),
     });
     // etcd leases are whole seconds; rounding up never makes the lock shorter than --ttl.
@@ -100,7 +111,7 @@ class EtcdLockClient implements LockClient {
   }
 
   async acquire(key: string): Promise<Lease> {
-    const lockKey = lockKeyFor(key);
+    const lockKey = lockKeyFor(key, this.ctx.keyPrefix);
     const deadline = performance.now() + this.ctx.acquireTimeoutMs;
     let attempts = 0;
     for (;;) {

@@ -61,11 +61,10 @@ export function resourceFor(key: string): string {
   return `fencepost:redlock-npm:${key}`;
 }
 
-function masterClient({ host, port, password }: Endpoint): Redis {
+function masterClient(endpoint: Endpoint): Redis {
   const client = new Redis({
-    host,
-    port,
-    password,
+    // host, port, password — and on a target its user, TLS and the run's key prefix.
+    ...endpoint,
     // Fail fast while a master is down or paused: no offline queue, no per-request retries, a short deadline,
     // and never replay a lock command after a reconnect (it would take a lock long after we gave up on it).
     maxRetriesPerRequest: 0,

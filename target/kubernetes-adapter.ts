@@ -1,0 +1,147 @@
+import { execa } from 'execa';
+import {
+  shellLine,
+  type AdapterEvidence,
+  type InjectAction,
+  type PlannedCommand,
+  type ServerFaultAdapter,
+} from './adapter.ts';
+import { HEAL_OF } from './adapter.ts';
+import { podChaosProblems, podKill, RUN_LABEL, dnsName } from './chaos-mesh-manifest.ts';
+import type { CommandLog } from './command-log.ts';
+import type { AdapterAction, KubernetesAdapterSpec } from './target-spec.ts';
+
+const TIMEOUT_MS = 60_000;
+
+/**
+ * Acts on named pods through `kubectl`, in one of two ways the file chooses:
+ * - `pod`: `kubectl exec <pod> -- kill -STOP 1` / `-CONT 1` pauses and resumes the server (PID 1 of its container);
+ *   `kubectl delete pod` kills it, and its controller (a StatefulSet, whose pods keep their names) starts it again;
+ * - `chaos-mesh`: kill by applying a PodChaos (`pod-kill`) that fencepost writes, labelled with the run, and heal by
+ *   deleting it. Chaos Mesh has no SIGSTOP, so this mode cannot pause.
+ * What runs is always the `kubectl` argv `plan` prints; a PodChaos goes in on stdin (`apply -f -`).
+ */
+export class KubernetesAdapter implements ServerFaultAdapter {
+  readonly actions: readonly AdapterAction[];
+
+  constructor(
+    readonly spec: KubernetesAdapterSpec,
+    private readonly log: CommandLog,
+    private readonly runId: string,
+  ) {
+    this.actions = spec.mode === 'pod' ? ['pause', 'resume', 'kill', 'start'] : ['kill', 'start'];
+  }
+
+  private kubectl(...words: string[]): string[] {
+    const { kubectl, context, namespace } = this.spec;
+    return [kubectl, ...(context ? ['--context', context] : []), '--namespace', namespace, ...words];
+  }
+
+  private execIn(pod: string, ...command: string[]): string[] {
+    return this.kubectl('exec', pod, ...(this.spec.container ? ['-c', this.spec.container] : []), '--', ...command);
+  }
+
+  private argv(action: AdapterAction | 'evidence', pod: string): string[] {
+    const chaos = dnsName('fencepost', pod, 'pod-kill');
+    if (action === 'evidence') return this.kubectl('get', 'pod', pod, '-o', 'json');
+    if (this.spec.mode === 'chaos-mesh') {
+      if (action === 'kill') return this.kubectl('apply', '-f', '-');
+      if (action === 'start') return this.kubectl('delete', 'podchaos', chaos, '--ignore-not-found');
+      throw new Error(`adapter ${this.spec.name} (kubernetes, chaos-mesh): Chaos Mesh cannot ${action} a process`);
+    }
+    if (action === 'pause') return this.execIn(pod, 'kill', '-STOP', '1');
+    if (action === 'resume') return this.execIn(pod, 'kill', '-CONT', '1');
+    if (action === 'kill') return this.kubectl('delete', 'pod', pod, '--grace-period=0', '--force', '--wait=false');
+    return this.kubectl('wait', '--for=condition=Ready', `pod/${pod}`, '--timeout=120s');
+  }
+
+  plan(action: AdapterAction | 'evidence', node: string): PlannedCommand {
+    return { adapter: this.spec.name, action, node, command: shellLine(this.argv(action, node)) };
+  }
+
+  /** The PodChaos a chaos-mesh kill applies (checked against the fields Chaos Mesh accepts before it is sent). */
+  manifest(pod: string): string {
+    const chaos = podKill(this.spec.namespace, pod, this.runId);
+    const problems = podChaosProblems(chaos);
+    if (problems.length) throw new Error(`PodChaos for ${pod} is malformed: ${problems.join('; ')}`);
+    return JSON.stringify(chaos);
+  }
+
+  private async run(argv: string[], input?: string): Promise<string> {
+    const [file, ...args] = argv;
+    const r = await execa(file, args, {
+      timeout: TIMEOUT_MS,
+      reject: false,
+      ...(input ? { input } : { stdin: 'ignore' }),
+    });
+    if (r.exitCode !== 0)
+      throw new Error(
+        `${shellLine(argv)} exited ${r.exitCode ?? r.signal}: ${String(r.stderr ?? '')
+          .trim()
+          .slice(-400)}`,
+      );
+    return String(r.stdout ?? '');
+  }
+
+  async preflight(nodes: readonly string[]): Promise<string[]> {
+    const problems: string[] = [];
+    const verb = this.spec.mode === 'pod' ? ['create', 'pods/exec'] : ['create', 'podchaos.chaos-mesh.org'];
+    for (const check of [this.kubectl('auth', 'can-i', ...verb), ...nodes.map((n) => this.kubectl('get', 'pod', n))]) {
+      try {
+        await this.run(check);
+      } catch (err) {
+        problems.push(`adapter ${this.spec.name}: ${(err as Error).message}`);
+      }
+    }
+    return problems;
+  }
+
+  private async act(action: AdapterAction, pod: string): Promise<void> {
+    const input = this.spec.mode === 'chaos-mesh' && action === 'kill' ? this.manifest(pod) : undefined;
+    await this.log.run(this.plan(action, pod), () => this.run(this.argv(action, pod), input));
+  }
+
+  async inject(action: InjectAction, node: string): Promise<void> {
+    await this.act(action, node);
+  }
+
+  async heal(action: InjectAction, node: string): Promise<void> {
+    await this.act(HEAL_OF[action], node);
+  }
+
+  async evidence(node: string): Promise<AdapterEvidence> {
+    try {
+      const out = await this.log.run(this.plan('evidence', node), () => this.run(this.argv('evidence', node)));
+      const pod = JSON.parse(out) as {
+        status?: { phase?: string; startTime?: string; containerStatuses?: { restartCount?: number }[] };
+      };
+      const restarts = (pod.status?.containerStatuses ?? []).reduce((n, c) => n + (c.restartCount ?? 0), 0);
+      return {
+        acted: true,
+        detail: { pod: node, phase: pod.status?.phase, startTime: pod.status?.startTime, restarts },
+        pids: [],
+      };
+    } catch (err) {
+      return { acted: false, detail: { pod: node, error: (err as Error).message }, pids: [] };
+    }
+  }
+
+  /** Chaos objects labelled with the run (chaos-mesh mode); pod mode creates nothing. */
+  async cleanup(runId: string): Promise<string[]> {
+    if (this.spec.mode !== 'chaos-mesh') return [];
+    const argv = this.kubectl(
+      'delete',
+      'podchaos',
+      '-l',
+      `${RUN_LABEL}=${dnsName(runId)}`,
+      '-o',
+      'name',
+      '--ignore-not-found',
+    );
+    const out = await this.log.run(
+      { adapter: this.spec.name, action: 'cleanup', node: '*', command: shellLine(argv) },
+      () => this.run(argv),
+    );
+    return out.split('\n').filter(Boolean);
+  }
+}

@@ -1,0 +1,183 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClusterNode, NodeKind, RemoteFacts } from '../cluster/node.ts';
+import { HarnessError } from '../common/errors.ts';
+import type { InjectAction, ServerFaultAdapter } from './adapter.ts';
+import type { InjectionGuard } from './injection-guard.ts';
+import type { TargetEndpoint } from './target-spec.ts';
+
+/** How long a server gets to answer before it counts as not answering (a stopped one never does). */
+export const ANSWER_TIMEOUT_MS = 400;
+/** How long after an adapter's action the server may still answer before the action counts as having done nothing. */
+export const STOP_DEADLINE_MS = 2000;
+/** How long a killed server may take to answer again after its adapter started it. */
+export const START_DEADLINE_MS = 60_000;
+
+/** What a remote node needs to act on its server: the adapter of each action, the guard, each injection's bound. */
+export interface NodeActions {
+  readonly adapters: Readonly<Partial<Record<InjectAction, ServerFaultAdapter>>>;
+  /** Set once the run has a folder for it (before any fault): null = nothing to arm (dry runs). */
+  guard: InjectionGuard | null;
+  /** The longest the run holds each kind of injection (ms): past it plus the guard's grace, the guard heals. */
+  readonly boundMs: Readonly<Record<InjectAction, number>>;
+}
+
+/**
+ * A server of a target: fencepost did not start it and never stops it. It is "running" and "paused" as the run's
+ * faults left it; `pause`/`resume`/`kill`/`start` go through the adapter the target file names for the fault, each
+ * injection armed with the run's guard so that it ends by itself if the harness dies. After each injection the node
+ * asks the server itself whether it still answers: that answer, with the adapter's own account, is the evidence
+ * the fault records (`remote.lastEvidence()`), so a story is judged by the servers' answers, not by a command's exit.
+ */
+export abstract class RemoteNode implements ClusterNode {
+  readonly logFile = '';
+  readonly dataDir = '';
+  readonly host: string;
+  readonly port: number;
+  running = true;
+  paused = false;
+  readyInMs: number | null = null;
+  readonly remote: RemoteFacts;
+  private evidence: Record<string, unknown> | null = null;
+  private lastPids: number[] = [];
+  private readonly armed = new Map<InjectAction, string>();
+
+  constructor(
+    readonly kind: NodeKind,
+    readonly target: TargetEndpoint,
+    private readonly actions: NodeActions,
+    keyPrefix: string,
+  ) {
+    this.host = target.host;
+    this.port = target.port;
+    const via = Object.values(actions.adapters).map((a) => `${a!.spec.type} adapter "${a!.spec.name}"`);
+    this.remote = {
+      via: [...new Set(via)].join(', ') || 'no adapter',
+      lastEvidence: () => this.evidence,
+      keyPrefix,
+      host: target.host,
+    };
+  }
+
+  get name(): string {
+    return this.target.name;
+  }
+
+  /** One question the server answers when it serves (PING, a member's status); rejects when it does not. */
+  protected abstract ask(timeoutMs: number): Promise<unknown>;
+
+  abstract version(): Promise<string>;
+
+  /** Whether the server answers within ANSWER_TIMEOUT_MS. */
+  async answers(): Promise<boolean> {
+    try {
+      await withTimeout(this.ask(ANSWER_TIMEOUT_MS), ANSWER_TIMEOUT_MS);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private adapter(action: InjectAction): ServerFaultAdapter {
+    const a = this.actions.adapters[action];
+    if (!a)
+      throw new HarnessError(
+        'bad-arguments',
+        `${this.name}: no adapter of the target can ${action} it (serverFaults names none)`,
+      );
+    return a;
+  }
+
+  /** Injects `action`, arms the guard, then records what the adapter and the server say. */
+  private async inject(action: InjectAction): Promise<void> {
+    const adapter = this.adapter(action);
+    await adapter.inject(action, this.target.node);
+    const id = this.actions.guard?.arm(
+      { adapter: adapter.spec.name, action, node: this.target.node },
+      this.actions.boundMs[action],
+    );
+    if (id) this.armed.set(action, id);
+    const t0 = performance.now();
+    let answered = true;
+    while (performance.now() - t0 < STOP_DEADLINE_MS) {
+      if (!(await this.answers())) {
+        answered = false;
+        break;
+      }
+      await sleep(50);
+    }
+    const seen = await adapter.evidence(this.target.node);
+    this.lastPids = [...seen.pids];
+    this.evidence = {
+      action,
+      adapter: `${adapter.spec.type} adapter "${adapter.spec.name}"`,
+      command: adapter.plan(action, this.target.node).command,
+      acted: seen.acted,
+      detail: seen.detail,
+      // The server's own answer: it stopped answering within this long of the action (or never did).
+      answered,
+      ...(answered ? {} : { stoppedAnsweringWithinMs: Math.round(performance.now() - t0) }),
+    };
+  }
+
+  /** Heals `action` unless the guard already did (its claim won the rename). */
+  private async heal(action: InjectAction): Promise<void> {
+    const id = this.armed.get(action);
+    this.armed.delete(action);
+    if (id && this.actions.guard && !this.actions.guard.disarm(id)) return;
+    await this.adapter(action).heal(action, this.target.node);
+  }
+
+  async pause(): Promise<void> {
+    if (this.paused || !this.running) return;
+    await this.inject('pause');
+    this.paused = true;
+  }
+
+  async resume(): Promise<void> {
+    if (!this.paused) return;
+    await this.heal('pause');
+    this.paused = false;
+  }
+
+  async kill(): Promise<void> {
+    if (!this.running) return;
+    if (this.paused) await this.resume();
+    await this.inject('kill');
+    this.running = false;
+  }
+
+  /** After a kill: the adapter starts it, and it counts as started once it answers again. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    const t0 = performance.now();
+    await this.heal('kill');
+    while (!(await this.answers())) {
+      if (performance.now() - t0 > START_DEADLINE_MS)
+        throw new Error(`${this.name} did not answer within ${START_DEADLINE_MS / 1000} s of its adapter's start`);
+      await sleep(50);
+    }
+    this.readyInMs = Math.round(performance.now() - t0);
+    this.running = true;
+  }
+
+  /** fencepost never stops a target's server: the run's end leaves it as the run found it. */
+  async stop(): Promise<void> {
+    await this.resume();
+    await this.start();
+  }
+
+  pids(): number[] {
+    return this.lastPids;
+  }
+
+  /** A target's data is its owner's: whether a restart kept it is what the server answers afterwards. */
+  wipe(): void {}
+}
+
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
+}

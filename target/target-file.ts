@@ -1,0 +1,254 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { HarnessError } from '../common/errors.ts';
+import { FAULT_NAMES } from '../history/fault-names.ts';
+import { JsonFields } from './json-fields.ts';
+import type {
+  AbortConditions,
+  AdapterAction,
+  AdapterSpec,
+  HealthProbe,
+  TargetEndpoint,
+  TargetPostgres,
+  TargetRedis,
+  TargetServers,
+  TargetSpec,
+  TargetTls,
+} from './target-spec.ts';
+
+/** A key prefix: no glob characters (SCAN MATCH takes it literally), no spaces, long enough not to be everything. */
+const PREFIX = { pattern: /^[A-Za-z0-9][A-Za-z0-9._:/-]{2,63}$/, says: '3–64 characters of A–Z a–z 0–9 . _ : / -' };
+const NAME = { pattern: /^[a-z0-9][a-z0-9-]{0,62}$/, says: 'lower-case letters, digits and dashes' };
+const ENV = { pattern: /^[A-Za-z_][A-Za-z0-9_]*$/, says: 'an environment variable name' };
+const NODE_NAME = { pattern: /^[A-Za-z0-9][A-Za-z0-9_.[\]-]{0,62}$/, says: 'a name of letters, digits, _ . - [ ]' };
+const ACTIONS: readonly (AdapterAction | 'evidence')[] = ['pause', 'resume', 'kill', 'start', 'evidence'];
+/** The default bound of a run against a target: a staging night should not be open-ended. */
+export const DEFAULT_MAX_MINUTES = 15;
+
+/**
+ * Reads and checks a target file (`--target=<file>`, `target check <file>`): every problem is exit 254 with the
+ * field that is wrong, before anything connects. The file must say `"i-own-this": true`, list the hosts the run may
+ * reach, and keep credentials out of itself (environment variable names only).
+ */
+export function readTargetFile(file: string): TargetSpec {
+  const abs = path.resolve(file);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(abs, 'utf8'));
+  } catch (err) {
+    throw new HarnessError('bad-arguments', `target file ${abs}: ${(err as Error).message}`, {
+      hint: 'a target file is JSON; see docs/targets.md for one to start from',
+    });
+  }
+  return parseTarget(raw, abs);
+}
+
+/** The target a file's JSON describes (pure: tests give literal objects). */
+export function parseTarget(raw: unknown, file: string): TargetSpec {
+  const fail = (message: string): never => {
+    throw new HarnessError('bad-arguments', `target file ${file}: ${message}`, {
+      hint: 'fix the file and check it with `fencepost target check <file>` (docs/targets.md)',
+    });
+  };
+  const top = JsonFields.of('', raw, fail);
+  const dir = path.dirname(file);
+  if (top.raw('i-own-this') !== true)
+    fail(
+      'it must say "i-own-this": true — fencepost pauses, kills and writes to the servers a target names; say it only of servers that are yours to break',
+    );
+  const allowHosts = top.strings('allowHosts');
+  const keyPrefix = top.string('keyPrefix', PREFIX);
+  const servers = top.object('servers');
+  const redis = servers.has('redis')
+    ? redisOf(servers.object('redis'), 'redis', dir, fail)
+    : (servers.raw('redis'), null);
+  const etcd = servers.has('etcd') ? serversOf(servers.object('etcd'), 'etcd', dir, fail) : (servers.raw('etcd'), null);
+  const postgres = servers.has('postgres') ? postgresOf(servers.object('postgres')) : (servers.raw('postgres'), null);
+  servers.rest();
+  if (!redis && !etcd) fail('servers must name redis or etcd (the lock servers of the run)');
+  for (const e of [...(redis?.endpoints ?? []), ...(etcd?.endpoints ?? []), ...(postgres ? [postgres] : [])])
+    if (!allowHosts.includes(e.host))
+      fail(`${e.host} is not in allowHosts (${allowHosts.join(', ')}): the run connects only to hosts the file allows`);
+  const adapters = adaptersOf(top.optionalObject('adapters'), dir, fail);
+  const serverFaults = serverFaultsOf(top.optionalObject('serverFaults'), adapters, fail);
+  const spec: TargetSpec = {
+    file,
+    name: top.string('name', NAME),
+    allowHosts,
+    keyPrefix,
+    redis,
+    etcd,
+    postgres,
+    adapters,
+    serverFaults,
+    health: healthOf(top.optionalObject('health'), dir),
+    abort: abortOf(top.optionalObject('abort')),
+    unfencedAccepted: top.bool('unfenced-credentials-accepted', false),
+  };
+  top.rest();
+  return Object.freeze(spec);
+}
+
+function refusePassword(f: JsonFields, fail: (m: string) => never): void {
+  if (f.has('password'))
+    fail(
+      `${f.path('password')}: credentials never go in the file; put the password in an environment variable and name it in ${f.path('passwordEnv')}`,
+    );
+}
+
+function serversOf(f: JsonFields, kind: 'redis' | 'etcd', dir: string, fail: (m: string) => never): TargetServers {
+  refusePassword(f, fail);
+  const tls = tlsOf(f.optionalObject('tls'), dir, fail);
+  const endpoints = f.array('endpoints').map((e, i) => endpointOf(e, `${f.path('endpoints')}[${i}]`, kind, i, fail));
+  const names = endpoints.map((e) => e.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) fail(`${f.path('endpoints')}: the name ${twice} is given twice`);
+  return { endpoints, user: f.optionalString('user'), passwordEnv: f.optionalString('passwordEnv', ENV), tls };
+}
+
+function redisOf(f: JsonFields, kind: 'redis', dir: string, fail: (m: string) => never): TargetRedis {
+  const mode = f.oneOf('mode', ['standalone', 'cluster', 'sentinel'] as const, 'standalone');
+  const spec = { ...serversOf(f, kind, dir, fail), mode };
+  f.rest();
+  return spec;
+}
+
+/** `"host:port"`, `"http(s)://host:port"` or `{ name?, host, port, node? }`. */
+function endpointOf(
+  raw: unknown,
+  at: string,
+  kind: 'redis' | 'etcd',
+  i: number,
+  fail: (m: string) => never,
+): TargetEndpoint {
+  const fallbackName = `${kind}[${i}]`;
+  if (typeof raw === 'string') {
+    const m = /^(?:https?:\/\/)?([^:/\s]+):(\d{1,5})\/?$/.exec(raw);
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 65_535) fail(`${at} must be "host:port", got ${JSON.stringify(raw)}`);
+    return { name: fallbackName, host: m![1], port: Number(m![2]), node: fallbackName };
+  }
+  const f = JsonFields.of(at, raw, fail);
+  const name = f.optionalString('name', NODE_NAME) ?? fallbackName;
+  const endpoint = {
+    name,
+    host: f.string('host'),
+    port: f.int('port', 1, 65_535),
+    node: f.optionalString('node') ?? name,
+  };
+  f.rest();
+  return endpoint;
+}
+
+function tlsOf(f: JsonFields | null, dir: string, fail: (m: string) => never): TargetTls | null {
+  if (!f) return null;
+  const caFile = f.optionalString('caFile');
+  let ca: string | null = null;
+  if (caFile) {
+    const abs = path.resolve(dir, caFile);
+    try {
+      ca = fs.readFileSync(abs, 'utf8');
+    } catch (err) {
+      fail(
+        `${f.path('caFile')}: cannot read ${abs} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
+    }
+  }
+  const tls = { ca, caFile: caFile ? path.resolve(dir, caFile) : null, servername: f.optionalString('servername') };
+  f.rest();
+  return tls;
+}
+
+function postgresOf(f: JsonFields): TargetPostgres {
+  const pg = {
+    host: f.string('host'),
+    port: f.int('port', 1, 65_535, 5432),
+    database: f.string('database'),
+    user: f.string('user'),
+    passwordEnv: f.optionalString('passwordEnv', ENV),
+  };
+  f.rest();
+  return pg;
+}
+
+function adaptersOf(f: JsonFields | null, dir: string, fail: (m: string) => never): Record<string, AdapterSpec> {
+  if (!f) return {};
+  const out: Record<string, AdapterSpec> = {};
+  for (const name of f.keys()) {
+    if (!NAME.pattern.test(name)) fail(`${f.path(name)}: an adapter's name is ${NAME.says}`);
+    out[name] = adapterOf(f.object(name), name, dir, fail);
+  }
+  return out;
+}
+
+function adapterOf(f: JsonFields, name: string, dir: string, fail: (m: string) => never): AdapterSpec {
+  const type = f.oneOf('type', ['exec', 'docker', 'kubernetes'] as const);
+  let spec: AdapterSpec;
+  if (type === 'exec') {
+    const c = f.object('commands');
+    const commands: Partial<Record<AdapterAction | 'evidence', string[]>> = {};
+    for (const action of ACTIONS) if (c.has(action)) commands[action] = c.strings(action);
+    c.rest();
+    for (const [act, undo] of [
+      ['pause', 'resume'],
+      ['kill', 'start'],
+    ] as const)
+      if (!!commands[act] !== !!commands[undo])
+        fail(
+          `${c.path(commands[act] ? undo : act)} is missing: ${act} and ${undo} come in pairs (what one does, the other undoes)`,
+        );
+    spec = { type, name, commands, cwd: dir, timeoutMs: f.int('timeoutMs', 100, 600_000, 10_000) };
+  } else if (type === 'docker') {
+    spec = { type, name, socketPath: f.optionalString('socketPath') };
+  } else {
+    spec = {
+      type,
+      name,
+      namespace: f.string('namespace', NAME),
+      mode: f.oneOf('mode', ['pod', 'chaos-mesh'] as const, 'pod'),
+      kubectl: f.optionalString('kubectl') ?? 'kubectl',
+      context: f.optionalString('context'),
+      container: f.optionalString('container'),
+    };
+  }
+  f.rest();
+  return spec;
+}
+
+function serverFaultsOf(
+  f: JsonFields | null,
+  adapters: Record<string, AdapterSpec>,
+  fail: (m: string) => never,
+): Record<string, string> {
+  if (!f) return {};
+  const out: Record<string, string> = {};
+  for (const fault of f.keys()) {
+    if (!(FAULT_NAMES as readonly string[]).includes(fault))
+      fail(`${f.path(fault)}: no fault of that name (faults: ${FAULT_NAMES.join(', ')})`);
+    const adapter = f.string(fault);
+    if (!adapters[adapter]) fail(`${f.path(fault)} names the adapter "${adapter}", which adapters does not define`);
+    out[fault] = adapter;
+  }
+  return out;
+}
+
+function healthOf(f: JsonFields | null, dir: string): HealthProbe | null {
+  if (!f) return null;
+  const probe = {
+    command: f.strings('command'),
+    cwd: dir,
+    intervalMs: f.int('intervalMs', 100, 600_000, 2000),
+    failures: f.int('failures', 1, 100, 3),
+  };
+  f.rest();
+  return probe;
+}
+
+function abortOf(f: JsonFields | null): AbortConditions {
+  if (!f) return { maxErrorRate: null, maxMinutes: DEFAULT_MAX_MINUTES };
+  const abort = {
+    maxErrorRate: f.number('maxErrorRate', 0, 1),
+    maxMinutes: f.int('maxMinutes', 1, 1440, DEFAULT_MAX_MINUTES),
+  };
+  f.rest();
+  return abort;
+}

@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HarnessError } from '../../common/errors.ts';
+import { EXIT } from '../../common/exit-codes.ts';
+import { Shutdown } from '../../common/shutdown.ts';
+import { resolveConfig } from '../../harness/options.ts';
+import { runTest, type RunOutcome, type TestJson } from '../../harness/run.ts';
+import { dryRun } from '../../harness/target-dry-run.ts';
+import { COMMAND_LOG_FILE } from '../../harness/target-session.ts';
+import { CommandLog } from '../../target/command-log.ts';
+import { startOwnerDeployment, type OwnerDeployment } from '../support/owner-deployment.ts';
+import { killLeftovers, testResultsDir } from './processes.ts';
+
+/**
+ * Against servers the test starts itself (owner-deployment.ts: a Redis and a 3-member etcd, plain processes, each
+ * with a login fenced to `fp-test/`): the oracle's cells hold on a target as they do on fencepost's own servers, the
+ * server faults act through the exec adapter with the servers' own answers as evidence, the run leaves no key under
+ * the prefix and touches nothing outside it, and `--dry-run` lists exactly what the run then executes.
+ */
+let owner: OwnerDeployment;
+let results: string;
+const PLANTED = { redis: ['fp-test-outside', 'fp-testx'], etcd: 'owner/planted' };
+
+beforeAll(async () => {
+  owner = await startOwnerDeployment('fp-test/');
+  Object.assign(process.env, owner.env);
+  results = testResultsDir('target');
+  const r = owner.redisAdmin();
+  for (const k of PLANTED.redis) await r.set(k, `planted ${k}`);
+  r.disconnect();
+  const e = owner.etcdAdmin();
+  await e.put(PLANTED.etcd).value('planted');
+  e.close();
+});
+
+afterAll(async () => {
+  const left = killLeftovers(results);
+  await owner?.stop();
+  expect(left).toEqual([]);
+  fs.rmSync(results, { recursive: true, force: true });
+});
+
+async function run(argv: string[]): Promise<{ outcome: RunOutcome; test: TestJson; log: string[] }> {
+  const log: string[] = [];
+  const outcome = await runTest(resolveConfig([...argv, `--results=${results}`]), new Shutdown(), (l) => log.push(l));
+  const test = JSON.parse(fs.readFileSync(path.join(outcome.runDir, 'test.json'), 'utf8')) as TestJson;
+  return { outcome, test, log };
+}
+
+/** What the owner sees: keys under the prefix (as admin), and the planted keys outside it. */
+async function ownerView(): Promise<{ underPrefix: string[]; planted: (string | null)[] }> {
+  const r = owner.redisAdmin();
+  const e = owner.etcdAdmin();
+  try {
+    const redisKeys = await r.keys('fp-test/*');
+    const etcdKeys = await e.getAll().prefix('fp-test/').keys();
+    const planted = [...(await Promise.all(PLANTED.redis.map((k) => r.get(k)))), await e.get(PLANTED.etcd).string()];
+    return { underPrefix: [...redisKeys, ...etcdKeys], planted };
+  } finally {
+    r.disconnect();
+    e.close();
+  }
+}
+
+const UNTOUCHED = ['planted fp-test-outside', 'planted fp-testx', 'planted'];
+
+describe('the oracle on a target (servers the test started, fencepost only a guest)', () => {
+  it('redis × pause-holder → INVALID, and no key is left under the prefix, nothing outside it touched', async () => {
+    const file = owner.targetFile({ adapter: 'none' });
+    const { outcome, test } = await run([
+      '--lock=redis',
+      `--target=${file}`,
+      '--nemesis=pause-holder',
+      '--time-limit=8',
+    ]);
+    expect(outcome.exitCode, outcome.results.unknownReasons.join('; ')).toBe(EXIT.invalid);
+    expect(outcome.results.lostUpdates).toBeGreaterThan(0);
+    expect(test.target).toMatchObject({
+      name: 'owner-test',
+      keyPrefix: 'fp-test/',
+      keysLeft: 0,
+      prefixedBy: 'fencepost',
+    });
+    expect(test.target!.keysRemoved!['r0']).toBeGreaterThanOrEqual(0);
+    expect(test.target!.fence.map((f) => f.fence)).toEqual(['fenced', 'fenced']);
+    expect(await ownerView()).toEqual({ underPrefix: [], planted: UNTOUCHED });
+  });
+
+  it('etcd --fencing × pause-holder → VALID with stale writes rejected', async () => {
+    const file = owner.targetFile({ adapter: 'none' });
+    const { outcome } = await run([
+      '--lock=etcd',
+      '--fencing',
+      `--target=${file}`,
+      '--nemesis=pause-holder',
+      '--time-limit=10',
+    ]);
+    expect(outcome.exitCode, outcome.results.unknownReasons.join('; ')).toBe(EXIT.valid);
+    expect(outcome.results.staleWritesRejected).toBeGreaterThan(0);
+    expect(await ownerView()).toEqual({ underPrefix: [], planted: UNTOUCHED });
+  });
+});
+
+describe('server faults through the exec adapter', () => {
+  it('pause-node and restart-empty hit, their evidence from the adapter and the servers; --dry-run listed exactly what ran', async () => {
+    const file = owner.targetFile({ adapter: 'owner', faults: ['pause-node', 'restart-empty'] });
+    const argv = [
+      '--lock=redis',
+      `--target=${file}`,
+      '--nemesis=pause-node,restart-empty',
+      '--time-limit=16',
+      '--nemesis-interval=1000',
+    ];
+    const planned = await dryRun(resolveConfig([...argv, '--dry-run', `--results=${results}`]));
+    const { outcome } = await run(argv);
+    const hits = outcome.results.faultHits;
+    const shots = (f: string) => hits[f].shots.map((s) => s.evidence).join('\n');
+    expect(hits['pause-node'].hit, shots('pause-node')).toBeGreaterThan(0);
+    expect(hits['restart-empty'].hit, shots('restart-empty')).toBeGreaterThan(0);
+    expect(shots('pause-node')).toMatch(
+      /through exec adapter "owner" \(evidence from the adapter: `.*pause\.sh r0`, pid \d+; the server stopped answering/,
+    );
+    expect(shots('restart-empty')).toContain('evidence from exec adapter "owner"');
+    const start = outcome.results.faults.find((f) => f.f === 'restart-empty' && f.params?.evidenceFrom)!;
+    expect(start.params).toMatchObject({ unreachable: true, killed: ['r0'] });
+    const executed = CommandLog.read(path.join(outcome.runDir, COMMAND_LOG_FILE));
+    expect(executed.every((c) => c.ok && c.by === 'harness')).toBe(true);
+    expect([...new Set(executed.map((c) => c.command))].sort()).toEqual([...planned.commands].sort());
+    expect(await ownerView()).toEqual({ underPrefix: [], planted: UNTOUCHED });
+  });
+
+  it('the same faults with no adapter are refused (254) naming what is missing, before anything starts', async () => {
+    const file = owner.targetFile({ adapter: 'none' });
+    const runDirs = () =>
+      fs.existsSync(path.join(results, 'redis')) ? fs.readdirSync(path.join(results, 'redis')) : [];
+    const before = runDirs();
+    for (const f of ['pause-node', 'restart-empty']) {
+      const err = await run(['--lock=redis', `--target=${file}`, `--nemesis=${f}`, '--time-limit=5']).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(HarnessError);
+      expect((err as HarnessError).exitCode).toBe(EXIT.badArguments);
+      expect((err as HarnessError).message).toContain(`${f} acts on the target's servers`);
+      expect((err as HarnessError).hint).toContain(`"serverFaults": { "${f}": "<adapter>" }`);
+    }
+    // Nothing half-started: no run folder, so no server, client or key.
+    expect(runDirs()).toEqual(before);
+  });
+});

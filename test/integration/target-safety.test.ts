@@ -1,0 +1,167 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../common/exit-codes.ts';
+import { cleanupTarget } from '../../harness/target-cleanup.ts';
+import { targetCheck } from '../../harness/target-check-command.ts';
+import { startOwnerDeployment, type OwnerDeployment } from '../support/owner-deployment.ts';
+import { untilAsync } from '../support/until-async.ts';
+import { killLeftovers, testResultsDir } from './processes.ts';
+import { cleanup } from '../../harness/cleanup.ts';
+
+/**
+ * The rails of a run against someone's servers: `target check` proves the fence (and says loudly when there is none),
+ * a key already under the prefix refuses the run and `cleanup --target` removes it alone, Ctrl-C removes the run's
+ * keys, and an injection outlives a harness killed with kill -9 only until the guard heals it.
+ */
+let owner: OwnerDeployment;
+let results: string;
+const CLI = path.resolve('cli.ts');
+
+beforeAll(async () => {
+  owner = await startOwnerDeployment('fp-safe/');
+  Object.assign(process.env, owner.env);
+  results = testResultsDir('target-safety');
+});
+
+afterAll(async () => {
+  await cleanup(results, () => {});
+  const left = killLeftovers(results);
+  await owner?.stop();
+  expect(left).toEqual([]);
+  fs.rmSync(results, { recursive: true, force: true });
+});
+
+function cli(args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; out: string }> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, `--results=${results}`], {
+    env: { ...process.env, ...owner.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return { child, done: new Promise((resolve) => child.on('exit', (code) => resolve({ code, out }))) };
+}
+
+async function redisKeysUnderPrefix(): Promise<string[]> {
+  const r = owner.redisAdmin();
+  try {
+    return await r.keys('fp-safe/*');
+  } finally {
+    r.disconnect();
+  }
+}
+
+describe('target check', () => {
+  it('connects, proves the fence, lists the faults, commands and keys, and changes nothing: READY', async () => {
+    const lines: string[] = [];
+    const file = owner.targetFile({ adapter: 'owner', faults: ['pause-node'] });
+    expect(await targetCheck(file, (l) => lines.push(l))).toBe(EXIT.valid);
+    const text = lines.join('\n');
+    expect(text).toContain('r0: ✓ GET outside fp-safe/* → NOPERM');
+    expect(text).toContain('etcd: ✓ get outside fp-safe/ → permission denied');
+    expect(text).toContain('pause-node ✓ via owner');
+    expect(text).toMatch(/restart-empty ✗ \(no adapter/);
+    expect(text).toMatch(/\$ .*\/pause\.sh r0/);
+    expect(text).toContain('READY');
+    expect(await redisKeysUnderPrefix()).toEqual([]);
+  });
+
+  it('says FENCE OPEN loudly, and is not ready, when the credentials can read outside the prefix', async () => {
+    const file = owner.targetFile({ adapter: 'none' });
+    const spec = JSON.parse(fs.readFileSync(file, 'utf8'));
+    spec.servers.redis.user = 'default';
+    spec.servers.redis.passwordEnv = 'OWNER_ADMIN';
+    fs.writeFileSync(file, JSON.stringify(spec));
+    process.env.OWNER_ADMIN = owner.admin.redis;
+    const lines: string[] = [];
+    expect(await targetCheck(file, (l) => lines.push(l))).toBe(EXIT.badArguments);
+    expect(lines.join('\n')).toMatch(/r0: !!! FENCE OPEN !!! GET .* was answered/);
+    expect(lines.at(-1)).toMatch(/^NOT READY: r0: the credentials are not fenced to fp-safe\//);
+  });
+});
+
+describe('the prefix is the run’s alone', () => {
+  it('a key already under it refuses the run (254); cleanup --target removes it and nothing else', async () => {
+    const r = owner.redisAdmin();
+    await r.set('fp-safe/leftover', 'x');
+    await r.set('fp-safe-neighbour', 'keep');
+    r.disconnect();
+    const file = owner.targetFile({ adapter: 'none' });
+    const refused = await cli(['--lock=redis', `--target=${file}`, '--nemesis=none', '--time-limit=3']).done;
+    expect(refused.code).toBe(EXIT.badArguments);
+    expect(refused.out).toContain('1 key(s) already exist under fp-safe/: 1 on r0 (fp-safe/leftover)');
+    const lines: string[] = [];
+    expect(await cleanupTarget(file, results, (l) => lines.push(l))).toBe(EXIT.valid);
+    expect(lines).toEqual(['target owner-test: removed 1 key(s) under fp-safe/ (1 on r0)']);
+    const a = owner.redisAdmin();
+    expect(await a.get('fp-safe-neighbour')).toBe('keep');
+    a.disconnect();
+    expect(await redisKeysUnderPrefix()).toEqual([]);
+  });
+
+  it('Ctrl-C mid-run removes every key the run made under the prefix', async () => {
+    const file = owner.targetFile({ adapter: 'none' });
+    const { child, done } = cli([
+      '--lock=redis',
+      `--target=${file}`,
+      '--nemesis=none',
+      '--time-limit=60',
+      '--think=300',
+    ]);
+    await untilAsync(
+      'the run holds a lock key under the prefix',
+      async () => ((await redisKeysUnderPrefix()).length ? true : undefined),
+      60_000,
+    );
+    child.kill('SIGINT');
+    const { code, out } = await done;
+    expect(code, out).toBe(130);
+    expect(await redisKeysUnderPrefix()).toEqual([]);
+  });
+});
+
+describe('an injection ends by itself when fencepost dies', () => {
+  it('kill -9 of the harness while pause-node holds a server stopped: the guard resumes it', async () => {
+    const file = owner.targetFile({ adapter: 'owner', faults: ['pause-node'] });
+    const { child, done } = cli([
+      '--lock=redis',
+      `--target=${file}`,
+      '--nemesis=pause-node',
+      '--pause=60000',
+      '--time-limit=60',
+      '--nemesis-interval=500',
+    ]);
+    const ping = async () => {
+      const r = owner.redisAdmin();
+      try {
+        return await Promise.race([r.ping(), new Promise<string>((res) => setTimeout(() => res('timeout'), 300))]);
+      } catch {
+        return 'error';
+      } finally {
+        r.disconnect();
+      }
+    };
+    await untilAsync(
+      'pause-node stopped the owner Redis',
+      async () => ((await ping()) === 'timeout' ? true : undefined),
+      60_000,
+    );
+    child.kill('SIGKILL');
+    await done;
+    // The guard polls every 200 ms; the harness is gone, so it heals at once, not after the 60 s pause.
+    await untilAsync(
+      'the guard resumed the owner Redis',
+      async () => ((await ping()) === 'PONG' ? true : undefined),
+      10_000,
+    );
+    const guardLog = fs
+      .readdirSync(path.join(results, 'redis'))
+      .map((d) => path.join(results, 'redis', d, 'guard', 'guard.log'))
+      .filter((f) => fs.existsSync(f))
+      .map((f) => fs.readFileSync(f, 'utf8'))
+      .join('');
+    expect(guardLog).toMatch(/healed pause of r0 \(owner\): the harness is gone/);
+  });
+});
