@@ -133,7 +133,11 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
   let steps: LockCheckStep[];
   try {
     await cluster.start();
-    console.log(`lock-check ${lock}: ${JSON.stringify(strategy.foreign!.command)} in ${strategy.foreign!.cwd}`);
+    console.log(
+      native
+        ? `lock-check ${lock}: ${strategy.name}, served as a lock process (workloads/foreign/strategy-process.ts)`
+        : `lock-check ${lock}: ${JSON.stringify(strategy.foreign!.command)} in ${strategy.foreign!.cwd}`,
+    );
     console.log(
       `  servers: ${cluster.nodes.map((n) => n.name).join(', ')} (ready in ${Math.round(performance.now() - t0)} ms)`,
     );

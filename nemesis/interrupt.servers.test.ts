@@ -40,11 +40,19 @@ function interruptWhen(
  */
 describe('Ctrl-C during a fault', () => {
   it.each([
-    ['a holder SIGSTOPped', ['--lock=redis', '--nemesis=pause-holder', '--pause=60000'], /pause-holder start/],
-    ['a Redis master SIGSTOPped', ['--lock=redlock', '--nemesis=pause-node', '--pause=60000'], /pause-node start/],
+    [
+      'a holder SIGSTOPped',
+      ['--lock=redis', '--nemesis=pause-holder', '--pause=60000', '--verbose'],
+      /pause-holder start/,
+    ],
+    [
+      'a Redis master SIGSTOPped',
+      ['--lock=redlock', '--nemesis=pause-node', '--pause=60000', '--verbose'],
+      /pause-node start/,
+    ],
     [
       'masters killed, restart pending',
-      ['--lock=redlock', '--nemesis=restart-empty', '--restart-delay=60000'],
+      ['--lock=redlock', '--nemesis=restart-empty', '--restart-delay=60000', '--verbose'],
       /restart-empty start/,
     ],
   ])('%s: exit 130, nothing left running', async (_what, args, when) => {

@@ -14,6 +14,7 @@ describe('--lock=postgres under every fault', () => {
   it('refuses the faults that cannot reach Postgres (no Redis, no ensemble to split) before anything starts', async () => {
     // The server partitions split an etcd or ZooKeeper ensemble or a Redis pair: a lone Postgres has none.
     expect(refused).toEqual([
+      'kill-session',
       'restart-empty',
       'leader-churn',
       'failover',

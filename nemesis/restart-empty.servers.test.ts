@@ -39,9 +39,9 @@ describe('restart-empty', () => {
     expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
     expect(run.outcome.exitCode, run.summary).toBe(1);
     const [start] = starts(run, 'restart-empty');
-    // The plugin uses ctx.redis[0] only: the key is on that one node of five, and that node is the one killed.
+    // The plugin declares one Redis node (servers: { redis: 1 }): the key is on it, and it is the one killed.
     expect(start.value.params).toMatchObject({
-      masters: 5,
+      masters: 1,
       holding: ['redis[0]'],
       killed: ['redis[0]'],
       keys: ['my:account-0'],

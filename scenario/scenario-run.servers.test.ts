@@ -104,7 +104,9 @@ describe('scripted scenarios: driven clients on real servers', () => {
     const run = await scripted(
       'b-kept-out',
       ['A acquire', 'A read', 'B acquire', 'B read', 'A write'],
-      ['--lock=redis', '--ttl=500'],
+      // --watchdog: A's lease is renewed while it holds, so B's acquire (3 × TTL + 1 s) gives up; without it A's
+      // lease runs out after the TTL and B is granted — the script is then followed, not diverged.
+      ['--lock=redis', '--ttl=500', '--watchdog'],
     );
     expect(run.record.followed).toBe(false);
     expect(run.record.diverged).toMatchObject({ step: 3, text: 'B acquire' });

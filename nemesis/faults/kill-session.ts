@@ -1,8 +1,12 @@
 import { lockSessionName } from '../../workloads/lock-session-name.ts';
+import { isBuiltinLock, type BuiltinLock } from '../../workloads/lock-names.ts';
 import type { CriticalSection } from '../critical-sections.ts';
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { pastTheSection } from '../fault-needs.ts';
+
+/** The built-in locks whose lock lives in a Postgres session (an advisory lock). */
+const POSTGRES_SESSION_LOCKS: readonly BuiltinLock[] = ['advisory-lock'];
 
 /** How long kill-session waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -24,8 +28,14 @@ export const killSession: FaultExecutor = {
   name: 'kill-session',
   // Its story: the freed lock granted to another client at once, and the holder's write after its think time.
   needs: { liveOps: true, shotMs: pastTheSection },
-  refusal: () => null,
-  unavailable: (env) => (env.cluster.pg ? null : 'the run has no Postgres'),
+  // A built-in lock other than advisory-lock holds nothing in a Postgres session: there is nothing to end (a shot
+  // would only find no session and end the run unknown). A plugin or a foreign lock may: its shots say what they found.
+  refusal: (_servers, lock) =>
+    isBuiltinLock(lock) && !POSTGRES_SESSION_LOCKS.includes(lock)
+      ? `--lock=${lock} holds no lock in a Postgres session, which kill-session ends (its built-in row: ${POSTGRES_SESSION_LOCKS.join(', ')})`
+      : null,
+  unavailable: (env) =>
+    killSession.refusal(env.servers, env.config.lock) ?? (env.cluster.pg ? null : 'the run has no Postgres'),
   async start(ctx) {
     const pg = ctx.cluster.pg;
     if (!pg) return null;

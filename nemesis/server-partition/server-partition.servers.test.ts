@@ -185,7 +185,15 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
   it('Ctrl-C mid-partition: exit 130, the end recorded, table and cgroups gone', async () => {
     const results = testResultsDir('server-partition-sigint');
     const r = await cli(
-      ['--lock=etcd', '--nemesis=isolate-leader', '--pause=60000', '--time-limit=120', `--results=${results}`],
+      // --verbose: the live log prints the fault's raw start record, which the test waits for.
+      [
+        '--lock=etcd',
+        '--nemesis=isolate-leader',
+        '--pause=60000',
+        '--time-limit=120',
+        '--verbose',
+        `--results=${results}`,
+      ],
       /isolate-leader start/,
       (pid) => process.kill(pid, 'SIGINT'),
     );
@@ -206,7 +214,14 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
   it('kill -9 mid-partition: the table and cgroups stay until cleanup, which removes them and the servers', async () => {
     const results = testResultsDir('server-partition-kill9');
     const r = await cli(
-      ['--lock=zookeeper', '--nemesis=isolate-leader', '--pause=60000', '--time-limit=120', `--results=${results}`],
+      [
+        '--lock=zookeeper',
+        '--nemesis=isolate-leader',
+        '--pause=60000',
+        '--time-limit=120',
+        '--verbose',
+        `--results=${results}`,
+      ],
       /isolate-leader start/,
       (pid) => process.kill(pid, 'SIGKILL'),
     );

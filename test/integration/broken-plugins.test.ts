@@ -130,7 +130,9 @@ describe('a lock library that ends its client process on purpose (LockStrategy.l
     const r = await cli([
       plugin('library-crash'),
       '--nemesis=none',
-      '--time-limit=10',
+      // Each crash costs a client process's restart (1–4 s on a busy 2-core machine): 30 s gives more than the 5
+      // deaths a slot may have of its own even then (10 s gave 3 under a full CI run).
+      '--time-limit=30',
       `--ttl=${TTL_MS}`,
       '--think=200',
       '--concurrency=1',
