@@ -74,6 +74,11 @@ export interface RemoteFacts {
   readonly via: string;
   /** The evidence of the last injection, null before the first. */
   lastEvidence(): Readonly<Record<string, unknown>> | null;
+  /**
+   * When the adapter's last injection returned (process.hrtime), null before the first: the moment the fault struck,
+   * before the wait for the server to stop answering and the adapter's evidence (which take their own time).
+   */
+  injectedAt(): bigint | null;
   /** Every key of the run on this server begins with it; nothing else there is the run's to read. */
   readonly keyPrefix: string;
   /** Its host, one the target file allows (fault proxies connect there instead of 127.0.0.1). */

@@ -38,6 +38,7 @@ export abstract class RemoteNode implements ClusterNode {
   readyInMs: number | null = null;
   readonly remote: RemoteFacts;
   private evidence: Record<string, unknown> | null = null;
+  private lastInjectedAt: bigint | null = null;
   private lastPids: number[] = [];
   private readonly armed = new Map<InjectAction, string>();
 
@@ -53,6 +54,7 @@ export abstract class RemoteNode implements ClusterNode {
     this.remote = {
       via: [...new Set(via)].join(', ') || 'no adapter',
       lastEvidence: () => this.evidence,
+      injectedAt: () => this.lastInjectedAt,
       keyPrefix,
       host: target.host,
     };
@@ -91,6 +93,7 @@ export abstract class RemoteNode implements ClusterNode {
   private async inject(action: InjectAction): Promise<void> {
     const adapter = this.adapter(action);
     await adapter.inject(action, this.target.node);
+    this.lastInjectedAt = process.hrtime.bigint();
     const id = this.actions.guard?.arm(
       { adapter: adapter.spec.name, action, node: this.target.node },
       this.actions.boundMs[action],

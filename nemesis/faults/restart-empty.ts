@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { aimAt, strikeNow } from '../fault-aim.ts';
+import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
+import type { Journal } from '../../history/journal.ts';
+import type { RemoteFacts } from '../../cluster/node.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster } from '../lock-servers.ts';
 import { nextKeyHolders } from './key-holders.ts';
@@ -28,6 +30,19 @@ const AIM_TIMEOUT_MS = 10_000;
  * has expired before it answers again), and `--redis-persistence=aof-always` (the node is killed and restarted
  * with its AOF, which `appendfsync always` wrote before acknowledging the lock: the key comes back).
  */
+/**
+ * When the kill struck: now for our own servers (killed at once); for a target's, when the last adapter's kill
+ * returned — a remote kill resolves only after the server is seen to stop answering and the adapter gave its evidence,
+ * which may outlast the holder's section, though the server was gone before it ended.
+ */
+function struckAt(journal: Journal, victims: readonly { remote?: RemoteFacts }[]): Strike {
+  const now = strikeNow(journal);
+  const injected = victims.map((v) => v.remote?.injectedAt() ?? null);
+  if (!injected.length || injected.some((t) => t === null)) return now;
+  const last = injected.reduce((a, b) => (a! > b! ? a : b))!;
+  return { atIndex: now.atIndex, atTime: Math.min(now.atTime, journal.sinceOrigin(last)) };
+}
+
 export const restartEmpty: FaultExecutor = {
   name: 'restart-empty',
   needs: { liveOps: true, shotMs: pastTheSection, minSectionMs: widerThanARestart, onTarget: { adapter: 'kill' } },
@@ -48,7 +63,7 @@ export const restartEmpty: FaultExecutor = {
     const { section, holding, keys, keysOn, victims, needed } = found;
     await Promise.all(victims.map((v) => v.kill()));
     const killedAt = performance.now();
-    const strike = strikeNow(ctx.journal);
+    const strike = struckAt(ctx.journal, victims);
     for (const v of victims) {
       ctx.down.add(v);
       if (!keepData) v.wipe();

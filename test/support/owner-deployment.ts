@@ -177,7 +177,9 @@ const SCRIPTS: Record<string, string> = {
   'pause.sh': 'kill -STOP "$(cat "$D/$1.pid")"',
   'resume.sh': 'kill -CONT "$(cat "$D/$1.pid")"',
   'kill.sh':
-    'p=$(cat "$D/$1.pid"); kill -KILL "$p"; i=0; while kill -0 "$p" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.02; i=$((i+1)); done',
+    // Gone = exited: a zombie (the test, its parent, has not reaped it yet) answers kill -0 but serves nothing; waiting
+    // on it made every kill take its full 4 s bound, and the fault struck after the holder's section.
+    'p=$(cat "$D/$1.pid"); kill -KILL "$p"; i=0; while kill -0 "$p" 2>/dev/null && ! grep -q "^State:[[:space:]]*Z" "/proc/$p/status" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.02; i=$((i+1)); done',
   'evidence.sh': 'p=$(cat "$D/$1.pid"); echo "pid $p"; ps -o stat= -p "$p" || echo gone',
 };
 
