@@ -54,9 +54,6 @@ export interface RunOutcome {
   stoppedEarlyAtS?: number;
 }
 
-/** The test record as this run writes it (its shape, and the reader that tolerates older runs: store/test-json.ts). */
-export type TestJson = StoredTestJson;
-
 function writeModeFor(strategy: ResolvedStrategy, fencing: boolean): WriteMode {
   if (strategy.token === 'version') return 'version';
   return fencing ? 'fenced' : 'plain';
@@ -323,7 +320,7 @@ async function startCluster(
   where: { runDir: string; pids: PidRegistry; clocks: ClockBoard | null; serverNet: ServerNet | null },
   shutdown: Shutdown,
   log: (line: string) => void,
-): Promise<{ cluster: AnyCluster; test: TestJson; stopCluster: TeardownStep; markIncomplete: TeardownStep }> {
+): Promise<{ cluster: AnyCluster; test: StoredTestJson; stopCluster: TeardownStep; markIncomplete: TeardownStep }> {
   const { config, strategy, faults, faultNeeds, target } = plan;
   const { runDir, pids, clocks, serverNet } = where;
   // Against a target fencepost starts only the resource's Postgres; the lock's servers are the target's.
@@ -363,7 +360,7 @@ function testRecord(
   faults: FaultName[],
   faultNeeds: RunNeeds,
   cluster: AnyCluster,
-): TestJson {
+): StoredTestJson {
   return {
     lock: config.lock,
     strategy: { name: strategy.name, token: strategy.token, exclusive: strategy.exclusive, servers: strategy.servers },
@@ -508,7 +505,7 @@ async function runForTheLimit(
   stats: LiveStats,
   log: (line: string) => void,
   aborted: Promise<string> = new Promise<never>(() => {}),
-): Promise<NonNullable<TestJson['stoppedEarly']> | { aborted: string } | null> {
+): Promise<NonNullable<StoredTestJson['stoppedEarly']> | { aborted: string } | null> {
   // The time limit is the clients' time: it starts once every client began its loop (clients-running.ts).
   const { waitedMs, silent } = await clientsRunning(journal, config.concurrency, pool.allGaveUp);
   if (silent.length)
