@@ -28,6 +28,7 @@ import { verdictExitCode } from '../checkers/verdict.ts';
 import { Journal } from '../history/journal.ts';
 import { runOptions, type Config } from './options.ts';
 import type { StoredTestJson } from '../store/test-json.ts';
+import { RUN_FORMAT } from '../store/run-format.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { provision, REQUIREMENTS, type Requirement } from '../cluster/provision.ts';
@@ -362,6 +363,7 @@ function testRecord(
   cluster: AnyCluster,
 ): StoredTestJson {
   return {
+    format: RUN_FORMAT,
     lock: config.lock,
     strategy: { name: strategy.name, token: strategy.token, exclusive: strategy.exclusive, servers: strategy.servers },
     argv: config.argv,
