@@ -6,6 +6,7 @@ import { analyze } from './analyze.ts';
 import { checkOptionsFor, checkRun } from '../checkers/check-run.ts';
 import { inTimeOrder } from '../history/time-order.ts';
 import { hasResults, readResults, runPath } from '../store/run-dir.ts';
+import { RUN_FORMAT } from '../store/run-format.ts';
 import { finalRead, history, twoWritersLoseOne } from '../test/support/test-history.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-analyze-'));
@@ -28,7 +29,7 @@ describe('analyze(runDir)', () => {
     const timeless = (v: unknown) => JSON.parse(JSON.stringify(v, (k, x) => (k === 'elapsedMs' ? 0 : x)));
     const expected = timeless(checkRun(inTimeOrder(shuffled), checkOptionsFor(test)));
     expect(analysis).toMatchObject({ ok: true, fencing: false });
-    expect(timeless(readResults(dir))).toEqual(expected);
+    expect(timeless(readResults(dir))).toEqual({ format: RUN_FORMAT, ...expected });
     expect(readResults(dir).valid).toBe(false);
     expect(warnings).toEqual([]);
   });
@@ -52,5 +53,21 @@ describe('analyze(runDir)', () => {
     fs.writeFileSync(runPath(empty, 'history'), '');
     expect(analyze(empty)).toEqual({ ok: false, problem: expect.stringMatching(/holds no operations/) });
     expect(hasResults(none) || hasResults(empty)).toBe(false);
+  });
+
+  it('refuses a test record of a newer format than it reads (exit 254), and leaves the results as they were', () => {
+    const dir = runDir('newer');
+    fs.writeFileSync(runPath(dir, 'history'), jsonl(history(finalRead(0, 100, 100, []))));
+    fs.writeFileSync(runPath(dir, 'test'), JSON.stringify({ format: RUN_FORMAT + 1, config: {}, faults: [] }));
+    fs.writeFileSync(runPath(dir, 'results'), '{"valid": true}');
+    expect(() => analyze(dir)).toThrow(
+      expect.objectContaining({
+        name: 'HarnessError',
+        kind: 'bad-arguments',
+        exitCode: 254,
+        message: expect.stringMatching(/test\.json has format \d+, newer than this fencepost reads/),
+      }),
+    );
+    expect(fs.readFileSync(runPath(dir, 'results'), 'utf8')).toBe('{"valid": true}');
   });
 });

@@ -44,8 +44,10 @@ const RESTART_BACKOFF_MS = 250;
 /** Lines of a dead client's log that go into the history with its exit. */
 const LAST_LINES = 5;
 
-/** One client OS process as the harness (and the nemesis) sees it. The same object follows its slot across restarts. */
-/** One client process, as the nemesis sees it too (its contract, nemesis/nemesis.ts). */
+/**
+ * One client OS process as the harness (and the nemesis) sees it: the same object follows its slot across restarts
+ * (its contract, nemesis/nemesis.ts).
+ */
 export type ClientHandle = ClientProcess;
 
 /** Where a client's op goes: the journal. `at` is the client's own CLOCK_MONOTONIC stamp; none = stamp it now. */

@@ -61,10 +61,9 @@ export const MAX_RERUNS = 2;
 export const NIGHTLY_PARALLEL = Math.min(2, Math.max(1, os.availableParallelism()));
 
 /**
- * Every option of the CLI, one row each (the order --help prints). Which subcommand takes which is `COMMANDS`
+ * Every option of the CLI, one row each (the order --help prints). Which subcommand takes which is `SUBCOMMANDS`
  * below; the values' types come from the rows (`OptionValues`).
  */
-
 export const OPTIONS = [
   {
     name: 'lock',

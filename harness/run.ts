@@ -28,6 +28,7 @@ import { verdictExitCode } from '../checkers/verdict.ts';
 import { Journal } from '../history/journal.ts';
 import { runOptions, type Config } from './options.ts';
 import type { StoredTestJson } from '../store/test-json.ts';
+import { RUN_FORMAT } from '../store/run-format.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { provision, REQUIREMENTS, type Requirement } from '../cluster/provision.ts';
@@ -53,9 +54,6 @@ export interface RunOutcome {
   /** --stop-on-lost-update ended the run this many seconds in, before its time limit. */
   stoppedEarlyAtS?: number;
 }
-
-/** The test record as this run writes it (its shape, and the reader that tolerates older runs: store/test-json.ts). */
-export type TestJson = StoredTestJson;
 
 function writeModeFor(strategy: ResolvedStrategy, fencing: boolean): WriteMode {
   if (strategy.token === 'version') return 'version';
@@ -323,7 +321,7 @@ async function startCluster(
   where: { runDir: string; pids: PidRegistry; clocks: ClockBoard | null; serverNet: ServerNet | null },
   shutdown: Shutdown,
   log: (line: string) => void,
-): Promise<{ cluster: AnyCluster; test: TestJson; stopCluster: TeardownStep; markIncomplete: TeardownStep }> {
+): Promise<{ cluster: AnyCluster; test: StoredTestJson; stopCluster: TeardownStep; markIncomplete: TeardownStep }> {
   const { config, strategy, faults, faultNeeds, target } = plan;
   const { runDir, pids, clocks, serverNet } = where;
   // Against a target fencepost starts only the resource's Postgres; the lock's servers are the target's.
@@ -363,8 +361,9 @@ function testRecord(
   faults: FaultName[],
   faultNeeds: RunNeeds,
   cluster: AnyCluster,
-): TestJson {
+): StoredTestJson {
   return {
+    format: RUN_FORMAT,
     lock: config.lock,
     strategy: { name: strategy.name, token: strategy.token, exclusive: strategy.exclusive, servers: strategy.servers },
     argv: config.argv,
@@ -508,7 +507,7 @@ async function runForTheLimit(
   stats: LiveStats,
   log: (line: string) => void,
   aborted: Promise<string> = new Promise<never>(() => {}),
-): Promise<NonNullable<TestJson['stoppedEarly']> | { aborted: string } | null> {
+): Promise<NonNullable<StoredTestJson['stoppedEarly']> | { aborted: string } | null> {
   // The time limit is the clients' time: it starts once every client began its loop (clients-running.ts).
   const { waitedMs, silent } = await clientsRunning(journal, config.concurrency, pool.allGaveUp);
   if (silent.length)

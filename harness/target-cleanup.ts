@@ -7,6 +7,7 @@ import { removeKeysUnderPrefix } from '../target/prefix-keys.ts';
 import { targetServers } from '../target/target-cluster.ts';
 import { targetLogins } from '../target/target-credentials.ts';
 import { readTargetFile } from '../target/target-file.ts';
+import { readTestRaw, runPath } from '../store/run-dir.ts';
 
 /**
  * The run folders under `resultsDir` whose harness still runs against this prefix: their keys are theirs, and a
@@ -29,12 +30,11 @@ function liveRunsOn(resultsDir: string, keyPrefix: string): string[] {
     }
     for (const run of runs) {
       const dir = path.join(resultsDir, lock, run);
+      // A record of a newer format is refused (exit 254) rather than read as "not on this prefix": its run may be live.
+      const test = readTestRaw(dir) as { target?: { keyPrefix?: string } } | undefined;
       try {
-        const test = JSON.parse(fs.readFileSync(path.join(dir, 'test.json'), 'utf8')) as {
-          target?: { keyPrefix?: string };
-        };
-        const owner = readOwner(path.join(dir, 'pids'));
-        if (test.target?.keyPrefix === keyPrefix && owner && ownerAlive(owner)) live.push(dir);
+        const owner = readOwner(runPath(dir, 'pids'));
+        if (test?.target?.keyPrefix === keyPrefix && owner && ownerAlive(owner)) live.push(dir);
       } catch {
         // not a run folder, or one without a record yet
       }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CellRun } from './matrix-cell.ts';
-import { cellObservation, matches, needsAnotherRun, readRun, type RunEvidence } from './cell-outcome.ts';
+import { cellObservation, matches, needsAnotherRun, judgeRun, type RunEvidence } from './cell-outcome.ts';
 
 const evidence = (e: Partial<RunEvidence>): RunEvidence => ({
   valid: true,
@@ -24,17 +24,17 @@ const run = (seen: CellRun['seen'], conclusive: boolean): CellRun => ({
 
 describe('reading one run', () => {
   it('uses the whole verdict: INVALID without a lost update is not "safe"', () => {
-    expect(readRun(evidence({ valid: false, lostUpdates: 0, failing: ['mutual-exclusion'] }))).toEqual({
+    expect(judgeRun(evidence({ valid: false, lostUpdates: 0, failing: ['mutual-exclusion'] }))).toEqual({
       seen: 'invalid',
       conclusive: true,
       why: 'INVALID by mutual-exclusion without a lost update',
     });
-    expect(readRun(evidence({ valid: false, lostUpdates: 3 }))).toEqual({ seen: 'lost', conclusive: true });
-    expect(readRun(evidence({ valid: true }))).toEqual({ seen: 'safe', conclusive: true });
+    expect(judgeRun(evidence({ valid: false, lostUpdates: 3 }))).toEqual({ seen: 'lost', conclusive: true });
+    expect(judgeRun(evidence({ valid: true }))).toEqual({ seen: 'safe', conclusive: true });
   });
 
   it('an unknown verdict is inconclusive', () => {
-    expect(readRun(evidence({ valid: 'unknown' }))).toEqual({
+    expect(judgeRun(evidence({ valid: 'unknown' }))).toEqual({
       seen: 'unknown',
       conclusive: false,
       why: 'the verdict was unknown',
@@ -42,26 +42,29 @@ describe('reading one run', () => {
   });
 
   it('a fault that never hit makes a clean run inconclusive, but never a counterexample', () => {
-    expect(readRun(evidence({ valid: true, faultHits: 0 }))).toMatchObject({
+    expect(judgeRun(evidence({ valid: true, faultHits: 0 }))).toMatchObject({
       seen: 'safe',
       conclusive: false,
       why: 'no pause-holder story completed',
     });
     // A lost update or an INVALID verdict is the lock breaking, whether or not the aimed fault landed.
-    expect(readRun(evidence({ valid: false, lostUpdates: 4, faultHits: 0 }))).toEqual({
+    expect(judgeRun(evidence({ valid: false, lostUpdates: 4, faultHits: 0 }))).toEqual({
       seen: 'lost',
       conclusive: true,
       why: 'no pause-holder story completed, but a counterexample counts all the same',
     });
-    expect(readRun(evidence({ valid: false, failing: ['mutual-exclusion'], faultHits: 0 }))).toMatchObject({
+    expect(judgeRun(evidence({ valid: false, failing: ['mutual-exclusion'], faultHits: 0 }))).toMatchObject({
       seen: 'invalid',
       conclusive: true,
     });
-    expect(readRun(evidence({ valid: 'unknown', faultHits: 0 }))).toMatchObject({ seen: 'unknown', conclusive: false });
-    expect(readRun(evidence({ valid: true, faultHits: 2 }))).toMatchObject({ conclusive: true });
+    expect(judgeRun(evidence({ valid: 'unknown', faultHits: 0 }))).toMatchObject({
+      seen: 'unknown',
+      conclusive: false,
+    });
+    expect(judgeRun(evidence({ valid: true, faultHits: 2 }))).toMatchObject({ conclusive: true });
     // Not known (an old results.json carries no count) is not held against the run; no fault has no hits to count.
-    expect(readRun(evidence({ valid: true, faultHits: undefined }))).toMatchObject({ conclusive: true });
-    expect(readRun(evidence({ valid: false, lostUpdates: 1, fault: null, faultHits: 0 }))).toMatchObject({
+    expect(judgeRun(evidence({ valid: true, faultHits: undefined }))).toMatchObject({ conclusive: true });
+    expect(judgeRun(evidence({ valid: false, lostUpdates: 1, fault: null, faultHits: 0 }))).toMatchObject({
       seen: 'lost',
       conclusive: true,
     });
@@ -73,7 +76,7 @@ describe('reading one run', () => {
       evidence({ valid: true, faultHits: 3 }),
       evidence({ valid: false, lostUpdates: 2, failing: ['lost-updates'], faultHits: 0 }),
       evidence({ valid: true, faultHits: 1 }),
-    ].map((e, i): CellRun => ({ ...run('safe', true), seed: i, lostUpdates: e.lostUpdates, ...readRun(e) }));
+    ].map((e, i): CellRun => ({ ...run('safe', true), seed: i, lostUpdates: e.lostUpdates, ...judgeRun(e) }));
     expect(needsAnotherRun(readings.slice(0, 2), 2, 2)).toBe(false);
     const seen = cellObservation(readings, 2);
     expect(seen).toBe('lost');
@@ -81,12 +84,12 @@ describe('reading one run', () => {
   });
 
   it('a fenced safe run that refused no stale write did not test the fence', () => {
-    expect(readRun(evidence({ fencing: true, staleWritesRejected: 0 }))).toMatchObject({
+    expect(judgeRun(evidence({ fencing: true, staleWritesRejected: 0 }))).toMatchObject({
       seen: 'safe',
       conclusive: false,
       why: expect.stringContaining('fence was not exercised'),
     });
-    expect(readRun(evidence({ fencing: true, staleWritesRejected: 5 }))).toEqual({ seen: 'safe', conclusive: true });
+    expect(judgeRun(evidence({ fencing: true, staleWritesRejected: 5 }))).toEqual({ seen: 'safe', conclusive: true });
   });
 });
 
@@ -136,7 +139,7 @@ describe('what a cell shows', () => {
 
 describe('starvation (one client wrote every write)', () => {
   const starvedRun = () =>
-    readRun(
+    judgeRun(
       evidence({
         valid: 'unknown',
         fault: null,
@@ -153,7 +156,7 @@ describe('starvation (one client wrote every write)', () => {
   });
 
   it('a lost update outranks it: a starving run that lost an update is a counterexample', () => {
-    expect(readRun(evidence({ valid: false, lostUpdates: 1, starvation: 'starvation: …' })).seen).toBe('lost');
+    expect(judgeRun(evidence({ valid: false, lostUpdates: 1, starvation: 'starvation: …' })).seen).toBe('lost');
   });
 
   it('a cell is starved only when every run starved; one other unknown run makes it unknown', () => {

@@ -56,7 +56,7 @@ export function starvation(
  * fault, one whose verdict is unknown tells nothing at all, and a fenced one that never refused a stale write did
  * not test the fence.
  */
-export function readRun(e: RunEvidence): Pick<CellRun, 'seen' | 'conclusive' | 'why'> {
+export function judgeRun(e: RunEvidence): Pick<CellRun, 'seen' | 'conclusive' | 'why'> {
   const seen: CellRun['seen'] =
     e.lostUpdates > 0 ? 'lost' : e.valid === false ? 'invalid' : e.valid === 'unknown' ? 'unknown' : 'safe';
   // For a fault that tells a story, a hit is a story that completed (checkers/fault-stories.ts).
@@ -103,7 +103,7 @@ export function needsAnotherRun(runs: readonly CellRun[], wanted: number, maxRer
 }
 
 /**
- * What a measured cell's runs showed together. A lost update in any run is a counterexample (readRun makes every
+ * What a measured cell's runs showed together. A lost update in any run is a counterexample (judgeRun makes every
  * one conclusive), so it settles "lost"; "safe" needs `wanted` conclusive runs without one; a cell whose every run
  * starved (one client wrote everything) is "starved"; anything else less is "unknown".
  */

@@ -58,7 +58,6 @@ export function loadExpectations(file: string, cwd = process.cwd()): UserExpecta
   return parseExpectations(fs.readFileSync(file, 'utf8'), shownPath(file, cwd), path.dirname(file), cwd);
 }
 
-/** How a file is named to the user: relative to the working directory when inside it, else absolute. */
 /** The pure part of loadExpectations: `name` is how errors and `from` call the file; plugin paths resolve from `dir`. */
 export function parseExpectations(text: string, name: string, dir: string, cwd = process.cwd()): UserExpectation[] {
   const hint = `fix ${name}; its schema is in docs/nightly.md`;

@@ -12,7 +12,7 @@ import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
-import { cellObservation, matches, needsAnotherRun, readRun, starvation, unknownWhy } from './cell-outcome.ts';
+import { cellObservation, matches, needsAnotherRun, judgeRun, starvation, unknownWhy } from './cell-outcome.ts';
 import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
@@ -205,7 +205,7 @@ function cellRunOf(out: RunOutcome, seed: number, col: CellColumn, concurrency: 
   const failing = Object.entries(r.checkers)
     .filter(([, c]) => c.valid === false)
     .map(([name]) => name);
-  const reading = readRun({
+  const reading = judgeRun({
     valid: r.valid,
     lostUpdates: r.lostUpdates,
     staleWritesRejected: r.staleWritesRejected,
@@ -330,12 +330,6 @@ export function matrixPlan(
     );
 }
 
-/**
- * `--lock=all`: every built-in strategy under each column of the chosen tables (`--matrix`), then `matrix.html`.
- * Measured cells are run `--runs` times each (inconclusive runs replaced, whichever way the oracle leans); cells
- * decided by construction are not run and are counted apart. Exit 0 iff every measured cell matched the oracle and
- * the CLI refused every combination the oracle says it must.
- */
 /** What each lock costs by itself: one client, no fault (the cells' latency includes waiting for other holders). */
 async function uncontendedLatencies(
   config: Readonly<Config>,
@@ -374,6 +368,12 @@ async function uncontendedLatencies(
   return uncontended;
 }
 
+/**
+ * `--lock=all`: every built-in strategy under each column of the chosen tables (`--matrix`), then `matrix.html`.
+ * Measured cells are run `--runs` times each (inconclusive runs replaced, whichever way the oracle leans); cells
+ * decided by construction are not run and are counted apart. Exit 0 iff every measured cell matched the oracle and
+ * the CLI refused every combination the oracle says it must.
+ */
 export async function runMatrix(
   config: Readonly<Config>,
   shutdown: Shutdown,

@@ -15,11 +15,6 @@ import {
 } from './oracle-cells.ts';
 import { NPM_LIBRARY_ROWS } from './oracle-npm-rows.ts';
 
-/**
- * The oracle of the project's design notes (the expected-outcome table, generated into the README and docs/matrix.md) as data: what a correct harness shows for each strategy under each fault.
- * `--lock=all` runs the measured cells and marks each as matching or contradicting this table. If an unsafe cell
- * shows no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
- */
 /** What a measured cell can be expected to show. */
 export type MeasuredExpectation = 'safe' | 'lost' | 'safe-may-starve' | 'may-lose';
 
@@ -205,6 +200,11 @@ function zookeeperLike(): Record<OracleColumn['id'], OracleCell> {
   };
 }
 
+/**
+ * The oracle of the project's design notes (the expected-outcome table, generated into the README and docs/matrix.md) as data: what a correct harness shows for each strategy under each fault.
+ * `--lock=all` runs the measured cells and marks each as matching or contradicting this table. If an unsafe cell
+ * shows no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
+ */
 export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>> = {
   none: {
     'no-fault': measured('lost'),

@@ -1,3 +1,4 @@
+import { seededShuffle } from '../common/seeded-shuffle.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 import type { SectionFeed } from './critical-sections.ts';
 import type { FailoverPair } from './failover-pair.ts';
@@ -93,12 +94,10 @@ export function pick<T>(random: () => number, items: readonly T[]): T {
 
 /** `k` distinct random elements (seeded), in their original order. */
 export function pickSome<T>(random: () => number, items: readonly T[], k: number): T[] {
-  const idx = items.map((_, i) => i);
-  for (let i = idx.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [idx[i], idx[j]] = [idx[j], idx[i]];
-  }
-  return idx
+  return seededShuffle(
+    random,
+    items.map((_, i) => i),
+  )
     .slice(0, Math.max(0, k))
     .sort((a, b) => a - b)
     .map((i) => items[i]);

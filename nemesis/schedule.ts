@@ -1,4 +1,5 @@
 import { deriveSeed, seededRandom } from '../common/random.ts';
+import { seededShuffle } from '../common/seeded-shuffle.ts';
 import type { FaultName } from '../history/fault-names.ts';
 import { runNeeds } from './fault-registry.ts';
 
@@ -57,13 +58,7 @@ export function* faultSchedule(
   if (faults.length === 0) return;
   const random = seededRandom(deriveSeed(seed, { purpose: 'fault-schedule' }));
   for (let step = 0; ; ) {
-    const round = [...faults];
-    // Fisher–Yates with the seeded stream.
-    for (let i = round.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [round[i], round[j]] = [round[j], round[i]];
-    }
-    for (const fault of round) {
+    for (const fault of seededShuffle(random, faults)) {
       yield {
         step,
         fault,

@@ -1,7 +1,7 @@
 import type { CheckerResults } from '../checkers/run-results.ts';
 import type { OpRef } from '../checkers/linearizable.ts';
 import { escapeHtml } from './html.ts';
-import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
+import { pairValue, processLabel, type TimedPair, type RunIndex } from './op-pairs.ts';
 import { summarize } from './timeline-data.ts';
 
 /**
@@ -85,7 +85,7 @@ export function counterexampleViews(
     const rest = window.filter(
       (i) => !covered.has(i) && ![blocked, ...tail, ...concurrent].some((x) => x?.indexes.includes(i)),
     );
-    const byProcess = new Map<string, OpPair[]>();
+    const byProcess = new Map<string, TimedPair[]>();
     for (const i of rest) {
       const p = index.byIndex.get(i);
       if (!p) continue;

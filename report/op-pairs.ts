@@ -1,16 +1,13 @@
 import type { FinalRead, LedgerRow, WriteValue } from '../history/bank.ts';
-import { History } from '../history/history.ts';
+import { History, type OpPair } from '../history/history.ts';
 import type { Op, ProcessId } from '../history/op.ts';
 import { processRole } from '../history/process-role.ts';
 import { isRecord } from '../common/is-record.ts';
 
 export type Outcome = 'ok' | 'fail' | 'info' | 'open';
 
-/** An invocation and its completion, as one bar on a timeline. */
-export interface OpPair {
-  invoke: Op;
-  /** null: the history ended first (the op may or may not have taken effect). */
-  completion: Op | null;
+/** An invocation and its completion (paired by the history's rule), placed in time: one bar on a timeline. */
+export interface TimedPair extends OpPair {
   process: ProcessId;
   f: string;
   outcome: Outcome;
@@ -22,7 +19,7 @@ export interface OpPair {
 }
 
 /** The value of a pair a reader cares about: the completion's (a read learns its balance there), else the invocation's. */
-export function pairValue(p: OpPair): Record<string, unknown> {
+export function pairValue(p: TimedPair): Record<string, unknown> {
   const c = p.completion && isRecord(p.completion.value) ? p.completion.value : null;
   return c ?? (isRecord(p.invoke.value) ? p.invoke.value : {});
 }
@@ -33,13 +30,13 @@ export function pairValue(p: OpPair): Record<string, unknown> {
  * zero-length bar) because a report must still open for a history the checkers rejected.
  */
 export class RunIndex {
-  readonly pairs: OpPair[] = [];
+  readonly pairs: TimedPair[] = [];
   readonly nemesis: Op[] = [];
-  readonly byIndex = new Map<number, OpPair>();
-  readonly byProcess = new Map<ProcessId, OpPair[]>();
+  readonly byIndex = new Map<number, TimedPair>();
+  readonly byProcess = new Map<ProcessId, TimedPair[]>();
   /** Position of each pair in its process's list, so `before`/`after` start where the pair is. */
-  private readonly position = new Map<OpPair, number>();
-  readonly writeById = new Map<number, OpPair>();
+  private readonly position = new Map<TimedPair, number>();
+  readonly writeById = new Map<number, TimedPair>();
   readonly finalReads: FinalRead[] = [];
   /** The final reads' ledger rows by `account/writeId`: a report looks rows up by id, and runs lose thousands. */
   private readonly ledger = new Map<string, LedgerRow>();
@@ -73,7 +70,7 @@ export class RunIndex {
     return this.ledger.get(`${account}/${writeId}`);
   }
 
-  private pairFor(invoke: Op, startMs: number, endMs: number | null): OpPair {
+  private pairFor(invoke: Op, startMs: number, endMs: number | null): TimedPair {
     const v = isRecord(invoke.value) ? invoke.value : {};
     return {
       invoke,
@@ -93,7 +90,7 @@ export class RunIndex {
     this.complete(pair, op);
   }
 
-  private complete(pair: OpPair, op: Op): void {
+  private complete(pair: TimedPair, op: Op): void {
     pair.completion = op;
     pair.outcome = op.type as Outcome;
     pair.endMs = op.time / 1e6;
@@ -105,7 +102,7 @@ export class RunIndex {
       this.finalReads.push(v as unknown as FinalRead);
   }
 
-  private add(pair: OpPair): void {
+  private add(pair: TimedPair): void {
     this.pairs.push(pair);
     this.byIndex.set(pair.invoke.index, pair);
     const list = this.byProcess.get(pair.process) ?? [];
@@ -115,7 +112,11 @@ export class RunIndex {
   }
 
   /** The latest pair of the same process before `pair` that matches, scanning back no further than `stop` says. */
-  before(pair: OpPair, match: (p: OpPair) => boolean, stop: (p: OpPair) => boolean = () => false): OpPair | null {
+  before(
+    pair: TimedPair,
+    match: (p: TimedPair) => boolean,
+    stop: (p: TimedPair) => boolean = () => false,
+  ): TimedPair | null {
     const list = this.byProcess.get(pair.process) ?? [];
     for (let i = (this.position.get(pair) ?? 0) - 1; i >= 0; i--) {
       if (match(list[i])) return list[i];
@@ -125,7 +126,7 @@ export class RunIndex {
   }
 
   /** The first pair of the same process after `pair` that matches. */
-  after(pair: OpPair, match: (p: OpPair) => boolean): OpPair | null {
+  after(pair: TimedPair, match: (p: TimedPair) => boolean): TimedPair | null {
     const list = this.byProcess.get(pair.process) ?? [];
     for (let i = (this.position.get(pair) ?? list.length) + 1; i < list.length; i++) if (match(list[i])) return list[i];
     return null;

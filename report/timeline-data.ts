@@ -3,7 +3,7 @@ import type { Op, ProcessId } from '../history/op.ts';
 import { processRole, watchdogProcess } from '../history/process-role.ts';
 import type { FaultWindow } from '../history/fault-windows.ts';
 import { faultLabel } from '../history/fault-windows.ts';
-import { pairValue, processLabel, type OpPair, type RunIndex } from './op-pairs.ts';
+import { pairValue, processLabel, type TimedPair, type RunIndex } from './op-pairs.ts';
 import type { Finding } from './findings/index.ts';
 import { fmtSpan } from '../checkers/liveness.ts';
 
@@ -119,7 +119,7 @@ function subsumes(outer: unknown, inner: unknown): boolean {
 }
 
 /** One line a person reads on hover: what the op did, in the bank workload's terms. */
-export function summarize(p: OpPair, showAccount: boolean): string {
+export function summarize(p: TimedPair, showAccount: boolean): string {
   const v = pairValue(p);
   const err = p.completion?.error ?? p.invoke.error;
   const acct = showAccount && typeof v.account === 'number' ? `a${v.account} ` : '';
@@ -169,11 +169,11 @@ function merge(windows: [number, number][]): [number, number][] {
 
 /** Which pairs are drawn, by the history's size (the modes above); `windows` is empty unless windowed. */
 function selectShown(
-  all: readonly OpPair[],
+  all: readonly TimedPair[],
   faults: readonly FaultWindow[],
   found: readonly Finding[],
   endMs: number,
-): { mode: TimelineMode; windows: [number, number][]; shown: readonly OpPair[] } {
+): { mode: TimelineMode; windows: [number, number][]; shown: readonly TimedPair[] } {
   const mode: TimelineMode =
     all.length <= FULL_DETAIL_PAIRS ? 'full' : all.length <= MAX_DRAWN_PAIRS ? 'summaries' : 'windowed';
   if (mode !== 'windowed') return { mode, windows: [], shown: all };
@@ -207,7 +207,7 @@ interface Lanes {
   laneOf: Map<ProcessId, number>;
 }
 
-function lanesOf(shown: readonly OpPair[], concurrency: number | undefined): Lanes {
+function lanesOf(shown: readonly TimedPair[], concurrency: number | undefined): Lanes {
   const processes = [...new Set(shown.map((p) => p.process))].sort(laneOrder);
   const procOf = new Map(processes.map((p, i) => [p, i]));
   const keys = [...new Set(processes.map((p) => laneKey(p, concurrency)))].sort(laneOrder);
@@ -217,7 +217,7 @@ function lanesOf(shown: readonly OpPair[], concurrency: number | undefined): Lan
 }
 
 /** The per-pair columns (delta-encoded, see TimelineData) and the hover details the mode allows. */
-function pushPairs(data: TimelineData, shown: readonly OpPair[], lanes: Lanes, showAccount: boolean): void {
+function pushPairs(data: TimelineData, shown: readonly TimedPair[], lanes: Lanes, showAccount: boolean): void {
   const { mode, marks } = data;
   const fIndex = new Map<string, number>();
   let details = 0;

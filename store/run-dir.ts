@@ -11,7 +11,8 @@ import { readHistory, readHistoryTolerant } from '../history/reader.ts';
 import { sealInTimeOrder } from '../history/time-order.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { linkLatest, lockFolderName, resultsFolderProblem, runTimestamp } from './results-store.ts';
-import { normalizeTestJson, type StoredTestJson, type TestJson } from './test-json.ts';
+import { decodeResults, encodeResults, type StoredResults } from './results-json.ts';
+import { decodeTestJson, normalizeTestJson, type StoredTestJson, type TestJson } from './test-json.ts';
 
 /**
  * The one owner of a run directory's layout: `results/<lock>/<timestamp>/` holds the files below, and every reader
@@ -173,9 +174,14 @@ export function writeTest(runDir: string, test: StoredTestJson): void {
   writeJson(runPath(runDir, 'test'), test);
 }
 
-/** The test record as it is on disk (any shape: older runs, plugins, fixtures); undefined with `problems` said. */
+/**
+ * The test record as it is on disk (any shape: older runs, plugins, fixtures), through its decoder (a newer format
+ * is refused, exit 254); undefined with `problems` said.
+ */
 export function readTestRaw(runDir: string, problems: string[] = []): unknown {
-  return readJsonFile(runPath(runDir, 'test'), problems);
+  const file = runPath(runDir, 'test');
+  const raw = readJsonFile(file, problems);
+  return raw === undefined ? undefined : decodeTestJson(raw, file);
 }
 
 /** The test record read tolerantly into the shape pages use; a missing field shows as unknown. */
@@ -185,13 +191,14 @@ export function readTest(runDir: string, problems: string[] = []): TestJson {
 
 /** The results, for the one writer: the run's analysis (harness/analyze.ts), fresh or re-checked. */
 export function writeResults(runDir: string, results: RunResults): void {
-  writeJson(runPath(runDir, 'results'), results);
+  writeJson(runPath(runDir, 'results'), encodeResults(results));
 }
 
-/** The results as stored: `{}` when missing or unreadable, with `problems` said. */
-export function readResults(runDir: string, problems: string[] = []): Partial<RunResults> {
-  const raw = readJsonFile(runPath(runDir, 'results'), problems);
-  return raw && typeof raw === 'object' ? (raw as Partial<RunResults>) : {};
+/** The results as stored, through their decoder (a newer format is refused, exit 254): `{}` when missing or unreadable, with `problems` said. */
+export function readResults(runDir: string, problems: string[] = []): Partial<StoredResults> {
+  const file = runPath(runDir, 'results');
+  const raw = readJsonFile(file, problems);
+  return raw === undefined ? {} : decodeResults(raw, file);
 }
 
 /** The history, strictly (a malformed line throws: what a checker reads), in the order the file has it. */

@@ -2,6 +2,7 @@ import type { FaultName } from '../history/fault-names.ts';
 import type { RunConfig } from './run-config.ts';
 import { replayCommand } from './replay-command.ts';
 import { isRecord } from '../common/is-record.ts';
+import { formatOf } from './run-format.ts';
 import type { ForeignLockRecord } from '../workloads/foreign/lock-identity.ts';
 
 /**
@@ -10,6 +11,8 @@ import type { ForeignLockRecord } from '../workloads/foreign/lock-identity.ts';
  * `TestJson` the pages use.
  */
 export interface StoredTestJson {
+  /** The record's format (store/run-format.ts). A run from before the number has none; `decodeTestJson` says 0. */
+  format: number;
   lock: string;
   strategy: {
     name: string;
@@ -131,6 +134,18 @@ function foreignLockSeen(v: unknown): ForeignLockSeen | null {
     })),
     packages,
   };
+}
+
+/**
+ * The one reader of a test record as parsed from its file: every reader of test.json goes through here (via
+ * store/run-dir.ts). A record from before the format number was written is format 0 and comes back with
+ * `format: 0`; one of a newer format than this code's is refused (a HarnessError, exit 254) rather than misread.
+ * Anything else — a record that is not an object, fields missing — comes back as it is, for the tolerant readers
+ * (`normalizeTestJson` for the pages, the check's own test of `config`) to judge.
+ */
+export function decodeTestJson(raw: unknown, file: string): unknown {
+  const format = formatOf(raw, file);
+  return isRecord(raw) ? { ...raw, format } : raw;
 }
 
 export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJson {

@@ -5,6 +5,8 @@
  * Lifecycle, per client OS process: `connect(ctx)` once (and again after an `info`, with fresh connections),
  * then any number of `acquire` → (`renew`)* → `release`, then `close`.
  */
+
+/** Where a client reaches one server: an address, and what the connection needs beyond it. */
 export interface Endpoint {
   host: string;
   port: number;
@@ -85,7 +87,7 @@ export interface Lease {
   token?: string;
   /** How long the lock is believed valid, from the moment acquire returned (Redlock's validity time). */
   validityMs?: number;
-  /** Tries acquire needed. */
+  /** How many tries this acquire took (1 = the first one got the lock). */
   attempts: number;
   /** Strategy-private state (the owner value, the ZooKeeper node path, the etcd lease…). */
   handle?: unknown;

@@ -1,3 +1,5 @@
+import { seededShuffle } from '../../common/seeded-shuffle.ts';
+
 /**
  * Jepsen's grudges: which members of an ensemble stop hearing each other. Pure and seeded: the same members,
  * leader and random stream give the same sides, so a run's partitions replay with its seed.
@@ -24,16 +26,6 @@ export const MIN_MEMBERS: Readonly<Record<GrudgeName, number>> = {
   bridge: 3,
   'majorities-ring': 5,
 };
-
-/** `members` shuffled (Fisher–Yates on the seeded stream). */
-function shuffled<T>(random: () => number, members: readonly T[]): T[] {
-  const out = [...members];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
 
 function inOrder(members: readonly string[], group: readonly string[]): string[] {
   return members.filter((m) => group.includes(m));
@@ -64,7 +56,7 @@ export function isolateLeader(members: readonly string[], leader: string): Grudg
 
 /** Random halves: a majority (⌊n/2⌋+1 members) and the minority. */
 export function majorityMinority(members: readonly string[], random: () => number): Grudge {
-  const order = shuffled(random, members);
+  const order = seededShuffle(random, members);
   const m = Math.floor(members.length / 2) + 1;
   return grudgeOf('majority-minority', members, [order.slice(0, m), order.slice(m)]);
 }
@@ -75,7 +67,7 @@ export function majorityMinority(members: readonly string[], random: () => numbe
  * bridge, which votes for both.
  */
 export function bridge(members: readonly string[], random: () => number): Grudge {
-  const order = shuffled(random, members);
+  const order = seededShuffle(random, members);
   const half = Math.floor((members.length - 1) / 2);
   const b = order[half];
   return grudgeOf('bridge', members, [order.slice(0, half + 1), [b, ...order.slice(half + 1)]]);
@@ -90,7 +82,7 @@ export function majoritiesRing(members: readonly string[], random: () => number)
   const n = members.length;
   if (n < MIN_MEMBERS['majorities-ring'])
     throw new Error(`majorities-ring needs at least 5 members (every member sees a different majority); got ${n}`);
-  const ring = shuffled(random, members);
+  const ring = seededShuffle(random, members);
   const reach = Math.floor((Math.floor(n / 2) + 1) / 2);
   const views = ring.map((_, i) => Array.from({ length: 2 * reach + 1 }, (_, k) => ring[(i - reach + k + n) % n]));
   // Views are not components: i and i+2 both hear i+1 but not each other. A pair is cut when it is farther apart

@@ -1,6 +1,6 @@
 import type { TokenRegression } from '../../checkers/fencing-order.ts';
 import { fmtAt } from '../format.ts';
-import { processLabel, type OpPair } from '../op-pairs.ts';
+import { processLabel, type TimedPair } from '../op-pairs.ts';
 import { opIndexes, type Finding, type StoryInput } from './finding.ts';
 
 /** Fencing violations: the resource accepted a token lower than one it had already accepted. */
@@ -19,7 +19,7 @@ export function fencingViolations(input: StoryInput): Finding[] {
   return regressions(input).map((g, k) => {
     const w = input.index.writeById.get(g.writeId) ?? null;
     const prev = input.index.writeById.get(g.afterWriteId) ?? null;
-    const who = (p: OpPair | null) => (p ? `${processLabel(p.process)}'s ` : '');
+    const who = (p: TimedPair | null) => (p ? `${processLabel(p.process)}'s ` : '');
     return {
       id: `fence-${k + 1}`,
       kind: 'fencing-violation' as const,

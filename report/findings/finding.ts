@@ -1,7 +1,7 @@
 import type { RunResults } from '../../checkers/run-results.ts';
 import type { FaultWindow } from '../../history/fault-windows.ts';
 import { fmtAt, fmtCount } from '../format.ts';
-import type { OpPair, RunIndex } from '../op-pairs.ts';
+import type { TimedPair, RunIndex } from '../op-pairs.ts';
 
 /**
  * What a finding is, and the few facts every kind of finding tells the same way. A finding is a part of the
@@ -77,7 +77,7 @@ export const str = (v: unknown): string | null =>
   typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null;
 
 /** The history indexes of some pairs (invoke and completion), for a finding's `ops`. */
-export function opIndexes(...pairs: (OpPair | null)[]): number[] {
+export function opIndexes(...pairs: (TimedPair | null)[]): number[] {
   const out: number[] = [];
   for (const p of pairs) {
     if (!p) continue;

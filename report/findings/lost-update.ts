@@ -2,7 +2,7 @@ import type { LedgerRow, WriteValue } from '../../history/bank.ts';
 import type { LostUpdate } from '../../checkers/run-results.ts';
 import { faultDurationMs, faultLabel, faultsDuring, type FaultWindow } from '../../history/fault-windows.ts';
 import { fmtAt, fmtCount, fmtSigned } from '../format.ts';
-import { pairValue, processLabel, type OpPair, type RunIndex } from '../op-pairs.ts';
+import { pairValue, processLabel, type TimedPair, type RunIndex } from '../op-pairs.ts';
 import { regressions } from './fencing.ts';
 import {
   faultSpan,
@@ -168,9 +168,9 @@ function interleavingSentence(
 /** The read and acquire a write was based on: its process's latest ok read, and the ok acquire before that. */
 function criticalSection(
   index: RunIndex,
-  write: OpPair,
+  write: TimedPair,
   account: number,
-): { acquire: OpPair | null; read: OpPair | null } {
+): { acquire: TimedPair | null; read: TimedPair | null } {
   const read = index.before(
     write,
     (p) => p.f === 'read' && p.outcome === 'ok' && (p.account === null || p.account === account),
@@ -184,7 +184,7 @@ function criticalSection(
   return { acquire, read };
 }
 
-function writeStory(input: StoryInput, row: LedgerRow, write: OpPair | null, role: WriteStory['role']): WriteStory {
+function writeStory(input: StoryInput, row: LedgerRow, write: TimedPair | null, role: WriteStory['role']): WriteStory {
   const { index } = input;
   const { acquire, read } = write ? criticalSection(index, write, row.account) : { acquire: null, read: null };
   const acquireValue = acquire ? pairValue(acquire) : {};
@@ -217,7 +217,7 @@ function writeStory(input: StoryInput, row: LedgerRow, write: OpPair | null, rol
   };
 }
 
-function findWrite(index: RunIndex, row: LedgerRow, opIndex: number | undefined): OpPair | null {
+function findWrite(index: RunIndex, row: LedgerRow, opIndex: number | undefined): TimedPair | null {
   if (opIndex !== undefined) {
     const p = index.byIndex.get(opIndex);
     if (p && p.f === 'write') return p;

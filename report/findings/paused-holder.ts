@@ -4,7 +4,7 @@ import type { LostUpdate } from '../../checkers/run-results.ts';
 import { faultDurationMs, type FaultWindow } from '../../history/fault-windows.ts';
 import type { ProcessId } from '../../history/op.ts';
 import { fmtAt, fmtCount, fmtSigned, plural } from '../format.ts';
-import { pairValue, processLabel, type OpPair, type RunIndex } from '../op-pairs.ts';
+import { pairValue, processLabel, type TimedPair, type RunIndex } from '../op-pairs.ts';
 import { faultSpan, opIndexes, str, ttlClause, type Finding, type StoryInput } from './finding.ts';
 
 /**
@@ -36,9 +36,12 @@ export function pausedHolderFindings(input: StoryInput): Finding[] {
 }
 
 /** The lock a process held when it was stopped: its last ok acquire before the pause with no release after it. */
-function heldAtPause(pairs: readonly OpPair[], w: FaultWindow): { held: OpPair | null; heldRead: OpPair | null } {
-  let held: OpPair | null = null;
-  let heldRead: OpPair | null = null;
+function heldAtPause(
+  pairs: readonly TimedPair[],
+  w: FaultWindow,
+): { held: TimedPair | null; heldRead: TimedPair | null } {
+  let held: TimedPair | null = null;
+  let heldRead: TimedPair | null = null;
   for (const q of pairs) {
     if (q.startMs > w.startMs) break;
     if (q.f === 'acquire' && q.outcome === 'ok') {
@@ -112,7 +115,7 @@ function pauseFinding(input: StoryInput, w: FaultWindow, p: ProcessId, lostBy: L
 }
 
 /** Who was granted the lock while its holder was stopped. */
-function takersSentence(takers: readonly OpPair[]): string {
+function takersSentence(takers: readonly TimedPair[]): string {
   if (takers.length === 0) return 'Nobody else acquired that lock before it wrote.';
   const t = takers
     .slice(0, 3)
@@ -124,7 +127,7 @@ function takersSentence(takers: readonly OpPair[]): string {
 }
 
 /** What the paused process did when it resumed: the write it made, and what that write did to the ledger. */
-function outcomeAfterPause(index: RunIndex, write: OpPair | null, lostBy: LostUpdatesBy): string {
+function outcomeAfterPause(index: RunIndex, write: TimedPair | null, lostBy: LostUpdatesBy): string {
   if (!write) return 'It did not write again before the run ended.';
   const v = pairValue(write) as Partial<WriteValue>;
   const what = `${v.to ?? '?'}${typeof v.from === 'number' && typeof v.delta === 'number' ? ` (${v.from} ${fmtSigned(v.delta)})` : ''}`;
@@ -150,7 +153,7 @@ function outcomeAfterPause(index: RunIndex, write: OpPair | null, lostBy: LostUp
 /** A write that committed after the pause: what it was based on, and whom it erased or who erased it. */
 function resumedWrite(
   index: RunIndex,
-  write: OpPair,
+  write: TimedPair,
   v: Partial<WriteValue>,
   what: string,
   tok: string,

@@ -5,7 +5,8 @@ import { ensureNodeImage } from '../../cluster/docker/ensure-image.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import { Shutdown } from '../../common/shutdown.ts';
 import { resolveConfig } from '../../harness/options.ts';
-import { runTest, type RunOutcome, type TestJson } from '../../harness/run.ts';
+import { runTest, type RunOutcome } from '../../harness/run.ts';
+import type { StoredTestJson } from '../../store/test-json.ts';
 import { dryRun } from '../../harness/target-dry-run.ts';
 import { COMMAND_LOG_FILE } from '../../harness/target-session.ts';
 import { CommandLog } from '../../target/command-log.ts';
@@ -41,9 +42,12 @@ describe.skipIf(!docker)('a target in Docker containers', () => {
     expect(left).toEqual([]);
   });
 
-  async function run(argv: string[]): Promise<{ outcome: RunOutcome; test: TestJson }> {
+  async function run(argv: string[]): Promise<{ outcome: RunOutcome; test: StoredTestJson }> {
     const outcome = await runTest(resolveConfig([...argv, `--results=${results}`]), new Shutdown(), () => {});
-    return { outcome, test: JSON.parse(fs.readFileSync(path.join(outcome.runDir, 'test.json'), 'utf8')) as TestJson };
+    return {
+      outcome,
+      test: JSON.parse(fs.readFileSync(path.join(outcome.runDir, 'test.json'), 'utf8')) as StoredTestJson,
+    };
   }
 
   async function redisView(): Promise<{ underPrefix: string[]; planted: string | null }> {

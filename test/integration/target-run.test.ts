@@ -5,7 +5,8 @@ import { HarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import { Shutdown } from '../../common/shutdown.ts';
 import { resolveConfig } from '../../harness/options.ts';
-import { runTest, type RunOutcome, type TestJson } from '../../harness/run.ts';
+import { runTest, type RunOutcome } from '../../harness/run.ts';
+import type { StoredTestJson } from '../../store/test-json.ts';
 import { dryRun } from '../../harness/target-dry-run.ts';
 import { COMMAND_LOG_FILE } from '../../harness/target-session.ts';
 import { CommandLog } from '../../target/command-log.ts';
@@ -46,10 +47,10 @@ afterAll(async () => {
   fs.rmSync(results, { recursive: true, force: true });
 });
 
-async function run(argv: string[]): Promise<{ outcome: RunOutcome; test: TestJson; log: string[] }> {
+async function run(argv: string[]): Promise<{ outcome: RunOutcome; test: StoredTestJson; log: string[] }> {
   const log: string[] = [];
   const outcome = await runTest(resolveConfig([...argv, `--results=${results}`]), new Shutdown(), (l) => log.push(l));
-  const test = JSON.parse(fs.readFileSync(path.join(outcome.runDir, 'test.json'), 'utf8')) as TestJson;
+  const test = JSON.parse(fs.readFileSync(path.join(outcome.runDir, 'test.json'), 'utf8')) as StoredTestJson;
   return { outcome, test, log };
 }
 

@@ -3,7 +3,8 @@ import type { Op } from '../../history/op.ts';
 import type { NemesisValue } from '../../history/bank.ts';
 import { readHistory } from '../../history/reader.ts';
 import { resolveConfig } from '../../harness/options.ts';
-import { runTest, type RunOutcome, type TestJson } from '../../harness/run.ts';
+import { runTest, type RunOutcome } from '../../harness/run.ts';
+import type { StoredTestJson } from '../../store/test-json.ts';
 import { Shutdown } from '../../common/shutdown.ts';
 import { processesUnder, testResultsDir, type OurProcess } from '../integration/processes.ts';
 import { requireServersTier } from './servers-tier.ts';
@@ -12,7 +13,7 @@ import { requireServersTier } from './servers-tier.ts';
 export interface NemesisRun {
   outcome: RunOutcome;
   /** The run's test.json (read before the run folder is removed). */
-  test: TestJson;
+  test: StoredTestJson;
   /** The harness's log lines (progress, nemesis start/end, summary). */
   log: string[];
   /** The whole history (read before the run's folder is removed). */
@@ -37,7 +38,7 @@ export async function runNemesis(argv: string[]): Promise<NemesisRun> {
   const log: string[] = [];
   const outcome = await runTest(config, new Shutdown(), (l) => log.push(l));
   const { ops } = readHistory(`${outcome.runDir}/history.jsonl`);
-  const test = JSON.parse(fs.readFileSync(`${outcome.runDir}/test.json`, 'utf8')) as TestJson;
+  const test = JSON.parse(fs.readFileSync(`${outcome.runDir}/test.json`, 'utf8')) as StoredTestJson;
   const faults = (ops as Op[]).filter((o) => o.process === 'nemesis') as Op<NemesisValue>[];
   const leftovers = processesUnder(dir);
   if (!leftovers.length) fs.rmSync(dir, { recursive: true, force: true });
