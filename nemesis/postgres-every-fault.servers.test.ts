@@ -24,7 +24,7 @@ describe('--lock=postgres under every fault', () => {
       'majorities-ring',
     ]);
     await expect(runNemesis(['--lock=postgres', `--nemesis=${FAULT_NAMES.join(',')}`])).rejects.toThrow(
-      /--nemesis=restart-empty cannot act on --lock=postgres: --lock=postgres uses no Redis master/,
+      /--nemesis=kill-session cannot act on --lock=postgres: --lock=postgres holds no lock in a Postgres session/,
     );
   });
 
