@@ -76,6 +76,29 @@ describe('a failing window as a scenario', () => {
     expect(scenarioFromJson(ex.scenario)).toHaveProperty('scenario');
   });
 
+  it("scripts the lost update the signature's story tells, not the run's first one (a run with several faults)", () => {
+    // The README's redlock run: its first lost update came under another fault, between two clients the pause-holder
+    // shot never struck; the bundle scripted their own steps without the pause, and every replay "failed differently".
+    const signature = failureSignature(results, shotHolders(ops))!;
+    const [story] = results.lostUpdateDetails!;
+    const unrelated = {
+      ...story,
+      lost: { ...story.lost, process: 2 },
+      overwrittenBy: { ...story.overwrittenBy, process: 3 },
+    };
+    const several = { ...results, lostUpdateDetails: [unrelated, story] };
+    const ex = extractScenario(ops, several, { ttlMs: 2000, fencing: false }, signature, 'redis');
+    if (typeof ex === 'string') throw new Error(ex);
+    expect(ex.scenario.steps).toContain('pause A');
+    expect(ex.names).toEqual(
+      new Map([
+        [0, 'A'],
+        [1, 'B'],
+      ]),
+    );
+    expect(ex.description).toBe('write #1 by p1 (B) erased by write #2 by p0 (A)');
+  });
+
   it('without a fault story, scripts the two clients’ own ops in the order they completed', () => {
     const ex = extractScenario(
       ops,

@@ -38,9 +38,11 @@ export function extractScenario(
   signature: FailureSignature,
   lockRef: string,
 ): Extracted | string {
+  const holders = shotHolders(ops);
+  // Every helper below reads the run's first anomaly: make it the one the signature's story tells.
+  results = storyAnomalyFirst(results, signature.story, holders);
   const pair = anomalyPair(results);
   if (!pair) return `a ${signature.checker} failure names no two clients to script (lost updates and overlaps do)`;
-  const holders = shotHolders(ops);
   const shot = storyShot(results, signature.story, holders, pair);
   // A is the holder the fault struck; without a story, the client whose section began first.
   const holder = shot ? holders.get(shot.index)! : firstToAct(ops, results, pair);
@@ -70,6 +72,26 @@ export function extractScenario(
     description: describeAnomaly(results, names),
     story: shot?.story?.map((s) => ({ says: s.id, evidence: s.evidence })) ?? [],
   };
+}
+
+/**
+ * The run's results with the anomaly the signature's story tells first: the first lost update (or overlap) whose two
+ * clients include the holder of a whole story of that fault. A run with several faults may have lost its first update
+ * under another fault, between clients this story never struck; scripting that pair's steps dropped the story, and
+ * every replay of the bundle then "failed differently". Unchanged when there is no story or no such anomaly.
+ */
+function storyAnomalyFirst(r: RunResults, fault: FaultName | null, holders: ReadonlyMap<number, number>): RunResults {
+  if (!fault) return r;
+  const told = (pair: readonly number[]) => storyShot(r, fault, holders, pair) !== undefined;
+  const first = <T>(list: readonly T[] | undefined, pairOf: (x: T) => number[]): T[] | undefined => {
+    const i = (list ?? []).findIndex((x) => told(pairOf(x)));
+    return i > 0 ? [list![i], ...list!.filter((_, j) => j !== i)] : undefined;
+  };
+  const lost = first(r.lostUpdateDetails, (l) => [l.lost.process, l.overwrittenBy.process]);
+  if (lost) return { ...r, lostUpdateDetails: lost };
+  if (r.lostUpdateDetails?.length) return r;
+  const overlaps = first(r.overlapDetails, (o) => [o.a.process, o.b.process]);
+  return overlaps ? { ...r, overlapDetails: overlaps } : r;
 }
 
 /** The two client processes of the first anomaly: the erased write's and the eraser's; or the two overlapping holders. */
