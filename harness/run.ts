@@ -158,14 +158,8 @@ export async function runTest(
   await pool.start(specs);
   injectStrayThrow('mid-run', journal);
   target?.abort.start(journal);
-  let stoppedEarly: Awaited<ReturnType<typeof runForTheLimit>> = null;
-  if (driver) {
-    Object.assign(test, await driver.drive({ config, journal, pool, nemesis, log }));
-    writeTest(runDir, test);
-  } else stoppedEarly = await runForTheLimit(config, journal, pool, nemesis, stats, log, target?.abort.aborted);
-  if (stoppedEarly && 'aborted' in stoppedEarly) test.aborted = stoppedEarly.aborted;
-  else if (stoppedEarly) test.stoppedEarly = stoppedEarly;
-  if (stoppedEarly) writeTest(runDir, test);
+  Object.assign(test, await clientsPhase(config, journal, pool, nemesis, stats, log, driver, target));
+  writeTest(runDir, test);
   await healNemesis.run();
   await pool.stop(stopGraceMs);
   stopClients.cancel();
@@ -184,7 +178,9 @@ export async function runTest(
   await disposeClocks.run();
   markIncomplete.cancel();
   const outcome = await conclude(config, runDir, faults, log);
-  return stoppedEarly && 'atS' in stoppedEarly ? { ...outcome, stoppedEarlyAtS: stoppedEarly.atS } : outcome;
+  return test.stoppedEarly && 'atS' in test.stoppedEarly
+    ? { ...outcome, stoppedEarlyAtS: test.stoppedEarly.atS }
+    : outcome;
 }
 
 /**
@@ -499,6 +495,26 @@ export function postgresUrl(
  * until every client has died too often (nothing left to measure), or with --stop-on-lost-update until the first
  * lost update shows (returned: the test record keeps it). Returns once the nemesis has stopped.
  */
+/**
+ * The clients' part of a run: a scenario's driver takes them step by step, else they run free for the time limit
+ * (ended early by a loss with --stop-on-lost-update, or by a target's abort). What the test record gains from it.
+ */
+async function clientsPhase(
+  config: Readonly<Config>,
+  journal: Journal,
+  pool: ClientPool,
+  nemesis: ReturnType<typeof createNemesis>,
+  stats: LiveStats,
+  log: (line: string) => void,
+  driver: RunDriver | undefined,
+  target: TargetSession | null,
+): Promise<Partial<StoredTestJson>> {
+  if (driver) return driver.drive({ config, journal, pool, nemesis, log });
+  const stopped = await runForTheLimit(config, journal, pool, nemesis, stats, log, target?.abort.aborted);
+  if (!stopped) return {};
+  return 'aborted' in stopped ? { aborted: stopped.aborted } : { stoppedEarly: stopped };
+}
+
 async function runForTheLimit(
   config: Readonly<Config>,
   journal: Journal,
