@@ -51,7 +51,7 @@ export async function targetCheck(file: string, out: (line: string) => void): Pr
   out('servers');
   const all = [...servers.redis, ...servers.etcd];
   for (const n of all) {
-    const up = await n.answers();
+    const up = await n.reachable();
     if (!up) problems.push(`${n.name} (${n.host}:${n.port}) does not answer`);
     const version = up ? await n.version().catch((e: Error) => `version unknown: ${e.message}`) : 'no answer';
     const user = (n.kind === 'redis' ? logins.redis : logins.etcd)?.username ?? 'default user';

@@ -104,7 +104,7 @@ export async function checkTargetReady(
   const { spec } = plan;
   const all = [...servers.redis, ...servers.etcd];
   const silent = [];
-  for (const n of all) if (!(await n.answers())) silent.push(`${n.name} (${n.host}:${n.port})`);
+  for (const n of all) if (!(await n.reachable())) silent.push(`${n.name} (${n.host}:${n.port})`);
   if (silent.length)
     throw new HarnessError('bad-arguments', `target ${spec.name}: ${silent.join(', ')} did not answer`, {
       hint: `check that the servers run and the credentials are right: fencepost target check ${spec.file}`,

@@ -11,6 +11,13 @@ export const ANSWER_TIMEOUT_MS = 400;
 export const STOP_DEADLINE_MS = 2000;
 /** How long a killed server may take to answer again after its adapter started it. */
 export const START_DEADLINE_MS = 60_000;
+/**
+ * Before a run (or `target check`): how long a server gets to answer at all, each try given REACH_TRY_MS. A server
+ * that answers slowly (etcd's password check is bcrypt, a busy 2-core machine) is up; only one that never answers
+ * within the deadline is reported as not answering.
+ */
+export const REACH_DEADLINE_MS = 10_000;
+export const REACH_TRY_MS = 3000;
 
 /** What a remote node needs to act on its server: the adapter of each action, the guard, each injection's bound. */
 export interface NodeActions {
@@ -77,6 +84,11 @@ export abstract class RemoteNode implements ClusterNode {
     } catch {
       return false;
     }
+  }
+
+  /** Whether the server answers at all within REACH_DEADLINE_MS: the check before a run that it runs and lets us in. */
+  async reachable(deadlineMs = REACH_DEADLINE_MS): Promise<boolean> {
+    return firstAnswer((ms) => this.ask(ms), deadlineMs, REACH_TRY_MS);
   }
 
   private adapter(action: InjectAction): ServerFaultAdapter {
@@ -183,4 +195,29 @@ export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
     p,
     new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms))),
   ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Asks until one answer comes (each try bounded by `tryMs`, never past the deadline), and says whether one did:
+ * true as soon as `ask` resolves, false when `deadlineMs` passed without an answer.
+ */
+export async function firstAnswer(
+  ask: (timeoutMs: number) => Promise<unknown>,
+  deadlineMs: number,
+  tryMs: number,
+  pauseMs = 200,
+): Promise<boolean> {
+  const end = performance.now() + deadlineMs;
+  for (;;) {
+    const left = end - performance.now();
+    if (left <= 0) return false;
+    const ms = Math.max(1, Math.min(tryMs, left));
+    try {
+      await withTimeout(ask(ms), ms);
+      return true;
+    } catch {
+      if (end - performance.now() <= pauseMs) return false;
+      await sleep(pauseMs);
+    }
+  }
 }

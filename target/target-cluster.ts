@@ -59,7 +59,7 @@ export function targetCluster(servers: TargetServersOf, local: Cluster): AnyClus
     async start() {
       await local.start();
       const silent = [];
-      for (const n of remote) if (!(await n.answers())) silent.push(`${n.name} (${n.host}:${n.port})`);
+      for (const n of remote) if (!(await n.reachable())) silent.push(`${n.name} (${n.host}:${n.port})`);
       if (silent.length) {
         await local.teardown();
         throw new HarnessError(
