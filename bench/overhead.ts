@@ -8,7 +8,7 @@ import type { Quantiles } from '../checkers/run-results.ts';
 import { quantiles } from '../checkers/op-stats.ts';
 import { FULL_CLUSTER, type Cluster, type ClusterSpec } from '../cluster/cluster.ts';
 import { createLocalCluster } from '../cluster/local/cluster.ts';
-import { resolveConfig } from '../harness/options.ts';
+import { resolveConfig } from '../harness/command-line.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { provision } from '../cluster/provision.ts';
 import { clientSpecs, runTest } from '../harness/run.ts';

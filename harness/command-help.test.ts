@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { commandHelp, globalHelp, ownOptions } from './command-help.ts';
 import { helpWidth, twoColumns, wrapText } from './help-layout.ts';
-import { commandOptions, OPTIONS, parseCommandLine, SUBCOMMANDS } from './options.ts';
+import { commandOptions, OPTIONS, parseCommandLine, SUBCOMMANDS } from './command-line.ts';
 
 const run = promisify(execFile);
 const COMMANDS = Object.keys(SUBCOMMANDS) as (keyof typeof SUBCOMMANDS)[];
