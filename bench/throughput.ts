@@ -11,7 +11,7 @@ import { PidRegistry } from '../common/pid-registry.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { resolveConfig } from '../harness/command-line.ts';
 import { clientSpecs, clusterSpecFor, runTest } from '../harness/run.ts';
-import { clientEnvironment } from '../harness/client-pool.ts';
+import { clientEnvironment } from '../harness/client-environment.ts';
 import { withEnsembleSizes } from '../harness/strategy-options.ts';
 import { runNeeds } from '../nemesis/fault-registry.ts';
 import { readHistory } from '../history/reader.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { EXIT } from './exit-codes.ts';
 import { Shutdown } from './shutdown.ts';
-import { checkedMessage } from '../harness/client-pool.ts';
+import { checkedMessage } from '../workloads/client-protocol.ts';
 
 describe('Shutdown.crash (an error nothing caught)', () => {
   it('runs every step, waits for one the normal path is running, and resolves 255 — never 1', async () => {
