@@ -1,19 +1,14 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 import type { PidRegistry } from '../common/pid-registry.ts';
-import { inFlightFile, runLogFile, runPath } from '../store/run-dir.ts';
-import { checkedMessage, type ClientSpec, type ToClient } from '../workloads/client-protocol.ts';
+import { runPath } from '../store/run-dir.ts';
+import type { ClientSpec, ToClient } from '../workloads/client-protocol.ts';
 import type { ClientProcess } from '../nemesis/nemesis.ts';
-import { killTree, resumeTree, stopTree } from '../workloads/foreign/lock-tree.ts';
+import { killTree } from '../workloads/foreign/lock-tree.ts';
 import type { DrivenStepName } from '../workloads/driven-client.ts';
-import { clientEnvironment } from './client-environment.ts';
-import { ClientOps, deathOf, exitIsDeath, type OpSink } from './client-deaths.ts';
-import { LockTrees, signalPid, SlotLockProcesses } from './lock-processes.ts';
-
-const CLIENT_SCRIPT = new URL('../workloads/client.ts', import.meta.url);
-const TSX = import.meta.resolve('tsx');
+import { deathOf, exitIsDeath, type OpSink } from './client-deaths.ts';
+import { LockTrees, signalPid, signalWithLockTree } from './lock-processes.ts';
+import { clientLogFile, forkSlot, sendTo, type DrivenEvent, type Slot, type SlotSpec } from './client-slot.ts';
 
 /** Pause before a restart, times the deaths so far: a client that dies at once must not spin the CPU. */
 const RESTART_BACKOFF_MS = 250;
@@ -23,31 +18,6 @@ const RESTART_BACKOFF_MS = 250;
  * (its contract, nemesis/nemesis.ts).
  */
 export type ClientHandle = ClientProcess;
-
-/** What a driven client (workloads/driven-client.ts) said: it is connected and waiting, or it refused a step. */
-export type DrivenEvent =
-  | { slot: number; kind: 'waiting' }
-  | { slot: number; kind: 'refused'; seq: number; reason: string };
-
-/** What forking a slot's process needs of its spec; the rest arrives with `start` (ClientPool.launch). */
-type SlotSpec = Pick<ClientSpec, 'slot' | 'concurrency' | 'generation'>;
-
-interface Slot {
-  /** The whole spec once the client was started; until then only what its fork needed. */
-  spec: SlotSpec & Partial<ClientSpec>;
-  handle: ClientHandle;
-  child: ChildProcess;
-  exited: Promise<void>;
-  deaths: number;
-  /** Its ops as recorded, and what its death records (client-deaths.ts). */
-  ops: ClientOps;
-  /** Its foreign lock processes (lock-processes.ts). */
-  locks: SlotLockProcesses;
-  /** The nemesis killed this process (killOnPurpose): its death is not one of the slot's own. */
-  killedOnPurpose?: boolean;
-  /** Its lock library said it is ending the process on purpose (a `library-crash` message): not a death of its own either. */
-  libraryCrash?: { error: string; message: string };
-}
 
 /**
  * The client processes of a run. Spawned detached (own process group) so a terminal Ctrl-C reaches only the
@@ -116,7 +86,7 @@ export class ClientPool {
       const spec = { ...specs[s.spec.slot], ...lockCgroup(s.spec.slot) };
       s.spec = spec;
       s.locks.cgroup = spec.lockCgroup;
-      this.send(s, { type: 'start', spec });
+      sendTo(s, { type: 'start', spec }, this.log);
     }
   }
 
@@ -132,7 +102,7 @@ export class ClientPool {
    */
   step(slot: number, seq: number, f: DrivenStepName): void {
     const s = this.slots[slot];
-    if (s) this.send(s, { type: 'step', seq, f });
+    if (s) sendTo(s, { type: 'step', seq, f }, this.log);
   }
 
   /** Listen to the driven clients' events (connected and waiting; a step refused); returns the unsubscribe. */
@@ -145,87 +115,27 @@ export class ClientPool {
     for (const l of this.drivenListeners) l(e);
   }
 
-  /** A send whose failure (the child gone, its channel closed) is logged: its exit handler records the death. */
-  private send(slot: Slot, msg: ToClient): void {
-    if (!slot.child.connected) return;
-    slot.child.send(msg, (err) => {
-      if (err) this.log(`fencepost: could not send ${msg.type} to client ${slot.spec.slot}: ${err.message}`);
-    });
-  }
-
-  private logFile(slot: number): string {
-    return runLogFile(this.runDir, `client-${slot}`);
-  }
-
   /** Fork one client and resolve once it is ready for its spec (the caller sends `start`). */
-  private spawn(spec: SlotSpec, handle: ClientHandle, deaths: number): Promise<void> {
-    const log = fs.openSync(this.logFile(spec.slot), 'a', RUN_FILE_MODE);
-    const inFlight = inFlightFile(this.runDir, spec.slot, this.forks++);
-    const child = fork(
-      CLIENT_SCRIPT,
-      ['--run-dir', this.runDir, '--slot', String(spec.slot), '--in-flight', inFlight],
-      {
-        execArgv: ['--import', TSX],
-        detached: true,
-        stdio: ['ignore', log, log, 'ipc'],
-        env: clientEnvironment(process.env, this.env(spec.slot)),
+  private spawn(spec: SlotSpec & Partial<ClientSpec>, handle: ClientHandle, deaths: number): Promise<void> {
+    const { slot, ready } = forkSlot(spec, handle, deaths, {
+      runDir: this.runDir,
+      pids: this.pids,
+      onOp: this.onOp,
+      env: this.env(spec.slot),
+      forkNo: this.forks++,
+      log: this.log,
+      together: this.together,
+      isCurrent: (s) => this.slots[s.spec.slot] === s,
+      driven: (e) => this.driven(e),
+      ended: (s, code, signal) => {
+        const current = this.slots[s.spec.slot] === s;
+        const killedOnPurpose = !!s.killedOnPurpose;
+        if (exitIsDeath({ started: this.started, current, stopping: this.stopping, killedOnPurpose }))
+          void this.died(s, code, signal);
       },
-    );
-    fs.closeSync(log);
-    Object.assign(handle, { pid: child.pid!, paused: false, exited: false });
-    const slot: Slot = {
-      spec,
-      handle,
-      child,
-      deaths,
-      ops: new ClientOps(handle, inFlight, spec.slot + spec.concurrency * (spec.generation ?? 0), this.onOp),
-      locks: new SlotLockProcesses(spec.slot, handle, this.pids, this.runDir),
-      exited: new Promise((resolve) => child.once('exit', () => resolve())),
-    };
-    slot.locks.cgroup = slot.spec.lockCgroup;
-    this.slots[spec.slot] = slot;
-    this.pids.add({ name: `client-${spec.slot}`, pid: child.pid!, marker: this.runDir });
-    return new Promise((resolve, reject) => {
-      child.on('message', (raw: unknown) => {
-        const msg = checkedMessage(raw);
-        if (typeof msg === 'string') {
-          // A plugin calling process.send, or a bug of ours: said, and dropped — thrown from here, nothing catches it.
-          this.log(`fencepost: client ${spec.slot} sent a malformed message (${msg}); ignored`);
-          return;
-        }
-        if (msg.type === 'ready') resolve();
-        else if (msg.type === 'ops') this.together(() => msg.ops.forEach((sent) => slot.ops.received(sent)));
-        else if (msg.type === 'log') fs.appendFileSync(this.logFile(spec.slot), `${msg.line}\n`);
-        else if (msg.type === 'lock-process') {
-          if (this.slots[spec.slot] === slot) slot.locks.reported(msg.pid, msg.command, msg.ended);
-        } else if (msg.type === 'library-crash') slot.libraryCrash = { error: msg.error, message: msg.message };
-        else if (msg.type === 'waiting') this.driven({ slot: spec.slot, kind: 'waiting' });
-        else if (msg.type === 'step-refused')
-          this.driven({ slot: spec.slot, kind: 'refused', seq: msg.seq, reason: msg.reason });
-      });
-      // A send on a channel that closed (the child died meanwhile) emits 'error' here; its exit handler records it.
-      child.on('error', (err) => this.log(`fencepost: client ${spec.slot}: ${err.message}`));
-      child.once('exit', (code, signal) => {
-        handle.exited = true;
-        slot.ops.recoverUnsent();
-        this.pids.remove(`client-${spec.slot}`);
-        // Its lock process must not outlive it: execa's cleanup kills it on a normal exit, not on SIGKILL.
-        slot.locks.reap();
-        reject(
-          new Error(`client ${spec.slot} exited (code ${code}) before it was ready; see logs/client-${spec.slot}.log`),
-        );
-        const current = this.slots[spec.slot] === slot;
-        if (
-          exitIsDeath({
-            started: this.started,
-            current,
-            stopping: this.stopping,
-            killedOnPurpose: !!slot.killedOnPurpose,
-          })
-        )
-          void this.died(slot, code, signal);
-      });
     });
+    this.slots[spec.slot] = slot;
+    return ready;
   }
 
   /** Record a death mid-run, then restart the slot under a new process id, or give it up. */
@@ -234,7 +144,7 @@ export class ClientPool {
       slot: slot.spec.slot,
       code,
       signal,
-      logFile: this.logFile(slot.spec.slot),
+      logFile: clientLogFile(this.runDir, slot.spec.slot),
       deathsBefore: slot.deaths,
       killedOnPurpose: !!slot.killedOnPurpose,
       libraryCrash: slot.libraryCrash,
@@ -265,26 +175,16 @@ export class ClientPool {
       await this.spawn(spec, slot.handle, deaths);
       // Stopped while it booted: it has run nothing, so it has nothing to finish.
       if (this.stopping) this.kill();
-      else this.send(this.slots[spec.slot], { type: 'start', spec });
+      else sendTo(this.slots[spec.slot], { type: 'start', spec }, this.log);
     } catch {
       // It died before it was ready; its exit handler has recorded that and carries on from there.
     }
   }
 
-  /**
-   * Stop or resume a client and its lock processes together — each lock process's whole tree (a wrapper's children,
-   * helpers it forked: lock-tree.ts), every lock process of the client (one still closing after an `info` holds its
-   * session as long as it runs). The client first on SIGSTOP (it is the one that writes: stopped, it cannot write
-   * however long the tree takes to stop), the tree first on SIGCONT.
-   */
+  /** Stop or resume a client and its lock processes together (lock-processes.ts: in which order). */
   signal(slot: number, signal: 'SIGSTOP' | 'SIGCONT'): void {
     const c = this.clients[slot];
-    if (!c || c.exited) return;
-    const tree = c.lockTree;
-    if (signal === 'SIGCONT' && tree) resumeTree(tree);
-    if (!signalPid(c.pid, signal)) return; // exited meanwhile
-    c.paused = signal === 'SIGSTOP';
-    if (signal === 'SIGSTOP' && tree) stopTree(tree);
+    if (c && !c.exited) signalWithLockTree(c, signal);
   }
 
   killOnPurpose(slot: number): void {

@@ -2,7 +2,7 @@ import { startTime, stillOurs, type PidRegistry } from '../common/pid-registry.t
 import type { ClientProcess } from '../nemesis/nemesis.ts';
 import type { ClientSpec } from '../workloads/client-protocol.ts';
 import { LockCgroups } from '../workloads/foreign/lock-cgroups.ts';
-import { killTree, stopTree, type GroupLeader, type LockTree } from '../workloads/foreign/lock-tree.ts';
+import { killTree, resumeTree, stopTree, type GroupLeader, type LockTree } from '../workloads/foreign/lock-tree.ts';
 
 /**
  * The foreign lock processes of a run's clients (a lock in another language runs as a process the client starts):
@@ -18,6 +18,20 @@ export function signalPid(pid: number, signal: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Stop or resume a client and its lock processes together — each lock process's whole tree (a wrapper's children,
+ * helpers it forked: lock-tree.ts), every lock process of the client (one still closing after an `info` holds its
+ * session as long as it runs). The client first on SIGSTOP (it is the one that writes: stopped, it cannot write
+ * however long the tree takes to stop), the tree first on SIGCONT.
+ */
+export function signalWithLockTree(client: ClientProcess, signal: 'SIGSTOP' | 'SIGCONT'): void {
+  const tree = client.lockTree;
+  if (signal === 'SIGCONT' && tree) resumeTree(tree);
+  if (!signalPid(client.pid, signal)) return; // exited meanwhile
+  client.paused = signal === 'SIGSTOP';
+  if (signal === 'SIGSTOP' && tree) stopTree(tree);
 }
 
 /** The pid file of a client's lock process. */
