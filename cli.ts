@@ -6,6 +6,7 @@ import { CLI } from './common/cli-name.ts';
 
 const OPTION_NAMES = OPTIONS.map((o) => o.name);
 import { Shutdown } from './common/shutdown.ts';
+import { lockRef } from './workloads/lock-ref.ts';
 
 /** Subcommands are loaded on demand so `--help` and argument errors answer at once. */
 async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Promise<number> {
@@ -84,7 +85,7 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
         const { scenarioCommand } = await import('./scenario/scenario-command.ts');
         return scenarioCommand(config, shutdown);
       }
-      if (config.lock === 'all') {
+      if (lockRef(config.lock).kind === 'all') {
         const { runMatrix } = await import('./matrix/matrix.ts');
         return runMatrix(config, shutdown);
       }

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { FAULT_NAMES } from '../history/fault-names.ts';
-import { BUILTIN_LOCKS, isPluginPath } from '../workloads/lock-names.ts';
+import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+import { lockRef } from '../workloads/lock-ref.ts';
 import { HarnessError } from '../common/errors.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { JsonSyntaxError, parseJsonWithLines } from '../common/json-lines.ts';
@@ -138,12 +139,13 @@ export function parseExpectations(text: string, name: string, dir: string, cwd =
 function cellLock(lock: unknown, bad: (message: string) => never, dir: string, cwd: string): string {
   if (typeof lock !== 'string' || lock === '')
     return bad(`"lock" must be a built-in lock (${BUILTIN_LOCKS.join(', ')}) or a plugin path (./locks/ours.ts)`);
-  if (isPluginPath(lock)) {
+  const ref = lockRef(lock);
+  if (ref.kind === 'plugin') {
     const file = path.resolve(dir, lock);
     if (!fs.existsSync(file)) bad(`plugin ${lock} not found (looked for ${file})`);
     return `./${path.relative(cwd, file)}`;
   }
-  if (!(BUILTIN_LOCKS as readonly string[]).includes(lock))
+  if (ref.kind !== 'builtin')
     bad(
       `unknown lock "${lock}"; a built-in lock is one of ${BUILTIN_LOCKS.join(', ')}, a plugin is a path starting with ./`,
     );

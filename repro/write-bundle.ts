@@ -6,8 +6,7 @@ import type { Op } from '../history/op.ts';
 import type { FailureSignature } from '../checkers/failure-signature.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import type { StoredTestJson } from '../store/test-json.ts';
-import { isBuiltinLock } from '../workloads/lock-names.ts';
-import { EXEC_PREFIX } from '../workloads/foreign/manifest.ts';
+import { EXEC_PREFIX, lockRef } from '../workloads/lock-ref.ts';
 import { BUNDLE_FILES, BUNDLE_FORMAT, BUNDLE_VERSION, type BundleJson } from './bundle-format.ts';
 import { bundleReadme } from './bundle-readme.ts';
 import { extractScenario } from './extract-scenario.ts';
@@ -91,18 +90,19 @@ function withoutPaths(config: StoredTestJson['config']): Record<string, unknown>
  * `exec:` program as `lock/<program>`. `ref` is how the bundle's scenario names it, relative to the scenario file.
  */
 function copyLock(lock: string, dir: string): { kind: BundleJson['lock']['kind']; ref: string; file?: string } {
-  if (isBuiltinLock(lock)) return { kind: 'builtin', ref: lock };
+  const ref = lockRef(lock);
+  if (ref.kind === 'builtin') return { kind: 'builtin', ref: lock };
   const lockDir = path.join(dir, BUNDLE_FILES.lock);
   fs.mkdirSync(lockDir, { recursive: true });
-  if (lock.startsWith(EXEC_PREFIX)) {
-    const program = path.resolve(lock.slice(EXEC_PREFIX.length));
+  if (ref.kind === 'exec') {
+    const program = path.resolve(ref.program);
     fs.copyFileSync(program, path.join(lockDir, path.basename(program)));
     const file = `${BUNDLE_FILES.lock}/${path.basename(program)}`;
     return { kind: 'exec', ref: `${EXEC_PREFIX}${file}`, file };
   }
   const src = path.resolve(lock);
   const file = `${BUNDLE_FILES.lock}/${path.basename(src)}`;
-  if (!lock.endsWith('.json')) {
+  if (ref.kind !== 'manifest') {
     fs.copyFileSync(src, path.join(dir, file));
     return { kind: 'plugin', ref: file, file };
   }

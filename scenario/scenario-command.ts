@@ -4,6 +4,7 @@ import { runTest, type RunOutcome } from '../harness/run.ts';
 import { badScenario, scenarioRun } from './scenario-config.ts';
 import type { Scenario } from './scenario-file.ts';
 import { scenarioDriver } from './scenario-run.ts';
+import { lockRef } from '../workloads/lock-ref.ts';
 
 /**
  * `--scenario=<file>` with any lock (a built-in, a plugin, a manifest): one run whose clients follow the script.
@@ -20,7 +21,8 @@ export async function runScenario(
   shutdown: Shutdown,
   opts: { scenario?: Scenario; log?: (line: string) => void } = {},
 ): Promise<RunOutcome> {
-  if (base.lock === 'all') throw badScenario(file, ['--lock=all runs the matrix: a scenario runs with one lock']);
+  if (lockRef(base.lock).kind === 'all')
+    throw badScenario(file, ['--lock=all runs the matrix: a scenario runs with one lock']);
   const { scenario, config } = await scenarioRun(file, base, opts.scenario);
   return runTest(config, shutdown, opts.log, scenarioDriver(scenario, file));
 }

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
-import { isPluginPath } from '../workloads/lock-names.ts';
-import { EXEC_PREFIX } from '../workloads/foreign/manifest.ts';
+import { isPathRef, lockRef } from '../workloads/lock-ref.ts';
 import { EXECUTORS } from '../nemesis/fault-registry.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import { resolveConfig } from '../harness/command-line.ts';
@@ -79,8 +78,9 @@ export async function scenarioRun(
 function scenarioLock(lock: string | null, file: string): string | null {
   if (!lock) return null;
   const dir = path.dirname(path.resolve(file));
-  if (lock.startsWith(EXEC_PREFIX)) return `${EXEC_PREFIX}${path.resolve(dir, lock.slice(EXEC_PREFIX.length))}`;
-  return isPluginPath(lock) || lock.endsWith('.json') ? path.resolve(dir, lock) : lock;
+  const ref = lockRef(lock);
+  if (ref.kind === 'exec') return `exec:${path.resolve(dir, ref.program)}`;
+  return isPathRef(ref) ? path.resolve(dir, ref.path) : lock;
 }
 
 /** Whether argv[i] is --scenario or its value (the space form). */

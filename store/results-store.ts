@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
+import { lockRef } from '../workloads/lock-ref.ts';
 
 /**
  * The results folder: `results/<lock>/<timestamp>/` per run (its files: store/run-dir.ts) and a
@@ -13,12 +14,13 @@ export function runTimestamp(date = new Date()): string {
 
 /** A plugin path is not a folder name: `./my/lock.ts` → `plugin-lock`. */
 export function lockFolderName(lock: string): string {
-  if (/[/\\.]/.test(lock))
-    return `plugin-${path
-      .basename(lock)
-      .replace(/\.[cm]?[jt]s$/, '')
-      .replace(/[^A-Za-z0-9_-]/g, '_')}`;
-  return lock;
+  const { kind } = lockRef(lock);
+  if (kind === 'builtin' || kind === 'all') return lock;
+  // A lock named by a path or a program (or anything else: never a path of folders) gets its file's name.
+  return `plugin-${path
+    .basename(lock)
+    .replace(/\.[cm]?[jt]s$/, '')
+    .replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
 /** statfs types of pseudo file systems, where a results folder makes no sense (Node's recursive mkdir spins on proc). */

@@ -2,15 +2,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { HarnessError } from '../common/errors.ts';
-import { isBuiltinLock, isPluginPath } from './lock-names.ts';
+import { isBuiltinLock } from './lock-names.ts';
+import { isForeignRef, lockRef } from './lock-ref.ts';
 import { resolveStrategy, strategyProblems, type ResolvedStrategy } from './resolved-strategy.ts';
 import { BUILTIN_STRATEGIES } from './strategies/registry.ts';
-import { isForeignLock, readForeignLock } from './foreign/manifest.ts';
+import { readForeignLock } from './foreign/manifest.ts';
 
 /** Resolve `--lock` to a module URL: a built-in name (the registry) or a user's plugin file. */
 export function strategyModuleUrl(lock: string): string {
-  if (isBuiltinLock(lock)) return BUILTIN_STRATEGIES[lock];
-  if (isPluginPath(lock)) return pathToFileURL(path.resolve(lock)).href;
+  const ref = lockRef(lock);
+  if (ref.kind === 'builtin') return BUILTIN_STRATEGIES[ref.name];
+  if (ref.kind === 'plugin') return pathToFileURL(path.resolve(ref.path)).href;
   throw new HarnessError('bad-arguments', `unknown lock "${lock}"`);
 }
 
@@ -19,7 +21,7 @@ export function strategyModuleUrl(lock: string): string {
  * way; a plugin that doesn't fit the interface is a bad argument (exit 254), not a crash.
  */
 export async function loadStrategy(lock: string): Promise<ResolvedStrategy> {
-  if (isForeignLock(lock)) return loadForeignLock(lock);
+  if (isForeignRef(lockRef(lock))) return loadForeignLock(lock);
   const moduleUrl = strategyModuleUrl(lock);
   // A built-in foreign row (kazoo, curator, …): its manifest in locks/, read like a user's, resolved as a built-in.
   if (isBuiltinLock(lock) && moduleUrl.endsWith('.json')) return loadForeignLock(lock, fileURLToPath(moduleUrl), true);

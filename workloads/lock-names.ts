@@ -7,9 +7,3 @@ export const BUILTIN_LOCKS = Object.keys(BUILTIN_STRATEGIES) as readonly Builtin
 export function isBuiltinLock(lock: string): lock is BuiltinLock {
   return Object.hasOwn(BUILTIN_STRATEGIES, lock);
 }
-
-/** A path to a plugin module or to a foreign lock's manifest (./locks/x.json); `exec:` forms are foreign too. */
-export function isPluginPath(lock: string): boolean {
-  if (lock.startsWith('exec:')) return false;
-  return /^(\.{1,2}\/|\/)/.test(lock) || /\.[cm]?[jt]s$/.test(lock);
-}

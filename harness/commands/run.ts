@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUILTIN_LOCKS, isPluginPath } from '../../workloads/lock-names.ts';
+import { BUILTIN_LOCKS } from '../../workloads/lock-names.ts';
+import { isPathRef, lockRef } from '../../workloads/lock-ref.ts';
 import type { RunConfig } from '../../store/run-config.ts';
 import { HELP_OPTION, type CommandSpec, type ParseContext } from '../command-spec.ts';
 import { bad, didYouMean, parseArgv, type OptionSpec } from '../option-table.ts';
@@ -45,14 +46,17 @@ const TABLE = [
 ] as const satisfies readonly OptionSpec[];
 
 function validateLock(lock: string): void {
-  if ((BUILTIN_LOCKS as readonly string[]).includes(lock) || lock === 'all') return;
-  // A lock in another language: its manifest or program is checked where it is loaded (workloads/foreign/manifest.ts).
-  if (lock.startsWith('exec:')) return;
-  if (isPluginPath(lock)) {
-    if (!fs.existsSync(path.resolve(lock)))
+  const ref = lockRef(lock);
+  if (ref.kind === 'builtin' || ref.kind === 'all') return;
+  // A lock in another language: its program is checked where it is loaded (workloads/foreign/manifest.ts).
+  if (ref.kind === 'exec') return;
+  if (isPathRef(ref)) {
+    if (!fs.existsSync(path.resolve(ref.path)))
       throw bad(
-        `--lock=${lock}: no such file (${path.resolve(lock)}).`,
-        'a plugin lock is a .ts/.js module path; see docs/your-lock.md',
+        `--lock=${lock}: no such file (${path.resolve(ref.path)}).`,
+        ref.kind === 'plugin'
+          ? 'a plugin lock is a .ts/.js module path; see docs/your-lock.md'
+          : "a lock in another language is its manifest's path (.json); see docs/your-lock.md",
       );
     return;
   }
@@ -67,7 +71,7 @@ function validateLock(lock: string): void {
  * --fencing, a lease for --watchdog — is the strategy's to say: strategy-options.ts, once it is resolved.)
  */
 function refuseAcrossModes(lock: string, given: readonly string[]): void {
-  const matrix = lock === 'all';
+  const matrix = lockRef(lock).kind === 'all';
   for (const name of given) {
     if (matrix && name === 'fencing')
       throw bad(

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { LockStrategy } from '../strategy.ts';
 import { strategyProblems } from '../resolved-strategy.ts';
+import { EXEC_PREFIX, isForeignRef, lockRef } from '../lock-ref.ts';
 
 /** What a client process needs to start the lock process: plain data, sent over IPC in the ClientSpec. */
 export interface ForeignCommand {
@@ -31,7 +32,7 @@ export interface ForeignLock {
   readonly manifest: string | null;
 }
 
-export const EXEC_PREFIX = 'exec:';
+export { EXEC_PREFIX };
 
 /** The fields a manifest may have. */
 export const MANIFEST_KEYS = [
@@ -64,7 +65,7 @@ const EXEC_FACTS: ForeignFacts = {
 export const EXEC_DEFAULTS: Readonly<ForeignFacts> = Object.freeze(EXEC_FACTS);
 
 export function isForeignLock(lock: string): boolean {
-  return lock.startsWith(EXEC_PREFIX) || lock.endsWith('.json');
+  return isForeignRef(lockRef(lock));
 }
 
 export type ForeignLockOrProblems = { lock: ForeignLock } | { problems: string[] };
