@@ -10,7 +10,7 @@ import { claimRun, writeOwner } from '../common/run-owner.ts';
 import { LockCgroups, lockCgroupsMissing } from '../workloads/foreign/lock-cgroups.ts';
 import { inCgroupArgv } from '../common/cgroup2.ts';
 import { treePids } from '../workloads/foreign/lock-tree.ts';
-import { until } from '../test/support/poll.ts';
+import { eventually } from '../test/support/eventually.ts';
 
 // `cleanup` on real processes (`sleep`), standing in for servers whose harness was kill -9ed.
 const spawned: number[] = [];
@@ -250,13 +250,13 @@ describe('cleanup of a lock process tree (a harness killed with kill -9 mid-run)
     const leader = lockProcess('sleep 61 & sleep 0.5; exit 0', null);
     reg.add({ name: 'client-0-lock-1', pid: leader, marker: results, killGroup: true });
     const tree = { by: 'process-group' as const, leaders: [{ pid: leader, startTime: reg.list()[0].startTime! }] };
-    const child = await until('the forked child', () => treePids(tree).find((x) => x !== leader), 5000);
+    const child = await eventually('the forked child', () => treePids(tree).find((x) => x !== leader), 5000);
     spawned.push(child);
-    await until('the leader gone', () => (isAlive(leader) ? undefined : true), 5000);
+    await eventually('the leader gone', () => (isAlive(leader) ? undefined : true), 5000);
     expect(isAlive(child)).toBe(true);
     const lines: string[] = [];
     expect(await cleanup(results, (l) => lines.push(l))).toBe(1);
-    await until('the child killed', () => (isAlive(child) ? undefined : true), 5000);
+    await eventually('the child killed', () => (isAlive(child) ? undefined : true), 5000);
     // The leader may still be a zombie nobody reaped yet: then it is named by its pid, else as gone.
     expect(lines.join('\n')).toMatch(
       new RegExp(`stopped client-0-lock-1 \\(pid ${leader}(, gone; its process group)? \\+ [12] children\\)`),
@@ -272,7 +272,7 @@ describe('cleanup of a lock process tree (a harness killed with kill -9 mid-run)
       const slot = made.treeFor('client-0');
       fs.mkdirSync(path.join(slot.dir, 'lock-1'));
       lockProcess('(setsid sleep 62 &); exec sleep 63', path.join(slot.dir, 'lock-1'));
-      const pids = await until(
+      const pids = await eventually(
         'two sleeps in the cgroup',
         () => (treePids(slot).length === 2 ? treePids(slot) : undefined),
         5000,
@@ -280,7 +280,7 @@ describe('cleanup of a lock process tree (a harness killed with kill -9 mid-run)
       spawned.push(...pids);
       const lines: string[] = [];
       await cleanup(results, (l) => lines.push(l));
-      await until('every process of the cgroup killed', () => (pids.some(isAlive) ? undefined : true), 5000);
+      await eventually('every process of the cgroup killed', () => (pids.some(isAlive) ? undefined : true), 5000);
       expect(fs.existsSync(made.dir)).toBe(false);
       expect(lines.join('\n')).toContain(
         `removed the lock processes' cgroup ${made.dir} (and what was in it) of ${run}`,

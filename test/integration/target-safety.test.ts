@@ -6,7 +6,7 @@ import { EXIT } from '../../common/exit-codes.ts';
 import { cleanupTarget } from '../../harness/target-cleanup.ts';
 import { targetCheck } from '../../harness/target-check-command.ts';
 import { startOwnerDeployment, type OwnerDeployment } from '../support/owner-deployment.ts';
-import { untilAsync } from '../support/until-async.ts';
+import { eventually } from '../support/eventually.ts';
 import { killLeftovers, testResultsDir } from './processes.ts';
 import { cleanup } from '../../harness/cleanup.ts';
 
@@ -110,7 +110,7 @@ describe('the prefix is the run’s alone', () => {
       '--time-limit=60',
       '--think=300',
     ]);
-    await untilAsync(
+    await eventually(
       'the run holds a lock key under the prefix',
       async () => ((await redisKeysUnderPrefix()).length ? true : undefined),
       60_000,
@@ -143,7 +143,7 @@ describe('an injection ends by itself when fencepost dies', () => {
         r.disconnect();
       }
     };
-    await untilAsync(
+    await eventually(
       'pause-node stopped the owner Redis',
       async () => ((await ping()) === 'timeout' ? true : undefined),
       60_000,
@@ -151,7 +151,7 @@ describe('an injection ends by itself when fencepost dies', () => {
     child.kill('SIGKILL');
     await done;
     // The guard polls every 200 ms; the harness is gone, so it heals at once, not after the 60 s pause.
-    await untilAsync(
+    await eventually(
       'the guard resumed the owner Redis',
       async () => ((await ping()) === 'PONG' ? true : undefined),
       10_000,
@@ -164,7 +164,7 @@ describe('an injection ends by itself when fencepost dies', () => {
         .filter((f) => fs.existsSync(f))
         .map((f) => fs.readFileSync(f, 'utf8'))
         .join('');
-    await untilAsync(
+    await eventually(
       'the guard logged its heal',
       async () => (/healed pause of r0 \(owner\): the harness is gone/.test(guardLog()) ? true : undefined),
       10_000,
