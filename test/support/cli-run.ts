@@ -1,0 +1,155 @@
+import path from 'node:path';
+import { execa, type Options, type ResultPromise } from 'execa';
+import { afterAll } from 'vitest';
+import { eventually } from './eventually.ts';
+import { processesUnder, type OurProcess } from '../integration/processes.ts';
+
+/** The repo's CLI entry, as a user runs it from a checkout (`node --import tsx cli.ts …`). */
+export const CLI = path.resolve('cli.ts');
+
+/** How a run of the CLI ended, with what it printed. */
+export interface CliExit {
+  /** The exit code, or null when a signal ended it (then `signal` names it). */
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** Appended as `--results=<dir>`; the folder `leftovers()` and the safety net look under. */
+  results?: string;
+  cwd?: string;
+  /** Added to this process's environment. */
+  env?: Record<string, string | undefined>;
+  /** Its own process group (as a shell starts a job), so a signal to `-pid` reaches every process of it. */
+  detached?: boolean;
+  /** `node` runs cli.ts directly (the default); `npm` goes through `npm run -s jepsen --` as the README says. */
+  via?: 'node' | 'npm';
+}
+
+/** Every run this file started, so the safety net can end those a failed assertion left running. */
+const started = new Set<CliRun>();
+
+// The safety net: a test that fails mid-run must not leave the CLI, or the servers it started, for the rest of the
+// suite. Registered on import, so a file that starts the CLI cannot forget it (vitest collects each file with its
+// own module graph, so each file gets its own).
+afterAll(() => {
+  for (const run of started) run.killAll();
+});
+
+/**
+ * The fencepost CLI as a process: what it printed so far, a wait for a line (so a test signals it at a state, not
+ * after a sleep), how it ended, its run dir, and what it left running.
+ */
+export class CliRun {
+  readonly child: ResultPromise;
+  readonly exit: Promise<CliExit>;
+  private out = '';
+  private err = '';
+  private ended = false;
+
+  constructor(
+    args: string[],
+    private readonly opts: CliOptions = {},
+  ) {
+    const argv = [...args, ...(opts.results ? [`--results=${opts.results}`] : [])];
+    const [file, fileArgs] =
+      opts.via === 'npm'
+        ? ['npm', ['run', '-s', 'jepsen', '--', ...argv]]
+        : [process.execPath, ['--import', 'tsx', CLI, ...argv]];
+    const options: Options = {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: opts.detached,
+      reject: false,
+      stdin: 'ignore',
+    };
+    this.child = execa(file, fileArgs, options);
+    this.child.stdout!.on('data', (d: Buffer) => (this.out += d));
+    this.child.stderr!.on('data', (d: Buffer) => (this.err += d));
+    started.add(this);
+    this.exit = this.child.then((r) => {
+      this.ended = true;
+      return { code: r.exitCode ?? null, signal: r.signal ?? null, stdout: this.out, stderr: this.err };
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get stdout(): string {
+    return this.out;
+  }
+
+  get stderr(): string {
+    return this.err;
+  }
+
+  get running(): boolean {
+    return !this.ended;
+  }
+
+  /**
+   * The first line of stdout or stderr that matches `pattern`, once it appears; throws if the run ends first or
+   * `ms` pass, naming the pattern and the output's last lines.
+   */
+  async line(pattern: RegExp, ms = 120_000): Promise<RegExpMatchArray> {
+    const what = `a line matching ${pattern} from the CLI`;
+    const found = () =>
+      `${this.out}\n${this.err}`
+        .split('\n')
+        .find((l) => pattern.test(l))
+        ?.match(pattern);
+    // null: it exited without the line, so there is nothing more to wait for.
+    const m = await eventually(what, () => found() ?? (this.ended ? null : undefined), ms);
+    if (!m) throw new Error(`${what}: it exited first:\n${this.tail()}`);
+    return m;
+  }
+
+  /** Signal the CLI (its whole group when `detached`, as a terminal's Ctrl-C reaches the foreground group). */
+  signal(sig: NodeJS.Signals): void {
+    process.kill(this.opts.detached ? -this.pid : this.pid, sig);
+  }
+
+  /** The run folder it printed (`run dir: <path>`); throws with its output when it printed none. */
+  runDir(): string {
+    const m = this.out.match(/run dir: (.*)/);
+    if (!m) throw new Error(`the CLI printed no "run dir:" line:\n${this.tail()}`);
+    return m[1].trim();
+  }
+
+  /** Every live process of the runs under `results` (servers, clients, the harness itself). */
+  leftovers(): OurProcess[] {
+    if (!this.opts.results) throw new Error('leftovers() needs the run started with a results folder');
+    return processesUnder(this.opts.results);
+  }
+
+  /** SIGKILL the CLI (its group when detached) and everything of ours under its results folder. */
+  killAll(): void {
+    const pids = [...(this.opts.results ? processesUnder(this.opts.results).map((p) => p.pid) : [])];
+    if (!this.ended) pids.unshift(this.opts.detached ? -this.pid : this.pid);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+
+  private tail(): string {
+    return `${this.out}\n${this.err}`.trim().split('\n').slice(-20).join('\n');
+  }
+}
+
+/** Start the CLI with `args`; see CliRun. */
+export function startCli(args: string[], opts: CliOptions = {}): CliRun {
+  return new CliRun(args, opts);
+}
+
+/** Run the CLI with `args` to its end. */
+export function runCli(args: string[], opts: CliOptions = {}): Promise<CliExit> {
+  return startCli(args, opts).exit;
+}
