@@ -133,10 +133,15 @@ describe('an injection ends by itself when fencepost dies', () => {
       '--time-limit=60',
       '--nemesis-interval=500',
     ]);
+    // A deadline, not a wait: a Redis that does not answer a PING in this is taken as paused.
+    const PING_TIMEOUT_MS = 300;
     const ping = async () => {
       const r = owner.redisAdmin();
       try {
-        return await Promise.race([r.ping(), new Promise<string>((res) => setTimeout(() => res('timeout'), 300))]);
+        return await Promise.race([
+          r.ping(),
+          new Promise<string>((res) => setTimeout(() => res('timeout'), PING_TIMEOUT_MS)),
+        ]);
       } catch {
         return 'error';
       } finally {

@@ -24,8 +24,11 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** Its own process group (as a shell starts a job), so a signal to `-pid` reaches every process of it. */
   detached?: boolean;
-  /** `node` runs cli.ts directly (the default); `npm` goes through `npm run -s jepsen --` as the README says. */
-  via?: 'node' | 'npm';
+  /**
+   * `node` runs cli.ts directly (the default); `npm` goes through `npm run jepsen --` as the README says; `sh` under
+   * a shell that stays its parent (`sh -c '… ; true'`), as npm's script shell does.
+   */
+  via?: 'node' | 'npm' | 'sh';
 }
 
 /** Every run this file started, so the safety net can end those a failed assertion left running. */
@@ -54,10 +57,13 @@ export class CliRun {
     private readonly opts: CliOptions = {},
   ) {
     const argv = [...args, ...(opts.results ? [`--results=${opts.results}`] : [])];
+    const node = [process.execPath, '--import', 'tsx', CLI, ...argv];
     const [file, fileArgs] =
       opts.via === 'npm'
-        ? ['npm', ['run', '-s', 'jepsen', '--', ...argv]]
-        : [process.execPath, ['--import', 'tsx', CLI, ...argv]];
+        ? ['npm', ['run', 'jepsen', '--', ...argv]]
+        : opts.via === 'sh'
+          ? ['sh', ['-c', `${node.map(shellQuoted).join(' ')}; true`]]
+          : [node[0], node.slice(1)];
     const options: Options = {
       cwd: opts.cwd,
       env: opts.env,
@@ -126,6 +132,15 @@ export class CliRun {
     return processesUnder(this.opts.results);
   }
 
+  /**
+   * What is still running under the results folder once the processes the teardown killed are reaped (the kernel
+   * takes a moment), waiting at most `ms`: [] when nothing is left, else what is, for the assertion to name.
+   */
+  async leftoversOnceReaped(ms = 5_000): Promise<OurProcess[]> {
+    await eventually('nothing of the run left running', () => this.leftovers().length === 0, ms).catch(() => {});
+    return this.leftovers();
+  }
+
   /** SIGKILL the CLI (its group when detached) and everything of ours under its results folder. */
   killAll(): void {
     const pids = [...(this.opts.results ? processesUnder(this.opts.results).map((p) => p.pid) : [])];
@@ -142,6 +157,10 @@ export class CliRun {
   private tail(): string {
     return `${this.out}\n${this.err}`.trim().split('\n').slice(-20).join('\n');
   }
+}
+
+function shellQuoted(arg: string): string {
+  return `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
 /** Start the CLI with `args`; see CliRun. */
