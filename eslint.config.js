@@ -19,7 +19,7 @@ export default tseslint.config(
     ignores: ['test/support/eventually.ts'],
     rules: {
       'no-restricted-syntax': [
-        'warn',
+        'error',
         {
           selector: "CallExpression[callee.name='sleep'] > Literal.arguments:first-child",
           message:

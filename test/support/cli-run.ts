@@ -29,6 +29,8 @@ export interface CliOptions {
    * a shell that stays its parent (`sh -c '… ; true'`), as npm's script shell does.
    */
   via?: 'node' | 'npm' | 'sh';
+  /** `ignore`: its output goes nowhere (a run with every library's debug log on); `line()` then has nothing to read. */
+  output?: 'pipe' | 'ignore';
 }
 
 /** Every run this file started, so the safety net can end those a failed assertion left running. */
@@ -70,10 +72,14 @@ export class CliRun {
       detached: opts.detached,
       reject: false,
       stdin: 'ignore',
+      stdout: opts.output ?? 'pipe',
+      stderr: opts.output ?? 'pipe',
+      // Collected here as it comes (for line()); execa keeping a second copy would only cap it at its maxBuffer.
+      buffer: false,
     };
     this.child = execa(file, fileArgs, options);
-    this.child.stdout!.on('data', (d: Buffer) => (this.out += d));
-    this.child.stderr!.on('data', (d: Buffer) => (this.err += d));
+    this.child.stdout?.on('data', (d: Buffer) => (this.out += d));
+    this.child.stderr?.on('data', (d: Buffer) => (this.err += d));
     started.add(this);
     this.exit = this.child.then((r) => {
       this.ended = true;
