@@ -26,7 +26,9 @@ export default tseslint.config(
             'A literal sleep in a test: wait for the state with eventually() (test/support/eventually.ts), or name the duration in a constant that says why the time itself is under test.',
         },
         {
-          selector: "CallExpression[callee.name='setTimeout'][arguments.1.type='Literal']",
+          // setTimeout(fn, 100), and node:timers/promises' setTimeout(100) as well.
+          selector:
+            ":matches(CallExpression[callee.name='setTimeout'], CallExpression[callee.property.name='setTimeout']):matches([arguments.1.type='Literal'], [arguments.length=1][arguments.0.type='Literal'])",
           message:
             'A literal setTimeout in a test: wait for the state with eventually() (test/support/eventually.ts), or name the duration in a constant that says why the time itself is under test.',
         },

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { execa, type Options, type ResultPromise } from 'execa';
 import { afterAll } from 'vitest';
@@ -149,7 +150,9 @@ export class CliRun {
 
   /** SIGKILL the CLI (its group when detached) and everything of ours under its results folder. */
   killAll(): void {
-    const pids = [...(this.opts.results ? processesUnder(this.opts.results).map((p) => p.pid) : [])];
+    // A test that passed may have removed its results folder already: then nothing under it is left to find.
+    const results = this.opts.results;
+    const pids = results && fs.existsSync(results) ? processesUnder(results).map((p) => p.pid) : [];
     if (!this.ended) pids.unshift(this.opts.detached ? -this.pid : this.pid);
     for (const pid of pids) {
       try {
