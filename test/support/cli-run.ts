@@ -32,6 +32,8 @@ export interface CliOptions {
   via?: 'node' | 'npm' | 'sh';
   /** `ignore`: its output goes nowhere (a run with every library's debug log on); `line()` then has nothing to read. */
   output?: 'pipe' | 'ignore';
+  /** SIGTERM it after this long (a bad-arguments check that must never start a run). */
+  timeoutMs?: number;
 }
 
 /** Every run this file started, so the safety net can end those a failed assertion left running. */
@@ -71,6 +73,7 @@ export class CliRun {
       cwd: opts.cwd,
       env: opts.env,
       detached: opts.detached,
+      timeout: opts.timeoutMs,
       reject: false,
       stdin: 'ignore',
       stdout: opts.output ?? 'pipe',
