@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { cleanupTarget } from '../../harness/target-cleanup.ts';
 import { targetCheck } from '../../harness/target-check-command.ts';
 import { startOwnerDeployment, type OwnerDeployment } from '../support/owner-deployment.ts';
 import { eventually } from '../support/eventually.ts';
+import { startCli, type CliRun } from '../support/cli-run.ts';
 import { killLeftovers, testResultsDir } from './processes.ts';
 import { cleanup } from '../../harness/cleanup.ts';
 
@@ -17,7 +17,6 @@ import { cleanup } from '../../harness/cleanup.ts';
  */
 let owner: OwnerDeployment;
 let results: string;
-const CLI = path.resolve('cli.ts');
 
 beforeAll(async () => {
   owner = await startOwnerDeployment('fp-safe/');
@@ -33,15 +32,10 @@ afterAll(async () => {
   fs.rmSync(results, { recursive: true, force: true });
 });
 
-function cli(args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; out: string }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, `--results=${results}`], {
-    env: { ...process.env, ...owner.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  return { child, done: new Promise((resolve) => child.on('exit', (code) => resolve({ code, out }))) };
+/** The CLI against the owner's deployment; `out` is its stdout and stderr together. */
+function cli(args: string[]): { child: CliRun; done: Promise<{ code: number | null; out: string }> } {
+  const child = startCli(args, { results, env: owner.env });
+  return { child, done: child.exit.then((e) => ({ code: e.code, out: e.stdout + e.stderr })) };
 }
 
 async function redisKeysUnderPrefix(): Promise<string[]> {
@@ -115,7 +109,7 @@ describe('the prefix is the run’s alone', () => {
       async () => ((await redisKeysUnderPrefix()).length ? true : undefined),
       60_000,
     );
-    child.kill('SIGINT');
+    child.signal('SIGINT');
     const { code, out } = await done;
     expect(code, out).toBe(130);
     expect(await redisKeysUnderPrefix()).toEqual([]);
@@ -153,7 +147,7 @@ describe('an injection ends by itself when fencepost dies', () => {
       async () => ((await ping()) === 'timeout' ? true : undefined),
       60_000,
     );
-    child.kill('SIGKILL');
+    child.signal('SIGKILL');
     await done;
     // The guard polls every 200 ms; the harness is gone, so it heals at once, not after the 60 s pause.
     await eventually(

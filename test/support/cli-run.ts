@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type Options, type ResultPromise } from 'execa';
 import { afterAll } from 'vitest';
 import { eventually } from './eventually.ts';
@@ -32,9 +33,13 @@ export interface CliOptions {
   via?: 'node' | 'npm' | 'sh';
   /** `ignore`: its output goes nowhere (a run with every library's debug log on); `line()` then has nothing to read. */
   output?: 'pipe' | 'ignore';
-  /** SIGTERM it after this long (a bad-arguments check that must never start a run). */
+  /** Signal it (`killSignal`, SIGTERM unless said) after this long, so a command that hangs fails the test. */
   timeoutMs?: number;
+  killSignal?: NodeJS.Signals;
 }
+
+/** How long after the CLI's exit its output may still arrive (see CliRun.exit). A deadline, not a wait for a state. */
+const OUTPUT_GRACE_MS = 2_000;
 
 /** Every run this file started, so the safety net can end those a failed assertion left running. */
 const started = new Set<CliRun>();
@@ -74,6 +79,7 @@ export class CliRun {
       env: opts.env,
       detached: opts.detached,
       timeout: opts.timeoutMs,
+      killSignal: opts.killSignal,
       reject: false,
       stdin: 'ignore',
       stdout: opts.output ?? 'pipe',
@@ -85,9 +91,15 @@ export class CliRun {
     this.child.stdout?.on('data', (d: Buffer) => (this.out += d));
     this.child.stderr?.on('data', (d: Buffer) => (this.err += d));
     started.add(this);
-    this.exit = this.child.then((r) => {
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      this.child.once('exit', (code, signal) => resolve([code, signal])),
+    );
+    this.exit = exited.then(async ([code, signal]) => {
       this.ended = true;
-      return { code: r.exitCode ?? null, signal: r.signal ?? null, stdout: this.out, stderr: this.err };
+      // Its output is complete once the pipes close; but a process it left behind (a server after a kill -9) may hold
+      // them open for good, so the exit does not wait on them longer than this.
+      await Promise.race([this.child.catch(() => {}), sleep(OUTPUT_GRACE_MS)]);
+      return { code, signal, stdout: this.out, stderr: this.err };
     });
   }
 
