@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matrixPlan } from './matrix.ts';
-import { NIGHTLY_LIBRARY_SAMPLE } from './nightly-library-sample.ts';
+import { LIBRARY_TURNS, libraryRowsOf, libraryTurnOf, NIGHTLY_LIBRARY_SAMPLE } from './nightly-library-sample.ts';
 import { nightlyPlan } from './nightly-plan.ts';
 
 describe("the nightly's sample of the npm libraries' rows", () => {
@@ -33,5 +33,34 @@ describe("the nightly's sample of the npm libraries' rows", () => {
     expect(night.find((p) => p.lock === 'redlock-v4' && p.columnId === 'clock')).toMatchObject({
       from: 'fencepost.expectations.json:3',
     });
+  });
+
+  it('takes turns: each sampled row in exactly one of the turns, a night (its seed) runs its turn’s rows and every other row', () => {
+    const turns = Array.from({ length: LIBRARY_TURNS }, (_, t) => libraryRowsOf(t));
+    expect(turns.flat().sort()).toEqual(Object.keys(NIGHTLY_LIBRARY_SAMPLE).sort());
+    expect(turns.every((rows) => rows.length > 0)).toBe(true);
+    const whole = nightlyPlan([], 'all', 'all');
+    for (let seed = 41; seed < 41 + LIBRARY_TURNS; seed++) {
+      const turn = libraryTurnOf(seed);
+      const night = nightlyPlan([], 'all', turn);
+      const libraryRows = new Set(night.filter((p) => p.lock in NIGHTLY_LIBRARY_SAMPLE).map((p) => p.lock));
+      expect([...libraryRows].sort()).toEqual([...turns[turn]].sort());
+      expect(night.filter((p) => !(p.lock in NIGHTLY_LIBRARY_SAMPLE))).toHaveLength(
+        whole.filter((p) => !(p.lock in NIGHTLY_LIBRARY_SAMPLE)).length,
+      );
+      expect(night.map((p) => p.index)).toEqual(night.map((_, i) => i));
+    }
+    // Consecutive seeds are the three turns: three such nights run every sampled cell.
+    expect(new Set([41, 42, 43].map(libraryTurnOf)).size).toBe(LIBRARY_TURNS);
+  });
+
+  it("keeps a user's cell on a library row whose turn it is not", () => {
+    const off = libraryRowsOf(1)[0];
+    const night = nightlyPlan(
+      [{ lock: off, fault: 'none', fencing: false, expect: 'safe', from: 'fencepost.expectations.json:2' }],
+      'all',
+      0,
+    );
+    expect(night.filter((p) => p.lock === off).map((p) => p.from)).toEqual(['fencepost.expectations.json:2']);
   });
 });

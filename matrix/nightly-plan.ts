@@ -42,11 +42,17 @@ export const cellKey = (c: {
 
 /**
  * The oracle's tables (`--matrix`, default both: the fault table, then the failure modes and remedies) — of the npm
- * libraries' rows, the nightly's sample (nightly-library-sample.ts) — with the user's expectations applied: an entry naming a fault-table cell (lock × fault × fencing) replaces its expectation
- * (and measures it, even one the oracle decides by construction); any other entry (a plugin lock, a fault the
- * fault table has no column for) is a cell of its own, after the tables, in the file's order.
+ * libraries' rows, the nightly's sample of the rows whose turn it is (`libraryTurn`; 'all': every sampled row;
+ * nightly-library-sample.ts) — with the user's expectations applied: an entry naming a fault-table cell (lock ×
+ * fault × fencing) replaces its expectation (and measures it, even one the oracle decides by construction); any
+ * other entry (a plugin lock, a fault the fault table has no column for) is a cell of its own, after the tables, in
+ * the file's order.
  */
-export function nightlyPlan(user: readonly UserExpectation[], tables: MatrixTables = 'all'): PlannedCell[] {
+export function nightlyPlan(
+  user: readonly UserExpectation[],
+  tables: MatrixTables = 'all',
+  libraryTurn: number | 'all' = 'all',
+): PlannedCell[] {
   const byKey = new Map(user.map((u) => [cellKey(u), u]));
   const plan: PlannedCell[] = matrixPlan(tables).map(({ lock, col, oracle }, index) => {
     const fault = col.faults.join(',') || 'none';
@@ -72,7 +78,7 @@ export function nightlyPlan(user: readonly UserExpectation[], tables: MatrixTabl
     };
   });
   // The npm libraries' rows come as the nightly's sample of their cells (nightly-library-sample.ts says why).
-  const sampled = plan.filter(inNightlySample).map((p, index) => ({ ...p, index }));
+  const sampled = plan.filter((p) => inNightlySample(p, libraryTurn)).map((p, index) => ({ ...p, index }));
   plan.length = 0;
   plan.push(...sampled);
   for (const u of user.filter((u) => byKey.has(cellKey(u)))) {

@@ -10,6 +10,7 @@ import { parseCommandLine, type Config } from '../harness/options.ts';
 import { isRemedyRun, livenessAsExpected, oracleExpectation } from '../test/support/oracle-expectation.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { cellKey, cellWeightS, nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
+import { libraryTurnOf } from './nightly-library-sample.ts';
 
 /**
  * The nightly job on a fake runner (no servers, like matrix.test.ts does for runMatrix): what it writes, its exit
@@ -79,8 +80,10 @@ const decided = ({ runDir: _r, wallMs: _w, runs, ...c }: NightlyCell) => ({
 });
 
 /** Both tables' size, from the oracle data: every cell is a JUnit case; those decided by construction skip. */
-const CELLS = nightlyPlan([], 'all').length;
-const SKIPPED = nightlyPlan([], 'all').filter((p) => p.oracle.decided === 'construction').length;
+/** The night's turn of the npm library rows: the tests' nights run with --seed=100. */
+const TURN = libraryTurnOf(100);
+const CELLS = nightlyPlan([], 'all', TURN).length;
+const SKIPPED = nightlyPlan([], 'all', TURN).filter((p) => p.oracle.decided === 'construction').length;
 
 describe('nightly', () => {
   it('writes nightly.json, one JUnit case per cell, the summary, and exits 0 when every measured cell matches', async () => {
@@ -123,13 +126,13 @@ describe('nightly', () => {
   it('runs both tables by default, cells keyed apart, and closes with both counts; --matrix narrows it', async () => {
     const both = await night([`--results=${path.join(root, 'both')}`]);
     const r = read(both.dir);
-    expect(r.cells.filter((c) => c.table === 'faults')).toHaveLength(nightlyPlan([], 'faults').length);
-    expect(r.cells.filter((c) => c.table === 'remedies')).toHaveLength(nightlyPlan([], 'remedies').length);
+    expect(r.cells.filter((c) => c.table === 'faults')).toHaveLength(nightlyPlan([], 'faults', TURN).length);
+    expect(r.cells.filter((c) => c.table === 'remedies')).toHaveLength(nightlyPlan([], 'remedies', TURN).length);
     // Three remedy scenarios share redis × pause-holder / restart-empty with the fault table: each keeps its own cell.
     const keys = r.cells.map(cellKey);
     expect(new Set(keys).size).toBe(keys.length);
     const count = (t: 'faults' | 'remedies') => {
-      const plan = nightlyPlan([], t);
+      const plan = nightlyPlan([], t, TURN);
       const m = plan.filter((p) => p.oracle.decided === 'measured').length;
       const refusals = plan.filter((p) => p.oracle.decided === 'construction' && p.oracle.expect === 'refuse').length;
       return `${m} measured: ${m} matched; ${plan.length - m} by construction, not run (${refusals} of ${refusals} refusals confirmed by the CLI)`;
@@ -140,7 +143,7 @@ describe('nightly', () => {
     for (const t of ['faults', 'remedies'] as const) {
       const one = await night([`--results=${path.join(root, `only-${t}`)}`, `--matrix=${t}`]);
       const cells = read(one.dir).cells;
-      expect(cells).toHaveLength(nightlyPlan([], t).length);
+      expect(cells).toHaveLength(nightlyPlan([], t, TURN).length);
       expect(cells.every((c) => c.table === t)).toBe(true);
     }
   });
@@ -404,7 +407,7 @@ describe('nightly', () => {
     expect(merged).toBe(whole.code);
     expect(merged).toBe(1);
     // Run folders point from the merged folder into each shard's.
-    const plan = nightlyPlan([], 'all');
+    const plan = nightlyPlan([], 'all', TURN);
     const holder = [1, 2, 3].find((index) =>
       shardSlice(plan, { index, count: 3 }, 10).some(
         (c) => c.lock === 'redis' && c.fault === 'none' && c.oracle.decided === 'measured' && c.table === 'faults',

@@ -17,6 +17,7 @@ import {
 } from './matrix.ts';
 import { matrixColumns } from './matrix-columns.ts';
 import { mergeShards } from './nightly-merge.ts';
+import { LIBRARY_TURNS, libraryRowsOf, libraryTurnOf } from './nightly-library-sample.ts';
 import { nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
 import {
   nightlyExit,
@@ -103,7 +104,8 @@ export async function nightlyCommand(
     );
   // A user's repository tests its own locks: --cells=expectations keeps the file's cells (in its order) and drops
   // the oracle's, numbered afresh so shards and merges see one plan.
-  const plan = nightlyPlan(user, matrix.matrix)
+  const turn = libraryTurnOf(matrix.seed);
+  const plan = nightlyPlan(user, matrix.matrix, turn)
     .filter((p) => config.cells === 'all' || p.from !== 'oracle')
     .map((p, index) => ({ ...p, index }));
   const strategies = await planStrategies(matrix, plan);
@@ -116,7 +118,7 @@ export async function nightlyCommand(
   const slice = shardSlice(plan, config.shard, matrix.timeLimitS);
   const measuredTotal = slice.filter((p) => p.oracle.decided === 'measured').length;
   log(
-    `nightly${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}: ${measuredTotal} measured cells of ${plan.filter((p) => p.oracle.decided === 'measured').length}, seed ${matrix.seed}, ${settings.join(' ')}${file ? `, expectations ${shownPath(file)}` : ''}`,
+    `nightly${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}: ${measuredTotal} measured cells of ${plan.filter((p) => p.oracle.decided === 'measured').length}, seed ${matrix.seed}, ${settings.join(' ')}${file ? `, expectations ${shownPath(file)}` : ''}${config.cells === 'all' ? `; npm library rows of turn ${turn + 1} of ${LIBRARY_TURNS} (the seed's): ${libraryRowsOf(turn).join(', ')}` : ''}`,
   );
   // --parallel workers take the plan's cells in order; each cell keeps its place in the night.
   const cells: NightlyCell[] = new Array<NightlyCell>(slice.length);

@@ -111,6 +111,7 @@ export async function shrinkCommand(args: readonly string[], shutdown: Shutdown)
       thinkMs: runNeeds(faults).minSectionMs({ ttlMs: c.ttlMs }),
     },
     originalShots: Object.values(run.results.faultHits ?? {}).reduce((n, h) => n + h.fired, 0),
+    storyFault: signature.story,
     now: () => performance.now() - t0,
     progress: (line) => console.error(line),
     run: async (dims, candidate, attempt) => {
@@ -156,7 +157,7 @@ async function report(runDir: string, lock: string, seed: number, r: ShrinkResul
   const lines = [
     '',
     r.stoppedBy === 'not-recurring'
-      ? `  shrink: the original configuration reproduced only ${r.candidates[0].reproduced}/${r.candidates[0].tries}: below the keep rule — a failure that does not recur cannot be shrunk`
+      ? `  shrink: the original configuration reproduced only ${r.candidates[0].reproduced}/${r.candidates[0].tries}${r.candidates[1] ? ` and ${r.candidates[1].what.split(' → ')[1]} alone ${r.candidates[1].reproduced}/${r.candidates[1].tries}` : ''}: below the keep rule — a failure that does not recur cannot be shrunk`
       : `  shrink: smallest configuration ${rateText(rate)} — ${r.candidates.length} candidates, ${r.candidates.reduce((n, c) => n + c.tries, 0)} runs, ${(r.elapsedMs / 60_000).toFixed(1)} min${r.stoppedBy === 'budget' ? ' (the budget ran out)' : ''}`,
     `  from: clients ${r.original.concurrency}, accounts ${r.original.accounts}, faults ${r.original.faults.join(',')}, shots ${r.original.shots ?? 'unlimited'}, ${r.original.timeLimitS} s, think ${r.original.thinkMs} ms`,
     `  to:   clients ${r.smallest.concurrency}, accounts ${r.smallest.accounts}, faults ${r.smallest.faults.join(',')}, shots ${r.smallest.shots ?? 'unlimited'}, ${r.smallest.timeLimitS} s, think ${r.smallest.thinkMs} ms`,

@@ -111,6 +111,30 @@ describe('the shrinker’s search, on a fake runner', () => {
     expect(r.candidates).toHaveLength(1);
   });
 
+  it("narrows a multi-fault original that does not recur to its signature's fault, and shrinks from there", async () => {
+    // The README's redlock run: four faults, the signature pause-holder's story; rerun whole, the other faults' lost
+    // updates end most runs first (another signature), so the original reproduces 1 in 5; the pause alone always does.
+    const { opts } = fakeRunner((d) => d.faults.length === 1 && d.faults[0] === 'pause-holder', 1, {
+      storyFault: 'pause-holder',
+    });
+    const r = await shrink(ORIGINAL, opts);
+    expect(r.candidates[0]).toMatchObject({ what: 'the original configuration', accepted: false });
+    expect(r.candidates[1]).toMatchObject({
+      what: "faults pause-holder,restart-empty,clock → pause-holder (the signature's story)",
+      accepted: true,
+    });
+    expect(r.stoppedBy).toBe('done');
+    expect(r.smallest).toMatchObject({ concurrency: 2, accounts: 1, faults: ['pause-holder'], shots: 1 });
+  });
+
+  it('gives up when the original and its story alone both do not recur', async () => {
+    const { opts } = fakeRunner(() => true, 0.2, { storyFault: 'clock' });
+    const r = await shrink(ORIGINAL, opts);
+    expect(r.stoppedBy).toBe('not-recurring');
+    expect(r.candidates.map((c) => c.dims.faults)).toEqual([ORIGINAL.faults, ['clock']]);
+    expect(r.smallest).toBe(ORIGINAL);
+  });
+
   it('is the same search for the same outcomes (seeded): a shrink can be repeated', async () => {
     const a = await shrink(ORIGINAL, fakeRunner((d) => d.accounts <= 2, 0.9).opts);
     const b = await shrink(ORIGINAL, fakeRunner((d) => d.accounts <= 2, 0.9).opts);

@@ -42,6 +42,12 @@ export interface ShrinkOptions {
   floors: ShrinkFloors;
   /** How many shots the original fired: the ceiling shots are bisected under. */
   originalShots: number;
+  /**
+   * The fault whose story the original's signature names (null: none). In a run with several fault kinds, the other
+   * faults' lost updates often come first and end a rerun (`--stop-on-lost-update`) under another signature, so the
+   * original configuration rarely reproduces its own; when it does not recur, this fault alone is tried before giving up.
+   */
+  storyFault?: FaultName | null;
   now(): number;
   progress(line: string): void;
   /** One run of `dims` — the `candidate`-th configuration tried, its `attempt`-th run. */
@@ -68,7 +74,10 @@ export interface ShrinkResult {
   reproducingRuns: string[];
   candidates: CandidateRecord[];
   elapsedMs: number;
-  /** `budget`: it stopped with dimensions left to try; `not-recurring`: the original failed fewer than `keep` times. */
+  /**
+   * `budget`: it stopped with dimensions left to try; `not-recurring`: the original failed fewer than `keep` times
+   * (and so did its story's fault alone, when that was tried).
+   */
   stoppedBy: 'done' | 'budget' | 'not-recurring';
 }
 
@@ -111,8 +120,9 @@ export async function shrink(original: ShrinkDims, o: ShrinkOptions): Promise<Sh
   };
   let stoppedBy: ShrinkResult['stoppedBy'] = 'done';
   try {
-    if (!(await attempt('the original configuration', original))) stoppedBy = 'not-recurring';
-    else await shrinkDimensions(o, () => current, attempt);
+    if ((await attempt('the original configuration', original)) || (await narrowToStory(original, o, attempt)))
+      await shrinkDimensions(o, () => current, attempt);
+    else stoppedBy = 'not-recurring';
   } catch (err) {
     if (!(err instanceof OutOfBudget)) throw err;
     stoppedBy = 'budget';
@@ -129,6 +139,19 @@ export async function shrink(original: ShrinkDims, o: ShrinkOptions): Promise<Sh
 }
 
 type Attempt = (what: string, dims: ShrinkDims) => Promise<boolean>;
+
+/**
+ * When the original did not recur: its signature's fault alone, if the original had others beside it — the candidate
+ * that keeps the story and drops the faults whose own lost updates ended the reruns first. False when there is none.
+ */
+async function narrowToStory(original: ShrinkDims, o: ShrinkOptions, attempt: Attempt): Promise<boolean> {
+  const only = o.storyFault;
+  if (!only || original.faults.length <= 1 || !original.faults.includes(only)) return false;
+  return attempt(`faults ${original.faults.join(',')} → ${only} (the signature's story)`, {
+    ...original,
+    faults: [only],
+  });
+}
 
 /** Clients, accounts, fault kinds, shots, duration, think: in that order, each from the configuration kept so far. */
 async function shrinkDimensions(o: ShrinkOptions, current: () => ShrinkDims, attempt: Attempt): Promise<void> {

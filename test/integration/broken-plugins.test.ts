@@ -55,10 +55,13 @@ describe('plugins that make no progress end unknown (exit 2), saying why', () =>
       /^UNKNOWN {2}no progress: 0 writes committed; .*client process exits?.*exited with code 7: exits-in-acquire fixture: exiting mid-acquire/,
     ],
   ])('%s', async (name, reason) => {
+    // A client process that exits is restarted after its start-up (1–4 s on a busy 2-core machine): the run that
+    // must show a restart gets room for one (CI under load: 5 s saw none).
+    const limitS = name === 'exits-in-acquire' ? 3 * TIME_LIMIT_S : TIME_LIMIT_S;
     const r = await cli([
       plugin(name),
       '--nemesis=none',
-      `--time-limit=${TIME_LIMIT_S}`,
+      `--time-limit=${limitS}`,
       `--ttl=${TTL_MS}`,
       '--concurrency=2',
       '--seed=3',
@@ -71,7 +74,7 @@ describe('plugins that make no progress end unknown (exit 2), saying why', () =>
     expect(saved.unknownReasons[0]).toMatch(/^no progress: 0 writes committed/);
     expect(fs.readFileSync(path.join(dir, 'report.html'), 'utf8')).toContain('no progress: 0 writes committed');
     // The clients' part of the run (first to last op) ends within the limit plus one step timeout.
-    expect(saved.durationMs / 1000).toBeLessThan(TIME_LIMIT_S + STEP_TIMEOUT_S + 1);
+    expect(saved.durationMs / 1000).toBeLessThan(limitS + STEP_TIMEOUT_S + 1);
     console.log(
       `${name}: exit ${r.code} after ${r.seconds.toFixed(1)} s wall, ${(saved.durationMs / 1000).toFixed(1)} s of history; ${saved.unknownReasons[0]}`,
     );
@@ -139,9 +142,18 @@ describe('a lock library that ends its client process on purpose (LockStrategy.l
     expect(saved.progress.slotsGaveUp).toBe(0);
     expect(r.stderr).toMatch(/its lock library ended it \(FixtureLostLockError: lost account-0 on purpose\)/);
     expect(r.stdout).toMatch(/the lock library ended its client process: FixtureLostLockError ×\d+/);
-    // Each crash came while the client thought: its write is on record as never sent, because the lock was lost.
+    // A crash while the client thought leaves its write on record as never sent, because the lock was lost. The
+    // fixture's crash comes 20 ms after the acquire: on a busy machine the read may not have returned yet (CI: 7 of 9
+    // crashes while thinking), and then there is no write to record. What must never happen is a section whose read
+    // returned and whose write is nowhere: no process of a crashed generation ends on its read.
+    const crashes = saved.progress.libraryCrashes.FixtureLostLockError as number;
     const lockLost = ops.filter((o) => o.f === 'write' && o.type === 'fail' && o.error === 'lock-lost');
-    expect(lockLost.length).toBe(saved.progress.libraryCrashes.FixtureLostLockError);
+    expect(lockLost.length).toBeGreaterThan(0);
+    expect(lockLost.length).toBeLessThanOrEqual(crashes);
+    const lastOp = new Map(ops.filter((o) => o.process !== 'nemesis').map((o) => [o.process, o]));
+    const live = Math.max(...[...lastOp.keys()].map(Number));
+    const endedOnRead = [...lastOp.values()].filter((o) => o.process !== live && o.f === 'read' && o.type === 'ok');
+    expect(endedOnRead).toEqual([]);
     expect(validateHistory(ops)).toEqual([]);
     console.log(
       `library-crash: exit ${r.code}, ${saved.progress.libraryCrashes.FixtureLostLockError} library crashes, ${saved.progress.committedWrites} writes committed, 0 slots given up`,

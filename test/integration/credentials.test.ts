@@ -337,7 +337,9 @@ describe('a run', () => {
       const secrets = await eventually("the run's secrets file", readSecrets, 60_000, 100).catch(() => undefined);
       expect(secrets && Object.keys(secrets).sort()).toEqual(['etcd', 'etcdRoot', 'pg', 'pgSuperuser', 'redis', 'zk']);
       expect((fs.statSync(secretsFile!).mode & 0o777).toString(8)).toBe('600');
-      expect([0, 1]).toContain(await code);
+      // A verdict, whichever: a 6 s run's fault story may not complete on a busy machine (unknown, 2 — CI saw it);
+      // what matters here is that the run ran (committed writes, below) and crashed nowhere (254/255).
+      expect([0, 1, 2]).toContain(await code);
       const runDir = fs.realpathSync(path.join(results, 'latest'));
       // The run did use them: its history has committed writes.
       expect(fs.readFileSync(path.join(runDir, 'history.jsonl'), 'utf8')).toMatch(/"type":"ok","f":"write"/);

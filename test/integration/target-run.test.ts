@@ -116,6 +116,9 @@ describe('server faults through the exec adapter', () => {
       '--lock=redis',
       `--target=${file}`,
       '--nemesis=pause-node,restart-empty',
+      // restart-empty's story needs the node back before the holder's write: a section wider than a restart on a
+      // busy machine (CI under load: 1.5 s, against the default 800 ms section).
+      '--think=1500',
       '--time-limit=16',
       '--nemesis-interval=1000',
     ];

@@ -142,11 +142,30 @@ describe('an injection ends by itself when fencepost dies', () => {
         r.disconnect();
       }
     };
+    const guardDirs = () =>
+      fs.existsSync(path.join(results, 'redis'))
+        ? fs.readdirSync(path.join(results, 'redis')).map((d) => path.join(results, 'redis', d, 'guard'))
+        : [];
+    // The pause is in force once the harness armed the guard with it (its file is written after the adapter's pause
+    // returned) — not when a ping is slow, which a busy machine also makes it (CI: killed before any pause, no heal).
+    const armedPause = () =>
+      guardDirs()
+        .filter((d) => fs.existsSync(d))
+        .flatMap((d) => fs.readdirSync(d).map((f) => path.join(d, f)))
+        .filter((f) => /\/\d+-\d+\.json$/.test(f))
+        .some((f) => {
+          try {
+            return (JSON.parse(fs.readFileSync(f, 'utf8')) as { action?: string }).action === 'pause';
+          } catch {
+            return false;
+          }
+        });
     await eventually(
-      'pause-node stopped the owner Redis',
-      async () => ((await ping()) === 'timeout' ? true : undefined),
+      'pause-node stopped the owner Redis, armed with the guard',
+      async () => armedPause() || undefined,
       60_000,
     );
+    expect(await ping()).toBe('timeout');
     child.signal('SIGKILL');
     await done;
     // The guard polls every 200 ms; the harness is gone, so it heals at once, not after the 60 s pause.
@@ -157,9 +176,8 @@ describe('an injection ends by itself when fencepost dies', () => {
     );
     // The guard writes its line once the adapter's heal returned, a moment after the server answers again.
     const guardLog = () =>
-      fs
-        .readdirSync(path.join(results, 'redis'))
-        .map((d) => path.join(results, 'redis', d, 'guard', 'guard.log'))
+      guardDirs()
+        .map((d) => path.join(d, 'guard.log'))
         .filter((f) => fs.existsSync(f))
         .map((f) => fs.readFileSync(f, 'utf8'))
         .join('');
