@@ -130,16 +130,18 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     expect(performance.now() - started).toBeGreaterThan(1_000);
   });
 
-  /** How far into its 800 ms TTL the lock is renewed. */
-  const INTO_THE_TTL_MS = 500;
   it('renew extends a held lock; release and renew of an expired lock answer false at once (--retry=harness)', async () => {
     const a = await connect({ ttlMs: 800, retry: 'harness' });
     const lease = await a.acquire('expire');
-    // The time is under test: renewed once the lock has run down below 300 ms, a PTTL above 600 can only be the renewal.
-    await new Promise((r) => setTimeout(r, INTO_THE_TTL_MS));
+    // Renewed once the lock has run down below 500 ms on every master, a PTTL above 600 after it can only be the renewal.
+    const pttls = () => Promise.all(direct.map((r) => r.pttl(resourceFor('expire'))));
+    await eventually(
+      'the lock run down below 500 ms on every master',
+      async () => Math.max(...(await pttls())) < 500,
+      5_000,
+    );
     expect(await a.renew!(lease)).toBe(true);
     // extend, too, returns on the third vote (the first EVALSHA of a script on a master costs a NOSCRIPT retry).
-    const pttls = () => Promise.all(direct.map((r) => r.pttl(resourceFor('expire'))));
     await eventually('every master renewed', async () => Math.min(...(await pttls())) > 600, 300).catch(() => {});
     expect(Math.min(...(await pttls()))).toBeGreaterThan(600);
     await eventually('the renewed lock expired on every master', async () => (await holders('expire')) === 0, 5_000);
