@@ -98,7 +98,12 @@ export class CliRun {
       this.ended = true;
       // Its output is complete once the pipes close; but a process it left behind (a server after a kill -9) may hold
       // them open for good, so the exit does not wait on them longer than this.
-      await Promise.race([this.child.catch(() => {}), sleep(OUTPUT_GRACE_MS)]);
+      const grace = new AbortController();
+      await Promise.race([
+        this.child.catch(() => {}),
+        sleep(OUTPUT_GRACE_MS, undefined, { signal: grace.signal }).catch(() => {}),
+      ]);
+      grace.abort(); // no timer left behind when the pipes closed first
       return { code, signal, stdout: this.out, stderr: this.err };
     });
   }
