@@ -103,13 +103,13 @@ export async function shrinkCommand(args: readonly string[], shutdown: Shutdown)
     tries: v.tries,
     keep: v.keep,
     budgetMs: v.budget * 1000,
-    floors: {
+    floors: (d) => ({
       concurrency: Math.min(2, c.concurrency),
       accounts: 1,
       shots: 1,
-      timeLimitS: Math.max(5, shortestUsefulRunS(faults, { intervalMs: c.nemesisIntervalMs, pauseMs: c.pauseMs })),
-      thinkMs: runNeeds(faults).minSectionMs({ ttlMs: c.ttlMs }),
-    },
+      timeLimitS: Math.max(5, shortestUsefulRunS(d.faults, { intervalMs: c.nemesisIntervalMs, pauseMs: c.pauseMs })),
+      thinkMs: runNeeds(d.faults).minSectionMs({ ttlMs: c.ttlMs }),
+    }),
     originalShots: Object.values(run.results.faultHits ?? {}).reduce((n, h) => n + h.fired, 0),
     storyFault: signature.story,
     now: () => performance.now() - t0,

@@ -25,7 +25,7 @@ function fakeRunner(fails: (d: ShrinkDims) => boolean, p = 1, over: Partial<Shri
     tries: 5,
     keep: 4,
     budgetMs: 60 * 60_000,
-    floors: FLOORS,
+    floors: () => FLOORS,
     originalShots: 12,
     now: () => t,
     progress: (l) => lines.push(l),
@@ -125,6 +125,16 @@ describe('the shrinker’s search, on a fake runner', () => {
     });
     expect(r.stoppedBy).toBe('done');
     expect(r.smallest).toMatchObject({ concurrency: 2, accounts: 1, faults: ['pause-holder'], shots: 1 });
+  });
+
+  it("takes each number's floor from the fault kinds kept: the section a restart needed goes once the restart does", async () => {
+    // Think's floor is 800 ms while restart-empty is in the run (a section wider than a restart), 0 without it.
+    const { opts } = fakeRunner((d) => d.faults.includes('pause-holder'), 1, {
+      floors: (d) => ({ ...FLOORS, thinkMs: d.faults.includes('restart-empty') ? 800 : 0 }),
+    });
+    const r = await shrink({ ...ORIGINAL, thinkMs: 800, faults: ['pause-holder', 'restart-empty'] }, opts);
+    expect(r.smallest.faults).toEqual(['pause-holder']);
+    expect(r.smallest.thinkMs).toBe(0);
   });
 
   it('gives up when the original and its story alone both do not recur', async () => {

@@ -39,7 +39,11 @@ export interface ShrinkOptions {
   tries: number;
   keep: number;
   budgetMs: number;
-  floors: ShrinkFloors;
+  /**
+   * The floors for a configuration: the shortest useful run and the section its faults' stories need depend on which
+   * fault kinds are left (a restart needs a section wider than itself; a pause alone does not).
+   */
+  floors(dims: ShrinkDims): ShrinkFloors;
   /** How many shots the original fired: the ceiling shots are bisected under. */
   originalShots: number;
   /**
@@ -155,30 +159,38 @@ async function narrowToStory(original: ShrinkDims, o: ShrinkOptions, attempt: At
 
 /** Clients, accounts, fault kinds, shots, duration, think: in that order, each from the configuration kept so far. */
 async function shrinkDimensions(o: ShrinkOptions, current: () => ShrinkDims, attempt: Attempt): Promise<void> {
-  const f = o.floors;
+  const floor = () => o.floors(current());
   await shrinkNumber(
     'clients',
     current().concurrency,
-    f.concurrency,
+    floor().concurrency,
     (v) => ({ ...current(), concurrency: v }),
     attempt,
   );
-  await shrinkNumber('accounts', current().accounts, f.accounts, (v) => ({ ...current(), accounts: v }), attempt);
+  await shrinkNumber('accounts', current().accounts, floor().accounts, (v) => ({ ...current(), accounts: v }), attempt);
   for (const kind of [...current().faults]) {
     const faults = current().faults;
     if (faults.length <= 1) break;
     await attempt(`faults without ${kind}`, { ...current(), faults: faults.filter((k) => k !== kind) });
   }
-  const shots = current().shots ?? Math.max(f.shots, o.originalShots);
-  await shrinkNumber('shots', shots, f.shots, (v) => ({ ...current(), shots: v }), attempt, current().shots === null);
+  // From here the fault kinds are settled: their floors (the run's length, the section's width) are the kept ones'.
+  const shots = current().shots ?? Math.max(floor().shots, o.originalShots);
+  await shrinkNumber(
+    'shots',
+    shots,
+    floor().shots,
+    (v) => ({ ...current(), shots: v }),
+    attempt,
+    current().shots === null,
+  );
   await shrinkNumber(
     'time limit (s)',
     current().timeLimitS,
-    f.timeLimitS,
+    floor().timeLimitS,
     (v) => ({ ...current(), timeLimitS: v }),
     attempt,
   );
-  await shrinkNumber('think (ms)', current().thinkMs, f.thinkMs, (v) => ({ ...current(), thinkMs: v }), attempt);
+  await shrinkNumber('think (ms)', current().thinkMs, floor().thinkMs, (v) => ({ ...current(), thinkMs: v }), attempt);
 }
 
 /**
