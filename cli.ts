@@ -1,6 +1,6 @@
 import { HarnessError } from './common/errors.ts';
 import { EXIT } from './common/exit-codes.ts';
-import { OPTIONS, parseCommandLine, type CommandLine } from './harness/options.ts';
+import { OPTIONS, parseCommandLine, type CommandLine } from './harness/command-line.ts';
 import { npmCommandLine, swallowedByNpm } from './harness/npm-swallowed.ts';
 import { CLI } from './common/cli-name.ts';
 

@@ -4,7 +4,7 @@ import { LIBRARY_TURNS, libraryRowsOf } from '../matrix/nightly-library-sample.t
 import { nightlyPlan } from '../matrix/nightly-plan.ts';
 import { readNightlyFiles, type NightlyResult } from '../matrix/nightly-result.ts';
 import { NIGHTLY_TIME_LIMIT_S } from '../matrix/nightly.ts';
-import { NIGHTLY_PARALLEL } from '../harness/options.ts';
+import { NIGHTLY_PARALLEL } from '../harness/commands/nightly.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
 import {
   GOAL_SHARDS,

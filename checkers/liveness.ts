@@ -6,6 +6,7 @@ import { processRole } from '../history/process-role.ts';
 import { holdIntervals, type HoldInterval } from './mutual-exclusion.ts';
 import { quantiles } from './op-stats.ts';
 import type { CheckerResult, Quantiles, RunResults } from './run-results.ts';
+import { subtract, union } from './time-spans.ts';
 
 /**
  * Liveness, measured from the history: how long the lock was unavailable, and who was kept out. These are
@@ -225,37 +226,6 @@ function waitsByAccount(history: History, concurrency: number | undefined, endMs
       spans.push({ from: a.from, to, process: a.process });
       out.set(a.account, spans);
     });
-  }
-  return out;
-}
-
-/** Union of intervals, sorted and merged. */
-function union(spans: readonly { from: number; to: number }[]): { from: number; to: number }[] {
-  const sorted = [...spans].sort((a, b) => a.from - b.from);
-  const out: { from: number; to: number }[] = [];
-  for (const s of sorted) {
-    const last = out[out.length - 1];
-    if (last && s.from <= last.to) last.to = Math.max(last.to, s.to);
-    else out.push({ from: s.from, to: s.to });
-  }
-  return out;
-}
-
-/** `a` minus the union `b` (both sorted unions). */
-function subtract(
-  a: { from: number; to: number }[],
-  b: { from: number; to: number }[],
-): { from: number; to: number }[] {
-  const out: { from: number; to: number }[] = [];
-  for (const s of a) {
-    let from = s.from;
-    for (const c of b) {
-      if (c.to <= from || c.from >= s.to) continue;
-      if (c.from > from) out.push({ from, to: c.from });
-      from = Math.max(from, c.to);
-      if (from >= s.to) break;
-    }
-    if (from < s.to) out.push({ from, to: s.to });
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { EXIT } from './exit-codes.ts';
 import { Shutdown } from './shutdown.ts';
-import { checkedMessage } from '../harness/client-pool.ts';
+import { checkedMessage } from '../workloads/client-protocol.ts';
 
 /** How long a teardown step takes: the steps are slow on purpose, so the crash path meets one still running. */
 const STEP_MS = 50;

@@ -7,7 +7,7 @@ import { CONNECT_TIMEOUT_MIN_MS, replyTimeoutMs } from '../workloads/foreign/for
 import { CHECK_ACQUIRE_TIMEOUT_MS, CHECK_REPLY_MS, CHECK_TTL_MS } from './lock-check-command.ts';
 import { COMMAND_HELP, ownOptions } from './command-help.ts';
 import { optionRows, type OptionSpec } from './option-table.ts';
-import { commandOptions, OPTIONS, SUBCOMMANDS, type Subcommand } from './options.ts';
+import { commandOptions, OPTIONS, SUBCOMMANDS, type Subcommand } from './command-line.ts';
 
 /**
  * The reference tables of docs/cli.md, docs/faults.md and docs/protocol.md, written from the CLI's own tables (the

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkedMessage, clientEnvironment, exitIsDeath, lastLines } from './client-pool.ts';
+import { checkedMessage } from '../workloads/client-protocol.ts';
+import { clientEnvironment } from './client-environment.ts';
+import { exitIsDeath } from './client-deaths.ts';
+import { lastLines } from './client-log-tail.ts';
 
 describe('clientEnvironment', () => {
   it('drops every variable that turns on a library debug log, keeps the rest, adds the client its own', () => {

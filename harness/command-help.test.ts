@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { commandHelp, globalHelp, ownOptions } from './command-help.ts';
 import { helpWidth, twoColumns, wrapText } from './help-layout.ts';
-import { commandOptions, OPTIONS, parseCommandLine, SUBCOMMANDS } from './options.ts';
+import { commandOptions, OPTIONS, parseCommandLine, SUBCOMMANDS } from './command-line.ts';
 import { runCli } from '../test/support/cli-run.ts';
 
 const COMMANDS = Object.keys(SUBCOMMANDS) as (keyof typeof SUBCOMMANDS)[];

@@ -7,7 +7,7 @@ import { REPRO_OPTIONS } from '../repro/repro-command.ts';
 import { SHRINK_OPTIONS } from '../repro/shrink-command.ts';
 import { helpWidth, twoColumns, wrapText } from './help-layout.ts';
 import { optionRows, type OptionSpec } from './option-table.ts';
-import { commandOptions, OPTIONS, SUBCOMMANDS, type Subcommand } from './options.ts';
+import { commandOptions, OPTIONS, SUBCOMMANDS, type Subcommand } from './command-line.ts';
 
 /**
  * `--help`, for the CLI as a whole and for each subcommand: what it does, how it is called, its own options (from

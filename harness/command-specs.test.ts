@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
-import { parseCommandLine, resolveConfig, runOptions } from './options.ts';
+import { parseCommandLine, resolveConfig } from './command-line.ts';
+import { runOptions } from './commands/run.ts';
 import { parseCheckArgs } from './check-options.ts';
 
 /** The refusal of an argv: exit code and message, as the CLI prints them. */

@@ -1,6 +1,6 @@
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { FULL_CLUSTER } from '../cluster/cluster.ts';
-import type { DoctorConfig } from './options.ts';
+import type { DoctorConfig } from './commands/doctor.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { LOCK_LIBRARIES, provision } from '../cluster/provision.ts';

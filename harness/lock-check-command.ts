@@ -30,7 +30,7 @@ import { lockSessionName } from '../workloads/lock-session-name.ts';
 import { installNpmLockFor } from '../workloads/npm-lock-cache.ts';
 import { postgresUrl } from './run.ts';
 import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../workloads/strategies/registry.ts';
-import type { LockCheckConfig } from './options.ts';
+import type { LockCheckConfig } from './commands/lock-check.ts';
 import { retireCluster } from './retire-cluster.ts';
 import { LockCgroups } from '../workloads/foreign/lock-cgroups.ts';
 

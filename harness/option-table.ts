@@ -168,3 +168,14 @@ export function optionRows(table: readonly OptionSpec[]): [string, string][] {
     return [flag, `${o.help}${def !== '' ? ` (default: ${def})` : ''}`];
   });
 }
+
+/** The rows of `table` named, in the table's order, typed as their own rows (so OptionValues knows each one). */
+export function pickRows<const T extends readonly OptionSpec[], const N extends readonly T[number]['name'][]>(
+  table: T,
+  names: N,
+): Extract<T[number], { name: N[number] }>[] {
+  return table.filter((o) => (names as readonly string[]).includes(o.name)) as Extract<
+    T[number],
+    { name: N[number] }
+  >[];
+}

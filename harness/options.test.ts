@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
-import { commandOptions, parseCommandLine, resolveConfig } from './options.ts';
+import { commandOptions, parseCommandLine, resolveConfig } from './command-line.ts';
 import { globalHelp } from './command-help.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { ServeConfig } from './options.ts';
+import type { ServeConfig } from './commands/serve.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';

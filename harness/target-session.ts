@@ -10,7 +10,7 @@ import type { NodeActions } from '../target/remote-node.ts';
 import { targetCluster, type TargetServersOf } from '../target/target-cluster.ts';
 import { tlsOptions } from '../target/remote-servers.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
-import type { Config } from './options.ts';
+import type { Config } from './commands/run.ts';
 import { TargetAbort } from './target-abort.ts';
 import {
   checkTargetReady,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cellArgv, cellConfig, withoutOptions } from './cell-config.ts';
 import { HarnessError } from '../common/errors.ts';
-import { resolveConfig, type Config } from '../harness/options.ts';
+import { resolveConfig } from '../harness/command-line.ts';
+import { type Config } from '../harness/commands/run.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 

@@ -1,6 +1,7 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
-import { OPTIONS, resolveConfig, type Config } from '../harness/options.ts';
+import { OPTIONS, resolveConfig } from '../harness/command-line.ts';
+import { type Config } from '../harness/commands/run.ts';
 import type { OptionKind } from '../harness/option-table.ts';
 import { checkStrategyOptions } from '../harness/strategy-options.ts';
 import { ttlFractionMs } from '../common/run-timing.ts';

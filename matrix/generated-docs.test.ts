@@ -6,7 +6,7 @@ import { GENERATED, GENERATED_PAGES, matrixCounts, withGenerated } from './gener
 import { matrixPlan } from './matrix.ts';
 import { faultOracleMarkdown, README_COLUMNS } from './fault-oracle-table.ts';
 import { ORACLE_COLUMNS } from './oracle.ts';
-import { OPTIONS } from '../harness/options.ts';
+import { OPTIONS } from '../harness/command-line.ts';
 import { FAULT_NAMES } from '../history/fault-names.ts';
 import { MANIFEST_KEYS } from '../workloads/foreign/manifest.ts';
 

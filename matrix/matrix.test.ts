@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResults } from '../checkers/run-results.ts';
 import type { MatrixCell } from './matrix-cell.ts';
 import { isolatedRunner, matrixPlan, runMatrix, type RunOne } from './matrix.ts';
-import { resolveConfig, type Config } from '../harness/options.ts';
+import { resolveConfig } from '../harness/command-line.ts';
+import { type Config } from '../harness/commands/run.ts';
 import { isRemedyRun, livenessAsExpected, oracleExpectation, scenarioOf } from '../test/support/oracle-expectation.ts';
 import type { RemedyScenarioId } from './remedy-oracle.ts';
 import type { RunOutcome } from '../harness/run.ts';
@@ -125,6 +126,24 @@ async function matrix(argv: string[], fake: ReturnType<typeof fakeRunner>) {
 }
 
 describe('runMatrix', () => {
+  it('prints on its page the command that runs it again, shell-quoted, with its seed once (the one replay renderer)', async () => {
+    const results = path.join(fs.mkdtempSync(path.join(root, 'q-')), 'my results');
+    const config = resolveConfig([
+      '--lock=all',
+      '--matrix=faults',
+      '--time-limit=10',
+      '--seed',
+      '100',
+      `--results=${results}`,
+    ]);
+    await runMatrix(config, new Shutdown(), () => {}, fakeRunner().run);
+    const dir = fs.readdirSync(path.join(results, 'matrix'));
+    const html = fs.readFileSync(path.join(results, 'matrix', dir[0], 'matrix.html'), 'utf8');
+    // HTML-escaped: ' is &#39;.
+    expect(html).toContain(`--time-limit=10 &#39;--results=${results}&#39; --seed=100</span>`);
+    expect(html.match(/--seed/g)).toHaveLength(1);
+  });
+
   it('gives every measured cell the same number of runs, never runs a cell decided by construction, and exits 0 when all match', async () => {
     const fake = fakeRunner();
     const m = await matrix(['--runs=2'], fake);

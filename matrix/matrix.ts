@@ -1,6 +1,6 @@
 import { cellLiveness, livenessMatches, livenessSeen, runLiveness } from './cell-liveness.ts';
 import { fmtSpan } from '../checkers/liveness.ts';
-import { CLI } from '../common/cli-name.ts';
+import { replayCommand } from '../store/replay-command.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { verdictWord } from '../checkers/verdict.ts';
@@ -13,14 +13,14 @@ import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { cellObservation, matches, needsAnotherRun, judgeRun, starvation, unknownWhy } from './cell-outcome.ts';
-import { cellConfig, withoutOptions, type CellShape } from './cell-config.ts';
+import { cellConfig, type CellShape } from './cell-config.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { faultHits } from './cell-hits.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-columns.ts';
 import { MAX_RERUNS, type LivenessExpectation, type MeasuredExpectation, type OracleCell } from './oracle.ts';
-import type { Config } from '../harness/options.ts';
+import type { Config } from '../harness/commands/run.ts';
 import { runTimestamp } from '../store/results-store.ts';
 import { readTest } from '../store/run-dir.ts';
 import { runTest, type RunOutcome } from '../harness/run.ts';
@@ -431,7 +431,8 @@ export async function runMatrix(
   // Not a run (no test record, not `latest`): a page over the cell runs, beside them.
   const dir = path.join(config.resultsDir, 'matrix', runTimestamp());
   fs.mkdirSync(dir, { recursive: true });
-  const command = [CLI, ...withoutOptions(config.argv, (name) => name === 'seed'), `--seed=${config.seed}`].join(' ');
+  // The command that runs this matrix again: the one renderer of a replay line (its seed, shell-quoted).
+  const command = replayCommand({ argv: config.argv, lock: 'unknown', seed: config.seed });
   const file = writeMatrix(dir, cells, { command, uncontended, runsPerCell: config.runs });
   const t = tally(cells);
   // Like a run's summary: the progress on stderr, the outcome on stdout.

@@ -7,7 +7,7 @@ import type { Shutdown } from '../common/shutdown.ts';
 import type { FaultName } from '../history/fault-names.ts';
 import { describeSignature, failureSignature, sameSignature, shotHolders } from '../checkers/failure-signature.ts';
 import { bad, parseArgv, type OptionSpec } from '../harness/option-table.ts';
-import { resolveConfig } from '../harness/options.ts';
+import { resolveConfig } from '../harness/command-line.ts';
 import { runTest } from '../harness/run.ts';
 import { runNeeds } from '../nemesis/fault-registry.ts';
 import { shortestUsefulRunS } from '../nemesis/schedule.ts';

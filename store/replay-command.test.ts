@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../harness/options.ts';
+import { resolveConfig } from '../harness/command-line.ts';
 import { replayCommand } from './replay-command.ts';
 
 describe('replayCommand', () => {

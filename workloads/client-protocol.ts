@@ -76,3 +76,48 @@ export type FromClient =
    * library's own (LockStrategy.libraryCrash): sent just before the process exits with LIBRARY_CRASHED.
    */
   | { type: 'library-crash'; error: string; message: string };
+
+const OP_TYPES = new Set(['invoke', 'ok', 'fail', 'info']);
+
+/** A client's IPC message as the protocol says it is, or what is wrong with it. */
+export function checkedMessage(raw: unknown): FromClient | string {
+  if (typeof raw !== 'object' || raw === null) return `not an object: ${typeof raw}`;
+  const m = raw as Record<string, unknown>;
+  if (m.type === 'ready' || m.type === 'stopped' || m.type === 'waiting') return m as FromClient;
+  if (m.type === 'step-refused')
+    return Number.isInteger(m.seq) && typeof m.reason === 'string'
+      ? (m as FromClient)
+      : 'a step-refused message without its seq and reason';
+  if (m.type === 'lock-process')
+    return (m.pid === null && Number.isInteger(m.ended) && (m.ended as number) > 0) ||
+      (Number.isInteger(m.pid) && (m.pid as number) > 0)
+      ? (m as FromClient)
+      : `a lock-process message with pid ${JSON.stringify(m.pid)}`;
+  if (m.type === 'log') return typeof m.line === 'string' ? (m as FromClient) : 'a log message without a line';
+  if (m.type === 'library-crash')
+    return typeof m.error === 'string' && typeof m.message === 'string'
+      ? (m as FromClient)
+      : 'a library-crash message without its error and message';
+  if (m.type !== 'ops') return `unknown type ${JSON.stringify(m.type)}`;
+  if (!Array.isArray(m.ops) || m.ops.length === 0) return 'an ops message without ops';
+  for (const sent of m.ops as unknown[]) {
+    const problem = sentOpProblem(sent);
+    if (problem) return problem;
+  }
+  return m as FromClient;
+}
+
+/** What is wrong with one op of an `ops` message, or undefined. */
+function sentOpProblem(sent: unknown): string | undefined {
+  if (typeof sent !== 'object' || sent === null) return 'an op entry that is not an object';
+  const s = sent as Record<string, unknown>;
+  if (!Number.isInteger(s.seq) || (s.seq as number) < 1) return `op seq ${JSON.stringify(s.seq)}`;
+  if (typeof s.at !== 'string' || !/^\d{1,20}$/.test(s.at))
+    return `op time ${JSON.stringify(s.at)} is not decimal nanoseconds`;
+  const op = s.op as Record<string, unknown> | null;
+  if (typeof op !== 'object' || op === null) return 'an op entry without an op';
+  if (typeof op.process !== 'number' && typeof op.process !== 'string') return 'an op without a process';
+  if (typeof op.type !== 'string' || !OP_TYPES.has(op.type)) return `op type ${JSON.stringify(op.type)}`;
+  if (typeof op.f !== 'string') return 'an op without an f';
+  return undefined;
+}

@@ -1,0 +1,186 @@
+import os from 'node:os';
+import path from 'node:path';
+import { HELP_OPTION, type CommandSpec, type ParseContext } from '../command-spec.ts';
+import { bad, parseArgv, pickRows, type OptionSpec } from '../option-table.ts';
+import { RUN_ROWS } from '../options.ts';
+
+/** `fencepost nightly`: the matrix with the user's expectations, compared with last night (matrix/nightly.ts runs it). */
+
+/** The most machines a night is split over (`--shard=<i>/<n>`, a shard's nightly.json, the reusable workflow's shards). */
+export const MAX_SHARDS = 64;
+
+/** `--shard=2/3` → { index: 2, count: 3 }. */
+function parseShard(raw: string): { index: number; count: number } {
+  const m = /^(\d{1,6})\/(\d{1,6})$/.exec(raw);
+  const index = m ? Number(m[1]) : NaN;
+  const count = m ? Number(m[2]) : NaN;
+  if (!m || count < 1 || count > MAX_SHARDS || index < 1 || index > count)
+    throw bad(
+      `--shard must be <i>/<n> with 1 ≤ i ≤ n ≤ ${MAX_SHARDS}, got "${raw}".`,
+      'e.g. --shard=1/3, --shard=2/3 and --shard=3/3 on three machines',
+    );
+  return { index, count };
+}
+
+/**
+ * `nightly --parallel`'s default: two measured cells at once where there are two cores. Both tables at
+ * --time-limit=10 on 2 cores: 24.6 min one cell at a time, 12.0 min two at a time with every cell matching
+ * (docs/performance.md). Not more: a cell's latency figures include its neighbours' load.
+ */
+export const NIGHTLY_PARALLEL = Math.min(2, Math.max(1, os.availableParallelism()));
+
+/** The nightly job picks the locks, faults and fencing of every cell itself. */
+const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing', 'target'] as const;
+
+type NightlyPick = (typeof NIGHTLY_PICKS)[number];
+type RunOption = (typeof RUN_ROWS)[number]['name'];
+const notPicked = (name: RunOption): name is Exclude<RunOption, NightlyPick> =>
+  !(NIGHTLY_PICKS as readonly string[]).includes(name);
+
+/** A run option nightly picks itself, or another command's (the command line's refusal). */
+function elsewhereFrom(commandLine: ParseContext['elsewhere']) {
+  return (name: string) =>
+    (NIGHTLY_PICKS as readonly string[]).includes(name)
+      ? bad(
+          `--${name} with nightly: the nightly job runs the whole matrix (every lock × the oracle's faults, fenced where a lock has a token).`,
+          'drop it; to change what a cell is expected to show or add your own lock, use an expectations file (docs/nightly.md)',
+        )
+      : commandLine(name);
+}
+
+/** Nightly's own rows: how the night is split, compared and emitted. */
+const NIGHTLY_ROWS = [
+  {
+    name: 'shard',
+    value: 'i>/<n',
+    kind: 'string',
+    defaultText: 'all cells',
+    help: 'nightly: run only shard <i>/<n> of the measured cells (split by time: each cell, heaviest first, to the lightest shard)',
+    parse: parseShard,
+  },
+  {
+    name: 'baseline',
+    value: 'dir',
+    kind: 'string',
+    defaultText: 'none',
+    help: 'nightly: a previous nightly results folder to compare tonight against',
+  },
+  {
+    name: 'expectations',
+    value: 'file',
+    kind: 'string',
+    defaultText: './fencepost.expectations.json if it exists',
+    help: 'nightly: your expectations file (overrides oracle cells, adds your plugin locks)',
+  },
+  {
+    name: 'known-bugs',
+    kind: 'string',
+    defaultText: './fencepost.known-bugs if it exists',
+    help: 'nightly: a folder of your known bugs (repro bundles or scenario files); each is replayed and must still reproduce',
+  },
+  {
+    name: 'parallel',
+    kind: 'int',
+    default: NIGHTLY_PARALLEL,
+    defaultText: '2 (1 on a one-core machine)',
+    min: 1,
+    max: 8,
+    help: "nightly: measured cells run at once on this machine, each with its own cluster and ports (2 on 2 cores about halves the night; latency figures then include the neighbour's load; 1: one cell at a time)",
+  },
+  {
+    name: 'cells',
+    kind: 'enum',
+    default: 'all',
+    choices: ['all', 'expectations'],
+    help: "nightly: the oracle's matrix with your expectations applied, or only your expectations file's cells (your locks)",
+  },
+  {
+    name: 'emit',
+    kind: 'enum',
+    choices: ['kubernetes'],
+    defaultText: 'none: run the night here',
+    help: 'nightly: write the night as a Kubernetes Indexed Job (one pod per shard) plus its merge step, to stdout, instead of running it',
+  },
+  {
+    name: 'image',
+    kind: 'string',
+    defaultText: 'none (required with --emit)',
+    help: 'nightly --emit: the published image the pods run (fencepost and its servers installed, `fencepost` on PATH)',
+  },
+  {
+    name: 'shards',
+    kind: 'int',
+    default: 4,
+    min: 1,
+    max: 100,
+    help: 'nightly --emit: how many shards (pods) the night is split into',
+  },
+] as const satisfies readonly OptionSpec[];
+
+/** Every run option but NIGHTLY_PICKS (each cell runs with them: nightly.ts, `nightlySettings`), then its own. */
+const TABLE = [
+  ...pickRows(RUN_ROWS, RUN_ROWS.map((o) => o.name).filter(notPicked)),
+  ...NIGHTLY_ROWS,
+  HELP_OPTION,
+] as const;
+
+export interface NightlyConfig {
+  readonly command: 'nightly';
+  readonly help: boolean;
+  readonly argv: readonly string[];
+  /** `merge <dir>…`, or nothing. */
+  readonly rest: readonly string[];
+  readonly seed: number;
+  readonly resultsDir: string;
+  readonly backend: 'local' | 'docker';
+  /** This machine's slice of the measured cells, 1-based; null = every cell. */
+  readonly shard: { index: number; count: number } | null;
+  /** The previous night's results folder. */
+  readonly baseline: string | null;
+  /** The user's expectations file, as given (null = the default name, if that file exists). */
+  readonly expectations: string | null;
+  /** The oracle's matrix with the expectations applied (`all`), or only the expectations file's cells. */
+  readonly cells: 'all' | 'expectations';
+  /** Measured cells run at once (each its own cluster and clients). */
+  readonly parallel: number;
+  /** The folder of the user's known bugs (bundles, scenario files), as given; null = the default name, if it exists. */
+  readonly knownBugs: string | null;
+  /** --emit: write the night as a Kubernetes Indexed Job instead of running it. */
+  readonly emit: 'kubernetes' | null;
+  /** --image: what the emitted pods run. */
+  readonly image: string | null;
+  /** --shards: the emitted Job's completions. */
+  readonly shards: number;
+}
+
+function parse(args: readonly string[], { elsewhere, randomSeed }: ParseContext): NightlyConfig {
+  // `nightly merge <dir>…`: the subcommand's words and folders; options still parse.
+  const { values: v, words } = parseArgv(args, TABLE, {
+    words: 'collect',
+    elsewhere: elsewhereFrom(elsewhere),
+  });
+  return {
+    command: 'nightly',
+    help: v.help,
+    argv: ['nightly', ...args],
+    rest: words,
+    seed: v.seed ?? randomSeed(),
+    resultsDir: path.resolve(v.results),
+    backend: v.backend,
+    shard: v.shard ?? null,
+    baseline: v.baseline !== undefined ? path.resolve(v.baseline) : null,
+    expectations: v.expectations !== undefined ? path.resolve(v.expectations) : null,
+    cells: v.cells,
+    parallel: v.parallel,
+    knownBugs: v['known-bugs'] !== undefined ? path.resolve(v['known-bugs']) : null,
+    emit: v.emit ?? null,
+    image: v.image ?? null,
+    shards: v.shards,
+  };
+}
+
+export const nightly: CommandSpec<NightlyConfig> = {
+  summary: 'the matrix with your expectations, compared with last night → junit.xml, summary.md',
+  options: TABLE,
+  parse,
+};
