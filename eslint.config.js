@@ -11,4 +11,28 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  {
+    // Tests wait for a state (test/support/eventually.ts), never for a fixed time: on two busy cores the other side
+    // may not have got anywhere in N ms. A wait that is itself under test (a holder keeping a lock for its TTL, a
+    // deadline a test gives a process) goes through a named constant whose comment says why.
+    files: ['**/*.test.ts', 'test/integration/**/*.ts', 'test/docker/**/*.ts', 'test/support/**/*.ts'],
+    ignores: ['test/support/eventually.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.name='sleep'] > Literal.arguments:first-child",
+          message:
+            'A literal sleep in a test: wait for the state with eventually() (test/support/eventually.ts), or name the duration in a constant that says why the time itself is under test.',
+        },
+        {
+          // setTimeout(fn, 100), and node:timers/promises' setTimeout(100) as well.
+          selector:
+            ":matches(CallExpression[callee.name='setTimeout'], CallExpression[callee.property.name='setTimeout']):matches([arguments.1.type='Literal'], [arguments.length=1][arguments.0.type='Literal'])",
+          message:
+            'A literal setTimeout in a test: wait for the state with eventually() (test/support/eventually.ts), or name the duration in a constant that says why the time itself is under test.',
+        },
+      ],
+    },
+  },
 );

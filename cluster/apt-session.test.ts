@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { until } from '../test/support/poll.ts';
+import { eventually } from '../test/support/eventually.ts';
 
 /**
  * Provisioning with a stand-in apt-get (a script that logs its calls and the signals it gets), inside a private mount
@@ -57,7 +57,7 @@ const logLines = (log: string) => fs.readFileSync(log, 'utf8').split('\n').filte
 describe.runIf(asRoot)('provisioning interrupted (root: a private mount namespace)', () => {
   it('Ctrl-C during apt: apt gets no SIGINT and finishes its call, no other starts, policy-rc.d is removed, exit 130', async () => {
     const h = harness(['--lock=redis', '--nemesis=none', '--time-limit=3'], 3);
-    const start = await until(
+    const start = await eventually(
       'the first apt-get call',
       () => logLines(h.log).find((l) => l.startsWith('start ')),
       60_000,

@@ -3,17 +3,20 @@ import { EXIT } from './exit-codes.ts';
 import { Shutdown } from './shutdown.ts';
 import { checkedMessage } from '../workloads/client-protocol.ts';
 
+/** How long a teardown step takes: the steps are slow on purpose, so the crash path meets one still running. */
+const STEP_MS = 50;
+
 describe('Shutdown.crash (an error nothing caught)', () => {
   it('runs every step, waits for one the normal path is running, and resolves 255 — never 1', async () => {
     const shutdown = new Shutdown();
     const done: string[] = [];
     shutdown.add('stop cluster', async () => {
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, STEP_MS));
       done.push('stop cluster');
     });
     const heal = shutdown.add('heal', () => void done.push('heal'));
     const stopClients = shutdown.add('stop clients', async () => {
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 2 * STEP_MS));
       done.push('stop clients');
     });
     const err = vi.spyOn(console, 'error').mockImplementation(() => {});

@@ -2,15 +2,14 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup } from './cleanup.ts';
-import { isAlive, PidRegistry, ticksSinceBoot } from '../common/pid-registry.ts';
+import { cmdline, isAlive, PidRegistry, ticksSinceBoot } from '../common/pid-registry.ts';
 import { claimRun, writeOwner } from '../common/run-owner.ts';
 import { LockCgroups, lockCgroupsMissing } from '../workloads/foreign/lock-cgroups.ts';
 import { inCgroupArgv } from '../common/cgroup2.ts';
 import { treePids } from '../workloads/foreign/lock-tree.ts';
-import { until } from '../test/support/poll.ts';
+import { eventually } from '../test/support/eventually.ts';
 
 // `cleanup` on real processes (`sleep`), standing in for servers whose harness was kill -9ed.
 const spawned: number[] = [];
@@ -59,6 +58,11 @@ function orphan(cwd: string): number {
   return child.pid!;
 }
 
+/** Each orphan is `sleep` in its folder: the spawn's chdir and exec are done, so its cwd and start time are final. */
+async function execd(...pids: number[]): Promise<void> {
+  await eventually("the orphans exec'd sleep", () => pids.every((p) => cmdline(p)?.startsWith('sleep ')), 5000);
+}
+
 describe('cleanup', () => {
   it('stops a recorded process and removes its record', async () => {
     const { results, node, reg } = runDir();
@@ -79,7 +83,7 @@ describe('cleanup', () => {
     fs.mkdirSync(path.join(node, 'data'));
     const below = orphan(path.join(node, 'data')); // as Postgres, which chdir()s into its data directory
     const bystander = orphan(path.dirname(node)); // same run, other directory: not ours to kill
-    await sleep(50);
+    await execd(pid, below, bystander);
     expect(await cleanup(results, () => {})).toBe(1);
     expect(isAlive(pid)).toBe(false);
     expect(isAlive(below)).toBe(false);
@@ -99,7 +103,7 @@ describe('cleanup', () => {
   it('a pending record older than the process in its directory does not name it', async () => {
     const { results, node, reg } = runDir();
     const pid = orphan(node);
-    await sleep(50);
+    await execd(pid);
     // Written after the process started: whatever is in the directory was not started by this spawn.
     fs.writeFileSync(
       path.join(reg.dir, 'redis0.json'),
@@ -120,7 +124,7 @@ describe('cleanup', () => {
     reg.add({ name: 'redis0', pid, marker: node });
     pendingRecord(reg, 'redis1', node);
     const late = orphan(node);
-    await sleep(50);
+    await execd(pid, late);
     const lines: string[] = [];
     expect(await cleanup(results, (l) => lines.push(l))).toBe(0);
     expect(isAlive(pid)).toBe(true);
@@ -156,7 +160,7 @@ describe('cleanup', () => {
     const inResults = orphan(results);
     const inTmp = orphan(os.tmpdir());
     const atRoot = orphan('/');
-    await sleep(50);
+    await execd(inResults, inTmp, atRoot);
     const lines: string[] = [];
     expect(await cleanup(results, (l) => lines.push(l))).toBe(0);
     for (const pid of [inResults, inTmp, atRoot]) expect(isAlive(pid)).toBe(true);
@@ -172,7 +176,7 @@ describe('cleanup', () => {
     const pg = orphan(temp);
     pendingRecord(reg, 'pg1', os.tmpdir()); // recorded, but no folder of ours: dropped
     const bystander = orphan(os.tmpdir());
-    await sleep(50);
+    await execd(pg, bystander);
     expect(await cleanup(results, () => {})).toBe(1);
     expect(isAlive(pg)).toBe(false);
     expect(isAlive(bystander)).toBe(true);
@@ -229,7 +233,7 @@ describe("cleanup on a shared machine: only what this user's runs created", () =
       }),
     );
     const shell = orphan(node);
-    await sleep(50);
+    await execd(shell);
     expect(await cleanup(results, () => {})).toBe(0);
     expect(isAlive(shell)).toBe(true);
   });
@@ -250,13 +254,13 @@ describe('cleanup of a lock process tree (a harness killed with kill -9 mid-run)
     const leader = lockProcess('sleep 61 & sleep 0.5; exit 0', null);
     reg.add({ name: 'client-0-lock-1', pid: leader, marker: results, killGroup: true });
     const tree = { by: 'process-group' as const, leaders: [{ pid: leader, startTime: reg.list()[0].startTime! }] };
-    const child = await until('the forked child', () => treePids(tree).find((x) => x !== leader), 5000);
+    const child = await eventually('the forked child', () => treePids(tree).find((x) => x !== leader), 5000);
     spawned.push(child);
-    await until('the leader gone', () => (isAlive(leader) ? undefined : true), 5000);
+    await eventually('the leader gone', () => (isAlive(leader) ? undefined : true), 5000);
     expect(isAlive(child)).toBe(true);
     const lines: string[] = [];
     expect(await cleanup(results, (l) => lines.push(l))).toBe(1);
-    await until('the child killed', () => (isAlive(child) ? undefined : true), 5000);
+    await eventually('the child killed', () => (isAlive(child) ? undefined : true), 5000);
     // The leader may still be a zombie nobody reaped yet: then it is named by its pid, else as gone.
     expect(lines.join('\n')).toMatch(
       new RegExp(`stopped client-0-lock-1 \\(pid ${leader}(, gone; its process group)? \\+ [12] children\\)`),
@@ -272,7 +276,7 @@ describe('cleanup of a lock process tree (a harness killed with kill -9 mid-run)
       const slot = made.treeFor('client-0');
       fs.mkdirSync(path.join(slot.dir, 'lock-1'));
       lockProcess('(setsid sleep 62 &); exec sleep 63', path.join(slot.dir, 'lock-1'));
-      const pids = await until(
+      const pids = await eventually(
         'two sleeps in the cgroup',
         () => (treePids(slot).length === 2 ? treePids(slot) : undefined),
         5000,
@@ -280,7 +284,7 @@ describe('cleanup of a lock process tree (a harness killed with kill -9 mid-run)
       spawned.push(...pids);
       const lines: string[] = [];
       await cleanup(results, (l) => lines.push(l));
-      await until('every process of the cgroup killed', () => (pids.some(isAlive) ? undefined : true), 5000);
+      await eventually('every process of the cgroup killed', () => (pids.some(isAlive) ? undefined : true), 5000);
       expect(fs.existsSync(made.dir)).toBe(false);
       expect(lines.join('\n')).toContain(
         `removed the lock processes' cgroup ${made.dir} (and what was in it) of ${run}`,

@@ -1,11 +1,9 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { commandHelp, globalHelp, ownOptions } from './command-help.ts';
 import { helpWidth, twoColumns, wrapText } from './help-layout.ts';
 import { commandOptions, OPTIONS, parseCommandLine, SUBCOMMANDS } from './command-line.ts';
+import { runCli } from '../test/support/cli-run.ts';
 
-const run = promisify(execFile);
 const COMMANDS = Object.keys(SUBCOMMANDS) as (keyof typeof SUBCOMMANDS)[];
 const longest = (text: string) => Math.max(...text.split('\n').map((l) => l.length));
 
@@ -77,7 +75,8 @@ describe('--help', () => {
     ['compare', /^npm run jepsen -- compare — /],
     ['serve', /^npm run jepsen -- serve — /],
   ])('%s --help prints its own help on stdout and exits 0', async (command, head) => {
-    const r = await run(process.execPath, ['--import', 'tsx', 'cli.ts', command, '--help'], { encoding: 'utf8' });
+    const r = await runCli([command, '--help']);
+    expect(r.code).toBe(0);
     expect(r.stdout).toMatch(head);
     expect(r.stderr).toBe('');
   });

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runCli } from '../test/support/cli-run.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,23 +33,10 @@ describe('an uncaught error in the harness', () => {
   for (const phase of ['setup', 'mid-run', 'teardown'] as const) {
     it(`thrown in ${phase}: exit 255 with the error, no process of the run left, the history kept`, async () => {
       const out = path.join(results, phase);
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'cli.ts',
-          '--lock=redis',
-          '--nemesis=pause-client',
-          '--nemesis-interval=300',
-          '--time-limit=4',
-          `--results=${out}`,
-        ],
-        { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FENCEPOST_TEST_THROW: phase } },
+      const { code, stderr } = await runCli(
+        ['--lock=redis', '--nemesis=pause-client', '--nemesis-interval=300', '--time-limit=4'],
+        { results: out, env: { FENCEPOST_TEST_THROW: phase } },
       );
-      let stderr = '';
-      child.stderr.on('data', (d) => (stderr += d));
-      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
       expect({ code, stderr }).toMatchObject({ code: EXIT.crashed });
       expect(stderr).toContain(`injected throw (${phase})`);
       const lockDir = path.join(out, 'redis');

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../common/pid-registry.ts';
 import { killLeftovers, processesUnder, testResultsDir } from '../test/integration/processes.ts';
+import { runCli } from '../test/support/cli-run.ts';
 
 /**
  * A lock process that attacks the harness (test/fixtures/hostile-lock/hostile.py; the 2026-12-04 audit's N6-N9,
@@ -11,7 +11,6 @@ import { killLeftovers, processesUnder, testResultsDir } from '../test/integrati
  * run's logs stay bounded, no step waits for good, nothing it started outlives the command, and no password is
  * printed or left behind.
  */
-const CLI = path.resolve('cli.ts');
 const HOSTILE = path.resolve('test/fixtures/hostile-lock/hostile.py');
 const results = testResultsDir('hostile-lock');
 const helpers = path.join(results, 'helpers');
@@ -43,22 +42,10 @@ interface Done {
   seconds: number;
 }
 
-function cli(args: string[]): Promise<Done> {
+async function cli(args: string[]): Promise<Done> {
   const t0 = performance.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, `--results=${results}`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), HANG_MS);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, seconds: (performance.now() - t0) / 1000 });
-    });
-  });
+  const r = await runCli(args, { results, timeoutMs: HANG_MS, killSignal: 'SIGKILL' });
+  return { ...r, seconds: (performance.now() - t0) / 1000 };
 }
 
 const longestLine = (text: string) => Math.max(...text.split('\n').map((l) => l.length));

@@ -1,15 +1,14 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { processesUnder, testResultsDir, killLeftovers } from '../test/integration/processes.ts';
+import { runCli } from '../test/support/cli-run.ts';
 
 /**
  * `lock-check` through the real CLI against the lock's own servers: the docs' Python example (examples/python-redis-lock.py) passes every step;
  * each broken foreign lock (examples/broken-foreign/) fails at connect with the reason and its exchange. Then a chaos
  * run of each broken one ends unknown (exit 2) in bounded time, with nothing left running.
  */
-const CLI = path.resolve('cli.ts');
 const results = testResultsDir('lock-check');
 const TIME_LIMIT_S = 6;
 // After the time limit: a connect step still waiting on a silent process (the acquire timeout, 3 × TTL + 1 s = 7 s),
@@ -20,18 +19,10 @@ afterAll(() => {
   expect(killLeftovers(results)).toEqual([]);
 });
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; seconds: number }> {
+async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; seconds: number }> {
   const t0 = performance.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, `--results=${results}`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stdout, stderr, seconds: (performance.now() - t0) / 1000 }));
-  });
+  const r = await runCli(args, { results });
+  return { ...r, seconds: (performance.now() - t0) / 1000 };
 }
 
 /** Processes still running one of the broken examples' programs (their cwd is not under the results folder). */

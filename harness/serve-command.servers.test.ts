@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -6,6 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SECRETS_FILE } from '../cluster/credentials.ts';
 import { startResultsServer, type ResultsServer } from './serve-command.ts';
+import { startCli } from '../test/support/cli-run.ts';
+import { eventually } from '../test/support/eventually.ts';
 
 /**
  * `serve` over a real run through the CLI: while it runs, its folder holds the passwords (secrets.json), a
@@ -33,26 +34,13 @@ function get(target: string): Promise<{ status: number; body: string }> {
   });
 }
 
-async function until<T>(what: string, probe: () => T | undefined, ms: number): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
-    const v = probe();
-    if (v !== undefined) return v;
-  }
-  throw new Error(`${what}: not within ${ms} ms`);
-}
-
 describe('serve over a live run and a finished one', () => {
   it('serves nothing of the live run, the finished run without its secrets, and deletes them', async () => {
     server = await startResultsServer(results, 0);
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'cli.ts', '--lock=redis', '--nemesis=none', '--time-limit=6', `--results=${results}`],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const run = startCli(['--lock=redis', '--nemesis=none', '--time-limit=6'], { results });
     const lockDir = path.join(results, 'redis');
     // Live: the servers are up (their config holds requirepass) and the clients run.
-    const runDir = await until(
+    const runDir = await eventually(
       'a live run with redis.conf and secrets.json',
       () => {
         const stamp = fs.existsSync(lockDir) ? fs.readdirSync(lockDir)[0] : undefined;
@@ -80,7 +68,8 @@ describe('serve over a live run and a finished one', () => {
     for (const target of [...private_, `${rel}/test.json`, `${rel}/history.jsonl`, `${rel}/`])
       expect({ target, ...(await get(target)) }).toEqual({ target, ...missing });
 
-    expect(await exited).toBe(0);
+    const exit = await run.exit;
+    expect(exit.code, exit.stderr).toBe(0);
     // Finished: the report and the record are served; the secrets are gone from the disk, and still a 404.
     expect(fs.existsSync(path.join(runDir, SECRETS_FILE))).toBe(false);
     for (const f of ['report.html', 'results.json', 'test.json', 'history.jsonl', 'logs/client-0.log'])

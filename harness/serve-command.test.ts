@@ -11,6 +11,7 @@ import { parseCommandLine } from './command-line.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { CSP, serveCommand, startResultsServer, type ResultsServer } from './serve-command.ts';
+import { eventually } from '../test/support/eventually.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-serve-'));
 let server: ResultsServer;
@@ -224,12 +225,12 @@ describe('npm run jepsen -- serve --port', () => {
     await probe.close();
     const shutdown = new Shutdown();
     const running = serveCommand(parseCommandLine(['serve', `--port=${probe.port}`, `--results=${root}`]), shutdown);
-    let res: Response | undefined;
-    for (let i = 0; i < 50 && !res; i++)
-      res = await fetch(`http://127.0.0.1:${probe.port}/`).catch(
-        () => new Promise<undefined>((r) => setTimeout(() => r(undefined), 20)),
-      );
-    expect(res?.status).toBe(200);
+    const res = await eventually(
+      'the server answers on its port',
+      () => fetch(`http://127.0.0.1:${probe.port}/`),
+      10_000,
+    );
+    expect(res.status).toBe(200);
     await shutdown.runAll();
     expect(await running).toBe(EXIT.valid);
   });

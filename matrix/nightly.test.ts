@@ -332,9 +332,10 @@ describe('nightly', () => {
     let most = 0;
     const inner = fakeRunner();
     // Each run takes a moment, so the workers overlap; the count says how many were in flight at once.
+    const RUN_MS = 2;
     const slow: RunOne = async (c) => {
       most = Math.max(most, ++running);
-      await new Promise((r) => setTimeout(r, 2));
+      await new Promise((r) => setTimeout(r, RUN_MS));
       running--;
       return inner(c);
     };

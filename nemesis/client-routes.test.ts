@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientSpec } from '../workloads/client-protocol.ts';
 import { clientRoute, clientRoutes, routeClientsAlone } from './client-routes.ts';
 import { TcpProxy } from './proxy/tcp-proxy.ts';
+import { eventually } from '../test/support/eventually.ts';
 
 const proxies = new Map<string, TcpProxy>();
 const servers: net.Server[] = [];
@@ -43,8 +44,6 @@ function sendTo(port: number, text: string): () => string {
   socket.on('error', () => {});
   return () => data;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function spec(slot: number, ports: Record<string, number>): ClientSpec {
   return {
@@ -116,12 +115,14 @@ describe('routeClientsAlone', () => {
     clientRoutes(proxies, 0).get('pg')!.holdToServer();
     const held = sendTo(specs[0].pg.port!, 'write');
     const other = sendTo(specs[1].pg.port!, 'other');
-    await sleep(300);
+    const route = clientRoutes(proxies, 0).get('pg')!;
+    await eventually('the other client echoed', () => other() === 'other', 10_000);
+    await eventually('the held write queued at the proxy', () => route.counters().queuedToServer > 0, 10_000);
     expect(other()).toBe('other');
     expect(held()).toBe('');
-    expect(clientRoutes(proxies, 0).get('pg')!.counters().queuedToServer).toBe('write'.length);
-    clientRoutes(proxies, 0).get('pg')!.heal();
-    await sleep(100);
+    expect(route.counters().queuedToServer).toBe('write'.length);
+    route.heal();
+    await eventually('the held write echoed after the heal', () => held() === 'write', 10_000);
     expect(held()).toBe('write');
   });
 });

@@ -1,37 +1,24 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { EXIT_INTERRUPTED } from '../common/shutdown.ts';
-import { processesUnder, recordedProcessesUnder, testResultsDir } from '../test/integration/processes.ts';
-
-const CLI = path.resolve('cli.ts');
+import { recordedProcessesUnder, testResultsDir } from '../test/integration/processes.ts';
+import { startCli } from '../test/support/cli-run.ts';
 
 /**
- * Run the CLI as a user would and press Ctrl-C (SIGINT) once `when` matches its stderr; `recorded` is how many
+ * Run the CLI as a user would and press Ctrl-C (SIGINT) once a line matches `when`; `recorded` is how many
  * processes the run's pid files (under `results`) named then, so "nothing left running" afterwards is not vacuous.
  */
-function interruptWhen(
-  args: string[],
-  when: RegExp,
-  results: string,
-): Promise<{ code: number | null; stderr: string; signalled: boolean; recorded: number }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    let signalled = false;
-    let recorded = 0;
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      if (!signalled && when.test(stderr)) {
-        signalled = true;
-        recorded = recordedProcessesUnder(results).length;
-        child.kill('SIGINT');
-      }
-    });
-    child.on('exit', (code) => resolve({ code, stderr, signalled, recorded }));
-  });
+async function interruptWhen(args: string[], when: RegExp, results: string) {
+  const run = startCli(args, { results });
+  const signalled = await run.line(when).then(
+    () => true,
+    () => false,
+  );
+  const recorded = recordedProcessesUnder(results).length;
+  if (signalled) run.signal('SIGINT');
+  const { code, stderr } = await run.exit;
+  return { run, code, stderr, signalled, recorded };
 }
 
 /**
@@ -57,17 +44,12 @@ describe('Ctrl-C during a fault', () => {
     ],
   ])('%s: exit 130, nothing left running', async (_what, args, when) => {
     const results = testResultsDir('nemesis-interrupt');
-    const r = await interruptWhen([...args, '--time-limit=120', `--results=${results}`], when, results);
+    const r = await interruptWhen([...args, '--time-limit=120'], when, results);
     expect(r.signalled, r.stderr).toBe(true);
     expect(r.recorded, 'the run recorded no live process when it was signalled').toBeGreaterThan(0);
     expect(r.code, r.stderr).toBe(EXIT_INTERRUPTED);
-    // Children were SIGKILLed by the teardown; give the kernel a moment to reap them.
-    let left = processesUnder(results);
-    for (let i = 0; i < 20 && left.length; i++) {
-      await sleep(100);
-      left = processesUnder(results);
-    }
-    expect(left, r.stderr).toEqual([]);
+    // Children were SIGKILLed by the teardown; the kernel reaps them a moment later.
+    expect(await r.run.leftoversOnceReaped(), r.stderr).toEqual([]);
     const lockDir = path.join(results, args[0].slice('--lock='.length));
     const [runDir] = fs.readdirSync(lockDir).map((d) => path.join(lockDir, d));
     const history = fs

@@ -12,6 +12,7 @@ import { createRunDir, writeJson } from './run-dir.ts';
 import { Journal } from '../history/journal.ts';
 import { writeReport } from '../report/report.ts';
 import { writeRunDir } from '../test/support/run-dirs.ts';
+import { runCli } from '../test/support/cli-run.ts';
 
 const made: string[] = [];
 afterEach(() => {
@@ -69,7 +70,7 @@ describe('a results folder another user can write into is refused', () => {
 
   it.skipIf(!asRoot)(
     '--results owned by nobody: exit 254 before anything starts, for a run, nightly, cleanup and serve (root only)',
-    () => {
+    async () => {
       const d = tmp();
       const theirs = path.join(d, 'n1');
       fs.mkdirSync(theirs, { mode: 0o777 });
@@ -80,11 +81,8 @@ describe('a results folder another user can write into is refused', () => {
         ['cleanup'],
         ['serve', '--port=1'],
       ]) {
-        const r = spawnSync(process.execPath, ['--import', 'tsx', 'cli.ts', ...args, `--results=${theirs}`], {
-          encoding: 'utf8',
-          timeout: 60_000,
-        });
-        expect({ args, code: r.status }).toEqual({ args, code: EXIT.badArguments });
+        const r = await runCli(args, { results: theirs, timeoutMs: 60_000 });
+        expect({ args, code: r.code }).toEqual({ args, code: EXIT.badArguments });
         expect(r.stderr).toContain(`--results=${theirs}: refusing to write there: ${theirs} belongs to uid 65534`);
         expect(fs.readdirSync(theirs)).toEqual([]); // nothing half-started
       }
@@ -130,20 +128,19 @@ describe('a results folder reached through a symbolic link (N5)', () => {
 });
 
 describe('a results folder where none can be made (N16)', () => {
-  it("on a pseudo file system: refused (Node's recursive mkdir spun at 100 % CPU on /proc, deaf to Ctrl-C)", () => {
+  it("on a pseudo file system: refused (Node's recursive mkdir spun at 100 % CPU on /proc, deaf to Ctrl-C)", async () => {
     expect(resultsFolderProblem('/proc/fp-audit')).toBe(
       '/proc is on proc, a pseudo file system: no results can be kept there',
     );
-    const r = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', 'cli.ts', '--lock=redis', '--nemesis=none', '--time-limit=3', '--results=/proc/fp-audit'],
-      { encoding: 'utf8', timeout: 60_000 },
-    );
-    expect(r.status).toBe(EXIT.badArguments);
+    const r = await runCli(['--lock=redis', '--nemesis=none', '--time-limit=3'], {
+      results: '/proc/fp-audit',
+      timeoutMs: 60_000,
+    });
+    expect(r.code).toBe(EXIT.badArguments);
     expect(r.stderr).toContain('--results=/proc/fp-audit: refusing to write there: /proc is on proc');
   });
 
-  it('under a folder we cannot write: refused before anything starts, with 254 (it crashed with 255)', () => {
+  it('under a folder we cannot write: refused before anything starts, with 254 (it crashed with 255)', async () => {
     const d = tmp();
     // Not writable for us: mode 555, or — root writes anywhere — the immutable attribute, which stops root too.
     const lock = () => (asRoot ? spawnSync('chattr', ['+i', d]).status === 0 : (fs.chmodSync(d, 0o555), true));
@@ -153,20 +150,11 @@ describe('a results folder where none can be made (N16)', () => {
       expect(resultsFolderProblem(path.join(d, 'fp'))).toBe(
         `${d} is not writable by us: ${path.join(d, 'fp')} cannot be made`,
       );
-      const r = spawnSync(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'cli.ts',
-          '--lock=redis',
-          '--nemesis=none',
-          '--time-limit=3',
-          `--results=${path.join(d, 'fp')}`,
-        ],
-        { encoding: 'utf8', timeout: 60_000 },
-      );
-      expect(r.status).toBe(EXIT.badArguments);
+      const r = await runCli(['--lock=redis', '--nemesis=none', '--time-limit=3'], {
+        results: path.join(d, 'fp'),
+        timeoutMs: 60_000,
+      });
+      expect(r.code).toBe(EXIT.badArguments);
       expect(r.stderr).toContain(`refusing to write there: ${d} is not writable by us`);
     } finally {
       unlock();

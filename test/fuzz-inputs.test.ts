@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { initCommand, initFiles } from '../harness/init-command.ts';
 import { OPTIONS, parseCommandLine, SUBCOMMANDS } from '../harness/command-line.ts';
 import { nightlyCommand } from '../matrix/nightly.ts';
 import { loadForeignLock } from '../workloads/load-strategy.ts';
+import { runCli } from './support/cli-run.ts';
 
 /**
  * Every input a user (or a downloaded artifact, or an untrusted clone) hands fencepost, generated: the option parser,
@@ -126,7 +126,7 @@ describe('the option parser, fuzzed', () => {
     expect(seen.refused).toBeGreaterThan(10);
   });
 
-  it("some of the audit's bad command lines, through the real CLI: 254 each, never 255", () => {
+  it("some of the audit's bad command lines, through the real CLI: 254 each, never 255", async () => {
     const lines = [
       ['--nemesis='],
       ['nightly', '--shard=1/1000000'],
@@ -135,11 +135,8 @@ describe('the option parser, fuzzed', () => {
       ['serve', '--port=80abc'],
     ];
     for (const argv of lines) {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'cli.ts', ...argv], {
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
-      expect({ argv, code: r.status }).toEqual({ argv, code: EXIT.badArguments });
+      const r = await runCli(argv, { timeoutMs: 60_000 });
+      expect({ argv, code: r.code }).toEqual({ argv, code: EXIT.badArguments });
     }
   });
 });

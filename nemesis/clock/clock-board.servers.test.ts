@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runCli } from '../../test/support/cli-run.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,23 +47,10 @@ describe('ClockBoard', () => {
 
   it('a run with clock faults under a results path with a space, a colon and non-ASCII gets a verdict, not 255', async () => {
     const results = awkward();
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'cli.ts',
-        '--lock=redis',
-        '--nemesis=clock',
-        '--nemesis-interval=500',
-        '--time-limit=5',
-        `--results=${results}`,
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+    const { code, stderr } = await runCli(
+      ['--lock=redis', '--nemesis=clock', '--nemesis-interval=500', '--time-limit=5'],
+      { results },
     );
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect({ code, stderr }).toMatchObject({ code: expect.any(Number) });
     expect([0, 1, 2], stderr).toContain(code);
     const runDir = fs.realpathSync(path.join(results, 'latest'));

@@ -19,6 +19,10 @@ const TOLERANCE_MS = 2_000;
 let dir: string;
 let shim: string;
 const children: ChildProcess[] = [];
+/** Deadlines, not waits: for a clock sample (a JVM starts slowly), a server's ready line, and an exit on a signal. */
+const SAMPLE_DEADLINE_MS = 30_000;
+const READY_DEADLINE_MS = 20_000;
+const STOP_GRACE_MS = 5_000;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fencepost-clock-'));
@@ -273,7 +277,10 @@ class Sampler {
 
   sample(): Promise<Sample> {
     return new Promise((resolvePromise, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no clock sample from ${this.child.spawnfile} in 30 s`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`no clock sample from ${this.child.spawnfile} in 30 s`)),
+        SAMPLE_DEADLINE_MS,
+      );
       this.waiting.push((line) => {
         clearTimeout(timer);
         resolvePromise(JSON.parse(line) as Sample);
@@ -311,7 +318,7 @@ async function start(
   await new Promise<void>((resolvePromise, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${cmd} not ready after 20 s; output:\n${output.slice(-2000)}`)),
-      20_000,
+      READY_DEADLINE_MS,
     );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -334,7 +341,7 @@ async function start(
 function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolvePromise) => {
-    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
     child.once('exit', () => {
       clearTimeout(killer);
       resolvePromise();

@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../common/free-port.ts';
 import { TcpProxy } from './tcp-proxy.ts';
+import { eventually } from '../../test/support/eventually.ts';
 
 let dir: string;
 const servers: ChildProcess[] = [];
@@ -66,7 +67,11 @@ describe('TcpProxy', () => {
 
     const raw = await rawConnect(proxy.port); // accepted: the client cannot tell a partition from a slow server
     raw.socket.write('PING\r\n');
-    await sleep(500);
+    await eventually(
+      'the raw PING held at the proxy',
+      () => proxy.counters().heldBytes === 14 + 'PING\r\n'.length,
+      5_000,
+    );
     expect(raw.received()).toBe('');
     expect(await connectedClients(directA)).toBe(serverSideBefore); // no upstream connection yet
     const toServerDuringPartition = proxy.counters().bytesToServer;
@@ -99,7 +104,12 @@ describe('TcpProxy', () => {
     const raw = await rawConnect(proxy.port);
     proxy.latency(300);
     raw.socket.write('ECHO first\r\n');
-    await sleep(20); // separate reads, so the two commands are two chunks with different due times
+    // Read on its own before the next is written, so the two commands are two chunks with different due times.
+    await eventually(
+      'the first ECHO held',
+      () => proxy.counters().heldBytes === 14 + 7 + 'ECHO first\r\n'.length,
+      5_000,
+    );
     proxy.heal();
     raw.socket.write('ECHO second\r\n');
     await raw.waitFor('$6\r\nsecond\r\n');
@@ -115,7 +125,7 @@ describe('TcpProxy', () => {
     proxy.holdToServer();
     expect(proxy.mode).toEqual({ kind: 'hold-to-server' });
     raw.socket.write('PING late\r\n');
-    await sleep(300);
+    await eventually('PING late queued', () => proxy.counters().queuedToServer === 'PING late\r\n'.length, 5_000);
     expect(proxy.counters().queuedToServer).toBe('PING late\r\n'.length);
     expect(raw.received()).not.toContain('pong');
     // The server → client direction is open: a message published meanwhile reaches the subscriber.
@@ -124,7 +134,8 @@ describe('TcpProxy', () => {
 
     const held = await rawConnect(proxy.port); // a new connection is connected upstream, its bytes held too
     held.socket.write('PING\r\n');
-    await sleep(200);
+    const both = 'PING late\r\n'.length + 'PING\r\n'.length;
+    await eventually('the second PING queued', () => proxy.counters().queuedToServer === both, 5_000);
     expect(held.received()).toBe('');
     expect(proxy.counters().queuedToServer).toBe('PING late\r\n'.length + 'PING\r\n'.length);
     expect(proxy.counters().heldBytes).toBe('PING late\r\n'.length + 'PING\r\n'.length);
@@ -220,21 +231,17 @@ function rawConnect(port: number): Promise<Raw> {
         received: () => data,
         closed,
         waitFor: async (text, timeoutMs = 5_000) => {
-          const deadline = performance.now() + timeoutMs;
-          while (!data.includes(text)) {
-            if (performance.now() > deadline)
-              throw new Error(`no ${JSON.stringify(text)} within ${timeoutMs} ms; got ${JSON.stringify(data)}`);
-            await sleep(10);
-          }
+          const arrived = () => data.includes(text) || Promise.reject(new Error(`got ${JSON.stringify(data)}`));
+          await eventually(`${JSON.stringify(text)} through the proxy`, arrived, timeoutMs, 10);
         },
       });
     });
   });
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
+/** Deadlines, not waits: how long redis-server may take to say it is ready, and to exit on SIGTERM. */
+const REDIS_READY_MS = 10_000;
+const STOP_GRACE_MS = 5_000;
 
 async function startRedis(): Promise<number> {
   const port = await freePort();
@@ -248,7 +255,7 @@ async function startRedis(): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`redis-server on ${port} not ready after 10 s:\n${output}`)),
-      10_000,
+      REDIS_READY_MS,
     );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
@@ -270,7 +277,7 @@ async function startRedis(): Promise<number> {
 function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
     child.once('exit', () => {
       clearTimeout(killer);
       resolve();

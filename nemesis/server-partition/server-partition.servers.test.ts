@@ -1,17 +1,16 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_INTERRUPTED } from '../../common/shutdown.ts';
 import { cleanup } from '../../harness/cleanup.ts';
 import { processesUnder, testResultsDir } from '../../test/integration/processes.ts';
+import { startCli } from '../../test/support/cli-run.ts';
+import { eventually } from '../../test/support/eventually.ts';
 import { runNemesis, starts, type NemesisRun } from '../../test/support/nemesis-test-kit.ts';
 import { netName, serverNetMissing } from './server-net.ts';
 import { cgroup2Mount } from '../../common/cgroup2.ts';
 import { dataElsewhereOf } from '../../cluster/server-node.ts';
-
-const CLI = path.resolve('cli.ts');
 
 /** The run's nftables table and cgroup, if either still exists: what every way out must remove. */
 function netLeft(runDir: string): string[] {
@@ -28,25 +27,18 @@ function endsOf(run: NemesisRun, f: string) {
   return run.faults.filter((o) => o.f === f && o.value.phase === 'end').map((o) => o.value.params ?? {});
 }
 
-/** The CLI as a user runs it; `onLine` may act on the child when its stderr matches. */
-function cli(
+/** The CLI as a user runs it; `act` acts on the process once a line of its output matches `when`. */
+async function cli(
   args: string[],
   when: RegExp,
   act: (pid: number) => void,
 ): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    let acted = false;
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      if (!acted && when.test(stderr)) {
-        acted = true;
-        act(child.pid!);
-      }
-    });
-    child.on('exit', (code) => resolve({ code, stderr }));
-  });
+  const run = startCli(args);
+  await run.line(when).then(
+    () => act(run.pid),
+    () => {}, // it ended without the line: nothing to act on, the assertions say why
+  );
+  return run.exit;
 }
 
 function onlyRunDir(results: string, lock: string): string {
@@ -236,7 +228,8 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
     expect(lines.join('\n')).toContain(`removed nftables table inet ${name} and cgroup`);
     if (pgData) expect(fs.existsSync(pgData)).toBe(false);
     expect(netLeft(runDir)).toEqual([]);
-    for (let i = 0; i < 20 && processesUnder(results).length; i++) await sleep(100);
+    // cleanup SIGKILLed the servers; the kernel reaps them a moment later.
+    await eventually('the servers reaped', () => processesUnder(results).length === 0, 5_000).catch(() => {});
     expect(processesUnder(results)).toEqual([]);
     fs.rmSync(results, { recursive: true, force: true });
   });

@@ -1,15 +1,14 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readHistory, validateHistory } from '../../history/reader.ts';
 import { processesUnder, testResultsDir, killLeftovers } from './processes.ts';
+import { startCli } from '../support/cli-run.ts';
 
 /**
  * Plugins that never make progress, or whose "monotonic" token is not, run through the real CLI against the
  * real servers. A run that wrote nothing must not be VALID; a lock that breaks its token promise is INVALID.
  */
-const CLI = path.resolve('cli.ts');
 const results = testResultsDir('broken-plugins');
 const TIME_LIMIT_S = 5;
 const TTL_MS = 500;
@@ -26,24 +25,18 @@ interface Exit {
   stdout: string;
   stderr: string;
   seconds: number;
+  /** The run folder it printed. */
+  runDir: () => string;
 }
 
-function cli(args: string[]): Promise<Exit> {
+async function cli(args: string[]): Promise<Exit> {
   const t0 = performance.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, `--results=${results}`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => resolve({ code, stdout, stderr, seconds: (performance.now() - t0) / 1000 }));
-  });
+  const run = startCli(args, { results });
+  const r = await run.exit;
+  return { ...r, seconds: (performance.now() - t0) / 1000, runDir: () => run.runDir() };
 }
 
 const plugin = (name: string) => `--lock=./test/fixtures/plugins/${name}.ts`;
-const runDirOf = (stdout: string) => stdout.match(/run dir: (.*)/)![1].trim();
 const firstLine = (stdout: string) =>
   stdout
     .split('\n')
@@ -75,7 +68,7 @@ describe('plugins that make no progress end unknown (exit 2), saying why', () =>
     ]);
     expect(r.code, r.stderr).toBe(2);
     expect(firstLine(r.stdout)).toMatch(reason);
-    const dir = runDirOf(r.stdout);
+    const dir = r.runDir();
     const saved = JSON.parse(fs.readFileSync(path.join(dir, 'results.json'), 'utf8'));
     expect(saved.valid).toBe('unknown');
     expect(saved.unknownReasons[0]).toMatch(/^no progress: 0 writes committed/);
@@ -118,7 +111,7 @@ describe('plugins that make no progress end unknown (exit 2), saying why', () =>
     );
     expect(r.stdout).toMatch(/also: clients kept dying; 2 of 2 client slot\(s\) gave up/);
     expect(r.stderr).toMatch(/every client died 5 times; ending the run early/);
-    const saved = JSON.parse(fs.readFileSync(path.join(runDirOf(r.stdout), 'results.json'), 'utf8'));
+    const saved = JSON.parse(fs.readFileSync(path.join(r.runDir(), 'results.json'), 'utf8'));
     expect(saved.progress).toMatchObject({ clientExits: 10, slotsGaveUp: 2 });
     console.log(
       `exits-in-acquire, --time-limit=120: exit ${r.code} after ${r.seconds.toFixed(1)} s wall, ${(saved.durationMs / 1000).toFixed(1)} s of history`,
@@ -142,8 +135,8 @@ describe('a lock library that ends its client process on purpose (LockStrategy.l
       '--min-writes=0',
       '--seed=3',
     ]);
-    const saved = JSON.parse(fs.readFileSync(path.join(runDirOf(r.stdout), 'results.json'), 'utf8'));
-    const { ops } = readHistory(path.join(runDirOf(r.stdout), 'history.jsonl'));
+    const saved = JSON.parse(fs.readFileSync(path.join(r.runDir(), 'results.json'), 'utf8'));
+    const { ops } = readHistory(path.join(r.runDir(), 'history.jsonl'));
     // More deaths than a slot may have of its own (5), and the slot was never given up.
     expect(saved.progress.libraryCrashes.FixtureLostLockError, r.stdout).toBeGreaterThan(5);
     expect(saved.progress.slotsGaveUp).toBe(0);
@@ -185,7 +178,7 @@ describe('token promises', () => {
     expect(r.stdout).toMatch(
       /token: account 0: p\d+ acquire #\d+ token \d+ was invoked after p\d+ acquire #\d+ token \d+ had been granted, yet its token is (smaller|equal)/,
     );
-    const saved = JSON.parse(fs.readFileSync(path.join(runDirOf(r.stdout), 'results.json'), 'utf8'));
+    const saved = JSON.parse(fs.readFileSync(path.join(r.runDir(), 'results.json'), 'utf8'));
     expect(saved.valid).toBe(false);
     const backwards = saved.checkers['token-order'].violations.filter((v: { kind: string }) => v.kind === 'backwards');
     expect(backwards.length).toBeGreaterThan(0);

@@ -1,70 +1,30 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { processesUnder, recordedProcessesUnder, testResultsDir } from './processes.ts';
 import { dataElsewhereOf } from '../../cluster/server-node.ts';
+import { runCli, startCli, type CliExit } from '../support/cli-run.ts';
+import { eventually } from '../support/eventually.ts';
 
-const CLI = path.resolve('cli.ts');
-const dirs: string[] = [];
-
-function resultsDir(name: string): string {
-  const dir = testResultsDir(name);
-  dirs.push(dir);
-  return dir;
-}
-
-// A failed assertion must not leave servers behind for the rest of the suite: kill whatever is still ours.
-afterAll(() => {
-  for (const p of dirs.flatMap(processesUnder)) {
-    try {
-      process.kill(p.pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-});
-
-interface Exit {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  /** How many processes the run's pid files named when the signal went (so "none left" after it means something). */
-  recordedAtSignal?: number;
-}
-
-/** Run the CLI as a user would (node --import tsx cli.ts …), optionally signalling it (`signalAfter`). */
-function cli(
+/**
+ * Run the CLI as a user would and send `signal` once a line matches `when` and the run's pid files (under
+ * `results`) name a live process; `recordedAtSignal` is how many they named then, so "none left" means something.
+ */
+async function signalledAt(
   args: string[],
-  opts: {
-    /** Signal once stderr says `when` and the run's pid files (under `results`) name a live process. */
-    signalAfter?: { when: (stderr: string) => boolean; signal: NodeJS.Signals; results: string };
-  } = {},
-): Promise<Exit> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let armed = false;
-    let recordedAtSignal: number | undefined;
-    let exited = false;
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', async (d) => {
-      stderr += d;
-      const s = opts.signalAfter;
-      if (!s || armed || !s.when(stderr)) return;
-      armed = true;
-      const deadline = Date.now() + 60_000;
-      while (!exited && Date.now() < deadline && recordedProcessesUnder(s.results).length === 0) await sleep(20);
-      recordedAtSignal = recordedProcessesUnder(s.results).length;
-      child.kill(s.signal);
-    });
-    child.on('exit', (code) => {
-      exited = true;
-      resolve({ code, stdout, stderr, recordedAtSignal });
-    });
-  });
+  when: RegExp,
+  signal: NodeJS.Signals,
+  results: string,
+): Promise<CliExit & { recordedAtSignal: number }> {
+  const run = startCli(args, { results });
+  await run.line(when);
+  const recorded = () => recordedProcessesUnder(results).length;
+  await eventually("a live process in the run's pid files", () => recorded() > 0 || !run.running, 60_000).catch(
+    () => {},
+  );
+  const recordedAtSignal = recorded();
+  run.signal(signal);
+  return { ...(await run.exit), recordedAtSignal };
 }
 
 describe('CLI', () => {
@@ -83,22 +43,22 @@ describe('CLI', () => {
       /too short for the "holder paused" and fenced columns[\s\S]*--lock=all --time-limit=5/,
     ],
   ])('%j exits 254 with a message, before starting anything', async (args, message) => {
-    const results = resultsDir('cli-bad');
-    const r = await cli([...args, `--results=${results}`]);
+    const results = testResultsDir('cli-bad');
+    const r = await runCli(args, { results });
     expect(r.code).toBe(254);
     expect(r.stderr).toMatch(message);
     expect(fs.readdirSync(results)).toEqual([]);
   });
 
   it('--help lists every option with its default and exits 0', async () => {
-    const r = await cli(['--help']);
+    const r = await runCli(['--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/--ttl=<ms>\s+lock TTL.*\(default: 2000\)/);
   });
 
   it('doctor --json boots all 12 nodes, reports versions and boot time, and leaves nothing running', async () => {
-    const results = resultsDir('cli-doctor');
-    const r = await cli(['doctor', '--json', `--results=${results}`]);
+    const results = testResultsDir('cli-doctor');
+    const r = await runCli(['doctor', '--json'], { results });
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.nodes).toHaveLength(12);
@@ -108,10 +68,8 @@ describe('CLI', () => {
   });
 
   it('SIGINT during a doctor boot stops every node: zero of our processes remain', async () => {
-    const results = resultsDir('cli-sigint-doctor');
-    const r = await cli(['doctor', `--results=${results}`], {
-      signalAfter: { when: (e) => e.includes('booting'), signal: 'SIGINT', results },
-    });
+    const results = testResultsDir('cli-sigint-doctor');
+    const r = await signalledAt(['doctor'], /booting/, 'SIGINT', results);
     expect(r.recordedAtSignal).toBeGreaterThan(0);
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/SIGINT — resuming paused processes/);
@@ -119,8 +77,8 @@ describe('CLI', () => {
   });
 
   it('a run prints its verdict on stdout, its progress on stderr, and exits with the verdict', async () => {
-    const results = resultsDir('cli-run');
-    const r = await cli(['--lock=none', '--time-limit=3', '--nemesis=none', `--results=${results}`]);
+    const results = testResultsDir('cli-run');
+    const r = await runCli(['--lock=none', '--time-limit=3', '--nemesis=none'], { results });
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^\s*INVALID\s+--lock=none/);
     expect(r.stdout).toMatch(/lost updates: [1-9]/);
@@ -132,10 +90,13 @@ describe('CLI', () => {
   });
 
   it('SIGTERM during a run stops clients and nodes and keeps the history so far', async () => {
-    const results = resultsDir('cli-sigterm-run');
-    const r = await cli(['--lock=redis', '--time-limit=60', '--nemesis=none', `--results=${results}`], {
-      signalAfter: { when: (e) => /ok [1-9]/.test(e) || /\d+\/60 s/.test(e), signal: 'SIGTERM', results },
-    });
+    const results = testResultsDir('cli-sigterm-run');
+    const r = await signalledAt(
+      ['--lock=redis', '--time-limit=60', '--nemesis=none'],
+      /ok [1-9]|\d+\/60 s/,
+      'SIGTERM',
+      results,
+    );
     expect(r.recordedAtSignal).toBeGreaterThan(0);
     expect(r.code).toBe(130);
     expect(processesUnder(results)).toEqual([]);
@@ -151,7 +112,7 @@ describe('CLI', () => {
   });
 
   it('cleanup stops what a kill -9ed run left behind', async () => {
-    const results = resultsDir('cli-cleanup');
+    const results = testResultsDir('cli-cleanup');
     // kill -9 once the servers are spawned (their pid files exist): they are orphans from then on.
     const pidFiles = () => {
       const doctor = path.join(results, 'doctor');
@@ -165,25 +126,24 @@ describe('CLI', () => {
           0,
         );
     };
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'doctor', `--results=${results}`], {
-      stdio: 'ignore',
-    });
-    while (pidFiles() < 10) await sleep(50);
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    const doctor = startCli(['doctor'], { results });
+    await eventually('10 pid files of the servers', () => pidFiles() >= 10, 120_000);
+    doctor.signal('SIGKILL');
+    await doctor.exit;
     // By its pid files, not its folder: under a 0700 checkout the servers' homes are in the OS temp folder.
     expect(recordedProcessesUnder(results).length).toBeGreaterThan(0);
-    const r = await cli(['cleanup', `--results=${results}`]);
+    const cleanup = startCli(['cleanup'], { results });
+    const r = await cleanup.exit;
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/stopped \d+ leftover process/);
-    await sleep(500);
-    expect(processesUnder(results)).toEqual([]);
+    // cleanup SIGKILLed them; the kernel reaps them a moment later.
+    expect(await cleanup.leftoversOnceReaped()).toEqual([]);
     // The data stays until `cleanup --data`, Postgres's too wherever it lives (in memory, /dev/shm, when there is
     // room: 40 MB of RAM per run left behind until then).
     const [run] = fs.readdirSync(path.join(results, 'doctor'));
     const pgData = dataElsewhereOf(path.join(results, 'doctor', run, 'nodes', 'pg'));
     if (pgData) expect(fs.existsSync(pgData)).toBe(true);
-    const d = await cli(['cleanup', '--data', `--results=${results}`]);
+    const d = await runCli(['cleanup', '--data'], { results });
     expect(d.code).toBe(0);
     expect(d.stdout).toMatch(/removed the node data of .* \(\d+(\.\d+)? MB\)/);
     expect(fs.existsSync(path.join(results, 'doctor', run, 'nodes'))).toBe(false);

@@ -7,6 +7,7 @@ import { createLocalCluster } from '../../cluster/local/cluster.ts';
 import { dataElsewhereOf } from '../../cluster/server-node.ts';
 import { isAlive, PidRegistry, processState } from '../../common/pid-registry.ts';
 import { MEMORY_DIR, memoryDir } from '../../common/memory-dir.ts';
+import { eventually } from '../support/eventually.ts';
 
 /** The whole local backend, booted once for this file: 5 Redis, 3 etcd, 3 ZooKeeper, Postgres. */
 let dir: string;
@@ -68,11 +69,12 @@ describe('local cluster', () => {
     const pids = pg.pids();
     expect(pids.length).toBeGreaterThan(3);
     await pg.pause();
-    // SIGSTOP is asynchronous; give the kernel a moment to mark them.
-    await new Promise((r) => setTimeout(r, 100));
+    // SIGSTOP is asynchronous: the kernel marks each process stopped a moment later.
+    const stopped = () => pids.map(processState).filter((s) => s === 'T').length;
+    await eventually('every Postgres process stopped', () => stopped() === pids.length, 5_000).catch(() => {});
     expect(pids.map(processState)).toEqual(pids.map(() => 'T'));
     await pg.resume();
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually('every Postgres process running again', () => stopped() === 0, 5_000).catch(() => {});
     expect(pids.map(processState).filter((s) => s === 'T')).toEqual([]);
     await expect(pg.version()).resolves.toMatch(/^\d+/);
   });

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -12,6 +12,8 @@ import type { LockClient, LockContext } from '../../workloads/strategy.ts';
 import etcdStrategy, { lockKeyFor } from '../../workloads/strategies/etcd.ts';
 import zkStrategy, { lockDirFor } from '../../workloads/strategies/zookeeper.ts';
 import { processesUnder, testResultsDir } from './processes.ts';
+import { startCli } from '../support/cli-run.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * A booted cluster refuses whoever lacks the run's passwords: what another local user of the machine would try.
@@ -316,35 +318,23 @@ describe('a run', () => {
   ])(
     '--lock=%s --nemesis=%s writes its passwords only into the 0600 secrets file (deleted once its servers are stopped), even with every debug log of the libraries on',
     async (lock, nemesis) => {
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'cli.ts',
-          `--lock=${lock}`,
-          `--nemesis=${nemesis}`,
-          '--time-limit=6',
-          `--results=${results}`,
-        ],
-        {
-          stdio: ['ignore', 'ignore', 'ignore'],
-          // ioredis logs every command with its arguments under DEBUG, AUTH included; grpc-js traces calls.
-          env: { ...process.env, DEBUG: '*', NODE_DEBUG: 'net,http,tls', GRPC_TRACE: 'all', GRPC_VERBOSITY: 'DEBUG' },
-        },
-      );
-      const code = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const run = startCli([`--lock=${lock}`, `--nemesis=${nemesis}`, '--time-limit=6'], {
+        results,
+        output: 'ignore',
+        // ioredis logs every command with its arguments under DEBUG, AUTH included; grpc-js traces calls.
+        env: { DEBUG: '*', NODE_DEBUG: 'net,http,tls', GRPC_TRACE: 'all', GRPC_VERBOSITY: 'DEBUG' },
+      });
+      const code = run.exit.then((e) => e.code);
       // The secrets exist only while the run does: read them then (the harness writes them before any server starts).
       let secretsFile: string | undefined;
-      let secrets: Record<string, string> | undefined;
-      for (let i = 0; i < 600 && !secrets; i++) {
-        await new Promise((r) => setTimeout(r, 100));
+      const readSecrets = () => {
         const lockDir = path.join(results, lock);
         const stamp = fs.existsSync(lockDir) ? fs.readdirSync(lockDir).sort().at(-1) : undefined;
         secretsFile = stamp && path.join(lockDir, stamp, SECRETS_FILE);
         if (secretsFile && fs.existsSync(secretsFile) && fs.statSync(secretsFile).size > 0)
-          secrets = JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as Record<string, string>;
-      }
+          return JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as Record<string, string>;
+      };
+      const secrets = await eventually("the run's secrets file", readSecrets, 60_000, 100).catch(() => undefined);
       expect(secrets && Object.keys(secrets).sort()).toEqual(['etcd', 'etcdRoot', 'pg', 'pgSuperuser', 'redis', 'zk']);
       expect((fs.statSync(secretsFile!).mode & 0o777).toString(8)).toBe('600');
       // A verdict, whichever: a 6 s run's fault story may not complete on a busy machine (unknown, 2 — CI saw it);

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +5,8 @@ import { EXIT } from '../../common/exit-codes.ts';
 import { cleanupTarget } from '../../harness/target-cleanup.ts';
 import { targetCheck } from '../../harness/target-check-command.ts';
 import { startOwnerDeployment, type OwnerDeployment } from '../support/owner-deployment.ts';
-import { untilAsync } from '../support/until-async.ts';
+import { eventually } from '../support/eventually.ts';
+import { startCli, type CliRun } from '../support/cli-run.ts';
 import { killLeftovers, testResultsDir } from './processes.ts';
 import { cleanup } from '../../harness/cleanup.ts';
 
@@ -17,7 +17,6 @@ import { cleanup } from '../../harness/cleanup.ts';
  */
 let owner: OwnerDeployment;
 let results: string;
-const CLI = path.resolve('cli.ts');
 
 beforeAll(async () => {
   owner = await startOwnerDeployment('fp-safe/');
@@ -33,15 +32,10 @@ afterAll(async () => {
   fs.rmSync(results, { recursive: true, force: true });
 });
 
-function cli(args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; out: string }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args, `--results=${results}`], {
-    env: { ...process.env, ...owner.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  return { child, done: new Promise((resolve) => child.on('exit', (code) => resolve({ code, out }))) };
+/** The CLI against the owner's deployment; `out` is its stdout and stderr together. */
+function cli(args: string[]): { child: CliRun; done: Promise<{ code: number | null; out: string }> } {
+  const child = startCli(args, { results, env: owner.env });
+  return { child, done: child.exit.then((e) => ({ code: e.code, out: e.stdout + e.stderr })) };
 }
 
 async function redisKeysUnderPrefix(): Promise<string[]> {
@@ -110,12 +104,12 @@ describe('the prefix is the run’s alone', () => {
       '--time-limit=60',
       '--think=300',
     ]);
-    await untilAsync(
+    await eventually(
       'the run holds a lock key under the prefix',
       async () => ((await redisKeysUnderPrefix()).length ? true : undefined),
       60_000,
     );
-    child.kill('SIGINT');
+    child.signal('SIGINT');
     const { code, out } = await done;
     expect(code, out).toBe(130);
     expect(await redisKeysUnderPrefix()).toEqual([]);
@@ -133,10 +127,15 @@ describe('an injection ends by itself when fencepost dies', () => {
       '--time-limit=60',
       '--nemesis-interval=500',
     ]);
+    // A deadline, not a wait: a Redis that does not answer a PING in this is taken as paused.
+    const PING_TIMEOUT_MS = 300;
     const ping = async () => {
       const r = owner.redisAdmin();
       try {
-        return await Promise.race([r.ping(), new Promise<string>((res) => setTimeout(() => res('timeout'), 300))]);
+        return await Promise.race([
+          r.ping(),
+          new Promise<string>((res) => setTimeout(() => res('timeout'), PING_TIMEOUT_MS)),
+        ]);
       } catch {
         return 'error';
       } finally {
@@ -161,16 +160,16 @@ describe('an injection ends by itself when fencepost dies', () => {
             return false;
           }
         });
-    await untilAsync(
+    await eventually(
       'pause-node stopped the owner Redis, armed with the guard',
       async () => armedPause() || undefined,
       60_000,
     );
     expect(await ping()).toBe('timeout');
-    child.kill('SIGKILL');
+    child.signal('SIGKILL');
     await done;
     // The guard polls every 200 ms; the harness is gone, so it heals at once, not after the 60 s pause.
-    await untilAsync(
+    await eventually(
       'the guard resumed the owner Redis',
       async () => ((await ping()) === 'PONG' ? true : undefined),
       10_000,
@@ -182,7 +181,7 @@ describe('an injection ends by itself when fencepost dies', () => {
         .filter((f) => fs.existsSync(f))
         .map((f) => fs.readFileSync(f, 'utf8'))
         .join('');
-    await untilAsync(
+    await eventually(
       'the guard logged its heal',
       async () => (/healed pause of r0 \(owner\): the harness is gone/.test(guardLog()) ? true : undefined),
       10_000,

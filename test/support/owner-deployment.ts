@@ -7,7 +7,7 @@ import { Etcd3, Range } from 'etcd3';
 import { Redis } from 'ioredis';
 import { freePorts } from '../../common/free-port.ts';
 import { requireServersTier } from './servers-tier.ts';
-import { untilAsync } from './until-async.ts';
+import { eventually } from './eventually.ts';
 
 /**
  * A deployment the test owns, as a user's would be: one Redis and a 3-member etcd on 127.0.0.1, started by the test
@@ -97,7 +97,7 @@ export async function ownerDeployment(
 ): Promise<OwnerDeployment> {
   const hosts = l.etcd.map((e) => `http://127.0.0.1:${e.port}`);
   const redisAdmin = () => new Redis({ port: l.redisPort, host: '127.0.0.1', password: l.pw.admin, lazyConnect: true });
-  await untilAsync(
+  await eventually(
     'the owner Redis answers',
     async () => {
       const r = redisAdmin();
@@ -111,7 +111,7 @@ export async function ownerDeployment(
     30_000,
   );
   const plain = new Etcd3({ hosts, dialTimeout: 1000 });
-  await untilAsync(
+  await eventually(
     'the owner etcd has a leader',
     async () => ((await plain.get('ready').string()) ?? 'none') && true,
     30_000,

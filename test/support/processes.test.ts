@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { childPids, PidRegistry } from '../../common/pid-registry.ts';
+import { childPids, PidRegistry, ticksSinceBoot } from '../../common/pid-registry.ts';
 import { processesUnder, recordedProcessesUnder } from '../integration/processes.ts';
+import { eventually } from './eventually.ts';
 
 /**
  * The tests' "nothing left running" detector must see a run's processes by what the run recorded, not by its
@@ -40,9 +40,14 @@ describe('processesUnder', () => {
     pids.add({ name: 'pg', pid: postmaster.pid!, marker: elsewhere, killChildren: true });
     // A pending record (written before the spawn): found by its working folder, started after it.
     pids.intend('etcd1', elsewhere, elsewhere);
-    await sleep(50);
+    const notBefore = pids.list().find((r) => r.name === 'etcd1')!.pending!.notBefore;
+    await eventually('a clock tick past the pending record', () => ticksSinceBoot() > notBefore, 5000);
     const pending = started('sleep', ['30'], elsewhere);
-    for (let i = 0; i < 50 && childPids(postmaster.pid!).length < 2; i++) await sleep(20);
+    await eventually(
+      'the postmaster stand-in has its two backends',
+      () => childPids(postmaster.pid!).length >= 2,
+      5000,
+    );
 
     const found = processesUnder(root).map((p) => p.pid);
     for (const pid of [server.pid!, postmaster.pid!, ...childPids(postmaster.pid!), pending.pid!])

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -6,13 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive, stillOurs, type PidRecord } from '../../common/pid-registry.ts';
 import { readHistory } from '../../history/reader.ts';
 import { processesUnder, testResultsDir, killLeftovers } from '../../test/integration/processes.ts';
+import { startCli, type CliExit, type CliRun } from '../../test/support/cli-run.ts';
+import { eventually } from '../../test/support/eventually.ts';
 
 /**
  * A lock in another language through the real CLI against real servers: redis-py's Lock (examples/python-redis-lock)
  * loses updates when its holder — the Node client and its Python process together — is paused past the TTL, keeps
  * them with no fault, and no Python process outlives a run, whether it ends or is interrupted.
  */
-const CLI = path.resolve('cli.ts');
 const results = testResultsDir('foreign-lock');
 const LOCK = '--lock=./examples/python-redis-lock.json';
 
@@ -20,37 +20,50 @@ afterAll(() => {
   expect(killLeftovers(results)).toEqual([]);
 });
 
+/** How often the lock processes' pid records are sampled while a run goes on (a record lives as long as its process). */
+const RECORD_SAMPLE_MS = 100;
+
 interface Run {
-  child: ChildProcess;
-  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  run: CliRun;
+  done: Promise<CliExit>;
   /** Every lock process the run's pid files named while it ran (client-<n>-lock.json). */
   lockProcesses: Map<string, PidRecord>;
 }
 
 function cli(args: string[]): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, LOCK, ...args, `--results=${results}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
+  const run = startCli([LOCK, ...args], { results });
   const lockProcesses = new Map<string, PidRecord>();
-  let running = true;
   // The records are read while the run goes on: a run removes them as its lock processes end.
   const watch = (async () => {
-    while (running) {
+    while (run.running) {
       for (const rec of lockRecords()) lockProcesses.set(`${rec.pid}@${rec.startTime}`, rec);
-      await sleep(100);
+      await sleep(RECORD_SAMPLE_MS);
     }
   })();
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('exit', (code) => {
-      running = false;
-      void watch.then(() => resolve({ code, stdout, stderr }));
-    }),
-  );
-  return { child, done, lockProcesses };
+  const done = run.exit.then(async (exit) => (await watch, exit));
+  return { run, done, lockProcesses };
+}
+
+/** The run's first pause-client shot has struck: its start record is in the history. */
+function pauseClientStruck(): boolean {
+  const lockDir = path.join(results, 'plugin-python-redis-lock_json');
+  if (!fs.existsSync(lockDir)) return false;
+  return fs.readdirSync(lockDir).some((run) => {
+    const file = path.join(lockDir, run, 'history.jsonl');
+    if (!fs.existsSync(file)) return false;
+    return fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('pause-client'))
+      .some((l) => {
+        try {
+          const o = JSON.parse(l) as { process?: unknown; f?: string; value?: { phase?: string } };
+          return o.process === 'nemesis' && o.f === 'pause-client' && o.value?.phase === 'start';
+        } catch {
+          return false; // the line being written
+        }
+      });
+  });
 }
 
 function lockRecords(): PidRecord[] {
@@ -71,7 +84,6 @@ function lockRecords(): PidRecord[] {
   return out;
 }
 
-const runDirOf = (stdout: string) => stdout.match(/run dir: (.*)/)![1].trim();
 /** A record's process still runs: same pid and start time, and not a zombie (a SIGKILLed child waiting to be reaped). */
 const runs = (r: PidRecord) => stillOurs(r) && isAlive(r.pid);
 const stillRunning = (recs: Map<string, PidRecord>) => [...recs.values()].filter(runs);
@@ -82,7 +94,7 @@ describe('a lock in another language (redis-py Lock over the lock-client protoco
     const r = await run.done;
     expect(r.code, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^\s*INVALID {2}--lock=\.\/examples\/python-redis-lock\.json/);
-    const dir = runDirOf(r.stdout);
+    const dir = run.run.runDir();
     const saved = JSON.parse(fs.readFileSync(path.join(dir, 'results.json'), 'utf8'));
     expect(saved.lostUpdates).toBeGreaterThan(0);
     // Which build of the lock ran: the manifest, the interpreter and the script, each hashed, one fingerprint.
@@ -127,7 +139,7 @@ describe('a lock in another language (redis-py Lock over the lock-client protoco
     const run = cli(['--nemesis=none', '--time-limit=8', '--seed=7']);
     const r = await run.done;
     expect(r.code, r.stderr).toBe(0);
-    const saved = JSON.parse(fs.readFileSync(path.join(runDirOf(r.stdout), 'results.json'), 'utf8'));
+    const saved = JSON.parse(fs.readFileSync(path.join(run.run.runDir(), 'results.json'), 'utf8'));
     expect(saved.valid).toBe(true);
     expect(saved.lostUpdates).toBe(0);
     expect(saved.opCounts.byF.write.ok).toBeGreaterThanOrEqual(10);
@@ -138,12 +150,12 @@ describe('a lock in another language (redis-py Lock over the lock-client protoco
 
   it('SIGINT mid-run (pause-client running) stops every Python process too, and exits 130', async () => {
     const run = cli(['--nemesis=pause-client', '--nemesis-interval=500', '--time-limit=60', '--seed=7']);
-    const until = performance.now() + 60_000;
-    while (lockRecords().filter(runs).length < 5 && performance.now() < until) await sleep(100);
-    await sleep(2500); // past the first pause-client shot
+    await eventually('5 lock processes running', () => lockRecords().filter(runs).length >= 5, 60_000).catch(() => {});
+    // Past the first pause-client shot, so the interrupt meets a paused client, as the test says.
+    await eventually("the first pause-client shot's start record", pauseClientStruck, 60_000);
     const live = lockRecords().filter(runs);
     expect(live.length).toBeGreaterThanOrEqual(5);
-    run.child.kill('SIGINT');
+    run.run.signal('SIGINT');
     const r = await run.done;
     expect(r.code, r.stderr).toBe(130);
     expect(live.filter(runs)).toEqual([]);

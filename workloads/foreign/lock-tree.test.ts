@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cmdline, isAlive, processState } from '../../common/pid-registry.ts';
 import { cgroupFrozen } from '../../common/cgroup2.ts';
-import { until } from '../../test/support/poll.ts';
+import { eventually } from '../../test/support/eventually.ts';
 import { LockCgroups, lockCgroupsMissing } from './lock-cgroups.ts';
 import { LockProcess } from './lock-process.ts';
 import { groupTreePids, killTree, resumeTree, stopTree, treePids, treeStopNow } from './lock-tree.ts';
@@ -33,7 +33,7 @@ const cmd = (script: string): ForeignCommand => ({
 async function start(script: string, cgroupParent: string | null, sleeps: number, total: number): Promise<LockProcess> {
   const p = await LockProcess.start(cmd(script), {}, { cgroupParent });
   started.push(p);
-  await until(
+  await eventually(
     `${sleeps} sleeps of ${total} processes in the tree`,
     () => {
       const pids = treePids(p.tree);
@@ -65,7 +65,7 @@ describe('a lock process held as its process group (no cgroup)', () => {
     expect(p.tree.by).toBe('process-group');
     const pids = treePids(p.tree);
     stopTree(p.tree);
-    const stopped = await until(
+    const stopped = await eventually(
       'every process stopped',
       () => (treeStopNow(p.tree).running.length ? undefined : true),
       2000,
@@ -73,14 +73,14 @@ describe('a lock process held as its process group (no cgroup)', () => {
     expect(stopped).toBe(true);
     expect(pids.map(processState)).toEqual(pids.map(() => 'T'));
     resumeTree(p.tree);
-    await until(
+    await eventually(
       'every process running again',
       () => (pids.every((x) => processState(x) !== 'T') ? true : undefined),
       2000,
     );
     p.kill();
     expect(await p.exitedWithin(5000)).toBe(true);
-    await until('nothing of the tree alive', () => (pids.some(isAlive) ? undefined : true), 5000);
+    await eventually('nothing of the tree alive', () => (pids.some(isAlive) ? undefined : true), 5000);
   });
 });
 
@@ -104,12 +104,12 @@ describe('a lock process held by a cgroup of its own', () => {
       const pids = treePids(slot);
       expect(pids).toContain(p.pid);
       stopTree(slot);
-      await until('the cgroup frozen', () => (cgroupFrozen(slot.dir) ? true : undefined), 2000);
+      await eventually('the cgroup frozen', () => (cgroupFrozen(slot.dir) ? true : undefined), 2000);
       expect(treeStopNow(slot)).toEqual({ by: 'cgroup', pids, running: [] });
       resumeTree(slot);
       expect(treeStopNow(slot).running).toEqual(pids);
       killTree(slot);
-      await until('nothing of the tree alive', () => (pids.some(isAlive) ? undefined : true), 5000);
+      await eventually('nothing of the tree alive', () => (pids.some(isAlive) ? undefined : true), 5000);
     } finally {
       expect(made.dispose(path.join(runDir, 'pids'))).toBeNull();
     }
@@ -125,6 +125,6 @@ describe('the lock process ends', () => {
     const asked = p.request({ op: 'close' }, 5000).catch((err: Error) => err.message);
     expect(await p.exitedWithin(5000)).toBe(true);
     expect(await asked).toMatch(/exited with code 0/);
-    await until('the helper killed', () => (isAlive(helper) ? undefined : true), 5000);
+    await eventually('the helper killed', () => (isAlive(helper) ? undefined : true), 5000);
   });
 });

@@ -5,6 +5,7 @@ import { ExecutionError, Redlock } from './redlock-package.ts';
 import redlockNpm, { resourceFor } from './redlock-npm.ts';
 import { handOver } from '../../test/support/hand-over.ts';
 import { useStrategyCluster } from '../../test/support/strategy-test-cluster.ts';
+import { eventually } from '../../test/support/eventually.ts';
 
 const direct: Redis[] = [];
 const env = useStrategyCluster(redlockNpm, { redis: 5 }, { ttlMs: 5_000, acquireTimeoutMs: 2_000, seed: 3 });
@@ -14,10 +15,18 @@ const { connect } = env;
  * How many masters hold `key` right now, read with clients of our own (a paused master counts as not holding).
  * Redlock resolves on the third vote, so the others may still be on their way: `settleMs` lets them land.
  */
-async function holders(key: string, settleMs = 50): Promise<number> {
-  await new Promise((r) => setTimeout(r, settleMs));
+async function holders(key: string): Promise<number> {
   const values = await Promise.all(direct.map((r) => r.get(resourceFor(key)).catch(() => null)));
   return values.filter((v) => v !== null).length;
+}
+
+/**
+ * How many masters hold `key` once that count is `n`: acquire and release return on a quorum, the other masters'
+ * answers land a moment later. Within 2 s, well inside the 5 s TTL, so a key left behind cannot pass by expiring.
+ */
+async function settledHolders(key: string, n: number): Promise<number> {
+  await eventually(`${n} masters holding ${key}`, async () => (await holders(key)) === n, 2_000).catch(() => {});
+  return holders(key);
 }
 
 beforeAll(async () => {
@@ -59,12 +68,12 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     // TTL 5000 ms, drift 1 % + 2 ms = 52 ms: at most 4948 ms of validity, minus the round trip.
     expect(lease.validityMs).toBeLessThanOrEqual(4_948);
     expect(lease.validityMs).toBeGreaterThan(4_800);
-    expect(await holders('basic')).toBe(5);
+    expect(await settledHolders('basic', 5)).toBe(5);
     const pttl = await direct[0].pttl(resourceFor('basic'));
     expect(pttl).toBeGreaterThan(4_500);
     expect(pttl).toBeLessThanOrEqual(5_000);
     expect(await a.release(lease)).toBe(true);
-    expect(await holders('basic')).toBe(0);
+    expect(await settledHolders('basic', 0)).toBe(0);
   });
 
   it('makes a second client wait until the first releases, then hands it the lock', async () => {
@@ -92,7 +101,7 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     expect(elapsed).toBeGreaterThan(400);
     expect(elapsed).toBeLessThan(1_500);
     // The loser's cleanup (release script on all masters) must not have touched the holder's value.
-    expect(await holders('timeout')).toBe(5);
+    expect(await settledHolders('timeout', 5)).toBe(5);
     expect(await a.release(held)).toBe(true);
   });
 
@@ -108,14 +117,14 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     // 10 waits of 100–300 ms: the package's budget, not the run's 600 ms.
     expect(elapsed).toBeGreaterThan(1_000);
     expect(elapsed).toBeLessThan(3_500);
-    expect(await holders('timeout-pkg')).toBe(5);
+    expect(await settledHolders('timeout-pkg', 5)).toBe(5);
     expect(await a.release(held)).toBe(true);
   });
 
   it("with the package's defaults, releasing an expired lock retries 10 times before it answers false", async () => {
     const a = await connect({ ttlMs: 800 });
     const lease = await a.acquire('expire-pkg');
-    await new Promise((r) => setTimeout(r, 1_000));
+    await eventually('the 800 ms lock expired on every master', async () => (await holders('expire-pkg')) === 0, 5_000);
     const started = performance.now();
     expect(await a.release(lease)).toBe(false);
     expect(performance.now() - started).toBeGreaterThan(1_000);
@@ -124,13 +133,18 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
   it('renew extends a held lock; release and renew of an expired lock answer false at once (--retry=harness)', async () => {
     const a = await connect({ ttlMs: 800, retry: 'harness' });
     const lease = await a.acquire('expire');
-    await new Promise((r) => setTimeout(r, 500));
+    // Renewed once the lock has run down below 500 ms on every master, a PTTL above 600 after it can only be the renewal.
+    const pttls = () => Promise.all(direct.map((r) => r.pttl(resourceFor('expire'))));
+    await eventually(
+      'the lock run down below 500 ms on every master',
+      async () => Math.max(...(await pttls())) < 500,
+      5_000,
+    );
     expect(await a.renew!(lease)).toBe(true);
     // extend, too, returns on the third vote (the first EVALSHA of a script on a master costs a NOSCRIPT retry).
-    await new Promise((r) => setTimeout(r, 50));
-    const pttls = await Promise.all(direct.map((r) => r.pttl(resourceFor('expire'))));
-    expect(Math.min(...pttls)).toBeGreaterThan(600);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await eventually('every master renewed', async () => Math.min(...(await pttls())) > 600, 300).catch(() => {});
+    expect(Math.min(...(await pttls()))).toBeGreaterThan(600);
+    await eventually('the renewed lock expired on every master', async () => (await holders('expire')) === 0, 5_000);
     expect(await holders('expire')).toBe(0);
     const started = performance.now();
     expect(await a.release(lease)).toBe(false);
@@ -162,7 +176,7 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     for (const i of [0, 2, 4]) await env.cluster.redis[i].resume();
     // The paused masters now run the queued SET and release script of every attempt (same connection, so in
     // that order): nothing stays behind.
-    expect(await holders('majority-paused', 200)).toBe(0);
+    expect(await settledHolders('majority-paused', 0)).toBe(0);
     const lease = await a.acquire('majority-paused');
     expect(await a.release(lease)).toBe(true);
   });
@@ -175,15 +189,18 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     await a.release(whileDown);
     await env.cluster.redis[4].start();
     // retryStrategy keeps trying (every ≤ 500 ms): the restarted master soon gets votes again.
-    const deadline = performance.now() + 5_000;
-    let onRestarted: string | null = null;
-    while (onRestarted === null && performance.now() < deadline) {
+    const voteOnRestarted = async () => {
       const lease = await a.acquire('restart');
-      await new Promise((r) => setTimeout(r, 50));
-      onRestarted = await direct[4].get(resourceFor('restart')).catch(() => null);
-      if (onRestarted === null) await new Promise((r) => setTimeout(r, 100));
+      // acquire returns on a quorum: the restarted master's vote may land a moment after it.
+      const vote = await eventually(
+        'the vote on the restarted master',
+        () => direct[4].get(resourceFor('restart')).then((v) => v ?? undefined),
+        150,
+      ).catch(() => undefined); // not yet: the next acquire tries again
       await a.release(lease);
-    }
+      return vote;
+    };
+    const onRestarted = await eventually('the restarted master votes again', voteOnRestarted, 5_000).catch(() => null);
     expect(onRestarted).not.toBeNull();
   });
 
@@ -198,6 +215,12 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     };
   }
 
+  /** An attempt has won the only masters it can (2 and 3): its partial lock is there. */
+  async function wonMinority(key: string): Promise<void> {
+    const won = async () => (await Promise.all([direct[2].get(key), direct[3].get(key)])).every((v) => v !== null);
+    await eventually(`an attempt holding masters 2 and 3 of ${key}`, won, 5_000);
+  }
+
   it("the package's own retry loop blocks itself on its own partial locks (why the strategy loops itself)", async () => {
     // The spec releases on all masters after a failed attempt. The package, with retryCount > 0, releases only
     // after the *last* attempt, and its acquire script refuses a key that exists — even with its own value. So
@@ -207,7 +230,7 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     redlock.on('error', () => {});
     const holderLeaves = await splitVotes(key);
     const attempt = redlock.acquire([key], 5_000).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 400));
+    await wonMinority(key);
     // Masters 2 and 3 carry the value of its first attempt: its own partial lock.
     const partial = await Promise.all([direct[2].get(key), direct[3].get(key)]);
     expect(partial[0]).toMatch(/^[0-9a-f]{32}$/);
@@ -216,8 +239,11 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     await holderLeaves();
     expect(await attempt).toBeInstanceOf(ExecutionError);
     await env.cluster.redis[4].resume();
-    await new Promise((r) => setTimeout(r, 200));
-    const left = await Promise.all(direct.map((r) => r.get(key).catch(() => null)));
+    const values = () => Promise.all(direct.map((r) => r.get(key).catch(() => null)));
+    await eventually('its final release ran', async () => (await values()).every((v) => v === null), 2_000).catch(
+      () => {},
+    );
+    const left = await values();
     expect(left.filter((v) => v !== null)).toEqual([]); // its final release did clean up
   });
 
@@ -225,7 +251,7 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     const a = await connect({ ttlMs: 5_000 });
     const holderLeaves = await splitVotes(resourceFor('own-partial-pkg'));
     const attempt = a.acquire('own-partial-pkg').catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 400));
+    await wonMinority(resourceFor('own-partial-pkg'));
     await holderLeaves();
     // Masters 0–3 free of any foreign lock, 4 of 5 answering, and yet: its partial locks on 2 and 3 (TTL 5 s) vote
     // against every later attempt of the same call until it runs out of retries (~2 s).
@@ -239,7 +265,7 @@ describe('redlock-npm strategy (the published redlock 5.0.0-beta.2 with ioredis 
     const a = await connect({ ttlMs: 5_000, acquireTimeoutMs: 3_000, retry: 'harness' });
     const holderLeaves = await splitVotes(resourceFor('own-partial'));
     const attempt = a.acquire('own-partial').catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 400));
+    await wonMinority(resourceFor('own-partial'));
     const left = performance.now();
     await holderLeaves();
     const lease = await attempt;

@@ -6,6 +6,7 @@ import { ZkSession } from './zk-session.ts';
 import zookeeper, { lockDirFor } from './zookeeper.ts';
 import { handOver } from '../../test/support/hand-over.ts';
 import { useStrategyCluster } from '../../test/support/strategy-test-cluster.ts';
+import { eventually } from '../../test/support/eventually.ts';
 
 const TTL_MS = 2_000;
 /** The leader checks session expiry every tick (250 ms); the next contender then needs a watch event and a read. */
@@ -42,6 +43,11 @@ afterAll(async () => {
   await direct?.close();
 });
 
+/** `n` znodes (the holder's and its waiters') in the lock's directory: each waiter has arrived. */
+async function queued(key: string, n: number): Promise<void> {
+  await eventually(`${n} znodes under ${key}`, async () => (await children(lockDirFor(key))).length >= n, 10_000);
+}
+
 describe('zookeeper strategy', () => {
   it('declares what the harness needs', () => {
     expect(zookeeper.name).toBe('zookeeper');
@@ -59,24 +65,23 @@ describe('zookeeper strategy', () => {
     expect(await b.release(lease)).toBe(true);
   });
 
+  /** How long c is given to (wrongly) take the lock after a's release. */
+  const NOT_WOKEN_WITHIN_MS = 300;
   it('hands the lock on in arrival order: each waiter watches only its predecessor', async () => {
     const [a, b, c] = [await connect(), await connect(), await connect()];
     const order: string[] = [];
     const la = await a.acquire('fifo');
     // Each waiter's znode is awaited before the next arrives (a fixed 200 ms was too short under the servers tier's
-    // load: the third znode was not there yet), at most 3 s: arrival order is then b before c.
-    const queued = async (n: number) => {
-      for (let i = 0; i < 60 && (await children(lockDirFor('fifo'))).length < n; i++)
-        await new Promise((r) => setTimeout(r, 50));
-    };
+    // load: the third znode was not there yet): arrival order is then b before c.
     const pb = b.acquire('fifo').then((l) => (order.push('b'), l));
-    await queued(2);
+    await queued('fifo', 2);
     const pc = c.acquire('fifo').then((l) => (order.push('c'), l));
-    await queued(3);
+    await queued('fifo', 3);
     expect((await children(lockDirFor('fifo'))).length).toBe(3);
     await a.release(la);
     const lb = await pb;
-    await new Promise((r) => setTimeout(r, 300));
+    // An absence, so a time: had a's release woken c too, c would have taken the free lock within this.
+    await new Promise((r) => setTimeout(r, NOT_WOKEN_WITHIN_MS));
     expect(order).toEqual(['b']); // c was not woken by a's release
     await b.release(lb);
     const lc = await pc;
@@ -103,7 +108,7 @@ describe('zookeeper strategy', () => {
     const [a, b] = [await connect(), await connect()];
     const la = await a.acquire('waiter-token');
     const pb = b.acquire('waiter-token');
-    await new Promise((r) => setTimeout(r, 200));
+    await queued('waiter-token', 2);
     await a.release(la);
     const lb = await pb;
     // b's node was made while a held the lock; b's token is read after a's delete, so above both.
@@ -134,7 +139,7 @@ describe('zookeeper strategy', () => {
     const b = await connect();
     const first = await a.acquire('closed-holder');
     const second = b.acquire('closed-holder');
-    await new Promise((r) => setTimeout(r, 200));
+    await queued('closed-holder', 2);
     const closedAt = performance.now();
     await a.close();
     const lease = await second;
