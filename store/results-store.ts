@@ -15,7 +15,8 @@ export function runTimestamp(date = new Date()): string {
 /** A plugin path is not a folder name: `./my/lock.ts` → `plugin-lock`. */
 export function lockFolderName(lock: string): string {
   const { kind } = lockRef(lock);
-  if (kind === 'builtin' || kind === 'all') return lock;
+  // A built-in, the matrix, or a plain word (doctor's and lock-check's own folders) is its own folder name.
+  if (kind === 'builtin' || kind === 'all' || (kind === 'unknown' && /^[A-Za-z0-9_-]+$/.test(lock))) return lock;
   // A lock named by a path or a program (or anything else: never a path of folders) gets its file's name.
   return `plugin-${path
     .basename(lock)

@@ -34,6 +34,9 @@ describe('lockRef: what --lock names, by one rule', () => {
   it('names a results folder from it, never a path of folders', () => {
     expect(lockFolderName('redis')).toBe('redis');
     expect(lockFolderName('all')).toBe('all');
+    // doctor and lock-check keep their runs under folders of their own names (CI: 'plugin-doctor' broke cleanup's test).
+    expect(lockFolderName('doctor')).toBe('doctor');
+    expect(lockFolderName('lock-check')).toBe('lock-check');
     expect(lockFolderName('./my/lock.ts')).toBe('plugin-lock');
     expect(lockFolderName('locks/ours.json')).toBe('plugin-ours_json');
     expect(lockFolderName('exec:./bin/my-lock')).toBe('plugin-my-lock');
