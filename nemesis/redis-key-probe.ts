@@ -50,7 +50,13 @@ export class RedisKeyProbe {
   async holding(
     nodes: RedisServer[],
     account: number,
-  ): Promise<{ nodes: RedisServer[]; keys: string[]; keysOn: Record<string, string[]> }> {
+  ): Promise<{
+    nodes: RedisServer[];
+    keys: string[];
+    keysOn: Record<string, string[]>;
+    /** On a target's servers: each key's value (the holder's lock value), by node name; null where GET failed. */
+    valuesOn: Record<string, Record<string, string | null>>;
+  }> {
     const found = await Promise.all(
       nodes.map(async (n) => {
         if (!n.running || n.paused) return [];
@@ -65,7 +71,33 @@ export class RedisKeyProbe {
     nodes.forEach((n, i) => {
       if (found[i].length) keysOn[n.name] = [...found[i]].sort();
     });
-    return { nodes: nodes.filter((_, i) => found[i].length > 0), keys: [...new Set(found.flat())].sort(), keysOn };
+    const valuesOn = await this.valuesOn(nodes, keysOn);
+    return {
+      nodes: nodes.filter((_, i) => found[i].length > 0),
+      keys: [...new Set(found.flat())].sort(),
+      keysOn,
+      valuesOn,
+    };
+  }
+
+  /**
+   * A target's keys' values. Which holder a key belongs to is its value: after a restart, a key of the same name may
+   * be a new holder's, granted on the emptied server between its start and this question — not the key the restart
+   * kept. Only on a target (remote) node: on our own servers the restart's wipe is ours, and the aim is not slowed.
+   */
+  private async valuesOn(
+    nodes: RedisServer[],
+    keysOn: Record<string, string[]>,
+  ): Promise<Record<string, Record<string, string | null>>> {
+    const out: Record<string, Record<string, string | null>> = {};
+    for (const n of nodes.filter((n) => n.remote && keysOn[n.name])) {
+      out[n.name] = {};
+      for (const k of keysOn[n.name])
+        out[n.name][k] = await this.conn(n)
+          .get(k)
+          .catch(() => null);
+    }
+    return out;
   }
 
   /**

@@ -10,6 +10,8 @@ export interface KeyHolders {
   holding: RedisServer[];
   keys: string[];
   keysOn: Record<string, string[]>;
+  /** On a target's servers, each key's value then (RedisKeyProbe.holding). */
+  valuesOn: Record<string, Record<string, string | null>>;
   /** `needed` of `holding`, chosen with the fault's seeded random stream. */
   victims: RedisServer[];
   needed: number;
@@ -34,7 +36,7 @@ export async function nextKeyHolders(
       (s) => !ctx.clients.clients[s.slot]?.paused,
     );
     if (!section) break;
-    const { nodes: holding, keys, keysOn } = await ctx.redisKeys.holding(masters, section.account);
+    const { nodes: holding, keys, keysOn, valuesOn } = await ctx.redisKeys.holding(masters, section.account);
     const needed = mastersToBreak(holding.length, masters.length);
     // A scripted step that named its servers strikes those of them that hold the key — all of them, and enough.
     const named = ctx.only ? holding.filter((n) => ctx.only!.has(n.name)) : null;
@@ -43,7 +45,15 @@ export async function nextKeyHolders(
       continue;
     }
     return {
-      found: { section, holding, keys, keysOn, victims: named ?? pickSome(ctx.random, holding, needed), needed },
+      found: {
+        section,
+        holding,
+        keys,
+        keysOn,
+        valuesOn,
+        victims: named ?? pickSome(ctx.random, holding, needed),
+        needed,
+      },
       skipped,
     };
   }

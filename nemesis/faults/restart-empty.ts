@@ -60,7 +60,7 @@ export const restartEmpty: FaultExecutor = {
         );
       return null;
     }
-    const { section, holding, keys, keysOn, victims, needed } = found;
+    const { section, holding, keys, keysOn, valuesOn, victims, needed } = found;
     await Promise.all(victims.map((v) => v.kill()));
     const killedAt = performance.now();
     const strike = struckAt(ctx.journal, victims);
@@ -116,7 +116,7 @@ export const restartEmpty: FaultExecutor = {
         return {
           params: {
             restartedInMs,
-            ...(back ? { wiped: back.nodes.length === 0, keysAfterRestart: back.keysOn } : {}),
+            ...(back ? { wiped: !keptTheHoldersKey(valuesOn, back.valuesOn), keysAfterRestart: back.keysOn } : {}),
             ...(owed > 0
               ? { downtimeWaitedOutMs: waited, ...(ctx.interrupted.aborted ? { interrupted: true } : {}) }
               : {}),
@@ -126,3 +126,22 @@ export const restartEmpty: FaultExecutor = {
     };
   },
 };
+
+/**
+ * Whether a restarted target server still has the holder's key: the same key with the same value as when the fault
+ * struck. A key of that name with another value is a new holder's, granted on the emptied server after its start
+ * (CI: a waiting client re-acquired between the start and the question, and the shot read "answered again with the
+ * key" — the lock passing — though the restart had emptied it). A value that could not be read is compared by name.
+ */
+export function keptTheHoldersKey(
+  before: Record<string, Record<string, string | null>>,
+  after: Record<string, Record<string, string | null>>,
+): boolean {
+  return Object.entries(after).some(([node, keys]) =>
+    Object.entries(keys).some(([key, value]) => {
+      const was = before[node]?.[key];
+      if (was === undefined) return false;
+      return was === null || value === null || was === value;
+    }),
+  );
+}
