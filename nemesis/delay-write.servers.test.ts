@@ -42,7 +42,9 @@ describe('delay-write', () => {
     expect(held.length, run.summary).toBeGreaterThan(0);
     // The evidence is in the history: who, which account, how long the write was held (> the TTL: late).
     expect(held[0].params).toMatchObject({ hit: true, process: expect.any(Number), account: 0 });
-    expect(held[0].params.writeHeldMs as number).toBeGreaterThan(2000);
+    // Held until it is a TTL old (the nemesis waits out ttl − age before delivering): at least 2000 ms, and exactly
+    // 2000 once rounded when the story completed early (CI saw 2000).
+    expect(held[0].params.writeHeldMs as number).toBeGreaterThanOrEqual(2000);
     expect((held[0].params.heldBytes as Record<string, number>).pg).toBeGreaterThan(0);
     // Unfenced, the late write is accepted.
     expect(
