@@ -3,23 +3,14 @@ import { EXIT } from './common/exit-codes.ts';
 import { OPTIONS, parseCommandLine, type CommandLine } from './harness/command-line.ts';
 import { npmCommandLine, swallowedByNpm } from './harness/npm-swallowed.ts';
 import { CLI } from './common/cli-name.ts';
-
-const OPTION_NAMES = OPTIONS.map((o) => o.name);
 import { Shutdown } from './common/shutdown.ts';
 import { lockRef } from './workloads/lock-ref.ts';
 
+const OPTION_NAMES = OPTIONS.map((o) => o.name);
+
 /** Subcommands are loaded on demand so `--help` and argument errors answer at once. */
 async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Promise<number> {
-  const runsServers =
-    config.command === 'run' ||
-    config.command === 'doctor' ||
-    config.command === 'lock-check' ||
-    (config.command === 'nightly' && config.rest[0] !== 'merge' && config.emit === null);
-  if (runsServers && config.backend === 'docker') {
-    // Before any run folder exists: no engine is a usage error (254) with the commands to start one.
-    const { connectDockerEngine } = await import('./cluster/docker/engine.ts');
-    await connectDockerEngine();
-  }
+  await dockerEngineFirst(config);
   switch (config.command) {
     case 'init': {
       const { initCommand } = await import('./harness/init-command.ts');
@@ -76,23 +67,39 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
       const { targetCommand } = await import('./harness/target-check-command.ts');
       return targetCommand(config.rest);
     }
-    case 'run': {
-      if (config.dryRun) {
-        const { dryRunCommand } = await import('./harness/target-dry-run.ts');
-        return dryRunCommand(config);
-      }
-      if (config.scenario !== null) {
-        const { scenarioCommand } = await import('./scenario/scenario-command.ts');
-        return scenarioCommand(config, shutdown);
-      }
-      if (lockRef(config.lock).kind === 'all') {
-        const { runMatrix } = await import('./matrix/matrix.ts');
-        return runMatrix(config, shutdown);
-      }
-      const { runTest } = await import('./harness/run.ts');
-      return (await runTest(config, shutdown)).exitCode;
-    }
+    case 'run':
+      return runCommand(config, shutdown);
   }
+}
+
+/** A command that starts servers with --backend=docker: no engine is a usage error (254), before any run folder. */
+async function dockerEngineFirst(config: Readonly<CommandLine>): Promise<void> {
+  const runsServers =
+    config.command === 'run' ||
+    config.command === 'doctor' ||
+    config.command === 'lock-check' ||
+    (config.command === 'nightly' && config.rest[0] !== 'merge' && config.emit === null);
+  if (!runsServers || config.backend !== 'docker') return;
+  const { connectDockerEngine } = await import('./cluster/docker/engine.ts');
+  await connectDockerEngine();
+}
+
+/** The run command: a dry run, a scripted scenario, the matrix (--lock=all), or one test. */
+async function runCommand(config: Extract<CommandLine, { command: 'run' }>, shutdown: Shutdown): Promise<number> {
+  if (config.dryRun) {
+    const { dryRunCommand } = await import('./harness/target-dry-run.ts');
+    return dryRunCommand(config);
+  }
+  if (config.scenario !== null) {
+    const { scenarioCommand } = await import('./scenario/scenario-command.ts');
+    return scenarioCommand(config, shutdown);
+  }
+  if (lockRef(config.lock).kind === 'all') {
+    const { runMatrix } = await import('./matrix/matrix.ts');
+    return runMatrix(config, shutdown);
+  }
+  const { runTest } = await import('./harness/run.ts');
+  return (await runTest(config, shutdown)).exitCode;
 }
 
 /** `npm run jepsen --lock=etcd` (the `--` forgotten): npm kept the option, fencepost never saw it. Said first. */

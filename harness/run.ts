@@ -6,6 +6,7 @@ import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { ServerNet, serverNetMissing } from '../nemesis/server-partition/server-net.ts';
 import { routeClientsAlone } from '../nemesis/client-routes.ts';
 import { createNemesis } from '../nemesis/create-nemesis.ts';
+import type { Nemesis, NemesisEnv } from '../nemesis/nemesis.ts';
 import { EXECUTORS, runNeeds, type RunNeeds } from '../nemesis/fault-registry.ts';
 import { HarnessError } from '../common/errors.ts';
 import { CLI } from '../common/cli-name.ts';
@@ -135,26 +136,11 @@ export async function runTest(
   // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
   if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
   const stopClients = shutdown.add('stop clients', () => pool.killAndWait());
-  const nemesisEnv = {
-    config,
-    faults,
-    servers: strategy.servers,
-    cluster,
-    clients: pool,
-    proxies,
-    journal,
-    clocks,
-    serverNet,
-    log,
-  };
-  const nemesis = driver ? driver.nemesis(nemesisEnv) : createNemesis(nemesisEnv);
-  if (Object.keys(nemesis.skipped).length) {
-    test.skippedFaults = { ...nemesis.skipped };
-    writeTest(runDir, test);
-  }
-  // On a signal (shutdown.reason set) the heal owes the run nothing: no waiting out a --restart-delay.
-  const healNemesis = shutdown.add('heal nemesis', () => nemesis.heal({ interrupted: shutdown.reason !== null }));
-  await nemesis.setup();
+  const { nemesis, healNemesis } = await startNemesis(
+    { config, faults, servers: strategy.servers, cluster, clients: pool, proxies, journal, clocks, serverNet, log },
+    { runDir, test, driver },
+    shutdown,
+  );
 
   await pool.start(specs);
   injectStrayThrow('mid-run', journal);
@@ -182,6 +168,26 @@ export async function runTest(
   return test.stoppedEarly && 'atS' in test.stoppedEarly
     ? { ...outcome, stoppedEarlyAtS: test.stoppedEarly.atS }
     : outcome;
+}
+
+/**
+ * The nemesis of the run (a scenario's driver's, or the free run's), its skipped faults on the test record, its heal
+ * registered before its setup. On a signal (shutdown.reason set) the heal owes the run nothing: no waiting out a
+ * --restart-delay.
+ */
+async function startNemesis(
+  env: NemesisEnv,
+  run: { runDir: string; test: StoredTestJson; driver: RunDriver | undefined },
+  shutdown: Shutdown,
+): Promise<{ nemesis: Nemesis; healNemesis: TeardownStep }> {
+  const nemesis = run.driver ? run.driver.nemesis(env) : createNemesis(env);
+  if (Object.keys(nemesis.skipped).length) {
+    run.test.skippedFaults = { ...nemesis.skipped };
+    writeTest(run.runDir, run.test);
+  }
+  const healNemesis = shutdown.add('heal nemesis', () => nemesis.heal({ interrupted: shutdown.reason !== null }));
+  await nemesis.setup();
+  return { nemesis, healNemesis };
 }
 
 /**

@@ -149,15 +149,38 @@ async function sendFile(req: http.IncomingMessage, res: http.ServerResponse, rea
 /** How often `GET /` may rebuild index.html (it reads every run's JSON): any local process can repeat the request. */
 const INDEX_EVERY_MS = 1000;
 
+/**
+ * Rewrites index.html at most every INDEX_EVERY_MS; returns why no index can be served (none was ever written and
+ * this rewrite failed), else null. The last index written still lists the runs: it is served rather than nothing
+ * when a rewrite fails, and why is said once.
+ */
+function indexRefresher(root: string, realRoot: string, sayOnce: (line: string) => void): () => string | null {
+  let indexAt = -Infinity;
+  return () => {
+    if (performance.now() - indexAt < INDEX_EVERY_MS) return null;
+    const unreadable: string[] = [];
+    try {
+      writeIndex(root, unreadable);
+      indexAt = performance.now();
+    } catch (err) {
+      sayOnce(`fencepost serve: could not rewrite the index (${(err as Error).message}); serving the last one`);
+      if (!fs.existsSync(path.join(realRoot, 'index.html')))
+        return `could not write the index: ${(err as Error).message}`;
+    }
+    for (const d of unreadable) sayOnce(`fencepost serve: left out of the index, not readable by us: ${d}`);
+    return null;
+  };
+}
+
 function handler(root: string, port: () => number): http.RequestListener {
   const realRoot = fs.realpathSync(root);
-  let indexAt = -Infinity;
   const said = new Set<string>();
   const sayOnce = (line: string) => {
     if (said.has(line)) return;
     said.add(line);
     console.error(line);
   };
+  const refreshIndex = indexRefresher(root, realRoot, sayOnce);
   const serve = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const send = (code: number, body: string, type = 'text/plain; charset=utf-8') => {
       res.writeHead(code, { 'content-type': type, ...HEADERS });
@@ -175,19 +198,8 @@ function handler(root: string, port: () => number): http.RequestListener {
     let trailingSlash = segments.at(-1) === '';
     if (trailingSlash) segments.pop();
     if (segments.length === 0 || (segments.length === 1 && segments[0] === 'index.html')) {
-      if (performance.now() - indexAt >= INDEX_EVERY_MS) {
-        const unreadable: string[] = [];
-        try {
-          writeIndex(root, unreadable);
-          indexAt = performance.now();
-        } catch (err) {
-          // The last index written still lists the runs: serve it rather than nothing, and say why once.
-          sayOnce(`fencepost serve: could not rewrite the index (${(err as Error).message}); serving the last one`);
-          if (!fs.existsSync(path.join(realRoot, 'index.html')))
-            return send(500, `could not write the index: ${(err as Error).message}\n`);
-        }
-        for (const d of unreadable) sayOnce(`fencepost serve: left out of the index, not readable by us: ${d}`);
-      }
+      const cannot = refreshIndex();
+      if (cannot) return send(500, `${cannot}\n`);
       segments = ['index.html'];
       trailingSlash = false;
     }

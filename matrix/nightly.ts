@@ -5,7 +5,7 @@ import { cellConfig, withoutOptions } from './cell-config.ts';
 import { CLI } from '../common/cli-name.ts';
 import { HarnessError } from '../common/errors.ts';
 import { shownPath } from '../common/shown-path.ts';
-import { expectationsPath, loadExpectations } from './expectations.ts';
+import { expectationsPath, loadExpectations, type UserExpectation } from './expectations.ts';
 import {
   checkMatrixEvidence,
   checkMatrixTimeLimit,
@@ -88,22 +88,8 @@ export async function nightlyCommand(
     });
   }
   const started = Date.now();
-  const settings = nightlySettings(config);
-  // The matrix's own Config: every cell's argv is derived from it (cell-config.ts), exactly as for --lock=all.
-  const matrix = resolveConfig(['--lock=all', ...settings, `--results=${config.resultsDir}`, `--seed=${config.seed}`]);
-  // The nightly job runs both tables unless --matrix narrows it (cells keyed so they do not collide: nightly-plan.ts).
-  checkMatrixTimeLimit(matrix, matrixColumns(matrix.matrix));
-  checkMatrixEvidence(matrix, 'nightly');
-  const file = expectationsPath(config.expectations);
-  const user = file ? loadExpectations(file) : [];
-  if (config.cells === 'expectations' && !user.length)
-    throw new HarnessError(
-      'bad-arguments',
-      `nightly --cells=expectations: ${file ? `${shownPath(file)} names no cell` : 'no expectations file (./fencepost.expectations.json does not exist)'}.`,
-      {
-        hint: 'write one (`fencepost init` starts it), pass --expectations=<file>, or drop --cells',
-      },
-    );
+  const { settings, matrix } = nightMatrix(config);
+  const { file, user } = userCells(config);
   // A user's repository tests its own locks: --cells=expectations keeps the file's cells (in its order) and drops
   // the oracle's, numbered afresh so shards and merges see one plan.
   const turn = libraryTurnOf(matrix.seed);
@@ -163,6 +149,33 @@ export async function nightlyCommand(
     cells: cells.map((c) => relativeRuns(c, config.resultsDir)),
   };
   return writeNight(config.resultsDir, result, baseline, log);
+}
+
+/**
+ * The night's settings and the matrix's own Config: every cell's argv is derived from it (cell-config.ts), exactly
+ * as for --lock=all. Both tables unless --matrix narrows it (cells keyed so they do not collide: nightly-plan.ts).
+ */
+function nightMatrix(config: Readonly<NightlyConfig>): { settings: string[]; matrix: Readonly<Config> } {
+  const settings = nightlySettings(config);
+  const matrix = resolveConfig(['--lock=all', ...settings, `--results=${config.resultsDir}`, `--seed=${config.seed}`]);
+  checkMatrixTimeLimit(matrix, matrixColumns(matrix.matrix));
+  checkMatrixEvidence(matrix, 'nightly');
+  return { settings, matrix };
+}
+
+/** The user's expectations file and its cells; --cells=expectations without any is a bad argument (254). */
+function userCells(config: Readonly<NightlyConfig>): { file: string | null; user: UserExpectation[] } {
+  const file = expectationsPath(config.expectations);
+  const user = file ? loadExpectations(file) : [];
+  if (config.cells === 'expectations' && !user.length)
+    throw new HarnessError(
+      'bad-arguments',
+      `nightly --cells=expectations: ${file ? `${shownPath(file)} names no cell` : 'no expectations file (./fencepost.expectations.json does not exist)'}.`,
+      {
+        hint: 'write one (`fencepost init` starts it), pass --expectations=<file>, or drop --cells',
+      },
+    );
+  return { file, user };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Op } from '../../history/op.ts';
 import { clientRoutes } from '../client-routes.ts';
-import type { FaultExecutor } from '../fault.ts';
+import type { FaultContext, FaultExecutor } from '../fault.ts';
 import type { TcpProxy } from '../proxy/tcp-proxy.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pastTheHold, pastTheLease } from '../fault-needs.ts';
@@ -66,18 +66,7 @@ export const delayWrite: FaultExecutor = {
     );
     if (!section) return null;
 
-    // The held process's write, as the harness sees it: invoked while held, and whether it completed meanwhile
-    // (a --watchdog client that lost its lease fails the write without sending it; a step timeout gives up on it).
-    const write: HeldWrite = {};
-    let sent!: (invoke: Op) => void;
-    const writeSent = new Promise<Op>((r) => (sent = r));
-    const unsubscribe = journal.onOp((op) => {
-      if (op.process !== section.process || op.f !== 'write') return;
-      if (op.type === 'invoke' && !write.invoke) {
-        write.invoke = op;
-        sent(op);
-      } else if (op.type !== 'invoke' && write.invoke && !write.completed) write.completed = op;
-    });
+    const { write, writeSent, unsubscribe } = watchHeldWrite(journal, section.process);
     // The story's next step: another client's grant and committed write during the hold, with the held write a TTL
     // old by then (its lease ran out while it was in flight).
     const other = new OtherClientWrite(section.process, section.account, heldAtTime);
@@ -113,34 +102,73 @@ export const delayWrite: FaultExecutor = {
         const heldBytes: Record<string, number> = {};
         for (const [name, proxy] of routes) heldBytes[name] = proxy.counters().queuedToServer;
         for (const proxy of routes.values()) proxy.heal();
-        // A write that timed out while held (`info`, a --pause beyond the step timeout) still counts: its bytes
-        // are delivered now and may commit — that is what an unknown outcome means.
-        const hit =
-          write.invoke !== undefined &&
-          (write.completed === undefined || write.completed.type === 'info') &&
-          (heldBytes.pg ?? 0) > 0;
-        const params: Record<string, unknown> = {
-          hit,
-          process: section.process,
-          account: section.account,
+        const params = holdOutcome(section, write, heldBytes, {
           heldMs: Math.round(healedAt - heldSince),
-          heldBytes,
+          healedAtNs,
+          cutShort: ctx.signal.aborted,
+        });
+        return {
+          params,
+          note: healNote(section.process, write, params.hit as boolean, params.writeHeldMs as number | undefined),
         };
-        // The run ended during the hold: the write was delayed, but maybe for less than the TTL.
-        if (ctx.signal.aborted) params.cutShort = true;
-        if (write.invoke) {
-          // The write's own stamp names it in the history (with the process) whatever its order; the index is the
-          // journal's arrival position, which the time-order seal after the run renumbers (history/time-order.ts).
-          params.writeTime = write.invoke.time;
-          params.writeIndex = write.invoke.index;
-          // From the moment the client invoked the write (its bytes left for the proxy) to their release.
-          params.writeHeldMs = Math.round((healedAtNs - write.invoke.time) / 1e6);
-        }
-        return { params, note: healNote(section.process, write, hit, params.writeHeldMs as number | undefined) };
       },
     };
   },
 };
+
+/**
+ * The held process's write, as the harness sees it: invoked while held, and whether it completed meanwhile (a
+ * --watchdog client that lost its lease fails the write without sending it; a step timeout gives up on it).
+ */
+function watchHeldWrite(
+  journal: FaultContext['journal'],
+  held: number,
+): { write: HeldWrite; writeSent: Promise<Op>; unsubscribe: () => void } {
+  const write: HeldWrite = {};
+  let sent!: (invoke: Op) => void;
+  const writeSent = new Promise<Op>((r) => (sent = r));
+  const unsubscribe = journal.onOp((op) => {
+    if (op.process !== held || op.f !== 'write') return;
+    if (op.type === 'invoke' && !write.invoke) {
+      write.invoke = op;
+      sent(op);
+    } else if (op.type !== 'invoke' && write.invoke && !write.completed) write.completed = op;
+  });
+  return { write, writeSent, unsubscribe };
+}
+
+/** The `end` record's params: whether the hold hit, the bytes it held, and the held write's timing. */
+function holdOutcome(
+  section: { process: number; account: number },
+  write: HeldWrite,
+  heldBytes: Record<string, number>,
+  at: { heldMs: number; healedAtNs: number; cutShort: boolean },
+): Record<string, unknown> {
+  // A write that timed out while held (`info`, a --pause beyond the step timeout) still counts: its bytes are
+  // delivered now and may commit — that is what an unknown outcome means.
+  const hit =
+    write.invoke !== undefined &&
+    (write.completed === undefined || write.completed.type === 'info') &&
+    (heldBytes.pg ?? 0) > 0;
+  const params: Record<string, unknown> = {
+    hit,
+    process: section.process,
+    account: section.account,
+    heldMs: at.heldMs,
+    heldBytes,
+  };
+  // The run ended during the hold: the write was delayed, but maybe for less than the TTL.
+  if (at.cutShort) params.cutShort = true;
+  if (write.invoke) {
+    // The write's own stamp names it in the history (with the process) whatever its order; the index is the
+    // journal's arrival position, which the time-order seal after the run renumbers (history/time-order.ts).
+    params.writeTime = write.invoke.time;
+    params.writeIndex = write.invoke.index;
+    // From the moment the client invoked the write (its bytes left for the proxy) to their release.
+    params.writeHeldMs = Math.round((at.healedAtNs - write.invoke.time) / 1e6);
+  }
+  return params;
+}
 
 /** The `end` record's note: what became of the held process's write. */
 function healNote(process: number, write: HeldWrite, hit: boolean, writeHeldMs: number | undefined): string {
