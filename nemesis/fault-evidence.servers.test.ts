@@ -11,12 +11,13 @@ describe('fault evidence', () => {
   // partition or the paused leader outlives its 2 s lease and still writes) — CI's clean clone found one on
   // 2026-12-02, seed 366461208: INVALID, write #5 by p0 erased by write #6 by p1. VALID is earned only by the fence.
   it('--lock=etcd --fencing: partition, pause-node and kill each record what they did, and the run is VALID on it', async () => {
+    // 15 s once left one of the three faults without a shot (CI); 25 s gives each its turn.
     const run = await runNemesis([
       '--lock=etcd',
       '--fencing',
       '--nemesis=partition,pause-node,kill',
       '--nemesis-interval=1000',
-      '--time-limit=15',
+      '--time-limit=25',
     ]);
     const hits = run.outcome.results.faultHits;
     for (const f of ['partition', 'pause-node', 'kill'])
@@ -38,8 +39,11 @@ describe('fault evidence', () => {
 
   it('a fault of the run that never fired makes the verdict unknown, with that reason', async () => {
     // Seed 2 schedules pause-client first (at 1 s, held 3 s); partition's turn would come 5 s later, after the end.
+    // --fencing: a client paused past its 2 s lease may write late, and unfenced that is a lost update — INVALID, a
+    // counterexample that outranks any unknown (CI saw one); fenced, its stale write is refused.
     const run = await runNemesis([
       '--lock=etcd',
+      '--fencing',
       '--nemesis=pause-client,partition',
       '--nemesis-interval=5000',
       '--time-limit=4',

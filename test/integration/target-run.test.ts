@@ -119,7 +119,8 @@ describe('server faults through the exec adapter', () => {
       // restart-empty's story needs the node back before the holder's write: a section wider than a restart on a
       // busy machine (CI under load: 1.5 s, against the default 800 ms section).
       '--think=1500',
-      '--time-limit=16',
+      // More shots: a shot struck late in a section (the pause-node before it had stalled the clients) misses.
+      '--time-limit=24',
       '--nemesis-interval=1000',
     ];
     const planned = await dryRun(resolveConfig([...argv, '--dry-run', `--results=${results}`]));
