@@ -145,7 +145,7 @@ export async function runTest(
   await pool.start(specs);
   injectStrayThrow('mid-run', journal);
   target?.abort.start(journal);
-  Object.assign(test, await clientsPhase(config, journal, pool, nemesis, stats, log, driver, target));
+  Object.assign(test, await clientsPhase({ config, journal, pool, nemesis, stats, log }, driver, target));
   writeTest(runDir, test);
   await healNemesis.run();
   await pool.stop(stopGraceMs);
@@ -497,38 +497,39 @@ export function postgresUrl(
   return `postgres://${auth}@${c.host}:${c.port}/${db}?application_name=${encodeURIComponent(applicationName)}`;
 }
 
-/**
- * The run itself: the nemesis runs while the clients work, for --time-limit, with progress on the console — or
- * until every client has died too often (nothing left to measure), or with --stop-on-lost-update until the first
- * lost update shows (returned: the test record keeps it). Returns once the nemesis has stopped.
- */
+/** What the clients' part of a run works with. */
+interface ClientsPhaseEnv {
+  config: Readonly<Config>;
+  journal: Journal;
+  pool: ClientPool;
+  nemesis: Nemesis;
+  stats: LiveStats;
+  log: (line: string) => void;
+}
+
 /**
  * The clients' part of a run: a scenario's driver takes them step by step, else they run free for the time limit
  * (ended early by a loss with --stop-on-lost-update, or by a target's abort). What the test record gains from it.
  */
 async function clientsPhase(
-  config: Readonly<Config>,
-  journal: Journal,
-  pool: ClientPool,
-  nemesis: ReturnType<typeof createNemesis>,
-  stats: LiveStats,
-  log: (line: string) => void,
+  env: ClientsPhaseEnv,
   driver: RunDriver | undefined,
   target: TargetSession | null,
 ): Promise<Partial<StoredTestJson>> {
+  const { config, journal, pool, nemesis, log } = env;
   if (driver) return driver.drive({ config, journal, pool, nemesis, log });
-  const stopped = await runForTheLimit(config, journal, pool, nemesis, stats, log, target?.abort.aborted);
+  const stopped = await runForTheLimit(env, target?.abort.aborted);
   if (!stopped) return {};
   return 'aborted' in stopped ? { aborted: stopped.aborted } : { stoppedEarly: stopped };
 }
 
+/**
+ * The run itself: the nemesis runs while the clients work, for --time-limit, with progress on the console — or
+ * until every client has died too often (nothing left to measure), or with --stop-on-lost-update until the first
+ * lost update shows (returned: the test record keeps it). Returns once the nemesis has stopped.
+ */
 async function runForTheLimit(
-  config: Readonly<Config>,
-  journal: Journal,
-  pool: ClientPool,
-  nemesis: ReturnType<typeof createNemesis>,
-  stats: LiveStats,
-  log: (line: string) => void,
+  { config, journal, pool, nemesis, stats, log }: ClientsPhaseEnv,
   aborted: Promise<string> = new Promise<never>(() => {}),
 ): Promise<NonNullable<StoredTestJson['stoppedEarly']> | { aborted: string } | null> {
   // The time limit is the clients' time: it starts once every client began its loop (clients-running.ts).
