@@ -6,13 +6,17 @@ import type { PlannedCell } from './nightly-plan.ts';
  * docs/performance.md) that the libraries' 80 measured cells would double. So each library row takes its no-fault cell
  * (the adapter works, the lock holds without faults) and the cell its finding is about (a paused holder where nothing
  * else is); the rest are the matrix's (`--lock=all`). The versions are pinned: a row's cells change only when
- * fencepost does, and the built-in rows run every fault every night. Even a sample of 25 cells put a night at
- * 17.5 min, so the rows also take turns: a night runs the rows of
- * one turn of LIBRARY_TURNS (its seed mod LIBRARY_TURNS, the same on every shard); three nights of the three turns
- * run them all. A user's expectation
+ * fencepost does, and the recipe rows and the other languages' libraries run every fault every night. Even a sample
+ * of 25 cells put a night at 17.5 min, so the rows also take turns: a night runs the rows of one turn of
+ * LIBRARY_TURNS (its seed mod LIBRARY_TURNS, the same on every shard); three nights of the three turns run them all.
+ * The redlock package's pinned beta (`redlock-npm`) is sampled too (its 12 cells every night put the slowest turn
+ * at 15.2 min: `npm run bench -- nightly-plan`, 2026-12-04). A user's expectation
  * naming any cell keeps it (they asked for it), and a row not listed here is run whole, every night.
  */
 export const NIGHTLY_LIBRARY_SAMPLE: Readonly<Record<string, readonly string[]>> = {
+  // The redlock package's pinned beta: its self-blocking retry loop (a livelock after a majority restarts empty) and
+  // the users' workaround for it (our retry loop around single attempts).
+  'redlock-npm': ['no-fault', 'restart-empty', 'restart-retry'],
   // Waits for every master: one paused master stalls it.
   'redlock-v4': ['no-fault', 'pause-master'],
   // The beta's self-blocking retry loop, kept by the fork.
