@@ -60,7 +60,7 @@ async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Prom
       return serveCommand(config, shutdown);
     }
     case 'nightly': {
-      const { nightlyCommand } = await import('./matrix/nightly.ts');
+      const { nightlyCommand } = await import('./nightly/nightly.ts');
       return nightlyCommand(config, shutdown);
     }
     case 'target': {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nightlyPlan } from '../matrix/nightly-plan.ts';
-import type { NightlyCell, NightlyResult } from '../matrix/nightly-result.ts';
+import { nightlyPlan } from '../nightly/nightly-plan.ts';
+import type { NightlyCell, NightlyResult } from '../nightly/nightly-result.ts';
 import { cellTimes, makespan, measuredCells, planGoals, planTime, scaledMs, timeLimitOf } from './nightly-plan-time.ts';
 
 const nightCell = (lock: string, fault: string, wallMs: number | undefined, runs = 1): NightlyCell => ({

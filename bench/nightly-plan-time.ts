@@ -1,6 +1,6 @@
-import { cellKey, shardSlice, type PlannedCell } from '../matrix/nightly-plan.ts';
-import type { NightlyResult } from '../matrix/nightly-result.ts';
-import { NIGHTLY_TIME_LIMIT_S } from '../matrix/nightly.ts';
+import { cellKey, shardSlice, type PlannedCell } from '../nightly/nightly-plan.ts';
+import type { NightlyResult } from '../nightly/nightly-result.ts';
+import { NIGHTLY_TIME_LIMIT_S } from '../nightly/nightly.ts';
 import type { Goal } from './outcome.ts';
 
 /** Issue 24's goals: both tables at --time-limit=10 in ≤ 15 min on one machine, ≤ 6 min the slowest of 3 shards. */
@@ -109,7 +109,7 @@ export interface PlanTime {
   estimated: number;
 }
 
-/** The expected wall time of the whole plan, or of one shard of it (matrix/nightly-plan.ts's shardSlice). */
+/** The expected wall time of the whole plan, or of one shard of it (nightly/nightly-plan.ts's shardSlice). */
 export function planTime(
   plan: readonly PlannedCell[],
   times: readonly CellTime[],

@@ -1,9 +1,9 @@
 import { HarnessError } from '../common/errors.ts';
 import { CLI } from '../common/cli-name.ts';
-import { LIBRARY_TURNS, libraryRowsOf } from '../matrix/nightly-library-sample.ts';
-import { nightlyPlan } from '../matrix/nightly-plan.ts';
-import { readNightlyFiles, type NightlyResult } from '../matrix/nightly-result.ts';
-import { NIGHTLY_TIME_LIMIT_S } from '../matrix/nightly.ts';
+import { LIBRARY_TURNS, libraryRowsOf } from '../nightly/nightly-library-sample.ts';
+import { nightlyPlan } from '../nightly/nightly-plan.ts';
+import { readNightlyFiles, type NightlyResult } from '../nightly/nightly-result.ts';
+import { NIGHTLY_TIME_LIMIT_S } from '../nightly/nightly.ts';
 import { NIGHTLY_PARALLEL } from '../harness/commands/nightly.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
 import {

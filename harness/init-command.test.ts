@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
-import { loadExpectations } from '../matrix/expectations.ts';
+import { loadExpectations } from '../nightly/expectations.ts';
 import { ignoreResults, initCommand, INIT_EXPECTATIONS, INIT_LOCK, INIT_WORKFLOW } from './init-command.ts';
 
 /** `fencepost init` without servers: what it writes and what it refuses (the run it prints: installed-package.test.ts). */

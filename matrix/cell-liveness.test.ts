@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareNights, renderComparison } from './nightly-comparison.ts';
-import type { NightlyCell, NightlyResult } from './nightly-result.ts';
+import { compareNights, renderComparison } from '../nightly/nightly-comparison.ts';
+import type { NightlyCell, NightlyResult } from '../nightly/nightly-result.ts';
 import {
   availabilityText,
   cellLiveness,

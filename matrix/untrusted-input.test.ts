@@ -5,11 +5,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { JsonSyntaxError, parseJsonWithLines } from '../common/json-lines.ts';
-import { expectationsPath, parseExpectations } from './expectations.ts';
-import { renderComparison } from './nightly-comparison.ts';
-import { nightlyExit, readNightlyFiles, type NightlyCell, type NightlyResult } from './nightly-result.ts';
-import { renderJunit } from './nightly-junit.ts';
-import { renderSummary } from './nightly-summary.ts';
+import { expectationsPath, parseExpectations } from '../nightly/expectations.ts';
+import { renderComparison } from '../nightly/nightly-comparison.ts';
+import { nightlyExit, readNightlyFiles, type NightlyCell, type NightlyResult } from '../nightly/nightly-result.ts';
+import { renderJunit } from '../nightly/nightly-junit.ts';
+import { renderSummary } from '../nightly/nightly-summary.ts';
 import { parseCommandLine } from '../harness/command-line.ts';
 
 /** Files the nightly job reads but did not write (a user's expectations, a downloaded baseline): each mistake is 254. */

@@ -6,7 +6,7 @@ export const RUN_LABEL = 'fencepost.run';
 /**
  * The values Chaos Mesh accepts for the fields fencepost writes (chaos-mesh/chaos-mesh api/v1alpha1:
  * podchaos_types.go `PodChaosAction`, selector.go `SelectorMode`). Checked here because no schema of Chaos Mesh's
- * CRDs ships on npm; the Kubernetes models validate the built-in kinds (nightly-kubernetes.ts).
+ * CRDs ships on npm; the Kubernetes models validate the built-in kinds (nightly/nightly-kubernetes.ts).
  */
 export const POD_CHAOS_ACTIONS = ['pod-kill', 'pod-failure', 'container-kill'] as const;
 export const SELECTOR_MODES = ['one', 'all', 'fixed', 'fixed-percent', 'random-max-percent'] as const;

@@ -4,7 +4,7 @@ import { HELP_OPTION, type CommandSpec, type ParseContext } from '../command-spe
 import { bad, parseArgv, pickRows, type OptionSpec } from '../option-table.ts';
 import { RUN_ROWS } from '../options.ts';
 
-/** `fencepost nightly`: the matrix with the user's expectations, compared with last night (matrix/nightly.ts runs it). */
+/** `fencepost nightly`: the matrix with the user's expectations, compared with last night (nightly/nightly.ts runs it). */
 
 /** The most machines a night is split over (`--shard=<i>/<n>`, a shard's nightly.json, the reusable workflow's shards). */
 export const MAX_SHARDS = 64;
@@ -117,7 +117,7 @@ const NIGHTLY_ROWS = [
   },
 ] as const satisfies readonly OptionSpec[];
 
-/** Every run option but NIGHTLY_PICKS (each cell runs with them: nightly.ts, `nightlySettings`), then its own. */
+/** Every run option but NIGHTLY_PICKS (each cell runs with them: nightly/nightly.ts, `nightlySettings`), then its own. */
 const TABLE = [
   ...pickRows(RUN_ROWS, RUN_ROWS.map((o) => o.name).filter(notPicked)),
   ...NIGHTLY_ROWS,

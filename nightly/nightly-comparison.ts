@@ -6,7 +6,7 @@ import {
   LIVENESS_CHANGE_MIN_MS,
   LIVENESS_CHANGE_RATIO,
   type CellLiveness,
-} from './cell-liveness.ts';
+} from '../matrix/cell-liveness.ts';
 import { cellKey } from './nightly-plan.ts';
 import { cellStatus, type NightlyCell, type NightlyResult } from './nightly-result.ts';
 import { pageCss } from '../report/assets.ts';

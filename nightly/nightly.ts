@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { tally, tallyLine } from './matrix-tally.ts';
-import { cellConfig, withoutOptions } from './cell-config.ts';
+import { tally, tallyLine } from '../matrix/matrix-tally.ts';
+import { cellConfig, withoutOptions } from '../matrix/cell-config.ts';
 import { CLI } from '../common/cli-name.ts';
 import { HarnessError } from '../common/errors.ts';
 import { shownPath } from '../common/shown-path.ts';
@@ -14,8 +14,8 @@ import {
   measuredCell,
   shapeOf,
   type RunOne,
-} from './matrix.ts';
-import { matrixColumns } from './matrix-columns.ts';
+} from '../matrix/matrix.ts';
+import { matrixColumns } from '../matrix/matrix-columns.ts';
 import { mergeShards } from './nightly-merge.ts';
 import { LIBRARY_TURNS, libraryRowsOf, libraryTurnOf } from './nightly-library-sample.ts';
 import { nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';

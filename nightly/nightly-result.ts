@@ -1,7 +1,7 @@
 import { CLI } from '../common/cli-name.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Expectation, MatrixCell, Observation } from './matrix-cell.ts';
+import type { Expectation, MatrixCell, Observation } from '../matrix/matrix-cell.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { MAX_SHARDS } from '../harness/commands/nightly.ts';

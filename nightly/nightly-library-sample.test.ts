@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matrixPlan } from './matrix.ts';
+import { matrixPlan } from '../matrix/matrix.ts';
 import { LIBRARY_TURNS, libraryRowsOf, libraryTurnOf, NIGHTLY_LIBRARY_SAMPLE } from './nightly-library-sample.ts';
 import { nightlyPlan } from './nightly-plan.ts';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { cellStatus, measured, nightlyExit, type NightlyResult } from './nightly-result.ts';
-import { tally, tallyLine } from './matrix-tally.ts';
+import { tally, tallyLine } from '../matrix/matrix-tally.ts';
 import { fmtDuration, fmtMs } from '../report/format.ts';
 import { compareNights, fmtRatio, LATENCY_REGRESSION } from './nightly-comparison.ts';
 import { runPath } from '../store/run-dir.ts';
