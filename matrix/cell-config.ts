@@ -1,6 +1,7 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { OPTIONS, resolveConfig } from '../harness/command-line.ts';
+import { argvOf, defaultOf, OPTION_OF, type RunOptionName, type RunOverrides } from '../harness/run-overrides.ts';
 import { type Config } from '../harness/commands/run.ts';
 import type { OptionKind } from '../harness/option-table.ts';
 import { checkStrategyOptions } from '../harness/strategy-options.ts';
@@ -17,10 +18,10 @@ export interface CellShape {
   maxIntervalMs?: number;
   /** A column's floor on --think, as a fraction of the cell's TTL (restart-empty: the section must outlast a restart). */
   minThinkTtlFraction?: number;
-  /** A scenario's own run options (remedy table: `--think=2500 --ttl=1000`, `--watchdog`, …), after the user's. */
-  args?: readonly string[];
+  /** A scenario's own run options (remedy table: long work's think and TTL, the watchdog, …), after the user's. */
+  overrides?: RunOverrides;
   /** Options the scenario decides: the user's value for them is dropped. */
-  owns?: readonly string[];
+  owns?: readonly RunOptionName[];
   /** A scenario's floor on --restart-delay, as a fraction of the cell's TTL. */
   minRestartDelayTtlFraction?: number;
   /** A scenario's floor on --time-limit (slow scenarios need longer to earn a VALID). */
@@ -64,39 +65,45 @@ export function withoutOptions(argv: readonly string[], drop: (name: string) => 
 /**
  * The argv of one cell's run: every option the user gave `--lock=all` passes through as they spelled it (so a
  * new option needs nothing here), the cell's lock, faults, fencing and seed replace the matrix's, and --watchdog
- * is kept only for the locks whose strategy renews its lease (the CLI refuses it for the others).
+ * is kept only for the locks whose strategy renews its lease (the CLI refuses it for the others). Rendered once,
+ * from typed values (run-overrides.ts), and parsed once, by cellConfig.
  */
 export function cellArgv(matrix: Readonly<Config>, cell: CellShape): string[] {
   const keepWatchdog = cell.strategy.renews !== false;
-  const owned = new Set(cell.owns ?? []);
-  const argv = withoutOptions(
-    matrix.argv,
-    (name) => CELL_OWNED.has(name) || owned.has(name) || (name === 'watchdog' && !keepWatchdog),
-  );
-  const args = cell.args ?? [];
-  // The values the cell runs with before its floors and caps: the user's, with the scenario's options over them.
-  const base = args.length || owned.size ? resolveConfig([...argv, ...args], () => matrix.seed) : matrix;
-  const interval = Math.min(base.nemesisIntervalMs, cell.maxIntervalMs ?? Infinity);
-  const think = Math.max(base.thinkMs, ttlFractionMs(base.ttlMs, cell.minThinkTtlFraction ?? 0, 'nearest'));
-  const restartDelay = Math.max(
-    base.restartDelayMs,
-    ttlFractionMs(base.ttlMs, cell.minRestartDelayTtlFraction ?? 0, 'up'),
-  );
-  const timeLimit = cell.timeLimitS ?? Math.max(base.timeLimitS, cell.minTimeLimitS ?? 0);
+  const owned = new Set<string>(cell.owns ?? []);
+  const dropped = (name: string) => CELL_OWNED.has(name) || owned.has(name) || (name === 'watchdog' && !keepWatchdog);
+  const argv = withoutOptions(matrix.argv, dropped);
+  const over = cell.overrides ?? {};
+  // The values the cell runs with before its floors and caps: the scenario's, else the user's unless the cell
+  // dropped it, else the option's default — what parsing the argv so far would give.
+  const before = <K extends 'nemesisIntervalMs' | 'thinkMs' | 'ttlMs' | 'restartDelayMs' | 'timeLimitS'>(k: K) =>
+    over[k] ?? (dropped(OPTION_OF[k]) ? defaultOf(k) : matrix[k]);
+  const interval0 = before('nemesisIntervalMs');
+  const think0 = before('thinkMs');
+  const ttl = before('ttlMs');
+  const delay0 = before('restartDelayMs');
+  const time0 = before('timeLimitS');
+  const interval = Math.min(interval0, cell.maxIntervalMs ?? Infinity);
+  const think = Math.max(think0, ttlFractionMs(ttl, cell.minThinkTtlFraction ?? 0, 'nearest'));
+  const restartDelay = Math.max(delay0, ttlFractionMs(ttl, cell.minRestartDelayTtlFraction ?? 0, 'up'));
+  const timeLimit = cell.timeLimitS ?? Math.max(time0, cell.minTimeLimitS ?? 0);
+  const stopping = over.stopOnLostUpdate ?? matrix.stopOnLostUpdate;
   return [
     ...argv,
-    ...args,
-    `--lock=${cell.strategy.lock}`,
-    `--nemesis=${cell.faults.join(',') || 'none'}`,
-    ...(cell.fencing ? ['--fencing'] : []),
-    // Later occurrences win: these override what the user gave only where the cell must.
-    ...(interval !== base.nemesisIntervalMs ? [`--nemesis-interval=${interval}`] : []),
-    ...(think !== base.thinkMs ? [`--think=${think}`] : []),
-    ...(restartDelay !== base.restartDelayMs ? [`--restart-delay=${restartDelay}`] : []),
-    ...(cell.concurrency !== undefined ? [`--concurrency=${cell.concurrency}`] : []),
-    ...(timeLimit !== base.timeLimitS ? [`--time-limit=${timeLimit}`] : []),
-    ...(cell.fullRuns && base.stopOnLostUpdate ? ['--stop-on-lost-update=false'] : []),
-    `--seed=${cell.seed}`,
+    ...argvOf(over),
+    ...argvOf({
+      lock: cell.strategy.lock,
+      nemesis: cell.faults,
+      ...(cell.fencing ? { fencing: true } : {}),
+      // Later occurrences win: these override what the user gave only where the cell must.
+      ...(interval !== interval0 ? { nemesisIntervalMs: interval } : {}),
+      ...(think !== think0 ? { thinkMs: think } : {}),
+      ...(restartDelay !== delay0 ? { restartDelayMs: restartDelay } : {}),
+      ...(cell.concurrency !== undefined ? { concurrency: cell.concurrency } : {}),
+      ...(timeLimit !== time0 ? { timeLimitS: timeLimit } : {}),
+      ...(cell.fullRuns && stopping ? { stopOnLostUpdate: false } : {}),
+      seed: cell.seed,
+    }),
   ];
 }
 

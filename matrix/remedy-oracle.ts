@@ -1,4 +1,5 @@
 import type { FaultName } from '../history/fault-names.ts';
+import { optionShown, type RunOptionName, type RunOverrides } from '../harness/run-overrides.ts';
 import type { BuiltinLock } from '../workloads/lock-names.ts';
 import type { LivenessExpectation, OracleCell } from './oracle.ts';
 import {
@@ -37,12 +38,12 @@ export interface RemedyScenario {
   faults: FaultName[];
   fencing: boolean;
   /** Run options the scenario sets (later on the cell's argv than the user's, so they win). */
-  args: string[];
+  overrides: RunOverrides;
   /**
    * Options the scenario decides: the user's value for them is dropped. Every scenario owns the remedies'
    * switches, so a `--watchdog` given to `--lock=all` cannot turn "long work without a watchdog" into its remedy.
    */
-  owns: string[];
+  owns: readonly RunOptionName[];
   maxIntervalMs?: number;
   minThinkTtlFraction?: number;
   /** Lower bound on --restart-delay, as a fraction of the cell's TTL (the spec's remedy: stay down ≥ TTL). */
@@ -56,10 +57,10 @@ export interface RemedyScenario {
   minTimeLimitS?: number;
 }
 
-const REMEDY_SWITCHES = ['watchdog', 'restart-delay', 'redis-persistence', 'retry'];
+const REMEDY_SWITCHES: readonly RunOptionName[] = ['watchdog', 'restart-delay', 'redis-persistence', 'retry'];
 /** Long work: a critical section (2.5 s) longer than the lease (1 s), with nothing else going wrong. */
-const LONG_WORK = ['--think=2500', '--ttl=1000'];
-const LONG_WORK_OWNS = [...REMEDY_SWITCHES, 'think', 'ttl'];
+const LONG_WORK: RunOverrides = { thinkMs: 2500, ttlMs: 1000 };
+const LONG_WORK_OWNS: readonly RunOptionName[] = [...REMEDY_SWITCHES, 'think', 'ttl'];
 
 export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
   // A section wider than the failover: the promoted replica serves the clients 150–250 ms after the primary's kill
@@ -70,7 +71,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     title: 'failover (primary → replica)',
     faults: ['failover'],
     fencing: false,
-    args: [],
+    overrides: {},
     owns: REMEDY_SWITCHES,
     minThinkTtlFraction: 0.4,
   },
@@ -79,7 +80,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     title: 'long work > TTL',
     faults: [],
     fencing: false,
-    args: LONG_WORK,
+    overrides: LONG_WORK,
     owns: LONG_WORK_OWNS,
     minTimeLimitS: 30,
   },
@@ -88,7 +89,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     title: 'long work > TTL, --watchdog',
     faults: [],
     fencing: false,
-    args: [...LONG_WORK, '--watchdog'],
+    overrides: { ...LONG_WORK, watchdog: true },
     owns: LONG_WORK_OWNS,
     minTimeLimitS: 30,
   },
@@ -101,7 +102,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     title: 'holder paused > TTL, --watchdog',
     faults: ['pause-holder'],
     fencing: false,
-    args: ['--watchdog'],
+    overrides: { watchdog: true },
     owns: REMEDY_SWITCHES,
     maxIntervalMs: 1000,
     minTimeLimitS: 20,
@@ -112,7 +113,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     title: 'restart empty, --restart-delay ≥ TTL',
     faults: ['restart-empty'],
     fencing: false,
-    args: [],
+    overrides: {},
     owns: REMEDY_SWITCHES,
     maxIntervalMs: 500,
     minThinkTtlFraction: 0.4,
@@ -127,7 +128,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     title: 'restart empty, --retry=harness',
     faults: ['restart-empty'],
     fencing: false,
-    args: ['--retry=harness'],
+    overrides: { retry: 'harness' },
     owns: REMEDY_SWITCHES,
     maxIntervalMs: 500,
     minThinkTtlFraction: 0.4,
@@ -137,7 +138,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     title: 'restart, --redis-persistence=aof-always',
     faults: ['restart-empty'],
     fencing: false,
-    args: ['--redis-persistence=aof-always'],
+    overrides: { redisPersistence: 'aof-always' },
     owns: REMEDY_SWITCHES,
     maxIntervalMs: 500,
     minThinkTtlFraction: 0.4,
@@ -147,7 +148,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     title: 'delayed write',
     faults: ['delay-write'],
     fencing: false,
-    args: [],
+    overrides: {},
     owns: REMEDY_SWITCHES,
   },
   {
@@ -155,7 +156,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     title: 'delayed write, --fencing',
     faults: ['delay-write'],
     fencing: true,
-    args: [],
+    overrides: {},
     owns: REMEDY_SWITCHES,
   },
   // The failover with a fence whose token comes from the same Redis (simple-redis-mutex's INCR counter): the promoted
@@ -165,7 +166,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     title: 'failover, --fencing',
     faults: ['failover'],
     fencing: true,
-    args: [],
+    overrides: {},
     owns: REMEDY_SWITCHES,
   },
 ];
@@ -323,43 +324,42 @@ export const REMEDIES: readonly Remedy[] = [
   {
     failure: 'long work > TTL',
     broken: { table: 'remedies', id: 'long-work' },
-    remedy: '--watchdog: renew every TTL/3, skip the write when a renewal fails',
+    remedy: `${optionShown('watchdog')}: renew every TTL/3, skip the write when a renewal fails`,
     remedied: { table: 'remedies', id: 'long-work-watchdog' },
     expect: 'holds: the lease is renewed while the work goes on',
   },
   {
     failure: 'holder paused > TTL',
     broken: { table: 'faults', id: 'pause-holder' },
-    remedy: '--watchdog',
+    remedy: optionShown('watchdog'),
     remedied: { table: 'remedies', id: 'pause-watchdog' },
     expect: 'does not hold: a stopped process cannot renew, so its lease runs out and it writes when it resumes',
   },
   {
     failure: 'holder paused > TTL',
     broken: { table: 'faults', id: 'pause-holder' },
-    remedy: '--fencing: the resource refuses a token older than one it has seen',
+    remedy: `${optionShown('fencing')}: the resource refuses a token older than one it has seen`,
     remedied: { table: 'faults', id: 'fencing' },
     expect: 'holds for the locks with a token (etcd, ZooKeeper); the Redis locks have none',
   },
   {
     failure: 'Redis restart without persistence',
     broken: { table: 'faults', id: 'restart-empty' },
-    remedy: '--restart-delay ≥ TTL: stay down until every lease the node granted has run out',
+    remedy: `${optionShown('restart-delay')} ≥ TTL: stay down until every lease the node granted has run out`,
     remedied: { table: 'remedies', id: 'restart-delay' },
     expect: 'holds',
   },
   {
     failure: 'Redis restart without persistence',
     broken: { table: 'faults', id: 'restart-empty' },
-    remedy: '--redis-persistence=aof-always: fsync every write, so the restarted node keeps its keys',
+    remedy: `${optionShown({ redisPersistence: 'aof-always' })}: fsync every write, so the restarted node keeps its keys`,
     remedied: { table: 'remedies', id: 'restart-aof' },
     expect: 'holds',
   },
   {
     failure: "a library's retry loop livelocks after a restart",
     broken: { table: 'faults', id: 'restart-empty' },
-    remedy:
-      "--retry=harness: one library attempt per try, our loop between (redlock-npm: the package users' workaround)",
+    remedy: `${optionShown({ retry: 'harness' })}: one library attempt per try, our loop between (redlock-npm: the package users' workaround)`,
     remedied: { table: 'remedies', id: 'restart-retry' },
     expect: 'recovers: no run stalls past the TTL (updates are still lost: the restart has no delay)',
     breaks: 'liveness',
@@ -367,21 +367,21 @@ export const REMEDIES: readonly Remedy[] = [
   {
     failure: 'delayed write',
     broken: { table: 'remedies', id: 'delay-write' },
-    remedy: '--fencing',
+    remedy: optionShown('fencing'),
     remedied: { table: 'remedies', id: 'delay-write-fenced' },
     expect: 'holds for the locks with a token: the late write is refused as stale; the Redis locks have none',
   },
   {
     failure: 'Redis restart without persistence',
     broken: { table: 'faults', id: 'restart-empty' },
-    remedy: '--fencing with a token counted in the same Redis (simple-redis-mutex)',
+    remedy: `${optionShown('fencing')} with a token counted in the same Redis (simple-redis-mutex)`,
     remedied: { table: 'faults', id: 'restart-fenced' },
     expect: 'does not hold: the counter restarts with the keys, so tokens go backwards',
   },
   {
     failure: 'failover before replication',
     broken: { table: 'remedies', id: 'failover' },
-    remedy: '--fencing with a token counted in the same Redis (simple-redis-mutex)',
+    remedy: `${optionShown('fencing')} with a token counted in the same Redis (simple-redis-mutex)`,
     remedied: { table: 'remedies', id: 'failover-fenced' },
     expect: "does not hold: the promoted replica's counter lags as its keys do, so it hands out tokens again",
   },

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
 import { parseExpectations } from './expectations.ts';
 import { parseJsonWithLines } from '../common/json-lines.ts';
+import { argvOf } from '../harness/run-overrides.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-expect-'));
 fs.writeFileSync(path.join(dir, 'our-lock.ts'), 'export default {};\n');
@@ -105,7 +106,8 @@ describe('maxStallMs: a liveness bound per cell', () => {
     const { nightlyPlan } = await import('./nightly-plan.ts');
     const plan = nightlyPlan([u], 'faults');
     const cell = plan.find((c) => c.lock === 'etcd' && c.fault === 'pause-node' && !c.fencing);
-    expect(cell?.col.args).toContain('--max-stall=5000');
-    expect(plan.filter((c) => c.col.args?.some((a) => a.startsWith('--max-stall')))).toHaveLength(1);
+    const args = (c: typeof cell) => argvOf(c?.col.overrides ?? {});
+    expect(args(cell)).toContain('--max-stall=5000');
+    expect(plan.filter((c) => args(c).some((a) => a.startsWith('--max-stall')))).toHaveLength(1);
   });
 });

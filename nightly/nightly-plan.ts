@@ -112,7 +112,7 @@ export function nightlyPlan(
 /** A user's `maxStallMs` reaches the cell's runs as `--max-stall`, after the column's own options. */
 function withMaxStall(col: CellColumn, u: UserExpectation): CellColumn {
   if (u.maxStallMs === undefined) return col;
-  return { ...col, args: [...(col.args ?? []), `--max-stall=${u.maxStallMs}`] };
+  return { ...col, overrides: { ...col.overrides, maxStallMs: u.maxStallMs } };
 }
 
 /** What a cell's run costs beside its clients' time (boot, start-up, teardown, checking), seconds: shardSlice's weight. */

@@ -28,6 +28,7 @@ import {
   type NightlyResult,
 } from './nightly-result.ts';
 import { resolveConfig } from '../harness/command-line.ts';
+import { argvOf } from '../harness/run-overrides.ts';
 import { type Config } from '../harness/commands/run.ts';
 import { type NightlyConfig } from '../harness/commands/nightly.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
@@ -67,8 +68,10 @@ export function nightlySettings(config: Readonly<NightlyConfig>): string[] {
   const given = withoutOptions(config.argv.slice(1), (name) => NIGHTLY_OWN.has(name)).filter((a) => a !== 'merge');
   const has = (name: string) => given.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
   return [
-    ...(has('time-limit') ? [] : [`--time-limit=${NIGHTLY_TIME_LIMIT_S}`]),
-    ...(has('stop-on-lost-update') ? [] : ['--stop-on-lost-update']),
+    ...argvOf({
+      ...(has('time-limit') ? {} : { timeLimitS: NIGHTLY_TIME_LIMIT_S }),
+      ...(has('stop-on-lost-update') ? {} : { stopOnLostUpdate: true }),
+    }),
     ...given,
   ];
 }
