@@ -21,7 +21,7 @@ export interface CellLiveness extends RunLiveness {
   runs: number;
 }
 
-/** One run's numbers, or undefined for a run from before liveness was measured (or whose checker crashed). */
+/** One run's numbers, or undefined when it has none (its liveness checker crashed: `liveness: null`). */
 export function runLiveness(r: Pick<RunResults, 'liveness'>): RunLiveness | undefined {
   const l = r.liveness;
   if (!l) return undefined;

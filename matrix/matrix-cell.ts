@@ -38,7 +38,7 @@ export interface CellRun {
   faultHits?: number;
   /** The run in the oracle's terms. */
   seen: 'safe' | 'lost' | 'invalid' | 'starved' | 'unknown' | 'failed';
-  /** Recovery after the fault and the longest stall (cell-liveness.ts); absent for runs from before they were measured. */
+  /** Recovery after the fault and the longest stall (cell-liveness.ts); absent when the run measured none. */
   liveness?: RunLiveness;
   /** --stop-on-lost-update ended the run this many seconds in (its clients' time; bench nightly-plan scales by it). */
   stoppedAtS?: number;
@@ -69,13 +69,16 @@ export interface MatrixCell {
   expectedLiveness?: LivenessExpect;
   /** Column heading, if the runner has a better one than the fault's name ("holder paused > TTL"). */
   column?: string;
-  /** Which table the cell is in: the faults (lock × fault) or the failure modes and remedies. Absent in older matrix.json: faults. */
+  /**
+   * Which table the cell is in: the faults (lock × fault) or the failure modes and remedies; absent for a nightly
+   * user's cell of its own (a stored matrix.json or nightly.json is read through its decoder, which fills it in).
+   */
   table?: 'faults' | 'remedies';
   /** The column's id in its table (an ORACLE_COLUMNS id, or a remedy scenario id). */
   columnId?: string;
   /** Why a cell looks the way it does ("refused: Redis has no fencing token", "etcd ignores the clock shim"). */
   note?: string;
-  /** Measured (run), or decided by construction (not run: `note` says why). Absent in older matrix.json: measured. */
+  /** Measured (run), or decided by construction (not run: `note` says why). */
   decided?: 'measured' | 'construction';
   /**
    * A lock in another language: which build of it the run the cell links to measured (the fingerprint of its test

@@ -5,6 +5,7 @@ import { replayCommand } from '../store/replay-command.ts';
 import { readTest } from '../store/run-dir.ts';
 import { findingsMarkdown, type RunRef } from './findings-page.ts';
 import type { MatrixCell } from './matrix-cell.ts';
+import { readMatrixJson } from './matrix-json.ts';
 
 /**
  * `npm run findings -- <matrix folder>…`: writes docs/findings.md from the oracle and the cells of the given
@@ -20,8 +21,7 @@ export function readCells(dirs: readonly string[]): Map<string, MatrixCell> {
   const cells = new Map<string, MatrixCell>();
   for (const dir of dirs) {
     const file = path.join(dir, 'matrix.json');
-    for (const c of JSON.parse(fs.readFileSync(file, 'utf8')) as MatrixCell[])
-      if (c.decided !== 'construction') cells.set(cellKey(c), c);
+    for (const c of readMatrixJson(file)) if (c.decided !== 'construction') cells.set(cellKey(c), c);
   }
   return cells;
 }

@@ -31,7 +31,7 @@ export interface NightSide {
   faultHits: number | null;
   acquireP50: number;
   acquireP99: number;
-  /** Recovery after the fault and the longest stall; null for a night from before they were measured. */
+  /** Recovery after the fault and the longest stall; null when no run of the cell measured them. */
   liveness: CellLiveness | null;
   /** Relative to the folder of the night it belongs to. */
   runDir: string;

@@ -16,7 +16,7 @@ export interface NightlyCell extends MatrixCell {
   faultHits?: number;
   /**
    * Wall time of the cell, ms: every run of it (reruns included), boot and teardown each — what `bench nightly-plan`
-   * sizes shards from. Absent for a cell decided by construction, and in nights written before it was recorded.
+   * sizes shards from. Absent for a cell decided by construction (and in older nights: olderNightCell).
    */
   wallMs?: number;
 }
@@ -90,7 +90,8 @@ export function readNightlyFiles(dir: string): { dir: string; result: NightlyRes
 
 /**
  * A nightly*.json read back — often a downloaded CI artifact (the baseline), so not trusted: a file that is not
- * JSON, or whose cells have fields of the wrong type, is a bad argument (254) naming the file and the field.
+ * JSON, or whose cells have fields of the wrong type, is a bad argument (254) naming the file and the field. The
+ * one reader of the file, and tolerant of older nights (olderNightCell): its readers see today's shape.
  */
 function parseNightlyResult(file: string): NightlyResult {
   const bad = (problem: string): never => {
@@ -110,7 +111,20 @@ function parseNightlyResult(file: string): NightlyResult {
     return bad(`not a nightly result (version ${String((result as { version?: unknown } | null)?.version)})`);
   topLevelProblems(result).forEach(bad);
   result.cells.forEach((c, i) => cellProblems(c, `cells[${i}]`).forEach(bad));
-  return result as NightlyResult;
+  return { ...(result as NightlyResult), cells: result.cells.map(olderNightCell) };
+}
+
+/**
+ * A cell of a night written before a field was recorded, in today's shape: a cell without `decided` was measured
+ * (construction cells came later), an oracle cell without `table` is the fault table's (the remedy table came
+ * later). What was not measured then stays absent, as for a cell that measured none: `liveness`, `wallMs`.
+ */
+function olderNightCell(c: NightlyCell): NightlyCell {
+  return {
+    ...c,
+    decided: c.decided ?? 'measured',
+    ...(c.table === undefined && c.from === 'oracle' ? { table: 'faults' } : {}),
+  };
 }
 
 /** The biggest nightly*.json read (a real night of every cell is ~1 MB). */

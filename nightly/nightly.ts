@@ -322,7 +322,7 @@ async function writeNight(
  */
 export function nightlyTallyLine(cells: readonly NightlyCell[]): string {
   const groups: [string, NightlyCell[]][] = [
-    ['fault table', cells.filter((c) => c.table === 'faults' || (c.table === undefined && c.from === 'oracle'))],
+    ['fault table', cells.filter((c) => c.table === 'faults')],
     ['remedy table', cells.filter((c) => c.table === 'remedies')],
     ['your cells', cells.filter((c) => c.table === undefined && c.from !== 'oracle')],
   ];
