@@ -27,6 +27,12 @@ import type { Op } from './op.ts';
  * - a clock shot on etcd members — runs from before clock was refused for etcd: `unmovable` says why nothing moved.
  */
 
+/** Why a record lacks a key that today's runs always record: the run that wrote it predates the key. */
+export const WHY_ABSENT = {
+  aim: 'a run from before fencepost recorded where faults landed',
+  heldBytes: 'a run from before the proxies counted them',
+} as const;
+
 /** A finite number, or undefined: the one such reader of recorded params. */
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
@@ -54,7 +60,19 @@ const numberRecord = recordOf((x) => num(x) ?? 0);
 const stringRecord = recordOf(String);
 const stringsRecord = recordOf((x) => (Array.isArray(x) ? x.map(String) : []));
 
-const adapter: Reader<AdapterRecord> = (v) => (isRecord(v) ? (v as AdapterRecord) : undefined);
+const adapter: Reader<AdapterRecord> = (v) =>
+  isRecord(v)
+    ? decode<AdapterRecord>(
+        {
+          acted: bool,
+          answered: bool,
+          command: (c) => (c === undefined || c === null ? undefined : String(c)),
+          stoppedAnsweringWithinMs: num,
+          node: str,
+        },
+        v,
+      )
+    : undefined;
 
 /** An aim, when its locating numbers are all there (see FaultAim). */
 export function readAim(v: unknown): FaultAim | undefined {
@@ -230,7 +248,13 @@ function decode<T>(fields: Fields<T>, raw: unknown): Decoded<T> {
 const valueOf = (op: Op | undefined): Record<string, unknown> => (isRecord(op?.value) ? op.value : {});
 
 /** A record's own note ('' when it has none). */
-export const noteOf = (op: Op | undefined): string => str(valueOf(op).note) ?? '';
+const noteOf = (op: Op | undefined): string => str(valueOf(op).note) ?? '';
+
+/** A nemesis record's phase (undefined: not a nemesis record's value) and note. */
+export const headerOf = (op: Op): { phase: 'start' | 'end' | undefined; note: string } => {
+  const phase = valueOf(op).phase;
+  return { phase: phase === 'start' || phase === 'end' ? phase : undefined, note: noteOf(op) };
+};
 
 /** One shot of fault `F` as its records hold it: the start record's targets, params and note, and its end's. */
 export interface Evidence<F extends FaultName> {
