@@ -291,7 +291,8 @@ function unmovableClocks(struck: readonly string[] | undefined): string | null {
 }
 
 /** The aim a nemesis record carries (any fault's), or undefined. */
-export const aimOf = (op: Op): FaultAim | undefined => readAim((valueOf(op).params as { aim?: unknown } | undefined)?.aim);
+export const aimOf = (op: Op): FaultAim | undefined =>
+  readAim((valueOf(op).params as { aim?: unknown } | undefined)?.aim);
 
 /**
  * The client process a fault acted on: its aim's (an aimed fault), else its params' `process` (delay-write), else

@@ -7,9 +7,11 @@ import { hitOrMiss, type Judge } from '../fault-shot.ts';
  * before the heal (a leader change, a minority without a leader) is part of the evidence, not the rule: a
  * partition shorter than an election timeout still held heartbeats.
  */
-export const judgeServerPartition: Judge<
-  'isolate-leader' | 'majority-minority' | 'bridge' | 'majorities-ring'
-> = ({ start, end, ev }) => {
+export const judgeServerPartition: Judge<'isolate-leader' | 'majority-minority' | 'bridge' | 'majorities-ring'> = ({
+  start,
+  end,
+  ev,
+}) => {
   if (!end) return hitOrMiss(start, 'no end record: the run ended before the partition was healed', '');
   const s = ev.start;
   const total = ev.end?.totalHeldBytes;

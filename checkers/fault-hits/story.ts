@@ -84,7 +84,11 @@ export interface Second {
  * came after the holder's write is no story: it read what the holder wrote. A challenger kept waiting is no story
  * either — the history cannot tell a lock that held from a server that was down or slow.
  */
-export function granted(shot: Pick<ShotRecords, 'history' | 'byProcess'>, a: AimedShot, keep: (second: Second) => void): StepFinding {
+export function granted(
+  shot: Pick<ShotRecords, 'history' | 'byProcess'>,
+  a: AimedShot,
+  keep: (second: Second) => void,
+): StepFinding {
   const h = shot.history;
   const write = holderWrite(h, a.own, a.read);
   const next = a.own[a.own.indexOf(a.read) + 1];
@@ -151,4 +155,3 @@ function readAfter(
   const read = after.find((op) => op.f === 'read' && op.type !== 'invoke');
   return read?.type === 'ok' ? read : undefined;
 }
-

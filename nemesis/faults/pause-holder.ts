@@ -49,7 +49,8 @@ export function writeLeadMs(
 }
 
 /** The record's words for a section's lead: the ms, or that the holder renews inside every section. */
-const leadParams = (lead: number | null) => (lead === Infinity ? { renewsInsideSection: true as const } : { writeLeadMs: lead });
+const leadParams = (lead: number | null) =>
+  lead === Infinity ? { renewsInsideSection: true as const } : { writeLeadMs: lead };
 
 /**
  * Resolves once the client's main thread is back in its event loop (`/proc/<pid>/wchan`: epoll_wait), or after
