@@ -5,8 +5,7 @@ import { resolveConfig } from '../harness/command-line.ts';
 import { provision } from '../cluster/provision.ts';
 import { runTest } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
-import { readRunHistory, readTestRaw } from '../store/run-dir.ts';
-import { isRecord } from '../common/is-record.ts';
+import { readRunHistory, readTest } from '../store/run-dir.ts';
 import { floorFor, harnessShareGoal, overheadGoal, type OverheadRow, steadyLatency } from './overhead-goal.ts';
 import { measureLockFloor, printFloor, type LockFloor } from './lock-floor.ts';
 import { ms } from './pair-timing.ts';
@@ -99,7 +98,7 @@ export async function run(args: string[]): Promise<BenchOutcome> {
         floorProxied: f.proxied,
         floorPaced: f.paced,
         ...(f.alone ? { strategyAlone: f.alone } : {}),
-        clientNetwork: clientNetworkOf(out.runDir),
+        clientNetwork: readTest(out.runDir).clientNetwork,
         ops: out.results.opCounts.total,
         warmupMs,
         recordedWholeRun: wholeRun,
@@ -118,10 +117,4 @@ export async function run(args: string[]): Promise<BenchOutcome> {
     [overheadGoal(row, floors[row.lock]?.zkParts), harnessShareGoal(row)].filter((g): g is Goal => g !== undefined),
   );
   return { benchmark: 'overhead', goals, data: { samples, timeLimitS, ttlMs: BENCH_TTL_MS, floors, rows } };
-}
-
-/** How the run's clients reached the servers, as its test record says (absent: an older run, always proxied). */
-function clientNetworkOf(runDir: string): 'direct' | 'proxied' {
-  const test = readTestRaw(runDir);
-  return isRecord(test) && test.clientNetwork === 'direct' ? 'direct' : 'proxied';
 }

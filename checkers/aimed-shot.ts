@@ -2,8 +2,8 @@ import type { AccountRef } from '../history/bank.ts';
 import type { FaultAim } from '../history/fault-aim.ts';
 import { faultFacts } from '../history/fault-catalogue.ts';
 import type { Op } from '../history/op.ts';
-import { isRecord } from '../common/is-record.ts';
-import { paramsOf, type ShotRecords } from './fault-shot.ts';
+import type { ShotRecords } from './fault-shot.ts';
+import { WHY_ABSENT } from '../history/fault-evidence-decoder.ts';
 
 /** A shot of a fault aimed at the lock whose aim the history confirms: the holder it caught, inside its section. */
 export interface AimedShot {
@@ -12,7 +12,7 @@ export interface AimedShot {
   read: Op;
   /** Every op of the holder's process, in its order. */
   own: readonly Op[];
-  /** When it struck, on the history's clock (ns): the aim's `atTime`, or the start record's time in older runs. */
+  /** When it struck, on the history's clock (ns): the aim's `atTime`, or the start record's time for an aim without. */
   strikeNs: number;
   /** `p3`. */
   who: string;
@@ -20,24 +20,19 @@ export interface AimedShot {
   evidence: string;
 }
 
-export function readAim(v: unknown): FaultAim | null {
-  if (!isRecord(v)) return null;
-  const { process, account, readIndex, atIndex } = v;
-  if (![process, account, readIndex, atIndex].every((n) => typeof n === 'number' && Number.isInteger(n))) return null;
-  return v as unknown as FaultAim;
-}
-
 /**
  * Whether one `start` record of a fault aimed at the lock struck where it says, from its `aim` (recorded when it
  * struck) checked against the history itself: the holder's `read` ok is there, the holder started nothing between
  * that read and the moment the fault struck — so it was still inside its critical section — and every node struck
  * had the lock key, as many of them as breaking the lock needs. Decided by the ops' times when the aim has them
- * (the history is renumbered when it is put in time order after the run), by journal index for runs recorded
- * before that. The first step of every aimed fault's story.
+ * (the history is renumbered when it is put in time order after the run), else by the aim's journal indexes (the
+ * decoder says which aims lack times: history/fault-evidence-decoder.ts). The first step of every aimed fault's story.
  */
-export function confirmAim({ start, history, byProcess }: ShotRecords): AimedShot | { miss: string } {
-  const aim = readAim(paramsOf(start).aim);
-  if (!aim) return { miss: 'no aim recorded with it (a run from before fencepost recorded where faults landed)' };
+export function confirmAim(
+  { start, history, byProcess }: Pick<ShotRecords, 'start' | 'history' | 'byProcess'>,
+  aim: FaultAim | undefined,
+): AimedShot | { miss: string } {
+  if (!aim) return { miss: `no aim recorded with it (${WHY_ABSENT.aim})` };
   const who = `p${aim.process}`;
   const own = byProcess.get(aim.process) ?? [];
   const byTime = typeof aim.readTime === 'number' && typeof aim.atTime === 'number';

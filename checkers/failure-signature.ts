@@ -2,8 +2,7 @@ import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import { DECIDING_CHECKERS } from './check-run.ts';
 import type { RunResults } from './run-results.ts';
 import type { Op } from '../history/op.ts';
-import { num, paramsOf } from './fault-shot.ts';
-import { readAim } from './aimed-shot.ts';
+import { processOf } from '../history/fault-evidence-decoder.ts';
 
 /**
  * What a failure is, lenient about pids, indexes and values and strict about the bug: which checker found it, what
@@ -73,8 +72,7 @@ export function shotHolders(ops: readonly Op[]): Map<number, number> {
   const holders = new Map<number, number>();
   for (const op of ops) {
     if (op.process !== 'nemesis' || (op.value as { phase?: unknown } | null)?.phase !== 'start') continue;
-    const p = paramsOf(op);
-    const who = readAim(p.aim)?.process ?? num(p.process);
+    const who = processOf(op);
     if (who !== undefined) holders.set(op.index, who);
   }
   return holders;

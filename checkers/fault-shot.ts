@@ -1,7 +1,9 @@
 import type { StoryStepId } from '../history/fault-catalogue.ts';
 import type { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
-import { isRecord } from '../common/is-record.ts';
+import type { Evidence, Decoded } from '../history/fault-evidence-decoder.ts';
+import type { LockStopRecord } from '../history/fault-evidence.ts';
+import type { FaultName } from '../history/fault-names.ts';
 
 /**
  * How one step of a shot's story went: `done` (it happened: the ops that prove it), `held` (the lock stopped the
@@ -31,37 +33,19 @@ export interface FaultShot {
   story?: StoryStep[];
 }
 
-/** What a judge sees of one shot: its records, the history, and each client process's ops in order. */
-export interface ShotRecords {
+/** What a judge sees of one shot: its records, their evidence decoded, the history, each client process's ops. */
+export interface ShotRecords<F extends FaultName = FaultName> {
   start: Op;
   /** The `end` record that closed it; undefined when the history ended first. */
   end: Op | undefined;
+  /** What the two records say, read as fault F's evidence (history/fault-evidence-decoder.ts). */
+  ev: Evidence<F>;
   history: History;
   byProcess: ReadonlyMap<number, readonly Op[]>;
 }
 
-/** What one shot of a fault did, from its records and the history. Pure. */
-export type Judge = (shot: ShotRecords) => FaultShot;
-
-type Params = Record<string, unknown>;
-
-/** A nemesis record's `params` (an empty object when it has none, or is not a record at all). */
-export function paramsOf(op: Op | undefined): Params {
-  const v = isRecord(op?.value) ? (op.value as Record<string, unknown>) : {};
-  return isRecord(v.params) ? (v.params as Params) : {};
-}
-
-export function noteOf(op: Op | undefined): string {
-  const v = isRecord(op?.value) ? (op.value as Record<string, unknown>) : {};
-  return typeof v.note === 'string' ? v.note : '';
-}
-
-export function targetsOf(op: Op): string[] {
-  const v = isRecord(op.value) ? (op.value as Record<string, unknown>) : {};
-  return Array.isArray(v.targets) ? v.targets.map(String) : [];
-}
-
-export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+/** What one shot of fault F did, from its records and the history. Pure. */
+export type Judge<F extends FaultName = FaultName> = (shot: ShotRecords<F>) => FaultShot;
 
 export const hitOrMiss = (start: Op, why: string | null, evidence: string): FaultShot => ({
   index: start.index,
@@ -74,27 +58,20 @@ export const hitOrMiss = (start: Op, why: string | null, evidence: string): Faul
  * process's tree (nemesis/client-target.ts): a wrapper's child or a helper that ran on kept its session or lease
  * alive, so the pause tested nothing. Null when it was stopped too, or there is none.
  */
-export function lockProcessRanOn(p: Record<string, unknown>): string | null {
+export function lockProcessRanOn(p: Decoded<LockStopRecord>): string | null {
   if (p.lockStopped !== false) return null;
-  const tree = lockTreeOf(p);
+  const tree = p.lockTree;
   if (!tree)
     return `its lock process (pid ${String(p.lockPid)}) was not stopped with it: the lock's own threads kept running`;
   return `its lock process's tree (pid ${String(p.lockPid)}, held by ${tree.by}) was not all stopped with it: ${tree.running.length} of ${tree.pids.length} processes kept running (pid ${tree.running.join(', ') || 'none found'}), and with them the lock's session`;
 }
 
-/** How a pause record's lock tree was held, its processes and those that ran on (absent in runs from before trees). */
-function lockTreeOf(p: Record<string, unknown>): { by: string; pids: unknown[]; running: unknown[] } | null {
-  const t = p.lockTree;
-  if (!isRecord(t) || !Array.isArray(t.pids) || !Array.isArray(t.running)) return null;
-  return { by: String(t.by), pids: t.pids, running: t.running };
-}
-
 /**
  * The evidence's words for a lock process stopped with its client — its whole tree, and how it was held — or '' for
- * a record without a tree (a run from before trees were recorded) or a client without a lock process.
+ * a record without a tree or a client without a lock process.
  */
-export function lockStoppedWith(p: Record<string, unknown>): string {
-  const tree = lockTreeOf(p);
+export function lockStoppedWith(p: Decoded<LockStopRecord>): string {
+  const tree = p.lockTree;
   return p.lockStopped === true && tree
     ? `its lock process (pid ${String(p.lockPid)}) with it, all ${tree.pids.length} processes of its tree (held by ${tree.by})`
     : '';

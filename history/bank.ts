@@ -1,3 +1,5 @@
+import type { FaultParams } from './fault-evidence.ts';
+
 /**
  * Value shapes of the bank workload's ops. Checkers and reports read these; clients write them.
  * Tokens are strings because etcd revisions and ZooKeeper zxids are 64-bit (compare them as BigInt).
@@ -79,17 +81,8 @@ export interface NemesisValue {
   phase: 'start' | 'end';
   /** Human-readable targets: `client p3 (pid 4242)`, `redis[1]`, `etcd leader etcd[2]`, … */
   targets: string[];
-  /** Fault parameters, e.g. {durationMs: 3000} or {offsetMs: 120000}. */
-  params?: Record<string, unknown>;
+  /** The fault's evidence (history/fault-evidence.ts), e.g. {durationMs: 3000} or {offsetMs: 120000}. */
+  params?: FaultParams;
   /** Anything the fault wants a reader to know ("etcd ignores LD_PRELOAD: no skew applied"). */
   note?: string;
-}
-
-/** One round of leader-churn (nemesis/faults/leader-churn.ts), as its end record holds it: the leader it stopped, who led once it was stopped (null: nobody within the round). */
-export interface ChurnRound {
-  stopped: string;
-  next: string | null;
-  stoppedMs: number;
-  /** The round was cut short by the heal (the run's end or the hold's), not ended by an election. */
-  cut?: true;
 }

@@ -3,6 +3,7 @@ import type { ClusterNode } from '../cluster/node.ts';
 import type { SectionFeed } from './critical-sections.ts';
 import type { FailoverPair } from './failover-pair.ts';
 import type { FaultName } from '../history/fault-names.ts';
+import type { EndParams, StartParams } from '../history/fault-evidence.ts';
 import type { FaultNeeds } from './fault-needs.ts';
 import type { RedisKeyProbe } from './redis-key-probe.ts';
 import type { NemesisEnv } from './nemesis.ts';
@@ -13,8 +14,8 @@ import type { LockServerCounts } from './lock-servers.ts';
  * from the run's live state: the holder, the leader, the masters holding a key), when (the schedule) and for how
  * long (`holdMs` of the injection). Executors are thin: they act, describe what they did, and undo it.
  */
-export interface FaultExecutor {
-  readonly name: FaultName;
+export interface FaultExecutor<F extends FaultName = FaultName> {
+  readonly name: F;
   /** What the run must prepare for this fault (the clock shim, a failover pair, …) and how long it must last. */
   readonly needs: FaultNeeds;
   /**
@@ -33,14 +34,15 @@ export interface FaultExecutor {
    * entered its critical section in time, the run was aborted while waiting): nothing was changed then.
    * Must not inject anything once `ctx.signal` is aborted.
    */
-  start(ctx: FaultContext): Promise<Injection | null>;
+  start(ctx: FaultContext): Promise<Injection<F> | null>;
 }
 
 /** A fault in effect. Its description goes into the history's `start` record. */
-export interface Injection {
+export interface Injection<F extends FaultName = FaultName> {
   /** Human-readable targets: `client p3 (pid 4242)`, `redis[1]`, `etcd leader etcd[2]`, … */
   targets: string[];
-  params?: Record<string, unknown>;
+  /** The fault's evidence of what it did (history/fault-evidence.ts), which its judge reads back. */
+  params?: StartParams<F>;
   note?: string;
   /**
    * How long to leave it in effect before `heal` (cut short when the run ends); with `ready`, the longest it holds.
@@ -55,7 +57,13 @@ export interface Injection {
    * Undo it. Called exactly once, also when the run is aborted during the hold. Must not throw for a target
    * that is already gone. What it returns goes into the `end` record.
    */
-  heal(): Promise<{ params?: Record<string, unknown>; note?: string } | void>;
+  heal(): Promise<Healed<F> | void>;
+}
+
+/** What a heal returns for the `end` record: its evidence (history/fault-evidence.ts) and a note. */
+export interface Healed<F extends FaultName = FaultName> {
+  params?: EndParams<F>;
+  note?: string;
 }
 
 /** What an executor gets: the run, a seeded random stream of its own, and the harness's view of the clients. */

@@ -4,7 +4,7 @@ import type { ClusterNode } from '../cluster/node.ts';
 import { seededRandom } from '../common/random.ts';
 import { CriticalSections, type SectionFeed } from './critical-sections.ts';
 import { FailoverPair, PRIMARY_PROXY } from './failover-pair.ts';
-import type { FaultContext, FaultExecutor, Injection } from './fault.ts';
+import type { FaultContext, FaultExecutor, Healed, Injection } from './fault.ts';
 import { everyRedisMaster } from './lock-servers.ts';
 import type { Nemesis, NemesisEnv } from './nemesis.ts';
 import { RedisKeyProbe } from './redis-key-probe.ts';
@@ -148,7 +148,7 @@ export class ScheduledNemesis implements Nemesis {
     );
     const heldFrom = performance.now();
     const endedBy = await hold(injection, signal);
-    let end: { params?: Record<string, unknown>; note?: string } = {};
+    let end: Healed = {};
     try {
       end = (await injection.heal()) ?? {};
     } catch (err) {
@@ -159,7 +159,7 @@ export class ScheduledNemesis implements Nemesis {
     const params = {
       heldMs: Math.round(performance.now() - heldFrom),
       ...(injection.ready ? { endedBy } : {}),
-      ...(endedBy === 'run-end' ? { cutShort: true } : {}),
+      ...(endedBy === 'run-end' ? { cutShort: true as const } : {}),
       ...end.params,
     };
     this.record(executor.name, { phase: 'end', targets: injection.targets, params, note: end.note });

@@ -1,6 +1,6 @@
 import type { FaultName } from '../history/fault-names.ts';
 import { deriveSeed } from '../common/random.ts';
-import type { FaultExecutor } from './fault.ts';
+import type { FaultExecutor, Healed } from './fault.ts';
 import { EXECUTORS } from './fault-registry.ts';
 import type { NemesisEnv } from './nemesis.ts';
 import { describe, ScheduledNemesis } from './scheduled-nemesis.ts';
@@ -86,7 +86,7 @@ export class ScriptedNemesis extends ScheduledNemesis {
       targets: injection.targets,
       end: async (endedBy) => {
         if (!this.open.delete(shot)) return;
-        let end: { params?: Record<string, unknown>; note?: string } = {};
+        let end: Healed = {};
         try {
           end = (await injection.heal()) ?? {};
         } catch (err) {

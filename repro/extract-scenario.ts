@@ -4,8 +4,7 @@ import type { FaultShot } from '../checkers/fault-shot.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import type { FailureSignature } from '../checkers/failure-signature.ts';
 import { shotHolders } from '../checkers/failure-signature.ts';
-import { paramsOf } from '../checkers/fault-shot.ts';
-import { readAim } from '../checkers/aimed-shot.ts';
+import { aimOf } from '../history/fault-evidence-decoder.ts';
 import type { RunConfig } from '../store/run-config.ts';
 import { SCENARIO_FORMAT, SCENARIO_VERSION } from '../scenario/scenario-file.ts';
 
@@ -125,7 +124,7 @@ function storyShot(
 /** The steps of each fault's story with A the holder, B the other client: the shipped scenarios' scripts. */
 function storySteps(fault: FaultName, start: Op, config: Partial<RunConfig>): string[] {
   const on = (nodes: unknown) => (Array.isArray(nodes) && nodes.length ? ` on ${nodes.map(String).join(',')}` : '');
-  const struck = readAim(paramsOf(start).aim)?.struck;
+  const struck = aimOf(start)?.struck;
   const tail = ['A write', 'B write', 'A release', 'B release'];
   switch (fault) {
     case 'pause-holder':

@@ -1,7 +1,6 @@
 import type { Op } from '../history/op.ts';
 import { leaseRanOut } from '../checkers/story-steps.ts';
-import { paramsOf, num } from '../checkers/fault-shot.ts';
-import { readAim } from '../checkers/aimed-shot.ts';
+import { aimOf, processOf } from '../history/fault-evidence-decoder.ts';
 import { ofSlot } from './step-gate.ts';
 
 /**
@@ -23,14 +22,14 @@ export class LeaseClock {
   ) {}
 
   observe(op: Op): void {
-    if (op.process === 'nemesis' && paramsOf(op).aim !== undefined) {
-      const aim = readAim(paramsOf(op).aim);
-      if (op.f === 'pause-holder' && aim && aim.process % this.concurrency === this.slot)
+    const aim = op.process === 'nemesis' ? aimOf(op) : undefined;
+    if (aim) {
+      if (op.f === 'pause-holder' && aim.process % this.concurrency === this.slot)
         this.from = { ns: aim.atTime ?? op.time, why: 'was stopped' };
       return;
     }
     if (op.process === 'nemesis' && op.f === 'delay-write') {
-      const p = num(paramsOf(op).process);
+      const p = processOf(op);
       if (p !== undefined && p % this.concurrency === this.slot)
         this.holding = (op.value as { phase?: string })?.phase === 'start';
       return;

@@ -33,6 +33,12 @@ describe('normalizeTestJson', () => {
       expect(t.argv).toEqual([]);
     }
   });
+
+  it("reads how the clients reached the servers: 'direct' when it says so, else proxied (a format 0 record says nothing)", () => {
+    expect(normalizeTestJson({ format: 1, clientNetwork: 'direct' }).clientNetwork).toBe('direct');
+    expect(normalizeTestJson({ format: 1, clientNetwork: 'proxied' }).clientNetwork).toBe('proxied');
+    expect(normalizeTestJson({ format: 0, lock: 'redis' }).clientNetwork).toBe('proxied');
+  });
 });
 
 describe('rerunCommand', () => {

@@ -106,6 +106,8 @@ export interface TestJson {
   token: string | null;
   /** Which build of a lock in another language ran, when recorded (lock-identity.ts), as far as it reads. */
   foreignLock: ForeignLockSeen | null;
+  /** How clients reached the servers (StoredTestJson.clientNetwork); a record that does not say was proxied. */
+  clientNetwork: 'proxied' | 'direct';
 }
 
 /** The parts of a foreign lock's record the pages show, each read defensively. */
@@ -167,6 +169,8 @@ export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJ
     interrupted: r.interrupted === true,
     token: isRecord(r.strategy) && typeof r.strategy.token === 'string' ? r.strategy.token : null,
     foreignLock: foreignLockSeen(r.foreignLock),
+    // Format 0 records before 2026-12-02 have no `clientNetwork`: their clients always went through the proxies.
+    clientNetwork: r.clientNetwork === 'direct' ? 'direct' : 'proxied',
   };
 }
 

@@ -49,6 +49,28 @@ export async function loadStrategy(lock: string): Promise<ResolvedStrategy> {
 /** How long a plugin module may take to load (its top-level code: imports, a top-level await) before it is refused. */
 export const PLUGIN_LOAD_TIMEOUT_MS = 30_000;
 
+/** The refusals of the modules still loading, told once when the event loop drains (one listener for them all). */
+const stillLoading = new Set<() => void>();
+
+/**
+ * Registers `drained` for the event loop's draining (the returned function unregisters it): one `beforeExit` listener serves every module still loading, so
+ * `--lock=all` loading its rows at once adds one listener, not one a row (Node warned of a leak at 11).
+ */
+export function whenDrained(drained: () => void): () => void {
+  if (stillLoading.size === 0) process.once('beforeExit', tellDrained);
+  stillLoading.add(drained);
+  return () => {
+    stillLoading.delete(drained);
+    if (stillLoading.size === 0) process.off('beforeExit', tellDrained);
+  };
+}
+
+function tellDrained(): void {
+  const waiting = [...stillLoading];
+  stillLoading.clear();
+  for (const refuse of waiting) refuse();
+}
+
 /**
  * The plugin's module once it has loaded, or a refusal (254): after PLUGIN_LOAD_TIMEOUT_MS, or at once when the event
  * loop drains while it is still loading — a top-level `await` on a promise nothing will ever settle. Without this the
@@ -68,10 +90,10 @@ function loadedWithin<T>(loading: Promise<T>, lock: string): Promise<T> {
     );
     timer.unref();
     const drained = () => refuse('it awaits something that can never settle (nothing else was left to run)');
-    process.once('beforeExit', drained);
+    const loaded = whenDrained(drained);
     const done = () => {
       clearTimeout(timer);
-      process.off('beforeExit', drained);
+      loaded();
     };
     loading.then(
       (m) => (done(), resolve(m)),

@@ -11,7 +11,7 @@ import { shimCannotMove } from '../../history/fault-catalogue.ts';
  * and validity computed on a client (Redlock's elapsed time) then disagree in both directions. The start record's
  * `offsets` are the "high" half of the wave; `periodMs` and `startsHigh` give every process's offset at any time.
  */
-export const clockStrobe: FaultExecutor = {
+export const clockStrobe: FaultExecutor<'clock-strobe'> = {
   name: 'clock-strobe',
   // The clock shim comes with `movesClocks` in its catalogue row.
   needs: { onTarget: NO_TARGET_CLOCK },

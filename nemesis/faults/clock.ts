@@ -26,7 +26,7 @@ const AIM_TIMEOUT_MS = 10_000;
  * A caveat of forward jumps that is real, not ours: a key set during the jump expires `offset` later once the
  * clock is reset. Clients release their locks, so only a lock whose holder crashed then lingers.
  */
-export const clock: FaultExecutor = {
+export const clock: FaultExecutor<'clock'> = {
   name: 'clock',
   // The clock shim comes with `movesClocks` in its catalogue row.
   needs: { liveOps: true, shotMs: pastTheSection, onTarget: NO_TARGET_CLOCK },

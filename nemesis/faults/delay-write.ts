@@ -1,4 +1,5 @@
 import type { Op } from '../../history/op.ts';
+import type { DelayWriteEnd } from '../../history/fault-evidence.ts';
 import { clientRoutes } from '../client-routes.ts';
 import type { FaultContext, FaultExecutor } from '../fault.ts';
 import type { TcpProxy } from '../proxy/tcp-proxy.ts';
@@ -37,7 +38,7 @@ interface HeldWrite {
  * the process, account, the write's time stamp and how long it was held; the story's judge reads the rest from the
  * history (checkers/fault-stories.ts).
  */
-export const delayWrite: FaultExecutor = {
+export const delayWrite: FaultExecutor<'delay-write'> = {
   name: 'delay-write',
   needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, minRunMs: pastTheHold, shotMs: pastTheLease },
   refusal: () => null,
@@ -109,7 +110,7 @@ export const delayWrite: FaultExecutor = {
         });
         return {
           params,
-          note: healNote(section.process, write, params.hit as boolean, params.writeHeldMs as number | undefined),
+          note: healNote(section.process, write, params.hit, params.writeHeldMs),
         };
       },
     };
@@ -143,14 +144,14 @@ function holdOutcome(
   write: HeldWrite,
   heldBytes: Record<string, number>,
   at: { heldMs: number; healedAtNs: number; cutShort: boolean },
-): Record<string, unknown> {
+): DelayWriteEnd {
   // A write that timed out while held (`info`, a --pause beyond the step timeout) still counts: its bytes are
   // delivered now and may commit — that is what an unknown outcome means.
   const hit =
     write.invoke !== undefined &&
     (write.completed === undefined || write.completed.type === 'info') &&
     (heldBytes.pg ?? 0) > 0;
-  const params: Record<string, unknown> = {
+  const params: DelayWriteEnd = {
     hit,
     process: section.process,
     account: section.account,

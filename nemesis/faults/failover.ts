@@ -13,7 +13,7 @@ const AIM_TIMEOUT_MS = 10_000;
  * Another client wins the lock while the first still holds it. After `--restart-delay` ms the old primary comes
  * back (empty) as a replica of the new one, so the fault can happen again with the roles swapped.
  */
-export const failover: FaultExecutor = {
+export const failover: FaultExecutor<'failover'> = {
   name: 'failover',
   needs: {
     failoverPair: true,

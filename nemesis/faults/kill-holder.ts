@@ -20,7 +20,7 @@ const AIM_TIMEOUT_MS = 10_000;
  * The SIGKILL is sent synchronously from the journal listener that sees the read, as pause-holder's SIGSTOP, so
  * it always lands inside the critical section.
  */
-export const killHolder: FaultExecutor = {
+export const killHolder: FaultExecutor<'kill-holder'> = {
   name: 'kill-holder',
   // The others must outlive the holder's TTL to show whether its lock was freed (--pause defaults to 1.5 × TTL).
   needs: { liveOps: true, minRunMs: pastTheHold, shotMs: pastTheLease },

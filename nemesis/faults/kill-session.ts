@@ -24,7 +24,7 @@ const AIM_TIMEOUT_MS = 10_000;
  * all, it came after the holder had released, in both shots of the first run: `nothing was ended`.) A strategy that holds no advisory lock gives the fault nothing to
  * end: the shot records that it found no session (a miss, never a hit).
  */
-export const killSession: FaultExecutor = {
+export const killSession: FaultExecutor<'kill-session'> = {
   name: 'kill-session',
   // Its story: the freed lock granted to another client at once, and the holder's write after its think time.
   needs: { liveOps: true, shotMs: pastTheSection },

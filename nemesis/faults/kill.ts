@@ -7,7 +7,7 @@ import { leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
  * --lock=postgres|none, Postgres itself (crash recovery of the resource). Redis masters are not this fault's:
  * restart-empty kills them, with or without their AOF.
  */
-export const kill: FaultExecutor = {
+export const kill: FaultExecutor<'kill'> = {
   name: 'kill',
   needs: { onTarget: { adapter: 'kill' } },
   refusal: (servers, lock) =>

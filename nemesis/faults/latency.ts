@@ -7,7 +7,7 @@ import { runTiming } from '../../common/run-timing.ts';
  * Client↔server latency through the harness's proxies: for `--pause` ms every chunk to and from a random subset
  * of the lock's servers is held `ms` in each direction, in order (a request/response costs 2 × ms).
  */
-export const latency: FaultExecutor = {
+export const latency: FaultExecutor<'latency'> = {
   name: 'latency',
   needs: { clientProxies: true },
   refusal: () => null,

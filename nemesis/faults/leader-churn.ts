@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultExecutor } from '../fault.ts';
-import type { ChurnRound } from '../../history/bank.ts';
+import type { ChurnRound } from '../../history/fault-evidence.ts';
 import { leaderOf, lockServerKind, lockServers, type LockServer } from '../lock-servers.ts';
 
 /** A round stops the leader until another member answers as leader, or this long at most. */
@@ -17,7 +17,7 @@ const SETTLE_MS = 500;
  * comes back with its state and its old term, the case where a lock's server side must fence its own stale leader.
  * The hit is a leader change observed (`rounds` of the end record; checkers/fault-hits.ts).
  */
-export const leaderChurn: FaultExecutor = {
+export const leaderChurn: FaultExecutor<'leader-churn'> = {
   name: 'leader-churn',
   needs: { onTarget: { adapter: 'pause' } },
   refusal: (servers, lock) => {

@@ -14,7 +14,7 @@ export function someLockServers(ctx: FaultContext): LockServer[] {
  * partition; new connections are held too). Servers still talk to each other: this cuts clients off, not the
  * cluster in two.
  */
-export const partition: FaultExecutor = {
+export const partition: FaultExecutor<'partition'> = {
   name: 'partition',
   needs: { clientProxies: true },
   refusal: () => null,

@@ -3,7 +3,7 @@ import { pastTheHold } from '../fault-needs.ts';
 import { clientTarget, lockTreeStopped } from '../client-target.ts';
 
 /** SIGSTOP a random client process for `--pause` ms, wherever it is in its loop. */
-export const pauseClient: FaultExecutor = {
+export const pauseClient: FaultExecutor<'pause-client'> = {
   name: 'pause-client',
   needs: { minRunMs: pastTheHold },
   refusal: () => null,

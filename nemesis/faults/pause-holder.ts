@@ -49,7 +49,8 @@ export function writeLeadMs(
 }
 
 /** The record's words for a section's lead: the ms, or that the holder renews inside every section. */
-const leadParams = (lead: number | null) => (lead === Infinity ? { renewsInsideSection: true } : { writeLeadMs: lead });
+const leadParams = (lead: number | null) =>
+  lead === Infinity ? { renewsInsideSection: true as const } : { writeLeadMs: lead };
 
 /**
  * Resolves once the client's main thread is back in its event loop (`/proc/<pid>/wchan`: epoll_wait), or after
@@ -88,7 +89,7 @@ async function armedItsThink(pid: number, budgetMs: number): Promise<boolean> {
  * later), so it lands inside the critical section with the write due first. With --watchdog it strikes only a section
  * whose write comes due before the holder's next renewal (writeLeadMs).
  */
-export const pauseHolder: FaultExecutor = {
+export const pauseHolder: FaultExecutor<'pause-holder'> = {
   name: 'pause-holder',
   needs: { liveOps: true, minRunMs: pastTheHold, shotMs: pastTheLease },
   refusal: () => null,

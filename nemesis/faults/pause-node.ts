@@ -6,7 +6,7 @@ import { leaderOf, lockServers } from '../lock-servers.ts';
  * signals each pid rather than a process group) — for `--pause` ms: a Redis master (random one for Redlock),
  * the etcd or ZooKeeper leader (a random member when there is no leader right now), or Postgres.
  */
-export const pauseNode: FaultExecutor = {
+export const pauseNode: FaultExecutor<'pause-node'> = {
   name: 'pause-node',
   needs: { onTarget: { adapter: 'pause' } },
   refusal: () => null,

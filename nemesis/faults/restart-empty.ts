@@ -43,7 +43,7 @@ function struckAt(journal: Journal, victims: readonly { remote?: RemoteFacts }[]
   return { atIndex: now.atIndex, atTime: Math.min(now.atTime, journal.sinceOrigin(last)) };
 }
 
-export const restartEmpty: FaultExecutor = {
+export const restartEmpty: FaultExecutor<'restart-empty'> = {
   name: 'restart-empty',
   needs: { liveOps: true, shotMs: pastTheSection, minSectionMs: widerThanARestart, onTarget: { adapter: 'kill' } },
   refusal: (servers, lock) => (servers.redis ? null : `--lock=${lock} uses no Redis master`),

@@ -143,8 +143,8 @@ function grudgeFor(name: GrudgeName, names: string[], leader: string | null, ran
  * talking to it. The start record names the grudge, each side's members and the clients connected to them, and
  * the leader; the end record how each member saw the ensemble just before the heal and what the drops held.
  */
-export function serverPartition(name: GrudgeName): FaultExecutor {
-  const executor: FaultExecutor = {
+export function serverPartition<G extends GrudgeName>(name: G): FaultExecutor<G> {
+  const executor: FaultExecutor<G> = {
     name,
     // The Redis pair has two members: only the grudges that can split two need it booted.
     needs: {

@@ -1,0 +1,78 @@
+import { CLIENT_EXITED } from '../../history/client-exit.ts';
+import type { AimedShot } from '../aimed-shot.ts';
+import { lockProcessRanOn, lockStoppedWith, type Judge } from '../fault-shot.ts';
+import {
+  at,
+  done,
+  holderWrite,
+  holderWrote,
+  leaseRanOut,
+  missing,
+  otherGrant,
+  type OtherSection,
+  secs,
+} from '../story-steps.ts';
+import { otherWrote, struck, tell } from './story.ts';
+
+/**
+ * The judges of the faults aimed at the lock's holder itself: a shot is a hit only when the story its catalogue row
+ * tells (history/fault-catalogue.ts, `story`) completed, step by step (story.ts). How the shot *started* (inside a
+ * critical section, longer than the TTL) is only the first step: a pause the run's end cut short, or one nobody used
+ * to take the lock, tested nothing.
+ */
+
+export const pauseHolder: Judge<'pause-holder'> = (shot) => {
+  const { start, end, history: h, ev } = shot;
+  const p = ev.start;
+  let a!: AimedShot;
+  let resumeNs = 0;
+  let other!: OtherSection;
+  return tell(start, 'pause-holder', {
+    stopped: struck(
+      shot,
+      p.aim,
+      (x) => (a = x),
+      () => lockProcessRanOn(p),
+      lockStoppedWith(p) && `, ${lockStoppedWith(p)}`,
+    ),
+    'lease-expired': () => {
+      if (!end) return missing(`the history ended with ${a.who} still stopped`);
+      resumeNs = end.time;
+      const ttlMs = p.ttlMs;
+      const stoppedMs = Math.round((end.time - a.strikeNs) / 1e6);
+      if (ttlMs === undefined) return missing('the shot recorded no TTL to outlive');
+      if (!leaseRanOut(stoppedMs, ttlMs))
+        return missing(
+          `${a.who} was stopped ${stoppedMs} ms, less than the TTL (${ttlMs} ms): its lease may not have run out`,
+        );
+      return done(`stopped ${secs(stoppedMs)} ≥ the TTL (${secs(ttlMs)})`);
+    },
+    'other-wrote': () => otherWrote(shot, a, a.strikeNs, resumeNs, (o) => (other = o), `before ${a.who} resumed`),
+    resumed: () =>
+      ev.end?.cutShort === true
+        ? missing(`the run's end cut the pause short (at ${at(resumeNs)}): the clients were stopping`)
+        : done(`${a.who} resumed at ${at(resumeNs)}`),
+    'holder-wrote': () => holderWrote(holderWrite(h, a.own, a.read), a.who, other.read!.time),
+  });
+};
+
+export const killHolder: Judge<'kill-holder'> = (shot) => {
+  let a!: AimedShot;
+  return tell(shot.start, 'kill-holder', {
+    killed: struck(shot, shot.ev.start.aim, (x) => (a = x)),
+    died: () => {
+      const death = a.own.find((op) => op.type === 'info' && op.error === CLIENT_EXITED && op.time >= a.strikeNs);
+      return death
+        ? done(`${a.who} died (#${death.index})`)
+        : missing(`${a.who} has no client exit after the kill: it did not die there`);
+    },
+    freed: () => {
+      const g = otherGrant(shot.history, a.aim.process, a.aim.account, a.strikeNs, Infinity);
+      return g
+        ? done(
+            `p${String(g.process)} acquired account ${a.aim.account} (#${g.index}) ${secs((g.time - a.strikeNs) / 1e6)} after the kill`,
+          )
+        : missing(`no other client acquired account ${a.aim.account} after the kill before the history ended`);
+    },
+  });
+};
