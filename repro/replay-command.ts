@@ -4,26 +4,15 @@ import { CLI } from '../common/cli-name.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { deriveSeed } from '../common/random.ts';
 import type { Shutdown } from '../common/shutdown.ts';
-import { bad, parseArgv, type OptionSpec } from '../harness/option-table.ts';
+import { bad, parseArgv } from '../harness/option-table.ts';
 import { resolveConfig } from '../harness/command-line.ts';
-import { RUN_ROWS as RUN_OPTIONS } from '../harness/options.ts';
 import { runScenario } from '../scenario/scenario-command.ts';
-import { SCENARIO_OPTIONS } from '../scenario/scenario-file.ts';
+import { REPLAY_OPTIONS, REPLAY_RUNS } from '../harness/commands/reproduce.ts';
 import { runLogFile, writeJson } from '../store/run-dir.ts';
 import { runTimestamp } from '../store/results-store.ts';
 import { describeSignature } from '../checkers/failure-signature.ts';
 import { judgeReplayRun, replaySummary, type ReplayRun } from './replay-tally.ts';
 import { replayInput, type ReplayInput } from './replay-input.ts';
-
-/** Runs a replay takes by default: enough for an interval that says something (10/10 → 72–100 %). */
-export const REPLAY_RUNS = 10;
-
-const PASSED_ON = ['lock', 'fencing', 'backend', 'results', 'seed', ...SCENARIO_OPTIONS] as const;
-export const REPLAY_OPTIONS = [
-  { name: 'runs', kind: 'int', default: REPLAY_RUNS, min: 1, max: 200, help: 'how many times to run the scenario' },
-  ...RUN_OPTIONS.filter((o) => (PASSED_ON as readonly string[]).includes(o.name)),
-  { name: 'help', kind: 'bool', default: false, help: 'print the usage' },
-] as const satisfies readonly OptionSpec[];
 
 export const REPLAY_USAGE = `usage: ${CLI} replay <bundle folder | bundle .tgz | scenario.json> [--runs=${REPLAY_RUNS}] [--lock=…] [--fencing] [run options]
 

@@ -5,19 +5,10 @@ import { HarnessError } from '../common/errors.ts';
 import { describeSignature, failureSignature, shotHolders } from '../checkers/failure-signature.ts';
 import { lockFolderName } from '../store/results-store.ts';
 import { shellQuote } from '../store/replay-command.ts';
-import { bad, parseArgv, type OptionSpec } from '../harness/option-table.ts';
+import { bad, parseArgv } from '../harness/option-table.ts';
+import { REPRO_OPTIONS } from '../harness/commands/reproduce.ts';
 import { writeBundle, type WrittenBundle } from './write-bundle.ts';
 import { readFailingRun } from './failing-run.ts';
-
-export const REPRO_OPTIONS = [
-  {
-    name: 'out',
-    kind: 'string',
-    defaultText: 'the run folder',
-    help: 'where the bundle folder and its .tgz go',
-  },
-  { name: 'help', kind: 'bool', default: false, help: 'print the usage' },
-] as const satisfies readonly OptionSpec[];
 
 export const REPRO_USAGE = `usage: ${CLI} repro <run-dir> [--out=<dir>]
 

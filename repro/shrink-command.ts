@@ -6,7 +6,8 @@ import { deriveSeed } from '../common/random.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import type { FaultName } from '../history/fault-names.ts';
 import { describeSignature, failureSignature, sameSignature, shotHolders } from '../checkers/failure-signature.ts';
-import { bad, parseArgv, type OptionSpec } from '../harness/option-table.ts';
+import { bad, parseArgv } from '../harness/option-table.ts';
+import { SHRINK_OPTIONS } from '../harness/commands/reproduce.ts';
 import { resolveConfig } from '../harness/command-line.ts';
 import { runTest } from '../harness/run.ts';
 import { runNeeds } from '../nemesis/fault-registry.ts';
@@ -17,36 +18,6 @@ import { readFailingRun } from './failing-run.ts';
 import { reproduce } from './repro-command.ts';
 import { shrink, type ShrinkDims, type ShrinkResult } from './shrink-search.ts';
 import { rateText, wilson } from './wilson.ts';
-
-export const SHRINK_OPTIONS = [
-  { name: 'tries', kind: 'int', default: 5, min: 1, max: 50, help: 'runs per candidate configuration (n)' },
-  {
-    name: 'keep',
-    kind: 'int',
-    default: 4,
-    min: 1,
-    max: 50,
-    help: 'a candidate is kept when at least this many of its runs fail the same way (k)',
-  },
-  {
-    name: 'budget',
-    kind: 'int',
-    default: 600,
-    min: 10,
-    max: 86_400,
-    help: 'seconds the shrink may take: no run starts after it',
-  },
-  {
-    name: 'seed',
-    kind: 'int',
-    defaultText: "the run's own",
-    min: 0,
-    max: 2 ** 31 - 1,
-    help: "seed of the candidates' runs (the same seed repeats the same search)",
-  },
-  { name: 'results', kind: 'string', default: 'results', help: 'results folder for the candidates’ runs' },
-  { name: 'help', kind: 'bool', default: false, help: 'print the usage' },
-] as const satisfies readonly OptionSpec[];
 
 export const SHRINK_USAGE = `usage: ${CLI} shrink <run-dir> [--tries=5] [--keep=4] [--budget=600] [--seed=<n>]
 

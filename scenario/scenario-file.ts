@@ -3,6 +3,7 @@ import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import { readSignature, type FailureSignature } from '../checkers/failure-signature.ts';
 import { CLIENT_NAME, parseStep, type ScenarioStep } from './scenario-steps.ts';
 import { scriptProblems } from './script-order.ts';
+import { SCENARIO_OPTIONS } from '../harness/commands/reproduce.ts';
 
 /**
  * A scenario file: a failure's story scripted with named clients (scenarios/*.json; `repro` writes one into every
@@ -37,24 +38,6 @@ export interface Scenario {
 }
 
 const KEYS = ['fencepost', 'version', 'name', 'shows', 'lock', 'clients', 'options', 'steps', 'expect'] as const;
-
-/**
- * The run options a scenario may set: how the lock and the faults behave. Not the run's shape — clients, accounts,
- * faults and duration are the script's — nor where it runs (--backend, --results, --seed are the command line's).
- */
-export const SCENARIO_OPTIONS = [
-  'ttl',
-  'think',
-  'pause',
-  'fencing',
-  'watchdog',
-  'restart-delay',
-  'redis-persistence',
-  'retry',
-  'clock-offset',
-  'etcd-nodes',
-  'zk-nodes',
-] as const;
 
 export type ScenarioOrProblems = { scenario: Scenario } | { problems: string[] };
 
