@@ -212,8 +212,10 @@ export async function runLockCheck(
     else check.skip('an unreachable server is an error', 'connect failed');
     await check.closeAll(held);
   } finally {
-    check.current = null;
+    // The last step keeps what its processes write until they are gone: a line on stderr written just before (or
+    // right after) a reply is read after it — dropped here before, under load (a servers test saw it).
     await cleanup.run();
+    check.current = null;
   }
   return check.steps;
 }
@@ -251,7 +253,12 @@ class LockCheck {
   /** Kill every process (its whole tree) and wait for each, bounded: a process that cannot die holds nothing up. */
   async stopAll(): Promise<void> {
     for (const p of this.procs) p.kill();
-    await Promise.all([...this.procs.map((p) => p.exitedWithin(5000)), ...this.proxies.map((p) => p.close())]);
+    // Drained too: a line the process wrote to stderr just before its reply belongs in the transcript (under a
+    // loaded CI, echo-password's line was once read after the process's exit, and lost).
+    await Promise.all([
+      ...this.procs.map((p) => p.exitedAndDrainedWithin(5000)),
+      ...this.proxies.map((p) => p.close()),
+    ]);
     const left = this.cgroups?.dispose(this.pids.dir);
     if (left) console.error(`fencepost: ${left}; \`${CLI} cleanup\` removes it once this command is gone`);
   }

@@ -61,6 +61,8 @@ let cgroupSeq = 0;
 
 /** How long a process may take to exit after answering `close` before it is killed. */
 export const CLOSE_GRACE_MS = 2000;
+/** How long a dead process's pipes are still read before they are cut (a leftover of its tree may hold them). */
+export const PIPE_DRAIN_MS = 1000;
 
 interface Pending {
   id: number;
@@ -81,6 +83,8 @@ export class LockProcess {
   private queue: Promise<unknown> = Promise.resolve();
   private expectedExit = false;
   private readonly exitedPromise: Promise<void>;
+  /** Settles once its stderr has ended (every line it wrote read), or the stream was cut (reap). */
+  private readonly stderrEnded: Promise<void>;
 
   private constructor(
     private readonly child: ResultPromise,
@@ -95,6 +99,7 @@ export class LockProcess {
     liveTrees.add(this.tree);
     // 'exit', not 'close': a child of the process that kept its stdout would hold 'close' off for good.
     this.exitedPromise = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.stderrEnded = new Promise((resolve) => child.stderr!.once('close', () => resolve()));
   }
 
   /**
@@ -178,7 +183,9 @@ export class LockProcess {
   private reap(): void {
     killTree(this.tree);
     liveTrees.delete(this.tree);
-    for (const s of [this.child.stdout, this.child.stderr]) setTimeout(() => s?.destroy(), 100).unref();
+    // Not at once: what it wrote before it died is still to be read (a line on stderr just before its reply, which
+    // lock-check's transcript shows). A leftover that holds the pipe keeps its end off, so the wait is bounded.
+    for (const s of [this.child.stdout, this.child.stderr]) setTimeout(() => s?.destroy(), PIPE_DRAIN_MS).unref();
     if (this.tree.by === 'cgroup') {
       const dir = this.tree.dir;
       // Removed once its killed processes are reaped (by init, for orphans): polled, never blocking the loop.
@@ -258,6 +265,20 @@ export class LockProcess {
     }
     this.kill();
     await this.exitedWithin(KILL_WAIT_MS);
+  }
+
+  /**
+   * Whether it exited and its stderr was read to the end within `ms`: a transcript printed after this has every line
+   * the process wrote (bounded: a leftover of its tree that keeps the pipe, or a process that cannot die, holds
+   * nothing up).
+   */
+  async exitedAndDrainedWithin(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    if (!(await this.exitedWithin(ms))) return false;
+    return Promise.race([
+      this.stderrEnded.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), Math.max(0, deadline - Date.now())).unref()),
+    ]);
   }
 
   /** Whether it exited within `ms` (bounded: no waiter hangs on a process that cannot die). */
