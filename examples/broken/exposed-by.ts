@@ -10,4 +10,9 @@ export interface ExposedBy {
   nemesis: FaultName | 'none';
   /** Further options, as on the command line (e.g. `--watchdog`, `--ttl=300`). */
   args: string[];
+  /**
+   * Set when contention alone also shows the defect, now and then, with why: a run that ends at its first lost
+   * update may then end before the fault ever fired, its loss under no fault — caught all the same.
+   */
+  alsoByContention?: string;
 }

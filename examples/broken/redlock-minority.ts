@@ -22,6 +22,7 @@ import type { ExposedBy } from './exposed-by.ts';
 export const exposedBy: ExposedBy = {
   nemesis: 'restart-empty',
   args: ['--ttl=1000', '--restart-delay=1200', '--nemesis-interval=300'],
+  alsoByContention: 'two clients that split the five masters 2–3 both hold a "quorum" with no fault at all',
 };
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;

@@ -89,8 +89,12 @@ describe('a gallery of broken locks', () => {
       const out = await run(`${name}.ts`, by, true);
       expect(out.results.lostUpdates, JSON.stringify(out.results.checkers)).toBeGreaterThan(0);
       expect(out.exitCode).toBe(1);
-      // The fault, when there is one, really ran: the anomaly is not an accident of a faultless run.
-      if (by.nemesis !== 'none') expect(out.results.faults.filter((f) => f.f === by.nemesis).length).toBeGreaterThan(0);
+      // The fault, when there is one, really ran: the anomaly is not an accident of a faultless run — unless the
+      // case says contention alone shows its defect too, and this run's loss came before the fault's first shot
+      // (seen in CI: redlock-minority's 2-of-5 quorum split by contention 0.6 s in, under no fault).
+      const fired = out.results.faults.filter((f) => f.f === by.nemesis).length;
+      const byContention = by.alsoByContention !== undefined && (out.results.lostUpdatesByFault?.['no fault'] ?? 0) > 0;
+      if (by.nemesis !== 'none' && !byContention) expect(fired, 'the fault never fired').toBeGreaterThan(0);
     });
 
     it('its twin is VALID under the same run, with progress', async () => {
