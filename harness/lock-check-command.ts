@@ -213,7 +213,8 @@ export async function runLockCheck(
     await check.closeAll(held);
   } finally {
     // The last step keeps what its processes write until they are gone: a line on stderr written just before (or
-    // right after) a reply is read after it — dropped here before, under load (a servers test saw it).
+    // right after) a reply may be read after the reply, and was dropped when the step was cleared first (CI's
+    // echo-password check lost its line that way: read 1 ms after the reply, 11 ms before the exit).
     await cleanup.run();
     check.current = null;
   }
@@ -253,8 +254,8 @@ class LockCheck {
   /** Kill every process (its whole tree) and wait for each, bounded: a process that cannot die holds nothing up. */
   async stopAll(): Promise<void> {
     for (const p of this.procs) p.kill();
-    // Drained too: a line the process wrote to stderr just before its reply belongs in the transcript (under a
-    // loaded CI, echo-password's line was once read after the process's exit, and lost).
+    // Drained too: a line a process wrote just before it died is read before the transcript prints (its pipe is
+    // read to the end, bounded), as the last step keeps the lines that arrive meanwhile (runLockCheck).
     await Promise.all([
       ...this.procs.map((p) => p.exitedAndDrainedWithin(5000)),
       ...this.proxies.map((p) => p.close()),
