@@ -29,14 +29,18 @@ describe('--lock=postgres under every fault', () => {
   });
 
   it('is its own fence: no lost update, and every fault that applies acted (VALID on it)', async () => {
-    // --pause=1000 ≥ --ttl=500: a pause or a held write shorter than the TTL would be a miss.
+    // --pause=1000 ≥ --ttl=500: a pause or a held write shorter than the TTL would be a miss. Ten faults share the
+    // run, and each needs one whole story: in 20 s with the default think, clock once fired a single shot whose
+    // rival read only after the holder's write (CI, seed 471435665). 30 s gives each fault more shots, and a 300 ms
+    // section more room for a rival's read inside it.
     const run = await runNemesis([
       '--lock=postgres',
       `--nemesis=${applies.join(',')}`,
       '--ttl=500',
       '--pause=1000',
+      '--think=300',
       '--nemesis-interval=300',
-      '--time-limit=20',
+      '--time-limit=30',
     ]);
     expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
     for (const f of applies) expect(run.outcome.results.faultHits[f]?.hit, `${f}: ${run.summary}`).toBeGreaterThan(0);
