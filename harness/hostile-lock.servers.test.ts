@@ -93,14 +93,6 @@ describe('lock-check of a hostile lock process', () => {
   });
 });
 
-describe('lock-check of a lock process that writes to stderr after its reply', () => {
-  it("the line is in the failed step's transcript (it was dropped once the steps had ended: red before)", async () => {
-    const r = await cli(['lock-check', hostile('late-stderr')]);
-    expect(r.code, r.stderr.slice(-2000)).toBe(1);
-    expect(r.stdout).toContain('A ! late-stderr: written after the reply');
-  });
-});
-
 describe('a run of a hostile lock process', () => {
   it("a stderr flood (64 MiB per process) is capped in the client's log", async () => {
     const r = await cli([
