@@ -25,15 +25,18 @@ export type OpSink = (op: OpInput, at?: bigint) => void;
  * Whether a client's exit is recorded as a death (its open ops end `info: client-exited`; the slot restarts unless
  * the run is stopping): the slot's current process, after the run started, and either mid-run or killed by the
  * nemesis. A kill-holder shot in the run's last moment is a death even when its exit is handled after the stop
- * began (on a loaded machine it was: the kill was recorded, the killed client's op stayed open).
+ * began (on a loaded machine it was: the kill was recorded, the killed client's op stayed open). So is a lock
+ * library ending its process during the stop's grace: its section's write is on record as a fail, lock-lost, and
+ * the crash that caused it must be counted with it (CI once saw 17 lock-lost writes beside 16 library crashes).
  */
 export function exitIsDeath(exit: {
   started: boolean;
   current: boolean;
   stopping: boolean;
   killedOnPurpose: boolean;
+  libraryCrash: boolean;
 }): boolean {
-  return exit.started && exit.current && (!exit.stopping || exit.killedOnPurpose);
+  return exit.started && exit.current && (!exit.stopping || exit.killedOnPurpose || exit.libraryCrash);
 }
 
 /** A death's record, and the slot's deaths counted with it (give-up when it reaches MAX_CLIENT_DEATHS). */

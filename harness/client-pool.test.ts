@@ -49,7 +49,7 @@ describe('checkedMessage: a client reporting its lock process', () => {
 });
 
 describe('exitIsDeath: which client exits the history records as client-exited', () => {
-  const mid = { started: true, current: true, stopping: false, killedOnPurpose: false };
+  const mid = { started: true, current: true, stopping: false, killedOnPurpose: false, libraryCrash: false };
   it('a death mid-run, killed by the nemesis or not', () => {
     expect(exitIsDeath(mid)).toBe(true);
     expect(exitIsDeath({ ...mid, killedOnPurpose: true })).toBe(true);
@@ -57,6 +57,12 @@ describe('exitIsDeath: which client exits the history records as client-exited',
 
   it("a nemesis kill whose exit is handled after the run's stop began (kill-holder's last shot)", () => {
     expect(exitIsDeath({ ...mid, stopping: true, killedOnPurpose: true })).toBe(true);
+  });
+
+  it('a lock library ending its process during the stop (its write already recorded a fail, lock-lost)', () => {
+    // CI saw it: the crash came in the stop's grace, the history held 17 lock-lost writes and 16 library crashes.
+    expect(exitIsDeath({ ...mid, stopping: true, libraryCrash: true })).toBe(true);
+    expect(exitIsDeath({ ...mid, libraryCrash: true })).toBe(true);
   });
 
   it('not an exit the stop itself asked for, nor one before the start or of a process the slot replaced', () => {

@@ -130,7 +130,8 @@ export class ClientPool {
       ended: (s, code, signal) => {
         const current = this.slots[s.spec.slot] === s;
         const killedOnPurpose = !!s.killedOnPurpose;
-        if (exitIsDeath({ started: this.started, current, stopping: this.stopping, killedOnPurpose }))
+        const libraryCrash = !!s.libraryCrash;
+        if (exitIsDeath({ started: this.started, current, stopping: this.stopping, killedOnPurpose, libraryCrash }))
           void this.died(s, code, signal);
       },
     });
@@ -158,7 +159,8 @@ export class ClientPool {
       if (++this.gaveUp === this.clients.length) this.resolveAllGaveUp();
       return;
     }
-    // Killed by the nemesis as the run was stopping: recorded above, nothing left to restart it for.
+    // Killed by the nemesis, or ended by its lock library, as the run was stopping: recorded above, nothing left to
+    // restart it for.
     if (this.stopping) return;
     const why = slot.libraryCrash
       ? ` — its lock library ended it (${slot.libraryCrash.error}: ${slot.libraryCrash.message}), the library's own behaviour`
