@@ -1,3 +1,4 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Journal } from '../history/journal.ts';
 import type { Op } from '../history/op.ts';
 
@@ -22,4 +23,25 @@ export function watchFor(journal: Journal, took: (op: Op) => boolean): StoryWatc
     resolve(op);
   });
   return { seen, stop };
+}
+
+/**
+ * Waits until `ageMs` have passed since `sinceNs` on the history's clock (`nowNs`), the clock the judge reads the
+ * story by — not for `ageMs` of timer: a Node timer may fire a millisecond early against that clock (its loop time
+ * is cached), and a hold released at 1999 ms of a 2000 ms TTL is a story the judge refuses (CI saw it: delay-write
+ * "held 1999 ms, less than the TTL"). Returns early only when `signal` aborts.
+ */
+export async function waitUntilAged(
+  nowNs: () => number,
+  sinceNs: number,
+  ageMs: number,
+  signal: AbortSignal,
+  sleep: (ms: number, signal: AbortSignal) => Promise<unknown> = (ms, s) =>
+    sleepFor(ms, undefined, { signal: s }).catch(() => {}),
+): Promise<void> {
+  for (;;) {
+    const leftMs = ageMs - (nowNs() - sinceNs) / 1e6;
+    if (leftMs <= 0 || signal.aborted) return;
+    await sleep(Math.ceil(leftMs), signal);
+  }
 }

@@ -3,10 +3,9 @@ import type { DelayWriteEnd } from '../../history/fault-evidence.ts';
 import { clientRoutes } from '../client-routes.ts';
 import type { FaultContext, FaultExecutor } from '../fault.ts';
 import type { TcpProxy } from '../proxy/tcp-proxy.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { pastTheHold, pastTheLease } from '../fault-needs.ts';
 import { OtherClientWrite } from '../../checkers/story-steps.ts';
-import { watchFor } from '../story-watch.ts';
+import { waitUntilAged, watchFor } from '../story-watch.ts';
 
 /** How long delay-write waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -75,8 +74,7 @@ export const delayWrite: FaultExecutor<'delay-write'> = {
     const ready = (async () => {
       await watch.seen;
       const invoke = await writeSent;
-      const ageMs = (journal.sinceOrigin(process.hrtime.bigint()) - invoke.time) / 1e6;
-      await sleep(Math.max(0, config.ttlMs - ageMs), undefined, { signal: ctx.signal }).catch(() => {});
+      await waitUntilAged(() => journal.sinceOrigin(process.hrtime.bigint()), invoke.time, config.ttlMs, ctx.signal);
     })();
 
     return {

@@ -6,7 +6,7 @@ import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { pastTheHold, pastTheLease } from '../fault-needs.ts';
 import { OtherClientWrite } from '../../checkers/story-steps.ts';
-import { watchFor } from '../story-watch.ts';
+import { waitUntilAged, watchFor } from '../story-watch.ts';
 import { clientTarget, lockTreeStopped } from '../client-target.ts';
 import type { ClientProcess } from '../nemesis.ts';
 
@@ -125,7 +125,13 @@ export const pauseHolder: FaultExecutor<'pause-holder'> = {
     // The story's next step, watched from the strike on: another client's grant and committed write.
     const other = new OtherClientWrite(section.process, section.account, strike.atTime);
     const watch = watchFor(ctx.journal, (op) => other.observe(op));
-    const leaseRanOut = sleep(config.ttlMs, undefined, { signal: ctx.signal }).catch(() => {});
+    // A TTL from the strike on the history's clock, the one the judge measures "stopped ≥ the TTL" by.
+    const leaseRanOut = waitUntilAged(
+      () => ctx.journal.sinceOrigin(process.hrtime.bigint()),
+      strike.atTime,
+      config.ttlMs,
+      ctx.signal,
+    );
     const lockEvidence = await lockTreeStopped(lock);
     return {
       targets: [target],
