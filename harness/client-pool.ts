@@ -128,10 +128,8 @@ export class ClientPool {
       isCurrent: (s) => this.slots[s.spec.slot] === s,
       driven: (e) => this.driven(e),
       ended: (s, code, signal) => {
-        const current = this.slots[s.spec.slot] === s;
-        const killedOnPurpose = !!s.killedOnPurpose;
-        const libraryCrash = !!s.libraryCrash;
-        if (exitIsDeath({ started: this.started, current, stopping: this.stopping, killedOnPurpose, libraryCrash }))
+        const at = { started: this.started, current: this.slots[s.spec.slot] === s, stopping: this.stopping };
+        if (exitIsDeath({ ...at, killedOnPurpose: !!s.killedOnPurpose, libraryCrash: !!s.libraryCrash }))
           void this.died(s, code, signal);
       },
     });
