@@ -7,6 +7,8 @@ import { generateCrashedRegisterHistory } from '../test/support/synthetic-crashe
 import { generateBankHistory } from '../test/support/memory-bank.ts';
 import type { BenchOutcome, Goal } from './outcome.ts';
 import { corpusRuns } from './checker-corpus.ts';
+import { benchArgs, wholeNumbers } from './bench-args.ts';
+import type { OptionSpec } from '../harness/option-table.ts';
 
 /**
  * `npm run bench -- checker [--quick] [--sizes=1000,10000,100000] [--processes=5,10,20] [--deadline=60000]`
@@ -55,13 +57,40 @@ const MB = 1024 * 1024;
 const GOAL_MS = 5000;
 
 /** The three parts of the doc comment above, in order: bank histories, crashed writes, the Knossos corpus. */
+const OPTIONS = [
+  { name: 'quick', kind: 'bool', default: false, help: 'small sizes and fewer cases (what `all --quick` runs)' },
+  {
+    name: 'sizes',
+    kind: 'string',
+    value: 'n,…',
+    defaultText: '1000,10000,100000; 1000,100000 with --quick',
+    help: 'history sizes (ops)',
+    parse: wholeNumbers('sizes', 1, 10_000_000),
+  },
+  {
+    name: 'processes',
+    kind: 'string',
+    value: 'n,…',
+    defaultText: '5,10,20; 10 with --quick',
+    help: 'client processes per history',
+    parse: wholeNumbers('processes', 1, 1000),
+  },
+  {
+    name: 'deadline',
+    kind: 'int',
+    value: 'ms',
+    min: 1,
+    defaultText: '60000; 20000 with --quick',
+    help: "the linearizability search's budget",
+  },
+] as const satisfies readonly OptionSpec[];
+
 export async function run(args: string[]): Promise<BenchOutcome> {
-  const opt = (name: string): string | undefined =>
-    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const quick = args.includes('--quick');
-  const sizes = (opt('sizes') ?? (quick ? '1000,100000' : '1000,10000,100000')).split(',').map(Number);
-  const processes = (opt('processes') ?? (quick ? '10' : '5,10,20')).split(',').map(Number);
-  const deadlineMs = Number(opt('deadline') ?? (quick ? 20_000 : 60_000));
+  const o = benchArgs('checker', args, OPTIONS);
+  const quick = o.quick;
+  const sizes = o.sizes ?? (quick ? [1000, 100_000] : [1000, 10_000, 100_000]);
+  const processes = o.processes ?? (quick ? [10] : [5, 10, 20]);
+  const deadlineMs = o.deadline ?? (quick ? 20_000 : 60_000);
 
   const bank = await bankHistories(sizes, processes);
   const crashed = await crashedCases(quick, deadlineMs);

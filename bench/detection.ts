@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import { benchArgs, commaList } from './bench-args.ts';
+import type { OptionSpec } from '../harness/option-table.ts';
 import os from 'node:os';
 import path from 'node:path';
 import type { ExposedBy } from '../examples/broken/exposed-by.ts';
@@ -58,27 +60,39 @@ interface Plan {
   config: (base: Readonly<Config>, seed: number) => Readonly<Config>;
 }
 
+const OPTIONS = [
+  { name: 'runs', kind: 'int', min: 1, defaultText: '20; 2 with --quick', help: 'runs per cell' },
+  {
+    name: 'time-limit',
+    kind: 'int',
+    value: 's',
+    min: 5,
+    defaultText: '30; 8 with --quick',
+    help: "each run's --time-limit",
+  },
+  {
+    name: 'cells',
+    kind: 'string',
+    value: 'name substring,…',
+    defaultText: 'every cell; a subset of 7 with --quick',
+    help: 'cells whose name contains one of these',
+    parse: commaList('cells'),
+  },
+  { name: 'source', kind: 'enum', choices: ['faults', 'gallery'], help: 'only the fault table or the gallery' },
+  { name: 'expect', kind: 'enum', choices: ['lost', 'safe'], help: 'only cells expected lost, or safe' },
+  { name: 'quick', kind: 'bool', default: false, help: 'a smoke test: 2 runs of 8 s on 7 cells' },
+  { name: 'full-runs', kind: 'bool', default: false, help: 'run each to its time limit, not to its first lost update' },
+] as const satisfies readonly OptionSpec[];
+
 export async function run(args: string[]): Promise<BenchOutcome> {
-  const opt = (name: string): string | undefined =>
-    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const quick = args.includes('--quick');
-  const unknownArgs = args.filter(
-    (a) =>
-      !['--quick', '--full-runs'].includes(a) &&
-      !['runs', 'time-limit', 'cells', 'source', 'expect'].some((k) => a.startsWith(`--${k}=`)),
-  );
-  const runs = Number(opt('runs') ?? (quick ? 2 : 20));
-  const timeLimitS = Number(opt('time-limit') ?? (quick ? 8 : 30));
-  const only = opt('cells')?.split(',') ?? (quick ? QUICK_CELLS : null);
-  if (unknownArgs.length || !Number.isInteger(runs) || runs < 1 || !Number.isFinite(timeLimitS) || timeLimitS < 5) {
-    console.error(
-      'usage: npm run bench -- detection [--runs=<n ≥ 1>] [--time-limit=<s ≥ 5>] [--cells=<name substring>,…] [--source=faults|gallery] [--expect=lost|safe] [--quick] [--full-runs]',
-    );
-    process.exit(254);
-  }
+  const o = benchArgs('detection', args, OPTIONS);
+  const quick = o.quick;
+  const runs = o.runs ?? (quick ? 2 : 20);
+  const timeLimitS = o['time-limit'] ?? (quick ? 8 : 30);
+  const only = o.cells ?? (quick ? QUICK_CELLS : null);
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-detection-'));
   // Each run ends at its first lost update (the time to it is what is measured), unless --full-runs.
-  const fullRuns = args.includes('--full-runs');
+  const fullRuns = o['full-runs'];
   const base = resolveConfig([
     `--time-limit=${timeLimitS}`,
     `--results=${results}`,
@@ -89,8 +103,8 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   const chosen = all.filter(
     (p) =>
       (!only || only.some((o) => p.cell.includes(o))) &&
-      (opt('source') === undefined || p.source === opt('source')) &&
-      (opt('expect') === undefined || p.expect === opt('expect')),
+      (o.source === undefined || p.source === o.source) &&
+      (o.expect === undefined || p.expect === o.expect),
   );
   if (chosen.length === 0) {
     console.error(`detection: no cell matches ${args.join(' ')}; cells are:\n  ${all.map((p) => p.cell).join('\n  ')}`);

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { benchArgs } from './bench-args.ts';
+import type { OptionSpec } from '../harness/option-table.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,15 +27,15 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const HARNESS_GOAL_MB = 400;
 const CLIENT_GOAL_MB = 200;
 
+const OPTIONS = [
+  { name: 'time-limit', kind: 'int', value: 's', min: 1, default: 60, help: "the run's --time-limit" },
+  { name: 'lock', kind: 'string', default: 'redlock', help: 'the lock to run (any --lock value)' },
+] as const satisfies readonly OptionSpec[];
+
 export async function run(args: string[]): Promise<BenchOutcome> {
-  const opt = (name: string): string | undefined =>
-    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const timeLimitS = Number(opt('time-limit') ?? 60);
-  const lock = opt('lock') ?? 'redlock';
-  if (!Number.isFinite(timeLimitS) || timeLimitS <= 0) {
-    console.error('usage: npm run bench -- memory [--time-limit=<s>] [--lock=<lock>]');
-    process.exit(254);
-  }
+  const o = benchArgs('memory', args, OPTIONS);
+  const timeLimitS = o['time-limit'];
+  const lock = o.lock;
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-memory-'));
   const argv = [
     '--import',

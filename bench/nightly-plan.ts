@@ -1,4 +1,6 @@
 import { HarnessError } from '../common/errors.ts';
+import { benchArgs, commaList } from './bench-args.ts';
+import { bad, type OptionSpec } from '../harness/option-table.ts';
 import { CLI } from '../common/cli-name.ts';
 import { LIBRARY_TURNS, libraryRowsOf } from '../nightly/nightly-library-sample.ts';
 import { nightlyPlan } from '../nightly/nightly-plan.ts';
@@ -29,35 +31,39 @@ import type { BenchOutcome } from './outcome.ts';
  * Goals (issue 24): both tables at --time-limit=10 in ≤ 15 min on one machine, and ≤ 6 min a shard with 3 shards.
  */
 
-export async function run(args: string[]): Promise<BenchOutcome> {
-  const opt = (name: string): string | undefined =>
-    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const known = ['from', 'matrix', 'time-limit', 'shards', 'shard', 'parallel'];
-  const unknown = args.filter((a) => !known.some((k) => a.startsWith(`--${k}=`)));
-  const from = (opt('from') ?? 'results').split(',');
-  const tables = (opt('matrix') ?? 'all') as MatrixTables;
-  const timeLimitS = Number(opt('time-limit') ?? NIGHTLY_TIME_LIMIT_S);
-  const one = /^(\d+)\/(\d+)$/.exec(opt('shard') ?? '');
-  const shard = one ? { index: Number(one[1]), count: Number(one[2]) } : null;
-  const shards = Number(opt('shards') ?? GOAL_SHARDS);
+const OPTIONS = [
+  {
+    name: 'from',
+    kind: 'string',
+    value: 'dir,…',
+    default: 'results',
+    help: "folders of stored nights (a night's --results)",
+    parse: commaList('from'),
+  },
+  { name: 'matrix', kind: 'enum', choices: ['all', 'faults', 'remedies'], default: 'all', help: 'the tables planned' },
+  { name: 'time-limit', kind: 'int', value: 's', min: 1, default: NIGHTLY_TIME_LIMIT_S, help: "each cell's run" },
+  { name: 'shards', kind: 'int', min: 1, default: GOAL_SHARDS, help: 'shards the plan is split into' },
+  { name: 'shard', kind: 'string', value: 'i/n', help: 'plan one shard only', parse: oneShard },
   // As `nightly` would run the plan here: its default --parallel (2 on 2 cores).
-  const parallel = Number(opt('parallel') ?? NIGHTLY_PARALLEL);
-  if (
-    unknown.length ||
-    !['all', 'faults', 'remedies'].includes(tables) ||
-    !Number.isInteger(timeLimitS) ||
-    timeLimitS < 1 ||
-    (opt('shard') !== undefined && (!shard || shard.index < 1 || shard.index > shard.count)) ||
-    !Number.isInteger(shards) ||
-    shards < 1 ||
-    !Number.isInteger(parallel) ||
-    parallel < 1
-  ) {
-    console.error(
-      `nightly-plan: bad arguments ${args.join(' ')}\nusage: npm run bench -- nightly-plan [--from=<dir>,…] [--matrix=all|faults|remedies] [--time-limit=<s>] [--shards=<n> | --shard=<i>/<n>] [--parallel=<n>]`,
-    );
-    process.exit(254);
-  }
+  { name: 'parallel', kind: 'int', min: 1, default: NIGHTLY_PARALLEL, help: 'cells run at once' },
+] as const satisfies readonly OptionSpec[];
+
+function oneShard(raw: string): { index: number; count: number } {
+  const one = /^(\d+)\/(\d+)$/.exec(raw);
+  const shard = one ? { index: Number(one[1]), count: Number(one[2]) } : null;
+  if (!shard || shard.index < 1 || shard.index > shard.count)
+    throw bad(`--shard=${raw}: must be <i>/<n> with 1 ≤ i ≤ n.`);
+  return shard;
+}
+
+export async function run(args: string[]): Promise<BenchOutcome> {
+  const o = benchArgs('nightly-plan', args, OPTIONS);
+  const from = o.from;
+  const tables: MatrixTables = o.matrix;
+  const timeLimitS = o['time-limit'];
+  const shard = o.shard ?? null;
+  const shards = o.shards;
+  const parallel = o.parallel;
 
   const { nights, missing } = storedNights(from);
   const measured = measuredCells(nights);

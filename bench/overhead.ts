@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import { benchArgs, namesOf } from './bench-args.ts';
+import type { OptionSpec } from '../harness/option-table.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveConfig } from '../harness/command-line.ts';
@@ -40,25 +42,24 @@ import type { BenchOutcome, Goal } from './outcome.ts';
  */
 const DEFAULT_LOCKS = ['redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres'];
 
+const OPTIONS = [
+  { name: 'samples', kind: 'int', min: 10, default: 2000, help: "acquires timed for each lock's floor" },
+  { name: 'time-limit', kind: 'int', value: 's', min: 3, default: 15, help: "each lock's run's --time-limit" },
+  {
+    name: 'locks',
+    kind: 'string',
+    value: 'lock,…',
+    default: DEFAULT_LOCKS.join(','),
+    help: 'the locks measured',
+    parse: namesOf('locks', DEFAULT_LOCKS),
+  },
+] as const satisfies readonly OptionSpec[];
+
 export async function run(args: string[]): Promise<BenchOutcome> {
-  const opt = (name: string): string | undefined =>
-    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const samples = Number(opt('samples') ?? 2000);
-  const timeLimitS = Number(opt('time-limit') ?? 15);
-  const locks = (opt('locks') ?? DEFAULT_LOCKS.join(',')).split(',');
-  const unknownLock = locks.find((l) => !DEFAULT_LOCKS.includes(l));
-  if (
-    !Number.isInteger(samples) ||
-    samples < 10 ||
-    !Number.isFinite(timeLimitS) ||
-    timeLimitS < 3 ||
-    unknownLock !== undefined
-  ) {
-    console.error(
-      `usage: npm run bench -- overhead [--samples=<n ≥ 10>] [--time-limit=<s ≥ 3>] [--locks=${DEFAULT_LOCKS.join(',')}]${unknownLock ? `\nunknown lock "${unknownLock}"` : ''}`,
-    );
-    process.exit(254);
-  }
+  const o = benchArgs('overhead', args, OPTIONS);
+  const samples = o.samples;
+  const timeLimitS = o['time-limit'];
+  const locks = o.locks;
   await provision(['redis', 'etcd', 'zk', 'pg']);
   const floors: Record<string, LockFloor> = {};
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-overhead-'));

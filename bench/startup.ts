@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { benchArgs } from './bench-args.ts';
+import type { OptionSpec } from '../harness/option-table.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,15 +31,15 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BOOT_GOAL_MS = 5000;
 const FIRST_OP_GOAL_MS = 6000;
 
+const OPTIONS = [
+  { name: 'rounds', kind: 'int', min: 1, default: 3, help: 'boots measured (the median is the figure)' },
+  { name: 'only', kind: 'enum', choices: ['boot', 'first-op'], help: 'one of the two measurements' },
+] as const satisfies readonly OptionSpec[];
+
 export async function run(args: string[]): Promise<BenchOutcome> {
-  const opt = (name: string): string | undefined =>
-    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const rounds = Number(opt('rounds') ?? 3);
-  const only = opt('only');
-  if (!Number.isInteger(rounds) || rounds < 1 || (only !== undefined && only !== 'boot' && only !== 'first-op')) {
-    console.error('usage: npm run bench -- startup [--rounds=<n ≥ 1>] [--only=boot|first-op]');
-    process.exit(254);
-  }
+  const o = benchArgs('startup', args, OPTIONS);
+  const rounds = o.rounds;
+  const only = o.only;
   await provision(['redis', 'etcd', 'zk', 'pg']);
   const goals: Goal[] = [];
   const data: Record<string, unknown> = { rounds };

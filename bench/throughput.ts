@@ -1,4 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { benchArgs, namesOf, wholeNumbers } from './bench-args.ts';
+import type { OptionSpec } from '../harness/option-table.ts';
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
@@ -73,39 +75,43 @@ interface Args {
   profiles: string | null;
 }
 
+const OPTIONS = [
+  {
+    name: 'locks',
+    kind: 'string',
+    value: 'lock,…',
+    default: LOCKS.join(','),
+    help: 'the locks measured',
+    parse: namesOf('locks', LOCKS),
+  },
+  {
+    name: 'concurrency',
+    kind: 'string',
+    value: 'n,…',
+    default: '1,2,4,8,16,32',
+    help: 'client counts',
+    parse: wholeNumbers('concurrency', 1, 64),
+  },
+  {
+    name: 'accounts',
+    kind: 'string',
+    value: 'n,…',
+    default: '1,16',
+    help: 'account counts',
+    parse: wholeNumbers('accounts', 1, 1000),
+  },
+  { name: 'time-limit', kind: 'int', value: 's', min: 2, max: 600, default: 10, help: "each cell's run" },
+  { name: 'profiles', kind: 'string', value: 'dir', help: 'write CPU profiles of each run here' },
+] as const satisfies readonly OptionSpec[];
+
 function parseArgs(args: string[]): Args {
-  const known = ['locks', 'concurrency', 'accounts', 'time-limit', 'profiles'];
-  const opt = (name: string): string | undefined =>
-    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-  const ints = (name: string, dflt: string, min: number, max: number): number[] | string => {
-    const raw = opt(name) ?? dflt;
-    const xs = raw.split(',').map(Number);
-    return xs.every((x) => Number.isInteger(x) && x >= min && x <= max)
-      ? xs
-      : `--${name}=${raw}: each must be an integer from ${min} to ${max}`;
-  };
-  const problems: string[] = [];
-  const unknown = args.filter((a) => !known.some((k) => a.startsWith(`--${k}=`)));
-  if (unknown.length) problems.push(`unknown argument(s) ${unknown.join(' ')}`);
-  const locks = (opt('locks') ?? LOCKS.join(',')).split(',');
-  const badLock = locks.find((l) => !LOCKS.includes(l));
-  if (badLock) problems.push(`--locks: "${badLock}" is not one of ${LOCKS.join(',')}`);
-  const concurrency = ints('concurrency', '1,2,4,8,16,32', 1, 64);
-  const accounts = ints('accounts', '1,16', 1, 1000);
-  const timeLimit = ints('time-limit', '10', 2, 600);
-  for (const x of [concurrency, accounts, timeLimit]) if (typeof x === 'string') problems.push(x);
-  if (problems.length) {
-    console.error(
-      `throughput: ${problems.join('; ')}\nusage: npm run bench -- throughput [--locks=${LOCKS.join(',')}] [--concurrency=1,2,4,8,16,32] [--accounts=1,16] [--time-limit=<s ≥ 2>] [--profiles=<dir>]`,
-    );
-    process.exit(254);
-  }
+  const o = benchArgs('throughput', args, OPTIONS);
   return {
-    locks,
-    concurrency: concurrency as number[],
-    accounts: accounts as number[],
-    timeLimitS: (timeLimit as number[])[0],
-    profiles: opt('profiles') ?? null,
+    locks: o.locks,
+    concurrency: o.concurrency,
+    accounts: o.accounts,
+    timeLimitS: o['time-limit'],
+    profiles: o.profiles ?? null,
   };
 }
 
