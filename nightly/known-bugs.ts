@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
+import { verdictWord } from '../checkers/verdict.ts';
 import { shownPath } from '../common/shown-path.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { replay } from '../repro/replay-command.ts';
@@ -94,7 +95,7 @@ export async function knownBugCells(
       runs: runs.map((r) => ({
         seed: opts.seed,
         runDir: r.runDir,
-        verdict: r.verdict === true ? 'VALID' : r.verdict === false ? 'INVALID' : 'UNKNOWN',
+        verdict: verdictWord(r.verdict),
         lostUpdates: r.signature?.anomaly === 'lost-update' ? 1 : 0,
         staleWritesRejected: r.staleWritesRejected,
         seen: !r.followed ? 'unknown' : r.reproduced ? 'lost' : 'safe',
