@@ -2,6 +2,7 @@ import type { WriteValue } from '../history/bank.ts';
 import type { Op } from '../history/op.ts';
 import { isStaleWriteRefusal } from '../checkers/fencing-order.ts';
 import { LiveLostUpdates } from './live-lost-updates.ts';
+import type { StatusLine } from './status-line.ts';
 
 /**
  * The progress line: elapsed, ops/s, ok/fail/info and the lost updates so far, counted live by the lost-updates
@@ -24,14 +25,20 @@ export class LiveStats {
   }
 
   /**
-   * `log` gets a line per print; `tty` redraws one line in place instead (a terminal watching the run). A caller
-   * that silences its log (a test, a matrix cell) silences the progress too.
+   * `log` gets a line per print; a terminal's `status` line is redrawn in place instead (a person watching the run:
+   * the run's sentences scroll above it). A caller that silences its log (a test, a matrix cell) passes no status
+   * and silences the progress too.
    */
   constructor(
     private readonly timeLimitS: number,
     private readonly log: (line: string) => void,
-    readonly tty = false,
+    private readonly status: StatusLine | null = null,
   ) {}
+
+  /** Whether the progress is a line redrawn in a terminal (often) rather than lines in a log (every 10 s). */
+  get tty(): boolean {
+    return this.status !== null;
+  }
 
   /** The clients start now: elapsed time (the progress line's, a lost update's `atS`) counts from here. */
   begin(): void {
@@ -52,7 +59,8 @@ export class LiveStats {
     const s = Math.min((performance.now() - this.started) / 1000, this.timeLimitS);
     const total = this.counts.ok + this.counts.fail + this.counts.info;
     const line = `  ${s.toFixed(0).padStart(3)}/${this.timeLimitS} s  ${(total / Math.max(s, 0.001)).toFixed(0).padStart(5)} ops/s  ok ${this.counts.ok}  fail ${this.counts.fail}  info ${this.counts.info}  lost updates so far ${this.lostSoFar}${this.staleRejected ? `  stale writes rejected ${this.staleRejected}` : ''}`;
-    if (this.tty) process.stderr.write(`\r${line}${final ? '\n' : ''}`);
-    else this.log(line);
+    if (!this.status) return this.log(line);
+    this.status.show(line);
+    if (final) this.status.end();
   }
 }

@@ -44,6 +44,7 @@ import { runSummary } from './run-summary.ts';
 import type { Shutdown, TeardownStep } from '../common/shutdown.ts';
 import { debianPackageVersions, libraryVersions, serverVersions } from '../cluster/versions.ts';
 import { LiveStats } from './live-stats.ts';
+import { StatusLine } from './status-line.ts';
 import { checkStrategyOptions, withEnsembleSizes } from './strategy-options.ts';
 import { runTiming } from '../common/run-timing.ts';
 import { deriveSeed } from '../common/random.ts';
@@ -84,8 +85,12 @@ export function clusterSpecFor(
   };
 }
 
-/** Progress, nemesis events and warnings go to stderr; the closing summary to stdout (see `runTest`). */
-const consoleLog = (line: string) => console.error(line);
+/**
+ * Progress, nemesis events and warnings go to stderr; the closing summary to stdout (see `runTest`). In a terminal
+ * the progress line stays at the bottom and each sentence takes a row of its own above it (status-line.ts).
+ */
+const consoleStatus = new StatusLine(process.stderr);
+const consoleLog = (line: string) => consoleStatus.say(line);
 
 /**
  * One test, end to end: provision → cluster → resource → clients (+ nemesis) for --time-limit → heal → stop
@@ -206,7 +211,7 @@ function launchClients(
 ) {
   const journal = new Journal(runPath(runDir, 'history'));
   const closeJournal = shutdown.add('close journal', () => journal.close());
-  const stats = new LiveStats(config.timeLimitS, log, log === consoleLog && process.stderr.isTTY);
+  const stats = new LiveStats(config.timeLimitS, log, log === consoleLog && consoleStatus.tty ? consoleStatus : null);
   journal.onOp((op) => stats.observe(op));
   const pool = clientPool(runDir, pids, journal, clocks, log);
   const stopLaunched = shutdown.add('stop clients', () => pool.killAndWait());
@@ -268,7 +273,7 @@ async function planRun(
   const section = faultNeeds.minSectionMs(config);
   if (!config.thinkGiven && config.thinkMs < section) {
     log(
-      `fencepost: --think=${section}: ${faults.filter((f) => EXECUTORS[f].needs.minSectionMs).join(', ')} needs a critical section wider than a restart (${section} ms = 0.4 × TTL); give --think to choose another`,
+      `fencepost: note: critical sections last ${section} ms here (--think=${section}, 0.4 × the TTL), so that ${faults.filter((f) => EXECUTORS[f].needs.minSectionMs).join(', ')} can land inside one: a restart takes longer than the default think time. Give --think to choose another.`,
     );
     config = Object.freeze({ ...config, thinkMs: section });
   }
