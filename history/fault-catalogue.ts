@@ -102,7 +102,7 @@ export interface FaultFacts {
   readonly hit: string;
   /**
    * For a fault aimed at the lock: the story it stands for, step by step, each observable in the history and the
-   * fault's own records (checkers/fault-stories.ts judges them). A shot is a hit only when its story completed.
+   * fault's own records (checkers/fault-hits/story.ts judges them). A shot is a hit only when its story completed.
    * Null for a fault that acts on whatever it finds: its own evidence decides.
    */
   readonly story: readonly StoryStepFacts[] | null;
