@@ -119,7 +119,10 @@ export function floors(graph: RoomGraph): Map<string, number> {
   return floor;
 }
 
-/** `a/x.ts:12 imports b/y.ts; b/z.ts:3 imports a/w.ts`: the edges of a cycle, each with its file and line. */
+/**
+ * The edges of a cycle, each with its file and line: `store/test-json.ts:54 imports harness/target-session.ts;
+ * harness/analyze.ts:9 imports store/run-dir.ts` (the one a type named inline made, since undone).
+ */
 export function describeCycle(cycle: readonly ImportEdge[]): string {
   return cycle.map((e) => `${e.file}:${e.line} imports ${e.target}`).join('; ');
 }
