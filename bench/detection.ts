@@ -36,7 +36,7 @@ import type { BenchOutcome } from './outcome.ts';
  * defines it), the share of runs that found it within 2, 5 and 10 s of the run's start (so a shorter nightly
  * can be chosen by evidence), and the fault's hit rate. Each safe cell (fenced etcd and zookeeper, postgres, the gallery's
  * fixed twins): its false alarms (INVALID runs). Oracle cells get exactly the options the matrix gives them
- * (harness/cell-config.ts: restart-empty's interval cap and think floor); gallery cases get their `exposedBy`
+ * (matrix/cell-config.ts: restart-empty's interval cap and think floor); gallery cases get their `exposedBy`
  * args, as the gallery test does. Runs go through runTest, one at a time, each with its own teardown.
  *
  * `--quick` (what `all --quick` runs): 2 runs per cell, 8 s each, a subset of 7 cells (check-then-set names both the case and its twin) — a smoke test of the

@@ -10,7 +10,7 @@ export type { FaultShot } from './fault-shot.ts';
 
 /**
  * Per fault, in the run's results: how often it fired, how often it acted (by the fault's own evidence: see JUDGES;
- * for a fault aimed at the lock, how often its story completed: fault-stories.ts), and each shot's evidence. `hit`
+ * for a fault aimed at the lock, how often its story completed: fault-hits/story.ts), and each shot's evidence. `hit`
  * is a number for every fault: a fault that fired but did nothing tested nothing.
  */
 export interface FaultHitCount {

@@ -9,6 +9,7 @@ import { describeKeys, keysUnderPrefix, removeKeysUnderPrefix } from '../target/
 import type { NodeActions } from '../target/remote-node.ts';
 import { targetCluster, type TargetServersOf } from '../target/target-cluster.ts';
 import { tlsOptions } from '../target/remote-servers.ts';
+import type { TargetRecord } from '../target/target-record.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Config } from './commands/run.ts';
 import { TargetAbort } from './target-abort.ts';
@@ -25,25 +26,6 @@ import {
 
 /** The run's file of every command executed on the target. */
 export const COMMAND_LOG_FILE = 'target-commands.jsonl';
-
-/** What the test record keeps of a run against a target. */
-export interface TargetRecord {
-  name: string;
-  file: string;
-  keyPrefix: string;
-  servers: { name: string; kind: string; host: string; port: number; node: string }[];
-  /** The adapter of each server action the run's faults use. */
-  adapters: Record<string, string>;
-  /** Whether the servers refused a read outside the prefix, per server. */
-  fence: { server: string; fence: string; said: string }[];
-  /** Whether fencepost's own code puts the lock's keys under the prefix, or the lock's author promises it does. */
-  prefixedBy: 'fencepost' | 'the lock';
-  /** Keys under the prefix after the run's removal (0 unless a server did not answer), and how many it removed. */
-  keysLeft?: number;
-  keysRemoved?: Record<string, number>;
-  /** Why the run was aborted by the target's conditions, when it was. */
-  aborted?: string;
-}
 
 /**
  * One run against a target, from its plan to its end: what it is refused with before anything starts (`open`: the

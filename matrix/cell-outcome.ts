@@ -59,7 +59,7 @@ export function starvation(
 export function judgeRun(e: RunEvidence): Pick<CellRun, 'seen' | 'conclusive' | 'why'> {
   const seen: CellRun['seen'] =
     e.lostUpdates > 0 ? 'lost' : e.valid === false ? 'invalid' : e.valid === 'unknown' ? 'unknown' : 'safe';
-  // For a fault that tells a story, a hit is a story that completed (checkers/fault-stories.ts).
+  // For a fault that tells a story, a hit is a story that completed (checkers/fault-hits/story.ts).
   const missed =
     e.fault !== null && e.faultHits === 0
       ? faultFacts(e.fault)?.story

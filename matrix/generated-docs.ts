@@ -18,13 +18,14 @@ import { matrixPlan } from './matrix.ts';
 import type { MatrixTables } from './matrix-columns.ts';
 import { tallyLine } from './matrix-tally.ts';
 import { remedyOracleMarkdown } from './remedy-oracle-table.ts';
+import { roomsMarkdown } from './rooms.ts';
 
 /**
  * The parts of the docs that restate the code, written from it: the oracle's tables and cell counts, every CLI
- * option and subcommand, the faults, the timing rules, the protocol's timeouts, the names `needs` accepts. Each sits
- * in its page between `<!-- gen:NAME -->` and `<!-- /gen:NAME -->`. `npm run docs:generate` rewrites them after a
- * change to the code; matrix/generated-docs.test.ts fails until the pages say what the code says (Maelstrom's
- * `doc/workloads.md` is generated from its source the same way).
+ * option and subcommand, the faults, the timing rules, the protocol's timeouts, the names `needs` accepts, the code's
+ * rooms and their floors (rooms.ts). Each sits in its page between `<!-- gen:NAME -->` and `<!-- /gen:NAME -->`.
+ * `npm run docs:generate` rewrites them after a change to the code; matrix/generated-docs.test.ts fails until the
+ * pages say what the code says (Maelstrom's `doc/workloads.md` is generated from its source the same way).
  */
 
 /** A table's size from the oracle data: measured cells, cells decided by construction, refusals among those. */
@@ -101,6 +102,7 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   'example-my-lock': { block: true, text: example('examples/my-lock.ts', 'ts') },
   'example-python-lock': { block: true, text: example('examples/python-redis-lock.py', 'python') },
   'example-python-manifest': { block: true, text: example('examples/python-redis-lock.json', 'json') },
+  rooms: { block: true, text: () => roomsMarkdown(ROOT) },
 };
 
 /** The pages and the parts each must carry (a marker taken out of a page is a failure too, not a silent skip). */
@@ -113,6 +115,7 @@ export const GENERATED_PAGES: Readonly<Record<string, readonly string[]>> = {
   'docs/protocol.md': ['protocol-timeouts', 'server-names', 'example-python-lock', 'example-python-manifest'],
   'docs/your-lock.md': ['example-my-lock'],
   'docs/locks.md': ['lock-names'],
+  'docs/architecture.md': ['rooms'],
 };
 
 /** `text` with every generated part it marks rewritten; an unknown or unclosed marker, or a missing one, throws. */

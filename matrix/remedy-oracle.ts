@@ -65,7 +65,7 @@ const LONG_WORK_OWNS: readonly RunOptionName[] = [...REMEDY_SWITCHES, 'think', '
 export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
   // A section wider than the failover: the promoted replica serves the clients 150–250 ms after the primary's kill
   // here, so with the default 100 ms think the holder has always written before anyone else could be granted — the
-  // double grant then reads the holder's write, and its story is not whole (checkers/fault-stories.ts).
+  // double grant then reads the holder's write, and its story is not whole (checkers/fault-hits/server-story.ts).
   {
     id: 'failover',
     title: 'failover (primary → replica)',

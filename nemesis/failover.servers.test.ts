@@ -4,7 +4,7 @@ import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
 /**
  * --think=800: the promoted replica serves the clients 150–250 ms after the primary's kill here (their proxies are
  * re-pointed, they reconnect), so a default 100 ms section has always written by then and the double grant reads the
- * holder's write: no story (checkers/fault-stories.ts). A section wider than the failover, as the matrix gives it.
+ * holder's write: no story (checkers/fault-hits/server-story.ts). A section wider than the failover, as the matrix gives it.
  */
 describe('failover', () => {
   it('--lock=redis: the primary dies before the lock is replicated, the promoted replica grants it again → lost updates', async () => {

@@ -7,8 +7,9 @@ const isExecutor = (v: unknown): v is FaultExecutor =>
   typeof v === 'object' && v !== null && typeof (v as Partial<FaultExecutor>).start === 'function';
 
 /**
- * A fault's executor: the export of `nemesis/faults/<name>.ts` whose `name` is the fault's. Found by name, so the
- * catalogue's row and that one file are all a new fault is.
+ * A fault's executor: the export of `nemesis/faults/<name>.ts` whose `name` is the fault's. Found by name, so no
+ * list here grows with a new fault: its executor is that one file (what else a fault needs — its catalogue row, its
+ * evidence, its judge — is in docs/architecture.md#the-code-by-floor).
  */
 async function load(name: FaultName): Promise<FaultExecutor> {
   const file = `./faults/${name}.ts`;

@@ -6,7 +6,7 @@ import { didYouMean as nearest } from '../harness/option-table.ts';
 /**
  * The steps of a scripted scenario, one line each, as a person writes the story: `A acquire`, `pause A`,
  * `wait lease-expired A`, `B write`, `resume A`. Each step starts when the one before it is seen complete in the
- * history (harness/scenario-run.ts); `start …` starts a step without waiting for it, `wait …` waits for it later.
+ * history (scenario/scenario-run.ts); `start …` starts a step without waiting for it, `wait …` waits for it later.
  *
  *   A acquire | A read | A write | A release          a client's step; done at its completion
  *   start A write … wait A write                      a step whose completion comes later (a held write)

@@ -4,6 +4,7 @@ import { replayCommand } from './replay-command.ts';
 import { isRecord } from '../common/is-record.ts';
 import { formatOf } from './run-format.ts';
 import type { ForeignLockRecord } from '../workloads/foreign/lock-identity.ts';
+import type { TargetRecord } from '../target/target-record.ts';
 
 /**
  * The test record (store/run-dir.ts names its file) exactly as a run writes it (harness/run.ts): the one definition
@@ -51,7 +52,7 @@ export interface StoredTestJson {
    * Set for a run against a target (`--target`, harness/target-session.ts): the user's servers, the adapters its
    * server faults went through (their evidence in the fault records says `evidenceFrom`), the fence, the keys left.
    */
-  target?: import('../harness/target-session.ts').TargetRecord;
+  target?: TargetRecord;
   /** Set when the run was interrupted (Ctrl-C/SIGTERM): the history ends early and there is no verdict. */
   interrupted?: boolean;
   /** Set when the harness failed mid-run (see the console for the error): the history ends early. */

@@ -1,5 +1,5 @@
 /**
- * A client that takes its steps on command (a scripted scenario: harness/scenario-run.ts) instead of running the
+ * A client that takes its steps on command (a scripted scenario: scenario/scenario-run.ts) instead of running the
  * free loop: the harness names a step — acquire, read, write, release — and the client runs exactly that one through
  * the same interpreter and step code as the free loop (section-steps.ts), so the history, the checkers and the
  * report are those of any run. Between steps it holds its section's state (the lease, the read its write is based

@@ -35,7 +35,7 @@ interface HeldWrite {
  * been in the hold for at least a TTL — at most `--pause` ms (default 4 × TTL). The `end` record says whether the
  * client's write was invoked while held, its bytes sat in the Postgres route and it had not completed (`hit`), with
  * the process, account, the write's time stamp and how long it was held; the story's judge reads the rest from the
- * history (checkers/fault-stories.ts).
+ * history (checkers/fault-hits/delay-write.ts).
  */
 export const delayWrite: FaultExecutor<'delay-write'> = {
   name: 'delay-write',

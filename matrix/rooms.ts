@@ -1,0 +1,108 @@
+import { execFileSync } from 'node:child_process';
+import { floors, productionFiles, roomGraph, roomOf } from '../common/import-graph.ts';
+
+/**
+ * docs/architecture.md's room list: every top-level folder holding code (or the data it reads), and the two files
+ * at the top, each with its floor and the rooms it imports — computed from the imports (common/import-graph.ts) —
+ * and what it owns, from ROOMS below. The hand-written list it replaces had lost five rooms as they were added; a
+ * room ROOMS does not describe now stops `npm run docs:generate` and fails matrix/generated-docs.test.ts, naming it.
+ */
+
+/** What each room owns, in one sentence: a newcomer's answer to "where is …?". */
+export const ROOMS: Readonly<Record<string, string>> = {
+  'common/':
+    'Small utilities any floor may use: errors and exit codes, free ports, the pid registry and run owner, ' +
+    "shutdown, seeded randomness, JSON lines, and the import-graph reader behind this table's floors.",
+  'history/':
+    'The op vocabulary (ops, process numbering), the journal, its reader and the time-order seal — and the fault ' +
+    "model: the fault catalogue (`fault-catalogue.ts`), each fault's evidence type (`fault-evidence.ts`) and its " +
+    'reader (`fault-evidence-decoder.ts`).',
+  'cluster/':
+    "The servers and their backends (local processes, Docker containers), provisioning, per-run credentials; `docker/` also holds the node image's recipe.",
+  'checkers/':
+    'Pure functions of a history: lost updates, overlapping holds, token order, linearizability (`linearizable/`), ' +
+    'liveness, the models — and the fault judges (`fault-hits/`), which say whether each shot of a fault hit.',
+  'workloads/':
+    'The client process and its step loop (free, or driven by a scenario), the TypeScript lock strategies and their ' +
+    'registry (`strategies/`), locks in other languages run as processes (`foreign/`), the npm install cache.',
+  'target/':
+    "A user's own servers as a run's target: the target file, the fault adapters (exec, Docker, Kubernetes), the " +
+    'fence proof, the injection guard, and the record a run keeps of it.',
+  'store/':
+    'The run folder and its records: `test.json` (its type and reader), `results.json`, `results/<lock>/<timestamp>/`, ' +
+    '`latest`, the format number, and the rerun line a summary prints.',
+  'nemesis/':
+    'The fault executors (`faults/<name>.ts`, one per catalogue row, loaded by name by `fault-registry.ts`), the ' +
+    'seeded schedule, the scripted nemesis, the TCP proxies, the clock shim (`clock/`), the server↔server partitions.',
+  'index.ts': "The plugin API: what `import … from 'fencepost'` gives a lock's author.",
+  'report/':
+    "The run's HTML pages, what went wrong in sentences (`findings/`, one file per kind of finding), and the pages' " +
+    'script (`client/`).',
+  'harness/':
+    "The command line's grammar, help and option tables (`commands/`: one file per subcommand's options), the run " +
+    'orchestrator (`run.ts`) and its client pool, the bodies of most subcommands (`*-command.ts`), and the session ' +
+    'of a run against a target.',
+  'matrix/':
+    'The oracle (what each lock should do under each fault and remedy), the matrix runner and its page, the findings ' +
+    'page, and the docs generator (`generated-docs.ts`, which writes this table).',
+  'scenario/':
+    "Scripted scenarios: the script's grammar and file, the order its steps may come in, and the run whose clients " +
+    'follow it (`--scenario`).',
+  'repro/':
+    'Reproductions of a failing run: the bundle (`repro`), running it again (`replay`), shrinking its options ' +
+    '(`shrink`), and the scenario extracted from its history.',
+  'nightly/':
+    "The nightly job: its plan, the user's expectations and known bugs, its JUnit, summary and comparison with " +
+    'last night, the shard merge and the Kubernetes emitter.',
+  'bench/': 'Benchmarks (`npm run bench`): startup, the checker, detection, overhead, throughput, memory.',
+  'cli.ts': 'The command: picks the subcommand from the words and loads its module.',
+  'bin/': "`fencepost.js`, the package's command: registers tsx, then runs `cli.ts`.",
+  'locks/':
+    'What the locks that are not TypeScript need: the foreign manifests (`<name>.json`), their Python, Go and Java ' +
+    'glue, and the pins of the npm packages the npm rows test (`npm/<row>/`); the TypeScript locks are in `workloads/strategies/`.',
+  'scenarios/': 'The shipped scenario scripts (`--scenario=scenarios/<name>.json`): data the run reads, not code.',
+  'examples/':
+    "The docs' plugin and Python lock, and the gallery of broken locks (`broken/`, `broken-foreign/`) the tests " +
+    'expose; outside the floors.',
+  'test/':
+    'Integration tests, their kits (`support/`), fixtures and the Knossos corpus; outside the floors (unit tests sit ' +
+    'beside their files).',
+};
+
+/** A file of code, or of the data code reads; a folder holding none (docs/, results/) is no room. */
+const CODE = /\.(ts|js|mjs|cjs|py|go|java|c|css|json)$/;
+
+/** The rooms the map must list, as ROOMS spells them: `name/` for a folder, the file's name at the top. */
+export function mappedRooms(root: string): string[] {
+  const folders = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => f.includes('/') && !f.startsWith('.') && CODE.test(f))
+    .map((f) => `${roomOf(f)}/`);
+  const atTop = productionFiles(root).filter((f) => !f.includes('/'));
+  return [...new Set([...folders, ...atTop])];
+}
+
+/** The rooms among `rooms` that `table` says nothing of. */
+export function withoutSentence(rooms: readonly string[], table: Readonly<Record<string, string>> = ROOMS): string[] {
+  return rooms.filter((r) => !Object.hasOwn(table, r));
+}
+
+/** The rooms' table, lowest floor first; rooms outside the floors (no production code) at the end. */
+export function roomsMarkdown(root: string): string {
+  const graph = roomGraph(root);
+  const floor = floors(graph);
+  const rooms = mappedRooms(root);
+  const missing = withoutSentence(rooms);
+  if (missing.length)
+    throw new Error(`no ROOMS entry for ${missing.join(', ')}: say in matrix/rooms.ts what each owns, in a sentence`);
+  const key = (r: string) => r.replace(/\/$/, '');
+  const at = (r: string) => (graph.has(key(r)) ? floor.get(key(r))! : Infinity);
+  const rows = rooms
+    .sort((a, b) => at(a) - at(b) || a.localeCompare(b))
+    .map((r) => {
+      const imports = [...(graph.get(key(r))?.keys() ?? [])].sort();
+      const shown = imports.map((to) => `\`${to}${to.endsWith('.ts') ? '' : '/'}\``).join(', ');
+      return `| ${Number.isFinite(at(r)) ? at(r) : '—'} | \`${r}\` | ${ROOMS[r]} | ${shown || '—'} |`;
+    });
+  return ['| floor | room | what it owns | imports |', '|---|---|---|---|', ...rows].join('\n');
+}

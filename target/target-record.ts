@@ -1,0 +1,22 @@
+/**
+ * What the test record keeps of a run against a target (test.json's `target`). Its own file on target/'s floor, so
+ * store/test-json.ts, which declares test.json, reads it from below instead of reaching up into harness/, whose
+ * target session (harness/target-session.ts) writes it.
+ */
+export interface TargetRecord {
+  name: string;
+  file: string;
+  keyPrefix: string;
+  servers: { name: string; kind: string; host: string; port: number; node: string }[];
+  /** The adapter of each server action the run's faults use. */
+  adapters: Record<string, string>;
+  /** Whether the servers refused a read outside the prefix, per server. */
+  fence: { server: string; fence: string; said: string }[];
+  /** Whether fencepost's own code puts the lock's keys under the prefix, or the lock's author promises it does. */
+  prefixedBy: 'fencepost' | 'the lock';
+  /** Keys under the prefix after the run's removal (0 unless a server did not answer), and how many it removed. */
+  keysLeft?: number;
+  keysRemoved?: Record<string, number>;
+  /** Why the run was aborted by the target's conditions, when it was. */
+  aborted?: string;
+}
