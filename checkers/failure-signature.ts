@@ -1,6 +1,7 @@
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import { DECIDING_CHECKERS } from './check-run.ts';
-import type { RunResults } from './run-results.ts';
+import type { LostUpdate, Overlap, RunResults } from './run-results.ts';
+import type { FaultShot } from './fault-shot.ts';
 import type { Op } from '../history/op.ts';
 import { processOf } from '../history/fault-evidence-decoder.ts';
 
@@ -13,7 +14,10 @@ import { processOf } from '../history/fault-evidence-decoder.ts';
 export interface FailureSignature {
   checker: DecidingChecker;
   anomaly: AnomalyKind;
-  /** The first fault (catalogue order) with a whole story — every step done, none held — or null for none. */
+  /**
+   * The fault whose whole story (every step done, none held) tells the failure's anomaly — the same event, by the ops
+   * its story cites — or null for none.
+   */
   story: FaultName | null;
 }
 
@@ -31,22 +35,99 @@ export type AnomalyKind = (typeof ANOMALY_OF)[DecidingChecker];
 
 /**
  * The signature of a failing run (the first deciding checker, in DECIDING_CHECKERS order, that found one), or null.
- * `holders` (shotHolders of its history): which client each shot struck, so the story named is one whose holder wrote
- * in the anomaly — in a run with many faults, the fault that caused it rather than the first that told a story.
+ * `shots` (shotIndex of its history) ties each shot to its history: the story named is the one whose shot tells the
+ * run's anomaly — the same event, by the ops its story cites — so in a run with many faults a loss under
+ * restart-empty is never put down to a pause-holder story told later between the same clients.
  */
 export function failureSignature(
   r: Pick<RunResults, 'checkers' | 'faultHits' | 'lostUpdateDetails' | 'overlapDetails'>,
-  holders?: ReadonlyMap<number, number>,
+  shots?: ShotIndex,
 ): FailureSignature | null {
   const checker = DECIDING_CHECKERS.find((c) => r.checkers?.[c]?.valid === false);
   if (!checker) return null;
-  const involved = new Set<number>([
-    ...(r.lostUpdateDetails ?? []).flatMap((l) => [l.lost.process, l.overwrittenBy.process]),
-    ...(r.overlapDetails ?? []).flatMap((o) => [o.a.process, o.b.process]),
-  ]);
-  const byInvolved =
-    holders && involved.size ? wholeStory(r.faultHits ?? {}, (i) => involved.has(holders.get(i) ?? -1)) : null;
-  return { checker, anomaly: ANOMALY_OF[checker], story: byInvolved ?? wholeStory(r.faultHits ?? {}) };
+  return {
+    checker,
+    anomaly: ANOMALY_OF[checker],
+    story: shots ? storyOfAnomalies(r, shots) : wholeStory(r.faultHits ?? {}),
+  };
+}
+
+/**
+ * The fault whose whole-story shot tells one of the run's anomalies (the first, in the results' order, that any shot
+ * tells), or null when none does. Older results whose lost updates carry no op indexes are matched by client, as
+ * they were: the shot's holder wrote in the anomaly.
+ */
+function storyOfAnomalies(
+  r: Pick<RunResults, 'faultHits' | 'lostUpdateDetails' | 'overlapDetails'>,
+  shots: ShotIndex,
+): FaultName | null {
+  for (const anomaly of anomaliesOf(r)) {
+    const told = FAULT_NAMES.find((f) => tellingShot(r, f, shots, anomaly) !== undefined);
+    if (told) return told;
+  }
+  return null;
+}
+
+/** A lost update or an overlap: what a story can tell. */
+export type Anomaly = { lost: LostUpdate } | { overlap: Overlap };
+
+export function anomaliesOf(r: Pick<RunResults, 'lostUpdateDetails' | 'overlapDetails'>): Anomaly[] {
+  const lost = (r.lostUpdateDetails ?? []).map((l) => ({ lost: l }));
+  return lost.length ? lost : (r.overlapDetails ?? []).map((o) => ({ overlap: o }));
+}
+
+/** The two client processes of an anomaly: the erased write's and the eraser's, or the two overlapping holders. */
+export function anomalyProcesses(a: Anomaly): [number, number] {
+  return 'lost' in a ? [a.lost.lost.process, a.lost.overwrittenBy.process] : [a.overlap.a.process, a.overlap.b.process];
+}
+
+/**
+ * The whole-story shot of `fault` that tells `anomaly` (the last, if several): for a lost update, a shot whose story
+ * cites both of its writes (`wrote #465`; a cite of a write's invoke counts for its completion); for an overlap, or
+ * a lost update recorded without its op indexes, a shot whose holder is one of the two clients and which struck
+ * while both held.
+ */
+export function tellingShot(
+  r: Pick<RunResults, 'faultHits'>,
+  fault: FaultName,
+  shots: ShotIndex,
+  anomaly: Anomaly,
+): FaultShot | undefined {
+  const pair = anomalyProcesses(anomaly);
+  const whole = (r.faultHits[fault]?.shots ?? []).filter(
+    (s) => s.hit && s.story?.length && s.story.every((st) => st.status === 'done'),
+  );
+  const tells = (s: FaultShot): boolean => {
+    if (
+      'lost' in anomaly &&
+      anomaly.lost.lostOpIndex !== undefined &&
+      anomaly.lost.overwrittenByOpIndex !== undefined
+    ) {
+      const cited = citedOps(s, shots.partners);
+      return cited.has(anomaly.lost.lostOpIndex) && cited.has(anomaly.lost.overwrittenByOpIndex);
+    }
+    if (!pair.includes(shots.holders.get(s.index) ?? -1)) return false;
+    if (!('overlap' in anomaly)) return true;
+    const at = shots.times.get(s.index);
+    const { a, b } = anomaly.overlap;
+    return (
+      at === undefined || (at >= Math.min(a.acquiredAt, b.acquiredAt) && at <= Math.max(a.releasedAt, b.releasedAt))
+    );
+  };
+  return whole.filter(tells).at(-1);
+}
+
+/** The history indexes a shot's story cites (`#345`), each with its partner op (an invoke's completion or the reverse). */
+function citedOps(s: FaultShot, partners: ReadonlyMap<number, number>): Set<number> {
+  const cited = new Set<number>();
+  for (const step of s.story ?? [])
+    for (const m of step.evidence.matchAll(/#(\d+)/g)) {
+      const i = Number(m[1]);
+      cited.add(i);
+      const partner = partners.get(i);
+      if (partner !== undefined) cited.add(partner);
+    }
+  return cited;
 }
 
 /**
@@ -67,15 +148,38 @@ export function wholeStory(
   return null;
 }
 
-/** The client process each aimed shot struck (its aim's, or delay-write's own `process`), by its start record's index. */
-export function shotHolders(ops: readonly Op[]): Map<number, number> {
+/**
+ * What ties a run's shots to its history: the client process each aimed shot struck (its aim's, or delay-write's own
+ * `process`) and the time of its start record, by that record's index; and each client op's partner (an invoke's
+ * completion, a completion's invoke), so a story's cite of either names the op.
+ */
+export interface ShotIndex {
+  holders: ReadonlyMap<number, number>;
+  times: ReadonlyMap<number, number>;
+  partners: ReadonlyMap<number, number>;
+}
+
+export function shotIndex(ops: readonly Op[]): ShotIndex {
   const holders = new Map<number, number>();
+  const times = new Map<number, number>();
+  const partners = new Map<number, number>();
+  const open = new Map<number, number>();
   for (const op of ops) {
+    if (typeof op.process === 'number') {
+      if (op.type === 'invoke') open.set(op.process, op.index);
+      else {
+        const invoke = open.get(op.process);
+        open.delete(op.process);
+        if (invoke !== undefined) partners.set(invoke, op.index).set(op.index, invoke);
+      }
+      continue;
+    }
     if (op.process !== 'nemesis' || (op.value as { phase?: unknown } | null)?.phase !== 'start') continue;
     const who = processOf(op);
     if (who !== undefined) holders.set(op.index, who);
+    times.set(op.index, op.time);
   }
-  return holders;
+  return { holders, times, partners };
 }
 
 export function sameSignature(a: FailureSignature | null, b: FailureSignature | null): boolean {

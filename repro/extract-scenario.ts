@@ -1,9 +1,15 @@
 import type { Op } from '../history/op.ts';
 import type { FaultName } from '../history/fault-names.ts';
-import type { FaultShot } from '../checkers/fault-shot.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import type { FailureSignature } from '../checkers/failure-signature.ts';
-import { shotHolders } from '../checkers/failure-signature.ts';
+import {
+  anomaliesOf,
+  anomalyProcesses,
+  shotIndex,
+  tellingShot,
+  type Anomaly,
+  type ShotIndex,
+} from '../checkers/failure-signature.ts';
 import { aimOf } from '../history/fault-evidence-decoder.ts';
 import type { RunConfig } from '../store/run-config.ts';
 import { SCENARIO_FORMAT, SCENARIO_VERSION } from '../scenario/scenario-file.ts';
@@ -37,14 +43,15 @@ export function extractScenario(
   signature: FailureSignature,
   lockRef: string,
 ): Extracted | string {
-  const holders = shotHolders(ops);
+  const shots = shotIndex(ops);
   // Every helper below reads the run's first anomaly: make it the one the signature's story tells.
-  results = storyAnomalyFirst(results, signature.story, holders);
-  const pair = anomalyPair(results);
-  if (!pair) return `a ${signature.checker} failure names no two clients to script (lost updates and overlaps do)`;
-  const shot = storyShot(results, signature.story, holders, pair);
+  results = storyAnomalyFirst(results, signature.story, shots);
+  const first = anomaliesOf(results)[0];
+  if (!first) return `a ${signature.checker} failure names no two clients to script (lost updates and overlaps do)`;
+  const pair = anomalyProcesses(first);
+  const shot = signature.story ? tellingShot(results, signature.story, shots, first) : undefined;
   // A is the holder the fault struck; without a story, the client whose section began first.
-  const holder = shot ? holders.get(shot.index)! : firstToAct(ops, results, pair);
+  const holder = shot ? shots.holders.get(shot.index)! : firstToAct(ops, results, pair);
   const other = pair.find((p) => p !== holder) ?? pair[1];
   const names = new Map([
     [holder, 'A'],
@@ -74,51 +81,30 @@ export function extractScenario(
 }
 
 /**
- * The run's results with the anomaly the signature's story tells first: the first lost update (or overlap) whose two
- * clients include the holder of a whole story of that fault. A run with several faults may have lost its first update
- * under another fault, between clients this story never struck; scripting that pair's steps dropped the story, and
- * every replay of the bundle then "failed differently". Unchanged when there is no story or no such anomaly.
+ * The run's results with the anomaly the signature's story tells first: the first lost update (or overlap) that a whole
+ * story of that fault tells — the same event, by the ops the story cites (failure-signature.ts `tellingShot`). A run
+ * with several faults may have lost its first update under another fault; scripting that pair's steps dropped the
+ * story, and pairing it with a story told by the same clients 34 s later made the bundle tell two events (issue 50).
+ * Unchanged when there is no story or no such anomaly.
  */
-function storyAnomalyFirst(r: RunResults, fault: FaultName | null, holders: ReadonlyMap<number, number>): RunResults {
+function storyAnomalyFirst(r: RunResults, fault: FaultName | null, shots: ShotIndex): RunResults {
   if (!fault) return r;
-  const told = (pair: readonly number[]) => storyShot(r, fault, holders, pair) !== undefined;
-  const first = <T>(list: readonly T[] | undefined, pairOf: (x: T) => number[]): T[] | undefined => {
-    const i = (list ?? []).findIndex((x) => told(pairOf(x)));
+  const told = (a: Anomaly) => tellingShot(r, fault, shots, a) !== undefined;
+  const first = <T>(list: readonly T[] | undefined, anomaly: (x: T) => Anomaly): T[] | undefined => {
+    const i = (list ?? []).findIndex((x) => told(anomaly(x)));
     return i > 0 ? [list![i], ...list!.filter((_, j) => j !== i)] : undefined;
   };
-  const lost = first(r.lostUpdateDetails, (l) => [l.lost.process, l.overwrittenBy.process]);
+  const lost = first(r.lostUpdateDetails, (l) => ({ lost: l }));
   if (lost) return { ...r, lostUpdateDetails: lost };
   if (r.lostUpdateDetails?.length) return r;
-  const overlaps = first(r.overlapDetails, (o) => [o.a.process, o.b.process]);
+  const overlaps = first(r.overlapDetails, (o) => ({ overlap: o }));
   return overlaps ? { ...r, overlapDetails: overlaps } : r;
-}
-
-/** The two client processes of the first anomaly: the erased write's and the eraser's; or the two overlapping holders. */
-function anomalyPair(r: RunResults): [number, number] | null {
-  const l = r.lostUpdateDetails?.[0];
-  if (l) return [l.lost.process, l.overwrittenBy.process];
-  const o = r.overlapDetails?.[0];
-  return o ? [o.a.process, o.b.process] : null;
 }
 
 function firstToAct(ops: readonly Op[], r: RunResults, pair: [number, number]): number {
   const [from] = windowSpan(ops, r, pair);
   const first = ops.find((o) => o.time >= from && pair.includes(o.process as number));
   return (first?.process as number | undefined) ?? pair[0];
-}
-
-/** The whole-story shot of `fault` whose holder is one of the pair (the last one, if several). */
-function storyShot(
-  r: RunResults,
-  fault: FaultName | null,
-  holders: ReadonlyMap<number, number>,
-  pair: readonly number[],
-): FaultShot | undefined {
-  if (!fault) return undefined;
-  const whole = (r.faultHits[fault]?.shots ?? []).filter(
-    (s) => s.hit && s.story?.every((st) => st.status === 'done') && pair.includes(holders.get(s.index) ?? -1),
-  );
-  return whole.at(-1);
 }
 
 /** The steps of each fault's story with A the holder, B the other client: the shipped scenarios' scripts. */

@@ -2,8 +2,9 @@ import {
   describeSignature,
   failureSignature,
   sameSignature,
-  shotHolders,
+  shotIndex,
   type FailureSignature,
+  type ShotIndex,
 } from '../checkers/failure-signature.ts';
 import type { RunResults, Valid } from '../checkers/run-results.ts';
 import { verdictWord } from '../checkers/verdict.ts';
@@ -37,9 +38,9 @@ export function judgeReplayRun(
   const test = readTestRaw(runDir) as { scenario?: ScenarioRecord } | undefined;
   const record = test?.scenario;
   const followed = record?.followed === true;
-  let holders: Map<number, number> | undefined;
+  let holders: ShotIndex | undefined;
   try {
-    holders = shotHolders(readRunHistory(runDir).history.ops);
+    holders = shotIndex(readRunHistory(runDir).history.ops);
   } catch {
     holders = undefined;
   }

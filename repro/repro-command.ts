@@ -2,7 +2,7 @@ import path from 'node:path';
 import { CLI } from '../common/cli-name.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { HarnessError } from '../common/errors.ts';
-import { describeSignature, failureSignature, shotHolders } from '../checkers/failure-signature.ts';
+import { describeSignature, failureSignature, shotIndex } from '../checkers/failure-signature.ts';
 import { lockFolderName } from '../store/results-store.ts';
 import { shellQuote } from '../store/replay-command.ts';
 import { bad, parseArgv } from '../harness/option-table.ts';
@@ -42,7 +42,7 @@ export async function reproduce(
   out?: string,
 ): Promise<{ bundle: WrittenBundle; signatureText: string }> {
   const { ops, results, test } = readFailingRun(runDir, 'repro');
-  const signature = failureSignature(results, shotHolders(ops))!;
+  const signature = failureSignature(results, shotIndex(ops))!;
   const name = `repro-${lockFolderName(test.lock)}-${path.basename(path.resolve(runDir))}`;
   const bundle = await writeBundle({ dir: runDir, ops, results, test }, signature, path.resolve(out ?? runDir), name);
   if (typeof bundle === 'string')

@@ -5,7 +5,7 @@ import { EXIT } from '../common/exit-codes.ts';
 import { deriveSeed } from '../common/random.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import type { FaultName } from '../history/fault-names.ts';
-import { describeSignature, failureSignature, sameSignature, shotHolders } from '../checkers/failure-signature.ts';
+import { describeSignature, failureSignature, sameSignature, shotIndex } from '../checkers/failure-signature.ts';
 import { bad, parseArgv } from '../harness/option-table.ts';
 import { SHRINK_OPTIONS } from '../harness/commands/reproduce.ts';
 import { resolveConfig } from '../harness/command-line.ts';
@@ -50,7 +50,7 @@ export async function shrinkCommand(args: readonly string[], shutdown: Shutdown)
   if (v.keep > v.tries) throw bad(`--keep=${v.keep} is more than --tries=${v.tries}.`);
   const runDir = words[0];
   const run = readFailingRun(runDir, 'shrink');
-  const signature = failureSignature(run.results, shotHolders(run.ops))!;
+  const signature = failureSignature(run.results, shotIndex(run.ops))!;
   const c = run.test.config;
   const faults = [...run.test.faults] as FaultName[];
   const original: ShrinkDims = {
@@ -95,7 +95,7 @@ export async function shrinkCommand(args: readonly string[], shutdown: Shutdown)
       const lines: string[] = [];
       const outcome = await runTest(config, shutdown, (l) => lines.push(l));
       fs.writeFileSync(runLogFile(outcome.runDir, 'harness'), `${lines.join('\n')}\n`);
-      const got = failureSignature(outcome.results, shotHolders(readRunHistory(outcome.runDir).history.ops));
+      const got = failureSignature(outcome.results, shotIndex(readRunHistory(outcome.runDir).history.ops));
       return { reproduced: sameSignature(got, signature), runDir: outcome.runDir };
     },
   });
