@@ -34,7 +34,7 @@ fencepost ${b.createdBy} found this in a run of ${lockLine} on ${b.run.startedAt
 ${storyLines.length ? `\nThe run's history, step by step (${fault}: ${facts?.help ?? ''}):\n\n${storyLines.join('\n')}\n` : `\nNo fault of the run told a whole story around it: the clients' own operations made it (see \`${BUNDLE_FILES.window}\`).\n`}
 ## Replay it
 
-From this folder, with fencepost installed (\`npm install fencepost\`) and the servers it needs on this machine:
+From this folder — in a checkout of fencepost, or a project that installed it (\`npm install fencepost\`) — with the servers it needs on this machine:
 
     ${CLI} replay .
 

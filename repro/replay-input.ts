@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { HarnessError } from '../common/errors.ts';
+import { userPath } from '../common/user-path.ts';
 import type { FailureSignature } from '../checkers/failure-signature.ts';
 import { readScenarioFile, type Scenario } from '../scenario/scenario-file.ts';
 import { badScenario } from '../scenario/scenario-config.ts';
@@ -29,7 +30,9 @@ const bad = (what: string, problem: string) =>
  * A bundle folder, a bundle's .tgz (unpacked into a folder of its own under the OS's temporary folder) or a scenario
  * file, read and checked; anything else, or a bundle that is incomplete or damaged, is a 254 naming the file.
  */
-export async function replayInput(arg: string): Promise<ReplayInput> {
+export async function replayInput(typed: string): Promise<ReplayInput> {
+  // `npm run jepsen -- replay .` from a bundle's folder (its README's command) means that folder, not the checkout.
+  const arg = userPath(typed);
   if (!fs.existsSync(arg)) throw bad(arg, 'no such file or folder');
   if (/\.(tgz|tar\.gz)$/.test(arg)) return fromBundle(await unpack(arg));
   if (fs.statSync(arg).isDirectory()) {
