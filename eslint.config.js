@@ -13,8 +13,8 @@ export default tseslint.config(
   },
   {
     // The pages' scripts: block-scoped names only, const unless reassigned, as in the TypeScript. They run as
-    // classic scripts; the report's share one global scope (report/client/page-data.js), so a name one of them
-    // declares at its top level for the others is listed in its `/* exported */`.
+    // classic scripts; the report's share one global scope (report/client/page-data.js), and each lists in its
+    // `/* exported */` the top-level names the others use.
     files: ['report/client/**/*.js'],
     languageOptions: { sourceType: 'script' },
     rules: {

@@ -1,6 +1,6 @@
 // @ts-check
 'use strict';
-/* exported drawCharts, resizeCharts */
+/* exported charts, drawCharts, resizeCharts */
 /*
  * The latency, throughput and clock charts (uPlot, inlined before these scripts), with the run's fault windows
  * shaded behind their series as on the timeline. Their cursors move together.

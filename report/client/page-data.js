@@ -2,7 +2,7 @@
 'use strict';
 /* exported pageData, timeline, faultColour, formatSeconds, formatDuration */
 /*
- * The report page's scripts, in the order report-page.ts inlines them: this file (the data and how it reads),
+ * The report page's scripts, in the order assets.ts lists them: this file (the data and how it reads),
  * timeline-geometry.js, timeline-drawing.js, timeline-tips.js, charts.js, then report.js, which wires them to the
  * page. Classic scripts share the page's global scope: what one file declares at its top level, the files after it
  * use (and `tsc -p report/client` checks them as one program, which refuses two files declaring one name). So the

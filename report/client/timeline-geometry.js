@@ -1,7 +1,8 @@
 // @ts-check
 'use strict';
-/* exported GUTTER, FAULT_ROW, MIN_BAND, PAD_RIGHT, timelineTip, timelineHeight, selection */
-/* exported toX, toMs, barEnd, bandEnd, markOf, laneMiddle */
+/* exported GUTTER, FAULT_ROW, AXIS, MIN_BAND, PAD_RIGHT, timelineCanvas, timelineTip, laneCount, laneHeight */
+/* exported timelineHeight, runEnd, view, selection, barsByLane, holdsByLane, canvasWidth, toX, toMs, barEnd */
+/* exported bandEnd, markOf, laneMiddle */
 /*
  * Where things are on the timeline's canvas: the lanes, the time shown (the view) and the x of a time. The drawing
  * (timeline-drawing.js), the hover (timeline-tips.js) and the mouse (report.js) all measure with this.
