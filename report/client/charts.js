@@ -98,10 +98,10 @@ function faultBandsPlugin() {
             box = plot.bbox;
           ctx.save();
           timeline.faults.forEach(function (fault) {
-            const a = plot.valToPos(fault.s / 1000, 'x', true),
-              b = plot.valToPos(bandEnd(fault) / 1000, 'x', true);
-            const left = Math.max(a, box.left),
-              right = Math.min(b, box.left + box.width);
+            const startX = plot.valToPos(fault.s / 1000, 'x', true),
+              endX = plot.valToPos(bandEnd(fault) / 1000, 'x', true);
+            const left = Math.max(startX, box.left),
+              right = Math.min(endX, box.left + box.width);
             if (right <= left) return;
             ctx.fillStyle = faultColour(fault.f, 0.16);
             ctx.fillRect(left, box.top, right - left, box.height);

@@ -97,11 +97,8 @@
   });
   /** From the first fault's start to the last one's end, with a fifth (at least 200 ms) either side. */
   function zoomToFaults() {
-    const from = Math.min.apply(
-      null,
-      timeline.faults.map((fault) => fault.s),
-    );
-    const to = Math.max.apply(null, timeline.faults.map(bandEnd));
+    const from = Math.min(...timeline.faults.map((fault) => fault.s));
+    const to = Math.max(...timeline.faults.map(bandEnd));
     const pad = Math.max(200, (to - from) * 0.2);
     setView(from - pad, to + pad);
   }

@@ -89,20 +89,20 @@ function drawFaultBands(frame) {
     });
   }
   timeline.faults.forEach(function (fault) {
-    const a = toX(fault.s),
-      b = toX(bandEnd(fault));
-    if (b < frame.x0 || a > frame.x1) return;
+    const startX = toX(fault.s),
+      endX = toX(bandEnd(fault));
+    if (endX < frame.x0 || startX > frame.x1) return;
     ctx.fillStyle = faultColour(fault.f, 0.16);
-    ctx.fillRect(a, 0, Math.max(MIN_BAND, b - a), timelineHeight);
+    ctx.fillRect(startX, 0, Math.max(MIN_BAND, endX - startX), timelineHeight);
   });
   timeline.faults.forEach(function (fault) {
     if (!fault.lanes || !fault.lanes.length) return;
-    const a = toX(fault.s),
-      b = toX(bandEnd(fault));
-    if (b < frame.x0 || a > frame.x1) return;
+    const startX = toX(fault.s),
+      endX = toX(bandEnd(fault));
+    if (endX < frame.x0 || startX > frame.x1) return;
     fault.lanes.forEach(function (lane) {
       ctx.fillStyle = faultColour(fault.f, 0.38);
-      ctx.fillRect(a, AXIS + lane * laneHeight, Math.max(MIN_BAND, b - a), laneHeight);
+      ctx.fillRect(startX, AXIS + lane * laneHeight, Math.max(MIN_BAND, endX - startX), laneHeight);
     });
   });
 }
@@ -115,19 +115,19 @@ function drawFaultBands(frame) {
 function drawStalls(frame) {
   const ctx = frame.ctx;
   (timeline.stalls || []).forEach(function (stall) {
-    const a = toX(stall.s),
-      b = toX(stall.e);
-    if (b < frame.x0 || a > frame.x1) return;
-    const stallWidth = Math.max(2, b - a);
+    const startX = toX(stall.s),
+      endX = toX(stall.e);
+    if (endX < frame.x0 || startX > frame.x1) return;
+    const stallWidth = Math.max(2, endX - startX);
     ctx.fillStyle = 'rgba(198,40,40,.55)';
-    ctx.fillRect(a, AXIS - 4, stallWidth, 4);
+    ctx.fillRect(startX, AXIS - 4, stallWidth, 4);
     ctx.save();
     ctx.beginPath();
-    ctx.rect(a, AXIS, stallWidth, timelineHeight - AXIS);
+    ctx.rect(startX, AXIS, stallWidth, timelineHeight - AXIS);
     ctx.clip();
     ctx.strokeStyle = 'rgba(198,40,40,.18)';
     ctx.lineWidth = 1;
-    for (let x = a - timelineHeight; x < a + stallWidth; x += 8) {
+    for (let x = startX - timelineHeight; x < startX + stallWidth; x += 8) {
       ctx.beginPath();
       ctx.moveTo(x, timelineHeight);
       ctx.lineTo(x + timelineHeight, 0);
@@ -143,15 +143,15 @@ function drawHolds(frame) {
   const holds = timeline.holds;
   for (let lane = 0; lane < laneCount; lane++) {
     for (const hold of holdsByLane[lane]) {
-      const a = toX(holds.s[hold]),
-        b = toX(holds.e[hold]);
-      if (b < frame.x0 || a > frame.x1) continue;
+      const startX = toX(holds.s[hold]),
+        endX = toX(holds.e[hold]);
+      if (endX < frame.x0 || startX > frame.x1) continue;
       ctx.fillStyle = holds.k[hold] === 0 ? 'rgba(37,99,235,.16)' : 'rgba(37,99,235,.10)';
-      ctx.fillRect(a, AXIS + lane * laneHeight + 1, Math.max(1, b - a), laneHeight - 2);
+      ctx.fillRect(startX, AXIS + lane * laneHeight + 1, Math.max(1, endX - startX), laneHeight - 2);
       if (holds.k[hold] !== 0) {
         /* the lock was not released by this holder: its end is where the client stopped believing it held it */
         ctx.fillStyle = '#c62828';
-        ctx.fillRect(b - 1, AXIS + lane * laneHeight + 1, 2, laneHeight - 2);
+        ctx.fillRect(endX - 1, AXIS + lane * laneHeight + 1, 2, laneHeight - 2);
       }
     }
   }
@@ -178,13 +178,13 @@ function drawBars(frame) {
   ctx.font = BAR_FONT;
   ctx.textBaseline = 'middle';
   for (let bar = 0; bar < timeline.s.length; bar++) {
-    const a = toX(timeline.s[bar]),
-      b = toX(barEnd(bar));
-    if (b < frame.x0 - 2 || a > frame.x1 + 2) continue;
+    const startX = toX(timeline.s[bar]),
+      endX = toX(barEnd(bar));
+    if (endX < frame.x0 - 2 || startX > frame.x1 + 2) continue;
     const y = barTop(bar, barHeight);
-    const barWidth = Math.max(1.5, b - a);
+    const barWidth = Math.max(1.5, endX - startX);
     ctx.fillStyle = OUTCOME_FILL[timeline.o[bar]];
-    ctx.fillRect(a, y, barWidth, barHeight);
+    ctx.fillRect(startX, y, barWidth, barHeight);
     if (markOf(bar) || (selection.ops && selection.ops.has(timeline.i[bar]))) marked.push(bar);
     if (barWidth > 38 && barHeight >= 12) {
       ctx.fillStyle = '#0b1b13';
@@ -192,9 +192,9 @@ function drawBars(frame) {
       if (barWidth > 150 && timeline.sum[bar]) label += ' ' + timeline.sum[bar];
       ctx.save();
       ctx.beginPath();
-      ctx.rect(a, y, barWidth, barHeight);
+      ctx.rect(startX, y, barWidth, barHeight);
       ctx.clip();
-      ctx.fillText(label, a + 3, y + barHeight / 2 + 0.5);
+      ctx.fillText(label, startX + 3, y + barHeight / 2 + 0.5);
       ctx.restore();
     }
   }
@@ -206,13 +206,13 @@ function drawStoppedLabels(frame) {
   const ctx = frame.ctx;
   timeline.faults.forEach(function (fault) {
     if (!fault.lanes || !fault.lanes.length || laneHeight < 12) return;
-    const a = Math.max(toX(fault.s), frame.x0),
-      b = Math.min(toX(bandEnd(fault)), frame.x1);
-    if (b - a < 60) return;
+    const startX = Math.max(toX(fault.s), frame.x0),
+      endX = Math.min(toX(bandEnd(fault)), frame.x1);
+    if (endX - startX < 60) return;
     ctx.fillStyle = '#5c3a00';
     ctx.font = LABEL_FONT;
     fault.lanes.forEach(function (lane) {
-      ctx.fillText(fault.f + ' (stopped)', a + 6, AXIS + lane * laneHeight + laneHeight / 2 + 0.5);
+      ctx.fillText(fault.f + ' (stopped)', startX + 6, AXIS + lane * laneHeight + laneHeight / 2 + 0.5);
     });
     ctx.font = BAR_FONT;
   });
@@ -228,8 +228,8 @@ function drawMarks(frame, marked) {
   /** @type {{ x: number; y: number; role: string }[]} the lost update's writes, for the line joining them */
   const ends = [];
   marked.forEach(function (bar) {
-    const a = toX(timeline.s[bar]),
-      b = toX(barEnd(bar));
+    const startX = toX(timeline.s[bar]),
+      endX = toX(barEnd(bar));
     const y = barTop(bar, barHeight);
     const severity = markOf(bar) || 'note';
     const picked = selection.ops && selection.ops.has(timeline.i[bar]);
@@ -238,12 +238,12 @@ function drawMarks(frame, marked) {
     ctx.strokeStyle = erased ? MARK_COLOUR.bad : picked ? '#111827' : MARK_COLOUR[severity];
     ctx.lineWidth = picked ? 2.5 : 2;
     ctx.setLineDash(erased ? [4, 2] : []);
-    ctx.strokeRect(a - 1, y - 1, Math.max(3.5, b - a + 2), barHeight + 2);
+    ctx.strokeRect(startX - 1, y - 1, Math.max(3.5, endX - startX + 2), barHeight + 2);
     ctx.setLineDash([]);
     if (write) {
-      ends.push({ x: b, y: y + barHeight / 2, role: write.role });
+      ends.push({ x: endX, y: y + barHeight / 2, role: write.role });
       const text = erased ? 'erased #' + write.writeId : 'overwrote it: #' + write.writeId;
-      roleLabel(ctx, text, b + 4, y, write.role);
+      roleLabel(ctx, text, endX + 4, y, write.role);
     }
   });
   joinWrites(ctx, ends);
@@ -265,11 +265,11 @@ function drawAxis(frame) {
   /** @type {number[]} where each label row is free from */
   const rowFree = [-Infinity, -Infinity];
   timeline.faults.forEach(function (fault) {
-    const a = toX(fault.s),
-      b = toX(bandEnd(fault));
-    if (b < x0 || a > x1) return;
-    const left = Math.max(a, x0);
-    const bandWidth = Math.max(MIN_BAND, Math.min(b, x1) - left);
+    const startX = toX(fault.s),
+      endX = toX(bandEnd(fault));
+    if (endX < x0 || startX > x1) return;
+    const left = Math.max(startX, x0);
+    const bandWidth = Math.max(MIN_BAND, Math.min(endX, x1) - left);
     // The band under the labels, as wide as on the lanes.
     ctx.fillStyle = faultColour(fault.f, 0.16);
     ctx.fillRect(left, 0, bandWidth, AXIS);

@@ -1,6 +1,6 @@
 // @ts-check
 'use strict';
-/* exported GUTTER, FAULT_ROW, AXIS, MIN_BAND, PAD_RIGHT, timelineCanvas, timelineTip, laneCount, laneHeight */
+/* exported GUTTER, FAULT_ROW, AXIS, MIN_BAND, PAD_RIGHT, timelineCanvas, laneCount, laneHeight */
 /* exported timelineHeight, runEnd, view, selection, barsByLane, holdsByLane, canvasWidth, toX, toMs, barEnd */
 /* exported bandEnd, markOf, laneMiddle */
 /*
@@ -21,8 +21,6 @@ const GUTTER = 76,
   PAD_RIGHT = 8;
 
 const timelineCanvas = /** @type {HTMLCanvasElement} */ (document.getElementById('tl'));
-const timelineTip = /** @type {HTMLElement} */ (document.getElementById('tl-tip'));
-document.body.appendChild(timelineTip);
 const timelineFrame = /** @type {HTMLElement} */ (timelineCanvas.parentNode);
 
 const laneCount = timeline.lanes.length;

@@ -1,10 +1,14 @@
 // @ts-check
 'use strict';
-/* exported hitAt, showTip */
+/* exported timelineTip, hitAt, showTip */
 /*
  * The timeline's hover: what is under the mouse (a fault, a stall, an op bar or a lock hold) and the tip that says
  * what it is. Every string from the history goes in through textContent.
  */
+
+/* the tip, moved out of the timeline's frame, which would clip it (it is fixed to the viewport: see showTip) */
+const timelineTip = /** @type {HTMLElement} */ (document.getElementById('tl-tip'));
+document.body.appendChild(timelineTip);
 
 const OUTCOME_NAME = ['ok', 'fail', 'info', 'never completed'];
 const HOLD_ENDING = [
@@ -31,8 +35,8 @@ function element(tag, className, text) {
  * @param {number} px
  */
 function overBand(fault, px) {
-  const a = toX(fault.s);
-  return px >= a && px <= Math.max(toX(bandEnd(fault)), a + MIN_BAND);
+  const startX = toX(fault.s);
+  return px >= startX && px <= Math.max(toX(bandEnd(fault)), startX + MIN_BAND);
 }
 
 /**
@@ -52,11 +56,11 @@ function hitAt(px, py) {
   let best = null,
     bestWidth = Infinity;
   for (const bar of barsByLane[lane]) {
-    const a = toX(timeline.s[bar]) - 3,
-      b = toX(barEnd(bar)) + 3;
-    if (px >= a && px <= b && b - a < bestWidth) {
+    const startX = toX(timeline.s[bar]) - 3,
+      endX = toX(barEnd(bar)) + 3;
+    if (px >= startX && px <= endX && endX - startX < bestWidth) {
       best = bar;
-      bestWidth = b - a;
+      bestWidth = endX - startX;
     }
   }
   if (best !== null) return { op: best };
