@@ -33,9 +33,22 @@ export function pageCss(): string {
   return read(path.join(here, 'client', 'page.css'));
 }
 
-/** The report page's script: timeline, charts, hover, links from findings into the timeline. */
-export function reportJs(): string {
-  return read(path.join(here, 'client', 'report.js'));
+/**
+ * The report page's scripts, in the order they must run (page-data.js says why): the page's data, the timeline
+ * (where, drawing, hover), the charts, then report.js, which wires them to the page.
+ */
+const REPORT_SCRIPTS = [
+  'page-data.js',
+  'timeline-geometry.js',
+  'timeline-drawing.js',
+  'timeline-tips.js',
+  'charts.js',
+  'report.js',
+];
+
+/** The report page's scripts, each to inline as one `<script>`: timeline, charts, hover, links from findings. */
+export function reportJs(): string[] {
+  return REPORT_SCRIPTS.map((file) => read(path.join(here, 'client', file)));
 }
 
 /** Small script for table pages (sorting, filtering). */

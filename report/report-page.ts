@@ -369,7 +369,7 @@ ${counterexampleSection(cxs)}
 </main>
 ${jsonBlock('fp-data', data)}
 ${inlineScript(uplotJs())}
-${inlineScript(reportJs())}
+${reportJs().map(inlineScript).join('\n')}
 </body></html>
 `;
 }

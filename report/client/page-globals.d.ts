@@ -1,4 +1,4 @@
-/** What report.js finds on the page besides the DOM: uPlot, inlined before it (see assets.ts). */
+/** What the report's scripts find on the page besides the DOM and each other: uPlot, inlined before them (assets.ts). */
 declare const uPlot: any;
 
 interface Window {

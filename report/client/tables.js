@@ -6,51 +6,52 @@
 (function () {
   'use strict';
   Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), function (table) {
-    var heads = table.querySelectorAll('thead th');
-    Array.prototype.forEach.call(heads, function (th, col) {
-      if (!th.classList.contains('sortable')) return;
-      th.addEventListener('click', function () {
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        var dir = th.getAttribute('data-dir') === 'asc' ? -1 : 1;
-        Array.prototype.forEach.call(heads, function (h) {
-          h.removeAttribute('data-dir');
+    const heads = table.querySelectorAll('thead th');
+    Array.prototype.forEach.call(heads, function (head, column) {
+      if (!head.classList.contains('sortable')) return;
+      head.addEventListener('click', function () {
+        const body = table.tBodies[0];
+        const rows = Array.prototype.slice.call(body.rows);
+        const direction = head.getAttribute('data-dir') === 'asc' ? -1 : 1;
+        Array.prototype.forEach.call(heads, function (other) {
+          other.removeAttribute('data-dir');
         });
-        th.setAttribute('data-dir', dir === 1 ? 'asc' : 'desc');
-        var key = function (r) {
-          var c = r.cells[col];
-          var v = c ? c.getAttribute('data-sort') || c.textContent : '';
-          var n = Number(v);
-          return v !== '' && !isNaN(n) ? n : v.toLowerCase();
+        head.setAttribute('data-dir', direction === 1 ? 'asc' : 'desc');
+        /* a number where the cell's key reads as one, so 10 sorts after 9; else the text, in lower case */
+        const sortKey = function (row) {
+          const cell = row.cells[column];
+          const key = cell ? cell.getAttribute('data-sort') || cell.textContent : '';
+          const number = Number(key);
+          return key !== '' && !isNaN(number) ? number : key.toLowerCase();
         };
         rows.sort(function (a, b) {
-          var x = key(a),
-            y = key(b);
-          return (x < y ? -1 : x > y ? 1 : 0) * dir;
+          const x = sortKey(a),
+            y = sortKey(b);
+          return (x < y ? -1 : x > y ? 1 : 0) * direction;
         });
-        rows.forEach(function (r) {
-          body.appendChild(r);
+        rows.forEach(function (row) {
+          body.appendChild(row);
         });
       });
     });
   });
-  var input = document.getElementById('filter');
-  var shown = document.getElementById('shown');
+  const input = document.getElementById('filter');
+  const shown = document.getElementById('shown');
   if (input) {
-    var apply = function () {
-      var q = input.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
-      var n = 0,
+    const apply = function () {
+      const words = input.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+      let shownRows = 0,
         total = 0;
-      Array.prototype.forEach.call(document.querySelectorAll('tr[data-text]'), function (r) {
+      Array.prototype.forEach.call(document.querySelectorAll('tr[data-text]'), function (row) {
         total++;
-        var text = r.getAttribute('data-text');
-        var ok = q.every(function (w) {
-          return text.indexOf(w) !== -1;
+        const text = row.getAttribute('data-text');
+        const matches = words.every(function (word) {
+          return text.indexOf(word) !== -1;
         });
-        r.style.display = ok ? '' : 'none';
-        if (ok) n++;
+        row.style.display = matches ? '' : 'none';
+        if (matches) shownRows++;
       });
-      if (shown) shown.textContent = q.length ? n + ' of ' + total + ' shown' : '';
+      if (shown) shown.textContent = words.length ? shownRows + ' of ' + total + ' shown' : '';
     };
     input.addEventListener('input', apply);
   }
