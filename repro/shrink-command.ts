@@ -13,7 +13,7 @@ import { runTest } from '../harness/run.ts';
 import { runNeeds } from '../nemesis/fault-registry.ts';
 import { shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { readRunHistory, runLogFile, writeJson } from '../store/run-dir.ts';
-import { shellQuote } from '../store/replay-command.ts';
+import { shellQuote } from '../store/rerun-line.ts';
 import { readFailingRun } from './failing-run.ts';
 import { reproduce } from './repro-command.ts';
 import { shrink, type ShrinkDims, type ShrinkResult } from './shrink-search.ts';
