@@ -8,7 +8,7 @@ import { faultFacts } from '../history/fault-catalogue.ts';
 import { rerunLine, reproLine } from '../store/rerun-line.ts';
 import { runPath } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';
-import type { Config } from './commands/run.ts';
+import type { Config } from './run-argv.ts';
 
 /**
  * The console's closing summary of a run's results, in the two shapes docs/reading-results.md shows: after a run (`runSummary`:

@@ -20,7 +20,7 @@ import { faultHits } from './cell-hits.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-columns.ts';
 import { MAX_RERUNS, type LivenessExpectation, type MeasuredExpectation, type OracleCell } from './oracle.ts';
-import type { Config } from '../harness/commands/run.ts';
+import type { Config } from '../harness/run-argv.ts';
 import { runTimestamp } from '../store/results-store.ts';
 import { readTest } from '../store/run-dir.ts';
 import { runTest, type RunOutcome } from '../harness/run.ts';

@@ -6,7 +6,7 @@ import { describeSignature, failureSignature, shotHolders } from '../checkers/fa
 import { lockFolderName } from '../store/results-store.ts';
 import { shellQuote } from '../store/rerun-line.ts';
 import { bad, parseArgv } from '../harness/option-table.ts';
-import { REPRO_OPTIONS } from '../harness/commands/reproduce.ts';
+import { REPRO_OPTIONS } from '../harness/reproduce-options.ts';
 import { writeBundle, type WrittenBundle } from './write-bundle.ts';
 import { readFailingRun } from './failing-run.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../harness/command-line.ts';
+import { resolveConfig } from '../harness/run-argv.ts';
 import { rerunLine } from './rerun-line.ts';
 
 describe('rerunLine', () => {
