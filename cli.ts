@@ -1,106 +1,12 @@
 import { HarnessError } from './common/errors.ts';
 import { EXIT } from './common/exit-codes.ts';
-import { OPTIONS, parseCommandLine, type CommandLine } from './harness/command-line.ts';
+import { OPTIONS, parseCommandLine, type CommandLine } from './cli/command-line.ts';
+import { commandModule } from './cli/command-table.ts';
 import { npmCommandLine, swallowedByNpm } from './harness/npm-swallowed.ts';
 import { CLI } from './common/cli-name.ts';
 import { Shutdown } from './common/shutdown.ts';
-import { lockRef } from './workloads/lock-ref.ts';
 
 const OPTION_NAMES = OPTIONS.map((o) => o.name);
-
-/** Subcommands are loaded on demand so `--help` and argument errors answer at once. */
-async function dispatch(config: Readonly<CommandLine>, shutdown: Shutdown): Promise<number> {
-  await dockerEngineFirst(config);
-  switch (config.command) {
-    case 'init': {
-      const { initCommand } = await import('./harness/init-command.ts');
-      return initCommand(process.cwd());
-    }
-    case 'doctor': {
-      const { doctor, formatDoctor } = await import('./harness/doctor.ts');
-      const report = await doctor(config, shutdown);
-      console.log(config.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
-      return EXIT.valid;
-    }
-    case 'lock-check': {
-      const { lockCheckCommand } = await import('./harness/lock-check-command.ts');
-      return lockCheckCommand(config, shutdown);
-    }
-    case 'cleanup': {
-      const { cleanup } = await import('./harness/cleanup.ts');
-      await cleanup(config.resultsDir, console.log, { data: config.data });
-      if (config.target) {
-        const { cleanupTarget } = await import('./harness/target-cleanup.ts');
-        return cleanupTarget(config.target, config.resultsDir, console.log);
-      }
-      return EXIT.valid;
-    }
-    case 'check': {
-      const { checkCommand } = await import('./harness/check-command.ts');
-      return checkCommand(config.rest);
-    }
-    case 'compare': {
-      const { compareCommand } = await import('./harness/compare-command.ts');
-      return compareCommand(config.rest, config);
-    }
-    case 'repro': {
-      const { reproCommand } = await import('./repro/repro-command.ts');
-      return reproCommand(config.rest);
-    }
-    case 'replay': {
-      const { replayCommand } = await import('./repro/replay-command.ts');
-      return replayCommand(config.rest, shutdown);
-    }
-    case 'shrink': {
-      const { shrinkCommand } = await import('./repro/shrink-command.ts');
-      return shrinkCommand(config.rest, shutdown);
-    }
-    case 'serve': {
-      const { serveCommand } = await import('./harness/serve-command.ts');
-      return serveCommand(config, shutdown);
-    }
-    case 'nightly': {
-      const { nightlyCommand } = await import('./nightly/nightly.ts');
-      return nightlyCommand(config, shutdown);
-    }
-    case 'target': {
-      const { targetCommand } = await import('./harness/target-check-command.ts');
-      return targetCommand(config.rest);
-    }
-    case 'run':
-      return runCommand(config, shutdown);
-  }
-}
-
-/** A command that starts servers with --backend=docker: no engine is a usage error (254), before any run folder. */
-async function dockerEngineFirst(config: Readonly<CommandLine>): Promise<void> {
-  const runsServers =
-    config.command === 'run' ||
-    config.command === 'doctor' ||
-    config.command === 'lock-check' ||
-    (config.command === 'nightly' && config.rest[0] !== 'merge' && config.emit === null);
-  if (!runsServers || config.backend !== 'docker') return;
-  const { connectDockerEngine } = await import('./cluster/docker/engine.ts');
-  await connectDockerEngine();
-}
-
-/** The run command: a dry run, a scripted scenario, the matrix (--lock=all), or one test. */
-async function runCommand(config: Extract<CommandLine, { command: 'run' }>, shutdown: Shutdown): Promise<number> {
-  if (config.dryRun) {
-    const { dryRunCommand } = await import('./harness/target-dry-run.ts');
-    return dryRunCommand(config);
-  }
-  if (config.scenario !== null) {
-    const { scenarioCommand } = await import('./scenario/scenario-command.ts');
-    return scenarioCommand(config, shutdown);
-  }
-  if (lockRef(config.lock).kind === 'all') {
-    const { runMatrix } = await import('./matrix/matrix.ts');
-    return runMatrix(config, shutdown);
-  }
-  const { runTest } = await import('./harness/run.ts');
-  return (await runTest(config, shutdown)).exitCode;
-}
 
 /** `npm run jepsen --lock=etcd` (the `--` forgotten): npm kept the option, fencepost never saw it. Said first. */
 function warnIfNpmSwallowed(): void {
@@ -121,14 +27,15 @@ async function main(argv: string[]): Promise<number> {
     return report(err);
   }
   if (config.help) {
-    const { helpFor } = await import('./harness/command-help.ts');
+    const { helpFor } = await import('./cli/command-help.ts');
     console.log(helpFor(config.command));
     return EXIT.valid;
   }
   const shutdown = new Shutdown().install().catchStrays();
   let code: number;
   try {
-    code = await dispatch(config, shutdown);
+    // One lookup: the command's module (cli/commands/) loads its body only now, so `--help` answered at once.
+    code = await commandModule(config.command).run(config, shutdown);
   } catch (err) {
     // After a stray error the command's own failure is a consequence of the teardown: the stray decides.
     if (shutdown.stray) return shutdown.crash(shutdown.stray.error);

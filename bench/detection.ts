@@ -9,8 +9,7 @@ import { builtinStrategies, isolatedRunner } from '../matrix/matrix.ts';
 import { readRunHistory } from '../store/run-dir.ts';
 import { verdictWord } from '../checkers/verdict.ts';
 import { ORACLE, ORACLE_COLUMNS } from '../matrix/oracle.ts';
-import { resolveConfig } from '../harness/command-line.ts';
-import { type Config } from '../harness/commands/run.ts';
+import { resolveConfig, type Config } from '../harness/run-argv.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import {

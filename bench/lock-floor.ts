@@ -4,7 +4,7 @@ import path from 'node:path';
 import zookeeper from 'node-zookeeper-client';
 import { FULL_CLUSTER, type Cluster, type ClusterSpec } from '../cluster/cluster.ts';
 import { createLocalCluster } from '../cluster/local/cluster.ts';
-import { resolveConfig } from '../harness/command-line.ts';
+import { resolveConfig } from '../harness/run-argv.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { clientSpecs } from '../harness/run.ts';
 import { runNeeds } from '../nemesis/fault-registry.ts';

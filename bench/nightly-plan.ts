@@ -6,7 +6,7 @@ import { LIBRARY_TURNS, libraryRowsOf } from '../nightly/nightly-library-sample.
 import { nightlyPlan } from '../nightly/nightly-plan.ts';
 import { readNightlyFiles, type NightlyResult } from '../nightly/nightly-result.ts';
 import { NIGHTLY_TIME_LIMIT_S } from '../nightly/nightly.ts';
-import { NIGHTLY_PARALLEL } from '../harness/commands/nightly.ts';
+import { NIGHTLY_PARALLEL } from '../nightly/nightly-config.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
 import {
   GOAL_SHARDS,

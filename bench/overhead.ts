@@ -3,7 +3,7 @@ import { benchArgs, namesOf } from './bench-args.ts';
 import type { OptionSpec } from '../harness/option-table.ts';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveConfig } from '../harness/command-line.ts';
+import { resolveConfig } from '../harness/run-argv.ts';
 import { provision } from '../cluster/provision.ts';
 import { runTest } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';

@@ -11,7 +11,7 @@ import type { Cluster } from '../cluster/cluster.ts';
 import { provision } from '../cluster/provision.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { Shutdown } from '../common/shutdown.ts';
-import { resolveConfig } from '../harness/command-line.ts';
+import { resolveConfig } from '../harness/run-argv.ts';
 import { clientSpecs, clusterSpecFor, runTest } from '../harness/run.ts';
 import { clientEnvironment } from '../harness/client-environment.ts';
 import { withEnsembleSizes } from '../harness/strategy-options.ts';

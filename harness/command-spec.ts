@@ -2,27 +2,21 @@ import { CLI } from '../common/cli-name.ts';
 import type { HarnessError } from '../common/errors.ts';
 import { bad, type OptionSpec, type ParseRules } from './option-table.ts';
 
+/**
+ * What every command's parser shares, below the CLI's table (cli/command-table.ts) so a test run's own parse
+ * (run-argv.ts), which every floor reads an argv through, needs nothing above harness/.
+ */
+
 /** Where a run's random seed comes from when `--seed` is not given (a test passes a fixed one). */
 export type RandomSeed = () => number;
 
-/** What a command's parser is told by the command line as a whole (harness/command-line.ts). */
+/** What a command's parser is told by the command line as a whole (cli/command-line.ts; resolveConfig tells less). */
 export interface ParseContext {
   /** The refusal of an option this command lacks that another command takes: it names where it belongs. */
   readonly elsewhere: (name: string) => HarnessError | null;
   /** The subcommands' names, for the refusal of a stray word. */
   readonly subcommands: readonly string[];
   readonly randomSeed: RandomSeed;
-}
-
-/**
- * One subcommand, as Jepsen's `cli.clj` spells one (`:opt-spec`, `:opt-fn`, `:usage`): the line `--help` lists it
- * with, the options it takes (its table, in the order its help and its refusals list them), and its parser, from the
- * words after its name to its frozen config. What it does when run is `cli.ts`'s dispatch; its help, command-help.ts.
- */
-export interface CommandSpec<C> {
-  readonly summary: string;
-  readonly options: readonly OptionSpec[];
-  readonly parse: (args: readonly string[], context: ParseContext) => C;
 }
 
 /** The row every command's table ends with. */
@@ -40,4 +34,10 @@ export function optionsOnly(command: string, { elsewhere }: ParseContext): Parse
     badWord: (arg: string) => bad(`unexpected argument "${arg}" after ${command}.`, `${CLI} ${command} --help`),
     elsewhere,
   };
+}
+
+/** A parsed config, frozen all the way down: nothing mid-run can change what the command line said. */
+export function deepFreeze<T>(o: T): Readonly<T> {
+  for (const v of Object.values(o as object)) if (v && typeof v === 'object') deepFreeze(v);
+  return Object.freeze(o);
 }

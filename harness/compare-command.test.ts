@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { resolveConfig } from './command-line.ts';
+import { resolveConfig } from './run-argv.ts';
 import { compareCommand } from './compare-command.ts';
 import { writeRunDir } from '../test/support/run-dirs.ts';
 import { PAUSED_HOLDER_TEST } from '../test/support/paused-holder-history.ts';

@@ -1,12 +1,20 @@
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { FULL_CLUSTER } from '../cluster/cluster.ts';
-import type { DoctorConfig } from './commands/doctor.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { LOCK_LIBRARIES, provision } from '../cluster/provision.ts';
 import { createRunDir, runPath, writeJson } from '../store/run-dir.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { retireCluster } from './retire-cluster.ts';
+
+/** What `fencepost doctor` is run with (cli/commands/doctor.ts parses it). */
+export interface DoctorConfig {
+  readonly command: 'doctor';
+  readonly help: boolean;
+  readonly backend: 'local' | 'docker';
+  readonly resultsDir: string;
+  readonly json: boolean;
+}
 
 export interface DoctorRow {
   node: string;

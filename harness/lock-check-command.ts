@@ -30,9 +30,17 @@ import { lockSessionName } from '../workloads/lock-session-name.ts';
 import { installNpmLockFor } from '../workloads/npm-lock-cache.ts';
 import { postgresUrl } from './run.ts';
 import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../workloads/strategies/registry.ts';
-import type { LockCheckConfig } from './commands/lock-check.ts';
 import { retireCluster } from './retire-cluster.ts';
 import { LockCgroups } from '../workloads/foreign/lock-cgroups.ts';
+
+/** `lock-check <manifest | exec:program>`: the lock in `rest`, the cluster it starts on `backend`. */
+export interface LockCheckConfig {
+  readonly command: 'lock-check';
+  readonly help: boolean;
+  readonly rest: readonly string[];
+  readonly backend: 'local' | 'docker';
+  readonly resultsDir: string;
+}
 
 /** Long enough that no lease expires while the check runs (nothing renews it between steps). */
 export const CHECK_TTL_MS = 10_000;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
-import { commandOptions, parseCommandLine, resolveConfig } from './command-line.ts';
-import { globalHelp } from './command-help.ts';
+import { resolveConfig } from './run-argv.ts';
+import { commandOptions, parseCommandLine } from '../cli/command-line.ts';
+import { globalHelp } from '../cli/command-help.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 
 function badArgs(argv: string[]): HarnessError {

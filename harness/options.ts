@@ -11,7 +11,8 @@ import { bad, didYouMean, type OptionSpec, type OptionValues } from './option-ta
 /**
  * A test run's options: one row each, in the order its help and refusals list them, and `runConfigOf`, which turns
  * their values into the test record's `config`. The subcommands take their rows from here (nightly all but the ones
- * it picks per cell, doctor the backend, …); each command's own table and parser are in harness/commands/.
+ * it picks per cell, doctor the backend, …); each command's own table and parser are in its module,
+ * cli/commands/<name>.ts (a run's in run-argv.ts).
  */
 
 function parseNemesis(raw: string): FaultName[] | null {

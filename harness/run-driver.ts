@@ -3,7 +3,7 @@ import type { Nemesis, NemesisEnv } from '../nemesis/nemesis.ts';
 import type { ClientSpec } from '../workloads/client-protocol.ts';
 import type { StoredTestJson } from '../store/test-json.ts';
 import type { ClientPool } from './client-pool.ts';
-import type { Config } from './commands/run.ts';
+import type { Config } from './run-argv.ts';
 
 /**
  * What drives a run instead of the free-running clients and the fault schedule: a scripted scenario

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from './command-line.ts';
+import { resolveConfig } from './run-argv.ts';
 import { argvOf, defaultOf, OPTION_OF, type RunOverrides } from './run-overrides.ts';
 
 /** A value for every field a cell may set, each other than its default, so a wrong option name cannot pass. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkRun } from '../checkers/check-run.ts';
 import type { LostUpdate, RunResults } from '../checkers/run-results.ts';
 import { pausedHolderHistory } from '../test/support/paused-holder-history.ts';
-import { resolveConfig } from './command-line.ts';
+import { resolveConfig } from './run-argv.ts';
 import { recheckSummary, runSummary } from './run-summary.ts';
 
 const config = resolveConfig(['--lock=redis', '--nemesis=pause-holder', '--seed=5']);

@@ -5,10 +5,10 @@ import { checkerWord, NOT_APPLICABLE, verdictWord } from '../checkers/verdict.ts
 import { lostUpdateTallyText } from '../checkers/lost-update-faults.ts';
 import { furthestShot, type FaultHitCount } from '../checkers/fault-hits.ts';
 import { faultFacts } from '../history/fault-catalogue.ts';
-import { replayCommand, reproCommand } from '../store/replay-command.ts';
+import { rerunLine, reproLine } from '../store/rerun-line.ts';
 import { runPath } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';
-import type { Config } from './commands/run.ts';
+import type { Config } from './run-argv.ts';
 
 /**
  * The console's closing summary of a run's results, in the two shapes docs/reading-results.md shows: after a run (`runSummary`:
@@ -46,9 +46,9 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
     // Relative when under the working directory (results/redlock/…), as the user typed --results.
     `  run dir: ${shownPath(runDir)}`,
     `  report:  ${shownPath(runPath(runDir, 'report'))}`,
-    `  replay:  ${replayCommand(config)}`,
+    `  replay:  ${rerunLine(config)}`,
     // A failure becomes a reproduction: a bundle with its scripted story, replayable from any folder.
-    ...(r.valid === false ? [`  reproduce: ${reproCommand(runDir)}`] : []),
+    ...(r.valid === false ? [`  reproduce: ${reproLine(runDir)}`] : []),
     '',
   );
   return lines.join('\n');

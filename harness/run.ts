@@ -28,7 +28,7 @@ import { clientsRunning } from './clients-running.ts';
 import type { ExitCode } from '../common/exit-codes.ts';
 import { verdictExitCode } from '../checkers/verdict.ts';
 import { Journal } from '../history/journal.ts';
-import { runOptions, type Config } from './commands/run.ts';
+import { runOptions, type Config } from './run-argv.ts';
 import type { StoredTestJson } from '../store/test-json.ts';
 import { RUN_FORMAT } from '../store/run-format.ts';
 import { PidRegistry } from '../common/pid-registry.ts';

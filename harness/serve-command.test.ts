@@ -7,7 +7,7 @@ import { writeRunDir } from '../test/support/run-dirs.ts';
 import { writeReport } from '../report/report.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import { parseCommandLine } from './command-line.ts';
+import { parseCommandLine } from '../cli/command-line.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { CSP, serveCommand, startResultsServer, type ResultsServer } from './serve-command.ts';

@@ -2,13 +2,21 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { ServeConfig } from './commands/serve.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { OWNER_FILE, runOwner } from '../common/run-owner.ts';
 import { hasResults, RUN_FILES, runPath } from '../store/run-dir.ts';
 import { writeIndex } from '../report/index-page.ts';
+
+/** What `fencepost serve` is run with (cli/commands/serve.ts parses it). */
+export interface ServeConfig {
+  readonly command: 'serve';
+  readonly help: boolean;
+  readonly resultsDir: string;
+  /** The port asked for, or null for 8080-else-free. */
+  readonly port: number | null;
+}
 
 /**
  * `serve`: the results folder over HTTP on 127.0.0.1 only (reports work from file:// too; this is for browsing

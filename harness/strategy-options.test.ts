@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import { resolveStrategy, type ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { HarnessError } from '../common/errors.ts';
-import { resolveConfig } from './command-line.ts';
+import { resolveConfig } from './run-argv.ts';
 import { checkStrategyOptions, withEnsembleSizes } from './strategy-options.ts';
 
 const MY_LOCK = path.join(import.meta.dirname, '..', 'examples', 'my-lock.ts');

@@ -1,6 +1,6 @@
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { HarnessError } from '../common/errors.ts';
-import type { Config } from './commands/run.ts';
+import type { Config } from './run-argv.ts';
 import { EXECUTORS } from '../nemesis/fault-registry.ts';
 
 /**

@@ -3,7 +3,7 @@ import { EXIT } from '../common/exit-codes.ts';
 import type { FaultName } from '../history/fault-names.ts';
 import { EXECUTORS } from '../nemesis/fault-registry.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
-import type { Config } from './commands/run.ts';
+import type { Config } from './run-argv.ts';
 import { checkStrategyOptions, withEnsembleSizes } from './strategy-options.ts';
 import { lockEndpoints, plannedCommands, plannedKeys } from './target-commands.ts';
 import { planTarget, prefixedByUs } from './target-plan.ts';

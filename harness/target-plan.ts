@@ -12,7 +12,7 @@ import { targetLogins, type TargetLogins } from '../target/target-credentials.ts
 import { readTargetFile } from '../target/target-file.ts';
 import type { TargetSpec } from '../target/target-spec.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
-import type { Config } from './commands/run.ts';
+import type { Config } from './run-argv.ts';
 import { targetFaultAdapters, type ActionAdapters } from './target-faults.ts';
 
 /** Locks whose keys fencepost knows to put under the prefix (the rest: plugins get ctx.keyPrefix and must use it). */

@@ -11,7 +11,7 @@ import { targetCluster, type TargetServersOf } from '../target/target-cluster.ts
 import { tlsOptions } from '../target/remote-servers.ts';
 import type { TargetRecord } from '../target/target-record.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
-import type { Config } from './commands/run.ts';
+import type { Config } from './run-argv.ts';
 import { TargetAbort } from './target-abort.ts';
 import {
   checkTargetReady,

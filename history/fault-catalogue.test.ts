@@ -113,7 +113,7 @@ describe('movesClocks (for a history of any fencepost version)', () => {
 
 describe('--help', () => {
   it('lists every fault with its catalogue line (wrapped to the terminal)', async () => {
-    const { globalHelp } = await import('../harness/command-help.ts');
+    const { globalHelp } = await import('../cli/command-help.ts');
     const text = globalHelp(100).replace(/\s+/g, ' ');
     for (const f of FAULT_NAMES) expect(text).toContain(`${f} ${FAULT_CATALOGUE[f].help}`);
   });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cellArgv, cellConfig, withoutOptions } from './cell-config.ts';
 import { HarnessError } from '../common/errors.ts';
-import { resolveConfig } from '../harness/command-line.ts';
-import { type Config } from '../harness/commands/run.ts';
+import { resolveConfig, type Config } from '../harness/run-argv.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 

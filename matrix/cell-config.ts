@@ -1,8 +1,7 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
-import { OPTIONS, resolveConfig } from '../harness/command-line.ts';
+import { RUN_OPTIONS, resolveConfig, type Config } from '../harness/run-argv.ts';
 import { argvOf, defaultOf, OPTION_OF, type RunOptionName, type RunOverrides } from '../harness/run-overrides.ts';
-import { type Config } from '../harness/commands/run.ts';
 import type { OptionKind } from '../harness/option-table.ts';
 import { checkStrategyOptions } from '../harness/strategy-options.ts';
 import { ttlFractionMs } from '../common/run-timing.ts';
@@ -42,9 +41,12 @@ export interface CellShape {
  */
 const CELL_OWNED = new Set(['lock', 'nemesis', 'fencing', 'seed', 'runs', 'matrix', 'retry']);
 
-/** argv without the named options, whether spelled `--name=value`, `--name value` or `--name` (a flag). */
+/**
+ * argv without the named options, whether spelled `--name=value`, `--name value` or `--name` (a flag). A flag is
+ * known by a run's table; an option a run does not take is read as taking a value, as each of nightly's own does.
+ */
 export function withoutOptions(argv: readonly string[], drop: (name: string) => boolean): string[] {
-  const kinds = new Map<string, OptionKind>(OPTIONS.map((o) => [o.name, o.kind]));
+  const kinds = new Map<string, OptionKind>(RUN_OPTIONS.map((o) => [o.name, o.kind]));
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];

@@ -5,7 +5,7 @@ import { cellText } from './remedy-oracle-table.ts';
 /**
  * The fault table of the oracle (matrix/oracle.ts) in markdown: every built-in lock under no fault, a holder paused
  * past its TTL, a Redis restarted empty, a clock jump and with --fencing — the project's answer, as the README and
- * docs/matrix.md show it. Generated (matrix/generated-docs.ts), so neither page can say something the oracle does not.
+ * docs/matrix.md show it. Generated (cli/generated-docs.ts), so neither page can say something the oracle does not.
  */
 export function faultOracleMarkdown(columns: readonly OracleColumnId[] = ORACLE_COLUMNS.map((c) => c.id)): string {
   const cols = ORACLE_COLUMNS.filter((c) => columns.includes(c.id));

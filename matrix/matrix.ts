@@ -1,6 +1,6 @@
 import { cellLiveness, livenessMatches, livenessSeen, runLiveness } from './cell-liveness.ts';
 import { fmtSpan } from '../checkers/liveness.ts';
-import { replayCommand } from '../store/replay-command.ts';
+import { rerunLine } from '../store/rerun-line.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { verdictWord } from '../checkers/verdict.ts';
@@ -20,7 +20,7 @@ import { faultHits } from './cell-hits.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-columns.ts';
 import { MAX_RERUNS, type LivenessExpectation, type MeasuredExpectation, type OracleCell } from './oracle.ts';
-import type { Config } from '../harness/commands/run.ts';
+import type { Config } from '../harness/run-argv.ts';
 import { runTimestamp } from '../store/results-store.ts';
 import { readTest } from '../store/run-dir.ts';
 import { runTest, type RunOutcome } from '../harness/run.ts';
@@ -432,7 +432,7 @@ export async function runMatrix(
   const dir = path.join(config.resultsDir, 'matrix', runTimestamp());
   fs.mkdirSync(dir, { recursive: true });
   // The command that runs this matrix again: the one renderer of a replay line (its seed, shell-quoted).
-  const command = replayCommand({ argv: config.argv, lock: 'unknown', seed: config.seed });
+  const command = rerunLine({ argv: config.argv, lock: 'unknown', seed: config.seed });
   const file = writeMatrix(dir, cells, { command, uncontended, runsPerCell: config.runs });
   const t = tally(cells);
   // Like a run's summary: the progress on stderr, the outcome on stdout.

@@ -4,7 +4,7 @@ import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 
 /**
  * The failure-mode/remedy tables of docs/matrix.md, written from the oracle's data so the two cannot drift: a test
- * (matrix/generated-docs.test.ts) fails when the page's copy differs from what this returns.
+ * (cli/generated-docs.test.ts) fails when the page's copy differs from what this returns.
  */
 
 /** One cell as the tables write it: **bold** when measured, (c) when decided by construction. */

@@ -5,7 +5,7 @@ import { floors, productionFiles, roomGraph, roomOf } from '../common/import-gra
  * docs/architecture.md's room list: every top-level folder holding code (or the data it reads), and the two files
  * at the top, each with its floor and the rooms it imports — computed from the imports (common/import-graph.ts) —
  * and what it owns, from ROOMS below. The hand-written list it replaces had lost five rooms as they were added; a
- * room ROOMS does not describe now stops `npm run docs:generate` and fails matrix/generated-docs.test.ts, naming it.
+ * room ROOMS does not describe now stops `npm run docs:generate` and fails cli/generated-docs.test.ts, naming it.
  */
 
 /** What each room owns, in one sentence: a newcomer's answer to "where is …?". */
@@ -39,12 +39,12 @@ export const ROOMS: Readonly<Record<string, string>> = {
     "The run's HTML pages, what went wrong in sentences (`findings/`, one file per kind of finding), and the pages' " +
     'script (`client/`).',
   'harness/':
-    "The command line's grammar, help and option tables (`commands/`: one file per subcommand's options), the run " +
-    'orchestrator (`run.ts`) and its client pool, the bodies of most subcommands (`*-command.ts`), and the session ' +
-    'of a run against a target.',
+    "A run's options and the parse of its argv (`run-argv.ts`, which every floor that builds runs reads through), the " +
+    'run orchestrator (`run.ts`) and its client pool, the bodies of most subcommands (`*-command.ts`), and the ' +
+    'session of a run against a target.',
   'matrix/':
     'The oracle (what each lock should do under each fault and remedy), the matrix runner and its page, the findings ' +
-    'page, and the docs generator (`generated-docs.ts`, which writes this table).',
+    'page, and this table of rooms (`rooms.ts`).',
   'scenario/':
     "Scripted scenarios: the script's grammar and file, the order its steps may come in, and the run whose clients " +
     'follow it (`--scenario`).',
@@ -55,7 +55,11 @@ export const ROOMS: Readonly<Record<string, string>> = {
     "The nightly job: its plan, the user's expectations and known bugs, its JUnit, summary and comparison with " +
     'last night, the shard merge and the Kubernetes emitter.',
   'bench/': 'Benchmarks (`npm run bench`): startup, the checker, detection, overhead, throughput, memory.',
-  'cli.ts': 'The command: picks the subcommand from the words and loads its module.',
+  'cli/':
+    'The command line: one module per command (`commands/<name>.ts`: its summary, help, options, parse and run), the ' +
+    'table that registers them (`command-table.ts`), the parse, the help, and the docs generator ' +
+    '(`generated-docs.ts`, which writes this table).',
+  'cli.ts': 'The command: parses the words with the command table and runs the command they name.',
   'bin/': "`fencepost.js`, the package's command: registers tsx, then runs `cli.ts`.",
   'locks/':
     'What the locks that are not TypeScript need: the foreign manifests (`<name>.json`), their Python, Go and Java ' +

@@ -10,7 +10,7 @@ import { renderComparison } from '../nightly/nightly-comparison.ts';
 import { nightlyExit, readNightlyFiles, type NightlyCell, type NightlyResult } from '../nightly/nightly-result.ts';
 import { renderJunit } from '../nightly/nightly-junit.ts';
 import { renderSummary } from '../nightly/nightly-summary.ts';
-import { parseCommandLine } from '../harness/command-line.ts';
+import { parseCommandLine } from '../cli/command-line.ts';
 
 /** Files the nightly job reads but did not write (a user's expectations, a downloaded baseline): each mistake is 254. */
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-untrusted-'));

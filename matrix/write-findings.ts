@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { replayCommand } from '../store/replay-command.ts';
+import { rerunLine } from '../store/rerun-line.ts';
 import { readTest } from '../store/run-dir.ts';
 import { findingsMarkdown, type RunRef } from './findings-page.ts';
 import type { MatrixCell } from './matrix-cell.ts';
@@ -33,7 +33,7 @@ function runRefs(cells: Iterable<MatrixCell>): Map<string, RunRef> {
     try {
       const t = readTest(c.runDir);
       refs.set(c.runDir, {
-        replay: replayCommand({ argv: t.argv.filter((a) => !a.startsWith('--results')), lock: t.lock, seed: t.seed }),
+        replay: rerunLine({ argv: t.argv.filter((a) => !a.startsWith('--results')), lock: t.lock, seed: t.seed }),
       });
     } catch {
       refs.set(c.runDir, {});

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
-import { parseCommandLine } from '../harness/command-line.ts';
+import { parseCommandLine } from '../cli/command-line.ts';
 import { emitKubernetes, manifestsYaml, nightlyJob, type Manifest } from './nightly-kubernetes.ts';
 
 /** Validates one object against the Kubernetes schema (v1.33, offline: kubernetes-models 4.5.x), by its kind. */

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import type { NightlyConfig } from '../harness/commands/nightly.ts';
+import type { NightlyConfig } from './nightly-config.ts';
 import { shellLine } from '../target/adapter.ts';
 import { nightlySettings } from './nightly.ts';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Expectation, MatrixCell, Observation } from '../matrix/matrix-cell.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import { MAX_SHARDS } from '../harness/commands/nightly.ts';
+import { MAX_SHARDS } from './nightly-config.ts';
 
 /** A matrix cell as the nightly job records it: where its expectation came from, its plan position, its fault hits. */
 export interface NightlyCell extends MatrixCell {

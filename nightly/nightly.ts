@@ -27,10 +27,9 @@ import {
   type NightlyCell,
   type NightlyResult,
 } from './nightly-result.ts';
-import { resolveConfig } from '../harness/command-line.ts';
+import { resolveConfig, type Config } from '../harness/run-argv.ts';
 import { argvOf } from '../harness/run-overrides.ts';
-import { type Config } from '../harness/commands/run.ts';
-import { type NightlyConfig } from '../harness/commands/nightly.ts';
+import { type NightlyConfig } from './nightly-config.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Shutdown } from '../common/shutdown.ts';

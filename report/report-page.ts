@@ -15,7 +15,7 @@ import { findings, headline, type Finding, type WriteStory } from './findings/in
 import { faultSummary, rerunCommand, type ForeignLockSeen, type TestJson } from '../store/test-json.ts';
 import { RUN_FILES } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';
-import { reproCommand } from '../store/replay-command.ts';
+import { reproLine } from '../store/rerun-line.ts';
 import { timelineData, WINDOW_PAD_MS, type TimelineData } from './timeline-data.ts';
 import { checkerClass, checkerWord, verdictClass, verdictWord } from '../checkers/verdict.ts';
 import { lostUpdateTally, NO_FAULT } from '../checkers/lost-update-faults.ts';
@@ -64,7 +64,7 @@ ${test.foreignLock ? `<div class="versions" id="lock-build"><b>lock build</b>${h
 </section>
 <div class="rerun"><span class="aside">re-run:</span><code id="rerun">${h(rerunCommand(test))}</code><button type="button" data-copy="rerun">copy</button></div>${
     results.valid === false && runDir
-      ? `\n<div class="rerun"><span class="aside">reproduce:</span><code id="reproduce">${h(reproCommand(runDir))}</code><button type="button" data-copy="reproduce">copy</button></div>`
+      ? `\n<div class="rerun"><span class="aside">reproduce:</span><code id="reproduce">${h(reproLine(runDir))}</code><button type="button" data-copy="reproduce">copy</button></div>`
       : ''
   }`;
 }

@@ -4,9 +4,9 @@ import { EXIT } from '../common/exit-codes.ts';
 import { HarnessError } from '../common/errors.ts';
 import { describeSignature, failureSignature, shotIndex } from '../checkers/failure-signature.ts';
 import { lockFolderName } from '../store/results-store.ts';
-import { shellQuote } from '../store/replay-command.ts';
+import { shellQuote } from '../store/rerun-line.ts';
 import { bad, parseArgv } from '../harness/option-table.ts';
-import { REPRO_OPTIONS } from '../harness/commands/reproduce.ts';
+import { REPRO_OPTIONS } from '../harness/reproduce-options.ts';
 import { writeBundle, type WrittenBundle } from './write-bundle.ts';
 import { readFailingRun } from './failing-run.ts';
 

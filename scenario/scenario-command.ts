@@ -1,5 +1,5 @@
 import type { Shutdown } from '../common/shutdown.ts';
-import type { Config } from '../harness/commands/run.ts';
+import type { Config } from '../harness/run-argv.ts';
 import { runTest, type RunOutcome } from '../harness/run.ts';
 import { badScenario, scenarioRun } from './scenario-config.ts';
 import type { Scenario } from './scenario-file.ts';

@@ -3,7 +3,7 @@ import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import { readSignature, type FailureSignature } from '../checkers/failure-signature.ts';
 import { CLIENT_NAME, parseStep, type ScenarioStep } from './scenario-steps.ts';
 import { scriptProblems } from './script-order.ts';
-import { SCENARIO_OPTIONS } from '../harness/commands/reproduce.ts';
+import { SCENARIO_OPTIONS } from '../harness/reproduce-options.ts';
 
 /**
  * A scenario file: a failure's story scripted with named clients (scenarios/*.json; `repro` writes one into every

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../history/op.ts';
 import { readHistory } from '../history/reader.ts';
-import { resolveConfig } from '../harness/command-line.ts';
+import { resolveConfig } from '../harness/run-argv.ts';
 import type { RunOutcome } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import type { ScenarioRecord } from '../store/test-json.ts';

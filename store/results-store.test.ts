@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../common/exit-codes.ts';
 import { resultsFolderProblem } from './results-store.ts';
-import { parseCommandLine } from '../harness/command-line.ts';
+import { parseCommandLine } from '../cli/command-line.ts';
 import { HarnessError } from '../common/errors.ts';
 import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 import { createRunDir, writeJson } from './run-dir.ts';

@@ -1,6 +1,6 @@
 import type { FaultName } from '../history/fault-names.ts';
 import type { RunConfig } from './run-config.ts';
-import { replayCommand } from './replay-command.ts';
+import { rerunLine } from './rerun-line.ts';
 import { isRecord } from '../common/is-record.ts';
 import { formatOf } from './run-format.ts';
 import type { ForeignLockRecord } from '../workloads/foreign/lock-identity.ts';
@@ -175,9 +175,9 @@ export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJ
   };
 }
 
-/** The command that replays this run (see store/replay-command.ts, which the console's summary uses too). */
+/** The command that replays this run (see store/rerun-line.ts, which the console's summary uses too). */
 export function rerunCommand(test: TestJson): string {
-  return replayCommand(test);
+  return rerunLine(test);
 }
 
 /** The faults a run asked for, as a person would name them. */

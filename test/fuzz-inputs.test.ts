@@ -7,7 +7,7 @@ import { EXIT } from '../common/exit-codes.ts';
 import { seededRandom } from '../common/random.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { initCommand, initFiles } from '../harness/init-command.ts';
-import { OPTIONS, parseCommandLine, SUBCOMMANDS } from '../harness/command-line.ts';
+import { OPTIONS, parseCommandLine, SUBCOMMANDS } from '../cli/command-line.ts';
 import { nightlyCommand } from '../nightly/nightly.ts';
 import { loadForeignLock } from '../workloads/load-strategy.ts';
 import { runCli } from './support/cli-run.ts';

@@ -3,7 +3,7 @@ import { convertWorkflowTemplate, NoOperationTraceWriter, parseWorkflow } from '
 import { convertActionTemplate, parseAction } from '@actions/workflow-parser/actions/index';
 import type { ActionRunsComposite } from '@actions/workflow-parser/actions/index';
 import { describe, expect, it } from 'vitest';
-import { SUBCOMMANDS } from '../harness/command-line.ts';
+import { SUBCOMMANDS } from '../cli/command-line.ts';
 import { initFiles, INIT_WORKFLOW } from '../harness/init-command.ts';
 
 /**

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../harness/command-line.ts';
+import { parseCommandLine } from '../cli/command-line.ts';
 import { initFiles, INIT_WORKFLOW } from '../harness/init-command.ts';
 import { condition, render, runStep, type Context } from './support/github-render.ts';
 

@@ -10,7 +10,7 @@ import { removeLeftoverContainers } from '../../cluster/docker/leftovers.ts';
 import { ensureNodeImage } from '../../cluster/docker/ensure-image.ts';
 import { HarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
-import { resolveConfig } from '../../harness/command-line.ts';
+import { resolveConfig } from '../../harness/run-argv.ts';
 import { PidRegistry } from '../../common/pid-registry.ts';
 import { runTest } from '../../harness/run.ts';
 import { Shutdown } from '../../common/shutdown.ts';

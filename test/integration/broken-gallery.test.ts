@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExposedBy } from '../../examples/broken/exposed-by.ts';
 import { readHistory } from '../../history/reader.ts';
-import { resolveConfig } from '../../harness/command-line.ts';
+import { resolveConfig } from '../../harness/run-argv.ts';
 import { runTest } from '../../harness/run.ts';
 import { Shutdown } from '../../common/shutdown.ts';
 import { processesUnder, testResultsDir } from './processes.ts';

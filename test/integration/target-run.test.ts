@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import { Shutdown } from '../../common/shutdown.ts';
-import { resolveConfig } from '../../harness/command-line.ts';
+import { resolveConfig } from '../../harness/run-argv.ts';
 import { runTest, type RunOutcome } from '../../harness/run.ts';
 import type { StoredTestJson } from '../../store/test-json.ts';
 import { dryRun } from '../../harness/target-dry-run.ts';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../harness/command-line.ts';
+import { resolveConfig } from '../../harness/run-argv.ts';
 import { runTest } from '../../harness/run.ts';
 import { readHistory, validateHistory } from '../../history/reader.ts';
 import { Shutdown } from '../../common/shutdown.ts';

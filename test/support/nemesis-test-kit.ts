@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Op } from '../../history/op.ts';
 import type { NemesisValue } from '../../history/bank.ts';
 import { readHistory } from '../../history/reader.ts';
-import { resolveConfig } from '../../harness/command-line.ts';
+import { resolveConfig } from '../../harness/run-argv.ts';
 import { runTest, type RunOutcome } from '../../harness/run.ts';
 import type { StoredTestJson } from '../../store/test-json.ts';
 import { Shutdown } from '../../common/shutdown.ts';

@@ -1,4 +1,4 @@
-import type { Config } from '../../harness/commands/run.ts';
+import type { Config } from '../../harness/run-argv.ts';
 import { ORACLE, ORACLE_COLUMNS, type LivenessExpect } from '../../matrix/oracle.ts';
 import { REMEDY_ORACLE, type RemedyScenarioId } from '../../matrix/remedy-oracle.ts';
 

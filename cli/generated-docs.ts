@@ -9,23 +9,24 @@ import {
   protocolTimeoutsMarkdown,
   subcommandsMarkdown,
   timingMarkdown,
-} from '../harness/cli-reference.ts';
+} from './cli-reference.ts';
 import { FAULT_NAMES } from '../history/fault-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { DEFAULT_SERVERS } from '../workloads/resolved-strategy.ts';
-import { columnsOnlyInMatrix, faultOracleMarkdown, README_COLUMNS } from './fault-oracle-table.ts';
-import { matrixPlan } from './matrix.ts';
-import type { MatrixTables } from './matrix-columns.ts';
-import { tallyLine } from './matrix-tally.ts';
-import { remedyOracleMarkdown } from './remedy-oracle-table.ts';
-import { roomsMarkdown } from './rooms.ts';
+import { columnsOnlyInMatrix, faultOracleMarkdown, README_COLUMNS } from '../matrix/fault-oracle-table.ts';
+import { matrixPlan } from '../matrix/matrix.ts';
+import type { MatrixTables } from '../matrix/matrix-columns.ts';
+import { tallyLine } from '../matrix/matrix-tally.ts';
+import { remedyOracleMarkdown } from '../matrix/remedy-oracle-table.ts';
+import { roomsMarkdown } from '../matrix/rooms.ts';
 
 /**
  * The parts of the docs that restate the code, written from it: the oracle's tables and cell counts, every CLI
  * option and subcommand, the faults, the timing rules, the protocol's timeouts, the names `needs` accepts, the code's
- * rooms and their floors (rooms.ts). Each sits in its page between `<!-- gen:NAME -->` and `<!-- /gen:NAME -->`.
- * `npm run docs:generate` rewrites them after a change to the code; matrix/generated-docs.test.ts fails until the
- * pages say what the code says (Maelstrom's `doc/workloads.md` is generated from its source the same way).
+ * rooms and their floors (matrix/rooms.ts). Each sits in its page between `<!-- gen:NAME -->` and
+ * `<!-- /gen:NAME -->`. `npm run docs:generate` rewrites them after a change to the code; cli/generated-docs.test.ts
+ * fails until the pages say what the code says (Maelstrom's `doc/workloads.md` is generated from its source the same
+ * way).
  */
 
 /** A table's size from the oracle data: measured cells, cells decided by construction, refusals among those. */

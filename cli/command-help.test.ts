@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { commandHelp, globalHelp, ownOptions } from './command-help.ts';
-import { helpWidth, twoColumns, wrapText } from './help-layout.ts';
+import { commandHelp, globalHelp } from './command-help.ts';
+import { helpWidth, twoColumns, wrapText } from '../harness/help-layout.ts';
 import { commandOptions, OPTIONS, parseCommandLine, SUBCOMMANDS } from './command-line.ts';
 import { runCli } from '../test/support/cli-run.ts';
 
@@ -41,7 +41,7 @@ describe('--help', () => {
     for (const o of commandOptions('run')) expect(global, o.name).toContain(`--${o.name}`);
     for (const c of COMMANDS) {
       const text = flat(commandHelp(c));
-      const own = ownOptions(c);
+      const own = commandOptions(c);
       for (const o of own) expect(text, `${c} --${o.name}`).toContain(`--${o.name}`);
     }
     // Every row of the table is somewhere.

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../harness/command-line.ts';
-import { replayCommand } from './replay-command.ts';
+import { resolveConfig } from '../harness/run-argv.ts';
+import { rerunLine } from './rerun-line.ts';
 
-describe('replayCommand', () => {
+describe('rerunLine', () => {
   it('replaces a space-form --seed instead of leaving its value behind as a stray argument', () => {
     const config = resolveConfig(['--lock=redis', '--seed', '5', '--ttl=100']);
-    const line = replayCommand(config);
+    const line = rerunLine(config);
     expect(line).toBe('npm run jepsen -- --lock=redis --ttl=100 --seed=5');
     // The line must be one the CLI accepts and that resolves to the same run.
     const again = resolveConfig(line.replace('npm run jepsen -- ', '').split(' '));
@@ -13,7 +13,7 @@ describe('replayCommand', () => {
   });
 
   it('adds the seed the harness chose and the lock argv relied on', () => {
-    expect(replayCommand({ argv: ['--nemesis=none'], lock: 'redlock', seed: 42 })).toBe(
+    expect(rerunLine({ argv: ['--nemesis=none'], lock: 'redlock', seed: 42 })).toBe(
       'npm run jepsen -- --lock=redlock --nemesis=none --seed=42',
     );
   });

@@ -1,14 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUILTIN_LOCKS } from '../../workloads/lock-names.ts';
-import { isPathRef, lockRef } from '../../workloads/lock-ref.ts';
-import type { RunConfig } from '../../store/run-config.ts';
-import { HELP_OPTION, type CommandSpec, type ParseContext } from '../command-spec.ts';
-import { bad, didYouMean, parseArgv, type OptionSpec } from '../option-table.ts';
-import { RUN_ROWS, runConfigOf } from '../options.ts';
+import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+import { isPathRef, lockRef } from '../workloads/lock-ref.ts';
+import type { RunConfig } from '../store/run-config.ts';
+import { checkResultsFolder } from '../store/results-store.ts';
+import { deepFreeze, HELP_OPTION, type ParseContext, type RandomSeed } from './command-spec.ts';
+import { bad, didYouMean, parseArgv, type OptionSpec } from './option-table.ts';
+import { cryptoSeed, RUN_ROWS, runConfigOf } from './options.ts';
 
 /**
- * `fencepost [options]`: one test run, or with `--lock=all` the matrix. Its table is the run's rows (options.ts) and
+ * A test run's argv (no subcommand) → its Config: what the CLI's `run` (cli/commands/run.ts) parses with, and what
+ * every floor that builds runs reads an argv through — the matrix's cells, nightly, replay, shrink, scenarios, the
+ * benches. So it lives here, below them, not with the CLI's table. Its table is the run's rows (options.ts) and
  * two of its own that say how the run talks to the terminal, not what it tests (so not in the test record).
  */
 
@@ -28,7 +31,7 @@ export interface Config extends RunConfig {
   /** --dry-run: with --target, print what the run would execute and touch, and stop. */
   readonly dryRun: boolean;
 }
-const TABLE = [
+export const RUN_OPTIONS = [
   ...RUN_ROWS,
   {
     name: 'dry-run',
@@ -140,8 +143,9 @@ export function runOptions(config: RunConfig): RunConfig {
   };
 }
 
-function parse(argv: readonly string[], { elsewhere, subcommands, randomSeed }: ParseContext): Config {
-  const { values: v, given } = parseArgv(argv, TABLE, {
+/** `fencepost [options]`: the run's argv → its config (the results folder not yet resolved: parseCommandLine's). */
+export function parseRun(argv: readonly string[], { elsewhere, subcommands, randomSeed }: ParseContext): Config {
+  const { values: v, given } = parseArgv(argv, RUN_OPTIONS, {
     words: 'refuse',
     badWord: (arg) => {
       // A lock's name alone (`redlock`) or the verb other CLIs use (`run`): say what was meant.
@@ -150,9 +154,9 @@ function parse(argv: readonly string[], { elsewhere, subcommands, randomSeed }: 
         : arg === 'run'
           ? ' A run needs no verb: drop "run".'
           : didYouMean(arg, subcommands);
-      return bad(
-        `unexpected argument "${arg}". Subcommands: ${subcommands.join(', ')}; options start with --.${meant}`,
-      );
+      // resolveConfig knows no subcommand: there a word is simply not a run's.
+      const commands = subcommands.length ? `Subcommands: ${subcommands.join(', ')}` : "A run's argv has no subcommand";
+      return bad(`unexpected argument "${arg}". ${commands}; options start with --.${meant}`);
     },
     elsewhere,
   });
@@ -170,8 +174,14 @@ function parse(argv: readonly string[], { elsewhere, subcommands, randomSeed }: 
   };
 }
 
-export const run: CommandSpec<Config> = {
-  summary: 'a test run',
-  options: TABLE,
-  parse,
-};
+/**
+ * A test run's config from its argv alone: what the matrix, nightly, replay, shrink, the benches and the tests build
+ * runs with. The same parse as the command line's, but it knows no subcommand: an option of another command is
+ * refused as unknown here (the command line names where it belongs), a word as not a run's.
+ */
+export function resolveConfig(argv: readonly string[], randomSeed: RandomSeed = cryptoSeed): Readonly<Config> {
+  const config = parseRun(argv, { elsewhere: () => null, subcommands: [], randomSeed });
+  // From here on the folder is its resolved path: a link on the way is followed once, now, never again mid-run.
+  if (!config.help) (config as { resultsDir: string }).resultsDir = checkResultsFolder(config.resultsDir);
+  return deepFreeze(config);
+}

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { remedyOracleMarkdown } from './remedy-oracle-table.ts';
+import { remedyOracleMarkdown } from '../matrix/remedy-oracle-table.ts';
 import { GENERATED, GENERATED_PAGES, matrixCounts, withGenerated } from './generated-docs.ts';
-import { matrixPlan } from './matrix.ts';
-import { faultOracleMarkdown, README_COLUMNS } from './fault-oracle-table.ts';
-import { ORACLE_COLUMNS } from './oracle.ts';
-import { OPTIONS } from '../harness/command-line.ts';
+import { matrixPlan } from '../matrix/matrix.ts';
+import { faultOracleMarkdown, README_COLUMNS } from '../matrix/fault-oracle-table.ts';
+import { ORACLE_COLUMNS } from '../matrix/oracle.ts';
+import { OPTIONS } from './command-line.ts';
 import { FAULT_NAMES } from '../history/fault-names.ts';
 import { MANIFEST_KEYS } from '../workloads/foreign/manifest.ts';
 

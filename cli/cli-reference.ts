@@ -4,30 +4,22 @@ import { FAULT_ALIASES } from '../history/fault-names.ts';
 import { FAULT_CATALOGUE } from '../history/fault-catalogue.ts';
 import { ACQUIRE_GRACE_MS } from '../workloads/foreign/protocol.ts';
 import { CONNECT_TIMEOUT_MIN_MS, replyTimeoutMs } from '../workloads/foreign/foreign-strategy.ts';
-import { CHECK_ACQUIRE_TIMEOUT_MS, CHECK_REPLY_MS, CHECK_TTL_MS } from './lock-check-command.ts';
-import { COMMAND_HELP, ownOptions } from './command-help.ts';
-import { optionRows, type OptionSpec } from './option-table.ts';
-import { commandOptions, OPTIONS, SUBCOMMANDS, type Subcommand } from './command-line.ts';
+import { CHECK_ACQUIRE_TIMEOUT_MS, CHECK_REPLY_MS, CHECK_TTL_MS } from '../harness/lock-check-command.ts';
+import { optionRows, type OptionSpec } from '../harness/option-table.ts';
+import { commandModule, COMMANDS, type CommandName } from './command-table.ts';
+import { commandOptions, OPTION_TAKERS, OPTIONS, SUBCOMMANDS } from './command-line.ts';
 
 /**
  * The reference tables of docs/cli.md, docs/faults.md and docs/protocol.md, written from the CLI's own tables (the
  * option rows, the subcommands, the fault catalogue, the timing rules, lock-check's constants), so a page cannot say
- * what the code does not: matrix/generated-docs.ts puts them between their markers and its test fails on drift.
+ * what the code does not: generated-docs.ts puts them between their markers and its test fails on drift.
  */
 
 /** A markdown table cell: pipes escaped, newlines flattened. */
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
 
-const OWN_TABLES: readonly Exclude<Subcommand, 'check' | 'compare' | 'repro' | 'replay' | 'shrink'>[] = [
-  'run',
-  'nightly',
-  'doctor',
-  'lock-check',
-  'cleanup',
-  'serve',
-  'init',
-  'target',
-];
+/** The commands whose options the command line reads: a run, then the subcommands in their refusals' order. */
+const OWN_TABLES: readonly CommandName[] = ['run', ...OPTION_TAKERS];
 
 /** Every option: its flag, default, what it does, and the commands that take it. */
 export function optionsMarkdown(): string {
@@ -40,8 +32,9 @@ export function optionsMarkdown(): string {
     return `| \`${cell(flag)}\` | ${cell(help)} | ${takers(o)} |`;
   });
   // The commands that parse their own arguments: their options that are not a run's.
-  const own = (['check', 'repro', 'replay', 'shrink'] as const).flatMap((c) =>
-    optionRows(ownOptions(c).filter((o) => o.name !== 'help' && !OPTIONS.some((x) => x.name === o.name))).map(
+  const readers = (Object.keys(COMMANDS) as CommandName[]).filter((c) => commandModule(c).passThrough);
+  const own = readers.flatMap((c) =>
+    optionRows(commandOptions(c).filter((o) => o.name !== 'help' && !OPTIONS.some((x) => x.name === o.name))).map(
       ([flag, help]) => `| \`${cell(flag)}\` | ${cell(help)} | ${c} |`,
     ),
   );
@@ -51,7 +44,7 @@ export function optionsMarkdown(): string {
 /** The subcommands: how each is called and what it does. */
 export function subcommandsMarkdown(): string {
   const rows = (Object.keys(SUBCOMMANDS) as (keyof typeof SUBCOMMANDS)[]).map((c) => {
-    const h = COMMAND_HELP[c];
+    const h = COMMANDS[c].help;
     return `| ${h.usage.map((u) => `\`${cell(u)}\``).join('<br>')} | ${cell(h.about)} | [${h.docs}](${h.docs.replace(/^docs\//, '')}) |`;
   });
   return ['| command | what it does | more |', '|---|---|---|', ...rows].join('\n');

@@ -1,13 +1,15 @@
-import os from 'node:os';
 import path from 'node:path';
-import { HELP_OPTION, type CommandSpec, type ParseContext } from '../command-spec.ts';
-import { bad, parseArgv, pickRows, type OptionSpec } from '../option-table.ts';
-import { RUN_ROWS } from '../options.ts';
+import { HELP_OPTION, type ParseContext } from '../../harness/command-spec.ts';
+import { bad, parseArgv, pickRows, type OptionSpec } from '../../harness/option-table.ts';
+import { RUN_ROWS } from '../../harness/options.ts';
+import { MAX_SHARDS, NIGHTLY_PARALLEL, type NightlyConfig } from '../../nightly/nightly-config.ts';
+import type { CommandModule } from '../command-module.ts';
+import { dockerEngineFirst } from '../docker-engine-first.ts';
 
-/** `fencepost nightly`: the matrix with the user's expectations, compared with last night (nightly/nightly.ts runs it). */
-
-/** The most machines a night is split over (`--shard=<i>/<n>`, a shard's nightly.json, the reusable workflow's shards). */
-export const MAX_SHARDS = 64;
+/**
+ * `fencepost nightly`: the matrix with the user's expectations, compared with last night (nightly/nightly.ts runs
+ * it; what it is run with, nightly/nightly-config.ts).
+ */
 
 /** `--shard=2/3` → { index: 2, count: 3 }. */
 function parseShard(raw: string): { index: number; count: number } {
@@ -21,13 +23,6 @@ function parseShard(raw: string): { index: number; count: number } {
     );
   return { index, count };
 }
-
-/**
- * `nightly --parallel`'s default: two measured cells at once where there are two cores. Both tables at
- * --time-limit=10 on 2 cores: 24.6 min one cell at a time, 12.0 min two at a time with every cell matching
- * (docs/performance.md). Not more: a cell's latency figures include its neighbours' load.
- */
-export const NIGHTLY_PARALLEL = Math.min(2, Math.max(1, os.availableParallelism()));
 
 /** The nightly job picks the locks, faults and fencing of every cell itself. */
 const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing', 'target'] as const;
@@ -124,35 +119,6 @@ const TABLE = [
   HELP_OPTION,
 ] as const;
 
-export interface NightlyConfig {
-  readonly command: 'nightly';
-  readonly help: boolean;
-  readonly argv: readonly string[];
-  /** `merge <dir>…`, or nothing. */
-  readonly rest: readonly string[];
-  readonly seed: number;
-  readonly resultsDir: string;
-  readonly backend: 'local' | 'docker';
-  /** This machine's slice of the measured cells, 1-based; null = every cell. */
-  readonly shard: { index: number; count: number } | null;
-  /** The previous night's results folder. */
-  readonly baseline: string | null;
-  /** The user's expectations file, as given (null = the default name, if that file exists). */
-  readonly expectations: string | null;
-  /** The oracle's matrix with the expectations applied (`all`), or only the expectations file's cells. */
-  readonly cells: 'all' | 'expectations';
-  /** Measured cells run at once (each its own cluster and clients). */
-  readonly parallel: number;
-  /** The folder of the user's known bugs (bundles, scenario files), as given; null = the default name, if it exists. */
-  readonly knownBugs: string | null;
-  /** --emit: write the night as a Kubernetes Indexed Job instead of running it. */
-  readonly emit: 'kubernetes' | null;
-  /** --image: what the emitted pods run. */
-  readonly image: string | null;
-  /** --shards: the emitted Job's completions. */
-  readonly shards: number;
-}
-
 function parse(args: readonly string[], { elsewhere, randomSeed }: ParseContext): NightlyConfig {
   // `nightly merge <dir>…`: the subcommand's words and folders; options still parse.
   const { values: v, words } = parseArgv(args, TABLE, {
@@ -179,8 +145,28 @@ function parse(args: readonly string[], { elsewhere, randomSeed }: ParseContext)
   };
 }
 
-export const nightly: CommandSpec<NightlyConfig> = {
+export const nightly: CommandModule<NightlyConfig> = {
   summary: 'the matrix with your expectations, compared with last night → junit.xml, summary.md',
+  help: {
+    about:
+      "Runs the oracle's matrix with your expectations applied (or only your cells), compares against a baseline night, and writes junit.xml, summary.md and comparison.html; `nightly merge` joins the shards of one night.",
+    usage: [
+      'nightly [--baseline=<dir>] [--shard=<i>/<n>] [--expectations=<file>] [--cells=all|expectations]',
+      'nightly merge <dir>… --results=<dir> [--baseline=<dir>]',
+    ],
+    examples: [
+      ['nightly --cells=expectations --time-limit=10', "only your expectations file's cells"],
+      ['nightly --shard=2/3 --seed=7 --results=shard-2', 'the second of three machines'],
+      ['nightly merge shard-1 shard-2 shard-3 --results=tonight', 'one night from its shards'],
+    ],
+    docs: 'docs/nightly.md',
+  },
   options: TABLE,
   parse,
+  async run(config, shutdown) {
+    // `nightly merge` joins folders and `--emit` writes a Job: neither starts a server.
+    if (config.rest[0] !== 'merge' && config.emit === null) await dockerEngineFirst(config.backend);
+    const { nightlyCommand } = await import('../../nightly/nightly.ts');
+    return nightlyCommand(config, shutdown);
+  },
 };

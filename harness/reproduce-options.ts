@@ -1,9 +1,10 @@
-import { RUN_ROWS } from '../options.ts';
-import type { OptionSpec } from '../option-table.ts';
+import { RUN_ROWS } from './options.ts';
+import type { OptionSpec } from './option-table.ts';
 
 /**
- * The options of the reproduction commands — `repro`, `replay`, `shrink` (repro/ runs them) — beside every other
- * command's (harness/commands/), so the help and the CLI reference list them without reaching up into repro/.
+ * The options of the reproduction commands — `repro`, `replay`, `shrink` — which their bodies (repro/) parse their
+ * words with and their CLI modules (cli/commands/) list in --help; here, below both, so neither reaches up, and a
+ * scenario file (scenario/) reads which run options it may set without loading repro/.
  */
 
 /**
