@@ -1,46 +1,10 @@
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../history/op.ts';
-import { readHistory } from '../history/reader.ts';
-import { resolveConfig } from '../harness/run-argv.ts';
-import type { RunOutcome } from '../harness/run.ts';
-import { Shutdown } from '../common/shutdown.ts';
-import type { ScenarioRecord } from '../store/test-json.ts';
-import { processesUnder, testResultsDir } from '../test/integration/processes.ts';
-import { requireServersTier } from '../test/support/servers-tier.ts';
-import { runScenario } from './scenario-command.ts';
-import { scenarioFromJson } from './scenario-file.ts';
-
-interface ScriptedRun {
-  outcome: RunOutcome;
-  record: ScenarioRecord;
-  ops: Op[];
-  log: string[];
-  leftovers: ReturnType<typeof processesUnder>;
-}
+import { scriptedRun } from '../test/support/scripted-run.ts';
 
 /** One scripted run of `steps` through the CLI's path (scenarioRun → runTest with the scenario's driver). */
-async function scripted(
-  name: string,
-  steps: string[],
-  argv: string[],
-  options: Record<string, unknown> = {},
-): Promise<ScriptedRun> {
-  requireServersTier('scripted');
-  const read = scenarioFromJson({ fencepost: 'scenario', version: 1, name, clients: ['A', 'B'], options, steps });
-  if ('problems' in read) throw new Error(read.problems.join('; '));
-  const dir = testResultsDir('scenario');
-  const file = `${dir}/${name}.json`;
-  const config = resolveConfig([...argv, `--scenario=${file}`, `--results=${dir}`]);
-  const log: string[] = [];
-  const outcome = await runScenario(file, config, new Shutdown(), { scenario: read.scenario, log: (l) => log.push(l) });
-  const record = (JSON.parse(fs.readFileSync(`${outcome.runDir}/test.json`, 'utf8')) as { scenario: ScenarioRecord })
-    .scenario;
-  const { ops } = readHistory(`${outcome.runDir}/history.jsonl`);
-  const leftovers = processesUnder(dir);
-  if (!leftovers.length) fs.rmSync(dir, { recursive: true, force: true });
-  return { outcome, record, ops: ops as Op[], log, leftovers };
-}
+const scripted = (name: string, steps: string[], argv: string[], options: Record<string, unknown> = {}) =>
+  scriptedRun({ name, steps, options }, argv);
 
 const clientOps = (ops: Op[]) =>
   ops

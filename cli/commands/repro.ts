@@ -9,7 +9,12 @@ export const repro: CommandModule<PassThroughConfig<'repro'>> = {
     about:
       'Turns a failing run into a reproduction anyone can run: a folder and its .tgz with the failure scripted as a scenario, the failing window of the history, the lock, options, seed and versions, and a README telling the story with the one command that replays it. No secret goes into it.',
     usage: ['repro <run-dir> [--out=<dir>]'],
-    examples: [['repro results/redlock/<run>', 'the bundle beside the run: <run>/repro-redlock-<run>/ and <run>/repro-redlock-<run>.tgz']],
+    examples: [
+      [
+        'repro results/redlock/<run>',
+        'the bundle beside the run: <run>/repro-redlock-<run>/ and <run>/repro-redlock-<run>.tgz',
+      ],
+    ],
     docs: 'docs/reproductions.md',
   },
   options: REPRO_OPTIONS,

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Op } from '../../history/op.ts';
+import { readHistory } from '../../history/reader.ts';
+import { resolveConfig } from '../../harness/run-argv.ts';
+import type { RunOutcome } from '../../harness/run.ts';
+import { Shutdown } from '../../common/shutdown.ts';
+import type { ScenarioRecord } from '../../store/test-json.ts';
+import { runScenario } from '../../scenario/scenario-command.ts';
+import { scenarioFromJson } from '../../scenario/scenario-file.ts';
+import { processesUnder, testResultsDir } from '../integration/processes.ts';
+import { requireServersTier } from './servers-tier.ts';
+
+/** A scripted run's outcome, its scenario record (each step's status), its history and what it left running. */
+export interface ScriptedRun {
+  outcome: RunOutcome;
+  record: ScenarioRecord;
+  ops: Op[];
+  log: string[];
+  leftovers: ReturnType<typeof processesUnder>;
+  /** Each step's status and evidence, then the unknown reasons: a failing assertion's message. */
+  summary: string;
+}
+
+/** A scenario: a shipped one by name (`scenarios/<name>.json`), or steps written in the test. */
+export type Script = { shipped: string } | { name: string; steps: string[]; options?: Record<string, unknown> };
+
+const SHIPPED = path.resolve('scenarios');
+
+/**
+ * One scripted run through the CLI's own path (`--scenario`: runScenario → runTest with the scenario's driver) on real
+ * servers: each step starts once the history shows the one before it complete, so the interleaving — and the verdict —
+ * is the script's, not the schedule's luck. `argv` adds run options (`--lock=etcd`, `--fencing`); the results folder is
+ * the test's own and is removed unless something was left running.
+ */
+export async function scriptedRun(script: Script, argv: readonly string[]): Promise<ScriptedRun> {
+  requireServersTier('scriptedRun');
+  const dir = testResultsDir('shipped' in script ? `scripted-${script.shipped}` : `scripted-${script.name}`);
+  let file: string;
+  let scenario;
+  if ('shipped' in script) {
+    file = path.join(SHIPPED, `${script.shipped}.json`);
+  } else {
+    const read = scenarioFromJson({
+      fencepost: 'scenario',
+      version: 1,
+      name: script.name,
+      clients: ['A', 'B'],
+      options: script.options ?? {},
+      steps: script.steps,
+    });
+    if ('problems' in read) throw new Error(read.problems.join('; '));
+    scenario = read.scenario;
+    file = path.join(dir, `${script.name}.json`);
+  }
+  const config = resolveConfig([...argv, `--scenario=${file}`, `--results=${dir}`]);
+  const log: string[] = [];
+  const outcome = await runScenario(file, config, new Shutdown(), { scenario, log: (l) => log.push(l) });
+  const record = (JSON.parse(fs.readFileSync(`${outcome.runDir}/test.json`, 'utf8')) as { scenario: ScenarioRecord })
+    .scenario;
+  const { ops } = readHistory(`${outcome.runDir}/history.jsonl`);
+  const leftovers = processesUnder(dir);
+  if (!leftovers.length) fs.rmSync(dir, { recursive: true, force: true });
+  const summary = [
+    ...record.steps.map((s) => `${s.text}: ${s.status} ${s.evidence}`),
+    ...outcome.results.unknownReasons,
+  ].join('\n');
+  return { outcome, record, ops: ops as Op[], log, leftovers, summary };
+}
