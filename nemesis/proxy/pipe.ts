@@ -16,7 +16,10 @@ import type { Piece } from './reply-aim.ts';
 // is throttled by TCP rather than by our memory.
 const HIGH_WATER_BYTES = 1 << 20;
 
-/** Something the link wants done once the bytes read before it have been written (a reset after a reply). */
+/**
+ * Something the link wants done once the bytes read before it have been written — handed to the kernel, so a reset
+ * that follows cannot discard them from the send buffer (a reset after the replies before a dropped one).
+ */
 export type Action = () => void;
 
 export interface PipeHooks {
@@ -45,6 +48,8 @@ export class Pipe {
   private stopped = false;
   /** A slice's or bandwidth's next write waits until this time. */
   private pacedUntil = 0;
+  /** Writes not yet handed to the kernel: an action waits for them. */
+  private unwritten = 0;
   /** Bytes this direction may still deliver before the connection is reset (reset-after), if counted. */
   budget: number | undefined;
 
@@ -136,6 +141,7 @@ export class Pipe {
         return;
       }
       const item = head.item;
+      if (typeof item === 'function' && this.unwritten > 0) return; // the last write's callback flushes again
       if (item === 'end' || typeof item === 'function') {
         this.queue.shift();
         if (item === 'end') sink.end();
@@ -156,9 +162,14 @@ export class Pipe {
     this.queuedBytes -= n;
     this.hooks.delivered(n);
     if (this.budget !== undefined) this.budget -= n;
-    // The reset waits for the last allowed byte to reach the kernel, so the peer has it before the RST.
-    if (this.budget === 0) sink.write(chunk.subarray(0, n), () => this.hooks.budgetSpent());
-    else if (!sink.write(chunk.subarray(0, n))) this.sinkFull = true;
+    this.unwritten += 1;
+    const written = () => {
+      this.unwritten -= 1;
+      // The reset waits for the last allowed byte to reach the kernel, so the peer has it before the RST.
+      if (this.budget === 0) this.hooks.budgetSpent();
+      else if (this.unwritten === 0 && typeof this.queue[0]?.item === 'function') this.update();
+    };
+    if (!sink.write(chunk.subarray(0, n), written)) this.sinkFull = true;
     return n;
   }
 }

@@ -12,7 +12,10 @@
  *   after the server acted on it; then that connection is reset, or kept open as a black hole until heal (then
  *   reset, as TCP eventually gives up a dead path). Needs the protocol's framing (see protocol-framings.ts).
  * - `reset-after`: every connection is reset (RST: the client sees ECONNRESET) once `bytes` more have passed in
- *   `direction`; `resetConnections()` is the same, now.
+ *   `direction`; `resetConnections()` is the same, now. An RST that reaches the client while bytes before it are
+ *   still unread in its receive queue is reported by Node as a plain EOF ('end', then 'close' without error) —
+ *   measured on Linux with a loopback server writing 5 bytes and resetting on the next tick; resetting 50 ms later
+ *   gave ECONNRESET. Either way the connection is gone; only the error's name differs.
  * - `slice` / `bandwidth`: delivery in pieces of `bytes` with `delayMs` between, or at `bytesPerSecond`.
  * - `accept-and-hang`: new connections are accepted and never connected to the server; what they send goes
  *   nowhere (dropped, counted). They stay hung after heal, until the client gives up or `resetConnections()`.

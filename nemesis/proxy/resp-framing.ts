@@ -12,6 +12,7 @@ import { type Frame, type Framer, type Framing, FramingError, Unframed } from '.
 
 const PROTOCOL = 'RESP';
 const CRLF = '\r\n';
+const TYPES = '+-:_,#($=!*~>%|';
 
 export const respFraming: Framing = {
   protocol: PROTOCOL,
@@ -61,10 +62,13 @@ class RespReplies implements Framer {
 /** The end of the value that starts at `p`, or -1 when `b` does not hold all of it yet. */
 function skipValue(b: Buffer, p: number, streamOffset: number): number {
   if (p >= b.length) return -1;
+  const type = String.fromCharCode(b[p]);
+  // Checked before the line is whole, so bytes that are not RESP are refused at once, not held waiting for a CRLF.
+  if (!TYPES.includes(type))
+    throw new FramingError(PROTOCOL, streamOffset + p, `no RESP type starts with byte 0x${b[p].toString(16)}`);
   const eol = b.indexOf(CRLF, p + 1);
   if (eol < 0) return -1;
   const after = eol + 2;
-  const type = String.fromCharCode(b[p]);
   switch (type) {
     case '+':
     case '-':
