@@ -76,7 +76,11 @@ export function delays(mode: ProxyMode, direction: Direction): boolean {
 /** The mode's parameters checked once, when it is set: a bad one is refused, naming it. */
 export function assertValid(mode: ProxyMode): void {
   const positive = (what: string, n: number, min: number) => {
-    if (!Number.isFinite(n) || n < min) throw new RangeError(`proxy ${mode.kind} ${what} must be ≥ ${min}, got ${n}`);
+    const whole = what !== 'bytes' || Number.isInteger(n);
+    if (!Number.isFinite(n) || n < min || !whole)
+      throw new RangeError(
+        `proxy ${mode.kind} ${what} must be ${what === 'bytes' ? 'a whole number ' : ''}≥ ${min}, got ${n}`,
+      );
   };
   if (mode.kind === 'latency') positive('ms', mode.ms, 0);
   if (mode.kind === 'reset-after') positive('bytes', mode.bytes, 1);

@@ -23,6 +23,28 @@ afterAll(async () => {
 });
 
 describe('TcpProxy modes', () => {
+  it('partition and hold-to-server, as before: held, counted, delivered in order on heal', async () => {
+    const { echo, proxy, client } = await setUp();
+    proxy.partition();
+    client.socket.write('one');
+    await eventually('held by the partition', () => proxy.counters().queuedToServer === 3, WAIT_MS);
+    const waiting = await rawConnect(proxy.port); // accepted, connected upstream only at heal
+    waiting.socket.write('two');
+    await eventually('both held', () => proxy.counters().heldBytes === 6, WAIT_MS);
+    expect(echo.connections()).toBe(1);
+    proxy.heal();
+    await client.waitFor('one');
+    await waiting.waitFor('two');
+
+    proxy.holdToServer();
+    client.socket.write('three');
+    await eventually('held toward the server', () => proxy.counters().queuedToServer === 5, WAIT_MS);
+    expect(echo.received()).not.toContain('three');
+    proxy.heal();
+    await client.waitFor('onethree');
+    expect(proxy.counters()).toMatchObject({ heldToServer: 11, heldToClient: 0, droppedToServer: 0 });
+  });
+
   it('one-way: requests reach the server, the replies wait at the proxy until heal, then arrive in order', async () => {
     const { echo, proxy, client } = await setUp();
     proxy.oneWay();
