@@ -165,9 +165,10 @@ export class Pipe {
     this.unwritten += 1;
     const written = () => {
       this.unwritten -= 1;
+      if (this.unwritten > 0) return;
       // The reset waits for the last allowed byte to reach the kernel, so the peer has it before the RST.
       if (this.budget === 0) this.hooks.budgetSpent();
-      else if (this.unwritten === 0 && typeof this.queue[0]?.item === 'function') this.update();
+      else if (typeof this.queue[0]?.item === 'function') this.update();
     };
     if (!sink.write(chunk.subarray(0, n), written)) this.sinkFull = true;
     return n;
