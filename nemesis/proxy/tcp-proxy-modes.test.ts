@@ -158,6 +158,16 @@ describe('TcpProxy modes', () => {
     expect(proxy.counters().resets).toBe(1);
   });
 
+  it('drop-next-reply drops the aimed reply exactly when it reaches the proxy one byte at a time', async () => {
+    const { echo, proxy, client } = await setUp({ protocol: 'resp' }, { byteByByte: true });
+    proxy.dropNextReply({ command: 'SET', then: 'keep-open' });
+    client.socket.write(PING + SET);
+    await eventually('the SET reply dropped', () => proxy.counters().droppedToClient === SET.length, WAIT_MS);
+    expect(echo.received()).toBe(PING + SET);
+    expect(client.received()).toBe(PING);
+    expect(proxy.droppedReplies().map((d) => d.reply)).toEqual([{ start: 14, end: 41 }]);
+  });
+
   it('drop-next-reply then reset: the reply before the aimed one arrives, then the reset; one shot only', async () => {
     const { echo, proxy, client } = await setUp({ protocol: 'resp' });
     proxy.dropNextReply({ command: 'SET', then: 'reset' });
@@ -212,16 +222,30 @@ interface Echo {
   connections(): number;
 }
 
-async function echoServer(): Promise<Echo> {
+/**
+ * The gap between the byte-by-byte echo's writes: a timer, so each byte is read by the proxy (in the event loop's
+ * poll phase) before the next is written (in a later timers phase) — the reply reaches the proxy cut at every byte.
+ */
+const BYTE_GAP_MS = 1;
+
+async function echoServer(options: { byteByByte?: boolean } = {}): Promise<Echo> {
   let received = '';
   let connections = 0;
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
+  const server = net.createServer({ noDelay: true }, (socket) => {
     connections += 1;
     sockets.add(socket);
-    socket.on('data', (chunk) => {
+    let writing = Promise.resolve();
+    socket.on('data', (chunk: Buffer) => {
       received += chunk.toString('latin1');
-      socket.write(chunk);
+      if (!options.byteByByte) socket.write(chunk);
+      else
+        writing = writing.then(async () => {
+          for (const byte of chunk) {
+            socket.write(Buffer.from([byte]));
+            await sleep(BYTE_GAP_MS);
+          }
+        });
     });
     socket.on('error', () => {});
     socket.on('close', () => sockets.delete(socket));
@@ -234,8 +258,8 @@ async function echoServer(): Promise<Echo> {
   return { port: (server.address() as net.AddressInfo).port, received: () => received, connections: () => connections };
 }
 
-async function setUp(options: Omit<TcpProxyOptions, 'targetPort'> = {}) {
-  const echo = await echoServer();
+async function setUp(options: Omit<TcpProxyOptions, 'targetPort'> = {}, echoOptions: { byteByByte?: boolean } = {}) {
+  const echo = await echoServer(echoOptions);
   const proxy = await TcpProxy.start({ targetPort: echo.port, ...options });
   closers.push(() => proxy.close());
   const client = await rawConnect(proxy.port);
