@@ -109,6 +109,16 @@ describe('TcpProxy modes', () => {
     expect(proxy.counters()).toMatchObject({ bytesToServer: 10, resets: 2 });
   });
 
+  it('reset-after toward the client: the client gets exactly k bytes, then the connection is gone', async () => {
+    const { echo, proxy, client } = await setUp();
+    proxy.resetAfter(3, 'to-client');
+    client.socket.write('abcdef');
+    await client.closed; // an EOF or ECONNRESET, as the RST met the unread bytes or not (proxy-mode.ts)
+    expect(client.received()).toBe('abc');
+    expect(echo.received()).toBe('abcdef');
+    expect(proxy.counters()).toMatchObject({ bytesToClient: 3, resets: 1 });
+  });
+
   it('accept-and-hang: connect succeeds, nothing reaches the server, and heal does not revive the hung one', async () => {
     const { echo, proxy } = await setUp();
     expect(echo.connections()).toBe(1); // setUp's own client
