@@ -8,9 +8,12 @@
  * - `one-way`: the mirror: requests reach the server, replies are held until heal (`replies: 'hold'`, then
  *   delivered in order) or dropped (`'drop'`: what the server said never arrives) — a server that acts on
  *   requests whose acknowledgements the client never sees (renewals that succeed while the client times out).
- * - `drop-next-reply`: the reply to the next request (the next whose command is `command`, if given) is dropped
- *   after the server acted on it; then that connection is reset, or kept open as a black hole until heal (then
- *   reset, as TCP eventually gives up a dead path). Needs the protocol's framing (see protocol-framings.ts).
+ * - `drop-next-reply`: the reply to the next request (the next whose name is `command`, or whose Postgres SQL
+ *   contains it, if given) is dropped after the server acted on it; then that connection is reset, or kept open as
+ *   a black hole until heal (then reset, as TCP eventually gives up a dead path). The black hole drops the later
+ *   replies and requests on that connection too: a client that read a later reply as the lost one's answer would be
+ *   out of step with its server — a failure of the harness, not of the lock. A heal before the aimed reply came
+ *   cancels the shot. Needs the protocol's framing (see protocol-framings.ts).
  * - `reset-after`: every connection is reset (RST: the client sees ECONNRESET) once `bytes` more have passed in
  *   `direction`; `resetConnections()` is the same, now. An RST that reaches the client while bytes before it are
  *   still unread in its receive queue is reported by Node as a plain EOF ('end', then 'close' without error) —
