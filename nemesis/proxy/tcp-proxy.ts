@@ -18,15 +18,19 @@
  * Latency is one-way: each chunk is held `ms` in each direction, so a request/response costs 2 × ms.
  * A chunk's due time is fixed when it is read, and chunks leave in the order they came, so a later
  * chunk never overtakes an earlier one even when the latency is lowered or healed meanwhile.
+ *
+ * The other modes (one-way, drop-next-reply, reset-after, slice, bandwidth, accept-and-hang) are described in
+ * proxy-mode.ts; a connection is a Link (link.ts) of two Pipes (pipe.ts).
  */
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { Frame } from './framing.ts';
+import { Link, type LinkStats } from './link.ts';
+import { type ProxyProtocol, framingOf, unframedError } from './protocol-framings.ts';
+import { type Direction, type Directions, type ProxyMode, assertValid } from './proxy-mode.ts';
+import type { DroppedReply } from './reply-aim.ts';
 
-export type ProxyMode =
-  | { readonly kind: 'forward' }
-  | { readonly kind: 'partition' }
-  | { readonly kind: 'hold-to-server' }
-  | { readonly kind: 'latency'; readonly ms: number };
+export type { ProxyMode } from './proxy-mode.ts';
 
 export interface ProxyCounters {
   /** Connections accepted since start. */
@@ -40,11 +44,31 @@ export interface ProxyCounters {
   readonly upstreamFailures: number;
   /** Bytes read from clients and not yet delivered to the server (a hold's catch, a latency's backlog). */
   readonly queuedToServer: number;
+  /** Bytes read from servers and not yet delivered to clients (a one-way hold's catch). */
+  readonly queuedToClient: number;
   /**
-   * Bytes (both directions) read while a partition, a hold (client→server) or a latency was in effect, since
-   * start: what the fault held back or delayed. Never decreases; a fault reads it before and after.
+   * Bytes (both directions) read while a partition, a hold, a latency, a slice or a bandwidth was in effect,
+   * since start: what the fault held back or delayed. Never decreases; a fault reads it before and after.
+   * heldToServer + heldToClient.
    */
   readonly heldBytes: number;
+  readonly heldToServer: number;
+  readonly heldToClient: number;
+  /** Bytes read and never delivered: a one-way drop's, a dropped reply's and what followed it, a hung connection's. */
+  readonly droppedToServer: number;
+  readonly droppedToClient: number;
+  /** Connections reset (RST to the client): resetConnections(), reset-after, drop-next-reply's reset, a black hole's heal. */
+  readonly resets: number;
+  /** Connections accepted under accept-and-hang, since start. */
+  readonly hung: number;
+}
+
+/** A drop-next-reply's hit: which connection, which request, which reply (byte offsets in each direction's stream). */
+export interface ProxyDroppedReply extends DroppedReply {
+  /** The connection's number: 1 for the proxy's first accepted connection. */
+  readonly connection: number;
+  /** performance.now() when the reply was dropped. */
+  readonly atMs: number;
 }
 
 export interface TcpProxyOptions {
@@ -55,12 +79,11 @@ export interface TcpProxyOptions {
    */
   readonly targetHost?: string;
   readonly allowHosts?: readonly string[];
+  /** The protocol the clients speak; with a framer for it (protocol-framings.ts), the per-request modes can aim. */
+  readonly protocol?: ProxyProtocol;
 }
 
 const TARGET_HOST = '127.0.0.1';
-// Beyond this many queued bytes in one direction we stop reading, so a fast sender under latency
-// is throttled by TCP rather than by our memory.
-const HIGH_WATER_BYTES = 1 << 20;
 
 export class TcpProxy {
   private targetPort: number;
@@ -68,7 +91,22 @@ export class TcpProxy {
   private currentMode: ProxyMode = { kind: 'forward' };
   private readonly links = new Set<Link>();
   private closed: Promise<void> | undefined;
-  private stats = { connections: 0, bytesToServer: 0, bytesToClient: 0, upstreamFailures: 0, heldBytes: 0 };
+  private protocol: ProxyProtocol | undefined;
+  private connections = 0;
+  private readonly stats: LinkStats = {
+    bytesToServer: 0,
+    bytesToClient: 0,
+    heldToServer: 0,
+    heldToClient: 0,
+    droppedToServer: 0,
+    droppedToClient: 0,
+    upstreamFailures: 0,
+    resets: 0,
+    hung: 0,
+  };
+  /** drop-next-reply's one shot: armed when the mode is set, spent by the first request aimed at. */
+  private shotArmed = false;
+  private readonly drops: ProxyDroppedReply[] = [];
 
   private constructor(
     private readonly server: net.Server,
@@ -97,6 +135,7 @@ export class TcpProxy {
     const { port } = server.address() as net.AddressInfo;
     const proxy = new TcpProxy(server, port, options.targetPort);
     proxy.targetHost = options.targetHost ?? TARGET_HOST;
+    proxy.protocol = options.protocol;
     return proxy;
   }
 
@@ -110,8 +149,25 @@ export class TcpProxy {
 
   counters(): ProxyCounters {
     let queuedToServer = 0;
-    for (const link of this.links) queuedToServer += link.queuedToServer;
-    return { ...this.stats, open: this.links.size, queuedToServer };
+    let queuedToClient = 0;
+    for (const link of this.links) {
+      queuedToServer += link.queuedToServer;
+      queuedToClient += link.queuedToClient;
+    }
+    const heldBytes = this.stats.heldToServer + this.stats.heldToClient;
+    return {
+      ...this.stats,
+      connections: this.connections,
+      open: this.links.size,
+      queuedToServer,
+      queuedToClient,
+      heldBytes,
+    };
+  }
+
+  /** Every reply drop-next-reply dropped, in order: what a fault reads to know it hit. */
+  droppedReplies(): readonly ProxyDroppedReply[] {
+    return [...this.drops];
   }
 
   /** Forward normally; bytes held by a partition go out at once, in order. */
@@ -133,6 +189,43 @@ export class TcpProxy {
   latency(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`proxy latency must be ≥ 0 ms, got ${ms}`);
     this.setMode(ms === 0 ? { kind: 'forward' } : { kind: 'latency', ms });
+  }
+
+  /** Requests flow; replies are held until heal (then delivered in order) or dropped. */
+  oneWay(replies: 'hold' | 'drop' = 'hold'): void {
+    this.setMode({ kind: 'one-way', replies });
+  }
+
+  /**
+   * Drop the reply to the next request — the next whose name is `command` (RESP `SET`, ZooKeeper `create`) or whose
+   * Postgres statement contains it, if given — once the server has sent it; then reset that connection or keep it
+   * open as a black hole until heal. One shot: later requests pass until this is called again. Refused when the
+   * proxy has no framing for its protocol.
+   */
+  dropNextReply(options: { command?: string; then: 'keep-open' | 'reset' }): void {
+    if (framingOf(this.protocol) === undefined) throw unframedError(this.protocol, 'drop-next-reply');
+    this.setMode({ kind: 'drop-next-reply', ...options });
+    this.shotArmed = true;
+  }
+
+  /** Reset each connection (open now, or opened later) once `bytes` more have passed in `direction`. */
+  resetAfter(bytes: number, direction: Direction): void {
+    this.setMode({ kind: 'reset-after', bytes, direction });
+  }
+
+  /** Deliver in pieces of at most `bytes`, `delayMs` apart. */
+  slice(bytes: number, delayMs: number, direction: Directions = 'both'): void {
+    this.setMode({ kind: 'slice', bytes, delayMs, direction });
+  }
+
+  /** Deliver at most `bytesPerSecond` per connection and direction. */
+  bandwidth(bytesPerSecond: number, direction: Directions = 'both'): void {
+    this.setMode({ kind: 'bandwidth', bytesPerSecond, direction });
+  }
+
+  /** Accept new connections and never connect them to the server; open ones are untouched. */
+  acceptAndHang(): void {
+    this.setMode({ kind: 'accept-and-hang' });
   }
 
   /**
@@ -160,7 +253,9 @@ export class TcpProxy {
 
   private setMode(mode: ProxyMode): void {
     if (this.closed) throw new Error('proxy is closed');
+    assertValid(mode);
     this.currentMode = mode;
+    this.shotArmed = false;
     for (const link of this.links) link.modeChanged();
   }
 
@@ -169,200 +264,35 @@ export class TcpProxy {
       client.destroy();
       return;
     }
-    this.stats.connections += 1;
-    const link = new Link(client, {
-      mode: () => this.currentMode,
-      targetPort: () => this.targetPort,
-      targetHost: () => this.targetHost,
-      delivered: (toServer, bytes) => {
-        if (toServer) this.stats.bytesToServer += bytes;
-        else this.stats.bytesToClient += bytes;
+    const id = ++this.connections;
+    const link: Link = new Link(
+      client,
+      {
+        stats: this.stats,
+        mode: () => this.currentMode,
+        targetPort: () => this.targetPort,
+        targetHost: () => this.targetHost,
+        aimAt: (request) => this.aimAt(request),
+        replyDropped: (drop) => {
+          this.drops.push({ connection: id, ...drop, atMs: performance.now() });
+          return this.currentMode.kind === 'drop-next-reply' ? this.currentMode.then : 'reset';
+        },
+        gone: () => this.links.delete(link),
       },
-      upstreamFailed: () => {
-        this.stats.upstreamFailures += 1;
-      },
-      held: (bytes) => {
-        this.stats.heldBytes += bytes;
-      },
-      gone: () => this.links.delete(link),
-    });
+      framingOf(this.protocol)?.open(),
+    );
     this.links.add(link);
     link.modeChanged();
   }
-}
 
-interface LinkContext {
-  mode(): ProxyMode;
-  targetPort(): number;
-  targetHost(): string;
-  delivered(toServer: boolean, bytes: number): void;
-  upstreamFailed(): void;
-  /** Bytes read while the mode held or delayed them. */
-  held(bytes: number): void;
-  gone(): void;
-}
-
-/** One client connection and, once it exists, its upstream connection. */
-class Link {
-  private upstream: net.Socket | undefined;
-  private readonly toServer: Pipe;
-  private toClient: Pipe | undefined;
-  private dead = false;
-  private cleanlyClosed = 0;
-
-  constructor(
-    private readonly client: net.Socket,
-    private readonly ctx: LinkContext,
-  ) {
-    this.toServer = new Pipe(client, ctx.mode, (n) => ctx.delivered(true, n), true, ctx.held);
-    client.on('error', () => this.destroy(false));
-    client.on('close', (hadError) => this.socketClosed(hadError));
-  }
-
-  get queuedToServer(): number {
-    return this.toServer.queued;
-  }
-
-  modeChanged(): void {
-    if (this.dead) return;
-    if (this.ctx.mode().kind !== 'partition' && this.upstream === undefined) this.connect();
-    this.toServer.update();
-    this.toClient?.update();
-  }
-
-  /** `reset` sends RST to the client so it notices at once; otherwise a plain close. */
-  destroy(reset: boolean): void {
-    if (this.dead) return;
-    this.dead = true;
-    this.toServer.stop();
-    this.toClient?.stop();
-    if (reset && !this.client.destroyed && !this.client.connecting) this.client.resetAndDestroy();
-    else this.client.destroy();
-    this.upstream?.destroy();
-    this.ctx.gone();
-  }
-
-  /**
-   * With allowHalfOpen on both sockets, a clean close of one means it has both sent and received
-   * its EOF; the other may still have queued bytes to deliver (under latency), so it is left to
-   * finish and close on its own. An error is a reset: everything goes.
-   */
-  private socketClosed(hadError: boolean): void {
-    this.cleanlyClosed += 1;
-    if (hadError || this.upstream === undefined || this.cleanlyClosed === 2) this.destroy(false);
-  }
-
-  private connect(): void {
-    const upstream = net.connect({
-      host: this.ctx.targetHost(),
-      port: this.ctx.targetPort(),
-      allowHalfOpen: true,
-      noDelay: true,
-    });
-    this.upstream = upstream;
-    let connected = false;
-    upstream.pause();
-    upstream.on('error', () => {
-      if (!connected) this.ctx.upstreamFailed();
-      this.destroy(false);
-    });
-    upstream.on('close', (hadError) => this.socketClosed(hadError));
-    upstream.once('connect', () => {
-      connected = true;
-      if (this.dead) return;
-      this.toClient = new Pipe(upstream, this.ctx.mode, (n) => this.ctx.delivered(false, n), false, this.ctx.held);
-      this.toClient.attach(this.client);
-      this.toServer.attach(upstream);
-    });
-  }
-}
-
-/** One direction of a link: reads `source`, holds chunks as the mode says, writes them to the sink. */
-class Pipe {
-  private readonly queue: Array<{ due: number; chunk: Buffer | null }> = []; // null = the source ended
-  private queuedBytes = 0;
-  private sink: net.Socket | undefined;
-  private sinkFull = false;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-
-  constructor(
-    private readonly source: net.Socket,
-    private readonly mode: () => ProxyMode,
-    private readonly delivered: (bytes: number) => void,
-    private readonly toServer: boolean,
-    private readonly held: (bytes: number) => void,
-  ) {
-    source.on('data', (chunk: Buffer) => {
-      const kind = this.mode().kind;
-      if (kind === 'partition' || kind === 'latency' || (kind === 'hold-to-server' && this.toServer))
-        this.held(chunk.length);
-      this.queue.push({ due: this.dueTime(), chunk });
-      this.queuedBytes += chunk.length;
-      this.update();
-    });
-    source.on('end', () => {
-      this.queue.push({ due: this.dueTime(), chunk: null });
-      this.update();
-    });
-  }
-
-  get queued(): number {
-    return this.queuedBytes;
-  }
-
-  attach(sink: net.Socket): void {
-    this.sink = sink;
-    sink.on('drain', () => {
-      this.sinkFull = false;
-      this.update();
-    });
-    this.update();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.queue.length = 0;
-  }
-
-  /** Re-evaluates reading and writing after anything changed. */
-  update(): void {
-    if (this.stopped) return;
-    this.flush();
-    // Under a partition both pipes, under a hold the client→server pipe, keep reading (into the queue, up to the
-    // high-water mark) but never write, so what was held is counted and leaves the moment the fault heals.
-    if (this.sinkFull || this.queuedBytes >= HIGH_WATER_BYTES) this.source.pause();
-    else this.source.resume();
-  }
-
-  private dueTime(): number {
-    const mode = this.mode();
-    return performance.now() + (mode.kind === 'latency' ? mode.ms : 0);
-  }
-
-  private flush(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const sink = this.sink;
-    const kind = this.mode().kind;
-    if (sink === undefined || kind === 'partition' || (kind === 'hold-to-server' && this.toServer)) return;
-    while (this.queue.length > 0 && !this.sinkFull) {
-      const head = this.queue[0];
-      const wait = head.due - performance.now();
-      if (wait > 0) {
-        this.timer = setTimeout(() => this.update(), Math.ceil(wait));
-        return;
-      }
-      this.queue.shift();
-      if (head.chunk === null) {
-        sink.end();
-        continue;
-      }
-      this.queuedBytes -= head.chunk.length;
-      this.delivered(head.chunk.length);
-      if (!sink.write(head.chunk)) this.sinkFull = true;
-    }
+  private aimAt(request: Frame): boolean {
+    const mode = this.currentMode;
+    if (mode.kind !== 'drop-next-reply' || !this.shotArmed) return false;
+    const command = mode.command?.toUpperCase();
+    const named = request.name?.toUpperCase() === command || request.detail?.toUpperCase().includes(command ?? '');
+    if (command !== undefined && !named) return false;
+    this.shotArmed = false;
+    return true;
   }
 }
 

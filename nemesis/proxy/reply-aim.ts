@@ -1,0 +1,122 @@
+/**
+ * One connection's requests and replies, paired in order, and the one reply a `drop-next-reply` aims at.
+ *
+ * Every framed connection counts its request frames and its (solicited) reply frames from its first byte, so the
+ * n-th reply is known to answer the n-th request. When a request is aimed at, its reply's bytes are held back from
+ * the client as they arrive (a reply may come in several TCP chunks, and its first bytes cannot be told from the
+ * previous reply's tail until the framer has seen the end of that one): bytes of earlier replies are released as
+ * soon as each is complete; the aimed reply, once complete, is dropped, and so is everything after it on that
+ * connection — the client must not read a later reply as the answer to the lost one.
+ */
+import { type Frame, type FramerPair, FramingError } from './framing.ts';
+
+/** A piece of the reply stream: bytes to deliver or to drop. */
+export interface Piece {
+  readonly bytes: Buffer;
+  readonly drop: boolean;
+}
+
+/** The record of a drop: which request's reply was lost, as byte offsets in each direction's stream. */
+export interface DroppedReply {
+  readonly request: Frame;
+  readonly reply: Frame;
+}
+
+export class ReplyAim {
+  private requests = 0;
+  private replies = 0;
+  /** Set when a framer threw: the connection is no longer framed, and is never aimed at. */
+  private lostBecause: string | undefined;
+  private aimed: { index: number; request: Frame } | undefined;
+  private droppedReply: DroppedReply | undefined;
+  /** Reply bytes read and not yet released, and the stream offset of the first of them. */
+  private pending: Buffer = Buffer.alloc(0);
+  private pendingOffset = 0;
+  /** Stream offset up to which the reply stream may be released while an aim waits: the last complete reply's end. */
+  private releasable = 0;
+
+  constructor(private readonly framers: FramerPair) {}
+
+  /** Why this connection can no longer be aimed at, if it cannot. */
+  get lost(): string | undefined {
+    return this.lostBecause;
+  }
+
+  get dropped(): DroppedReply | undefined {
+    return this.droppedReply;
+  }
+
+  /** Frames the client's bytes; returns the requests they completed, each with its index on this connection. */
+  requestBytes(chunk: Buffer): Array<{ index: number; frame: Frame }> {
+    if (this.lostBecause !== undefined) return [];
+    try {
+      return this.framers.requests.feed(chunk).map((frame) => ({ index: this.requests++, frame }));
+    } catch (err) {
+      this.lose(err);
+      return [];
+    }
+  }
+
+  /** Aims at the request with this index: its reply will be dropped. */
+  aim(index: number, request: Frame): void {
+    if (this.aimed === undefined && this.lostBecause === undefined) this.aimed = { index, request };
+  }
+
+  /** Whether an aim waits for its reply (the connection's replies are being held back meanwhile). */
+  get waiting(): boolean {
+    return this.aimed !== undefined && this.droppedReply === undefined;
+  }
+
+  /** The server's bytes, split into what the client may have and what is dropped. */
+  replyBytes(chunk: Buffer): Piece[] {
+    if (this.droppedReply !== undefined) return [{ bytes: chunk, drop: true }];
+    let frames: Frame[] = [];
+    if (this.lostBecause === undefined) {
+      try {
+        frames = this.framers.replies.feed(chunk);
+      } catch (err) {
+        this.lose(err);
+      }
+    }
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    for (const frame of frames) {
+      if (frame.unsolicited) continue;
+      const index = this.replies++;
+      if (this.aimed !== undefined && index === this.aimed.index) return this.drop(frame);
+      this.releasable = frame.end;
+    }
+    if (!this.waiting) return this.release(this.pendingOffset + this.pending.length);
+    return this.release(this.releasable);
+  }
+
+  /** Gives up a waiting aim (the mode was healed before the reply came): what was held back goes to the client. */
+  cancel(): Piece[] {
+    if (!this.waiting) return [];
+    this.aimed = undefined;
+    return this.release(this.pendingOffset + this.pending.length);
+  }
+
+  private drop(reply: Frame): Piece[] {
+    this.droppedReply = { request: this.aimed!.request, reply };
+    const before = this.release(reply.start);
+    const rest = this.pending;
+    this.pending = Buffer.alloc(0);
+    return rest.length > 0 ? [...before, { bytes: rest, drop: true }] : before;
+  }
+
+  /** Releases the pending bytes up to stream offset `upTo`. */
+  private release(upTo: number): Piece[] {
+    const n = upTo - this.pendingOffset;
+    if (n <= 0) return [];
+    const bytes = this.pending.subarray(0, n);
+    this.pending = this.pending.subarray(n);
+    this.pendingOffset = upTo;
+    return [{ bytes, drop: false }];
+  }
+
+  private lose(err: unknown): void {
+    if (!(err instanceof FramingError)) throw err;
+    this.lostBecause = err.message;
+    this.aimed = undefined; // nothing can be aimed at without framing: release what was held
+  }
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { frameEveryWay } from '../../test/support/byte-splits.ts';
+import { FramingError } from './framing.ts';
+import { respFraming } from './resp-framing.ts';
+
+const requests = () => respFraming.open().requests;
+const replies = () => respFraming.open().replies;
+
+describe('RESP framing', () => {
+  it('frames requests — arrays of bulk strings and inline commands — however TCP cuts them', () => {
+    const bytes = Buffer.from(
+      '*3\r\n$3\r\nset\r\n$4\r\nlock\r\n$2\r\nme\r\nPING\r\n\r\n*2\r\n$3\r\nGET\r\n$4\r\nlock\r\n',
+    );
+    const expected = [
+      { start: 0, end: 31, name: 'SET' },
+      { start: 31, end: 37, name: 'PING' },
+      // The empty inline line (37–39) is no request: Redis answers nothing to it.
+      { start: 39, end: 62, name: 'GET' },
+    ];
+    for (const [cut, frames] of frameEveryWay(requests, bytes)) expect(frames, cut).toEqual(expected);
+  });
+
+  it('frames every RESP2 and RESP3 reply type, an attribute with its reply, and marks a push unsolicited', () => {
+    const parts = [
+      '+OK\r\n',
+      '$-1\r\n',
+      '-ERR wrong\r\n',
+      ':1\r\n',
+      '$5\r\nhe\r\nl\r\n', // a bulk string holding CRLF: framed by its length
+      '*2\r\n$1\r\na\r\n*-1\r\n',
+      '%1\r\n+k\r\n:2\r\n',
+      '>2\r\n+message\r\n+x\r\n',
+      '|1\r\n+ttl\r\n:3\r\n+OK\r\n',
+      '_\r\n',
+      ',1.5\r\n',
+      '#t\r\n',
+      '=7\r\ntxt:abc\r\n',
+    ];
+    const bytes = Buffer.from(parts.join(''));
+    let start = 0;
+    const expected = parts.map((p) => {
+      const frame = { start, end: start + p.length, ...(p.startsWith('>') && { unsolicited: true }) };
+      start += p.length;
+      return frame;
+    });
+    for (const [cut, frames] of frameEveryWay(replies, bytes)) expect(frames, cut).toEqual(expected);
+  });
+
+  it('refuses bytes that are not RESP, naming the offset', () => {
+    const framer = replies();
+    expect(framer.feed(Buffer.from('+OK\r\n'))).toHaveLength(1);
+    expect(() => framer.feed(Buffer.from('?huh\r\n'))).toThrow(FramingError);
+    expect(() => replies().feed(Buffer.from('$x\r\n'))).toThrow(/RESP framing lost at byte 0: bad length "x"/);
+  });
+});
