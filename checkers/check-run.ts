@@ -13,6 +13,7 @@ import { checkLostUpdates } from './lost-updates.ts';
 import { accountModel, accountOperations } from './models/account.ts';
 import { mutexModel, mutexOperations } from './models/mutex.ts';
 import { checkMutualExclusion } from './mutual-exclusion.ts';
+import { checkPromise, type PromiseTerms } from './promise/check-promise.ts';
 import { opStats } from './op-stats.ts';
 import { progressOf } from './progress.ts';
 import { checkTokenOrder } from './token-order.ts';
@@ -60,6 +61,11 @@ export interface CheckRunOptions {
    * unless a checker found a violation (a counterexample is always conclusive).
    */
   scriptDiverged?: string;
+  /**
+   * The lock's lease as the promise checker needs it (checkers/promise/): the run's TTL and the lock's LeaseTerms.
+   * Absent = not recorded (literal histories, runs from before it): every hold's promise is then unknown.
+   */
+  promise?: PromiseTerms;
 }
 
 /** `--min-writes`'s default: what a run must commit before its checkers passing counts as VALID. */
@@ -68,7 +74,7 @@ export const DEFAULT_MIN_WRITES = 10;
 /** The options a stored run is checked with, from its test record: the same for the run itself and `check`. */
 export function checkOptionsFor(test: {
   config?: { fencing?: unknown; minWrites?: unknown; concurrency?: unknown; ttlMs?: unknown; maxStallMs?: unknown };
-  strategy?: { token?: string; exclusive?: boolean };
+  strategy?: { token?: string; exclusive?: boolean; lease?: unknown };
   faults?: unknown;
   skippedFaults?: unknown;
   stoppedEarly?: unknown;
@@ -103,6 +109,15 @@ export function checkOptionsFor(test: {
       ...(typeof c?.concurrency === 'number' ? { concurrency: c.concurrency } : {}),
     },
     ...(script.diverged ? { scriptDiverged: script.diverged } : {}),
+    // Recorded since the promise checker: null (the lock declares nothing) counts, absent (an older run) does not.
+    ...(test.strategy && 'lease' in test.strategy
+      ? {
+          promise: {
+            ttlMs: typeof c?.ttlMs === 'number' ? c.ttlMs : null,
+            lease: (test.strategy.lease ?? null) as PromiseTerms['lease'],
+          },
+        }
+      : {}),
     // Runs from before --min-writes existed are held to its default. A scenario's script decides who writes how
     // often: its evidence is that it was followed and its faults' stories completed, with a write committed.
     evidence: script.scripted
@@ -152,6 +167,7 @@ export const DECIDING_CHECKERS = [
   'fencing-order',
   'token-order',
   'linearizable',
+  'promise',
 ] as const;
 
 const DEFAULT_DEADLINE_MS = 60_000;
@@ -192,6 +208,11 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
             decides: false,
           })),
     liveness: runChecker(() => checkLiveness(history, opts.liveness ?? { ttlMs: null })),
+    // Only a broken promise decides (INVALID); outlived, own-clock and unknown overlaps are findings.
+    promise:
+      opts.exclusive === false
+        ? { valid: true, note: NOT_EXCLUSIVE }
+        : runChecker(() => checkPromise(history, opts.promise)),
   };
   // Slow is not INVALID: the liveness checker decides only against a bound the user set (--max-stall).
   const deciding = opts.liveness?.maxStallMs != null ? [...DECIDING_CHECKERS, 'liveness'] : DECIDING_CHECKERS;

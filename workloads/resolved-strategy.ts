@@ -1,6 +1,6 @@
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import type { ForeignCommand } from './foreign/manifest.ts';
-import type { LockStrategy, ServerKind } from './strategy.ts';
+import type { LeaseTerms, LockStrategy, ServerKind } from './strategy.ts';
 
 /**
  * A strategy as the harness uses it: resolved once from `--lock` (built-in or plugin), every optional field of
@@ -28,6 +28,8 @@ export interface ResolvedStrategy {
   readonly harnessRetry: boolean;
   /** A lock in another language (a manifest or exec:): the command each client process starts; null otherwise. */
   readonly foreign: ForeignCommand | null;
+  /** What its lease certainly lasts (LockStrategy.lease); null when it does not say. */
+  readonly lease: LeaseTerms | null;
 }
 
 /** The full cluster's count of each server: what a strategy that names a kind in `needs` gets by default. */
@@ -76,6 +78,7 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
   if (d.renews !== undefined && typeof d.renews !== 'boolean') problems.push('`renews` must be true or false');
   if (d.harnessRetry !== undefined && typeof d.harnessRetry !== 'boolean')
     problems.push('`harnessRetry` must be true or false');
+  if (d.lease !== undefined) problems.push(...leaseProblems(d.lease));
   if (d.defaultFaults !== undefined) {
     const bad = Array.isArray(d.defaultFaults)
       ? d.defaultFaults.filter((f) => !(FAULT_NAMES as unknown[]).includes(f))
@@ -87,6 +90,19 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
       );
   }
   return problems;
+}
+
+/** What is wrong with a declared `lease` (LeaseTerms), one sentence each. */
+function leaseProblems(lease: unknown): string[] {
+  const l = (lease && typeof lease === 'object' ? lease : {}) as Record<string, unknown>;
+  if (l.kind === 'reported-from-request') return [];
+  if (l.kind === 'unknown') return typeof l.why === 'string' && l.why.trim() ? [] : ['`lease.why` must be a sentence'];
+  if (l.kind !== 'ttl-from-request')
+    return ["`lease.kind` must be 'ttl-from-request', 'reported-from-request' or 'unknown'"];
+  const f = l.driftFactor;
+  return f === undefined || (typeof f === 'number' && f >= 0 && f < 1)
+    ? []
+    : ['`lease.driftFactor` must be a number from 0 to below 1'];
 }
 
 /** A name `needs` or `servers` does not know, and what to write instead. */
@@ -145,5 +161,6 @@ export function resolveStrategy(
     defaultFaults: Object.freeze([...(s.defaultFaults ?? FAULTS_EVERY_LOCK_MUST_SURVIVE)]),
     harnessRetry: s.harnessRetry === true,
     foreign: where.foreign ?? null,
+    lease: s.lease ?? null,
   });
 }

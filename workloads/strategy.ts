@@ -142,6 +142,24 @@ export interface LockClient {
   close(): Promise<void>;
 }
 
+/**
+ * What the lock's lease certainly lasts, as the history can see it: the one fact the promise checker
+ * (checkers/promise/) needs from the lock, and only a lower bound — a lease taken too long would blame the lock for
+ * an overlap it never promised to prevent. Measured from the acquire's (or a renewal's) *invoke*: the server starts
+ * a lease at or after the request arrives, never before the client asked.
+ *
+ * - `ttl-from-request`: the server starts `--ttl` (Redis `SET … PX`, a fresh etcd lease) at or after the request;
+ *   `driftFactor`: the lock's stated clock-drift budget (Redlock's driftFactor × TTL + 2 ms) comes off it.
+ * - `reported-from-request`: every request refreshes a session whose timeout is the `validityMs` the acquire
+ *   reported (ZooKeeper's negotiated session timeout): invoke + that.
+ * - `unknown`: kept alive outside the history (a session lease renewed by its own heartbeats, a database session):
+ *   nothing certain can be read from the history; `why` says so, and the checker classifies its overlaps unknown.
+ */
+export type LeaseTerms =
+  | { kind: 'ttl-from-request'; driftFactor?: number }
+  | { kind: 'reported-from-request' }
+  | { kind: 'unknown'; why: string };
+
 export type ServerKind = 'redis' | 'etcd' | 'zk';
 
 /** How many nodes of each server the strategy's lock runs on (0 or absent: none). */
@@ -177,6 +195,11 @@ export interface LockStrategy {
    * is accepted, and renewals happen when its client has `renew`.
    */
   renews?: boolean;
+  /**
+   * How long its lease certainly lasts from a request (optional; see LeaseTerms). Without it the promise checker
+   * uses the `validityMs` the lock reports, or classifies the lock's overlaps unknown when it reports none.
+   */
+  lease?: LeaseTerms;
   /** The faults a run injects when `--nemesis` isn't given (optional; else the faults every lock must survive). */
   defaultFaults?: FaultName[];
   /**
