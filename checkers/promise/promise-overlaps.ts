@@ -102,7 +102,11 @@ function classifyPair(
   }
   const unknownWhy = a.unknownWhy ?? b.unknownWhy;
   if (unknownWhy !== undefined || !believed)
-    return { ...base, class: 'unknown', why: `p${a.process} and p${b.process} overlapped; whose fault is unknown: ${unknownWhy}` };
+    return {
+      ...base,
+      class: 'unknown',
+      why: `p${a.process} and p${b.process} overlapped; whose fault is unknown: ${unknownWhy}`,
+    };
   const late = [lateness(a, believed, writes, faults), lateness(b, believed, writes, faults)].filter((l) => l !== null);
   if (late.length === 0) return { ...base, class: 'unknown', why: 'the holds overlapped, and neither left its window' };
   const cls = late.some((l) => l.cls === 'outlived') ? 'outlived' : 'own-clock';

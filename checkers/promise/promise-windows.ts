@@ -134,7 +134,13 @@ export function promiseHolds(
       // A renewal asked for after the window ended may have found the lease lapsed: it extends nothing certain.
       if (r.invoke.time > end) break;
       const renewedValidity = (r.completion!.value as { validityMs?: number } | null)?.validityMs;
-      const more = leaseEnd(terms, r.invoke.time, r.completion!.time, renewedValidity ?? sessionValidity(terms, validityMs), mutant);
+      const more = leaseEnd(
+        terms,
+        r.invoke.time,
+        r.completion!.time,
+        renewedValidity ?? sessionValidity(terms, validityMs),
+        mutant,
+      );
       if ('why' in more) break;
       if (more.end > end) renewed++;
       end = Math.max(end, more.end);
