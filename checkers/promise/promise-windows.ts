@@ -145,8 +145,11 @@ export function promiseHolds(
       if (more.end > end) renewed++;
       end = Math.max(end, more.end);
     }
-    // The first release's invoke ends it (a retried release keeps the first: the first may have committed).
-    if (h.end === 'release') end = Math.min(end, h.releasedAt);
+    // The first release's invoke ends it (a retried release keeps the first: the first may have committed). So does
+    // the holder's last op when it never released: its process went on under a new id or died, and a client that
+    // closes its lock client may free the lock with it (a ZooKeeper session closed, a library releasing on close).
+    // A lock told lost by a renewal keeps its promise: the lease it granted runs on regardless.
+    if (h.end !== 'lock-lost') end = Math.min(end, h.releasedAt);
     return { ...base, window: { start: h.acquiredAt, end }, renewals: renewed };
   });
 }

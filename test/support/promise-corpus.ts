@@ -185,10 +185,18 @@ export const PROMISE_CORPUS: PromiseCase[] = [
     expected: [[0, 1, 'broke']],
   },
   {
-    name: "a killed holder's lease still binds the lock",
-    terms: REDIS,
-    ops: timeline(acquire(0, 0, 1), fault('kill-holder', 100, 101, client(0)), acquire(1, 400, 401), release(1, 410)),
-    expected: [[0, 1, 'broke']],
+    name: 'a holder gone without a release promises nothing past its last op (its client may have freed the lock)',
+    terms: ZOOKEEPER,
+    ops: timeline(
+      acquire(0, 0, 1, { validityMs: 4000 }),
+      [
+        [10, 0, 'invoke', 'read', { account: ACCOUNT }],
+        [900, 0, 'info', 'read', { account: ACCOUNT }, 'timeout'],
+      ],
+      acquire(1, 950, 1000, { validityMs: 4000 }),
+      release(1, 1100),
+    ),
+    expected: [],
   },
   { name: "Kleppmann's pause, unfenced", terms: REDIS, ops: kleppmann(REDIS, false), expected: [[0, 1, 'outlived']] },
   {
@@ -395,6 +403,7 @@ export const PROMISE_CORPUS: PromiseCase[] = [
       acquire(1, 1500, 2000),
       write(1, 2010, 2011),
       release(1, 2020),
+      release(0, 2100),
     ),
     expected: [[0, 1, 'broke']],
   },
