@@ -108,16 +108,26 @@ function classifyPair(
       why: `p${a.process} and p${b.process} overlapped; whose fault is unknown: ${unknownWhy}`,
     };
   const late = [lateness(a, believed, writes, faults), lateness(b, believed, writes, faults)].filter((l) => l !== null);
-  if (late.length === 0) return { ...base, class: 'unknown', why: 'the holds overlapped, and neither left its window' };
-  const cls = late.some((l) => l.cls === 'outlived') ? 'outlived' : 'own-clock';
-  const causes = [...new Set(late.flatMap((l) => l.causes))];
-  const who = late.map((l) => `p${l.process}`).join(' and ');
+  const blamed = late.filter((l) => l.cls !== 'ambiguous');
+  if (blamed.length === 0) {
+    const why = late.length
+      ? `p${late[0].process} went on past the earliest end of its lease but not past the latest (when the lock started it is not in the history)`
+      : 'neither left its window';
+    return {
+      ...base,
+      class: 'unknown',
+      why: `p${a.process} and p${b.process} overlapped; whose fault is unknown: ${why}`,
+    };
+  }
+  const cls = blamed.some((l) => l.cls === 'outlived') ? 'outlived' : 'own-clock';
+  const causes = [...new Set(blamed.flatMap((l) => l.causes))];
+  const who = blamed.map((l) => `p${l.process}`).join(' and ');
   return {
     ...base,
     class: cls,
-    late: late.map((l) => l.process),
+    late: blamed.map((l) => l.process),
     causes,
-    lateWrites: late.flatMap((l) => l.writes),
+    lateWrites: blamed.flatMap((l) => l.writes),
     why:
       cls === 'outlived'
         ? `${who} went on past its promise while the other held${under(causes)}: it outlived its lease`
@@ -127,7 +137,8 @@ function classifyPair(
 
 interface Lateness {
   process: number;
-  cls: 'outlived' | 'own-clock';
+  /** ambiguous: past the window's end, but not past the latest end its lease can have had. */
+  cls: 'outlived' | 'own-clock' | 'ambiguous';
   causes: string[];
   writes: LateWrite[];
 }
@@ -150,6 +161,8 @@ function lateness(
       actedAt(w) > end,
   );
   const lastAct = Math.max(believed.end, ...stale.map(actedAt));
+  const writesLate = stale.map((w) => ({ process: w.process, invokeIndex: w.invokeIndex, writeId: w.writeId }));
+  if (lastAct <= (h.latestEnd ?? end)) return { process: h.process, cls: 'ambiguous', causes: [], writes: writesLate };
   const active = faultsDuring(faults, end, lastAct);
   const onHolder = active.filter(
     (w) => w.processes.includes(h.process) || (w.processes.length === 0 && isNetworkOrPause(w.f)),
@@ -162,7 +175,7 @@ function lateness(
     process: h.process,
     cls: ownClock ? 'own-clock' : 'outlived',
     causes: causes.length ? causes : ['no fault'],
-    writes: stale.map((w) => ({ process: w.process, invokeIndex: w.invokeIndex, writeId: w.writeId })),
+    writes: writesLate,
   };
 }
 

@@ -40,6 +40,12 @@ export interface PromiseHold extends HoldInterval {
   /** The promise window on the history's clock; null when it is not known (see `unknownWhy`). */
   window: Window | null;
   unknownWhy?: string;
+  /**
+   * The latest its promise can have ended (ns): leases counted from the replies. A holder
+   * acting between the window's end and this may still have been inside the lease the lock really set (a waiting
+   * acquire's lease began at some instant the history does not show): only past it is the holder certainly late.
+   */
+  latestEnd?: number;
   /** Successful renewals that extended the window. */
   renewals: number;
 }
@@ -55,33 +61,34 @@ function marginNs(leaseMs: number): number {
 
 /**
  * The end of a lease asked for at `askedAt` (an acquire's or a renewal's invoke) and answered at `doneAt`, or why it
- * is not known. Every bound counts from the request: the server starts its TTL at or after the request arrived,
- * and a reported validityMs may have been measured from it (redis-py's glue reports the TTL itself), so counting it
- * from the reply could make the window longer than the lease.
+ * is not known. The earliest it can have ended (the window's end) counts every bound from the request: the server
+ * starts its TTL at or after the request arrived, and a reported validityMs may have been measured from it (redis-py's
+ * glue reports the TTL itself), so counting from the reply could make the window longer than the lease. `latest`:
+ * the latest it can have ended, from the reply — a holder acting past that is certainly late.
  */
 function leaseEnd(
   terms: PromiseTerms | undefined,
-  askedAt: number,
-  doneAt: number,
-  validityMs: number | undefined,
+  at: { askedAt: number; doneAt: number; validityMs: number | undefined },
   mutant: PromiseMutant,
+  latest = false,
 ): { end: number } | { why: string } {
   if (!terms) return { why: NO_TERMS };
-  const from = mutant.fromCompletion ? doneAt : askedAt;
+  const from = latest || mutant.fromCompletion ? at.doneAt : at.askedAt;
   const lease = terms.lease;
   if (lease?.kind === 'unknown') return { why: lease.why };
   const leases: number[] = [];
   if (lease?.kind === 'ttl-from-request') {
     if (terms.ttlMs === null) return { why: 'the run recorded no TTL' };
+    // The drift budget is part of what the lock promises: never more than TTL − drift from its request.
     const drift = lease.driftFactor !== undefined ? lease.driftFactor * terms.ttlMs + 2 : 0;
     leases.push(terms.ttlMs - drift);
   }
-  if (lease?.kind === 'reported-from-request' && validityMs === undefined)
+  if (lease?.kind === 'reported-from-request' && at.validityMs === undefined)
     return { why: 'its acquire reported no validityMs (the session timeout its lease is)' };
-  if (validityMs !== undefined) leases.push(validityMs);
+  if (at.validityMs !== undefined) leases.push(at.validityMs);
   if (leases.length === 0) return { why: NO_LEASE };
   const ms = Math.min(...leases);
-  return { end: from + ms * 1e6 - marginNs(ms) };
+  return { end: from + ms * 1e6 + (latest ? marginNs(ms) : -marginNs(ms)) };
 }
 
 export const NO_TERMS =
@@ -121,37 +128,53 @@ export function promiseHolds(
     // A validity the client measured on a clock a fault moved may be longer than the lease: only a TTL is sure then.
     if (terms?.lease === null && clientClockSlackNs(history.faults, invokedAt, h.acquiredAt) > 0)
       return { ...base, window: null, unknownWhy: 'it measured its validity on a client clock a fault moved' };
-    const first = leaseEnd(terms, invokedAt, h.acquiredAt, validityMs, mutant);
-    if ('why' in first) return { ...base, window: null, unknownWhy: first.why };
-    let end = first.end;
-    let renewed = 0;
     // The hold's renewals: after its acquire, before the same process's next acquire.
     const next = holds.slice(i + 1).find((x) => x.process === h.process);
     const mine = (renewals.get(`${h.process}/${h.account}`) ?? []).filter(
       (r) => r.invoke.index > h.acquireIndex && r.invoke.index < (next?.acquireIndex ?? Infinity),
     );
-    for (const r of mutant.ignoreRenewals ? [] : mine) {
-      // A renewal asked for after the window ended may have found the lease lapsed: it extends nothing certain.
-      if (r.invoke.time > end) break;
-      const renewedValidity = (r.completion!.value as { validityMs?: number } | null)?.validityMs;
-      const more = leaseEnd(
-        terms,
-        r.invoke.time,
-        r.completion!.time,
-        renewedValidity ?? sessionValidity(terms, validityMs),
-        mutant,
-      );
-      if ('why' in more) break;
-      if (more.end > end) renewed++;
-      end = Math.max(end, more.end);
-    }
-    // The first release's invoke ends it (a retried release keeps the first: the first may have committed). So does
-    // the holder's last op when it never released: its process went on under a new id or died, and a client that
-    // closes its lock client may free the lock with it (a ZooKeeper session closed, a library releasing on close).
-    // A lock told lost by a renewal keeps its promise: the lease it granted runs on regardless.
-    if (h.end !== 'lock-lost') end = Math.min(end, h.releasedAt);
-    return { ...base, window: { start: h.acquiredAt, end }, renewals: renewed };
+    const acquired = { askedAt: invokedAt, doneAt: h.acquiredAt, validityMs };
+    const earliest = promisedUntil(h, acquired, mutant.ignoreRenewals ? [] : mine, terms, mutant, false);
+    if ('why' in earliest) return { ...base, window: null, unknownWhy: earliest.why };
+    const latest = promisedUntil(h, acquired, mine, terms, {}, true);
+    return {
+      ...base,
+      window: { start: h.acquiredAt, end: earliest.end },
+      latestEnd: 'why' in latest ? earliest.end : Math.max(earliest.end, latest.end),
+      renewals: earliest.renewals,
+    };
   });
+}
+
+/** How long the lock promised `h` (the earliest end, or with `latest` the latest), its renewals included. */
+function promisedUntil(
+  h: HoldInterval,
+  acquired: { askedAt: number; doneAt: number; validityMs: number | undefined },
+  renewals: readonly OpPair[],
+  terms: PromiseTerms | undefined,
+  mutant: PromiseMutant,
+  latest: boolean,
+): { end: number; renewals: number } | { why: string } {
+  const first = leaseEnd(terms, acquired, mutant, latest);
+  if ('why' in first) return first;
+  let end = first.end;
+  let renewed = 0;
+  for (const r of renewals) {
+    // A renewal asked for after the window ended may have found the lease lapsed: it extends nothing certain.
+    if (r.invoke.time > end) break;
+    const reported = (r.completion!.value as { validityMs?: number } | null)?.validityMs;
+    const validityMs = reported ?? sessionValidity(terms, acquired.validityMs);
+    const more = leaseEnd(terms, { askedAt: r.invoke.time, doneAt: r.completion!.time, validityMs }, mutant, latest);
+    if ('why' in more) break;
+    if (more.end > end) renewed++;
+    end = Math.max(end, more.end);
+  }
+  // The first release's invoke ends it (a retried release keeps the first: the first may have committed). So does
+  // the holder's last op when it never released: its process went on under a new id or died, and a client that
+  // closes its lock client may free the lock with it (a ZooKeeper session closed, a library releasing on close).
+  // A lock told lost by a renewal keeps its promise: the lease it granted runs on regardless.
+  if (h.end !== 'lock-lost') end = Math.min(end, h.releasedAt);
+  return { end, renewals: renewed };
 }
 
 /** A session lease's renewal keeps the session's timeout: the one its acquire reported. */

@@ -313,6 +313,18 @@ export const PROMISE_CORPUS: PromiseCase[] = [
     expected: [[0, 1, 'outlived']],
   },
   {
+    name: "a waiting acquire's lease began at an instant not in the history: acting before its latest end is unknown",
+    terms: REDIS,
+    ops: timeline(
+      acquire(0, 0, 1990),
+      acquire(1, 1000, 2050),
+      release(1, 2060),
+      write(0, 2100, 2101),
+      release(0, 2200),
+    ),
+    expected: [[0, 1, 'unknown']],
+  },
+  {
     name: 'a retried release whose first reply was lost: no overlap from the retry',
     terms: REDIS,
     ops: timeline(
