@@ -304,6 +304,9 @@ describe('the promise checker in a run', () => {
       lease: null,
     });
     expect(checkOptionsFor({ config: { ttlMs: 2000 }, strategy: { token: 'none' } }).promise).toBeUndefined();
+    // A damaged record is not guessed from: a drift factor of "lots" would make windows of NaN.
+    const damaged = { kind: 'ttl-from-request', driftFactor: 'lots' };
+    expect(checkOptionsFor({ config: { ttlMs: 2000 }, strategy: { lease: damaged } }).promise).toBeUndefined();
   });
 
   it('a broken promise makes the run INVALID, fenced or not', () => {

@@ -14,6 +14,7 @@ import { accountModel, accountOperations } from './models/account.ts';
 import { mutexModel, mutexOperations } from './models/mutex.ts';
 import { checkMutualExclusion } from './mutual-exclusion.ts';
 import { checkPromise, type PromiseTerms } from './promise/check-promise.ts';
+import { leaseProblems } from '../workloads/resolved-strategy.ts';
 import { opStats } from './op-stats.ts';
 import { progressOf } from './progress.ts';
 import { checkTokenOrder } from './token-order.ts';
@@ -109,14 +110,10 @@ export function checkOptionsFor(test: {
       ...(typeof c?.concurrency === 'number' ? { concurrency: c.concurrency } : {}),
     },
     ...(script.diverged ? { scriptDiverged: script.diverged } : {}),
-    // Recorded since the promise checker: null (the lock declares nothing) counts, absent (an older run) does not.
-    ...(test.strategy && 'lease' in test.strategy
-      ? {
-          promise: {
-            ttlMs: typeof c?.ttlMs === 'number' ? c.ttlMs : null,
-            lease: (test.strategy.lease ?? null) as PromiseTerms['lease'],
-          },
-        }
+    // Recorded since the promise checker: null (the lock declares nothing) counts; absent (an older run) or damaged
+    // does not — every overlap's class is then unknown, never guessed from terms the record does not hold.
+    ...(test.strategy && 'lease' in test.strategy && leaseRecorded(test.strategy.lease)
+      ? { promise: { ttlMs: typeof c?.ttlMs === 'number' ? c.ttlMs : null, lease: test.strategy.lease } }
       : {}),
     // Runs from before --min-writes existed are held to its default. A scenario's script decides who writes how
     // often: its evidence is that it was followed and its faults' stories completed, with a write committed.
@@ -127,6 +124,11 @@ export function checkOptionsFor(test: {
           concurrency: typeof c?.concurrency === 'number' ? c.concurrency : 1,
         },
   };
+}
+
+/** A test record's lease terms as the run wrote them: null, or terms a strategy could have declared. */
+function leaseRecorded(raw: unknown): raw is PromiseTerms['lease'] {
+  return raw === null || leaseProblems(raw).length === 0;
 }
 
 /** A test record's scenario (store/test-json.ts ScenarioRecord): whether the run was scripted, and where it left its script. */

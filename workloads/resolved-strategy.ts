@@ -92,8 +92,8 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
   return problems;
 }
 
-/** What is wrong with a declared `lease` (LeaseTerms), one sentence each. */
-function leaseProblems(lease: unknown): string[] {
+/** What is wrong with a declared `lease` (LeaseTerms), one sentence each: a plugin's, or one read back from a test record. */
+export function leaseProblems(lease: unknown): string[] {
   const l = (lease && typeof lease === 'object' ? lease : {}) as Record<string, unknown>;
   if (l.kind === 'reported-from-request') return [];
   if (l.kind === 'unknown') return typeof l.why === 'string' && l.why.trim() ? [] : ['`lease.why` must be a sentence'];
