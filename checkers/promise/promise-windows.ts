@@ -134,9 +134,10 @@ export function promiseHolds(
       (r) => r.invoke.index > h.acquireIndex && r.invoke.index < (next?.acquireIndex ?? Infinity),
     );
     const acquired = { askedAt: invokedAt, doneAt: h.acquiredAt, validityMs };
-    const earliest = promisedUntil(h, acquired, mutant.ignoreRenewals ? [] : mine, terms, mutant, false);
+    const until = givenUpAt(history, h);
+    const earliest = promisedUntil(until, acquired, mutant.ignoreRenewals ? [] : mine, terms, mutant, false);
     if ('why' in earliest) return { ...base, window: null, unknownWhy: earliest.why };
-    const latest = promisedUntil(h, acquired, mine, terms, {}, true);
+    const latest = promisedUntil(until, acquired, mine, terms, {}, true);
     return {
       ...base,
       window: { start: h.acquiredAt, end: earliest.end },
@@ -148,7 +149,7 @@ export function promiseHolds(
 
 /** How long the lock promised `h` (the earliest end, or with `latest` the latest), its renewals included. */
 function promisedUntil(
-  h: HoldInterval,
+  until: number,
   acquired: { askedAt: number; doneAt: number; validityMs: number | undefined },
   renewals: readonly OpPair[],
   terms: PromiseTerms | undefined,
@@ -169,12 +170,26 @@ function promisedUntil(
     if (more.end > end) renewed++;
     end = Math.max(end, more.end);
   }
-  // The first release's invoke ends it (a retried release keeps the first: the first may have committed). So does
-  // the holder's last op when it never released: its process went on under a new id or died, and a client that
-  // closes its lock client may free the lock with it (a ZooKeeper session closed, a library releasing on close).
-  // A lock told lost by a renewal keeps its promise: the lease it granted runs on regardless.
-  if (h.end !== 'lock-lost') end = Math.min(end, h.releasedAt);
-  return { end, renewals: renewed };
+  return { end: Math.min(end, until), renewals: renewed };
+}
+
+/**
+ * When the holder gave the lock up, as far as the history shows: its first release's invoke (a retried release keeps
+ * the first: the first may have committed with its reply lost), or, when it never released, its last op — its
+ * process went on under a new id or died, and a client that closes its lock client may free the lock with it (a
+ * ZooKeeper session closed, a library releasing on close). A hold a failed renewal ended (lock-lost) is given up at
+ * the release the client still sends, or its last op: the lease it was granted runs on until then.
+ */
+function givenUpAt(history: History, h: HoldInterval): number {
+  if (h.end !== 'lock-lost') return h.releasedAt;
+  let last = h.releasedAt;
+  for (const op of history.ops.slice(h.endIndex + 1)) {
+    if (op.process !== h.process) continue;
+    if (op.type === 'invoke' && op.f === 'release') return op.time;
+    if (op.type === 'invoke' && op.f === 'acquire') break;
+    last = op.time;
+  }
+  return last;
 }
 
 /** A session lease's renewal keeps the session's timeout: the one its acquire reported. */

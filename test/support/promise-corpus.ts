@@ -67,10 +67,10 @@ function release(p: number, at: number, done = at + 1, type: OpType = 'ok'): Eve
 }
 
 /** The watchdog's renewal for client p: ok, or failed with lock-lost. */
-function renew(p: number, at: number, done: number, ok = true): Event[] {
+function renew(p: number, at: number, done: number, ok = true, token?: string): Event[] {
   const w = watchdogProcess(p);
   return [
-    [at, w, 'invoke', 'renew', { account: ACCOUNT }],
+    [at, w, 'invoke', 'renew', { account: ACCOUNT, ...(token !== undefined ? { token } : {}) }],
     ok ? [done, w, 'ok', 'renew', { account: ACCOUNT }] : [done, w, 'fail', 'renew', { account: ACCOUNT }, 'lock-lost'],
   ];
 }
@@ -418,6 +418,19 @@ export const PROMISE_CORPUS: PromiseCase[] = [
       release(0, 2100),
     ),
     expected: [[0, 1, 'broke']],
+  },
+  {
+    name: 'a holder told by a failed renewal that its lock is lost gives it up at the release it still sends',
+    terms: REDIS,
+    ops: timeline(
+      acquire(0, 0, 1, { token: '1' }),
+      renew(0, 600, 602, true, '1'),
+      renew(0, 1200, 1210, false, '1'),
+      release(0, 1300),
+      acquire(1, 1350, 1400, { token: '2' }),
+      release(1, 1500),
+    ),
+    expected: [],
   },
   {
     name: 'a renewal asked for after the lease lapsed extends nothing',
