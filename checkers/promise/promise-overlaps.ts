@@ -64,12 +64,16 @@ export function classifyOverlaps(
   for (const [account, list] of [...byAccount].sort((x, y) => x[0] - y[0])) {
     list.sort((x, y) => x.acquiredAt - y.acquiredAt || x.acquireIndex - y.acquireIndex);
     // Every pair, not only neighbours: a long hold can overlap a later one with others between (kahuna's gap).
-    for (let i = 0; i < list.length; i++)
+    for (let i = 0; i < list.length; i++) {
+      // Holds start in order: once one starts after both this hold's view and its window ended, so do the rest.
+      const over = Math.max(list[i].releasedAt, list[i].window?.end ?? -Infinity);
       for (let j = i + 1; j < (mutant.adjacentOnly ? Math.min(i + 2, list.length) : list.length); j++) {
+        if (list[j].acquiredAt >= over) break;
         if (list[i].process === list[j].process) continue;
         const o = classifyPair(account, list[i], list[j], writes, faults);
         if (o) out.push(o);
       }
+    }
   }
   return out;
 }

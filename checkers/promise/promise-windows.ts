@@ -120,6 +120,7 @@ export function promiseHolds(
 ): PromiseHold[] {
   const renewals = renewalsOf(history);
   const holds = holdIntervals(history.ops);
+  const nextAcquire = nextAcquireOfProcess(holds);
   return holds.map((h, i) => {
     const acquire = history.pairOf(h.acquireIndex);
     const invokedAt = acquire?.invoke.time ?? h.acquiredAt;
@@ -129,9 +130,8 @@ export function promiseHolds(
     if (terms?.lease === null && clientClockSlackNs(history.faults, invokedAt, h.acquiredAt) > 0)
       return { ...base, window: null, unknownWhy: 'it measured its validity on a client clock a fault moved' };
     // The hold's renewals: after its acquire, before the same process's next acquire.
-    const next = holds.slice(i + 1).find((x) => x.process === h.process);
     const mine = (renewals.get(`${h.process}/${h.account}`) ?? []).filter(
-      (r) => r.invoke.index > h.acquireIndex && r.invoke.index < (next?.acquireIndex ?? Infinity),
+      (r) => r.invoke.index > h.acquireIndex && r.invoke.index < nextAcquire[i],
     );
     const acquired = { askedAt: invokedAt, doneAt: h.acquiredAt, validityMs };
     const until = givenUpAt(history, h);
@@ -145,6 +145,17 @@ export function promiseHolds(
       renewals: earliest.renewals,
     };
   });
+}
+
+/** For each hold (in acquire order), the history index of its process's next acquire (Infinity: none). */
+function nextAcquireOfProcess(holds: readonly HoldInterval[]): number[] {
+  const next = new Array<number>(holds.length).fill(Infinity);
+  const seen = new Map<number, number>();
+  for (let i = holds.length - 1; i >= 0; i--) {
+    next[i] = seen.get(holds[i].process) ?? Infinity;
+    seen.set(holds[i].process, holds[i].acquireIndex);
+  }
+  return next;
 }
 
 /** How long the lock promised `h` (the earliest end, or with `latest` the latest), its renewals included. */
