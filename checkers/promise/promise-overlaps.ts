@@ -59,7 +59,11 @@ export function classifyOverlaps(
   mutant: PromiseMutant = {},
 ): PromiseOverlap[] {
   const byAccount = new Map<number, PromiseHold[]>();
-  for (const h of holds) byAccount.set(h.account, [...(byAccount.get(h.account) ?? []), h]);
+  for (const h of holds) {
+    const list = byAccount.get(h.account);
+    if (list) list.push(h);
+    else byAccount.set(h.account, [h]);
+  }
   const out: PromiseOverlap[] = [];
   for (const [account, list] of [...byAccount].sort((x, y) => x[0] - y[0])) {
     list.sort((x, y) => x.acquiredAt - y.acquiredAt || x.acquireIndex - y.acquireIndex);
@@ -84,6 +88,13 @@ function overlapOf(x: Window | null, y: Window | null): Window | null {
   return w.start < w.end ? w : null;
 }
 
+/** b's grant, somewhere in [its invoke, its completion], if that span lies inside `window`. */
+function grantedInside(b: PromiseHold, window: Window | null): Window | null {
+  return window && b.invokedAt >= window.start && b.acquiredAt < window.end
+    ? { start: b.invokedAt, end: b.acquiredAt }
+    : null;
+}
+
 function classifyPair(
   account: number,
   a: PromiseHold,
@@ -92,7 +103,10 @@ function classifyPair(
   faults: readonly FaultWindow[],
 ): PromiseOverlap | null {
   const believed = overlapOf({ start: a.acquiredAt, end: a.releasedAt }, { start: b.acquiredAt, end: b.releasedAt });
-  const promised = overlapOf(a.window, b.window);
+  // Both leases live at one instant (the windows overlap), or b granted — after its invoke, by its completion — while
+  // a's promise ran: either way the lock had two live grants at once. b's own window may be empty (it waited longer
+  // than a lease for the grant), which is why the second is asked.
+  const promised = overlapOf(a.window, b.window) ?? grantedInside(b, a.window);
   if (!believed && !promised) return null;
   const base = { account, a: side(a, faults), b: side(b, faults), late: [], causes: [], lateWrites: [] };
   if (promised) {

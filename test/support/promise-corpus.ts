@@ -406,6 +406,21 @@ export const PROMISE_CORPUS: PromiseCase[] = [
     expected: [[0, 1, 'outlived']],
   },
   {
+    name: "a waiting acquire granted inside another's renewed lease breaks it, though its own window is empty",
+    terms: REDIS,
+    ops: timeline(
+      acquire(0, 0, 1),
+      renew(0, 600, 602),
+      renew(0, 1200, 1202),
+      renew(0, 1800, 1802),
+      renew(0, 2400, 2402),
+      acquire(1, 100, 2200),
+      release(1, 2300),
+      release(0, 4000),
+    ),
+    expected: [[0, 1, 'broke']],
+  },
+  {
     name: 'a failed renewal does not shorten what an earlier one promised',
     terms: REDIS,
     ops: timeline(
