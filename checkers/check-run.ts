@@ -14,7 +14,7 @@ import { accountModel, accountOperations } from './models/account.ts';
 import { mutexModel, mutexOperations } from './models/mutex.ts';
 import { checkMutualExclusion } from './mutual-exclusion.ts';
 import { checkPromise, type PromiseTerms } from './promise/check-promise.ts';
-import { leaseProblems } from '../workloads/resolved-strategy.ts';
+import { leaseProblems } from '../history/lease-terms.ts';
 import { opStats } from './op-stats.ts';
 import { progressOf } from './progress.ts';
 import { checkTokenOrder } from './token-order.ts';

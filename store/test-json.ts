@@ -24,7 +24,7 @@ export interface StoredTestJson {
      * What the lock's lease certainly lasts (workloads/strategy.ts LeaseTerms), null when the lock does not say;
      * absent in runs from before the promise checker (checkers/promise/), whose overlaps it then calls unknown.
      */
-    lease?: import('../workloads/strategy.ts').LeaseTerms | null;
+    lease?: import('../history/lease-terms.ts').LeaseTerms | null;
   };
   argv: string[];
   seed: number;

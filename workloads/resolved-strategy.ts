@@ -1,6 +1,7 @@
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import type { ForeignCommand } from './foreign/manifest.ts';
-import type { LeaseTerms, LockStrategy, ServerKind } from './strategy.ts';
+import { leaseProblems, type LeaseTerms } from '../history/lease-terms.ts';
+import type { LockStrategy, ServerKind } from './strategy.ts';
 
 /**
  * A strategy as the harness uses it: resolved once from `--lock` (built-in or plugin), every optional field of
@@ -90,19 +91,6 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
       );
   }
   return problems;
-}
-
-/** What is wrong with a declared `lease` (LeaseTerms), one sentence each: a plugin's, or one read back from a test record. */
-export function leaseProblems(lease: unknown): string[] {
-  const l = (lease && typeof lease === 'object' ? lease : {}) as Record<string, unknown>;
-  if (l.kind === 'reported-from-request') return [];
-  if (l.kind === 'unknown') return typeof l.why === 'string' && l.why.trim() ? [] : ['`lease.why` must be a sentence'];
-  if (l.kind !== 'ttl-from-request')
-    return ["`lease.kind` must be 'ttl-from-request', 'reported-from-request' or 'unknown'"];
-  const f = l.driftFactor;
-  return f === undefined || (typeof f === 'number' && f >= 0 && f < 1)
-    ? []
-    : ['`lease.driftFactor` must be a number from 0 to below 1'];
 }
 
 /** A name `needs` or `servers` does not know, and what to write instead. */

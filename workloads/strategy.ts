@@ -28,6 +28,9 @@ export interface Endpoint {
 }
 
 import type { FaultName } from '../history/fault-names.ts';
+import type { LeaseTerms } from '../history/lease-terms.ts';
+
+export type { LeaseTerms } from '../history/lease-terms.ts';
 
 /**
  * What a client gets to connect with. Every address is 127.0.0.1 (often a fault proxy of the harness), or with
@@ -141,24 +144,6 @@ export interface LockClient {
   release(lease: Lease): Promise<boolean>;
   close(): Promise<void>;
 }
-
-/**
- * What the lock's lease certainly lasts, as the history can see it: the one fact the promise checker
- * (checkers/promise/) needs from the lock, and only a lower bound — a lease taken too long would blame the lock for
- * an overlap it never promised to prevent. Measured from the acquire's (or a renewal's) *invoke*: the server starts
- * a lease at or after the request arrives, never before the client asked.
- *
- * - `ttl-from-request`: the server starts `--ttl` (Redis `SET … PX`, a fresh etcd lease) at or after the request;
- *   `driftFactor`: the lock's stated clock-drift budget (Redlock's driftFactor × TTL + 2 ms) comes off it.
- * - `reported-from-request`: every request refreshes a session whose timeout is the `validityMs` the acquire
- *   reported (ZooKeeper's negotiated session timeout): invoke + that.
- * - `unknown`: kept alive outside the history (a session lease renewed by its own heartbeats, a database session):
- *   nothing certain can be read from the history; `why` says so, and the checker classifies its overlaps unknown.
- */
-export type LeaseTerms =
-  | { kind: 'ttl-from-request'; driftFactor?: number }
-  | { kind: 'reported-from-request' }
-  | { kind: 'unknown'; why: string };
 
 export type ServerKind = 'redis' | 'etcd' | 'zk';
 

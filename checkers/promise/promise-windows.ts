@@ -2,7 +2,7 @@ import type { AcquireOk } from '../../history/bank.ts';
 import type { FaultWindow } from '../../history/fault-windows.ts';
 import type { History, OpPair } from '../../history/history.ts';
 import { clientProcessOf } from '../../history/process-role.ts';
-import type { LeaseTerms } from '../../workloads/strategy.ts';
+import type { LeaseTerms } from '../../history/lease-terms.ts';
 import { holdIntervals, type HoldInterval } from '../mutual-exclusion.ts';
 import { clientClockSlackNs } from './holder-clock.ts';
 
