@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkOptionsFor, checkRun, DECIDING_CHECKERS } from './check-run.ts';
 import { generateBankHistory } from '../test/support/memory-bank.ts';
+import { PROMISE_CORPUS } from '../test/support/promise-corpus.ts';
+import { pausedHolderHistory } from '../test/support/paused-holder-history.ts';
 import {
   fail,
   finalRead,
@@ -96,6 +98,7 @@ describe('checkRun on a literal fenced run', () => {
       'lost-updates',
       'mutex-linearizable',
       'mutual-exclusion',
+      'promise',
       'token-order',
     ]);
     expect(r.checkers['mutex-linearizable']).toMatchObject({ decides: false });
@@ -286,5 +289,45 @@ describe('checkRun verdicts', () => {
     const r = checkRun(h, { fencing: false });
     expect(r.valid).toBe(true);
     expect(r.checkers.linearizable.valid).toBe(true);
+  });
+});
+
+describe('the promise checker in a run', () => {
+  const redis = { ttlMs: 2000, lease: { kind: 'ttl-from-request' as const } };
+
+  it('checkOptionsFor hands it the TTL and the lease the record has, null included; none from an older record', () => {
+    expect(
+      checkOptionsFor({ config: { ttlMs: 2000 }, strategy: { lease: { kind: 'ttl-from-request' } } }).promise,
+    ).toEqual(redis);
+    expect(checkOptionsFor({ config: { ttlMs: 2000 }, strategy: { lease: null } }).promise).toEqual({
+      ttlMs: 2000,
+      lease: null,
+    });
+    expect(checkOptionsFor({ config: { ttlMs: 2000 }, strategy: { token: 'none' } }).promise).toBeUndefined();
+    // A damaged record is not guessed from: a drift factor of "lots" would make windows of NaN.
+    const damaged = { kind: 'ttl-from-request', driftFactor: 'lots' };
+    expect(checkOptionsFor({ config: { ttlMs: 2000 }, strategy: { lease: damaged } }).promise).toBeUndefined();
+  });
+
+  it('a broken promise makes the run INVALID, fenced or not', () => {
+    const broken = PROMISE_CORPUS.find((c) => c.name.startsWith('restart-empty'))!;
+    const r = checkRun(broken.ops, { fencing: true, promise: broken.terms });
+    expect(r.valid).toBe(false);
+    expect(r.checkers.promise).toMatchObject({ valid: false, counts: { broke: 1, outlived: 0 } });
+    expect(r.checkers.promise.overlaps?.[0].causes).toEqual(['restart-empty']);
+  });
+
+  it("an outlived lease is a finding: Kleppmann's fenced pause stays VALID for the promise", () => {
+    const r = checkRun(pausedHolderHistory({ fenced: true }), { fencing: true, promise: redis });
+    expect(r.checkers.promise).toMatchObject({
+      valid: true,
+      counts: { broke: 0, outlived: 1 },
+      byCause: { 'pause-holder': 1 },
+    });
+  });
+
+  it('says n/a for a strategy that takes no lock', () => {
+    const r = checkRun(pausedHolderHistory({ fenced: true }), { fencing: true, exclusive: false, promise: redis });
+    expect(r.checkers.promise.note).toMatch(/^not applicable: /);
   });
 });

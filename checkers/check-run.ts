@@ -13,6 +13,8 @@ import { checkLostUpdates } from './lost-updates.ts';
 import { accountModel, accountOperations } from './models/account.ts';
 import { mutexModel, mutexOperations } from './models/mutex.ts';
 import { checkMutualExclusion } from './mutual-exclusion.ts';
+import { checkPromise, type PromiseTerms } from './promise/check-promise.ts';
+import { leaseProblems } from '../history/lease-terms.ts';
 import { opStats } from './op-stats.ts';
 import { progressOf } from './progress.ts';
 import { checkTokenOrder } from './token-order.ts';
@@ -60,6 +62,11 @@ export interface CheckRunOptions {
    * unless a checker found a violation (a counterexample is always conclusive).
    */
   scriptDiverged?: string;
+  /**
+   * The lock's lease as the promise checker needs it (checkers/promise/): the run's TTL and the lock's LeaseTerms.
+   * Absent = not recorded (literal histories, runs from before it): every hold's promise is then unknown.
+   */
+  promise?: PromiseTerms;
 }
 
 /** `--min-writes`'s default: what a run must commit before its checkers passing counts as VALID. */
@@ -68,7 +75,7 @@ export const DEFAULT_MIN_WRITES = 10;
 /** The options a stored run is checked with, from its test record: the same for the run itself and `check`. */
 export function checkOptionsFor(test: {
   config?: { fencing?: unknown; minWrites?: unknown; concurrency?: unknown; ttlMs?: unknown; maxStallMs?: unknown };
-  strategy?: { token?: string; exclusive?: boolean };
+  strategy?: { token?: string; exclusive?: boolean; lease?: unknown };
   faults?: unknown;
   skippedFaults?: unknown;
   stoppedEarly?: unknown;
@@ -103,6 +110,11 @@ export function checkOptionsFor(test: {
       ...(typeof c?.concurrency === 'number' ? { concurrency: c.concurrency } : {}),
     },
     ...(script.diverged ? { scriptDiverged: script.diverged } : {}),
+    // Recorded since the promise checker: null (the lock declares nothing) counts; absent (an older run) or damaged
+    // does not — every overlap's class is then unknown, never guessed from terms the record does not hold.
+    ...(test.strategy && 'lease' in test.strategy && leaseRecorded(test.strategy.lease)
+      ? { promise: { ttlMs: typeof c?.ttlMs === 'number' ? c.ttlMs : null, lease: test.strategy.lease } }
+      : {}),
     // Runs from before --min-writes existed are held to its default. A scenario's script decides who writes how
     // often: its evidence is that it was followed and its faults' stories completed, with a write committed.
     evidence: script.scripted
@@ -112,6 +124,11 @@ export function checkOptionsFor(test: {
           concurrency: typeof c?.concurrency === 'number' ? c.concurrency : 1,
         },
   };
+}
+
+/** A test record's lease terms as the run wrote them: null, or terms a strategy could have declared. */
+function leaseRecorded(raw: unknown): raw is PromiseTerms['lease'] {
+  return raw === null || leaseProblems(raw).length === 0;
 }
 
 /** A test record's scenario (store/test-json.ts ScenarioRecord): whether the run was scripted, and where it left its script. */
@@ -152,6 +169,7 @@ export const DECIDING_CHECKERS = [
   'fencing-order',
   'token-order',
   'linearizable',
+  'promise',
 ] as const;
 
 const DEFAULT_DEADLINE_MS = 60_000;
@@ -192,6 +210,11 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
             decides: false,
           })),
     liveness: runChecker(() => checkLiveness(history, opts.liveness ?? { ttlMs: null })),
+    // Only a broken promise decides (INVALID); outlived, own-clock and unknown overlaps are findings.
+    promise:
+      opts.exclusive === false
+        ? { valid: true, note: NOT_EXCLUSIVE }
+        : runChecker(() => checkPromise(history, opts.promise)),
   };
   // Slow is not INVALID: the liveness checker decides only against a bound the user set (--max-stall).
   const deciding = opts.liveness?.maxStallMs != null ? [...DECIDING_CHECKERS, 'liveness'] : DECIDING_CHECKERS;

@@ -30,6 +30,7 @@ export const ANOMALY_OF = {
   'fencing-order': 'stale-write-accepted',
   'token-order': 'token-regression',
   linearizable: 'not-linearizable',
+  promise: 'broken-promise',
 } as const satisfies Record<DecidingChecker, string>;
 export type AnomalyKind = (typeof ANOMALY_OF)[DecidingChecker];
 

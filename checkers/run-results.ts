@@ -6,6 +6,7 @@ import type { LivenessResult } from './liveness.ts';
 import type { LostUpdatesResult } from './lost-updates.ts';
 import type { MutualExclusionResult } from './mutual-exclusion.ts';
 import type { TokenOrderResult } from './token-order.ts';
+import type { PromiseResult } from './promise/check-promise.ts';
 import type { Progress } from './progress.ts';
 
 /** Three-valued verdict, merged false > unknown > true (Jepsen's rule). */
@@ -44,6 +45,8 @@ export type CheckerResults = {
   'mutex-linearizable': Checked<LinearizableResult>;
   /** Stalls, recovery and starvation: decides only against a bound the user set (--max-stall). */
   liveness: Checked<LivenessResult>;
+  /** Whose fault each overlap is (checkers/promise/): only a broken promise decides. Absent in older results. */
+  promise: Checked<PromiseResult>;
 };
 
 export type CheckerName = keyof CheckerResults;

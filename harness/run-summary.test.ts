@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkRun } from '../checkers/check-run.ts';
 import type { LostUpdate, RunResults } from '../checkers/run-results.ts';
 import { pausedHolderHistory } from '../test/support/paused-holder-history.ts';
+import { PROMISE_CORPUS } from '../test/support/promise-corpus.ts';
 import { resolveConfig } from './run-argv.ts';
 import { recheckSummary, runSummary } from './run-summary.ts';
 
@@ -51,5 +52,26 @@ describe('the closing summary', () => {
     const text = recheckSummary('/tmp/run', withLost(4), false);
     expect(text).toMatch(/lost updates: 4 \(restart-empty 3 · clock 1\)/);
     expect(text).toMatch(/^ {2}checker fencing-order +n\/a/m);
+  });
+
+  it("tallies the promise checker's classes, and names each broken promise", () => {
+    const redis = { ttlMs: 2000, lease: { kind: 'ttl-from-request' as const } };
+    const paused = checkRun(pausedHolderHistory({ fenced: true }), { fencing: true, promise: redis });
+    expect(runSummary(config, '/tmp/run', paused, ['pause-holder'])).toMatch(
+      /^ {2}promise: 0 broken · 1 outlived \(pause-holder ×1\)$/m,
+    );
+    const broken = PROMISE_CORPUS.find((c) => c.name.startsWith('restart-empty'))!;
+    const text = recheckSummary('/tmp/run', checkRun(broken.ops, { fencing: false, promise: broken.terms }), false);
+    expect(text).toMatch(/^ {2}promise: 1 broken · 0 outlived$/m);
+    expect(text).toMatch(
+      /^ {2}broken: p1 was granted account 0 at 0\.452 s inside p0's promise .* under restart-empty/m,
+    );
+  });
+
+  it('says why the promise is unknown for a run recorded before lease terms', () => {
+    const old = checkRun(pausedHolderHistory({ fenced: true }), { fencing: true });
+    expect(recheckSummary('/tmp/run', old, true)).toMatch(
+      /^ {2}promise: 0 broken · 0 outlived · 1 unknown \(the run's record has no lease terms .*run it again/m,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import type { LostUpdate, RunResults } from '../checkers/run-results.ts';
 import { describeTokenViolation } from '../checkers/token-order.ts';
 import { livenessLines } from '../checkers/liveness.ts';
+import { brokenPromises, promiseLine } from '../checkers/promise/check-promise.ts';
 import { checkerWord, NOT_APPLICABLE, verdictWord } from '../checkers/verdict.ts';
 import { lostUpdateTallyText } from '../checkers/lost-update-faults.ts';
 import { furthestShot, type FaultHitCount } from '../checkers/fault-hits.ts';
@@ -31,6 +32,7 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
     `  lost updates: ${r.lostUpdates}${byFault(r)}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
     ...livenessLines(r.liveness ?? undefined),
+    ...promiseLines(r),
     ...libraryCrashLines(r),
   ];
   lines.push(...checkerLines(r));
@@ -52,6 +54,17 @@ export function runSummary(config: Readonly<Config>, runDir: string, r: RunResul
     '',
   );
   return lines.join('\n');
+}
+
+/** The promise checker's tally, then each broken promise (the reason for an INVALID it gives), as many as SHOWN. */
+function promiseLines(r: Pick<RunResults, 'checkers'>): string[] {
+  const line = promiseLine(r.checkers.promise);
+  const broken = brokenPromises(r.checkers.promise);
+  return [
+    ...(line ? [`  ${line}`] : []),
+    ...broken.slice(0, SHOWN).map((why) => `  broken: ${why}`),
+    ...andMore(broken.length, 'broken promises'),
+  ];
 }
 
 /** The client processes the lock library ended on purpose (LockStrategy.libraryCrash), by error: its behaviour, named. */
@@ -87,6 +100,7 @@ export function recheckSummary(dir: string, r: RunResults, fencing: boolean): st
     `  lost updates: ${r.lostUpdates}${byFault(r)}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   stale writes rejected: ${r.staleWritesRejected}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,
     ...livenessLines(r.liveness ?? undefined),
+    ...promiseLines(r),
   ];
   lines.push(...checkerLines(r));
   const cx = r.checkers.linearizable?.counterexample;

@@ -373,7 +373,14 @@ function testRecord(
   return {
     format: RUN_FORMAT,
     lock: config.lock,
-    strategy: { name: strategy.name, token: strategy.token, exclusive: strategy.exclusive, servers: strategy.servers },
+    strategy: {
+      name: strategy.name,
+      token: strategy.token,
+      exclusive: strategy.exclusive,
+      servers: strategy.servers,
+      // Always written, null included: a record without it is from before the promise checker read it.
+      lease: strategy.lease,
+    },
     argv: config.argv,
     seed: config.seed,
     startedAt: new Date().toISOString(),

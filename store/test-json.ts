@@ -20,6 +20,11 @@ export interface StoredTestJson {
     token: 'monotonic' | 'version' | 'none';
     exclusive: boolean;
     servers?: { redis: number; etcd: number; zk: number };
+    /**
+     * What the lock's lease certainly lasts (workloads/strategy.ts LeaseTerms), null when the lock does not say;
+     * absent in runs from before the promise checker (checkers/promise/), whose overlaps it then calls unknown.
+     */
+    lease?: import('../history/lease-terms.ts').LeaseTerms | null;
   };
   argv: string[];
   seed: number;

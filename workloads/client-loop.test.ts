@@ -64,11 +64,17 @@ describe('what the client loop stamps: the call only', () => {
   async function stampedRun(opts: {
     watchdog: boolean;
     throwSync?: boolean;
+    validityMs?: number;
     onAcquire?: (emitted: { op: OpInput; atMs: number }[]) => void;
   }) {
     const time = new VirtualTime();
     const call = <T>(v: T) => time.sleep(CALL_MS).then(() => v);
-    const lease: Lease = { key: 'account-0', token: '7', attempts: 1 };
+    const lease: Lease = {
+      key: 'account-0',
+      token: '7',
+      attempts: 1,
+      ...(opts.validityMs !== undefined ? { validityMs: opts.validityMs } : {}),
+    };
     const lock: LockClient = {
       acquire: () => {
         opts.onAcquire?.(ops.slice(-1));
@@ -142,6 +148,15 @@ describe('what the client loop stamps: the call only', () => {
     const renews = intervals(await stampedRun({ watchdog: true })).get('renew') ?? [];
     expect(renews.length).toBeGreaterThanOrEqual(2);
     for (const x of renews) expect(x).toBeCloseTo(EMIT_MS + CALL_MS, 9);
+  });
+
+  it("the watchdog's renew ok carries the lease's validity, when the lock reports one (the promise it extends)", async () => {
+    const renewed = (ops: { op: OpInput }[]) =>
+      ops.filter(({ op }) => op.f === 'renew' && op.type === 'ok').map(({ op }) => op.value);
+    const withValidity = renewed(await stampedRun({ watchdog: true, validityMs: 30 }));
+    expect(withValidity.length).toBeGreaterThanOrEqual(2);
+    for (const v of withValidity) expect(v).toEqual({ account: 0, validityMs: 30 });
+    for (const v of renewed(await stampedRun({ watchdog: true }))) expect(v).toEqual({ account: 0 });
   });
 
   it("says of each step's invoke, and only of those, that its call starts next (a client process stamps it again after its write-ahead)", async () => {

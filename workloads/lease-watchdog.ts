@@ -33,7 +33,13 @@ export function startWatchdog(session: ClientSession, l: LockClient, lease: Leas
       (ok) => {
         if (!ok) lost = true;
         send(
-          { type: ok ? 'ok' : 'fail', f: 'renew', value: { account }, ...(ok ? {} : { error: 'lock-lost' }) },
+          {
+            type: ok ? 'ok' : 'fail',
+            f: 'renew',
+            // The validity a renewal reports bounds the promise it extends (checkers/promise/).
+            value: { account, ...(ok && lease.validityMs !== undefined ? { validityMs: lease.validityMs } : {}) },
+            ...(ok ? {} : { error: 'lock-lost' }),
+          },
           settledAt(),
         );
       },

@@ -27,7 +27,23 @@ describe('resolveStrategy', () => {
       defaultFaults: ['pause-holder', 'pause-client', 'partition'],
       harnessRetry: false,
       foreign: null,
+      lease: null,
     });
+  });
+
+  it('keeps a declared lease for the promise checker, and says what is wrong with a malformed one', () => {
+    const redlock = { kind: 'ttl-from-request', driftFactor: 0.01 } as const;
+    expect(strategyProblems({ ...OLD_FORM, lease: redlock }, false)).toEqual([]);
+    expect(resolveStrategy({ ...OLD_FORM, lease: redlock }, at).lease).toEqual(redlock);
+    expect(strategyProblems({ ...OLD_FORM, lease: { kind: 'ttl-from-request', driftFactor: 2 } }, false)).toEqual([
+      '`lease.driftFactor` must be a number from 0 to below 1',
+    ]);
+    expect(strategyProblems({ ...OLD_FORM, lease: { kind: 'forever' } as never }, false)).toEqual([
+      "`lease.kind` must be 'ttl-from-request', 'reported-from-request' or 'unknown'",
+    ]);
+    expect(strategyProblems({ ...OLD_FORM, lease: { kind: 'unknown', why: ' ' } }, false)).toEqual([
+      '`lease.why` must be a sentence',
+    ]);
   });
 
   it('derives 3 etcd members and 3 ZooKeeper servers from needs, and nothing from an empty needs', () => {

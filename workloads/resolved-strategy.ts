@@ -1,5 +1,6 @@
 import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
 import type { ForeignCommand } from './foreign/manifest.ts';
+import { leaseProblems, type LeaseTerms } from '../history/lease-terms.ts';
 import type { LockStrategy, ServerKind } from './strategy.ts';
 
 /**
@@ -28,6 +29,8 @@ export interface ResolvedStrategy {
   readonly harnessRetry: boolean;
   /** A lock in another language (a manifest or exec:): the command each client process starts; null otherwise. */
   readonly foreign: ForeignCommand | null;
+  /** What its lease certainly lasts (LockStrategy.lease); null when it does not say. */
+  readonly lease: LeaseTerms | null;
 }
 
 /** The full cluster's count of each server: what a strategy that names a kind in `needs` gets by default. */
@@ -76,6 +79,7 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
   if (d.renews !== undefined && typeof d.renews !== 'boolean') problems.push('`renews` must be true or false');
   if (d.harnessRetry !== undefined && typeof d.harnessRetry !== 'boolean')
     problems.push('`harnessRetry` must be true or false');
+  if (d.lease !== undefined) problems.push(...leaseProblems(d.lease));
   if (d.defaultFaults !== undefined) {
     const bad = Array.isArray(d.defaultFaults)
       ? d.defaultFaults.filter((f) => !(FAULT_NAMES as unknown[]).includes(f))
@@ -145,5 +149,6 @@ export function resolveStrategy(
     defaultFaults: Object.freeze([...(s.defaultFaults ?? FAULTS_EVERY_LOCK_MUST_SURVIVE)]),
     harnessRetry: s.harnessRetry === true,
     foreign: where.foreign ?? null,
+    lease: s.lease ?? null,
   });
 }

@@ -28,6 +28,9 @@ export interface Endpoint {
 }
 
 import type { FaultName } from '../history/fault-names.ts';
+import type { LeaseTerms } from '../history/lease-terms.ts';
+
+export type { LeaseTerms } from '../history/lease-terms.ts';
 
 /**
  * What a client gets to connect with. Every address is 127.0.0.1 (often a fault proxy of the harness), or with
@@ -177,6 +180,11 @@ export interface LockStrategy {
    * is accepted, and renewals happen when its client has `renew`.
    */
   renews?: boolean;
+  /**
+   * How long its lease certainly lasts from a request (optional; see LeaseTerms). Without it the promise checker
+   * uses the `validityMs` the lock reports, or classifies the lock's overlaps unknown when it reports none.
+   */
+  lease?: LeaseTerms;
   /** The faults a run injects when `--nemesis` isn't given (optional; else the faults every lock must survive). */
   defaultFaults?: FaultName[];
   /**

@@ -80,6 +80,10 @@ const advisoryLock: LockStrategy = {
   noTokenReason: 'advisory-lock hands out no fencing token (a session lock has none)',
   // No lease to renew.
   renews: false,
+  lease: {
+    kind: 'unknown',
+    why: 'an advisory lock lasts as long as its Postgres session, whose end is not in the history',
+  },
   defaultFaults: ['pause-holder', 'kill-holder', 'pause-node'],
   libraryCrash: crashInCache('advisory-lock'),
   async connect(ctx: LockContext) {

@@ -236,6 +236,10 @@ const etcd: LockStrategy = {
   token: 'monotonic',
   // The lease's keep-alive runs by itself: --watchdog has nothing to add.
   renews: false,
+  lease: {
+    kind: 'unknown',
+    why: 'its session lease is shared across acquisitions and kept alive outside the history: what was left of it at an acquire is not known',
+  },
   // The holder pause is the one that matters (fencing catches it); leader loss and client partitions must not
   // break it. No clock fault: the LD_PRELOAD shim cannot move a Go binary, so it would inject nothing (refused).
   defaultFaults: ['pause-holder', 'kill', 'pause-node', 'partition'],

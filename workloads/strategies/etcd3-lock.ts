@@ -91,6 +91,8 @@ const etcd3Lock: LockStrategy = {
   token: 'monotonic',
   // The library keeps the lease alive itself: --watchdog does not apply.
   renews: false,
+  // acquire() grants a fresh lease (whole seconds, ≥ --ttl) after the request: invoke + TTL, whatever its keep-alives add.
+  lease: { kind: 'ttl-from-request' },
   defaultFaults: ['pause-holder', 'kill', 'pause-node', 'partition'],
   async connect(ctx) {
     const client = new Etcd3({ hosts: ctx.etcd, ...(ctx.etcdAuth ? { auth: ctx.etcdAuth } : {}) });

@@ -70,6 +70,8 @@ const redisLock: LockStrategy = {
   noTokenReason: 'redis-lock has no fencing token (its value is an expiry timestamp)',
   // No extend in its API, and nothing renews it: --watchdog has nothing to call.
   renews: false,
+  // SET … PX at or after the request: invoke + TTL is the key's shortest life (docs/checkers.md#the-locks-promise).
+  lease: { kind: 'ttl-from-request' },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock'],
   libraryCrash: crashInCache('redis-lock'),
   async connect(ctx) {

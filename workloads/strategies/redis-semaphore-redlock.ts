@@ -16,6 +16,8 @@ const redisSemaphoreRedlock: LockStrategy = {
   token: 'none',
   noTokenReason: 'redis-semaphore has no fencing token (its identifier is a random UUID)',
   renews: false,
+  // SET … PX on each node at or after the request; no drift budget of its own, so a quorum's key lives invoke + TTL.
+  lease: { kind: 'ttl-from-request' },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
   libraryCrash: redisSemaphoreCrash,
   connect: (ctx) =>

@@ -12,6 +12,8 @@ const redisSemaphore: LockStrategy = {
   token: 'none',
   noTokenReason: 'redis-semaphore has no fencing token (its identifier is a random UUID)',
   renews: false,
+  // SET … PX at or after the request: invoke + TTL is the key's shortest life (docs/checkers.md#the-locks-promise).
+  lease: { kind: 'ttl-from-request' },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock'],
   libraryCrash: redisSemaphoreCrash,
   connect: (ctx) =>

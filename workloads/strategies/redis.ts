@@ -18,6 +18,8 @@ const redis: LockStrategy = {
   noTokenReason:
     'a Redis lock value is a random owner token, not a monotonic counter: the resource cannot tell an old holder from a new one',
   renews: true,
+  // SET … PX at or after the request: invoke + TTL is the key's shortest life (docs/checkers.md#the-locks-promise).
+  lease: { kind: 'ttl-from-request' },
   // Lost under a paused holder, a restart without the key, a clock jump, and a failover.
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'failover'],
   async connect(ctx) {

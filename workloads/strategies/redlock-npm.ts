@@ -191,6 +191,8 @@ const redlockNpm: LockStrategy = {
   token: 'none',
   noTokenReason: 'the redlock package exposes no monotonic fencing token (lock values are random)',
   renews: true,
+  // SET … PX on each master at or after the request, less Redlock's drift budget (driftFactor 0.01 × TTL + 2 ms).
+  lease: { kind: 'ttl-from-request', driftFactor: 0.01 },
   // Redlock's caveats, as for our own implementation of the spec.
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
   // --retry=harness: the users' workaround for the package's livelocking retry loop, a remedy cell of the matrix.

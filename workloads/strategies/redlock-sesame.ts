@@ -122,6 +122,8 @@ const redlockSesame: LockStrategy = {
   noTokenReason: '@sesamecare-oss/redlock exposes no monotonic fencing token (lock values are random)',
   // using() extends the lock itself: --watchdog does not apply.
   renews: false,
+  // SET … PX on each master at or after the request, less Redlock's drift budget (driftFactor 0.01 × TTL + 2 ms).
+  lease: { kind: 'ttl-from-request', driftFactor: 0.01 },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
   async connect(ctx) {
     const require = npmLockRequire('redlock-sesame');

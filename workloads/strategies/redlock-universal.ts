@@ -106,6 +106,8 @@ const redlockUniversal: LockStrategy = {
   noTokenReason: 'redlock-universal has no fencing token (its lock values are random)',
   // using() extends the lock itself: --watchdog does not apply.
   renews: false,
+  // SET … PX on each master at or after the request, less Redlock's drift budget (driftFactor 0.01 × TTL + 2 ms).
+  lease: { kind: 'ttl-from-request', driftFactor: 0.01 },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock'],
   libraryCrash: crashInCache('redlock-universal'),
   async connect(ctx) {

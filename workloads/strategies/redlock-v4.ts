@@ -93,6 +93,8 @@ const redlockV4: LockStrategy = {
   noTokenReason: 'redlock 4.2.0 exposes no monotonic fencing token (lock values are random)',
   // Manual extend only: --watchdog maps to lock.extend(ttl).
   renews: true,
+  // SET … PX on each master at or after the request, less Redlock's drift budget (driftFactor 0.01 × TTL + 2 ms).
+  lease: { kind: 'ttl-from-request', driftFactor: 0.01 },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
   async connect(ctx) {
     const require = npmLockRequire('redlock-v4');

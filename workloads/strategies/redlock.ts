@@ -31,6 +31,8 @@ const redlock: LockStrategy = {
   noTokenReason:
     'Redlock has no monotonic fencing token (its values are random; Redis gives no counter that survives failover across 5 masters)',
   renews: true,
+  // SET … PX on each master at or after the request, less Redlock's drift budget (driftFactor 0.01 × TTL + 2 ms).
+  lease: { kind: 'ttl-from-request', driftFactor: 0.01 },
   // The spec's own caveats — pauses, restarts without persistence, clock jumps — plus a slow master.
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
   async connect(ctx) {

@@ -103,4 +103,27 @@ describe('the built-in strategies', () => {
       postgres: false,
     });
   });
+
+  it('declare what their lease certainly lasts, for the promise checker: unknown where keep-alives are not in the history', () => {
+    const lease = Object.fromEntries(builtins.map((b) => [b.lock, b.resolved.lease?.kind ?? null]));
+    expect(lease).toMatchObject({
+      none: null,
+      postgres: null,
+      redis: 'ttl-from-request',
+      redlock: 'ttl-from-request',
+      'redlock-npm': 'ttl-from-request',
+      'etcd3-lock': 'ttl-from-request',
+      zookeeper: 'reported-from-request',
+      etcd: 'unknown',
+      'advisory-lock': 'unknown',
+      // The foreign rows say what they say in their replies (validityMs), nothing more.
+      'redis-py': null,
+      kazoo: null,
+    });
+    // Every exclusive, non-foreign built-in says: a lock of ours never leaves its promise to a guess.
+    for (const b of builtins.filter((x) => x.resolved.exclusive && !x.resolved.foreign))
+      expect(b.resolved.lease, b.lock).not.toBeNull();
+    const redlocks = builtins.filter((b) => /^redlock/.test(b.lock));
+    for (const b of redlocks) expect(b.resolved.lease, b.lock).toEqual({ kind: 'ttl-from-request', driftFactor: 0.01 });
+  });
 });

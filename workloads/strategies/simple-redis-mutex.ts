@@ -85,6 +85,8 @@ const simpleRedisMutex: LockStrategy = {
   token: 'monotonic',
   // Its refreshTimeout() is manual and is a GET then a PEXPIRE (not atomic); the harness's watchdog does not call it.
   renews: false,
+  // SET … PX at or after the request: invoke + TTL is the key's shortest life (docs/checkers.md#the-locks-promise).
+  lease: { kind: 'ttl-from-request' },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock'],
   libraryCrash: crashInCache('simple-redis-mutex'),
   async connect(ctx) {

@@ -207,6 +207,8 @@ const zk: LockStrategy = {
   token: 'monotonic',
   // The session heartbeats by itself: --watchdog has nothing to add.
   renews: false,
+  // Every request refreshes the session: invoke + the negotiated session timeout (the validityMs it reports).
+  lease: { kind: 'reported-from-request' },
   defaultFaults: ['pause-holder', 'kill', 'pause-node', 'partition'],
   async connect(ctx) {
     return new ZkLockClient(
