@@ -31,7 +31,8 @@ export function checkPromise(
 ): PromiseResult {
   const history = History.of(input);
   const holds = promiseHolds(history, terms, mutant);
-  const overlaps = classifyOverlaps(holds, history.bank.writes, history.faults, mutant);
+  const heartbeats = terms?.lease?.kind === 'reported-from-request';
+  const overlaps = classifyOverlaps(holds, history.bank.writes, history.faults, mutant, { heartbeats });
   const counts: Record<PromiseClass, number> = { broke: 0, outlived: 0, 'own-clock': 0, unknown: 0 };
   const byCause: Record<string, number> = {};
   for (const o of overlaps) {

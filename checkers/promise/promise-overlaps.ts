@@ -4,6 +4,12 @@ import { faultFacts } from '../../history/fault-catalogue.ts';
 import { clientClockSlackNs } from './holder-clock.ts';
 import { faultsDuring, type PromiseHold, type PromiseMutant, type Window } from './promise-windows.ts';
 
+/** What the classification needs of the lock's lease beyond each hold's window. */
+export interface LeaseFacts {
+  /** The lease is a session refreshed by heartbeats outside the history (ZooKeeper): it lapses only when they stop. */
+  heartbeats: boolean;
+}
+
 /**
  * Whose fault an overlap is:
  * - `broke`: the two promise windows overlap on the history's clock — the lock (or its server) granted inside a
@@ -57,6 +63,7 @@ export function classifyOverlaps(
   writes: readonly BankWrite[],
   faults: readonly FaultWindow[],
   mutant: PromiseMutant = {},
+  lease: Pick<LeaseFacts, 'heartbeats'> = { heartbeats: false },
 ): PromiseOverlap[] {
   const byAccount = new Map<number, PromiseHold[]>();
   for (const h of holds) {
@@ -74,7 +81,7 @@ export function classifyOverlaps(
       for (let j = i + 1; j < (mutant.adjacentOnly ? Math.min(i + 2, list.length) : list.length); j++) {
         if (list[j].acquiredAt >= over) break;
         if (list[i].process === list[j].process) continue;
-        const o = classifyPair(account, list[i], list[j], writes, faults);
+        const o = classifyPair(account, list[i], list[j], writes, faults, lease.heartbeats);
         if (o) out.push(o);
       }
     }
@@ -101,6 +108,7 @@ function classifyPair(
   b: PromiseHold,
   writes: readonly BankWrite[],
   faults: readonly FaultWindow[],
+  heartbeats: boolean,
 ): PromiseOverlap | null {
   const believed = overlapOf({ start: a.acquiredAt, end: a.releasedAt }, { start: b.acquiredAt, end: b.releasedAt });
   // Both leases live at one instant (the windows overlap), or b granted — after its invoke, by its completion — while
@@ -125,7 +133,7 @@ function classifyPair(
       class: 'unknown',
       why: `p${a.process} and p${b.process} overlapped; whose fault is unknown: ${unknownWhy}`,
     };
-  const late = [lateness(a, believed, writes, faults), lateness(b, believed, writes, faults)].filter((l) => l !== null);
+  const late = [a, b].map((h) => lateness(h, believed, writes, faults, heartbeats)).filter((l) => l !== null);
   const blamed = late.filter((l) => l.cls !== 'ambiguous');
   if (blamed.length === 0) {
     const why = late.length
@@ -167,6 +175,7 @@ function lateness(
   believed: Window,
   writes: readonly BankWrite[],
   faults: readonly FaultWindow[],
+  heartbeats: boolean,
 ): Lateness | null {
   const end = h.window!.end;
   if (Math.max(believed.start, end) >= believed.end) return null;
@@ -187,6 +196,9 @@ function lateness(
   );
   const slack = clientClockSlackNs(faults, h.acquiredAt, lastAct);
   const paused = onHolder.some((w) => isNetworkOrPause(w.f));
+  // A session kept alive by heartbeats the history does not show lapses only when they stop: without a pause or a
+  // network fault on the holder its session may still have been live — the server's doing, not the holder's.
+  if (heartbeats && !paused) return { process: h.process, cls: 'ambiguous', causes: [], writes: writesLate };
   const ownClock = slack > 0 && !paused && lastAct <= end + slack;
   const causes = names(ownClock ? active.filter((w) => faultFacts(w.f)?.movesClocks) : onHolder);
   return {
