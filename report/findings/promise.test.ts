@@ -5,7 +5,7 @@ import type { PromiseOverlap } from '../../checkers/promise/promise-overlaps.ts'
 import { PROMISE_CORPUS } from '../../test/support/promise-corpus.ts';
 import { RunIndex } from '../op-pairs.ts';
 import { findings, headline } from './index.ts';
-import { PROMISE_LINES, promiseFindings, promiseLine } from './promise.ts';
+import { PROMISE_LINES, promiseFindings, overlapLine } from './promise.ts';
 
 const ns = (ms: number) => ms * 1e6;
 const side = (process: number, acquiredMs: number, releasedMs: number, window: [number, number] | null) => ({
@@ -49,13 +49,13 @@ const input = (overlaps: PromiseOverlap[], counts = { broke: 0, outlived: 0, 'ow
 
 describe('promise findings', () => {
   it('names the class, both holds (held and promised) and the fault active then, one line per overlap', () => {
-    expect(promiseLine(broke)).toBe(
+    expect(overlapLine(broke)).toBe(
       'broke its promise — p0 (held 0.001 s → 0.700 s, promised 0.000 s → 2.000 s) and p1 (held 0.501 s → 0.520 s, promised 0.500 s → 2.500 s), account 0; cause: restart-empty.',
     );
-    expect(promiseLine(outlived)).toBe(
+    expect(overlapLine(outlived)).toBe(
       'outlived its lease — p0 (held 0.001 s → 3.009 s, promised 0.000 s → 2.000 s) and p1 (held 2.100 s → 2.300 s, promised 1.500 s → 3.500 s), account 0; late: p0; cause: pause-holder.',
     );
-    expect(promiseLine({ ...outlived, causes: ['no fault'] })).toMatch(/; cause: no fault active\.$/);
+    expect(overlapLine({ ...outlived, causes: ['no fault'] })).toMatch(/; cause: no fault active\.$/);
   });
 
   it('a card per class: the broken promises bad, the outlived ones context, pointing at both acquires and the late write', () => {

@@ -33,7 +33,7 @@ function sideText(s: PromiseSide): string {
 }
 
 /** One overlap: `broke its promise — p3 (held …, promised …) and p5 (…), account 0; cause: clock.` */
-export function promiseLine(o: PromiseOverlap): string {
+export function overlapLine(o: PromiseOverlap): string {
   const causes = o.causes.filter((c) => c !== 'no fault');
   const cause = o.class === 'unknown' ? '' : `; cause: ${causes.length ? causes.join(', ') : 'no fault active'}`;
   const late = o.late.length ? `; late: ${o.late.map((p) => `p${p}`).join(' and ')}` : '';
@@ -70,7 +70,7 @@ export function promiseFindings(input: StoryInput): Finding[] {
       severity: cls === 'broke' ? 'bad' : 'note',
       title: title(cls, list, r?.unknownWhy),
       sentences: [
-        ...shown.map(promiseLine),
+        ...shown.map(overlapLine),
         ...(list.length > shown.length
           ? [`… and ${list.length - shown.length} more (results.json lists every one).`]
           : []),
