@@ -19,7 +19,7 @@ import { staleWriteFinding } from './stale-writes.ts';
 
 export type { Finding, FindingKind, StoryInput, WriteStory } from './finding.ts';
 
-/** All findings, anomalies first (lost updates, overlaps, fencing violations, linearizability), then context. */
+/** All findings, anomalies first (broken promises, lost updates, overlaps, fencing violations, linearizability), then context. */
 export function findings(input: StoryInput): Finding[] {
   const lost = groupLostUpdates(input.results.lostUpdateDetails ?? []).map((g, i) =>
     lostUpdateFinding(input, g, i + 1),
@@ -38,11 +38,12 @@ export function findings(input: StoryInput): Finding[] {
   const stale = staleWriteFinding(input);
   const liveness = livenessFinding(input);
   const promises = promiseFindings(input);
+  // The lock's broken promises first: where it granted inside a live lease, that explains the lost updates after it.
   const bad = [
+    ...promises.filter((p) => p.severity === 'bad'),
     ...lost,
     ...overlaps,
     ...fences,
-    ...promises.filter((p) => p.severity === 'bad'),
     ...checkers.filter((c) => c.severity === 'bad'),
     ...(liveness?.severity === 'bad' ? [liveness] : []),
   ];

@@ -78,6 +78,9 @@ describe('promise findings', () => {
     const [card] = promiseFindings(input(many));
     expect(card.sentences).toHaveLength(PROMISE_LINES + 1);
     expect(card.sentences.at(-1)).toBe('… and 3 more (results.json lists every one).');
+    // The run's summary promises the report lists every broken promise.
+    const [brokenCard] = promiseFindings(input(Array.from({ length: PROMISE_LINES + 3 }, () => broke)));
+    expect(brokenCard.sentences).toHaveLength(PROMISE_LINES + 3);
   });
 
   it('from a history the checker classified: the broken promise leads the findings and the headline counts it', () => {

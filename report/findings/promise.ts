@@ -9,7 +9,7 @@ import type { Finding, StoryInput } from './finding.ts';
  * holds — when each held and what the lock promised it — and the fault active then.
  */
 
-/** Lines per card; the rest are counted (results.json lists every overlap). */
+/** Lines per card of the holders' overlaps; the rest are counted (results.json lists every overlap). */
 export const PROMISE_LINES = 12;
 
 const ORDER: readonly PromiseClass[] = ['broke', 'outlived', 'own-clock', 'unknown'];
@@ -61,9 +61,13 @@ export function promiseFindings(input: StoryInput): Finding[] {
   for (const cls of ORDER) {
     const list = overlaps.filter((o) => o.class === cls);
     if (list.length === 0) continue;
-    const shown = list.slice(0, PROMISE_LINES);
-    const starts = list.map((o) => ms(Math.min(o.a.acquiredAt, o.a.window?.start ?? Infinity)));
-    const ends = list.map((o) => ms(Math.max(o.a.releasedAt, o.b.releasedAt, o.b.window?.end ?? 0)));
+    // Every broken promise is listed (the run's summary says the report lists every one); the holder's overlaps,
+    // hundreds under a long pause-holder run, up to PROMISE_LINES.
+    const shown = cls === 'broke' ? list : list.slice(0, PROMISE_LINES);
+    // "Show in timeline" zooms onto the first few, where the bars can still be told apart.
+    const first = list.slice(0, 3);
+    const starts = first.map((o) => ms(Math.min(o.a.acquiredAt, o.a.window?.start ?? Infinity)));
+    const ends = first.map((o) => ms(Math.max(o.a.releasedAt, o.b.releasedAt, o.b.window?.end ?? 0)));
     out.push({
       id: `promise-${cls}`,
       kind: 'promise',
