@@ -71,7 +71,7 @@ describe('the closing summary', () => {
   it('says why the promise is unknown for a run recorded before lease terms', () => {
     const old = checkRun(pausedHolderHistory({ fenced: true }), { fencing: true });
     expect(recheckSummary('/tmp/run', old, true)).toMatch(
-      /^ {2}promise: 0 broken · 0 outlived · 1 unknown \(the run's record has no lease terms .*run it again/m,
+      /^ {2}promise: unknown — no hold's promise known: the run's record has no lease terms .*run it again to have them checked \(1 overlap whose fault cannot be told\)$/m,
     );
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findingsMarkdown } from './findings-page.ts';
 import type { MatrixCell } from './matrix-cell.ts';
 import { FINDINGS_ROWS } from './findings-advice.ts';
+import { promiseSentence } from './findings-promise.ts';
 import { ORACLE } from './oracle.ts';
 
 const cell = (over: Partial<MatrixCell>): MatrixCell => ({
@@ -79,5 +80,78 @@ describe('docs/findings.md, from the oracle and the runs', () => {
     expect(md).toContain('redlock@5.0.0-beta.2 livelocks');
     expect(md).toContain('python-etcd3 0.12 crashes on a contended acquire');
     expect(md).toContain('ZooKeeper locks are unavailable for 3–4 TTLs');
+  });
+
+  it('says "not measured yet" in the promise column and sentence for a matrix stored before the promise checker', () => {
+    const cells = new Map([['redlock-v4|faults:no-fault', cell({})]]);
+    const md = findingsMarkdown(cells, new Map(), []);
+    expect(md).toContain('| measured cells | broke its promise |');
+    expect(md).toMatch(/\| `redlock-v4` \|.*\| no fault: safe \| not measured yet \|/);
+    const section = md.slice(md.indexOf('## `redlock-v4`'), md.indexOf('## `redlock-sesame`'));
+    expect(section).toContain('| measured | broke its promise | the run that shows it |');
+    expect(section).toMatch(/\| ✓ safe \| not measured yet \| `\/r\/redlock-v4\/1` \|/);
+    expect(section).toContain(
+      '**Its own broken promises:** not measured yet (the stored runs predate the promise checker).',
+    );
+  });
+
+  it("names which of a library's failures were its own broken promises, from the cells' counts", () => {
+    const known = (broken: number) => ({ broken, outlived: broken ? 0 : 2, unknown: 0, known: true, runs: 1 });
+    const cells = new Map([
+      [
+        'redlock-npm|faults:pause-holder',
+        cell({ lock: 'redlock-npm', columnId: 'pause-holder', observed: 'lost', lostUpdates: 2, promise: known(0) }),
+      ],
+      [
+        'redlock-npm|faults:clock',
+        cell({ lock: 'redlock-npm', columnId: 'clock', observed: 'lost', lostUpdates: 1, promise: known(3) }),
+      ],
+    ]);
+    const md = findingsMarkdown(cells, new Map(), []);
+    const section = md.slice(md.indexOf('## `redlock-npm`'), md.indexOf('## `redlock-v4`'));
+    expect(section).toContain(
+      '**Its own broken promises:** of its failures, its own broken promises under clock jump on Redis; a holder that outlived its lease (no promise broken) under holder paused > TTL.',
+    );
+    expect(section).toMatch(/\| ✓ lost \(1 lost update\) \| 3 broken \|/);
+    expect(md).toMatch(/\| `redlock-npm` \|.*\| 3 broken \|\n/);
+  });
+});
+
+describe('promiseSentence', () => {
+  const c = (over: Partial<MatrixCell>) => cell(over);
+  it('tells a promise broken without a lost update apart, and a lock whose lease is unknown', () => {
+    expect(
+      promiseSentence([
+        { title: 'no fault', cell: c({ promise: { broken: 1, outlived: 0, unknown: 0, known: true, runs: 1 } }) },
+      ]),
+    ).toBe(
+      '**Its own broken promises:** no failures, yet it broke its promise under no fault (no update was lost: luck or a fence).',
+    );
+    expect(
+      promiseSentence([
+        {
+          title: 'session killed',
+          cell: c({
+            observed: 'lost',
+            promise: {
+              broken: 0,
+              outlived: 0,
+              unknown: 0,
+              known: false,
+              why: 'its lease is kept outside the history',
+              runs: 1,
+            },
+          }),
+        },
+        { title: 'clock jump', cell: c({ observed: 'lost' }) },
+      ]),
+    ).toBe(
+      '**Its own broken promises:** of its failures, none of them its own broken promise; whose fault is unknown under session killed (its lease is kept outside the history); not measured yet under clock jump.',
+    );
+    expect(
+      promiseSentence([
+        { title: 'no fault', cell: c({ promise: { broken: 0, outlived: 0, unknown: 0, known: true, runs: 1 } }) },
+      ]),
+    ).toBe('**Its own broken promises:** none, and no failures to blame.');
   });
 });

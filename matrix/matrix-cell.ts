@@ -1,6 +1,7 @@
 import type { LivenessExpect } from './oracle.ts';
 import type { RunVerdict } from '../checkers/verdict.ts';
 import type { CellLiveness, RunLiveness } from './cell-liveness.ts';
+import type { CellPromise, RunPromise } from './cell-promise.ts';
 
 /**
  * One cell of a `--lock=all` matrix: one strategy under one fault (fenced or not), what the oracle expected, the
@@ -40,6 +41,8 @@ export interface CellRun {
   seen: 'safe' | 'lost' | 'invalid' | 'starved' | 'unknown' | 'failed';
   /** Recovery after the fault and the longest stall (cell-liveness.ts); absent when the run measured none. */
   liveness?: RunLiveness;
+  /** Whose fault its overlaps were (cell-promise.ts); absent when its results predate the promise checker. */
+  promise?: RunPromise;
   /** --stop-on-lost-update ended the run this many seconds in (its clients' time; bench nightly-plan scales by it). */
   stoppedAtS?: number;
   /** Whether the run can decide its cell; an inconclusive one is run again (with the next seed), up to a cap. */
@@ -65,6 +68,8 @@ export interface MatrixCell {
   acquireP99: number;
   /** Availability beside safety, over the cell's runs (cell-liveness.ts); absent when no run measured it. */
   liveness?: CellLiveness;
+  /** The lock's broken promises over the cell's runs (cell-promise.ts); absent when no run measured them. */
+  promise?: CellPromise;
   /** The oracle's liveness expectation, when it has one (matrix/oracle.ts, LivenessExpectation); `matched` needs it too. */
   expectedLiveness?: LivenessExpect;
   /** Column heading, if the runner has a better one than the fault's name ("holder paused > TTL"). */

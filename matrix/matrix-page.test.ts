@@ -308,6 +308,49 @@ describe('measured cells and cells decided by construction', () => {
     expect(out).toContain('seed 7: VALID · 0 lost · hits not known · unavailable up to 7.4 s after each fault');
   });
 
+  it('shows "broke its promise" beside lost: per lock, per cell and per run; not measured for older runs', () => {
+    const run = (seed: number, broken: number) => ({
+      seed,
+      runDir: `/r/redis/${seed}`,
+      verdict: 'INVALID' as const,
+      lostUpdates: 2,
+      staleWritesRejected: 0,
+      seen: 'lost' as const,
+      conclusive: true,
+      promise: { broken, outlived: 1, unknown: 0, known: true },
+    });
+    const out = renderMatrix(
+      [
+        cell({
+          lock: 'redis',
+          fault: 'clock',
+          expected: 'lost',
+          observed: 'lost',
+          promise: { broken: 3, outlived: 2, unknown: 0, known: true, runs: 2 },
+          runs: [run(7, 3), run(8, 0)],
+        }),
+        cell({ lock: 'redis', fault: 'none', expected: 'safe', observed: 'safe' }),
+        cell({
+          lock: 'postgres',
+          fault: 'none',
+          expected: 'safe',
+          observed: 'safe',
+          promise: { broken: 0, outlived: 0, unknown: 0, known: false, why: 'no lease', runs: 1 },
+        }),
+        cell({ lock: 'etcd', fault: 'none', expected: 'safe', observed: 'safe' }),
+      ],
+      { outDir: '/r/matrix' },
+    );
+    expect(out).toContain('<th class="num">lost updates</th><th class="num" title="overlaps the lock caused');
+    expect(out).toContain(
+      '<td class="num"><b class="obs lost">3</b><div class="aside"><a href="../redis/clock/report.html">3 under clock</a></div></td>',
+    );
+    expect(out).toContain('<td class="num"><span class="aside">unknown: no lease</span></td>');
+    expect(out).toContain('<td class="num"><span class="aside">not measured</span></td>');
+    expect(out).toContain('<div class="exp">broke its promise: 3 broken</div>');
+    expect(out).toContain('seed 7: INVALID · 2 lost · promise 3 broken · hits not known');
+  });
+
   it('states the runs rule and how many runs had no hit count', () => {
     expect(page).toContain('Every measured cell gets 1 conclusive run; a run that cannot decide its cell');
     expect(page).toContain('at most 2 more), whichever way the oracle leans');

@@ -1,4 +1,5 @@
 import { availabilityText } from './cell-liveness.ts';
+import { cellPromise, promiseText } from './cell-promise.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { livenessWords, MAX_RERUNS } from './oracle.ts';
@@ -130,7 +131,8 @@ function runLine(r: CellRun, c: MatrixCell, outDir: string): string {
     c.fault === 'none' ? '' : r.faultHits !== undefined ? ` · hit ${fmtCount(r.faultHits)}×` : ' · hits not known';
   const stale = c.fencing ? ` · ${fmtCount(r.staleWritesRejected)} stale rejected` : '';
   const live = r.liveness ? ` · ${availabilityText(r.liveness)}` : '';
-  const text = `seed ${r.seed}: ${r.verdict} · ${fmtCount(r.lostUpdates)} lost${stale}${hits}${live}`;
+  const promise = r.promise ? ` · promise ${promiseText(r.promise)}` : '';
+  const text = `seed ${r.seed}: ${r.verdict} · ${fmtCount(r.lostUpdates)} lost${promise}${stale}${hits}${live}`;
   const link = reportLink(r, outDir);
   const why = r.why ? ` <span class="aside">(${h(r.conclusive ? r.why : `inconclusive: ${r.why}`)})</span>` : '';
   return `<li${r.conclusive ? '' : ' class="inconclusive"'}>${link ? `<a href="${h(link)}">${h(text)}</a>` : h(text)}${why}</li>`;
@@ -172,6 +174,7 @@ function cellHtml(c: MatrixCell | undefined, outDir: string): string {
     `<div class="obs ${h(c.observed)}">${h(observedText(c))}</div><div class="exp">expected ${h(c.expected)}${c.expectedLiveness ? `, ${h(livenessWords(c.expectedLiveness))}` : ''}</div>` +
     (perf ? `<div class="exp">${h(perf)}</div>` : '') +
     (c.liveness ? `<div class="exp live">${h(availabilityText(c.liveness))}</div>` : '') +
+    (c.promise ? `<div class="exp">${h(`broke its promise: ${promiseText(c.promise)}`)}</div>` : '') +
     (c.note ? `<div class="exp">${h(c.note)}</div>` : '');
   // The runs are listed after the cell's link, each linking to its own report: links cannot nest.
   return `<td class="cell ${cls}${c.matched ? '' : ' contradicts'}">${link ? `<a href="${h(link)}">${inner}</a>` : inner}${runs}</td>`;
@@ -236,8 +239,28 @@ function choosingRow(lock: string, cells: MatrixCell[], outDir: string, solo?: U
     `<tr><td><b>${h(lock)}</b></td><td>${exclusion || '<span class="aside">–</span>'}</td><td>${fencing}</td>` +
     `<td class="num">${solo ? latencyCell(solo, outDir) : ''}<div${solo ? ' class="aside"' : ''}>${solo ? 'contended: ' : ''}${h(fmtMs(p50))} / ${h(fmtMs(p99))}${base ? '' : ' (median of the faulted runs)'}</div></td>` +
     `<td class="num">${lostTotal ? `<b class="obs lost">${fmtCount(lostTotal)}</b>` : '0'}</td>` +
+    `<td class="num">${promiseCell(ran, link, name)}</td>` +
     `<td class="num">${matched === ran.length ? `<span class="obs safe">${matched}/${ran.length} ✓</span>` : `<b class="obs lost">${matched}/${ran.length}</b>`}${apart ? `<div class="aside">+${apart} by construction</div>` : ''}</td></tr>`
   );
+}
+
+/**
+ * The lock's own broken promises over its measured cells, each cell that broke one linked; `not measured` when its
+ * runs predate the promise checker, `unknown: why` when no run knew the lock's lease (a lock that reports none).
+ */
+function promiseCell(
+  cells: readonly MatrixCell[],
+  link: (c: MatrixCell, text: string) => string,
+  name: (c: MatrixCell) => string,
+): string {
+  const all = cellPromise(cells);
+  if (!all) return '<span class="aside">not measured</span>';
+  if (!all.known || all.broken === 0) {
+    const text = promiseText(all);
+    return all.known && !all.unknown ? h(`${all.broken}`) : `<span class="aside">${h(text)}</span>`;
+  }
+  const broke = cells.filter((c) => c.promise && c.promise.broken > 0);
+  return `<b class="obs lost">${fmtCount(all.broken)}</b><div class="aside">${broke.map((c) => link(c, `${c.promise!.broken} under ${name(c)}`)).join(', ')}</div>`;
 }
 
 /** How the runs were counted, said on the page: the same number per measured cell, the rerun rule, and unknown hits. */
@@ -305,7 +328,7 @@ export function renderMatrix(cells: MatrixCell[], opts: MatrixPageOptions): stri
   });
   const faultTables = faultCells.length
     ? `<h2>Choosing a lock, measured <span class="aside">each entry links to the run that shows it</span></h2>
-<table class="wide"><thead><tr><th>strategy</th><th>mutual exclusion under faults</th><th>fencing token</th><th class="num">acquire p50 / p99</th><th class="num">lost updates</th><th class="num">oracle</th></tr></thead>
+<table class="wide"><thead><tr><th>strategy</th><th>mutual exclusion under faults</th><th>fencing token</th><th class="num">acquire p50 / p99</th><th class="num">lost updates</th><th class="num" title="overlaps the lock caused, granting inside a lease it had promised (the promise checker); not a holder that outlived its lease">broke its promise</th><th class="num">oracle</th></tr></thead>
 <tbody>${locks
         .filter((l) => faultCells.some((c) => c.lock === l))
         .map((l) =>

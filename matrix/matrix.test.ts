@@ -26,6 +26,8 @@ interface Shown {
   unknownReasons?: string[];
   /** results.json's liveness; absent = as the oracle expects (livenessAsExpected). */
   liveness?: { recoveryMs: { median: number; max: number; unrecovered: number }; longestStallMs: number };
+  /** The promise checker's counts; absent = results from before it (no `checkers.promise`). */
+  broke?: number;
 }
 
 function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
@@ -35,7 +37,19 @@ function outcome(config: Readonly<Config>, s: Shown): RunOutcome {
     valid: s.valid,
     lostUpdates: s.lost ?? 0,
     staleWritesRejected: s.stale ?? 0,
-    checkers: { 'lost-updates': { valid: s.valid } },
+    checkers: {
+      'lost-updates': { valid: s.valid },
+      ...(s.broke !== undefined
+        ? {
+            promise: {
+              valid: s.broke === 0,
+              holds: 10,
+              unknownHolds: 0,
+              counts: { broke: s.broke, outlived: 1, 'own-clock': 0, unknown: 0 },
+            },
+          }
+        : {}),
+    },
     latency: { acquire: q, read: q, write: q, release: q },
     ...(fault && s.hits !== undefined
       ? { faultHits: { [fault]: { fired: Math.max(1, s.hits), hit: s.hits, shots: [] } } }
@@ -439,6 +453,22 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     );
     expect(swapped.html).toContain('a cell the oracle expects to recover stalled past the TTL');
     expect(swapped.code).toBe(1);
+  });
+
+  it("keeps each run's broken promises and sums them per cell; a run from before the checker counts none", async () => {
+    const m = await matrix(
+      [],
+      fakeRunner((c) =>
+        c.lock === 'redis' && c.nemesis?.[0] === 'restart-empty' && !c.fencing
+          ? { valid: false, lost: 2, hits: 1, broke: 3 }
+          : undefined,
+      ),
+    );
+    const cell = m.cells.find((c) => c.lock === 'redis' && c.fault === 'restart-empty' && !c.fencing)!;
+    expect(cell.promise).toEqual({ broken: 3, outlived: 1, unknown: 0, known: true, runs: 1 });
+    expect(cell.runs![0].promise).toEqual({ broken: 3, outlived: 1, unknown: 0, known: true });
+    expect(m.cells.find((c) => c.lock === 'redis' && c.fault === 'none')!.promise).toBeUndefined();
+    expect(m.html).toContain('<div class="exp">broke its promise: 3 broken</div>');
   });
 
   it('--stop-on-lost-update reaches every cell but those that measure liveness, whose runs go to their limit', async () => {

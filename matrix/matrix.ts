@@ -1,4 +1,5 @@
 import { cellLiveness, livenessMatches, livenessSeen, runLiveness } from './cell-liveness.ts';
+import { cellPromise, runPromise } from './cell-promise.ts';
 import { fmtSpan } from '../checkers/liveness.ts';
 import { rerunLine } from '../store/rerun-line.ts';
 import fs from 'node:fs';
@@ -139,6 +140,7 @@ export async function measuredCell(
   const shown = outcomes[at];
   const inconclusive = runs.filter((r) => !r.conclusive).length;
   const live = cellLiveness(runs);
+  const promise = cellPromise(runs);
   const livenessOk = livenessMatches(
     liveness,
     live,
@@ -161,6 +163,7 @@ export async function measuredCell(
     acquireP50: shown?.results.latency.acquire.p50 ?? 0,
     acquireP99: shown?.results.latency.acquire.p99 ?? 0,
     ...(live ? { liveness: live } : {}),
+    ...(promise ? { promise } : {}),
     runs,
     ...(note ? { note } : {}),
   };
@@ -202,6 +205,7 @@ function cellRunOf(out: RunOutcome, seed: number, col: CellColumn, concurrency: 
   const fault = col.faults[0] ?? null;
   const hits = fault ? faultHits(r, fault) : undefined;
   const live = runLiveness(r);
+  const promise = runPromise(r);
   const failing = Object.entries(r.checkers)
     .filter(([, c]) => c.valid === false)
     .map(([name]) => name);
@@ -224,6 +228,7 @@ function cellRunOf(out: RunOutcome, seed: number, col: CellColumn, concurrency: 
     staleWritesRejected: r.staleWritesRejected,
     ...(hits !== undefined ? { faultHits: hits } : {}),
     ...(live ? { liveness: live } : {}),
+    ...(promise ? { promise } : {}),
     ...(out.stoppedEarlyAtS !== undefined ? { stoppedAtS: out.stoppedEarlyAtS } : {}),
     ...reading,
   };

@@ -104,6 +104,11 @@ describe('bad input files are bad arguments (254) that name the file and the pro
       ['p50', { acquireP50: 'slow' }, 'cells[0].acquireP50 is not a number'],
       ['wall time', { wallMs: '10 s' }, 'cells[0].wallMs is not a number'],
       ['live', { liveness: { recoveryMaxMs: 'slow' } }, 'cells[0].liveness.recoveryMaxMs is not a number'],
+      [
+        'promise',
+        { promise: { broken: '<b>9</b>', outlived: 0, unknown: 0, known: true } },
+        'cells[0].promise.broken is not a number',
+      ],
     ] as const;
     for (const [name, extra, problem] of hostile) {
       const d = nightDir(name, JSON.stringify(night([cell(extra)])));

@@ -215,7 +215,24 @@ export function cellProblems(c: unknown, at: string): string[] {
     out.push(`${at}.decided is not "measured" or "construction"`);
   if (cell.table !== undefined && cell.table !== 'faults' && cell.table !== 'remedies')
     out.push(`${at}.table is not "faults" or "remedies"`);
-  out.push(...livenessProblems(cell.liveness, at), ...runsProblems(cell.runs, at));
+  out.push(
+    ...livenessProblems(cell.liveness, at),
+    ...promiseProblems(cell.promise, `${at}.promise`),
+    ...runsProblems(cell.runs, at),
+  );
+  return out;
+}
+
+/** A cell's or a run's `promise` (matrix/cell-promise.ts): counts that are numbers, a `why` that is a string. */
+function promiseProblems(p: unknown, at: string): string[] {
+  if (p === undefined) return [];
+  if (typeof p !== 'object' || p === null) return [`${at} is not an object`];
+  const v = p as Record<string, unknown>;
+  const out = ['broken', 'outlived', 'unknown']
+    .filter((k) => !Number.isFinite(v[k]))
+    .map((k) => `${at}.${k} is not a number`);
+  if (typeof v.known !== 'boolean') out.push(`${at}.known is not true or false`);
+  if (v.why !== undefined && !isString(v.why)) out.push(`${at}.why is not a string`);
   return out;
 }
 
@@ -243,6 +260,7 @@ function runsProblems(runs: unknown, at: string): string[] {
     for (const k of ['seed', 'lostUpdates', 'staleWritesRejected'] as const)
       if (!Number.isFinite(run[k])) out.push(`${here}.${k} is not a number`);
     if (!isString(run.seen)) out.push(`${here}.seen is not a string`);
+    out.push(...promiseProblems(run.promise, `${here}.promise`));
   });
   return out;
 }

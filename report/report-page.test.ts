@@ -312,3 +312,29 @@ describe('renderReport: a lock in another language', () => {
     expect(literalReport({ fenced: false })).not.toContain('lock build');
   });
 });
+
+describe("renderReport: the lock's promise", () => {
+  const history = pausedHolderHistory({ fenced: false });
+  const results = checkRun(history, {
+    fencing: false,
+    promise: { ttlMs: 2000, lease: { kind: 'ttl-from-request' } },
+  });
+  const html = renderReport({
+    history,
+    results,
+    test: normalizeTestJson(PAUSED_HOLDER_TEST),
+    runDir: 'results/redis/x',
+  });
+
+  it("draws both holds' promise windows on their lanes, keyed by class, and tells the overlap in the findings", () => {
+    const { timeline } = dataOf(html);
+    expect(timeline.promises.map((p) => [timeline.lanes[p.l], p.c, p.label])).toEqual([
+      ['client 0', 1, "p0's promise — outlived its lease (overlapped p1)"],
+      ['client 1', 1, "p1's promise — outlived its lease (overlapped p0)"],
+    ]);
+    expect(html).toContain('promise: outlived its lease</span>');
+    expect(html).toMatch(
+      /<p>outlived its lease — p0 \(held 0\.001 s → [^)]*\) and p1 \([^)]*\), account 0; late: p0; cause: pause-holder\.<\/p>/,
+    );
+  });
+});

@@ -17,6 +17,8 @@ import { RUN_FILES } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { reproLine } from '../store/rerun-line.ts';
 import { timelineData, WINDOW_PAD_MS, type TimelineData } from './timeline-data.ts';
+import { PROMISE_CLASSES, PROMISE_COLOURS } from './promise-windows.ts';
+import { PROMISE_CLASS_WORDS } from './findings/promise.ts';
 import { checkerClass, checkerWord, verdictClass, verdictWord } from '../checkers/verdict.ts';
 import { lostUpdateTally, NO_FAULT } from '../checkers/lost-update-faults.ts';
 
@@ -120,6 +122,7 @@ const KIND_NAMES: Record<Finding['kind'], [string, string]> = {
   'fencing-violation': ['fencing violation', 'fencing violations'],
   'paused-holder': ['paused client', 'paused clients'],
   'stale-writes': ['stale-write note', 'stale-write notes'],
+  promise: ['promise overlap', 'promise overlaps'],
   linearizability: ['linearizability failure', 'linearizability failures'],
   undecided: ['undecided checker', 'undecided checkers'],
   liveness: ['liveness measurement', 'liveness measurements'],
@@ -226,8 +229,19 @@ ${key('#3fb37f', 'ok')}${key('#f0a04b', 'fail')}${key('#a78bfa', 'info (unknown)
     .map(([f, c]) => key(c, f, 'opacity:.75'))
     .join(
       '',
-    )}${key('#fff', 'erased write', 'border:2px solid #c62828;border-style:dashed')}${key('#fff', 'overwriting write', 'border:2px solid #111827')}${t.stalls.length ? key('rgba(198,40,40,.55)', 'stall (waiting, nobody holding, > TTL)') : ''}</div>
+    )}${key('#fff', 'erased write', 'border:2px solid #c62828;border-style:dashed')}${key('#fff', 'overwriting write', 'border:2px solid #111827')}${t.stalls.length ? key('rgba(198,40,40,.55)', 'stall (waiting, nobody holding, > TTL)') : ''}${promiseKeys(t)}</div>
 <div class="tl-wrap"><canvas id="tl"></canvas><div class="tip" id="tl-tip"></div></div></section>`;
+}
+
+/** The promise brackets' key, one entry per class the timeline draws . */
+function promiseKeys(t: TimelineData): string {
+  return [...new Set(t.promises.map((p) => p.c))]
+    .sort()
+    .map(
+      (c) =>
+        `<span class="key"><i style="background:${PROMISE_COLOURS[c]};height:3px"></i>${h(`promise: ${PROMISE_CLASS_WORDS[PROMISE_CLASSES[c]]}`)}</span>`,
+    )
+    .join('');
 }
 
 const LATENCY_FS = ['acquire', 'read', 'write', 'release'] as const;
@@ -313,6 +327,7 @@ export function renderReport(input: ReportInput): string {
     accounts: test.config.accounts,
     concurrency: test.config.concurrency,
     stalls: (results.checkers?.liveness as Partial<LivenessResult> | undefined)?.stalls ?? [],
+    promises: results.checkers?.promise?.overlaps ?? [],
   });
   const latency = latencyData(index);
   const throughput = throughputData(index);
@@ -332,7 +347,7 @@ export function renderReport(input: ReportInput): string {
         .join('')}</tbody></table>`
     : '<p class="aside">No faults were injected.</p>';
   const faultColours = Object.fromEntries([...new Set(faultNames)].map((f) => [f, faultColour(f)]));
-  const data = { timeline, latency, throughput, clock, faultColours };
+  const data = { timeline, latency, throughput, clock, faultColours, promiseColours: PROMISE_COLOURS };
   const warnings = [
     ...(test.interrupted
       ? ['This run was interrupted (Ctrl-C or SIGTERM): the history ends early and the verdict cannot be trusted.']

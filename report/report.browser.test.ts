@@ -4,6 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Op } from '../history/op.ts';
 import { simulateBankRun } from '../test/support/memory-bank.ts';
+import { checkRun } from '../checkers/check-run.ts';
 import { renderReport } from './report.ts';
 import { normalizeTestJson } from '../store/test-json.ts';
 
@@ -243,6 +244,46 @@ describe('report.html in headless Chromium', () => {
       expect(view.to - view.from).toBeLessThan(44_000 / 2);
       expect(box.height).toBeGreaterThan(100);
       await page.locator('#timeline').screenshot({ path: path.join(OUT, 'report-browser-10k-timeline.png') });
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("draws the lock's broken promises on the holders' lanes, and a hover over one says whose and what", async () => {
+    const broken = await simulateBankRun({ brokenLockRate: 0.05, durationMs: 6000, thinkMs: 150, seed: 7 });
+    const results = checkRun(broken.history, {
+      fencing: false,
+      promise: { ttlMs: 2000, lease: { kind: 'ttl-from-request' } },
+    });
+    const brokenHtml = renderReport({ history: broken.history, results, test: normalizeTestJson(broken.test) });
+    const { page, problems } = await open(path.join(OUT, 'report-browser-promise.html'), brokenHtml);
+    try {
+      expect(await page.locator('#promise-broke').count()).toBe(1);
+      await page.$eval('#tl', (e) => e.scrollIntoView());
+      // Zoom onto the first broken promise and point at the middle of its bracket, along its lane's bottom edge.
+      // A top-level const of the page's classic scripts is a global but not a property of window: read it by name.
+      const promises = (await page.evaluate('timeline.promises')) as { l: number; s: number; e: number; c: number }[];
+      const first = promises.find((x) => x.c === 0)!;
+      const at = await page.evaluate((p) => {
+        const w = window as unknown as {
+          __fencepost: { setView(from: number, to: number): void };
+          drawTimeline(): void;
+          toX(ms: number): number;
+          promiseTop(lane: number): number;
+        };
+        w.__fencepost.setView(p.s - 50, p.e + 50);
+        w.drawTimeline();
+        const box = document.getElementById('tl')!.getBoundingClientRect();
+        return { x: box.left + w.toX((p.s + p.e) / 2), y: box.top + w.promiseTop(p.l) + 1.5 };
+      }, first);
+      await page.mouse.move(at.x, at.y);
+      const tip = page.locator('#tl-tip');
+      await expect.poll(() => tip.evaluate((e) => getComputedStyle(e).display)).toBe('block');
+      expect(await tip.textContent()).toMatch(
+        /^p\d+'s promise — broke its promise \(overlapped p\d+.*\)promised [\d.]+ s → [\d.]+ s/,
+      );
+      await page.locator('#timeline').screenshot({ path: path.join(OUT, 'report-browser-promise-timeline.png') });
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -6,6 +6,8 @@ import { faultLabel } from '../history/fault-windows.ts';
 import { pairValue, processLabel, type TimedPair, type RunIndex } from './op-pairs.ts';
 import type { Finding } from './findings/index.ts';
 import { fmtSpan } from '../checkers/liveness.ts';
+import type { PromiseOverlap } from '../checkers/promise/promise-overlaps.ts';
+import { promiseWindows, type PromiseWindow } from './promise-windows.ts';
 
 /**
  * The timeline's data, in columns (parallel arrays) because a 10k-pair history as objects would triple the page.
@@ -61,6 +63,8 @@ export interface TimelineData {
    * than the TTL, hatched across every lane; `label` says how long, on which account, and whether it never ended.
    */
   stalls: { s: number; e: number; label: string }[];
+  /** The promise checker's windows of the holds in its overlaps, on their holders' lanes (promise-windows.ts). */
+  promises: PromiseWindow[];
   /** Ops the findings point at, by history index (invoke or completion): bad | good | note. */
   marks: Record<string, Finding['severity']>;
   /** windowed mode: the stretches that were kept. */
@@ -304,6 +308,8 @@ export function timelineData(
     accounts?: number;
     concurrency?: number;
     stalls?: readonly { account: number; fromMs: number; toMs: number; durationMs: number; endedBy: string }[];
+    /** The promise checker's classified overlaps (results.checkers.promise.overlaps). */
+    promises?: readonly PromiseOverlap[];
   } = {},
 ): TimelineData {
   const all = [...index.pairs].sort((a, b) => a.startMs - b.startMs);
@@ -341,6 +347,7 @@ export function timelineData(
       e: round(st.toMs),
       label: `stall: account ${st.account} free yet untaken for ${fmtSpan(st.durationMs)}${st.endedBy === 'history-end' ? ' (to the end: deadlock)' : ''}`,
     })),
+    promises: promiseWindows(opts.promises ?? [], (p) => lanes.laneOf.get(p)),
     marks: findingMarks(found),
     windows: windows.map(([a, b]) => [round(Math.max(0, a)), round(Math.min(endMs, b))]),
   };

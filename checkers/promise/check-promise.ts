@@ -53,12 +53,15 @@ export function checkPromise(
 
 /**
  * The summary's line: `promise: 0 broken · 3 outlived (pause-holder ×3)`, with own-clock and unknown when there are
- * some (unknown says why, so an old record or a lock that reports no lease says what to add). Null when the checker
- * did not look or crashed.
+ * some (unknown says why, so an old record or a lock that reports no lease says what to add); `promise: unknown — …`
+ * when no hold's promise was known at all. Null when the checker did not look or crashed.
  */
 export function promiseLine(r: Partial<PromiseResult> | undefined): string | null {
   if (!r?.counts) return null;
   const c = r.counts;
+  // No hold's promise known (an older record, a lock that reports no lease): "0 broken" would read as a finding.
+  if (r.holds && r.unknownHolds === r.holds)
+    return `promise: unknown — no hold's promise known: ${r.unknownWhy}${c.unknown ? ` (${c.unknown} overlap${c.unknown === 1 ? '' : 's'} whose fault cannot be told)` : ''}`;
   const causes = Object.entries(r.byCause ?? {})
     .sort((x, y) => y[1] - x[1])
     .map(([f, n]) => `${f} ×${n}`)
@@ -69,9 +72,7 @@ export function promiseLine(r: Partial<PromiseResult> | undefined): string | nul
     ...(c['own-clock'] ? [`${c['own-clock']} own clock`] : []),
     ...(c.unknown ? [`${c.unknown} unknown (${r.unknownWhy ?? 'ambiguous'})`] : []),
   ];
-  const noPromise =
-    !c.unknown && r.unknownHolds && r.unknownHolds === r.holds ? [`no hold's promise known: ${r.unknownWhy}`] : [];
-  return `promise: ${[...parts, ...noPromise].join(' · ')}`;
+  return `promise: ${parts.join(' · ')}`;
 }
 
 /** The broken promises, one sentence each: the reason an INVALID from this checker gives. */

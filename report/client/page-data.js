@@ -17,6 +17,7 @@
  *   throughput: import('../chart-data.ts').ThroughputData;
  *   clock: import('../chart-data.ts').ClockData | null;
  *   faultColours: Record<string, string>;
+ *   promiseColours: readonly string[];
  * }} PageData
  */
 /**
@@ -25,6 +26,7 @@
  * @typedef {Omit<EncodedTimeline, 's' | 'd' | 'i'> & { s: number[]; e: number[]; i: number[] }} Timeline
  * @typedef {EncodedTimeline['faults'][number]} FaultBand
  * @typedef {EncodedTimeline['stalls'][number]} Stall
+ * @typedef {EncodedTimeline['promises'][number]} PromiseBand
  * @typedef {import('../findings/index.ts').Finding['severity']} Severity
  */
 /** @type {PageData} */

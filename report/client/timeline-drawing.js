@@ -2,8 +2,8 @@
 'use strict';
 /* exported drawTimeline */
 /*
- * The timeline on its canvas: lanes, fault bands, stalls, lock holds, op bars, the findings' outlines, the axis and
- * the lane labels. Draws the whole frame each time; report.js decides when.
+ * The timeline on its canvas: lanes, fault bands, stalls, lock holds, op bars, the lock's promises, the findings'
+ * outlines, the axis and the lane labels. Draws the whole frame each time; report.js decides when.
  */
 /**
  * What every piece of one timeline frame draws with: the context, the canvas width, the plot's left and right
@@ -51,6 +51,7 @@ function drawTimeline() {
   drawStalls(frame);
   drawHolds(frame);
   const marked = drawBars(frame);
+  drawPromises(frame);
   drawStoppedLabels(frame);
   drawMarks(frame, marked);
   ctx.restore();
@@ -155,6 +156,46 @@ function drawHolds(frame) {
       }
     }
   }
+}
+
+/**
+ * The promise checker's windows (what the lock promised each hold in an overlap), as a bracket along the bottom of
+ * the holder's lane in its class's colour: under the hold's shading, a hold that runs past its bracket outlived its
+ * lease, and a bracket that starts inside another lane's bracket is a grant inside a live lease — a broken promise.
+ * Where a clock fault set the holder's clock back, the stretch its own clock still counted is dashed.
+ * @param {Frame} frame
+ */
+function drawPromises(frame) {
+  const ctx = frame.ctx;
+  (timeline.promises || []).forEach(function (promise) {
+    const startX = toX(promise.s),
+      endX = toX(promise.e),
+      ownEndX = promise.oe === undefined ? endX : toX(promise.oe);
+    if (Math.max(endX, ownEndX) < frame.x0 || startX > frame.x1) return;
+    const y = promiseTop(promise.l);
+    ctx.fillStyle = promiseColour(promise.c);
+    ctx.fillRect(startX, y, Math.max(2, endX - startX), 3);
+    ctx.fillRect(startX, y - 4, 1.5, 7);
+    ctx.fillRect(endX - 1.5, y - 4, 1.5, 7);
+    if (ownEndX > endX) {
+      ctx.strokeStyle = promiseColour(promise.c);
+      ctx.lineWidth = 1.5;
+      ctx.setLineDash([3, 2]);
+      ctx.beginPath();
+      ctx.moveTo(endX, y + 1.5);
+      ctx.lineTo(ownEndX, y + 1.5);
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+  });
+}
+
+/**
+ * @param {number} c a promise class's index (report/promise-windows.ts PROMISE_CLASSES)
+ * @returns {string} its colour, as the page data gives it (grey for a hand-edited page without)
+ */
+function promiseColour(c) {
+  return (pageData.promiseColours || [])[c] || '#667085';
 }
 
 /**

@@ -2,7 +2,7 @@
 'use strict';
 /* exported GUTTER, FAULT_ROW, AXIS, MIN_BAND, PAD_RIGHT, timelineCanvas, laneCount, laneHeight */
 /* exported timelineHeight, runEnd, view, selection, barsByLane, holdsByLane, canvasWidth, toX, toMs, barEnd */
-/* exported bandEnd, markOf, laneMiddle */
+/* exported bandEnd, markOf, laneMiddle, promiseTop */
 /*
  * Where things are on the timeline's canvas: the lanes, the time shown (the view) and the x of a time. The drawing
  * (timeline-drawing.js), the hover (timeline-tips.js) and the mouse (report.js) all measure with this.
@@ -74,4 +74,8 @@ function markOf(bar) {
 /** @param {number} bar @returns {number} the y of the middle of a bar's lane */
 function laneMiddle(bar) {
   return AXIS + timeline.l[bar] * laneHeight + laneHeight / 2;
+}
+/** @param {number} lane @returns {number} the y of the top of a promise's bracket: the lane's bottom 3 px */
+function promiseTop(lane) {
+  return AXIS + lane * laneHeight + laneHeight - 3.5;
 }

@@ -2,7 +2,7 @@
 'use strict';
 /* exported timelineTip, hitAt, showTip */
 /*
- * The timeline's hover: what is under the mouse (a fault, a stall, an op bar or a lock hold) and the tip that says
+ * The timeline's hover: what is under the mouse (a fault, a stall, an op bar, a promise or a lock hold) and the tip that says
  * what it is. Every string from the history goes in through textContent.
  */
 
@@ -40,11 +40,12 @@ function overBand(fault, px) {
 }
 
 /**
- * @typedef {{ fault: FaultBand } | { stall: Stall } | { op: number } | { hold: number; lane: number }} Hit what is
- *   under the mouse
+ * @typedef {{ fault: FaultBand } | { stall: Stall } | { op: number } | { promise: PromiseBand } | { hold: number; lane: number }}
+ *   Hit what is under the mouse
  */
 /**
- * Above the lanes, a fault or a stall; on a lane, the narrowest bar there (its ends padded 3 px) or else a hold.
+ * Above the lanes, a fault or a stall; on a lane's bottom edge, a promise's bracket; else the narrowest bar there
+ * (its ends padded 3 px) or else a hold.
  * @param {number} px
  * @param {number} py
  * @returns {Hit | null}
@@ -53,6 +54,8 @@ function hitAt(px, py) {
   if (py < AXIS) return hitOnAxis(px, py);
   const lane = Math.floor((py - AXIS) / laneHeight);
   if (lane < 0 || lane >= laneCount || px < GUTTER) return null;
+  const promise = promiseAt(lane, px, py);
+  if (promise) return { promise };
   let best = null,
     bestWidth = Infinity;
   for (const bar of barsByLane[lane]) {
@@ -67,6 +70,22 @@ function hitAt(px, py) {
   const ms = toMs(px);
   for (const hold of holdsByLane[lane])
     if (ms >= timeline.holds.s[hold] && ms <= timeline.holds.e[hold]) return { hold, lane };
+  return null;
+}
+
+/**
+ * The promise whose bracket (or its dashed own-clock stretch) is under the mouse, within 5 px of the lane's bottom.
+ * @param {number} lane
+ * @param {number} px
+ * @param {number} py
+ * @returns {PromiseBand | null}
+ */
+function promiseAt(lane, px, py) {
+  if (Math.abs(py - promiseTop(lane) - 1.5) > 5) return null;
+  for (const promise of timeline.promises || []) {
+    const end = promise.oe === undefined ? promise.e : Math.max(promise.e, promise.oe);
+    if (promise.l === lane && px >= toX(promise.s) - 2 && px <= toX(end) + 2) return promise;
+  }
   return null;
 }
 
@@ -104,7 +123,8 @@ function showTip(hit, clientX, clientY) {
         formatSeconds(stall.s) + ' → ' + formatSeconds(stall.e) + '  (' + formatDuration(stall.e - stall.s) + ')',
       ),
     );
-  } else if ('hold' in hit) holdTip(hit.hold, hit.lane);
+  } else if ('promise' in hit) promiseTip(hit.promise);
+  else if ('hold' in hit) holdTip(hit.hold, hit.lane);
   tip.style.display = 'block';
   /* fixed to the viewport so a tip near the bottom lanes is not cut off by the timeline's frame */
   const viewportWidth = document.documentElement.clientWidth,
@@ -171,4 +191,24 @@ function holdTip(hold, lane) {
   const span = formatSeconds(holds.s[hold]) + ' → ' + formatSeconds(holds.e[hold]);
   const ending = '  (' + formatDuration(holds.e[hold] - holds.s[hold]) + '), ' + HOLD_ENDING[holds.k[hold]];
   tip.appendChild(element('div', 'd', span + ending));
+}
+
+/** @param {PromiseBand} promise whose promise, its class and partners, and the window (and its own clock's end) */
+function promiseTip(promise) {
+  const tip = timelineTip;
+  tip.appendChild(element('div', 't', promise.label));
+  tip.appendChild(
+    element(
+      'div',
+      'd',
+      'promised ' +
+        formatSeconds(promise.s) +
+        ' → ' +
+        formatSeconds(promise.e) +
+        '  (' +
+        formatDuration(promise.e - promise.s) +
+        ')' +
+        (promise.oe !== undefined ? '; by its own clock to ' + formatSeconds(promise.oe) : ''),
+    ),
+  );
 }

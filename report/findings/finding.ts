@@ -50,6 +50,7 @@ export type FindingKind =
   | 'overlap'
   | 'fencing-violation'
   | 'paused-holder'
+  | 'promise'
   | 'stale-writes'
   | 'linearizability'
   | 'undecided'

@@ -8,17 +8,18 @@ import { groupLostUpdates, lostUpdateFinding } from './lost-update.ts';
 import { overlapFinding, overlapGroups, suspectedOverlapsFinding } from './overlap.ts';
 import { livenessFinding } from './liveness.ts';
 import { pausedHolderFindings } from './paused-holder.ts';
+import { promiseFindings } from './promise.ts';
 import { staleWriteFinding } from './stale-writes.ts';
 
 /**
  * What went wrong, in sentences derived from the data: the part of a report an engineer reads first. Each kind of
- * finding has its file here (lost-update, overlap, fencing, paused-holder, stale-writes, checker, clean); this one
+ * finding has its file here (lost-update, overlap, fencing, paused-holder, promise, stale-writes, checker, clean); this one
  * puts them in the order a person reads them, and says the verdict in one line. Pure.
  */
 
 export type { Finding, FindingKind, StoryInput, WriteStory } from './finding.ts';
 
-/** All findings, anomalies first (lost updates, overlaps, fencing violations, linearizability), then context. */
+/** All findings, anomalies first (broken promises, lost updates, overlaps, fencing violations, linearizability), then context. */
 export function findings(input: StoryInput): Finding[] {
   const lost = groupLostUpdates(input.results.lostUpdateDetails ?? []).map((g, i) =>
     lostUpdateFinding(input, g, i + 1),
@@ -36,7 +37,10 @@ export function findings(input: StoryInput): Finding[] {
   const pauses = pausedHolderFindings(input);
   const stale = staleWriteFinding(input);
   const liveness = livenessFinding(input);
+  const promises = promiseFindings(input);
+  // The lock's broken promises first: where it granted inside a live lease, that explains the lost updates after it.
   const bad = [
+    ...promises.filter((p) => p.severity === 'bad'),
     ...lost,
     ...overlaps,
     ...fences,
@@ -45,6 +49,7 @@ export function findings(input: StoryInput): Finding[] {
   ];
   const rest = [
     ...pauses,
+    ...promises.filter((p) => p.severity !== 'bad'),
     ...stale,
     ...suspected,
     ...checkers.filter((c) => c.severity !== 'bad'),
@@ -67,6 +72,8 @@ export function headline(results: Partial<RunResults>, all: readonly Finding[]):
   const tokenViolations = results.checkers?.['token-order']?.violations;
   if (Array.isArray(tokenViolations) && tokenViolations.length > 0)
     parts.push(plural(tokenViolations.length, 'token-order violation'));
+  const broken = results.checkers?.promise?.counts?.broke;
+  if (typeof broken === 'number' && broken > 0) parts.push(plural(broken, 'broken promise'));
   if (all.some((f) => f.kind === 'linearizability')) parts.push('not linearizable');
   // Named apart from the safety findings: a stall past the user's --max-stall is slow, not wrong.
   const live = results.liveness;
