@@ -48,6 +48,6 @@ export async function runNemesis(argv: string[]): Promise<NemesisRun> {
 }
 
 /** Fault starts in a run's history. */
-export function starts(run: NemesisRun, f?: string): Op<NemesisValue>[] {
+export function starts(run: Pick<NemesisRun, 'faults'>, f?: string): Op<NemesisValue>[] {
   return run.faults.filter((o) => o.value.phase === 'start' && (f === undefined || o.f === f));
 }

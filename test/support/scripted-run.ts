@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Op } from '../../history/op.ts';
+import type { NemesisValue } from '../../history/bank.ts';
 import { readHistory } from '../../history/reader.ts';
 import { resolveConfig } from '../../harness/run-argv.ts';
 import type { RunOutcome } from '../../harness/run.ts';
@@ -16,6 +17,8 @@ export interface ScriptedRun {
   outcome: RunOutcome;
   record: ScenarioRecord;
   ops: Op[];
+  /** Nemesis records from the run's history (the scripted strikes and heals). */
+  faults: Op<NemesisValue>[];
   log: string[];
   leftovers: ReturnType<typeof processesUnder>;
   /** Each step's status and evidence, then the unknown reasons: a failing assertion's message. */
@@ -65,5 +68,6 @@ export async function scriptedRun(script: Script, argv: readonly string[]): Prom
     ...record.steps.map((s) => `${s.text}: ${s.status} ${s.evidence}`),
     ...outcome.results.unknownReasons,
   ].join('\n');
-  return { outcome, record, ops: ops as Op[], log, leftovers, summary };
+  const faults = (ops as Op[]).filter((o) => o.process === 'nemesis') as Op<NemesisValue>[];
+  return { outcome, record, ops: ops as Op[], faults, log, leftovers, summary };
 }
