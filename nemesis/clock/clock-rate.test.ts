@@ -22,6 +22,7 @@ const NODE_TIMER_MS = 1_000; // the child's setTimeout, in its own (slowed) time
 const NODE_TOLERANCE_MS = 200;
 const ANSWER_DEADLINE_MS = 15_000;
 const NS_PER_MS = 1_000_000n;
+const RACE_READS = 2_000_000; // about a second of clock reads through the shim, each a syscall
 
 const PROBE_C = `
 #include <stdio.h>
@@ -34,6 +35,17 @@ int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   while (fgets(line, sizeof line, stdin)) {
     if (line[0] == 'u') usleep((useconds_t)atol(line + 1));
+    if (line[0] == 'm') { /* a tight loop of monotonic reads: how often it stepped back, and its largest step */
+      long long n = atoll(line + 1), back = 0, maxstep = 0, last = ns(CLOCK_MONOTONIC);
+      for (long long i = 0; i < n; i++) {
+        long long now = ns(i % 2 ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE);
+        if (now < last) back++;
+        if (now - last > maxstep) maxstep = now - last;
+        last = now;
+      }
+      printf("%lld %lld\\n", back, maxstep);
+      continue;
+    }
     printf("%lld %lld %lld\\n", ns(CLOCK_REALTIME), ns(CLOCK_MONOTONIC), ns(CLOCK_MONOTONIC_COARSE));
   }
   return 0;
@@ -171,10 +183,45 @@ describe('a C process under a rate', () => {
     file.resetRates();
   });
 
+  it('never steps the monotonic clock back while the harness changes rates under a reader in a tight loop', async () => {
+    const rates = [0, 3, 0.5, 2, 0, 1, 0.25];
+    const answer = probe.ask(`m${RACE_READS}`);
+    let done = false;
+    void answer.finally(() => (done = true));
+    let changes = 0;
+    while (!done) {
+      file.setRate({ clocks: ['realtime', 'monotonic'], rate: rates[changes++ % rates.length], scope: 'process' });
+      await new Promise((resolvePromise) => setImmediate(resolvePromise));
+    }
+    const [backSteps, maxStepNs] = (await answer).split(' ').map(Number);
+    console.log(`clock-rate race: ${changes} rate changes during ${RACE_READS} reads; largest step ${maxStepNs} ns`);
+    expect(changes).toBeGreaterThan(10);
+    expect(backSteps).toBe(0);
+    file.resetRates();
+  });
+
   it('refuses a negative rate, and a monotonic rate under scope wall', () => {
     expect(() => file.setRate({ clocks: ['realtime'], rate: -1, scope: 'wall' })).toThrow(RangeError);
     expect(() => file.setRate({ clocks: ['monotonic'], rate: 2, scope: 'wall' })).toThrow(/use scope process/);
     expect(file.state().rates).toEqual({ realtime: 1, monotonic: 1 });
+  });
+});
+
+describe('an old offset-only file (8 bytes)', () => {
+  it('still moves the wall clock by its offset, and leaves the monotonic clock alone', async () => {
+    const path = join(dir, 'legacy.offset');
+    const buf = Buffer.alloc(8);
+    buf.writeBigInt64LE(120_000n * NS_PER_MS); // the layout before rates: one native int64 (this is x86-64/arm64)
+    writeFileSync(path, buf);
+    const probe = new LineChild(
+      spawn(probeBin, [], {
+        env: { ...process.env, FENCEPOST_CLOCK_FILE: path, LD_PRELOAD: shim },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      }),
+    );
+    const s = await sample(probe);
+    expect(Math.abs(Number(s.realtimeNs / NS_PER_MS) - Date.now() - 120_000)).toBeLessThan(1_000);
+    expect(Math.abs(Number((s.monoNs - s.parentNs) / NS_PER_MS))).toBeLessThan(1_000);
   });
 });
 
