@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../test/support/eventually.ts';
+import { ClockBoard } from './clock-board.ts';
 import { ClockOffsetFile, buildClockShim } from './clock-shim.ts';
 
 /**
@@ -251,6 +252,26 @@ describe('a Node process under scope process', () => {
       expect(after.waits).toBeGreaterThan(before.waits);
     } finally {
       file.close();
+    }
+  });
+});
+
+describe('ClockBoard with rates', () => {
+  it('sets a rate per process, says what it set, and resets rates with the offsets', async () => {
+    const board = await ClockBoard.create(join(dir, 'run-clock'));
+    try {
+      board.env('client-0');
+      board.env('redis[0]');
+      expect(board.counters('client-0')).toEqual({ reads: 0n, waits: 0n });
+      expect(board.state('nobody')).toBeUndefined();
+      const state = board.setRate('client-0', { clocks: ['realtime'], rate: 0.5, scope: 'wall' });
+      expect(state).toMatchObject({ offsetMs: 0, scope: 'wall', rates: { realtime: 0.5, monotonic: 1 } });
+      board.set('redis[0]', 30_000);
+      expect(board.resetAll()).toEqual({ 'client-0': 0, 'redis[0]': 30_000 });
+      expect(board.state('client-0')).toMatchObject({ scope: 'wall', rates: { realtime: 1, monotonic: 1 } });
+      expect(board.resetAll()).toEqual({});
+    } finally {
+      board.dispose();
     }
   });
 });
