@@ -54,8 +54,13 @@
  * slices of at most SLICE_NS real, re-reading the record and the fake clock after each, so a rate
  * change (a heal) reaches a process already waiting within one slice. Under r = 0 a timed wait
  * therefore lasts as long as the freeze does (plus one slice), never forever on its own; a wait with
- * no timeout was never bounded and is not touched. Timers (timer_settime, setitimer, timerfd) and
- * futex waits (pthread_cond_timedwait, sem_timedwait) are NOT scaled.
+ * no timeout was never bounded and is not touched. An absolute clock_nanosleep deadline is read on
+ * the fake clock. Timers (timer_settime, setitimer, timerfd) and futex waits (pthread_cond_timedwait,
+ * sem_timedwait) are NOT scaled, and their absolute deadlines, computed from the fake monotonic
+ * clock, meet the kernel's real one: a process that waits that way (the JVM's Thread.sleep and
+ * parks) spins when its monotonic clock is behind (one 300 ms Thread.sleep at r = 0.5 cost 1.27 M
+ * clock reads) and oversleeps by the drift when it is ahead — for good, since the monotonic drift
+ * stays after the rate goes back to 1.
  *
  * If FENCEPOST_CLOCK_FILE is unset, or the file is missing or shorter than 8 bytes at the first
  * clock call, nothing moves for the life of the process: the harness creates the file first.
