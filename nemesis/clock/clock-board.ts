@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildClockShim, ClockOffsetFile } from './clock-shim.ts';
+import { buildClockShim, ClockOffsetFile, type ClockRateChange, type ClockState } from './clock-shim.ts';
+import type { ClockCounters } from './clock-record.ts';
 import { HarnessError } from '../../common/errors.ts';
 import { notOurs } from '../../common/ownership.ts';
 
@@ -105,13 +106,35 @@ export class ClockBoard {
     return Object.fromEntries([...this.files].map(([name, f]) => [name, f.get()]));
   }
 
-  /** Every clock back to real time; returns the offsets that were non-zero before. */
+  /** Make the clocks of `name` run at a rate from its next clock read on, joined without a jump (see shim.c). */
+  setRate(name: string, change: ClockRateChange): ClockState {
+    return this.file(name).setRate(change);
+  }
+
+  /** What the clocks of `name` are set to; undefined for a process that has no record (its clocks are real). */
+  state(name: string): ClockState | undefined {
+    return this.files.get(name)?.state();
+  }
+
+  /** Clock reads `name` served moved and waits it scaled: a shot that moved its clock reached it only if these grew. */
+  counters(name: string): ClockCounters {
+    return this.files.get(name)?.counters() ?? { reads: 0n, waits: 0n };
+  }
+
+  /**
+   * Every clock back to real time — as far as a clock can go back: the offsets and the wall clock's drift go to 0
+   * and every rate to 1, but the monotonic clock keeps the drift it gathered (stepping it back would be the one
+   * thing a monotonic clock never does). Returns the offsets of the processes whose clocks were moved before.
+   */
   resetAll(): Record<string, number> {
     const was: Record<string, number> = {};
     for (const [name, f] of this.files) {
-      const ms = f.get();
-      if (ms !== 0) {
+      const s = f.state();
+      const ms = s.offsetMs;
+      const rated = s.rates.realtime !== 1 || s.rates.monotonic !== 1 || s.driftMs.realtime !== 0;
+      if (ms !== 0 || rated) {
         was[name] = ms;
+        if (rated) f.resetRates();
         f.set(0);
       }
     }

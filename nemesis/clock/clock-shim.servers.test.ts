@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../common/free-port.ts';
+import { RECORD_BYTES } from './clock-record.ts';
 import { ClockOffsetFile, ClockShimBuildError, SHIM_FILE_NAME, buildClockShim } from './clock-shim.ts';
 
 const JUMP_MS = 120_000;
@@ -71,7 +72,7 @@ describe('ClockOffsetFile', () => {
   it('starts at 0, round-trips positive, negative and sub-ms offsets, and rejects nonsense', () => {
     const file = ClockOffsetFile.create(join(dir, 'unit.offset'), shim);
     try {
-      expect(statSync(file.path).size).toBe(8);
+      expect(statSync(file.path).size).toBe(RECORD_BYTES);
       expect(file.get()).toBe(0);
       for (const ms of [JUMP_MS, -JUMP_MS, 1.5, 0]) {
         file.set(ms);

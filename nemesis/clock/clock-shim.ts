@@ -1,19 +1,37 @@
 /**
- * Clock skew for one server process: the LD_PRELOAD shim in shim.c, and the file the harness writes
- * its offset to. Build the shim once per run with buildClockShim(), create one ClockOffsetFile per
- * process (or per Postgres cluster: its backends inherit the mapping and the env), spawn the process
- * with `env()` added, then `set()` moves its wall clock at its next clock read.
+ * Clock faults for one process: the LD_PRELOAD shim in shim.c, and the record the harness writes its settings to
+ * (an offset — the jump — and a rate per clock family, with a scope). Build the shim once per run with
+ * buildClockShim(), create one ClockOffsetFile per process (or per Postgres cluster: its backends inherit the
+ * mapping and the env), spawn the process with `env()` added, then `set()` moves its wall clock and `setRate()` makes
+ * its clocks run fast or slow, both from its next clock read on. `counters()` says how many clock reads the process
+ * served moved: the proof that a shot reached it.
  *
- * Monotonic clocks are never moved (see shim.c). Go binaries (etcd) read the clock through the
- * vDSO without libc, so the shim has no effect on them: etcd is immune, and reports must say so.
+ * Offsets move the wall clock only. Rates move the wall clock (scope `wall`) or the wall and monotonic clocks and
+ * the process's waits (scope `process`); see shim.c for what is and is not scaled. Go binaries (etcd) read the clock
+ * through the vDSO without libc, so the shim has no effect on them: etcd is immune, and reports must say so.
  */
 import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { closeSync, openSync, readSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { endianness } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  AT,
+  RECORD_BYTES,
+  checkRecord,
+  decodeCounters,
+  decodeSeq,
+  decodeSettings,
+  encodeSeq,
+  encodeSettings,
+  initialRecord,
+  type ClockCounters,
+  type ClockFamily,
+  type ClockScope,
+  type ClockSettings,
+} from './clock-record.ts';
+import { REAL_TIME, UNIT_PPB, changeRate, toPpb, type Segment } from './clock-segment.ts';
 
 export const CLOCK_FILE_ENV = 'FENCEPOST_CLOCK_FILE';
 export const SHIM_FILE_NAME = 'fencepost-clock.so';
@@ -120,60 +138,131 @@ const NS_PER_MS = 1_000_000;
 // ~31 years: beyond any useful skew, and far from overflowing the shim's int64 once added to now.
 const MAX_ABS_OFFSET_MS = 1e12;
 
+/** A change of rate: which clock families, how fast (1 = real speed, 0 = frozen), and what else it reaches. */
+export interface ClockRateChange {
+  readonly clocks: readonly ClockFamily[];
+  readonly rate: number;
+  readonly scope: ClockScope;
+}
+
+/** What a process's clocks are set to: what a result records, so it can never say "wall" when waits were scaled. */
+export interface ClockState {
+  readonly offsetMs: number;
+  readonly scope: ClockScope;
+  readonly rates: Readonly<Record<ClockFamily, number>>;
+  /** How far each family had drifted from real time (by rates, not the offset) when its rate last changed. */
+  readonly driftMs: Readonly<Record<ClockFamily, number>>;
+}
+
 /**
- * The offset of one process's wall clock, in a file that process maps. Methods are synchronous on
- * purpose: when `set()` returns, the process's next clock read already sees the new offset, so the
- * nemesis can record its op as done without racing the server.
+ * The clocks of one process, in a record that process maps. Methods are synchronous on purpose: when `set()` or
+ * `setRate()` returns, the process's next clock read already sees the change, so the nemesis can record its op as
+ * done without racing the server.
  */
 export class ClockOffsetFile {
   private fd: number | undefined;
 
   private constructor(
-    /** Absolute path of the offset file. */
+    /** Absolute path of the record. */
     readonly path: string,
     /** Absolute path of the built shim. */
     readonly shimPath: string,
   ) {
     this.fd = openSync(path, 'r+');
+    checkRecord(this.readRecord(), path);
   }
 
   /**
-   * Creates (or replaces) the file with offset 0. Replacing is a rename, never a truncate: a process
-   * still mapping an old file at this path would get SIGBUS when it next read a truncated page.
-   * The file is world-readable because Postgres runs as its own user.
+   * Creates (or replaces) the record at real time: offset 0, every rate 1, scope wall, counters 0. Replacing is a
+   * rename, never a truncate: a process still mapping an old file at this path would get SIGBUS when it next read a
+   * truncated page. The file is world-readable because Postgres runs as its own user.
    */
   static create(path: string, shimPath: string): ClockOffsetFile {
     const abs = resolve(path);
     const shim = resolve(shimPath);
     assertPreloadable(shim);
     const tmp = `${abs}.${process.pid}.tmp`;
-    writeFileSync(tmp, Buffer.alloc(8), { mode: 0o644 });
+    const real: ClockSettings = {
+      offsetNs: 0n,
+      scope: 'wall',
+      segments: { realtime: REAL_TIME, monotonic: REAL_TIME },
+    };
+    writeFileSync(tmp, initialRecord(real), { mode: 0o644 });
     renameSync(tmp, abs);
     return new ClockOffsetFile(abs, shim);
   }
 
-  /** Moves the process's wall clock to real time + offsetMs (sub-millisecond values are kept to the ns). */
+  /** Moves the process's wall clock by offsetMs from where its rate has it (sub-millisecond values are kept to the ns). */
   set(offsetMs: number): void {
     if (!Number.isFinite(offsetMs) || Math.abs(offsetMs) > MAX_ABS_OFFSET_MS) {
       throw new RangeError(`clock offset must be a finite number of ms within ±${MAX_ABS_OFFSET_MS}, got ${offsetMs}`);
     }
-    const buf = Buffer.alloc(8);
-    const ns = BigInt(Math.round(offsetMs * NS_PER_MS));
-    // The shim reads a native int64.
-    if (endianness() === 'LE') buf.writeBigInt64LE(ns);
-    else buf.writeBigInt64BE(ns);
-    // One pwrite at offset 0 lands in the page the process has mapped MAP_SHARED.
-    const written = writeSync(this.openFd(), buf, 0, 8, 0);
-    if (written !== 8) throw new Error(`clock offset: short write to ${this.path} (${written} of 8 bytes)`);
+    this.change((s) => ({ ...s, offsetNs: BigInt(Math.round(offsetMs * NS_PER_MS)) }));
   }
 
-  /** The offset currently in the file, in ms. */
+  /** The offset currently in the record, in ms. */
   get(): number {
-    const buf = Buffer.alloc(8);
-    const read = readSync(this.openFd(), buf, 0, 8, 0);
-    if (read !== 8) throw new Error(`clock offset: ${this.path} is ${read} bytes, expected 8`);
-    const ns = endianness() === 'LE' ? buf.readBigInt64LE() : buf.readBigInt64BE();
-    return Number(ns) / NS_PER_MS;
+    return Number(decodeSettings(this.readRecord()).offsetNs) / NS_PER_MS;
+  }
+
+  /**
+   * Makes `change.clocks` run at `change.rate` from now on, each starting from where its fake time is now (no jump).
+   * Refuses a negative rate, and a monotonic rate under scope `wall`: the monotonic clock is what waits are
+   * measured by, so moving it is a process-wide change and must say so.
+   */
+  setRate(change: ClockRateChange): ClockState {
+    const ratePpb = toPpb(change.rate);
+    if (change.clocks.length === 0) throw new RangeError('clock rate change names no clock');
+    this.change((s, nowNs) => {
+      const segments: Record<ClockFamily, Segment> = { ...s.segments };
+      for (const family of change.clocks) segments[family] = changeRate(s.segments[family], nowNs, ratePpb);
+      if (change.scope === 'wall' && segments.monotonic.ratePpb !== UNIT_PPB) {
+        throw new RangeError(
+          `scope wall moves the wall clock only, but the monotonic clock would run at ${change.rate}: use scope process`,
+        );
+      }
+      return { ...s, scope: change.scope, segments };
+    });
+    return this.state();
+  }
+
+  /**
+   * Every rate back to 1 and scope wall; the wall clock's drift back to 0 (a step, as an offset reset is), the
+   * monotonic clock's kept, since it must never step back.
+   */
+  resetRates(): ClockState {
+    this.change((s, nowNs) => ({
+      ...s,
+      scope: 'wall',
+      segments: { realtime: REAL_TIME, monotonic: changeRate(s.segments.monotonic, nowNs, UNIT_PPB) },
+    }));
+    return this.state();
+  }
+
+  /** The settings in the record, in the units a report prints. */
+  state(): ClockState {
+    const s = decodeSettings(this.readRecord());
+    const per = (f: (seg: Segment) => number) => ({
+      realtime: f(s.segments.realtime),
+      monotonic: f(s.segments.monotonic),
+    });
+    return {
+      offsetMs: Number(s.offsetNs) / NS_PER_MS,
+      scope: s.scope,
+      rates: per((seg) => Number(seg.ratePpb) / 1e9),
+      driftMs: per((seg) => Number(seg.baseDriftNs) / NS_PER_MS),
+    };
+  }
+
+  /** Clock reads the process served moved, and waits it scaled, since the record was created. */
+  counters(): ClockCounters {
+    // The shim adds to these while we read; an 8-byte copy is not promised to be one load, so read until two agree.
+    let a = decodeCounters(this.readRecord());
+    for (;;) {
+      const b = decodeCounters(this.readRecord());
+      if (a.reads === b.reads && a.waits === b.waits) return b;
+      a = b;
+    }
   }
 
   /** Variables to add to the child's environment. Callers that already preload something must join the lists themselves. */
@@ -185,6 +274,39 @@ export class ClockOffsetFile {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+  }
+
+  /**
+   * The seqlock's writer (its reader is in shim.c): seq odd, *then* the real monotonic now the new segments start
+   * at, then the fields, then seq even. Reading now after seq went odd is what keeps a racing reader's monotonic
+   * clock from stepping back (shim.c's header has the argument). We are the only writer of a record.
+   */
+  private change(next: (s: ClockSettings, nowNs: bigint) => ClockSettings): void {
+    const fd = this.openFd();
+    const before = this.readRecord();
+    const seq = decodeSeq(before) | 1n; // odd; a record we left odd (a throw below) is closed by this write
+    const settings = decodeSettings(before);
+    this.writeAt(fd, encodeSeq(seq), AT.seq);
+    try {
+      const { offset, tail } = encodeSettings(next(settings, process.hrtime.bigint()));
+      this.writeAt(fd, offset, AT.offsetNs);
+      this.writeAt(fd, tail, AT.scope);
+    } finally {
+      this.writeAt(fd, encodeSeq(seq + 1n), AT.seq);
+    }
+  }
+
+  private writeAt(fd: number, buf: Buffer, at: number): void {
+    const written = writeSync(fd, buf, 0, buf.length, at);
+    if (written !== buf.length)
+      throw new Error(`clock record: short write to ${this.path} (${written} of ${buf.length})`);
+  }
+
+  private readRecord(): Buffer {
+    const buf = Buffer.alloc(RECORD_BYTES);
+    const read = readSync(this.openFd(), buf, 0, RECORD_BYTES, 0);
+    if (read !== RECORD_BYTES) throw new Error(`clock record: ${this.path} is ${read} bytes, expected ${RECORD_BYTES}`);
+    return buf;
   }
 
   private openFd(): number {
