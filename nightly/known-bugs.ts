@@ -22,7 +22,7 @@ export const KNOWN_BUG_RUNS = 3;
 
 /**
  * The file of a known-bugs folder that trusts its bundles' code, in `sha256sum`'s format: one `<sha256>  <entry>/<file>`
- * line per file (`bug-1/lock/fast-lock.ts`, `bug-2.tgz/lock/x.ts`). The night replays unattended, so the trust is
+ * line per file (`bug-1/lock/<plugin>`, `bug-2.tgz/lock/<program>`). The night replays unattended, so the trust is
  * per file and per content, not a flag: a bundle dropped in later, or a file changed, is refused until its user reads
  * it and adds its line (audit R5). Kept in the folder, so the folder must be theirs and private.
  */

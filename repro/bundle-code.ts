@@ -10,10 +10,10 @@ import { BUNDLE_FILES, type BundleJson } from './bundle-format.ts';
  * runs its top-level code in the harness and in every client, as whoever replays (audit R5), so `replay` names each
  * file with its hash and goes on only with `--trust-bundle-code` (nightly: a trust file, known-bugs.ts). And a
  * bundle may load only its own declared lock, inside itself — refused even with trust: a bundle declaring the
- * built-in `redis` whose scenario imports `lock/hidden.ts`, `/tmp/x.ts` or `../../x.ts` is lying about itself.
+ * built-in `redis` whose scenario imports a hidden module under `lock/`, an absolute path or a `../` path is lying about itself.
  */
 export interface BundleCode {
-  /** The lock the scenario loads, as the bundle names it: a built-in name, `lock/x.ts`, `exec:lock/x`. */
+  /** The lock the scenario loads, as the bundle names it: a built-in name, `lock/<plugin>`, `exec:lock/<program>`. */
   lock: string;
   /** Every file of the bundle's lock/ folder, relative to the bundle, with its sha256: what trusting it means. */
   code: { file: string; sha256: string }[];
