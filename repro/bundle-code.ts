@@ -40,7 +40,33 @@ export function bundleCode(dir: string, json: BundleJson, scenarioLock: string |
   const rel = path.relative(root, target).split(path.sep).join('/');
   if (rel !== json.lock.file)
     return `its ${BUNDLE_FILES.scenario} loads ${rel}, not the lock.file it declares (${json.lock.file})`;
+  const escape = json.lock.kind === 'manifest' ? manifestEscape(root, target) : null;
+  if (escape) return escape;
   return { lock: ref.kind === 'exec' ? `${EXEC_PREFIX}${rel}` : rel, code: files };
+}
+
+/**
+ * Why a bundle's manifest reaches outside the bundle, or null: `repro` writes none with a `cwd` (its programs sit
+ * beside it), and a relative argument of its command must stay in lock/. An absolute program (an interpreter,
+ * `/usr/bin/python3`) is the machine's, not the bundle's, and is named with the code the user is asked to trust.
+ */
+function manifestEscape(root: string, manifestFile: string): string | null {
+  let manifest: { cwd?: unknown; command?: unknown };
+  try {
+    manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as typeof manifest;
+  } catch (err) {
+    return `its manifest cannot be read: ${(err as Error).message}`;
+  }
+  if (manifest.cwd !== undefined) return "its manifest sets `cwd`: a bundle's lock runs from its own lock/ folder";
+  const lockDir = path.join(root, BUNDLE_FILES.lock);
+  const args = Array.isArray(manifest.command) ? manifest.command.filter((a) => typeof a === 'string') : [];
+  const out = args.find(
+    (a: string) =>
+      !path.isAbsolute(a) &&
+      a.split(/[\\/]/).includes('..') &&
+      path.relative(lockDir, path.resolve(path.dirname(manifestFile), a)).startsWith('..'),
+  );
+  return out ? `its manifest's command names a path outside the bundle: ${out}` : null;
 }
 
 /**

@@ -269,3 +269,28 @@ describe('the replay line names the lock the runs load (R21)', () => {
     ]);
   });
 });
+
+describe("a manifest bundle's command stays in the bundle (R5)", () => {
+  function manifestBundle(manifest: Record<string, unknown>): string {
+    const dir = bundleDir({
+      'bundle.json': JSON.stringify({
+        ...BUNDLE,
+        lock: { name: 'lock/m.json', kind: 'manifest', file: 'lock/m.json' },
+      }),
+      'scenario.json': JSON.stringify({ ...SCENARIO, lock: 'lock/m.json' }),
+    });
+    fs.mkdirSync(path.join(dir, 'lock'));
+    fs.writeFileSync(path.join(dir, 'lock', 'm.json'), JSON.stringify(manifest));
+    fs.writeFileSync(path.join(dir, 'lock', 'm.py'), 'print(1)\n');
+    return dir;
+  }
+
+  it('runs its own program with an interpreter of the machine; no cwd, no ../ out of it', async () => {
+    const ok = await replayInput(manifestBundle({ protocol: 1, command: ['/usr/bin/python3', 'm.py'] }));
+    expect(ok.code.map((c) => c.file)).toEqual(['lock/m.json', 'lock/m.py']);
+    expect(await refusal(manifestBundle({ protocol: 1, cwd: '/', command: ['./m.py'] }))).toMatch(/sets `cwd`/);
+    expect(await refusal(manifestBundle({ protocol: 1, command: ['python3', '../../../x.py'] }))).toMatch(
+      /command names a path outside the bundle: \.\.\/\.\.\/\.\.\/x\.py/,
+    );
+  });
+});
