@@ -101,7 +101,9 @@ export function npmCacheProblem(pkg: NpmLockPackage, env: NodeJS.ProcessEnv = pr
     if (real.uid !== uid) return `${at} belongs to uid ${real.uid}, not to us (uid ${uid})`;
     if (real.mode & 0o022) return writable(at, real);
   }
-  for (let at = path.dirname(cache); ; at = path.dirname(at)) {
+  // The folders above where the cache really is: a ~/.cache/fencepost link into a shared folder is judged there.
+  const real = fs.existsSync(cache) ? fs.realpathSync(cache) : cache;
+  for (let at = path.dirname(real); ; at = path.dirname(at)) {
     const st = fs.statSync(at, { throwIfNoEntry: false });
     if (st && st.uid !== uid && st.uid !== 0) return `${at}, a folder above the cache, belongs to uid ${st.uid}`;
     if (st && st.mode & 0o022 && !(st.mode & 0o1000)) return `${at}, a folder above the cache: ${writable(at, st)}`;
