@@ -42,6 +42,12 @@ const PASSED_ON = ['lock', 'fencing', 'backend', 'results', 'seed', ...SCENARIO_
 export const REPLAY_OPTIONS = [
   { name: 'runs', kind: 'int', default: REPLAY_RUNS, min: 1, max: 200, help: 'how many times to run the scenario' },
   ...RUN_ROWS.filter((o) => (PASSED_ON as readonly string[]).includes(o.name)),
+  {
+    name: 'trust-bundle-code',
+    kind: 'bool',
+    default: false,
+    help: 'run the lock code a bundle carries (lock/): without it replay names the files and their hashes, and stops',
+  },
   { name: 'help', kind: 'bool', default: false, help: 'print the usage' },
 ] as const satisfies readonly OptionSpec[];
 

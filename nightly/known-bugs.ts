@@ -5,7 +5,8 @@ import { verdictWord } from '../checkers/verdict.ts';
 import { shownPath } from '../common/shown-path.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { replay } from '../repro/replay-command.ts';
-import { replayInput, type ReplayInput } from '../repro/replay-input.ts';
+import { removeUnpacked, replayInput, type ReplayInput } from '../repro/replay-input.ts';
+import { notOurs } from '../common/ownership.ts';
 import { rateText } from '../repro/wilson.ts';
 import type { NightlyCell } from './nightly-result.ts';
 
@@ -18,6 +19,14 @@ import type { NightlyCell } from './nightly-result.ts';
 export const KNOWN_BUGS_DEFAULT = 'fencepost.known-bugs';
 /** Runs per known bug a night: a scripted bug reproduces every time; three keep the night short and show a flake. */
 export const KNOWN_BUG_RUNS = 3;
+
+/**
+ * The file of a known-bugs folder that trusts its bundles' code, in `sha256sum`'s format: one `<sha256>  <entry>/<file>`
+ * line per file (`bug-1/lock/<plugin>`, `bug-2.tgz/lock/<program>`). The night replays unattended, so the trust is
+ * per file and per content, not a flag: a bundle dropped in later, or a file changed, is refused until its user reads
+ * it and adds its line (audit R5). Kept in the folder, so the folder must be theirs and private.
+ */
+export const KNOWN_BUGS_TRUST_FILE = 'fencepost-trusted-code.sha256';
 
 /** The folder of known bugs the night checks, or null for none. */
 export function knownBugsDir(given: string | null): string | null {
@@ -41,16 +50,48 @@ export async function readKnownBugs(dir: string): Promise<{ entry: string; input
     )
     .map((e) => path.join(dir, e.name))
     .sort();
-  const bugs = [];
-  for (const entry of entries) {
-    const input = await replayInput(entry);
-    if (!input.scenario.lock)
-      throw new HarnessError('bad-arguments', `nightly: known bug ${shownPath(entry)} names no lock.`, {
-        hint: 'add "lock": "<lock>" to its scenario: a known bug is a bug of one lock',
-      });
-    bugs.push({ entry, input });
+  const why = notOurs(dir, 'dir', { private: true });
+  if (why)
+    throw new HarnessError('bad-arguments', `nightly --known-bugs=${dir}: the folder ${why}.`, {
+      hint: `its bundles' code runs every night as you, trusted by its ${KNOWN_BUGS_TRUST_FILE}: keep it in a folder of your own that no one else can write (chmod go-w)`,
+    });
+  const trusted = trustedLines(dir);
+  const bugs: { entry: string; input: ReplayInput }[] = [];
+  try {
+    for (const entry of entries) {
+      const input = await replayInput(entry);
+      bugs.push({ entry, input });
+      if (!input.scenario.lock)
+        throw new HarnessError('bad-arguments', `nightly: known bug ${shownPath(entry)} names no lock.`, {
+          hint: 'add "lock": "<lock>" to its scenario: a known bug is a bug of one lock',
+        });
+      const lines = input.code.map((c) => `${c.sha256}  ${path.basename(entry)}/${c.file}`);
+      const missing = lines.filter((l) => !trusted.has(l));
+      if (missing.length)
+        throw new HarnessError(
+          'bad-arguments',
+          `nightly: known bug ${path.basename(entry)} runs its own code, which ${path.join(dir, KNOWN_BUGS_TRUST_FILE)} does not list. Nothing was started.`,
+          { hint: `read the files, then add these lines to that file:\n${missing.map((l) => `    ${l}`).join('\n')}` },
+        );
+    }
+  } catch (err) {
+    bugs.forEach((b) => removeUnpacked(b.input));
+    throw err;
   }
   return bugs;
+}
+
+/** The trust file's lines, trimmed (an absent file trusts nothing). */
+function trustedLines(dir: string): Set<string> {
+  const file = path.join(dir, KNOWN_BUGS_TRUST_FILE);
+  if (!fs.existsSync(file)) return new Set();
+  return new Set(
+    fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
 }
 
 /** Each known bug replayed, as a cell of the night (expected: it still fails the same way). */
@@ -67,7 +108,7 @@ export async function knownBugCells(
       KNOWN_BUG_RUNS,
       opts.shutdown,
       (l) => opts.log(`known bug ${input.name}: ${l}`),
-    );
+    ).finally(() => removeUnpacked(input));
     const followed = runs.filter((r) => r.followed);
     const reproduced = followed.filter((r) => r.reproduced);
     const observed = !followed.length ? 'unknown' : reproduced.length ? 'lost' : 'safe';

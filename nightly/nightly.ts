@@ -34,6 +34,7 @@ import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { knownBugCells, knownBugsDir, readKnownBugs } from './known-bugs.ts';
+import { removeUnpacked } from '../repro/replay-input.ts';
 
 /**
  * The CI-sized default: 10 s a run (and --stop-on-lost-update) keeps both tables to 12 min on 2 cores two cells at a
@@ -103,6 +104,8 @@ export async function nightlyCommand(
   // Known bugs are read before anything runs (a damaged one is a 254), and replayed by the first shard only.
   const bugsDir = knownBugsDir(config.knownBugs);
   const bugs = bugsDir && (config.shard?.index ?? 1) === 1 ? await readKnownBugs(bugsDir) : [];
+  // What their .tgz unpacked goes however the night ends (each is also removed once replayed).
+  const unpacked = shutdown.add('remove the unpacked known bugs', () => bugs.forEach((b) => removeUnpacked(b.input)));
 
   const runOne = run ?? isolatedRunner(shutdown, () => {});
   const slice = shardSlice(plan, config.shard, matrix.timeLimitS);
@@ -131,6 +134,7 @@ export async function nightlyCommand(
       log,
     })),
   );
+  await unpacked.run();
 
   const result: NightlyResult = {
     version: 1,

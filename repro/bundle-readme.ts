@@ -20,9 +20,7 @@ export function bundleReadme(
     return `${i + 1}. ${says} — ${s.evidence}`;
   });
   const lockLine =
-    b.lock.kind === 'builtin'
-      ? `the built-in lock \`${b.lock.name}\``
-      : `\`${b.lock.name}\`, copied into \`${b.lock.file}\``;
+    b.lock.kind === 'builtin' ? `the built-in lock \`${b.lock.name}\`` : `the lock carried in \`${b.lock.file}\``;
   const versions = Object.entries(b.versions)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
@@ -56,6 +54,7 @@ The original free-running run can be replayed too (same fault schedule, not the 
 - \`${BUNDLE_FILES.window}\` — the failing window of the original history (${windowOps} operations)
 ${b.lock.kind === 'builtin' ? '' : `- \`${BUNDLE_FILES.lock}/\` — the lock under test\n`}
 Versions of the original run: ${versions || 'not recorded'}. Machine: ${b.machine.cores} cores, ${b.machine.platform}, Node ${b.machine.node}, ${b.machine.backend} backend.
-No secret is in this bundle: the run's passwords stayed in its own folder; a replay makes new ones.
+No secret of the run is in this bundle (checked when it was written): its passwords stayed in its own folder; a replay makes new ones.
+Only the lock's code was copied; a file its command merely names (data, configuration, credentials) was not.
 `;
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { CLI } from '../common/cli-name.ts';
 import { EXIT } from '../common/exit-codes.ts';
@@ -12,7 +13,9 @@ import { runLogFile, writeJson } from '../store/run-dir.ts';
 import { runTimestamp } from '../store/results-store.ts';
 import { describeSignature } from '../checkers/failure-signature.ts';
 import { judgeReplayRun, replaySummary, type ReplayRun } from './replay-tally.ts';
-import { replayInput, type ReplayInput } from './replay-input.ts';
+import { givenOptions } from '../scenario/scenario-config.ts';
+import { removeUnpacked, replayInput, type ReplayInput } from './replay-input.ts';
+import { untrustedCode } from './bundle-code.ts';
 
 export const REPLAY_USAGE = `usage: ${CLI} replay <bundle folder | bundle .tgz | scenario.json> [--runs=${REPLAY_RUNS}] [--lock=…] [--fencing] [run options]
 
@@ -32,11 +35,25 @@ export async function replayCommand(args: readonly string[], shutdown: Shutdown)
   if (words.length !== 1)
     throw bad(`replay takes one bundle or scenario, got ${words.length}.`, REPLAY_USAGE.split('\n')[0]);
   const input = await replayInput(words[0]);
-  const runArgs = args.filter((a, i) => a !== words[0] && !a.startsWith('--runs') && args[i - 1] !== '--runs');
-  const { runs, summary } = await replay(input, runArgs, values.runs, shutdown, (l) => console.error(l));
-  console.log(summary.text);
-  if (runs.some((r) => r.followed && r.verdict === false)) return EXIT.invalid;
-  return runs.some((r) => r.followed) ? EXIT.valid : EXIT.unknown;
+  // However the replay ends — done, refused, Ctrl-C — what a .tgz unpacked goes (audit R12).
+  const unpacked = shutdown.add('remove the unpacked bundle', () => removeUnpacked(input));
+  try {
+    const runArgs = args.filter(
+      (a, i) =>
+        a !== words[0] && !a.startsWith('--runs') && args[i - 1] !== '--runs' && !a.startsWith('--trust-bundle-code'),
+    );
+    // --lock on the command line replaces the bundle's lock: then none of its code is loaded.
+    if (!givenOptions(runArgs).has('lock')) {
+      const refused = untrustedCode(input, { trusted: values['trust-bundle-code'], user: os.userInfo().username });
+      if (refused) throw refused;
+    }
+    const { runs, summary } = await replay(input, runArgs, values.runs, shutdown, (l) => console.error(l));
+    console.log(summary.text);
+    if (runs.some((r) => r.followed && r.verdict === false)) return EXIT.invalid;
+    return runs.some((r) => r.followed) ? EXIT.valid : EXIT.unknown;
+  } finally {
+    await unpacked.run();
+  }
 }
 
 /**
@@ -52,8 +69,11 @@ export async function replay(
 ): Promise<{ runs: ReplayRun[]; summary: ReturnType<typeof replaySummary> & { file: string } }> {
   // Checked once, before the first run: a scenario the lock cannot take is a 254 with nothing started.
   const base = resolveConfig([...runArgs, `--scenario=${input.file}`]);
+  // The lock the runs load (audit R21): the command line's, else the scenario's — not --lock's default.
+  const lock = givenOptions(runArgs).has('lock') ? base.lock : (input.lock ?? input.scenario.lock ?? base.lock);
+  const own = input.code.length && lock === input.lock ? ` (the bundle's own code, trusted)` : '';
   progress(
-    `replay: ${input.name}: ${n} runs with --lock=${base.lock}${base.fencing ? ' --fencing' : ''}, expecting ${input.expect ? describeSignature(input.expect) : 'any failure'}`,
+    `replay: ${input.name}: ${n} runs with --lock=${lock}${own}${base.fencing ? ' --fencing' : ''}, expecting ${input.expect ? describeSignature(input.expect) : 'any failure'}`,
   );
   const runs: ReplayRun[] = [];
   for (let i = 0; i < n; i++) {

@@ -28,7 +28,12 @@ export async function reproCommand(args: readonly string[]): Promise<number> {
   console.log(
     [
       `repro: ${written.signatureText} — ${written.bundle.description}`,
-      `  bundle: ${written.bundle.dir}/ and ${path.basename(written.bundle.tgz)} (${Math.ceil(written.bundle.bytes / 1024)} kB, no secrets)`,
+      `  bundle: ${written.bundle.dir}/ and ${path.basename(written.bundle.tgz)} (${Math.ceil(written.bundle.bytes / 1024)} kB, no secrets of the run found)`,
+      ...(written.bundle.notCopied.length
+        ? [
+            `  not copied: ${written.bundle.notCopied.join(', ')} (the lock's command names it; add it by hand if it is needed and holds no secret)`,
+          ]
+        : []),
       `  script: ${written.bundle.steps.join(' → ')}`,
       `  replay: ${CLI} replay ${shellQuote(written.bundle.dir)}`,
     ].join('\n'),

@@ -73,6 +73,14 @@ describe('a target file', () => {
     expect(refusal(base({ keyPrefix: 'f' })).message).toContain('keyPrefix must be');
   });
 
+  it('refuses a prefix that does not end in a separator, saying which to add (R8: fp-ci would cover fp-ci2/x)', () => {
+    const err = refusal(base({ keyPrefix: 'fp-ci' }));
+    expect(err.message).toContain('keyPrefix "fp-ci" must end in / or :');
+    expect(err.message).toContain('"fp-ci/"');
+    expect(parseTarget(base({ keyPrefix: 'fp-ci:' }), FILE).keyPrefix).toBe('fp-ci:');
+    expect(parseTarget(base({ keyPrefix: 'team/fp-ci/' }), FILE).keyPrefix).toBe('team/fp-ci/');
+  });
+
   it('refuses a field it does not know (a typo must not switch a rail off)', () => {
     expect(refusal(base({ 'i-own-ths': true })).message).toContain('i-own-ths: not a field fencepost knows');
   });

@@ -18,6 +18,12 @@ import type {
 
 /** A key prefix: no glob characters (SCAN MATCH takes it literally), no spaces, long enough not to be everything. */
 const PREFIX = { pattern: /^[A-Za-z0-9][A-Za-z0-9._:/-]{2,63}$/, says: '3–64 characters of A–Z a–z 0–9 . _ : / -' };
+/**
+ * The characters a key prefix must end in: `/` (etcd's paths, and the docs' `fp-ci/`) and `:` (Redis's usual
+ * namespace). Without one, `fp-ci` also covers another team's `fp-ci2/invoice-7`: the ACL `~fp-ci*` lets the run
+ * write and delete it, and the cleanup's `startsWith` takes it for ours (audit R8).
+ */
+export const PREFIX_SEPARATORS = ['/', ':'] as const;
 const NAME = { pattern: /^[a-z0-9][a-z0-9-]{0,62}$/, says: 'lower-case letters, digits and dashes' };
 const ENV = { pattern: /^[A-Za-z_][A-Za-z0-9_]*$/, says: 'an environment variable name' };
 const NODE_NAME = { pattern: /^[A-Za-z0-9][A-Za-z0-9_.[\]-]{0,62}$/, says: 'a name of letters, digits, _ . - [ ]' };
@@ -58,6 +64,10 @@ export function parseTarget(raw: unknown, file: string): TargetSpec {
     );
   const allowHosts = top.strings('allowHosts');
   const keyPrefix = top.string('keyPrefix', PREFIX);
+  if (keyPrefix && !PREFIX_SEPARATORS.some((sep) => keyPrefix.endsWith(sep)))
+    fail(
+      `keyPrefix ${JSON.stringify(keyPrefix)} must end in ${PREFIX_SEPARATORS.join(' or ')}, or it also covers other keys that begin with it (${keyPrefix}2/…): write ${JSON.stringify(`${keyPrefix}/`)}, with the ACL ~${keyPrefix}/*`,
+    );
   const servers = top.object('servers');
   const redis = servers.has('redis')
     ? redisOf(servers.object('redis'), 'redis', dir, fail)

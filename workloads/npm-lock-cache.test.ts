@@ -10,7 +10,10 @@ import {
   npmLockDir,
   npmLockInstalled,
   npmLockOf,
+  npmLockRequire,
   pinnedPackages,
+  removeStaleInstalls,
+  STALE_INSTALL_MS,
 } from './npm-lock-cache.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'fp-npm-cache-'));
@@ -60,6 +63,39 @@ describe('the npm lock rows’ per-machine cache', () => {
     expect(npmLockInstalled('redlock-v4', env)).toBe(false);
     expect(fs.readdirSync(path.join(cache, 'npm'))).toEqual([]);
   }, 60_000);
+
+  it('refuses a cache that others can write: their node_modules would run as us (R13), and says what to do', async () => {
+    const cache = path.join(tmp, 'shared');
+    const env = { FENCEPOST_CACHE_DIR: cache, npm_config_registry: 'http://127.0.0.1:9/' };
+    const planted = path.join(npmLockDir('redis-lock', env), 'node_modules');
+    fs.mkdirSync(planted, { recursive: true });
+    fs.chmodSync(cache, 0o777);
+    const err = await installNpmLock('redis-lock', 'redis-lock', () => {}, env).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HarnessError);
+    expect((err as HarnessError).exitCode).toBe(254);
+    expect((err as HarnessError).message).toContain(`${cache} is writable by every user (mode 777)`);
+    expect((err as HarnessError).hint).toContain('chmod go-w');
+    expect(() => npmLockRequire('redis-lock', env)).toThrow(/is writable by every user/);
+    fs.chmodSync(cache, 0o700);
+    await installNpmLock('redis-lock', 'redis-lock', () => {}, env);
+    if (process.getuid?.() === 0) {
+      // As root the audit's case itself: a tree another user made.
+      fs.chownSync(path.dirname(planted), 65534, 65534);
+      const other = await installNpmLock('redis-lock', 'redis-lock', () => {}, env).catch((e: unknown) => e);
+      expect((other as HarnessError).message).toContain('belongs to uid 65534, not to us');
+    }
+  });
+
+  it('removes an interrupted install’s temporary tree once it is older than any install can take (R19)', () => {
+    const root = path.join(tmp, 'stale', 'npm');
+    const old = path.join(root, '.install-redis-lock-AbC123');
+    const fresh = path.join(root, '.install-redis-lock-XyZ789');
+    for (const d of [old, fresh]) fs.mkdirSync(path.join(d, 'node_modules'), { recursive: true });
+    const when = new Date(Date.now() - STALE_INSTALL_MS - 60_000);
+    fs.utimesSync(old, when, when);
+    removeStaleInstalls(root);
+    expect(fs.readdirSync(root)).toEqual(['.install-redis-lock-XyZ789']);
+  });
 
   it("keeps npm's own reason: the failed request, else its error code", () => {
     expect(

@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HarnessError } from '../common/errors.ts';
+import { notOurs } from '../common/ownership.ts';
 import { NPM_BUILTINS } from './strategies/registry.ts';
 
 /** The pinned installs under locks/npm/, by folder name. Each `--lock` row names the one it loads (registry.ts). */
@@ -71,6 +72,64 @@ export function npmLockDir(pkg: NpmLockPackage, env: NodeJS.ProcessEnv = process
   return path.join(fencepostCacheDir(env), 'npm', `${pkg}-${hash.digest('hex').slice(0, 16)}`);
 }
 
+/**
+ * An interrupted install's temporary tree (`.install-<pkg>-*`, Ctrl-C or kill -9 mid `npm ci`) is removed by the
+ * next install once it is older than this: far past INSTALL_TIMEOUT_MS, so no install still running owns it.
+ */
+export const STALE_INSTALL_MS = 3_600_000;
+
+/**
+ * Why the cache may not be used, or null. What is in it runs as us (every client `require`s from it), so the rule
+ * is the results folder's (store/results-store.ts, ssh's StrictModes): the cache folder and everything of it that
+ * exists down to the package's node_modules is ours and writable by nobody else, and every folder above the cache
+ * is ours or root's and not writable by others unless sticky (/tmp). Otherwise another user could plant a
+ * `node_modules` under the predictable folder name (audit R13) or swap one in under us.
+ */
+export function npmCacheProblem(pkg: NpmLockPackage, env: NodeJS.ProcessEnv = process.env): string | null {
+  const uid = process.getuid?.();
+  if (uid === undefined) return null; // no uids (Windows): nothing to compare
+  const cache = path.resolve(fencepostCacheDir(env));
+  const dir = npmLockDir(pkg, env);
+  const writable = (at: string, st: fs.Stats) =>
+    `${at} is writable by ${st.mode & 0o002 ? 'every user' : 'its group'} (mode ${(st.mode & 0o777).toString(8)})`;
+  for (const at of [cache, path.dirname(dir), dir, path.join(dir, 'node_modules')]) {
+    const st = fs.lstatSync(at, { throwIfNoEntry: false });
+    if (!st) break;
+    if (st.isSymbolicLink() && at !== cache) return `${at} is a symbolic link`;
+    const real = at === cache ? fs.statSync(at) : st;
+    if (!real.isDirectory()) return `${at} is not a folder`;
+    if (real.uid !== uid) return `${at} belongs to uid ${real.uid}, not to us (uid ${uid})`;
+    if (real.mode & 0o022) return writable(at, real);
+  }
+  // The folders above where the cache really is: a ~/.cache/fencepost link into a shared folder is judged there.
+  const real = fs.existsSync(cache) ? fs.realpathSync(cache) : cache;
+  for (let at = path.dirname(real); ; at = path.dirname(at)) {
+    const st = fs.statSync(at, { throwIfNoEntry: false });
+    if (st && st.uid !== uid && st.uid !== 0) return `${at}, a folder above the cache, belongs to uid ${st.uid}`;
+    if (st && st.mode & 0o022 && !(st.mode & 0o1000)) return `${at}, a folder above the cache: ${writable(at, st)}`;
+    if (path.dirname(at) === at) return null;
+  }
+}
+
+/**
+ * Removes `.install-*` trees under `root` (the cache's npm/ folder) that are ours and older than STALE_INSTALL_MS:
+ * what an install that was interrupted before its own cleanup left (audit R19). Nothing ever reads them.
+ */
+export function removeStaleInstalls(root: string, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(root).filter((n) => n.startsWith('.install-'));
+  } catch {
+    return; // no cache yet
+  }
+  for (const n of names) {
+    const at = path.join(root, n);
+    const st = fs.lstatSync(at, { throwIfNoEntry: false });
+    if (st && !notOurs(at, 'dir') && now - st.mtimeMs > STALE_INSTALL_MS)
+      fs.rmSync(at, { recursive: true, force: true });
+  }
+}
+
 /** Whether the pinned install is in the cache: the folder appears only once `npm ci` finished (renamed in whole). */
 export function npmLockInstalled(pkg: NpmLockPackage, env: NodeJS.ProcessEnv = process.env): boolean {
   return fs.existsSync(path.join(npmLockDir(pkg, env), 'node_modules'));
@@ -90,11 +149,24 @@ export async function installNpmLock(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
   const dir = npmLockDir(pkg, env);
+  const problem = npmCacheProblem(pkg, env);
+  if (problem)
+    throw new HarnessError(
+      'bad-arguments',
+      `--lock=${lock}: the npm lock cache is not safe to load code from: ${problem}`,
+      {
+        hint: `what is in the cache runs as you: make it yours and private (chown -R $USER and chmod go-w the folder), or set FENCEPOST_CACHE_DIR to a folder of your own (docs/shared-machines.md). Nothing was started.`,
+      },
+    );
   if (npmLockInstalled(pkg, env)) return;
   const root = path.dirname(dir);
   fs.mkdirSync(fencepostCacheDir(env), { recursive: true, mode: 0o700 });
   fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+  removeStaleInstalls(root);
   const tmp = fs.mkdtempSync(path.join(root, `.install-${pkg}-`));
+  // Ctrl-C mid install: the shutdown ends the process without reaching our `finally`; 'exit' still runs.
+  const onExit = () => fs.rmSync(tmp, { recursive: true, force: true });
+  process.once('exit', onExit);
   const pins = pinnedPackages(pkg).join(', ');
   log(`fencepost: --lock=${lock}: installing ${pins} into ${dir} (once per machine) …`);
   const t0 = performance.now();
@@ -111,6 +183,7 @@ export async function installNpmLock(
       if (!npmLockInstalled(pkg, env)) throw err;
     }
   } finally {
+    process.off('exit', onExit);
     fs.rmSync(tmp, { recursive: true, force: true });
   }
   log(
@@ -180,6 +253,8 @@ function installFailed(lock: string, pins: string, env: NodeJS.ProcessEnv, err: 
  */
 export function npmLockRequire(pkg: NpmLockPackage, env: NodeJS.ProcessEnv = process.env): NodeJS.Require {
   const dir = npmLockDir(pkg, env);
+  const problem = npmCacheProblem(pkg, env);
+  if (problem) throw new Error(`the npm lock cache is not safe to load code from: ${problem}`);
   if (!npmLockInstalled(pkg, env))
     throw new Error(
       `${pinnedPackages(pkg).join(', ')} not installed in ${dir}: the harness installs it before the clients start (run fencepost with --lock=<its row>)`,
