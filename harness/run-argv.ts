@@ -7,6 +7,7 @@ import { checkResultsFolder } from '../store/results-store.ts';
 import { deepFreeze, HELP_OPTION, type ParseContext, type RandomSeed } from './command-spec.ts';
 import { bad, didYouMean, parseArgv, type OptionSpec } from './option-table.ts';
 import { cryptoSeed, RUN_ROWS, runConfigOf } from './options.ts';
+import { FAULT_CATALOGUE, type FaultName, type StoryStepId } from '../history/fault-catalogue.ts';
 
 /**
  * A test run's argv (no subcommand) → its Config: what the CLI's `run` (cli/commands/run.ts) parses with, and what
@@ -104,6 +105,25 @@ function refuseAcrossModes(lock: string, given: readonly string[]): void {
   }
 }
 
+/** The steps of a fault's story that another client must take: a run of one client can never complete them. */
+const ANOTHER_CLIENTS_STEPS: readonly StoryStepId[] = ['other-wrote', 'granted'];
+
+/**
+ * A fault whose story needs another client to take the lock, asked of one client: every shot would end without its
+ * story and the run UNKNOWN (exit 2) after its whole time limit, so it is refused before anything starts.
+ */
+function refuseLoneClient(nemesis: readonly FaultName[] | null, concurrency: number, scripted: boolean): void {
+  if (concurrency >= 2 || scripted || nemesis === null) return;
+  const needs = nemesis.filter((f) =>
+    (FAULT_CATALOGUE[f].story ?? []).some((step) => ANOTHER_CLIENTS_STEPS.includes(step.id)),
+  );
+  if (!needs.length) return;
+  throw bad(
+    `--nemesis=${needs.join(',')} with --concurrency=1: ${needs.join(' and ')} ${needs.length > 1 ? 'need' : 'needs'} another client to take the lock while the holder is struck, and one client has no other: the run could only end UNKNOWN.`,
+    'give --concurrency=2 or more (the default is 5), or a fault that needs no other client (pause-node, kill-holder, …)',
+  );
+}
+
 /** The test record's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
 export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
@@ -162,6 +182,7 @@ export function parseRun(argv: readonly string[], { elsewhere, subcommands, rand
   });
   validateLock(v.lock);
   refuseAcrossModes(v.lock, given);
+  refuseLoneClient(v.nemesis, v.concurrency, v.scenario !== undefined);
   return {
     command: 'run',
     help: v.help,
