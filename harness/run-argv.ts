@@ -27,6 +27,8 @@ export interface Config extends RunConfig {
   readonly matrix: 'all' | 'faults' | 'remedies';
   /** --verbose: each fault's raw record in the live log. */
   readonly verbose: boolean;
+  /** --json: the summary as one JSON object on stdout (harness/run-json.ts), the human summary on stderr. */
+  readonly json: boolean;
   /** The user gave --think: a fault that needs a wider critical section does not widen it (harness/run.ts). */
   readonly thinkGiven: boolean;
   /** --dry-run: with --target, print what the run would execute and touch, and stop. */
@@ -45,6 +47,12 @@ export const RUN_OPTIONS = [
     kind: 'bool',
     default: false,
     help: "the live log prints each fault's raw start and end record (its JSON parameters) instead of one sentence",
+  },
+  {
+    name: 'json',
+    kind: 'bool',
+    default: false,
+    help: 'print the result as one JSON object on stdout (a run: its verdict, counts and files, docs/results.md; doctor: its report); the human summary goes to stderr',
   },
   HELP_OPTION,
 ] as const satisfies readonly OptionSpec[];
@@ -91,6 +99,11 @@ function refuseAcrossModes(lock: string, given: readonly string[]): void {
       throw bad(
         "--target with --lock=all: the matrix measures the locks on fencepost's own servers, cell against cell.",
         'run one lock against your target: --lock=<lock> --target=<file> --nemesis=<fault,…>',
+      );
+    if (matrix && name === 'json')
+      throw bad(
+        '--json with --lock=all: the matrix writes matrix.json (one object per cell) beside matrix.html in the results folder.',
+        'drop --json and read matrix.json, or run one lock with --json',
       );
     if (!matrix && name === 'runs')
       throw bad(
@@ -183,12 +196,18 @@ export function parseRun(argv: readonly string[], { elsewhere, subcommands, rand
   validateLock(v.lock);
   refuseAcrossModes(v.lock, given);
   refuseLoneClient(v.nemesis, v.concurrency, v.scenario !== undefined);
+  if (v.json && v['dry-run'])
+    throw bad(
+      '--json with --dry-run: a dry run prints a plan, not a result.',
+      'drop --json, or --dry-run to run the test',
+    );
   return {
     command: 'run',
     help: v.help,
     runs: v.runs,
     matrix: v.matrix,
     verbose: v.verbose,
+    json: v.json,
     thinkGiven: given.includes('think'),
     dryRun: v['dry-run'],
     ...runConfigOf(v, argv, randomSeed),

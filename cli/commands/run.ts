@@ -41,6 +41,7 @@ export const run: CommandModule<Config> = {
           'seed',
           'backend',
           'results',
+          'json',
           'verbose',
         ],
       ],
