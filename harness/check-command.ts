@@ -10,7 +10,7 @@ import { mergeValid } from '../checkers/compose.ts';
 import { verdictExitCode, verdictWord } from '../checkers/verdict.ts';
 import { analyze } from './analyze.ts';
 import { recheckSummary } from './run-summary.ts';
-import { wantsColour } from '../common/verdict-colour.ts';
+import { wantsColour } from './verdict-colour.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
 import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
 import { HISTORY_MODELS, historyModel } from '../checkers/models/registry.ts';

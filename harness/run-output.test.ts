@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkRun } from '../checkers/check-run.ts';
-import { paintVerdict, wantsColour } from '../common/verdict-colour.ts';
+import { paintVerdict, wantsColour } from './verdict-colour.ts';
 import { pausedHolderHistory } from '../test/support/paused-holder-history.ts';
 import { resolveConfig } from './run-argv.ts';
 import { printRunOutput, type Terminal } from './run-output.ts';

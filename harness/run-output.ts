@@ -1,5 +1,5 @@
 import type { RunResults } from '../checkers/run-results.ts';
-import { wantsColour } from '../common/verdict-colour.ts';
+import { wantsColour } from './verdict-colour.ts';
 import type { Config } from './run-argv.ts';
 import { runJson } from './run-json.ts';
 import { runSummary } from './run-summary.ts';

@@ -9,10 +9,10 @@ import { faultFacts } from '../history/fault-catalogue.ts';
 import { rerunLine, reproLine } from '../store/rerun-line.ts';
 import { runPath } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';
-import { paintVerdict } from '../common/verdict-colour.ts';
+import { paintVerdict } from './verdict-colour.ts';
 import type { Config } from './run-argv.ts';
 
-/** How a summary is written: its verdict word in colour only for a terminal (common/verdict-colour.ts decides). */
+/** How a summary is written: its verdict word in colour only for a terminal (verdict-colour.ts decides). */
 export interface SummaryStyle {
   readonly colour?: boolean;
 }
