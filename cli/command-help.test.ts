@@ -88,7 +88,7 @@ describe('--help', () => {
         .replace(/\s+/g, ' ')
         .match(/exit codes: (.*?) docs: /)![1];
     expect(ending('serve')).toBe(
-      '0 stopped (Ctrl-C), 254 bad arguments or a port that is taken, 130 interrupted, 255 the harness crashed',
+      '254 bad arguments or a port that is taken (otherwise it serves until Ctrl-C: 130), 130 interrupted, 255 the harness crashed',
     );
     expect(ending('nightly')).toMatch(
       /^0 every measured cell matched its expectation, 1 a cell contradicts its expectation, /,

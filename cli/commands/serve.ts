@@ -32,7 +32,7 @@ export const serve: CommandModule<ServeConfig> = {
     usage: ['serve [--port=<n>] [--results=<dir>]'],
     examples: [['serve', 'then open the printed address']],
     docs: 'docs/results.md',
-    exitCodes: '0 stopped (Ctrl-C), 254 bad arguments or a port that is taken',
+    exitCodes: '254 bad arguments or a port that is taken (otherwise it serves until Ctrl-C: 130)',
   },
   options: TABLE,
   parse,
