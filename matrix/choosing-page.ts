@@ -131,7 +131,7 @@ function redisAnswer(): string[] {
   const pausedLose = redis.filter((l) => loses(ORACLE[l]['pause-holder']));
   const restartLose = redis.filter((l) => loses(ORACLE[l]['restart-empty']));
   return [
-    `Without faults every Redis lock here keeps two runs apart except those that break the lock's contract: avoid ${list(avoid)}. Then: a holder paused past its TTL (a GC pause, a stopped VM, a slow disk) writes anyway with ${list(pausedLose, redis)}; a Redis that restarts without persistence forgets the lock with ${list(restartLose, redis)} — unless it stays down a TTL or persists every write ([remedies](${REMEDY_TABLE})).`,
+    `Without faults every Redis lock here keeps two runs apart${avoid.length ? `, but avoid ${list(avoid)}: ${avoid.length === 1 ? 'it' : 'they'} failed \`lock-check\`, the lock-client contract, without any fault` : ''}. Then: a holder paused past its TTL (a GC pause, a stopped VM, a slow disk) writes anyway with ${list(pausedLose, redis)}; a Redis that restarts without persistence forgets the lock with ${list(restartLose, redis)} — unless it stays down a TTL or persists every write ([remedies](${REMEDY_TABLE})).`,
     '',
     `So for a cron job whose second run is merely wasted work, any of these with a TTL well above the job's longest run will do. If a second run does damage, the lock alone cannot stop it: fence the write. The Redis lock with a fencing token is ${list(fenced)} — and its token goes back when Redis restarts empty or fails over; a token from etcd, ZooKeeper or the data's own version column does not.`,
   ];
