@@ -28,7 +28,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (config.help) {
     const { helpFor } = await import('./cli/command-help.ts');
-    console.log(helpFor(config.command));
+    console.log(helpFor(config.command, 'rest' in config ? config.rest : []));
     return EXIT.valid;
   }
   const shutdown = new Shutdown().install().catchStrays();

@@ -6,6 +6,7 @@ import { ACQUIRE_GRACE_MS } from '../workloads/foreign/protocol.ts';
 import { CONNECT_TIMEOUT_MIN_MS, replyTimeoutMs } from '../workloads/foreign/foreign-strategy.ts';
 import { CHECK_ACQUIRE_TIMEOUT_MS, CHECK_REPLY_MS, CHECK_TTL_MS } from '../harness/lock-check-command.ts';
 import { optionRows, type OptionSpec } from '../harness/option-table.ts';
+import type { CommandHelp } from './command-module.ts';
 import { commandModule, COMMANDS, type CommandName } from './command-table.ts';
 import { commandOptions, OPTION_TAKERS, OPTIONS, SUBCOMMANDS } from './command-line.ts';
 
@@ -41,13 +42,19 @@ export function optionsMarkdown(): string {
   return ['| option | what it does | taken by |', '|---|---|---|', ...rows, ...own].join('\n');
 }
 
-/** The subcommands: how each is called and what it does. */
+/** The subcommands: how each is called, what it does, and what its exit codes mean (a verb's on a row of its own). */
 export function subcommandsMarkdown(): string {
-  const rows = (Object.keys(SUBCOMMANDS) as (keyof typeof SUBCOMMANDS)[]).map((c) => {
-    const h = COMMANDS[c].help;
-    return `| ${h.usage.map((u) => `\`${cell(u)}\``).join('<br>')} | ${cell(h.about)} | [${h.docs}](${h.docs.replace(/^docs\//, '')}) |`;
+  const row = (h: CommandHelp) =>
+    `| ${h.usage.map((u) => `\`${cell(u)}\``).join('<br>')} | ${cell(h.about)} | ${cell(h.exitCodes)} | [${h.docs}](${h.docs.replace(/^docs\//, '')}) |`;
+  const rows = (Object.keys(SUBCOMMANDS) as (keyof typeof SUBCOMMANDS)[]).flatMap((c) => {
+    const h: CommandHelp = COMMANDS[c].help;
+    return [row(h), ...Object.values(h.verbs ?? {}).map(row)];
   });
-  return ['| command | what it does | more |', '|---|---|---|', ...rows].join('\n');
+  return [
+    '| command | what it does | exit codes (every one also: 130 interrupted, 255 crashed) | more |',
+    '|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 /** The exit codes, as a sentence. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandHelp, globalHelp } from './command-help.ts';
+import { commandHelp, globalHelp, helpFor } from './command-help.ts';
 import { helpWidth, twoColumns, wrapText } from '../harness/help-layout.ts';
 import { commandOptions, OPTIONS, parseCommandLine, SUBCOMMANDS } from './command-line.ts';
 import { runCli } from '../test/support/cli-run.ts';
@@ -79,5 +79,37 @@ describe('--help', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(head);
     expect(r.stderr).toBe('');
+  });
+
+  // Every subcommand ended with the run's "0 valid, 1 invalid (anomalies found), 2 unknown, …", serve and init too.
+  it("ends each subcommand's help with its own exit codes, not the run's", () => {
+    const ending = (c: (typeof COMMANDS)[number]) =>
+      commandHelp(c, 120)
+        .replace(/\s+/g, ' ')
+        .match(/exit codes: (.*?) docs: /)![1];
+    expect(ending('serve')).toBe(
+      '254 bad arguments or a port that is taken (otherwise it serves until Ctrl-C: 130), 130 interrupted, 255 the harness crashed',
+    );
+    expect(ending('nightly')).toMatch(
+      /^0 every measured cell matched its expectation, 1 a cell contradicts its expectation, /,
+    );
+    expect(ending('check')).toMatch(/^0 valid, 1 invalid \(anomalies found\), 2 unknown, 254 /);
+    for (const c of COMMANDS.filter((c) => c !== 'check'))
+      expect(ending(c), c).not.toContain('1 invalid (anomalies found)');
+    expect(globalHelp(120).replace(/\s+/g, ' ')).toContain(
+      'exit codes: 0 valid, 1 invalid (anomalies found), 2 unknown, 254 bad arguments, 130 interrupted, 255 the harness crashed',
+    );
+  });
+
+  // `nightly merge --help` printed nightly's 103 lines, 34 options from --nemesis-interval on.
+  it('gives nightly merge a help of its own, with only the options merge reads', async () => {
+    const text = helpFor('nightly', ['merge']);
+    expect(text).toMatch(/^npm run jepsen -- nightly merge — Joins the results folders of the shards/);
+    const options = [...text.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]);
+    expect(options).toEqual(['--results', '--baseline', '--help']);
+    expect(helpFor('nightly', [])).toContain('--nemesis-interval');
+    const r = await runCli(['nightly', 'merge', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${helpFor('nightly', ['merge'])}\n`);
   });
 });

@@ -1,8 +1,9 @@
 import { CLI } from '../common/cli-name.ts';
-import { EXIT_CODE_LINE } from '../common/exit-codes.ts';
+import { exitCodeLine } from '../common/exit-codes.ts';
 import { FAULT_CATALOGUE } from '../history/fault-catalogue.ts';
 import { helpWidth, twoColumns, wrapText } from '../harness/help-layout.ts';
 import { optionRows, type OptionSpec } from '../harness/option-table.ts';
+import type { CommandHelp } from './command-module.ts';
 import { COMMANDS, type CommandName, type Subcommand } from './command-table.ts';
 import { commandOptions, OPTIONS, SUBCOMMANDS } from './command-line.ts';
 
@@ -66,29 +67,33 @@ export function globalHelp(width = helpWidth()): string {
       ),
     ),
     '',
-    ...wrapText(EXIT_CODE_LINE, width, 2, 0),
+    ...wrapText(exitCodeLine(help.exitCodes), width, 2, 0),
     ...wrapText(`docs: ${help.docs}`, width, 2, 0),
   ].join('\n');
 }
 
-/** `fencepost <subcommand> --help`. */
-export function commandHelp(command: Subcommand, width = helpWidth()): string {
-  const h = COMMANDS[command].help;
-  const options = commandOptions(command);
+/** `fencepost <subcommand> --help`, or with a verb the command has its own help for, `nightly merge --help`. */
+export function commandHelp(command: Subcommand, width = helpWidth(), verb?: string): string {
+  const whole: CommandHelp = COMMANDS[command].help;
+  const own = verb !== undefined ? whole.verbs?.[verb] : undefined;
+  const h = own ?? whole;
+  const options = own
+    ? own.options.map((n) => commandOptions(command).find((o) => o.name === n)!)
+    : commandOptions(command);
   return [
-    ...wrapText(`${CLI} ${command} — ${h.about}`, width, 2, 0),
+    ...wrapText(`${CLI} ${own ? `${command} ${verb}` : command} — ${h.about}`, width, 2, 0),
     '',
     'usage:',
     ...h.usage.flatMap((u) => wrapText(`${CLI} ${u}`, width, 6, 2)),
     ...section('options', optionsSection(options, width)),
     ...section('examples', examples(h.examples, width)),
     '',
-    ...wrapText(EXIT_CODE_LINE, width, 2, 0),
+    ...wrapText(exitCodeLine(h.exitCodes), width, 2, 0),
     ...wrapText(`docs: ${h.docs}`, width, 2, 0),
   ].join('\n');
 }
 
-/** The help a parsed command line asks for. */
-export function helpFor(command: CommandName): string {
-  return command === 'run' ? globalHelp() : commandHelp(command);
+/** The help a parsed command line asks for: its words decide a verb's (`nightly merge --help`). */
+export function helpFor(command: CommandName, words: readonly string[] = []): string {
+  return command === 'run' ? globalHelp() : commandHelp(command, helpWidth(), words[0]);
 }

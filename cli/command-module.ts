@@ -12,8 +12,23 @@ export interface CommandHelp {
   readonly examples: readonly (readonly [string, string])[];
   /** The page that says more, a repository path (a run's help names several). */
   readonly docs: string;
+  /**
+   * What its exit codes mean, as its --help ends them (`0 …, 254 …`; exitCodeLine adds 130 and 255): each command's
+   * own, since `nightly`'s 1 is a cell that contradicts its expectation and `serve` has no verdict at all.
+   */
+  readonly exitCodes: string;
   /** Its options in titled groups, by name, when one list would be too long to read (a run's). */
   readonly groups?: readonly (readonly [string, readonly string[]])[];
+  /**
+   * The help of a verb the command takes as its first word (`nightly merge`), which does another job with a few of
+   * its options: `nightly merge --help` prints this, not the night's 34 options.
+   */
+  readonly verbs?: { readonly [verb: string]: VerbHelp };
+}
+
+/** A verb's own help: its text, and which of its command's options it reads, by name, in the order listed. */
+export interface VerbHelp extends Omit<CommandHelp, 'groups' | 'verbs'> {
+  readonly options: readonly string[];
 }
 
 /** What every command's config says: which command, and whether only its help was asked for. */

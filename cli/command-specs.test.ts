@@ -17,12 +17,15 @@ function refused(argv: string[]): string {
 
 describe('each subcommand takes its own options, and only those', () => {
   it.each([
-    [['--json'], '254 --json applies to the doctor subcommand.'],
+    [
+      ['--lock=all', '--json'],
+      '254 --json with --lock=all: the matrix writes matrix.json (one object per cell) beside matrix.html in the results folder.',
+    ],
     [['--lock=redis', '--data'], '254 --data applies to the cleanup subcommand.'],
     [['--port=8080'], '254 --port applies to the serve subcommand.'],
     [['doctor', '--ttl=500'], '254 --ttl applies to a test run and the nightly subcommand, not doctor.'],
     [['doctor', '--data'], '254 --data applies to the cleanup subcommand.'],
-    [['cleanup', '--json'], '254 --json applies to the doctor subcommand.'],
+    [['cleanup', '--json'], '254 --json applies to a test run and the doctor subcommand, not cleanup.'],
     [
       ['cleanup', '--backend=docker'],
       '254 --backend applies to a test run and the nightly/doctor/lock-check subcommands, not cleanup.',

@@ -18,6 +18,7 @@ import { matrixPlan } from '../matrix/matrix.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
 import { tallyLine } from '../matrix/matrix-tally.ts';
 import { remedyOracleMarkdown } from '../matrix/remedy-oracle-table.ts';
+import { choosingMarkdown } from '../matrix/choosing-page.ts';
 import { roomsMarkdown } from '../matrix/rooms.ts';
 
 /**
@@ -104,6 +105,7 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   'example-python-lock': { block: true, text: example('examples/python-redis-lock.py', 'python') },
   'example-python-manifest': { block: true, text: example('examples/python-redis-lock.json', 'json') },
   rooms: { block: true, text: () => roomsMarkdown(ROOT) },
+  choosing: { block: true, text: choosingMarkdown },
 };
 
 /** The pages and the parts each must carry (a marker taken out of a page is a failure too, not a silent skip). */
@@ -117,6 +119,7 @@ export const GENERATED_PAGES: Readonly<Record<string, readonly string[]>> = {
   'docs/your-lock.md': ['example-my-lock'],
   'docs/locks.md': ['lock-names'],
   'docs/architecture.md': ['rooms'],
+  'docs/choosing.md': ['choosing'],
 };
 
 /** `text` with every generated part it marks rewritten; an unknown or unclosed marker, or a missing one, throws. */

@@ -9,5 +9,16 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** The exit codes in one line, as every --help ends. 130: interrupted by a signal (common/shutdown.ts). */
-export const EXIT_CODE_LINE = `exit codes: ${EXIT.valid} valid, ${EXIT.invalid} invalid (anomalies found), ${EXIT.unknown} unknown, 130 interrupted, ${EXIT.badArguments} bad arguments, ${EXIT.crashed} the harness crashed`;
+/** What a run's codes mean (its --help and the CLI's end with them; each subcommand has its own: cli/commands/). */
+export const RUN_EXIT_CODES = `${EXIT.valid} valid, ${EXIT.invalid} invalid (anomalies found), ${EXIT.unknown} unknown, ${EXIT.badArguments} bad arguments`;
+
+/**
+ * The codes every command shares, after its own: a signal stops any of them (common/shutdown.ts) and an error
+ * nothing caught is a crash of any of them (cli.ts).
+ */
+const EVERY_COMMAND = `130 interrupted, ${EXIT.crashed} the harness crashed`;
+
+/** A subcommand's exit codes as its --help ends: its own meanings (`0 …, 254 …`), then the two every command has. */
+export function exitCodeLine(own: string): string {
+  return `exit codes: ${own}, ${EVERY_COMMAND}`;
+}

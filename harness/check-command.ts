@@ -10,6 +10,7 @@ import { mergeValid } from '../checkers/compose.ts';
 import { verdictExitCode, verdictWord } from '../checkers/verdict.ts';
 import { analyze } from './analyze.ts';
 import { recheckSummary } from './run-summary.ts';
+import { wantsColour } from './verdict-colour.ts';
 import { parseEdnHistory } from '../checkers/edn-history.ts';
 import { checkLinearizable, type LinearizableResult } from '../checkers/linearizable.ts';
 import { HISTORY_MODELS, historyModel } from '../checkers/models/registry.ts';
@@ -60,7 +61,7 @@ async function checkRunDir(args: CheckArgs): Promise<number> {
     console.error(`check: ${analysis.problem}`);
     return EXIT.badArguments;
   }
-  console.log(recheckSummary(dir, analysis.results, analysis.fencing));
+  console.log(recheckSummary(dir, analysis.results, analysis.fencing, { colour: wantsColour(process.stdout) }));
   return verdictExitCode(analysis.results.valid);
 }
 

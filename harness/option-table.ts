@@ -62,6 +62,27 @@ export function didYouMean(word: string, choices: readonly string[]): string {
   return best && best[1] <= 2 ? ` Did you mean ${best[0]}?` : '';
 }
 
+/** What a duration option's value is counted in, by its placeholder (`--ttl=<ms>`), and each suffix in that unit. */
+const UNITS: {
+  readonly [value: string]: { readonly word: string; readonly per: { readonly [suffix: string]: number } };
+} = {
+  ms: { word: 'milliseconds', per: { ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000 } },
+  s: { word: 'seconds', per: { s: 1, sec: 1, m: 60, min: 60, h: 3600 } },
+};
+
+/**
+ * A duration written with a unit (`--ttl=2s`): the refusal says what the option counts in and the value it meant
+ * (`--ttl takes milliseconds: --ttl=2000`), since "must be a whole number" left the unit — the answer — unsaid.
+ */
+function inUnit(spec: OptionSpec, raw: string): HarnessError | null {
+  const unit = spec.value !== undefined ? UNITS[spec.value] : undefined;
+  const m = /^(\d+(?:\.\d+)?)\s*([a-z]+)$/i.exec(raw.trim());
+  if (!unit || !m) return null;
+  const per = unit.per[m[2].toLowerCase()];
+  if (per === undefined) return bad(`--${spec.name} takes ${unit.word}, as a whole number: got "${raw}".`);
+  return bad(`--${spec.name} takes ${unit.word}: --${spec.name}=${Math.round(Number(m[1]) * per)}`);
+}
+
 function parseValue(spec: OptionSpec, raw: string): unknown {
   switch (spec.kind) {
     case 'bool':
@@ -69,6 +90,8 @@ function parseValue(spec: OptionSpec, raw: string): unknown {
       if (raw === 'false') return false;
       throw bad(`--${spec.name} takes no value or true/false, got "${raw}".`);
     case 'int': {
+      const unit = inUnit(spec, raw);
+      if (unit) throw unit;
       if (!/^-?\d+$/.test(raw))
         throw bad(
           `--${spec.name} must be a whole number${spec.min !== undefined ? ` ≥ ${spec.min}` : ''}, got "${raw}".`,

@@ -124,7 +124,7 @@ describe('the global help', () => {
     // Every option a run takes (a subcommand's own, like nightly's --known-bugs, is in its own --help).
     for (const o of commandOptions('run')) expect(text).toContain(`--${o.name}`);
     expect(text).toContain('(default: 2000)');
-    expect(text).toContain('(default: 1.5 × ttl)');
+    expect(text.replace(/\s+/g, ' ')).toContain('(default: 1.5 × ttl; 4 × ttl for the faults that wait)');
   });
 
   it('bounds --nemesis-interval below what a timer can hold (2^31 ms would fire every 1 ms)', () => {

@@ -156,10 +156,11 @@ export const RUN_ROWS = [
     name: 'pause',
     value: 'ms',
     kind: 'int',
-    defaultText: TIMING_RULES.pause,
+    // One default per entry: the two rules (a plain pause, a fault that waits for its story) in it, not two "(default …)".
+    defaultText: `${TIMING_RULES.pause}; ${TIMING_RULES.storyWait} for the faults that wait`,
     min: 1,
     max: 600_000,
-    help: `ms a pause fault keeps its target stopped; pause-holder, delay-write and kill-holder hold until another client took the lock and wrote (never less than the TTL), at most this long (default ${TIMING_RULES.storyWait})`,
+    help: 'ms a pause fault keeps its target stopped; pause-holder, delay-write and kill-holder hold until another client took the lock and wrote (never less than the TTL), at most this long',
   },
   {
     name: 'restart-delay',

@@ -7,6 +7,7 @@ import { checkResultsFolder } from '../store/results-store.ts';
 import { deepFreeze, HELP_OPTION, type ParseContext, type RandomSeed } from './command-spec.ts';
 import { bad, didYouMean, parseArgv, type OptionSpec } from './option-table.ts';
 import { cryptoSeed, RUN_ROWS, runConfigOf } from './options.ts';
+import { FAULT_CATALOGUE, type FaultName, type StoryStepId } from '../history/fault-catalogue.ts';
 
 /**
  * A test run's argv (no subcommand) → its Config: what the CLI's `run` (cli/commands/run.ts) parses with, and what
@@ -26,6 +27,8 @@ export interface Config extends RunConfig {
   readonly matrix: 'all' | 'faults' | 'remedies';
   /** --verbose: each fault's raw record in the live log. */
   readonly verbose: boolean;
+  /** --json: the summary as one JSON object on stdout (harness/run-json.ts), the human summary on stderr. */
+  readonly json: boolean;
   /** The user gave --think: a fault that needs a wider critical section does not widen it (harness/run.ts). */
   readonly thinkGiven: boolean;
   /** --dry-run: with --target, print what the run would execute and touch, and stop. */
@@ -44,6 +47,12 @@ export const RUN_OPTIONS = [
     kind: 'bool',
     default: false,
     help: "the live log prints each fault's raw start and end record (its JSON parameters) instead of one sentence",
+  },
+  {
+    name: 'json',
+    kind: 'bool',
+    default: false,
+    help: 'print the result as one JSON object on stdout (a run: its verdict, counts and files, docs/results.md; doctor: its report); the human summary goes to stderr',
   },
   HELP_OPTION,
 ] as const satisfies readonly OptionSpec[];
@@ -91,6 +100,11 @@ function refuseAcrossModes(lock: string, given: readonly string[]): void {
         "--target with --lock=all: the matrix measures the locks on fencepost's own servers, cell against cell.",
         'run one lock against your target: --lock=<lock> --target=<file> --nemesis=<fault,…>',
       );
+    if (matrix && name === 'json')
+      throw bad(
+        '--json with --lock=all: the matrix writes matrix.json (one object per cell) beside matrix.html in the results folder.',
+        'drop --json and read matrix.json, or run one lock with --json',
+      );
     if (!matrix && name === 'runs')
       throw bad(
         `--runs applies to --lock=all (runs per matrix cell); --lock=${lock} is one run.`,
@@ -102,6 +116,25 @@ function refuseAcrossModes(lock: string, given: readonly string[]): void {
         'drop --matrix, or use --lock=all',
       );
   }
+}
+
+/** The steps of a fault's story that another client must take: a run of one client can never complete them. */
+const ANOTHER_CLIENTS_STEPS: readonly StoryStepId[] = ['other-wrote', 'granted'];
+
+/**
+ * A fault whose story needs another client to take the lock, asked of one client: every shot would end without its
+ * story and the run UNKNOWN (exit 2) after its whole time limit, so it is refused before anything starts.
+ */
+function refuseLoneClient(nemesis: readonly FaultName[] | null, concurrency: number, scripted: boolean): void {
+  if (concurrency >= 2 || scripted || nemesis === null) return;
+  const needs = nemesis.filter((f) =>
+    (FAULT_CATALOGUE[f].story ?? []).some((step) => ANOTHER_CLIENTS_STEPS.includes(step.id)),
+  );
+  if (!needs.length) return;
+  throw bad(
+    `--nemesis=${needs.join(',')} with --concurrency=1: ${needs.join(' and ')} ${needs.length > 1 ? 'need' : 'needs'} another client to take the lock while the holder is struck, and one client has no other: the run could only end UNKNOWN.`,
+    'give --concurrency=2 or more (the default is 5), or a fault that needs no other client (pause-node, kill-holder, …)',
+  );
 }
 
 /** The test record's `config`: the run's options and nothing of the CLI's (no command, help, matrix or nightly fields). */
@@ -162,12 +195,19 @@ export function parseRun(argv: readonly string[], { elsewhere, subcommands, rand
   });
   validateLock(v.lock);
   refuseAcrossModes(v.lock, given);
+  refuseLoneClient(v.nemesis, v.concurrency, v.scenario !== undefined);
+  if (v.json && v['dry-run'])
+    throw bad(
+      '--json with --dry-run: a dry run prints a plan, not a result.',
+      'drop --json, or --dry-run to run the test',
+    );
   return {
     command: 'run',
     help: v.help,
     runs: v.runs,
     matrix: v.matrix,
     verbose: v.verbose,
+    json: v.json,
     thinkGiven: given.includes('think'),
     dryRun: v['dry-run'],
     ...runConfigOf(v, argv, randomSeed),

@@ -9,7 +9,13 @@ import { faultFacts } from '../history/fault-catalogue.ts';
 import { rerunLine, reproLine } from '../store/rerun-line.ts';
 import { runPath } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';
+import { paintVerdict } from './verdict-colour.ts';
 import type { Config } from './run-argv.ts';
+
+/** How a summary is written: its verdict word in colour only for a terminal (verdict-colour.ts decides). */
+export interface SummaryStyle {
+  readonly colour?: boolean;
+}
 
 /**
  * The console's closing summary of a run's results, in the two shapes docs/reading-results.md shows: after a run (`runSummary`:
@@ -17,8 +23,14 @@ import type { Config } from './run-argv.ts';
  * `check <run-dir>` re-checked a stored one (`recheckSummary`: the verdict with the dir, the counters, each
  * checker). The words come from checkers/verdict.ts.
  */
-export function runSummary(config: Readonly<Config>, runDir: string, r: RunResults, faults: readonly string[]): string {
-  const verdict = verdictWord(r.valid);
+export function runSummary(
+  config: Readonly<Config>,
+  runDir: string,
+  r: RunResults,
+  faults: readonly string[],
+  { colour = false }: SummaryStyle = {},
+): string {
+  const verdict = paintVerdict(verdictWord(r.valid), colour);
   const q = r.latency.acquire;
   const head = `--lock=${config.lock}${config.fencing ? ' --fencing' : ''}  seed ${config.seed}`;
   // An unknown verdict leads with why: "UNKNOWN  no progress: 0 writes committed; 14 acquires timed out".
@@ -93,9 +105,14 @@ function faultLines(f: string, c: FaultHitCount | undefined): string[] {
   return lines;
 }
 
-export function recheckSummary(dir: string, r: RunResults, fencing: boolean): string {
+export function recheckSummary(
+  dir: string,
+  r: RunResults,
+  fencing: boolean,
+  { colour = false }: SummaryStyle = {},
+): string {
   const lines = [
-    `${verdictWord(r.valid)}: ${dir}${fencing ? ' (fenced)' : ''}${r.valid === 'unknown' && r.unknownReasons.length > 0 ? `: ${r.unknownReasons[0]}` : ''}`,
+    `${paintVerdict(verdictWord(r.valid), colour)}: ${dir}${fencing ? ' (fenced)' : ''}${r.valid === 'unknown' && r.unknownReasons.length > 0 ? `: ${r.unknownReasons[0]}` : ''}`,
     ...(r.valid === 'unknown' ? r.unknownReasons.slice(1).map((w) => `  also: ${w}`) : []),
     `  lost updates: ${r.lostUpdates}${byFault(r)}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   stale writes rejected: ${r.staleWritesRejected}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,

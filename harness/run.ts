@@ -41,6 +41,7 @@ import { lockSessionName } from '../workloads/lock-session-name.ts';
 import { createRunDir, runPath, sealRunHistory, writeTest } from '../store/run-dir.ts';
 import { analyze } from './analyze.ts';
 import { runSummary } from './run-summary.ts';
+import { printRunOutput } from './run-output.ts';
 import type { Shutdown, TeardownStep } from '../common/shutdown.ts';
 import { debianPackageVersions, libraryVersions, serverVersions } from '../cluster/versions.ts';
 import { LiveStats } from './live-stats.ts';
@@ -611,9 +612,10 @@ async function conclude(
   if (!analysis.ok) throw new Error(`the run's own history cannot be checked: ${analysis.problem}`);
   const { results } = analysis;
   await writeReports(runDir, config.resultsDir, log);
-  // The verdict is the command's output: on stdout, so `npm run jepsen … > verdict.txt` in a CI job keeps it
-  // without the progress lines. A caller's own log (tests, the matrix) gets it like every other line.
-  (log === consoleLog ? (text: string) => console.log(text) : log)(runSummary(config, runDir, results, faults));
+  // The verdict is the command's output (stdout, or JSON there with --json: run-output.ts). A caller's own log
+  // (tests, the matrix) gets the summary like every other line.
+  if (log === consoleLog) printRunOutput(config, runDir, results, faults);
+  else log(runSummary(config, runDir, results, faults));
   return { exitCode: verdictExitCode(results.valid), runDir, results };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findingsMarkdown } from './findings-page.ts';
+import { findingsMarkdown, sourceText } from './findings-page.ts';
+import { replayArgv } from './write-findings.ts';
 import type { MatrixCell } from './matrix-cell.ts';
 import { FINDINGS_ROWS } from './findings-advice.ts';
 import { promiseSentence } from './findings-promise.ts';
@@ -89,7 +90,7 @@ describe('docs/findings.md, from the oracle and the runs', () => {
     expect(md).toMatch(/\| `redlock-v4` \|.*\| no fault: safe \| not measured yet \|/);
     const section = md.slice(md.indexOf('## `redlock-v4`'), md.indexOf('## `redlock-sesame`'));
     expect(section).toContain('| measured | broke its promise | the run that shows it |');
-    expect(section).toMatch(/\| ✓ safe \| not measured yet \| `\/r\/redlock-v4\/1` \|/);
+    expect(section).toMatch(/\| ✓ safe \| not measured yet \| run `redlock-v4\/1` \|/);
     expect(section).toContain(
       '**Its own broken promises:** not measured yet (the stored runs predate the promise checker).',
     );
@@ -153,5 +154,64 @@ describe('promiseSentence', () => {
         { title: 'no fault', cell: c({ promise: { broken: 0, outlived: 0, unknown: 0, known: true, runs: 1 } }) },
       ]),
     ).toBe('**Its own broken promises:** none, and no failures to blame.');
+  });
+});
+
+// The defects the ux audit of 2026-12-05 found on the page (§5.1).
+describe("docs/findings.md's lines, as a reader gets them", () => {
+  const redlockNpm = (md: string) => md.slice(md.indexOf('## `redlock-npm`'), md.indexOf('## `redlock-v4`'));
+
+  it('names a scratch folder by its name, not its machine path, and a repository folder by its path', () => {
+    const md = findingsMarkdown(new Map(), new Map(), ['/tmp/r41all/matrix/2026-12-05T00-36-49.619Z']);
+    expect(md).not.toContain('/tmp/');
+    expect(md).toContain('Runs behind this page: `2026-12-05T00-36-49.619Z` (a scratch folder, not kept).');
+    expect(sourceText('/repo/results/matrix/x', '/repo')).toBe('`results/matrix/x`');
+    expect(sourceText('results/matrix/x', '/repo')).toBe('`results/matrix/x`');
+  });
+
+  it('writes no empty reason: an expectation without one stands alone', () => {
+    const section = redlockNpm(findingsMarkdown(new Map(), new Map(), []));
+    // It read "| no fault | **safe**:  | ✓ safe; no stall |".
+    expect(section).not.toMatch(/\*\*: {2}|\*\*: \|/);
+    expect(section).toMatch(/^\| no fault \| \*\*safe\*\* \| /m);
+    expect(section).toMatch(/^\| Redis restart empty \| \*\*lost, may livelock\*\*: Liveness: the package's /m);
+  });
+
+  it('spells every expectation in words, never the enum', () => {
+    const md = findingsMarkdown(new Map(), new Map(), []);
+    expect(md).not.toMatch(/safe-may-starve|may-lose/);
+    expect(redlockNpm(md)).toMatch(/^\| long work > TTL, --watchdog \| \*\*safe, may starve\*\*/m);
+  });
+
+  it("a cell's run without a replay line is named by its lock and timestamp, not its absolute folder", () => {
+    const md = findingsMarkdown(
+      new Map([['redlock-v4|faults:no-fault', cell({ runDir: '/tmp/r41all/redlock-v4/2026-12-05T00-40-00.000Z' })]]),
+      new Map(),
+      [],
+    );
+    expect(md).toContain('run `redlock-v4/2026-12-05T00-40-00.000Z`');
+    expect(md).not.toContain('/tmp/');
+  });
+
+  // 22 replay lines read `--time-limit=10 --think=2500 --ttl=1000 --lock=redlock-npm --nemesis=none --time-limit=30`.
+  it('gives each option of a replay line once, where the run last set it, and drops --results', () => {
+    const argv = [
+      '--time-limit=10',
+      '--results=/tmp/r41all',
+      '--think=2500',
+      '--ttl=1000',
+      '--lock=redlock-npm',
+      '--nemesis=none',
+      '--time-limit=30',
+      '--watchdog',
+    ];
+    expect(replayArgv(argv)).toEqual([
+      '--think=2500',
+      '--ttl=1000',
+      '--lock=redlock-npm',
+      '--nemesis=none',
+      '--time-limit=30',
+      '--watchdog',
+    ]);
   });
 });

@@ -1,9 +1,11 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { availabilityText } from './cell-liveness.ts';
 import { cellPromise, promiseText } from './cell-promise.ts';
 import { promiseColumn, promiseSentence } from './findings-promise.ts';
 import { FINDINGS_ROWS, EARLIER_FINDINGS, type LibraryFindings } from './findings-advice.ts';
 import type { MatrixCell } from './matrix-cell.ts';
-import { livenessWords, ORACLE, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
+import { expectWords, livenessWords, ORACLE, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
 import { REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 
 /**
@@ -40,9 +42,35 @@ function columnsOf(lock: keyof typeof ORACLE): Column[] {
 const esc = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function expectedText(o: OracleCell): string {
-  if (o.decided !== 'measured') return o.expect;
-  return o.liveness ? `${o.expect}, ${livenessWords(o.liveness.expect)}` : o.expect;
+  const what = expectWords(o.expect);
+  if (o.decided !== 'measured') return what;
+  return o.liveness ? `${what}, ${livenessWords(o.liveness.expect)}` : what;
 }
+
+/**
+ * The expectation and its reasons, as the table's second column: "**lost**: why. Liveness: …", and the expectation
+ * alone where no reason was written for the cell before its run (it printed "**safe**: " with nothing after).
+ */
+function expectationCell(o: OracleCell): string {
+  const why = o.decided === 'measured' ? (o.why ?? '').trim() : '';
+  const liveWhy = o.decided === 'measured' && o.liveness ? `Liveness: ${o.liveness.reason}.` : '';
+  const reasons = [why && (liveWhy ? `${why.replace(/[.;:]$/, '')}.` : why), liveWhy].filter(Boolean).join(' ');
+  return `**${expectedText(o)}**${reasons ? `: ${esc(reasons)}` : ''}`;
+}
+
+/**
+ * Where the page's runs came from, as a reader can use it: a folder of the repository by its path from the root; one
+ * outside it (a scratch folder under /tmp on the machine that ran the matrix) by its own name only, since its path
+ * means nothing elsewhere — every cell names the command that replays its run.
+ */
+export function sourceText(dir: string, root: string = REPO_ROOT): string {
+  const abs = path.resolve(root, dir);
+  const rel = path.relative(root, abs);
+  const inside = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  return inside ? `\`${rel.split(path.sep).join('/')}\`` : `\`${path.basename(abs)}\` (a scratch folder, not kept)`;
+}
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 function measuredText(c: MatrixCell | undefined): string {
   if (!c) return 'not measured yet';
@@ -59,7 +87,8 @@ function measuredText(c: MatrixCell | undefined): string {
 function runText(c: MatrixCell | undefined, refs: ReadonlyMap<string, RunRef>): string {
   if (!c?.runDir) return '—';
   const replay = refs.get(c.runDir)?.replay;
-  return replay ? `\`${replay}\`` : `\`${c.runDir}\``;
+  // Without a replay line, the run's folder by its lock and timestamp: its absolute path is one machine's.
+  return replay ? `\`${replay}\`` : `run \`${c.runDir.split(/[\\/]/).filter(Boolean).slice(-2).join('/')}\``;
 }
 
 /** The lock's section: what it is, the measured cells against the oracle, what differed and why, what to do. */
@@ -83,11 +112,8 @@ function librarySection(
   ];
   for (const c of measured) {
     const cell = cells.get(`${f.lock}|${c.table}:${c.id}`);
-    const why = c.oracle.decided === 'measured' ? (c.oracle.why ?? '') : '';
-    const liveWhy =
-      c.oracle.decided === 'measured' && c.oracle.liveness ? ` Liveness: ${c.oracle.liveness.reason}.` : '';
     lines.push(
-      `| ${esc(c.title)} | **${expectedText(c.oracle)}**: ${esc(why)}${esc(liveWhy)} | ${esc(measuredText(cell))} | ${esc(promiseColumn(cell))} | ${esc(runText(cell, refs))} |`,
+      `| ${esc(c.title)} | ${expectationCell(c.oracle)} | ${esc(measuredText(cell))} | ${esc(promiseColumn(cell))} | ${esc(runText(cell, refs))} |`,
     );
   }
   const titled = measured.flatMap((c) => {
@@ -141,7 +167,7 @@ export function findingsMarkdown(
     '',
     '*Broke its promise* counts the overlaps the library caused itself: it granted the lock inside a lease it had already promised another holder (the promise checker, docs/checkers.md#the-locks-promise) — a bug in the library, as against a holder that outlived its lease, which only a fence stops. *Not measured yet* where the stored runs predate that checker.',
     '',
-    `Runs behind this page: ${sources.map((s) => `\`${s}\``).join(', ') || 'none given'}. Each cell names the command that replays its run (the seed included).`,
+    `Runs behind this page: ${sources.map((s) => sourceText(s)).join(', ') || 'none given'}. Each cell names the command that replays its run (the seed included).`,
     '',
     '| row | package | in one line | measured cells | broke its promise |',
     '|---|---|---|---|---|',

@@ -59,6 +59,11 @@ export interface LivenessExpectation {
  */
 export type LivenessExpect = 'may-livelock' | 'recovers' | 'stalls';
 
+/** How an expectation reads in a table or a line: "safe, may starve", "may lose", "refused" — never the enum. */
+export function expectWords(e: Expectation): string {
+  return e === 'refuse' ? 'refused' : e === 'safe-may-starve' ? 'safe, may starve' : e === 'may-lose' ? 'may lose' : e;
+}
+
 /** How a liveness expectation reads in a table or a line: "may livelock", "recovers", "stalls". */
 export function livenessWords(e: LivenessExpect): string {
   return e === 'may-livelock' ? 'may livelock' : e;

@@ -1,5 +1,5 @@
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
-import { livenessWords, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
+import { expectWords, livenessWords, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
 import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 
 /**
@@ -9,14 +9,7 @@ import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 
 /** One cell as the tables write it: **bold** when measured, (c) when decided by construction. */
 export function cellText(o: OracleCell): string {
-  const what =
-    o.expect === 'refuse'
-      ? 'refused'
-      : o.expect === 'safe-may-starve'
-        ? 'safe, may starve'
-        : o.expect === 'may-lose'
-          ? 'may lose'
-          : o.expect;
+  const what = expectWords(o.expect);
   if (o.decided !== 'measured') return `${what} (c)`;
   return o.liveness ? `**${what}, ${livenessWords(o.liveness.expect)}**` : `**${what}**`;
 }

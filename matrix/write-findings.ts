@@ -26,6 +26,19 @@ export function readCells(dirs: readonly string[]): Map<string, MatrixCell> {
   return cells;
 }
 
+/**
+ * A cell run's argv as its replay line gives it: without `--results` (the matrix's folder, not the reader's) and each
+ * option once, where it last appeared — the last occurrence is the one the run used (harness/option-table.ts), and a
+ * cell's argv is the matrix's settings followed by its own, so 22 replay lines read `--time-limit=10 … --time-limit=30`.
+ */
+export function replayArgv(argv: readonly string[]): string[] {
+  // `--name=value` only: a `--name value` pair or a repeated flag is left as it is.
+  const name = (a: string) => (a.startsWith('--') && a.includes('=') ? a.split('=')[0] : null);
+  return argv.filter(
+    (a, i) => !a.startsWith('--results') && (name(a) === null || !argv.slice(i + 1).some((b) => name(b) === name(a))),
+  );
+}
+
 function runRefs(cells: Iterable<MatrixCell>): Map<string, RunRef> {
   const refs = new Map<string, RunRef>();
   for (const c of cells) {
@@ -33,7 +46,7 @@ function runRefs(cells: Iterable<MatrixCell>): Map<string, RunRef> {
     try {
       const t = readTest(c.runDir);
       refs.set(c.runDir, {
-        replay: rerunLine({ argv: t.argv.filter((a) => !a.startsWith('--results')), lock: t.lock, seed: t.seed }),
+        replay: rerunLine({ argv: replayArgv(t.argv), lock: t.lock, seed: t.seed }),
       });
     } catch {
       refs.set(c.runDir, {});

@@ -19,6 +19,7 @@ export const check: CommandModule<PassThroughConfig<'check'>> = {
       ['check --model=mutex test/corpus/knossos', 'every history under a folder'],
     ],
     docs: 'docs/results.md',
+    exitCodes: '0 valid, 1 invalid (anomalies found), 2 unknown, 254 bad arguments or an unreadable history',
   },
   options: CHECK_OPTIONS,
   passThrough: true,

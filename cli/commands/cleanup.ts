@@ -49,6 +49,7 @@ export const cleanup: CommandModule<CleanupConfig> = {
       ['cleanup --data', 'and remove those runs’ node data'],
     ],
     docs: 'docs/shared-machines.md',
+    exitCodes: '0 nothing of a gone run is left running, 254 bad arguments or a target command that failed',
   },
   options: TABLE,
   parse,

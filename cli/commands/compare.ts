@@ -10,6 +10,7 @@ export const compare: CommandModule<PassThroughConfig<'compare'>> = {
     usage: ['compare <run-dir> <run-dir> […]'],
     examples: [['compare results/redlock/<run> results/redlock/<other run>', 'before and after a change']],
     docs: 'docs/results.md',
+    exitCodes: '0 compared (whatever changed), 254 fewer than two run folders, or one without results',
   },
   options: [],
   passThrough: true,

@@ -29,6 +29,7 @@ export const doctor: CommandModule<DoctorConfig> = {
       ['doctor --backend=docker --json', 'the same in containers, as JSON'],
     ],
     docs: 'docs/getting-started.md',
+    exitCodes: '0 every server booted and answered, 254 a server binary is missing (with how to install it)',
   },
   options: TABLE,
   parse,

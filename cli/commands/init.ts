@@ -22,6 +22,7 @@ export const init: CommandModule<InitConfig> = {
     usage: ['init'],
     examples: [['init', 'in your project, after `npm install -D fencepost`']],
     docs: 'docs/your-lock.md',
+    exitCodes: '0 the starter files were written, 254 one of them already exists (nothing written)',
   },
   options: TABLE,
   parse,

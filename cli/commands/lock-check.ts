@@ -24,6 +24,7 @@ export const lockCheck: CommandModule<LockCheckConfig> = {
       ['lock-check exec:./my-lock.py', 'a program alone: one Redis, no token'],
     ],
     docs: 'docs/protocol.md',
+    exitCodes: '0 the lock kept its contract, 1 a check failed, 254 bad arguments or a lock that does not load',
   },
   options: TABLE,
   parse,

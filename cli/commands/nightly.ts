@@ -160,6 +160,23 @@ export const nightly: CommandModule<NightlyConfig> = {
       ['nightly merge shard-1 shard-2 shard-3 --results=tonight', 'one night from its shards'],
     ],
     docs: 'docs/nightly.md',
+    verbs: {
+      merge: {
+        about:
+          'Joins the results folders of the shards of one night (same seed and settings, each shard once) into one nightly.json, junit.xml and summary.md in --results, compared with --baseline when given; no server starts.',
+        usage: ['nightly merge <dir>… --results=<dir> [--baseline=<dir>]'],
+        examples: [
+          ['nightly merge shard-1 shard-2 shard-3 --results=tonight', 'one night from its three shards'],
+          ['nightly merge shard-* --results=tonight --baseline=last-night', 'and compared with last night'],
+        ],
+        docs: 'docs/nightly.md',
+        exitCodes:
+          '0 every measured cell matched its expectation, 1 a cell contradicts its expectation, 2 none does but a cell stayed inconclusive, 254 a shard missing, twice or of another night',
+        options: ['results', 'baseline', 'help'],
+      },
+    },
+    exitCodes:
+      '0 every measured cell matched its expectation, 1 a cell contradicts its expectation, 2 none does but a cell stayed inconclusive, 254 bad arguments or expectations file',
   },
   options: TABLE,
   parse,

@@ -14,6 +14,8 @@ export const replay: CommandModule<PassThroughConfig<'replay'>> = {
       ['replay scenarios/paused-holder.json --lock=etcd --fencing', 'a shipped story against another lock'],
     ],
     docs: 'docs/reproductions.md',
+    exitCodes:
+      '0 no followed run failed, 1 a followed run failed (reproduced), 2 no run could follow its script, 254 a damaged bundle or bad arguments',
   },
   options: REPLAY_OPTIONS,
   passThrough: true,

@@ -16,6 +16,7 @@ export const repro: CommandModule<PassThroughConfig<'repro'>> = {
       ],
     ],
     docs: 'docs/reproductions.md',
+    exitCodes: '0 the bundle was written, 254 the folder is not a failing run',
   },
   options: REPRO_OPTIONS,
   passThrough: true,

@@ -1,3 +1,4 @@
+import { RUN_EXIT_CODES } from '../../common/exit-codes.ts';
 import type { Shutdown } from '../../common/shutdown.ts';
 import { parseRun, RUN_OPTIONS, type Config } from '../../harness/run-argv.ts';
 import { lockRef } from '../../workloads/lock-ref.ts';
@@ -22,6 +23,7 @@ export const run: CommandModule<Config> = {
       ['--lock=all --time-limit=10', 'the whole matrix'],
     ],
     docs: 'README.md, docs/cli.md (every option), docs/faults.md, docs/reading-results.md',
+    exitCodes: RUN_EXIT_CODES,
     // Every run option is in exactly one group (a test checks).
     groups: [
       [
@@ -39,6 +41,7 @@ export const run: CommandModule<Config> = {
           'seed',
           'backend',
           'results',
+          'json',
           'verbose',
         ],
       ],

@@ -32,6 +32,7 @@ export const serve: CommandModule<ServeConfig> = {
     usage: ['serve [--port=<n>] [--results=<dir>]'],
     examples: [['serve', 'then open the printed address']],
     docs: 'docs/results.md',
+    exitCodes: '254 bad arguments or a port that is taken (otherwise it serves until Ctrl-C: 130)',
   },
   options: TABLE,
   parse,

@@ -11,6 +11,8 @@ export const shrink: CommandModule<PassThroughConfig<'shrink'>> = {
     usage: ['shrink <run-dir> [--tries=5] [--keep=4] [--budget=600] [--seed=<n>]'],
     examples: [['shrink results/redlock/<run> --budget=300', 'at most five minutes of candidates']],
     docs: 'docs/reproductions.md',
+    exitCodes:
+      '0 a smallest configuration was found, 2 the failure did not recur often enough to shrink, 254 bad arguments',
   },
   options: SHRINK_OPTIONS,
   passThrough: true,

@@ -26,6 +26,7 @@ export const target: CommandModule<TargetConfig> = {
     usage: ['target check <target file>'],
     examples: [['target check ./fencepost.target.json', 'before the first --target run']],
     docs: 'docs/targets.md',
+    exitCodes: '0 the target is fenced to its key prefix, 254 a problem with the target file or its credentials',
   },
   options: TABLE,
   parse,
