@@ -87,7 +87,7 @@ export class TargetSession {
       });
       this.actions.guard = this.guard;
     }
-    shutdown.add('stop the injection guard', () => this.guard?.stop());
+    shutdown.add('stop the injection guard', async () => void (await this.guard?.stop()));
     this.removeKeys = shutdown.add(`remove the run's keys under ${this.plan.spec.keyPrefix}`, () =>
       this.removeAll().then(() => {}),
     );
@@ -149,7 +149,10 @@ export class TargetSession {
     this.removeKeys?.cancel();
     this.abort.stop();
     const out = await this.removeAll();
-    this.guard?.stop();
+    if (this.guard && !(await this.guard.stop()))
+      this.say(
+        `fencepost: the injection guard (pid ${this.guard.pid}) had not exited yet; it will once it reads that the run is over`,
+      );
     return out;
   }
 }

@@ -2,7 +2,8 @@ import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTime } from '../common/pid-registry.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlive, startTime } from '../common/pid-registry.ts';
 import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 import type { InjectAction } from './adapter.ts';
 import type { AdapterSpec } from './target-spec.ts';
@@ -14,6 +15,12 @@ import type { AdapterSpec } from './target-spec.ts';
 export const GUARD_GRACE_MS = 30_000;
 /** How often the guard looks at the harness and the injections. */
 export const GUARD_POLL_MS = 200;
+/**
+ * How long `stop` waits for the guard to exit: a poll, or its start-up (Node and tsx, seconds on a busy 2-core
+ * machine) when the run ends before the guard got going.
+ */
+const GUARD_EXIT_WAIT_MS = 15_000;
+const EXIT_POLL_MS = 20;
 
 /** One armed injection, as its file in the guard's folder says it. */
 export interface ArmedInjection {
@@ -92,10 +99,21 @@ export class InjectionGuard {
     }
   }
 
-  /** Tells the guard the run is over (nothing armed is left to it); it exits within a poll. */
-  stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    fs.writeFileSync(path.join(this.dir, 'done'), '');
+  /**
+   * Tells the guard the run is over (nothing armed is left to it) and waits until its process is gone: it exits at
+   * its next poll, but a run that returned while its guard still lived left a process behind (CI's target-docker test
+   * found one). True when it is gone; false after GUARD_EXIT_WAIT_MS (it still exits on its own: the file stays).
+   */
+  async stop(): Promise<boolean> {
+    if (!this.stopped) {
+      this.stopped = true;
+      fs.writeFileSync(path.join(this.dir, 'done'), '');
+    }
+    const deadline = Date.now() + GUARD_EXIT_WAIT_MS;
+    while (isAlive(this.pid)) {
+      if (Date.now() > deadline) return false;
+      await sleep(EXIT_POLL_MS);
+    }
+    return true;
   }
 }
