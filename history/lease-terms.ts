@@ -7,8 +7,10 @@
  *
  * - `ttl-from-request`: the server starts `--ttl` (Redis `SET … PX`, a fresh etcd lease) at or after the request;
  *   `driftFactor`: the lock's stated clock-drift budget (Redlock's driftFactor × TTL + 2 ms) comes off it.
- * - `reported-from-request`: every request refreshes a session whose timeout is the `validityMs` the acquire
- *   reported (ZooKeeper's negotiated session timeout): invoke + that.
+ * - `reported-from-request`: the acquire reports how long its lease certainly lives from its request (`validityMs`),
+ *   and a session refreshed by heartbeats outside the history keeps it alive after: ZooKeeper's negotiated session
+ *   timeout (every request refreshes the session), etcd's session lease as its client last saw it kept alive:
+ *   invoke + that; a holder is late only when something stopped its heartbeats.
  * - `unknown`: kept alive outside the history (a session lease renewed by its own heartbeats, a database session):
  *   nothing certain can be read from the history; `why` says so, and the checker classifies its overlaps unknown.
  */

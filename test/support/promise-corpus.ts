@@ -100,7 +100,7 @@ const TTL = 2000;
 const REDIS: PromiseTerms = { ttlMs: TTL, lease: { kind: 'ttl-from-request' } };
 const REDLOCK: PromiseTerms = { ttlMs: TTL, lease: { kind: 'ttl-from-request', driftFactor: 0.01 } };
 const ZOOKEEPER: PromiseTerms = { ttlMs: TTL, lease: { kind: 'reported-from-request' } };
-const ETCD: PromiseTerms = {
+const KEPT_ALIVE: PromiseTerms = {
   ttlMs: TTL,
   lease: { kind: 'unknown', why: 'its session lease is kept alive outside the history' },
 };
@@ -224,9 +224,9 @@ export const PROMISE_CORPUS: PromiseCase[] = [
     expected: [[0, 1, 'outlived']],
   },
   {
-    name: "Kleppmann's pause on etcd: its lease is not known",
-    terms: ETCD,
-    ops: kleppmann(ETCD, true, 2000),
+    name: "Kleppmann's pause on a lease declared unknown (kept alive outside the history)",
+    terms: KEPT_ALIVE,
+    ops: kleppmann(KEPT_ALIVE, true, 2000),
     expected: [[0, 1, 'unknown']],
   },
   {

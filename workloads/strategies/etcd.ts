@@ -49,6 +49,8 @@ class EtcdLockClient implements LockClient {
   private readonly owner: string;
   /** The lease every lock key of this client is attached to (see the top of the file). */
   private session: { lease: EtcdLease; leaseId: string } | null = null;
+  /** How long each lease of this client certainly lives (its grant and its answered keep-alives). */
+  private readonly lives = new WeakMap<EtcdLease, LeaseLife>();
 
   constructor(private readonly ctx: LockContext) {
     this.client = new Etcd3({
@@ -75,8 +77,10 @@ class EtcdLockClient implements LockClient {
   }
 
   private async grantLease(): Promise<{ lease: EtcdLease; leaseId: string }> {
+    const askedAt = performance.now();
     const lease = this.client.lease(this.ttlSeconds);
     this.leases.add(lease);
+    this.lives.set(lease, new LeaseLife(lease, askedAt, this.ttlSeconds * 1000));
     // A lease whose keep-alive fails for good emits `lost`; nothing to do here (renew checks `revoked()`), but
     // the listener documents that the event is expected and keeps it from being unobserved.
     lease.on('lost', () => {});
@@ -111,6 +115,8 @@ class EtcdLockClient implements LockClient {
   }
 
   async acquire(key: string): Promise<Lease> {
+    // After the recorded invoke: a validity counted from here is never longer from the invoke than the truth.
+    const startedAt = performance.now();
     const lockKey = lockKeyFor(key, this.ctx.keyPrefix);
     const deadline = performance.now() + this.ctx.acquireTimeoutMs;
     let attempts = 0;
@@ -134,13 +140,13 @@ class EtcdLockClient implements LockClient {
         continue;
       }
       // The txn is one revision: the key it created has create_revision == the header's revision.
-      if (res.succeeded) return this.held(key, lockKey, lease, leaseId, res.header.revision, attempts);
+      if (res.succeeded) return this.held(key, lockKey, lease, leaseId, res.header.revision, attempts, startedAt);
       const holder = res.responses[0]?.response_range?.kvs?.[0];
       // etcd3 retries a txn whose reply was lost; the retry then finds the key that the first try created
       // with our lease. That key is ours. (No earlier acquisition of ours can have left it: the client loop
       // releases every lock it took, and a release that fails drops the session lease, and the key with it.)
       if (holder && holder.lease === leaseId)
-        return this.held(key, lockKey, lease, leaseId, holder.create_revision, attempts);
+        return this.held(key, lockKey, lease, leaseId, holder.create_revision, attempts, startedAt);
       const remaining = deadline - performance.now();
       if (remaining <= 0) break;
       // Watch from the revision right after the one we read: a delete between our txn and the watch's
@@ -162,9 +168,14 @@ class EtcdLockClient implements LockClient {
     leaseId: string,
     revision: string,
     attempts: number,
+    startedAt: number,
   ): Lease {
     const handle: EtcdHandle = { lockKey, lease, leaseId, revision };
-    return { key, token: revision, validityMs: this.ttlSeconds * 1000, attempts, handle };
+    // What is certainly left of the shared session lease, counted from this acquire's start (the promise checker
+    // counts it from the invoke): not the TTL, since the lease was granted or last kept alive before.
+    const certainUntil = this.lives.get(lease)?.certainUntil ?? startedAt;
+    const validityMs = Math.max(0, Math.floor(certainUntil - startedAt));
+    return { key, token: revision, validityMs, attempts, handle };
   }
 
   /** Resolves on a delete of `lockKey` at or after `fromRevision`, or after `timeoutMs`, whichever is first. */
@@ -229,6 +240,28 @@ class EtcdLockClient implements LockClient {
   }
 }
 
+/**
+ * How long one etcd lease certainly lives, on this process's monotonic clock: the server starts its TTL at or after a
+ * grant or keep-alive request arrives, so it lives at least until the request was sent + the TTL the server answered.
+ * The keep-alive stream answers in order, so each answer belongs to the oldest request not yet answered; a request's
+ * time is taken when etcd3 announces it (`keepaliveFired`, before it writes it), which is never later than the truth.
+ */
+class LeaseLife {
+  certainUntil: number;
+  private readonly fired: number[] = [];
+
+  constructor(lease: EtcdLease, grantAskedAt: number, ttlMs: number) {
+    this.certainUntil = grantAskedAt + ttlMs;
+    lease.on('keepaliveFired', () => this.fired.push(performance.now()));
+    lease.on('keepaliveSucceeded', (res: { TTL: string }) => {
+      const sentAt = this.fired.shift();
+      if (sentAt !== undefined) this.certainUntil = Math.max(this.certainUntil, sentAt + Number(res.TTL) * 1000);
+    });
+    // A failed stream is torn down: its unanswered requests will never be answered.
+    lease.on('keepaliveFailed', () => this.fired.splice(0));
+  }
+}
+
 const etcd: LockStrategy = {
   name: 'etcd',
   needs: ['etcd'],
@@ -236,10 +269,9 @@ const etcd: LockStrategy = {
   token: 'monotonic',
   // The lease's keep-alive runs by itself: --watchdog has nothing to add.
   renews: false,
-  lease: {
-    kind: 'unknown',
-    why: 'its session lease is shared across acquisitions and kept alive outside the history: what was left of it at an acquire is not known',
-  },
+  // Its acquire reports what is certainly left of its shared session lease (LeaseLife); the lease's keep-alives are
+  // outside the history, like a ZooKeeper session's heartbeats.
+  lease: { kind: 'reported-from-request' },
   // The holder pause is the one that matters (fencing catches it); leader loss and client partitions must not
   // break it. No clock fault: the LD_PRELOAD shim cannot move a Go binary, so it would inject nothing (refused).
   defaultFaults: ['pause-holder', 'kill', 'pause-node', 'partition'],

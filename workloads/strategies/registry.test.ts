@@ -104,7 +104,7 @@ describe('the built-in strategies', () => {
     });
   });
 
-  it('declare what their lease certainly lasts, for the promise checker: unknown where keep-alives are not in the history', () => {
+  it('declare what their lease certainly lasts, for the promise checker: unknown where nothing certain is known', () => {
     const lease = Object.fromEntries(builtins.map((b) => [b.lock, b.resolved.lease?.kind ?? null]));
     expect(lease).toMatchObject({
       none: null,
@@ -114,7 +114,7 @@ describe('the built-in strategies', () => {
       'redlock-npm': 'ttl-from-request',
       'etcd3-lock': 'ttl-from-request',
       zookeeper: 'reported-from-request',
-      etcd: 'unknown',
+      etcd: 'reported-from-request',
       'advisory-lock': 'unknown',
       // The foreign rows say what they say in their replies (validityMs), nothing more.
       'redis-py': null,
