@@ -3,6 +3,7 @@ import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { EARLIER_FINDINGS, FINDINGS_ROWS, type LibraryFindings } from './findings-advice.ts';
 import { expectWords, livenessWords, ORACLE, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
 import { REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
+import { headingAnchor } from '../common/heading-anchor.ts';
 
 /**
  * docs/choosing.md's generated part: the locks by the question a user comes with ("I have Postgres", "my writes go
@@ -40,15 +41,8 @@ const PLACES: Readonly<Record<BuiltinLock, { store: Store; from: From }>> = {
   'advisory-lock': { store: 'Postgres', from: 'npm' },
 };
 
-/** GitHub's anchor for a heading (as test/doc-paths.test.ts resolves them): lower case, punctuation dropped. */
-export function slug(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/`/g, '')
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-');
-}
+/** GitHub's anchor for a heading (common/heading-anchor.ts). */
+export const slug = headingAnchor;
 
 const findingsOf = (lock: string): LibraryFindings | undefined => FINDINGS_ROWS.find((f) => f.lock === lock);
 

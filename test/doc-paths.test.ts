@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { headingAnchor } from '../common/heading-anchor.ts';
 
 /**
  * Every doc a comment, a message, a hint or a workflow cites must exist — anchor included — and so must every
@@ -19,15 +20,7 @@ const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclud
   .filter((f) => /\.(ts|js|mjs|cjs|py|go|java|ya?ml|json|sh|md)$|^\.ci\/run$|\/run$/.test(f));
 const text = new Map(files.map((f) => [f, fs.readFileSync(path.join(ROOT, f), 'utf8')]));
 
-/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
-export function slug(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/`/g, '')
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-');
-}
+const slug = headingAnchor;
 
 function anchors(file: string): Set<string> {
   const md = fs.readFileSync(path.join(ROOT, file), 'utf8').replace(/```[\s\S]*?```/g, '');
