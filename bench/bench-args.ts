@@ -1,4 +1,5 @@
 import { HarnessError } from '../common/errors.ts';
+import { helpWidth, twoColumns } from '../harness/help-layout.ts';
 import { bad, optionRows, parseArgv, type OptionSpec, type OptionValues } from '../harness/option-table.ts';
 
 /**
@@ -21,11 +22,8 @@ export function benchArgs<const T extends readonly OptionSpec[]>(
 
 /** Prints what is wrong and the benchmark's usage from its table; exit 254 (bad arguments). */
 export function refuse(bench: string, message: string, table: readonly OptionSpec[]): never {
-  const rows = optionRows(table);
-  const width = Math.max(...rows.map(([flag]) => flag.length));
-  console.error(
-    `${bench}: ${message}\nusage: npm run bench -- ${bench} [options]\n${rows.map(([flag, help]) => `  ${flag.padEnd(width)}  ${help}`).join('\n')}`,
-  );
+  const options = twoColumns(optionRows(table), helpWidth(process.stderr)).join('\n');
+  console.error(`${bench}: ${message}\nusage: npm run bench -- ${bench} [options]\n${options}`);
   process.exit(254);
 }
 
