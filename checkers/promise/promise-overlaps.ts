@@ -63,7 +63,7 @@ export function classifyOverlaps(
   writes: readonly BankWrite[],
   faults: readonly FaultWindow[],
   mutant: PromiseMutant = {},
-  lease: Pick<LeaseFacts, 'heartbeats'> = { heartbeats: false },
+  lease: LeaseFacts = { heartbeats: false },
 ): PromiseOverlap[] {
   const byAccount = new Map<number, PromiseHold[]>();
   for (const h of holds) {
