@@ -74,8 +74,8 @@ describe('a lock process that exits right after its reply', () => {
 
   it('fails the open request, naming the exit, when stdout ends without its reply', async () => {
     const { p, child, sent } = fakeLockProcess();
-    const reply = p.request({ op: 'connect' }, 5000);
-    await eventually('the connect request written', () => sent.length === 1, 2000);
+    const reply = p.request({ op: 'close' }, 5000);
+    await eventually('the close request written', () => sent.length === 1, 2000);
     child.emit('exit', 1, null);
     child.stdout.end();
     await expect(reply).rejects.toThrow(/^the lock process \(pid \d+\) exited with code 1$/);
@@ -83,8 +83,8 @@ describe('a lock process that exits right after its reply', () => {
 
   it('fails it within the pipe-drain bound when a leftover keeps stdout open', async () => {
     const { p, child, sent } = fakeLockProcess();
-    const reply = p.request({ op: 'connect' }, 30_000);
-    await eventually('the connect request written', () => sent.length === 1, 2000);
+    const reply = p.request({ op: 'close' }, 30_000);
+    await eventually('the close request written', () => sent.length === 1, 2000);
     child.emit('exit', null, 'SIGKILL');
     await expect(reply).rejects.toThrow(/exited with signal SIGKILL/);
   });
