@@ -26,7 +26,10 @@ async function runScope(
   scope.defer('close proxies', step('close proxies'));
   scope.atClose('seal the history', step('final reads, seal'), { takesOver: [journal] });
   scope.atClose("the servers' end", step('target finish'));
-  scope.defer('stop clients', step('kill clients'), { normally: step('stop clients gracefully'), takesOver: [launched] });
+  scope.defer('stop clients', step('kill clients'), {
+    normally: step('stop clients gracefully'),
+    takesOver: [launched],
+  });
   scope.defer('heal nemesis', step('heal'));
   await end(scope, shutdown);
   return shutdown;
