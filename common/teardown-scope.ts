@@ -21,7 +21,7 @@ interface Entry extends Deferred {
  * A run's teardown as one ordered stack, used as a transaction is: `await using scope = new TeardownScope(shutdown)`,
  * the body registers each thing's undoing as it starts it, and ends with `await scope.close()`, its commit.
  *
- * Two orders come out of it, both newest first, each exactly what the run did when it ran its nine steps by hand:
+ * Two orders come out of it, both newest first, which differ where a normal end has more to do than a signal:
  * - the abort order — a signal, an error in the body, an error in the close: every step is registered with the
  *   Shutdown as it is deferred, so the Shutdown runs them (and whatever else is in it: a target's keys, apt's lock),
  *   each one even when another failed;
@@ -29,8 +29,8 @@ interface Entry extends Deferred {
  *   its `undo`, or work a signal skips (`atClose`: the final read); an entry with nothing to do there (`ifAborted`:
  *   the mark of an unfinished run) keeps its step until the whole close is through, so a crash during it still runs.
  *
- * Node 20 has `Symbol.asyncDispose` (not `AsyncDisposableStack`), and tsx and vitest lower `await using`: the stack is
- * ours, since its entries are the Shutdown's steps, which a signal must find.
+ * Node defines `Symbol.asyncDispose` since 20.4 (engines: >= 20.6), so no polyfill; tsx and vitest lower `await using`.
+ * Node 20 has no `AsyncDisposableStack`, and it would not do anyway: a signal must find the steps in the Shutdown.
  */
 export class TeardownScope implements AsyncDisposable {
   private readonly entries: Entry[] = [];
