@@ -63,7 +63,14 @@ export class TeardownScope implements AsyncDisposable {
 
   private push(name: string, step: TeardownStep | null, close: Undo | null, takesOver: readonly Deferred[] = []) {
     if (this.state !== 'open') throw new Error(`teardown scope: "${name}" deferred after the close began`);
-    const entry: Entry = { name, step, close, takesOver: takesOver as Entry[], done: false };
+    // Only this scope's own entries, already deferred, can be taken over.
+    const entry: Entry = {
+      name,
+      step,
+      close,
+      takesOver: this.entries.filter((e) => takesOver.includes(e)),
+      done: false,
+    };
     this.entries.push(entry);
     return entry;
   }
