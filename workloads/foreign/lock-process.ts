@@ -176,6 +176,9 @@ export class LockProcess {
     child.once('exit', (code, signal) => {
       const how = signal ? `signal ${signal}` : `code ${code}`;
       const why = `the lock process (pid ${this.pid}) exited with ${how}`;
+      // Whether we closed or killed it is decided now: a kill after its exit (a write that met the closed pipe) is
+      // not why it exited.
+      const expected = this.expectedExit;
       // No new request goes to a dead process; the open one keeps waiting for its reply, below.
       this.exitedWhy = why;
       // Nothing of its tree outlives it: a helper it forked would hold its session (and our pipes) for good.
@@ -185,7 +188,7 @@ export class LockProcess {
       void stdoutDone.then(() => {
         this.fail(why, false);
         log?.close();
-        events.exited?.({ pid: this.pid, code, signal, expected: this.expectedExit });
+        events.exited?.({ pid: this.pid, code, signal, expected });
       });
     });
   }
