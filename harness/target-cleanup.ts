@@ -109,7 +109,8 @@ export async function cleanupTarget(
 /** What the clean-up is about to do, and what it leaves, before it deletes anything. */
 function say(spec: TargetSpec, plan: CleanupPlan, deleteUnrecorded: boolean, log: (line: string) => void): void {
   const t = `target ${spec.name}`;
-  const dead = plan.runs.filter((r) => !r.live);
+  // A run folder's record whose run left nothing in the prefix (it was refused, or its end removed everything) is not news.
+  const dead = plan.runs.filter((r) => !r.live && r.keys);
   const recorded = countKeys(plan.remove) - (deleteUnrecorded ? countKeys(plan.unrecorded) : 0);
   if (dead.length)
     log(

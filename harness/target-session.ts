@@ -85,20 +85,8 @@ export class TargetSession {
     const actions = nodeActions(plan, adapters, null, config);
     const servers = runServers(plan, strategy, actions, owned.namespace);
     const readiness = await checkTargetReady(plan, servers, adapters, out);
-    // Recorded before any client starts: a key of this run can never exist without its record.
-    const recorded = await recordOwned(owned, servers.redis, servers.etcd);
-    if (!recorded.on.length)
-      throw new HarnessError(
-        'bad-arguments',
-        `target ${plan.spec.name}: could not record the run's keys in ${plan.spec.keyPrefix}: ${Object.entries(
-          recorded.failed,
-        )
-          .map(([s, why]) => `${s}: ${why}`)
-          .join('; ')}`,
-        { hint: 'a run creates no key it has not recorded; check that the user may write under the prefix' },
-      );
     out(
-      `fencepost: target ${plan.spec.name}: ${[...servers.redis, ...servers.etcd].length} servers answer, the run's keys under ${owned.namespace} (recorded in ${manifestKey(plan.spec.keyPrefix, owned.id)}), credentials ${readiness.fence.every((f) => f.fence === 'fenced') ? 'fenced to the prefix' : 'NOT fenced to the prefix'}`,
+      `fencepost: target ${plan.spec.name}: ${[...servers.redis, ...servers.etcd].length} servers answer, the run's keys under ${owned.namespace} (recorded in ${manifestKey(plan.spec.keyPrefix, owned.id)} before the clients start), credentials ${readiness.fence.every((f) => f.fence === 'fenced') ? 'fenced to the prefix' : 'NOT fenced to the prefix'}`,
     );
     return new TargetSession(plan, servers, readiness, adapters, log, actions, runId, owned, config.lock, out);
   }
@@ -125,9 +113,38 @@ export class TargetSession {
     );
   }
 
-  /** The run's cluster: the target's servers and fencepost's own local Postgres. */
+  /**
+   * The run's cluster: the target's servers and fencepost's own local Postgres. Its start records the run's keys in
+   * the prefix once the servers answer: after the run's folder and its removal step exist (so a run refused earlier,
+   * or stopped while it provisions, leaves no record) and before any client starts (so no key is ever unrecorded).
+   */
   cluster(local: Cluster): AnyCluster {
-    return targetCluster(this.servers, local);
+    const cluster = targetCluster(this.servers, local);
+    const start = cluster.start.bind(cluster);
+    return {
+      ...cluster,
+      start: async () => {
+        await start();
+        await this.recordKeys();
+      },
+    };
+  }
+
+  /** The run's record in the prefix, on every server of the run that takes it (254 when none does). */
+  private async recordKeys(): Promise<void> {
+    const { spec } = this.plan;
+    const recorded = await recordOwned(this.owned, this.servers.redis, this.servers.etcd);
+    const failed = Object.entries(recorded.failed).map(([s, why]) => `${s}: ${why}`);
+    if (!recorded.on.length)
+      throw new HarnessError(
+        'bad-arguments',
+        `target ${spec.name}: could not record the run's keys in ${spec.keyPrefix}: ${failed.join('; ')}`,
+        { hint: 'a run creates no key it has not recorded first; check that the user may write under the prefix' },
+      );
+    if (failed.length)
+      this.say(
+        `fencepost: the run's record is on ${recorded.on.join(', ')} and in its folder, not on ${failed.join('; ')}`,
+      );
   }
 
   /** What the clients get besides the servers' endpoints: the run's namespace for their keys, TLS towards etcd. */

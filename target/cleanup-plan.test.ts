@@ -51,8 +51,8 @@ describe('what cleanup --target deletes, and what it lists and leaves (audit R1)
     // A namespace no record names (its record lost, or someone else's look-alike) is not ours to delete.
     expect(plan.unrecorded).toEqual({ r0: ['fp-ci/billing:invoice-7', 'fp-ci/run-cccc-000003/lock:account-0'] });
     expect(plan.runs).toEqual([
-      { id: 'run-aaaa-000001', live: false, from: 'r0' },
-      { id: 'run-bbbb-000002', live: true, from: 'r0' },
+      { id: 'run-aaaa-000001', live: false, from: 'r0', keys: 5 },
+      { id: 'run-bbbb-000002', live: true, from: 'r0', keys: 2 },
     ]);
   });
 

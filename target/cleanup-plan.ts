@@ -11,8 +11,8 @@ export interface CleanupPlan {
   readonly live: KeysOn;
   /** Keys under the prefix that no record names: listed and left, deleted only with `--delete-unrecorded`. */
   readonly unrecorded: KeysOn;
-  /** The records' runs, dead or live. */
-  readonly runs: readonly { id: string; live: boolean; from: string }[];
+  /** The records' runs, dead or live, with how many keys of theirs (their record included) are there now. */
+  readonly runs: readonly { id: string; live: boolean; from: string; keys: number }[];
 }
 
 /**
@@ -40,10 +40,12 @@ export function planCleanup(
   const live: Record<string, string[]> = {};
   const unrecorded: Record<string, string[]> = {};
   const add = (to: Record<string, string[]>, server: string, key: string) => (to[server] ??= []).push(key);
+  const counts = new Map<string, number>();
   for (const [server, keys] of Object.entries(found)) {
     const sorted = [...keys].sort();
     for (const key of sorted) {
       const run = owner(key);
+      if (run) counts.set(run.record.id, (counts.get(run.record.id) ?? 0) + 1);
       if (run?.live) add(live, server, key);
       else if (run) add(remove, server, key);
       else add(unrecorded, server, key);
@@ -57,7 +59,12 @@ export function planCleanup(
         ...remove[server].filter((k) => records.has(k)),
       ];
   }
-  const runs = [...byId.values()].map((r) => ({ id: r.record.id, live: r.live, from: r.record.from }));
+  const runs = [...byId.values()].map((r) => ({
+    id: r.record.id,
+    live: r.live,
+    from: r.record.from,
+    keys: counts.get(r.record.id) ?? 0,
+  }));
   return { remove, live, unrecorded, runs };
 }
 
