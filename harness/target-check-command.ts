@@ -35,9 +35,9 @@ export async function targetCommand(
 
 /**
  * A dry run against a target that connects: every server answers (its version), the credentials are fenced to the
- * prefix (a read, a write and a delete outside it are refused — or it says so loudly), nothing is under the prefix, each adapter's
- * preflight passes, the health probe passes once; then which faults can run and through what, and every command
- * and key a run would touch. Exit 0 when a run may start, 254 with the problems otherwise. It leaves nothing behind
+ * prefix (a read, a write and a delete outside it are refused — or it says so loudly), nothing is under the prefix,
+ * each adapter's preflight passes, the health probe passes once; then which faults can run and through what, and
+ * every command and key a run would touch. Exit 0 when a run may start, 254 with the problems otherwise. It leaves nothing behind
  * (a probe write that an open fence let through is deleted again, and expires by itself).
  */
 export async function targetCheck(file: string, out: (line: string) => void): Promise<number> {

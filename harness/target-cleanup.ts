@@ -92,6 +92,15 @@ export async function cleanupTarget(
   const plan = await surveyPrefix(spec.keyPrefix, servers.redis, servers.etcd, {
     deleteUnrecorded: opts.deleteUnrecorded,
     more: records,
+  }).catch((err: Error) => {
+    // Nothing is deleted on a partial view: a server that did not answer may hold the record that makes a key ours.
+    throw new HarnessError(
+      'bad-arguments',
+      `target ${spec.name}: could not read the keys under ${spec.keyPrefix}: ${err.message}`,
+      {
+        hint: `check that the servers answer: fencepost target check ${spec.file}`,
+      },
+    );
   });
   say(spec, plan, opts.deleteUnrecorded ?? false, log);
   if (!countKeys(plan.remove)) return EXIT.valid;
@@ -109,7 +118,7 @@ export async function cleanupTarget(
 /** What the clean-up is about to do, and what it leaves, before it deletes anything. */
 function say(spec: TargetSpec, plan: CleanupPlan, deleteUnrecorded: boolean, log: (line: string) => void): void {
   const t = `target ${spec.name}`;
-  // A run folder's record whose run left nothing in the prefix (it was refused, or its end removed everything) is not news.
+  // A run folder's record whose run left nothing in the prefix (refused, or its end removed it all) is not news.
   const dead = plan.runs.filter((r) => !r.live && r.keys);
   const recorded = countKeys(plan.remove) - (deleteUnrecorded ? countKeys(plan.unrecorded) : 0);
   if (dead.length)

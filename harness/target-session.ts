@@ -93,7 +93,8 @@ export class TargetSession {
 
   /**
    * Once the run has its folder: the command log and the record of the run's keys go there, the injection guard
-   * starts, and the removal of the run's keys is registered — before the clients' stop, so it runs after them on any way out.
+   * starts, and the removal of the run's keys is registered — before the clients' stop, so it runs after them on any
+   * way out.
    */
   attach(runDir: string, shutdown: Shutdown): void {
     this.log.attach(path.join(runDir, COMMAND_LOG_FILE));

@@ -50,6 +50,9 @@ describe('what cleanup --target deletes, and what it lists and leaves (audit R1)
     });
     // A namespace no record names (its record lost, or someone else's look-alike) is not ours to delete.
     expect(plan.unrecorded).toEqual({ r0: ['fp-ci/billing:invoice-7', 'fp-ci/run-cccc-000003/lock:account-0'] });
+    expect(cleanupWouldDo(plan, 't.json', 'fencepost')).toBe(
+      "`fencepost cleanup --target=t.json` deletes the 5 key(s) that runs of ours recorded and whose harness is gone; 2 belong to a run that may still be going: wait for it; 2 no run of ours recorded (2 on r0 (fp-ci/billing:invoice-7, fp-ci/run-cccc-000003/lock:account-0)): they are not fencepost's unless you know otherwise — check them; cleanup lists them and leaves them (it deletes them only with --delete-unrecorded)",
+    );
     expect(plan.runs).toEqual([
       { id: 'run-aaaa-000001', live: false, from: 'r0', keys: 5 },
       { id: 'run-bbbb-000002', live: true, from: 'r0', keys: 2 },

@@ -26,7 +26,10 @@ export interface OwnedKeys {
   readonly pid: number;
   readonly pidStart: number;
   readonly startedAt: number;
-  /** The run is over by then whatever happens (its abort.maxMinutes, and a margin): a record from another machine is dead after it. */
+  /**
+   * The run is over by then whatever happens (its abort.maxMinutes, and a margin): a record from another machine is
+   * dead after it.
+   */
   readonly until: number;
 }
 
@@ -34,7 +37,7 @@ export interface OwnedKeys {
 export const OWNED_KEYS_FILE = 'target-keys.json';
 /** What every record's key in the prefix begins with, after the prefix. */
 export const MANIFEST_MARK = 'fencepost-owned:';
-/** A run may outlive its abort.maxMinutes by its teardown; a record from another machine counts as live this much longer. */
+/** A run may outlive its abort.maxMinutes by its teardown: a record from another machine lives this much longer. */
 export const UNTIL_MARGIN_MS = 10 * 60_000;
 
 const ID = /^run-[0-9a-z]{1,12}-[0-9a-f]{6}$/;
