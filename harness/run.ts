@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FinalRead } from '../history/bank.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import { ServerNet, serverNetMissing } from '../nemesis/server-partition/server-net.ts';

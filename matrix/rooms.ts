@@ -14,14 +14,18 @@ export const ROOMS: Readonly<Record<string, string>> = {
     'Small utilities any floor may use: errors and exit codes, free ports, the pid registry and run owner, ' +
     "shutdown, seeded randomness, JSON lines, and the import-graph reader behind this table's floors.",
   'history/':
-    'The op vocabulary (ops, process numbering), the journal, its reader and the time-order seal — and the fault ' +
-    "model: the fault catalogue (`fault-catalogue.ts`), each fault's evidence type (`fault-evidence.ts`) and its " +
-    'reader (`fault-evidence-decoder.ts`).',
+    'The op vocabulary (ops, process numbering, a stale write), the journal, its reader, the time-order seal and the ' +
+    "faults' windows as the history records them; it knows no fault by name.",
+  'faults/':
+    'Each fault as one folder (`<name>/`): its facts and evidence, declared once (`facts.ts`), its judge ' +
+    '(`judge.ts`) and its injection (`inject.ts`, which stands on its own floor: `faults/*/inject.ts`); ' +
+    'the one table of them (`catalogue.ts`), the evidence reader (`evidence.ts`) and the story steps the judges ' +
+    'share (`judging/`).',
   'cluster/':
     "The servers and their backends (local processes, Docker containers), provisioning, per-run credentials; `docker/` also holds the node image's recipe.",
   'checkers/':
     'Pure functions of a history: lost updates, overlapping holds, token order, linearizability (`linearizable/`), ' +
-    'liveness, the models — and the fault judges (`fault-hits/`), which say whether each shot of a fault hit.',
+    'liveness, the models, and whether each shot of a fault hit (`fault-hits.ts`, asking each fault its judge).',
   'workloads/':
     'The client process and its step loop (free, or driven by a scenario), the TypeScript lock strategies and their ' +
     'registry (`strategies/`), locks in other languages run as processes (`foreign/`), the npm install cache.',

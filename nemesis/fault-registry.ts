@@ -1,6 +1,6 @@
 import type { FaultExecutor } from './fault.ts';
-import { FAULT_CATALOGUE, type FaultName } from '../history/fault-catalogue.ts';
-import { FAULT_NAMES } from '../history/fault-names.ts';
+import { FAULT_CATALOGUE, type FaultName } from '../faults/catalogue.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import type { FaultTiming } from './fault-needs.ts';
 
 const isExecutor = (v: unknown): v is FaultExecutor =>
@@ -21,12 +21,12 @@ export function executorIn(name: string, mod: Readonly<Record<string, unknown>>)
   const found = Object.values(mod).find((v) => isExecutor(v) && v.name === name);
   if (!isExecutor(found))
     throw new Error(
-      `nemesis/faults/${name}.ts exports no fault executor named '${name}': every fault of history/fault-catalogue.ts needs one (export const x: FaultExecutor = { name: '${name}', … })`,
+      `nemesis/faults/${name}.ts exports no fault executor named '${name}': every fault of faults/catalogue.ts needs one (export const x: FaultExecutor = { name: '${name}', … })`,
     );
   return found;
 }
 
-/** One executor per fault of the catalogue (history/fault-catalogue.ts), loaded once. */
+/** One executor per fault of the catalogue (faults/catalogue.ts), loaded once. */
 export const EXECUTORS: Readonly<Record<FaultName, FaultExecutor>> = Object.fromEntries(
   await Promise.all(FAULT_NAMES.map(async (name) => [name, await load(name)] as const)),
 ) as Record<FaultName, FaultExecutor>;

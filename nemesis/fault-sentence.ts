@@ -1,4 +1,4 @@
-import { faultFacts } from '../history/fault-catalogue.ts';
+import { faultFacts } from '../faults/catalogue.ts';
 import { isRecord } from '../common/is-record.ts';
 
 /**

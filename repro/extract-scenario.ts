@@ -1,5 +1,5 @@
 import type { Op } from '../history/op.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import type { FailureSignature } from '../checkers/failure-signature.ts';
 import {
@@ -10,7 +10,7 @@ import {
   type Anomaly,
   type ShotIndex,
 } from '../checkers/failure-signature.ts';
-import { aimOf } from '../history/fault-evidence-decoder.ts';
+import { aimOf } from '../faults/evidence.ts';
 import type { RunConfig } from '../store/run-config.ts';
 import { SCENARIO_FORMAT, SCENARIO_VERSION } from '../scenario/scenario-file.ts';
 

@@ -1,6 +1,6 @@
 import type { Op } from '../history/op.ts';
-import { leaseRanOut } from '../checkers/story-steps.ts';
-import { aimOf, processOf } from '../history/fault-evidence-decoder.ts';
+import { leaseRanOut } from '../faults/judging/story-steps.ts';
+import { aimOf, processOf } from '../faults/evidence.ts';
 import { ofSlot } from './step-gate.ts';
 
 /**

@@ -1,5 +1,5 @@
-import { FAULT_CATALOGUE, type FaultName } from '../history/fault-catalogue.ts';
-import { FAULT_NAMES } from '../history/fault-names.ts';
+import { FAULT_CATALOGUE, type FaultName } from '../faults/catalogue.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { DRIVEN_STEPS, type DrivenStepName } from '../workloads/driven-client.ts';
 import { didYouMean as nearest } from '../harness/option-table.ts';
 

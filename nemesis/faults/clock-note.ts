@@ -1,5 +1,5 @@
 import type { NodeKind } from '../../cluster/node.ts';
-import { shimCannotMove } from '../../history/fault-catalogue.ts';
+import { shimCannotMove } from '../../faults/catalogue.ts';
 
 /**
  * What a wall-clock offset can't do to some servers, said in the history rather than left for a reader to

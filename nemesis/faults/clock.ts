@@ -1,13 +1,13 @@
 import type { ClusterNode } from '../../cluster/node.ts';
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
-import type { FaultAim } from '../../history/fault-aim.ts';
+import type { FaultAim } from '../../faults/fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster, leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
 import { clockNote } from './clock-note.ts';
-import { shimCannotMove } from '../../history/fault-catalogue.ts';
+import { shimCannotMove } from '../../faults/catalogue.ts';
 import { nextKeyHolders } from './key-holders.ts';
 import { NO_TARGET_CLOCK, pastTheSection } from '../fault-needs.ts';
-import { isOtherGrant } from '../../checkers/story-steps.ts';
+import { isOtherGrant } from '../../faults/judging/story-steps.ts';
 import { watchFor } from '../story-watch.ts';
 
 /** How long the bump waits for a client to enter its critical section before giving up this turn. */
@@ -16,7 +16,7 @@ const AIM_TIMEOUT_MS = 10_000;
 /**
  * Jump the wall clock of the servers holding the lock forward by `--clock-offset` s (through the LD_PRELOAD
  * shim), hold it until another client was granted the holder's account or the holder's write completed (the story
- * can go no further: checkers/fault-hits/server-story.ts) — at most `--pause` ms — then reset it. Aimed like restart-empty: for Redis it waits until a client is
+ * can go no further: faults/judging/server-story.ts) — at most `--pause` ms — then reset it. Aimed like restart-empty: for Redis it waits until a client is
  * inside its critical section and moves the clocks of exactly as many Redis nodes holding its key as it takes for
  * another client to win the lock (every Redis node of the run is asked, so a plugin's single node is found like
  * redis[0] for --lock=redis): Redis computes expiry from the wall clock, so the key expires at once and the next

@@ -1,10 +1,10 @@
 import type { Op } from '../../history/op.ts';
-import type { DelayWriteEnd } from '../../history/fault-evidence.ts';
+import type { DelayWriteEnd } from '../../faults/evidence-types.ts';
 import { clientRoutes } from '../client-routes.ts';
 import type { FaultContext, FaultExecutor } from '../fault.ts';
 import type { TcpProxy } from '../proxy/tcp-proxy.ts';
 import { pastTheHold, pastTheLease } from '../fault-needs.ts';
-import { OtherClientWrite } from '../../checkers/story-steps.ts';
+import { OtherClientWrite } from '../../faults/judging/story-steps.ts';
 import { waitUntilAged, watchFor } from '../story-watch.ts';
 
 /** How long delay-write waits for some client to enter its critical section before giving up this turn. */
@@ -35,7 +35,7 @@ interface HeldWrite {
  * been in the hold for at least a TTL — at most `--pause` ms (default 4 × TTL). The `end` record says whether the
  * client's write was invoked while held, its bytes sat in the Postgres route and it had not completed (`hit`), with
  * the process, account, the write's time stamp and how long it was held; the story's judge reads the rest from the
- * history (checkers/fault-hits/delay-write.ts).
+ * history (faults/judging/delay-write.ts).
  */
 export const delayWrite: FaultExecutor<'delay-write'> = {
   name: 'delay-write',

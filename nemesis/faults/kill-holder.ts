@@ -1,7 +1,7 @@
 import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { pastTheHold, pastTheLease } from '../fault-needs.ts';
-import { isOtherGrant } from '../../checkers/story-steps.ts';
+import { isOtherGrant } from '../../faults/judging/story-steps.ts';
 import { watchFor } from '../story-watch.ts';
 
 /** How long kill-holder waits for some client to enter its critical section before giving up this turn. */
@@ -15,7 +15,7 @@ const AIM_TIMEOUT_MS = 10_000;
  * What it measures is liveness, not safety: how long the dead holder's lock kept the others out (the liveness
  * checker's lockout), and a lock that never expires leaves every other client waiting to the end of the run (a
  * stall: the finding). The fault's window lasts until another client took the lock (at most `--pause`, default
- * 4 × TTL): the story's last step (checkers/fault-hits/aimed.ts).
+ * 4 × TTL): the story's last step (faults/judging/aimed.ts).
  *
  * The SIGKILL is sent synchronously from the journal listener that sees the read, as pause-holder's SIGSTOP, so
  * it always lands inside the critical section.

@@ -8,7 +8,7 @@ import {
   movesClocks,
   type FaultFacts,
   type StoryStepFacts,
-} from './fault-catalogue.ts';
+} from './catalogue.ts';
 import { FAULT_NAMES, faultRank } from './fault-names.ts';
 
 const FAMILIES = ['pause', 'crash', 'clock', 'network'];

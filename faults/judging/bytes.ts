@@ -1,5 +1,5 @@
-import { WHY_ABSENT } from '../../history/fault-evidence-decoder.ts';
-import { hitOrMiss, type Judge } from '../fault-shot.ts';
+import { WHY_ABSENT } from '../evidence.ts';
+import { hitOrMiss, type Judge } from './fault-shot.ts';
 
 /**
  * Bytes a proxy fault (partition, latency) held or delayed, from its end record (`heldBytes`: per proxy): it acted

@@ -1,6 +1,6 @@
 import { CLIENT_EXITED } from '../../history/client-exit.ts';
-import type { AimedShot } from '../aimed-shot.ts';
-import { lockProcessRanOn, lockStoppedWith, type Judge } from '../fault-shot.ts';
+import type { AimedShot } from './aimed-shot.ts';
+import { lockProcessRanOn, lockStoppedWith, type Judge } from './fault-shot.ts';
 import {
   at,
   done,
@@ -11,12 +11,12 @@ import {
   otherGrant,
   type OtherSection,
   secs,
-} from '../story-steps.ts';
+} from './story-steps.ts';
 import { otherWrote, struck, tell } from './story.ts';
 
 /**
  * The judges of the faults aimed at the lock's holder itself: a shot is a hit only when the story its catalogue row
- * tells (history/fault-catalogue.ts, `story`) completed, step by step (story.ts). How the shot *started* (inside a
+ * tells (faults/catalogue.ts, `story`) completed, step by step (story.ts). How the shot *started* (inside a
  * critical section, longer than the TTL) is only the first step: a pause the run's end cut short, or one nobody used
  * to take the lock, tested nothing.
  */

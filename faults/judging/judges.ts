@@ -1,5 +1,5 @@
-import type { FaultName } from '../../history/fault-names.ts';
-import type { Judge } from '../fault-shot.ts';
+import type { FaultName } from '../fault-names.ts';
+import type { Judge } from './fault-shot.ts';
 import { killHolder, pauseHolder } from './aimed.ts';
 import { judgeBytes } from './bytes.ts';
 import { clockStrobe } from './clock.ts';

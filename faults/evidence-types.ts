@@ -5,7 +5,7 @@ import type { FaultName } from './fault-names.ts';
  * What each fault records as its evidence: the `params` of its `start` record (what the executor's `start` puts in
  * the injection, nemesis/fault.ts) and of its `end` record (what its `heal` returns). The executors are typed by
  * these (a key renamed in an executor does not compile), and the judges read them back through the one decoder,
- * history/fault-evidence-decoder.ts, which knows what older runs lacked. The JSON keys are the history's format:
+ * faults/evidence.ts, which knows what older runs lacked. The JSON keys are the history's format:
  * renaming one here breaks every stored run.
  */
 
@@ -206,6 +206,6 @@ type Merged<U> = {
 /**
  * The params of a nemesis record of any fault (history/bank.ts `NemesisValue`): a record's `f` is not tied to its
  * value by the type, so this is every fault's keys at once, each with its own type. Read one fault's through
- * `evidenceOf` (history/fault-evidence-decoder.ts).
+ * `evidenceOf` (faults/evidence.ts).
  */
 export type FaultParams = Merged<StartParams | RecordedEnd>;

@@ -1,7 +1,7 @@
-import type { Decoded } from '../../history/fault-evidence-decoder.ts';
-import type { PauseNodeStart } from '../../history/fault-evidence.ts';
+import type { Decoded } from '../evidence.ts';
+import type { PauseNodeStart } from '../evidence-types.ts';
 import type { Op } from '../../history/op.ts';
-import { hitOrMiss, lockProcessRanOn, lockStoppedWith, type FaultShot, type Judge } from '../fault-shot.ts';
+import { hitOrMiss, lockProcessRanOn, lockStoppedWith, type FaultShot, type Judge } from './fault-shot.ts';
 
 /**
  * The judges of the faults that stop, kill or churn a process (a server, the leader, a client) and let it go again:

@@ -1,5 +1,5 @@
 /**
- * The evidence a fault aimed at the lock (a catalogue row with an `aim`: history/fault-catalogue.ts) records in
+ * The evidence a fault aimed at the lock (a catalogue row with an `aim`: faults/catalogue.ts) records in
  * its `start` params under `aim`, taken at the moment it struck. The history is the only thing that passes from a run to `check`, so this
  * is what lets `check` decide from the history alone whether the fault hit: the holder's `read` (stamped
  * `readTime`) must be in the history, none of the holder's ops may have started between it and the strike

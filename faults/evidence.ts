@@ -1,6 +1,6 @@
 import { isRecord } from '../common/is-record.ts';
 import type { FaultAim } from './fault-aim.ts';
-import { shimCannotMove } from './fault-catalogue.ts';
+import { shimCannotMove } from './catalogue.ts';
 import type {
   AdapterRecord,
   ChurnRound,
@@ -9,12 +9,12 @@ import type {
   LockTreeRecord,
   PartitionSide,
   StartParams,
-} from './fault-evidence.ts';
+} from './evidence-types.ts';
 import type { FaultName } from './fault-names.ts';
-import type { Op } from './op.ts';
+import type { Op } from '../history/op.ts';
 
 /**
- * The one reader of a nemesis record's params (history/fault-evidence.ts types them): each key read as its type,
+ * The one reader of a nemesis record's params (faults/evidence-types.ts types them): each key read as its type,
  * or left out when the record lacks it or holds something else there. Every judge (checkers/fault-hits/) reads a
  * fault's evidence through `evidenceOf`, never the record itself.
  *
@@ -125,7 +125,7 @@ const serverPartition = {
 };
 const proxyBytes = { heldBytes: numberRecord };
 
-/** How to read each fault's params: every key of its types (history/fault-evidence.ts) with its reader. */
+/** How to read each fault's params: every key of its types (faults/evidence-types.ts) with its reader. */
 const FIELDS: { [F in FaultName]: { start: Fields<StartParams<F>>; end: Fields<EndParams<F>> } } = {
   'pause-holder': {
     start: {

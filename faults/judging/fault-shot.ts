@@ -1,9 +1,9 @@
-import type { StoryStepId } from '../history/fault-catalogue.ts';
-import type { History } from '../history/history.ts';
-import type { Op } from '../history/op.ts';
-import type { Evidence, Decoded } from '../history/fault-evidence-decoder.ts';
-import type { LockStopRecord } from '../history/fault-evidence.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { StoryStepId } from '../catalogue.ts';
+import type { History } from '../../history/history.ts';
+import type { Op } from '../../history/op.ts';
+import type { Evidence, Decoded } from '../evidence.ts';
+import type { LockStopRecord } from '../evidence-types.ts';
+import type { FaultName } from '../fault-names.ts';
 
 /**
  * How one step of a shot's story went: `done` (it happened: the ops that prove it), `held` (the lock stopped the
@@ -29,7 +29,7 @@ export interface FaultShot {
    * story's steps told in one line: `p2 stopped after read #345 → stopped 2.4 s ≥ TTL 2.0 s → …`.
    */
   evidence: string;
-  /** For a fault with a story: each step as judged, in the catalogue's order (history/fault-catalogue.ts). */
+  /** For a fault with a story: each step as judged, in the catalogue's order (faults/catalogue.ts). */
   story?: StoryStep[];
 }
 
@@ -38,7 +38,7 @@ export interface ShotRecords<F extends FaultName = FaultName> {
   start: Op;
   /** The `end` record that closed it; undefined when the history ended first. */
   end: Op | undefined;
-  /** What the two records say, read as fault F's evidence (history/fault-evidence-decoder.ts). */
+  /** What the two records say, read as fault F's evidence (faults/evidence.ts). */
   ev: Evidence<F>;
   history: History;
   byProcess: ReadonlyMap<number, readonly Op[]>;

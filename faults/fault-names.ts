@@ -1,6 +1,6 @@
-import { FAULT_CATALOGUE, type FaultName } from './fault-catalogue.ts';
+import { FAULT_CATALOGUE, type FaultName } from './catalogue.ts';
 
-/** The names `--nemesis` accepts, in catalogue order (history/fault-catalogue.ts owns them and their facts). */
+/** The names `--nemesis` accepts, in catalogue order (faults/catalogue.ts owns them and their facts). */
 export type { FaultName };
 export const FAULT_NAMES = Object.keys(FAULT_CATALOGUE) as FaultName[];
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aimOf, evidenceOf, processOf } from './fault-evidence-decoder.ts';
-import type { Op } from './op.ts';
+import { aimOf, evidenceOf, processOf } from './evidence.ts';
+import type { Op } from '../history/op.ts';
 
 const record = (f: string, phase: 'start' | 'end', params: unknown, index = 0, note?: string): Op => ({
   index,

@@ -1,9 +1,9 @@
-import type { StoryStepId } from '../../history/fault-catalogue.ts';
-import { faultFacts } from '../../history/fault-catalogue.ts';
-import type { FaultAim } from '../../history/fault-aim.ts';
-import type { FaultName } from '../../history/fault-names.ts';
-import { confirmAim, type AimedShot } from '../aimed-shot.ts';
-import type { FaultShot, ShotRecords, StoryStep } from '../fault-shot.ts';
+import type { StoryStepId } from '../catalogue.ts';
+import { faultFacts } from '../catalogue.ts';
+import type { FaultAim } from '../fault-aim.ts';
+import type { FaultName } from '../fault-names.ts';
+import { confirmAim, type AimedShot } from './aimed-shot.ts';
+import type { FaultShot, ShotRecords, StoryStep } from './fault-shot.ts';
 import {
   at,
   done,
@@ -13,11 +13,11 @@ import {
   otherSection,
   type OtherSection,
   type StepFinding,
-} from '../story-steps.ts';
+} from './story-steps.ts';
 
 /**
  * The steps the judges of the faults aimed at the lock share (aimed.ts, server-story.ts, delay-write.ts): a shot is a hit only when the story its catalogue row tells
- * (history/fault-catalogue.ts, `story`) completed, step by step, in order — every step done, or the lock seen
+ * (faults/catalogue.ts, `story`) completed, step by step, in order — every step done, or the lock seen
  * stopping it at a step where it may (`held`). How the shot *started* (inside a critical section, longer than the
  * TTL) is only the first step: a pause the run's end cut short, or one nobody used to take the lock, tested nothing.
  */

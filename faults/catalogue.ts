@@ -4,7 +4,7 @@
  * one file per fault named after it (`nemesis/faults/<name>.ts`), and are found from this list; the checkers,
  * the report, the matrix page and `--help` read their facts here. A new fault is its row here, its evidence (the
  * type of its records in fault-evidence.ts, their reader in fault-evidence-decoder.ts), its executor file and its
- * judge (checkers/fault-hits/judges.ts): once the row exists the compiler asks for the evidence and the judge, and
+ * judge (faults/judging/judges.ts): once the row exists the compiler asks for the evidence and the judge, and
  * the registry for the executor (docs/architecture.md#the-code-by-floor).
  *
  * The rows' order is the faults' order wherever they are listed: `--help`, the error for an unknown name, the
@@ -105,7 +105,7 @@ export interface FaultFacts {
   readonly hit: string;
   /**
    * For a fault aimed at the lock: the story it stands for, step by step, each observable in the history and the
-   * fault's own records (checkers/fault-hits/story.ts judges them). A shot is a hit only when its story completed.
+   * fault's own records (faults/judging/story.ts judges them). A shot is a hit only when its story completed.
    * Null for a fault that acts on whatever it finds: its own evidence decides.
    */
   readonly story: readonly StoryStepFacts[] | null;

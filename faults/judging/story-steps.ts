@@ -1,12 +1,12 @@
-import type { AccountRef } from '../history/bank.ts';
-import { CLIENT_EXITED } from '../history/client-exit.ts';
-import type { History } from '../history/history.ts';
-import type { Op } from '../history/op.ts';
-import { processRole } from '../history/process-role.ts';
-import { isStaleWriteRefusal } from './fencing-order.ts';
+import type { AccountRef } from '../../history/bank.ts';
+import { CLIENT_EXITED } from '../../history/client-exit.ts';
+import type { History } from '../../history/history.ts';
+import type { Op } from '../../history/op.ts';
+import { processRole } from '../../history/process-role.ts';
+import { isStaleWriteRefusal } from '../../history/stale-write.ts';
 
 /**
- * The rules the steps of the aimed faults' stories are judged by (checkers/fault-hits/story.ts), each over literal
+ * The rules the steps of the aimed faults' stories are judged by (faults/judging/story.ts), each over literal
  * ops: another client's grant and write, the holder's write and how it ended. The
  * nemesis watches for the same steps live to end a hold (OtherClientWrite, OtherClientGrant), so a hold that ended
  * on its story and the judge that reads the history afterwards go by one rule.

@@ -1,4 +1,4 @@
-import { hitOrMiss, type Judge } from '../fault-shot.ts';
+import { hitOrMiss, type Judge } from './fault-shot.ts';
 
 /**
  * A server↔server partition (isolate-leader, majority-minority, bridge, majorities-ring) acted when its drops held

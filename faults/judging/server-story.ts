@@ -1,6 +1,6 @@
-import type { AimedShot } from '../aimed-shot.ts';
-import type { Judge, ShotRecords } from '../fault-shot.ts';
-import { at, done, held, holderWrite, holderWrote, missing, secs, type StepFinding } from '../story-steps.ts';
+import type { AimedShot } from './aimed-shot.ts';
+import type { Judge, ShotRecords } from './fault-shot.ts';
+import { at, done, held, holderWrite, holderWrote, missing, secs, type StepFinding } from './story-steps.ts';
 import { granted, struck, tell, type Second } from './story.ts';
 
 /** The aimed faults that strike the lock's servers: their stories share the steps after the strike. */

@@ -1,6 +1,6 @@
 import type { Op } from '../../history/op.ts';
-import type { Judge } from '../fault-shot.ts';
-import { at, done, holderWrote, leaseRanOut, missing, type OtherSection, secs } from '../story-steps.ts';
+import type { Judge } from './fault-shot.ts';
+import { at, done, holderWrote, leaseRanOut, missing, type OtherSection, secs } from './story-steps.ts';
 import { otherWrote, tell } from './story.ts';
 
 /**

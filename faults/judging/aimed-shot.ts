@@ -1,9 +1,9 @@
-import type { AccountRef } from '../history/bank.ts';
-import type { FaultAim } from '../history/fault-aim.ts';
-import { faultFacts } from '../history/fault-catalogue.ts';
-import type { Op } from '../history/op.ts';
+import type { AccountRef } from '../../history/bank.ts';
+import type { FaultAim } from '../fault-aim.ts';
+import { faultFacts } from '../catalogue.ts';
+import type { Op } from '../../history/op.ts';
 import type { ShotRecords } from './fault-shot.ts';
-import { WHY_ABSENT } from '../history/fault-evidence-decoder.ts';
+import { WHY_ABSENT } from '../evidence.ts';
 
 /** A shot of a fault aimed at the lock whose aim the history confirms: the holder it caught, inside its section. */
 export interface AimedShot {
@@ -26,7 +26,7 @@ export interface AimedShot {
  * that read and the moment the fault struck — so it was still inside its critical section — and every node struck
  * had the lock key, as many of them as breaking the lock needs. Decided by the ops' times when the aim has them
  * (the history is renumbered when it is put in time order after the run), else by the aim's journal indexes (the
- * decoder says which aims lack times: history/fault-evidence-decoder.ts). The first step of every aimed fault's story.
+ * decoder says which aims lack times: faults/evidence.ts). The first step of every aimed fault's story.
  */
 export function confirmAim(
   { start, history, byProcess }: Pick<ShotRecords, 'start' | 'history' | 'byProcess'>,

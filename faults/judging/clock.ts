@@ -1,4 +1,4 @@
-import { hitOrMiss, type Judge } from '../fault-shot.ts';
+import { hitOrMiss, type Judge } from './fault-shot.ts';
 
 /** clock-strobe acted when the shim could move a clock of the lock's servers (its start record's `moved`). */
 export const clockStrobe: Judge<'clock-strobe'> = ({ start, ev }) => {
