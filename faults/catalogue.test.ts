@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  FAULT_CATALOGUE,
-  UNKNOWN_FAULT_COLOUR,
-  faultColour,
-  faultFacts,
-  faultHelpLines,
-  movesClocks,
-  type FaultFacts,
-  type StoryStepFacts,
-} from './catalogue.ts';
+import { FAULT_CATALOGUE, faultColour, faultFacts, faultHelpLines, movesClocks } from './catalogue.ts';
+import { UNKNOWN_FAULT_COLOUR, type FaultFacts, type StoryStepFacts } from './fault-facts.ts';
 import { FAULT_NAMES, faultRank } from './fault-names.ts';
 
 const FAMILIES = ['pause', 'crash', 'clock', 'network'];
@@ -23,7 +15,7 @@ describe('the fault catalogue', () => {
           .filter((k) => k !== 'storyLimits')
           .sort(),
         f,
-      ).toEqual(['aim', 'colour', 'family', 'help', 'hit', 'movesClocks', 'story']);
+      ).toEqual(['aim', 'colour', 'evidence', 'family', 'help', 'hit', 'judge', 'movesClocks', 'story']);
       expect(row.help.trim().length, `${f}: help`).toBeGreaterThan(10);
       expect(row.hit.trim().length, `${f}: hit`).toBeGreaterThan(10);
       expect(FAMILIES, `${f}: family`).toContain(row.family);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { aimOf, evidenceOf, processOf } from './evidence.ts';
 import type { Op } from '../history/op.ts';
+import { unmovableClocks } from './clock/judge.ts';
 
 const record = (f: string, phase: 'start' | 'end', params: unknown, index = 0, note?: string): Op => ({
   index,
@@ -24,7 +25,6 @@ describe('evidenceOf: one tolerant reader of a fault record', () => {
       startNote: '',
       end: { restartedInMs: 120, rejoined: true, heldMs: 5 },
       endNote: '',
-      unmovable: null,
     });
     // Keys of the wrong type or unknown keys are left out, not passed on.
     const odd = evidenceOf(
@@ -80,12 +80,9 @@ describe('evidenceOf: one tolerant reader of a fault record', () => {
     expect(aimOf(record('clock', 'start', { aim: bad }))).toBeUndefined();
     expect(evidenceOf('clock', record('clock', 'start', { aim: bad }), undefined).start).toEqual({});
     // A clock shot on etcd members only (a run from before clock was refused for etcd) moved nothing.
-    expect(evidenceOf('clock', record('clock', 'start', { aim: byIndex }), undefined).unmovable).toMatch(
-      /^it struck etcd\[0\]: /,
-    );
-    expect(
-      evidenceOf('clock', record('clock', 'start', { aim: { ...byIndex, struck: ['redis[0]'] } }), undefined).unmovable,
-    ).toBeNull();
+    const clockShot = (aim: unknown) => ({ ev: evidenceOf('clock', record('clock', 'start', { aim }), undefined) });
+    expect(unmovableClocks(clockShot(byIndex))).toMatch(/^it struck etcd\[0\]: /);
+    expect(unmovableClocks(clockShot({ ...byIndex, struck: ['redis[0]'] }))).toBeNull();
   });
 
   it("processOf: the aim's process, else delay-write's own; leader-churn rounds and server sides decode", () => {

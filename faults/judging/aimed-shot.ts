@@ -3,7 +3,7 @@ import type { FaultAim } from '../fault-aim.ts';
 import { faultFacts } from '../catalogue.ts';
 import type { Op } from '../../history/op.ts';
 import type { ShotRecords } from './fault-shot.ts';
-import { WHY_ABSENT } from '../evidence.ts';
+import { WHY_ABSENT } from '../evidence-fields.ts';
 
 /** A shot of a fault aimed at the lock whose aim the history confirms: the holder it caught, inside its section. */
 export interface AimedShot {

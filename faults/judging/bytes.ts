@@ -1,4 +1,4 @@
-import { WHY_ABSENT } from '../evidence.ts';
+import { WHY_ABSENT } from '../evidence-fields.ts';
 import { hitOrMiss, type Judge } from './fault-shot.ts';
 
 /**

@@ -1,8 +1,9 @@
-import type { StoryStepId } from '../catalogue.ts';
+import type { StoryStepId } from '../fault-facts.ts';
 import type { History } from '../../history/history.ts';
 import type { Op } from '../../history/op.ts';
-import type { Evidence, Decoded } from '../evidence.ts';
-import type { LockStopRecord } from '../evidence-types.ts';
+import type { Evidence } from '../evidence.ts';
+import type { Decoded } from '../evidence-fields.ts';
+import type { LockStopRecord } from '../shared-evidence.ts';
 import type { FaultName } from '../fault-names.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { StoryStepId } from '../catalogue.ts';
+import type { StoryStepId } from '../fault-facts.ts';
 import { faultFacts } from '../catalogue.ts';
 import type { FaultAim } from '../fault-aim.ts';
 import type { FaultName } from '../fault-names.ts';

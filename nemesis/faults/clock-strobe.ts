@@ -3,7 +3,7 @@ import { NO_TARGET_CLOCK } from '../fault-needs.ts';
 import { lockServerKind, lockServers } from '../lock-servers.ts';
 import { runTiming } from '../../common/run-timing.ts';
 import { clockNote } from './clock-note.ts';
-import { shimCannotMove } from '../../faults/catalogue.ts';
+import { shimCannotMove } from '../../faults/clock-shim.ts';
 
 /**
  * Strobe the wall clocks of every lock server and every client: a square wave between +`--clock-offset` s and

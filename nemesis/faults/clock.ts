@@ -4,7 +4,7 @@ import type { FaultAim } from '../../faults/fault-aim.ts';
 import type { FaultExecutor } from '../fault.ts';
 import { everyRedisMaster, leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
 import { clockNote } from './clock-note.ts';
-import { shimCannotMove } from '../../faults/catalogue.ts';
+import { shimCannotMove } from '../../faults/clock-shim.ts';
 import { nextKeyHolders } from './key-holders.ts';
 import { NO_TARGET_CLOCK, pastTheSection } from '../fault-needs.ts';
 import { isOtherGrant } from '../../faults/judging/story-steps.ts';

@@ -1,5 +1,5 @@
 import type { Op } from '../../history/op.ts';
-import type { DelayWriteEnd } from '../../faults/evidence-types.ts';
+import type { EndParams } from '../../faults/evidence.ts';
 import { clientRoutes } from '../client-routes.ts';
 import type { FaultContext, FaultExecutor } from '../fault.ts';
 import type { TcpProxy } from '../proxy/tcp-proxy.ts';
@@ -35,7 +35,7 @@ interface HeldWrite {
  * been in the hold for at least a TTL — at most `--pause` ms (default 4 × TTL). The `end` record says whether the
  * client's write was invoked while held, its bytes sat in the Postgres route and it had not completed (`hit`), with
  * the process, account, the write's time stamp and how long it was held; the story's judge reads the rest from the
- * history (faults/judging/delay-write.ts).
+ * history (faults/delay-write/judge.ts).
  */
 export const delayWrite: FaultExecutor<'delay-write'> = {
   name: 'delay-write',
@@ -142,14 +142,14 @@ function holdOutcome(
   write: HeldWrite,
   heldBytes: Record<string, number>,
   at: { heldMs: number; healedAtNs: number; cutShort: boolean },
-): DelayWriteEnd {
+): EndParams<'delay-write'> {
   // A write that timed out while held (`info`, a --pause beyond the step timeout) still counts: its bytes are
   // delivered now and may commit — that is what an unknown outcome means.
   const hit =
     write.invoke !== undefined &&
     (write.completed === undefined || write.completed.type === 'info') &&
     (heldBytes.pg ?? 0) > 0;
-  const params: DelayWriteEnd = {
+  const params: EndParams<'delay-write'> = {
     hit,
     process: section.process,
     account: section.account,

@@ -15,7 +15,7 @@ const AIM_TIMEOUT_MS = 10_000;
  * What it measures is liveness, not safety: how long the dead holder's lock kept the others out (the liveness
  * checker's lockout), and a lock that never expires leaves every other client waiting to the end of the run (a
  * stall: the finding). The fault's window lasts until another client took the lock (at most `--pause`, default
- * 4 × TTL): the story's last step (faults/judging/aimed.ts).
+ * 4 × TTL): the story's last step (faults/kill-holder/judge.ts).
  *
  * The SIGKILL is sent synchronously from the journal listener that sees the read, as pause-holder's SIGSTOP, so
  * it always lands inside the critical section.

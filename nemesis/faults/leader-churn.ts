@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FaultExecutor } from '../fault.ts';
-import type { ChurnRound } from '../../faults/evidence-types.ts';
+import type { ChurnRound } from '../../faults/leader-churn/facts.ts';
 import { leaderOf, lockServerKind, lockServers, type LockServer } from '../lock-servers.ts';
 
 /** A round stops the leader until another member answers as leader, or this long at most. */

@@ -82,7 +82,7 @@ async function armedItsThink(pid: number, budgetMs: number): Promise<boolean> {
  * resumes believing it still holds the lock and writes a balance computed from what it read before the pause.
  * Waiting for the other client's write rather than a fixed time is what makes the story complete on a busy machine
  * too (a ZooKeeper session expires a little after its timeout, the next holder then has to acquire and write): a
- * pause that ends before that tested nothing (faults/judging/aimed.ts).
+ * pause that ends before that tested nothing (faults/pause-holder/judge.ts).
  *
  * The section is spotted from the journal listener that sees the read, while the client still sleeps its think
  * time; the stop follows once the holder has armed its think timer (armedItsThink, at most a quarter of --think

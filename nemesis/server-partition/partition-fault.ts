@@ -2,6 +2,8 @@ import type { ClusterNode } from '../../cluster/node.ts';
 import type { EtcdNode } from '../../cluster/servers/etcd-node.ts';
 import type { ZkNode } from '../../cluster/servers/zk-node.ts';
 import type { FaultContext, FaultExecutor } from '../fault.ts';
+import type { EndParams, StartParams } from '../../faults/evidence.ts';
+import type { ServerPartitionEnd, ServerPartitionStart } from '../../faults/shared-evidence.ts';
 import { PRIMARY_PROXY } from '../failover-pair.ts';
 import { leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
 import type { LockServerCounts } from '../lock-servers.ts';
@@ -196,7 +198,8 @@ export function serverPartition<G extends GrudgeName>(name: G): FaultExecutor<G>
           sides,
           cuts: grudge.cuts.map(([a, b]) => `${a} ⇹ ${b}`),
           viewsBefore,
-        },
+          // Every grudge records the same evidence (faults/shared-evidence.ts): what G's is, for any G.
+        } satisfies ServerPartitionStart as unknown as StartParams<G>,
         note: `${GRUDGES[name]}; cut ${grudge.cuts.map(([a, b]) => `${a} ⇹ ${b}`).join(', ')}`,
         holdMs: ctx.config.pauseMs,
         async heal() {
@@ -208,7 +211,12 @@ export function serverPartition<G extends GrudgeName>(name: G): FaultExecutor<G>
           const heldPackets = counts.reduce((a, c) => a + c.packets, 0);
           const total = counts.reduce((a, c) => a + c.bytes, 0);
           return {
-            params: { heldBytes, heldPackets, totalHeldBytes: total, viewsDuring },
+            params: {
+              heldBytes,
+              heldPackets,
+              totalHeldBytes: total,
+              viewsDuring,
+            } satisfies ServerPartitionEnd as unknown as EndParams<G>,
             note: `held ${total} bytes in ${heldPackets} packets between the sides`,
           };
         },

@@ -1,7 +1,7 @@
-import { hitOrMiss, type Judge } from './fault-shot.ts';
+import { hitOrMiss, type Judge } from '../judging/fault-shot.ts';
 
 /** clock-strobe acted when the shim could move a clock of the lock's servers (its start record's `moved`). */
-export const clockStrobe: Judge<'clock-strobe'> = ({ start, ev }) => {
+export const judge: Judge<'clock-strobe'> = ({ start, ev }) => {
   const moved = ev.start.moved;
   if (moved === undefined) return hitOrMiss(start, 'no record of which server clocks it could move', '');
   return hitOrMiss(

@@ -1,14 +1,14 @@
 import type { Op } from '../../history/op.ts';
-import type { Judge } from './fault-shot.ts';
-import { at, done, holderWrote, leaseRanOut, missing, type OtherSection, secs } from './story-steps.ts';
-import { otherWrote, tell } from './story.ts';
+import type { Judge } from '../judging/fault-shot.ts';
+import { at, done, holderWrote, leaseRanOut, missing, type OtherSection, secs } from '../judging/story-steps.ts';
+import { otherWrote, tell } from '../judging/story.ts';
 
 /**
  * delay-write's story, from its `end` record (what the hold saw of the held write: nemesis/faults/delay-write.ts)
  * and the history: the write went into the hold, stayed there a TTL, another client wrote meanwhile, the bytes were
  * delivered with the clients still running, and the late write then committed (or was refused).
  */
-export const delayWrite: Judge<'delay-write'> = (shot) => {
+export const judge: Judge<'delay-write'> = (shot) => {
   const { start, end, history: h, ev } = shot;
   const e = ev.end;
   const holder = e?.process ?? ev.start.process ?? -1;

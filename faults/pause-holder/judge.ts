@@ -1,6 +1,5 @@
-import { CLIENT_EXITED } from '../../history/client-exit.ts';
-import type { AimedShot } from './aimed-shot.ts';
-import { lockProcessRanOn, lockStoppedWith, type Judge } from './fault-shot.ts';
+import type { AimedShot } from '../judging/aimed-shot.ts';
+import { lockProcessRanOn, lockStoppedWith, type Judge } from '../judging/fault-shot.ts';
 import {
   at,
   done,
@@ -8,11 +7,10 @@ import {
   holderWrote,
   leaseRanOut,
   missing,
-  otherGrant,
   type OtherSection,
   secs,
-} from './story-steps.ts';
-import { otherWrote, struck, tell } from './story.ts';
+} from '../judging/story-steps.ts';
+import { otherWrote, struck, tell } from '../judging/story.ts';
 
 /**
  * The judges of the faults aimed at the lock's holder itself: a shot is a hit only when the story its catalogue row
@@ -21,7 +19,7 @@ import { otherWrote, struck, tell } from './story.ts';
  * to take the lock, tested nothing.
  */
 
-export const pauseHolder: Judge<'pause-holder'> = (shot) => {
+export const judge: Judge<'pause-holder'> = (shot) => {
   const { start, end, history: h, ev } = shot;
   const p = ev.start;
   let a!: AimedShot;
@@ -53,26 +51,5 @@ export const pauseHolder: Judge<'pause-holder'> = (shot) => {
         ? missing(`the run's end cut the pause short (at ${at(resumeNs)}): the clients were stopping`)
         : done(`${a.who} resumed at ${at(resumeNs)}`),
     'holder-wrote': () => holderWrote(holderWrite(h, a.own, a.read), a.who, other.read!.time),
-  });
-};
-
-export const killHolder: Judge<'kill-holder'> = (shot) => {
-  let a!: AimedShot;
-  return tell(shot.start, 'kill-holder', {
-    killed: struck(shot, shot.ev.start.aim, (x) => (a = x)),
-    died: () => {
-      const death = a.own.find((op) => op.type === 'info' && op.error === CLIENT_EXITED && op.time >= a.strikeNs);
-      return death
-        ? done(`${a.who} died (#${death.index})`)
-        : missing(`${a.who} has no client exit after the kill: it did not die there`);
-    },
-    freed: () => {
-      const g = otherGrant(shot.history, a.aim.process, a.aim.account, a.strikeNs, Infinity);
-      return g
-        ? done(
-            `p${String(g.process)} acquired account ${a.aim.account} (#${g.index}) ${secs((g.time - a.strikeNs) / 1e6)} after the kill`,
-          )
-        : missing(`no other client acquired account ${a.aim.account} after the kill before the history ended`);
-    },
   });
 };
