@@ -7,7 +7,7 @@ export const FAULT_NAMES = Object.keys(FAULT_CATALOGUE) as FaultName[];
 /**
  * Other names `--nemesis` takes for a catalogue fault, and the fault each one is. `replica-lag` is what the
  * failover fault does: it holds the replication link for at least a TTL, lets a client acquire on the primary, then
- * kills the primary and promotes the replica that lacks the key (nemesis/faults/failover.ts). The history and the
+ * kills the primary and promotes the replica that lacks the key (faults/failover/inject.ts). The history and the
  * report name the fault by its catalogue name.
  */
 export const FAULT_ALIASES: Readonly<Record<string, FaultName>> = { 'replica-lag': 'failover' as FaultName };

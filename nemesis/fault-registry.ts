@@ -7,12 +7,13 @@ const isExecutor = (v: unknown): v is FaultExecutor =>
   typeof v === 'object' && v !== null && typeof (v as Partial<FaultExecutor>).start === 'function';
 
 /**
- * A fault's executor: the export of `nemesis/faults/<name>.ts` whose `name` is the fault's. Found by name, so no
- * list here grows with a new fault: its executor is that one file (what else a fault needs — its catalogue row, its
- * evidence, its judge — is in docs/architecture.md#the-code-by-floor).
+ * A fault's executor: the export of `faults/<name>/inject.ts` whose `name` is the fault's, found by name as a plugin
+ * is: the injections stand a floor above this room (they use the nemesis's machinery, `FaultExecutor` and the
+ * critical sections), so the nemesis cannot import them by a list, and no list here grows with a new fault. The
+ * fault's one line is in faults/catalogue.ts (docs/architecture.md#the-code-by-floor).
  */
 async function load(name: FaultName): Promise<FaultExecutor> {
-  const file = `./faults/${name}.ts`;
+  const file = `../faults/${name}/inject.ts`;
   return executorIn(name, (await import(file)) as Record<string, unknown>);
 }
 
@@ -21,7 +22,7 @@ export function executorIn(name: string, mod: Readonly<Record<string, unknown>>)
   const found = Object.values(mod).find((v) => isExecutor(v) && v.name === name);
   if (!isExecutor(found))
     throw new Error(
-      `nemesis/faults/${name}.ts exports no fault executor named '${name}': every fault of faults/catalogue.ts needs one (export const x: FaultExecutor = { name: '${name}', … })`,
+      `faults/${name}/inject.ts exports no fault executor named '${name}': every fault of faults/catalogue.ts needs one (export const x: FaultExecutor = { name: '${name}', … })`,
     );
   return found;
 }

@@ -29,7 +29,7 @@ export interface StrikeRequest {
 
 /**
  * The nemesis of a scripted scenario: no schedule — each fault strikes when its step comes, at the client the step
- * names, through the fault's own executor (nemesis/faults/<name>.ts), so its records (`start` with the aim, `end` with
+ * names, through the fault's own executor (faults/<name>/inject.ts), so its records (`start` with the aim, `end` with
  * how long it held) are those of a scheduled shot and the judges (faults/catalogue.ts) tell its story the same
  * way. It holds until the script heals it, not for a time or until its story's next step (`endedBy: script`).
  * Setup, the final sweep and the refusals are the scheduled nemesis's.

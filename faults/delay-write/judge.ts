@@ -4,7 +4,7 @@ import { at, done, holderWrote, leaseRanOut, missing, type OtherSection, secs } 
 import { otherWrote, tell } from '../judging/story.ts';
 
 /**
- * delay-write's story, from its `end` record (what the hold saw of the held write: nemesis/faults/delay-write.ts)
+ * delay-write's story, from its `end` record (what the hold saw of the held write: faults/delay-write/inject.ts)
  * and the history: the write went into the hold, stayed there a TTL, another client wrote meanwhile, the bytes were
  * delivered with the clients still running, and the late write then committed (or was refused).
  */

@@ -1,5 +1,5 @@
-import { pick, type FaultExecutor } from '../fault.ts';
-import { leaderOf, lockServers } from '../lock-servers.ts';
+import { pick, type FaultExecutor } from '../../nemesis/fault.ts';
+import { leaderOf, lockServers } from '../../nemesis/lock-servers.ts';
 
 /**
  * SIGSTOP a server the lock depends on — every process of it (Postgres backends call setsid(), so the node

@@ -1,14 +1,14 @@
 import type { ClusterNode } from '../../cluster/node.ts';
-import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
-import type { FaultAim } from '../../faults/fault-aim.ts';
-import type { FaultExecutor } from '../fault.ts';
-import { everyRedisMaster, leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
-import { clockNote } from './clock-note.ts';
-import { shimCannotMove } from '../../faults/clock-shim.ts';
-import { nextKeyHolders } from './key-holders.ts';
-import { NO_TARGET_CLOCK, pastTheSection } from '../fault-needs.ts';
-import { isOtherGrant } from '../../faults/judging/story-steps.ts';
-import { watchFor } from '../story-watch.ts';
+import { aimAt, strikeNow, type Strike } from '../../nemesis/fault-aim.ts';
+import type { FaultAim } from '../fault-aim.ts';
+import type { FaultExecutor } from '../../nemesis/fault.ts';
+import { everyRedisMaster, leaderOf, lockServerKind, lockServers } from '../../nemesis/lock-servers.ts';
+import { clockNote } from '../../nemesis/clock-note.ts';
+import { shimCannotMove } from '../clock-shim.ts';
+import { nextKeyHolders } from '../../nemesis/key-holders.ts';
+import { NO_TARGET_CLOCK, pastTheSection } from '../../nemesis/fault-needs.ts';
+import { isOtherGrant } from '../judging/story-steps.ts';
+import { watchFor } from '../../nemesis/story-watch.ts';
 
 /** How long the bump waits for a client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;

@@ -1,5 +1,5 @@
-import { pick, type FaultExecutor } from '../fault.ts';
-import { leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
+import { pick, type FaultExecutor } from '../../nemesis/fault.ts';
+import { leaderOf, lockServerKind, lockServers } from '../../nemesis/lock-servers.ts';
 
 /**
  * SIGKILL a server of the lock service and restart it *with its data* after `--restart-delay` ms: an etcd or

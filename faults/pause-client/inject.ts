@@ -1,6 +1,6 @@
-import { pick, type FaultExecutor } from '../fault.ts';
-import { pastTheHold } from '../fault-needs.ts';
-import { clientTarget, lockTreeStopped } from '../client-target.ts';
+import { pick, type FaultExecutor } from '../../nemesis/fault.ts';
+import { pastTheHold } from '../../nemesis/fault-needs.ts';
+import { clientTarget, lockTreeStopped } from '../../nemesis/client-target.ts';
 
 /** SIGSTOP a random client process for `--pause` ms, wherever it is in its loop. */
 export const pauseClient: FaultExecutor<'pause-client'> = {

@@ -1,6 +1,6 @@
-import { pickSome, type FaultContext, type FaultExecutor } from '../fault.ts';
-import { lockServers, type LockServer } from '../lock-servers.ts';
-import type { TcpProxy } from '../proxy/tcp-proxy.ts';
+import { pickSome, type FaultContext, type FaultExecutor } from '../../nemesis/fault.ts';
+import { lockServers, type LockServer } from '../../nemesis/lock-servers.ts';
+import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
 
 /** A random non-empty subset of the lock's servers (all of them for a single server), seeded. */
 export function someLockServers(ctx: FaultContext): LockServer[] {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { aimAt, strikeNow } from '../fault-aim.ts';
-import type { FaultExecutor } from '../fault.ts';
-import { pastTheSection, widerThanARestart } from '../fault-needs.ts';
+import { aimAt, strikeNow } from '../../nemesis/fault-aim.ts';
+import type { FaultExecutor } from '../../nemesis/fault.ts';
+import { pastTheSection, widerThanARestart } from '../../nemesis/fault-needs.ts';
 
 /** How long the replication link stays cut waiting for a client to take a lock, before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;

@@ -1,9 +1,9 @@
-import type { FaultExecutor } from '../fault.ts';
-import { NO_TARGET_CLOCK } from '../fault-needs.ts';
-import { lockServerKind, lockServers } from '../lock-servers.ts';
+import type { FaultExecutor } from '../../nemesis/fault.ts';
+import { NO_TARGET_CLOCK } from '../../nemesis/fault-needs.ts';
+import { lockServerKind, lockServers } from '../../nemesis/lock-servers.ts';
 import { runTiming } from '../../common/run-timing.ts';
-import { clockNote } from './clock-note.ts';
-import { shimCannotMove } from '../../faults/clock-shim.ts';
+import { clockNote } from '../../nemesis/clock-note.ts';
+import { shimCannotMove } from '../clock-shim.ts';
 
 /**
  * Strobe the wall clocks of every lock server and every client: a square wave between +`--clock-offset` s and

@@ -1,5 +1,5 @@
-import type { NodeKind } from '../../cluster/node.ts';
-import { shimCannotMove } from '../../faults/clock-shim.ts';
+import type { NodeKind } from '../cluster/node.ts';
+import { shimCannotMove } from '../faults/clock-shim.ts';
 
 /**
  * What a wall-clock offset can't do to some servers, said in the history rather than left for a reader to

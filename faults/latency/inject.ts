@@ -1,6 +1,6 @@
-import { pick, type FaultExecutor } from '../fault.ts';
-import { lockServers } from '../lock-servers.ts';
-import { heldBytesOf, heldBytesSince, someLockServers } from './partition.ts';
+import { pick, type FaultExecutor } from '../../nemesis/fault.ts';
+import { lockServers } from '../../nemesis/lock-servers.ts';
+import { heldBytesOf, heldBytesSince, someLockServers } from '../partition/inject.ts';
 import { runTiming } from '../../common/run-timing.ts';
 
 /**

@@ -1,7 +1,7 @@
-import type { RedisServer } from '../../cluster/node.ts';
-import type { CriticalSection } from '../critical-sections.ts';
-import { pickSome, type FaultContext } from '../fault.ts';
-import { mastersToBreak } from '../lock-servers.ts';
+import type { RedisServer } from '../cluster/node.ts';
+import type { CriticalSection } from './critical-sections.ts';
+import { pickSome, type FaultContext } from './fault.ts';
+import { mastersToBreak } from './lock-servers.ts';
 
 /** A critical section and the Redis nodes to strike so another client can take its lock. */
 export interface KeyHolders {

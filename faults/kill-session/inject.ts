@@ -1,9 +1,9 @@
 import { lockSessionName } from '../../workloads/lock-session-name.ts';
 import { isBuiltinLock, type BuiltinLock } from '../../workloads/lock-names.ts';
-import type { CriticalSection } from '../critical-sections.ts';
-import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
-import type { FaultExecutor } from '../fault.ts';
-import { pastTheSection } from '../fault-needs.ts';
+import type { CriticalSection } from '../../nemesis/critical-sections.ts';
+import { aimAt, strikeNow, type Strike } from '../../nemesis/fault-aim.ts';
+import type { FaultExecutor } from '../../nemesis/fault.ts';
+import { pastTheSection } from '../../nemesis/fault-needs.ts';
 
 /** The built-in locks whose lock lives in a Postgres session (an advisory lock). */
 const POSTGRES_SESSION_LOCKS: readonly BuiltinLock[] = ['advisory-lock'];

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FaultExecutor } from '../fault.ts';
-import type { ChurnRound } from '../../faults/leader-churn/facts.ts';
-import { leaderOf, lockServerKind, lockServers, type LockServer } from '../lock-servers.ts';
+import type { FaultExecutor } from '../../nemesis/fault.ts';
+import type { ChurnRound } from './facts.ts';
+import { leaderOf, lockServerKind, lockServers, type LockServer } from '../../nemesis/lock-servers.ts';
 
 /** A round stops the leader until another member answers as leader, or this long at most. */
 export const ROUND_MAX_MS = 5_000;

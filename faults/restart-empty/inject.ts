@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
+import { aimAt, strikeNow, type Strike } from '../../nemesis/fault-aim.ts';
 import type { Journal } from '../../history/journal.ts';
 import type { RemoteFacts } from '../../cluster/node.ts';
-import type { FaultExecutor } from '../fault.ts';
-import { everyRedisMaster } from '../lock-servers.ts';
-import { nextKeyHolders } from './key-holders.ts';
-import { pastTheSection, widerThanARestart } from '../fault-needs.ts';
+import type { FaultExecutor } from '../../nemesis/fault.ts';
+import { everyRedisMaster } from '../../nemesis/lock-servers.ts';
+import { nextKeyHolders } from '../../nemesis/key-holders.ts';
+import { pastTheSection, widerThanARestart } from '../../nemesis/fault-needs.ts';
 
 /** How long restart-empty waits for a client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keptTheHoldersKey } from './restart-empty.ts';
+import { keptTheHoldersKey } from '../faults/restart-empty/inject.ts';
 
 /** Whether a target's restart kept the holder's key, from the values read when the fault struck and after the restart. */
 describe('keptTheHoldersKey', () => {

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runTiming } from '../../common/run-timing.ts';
-import type { CriticalSection } from '../critical-sections.ts';
-import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
-import type { FaultExecutor } from '../fault.ts';
-import { pastTheHold, pastTheLease } from '../fault-needs.ts';
-import { OtherClientWrite } from '../../faults/judging/story-steps.ts';
-import { waitUntilAged, watchFor } from '../story-watch.ts';
-import { clientTarget, lockTreeStopped } from '../client-target.ts';
-import type { ClientProcess } from '../nemesis.ts';
+import type { CriticalSection } from '../../nemesis/critical-sections.ts';
+import { aimAt, strikeNow, type Strike } from '../../nemesis/fault-aim.ts';
+import type { FaultExecutor } from '../../nemesis/fault.ts';
+import { pastTheHold, pastTheLease } from '../../nemesis/fault-needs.ts';
+import { OtherClientWrite } from '../judging/story-steps.ts';
+import { waitUntilAged, watchFor } from '../../nemesis/story-watch.ts';
+import { clientTarget, lockTreeStopped } from '../../nemesis/client-target.ts';
+import type { ClientProcess } from '../../nemesis/nemesis.ts';
 
 /** How long pause-holder waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;

@@ -1,11 +1,11 @@
 import type { Op } from '../../history/op.ts';
-import type { EndParams } from '../../faults/evidence.ts';
-import { clientRoutes } from '../client-routes.ts';
-import type { FaultContext, FaultExecutor } from '../fault.ts';
-import type { TcpProxy } from '../proxy/tcp-proxy.ts';
-import { pastTheHold, pastTheLease } from '../fault-needs.ts';
-import { OtherClientWrite } from '../../faults/judging/story-steps.ts';
-import { waitUntilAged, watchFor } from '../story-watch.ts';
+import type { EndParams } from '../evidence.ts';
+import { clientRoutes } from '../../nemesis/client-routes.ts';
+import type { FaultContext, FaultExecutor } from '../../nemesis/fault.ts';
+import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
+import { pastTheHold, pastTheLease } from '../../nemesis/fault-needs.ts';
+import { OtherClientWrite } from '../judging/story-steps.ts';
+import { waitUntilAged, watchFor } from '../../nemesis/story-watch.ts';
 
 /** How long delay-write waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WRITE_FIRST_MARGIN_MS, writeLeadMs } from './pause-holder.ts';
+import { WRITE_FIRST_MARGIN_MS, writeLeadMs } from './inject.ts';
 
 const ms = (n: number) => n * 1e6;
 // TTL 2000 ms: the watchdog renews every 666 ms; the client thinks 100 ms between its read and its write.

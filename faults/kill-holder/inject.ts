@@ -1,8 +1,8 @@
-import { aimAt, strikeNow, type Strike } from '../fault-aim.ts';
-import type { FaultExecutor } from '../fault.ts';
-import { pastTheHold, pastTheLease } from '../fault-needs.ts';
-import { isOtherGrant } from '../../faults/judging/story-steps.ts';
-import { watchFor } from '../story-watch.ts';
+import { aimAt, strikeNow, type Strike } from '../../nemesis/fault-aim.ts';
+import type { FaultExecutor } from '../../nemesis/fault.ts';
+import { pastTheHold, pastTheLease } from '../../nemesis/fault-needs.ts';
+import { isOtherGrant } from '../judging/story-steps.ts';
+import { watchFor } from '../../nemesis/story-watch.ts';
 
 /** How long kill-holder waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
