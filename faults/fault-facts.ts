@@ -88,7 +88,16 @@ export const BOTH_WROTE: StoryStepFacts = {
 export interface FaultFacts {
   /** One line for `--help`. */
   readonly help: string;
+  /** Other names `--nemesis` takes for it (the history and the report name it by its own). */
+  readonly aliases?: readonly string[];
   readonly family: FaultFamily;
+  /**
+   * For a fault not aimed at the lock: what it did to its targets, as the live log says it (`{targets}` filled in);
+   * absent: "acted on {targets}". An aimed fault says it with its aim's `struck`.
+   */
+  readonly did?: string;
+  /** Its target is the holder's own process: liveness measures how long the lock stayed the holder's (its lockout). */
+  readonly locksOut?: true;
   /**
    * Non-null when the fault aims at the lock: it strikes while a holder is inside its critical section and records
    * where (the `aim` of its start record, nemesis/fault-aim.ts), and a shot is a hit when the history confirms it

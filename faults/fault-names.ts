@@ -1,16 +1,13 @@
-import { FAULT_CATALOGUE, type FaultName } from './catalogue.ts';
+import { FAULT_CATALOGUE, faultFacts, type FaultName } from './catalogue.ts';
 
 /** The names `--nemesis` accepts, in catalogue order (faults/catalogue.ts owns them and their facts). */
 export type { FaultName };
 export const FAULT_NAMES = Object.keys(FAULT_CATALOGUE) as FaultName[];
 
-/**
- * Other names `--nemesis` takes for a catalogue fault, and the fault each one is. `replica-lag` is what the
- * failover fault does: it holds the replication link for at least a TTL, lets a client acquire on the primary, then
- * kills the primary and promotes the replica that lacks the key (faults/failover/inject.ts). The history and the
- * report name the fault by its catalogue name.
- */
-export const FAULT_ALIASES: Readonly<Record<string, FaultName>> = { 'replica-lag': 'failover' as FaultName };
+/** Other names `--nemesis` takes for a fault (its facts' `aliases`), and the fault each one is. */
+export const FAULT_ALIASES: Readonly<Record<string, FaultName>> = Object.fromEntries(
+  FAULT_NAMES.flatMap((f) => (faultFacts(f)?.aliases ?? []).map((a) => [a, f])),
+);
 
 /** Where a fault is listed among the others (the catalogue's order); past every known fault for an unknown name. */
 export function faultRank(f: string): number {

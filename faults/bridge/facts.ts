@@ -5,6 +5,7 @@ import { serverPartitionEvidence } from '../shared-evidence.ts';
 export const facts = {
   help: 'split the servers into two halves joined by one member that hears both, for --pause ms (3+ members; root, local backend)',
   family: 'network',
+  did: 'cut the servers apart (one member bridges): {targets}',
   aim: null,
   hit: 'held a byte between the two halves of the servers',
   story: null,

@@ -5,6 +5,7 @@ import { type FaultFacts } from '../fault-facts.ts';
 export const facts = {
   help: "oscillate the wall clocks of the lock's servers and of every client between +offset and real time",
   family: 'clock',
+  did: 'swinging the clocks of {targets}',
   aim: null,
   hit: 'moved a clock the lock depends on',
   story: null,

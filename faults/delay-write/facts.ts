@@ -6,6 +6,7 @@ import { section } from '../shared-evidence.ts';
 export const facts = {
   help: 'hold everything the client inside its critical section sends (its write included) in flight for --pause ms, then deliver it: the write arrives after the lease ran out',
   family: 'network',
+  did: 'holding everything sent by {targets}',
   aim: null,
   hit: "held the holder's write in flight for a TTL",
   story: [

@@ -4,6 +4,11 @@ import { HOLDER_WROTE, GRANTED, BOTH_WROTE, type FaultFacts } from '../fault-fac
 /** failover: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {
   help: 'kill the Redis primary and promote its replica, losing unreplicated lock keys',
+  /**
+   * `replica-lag` is what it does: it holds the replication link for at least a TTL, lets a client acquire on the
+   * primary, then kills the primary and promotes the replica that lacks the key (inject.ts).
+   */
+  aliases: ['replica-lag'],
   family: 'crash',
   aim: { struck: 'failed over to {nodes} (no lock key there)' },
   hit: 'promoted a replica without the lock key while a holder was inside its critical section',

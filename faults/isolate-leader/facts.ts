@@ -5,6 +5,7 @@ import { serverPartitionEvidence } from '../shared-evidence.ts';
 export const facts = {
   help: 'cut the current leader (etcd, ZooKeeper; Redis: the primary from its replica) off from the other servers for --pause ms; clients keep talking to every server (root, local backend)',
   family: 'network',
+  did: 'cut the servers apart: {targets}',
   aim: null,
   hit: 'held a byte between the leader and the other servers',
   story: null,

@@ -1,11 +1,16 @@
 import { WHY_ABSENT } from '../evidence-fields.ts';
-import { hitOrMiss, type Judge } from './fault-shot.ts';
+import type { Decoded } from '../evidence-fields.ts';
+import { hitOrMiss, type FaultShot, type ShotRecords } from './fault-shot.ts';
 
 /**
  * Bytes a proxy fault (partition, latency) held or delayed, from its end record (`heldBytes`: per proxy): it acted
  * when a client sent a byte through one of its proxies meanwhile.
  */
-export function judgeBytes(verb: string): Judge<'partition' | 'latency'> {
+export function judgeBytes(
+  verb: string,
+): (
+  shot: Pick<ShotRecords, 'start' | 'end'> & { ev: { end: Decoded<{ heldBytes: Record<string, number> }> | null } },
+) => FaultShot {
   return ({ start, end, ev }) => {
     if (!end) return hitOrMiss(start, 'no end record: the run ended before it was healed', '');
     const held = ev.end?.heldBytes;

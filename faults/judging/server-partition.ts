@@ -1,4 +1,6 @@
-import { hitOrMiss, type Judge } from './fault-shot.ts';
+import type { Decoded } from '../evidence-fields.ts';
+import type { ServerPartitionEnd, ServerPartitionStart } from '../shared-evidence.ts';
+import { hitOrMiss, type FaultShot, type ShotRecords } from './fault-shot.ts';
 
 /**
  * A server↔server partition (isolate-leader, majority-minority, bridge, majorities-ring) acted when its drops held
@@ -7,11 +9,13 @@ import { hitOrMiss, type Judge } from './fault-shot.ts';
  * before the heal (a leader change, a minority without a leader) is part of the evidence, not the rule: a
  * partition shorter than an election timeout still held heartbeats.
  */
-export const judgeServerPartition: Judge<'isolate-leader' | 'majority-minority' | 'bridge' | 'majorities-ring'> = ({
+export const judgeServerPartition = ({
   start,
   end,
   ev,
-}) => {
+}: Pick<ShotRecords, 'start' | 'end'> & {
+  ev: { start: Decoded<ServerPartitionStart>; end: Decoded<ServerPartitionEnd> | null };
+}): FaultShot => {
   if (!end) return hitOrMiss(start, 'no end record: the run ended before the partition was healed', '');
   const s = ev.start;
   const total = ev.end?.totalHeldBytes;

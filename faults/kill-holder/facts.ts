@@ -6,6 +6,7 @@ import { section } from '../shared-evidence.ts';
 export const facts = {
   help: 'SIGKILL the client inside its critical section: its lock must be freed by expiry alone (liveness: how long it kept the others out)',
   family: 'crash',
+  locksOut: true,
   aim: { struck: 'killed {process}' },
   hit: 'killed a holder inside its critical section',
   story: [

@@ -5,6 +5,7 @@ import { type FaultFacts } from '../fault-facts.ts';
 export const facts = {
   help: 'SIGKILL and restart (with data, after --restart-delay) an etcd or ZooKeeper node, the leader included; Postgres for --lock=postgres|none',
   family: 'crash',
+  did: 'killed {targets}; it restarts with its data',
   aim: null,
   hit: 'killed a server that then rejoined',
   story: null,

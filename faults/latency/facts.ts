@@ -6,6 +6,7 @@ import { proxyBytes } from '../shared-evidence.ts';
 export const facts = {
   help: "delay client↔server traffic through the harness's TCP proxies",
   family: 'network',
+  did: 'delaying {targets}',
   aim: null,
   hit: 'delayed a byte between the clients and the servers',
   story: null,

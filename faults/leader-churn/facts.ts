@@ -28,6 +28,7 @@ const rounds: Reader<ChurnRound[]> = (v) =>
 export const facts = {
   help: 'for --pause ms, SIGSTOP the etcd or ZooKeeper leader until another member leads, SIGCONT it, and again with the new leader: elections one after another',
   family: 'pause',
+  did: 'stopping each leader in turn until another leads, starting with {targets}',
   aim: null,
   hit: 'saw another member take over from a stopped leader',
   story: null,

@@ -5,6 +5,7 @@ import { serverPartitionEvidence } from '../shared-evidence.ts';
 export const facts = {
   help: 'every server hears a majority, no two the same one, for --pause ms (5 members: --etcd-nodes=5 / --zk-nodes=5; root, local backend)',
   family: 'network',
+  did: 'cut the servers into a ring: {targets}',
   aim: null,
   hit: 'held a byte between servers across the ring',
   story: null,

@@ -5,6 +5,7 @@ import { serverPartitionEvidence } from '../shared-evidence.ts';
 export const facts = {
   help: 'split the servers (etcd, ZooKeeper) into a random majority and minority for --pause ms (root, local backend)',
   family: 'network',
+  did: 'cut the servers apart: {targets}',
   aim: null,
   hit: 'held a byte between the majority and the minority of the servers',
   story: null,

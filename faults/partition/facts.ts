@@ -6,6 +6,7 @@ import { proxyBytes } from '../shared-evidence.ts';
 export const facts = {
   help: "cut client↔server traffic through the harness's TCP proxies (connections hang)",
   family: 'network',
+  did: 'cut {targets}',
   aim: null,
   hit: 'held a byte between the clients and the servers',
   story: null,

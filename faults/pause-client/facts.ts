@@ -6,6 +6,7 @@ import { lockStop } from '../shared-evidence.ts';
 export const facts = {
   help: 'SIGSTOP a random client process',
   family: 'pause',
+  did: 'stopped {targets}',
   aim: null,
   hit: 'stopped a live client',
   story: null,

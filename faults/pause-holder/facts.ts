@@ -6,6 +6,7 @@ import { section, lockStop } from '../shared-evidence.ts';
 export const facts = {
   help: 'SIGSTOP the client inside its critical section (after its read, before its write) for longer than the TTL',
   family: 'pause',
+  locksOut: true,
   aim: { struck: 'paused {process}' },
   hit: 'paused a holder inside its critical section for a TTL',
   story: [
