@@ -12,7 +12,7 @@ describe('the fault catalogue', () => {
       const row: FaultFacts = FAULT_CATALOGUE[f];
       expect(
         Object.keys(row)
-          .filter((k) => !['storyLimits', 'aliases', 'did', 'locksOut'].includes(k))
+          .filter((k) => !['storyLimits', 'aliases', 'did', 'locksOut', 'script'].includes(k))
           .sort(),
         f,
       ).toEqual(['aim', 'colour', 'evidence', 'family', 'help', 'hit', 'judge', 'movesClocks', 'story']);

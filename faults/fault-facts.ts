@@ -85,6 +85,40 @@ export const BOTH_WROTE: StoryStepFacts = {
   held: 'its write was refused as stale (its token or version)',
 };
 
+/** What a fault's story script needs of the run it came from (repro/extract-scenario.ts builds it). */
+export interface ScriptContext {
+  /** ` on redis[0],redis[1]`: the servers the shot struck, as a step names them; '' when it struck none by name. */
+  readonly on: string;
+  /** The run renewed its leases (--watchdog). */
+  readonly watchdog: boolean;
+  /** The run's clock jump in seconds (--clock-offset), when it set one. */
+  readonly clockOffsetS?: number;
+}
+
+/**
+ * How a scenario's script (scenario/scenario-steps.ts) writes a fault aimed at a holder, beyond `<name> A` and
+ * `heal <name> A`, and how `repro` scripts its story.
+ */
+export interface ScriptFacts {
+  /** A word a step may strike with instead of the fault's name (`pause A`). */
+  readonly verb?: string;
+  /** A word that heals it (`resume A`). */
+  readonly healVerb?: string;
+  /** Its step ends with its heal: its story goes on once what it struck is back (restart-empty's nodes). */
+  readonly healsAtOnce?: true;
+  /** It may be told which of the nodes holding the key to strike (`on redis[0..2]`). */
+  readonly namesServers?: true;
+  /** Its strike takes a jump (`<name> +60s A`) and `<name> reset` heals it; the words, for a step that has them wrong. */
+  readonly jump?: { readonly usage: string };
+  /**
+   * What `wait lease-expired A` counts A's lease from when this fault struck A: the strike itself (A was stopped),
+   * or A's write entering the fault's hold. Absent: A's grant.
+   */
+  readonly leaseFrom?: 'strike' | 'held-write';
+  /** The steps of its story with A the holder and B the other client (the shipped scenarios' scripts). */
+  readonly story?: (run: ScriptContext) => readonly string[];
+}
+
 export interface FaultFacts {
   /** One line for `--help`. */
   readonly help: string;
@@ -98,6 +132,8 @@ export interface FaultFacts {
   readonly did?: string;
   /** Its target is the holder's own process: liveness measures how long the lock stayed the holder's (its lockout). */
   readonly locksOut?: true;
+  /** How a scenario scripts it, for a fault aimed at a holder (script.ts beside its facts). */
+  readonly script?: ScriptFacts;
   /**
    * Non-null when the fault aims at the lock: it strikes while a holder is inside its critical section and records
    * where (the `aim` of its start record, nemesis/fault-aim.ts), and a shot is a hit when the history confirms it

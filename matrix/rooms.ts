@@ -17,8 +17,9 @@ export const ROOMS: Readonly<Record<string, string>> = {
     'The op vocabulary (ops, process numbering, a stale write), the journal, its reader, the time-order seal and the ' +
     "faults' windows as the history records them; it knows no fault by name.",
   'faults/':
-    'Each fault as one folder (`<name>/`): its facts and evidence, declared once (`facts.ts`), and its judge ' +
-    '(`judge.ts`) — its injection too, on a floor of its own (`faults/*/inject.ts`); the one table of the faults ' +
+    'Each fault as one folder (`<name>/`): its facts and evidence, declared once (`facts.ts`), its judge ' +
+    '(`judge.ts`), how a scenario scripts it (`script.ts`) — its injection too, on a floor of its own ' +
+    '(`faults/*/inject.ts`); the one table of the faults ' +
     '(`catalogue.ts`), the evidence reader (`evidence.ts`) and the story steps the judges share (`judging/`).',
   [INJECTIONS]:
     "Each fault's injection, in its folder (`faults/<name>/inject.ts`, an executor the nemesis loads by the " +

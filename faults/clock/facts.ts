@@ -1,3 +1,4 @@
+import { script } from './script.ts';
 import { num, str, strings, opt, numberRecord, readAim } from '../evidence-fields.ts';
 import { HOLDER_WROTE, GRANTED, BOTH_WROTE, type FaultFacts } from '../fault-facts.ts';
 
@@ -16,6 +17,7 @@ export const facts = {
     HOLDER_WROTE,
     BOTH_WROTE,
   ],
+  script,
   movesClocks: true,
   colour: '#6366f1',
   evidence: {

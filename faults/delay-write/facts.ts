@@ -1,3 +1,4 @@
+import { script } from './script.ts';
 import { num, bool, yes, opt, numberRecord } from '../evidence-fields.ts';
 import { OTHER_WROTE, HOLDER_WROTE, UNKNOWN_FAULT_COLOUR, type FaultFacts } from '../fault-facts.ts';
 import { section } from '../shared-evidence.ts';
@@ -16,6 +17,7 @@ export const facts = {
     { id: 'delivered', says: 'the held bytes were delivered with the clients still running' },
     { ...HOLDER_WROTE, says: 'the held write then arrived and committed' },
   ],
+  script,
   movesClocks: false,
   // Grey, as before the catalogue: the report's old name patterns matched none of its name.
   colour: UNKNOWN_FAULT_COLOUR,

@@ -1,3 +1,4 @@
+import { script } from './script.ts';
 import { num, str, bool, readAim } from '../evidence-fields.ts';
 import { HOLDER_WROTE, GRANTED, BOTH_WROTE, type FaultFacts } from '../fault-facts.ts';
 
@@ -21,6 +22,7 @@ export const facts = {
     HOLDER_WROTE,
     BOTH_WROTE,
   ],
+  script,
   movesClocks: false,
   colour: '#ef4444',
   evidence: {

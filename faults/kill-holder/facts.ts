@@ -1,3 +1,4 @@
+import { script } from './script.ts';
 import { num, literal, readAim } from '../evidence-fields.ts';
 import { type FaultFacts } from '../fault-facts.ts';
 import { section } from '../shared-evidence.ts';
@@ -16,6 +17,7 @@ export const facts = {
   ],
   storyLimits:
     'a lock that is never freed after its holder died leaves no story to complete: the runs end unknown, and the liveness checker shows the stall',
+  script,
   movesClocks: false,
   colour: '#ef4444',
   evidence: {

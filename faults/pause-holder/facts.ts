@@ -1,3 +1,4 @@
+import { script } from './script.ts';
 import { num, bool, yes, orNull, opt, readAim } from '../evidence-fields.ts';
 import { OTHER_WROTE, HOLDER_WROTE, type FaultFacts } from '../fault-facts.ts';
 import { section, lockStop } from '../shared-evidence.ts';
@@ -18,6 +19,7 @@ export const facts = {
   ],
   storyLimits:
     'a lock whose lease never runs out keeps every other client out of a stopped holder: the story cannot complete, and its runs end unknown (kill-holder and the liveness figures show what such a lock costs instead)',
+  script,
   movesClocks: false,
   colour: '#f59e0b',
   evidence: {

@@ -1,3 +1,4 @@
+import { script } from './script.ts';
 import { num, str, bool, yes, strings, opt, stringsRecord, readAim } from '../evidence-fields.ts';
 import { HOLDER_WROTE, GRANTED, BOTH_WROTE, type FaultFacts } from '../fault-facts.ts';
 import { adapter } from '../shared-evidence.ts';
@@ -22,6 +23,7 @@ export const facts = {
     HOLDER_WROTE,
     BOTH_WROTE,
   ],
+  script,
   movesClocks: false,
   colour: '#ef4444',
   evidence: {
