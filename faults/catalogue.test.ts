@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FAULT_CATALOGUE, faultColour, faultFacts, faultHelpLines, movesClocks } from './catalogue.ts';
+import { FAULT_CATALOGUE, faultColour, faultFacts, faultHelpLines, movesClocks, type FaultTable } from './catalogue.ts';
+import type { StartParams } from './evidence.ts';
 import { UNKNOWN_FAULT_COLOUR, type FaultFacts, type StoryStepFacts } from './fault-facts.ts';
 import { FAULT_NAMES, faultRank } from './fault-names.ts';
 
@@ -108,5 +109,25 @@ describe('--help', () => {
     const { globalHelp } = await import('../cli/command-help.ts');
     const text = globalHelp(100).replace(/\s+/g, ' ');
     for (const f of FAULT_NAMES) expect(text).toContain(`${f} ${FAULT_CATALOGUE[f].help}`);
+  });
+});
+
+describe('a fault with a missing part does not compile', () => {
+  // What tsc refuses (npm run typecheck reads this file): each line below would compile only if the table let a
+  // fault in without its judge, with another fault's judge, or an executor write a key its facts do not declare.
+  it('refuses a table without a fault, a fault without a judge or judged by another, and an undeclared key', () => {
+    const { kill: _kill, ...withoutKill } = FAULT_CATALOGUE;
+    // @ts-expect-error kill has no line
+    const missing: FaultTable = withoutKill;
+    const { judge: _judge, ...killUnjudged } = FAULT_CATALOGUE.kill;
+    // @ts-expect-error kill has no judge
+    const unjudged: FaultTable = { ...FAULT_CATALOGUE, kill: killUnjudged };
+    const judgedAsPause = { ...FAULT_CATALOGUE.kill, judge: FAULT_CATALOGUE['pause-holder'].judge };
+    // @ts-expect-error kill judged by pause-holder's evidence
+    const swapped: FaultTable = { ...FAULT_CATALOGUE, kill: judgedAsPause };
+    // @ts-expect-error kill's facts declare no `downFor`
+    const undeclared: StartParams<'kill'> = { downMs: 0, leader: true, withData: true, downFor: 1 };
+    const whole: FaultTable = FAULT_CATALOGUE;
+    expect([missing, unjudged, swapped, undeclared, whole]).toHaveLength(5);
   });
 });

@@ -70,8 +70,10 @@ export const FAULT_CATALOGUE = {
 
 export type FaultName = keyof typeof FAULT_CATALOGUE;
 
-/** Every fault has its facts and a judge of its own evidence: a line without them, or with another's, does not compile. */
-const EVERY_FAULT_WHOLE: { readonly [F in FaultName]: FaultFacts & { readonly judge: Judge<F> } } = FAULT_CATALOGUE;
+/** What the table holds for every fault: its facts and a judge of its own evidence. */
+export type FaultTable = { readonly [F in FaultName]: FaultFacts & { readonly judge: Judge<F> } };
+/** A line without its facts or its judge, or with another fault's judge, does not compile. */
+const EVERY_FAULT_WHOLE: FaultTable = FAULT_CATALOGUE;
 void EVERY_FAULT_WHOLE;
 
 /** The facts of a fault recorded in a history under any name (one from an older or newer fencepost): null when unknown. */
