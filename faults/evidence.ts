@@ -3,7 +3,7 @@ import type { Op } from '../history/op.ts';
 import { FAULT_CATALOGUE, type FaultName } from './catalogue.ts';
 import { decode, num, readAim, str, strings, type Decoded, type Params } from './evidence-fields.ts';
 import type { FaultAim } from './fault-aim.ts';
-import { holdFields, type HoldRecord } from './shared-evidence.ts';
+import { holdFields, type HoldRecord } from './evidence-parts.ts';
 
 /**
  * The one reader of a nemesis record's params: each fault's `facts.ts` declares its evidence (each key with its

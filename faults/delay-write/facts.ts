@@ -1,7 +1,7 @@
 import { script } from './script.ts';
 import { num, bool, yes, opt, numberRecord } from '../evidence-fields.ts';
 import { OTHER_WROTE, HOLDER_WROTE, UNKNOWN_FAULT_COLOUR, type FaultFacts } from '../fault-facts.ts';
-import { section } from '../shared-evidence.ts';
+import { section } from '../evidence-parts.ts';
 
 /** delay-write: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {

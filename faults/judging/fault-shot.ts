@@ -3,7 +3,7 @@ import type { History } from '../../history/history.ts';
 import type { Op } from '../../history/op.ts';
 import type { Evidence } from '../evidence.ts';
 import type { Decoded } from '../evidence-fields.ts';
-import type { LockStopRecord } from '../shared-evidence.ts';
+import type { LockStopRecord } from '../evidence-parts.ts';
 import type { FaultName } from '../fault-names.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Decoded } from '../evidence-fields.ts';
-import type { ServerPartitionEnd, ServerPartitionStart } from '../shared-evidence.ts';
+import type { ServerPartitionEnd, ServerPartitionStart } from '../evidence-parts.ts';
 import { hitOrMiss, type FaultShot, type ShotRecords } from './fault-shot.ts';
 
 /**

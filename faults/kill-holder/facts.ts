@@ -1,7 +1,7 @@
 import { script } from './script.ts';
 import { num, literal, readAim } from '../evidence-fields.ts';
 import { type FaultFacts } from '../fault-facts.ts';
-import { section } from '../shared-evidence.ts';
+import { section } from '../evidence-parts.ts';
 
 /** kill-holder: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {

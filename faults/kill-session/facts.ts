@@ -1,6 +1,6 @@
 import { bool, numbers, readAim } from '../evidence-fields.ts';
 import { HOLDER_WROTE, GRANTED, BOTH_WROTE, type FaultFacts } from '../fault-facts.ts';
-import { section } from '../shared-evidence.ts';
+import { section } from '../evidence-parts.ts';
 
 /** kill-session: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {

@@ -1,5 +1,5 @@
 import { type FaultFacts } from '../fault-facts.ts';
-import { serverPartitionEvidence } from '../shared-evidence.ts';
+import { serverPartitionEvidence } from '../evidence-parts.ts';
 
 /** majority-minority: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {

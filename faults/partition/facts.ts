@@ -1,6 +1,6 @@
 import { num, strings } from '../evidence-fields.ts';
 import { type FaultFacts } from '../fault-facts.ts';
-import { proxyBytes } from '../shared-evidence.ts';
+import { proxyBytes } from '../evidence-parts.ts';
 
 /** partition: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {

@@ -1,6 +1,6 @@
 import { num, bool } from '../evidence-fields.ts';
 import { type FaultFacts } from '../fault-facts.ts';
-import { lockStop } from '../shared-evidence.ts';
+import { lockStop } from '../evidence-parts.ts';
 
 /** pause-client: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {

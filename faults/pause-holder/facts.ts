@@ -1,7 +1,7 @@
 import { script } from './script.ts';
 import { num, bool, yes, orNull, opt, readAim } from '../evidence-fields.ts';
 import { OTHER_WROTE, HOLDER_WROTE, type FaultFacts } from '../fault-facts.ts';
-import { section, lockStop } from '../shared-evidence.ts';
+import { section, lockStop } from '../evidence-parts.ts';
 
 /** pause-holder: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {

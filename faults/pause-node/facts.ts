@@ -1,6 +1,6 @@
 import { num, str, bool, numbers, orNull, opt } from '../evidence-fields.ts';
 import { type FaultFacts } from '../fault-facts.ts';
-import { adapter } from '../shared-evidence.ts';
+import { adapter } from '../evidence-parts.ts';
 
 /** pause-node: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {

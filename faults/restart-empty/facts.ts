@@ -1,7 +1,7 @@
 import { script } from './script.ts';
 import { num, str, bool, yes, strings, opt, stringsRecord, readAim } from '../evidence-fields.ts';
 import { HOLDER_WROTE, GRANTED, BOTH_WROTE, type FaultFacts } from '../fault-facts.ts';
-import { adapter } from '../shared-evidence.ts';
+import { adapter } from '../evidence-parts.ts';
 
 /** restart-empty: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {

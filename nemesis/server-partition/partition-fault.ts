@@ -3,14 +3,14 @@ import type { EtcdNode } from '../../cluster/servers/etcd-node.ts';
 import type { ZkNode } from '../../cluster/servers/zk-node.ts';
 import type { FaultContext, FaultExecutor } from '../fault.ts';
 import type { EndParams, StartParams } from '../../faults/evidence.ts';
-import type { ServerPartitionEnd, ServerPartitionStart } from '../../faults/shared-evidence.ts';
+import type { ServerPartitionEnd, ServerPartitionStart } from '../../faults/evidence-parts.ts';
 import { PRIMARY_PROXY } from '../failover-pair.ts';
 import { leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
 import type { LockServerCounts } from '../lock-servers.ts';
 import type { NemesisEnv } from '../nemesis.ts';
 import type { Grudge } from './grudge.ts';
 import type { FAULT_CATALOGUE, FaultName } from '../../faults/catalogue.ts';
-import type { serverPartitionEvidence } from '../../faults/shared-evidence.ts';
+import type { serverPartitionEvidence } from '../../faults/evidence-parts.ts';
 import { connectedPorts } from './client-links.ts';
 
 /** The members of the link a server partition cuts, and how the others reach each one. */
@@ -198,7 +198,7 @@ export function serverPartition<G extends PartitionFaultName>(grudge: GrudgeSpec
           sides,
           cuts: drawn.cuts.map(([a, b]) => `${a} ⇹ ${b}`),
           viewsBefore,
-          // Every grudge records the same evidence (faults/shared-evidence.ts): what G's is, for any G.
+          // Every grudge records the same evidence (faults/evidence-parts.ts): what G's is, for any G.
         } satisfies ServerPartitionStart as unknown as StartParams<G>,
         note: `${grudge.says}; cut ${drawn.cuts.map(([a, b]) => `${a} ⇹ ${b}`).join(', ')}`,
         holdMs: ctx.config.pauseMs,
