@@ -51,21 +51,30 @@ export function plannedCommands(
   return out;
 }
 
-/** The keys a run of `lock` creates under the prefix (what `--dry-run` and `target check` show), by server. */
+/** How each built-in lock that fencepost prefixes names its key for an account, under `ns`. */
+const KEY_SHAPES: Record<string, (ns: string, account: string) => string> = {
+  redis: (ns, a) => `${ns}lock:${a}`,
+  redlock: (ns, a) => `${ns}lock:${a}`,
+  'redlock-npm': (ns, a) => `${ns}fencepost:redlock-npm:${a}`,
+  etcd: (ns, a) => `${ns}lock/${a}`,
+};
+
+/** Every key name a run of `lock` creates in its namespace `ns`, when fencepost knows them (its built-ins); else none. */
+export function plannedKeyNames(ns: string, lock: string, accounts: number): string[] {
+  const of = KEY_SHAPES[lock];
+  return of ? Array.from({ length: accounts }, (_, n) => of(ns, `account-${n}`)) : [];
+}
+
+/**
+ * The keys a run of `lock` creates (what `--dry-run` and `target check` show): in the run's own namespace under the
+ * prefix, `<keyPrefix>run-<id>/`, whose id is made when the run starts.
+ */
 export function plannedKeys(spec: TargetSpec, lock: string, accounts: number): string[] {
-  const p = spec.keyPrefix;
-  const names = Array.from({ length: Math.min(accounts, 3) }, (_, n) => `account-${n}`);
-  const more = accounts > 3 ? ` … account-${accounts - 1}` : '';
-  const shape: Record<string, (a: string) => string> = {
-    redis: (a) => `${p}lock:${a}`,
-    redlock: (a) => `${p}lock:${a}`,
-    'redlock-npm': (a) => `${p}fencepost:redlock-npm:${a}`,
-    etcd: (a) => `${p}lock/${a}`,
-  };
-  const of = shape[lock];
-  if (!of)
+  const ns = `${spec.keyPrefix}run-<id>/`;
+  const names = plannedKeyNames(ns, lock, Math.min(accounts, 3));
+  if (!names.length)
     return [
-      `keys the lock itself names, each beginning with ${p} (ctx.keyPrefix; the server's fence refuses any other)`,
+      `keys the lock itself names, each beginning with ${ns} (ctx.keyPrefix; the server's fence refuses any key outside ${spec.keyPrefix})`,
     ];
-  return [`${names.map(of).join(', ')}${more}`];
+  return [`${names.join(', ')}${accounts > 3 ? ` … account-${accounts - 1}` : ''}`];
 }
