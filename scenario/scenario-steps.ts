@@ -182,8 +182,14 @@ function onServers(words: string[]): string[] | null | string {
   return names ?? 'servers are named after `on`: on redis[0..2], on redis[1], on zk[0],zk[2]';
 }
 
+/**
+ * The words a misspelt step is matched against, the first of equally near ones winning: the paired strike verbs
+ * (`pause … resume`, `hold … deliver`) before the lone ones (`kill`), as the grammar above lists them.
+ */
 const VOCABULARY = [
-  ...Object.keys(STRIKE_VERBS),
+  ...Object.keys(STRIKE_VERBS).sort(
+    (a, b) => Number(!scriptOf(STRIKE_VERBS[a]).healVerb) - Number(!scriptOf(STRIKE_VERBS[b]).healVerb),
+  ),
   ...Object.keys(HEAL_VERBS),
   'start',
   'wait',
