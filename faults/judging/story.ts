@@ -16,8 +16,8 @@ import {
 } from './story-steps.ts';
 
 /**
- * The steps the judges of the faults aimed at the lock share (aimed.ts, server-story.ts, delay-write.ts): a shot is a hit only when the story its catalogue row tells
- * (faults/catalogue.ts, `story`) completed, step by step, in order — every step done, or the lock seen
+ * The steps the judges of the faults aimed at the lock share (faults/<name>/judge.ts, server-story.ts): a shot is a
+ * hit only when the story its facts tell (faults/<name>/facts.ts, `story`) completed, step by step, in order — every step done, or the lock seen
  * stopping it at a step where it may (`held`). How the shot *started* (inside a critical section, longer than the
  * TTL) is only the first step: a pause the run's end cut short, or one nobody used to take the lock, tested nothing.
  */

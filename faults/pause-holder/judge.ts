@@ -13,10 +13,9 @@ import {
 import { otherWrote, struck, tell } from '../judging/story.ts';
 
 /**
- * The judges of the faults aimed at the lock's holder itself: a shot is a hit only when the story its catalogue row
- * tells (faults/catalogue.ts, `story`) completed, step by step (story.ts). How the shot *started* (inside a
- * critical section, longer than the TTL) is only the first step: a pause the run's end cut short, or one nobody used
- * to take the lock, tested nothing.
+ * pause-holder's judge: a shot is a hit only when the story its facts tell (facts.ts, `story`) completed, step by
+ * step (faults/judging/story.ts). How the shot *started* (inside a critical section, longer than the TTL) is only
+ * the first step: a pause the run's end cut short, or one nobody used to take the lock, tested nothing.
  */
 
 export const judge: Judge<'pause-holder'> = (shot) => {
