@@ -25,4 +25,4 @@ export {
   type ServerKind,
   type StrategyServers,
 } from './workloads/strategy.ts';
-export type { FaultName } from './history/fault-names.ts';
+export type { FaultName } from './faults/fault-names.ts';

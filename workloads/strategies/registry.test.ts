@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAULT_NAMES } from '../../history/fault-names.ts';
+import { FAULT_NAMES } from '../../faults/fault-names.ts';
 import { BUILTIN_LOCKS } from '../lock-names.ts';
 import { loadStrategy } from '../load-strategy.ts';
 import { strategyProblems } from '../resolved-strategy.ts';
