@@ -1,7 +1,8 @@
 import type { BuiltinLock } from '../workloads/lock-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { EARLIER_FINDINGS, FINDINGS_ROWS, type LibraryFindings } from './findings-advice.ts';
-import { expectWords, livenessWords, ORACLE, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
+import type { OracleCell } from '../locks/oracle-cell.ts';
+import { expectWords, livenessWords, ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 import { REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 import { headingAnchor } from '../common/heading-anchor.ts';
 

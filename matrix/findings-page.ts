@@ -5,7 +5,8 @@ import { cellPromise, promiseText } from './cell-promise.ts';
 import { promiseColumn, promiseSentence } from './findings-promise.ts';
 import { FINDINGS_ROWS, EARLIER_FINDINGS, type LibraryFindings } from './findings-advice.ts';
 import type { MatrixCell } from './matrix-cell.ts';
-import { expectWords, livenessWords, ORACLE, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
+import type { OracleCell } from '../locks/oracle-cell.ts';
+import { expectWords, livenessWords, ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 import { REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 
 /**

@@ -1,15 +1,5 @@
-import type { OracleCell, OracleColumnId } from './oracle.ts';
-import {
-  construction,
-  NO_MASTERS,
-  NO_REDIS,
-  NO_SESSION,
-  NO_TOKEN,
-  NOT_HERE,
-  predicted,
-  revised,
-  waitsForEveryMaster,
-} from './oracle-cells.ts';
+import { type OracleCell, type OracleColumnId, construction, predicted, revised } from '../locks/oracle-cell.ts';
+import { NO_MASTERS, NO_REDIS, NO_SESSION, NO_TOKEN, NOT_HERE, waitsForEveryMaster } from '../locks/shared-cells.ts';
 
 /**
  * The fault table's rows for the npm lock libraries (workloads/strategies/<row>.ts, each as its README uses it),

@@ -1,6 +1,5 @@
-import type { OracleCell } from './oracle.ts';
-import { construction, NO_HARNESS_RETRY, NO_PAIR, NO_REDIS, NO_TOKEN, NO_WATCHDOG, predicted } from './oracle-cells.ts';
-import type { RemedyScenarioId } from './remedy-oracle.ts';
+import { type OracleCell, type RemedyScenarioId, construction, predicted } from '../locks/oracle-cell.ts';
+import { NO_HARNESS_RETRY, NO_PAIR, NO_REDIS, NO_TOKEN, NO_WATCHDOG } from '../locks/shared-cells.ts';
 
 /**
  * The failure-mode/remedy table's rows for the npm lock libraries, every expectation with its reason, written before

@@ -1,17 +1,14 @@
 import type { FaultName } from '../history/fault-names.ts';
 import { optionShown, type RunOptionName, type RunOverrides } from '../harness/run-overrides.ts';
 import type { BuiltinLock } from '../workloads/lock-names.ts';
-import type { LivenessExpectation, OracleCell } from './oracle.ts';
 import {
   construction,
   measured,
-  NO_HARNESS_RETRY,
-  NO_LOCK,
-  NO_PAIR,
-  NO_REDIS,
-  NO_TOKEN,
-  NO_WATCHDOG,
-} from './oracle-cells.ts';
+  type LivenessExpectation,
+  type OracleCell,
+  type RemedyScenarioId,
+} from '../locks/oracle-cell.ts';
+import { NO_HARNESS_RETRY, NO_LOCK, NO_PAIR, NO_REDIS, NO_TOKEN, NO_WATCHDOG } from '../locks/shared-cells.ts';
 import { NPM_LIBRARY_REMEDY_ROWS } from './remedy-oracle-npm-rows.ts';
 
 /**
@@ -20,18 +17,6 @@ import { NPM_LIBRARY_REMEDY_ROWS } from './remedy-oracle-npm-rows.ts';
  * by the same rules as the fault table (matrix/oracle.ts): measured cells get the same number of runs,
  * inconclusive runs are replaced, and cells no run could inform are decided by construction, with a reason.
  */
-export type RemedyScenarioId =
-  | 'failover'
-  | 'long-work'
-  | 'long-work-watchdog'
-  | 'pause-watchdog'
-  | 'restart-delay'
-  | 'restart-retry'
-  | 'restart-aof'
-  | 'delay-write'
-  | 'delay-write-fenced'
-  | 'failover-fenced';
-
 export interface RemedyScenario {
   id: RemedyScenarioId;
   title: string;

@@ -62,8 +62,9 @@ export const ROOMS: Readonly<Record<string, string>> = {
   'cli.ts': 'The command: parses the words with the command table and runs the command they name.',
   'bin/': "`fencepost.js`, the package's command: registers tsx, then runs `cli.ts`.",
   'locks/':
-    'What the locks that are not TypeScript need: the foreign manifests (`<name>.json`), their Python, Go and Java ' +
-    'glue, and the pins of the npm packages the npm rows test (`npm/<row>/`); the TypeScript locks are in `workloads/strategies/`.',
+    "Every lock's own facts: the oracle cell (`oracle-cell.ts`: what a lock is expected to show under a fault and how " +
+    'that is decided) and the cells many locks share; the foreign manifests (`<name>.json`), their Python, Go and ' +
+    'Java glue, and the pins of the npm packages the npm rows test (`npm/<row>/`).',
   'scenarios/': 'The shipped scenario scripts (`--scenario=scenarios/<name>.json`): data the run reads, not code.',
   'examples/':
     "The docs' plugin and Python lock, and the gallery of broken locks (`broken/`, `broken-foreign/`) the tests " +

@@ -1,32 +1,8 @@
-import type { Expectation, LivenessExpectation, MeasuredExpectation, OracleCell } from './oracle.ts';
+import { construction, measured, predicted, type OracleCell } from './oracle-cell.ts';
 
 /**
- * The oracle's building blocks: how a cell is decided, and the reasons shared by many rows (matrix/oracle.ts and the
- * npm rows' file, matrix/oracle-npm-rows.ts, both build from these).
+ * The reasons and cells many locks share (a lock's own folder builds its cells from these and locks/oracle-cell.ts).
  */
-export const measured = (expect: MeasuredExpectation, liveness?: LivenessExpectation): OracleCell => ({
-  decided: 'measured',
-  expect,
-  ...(liveness ? { liveness } : {}),
-});
-
-/** A measured cell with the reason for its expectation, written before its first run. */
-export const predicted = (expect: MeasuredExpectation, why: string, liveness?: LivenessExpectation): OracleCell => ({
-  decided: 'measured',
-  expect,
-  why,
-  ...(liveness ? { liveness } : {}),
-});
-
-/** A cell whose first prediction a run overturned: the measurement's expectation, with what was predicted and why. */
-export const revised = (cell: OracleCell, note: string): OracleCell => ({ ...cell, revised: note }) as OracleCell;
-
-export const construction = (expect: Expectation, reason: string): OracleCell => ({
-  decided: 'construction',
-  expect,
-  reason,
-});
-
 export const NO_LOCK = 'no lock: there is nothing for the fault to break, the no-fault cell already measures the loss';
 export const NO_REDIS = 'the fault cannot reach it: this strategy runs no Redis, so nothing is restarted';
 export const NO_TOKEN =
