@@ -36,7 +36,7 @@ import { claimRun } from '../common/run-owner.ts';
 import { provision, REQUIREMENTS, type Requirement } from '../cluster/provision.ts';
 import { foreignLockRecord, type ForeignLockRecord } from '../workloads/foreign/lock-identity.ts';
 import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
-import { installNpmLockFor } from '../workloads/npm-lock-cache.ts';
+import { installNpmLockFor } from '../locks/npm-lock-cache.ts';
 import { lockSessionName } from '../workloads/lock-session-name.ts';
 import { createRunDir, runPath, sealRunHistory, writeTest } from '../store/run-dir.ts';
 import { analyze } from './analyze.ts';

@@ -19,7 +19,7 @@ export const NOT_HERE = {
 } as const;
 
 /**
- * With fail-fast clients (a short command timeout, no offline queue: workloads/strategies/redlock.ts)
+ * With fail-fast clients (a short command timeout, no offline queue: locks/redlock/redlock.ts)
  * a paused master is one vote against per attempt; the other four still make a majority.
  */
 export const FAIL_FAST_PAUSED_MASTER = measured('safe', {

@@ -5,7 +5,7 @@
  */
 export interface LibraryFindings {
   lock: string;
-  /** The package and version the row pins (locks/npm/<package>/package.json). */
+  /** The package and version the row pins (locks/<row>/npm/package.json). */
   package: string;
   /** How the row uses it: its README's example, its defaults, the client. */
   usage: string;
@@ -24,7 +24,7 @@ export const FINDINGS_ROWS: readonly LibraryFindings[] = [
     package:
       "redlock@5.0.0-beta.2 (fencepost's own dependency; `npm install redlock@next`-style installs get it, `npm install redlock` does not)",
     usage:
-      "`new Redlock(clients)` with the package's defaults, `redlock.acquire([resource], ttl)`, `lock.extend(ttl)` under `--watchdog`, `lock.release()`; over five fail-fast ioredis clients of fencepost's (a 100 ms command timeout, no offline queue), not the README's bare ones (workloads/strategies/redlock-npm.ts says why).",
+      "`new Redlock(clients)` with the package's defaults, `redlock.acquire([resource], ttl)`, `lock.extend(ttl)` under `--watchdog`, `lock.release()`; over five fail-fast ioredis clients of fencepost's (a 100 ms command timeout, no offline queue), not the README's bare ones (locks/redlock-npm/redlock-npm.ts says why).",
     verdict:
       'safe without faults; a paused holder writes; after a majority restart its retry loop blocks itself (a livelock, in some runs); no fencing token.',
     advice:

@@ -2,7 +2,7 @@ import { type OracleCell, type OracleColumnId, construction, predicted, revised 
 import { NO_MASTERS, NO_REDIS, NO_SESSION, NO_TOKEN, NOT_HERE, waitsForEveryMaster } from '../locks/shared-cells.ts';
 
 /**
- * The fault table's rows for the npm lock libraries (workloads/strategies/<row>.ts, each as its README uses it),
+ * The fault table's rows for the npm lock libraries (locks/<row>/<row>.ts, each as its README uses it),
  * every expectation with its reason, written from the libraries' code and READMEs before the first run
  (a read of their sources, READMEs and trackers, 2026-12-04, was the starting point). Where a run contradicted one, the cell says
  * what was measured and `why` says what was expected and why it differs (docs/findings.md shows both).

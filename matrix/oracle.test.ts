@@ -111,7 +111,7 @@ describe('liveness expectations', () => {
 describe("the npm libraries' rows", () => {
   it('give a reason for every measured expectation, written before the first run', async () => {
     const { REMEDY_ORACLE, REMEDY_SCENARIOS } = await import('./remedy-oracle.ts');
-    const { NPM_BUILTINS } = await import('../workloads/strategies/registry.ts');
+    const { NPM_BUILTINS } = await import('../locks/registry.ts');
     const rows = [...Object.keys(NPM_BUILTINS), 'etcd3-lock'] as (keyof typeof ORACLE)[];
     for (const lock of rows) {
       const cells = [

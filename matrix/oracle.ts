@@ -85,7 +85,7 @@ export const ORACLE_COLUMNS: readonly OracleColumn[] = [
 ];
 
 /**
- * The published redlock package's own retry loop under restart-empty (workloads/strategies/redlock-npm.ts): every
+ * The published redlock package's own retry loop under restart-empty (locks/redlock-npm/redlock-npm.ts): every
  * attempt of one `acquire` reuses its value and the acquire script refuses a key that exists, its own partial locks
  * included; they are released only after the last of its 10 retries. When a majority restarts empty, the waiters
  * split the empty masters' votes, and each is then refused by its own partial locks until they expire a TTL later.

@@ -23,8 +23,8 @@ export const ROOMS: Readonly<Record<string, string>> = {
     'Pure functions of a history: lost updates, overlapping holds, token order, linearizability (`linearizable/`), ' +
     'liveness, the models — and the fault judges (`fault-hits/`), which say whether each shot of a fault hit.',
   'workloads/':
-    'The client process and its step loop (free, or driven by a scenario), the TypeScript lock strategies and their ' +
-    'registry (`strategies/`), locks in other languages run as processes (`foreign/`), the npm install cache.',
+    'The client process and its step loop (free, or driven by a scenario), the loading of a lock (built-in, plugin ' +
+    'or manifest), and locks in other languages run as processes (`foreign/`).',
   'target/':
     "A user's own servers as a run's target: the target file, the fault adapters (exec, Docker, Kubernetes), the " +
     'fence proof, the injection guard, and the record a run keeps of it.',
@@ -62,9 +62,10 @@ export const ROOMS: Readonly<Record<string, string>> = {
   'cli.ts': 'The command: parses the words with the command table and runs the command they name.',
   'bin/': "`fencepost.js`, the package's command: registers tsx, then runs `cli.ts`.",
   'locks/':
-    "Every lock's own facts: the oracle cell (`oracle-cell.ts`: what a lock is expected to show under a fault and how " +
-    'that is decided) and the cells many locks share; the foreign manifests (`<name>.json`), their Python, Go and ' +
-    'Java glue, and the pins of the npm packages the npm rows test (`npm/<row>/`).',
+    'Every built-in lock, one folder each (`<name>/`: its TypeScript strategy or its manifest and glue, its npm ' +
+    'pins), their registry (`registry.ts`), the contract every strategy implements (`strategy.ts`), the npm install ' +
+    'cache, the oracle cell (`oracle-cell.ts`) and the cells many locks share; `shared/` and `python/` hold what ' +
+    'several locks use.',
   'scenarios/': 'The shipped scenario scripts (`--scenario=scenarios/<name>.json`): data the run reads, not code.',
   'examples/':
     "The docs' plugin and Python lock, and the gallery of broken locks (`broken/`, `broken-foreign/`) the tests " +

@@ -1,4 +1,4 @@
-import { BUILTIN_STRATEGIES } from './strategies/registry.ts';
+import { BUILTIN_STRATEGIES } from '../locks/registry.ts';
 
 /** The built-in lock strategies' names, in the registry's order (the order the matrix shows them). */
 export type BuiltinLock = keyof typeof BUILTIN_STRATEGIES;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../workloads/strategy.ts';
+import { seededRandom } from '../../locks/strategy.ts';
 import { bridge, cutsOf, isolateLeader, majoritiesRing, majorityMinority } from './grudge.ts';
 
 const three = ['etcd[0]', 'etcd[1]', 'etcd[2]'];
