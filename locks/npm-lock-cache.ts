@@ -22,19 +22,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HarnessError } from '../common/errors.ts';
 import { notOurs } from '../common/ownership.ts';
-import { NPM_BUILTINS } from './registry.ts';
+import { NPM_BUILTINS, type NpmLockPackage } from './registry.ts';
 
-/** The pinned installs under locks/<row>/npm/, by folder name. Each `--lock` row names the one it loads (registry.ts). */
-export const NPM_LOCK_PACKAGES = [
-  'redlock-v4',
-  'redis-semaphore',
-  'redlock-sesame',
-  'redis-lock',
-  'simple-redis-mutex',
-  'redlock-universal',
-  'advisory-lock',
-] as const;
-export type NpmLockPackage = (typeof NPM_LOCK_PACKAGES)[number];
+/** The pinned installs (locks/<row>/npm/), by the folder that holds them: each npm row's in registry.ts. */
+export const NPM_LOCK_PACKAGES = [...new Set(Object.values(NPM_BUILTINS))] as readonly NpmLockPackage[];
+export type { NpmLockPackage };
 
 /** One `npm ci` of a handful of packages took 4–10 s here; a slow mirror gets minutes before we give up. */
 const INSTALL_TIMEOUT_MS = 300_000;
@@ -191,7 +183,7 @@ export async function installNpmLock(
   );
 }
 
-/** The pinned install `--lock=<lock>` needs, when it is an npm row (registry.ts NPM_BUILTINS), else null. */
+/** The pinned install `--lock=<lock>` needs, when it is an npm row (its row's `npm`), else null. */
 export function npmLockOf(lock: string): NpmLockPackage | null {
   return Object.hasOwn(NPM_BUILTINS, lock) ? NPM_BUILTINS[lock as keyof typeof NPM_BUILTINS] : null;
 }

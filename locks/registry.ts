@@ -1,64 +1,87 @@
 import type { LockLibrary } from '../cluster/provision.ts';
-import type { NpmLockPackage } from './npm-lock-cache.ts';
+import type { LockRow } from './lock-row.ts';
+import none from './none/row.ts';
+import redis from './redis/row.ts';
+import redlock from './redlock/row.ts';
+import redlockNpm from './redlock-npm/row.ts';
+import etcd from './etcd/row.ts';
+import zookeeper from './zookeeper/row.ts';
+import postgres from './postgres/row.ts';
+import redisPy from './redis-py/row.ts';
+import kazoo from './kazoo/row.ts';
+import pythonEtcd3 from './python-etcd3/row.ts';
+import etcdGo from './etcd-go/row.ts';
+import curator from './curator/row.ts';
+import redlockV4 from './redlock-v4/row.ts';
+import redlockSesame from './redlock-sesame/row.ts';
+import redisSemaphore from './redis-semaphore/row.ts';
+import redisSemaphoreRedlock from './redis-semaphore-redlock/row.ts';
+import redlockUniversal from './redlock-universal/row.ts';
+import redisLock from './redis-lock/row.ts';
+import simpleRedisMutex from './simple-redis-mutex/row.ts';
+import etcd3Lock from './etcd3-lock/row.ts';
+import advisoryLock from './advisory-lock/row.ts';
 
 /**
- * The built-in lock strategies: `--lock=<name>` → its module, in the order the matrix and `--help` show them.
- * A module is loaded only when its strategy runs (the lock libraries take seconds to import on 2 cores), so
- * `--help` and argument errors answer at once. Everything else about a strategy — its servers, token, default
- * faults — is in its own file; a new built-in is that file, one line here and one row of the oracle.
+ * The built-in locks: `--lock=<name>` → its folder's row (locks/<name>/row.ts), in the order the matrix and `--help`
+ * show them. A row names its module, which is loaded only when its lock runs (the lock libraries take seconds to
+ * import on 2 cores), so `--help` and argument errors answer at once. A new built-in is its folder and one line here.
  */
-export const BUILTIN_STRATEGIES = {
-  none: new URL('./none/none.ts', import.meta.url).href,
-  redis: new URL('./redis/redis.ts', import.meta.url).href,
-  redlock: new URL('./redlock/redlock.ts', import.meta.url).href,
-  'redlock-npm': new URL('./redlock-npm/redlock-npm.ts', import.meta.url).href,
-  etcd: new URL('./etcd/etcd.ts', import.meta.url).href,
-  zookeeper: new URL('./zookeeper/zookeeper.ts', import.meta.url).href,
-  postgres: new URL('./postgres/postgres.ts', import.meta.url).href,
-  // The real libraries of other languages (docs/locks.md#the-real-libraries-python-java-go): a manifest of locks/ each, the glue beside
-  // it, run through the lock-client protocol like a user's own manifest. Their packages and builds: FOREIGN_BUILTINS.
-  'redis-py': new URL('./redis-py/redis-py.json', import.meta.url).href,
-  kazoo: new URL('./kazoo/kazoo.json', import.meta.url).href,
-  'python-etcd3': new URL('./python-etcd3/python-etcd3.json', import.meta.url).href,
-  'etcd-go': new URL('./etcd-go/etcd-go.json', import.meta.url).href,
-  curator: new URL('./curator/curator.json', import.meta.url).href,
+export const LOCK_ROWS = {
+  none,
+  redis,
+  redlock,
+  'redlock-npm': redlockNpm,
+  etcd,
+  zookeeper,
+  postgres,
+  // The real libraries of other languages (docs/locks.md#the-real-libraries-python-java-go): a manifest each, the
+  // glue beside it, run through the lock-client protocol like a user's own manifest.
+  'redis-py': redisPy,
+  kazoo,
+  'python-etcd3': pythonEtcd3,
+  'etcd-go': etcdGo,
+  curator,
   // The npm lock libraries Node developers install, each as its README uses it (docs/findings.md has what each did):
-  // installed into the per-machine cache on first use (NPM_BUILTINS), never dependencies of fencepost.
-  'redlock-v4': new URL('./redlock-v4/redlock-v4.ts', import.meta.url).href,
-  'redlock-sesame': new URL('./redlock-sesame/redlock-sesame.ts', import.meta.url).href,
-  'redis-semaphore': new URL('./redis-semaphore/redis-semaphore.ts', import.meta.url).href,
-  'redis-semaphore-redlock': new URL('./redis-semaphore-redlock/redis-semaphore-redlock.ts', import.meta.url).href,
-  'redlock-universal': new URL('./redlock-universal/redlock-universal.ts', import.meta.url).href,
-  'redis-lock': new URL('./redis-lock/redis-lock.ts', import.meta.url).href,
-  'simple-redis-mutex': new URL('./simple-redis-mutex/simple-redis-mutex.ts', import.meta.url).href,
-  'etcd3-lock': new URL('./etcd3-lock/etcd3-lock.ts', import.meta.url).href,
-  'advisory-lock': new URL('./advisory-lock/advisory-lock.ts', import.meta.url).href,
-} as const;
+  // installed into the per-machine cache on first use, never dependencies of fencepost.
+  'redlock-v4': redlockV4,
+  'redlock-sesame': redlockSesame,
+  'redis-semaphore': redisSemaphore,
+  'redis-semaphore-redlock': redisSemaphoreRedlock,
+  'redlock-universal': redlockUniversal,
+  'redis-lock': redisLock,
+  'simple-redis-mutex': simpleRedisMutex,
+  'etcd3-lock': etcd3Lock,
+  'advisory-lock': advisoryLock,
+} as const satisfies Record<string, LockRow>;
 
-/**
- * The npm rows' pinned installs (locks/<row>/npm/, locks/npm-lock-cache.ts): installed into the cache before a
- * run's clients start. etcd3-lock has none: the `etcd3` package is fencepost's own dependency already.
- */
-export const NPM_BUILTINS = {
-  'redlock-v4': 'redlock-v4',
-  'redlock-sesame': 'redlock-sesame',
-  'redis-semaphore': 'redis-semaphore',
-  'redis-semaphore-redlock': 'redis-semaphore',
-  'redlock-universal': 'redlock-universal',
-  'redis-lock': 'redis-lock',
-  'simple-redis-mutex': 'simple-redis-mutex',
-  'advisory-lock': 'advisory-lock',
-} as const satisfies Partial<Record<keyof typeof BUILTIN_STRATEGIES, NpmLockPackage>>;
+type Rows = typeof LOCK_ROWS;
+export type BuiltinLock = keyof Rows;
+type RowsWith<F extends keyof LockRow> = {
+  [K in BuiltinLock]: Rows[K] extends { readonly [P in F]: unknown } ? K : never;
+}[BuiltinLock];
 
-/**
- * What each built-in foreign row needs beyond its servers: the provisioning requirement of its library (Debian's
- * packages, cluster/provision.ts) and whether its glue is compiled — then `<command> --build` runs once before a
- * run's clients start, so no client's connect waits for a compiler (it is cached per machine: a no-op after).
- */
-export const FOREIGN_BUILTINS = {
-  'redis-py': { library: 'redis-py', compiled: false },
-  kazoo: { library: 'kazoo', compiled: false },
-  'python-etcd3': { library: 'python-etcd3', compiled: false },
-  'etcd-go': { library: 'etcd-go', compiled: true },
-  curator: { library: 'curator', compiled: true },
-} as const satisfies Partial<Record<keyof typeof BUILTIN_STRATEGIES, { library: LockLibrary; compiled: boolean }>>;
+/** The rows that are npm packages, and the lock folder whose `npm/` pins each (npm-lock-cache.ts installs it). */
+export type NpmLock = RowsWith<'npm'>;
+export type NpmLockPackage = Rows[NpmLock]['npm'];
+
+/** The rows in another language, each with its library's provisioning requirement and whether its glue compiles. */
+export type ForeignLock = RowsWith<'foreign'>;
+
+const locks = Object.keys(LOCK_ROWS) as BuiltinLock[];
+const rowsWith = <F extends 'npm' | 'foreign'>(field: F) =>
+  Object.fromEntries(locks.flatMap((l) => (field in LOCK_ROWS[l] ? [[l, (LOCK_ROWS[l] as LockRow)[field]]] : [])));
+
+/** `--lock=<name>` → its module's URL (a strategy's `.ts`, a foreign row's manifest). */
+export const BUILTIN_STRATEGIES = Object.fromEntries(locks.map((l) => [l, LOCK_ROWS[l].module])) as Record<
+  BuiltinLock,
+  string
+>;
+
+/** The npm rows' pinned installs, installed into the cache before a run's clients start. */
+export const NPM_BUILTINS = rowsWith('npm') as { readonly [K in NpmLock]: Rows[K]['npm'] };
+
+/** What each foreign row needs beyond its servers: its library and whether its glue is compiled. */
+export const FOREIGN_BUILTINS = rowsWith('foreign') as {
+  readonly [K in ForeignLock]: { readonly library: LockLibrary; readonly compiled: boolean };
+};

@@ -91,7 +91,7 @@ describe('liveness expectations', () => {
       ['redlock × pause-master', 'recovers'],
       ['redlock-npm × restart-empty', 'may-livelock'],
       ['redlock-npm × pause-master', 'may-livelock'],
-      // The npm libraries' rows (matrix/oracle-npm-rows.ts): which retry loops free their partial locks, and which
+      // The npm libraries' rows (locks/<row>/row.ts): which retry loops free their partial locks, and which
       // wait for every master's reply.
       ['redlock-v4 × restart-empty', 'recovers'],
       ['redlock-v4 × pause-master', 'stalls'],

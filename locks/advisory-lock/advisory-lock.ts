@@ -1,6 +1,6 @@
 import { crashInCache, npmLockRequire } from '../npm-lock-cache.ts';
 import { LockNotAcquired, type Lease, type LockClient, type LockContext, type LockStrategy } from '../strategy.ts';
-import { enterUsing, type UsingSection } from '../shared/using-section.ts';
+import { enterUsing, type UsingSection } from '../parts/using-section.ts';
 
 /**
  * `advisory-lock@2.0.0`: a Postgres session advisory lock, as its README's first example uses it —

@@ -1,5 +1,5 @@
 import type { LockStrategy } from '../strategy.ts';
-import { noLockClient } from '../shared/no-lock-client.ts';
+import { noLockClient } from '../parts/no-lock-client.ts';
 
 /** No lock at all: the baseline that must lose updates (if it doesn't, the workload isn't contending). */
 const none: LockStrategy = {

@@ -1,5 +1,5 @@
 import type { LockStrategy } from '../strategy.ts';
-import { noLockClient } from '../shared/no-lock-client.ts';
+import { noLockClient } from '../parts/no-lock-client.ts';
 
 /**
  * Row + version column: there is no separate lock service. "Acquiring" takes nothing; the write is a

@@ -1,11 +1,6 @@
 import { crashInCache, npmLockRequire } from '../npm-lock-cache.ts';
 import type { Lease, LockClient, LockContext, LockStrategy } from '../strategy.ts';
-import {
-  dropNodeRedis,
-  readmeNodeRedis,
-  type NodeRedisClient,
-  type NodeRedisModule,
-} from '../shared/readme-clients.ts';
+import { dropNodeRedis, readmeNodeRedis, type NodeRedisClient, type NodeRedisModule } from '../parts/readme-clients.ts';
 
 /**
  * `redis-lock@1.0.0` with the node-redis it requires ("Requires v4 of node-redis": `redis@4.7.1`; it checks for

@@ -1,6 +1,6 @@
 import { crashInCache, npmLockRequire } from '../npm-lock-cache.ts';
 import { LockNotAcquired, type Lease, type LockClient, type LockContext } from '../strategy.ts';
-import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../shared/readme-clients.ts';
+import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../parts/readme-clients.ts';
 
 /**
  * `redis-semaphore@5.8.0` as its README's first example uses it — `const mutex = new Mutex(redisClient, key)`,

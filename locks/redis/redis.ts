@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ownerTokens } from '../shared/owner-tokens.ts';
+import { ownerTokens } from '../parts/owner-tokens.ts';
 import { Redis } from 'ioredis';
 import { LockNotAcquired, seededRandom, type LockStrategy } from '../strategy.ts';
-import { EXTEND_IF_OWNER, RELEASE_IF_OWNER } from '../shared/redis-scripts.ts';
+import { EXTEND_IF_OWNER, RELEASE_IF_OWNER } from '../parts/redis-scripts.ts';
 
 /**
  * Single Redis: `SET key <random owner token> NX PX <ttl>`, release by compare-and-delete. Correct as long as

@@ -1,7 +1,7 @@
 import { npmLockRequire } from '../npm-lock-cache.ts';
 import { LockNotAcquired, type Lease, type LockClient, type LockContext, type LockStrategy } from '../strategy.ts';
-import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../shared/readme-clients.ts';
-import { enterUsing, type UsingSection } from '../shared/using-section.ts';
+import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../parts/readme-clients.ts';
+import { enterUsing, type UsingSection } from '../parts/using-section.ts';
 
 /**
  * `@sesamecare-oss/redlock@1.4.0`, the maintained fork of node-redlock's v5 (its README now points to

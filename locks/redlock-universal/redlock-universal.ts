@@ -1,7 +1,7 @@
 import { crashInCache, npmLockRequire } from '../npm-lock-cache.ts';
 import { LockNotAcquired, type Lease, type LockClient, type LockContext, type LockStrategy } from '../strategy.ts';
-import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../shared/readme-clients.ts';
-import { enterUsing, type UsingSection } from '../shared/using-section.ts';
+import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../parts/readme-clients.ts';
+import { enterUsing, type UsingSection } from '../parts/using-section.ts';
 
 /**
  * `redlock-universal@0.8.5` (the successor @sesamecare-oss/redlock's README points to), its Quick Start: `createLock({

@@ -1,6 +1,6 @@
 import { npmLockRequire } from '../npm-lock-cache.ts';
 import { LockNotAcquired, type Lease, type LockClient, type LockContext, type LockStrategy } from '../strategy.ts';
-import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../shared/readme-clients.ts';
+import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../parts/readme-clients.ts';
 
 /**
  * `redlock@4.2.0`: what `npm install redlock` gives (its only dist-tag is `latest: 4.2.0`; the `redlock-npm` row is
@@ -8,7 +8,7 @@ import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../s
  * with the package's defaults (driftFactor 0.01, retryCount 10, retryDelay 200 ms, retryJitter 100 ms — the README's
  * example shows 200 ms of jitter, the code's default is 100), `redlock.lock(resource, ttl)`, `lock.extend(ttl)` (the
  * harness's `--watchdog`: the package README's section on locking and extending) and `lock.unlock()`; over five README clients
- * (ioredis 6.1.0, `new Redis({ host })`, locks/shared/readme-clients.ts).
+ * (ioredis 6.1.0, `new Redis({ host })`, locks/parts/readme-clients.ts).
  *
  * Where it differs from the beta (locks/redlock-v4/npm pins it; node_modules/…/redlock/redlock.js, `_lock`):
  * - after a failed attempt it runs its unlock script on every master *before* the next try, so an attempt's partial

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ownerTokens } from '../shared/owner-tokens.ts';
+import { ownerTokens } from '../parts/owner-tokens.ts';
 import { Redis } from 'ioredis';
 import { LockNotAcquired, seededRandom, type LockStrategy } from '../strategy.ts';
 import { redlockAcquire, redlockAttempt, type RedlockMaster } from './redlock-algorithm.ts';
-import { EXTEND_IF_OWNER, RELEASE_IF_OWNER } from '../shared/redis-scripts.ts';
+import { EXTEND_IF_OWNER, RELEASE_IF_OWNER } from '../parts/redis-scripts.ts';
 
 /** Per-master timeout: small against the TTL, so one dead or paused master can't eat the validity window. */
 const PER_NODE_TIMEOUT_MS = 50;

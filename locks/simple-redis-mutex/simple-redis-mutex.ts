@@ -1,11 +1,6 @@
 import { crashInCache, npmLockRequire } from '../npm-lock-cache.ts';
 import { LockNotAcquired, type Lease, type LockClient, type LockContext, type LockStrategy } from '../strategy.ts';
-import {
-  dropNodeRedis,
-  readmeNodeRedis,
-  type NodeRedisClient,
-  type NodeRedisModule,
-} from '../shared/readme-clients.ts';
+import { dropNodeRedis, readmeNodeRedis, type NodeRedisClient, type NodeRedisModule } from '../parts/readme-clients.ts';
 
 /**
  * `simple-redis-mutex@3.0.0` on one Redis through node-redis 6 (`redis@6.4.0`: its peer is `redis >= 5`), as its
