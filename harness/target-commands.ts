@@ -4,6 +4,7 @@ import { HEAL_OF, type PlannedCommand } from '../target/adapter.ts';
 import { createAdapter } from '../target/adapters.ts';
 import { CommandLog } from '../target/command-log.ts';
 import type { TargetEndpoint, TargetSpec } from '../target/target-spec.ts';
+import { targetKeyOf } from '../locks/registry.ts';
 
 /** The servers of a target a lock runs on: `counts` of each kind, in the file's order (etcd: all its members). */
 export function lockEndpoints(
@@ -56,16 +57,10 @@ export function plannedKeys(spec: TargetSpec, lock: string, accounts: number): s
   const p = spec.keyPrefix;
   const names = Array.from({ length: Math.min(accounts, 3) }, (_, n) => `account-${n}`);
   const more = accounts > 3 ? ` … account-${accounts - 1}` : '';
-  const shape: Record<string, (a: string) => string> = {
-    redis: (a) => `${p}lock:${a}`,
-    redlock: (a) => `${p}lock:${a}`,
-    'redlock-npm': (a) => `${p}fencepost:redlock-npm:${a}`,
-    etcd: (a) => `${p}lock/${a}`,
-  };
-  const of = shape[lock];
-  if (!of)
+  const key = targetKeyOf(lock);
+  if (!key)
     return [
       `keys the lock itself names, each beginning with ${p} (ctx.keyPrefix; the server's fence refuses any other)`,
     ];
-  return [`${names.map(of).join(', ')}${more}`];
+  return [`${names.map((a) => key(p, a)).join(', ')}${more}`];
 }

@@ -21,6 +21,11 @@ export interface LockRow {
    * clients start, so no client's connect waits for a compiler (it is cached per machine: a no-op after).
    */
   readonly foreign?: { readonly library: LockLibrary; readonly compiled: boolean };
+  /**
+   * The key its lock takes for an account on a target's servers (docs/targets.md), for a lock whose keys fencepost
+   * puts under the target's prefix itself; a lock without it must honour `ctx.keyPrefix` on its own.
+   */
+  readonly targetKey?: (prefix: string, account: string) => string;
   /** Where it keeps its lock and what it is (docs/choosing.md). */
   readonly place: { readonly store: LockStore; readonly from: LockOrigin };
   /** The fault table's row: a cell for every column (matrix/oracle.ts ORACLE_COLUMNS). */

@@ -72,6 +72,11 @@ const locks = Object.keys(LOCK_ROWS) as BuiltinLock[];
 const rowsWith = <F extends 'npm' | 'foreign'>(field: F) =>
   Object.fromEntries(locks.flatMap((l) => (field in LOCK_ROWS[l] ? [[l, (LOCK_ROWS[l] as LockRow)[field]]] : [])));
 
+/** The key a built-in's lock takes for an account under a target's prefix, when fencepost prefixes its keys. */
+export function targetKeyOf(lock: string): ((prefix: string, account: string) => string) | undefined {
+  return Object.hasOwn(LOCK_ROWS, lock) ? (LOCK_ROWS[lock as BuiltinLock] as LockRow).targetKey : undefined;
+}
+
 /** `--lock=<name>` → its module's URL (a strategy's `.ts`, a foreign row's manifest). */
 export const BUILTIN_STRATEGIES = Object.fromEntries(locks.map((l) => [l, LOCK_ROWS[l].module])) as Record<
   BuiltinLock,

@@ -1,5 +1,5 @@
 /**
- * A lock strategy, as the bank workload's clients use it. One file per strategy under `strategies/`; a user's
+ * A lock strategy, as the bank workload's clients use it. A built-in is `<name>/<name>.ts` in its folder here; a user's
  * own strategy is a module whose default export is a `LockStrategy` (see docs/your-lock.md).
  *
  * Lifecycle, per client OS process: `connect(ctx)` once (and again after an `info`, with fresh connections),
