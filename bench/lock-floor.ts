@@ -6,7 +6,7 @@ import { FULL_CLUSTER, type Cluster, type ClusterSpec } from '../cluster/cluster
 import { createLocalCluster } from '../cluster/local/cluster.ts';
 import { resolveConfig } from '../harness/run-argv.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
-import { clientSpecs } from '../harness/run.ts';
+import { clientSpecs } from '../harness/client-specs.ts';
 import { runNeeds } from '../nemesis/fault-registry.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import type { Lease, LockContext, LockStrategy } from '../locks/strategy.ts';

@@ -2,7 +2,7 @@
  * The bare client of `bench throughput`: a run's client process (workloads/client.ts) without the harness. The
  * very same step loop (workloads/client-loop.ts: acquire → read → think → write → release, the back-off after a
  * lock not acquired, the 0–20 ms stagger, the step timeouts, the reconnect after an `info`), with the spec the
- * run's client gets (harness/run.ts's clientSpecs), the same strategy module and Resource, on the real clock —
+ * run's client gets (harness/client-specs.ts's clientSpecs), the same strategy module and Resource, on the real clock —
  * but its ops go nowhere: no IPC message per op, no journal, no harness process taking a core. It keeps each op's
  * process, type and stamp in memory and sends them once, after its time is up, so the benchmark counts them as it
  * counts a run's history (bench/throughput-window.ts). Forked by bench/throughput.ts, never by hand.

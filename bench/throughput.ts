@@ -12,7 +12,9 @@ import { provision } from '../cluster/provision.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { resolveConfig } from '../harness/run-argv.ts';
-import { clientSpecs, clusterSpecFor, runTest } from '../harness/run.ts';
+import { clientSpecs } from '../harness/client-specs.ts';
+import { clusterSpecFor } from '../harness/our-servers.ts';
+import { runTest } from '../harness/run.ts';
 import { clientEnvironment } from '../harness/client-environment.ts';
 import { withEnsembleSizes } from '../harness/strategy-options.ts';
 import { runNeeds } from '../nemesis/fault-registry.ts';
@@ -37,7 +39,7 @@ import { verdictWord } from '../checkers/verdict.ts';
  *
  * 1. Bare: on a cluster booted for the row (the one a run of the lock boots: same binaries, configs and spec,
  *    local backend), `--concurrency` forked processes run the run's own client loop (workloads/client-loop.ts)
- *    with the specs a run's clients get (harness/run.ts's clientSpecs: same strategy, Resource, seeds, sleeps,
+ *    with the specs a run's clients get (harness/client-specs.ts's clientSpecs: same strategy, Resource, seeds, sleeps,
  *    step timeouts) — a run's client without the harness: its ops are kept in memory instead of sent over IPC
  *    and journalled (bench/throughput-bare-client.ts). The like-for-like floor.
  * 2. Recorded: `runTest` with `--think=0 --nemesis=none` and the same seed, in this process (so this process *is*
@@ -274,7 +276,7 @@ interface BareResult {
 }
 
 /**
- * One row's bare loop, on a cluster booted for it: the cluster a run of the lock boots (harness/run.ts's
+ * One row's bare loop, on a cluster booted for it: the cluster a run of the lock boots (harness/our-servers.ts's
  * clusterSpecFor, no fault), local backend, as the recorded run that follows boots its own.
  */
 async function bareRow(cell: Cell, timeLimitS: number): Promise<BareResult> {

@@ -58,7 +58,7 @@ describe('each subcommand takes its own options, and only those', () => {
 
   it('an unknown option is unknown, with the subcommand’s own options as the choices', () => {
     expect(refused(['cleanup', '--dat'])).toBe(
-      '254 unknown option --dat. Did you mean --data? Valid options: --results --target --data --help',
+      '254 unknown option --dat. Did you mean --data? Valid options: --results --target --data --delete-unrecorded --help',
     );
   });
 

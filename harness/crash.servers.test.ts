@@ -9,7 +9,7 @@ import { EXIT } from '../common/exit-codes.ts';
  * An error nothing catches — thrown from an event-loop callback, as ENOSPC in the journal write from the IPC
  * handler would be — at each phase of a real run through the CLI: the process-level handler heals, stops every
  * client and server the run started, keeps the history, and exits 255 (never 1, the INVALID code).
- * The throw comes from the FENCEPOST_TEST_THROW hook in harness/run.ts.
+ * The throw comes from the FENCEPOST_TEST_THROW hook in harness/stray-throw.ts.
  */
 const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-crash-'));
 afterAll(() => fs.rmSync(results, { recursive: true, force: true }));

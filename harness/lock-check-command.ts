@@ -28,7 +28,7 @@ import type { ForeignCommand } from '../workloads/foreign/manifest.ts';
 import { isBuiltinLock } from '../workloads/lock-names.ts';
 import { lockSessionName } from '../workloads/lock-session-name.ts';
 import { installNpmLockFor } from '../locks/npm-lock-cache.ts';
-import { postgresUrl } from './run.ts';
+import { postgresUrl } from './client-specs.ts';
 import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../locks/registry.ts';
 import { retireCluster } from './retire-cluster.ts';
 import { LockCgroups } from '../workloads/foreign/lock-cgroups.ts';

@@ -247,7 +247,7 @@ export const RUN_ROWS = [
     name: 'target',
     kind: 'string',
     defaultText: "none: fencepost's own servers",
-    help: 'test your own deployment: a target file naming its servers, credentials (by environment variable), key prefix and fault adapters (docs/targets.md); cleanup: remove the keys a dead run left under its prefix',
+    help: 'test your own deployment: a target file naming its servers, credentials (by environment variable), key prefix and fault adapters (docs/targets.md); cleanup: delete the keys dead runs recorded under its prefix (others are listed, not deleted)',
   },
 ] as const satisfies readonly OptionSpec[];
 

@@ -29,7 +29,7 @@ export interface Config extends RunConfig {
   readonly verbose: boolean;
   /** --json: the summary as one JSON object on stdout (harness/run-json.ts), the human summary on stderr. */
   readonly json: boolean;
-  /** The user gave --think: a fault that needs a wider critical section does not widen it (harness/run.ts). */
+  /** The user gave --think: a fault that needs a wider critical section does not widen it (harness/run-plan.ts). */
   readonly thinkGiven: boolean;
   /** --dry-run: with --target, print what the run would execute and touch, and stop. */
   readonly dryRun: boolean;

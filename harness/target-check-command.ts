@@ -8,6 +8,8 @@ import { HEAL_OF } from '../target/adapter.ts';
 import { createAdapter } from '../target/adapters.ts';
 import { CommandLog } from '../target/command-log.ts';
 import { proveFence } from '../target/fence-proof.ts';
+import { cleanupWouldDo } from '../target/cleanup-plan.ts';
+import { surveyPrefix } from '../target/owned-keys-store.ts';
 import { describeKeys, keysUnderPrefix } from '../target/prefix-keys.ts';
 import { targetServers } from '../target/target-cluster.ts';
 import { targetLogins } from '../target/target-credentials.ts';
@@ -33,9 +35,10 @@ export async function targetCommand(
 
 /**
  * A dry run against a target that connects: every server answers (its version), the credentials are fenced to the
- * prefix (a read outside it is refused — or it says so loudly), nothing is under the prefix, each adapter's
- * preflight passes, the health probe passes once; then which faults can run and through what, and every command
- * and key a run would touch. Exit 0 when a run may start, 254 with the problems otherwise. It changes nothing.
+ * prefix (a read, a write and a delete outside it are refused — or it says so loudly), nothing is under the prefix,
+ * each adapter's preflight passes, the health probe passes once; then which faults can run and through what, and
+ * every command and key a run would touch. Exit 0 when a run may start, 254 with the problems otherwise. It leaves nothing behind
+ * (a probe write that an open fence let through is deleted again, and expires by itself).
  */
 export async function targetCheck(file: string, out: (line: string) => void): Promise<number> {
   const spec = readTargetFile(file);
@@ -80,7 +83,9 @@ async function fenceAndKeys(
   problems: string[],
   out: (line: string) => void,
 ): Promise<void> {
-  out(`fence (a read of a key outside ${spec.keyPrefix} must be refused by the server)`);
+  out(
+    `fence (a read, a write and a delete of one random key outside ${spec.keyPrefix} must each be refused by the server for the key)`,
+  );
   for (const f of await proveFence(spec.keyPrefix, servers.redis, servers.etcd)) {
     if (f.fence === 'fenced') out(`  ${f.server}: ✓ ${f.said}`);
     else {
@@ -91,10 +96,13 @@ async function fenceAndKeys(
   }
   const left = await keysUnderPrefix(spec.keyPrefix, servers.redis, servers.etcd);
   out(`keys under ${spec.keyPrefix} now: ${left.total}${left.total ? ` (${describeKeys(left)})` : ''}`);
-  if (left.total)
-    problems.push(
-      `${left.total} key(s) under ${spec.keyPrefix}: a run refuses to start (\`${CLI} cleanup --target=${spec.file}\` removes them once no run uses them)`,
+  if (left.total) {
+    const would = await surveyPrefix(spec.keyPrefix, servers.redis, servers.etcd).then(
+      (plan) => cleanupWouldDo(plan, spec.file, CLI),
+      (err: Error) => `these keys are not fencepost's unless a run of ours died; check them first (${err.message})`,
     );
+    problems.push(`${left.total} key(s) under ${spec.keyPrefix}: a run refuses to start (${would})`);
+  }
 }
 
 async function adaptersOf(
@@ -170,7 +178,7 @@ function commandsAndKeys(spec: TargetSpec, out: (line: string) => void): void {
   });
   const planned = plannedCommands(spec, FAULT_NAMES as readonly FaultName[], servers);
   out(
-    `keys a run touches: only under ${spec.keyPrefix} (created by the lock, removed at the end) and one GET outside it (this fence proof)`,
+    `keys a run touches: only its own, under ${spec.keyPrefix}run-<id>/ (recorded in ${spec.keyPrefix}fencepost-owned:run-<id> before the lock creates them, removed at the end), and outside the prefix one read, write and delete of a random key (this fence proof)`,
   );
   out(
     planned.length

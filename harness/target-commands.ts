@@ -52,15 +52,22 @@ export function plannedCommands(
   return out;
 }
 
-/** The keys a run of `lock` creates under the prefix (what `--dry-run` and `target check` show), by server. */
-export function plannedKeys(spec: TargetSpec, lock: string, accounts: number): string[] {
-  const p = spec.keyPrefix;
-  const names = Array.from({ length: Math.min(accounts, 3) }, (_, n) => `account-${n}`);
-  const more = accounts > 3 ? ` … account-${accounts - 1}` : '';
+/** Every key name a run of `lock` creates in its namespace `ns`, when fencepost knows them (its row's targetKey); else none. */
+export function plannedKeyNames(ns: string, lock: string, accounts: number): string[] {
   const key = targetKeyOf(lock);
-  if (!key)
+  return key ? Array.from({ length: accounts }, (_, n) => key(ns, `account-${n}`)) : [];
+}
+
+/**
+ * The keys a run of `lock` creates (what `--dry-run` and `target check` show): in the run's own namespace under the
+ * prefix, `<keyPrefix>run-<id>/`, whose id is made when the run starts.
+ */
+export function plannedKeys(spec: TargetSpec, lock: string, accounts: number): string[] {
+  const ns = `${spec.keyPrefix}run-<id>/`;
+  const names = plannedKeyNames(ns, lock, Math.min(accounts, 3));
+  if (!names.length)
     return [
-      `keys the lock itself names, each beginning with ${p} (ctx.keyPrefix; the server's fence refuses any other)`,
+      `keys the lock itself names, each beginning with ${ns} (ctx.keyPrefix; the server's fence refuses any key outside ${spec.keyPrefix})`,
     ];
-  return [`${names.map((a) => key(p, a)).join(', ')}${more}`];
+  return [`${names.join(', ')}${accounts > 3 ? ` … account-${accounts - 1}` : ''}`];
 }

@@ -42,13 +42,17 @@ export async function dryRun(config: Readonly<Config>): Promise<DryRun> {
     'servers (fencepost starts, stops and wipes none of them; its own Postgres holds the resource):',
     ...all.map(([kind, e]) => `  ${kind.padEnd(5)} ${e.name.padEnd(12)} ${e.host}:${e.port}  adapter node "${e.node}"`),
     '',
-    `keys, all under ${spec.keyPrefix} (the run refuses to start while any exists there):`,
+    `keys, all in the run's own namespace ${spec.keyPrefix}run-<id>/ (the run refuses to start while any key exists under ${spec.keyPrefix}):`,
     `  the lock creates: ${plannedKeys(spec, config.lock, config.accounts).join('; ')}${prefixedByUs(config.lock) ? '' : ' — the lock must honour ctx.keyPrefix itself'}`,
+    `  recorded before any client starts: ${spec.keyPrefix}fencepost-owned:run-<id> on each of the run's servers, and <run dir>/target-keys.json`,
     `  the harness reads (before and after the run): ${[
       ...(servers.redis.length ? [`SCAN MATCH ${spec.keyPrefix}* on each Redis`] : []),
       ...(servers.etcd.length ? [`a range read of ${spec.keyPrefix} on etcd`] : []),
-    ].join(', ')}; and one GET of a random key outside the prefix (the fence proof: the server must refuse it)`,
-    `  at the end (also on Ctrl-C, and by \`fencepost cleanup --target=${spec.file}\`): every key under ${spec.keyPrefix} is deleted, by name (Redis UNLINK) or by prefix (etcd)`,
+    ].join(', ')}; and the fence proof: a read, a write and a delete of one random key outside the prefix (${[
+      ...(servers.redis.length ? ['GET, SET NX PX 5000, DEL'] : []),
+      ...(servers.etcd.length ? ['get, put, delete'] : []),
+    ].join('; ')}), each of which the server must refuse`,
+    `  at the end (also on Ctrl-C, and by \`fencepost cleanup --target=${spec.file}\` once the run is gone): the run's keys, then its record, are deleted by name; no other key under ${spec.keyPrefix} is touched`,
     '',
     `faults: ${faults.join(', ') || 'none'}`,
     ...faults.map((f) => {

@@ -4,6 +4,9 @@ import type { ServerFaultAdapter } from '../target/adapter.ts';
 import { createAdapter } from '../target/adapters.ts';
 import { CommandLog } from '../target/command-log.ts';
 import { proveFence, type FenceAnswer } from '../target/fence-proof.ts';
+import { CLI } from '../common/cli-name.ts';
+import { cleanupWouldDo } from '../target/cleanup-plan.ts';
+import { surveyPrefix } from '../target/owned-keys-store.ts';
 import { describeKeys, keysUnderPrefix } from '../target/prefix-keys.ts';
 import type { InjectionGuard } from '../target/injection-guard.ts';
 import type { NodeActions } from '../target/remote-node.ts';
@@ -130,7 +133,10 @@ export async function checkTargetReady(
       'bad-arguments',
       `target ${spec.name}: ${left.total} key(s) already exist under ${spec.keyPrefix}: ${describeKeys(left)}. The prefix must be the run's alone`,
       {
-        hint: `another run may be using it; if none is, \`fencepost cleanup --target=${spec.file}\` removes them`,
+        hint: await surveyPrefix(spec.keyPrefix, servers.redis, servers.etcd).then(
+          (plan) => cleanupWouldDo(plan, spec.file, CLI),
+          (err: Error) => `these keys are not fencepost's unless a run of ours died; check them first (${err.message})`,
+        ),
       },
     );
   const versions: Record<string, string> = {};
@@ -139,8 +145,13 @@ export async function checkTargetReady(
   return { fence, versions };
 }
 
-/** The remote nodes for the run's lock. */
-export function runServers(plan: TargetPlan, strategy: ResolvedStrategy, actions: NodeActions): TargetServersOf {
+/** The remote nodes for the run's lock, its keys in `namespace` (the run's own, under the file's prefix). */
+export function runServers(
+  plan: TargetPlan,
+  strategy: ResolvedStrategy,
+  actions: NodeActions,
+  namespace: string,
+): TargetServersOf {
   if (!plan.logins) throw new Error('runServers: a plan without logins (a dry run) connects to nothing');
-  return targetServers(plan.spec, strategy.servers, plan.logins, actions);
+  return targetServers(plan.spec, strategy.servers, plan.logins, actions, namespace);
 }

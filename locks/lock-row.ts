@@ -22,10 +22,10 @@ export interface LockRow {
    */
   readonly foreign?: { readonly library: LockLibrary; readonly compiled: boolean };
   /**
-   * The key its lock takes for an account on a target's servers (docs/targets.md), for a lock whose keys fencepost
-   * puts under the target's prefix itself; a lock without it must honour `ctx.keyPrefix` on its own.
+   * The key its lock takes for an account on a target's servers, in the run's namespace `ns` under the target's
+   * prefix, for a lock whose keys fencepost puts there itself; a lock without it must honour `ctx.keyPrefix` on its own.
    */
-  readonly targetKey?: (prefix: string, account: string) => string;
+  readonly targetKey?: (ns: string, account: string) => string;
   /** Where it keeps its lock and what it is (docs/choosing.md). */
   readonly place: { readonly store: LockStore; readonly from: LockOrigin };
   /** The fault table's row: a cell for every column (matrix/oracle.ts ORACLE_COLUMNS). */

@@ -72,8 +72,8 @@ const locks = Object.keys(LOCK_ROWS) as BuiltinLock[];
 const rowsWith = <F extends 'npm' | 'foreign'>(field: F) =>
   Object.fromEntries(locks.flatMap((l) => (field in LOCK_ROWS[l] ? [[l, (LOCK_ROWS[l] as LockRow)[field]]] : [])));
 
-/** The key a built-in's lock takes for an account under a target's prefix, when fencepost prefixes its keys. */
-export function targetKeyOf(lock: string): ((prefix: string, account: string) => string) | undefined {
+/** The key a built-in's lock takes for an account in a run's namespace on a target, when fencepost prefixes its keys. */
+export function targetKeyOf(lock: string): ((ns: string, account: string) => string) | undefined {
   return Object.hasOwn(LOCK_ROWS, lock) ? (LOCK_ROWS[lock as BuiltinLock] as LockRow).targetKey : undefined;
 }
 

@@ -47,9 +47,10 @@ export interface LockContext {
    */
   etcdAuth?: { username: string; password: string };
   /**
-   * With `--target` (the user's own servers): every key the lock creates must begin with this prefix. The Redis
-   * endpoints carry it already (`keyPrefix`); an etcd lock puts it in front of its keys itself. The run refuses to
-   * start while any key exists under it and removes every key under it at the end.
+   * With `--target` (the user's own servers): every key the lock creates must begin with this prefix — the run's own
+   * namespace under the target's prefix (`fp-ci/run-…/`), recorded before the clients start. The Redis endpoints carry
+   * it already (`keyPrefix`); an etcd lock puts it in front of its keys itself. The run removes every key under it at
+   * the end, and `cleanup --target` after a kill -9.
    */
   keyPrefix?: string;
   /** TLS towards a target's etcd members (their CA, the name in their certificates); absent = plain http. */

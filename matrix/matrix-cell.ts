@@ -2,6 +2,7 @@ import type { LivenessExpect } from '../locks/oracle-cell.ts';
 import type { RunVerdict } from '../checkers/verdict.ts';
 import type { CellLiveness, RunLiveness } from './cell-liveness.ts';
 import type { CellPromise, RunPromise } from './cell-promise.ts';
+import type { PromiseExpect } from './promise-expectation.ts';
 
 /**
  * One cell of a `--lock=all` matrix: one strategy under one fault (fenced or not), what the oracle expected, the
@@ -70,6 +71,11 @@ export interface MatrixCell {
   liveness?: CellLiveness;
   /** The lock's broken promises over the cell's runs (cell-promise.ts); absent when no run measured them. */
   promise?: CellPromise;
+  /**
+   * The oracle's expectation of the promise column (matrix/promise-expectation.ts): `kept` cells match only with 0
+   * broken. Absent in a matrix stored before it existed.
+   */
+  expectedPromise?: PromiseExpect;
   /** The oracle's liveness expectation, when it has one (matrix/oracle.ts, LivenessExpectation); `matched` needs it too. */
   expectedLiveness?: LivenessExpect;
   /** Column heading, if the runner has a better one than the fault's name ("holder paused > TTL"). */

@@ -174,7 +174,9 @@ function cellHtml(c: MatrixCell | undefined, outDir: string): string {
     `<div class="obs ${h(c.observed)}">${h(observedText(c))}</div><div class="exp">expected ${h(c.expected)}${c.expectedLiveness ? `, ${h(livenessWords(c.expectedLiveness))}` : ''}</div>` +
     (perf ? `<div class="exp">${h(perf)}</div>` : '') +
     (c.liveness ? `<div class="exp live">${h(availabilityText(c.liveness))}</div>` : '') +
-    (c.promise ? `<div class="exp">${h(`broke its promise: ${promiseText(c.promise)}`)}</div>` : '') +
+    (c.promise
+      ? `<div class="exp">${h(`broke its promise: ${promiseText(c.promise)}${c.expectedPromise === 'kept' ? ' (expected 0)' : ''}`)}</div>`
+      : '') +
     (c.note ? `<div class="exp">${h(c.note)}</div>` : '');
   // The runs are listed after the cell's link, each linking to its own report: links cannot nest.
   return `<td class="cell ${cls}${c.matched ? '' : ' contradicts'}">${link ? `<a href="${h(link)}">${inner}</a>` : inner}${runs}</td>`;

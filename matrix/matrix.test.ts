@@ -471,6 +471,22 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     expect(m.html).toContain('<div class="exp">broke its promise: 3 broken</div>');
   });
 
+  it('fails a cell the oracle expects to keep its promise on its first broken one, and names it', async () => {
+    const m = await matrix(
+      [],
+      fakeRunner((c) =>
+        c.lock === 'etcd' && c.nemesis?.[0] === 'pause-holder' && !c.fencing
+          ? { valid: false, lost: 2, hits: 1, broke: 1 }
+          : undefined,
+      ),
+    );
+    const cell = m.cells.find((c) => c.lock === 'etcd' && c.fault === 'pause-holder' && !c.fencing)!;
+    expect(cell).toMatchObject({ observed: 'lost', expected: 'lost', expectedPromise: 'kept', matched: false });
+    expect(cell.note).toContain('broke its promise 1× where the oracle expects it kept');
+    expect(m.html).toContain('<div class="exp">broke its promise: 1 broken (expected 0)</div>');
+    expect(m.code).toBe(1);
+  });
+
   it('--stop-on-lost-update reaches every cell but those that measure liveness, whose runs go to their limit', async () => {
     const fake = fakeRunner();
     await matrix(['--matrix=all', '--stop-on-lost-update'], fake);

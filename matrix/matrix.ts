@@ -1,5 +1,6 @@
 import { cellLiveness, livenessMatches, livenessSeen, runLiveness } from './cell-liveness.ts';
 import { cellPromise, runPromise } from './cell-promise.ts';
+import { promiseExpectation, promiseMatches, promiseNote } from './promise-expectation.ts';
 import { fmtSpan } from '../checkers/liveness.ts';
 import { rerunLine } from '../store/rerun-line.ts';
 import fs from 'node:fs';
@@ -147,7 +148,12 @@ export async function measuredCell(
     live,
     runs.filter((r) => r.conclusive).map((r) => r.liveness),
   );
-  const note = [cellNote(observed, runs, inconclusive), liveness ? livenessNote(liveness, live, livenessOk) : undefined]
+  const promiseExpect = promiseExpectation(strategy, col.faults);
+  const note = [
+    cellNote(observed, runs, inconclusive),
+    liveness ? livenessNote(liveness, live, livenessOk) : undefined,
+    promiseNote(promiseExpect, promise),
+  ]
     .filter(Boolean)
     .join('; ');
   return {
@@ -156,7 +162,8 @@ export async function measuredCell(
     expected: expect,
     ...(liveness ? { expectedLiveness: liveness.expect } : {}),
     observed,
-    matched: matches(expect, observed) && livenessOk,
+    expectedPromise: promiseExpect.expect,
+    matched: matches(expect, observed) && livenessOk && promiseMatches(promiseExpect, promise),
     runDir: runs[at].runDir,
     ...lockBuildOf(runs[at].runDir),
     lostUpdates: runs[at].lostUpdates,

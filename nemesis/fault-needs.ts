@@ -41,7 +41,7 @@ export interface FaultNeeds {
   /**
    * The shortest critical section (--think) in which the fault's story can complete: a restarted master or a promoted
    * replica answers 100–300 ms after the strike here, and a holder that has already written by then leaves nothing to
-   * lose. A run whose user did not give --think gets at least this (harness/run.ts).
+   * lose. A run whose user did not give --think gets at least this (harness/run-plan.ts).
    */
   readonly minSectionMs?: (timing: { ttlMs: number }) => number;
   /**

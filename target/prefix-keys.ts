@@ -11,72 +11,90 @@ export interface PrefixKeys {
 }
 
 /**
- * The keys under the run's prefix on every server of the target — Redis by SCAN MATCH (it yields between batches:
- * a shared keyspace is never blocked, as KEYS would block it) on each master, since each keeps its own keys; etcd by
- * a range read of the prefix on one member (they agree through Raft). Only names under the prefix are ever asked for.
+ * The keys under `prefix` on every server of the target, every name — Redis by SCAN MATCH (it yields between
+ * batches: a shared keyspace is never blocked, as KEYS would block it) on each master, since each keeps its own keys;
+ * etcd by a range read of the prefix on one member (they agree through Raft). Only names under it are ever asked for.
  */
-export async function keysUnderPrefix(
+export async function allKeysUnder(
   prefix: string,
   redis: readonly RemoteRedis[],
   etcd: readonly RemoteEtcd[],
-): Promise<PrefixKeys> {
-  const on: Record<string, { count: number; sample: string[] }> = {};
+): Promise<Record<string, string[]>> {
+  const on: Record<string, string[]> = {};
   for (const r of redis) {
-    const keys = await r.withClient((c) => scanAll(c, prefix));
-    if (keys.length) on[r.name] = { count: keys.length, sample: keys.sort().slice(0, SHOWN) };
+    const keys = await r.withClient((c) => scanAll(c, prefix), 10_000);
+    if (keys.length) on[r.name] = keys.sort();
   }
   if (etcd[0]) {
     const c = etcd[0].client();
     try {
       const keys = await c.getAll().prefix(prefix).keys();
-      if (keys.length) on['etcd'] = { count: keys.length, sample: keys.sort().slice(0, SHOWN) };
+      if (keys.length) on['etcd'] = keys.sort();
     } finally {
       c.close();
     }
   }
-  return { on, total: Object.values(on).reduce((n, k) => n + k.count, 0) };
+  return on;
 }
 
-async function scanAll(c: import('ioredis').Redis, prefix: string): Promise<string[]> {
+/** The keys under the run's prefix, per server: how many and the first few names. */
+export async function keysUnderPrefix(
+  prefix: string,
+  redis: readonly RemoteRedis[],
+  etcd: readonly RemoteEtcd[],
+): Promise<PrefixKeys> {
+  const all = await allKeysUnder(prefix, redis, etcd);
+  const on = Object.fromEntries(
+    Object.entries(all).map(([s, k]) => [s, { count: k.length, sample: k.slice(0, SHOWN) }]),
+  );
+  return { on, total: Object.values(all).reduce((n, k) => n + k.length, 0) };
+}
+
+export async function scanAll(c: import('ioredis').Redis, match: string): Promise<string[]> {
   const found: string[] = [];
   let cursor = '0';
   do {
-    const [next, keys] = await c.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    const [next, keys] = await c.scan(cursor, 'MATCH', `${match}*`, 'COUNT', 1000);
     found.push(...keys);
     cursor = next;
   } while (cursor !== '0');
-  return found;
+  return found.filter((k) => k.startsWith(match));
 }
 
 /**
- * Deletes every key under the prefix, and only those: on Redis each key SCAN found under it (by name, UNLINK), on
- * etcd the prefix's range. Returns how many went, per server. A server that does not answer is reported, not skipped
- * silently: its keys stay, and `fencepost cleanup --target` removes them later.
+ * Deletes exactly the keys named, per server, in the order given (Redis UNLINK by name, etcd one delete per key),
+ * and only names under `prefix` (checked again here, whoever made the list). Returns how many went, per server; a
+ * server that does not answer is reported, not skipped silently.
  */
-export async function removeKeysUnderPrefix(
+export async function removeNamedKeys(
   prefix: string,
+  named: Readonly<Record<string, readonly string[]>>,
   redis: readonly RemoteRedis[],
   etcd: readonly RemoteEtcd[],
 ): Promise<{ removed: Record<string, number>; failed: Record<string, string> }> {
   const removed: Record<string, number> = {};
   const failed: Record<string, string> = {};
+  const under = (server: string) => (named[server] ?? []).filter((k) => k.startsWith(prefix));
   for (const r of redis) {
+    const keys = under(r.name);
+    if (!keys.length) continue;
     try {
       removed[r.name] = await r.withClient(async (c) => {
-        const keys = await scanAll(c, prefix);
-        // Names re-checked here: nothing SCAN returned outside the prefix is ever deleted.
-        const ours = keys.filter((k) => k.startsWith(prefix));
-        for (let i = 0; i < ours.length; i += 500) await c.unlink(...ours.slice(i, i + 500));
-        return ours.length;
+        let n = 0;
+        for (let i = 0; i < keys.length; i += 500) n += await c.unlink(...keys.slice(i, i + 500));
+        return n;
       }, 10_000);
     } catch (err) {
       failed[r.name] = (err as Error).message;
     }
   }
-  if (etcd[0]) {
+  const keys = under('etcd');
+  if (etcd[0] && keys.length) {
     const c = etcd[0].client(5000);
     try {
-      removed['etcd'] = Number((await c.delete().prefix(prefix).exec()).deleted);
+      let n = 0;
+      for (const k of keys) n += Number((await c.delete().key(k).exec()).deleted);
+      removed['etcd'] = n;
     } catch (err) {
       failed['etcd'] = (err as Error).message;
     } finally {

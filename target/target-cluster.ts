@@ -11,12 +11,16 @@ export interface TargetServersOf {
   etcd: RemoteEtcd[];
 }
 
-/** The remote nodes of `target` for a lock that runs on `counts` servers of each kind (254 when it has too few). */
+/**
+ * The remote nodes of `target` for a lock that runs on `counts` servers of each kind (254 when it has too few).
+ * `keyPrefix`: where the run's keys go (a run's own namespace under the file's prefix; the file's prefix by default).
+ */
 export function targetServers(
   target: TargetSpec,
   counts: { redis: number; etcd: number; zk: number },
   logins: TargetLogins,
   actions: NodeActions,
+  keyPrefix = target.keyPrefix,
 ): TargetServersOf {
   const short = (kind: string, have: number, need: number) =>
     new HarnessError(
@@ -31,12 +35,10 @@ export function targetServers(
     throw short('etcd', target.etcd?.endpoints.length ?? 0, counts.etcd);
   const redis = (target.redis?.endpoints ?? [])
     .slice(0, counts.redis)
-    .map((e) => new RemoteRedis(e, actions, target.keyPrefix, logins.redis, target.redis!.tls));
+    .map((e) => new RemoteRedis(e, actions, keyPrefix, logins.redis, target.redis!.tls));
   // etcd members are one cluster: the client gets them all, whatever the lock's count says.
   const etcd = counts.etcd
-    ? (target.etcd?.endpoints ?? []).map(
-        (e) => new RemoteEtcd(e, actions, target.keyPrefix, logins.etcd, target.etcd!.tls),
-      )
+    ? (target.etcd?.endpoints ?? []).map((e) => new RemoteEtcd(e, actions, keyPrefix, logins.etcd, target.etcd!.tls))
     : [];
   return { redis, etcd };
 }

@@ -7,14 +7,16 @@ export interface TargetRecord {
   name: string;
   file: string;
   keyPrefix: string;
+  /** The run's own namespace under the prefix (`<keyPrefix>run-…/`): every key the lock made is in it. */
+  namespace?: string;
   servers: { name: string; kind: string; host: string; port: number; node: string }[];
   /** The adapter of each server action the run's faults use. */
   adapters: Record<string, string>;
-  /** Whether the servers refused a read outside the prefix, per server. */
+  /** Whether the servers refused a read, a write and a delete outside the prefix, per server. */
   fence: { server: string; fence: string; said: string }[];
   /** Whether fencepost's own code puts the lock's keys under the prefix, or the lock's author promises it does. */
   prefixedBy: 'fencepost' | 'the lock';
-  /** Keys under the prefix after the run's removal (0 unless a server did not answer), and how many it removed. */
+  /** The run's keys left after its removal (0 unless a server did not answer), and how many it removed. */
   keysLeft?: number;
   keysRemoved?: Record<string, number>;
   /** Why the run was aborted by the target's conditions, when it was. */

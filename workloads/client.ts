@@ -28,6 +28,11 @@ const realClock: ClientClock = {
 };
 
 let stopping = false;
+/**
+ * Set once its lock process exited on its own and this client is on its way out: the line saying so stays the last
+ * of its log (what the harness shows as the reason), not the failure of the request that exit cut short.
+ */
+let dying = false;
 
 /** A driven client's commands as they arrive, and the loop's wait for the next (null once stopping). */
 const commands: DrivenCommand[] = [];
@@ -88,6 +93,7 @@ async function foreignLock(spec: ClientSpec & { foreign: NonNullable<ClientSpec[
       exited: ({ pid, code, signal, expected }) => {
         send({ type: 'lock-process', pid: null, ended: pid });
         if (expected || stopping) return;
+        dying = true;
         outbox?.flush();
         const line = `client ${spec.slot}: its lock process (pid ${pid}: ${command}) exited on its own with ${signal ? `signal ${signal}` : `code ${code}`}`;
         if (process.send)
@@ -144,7 +150,9 @@ async function main(spec: ClientSpec, ops: OpOutbox): Promise<void> {
     connectResource: () => Resource.connect(spec.pg),
     clock: realClock,
     emit: (op, at, beforeCall) => ops.emit(op, at, beforeCall),
-    log: (line) => send({ type: 'log', line }),
+    log: (line) => {
+      if (!dying) send({ type: 'log', line });
+    },
     stopping: () => stopping,
   };
   if (!spec.driven) return runClientLoop(loop);

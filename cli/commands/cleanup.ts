@@ -2,6 +2,7 @@ import path from 'node:path';
 import { HELP_OPTION, optionsOnly, type ParseContext } from '../../harness/command-spec.ts';
 import { parseArgv, pickRows, type OptionSpec } from '../../harness/option-table.ts';
 import { RUN_ROWS } from '../../harness/options.ts';
+import { HarnessError } from '../../common/errors.ts';
 import { EXIT } from '../../common/exit-codes.ts';
 import type { CommandModule } from '../command-module.ts';
 
@@ -12,8 +13,14 @@ export interface CleanupConfig {
   readonly resultsDir: string;
   /** Also remove the node data of dead runs. */
   readonly data: boolean;
-  /** --target: also remove the keys under that target's prefix, when no live run of ours uses it. */
+  /** --target: also delete the keys that dead runs of ours recorded under that target's prefix. */
   readonly target: string | null;
+  /**
+   * --delete-unrecorded (with --target): also delete the keys under the prefix that no run of ours recorded, once
+   * listed. Not `--yes`: npm and npx take that one for themselves (`npm_config_yes`), and fencepost would be told so
+   * on every command run through npx.
+   */
+  readonly deleteUnrecorded: boolean;
 }
 
 const TABLE = [
@@ -23,6 +30,12 @@ const TABLE = [
     kind: 'bool',
     default: false,
     help: 'cleanup: also remove the node data (nodes/) of runs whose harness is gone',
+  },
+  {
+    name: 'delete-unrecorded',
+    kind: 'bool',
+    default: false,
+    help: 'cleanup --target: also delete the keys under the prefix that no run of ours recorded, each named first; without it they are listed and left',
   },
   HELP_OPTION,
 ] as const satisfies readonly OptionSpec[];
@@ -35,6 +48,7 @@ function parse(args: readonly string[], context: ParseContext): CleanupConfig {
     resultsDir: path.resolve(v.results),
     data: v.data,
     target: v.target !== undefined ? path.resolve(v.target) : null,
+    deleteUnrecorded: v['delete-unrecorded'],
   };
 }
 
@@ -43,10 +57,11 @@ export const cleanup: CommandModule<CleanupConfig> = {
   help: {
     about:
       'Stops what runs killed with kill -9 left behind (servers, clients, containers, scratch folders) — only runs whose harness is gone, only what this user created.',
-    usage: ['cleanup [--data]'],
+    usage: ['cleanup [--data]', 'cleanup --target=<file> [--delete-unrecorded]'],
     examples: [
       ['cleanup', 'after a kill -9 of the harness'],
       ['cleanup --data', 'and remove those runs’ node data'],
+      ['cleanup --target=fencepost.target.json', 'and the keys dead runs recorded on that target; others are listed'],
     ],
     docs: 'docs/shared-machines.md',
     exitCodes: '0 nothing of a gone run is left running, 254 bad arguments or a target command that failed',
@@ -54,11 +69,20 @@ export const cleanup: CommandModule<CleanupConfig> = {
   options: TABLE,
   parse,
   async run(config) {
+    if (config.deleteUnrecorded && !config.target)
+      throw new HarnessError('bad-arguments', '--delete-unrecorded goes with --target: it is about keys on a target', {
+        hint: 'cleanup --target=<file> --delete-unrecorded',
+      });
+    // The target file is read (and refused) before anything else is done (audit R22).
+    const { cleanupTarget, readCleanupTarget } = await import('../../harness/target-cleanup.ts');
+    const spec = config.target ? readCleanupTarget(config.target) : null;
     const { cleanup: stopLeftovers } = await import('../../harness/cleanup.ts');
     await stopLeftovers(config.resultsDir, console.log, { data: config.data });
-    if (config.target) {
-      const { cleanupTarget } = await import('../../harness/target-cleanup.ts');
-      return cleanupTarget(config.target, config.resultsDir, console.log);
+    if (config.target && spec) {
+      return cleanupTarget(config.target, config.resultsDir, console.log, {
+        deleteUnrecorded: config.deleteUnrecorded,
+        spec,
+      });
     }
     return EXIT.valid;
   },

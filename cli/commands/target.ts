@@ -22,7 +22,7 @@ export const target: CommandModule<TargetConfig> = {
   summary: 'connect to your own servers, prove the credentials are fenced to its key prefix, list what a run touches',
   help: {
     about:
-      'Connects to a target (your own servers, described in a target file), proves its credentials are fenced to the key prefix the runs may use, and lists every command and key a run against it would touch; nothing is written.',
+      'Connects to a target (your own servers, described in a target file), proves its credentials are fenced to the key prefix the runs may use (a read, a write and a delete outside it must each be refused), and lists every command and key a run against it would touch; nothing is left behind.',
     usage: ['target check <target file>'],
     examples: [['target check ./fencepost.target.json', 'before the first --target run']],
     docs: 'docs/targets.md',

@@ -115,8 +115,6 @@ class EtcdLockClient implements LockClient {
   }
 
   async acquire(key: string): Promise<Lease> {
-    // After the recorded invoke: a validity counted from here is never longer from the invoke than the truth.
-    const startedAt = performance.now();
     const lockKey = lockKeyFor(key, this.ctx.keyPrefix);
     const deadline = performance.now() + this.ctx.acquireTimeoutMs;
     let attempts = 0;
@@ -140,13 +138,13 @@ class EtcdLockClient implements LockClient {
         continue;
       }
       // The txn is one revision: the key it created has create_revision == the header's revision.
-      if (res.succeeded) return this.held(key, lockKey, lease, leaseId, res.header.revision, attempts, startedAt);
+      if (res.succeeded) return this.held(key, lockKey, lease, leaseId, res.header.revision, attempts);
       const holder = res.responses[0]?.response_range?.kvs?.[0];
       // etcd3 retries a txn whose reply was lost; the retry then finds the key that the first try created
       // with our lease. That key is ours. (No earlier acquisition of ours can have left it: the client loop
       // releases every lock it took, and a release that fails drops the session lease, and the key with it.)
       if (holder && holder.lease === leaseId)
-        return this.held(key, lockKey, lease, leaseId, holder.create_revision, attempts, startedAt);
+        return this.held(key, lockKey, lease, leaseId, holder.create_revision, attempts);
       const remaining = deadline - performance.now();
       if (remaining <= 0) break;
       // Watch from the revision right after the one we read: a delete between our txn and the watch's
@@ -168,13 +166,14 @@ class EtcdLockClient implements LockClient {
     leaseId: string,
     revision: string,
     attempts: number,
-    startedAt: number,
   ): Lease {
     const handle: EtcdHandle = { lockKey, lease, leaseId, revision };
-    // What is certainly left of the shared session lease, counted from this acquire's start (the promise checker
-    // counts it from the invoke): not the TTL, since the lease was granted or last kept alive before.
-    const certainUntil = this.lives.get(lease)?.certainUntil ?? startedAt;
-    const validityMs = Math.max(0, Math.floor(certainUntil - startedAt));
+    // What is certainly left of the shared session lease now, as the acquire completes: not the TTL, since the lease
+    // was granted or last kept alive before. The promise checker counts it from the invoke for the earliest end (never
+    // later than the truth) and from the completion for the latest; counted from the acquire's start instead, a
+    // waiting acquire's figure grew by its wait, and a paused holder's late write read as maybe still inside.
+    const now = performance.now();
+    const validityMs = Math.max(0, Math.floor((this.lives.get(lease)?.certainUntil ?? now) - now));
     return { key, token: revision, validityMs, attempts, handle };
   }
 

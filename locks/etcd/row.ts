@@ -5,7 +5,7 @@ import { tokenLock } from '../common-remedy-cells.ts';
 /** `--lock=etcd`: its strategy, and what the oracle expects of it under each fault and remedy. */
 export default {
   module: new URL('./etcd.ts', import.meta.url).href,
-  targetKey: (p, a) => `${p}lock/${a}`,
+  targetKey: (ns, a) => `${ns}lock/${a}`,
   place: { store: 'etcd', from: 'fencepost' },
   faults: etcdLike(),
   remedies: tokenLock(),

@@ -6,7 +6,7 @@ import { RETRY_RECOVERS, redisLike } from '../common-remedy-cells.ts';
 /** `--lock=redlock-npm`: its strategy, and what the oracle expects of it under each fault and remedy. */
 export default {
   module: new URL('./redlock-npm.ts', import.meta.url).href,
-  targetKey: (p, a) => `${p}fencepost:redlock-npm:${a}`,
+  targetKey: (ns, a) => `${ns}fencepost:redlock-npm:${a}`,
   place: { store: 'Redis', from: 'npm' },
   // The package as its README uses it (its own retry loop, its defaults). Under restart-empty it loses updates as
   // every Redlock does (no delay: the restarted majority grants the lock again) and, beside that, livelocks.

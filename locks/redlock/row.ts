@@ -6,7 +6,7 @@ import { redisLike } from '../common-remedy-cells.ts';
 /** `--lock=redlock`: its strategy, and what the oracle expects of it under each fault and remedy. */
 export default {
   module: new URL('./redlock.ts', import.meta.url).href,
-  targetKey: (p, a) => `${p}lock:${a}`,
+  targetKey: (ns, a) => `${ns}lock:${a}`,
   place: { store: 'Redis', from: 'fencepost' },
   faults: {
     'no-fault': measured('safe'),

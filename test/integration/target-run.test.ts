@@ -89,6 +89,12 @@ describe('the oracle on a target (servers the test started, fencepost only a gue
       prefixedBy: 'fencepost',
     });
     expect(test.target!.keysRemoved!['r0']).toBeGreaterThanOrEqual(0);
+    // The run's keys were its own namespace under the prefix, recorded beside the run before any client started.
+    const ns = test.target!.namespace!;
+    expect(ns).toMatch(/^fp-test\/run-[0-9a-z]+-[0-9a-f]{6}\/$/);
+    const owned = JSON.parse(fs.readFileSync(path.join(outcome.runDir, 'target-keys.json'), 'utf8'));
+    expect(owned).toMatchObject({ format: 1, keyPrefix: 'fp-test/', namespace: ns, pid: process.pid });
+    expect(owned.keys).toContain(`${ns}lock:account-0`);
     // The fence is proven on each server the run touches: --lock=redis uses the target's one Redis, not its etcd.
     expect(test.target!.fence.map((f) => `${f.server}: ${f.fence}`)).toEqual(['r0: fenced']);
     expect(await ownerView()).toEqual({ underPrefix: [], planted: UNTOUCHED });

@@ -11,9 +11,10 @@ import { killLeftovers, testResultsDir } from './processes.ts';
 import { cleanup } from '../../harness/cleanup.ts';
 
 /**
- * The rails of a run against someone's servers: `target check` proves the fence (and says loudly when there is none),
- * a key already under the prefix refuses the run and `cleanup --target` removes it alone, Ctrl-C removes the run's
- * keys, and an injection outlives a harness killed with kill -9 only until the guard heals it.
+ * The rails of a run against someone's servers: `target check` proves the fence — a read, a write and a delete outside
+ * the prefix each refused — (and says loudly when there is none), a key already under the prefix refuses the run and
+ * `cleanup --target` deletes only the keys runs of ours recorded, Ctrl-C removes the run's keys and no one else's,
+ * and an injection outlives a harness killed with kill -9 only until the guard heals it.
  */
 let owner: OwnerDeployment;
 let results: string;
@@ -39,12 +40,47 @@ function cli(args: string[]): { child: CliRun; done: Promise<{ code: number | nu
 }
 
 async function redisKeysUnderPrefix(): Promise<string[]> {
+  return redisKeys('fp-safe/*');
+}
+
+/** The owner's keys matching `pattern`, sorted (as admin). */
+async function redisKeys(pattern: string): Promise<string[]> {
   const r = owner.redisAdmin();
   try {
-    return await r.keys('fp-safe/*');
+    return (await r.keys(pattern)).sort();
   } finally {
     r.disconnect();
   }
+}
+
+/** Another team's keys, written as the owner: one under the prefix, one under a look-alike (audit R1, R8). */
+const THEIRS = ['fp-safe/billing:invoice-7', 'fp-safe2/invoice-7'];
+
+async function plantTheirs(): Promise<void> {
+  const r = owner.redisAdmin();
+  for (const k of THEIRS) await r.set(k, 'another team');
+  r.disconnect();
+}
+
+async function removeTheirs(): Promise<void> {
+  const r = owner.redisAdmin();
+  await r.del(...THEIRS);
+  r.disconnect();
+}
+
+/** A target file whose Redis user is `user`, made on the owner's Redis with `acl` (its password in FP_ACL_PASSWORD). */
+async function fileWithRedisUser(user: string, acl: string): Promise<string> {
+  const r = owner.redisAdmin();
+  await r.call('ACL', 'SETUSER', user, 'reset', 'on', '>acl-test-pw', ...acl.split(' '));
+  r.disconnect();
+  process.env.FP_ACL_PASSWORD = 'acl-test-pw';
+  const file = owner.targetFile({ adapter: 'none' });
+  const spec = JSON.parse(fs.readFileSync(file, 'utf8'));
+  spec.servers.redis.user = user;
+  spec.servers.redis.passwordEnv = 'FP_ACL_PASSWORD';
+  delete spec.servers.etcd;
+  fs.writeFileSync(file, JSON.stringify(spec));
+  return file;
 }
 
 describe('target check', () => {
@@ -53,8 +89,12 @@ describe('target check', () => {
     const file = owner.targetFile({ adapter: 'owner', faults: ['pause-node'] });
     expect(await targetCheck(file, (l) => lines.push(l))).toBe(EXIT.valid);
     const text = lines.join('\n');
-    expect(text).toContain('r0: ✓ GET outside fp-safe/* → NOPERM');
-    expect(text).toContain('etcd: ✓ get outside fp-safe/ → permission denied');
+    expect(text).toContain(
+      'r0: ✓ GET, SET NX PX, DEL outside fp-safe/* → NOPERM (read, write and delete refused for the key)',
+    );
+    expect(text).toContain(
+      'etcd: ✓ get, put, delete outside fp-safe/ → permission denied (read, write and delete refused for the key)',
+    );
     expect(text).toContain('pause-node ✓ via owner');
     expect(text).toMatch(/restart-empty ✗ \(no adapter/);
     expect(text).toMatch(/\$ .*\/pause\.sh r0/);
@@ -71,13 +111,37 @@ describe('target check', () => {
     process.env.OWNER_ADMIN = owner.admin.redis;
     const lines: string[] = [];
     expect(await targetCheck(file, (l) => lines.push(l))).toBe(EXIT.badArguments);
-    expect(lines.join('\n')).toMatch(/r0: !!! FENCE OPEN !!! GET .* was answered/);
+    expect(lines.join('\n')).toMatch(
+      /r0: !!! FENCE OPEN !!! GET \S+, SET NX PX \S+, DEL \S+ were answered: this user can read, write and delete outside fp-safe\//,
+    );
     expect(lines.at(-1)).toMatch(/^NOT READY: r0: the credentials are not fenced to fp-safe\//);
+    expect(await redisKeys('fencepost-fence-probe-*')).toEqual([]);
+  });
+
+  it('NOT FENCED for users a read alone passed: one who may write anywhere, one refused only the GET command (R6)', async () => {
+    for (const [user, acl] of [
+      ['rw', '%R~fp-safe/* %W~* resetchannels +@all -@dangerous'],
+      ['noget', '~* resetchannels +@all -get'],
+    ]) {
+      const file = await fileWithRedisUser(user, acl);
+      const lines: string[] = [];
+      expect(await targetCheck(file, (l) => lines.push(l))).toBe(EXIT.badArguments);
+      expect(lines.join('\n')).toMatch(
+        /r0: !!! FENCE OPEN !!! SET NX PX \S+, DEL \S+ were answered: this user can write and delete outside fp-safe\/; the probe's write was deleted again/,
+      );
+      expect(lines.at(-1)).toMatch(/^NOT READY: r0: the credentials are not fenced to fp-safe\//);
+      // A run is refused too, without the file's override, before it creates anything.
+      const refused = await cli(['--lock=redis', `--target=${file}`, '--nemesis=none', '--time-limit=3']).done;
+      expect(refused.code, refused.out).toBe(EXIT.badArguments);
+      expect(refused.out).toContain('the credentials are not fenced to fp-safe/');
+    }
+    expect(await redisKeys('fencepost-fence-probe-*')).toEqual([]);
+    expect(await redisKeysUnderPrefix()).toEqual([]);
   });
 });
 
 describe('the prefix is the run’s alone', () => {
-  it('a key already under it refuses the run (254); cleanup --target removes it and nothing else', async () => {
+  it('a key no run of ours recorded refuses the run (254); cleanup --target lists it and leaves it', async () => {
     const r = owner.redisAdmin();
     await r.set('fp-safe/leftover', 'x');
     await r.set('fp-safe-neighbour', 'keep');
@@ -86,16 +150,49 @@ describe('the prefix is the run’s alone', () => {
     const refused = await cli(['--lock=redis', `--target=${file}`, '--nemesis=none', '--time-limit=3']).done;
     expect(refused.code).toBe(EXIT.badArguments);
     expect(refused.out).toContain('1 key(s) already exist under fp-safe/: 1 on r0 (fp-safe/leftover)');
+    expect(refused.out).toContain('deletes nothing');
+    expect(refused.out).not.toContain('removes them');
     const lines: string[] = [];
     expect(await cleanupTarget(file, results, (l) => lines.push(l))).toBe(EXIT.valid);
-    expect(lines).toEqual(['target owner-test: removed 1 key(s) under fp-safe/ (1 on r0)']);
+    expect(lines[0]).toBe(
+      'target owner-test: leaving 1 key(s) under fp-safe/ that no run of ours recorded: 1 on r0 (fp-safe/leftover)',
+    );
+    expect(await redisKeysUnderPrefix()).toEqual(['fp-safe/leftover']);
+    // Deleted only when the operator says so, after its name was printed.
+    const said: string[] = [];
+    expect(await cleanupTarget(file, results, (l) => said.push(l), { deleteUnrecorded: true })).toBe(EXIT.valid);
+    expect(said).toContain('  r0 fp-safe/leftover');
     const a = owner.redisAdmin();
     expect(await a.get('fp-safe-neighbour')).toBe('keep');
     a.disconnect();
     expect(await redisKeysUnderPrefix()).toEqual([]);
   });
 
-  it('Ctrl-C mid-run removes every key the run made under the prefix', async () => {
+  it('kill -9 mid-run: cleanup --target deletes the run’s recorded keys, and another team’s keys survive', async () => {
+    const file = owner.targetFile({ adapter: 'none' });
+    const { child, done } = cli(['--lock=redis', `--target=${file}`, '--nemesis=none', '--time-limit=60']);
+    await eventually(
+      'the run holds a lock key in its namespace',
+      async () => ((await redisKeys('fp-safe/run-*')).length ? true : undefined),
+      60_000,
+    );
+    await plantTheirs();
+    child.signal('SIGKILL');
+    await done;
+    // The clients the harness left would keep writing: stopped first, as `cleanup` does before --target.
+    await cleanup(results, () => {});
+    const records = await redisKeys('fp-safe/fencepost-owned:*');
+    expect(records).toHaveLength(1);
+    const lines: string[] = [];
+    expect(await cleanupTarget(file, results, (l) => lines.push(l))).toBe(EXIT.valid);
+    expect(lines.join('\n')).toContain('1 run(s) of ours whose harness is gone recorded keys under fp-safe/');
+    expect(lines.join('\n')).toContain('that no run of ours recorded: 1 on r0 (fp-safe/billing:invoice-7)');
+    expect(await redisKeysUnderPrefix()).toEqual(['fp-safe/billing:invoice-7']);
+    expect(await redisKeys('fp-safe2/*')).toEqual(['fp-safe2/invoice-7']);
+    await removeTheirs();
+  });
+
+  it('Ctrl-C mid-run removes every key the run made, and no one else’s', async () => {
     const file = owner.targetFile({ adapter: 'none' });
     const { child, done } = cli([
       '--lock=redis',
@@ -109,10 +206,13 @@ describe('the prefix is the run’s alone', () => {
       async () => ((await redisKeysUnderPrefix()).length ? true : undefined),
       60_000,
     );
+    await plantTheirs();
     child.signal('SIGINT');
     const { code, out } = await done;
     expect(code, out).toBe(130);
-    expect(await redisKeysUnderPrefix()).toEqual([]);
+    expect(await redisKeysUnderPrefix()).toEqual(['fp-safe/billing:invoice-7']);
+    expect(await redisKeys('fp-safe2/*')).toEqual(['fp-safe2/invoice-7']);
+    await removeTheirs();
   });
 });
 

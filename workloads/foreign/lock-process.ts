@@ -80,6 +80,8 @@ export class LockProcess {
   private pending: Pending | null = null;
   /** Why the process can no longer be used, once it can't. */
   private broken: string | null = null;
+  /** Set at its exit, while its last replies are still read: why a request sent now is refused. */
+  private exitedWhy: string | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private expectedExit = false;
   private readonly exitedPromise: Promise<void>;
@@ -161,6 +163,8 @@ export class LockProcess {
     );
     child.stdout!.on('data', (d: Buffer) => replies.push(d));
     child.stdout!.on('end', () => replies.end());
+    // Ended, or cut by reap(): every reply it wrote has been read by then.
+    const stdoutDone = new Promise<void>((resolve) => child.stdout!.once('close', () => resolve()));
     const log = events.stderr ? null : new StderrLog(this.pid);
     const stderr = new BoundedLines(
       STDERR_LINE_CHARS * 4,
@@ -171,11 +175,21 @@ export class LockProcess {
     child.stderr!.on('end', () => stderr.end());
     child.once('exit', (code, signal) => {
       const how = signal ? `signal ${signal}` : `code ${code}`;
-      this.fail(`the lock process (pid ${this.pid}) exited with ${how}`, false);
+      const why = `the lock process (pid ${this.pid}) exited with ${how}`;
+      // Whether we closed or killed it is decided now: a kill after its exit (a write that met the closed pipe) is
+      // not why it exited.
+      const expected = this.expectedExit;
+      // No new request goes to a dead process; the open one keeps waiting for its reply, below.
+      this.exitedWhy = why;
       // Nothing of its tree outlives it: a helper it forked would hold its session (and our pipes) for good.
       this.reap();
-      log?.close();
-      events.exited?.({ pid: this.pid, code, signal, expected: this.expectedExit });
+      // 'exit' may come before the last 'data': a reply written just before exiting (`close`'s) is still in the pipe.
+      // The open request fails only once stdout is read to its end — bounded, as reap() cuts the pipe.
+      void stdoutDone.then(() => {
+        this.fail(why, false);
+        log?.close();
+        events.exited?.({ pid: this.pid, code, signal, expected });
+      });
     });
   }
 
@@ -235,7 +249,7 @@ export class LockProcess {
   request(req: ForeignRequest, timeoutMs: number): Promise<ForeignReply> {
     const run = () =>
       new Promise<ForeignReply>((resolve, reject) => {
-        if (this.broken) return reject(new Error(this.broken));
+        if (this.broken ?? this.exitedWhy) return reject(new Error((this.broken ?? this.exitedWhy)!));
         const id = this.nextId++;
         const timer = setTimeout(
           () => this.fail(`no reply from the lock process to ${req.op} #${id} within ${timeoutMs} ms`),
@@ -298,7 +312,7 @@ export class LockProcess {
 
   /** Whether requests can still be sent (nothing broke the protocol, it was not killed, it has not exited). */
   get usable(): boolean {
-    return this.broken === null;
+    return this.broken === null && this.exitedWhy === null;
   }
 
   /** Resolves once the process has exited. */

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { promiseExpectation, promiseMatches, promiseNote } from './promise-expectation.ts';
+
+const redlock = { needs: ['redis'] };
+const etcd = { needs: ['etcd'] };
+const postgres = { needs: [] };
+const broke = (n: number) => ({ broken: n, outlived: 0, unknown: 0, known: true });
+
+describe('promiseExpectation', () => {
+  it('expects every lock to keep its promise with no fault and under faults on its clients only', () => {
+    expect(promiseExpectation(redlock, []).expect).toBe('kept');
+    expect(promiseExpectation(redlock, ['pause-holder']).expect).toBe('kept');
+    expect(promiseExpectation(redlock, ['delay-write']).expect).toBe('kept');
+    expect(promiseExpectation(redlock, ['pause-node']).expect).toBe('kept');
+  });
+
+  it('lets a Redis lock break its promise when the fault takes its keys or its clock', () => {
+    for (const f of ['restart-empty', 'clock', 'failover', 'kill'] as const)
+      expect(promiseExpectation(redlock, [f])).toMatchObject({
+        expect: 'may-break',
+        reason: expect.stringContaining(f),
+      });
+  });
+
+  it('expects consensus and database locks to keep it under every fault', () => {
+    for (const f of ['kill', 'isolate-leader', 'leader-churn', 'clock'] as const) {
+      expect(promiseExpectation(etcd, [f]).expect).toBe('kept');
+      expect(promiseExpectation(postgres, [f]).expect).toBe('kept');
+    }
+  });
+});
+
+describe('promiseMatches', () => {
+  const kept = promiseExpectation(etcd, ['pause-holder']);
+  const mayBreak = promiseExpectation(redlock, ['restart-empty']);
+
+  it('fails a kept cell on its first broken promise, and says why', () => {
+    expect(promiseMatches(kept, broke(0))).toBe(true);
+    expect(promiseMatches(kept, broke(1))).toBe(false);
+    expect(promiseNote(kept, broke(2))).toBe(
+      'broke its promise 2× where the oracle expects it kept (pause-holder acts on the clients only: the servers keep every lease)',
+    );
+    expect(promiseNote(kept, broke(0))).toBeUndefined();
+  });
+
+  it('never fails a may-break cell, nor one whose runs measured no promise', () => {
+    expect(promiseMatches(mayBreak, broke(4))).toBe(true);
+    expect(promiseMatches(kept, undefined)).toBe(true);
+  });
+});
