@@ -25,4 +25,4 @@ export {
   type ServerKind,
   type StrategyServers,
 } from './locks/strategy.ts';
-export type { FaultName } from './history/fault-names.ts';
+export type { FaultName } from './faults/fault-names.ts';

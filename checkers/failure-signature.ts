@@ -1,9 +1,9 @@
-import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
+import { FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
 import { DECIDING_CHECKERS } from './check-run.ts';
 import type { LostUpdate, Overlap, RunResults } from './run-results.ts';
-import type { FaultShot } from './fault-shot.ts';
+import type { FaultShot } from '../faults/judging/fault-shot.ts';
 import type { Op } from '../history/op.ts';
-import { processOf } from '../history/fault-evidence-decoder.ts';
+import { processOf } from '../faults/evidence.ts';
 
 /**
  * What a failure is, lenient about pids, indexes and values and strict about the bug: which checker found it, what

@@ -1,16 +1,16 @@
-import { evidenceOf, headerOf } from '../history/fault-evidence-decoder.ts';
-import { faultFacts } from '../history/fault-catalogue.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import { evidenceOf, headerOf } from '../faults/evidence.ts';
+import { FAULT_CATALOGUE, faultFacts } from '../faults/catalogue.ts';
+import type { Judge } from '../faults/judging/fault-shot.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
-import type { FaultShot, ShotRecords } from './fault-shot.ts';
-import { JUDGES, type JudgeTable } from './fault-hits/judges.ts';
+import type { FaultShot, ShotRecords } from '../faults/judging/fault-shot.ts';
 
-export type { FaultShot } from './fault-shot.ts';
+export type { FaultShot } from '../faults/judging/fault-shot.ts';
 
 /**
- * Per fault, in the run's results: how often it fired, how often it acted (by the fault's own evidence: see JUDGES;
- * for a fault aimed at the lock, how often its story completed: fault-hits/story.ts), and each shot's evidence. `hit`
+ * Per fault, in the run's results: how often it fired, how often it acted (by the fault's own evidence: see its row's judge;
+ * for a fault aimed at the lock, how often its story completed: faults/judging/story.ts), and each shot's evidence. `hit`
  * is a number for every fault: a fault that fired but did nothing tested nothing.
  */
 export interface FaultHitCount {
@@ -19,10 +19,10 @@ export interface FaultHitCount {
   shots: FaultShot[];
 }
 
-/** One shot of catalogue fault `f`, judged by its own judge on its own evidence (fault-hits/judges.ts). */
+/** One shot of catalogue fault `f`, judged by its own judge on its own evidence (its row's `judge`, faults/<name>/judge.ts). */
 function judgeShot<F extends FaultName>(f: F, records: Omit<ShotRecords<F>, 'ev'>): FaultShot {
-  const judges: JudgeTable = JUDGES;
-  return judges[f]({ ...records, ev: evidenceOf(f, records.start, records.end) });
+  const judge: Judge<F> = FAULT_CATALOGUE[f].judge;
+  return judge({ ...records, ev: evidenceOf(f, records.start, records.end) });
 }
 
 /**

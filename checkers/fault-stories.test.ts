@@ -4,10 +4,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../harness/analyze.ts';
 import { CLIENT_EXITED } from '../history/client-exit.ts';
-import { FAULT_CATALOGUE } from '../history/fault-catalogue.ts';
+import { FAULT_CATALOGUE } from '../faults/catalogue.ts';
 import { checkRun } from './check-run.ts';
 import { faultHitReasons, faultHits } from './fault-hits.ts';
-import type { FaultShot } from './fault-shot.ts';
+import type { FaultShot } from '../faults/judging/fault-shot.ts';
 import {
   fail,
   finalRead,

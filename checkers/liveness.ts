@@ -1,3 +1,4 @@
+import { faultFacts } from '../faults/catalogue.ts';
 import type { AccountRef } from '../history/bank.ts';
 import { faultLabel, type FaultWindow } from '../history/fault-windows.ts';
 import { History } from '../history/history.ts';
@@ -98,9 +99,6 @@ export interface LivenessResult extends CheckerResult {
   findings: string[];
   note?: string;
 }
-
-/** Faults whose target is the client holding the lock: their lockout is measured (how long the lock stayed its). */
-const HOLDER_FAULTS = new Set(['pause-holder', 'kill-holder']);
 
 const ms = (ns: number): number => ns / 1e6;
 /** `7.4 s` / `350 ms`: the one spelling of a measured duration in the findings. */
@@ -268,7 +266,8 @@ function stallsOf(
 function lockoutsOf(faults: readonly FaultWindow[], holds: readonly HoldInterval[], endMs: number): Lockout[] {
   const out: Lockout[] = [];
   for (const w of faults) {
-    if (!HOLDER_FAULTS.has(w.f)) continue;
+    // A fault whose target is the client holding the lock: its lockout is measured (how long the lock stayed its).
+    if (faultFacts(w.f)?.locksOut !== true) continue;
     for (const p of w.processes) {
       const start = w.start;
       const held = holds.find((h) => h.process === p && h.acquiredAt <= start && h.releasedAt >= start);

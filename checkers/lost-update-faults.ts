@@ -1,4 +1,4 @@
-import { faultFacts } from '../history/fault-catalogue.ts';
+import { faultFacts } from '../faults/catalogue.ts';
 import type { FaultWindow } from '../history/fault-windows.ts';
 import type { BankWrite } from '../history/bank-view.ts';
 import { History } from '../history/history.ts';

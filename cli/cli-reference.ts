@@ -1,7 +1,7 @@
 import { EXIT } from '../common/exit-codes.ts';
 import { runTiming, type RunTiming } from '../common/run-timing.ts';
-import { FAULT_ALIASES } from '../history/fault-names.ts';
-import { FAULT_CATALOGUE } from '../history/fault-catalogue.ts';
+import { FAULT_ALIASES } from '../faults/fault-names.ts';
+import { FAULT_CATALOGUE } from '../faults/catalogue.ts';
 import { ACQUIRE_GRACE_MS } from '../workloads/foreign/protocol.ts';
 import { CONNECT_TIMEOUT_MIN_MS, replyTimeoutMs } from '../workloads/foreign/foreign-strategy.ts';
 import { CHECK_ACQUIRE_TIMEOUT_MS, CHECK_REPLY_MS, CHECK_TTL_MS } from '../harness/lock-check-command.ts';

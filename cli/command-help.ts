@@ -1,6 +1,6 @@
 import { CLI } from '../common/cli-name.ts';
 import { exitCodeLine } from '../common/exit-codes.ts';
-import { FAULT_CATALOGUE } from '../history/fault-catalogue.ts';
+import { FAULT_CATALOGUE } from '../faults/catalogue.ts';
 import { helpWidth, twoColumns, wrapText } from '../harness/help-layout.ts';
 import { optionRows, type OptionSpec } from '../harness/option-table.ts';
 import type { CommandHelp } from './command-module.ts';

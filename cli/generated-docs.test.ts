@@ -7,7 +7,7 @@ import { matrixPlan } from '../matrix/matrix.ts';
 import { faultOracleMarkdown, README_COLUMNS } from '../matrix/fault-oracle-table.ts';
 import { ORACLE_COLUMNS } from '../matrix/oracle.ts';
 import { OPTIONS } from './command-line.ts';
-import { FAULT_NAMES } from '../history/fault-names.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { MANIFEST_KEYS } from '../workloads/foreign/manifest.ts';
 
 const ROOT = path.join(import.meta.dirname, '..');

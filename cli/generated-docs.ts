@@ -10,7 +10,7 @@ import {
   subcommandsMarkdown,
   timingMarkdown,
 } from './cli-reference.ts';
-import { FAULT_NAMES } from '../history/fault-names.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { DEFAULT_SERVERS } from '../workloads/resolved-strategy.ts';
 import { columnsOnlyInMatrix, faultOracleMarkdown, README_COLUMNS } from '../matrix/fault-oracle-table.ts';

@@ -29,8 +29,20 @@ export function productionFiles(root: string): string[] {
     .sort();
 }
 
-/** The room a repo-relative path belongs to: its first folder, or the file itself when it sits at the top. */
+/**
+ * The one room that spans two floors: a fault is one folder (`faults/<name>/`), whose facts and judge the checkers
+ * read (low) and whose injection uses the nemesis's machinery (high). The injections, every `faults/<name>/inject.ts`,
+ * are therefore a room of their own, named by that pattern, above nemesis/; the rest of faults/ stays below checkers/.
+ */
+export const INJECTIONS = 'faults/*/inject.ts';
+const INJECTION = /^faults\/[^/]+\/inject\.ts$/;
+
+/**
+ * The room a repo-relative path belongs to: its first folder, or the file itself when it sits at the top; a fault's
+ * injection is in INJECTIONS.
+ */
 export function roomOf(file: string): string {
+  if (INJECTION.test(file)) return INJECTIONS;
   const slash = file.indexOf('/');
   return slash < 0 ? file : file.slice(0, slash);
 }

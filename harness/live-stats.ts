@@ -1,6 +1,6 @@
 import type { WriteValue } from '../history/bank.ts';
 import type { Op } from '../history/op.ts';
-import { isStaleWriteRefusal } from '../checkers/fencing-order.ts';
+import { isStaleWriteRefusal } from '../history/stale-write.ts';
 import { LiveLostUpdates } from './live-lost-updates.ts';
 import type { StatusLine } from './status-line.ts';
 

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { FAULT_ALIASES, FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
+import { FAULT_ALIASES, FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { DEFAULT_MIN_WRITES } from '../checkers/check-run.ts';
 import type { RunConfig } from '../store/run-config.ts';

@@ -7,7 +7,8 @@ import { checkResultsFolder } from '../store/results-store.ts';
 import { deepFreeze, HELP_OPTION, type ParseContext, type RandomSeed } from './command-spec.ts';
 import { bad, didYouMean, parseArgv, type OptionSpec } from './option-table.ts';
 import { cryptoSeed, RUN_ROWS, runConfigOf } from './options.ts';
-import { FAULT_CATALOGUE, type FaultName, type StoryStepId } from '../history/fault-catalogue.ts';
+import { FAULT_CATALOGUE, type FaultName } from '../faults/catalogue.ts';
+import type { StoryStepId } from '../faults/fault-facts.ts';
 
 /**
  * A test run's argv (no subcommand) → its Config: what the CLI's `run` (cli/commands/run.ts) parses with, and what

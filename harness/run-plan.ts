@@ -2,7 +2,7 @@ import { hostRequirements } from '../cluster/create-cluster.ts';
 import { provision, type Requirement } from '../cluster/provision.ts';
 import { HarnessError } from '../common/errors.ts';
 import type { Shutdown } from '../common/shutdown.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import { createNemesis } from '../nemesis/create-nemesis.ts';
 import { EXECUTORS, runNeeds, type RunNeeds } from '../nemesis/fault-registry.ts';
 import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';

@@ -5,7 +5,7 @@ import { brokenPromises, promiseLine } from '../checkers/promise/check-promise.t
 import { checkerWord, NOT_APPLICABLE, verdictWord } from '../checkers/verdict.ts';
 import { lostUpdateTallyText } from '../checkers/lost-update-faults.ts';
 import { furthestShot, type FaultHitCount } from '../checkers/fault-hits.ts';
-import { faultFacts } from '../history/fault-catalogue.ts';
+import { faultFacts } from '../faults/catalogue.ts';
 import { rerunLine, reproLine } from '../store/rerun-line.ts';
 import { runPath } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';

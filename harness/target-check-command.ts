@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { CLI } from '../common/cli-name.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
+import { FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
 import { EXECUTORS } from '../nemesis/fault-registry.ts';
 import { HEAL_OF } from '../target/adapter.ts';
 import { createAdapter } from '../target/adapters.ts';

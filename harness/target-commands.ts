@@ -1,4 +1,4 @@
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import { EXECUTORS } from '../nemesis/fault-registry.ts';
 import { HEAL_OF, type PlannedCommand } from '../target/adapter.ts';
 import { createAdapter } from '../target/adapters.ts';

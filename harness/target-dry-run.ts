@@ -1,6 +1,6 @@
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import { EXECUTORS } from '../nemesis/fault-registry.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { Config } from './run-argv.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import { parseTarget } from '../target/target-file.ts';
 import { lockEndpoints, plannedCommands } from './target-commands.ts';
 import { targetFaultAdapters } from './target-faults.ts';

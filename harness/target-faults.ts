@@ -1,5 +1,5 @@
 import { HarnessError } from '../common/errors.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import { EXECUTORS } from '../nemesis/fault-registry.ts';
 import { HEAL_OF, type InjectAction } from '../target/adapter.ts';
 import { createAdapter } from '../target/adapters.ts';

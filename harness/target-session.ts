@@ -4,7 +4,7 @@ import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
 import { startTime } from '../common/pid-registry.ts';
 import type { AnyCluster, Cluster } from '../cluster/cluster.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import type { Shutdown, TeardownStep } from '../common/shutdown.ts';
 import type { ServerFaultAdapter } from '../target/adapter.ts';
 import { CommandLog } from '../target/command-log.ts';

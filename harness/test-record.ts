@@ -1,7 +1,7 @@
 import type { AnyCluster } from '../cluster/cluster.ts';
 import { REQUIREMENTS } from '../cluster/provision.ts';
 import { debianPackageVersions, libraryVersions } from '../cluster/versions.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import type { RunNeeds } from '../nemesis/fault-registry.ts';
 import { RUN_FORMAT } from '../store/run-format.ts';
 import type { StoredTestJson } from '../store/test-json.ts';

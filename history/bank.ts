@@ -1,5 +1,3 @@
-import type { FaultParams } from './fault-evidence.ts';
-
 /**
  * Value shapes of the bank workload's ops. Checkers and reports read these; clients write them.
  * Tokens are strings because etcd revisions and ZooKeeper zxids are 64-bit (compare them as BigInt).
@@ -81,8 +79,11 @@ export interface NemesisValue {
   phase: 'start' | 'end';
   /** Human-readable targets: `client p3 (pid 4242)`, `redis[1]`, `etcd leader etcd[2]`, … */
   targets: string[];
-  /** The fault's evidence (history/fault-evidence.ts), e.g. {durationMs: 3000} or {offsetMs: 120000}. */
-  params?: FaultParams;
+  /**
+   * The fault's evidence, e.g. {durationMs: 3000} or {offsetMs: 120000}: each fault declares its own
+   * (faults/<name>/facts.ts) and faults/evidence.ts reads it back; the op vocabulary below the faults knows no fault.
+   */
+  params?: Readonly<Record<string, unknown>>;
   /** Anything the fault wants a reader to know ("etcd ignores LD_PRELOAD: no skew applied"). */
   note?: string;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAULT_NAMES } from '../history/fault-names.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import { strategyProblems } from '../workloads/resolved-strategy.ts';

@@ -27,7 +27,7 @@ export interface Endpoint {
   keyPrefix?: string;
 }
 
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import type { LeaseTerms } from '../history/lease-terms.ts';
 
 export type { LeaseTerms } from '../history/lease-terms.ts';

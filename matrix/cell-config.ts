@@ -1,4 +1,4 @@
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { RUN_OPTIONS, resolveConfig, type Config } from '../harness/run-argv.ts';
 import { argvOf, defaultOf, OPTION_OF, type RunOptionName, type RunOverrides } from '../harness/run-overrides.ts';

@@ -2,7 +2,7 @@ import type { Progress } from '../checkers/progress.ts';
 import type { RunResults, Valid } from '../checkers/run-results.ts';
 import type { CellRun, Observation } from './matrix-cell.ts';
 import type { Expectation } from '../locks/oracle-cell.ts';
-import { faultFacts } from '../history/fault-catalogue.ts';
+import { faultFacts } from '../faults/catalogue.ts';
 
 /** What the matrix reads from one finished run. */
 export interface RunEvidence {
@@ -59,7 +59,7 @@ export function starvation(
 export function judgeRun(e: RunEvidence): Pick<CellRun, 'seen' | 'conclusive' | 'why'> {
   const seen: CellRun['seen'] =
     e.lostUpdates > 0 ? 'lost' : e.valid === false ? 'invalid' : e.valid === 'unknown' ? 'unknown' : 'safe';
-  // For a fault that tells a story, a hit is a story that completed (checkers/fault-hits/story.ts).
+  // For a fault that tells a story, a hit is a story that completed (faults/judging/story.ts).
   const missed =
     e.fault !== null && e.faultHits === 0
       ? faultFacts(e.fault)?.story

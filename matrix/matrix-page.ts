@@ -5,7 +5,7 @@ import path from 'node:path';
 import { livenessWords, MAX_RERUNS } from './oracle.ts';
 import { REMEDY_SCENARIOS } from './remedy-oracle.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
-import { faultRank } from '../history/fault-names.ts';
+import { faultRank } from '../faults/fault-names.ts';
 import { pageCss } from '../report/assets.ts';
 import { fmtCount, fmtMs, plural } from '../report/format.ts';
 import { escapeHtml as h, inlineStyle, jsonBlock } from '../report/html.ts';

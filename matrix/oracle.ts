@@ -1,4 +1,4 @@
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import { type Expectation, type LivenessExpect, type OracleCell, type OracleColumnId } from '../locks/oracle-cell.ts';
 import { LOCK_ROWS } from '../locks/registry.ts';
 import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';

@@ -1,4 +1,4 @@
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import { optionShown, type RunOptionName, type RunOverrides } from '../harness/run-overrides.ts';
 import type { OracleCell, RemedyScenarioId } from '../locks/oracle-cell.ts';
 import { LOCK_ROWS } from '../locks/registry.ts';
@@ -43,7 +43,7 @@ const LONG_WORK_OWNS: readonly RunOptionName[] = [...REMEDY_SWITCHES, 'think', '
 export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
   // A section wider than the failover: the promoted replica serves the clients 150–250 ms after the primary's kill
   // here, so with the default 100 ms think the holder has always written before anyone else could be granted — the
-  // double grant then reads the holder's write, and its story is not whole (checkers/fault-hits/server-story.ts).
+  // double grant then reads the holder's write, and its story is not whole (faults/judging/server-story.ts).
   {
     id: 'failover',
     title: 'failover (primary → replica)',

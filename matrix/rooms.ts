@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { floors, productionFiles, roomGraph, roomOf } from '../common/import-graph.ts';
+import { INJECTIONS, floors, productionFiles, roomGraph, roomOf } from '../common/import-graph.ts';
 
 /**
  * docs/architecture.md's room list: every top-level folder holding code (or the data it reads), and the two files
@@ -14,14 +14,21 @@ export const ROOMS: Readonly<Record<string, string>> = {
     'Small utilities any floor may use: errors and exit codes, free ports, the pid registry and run owner, ' +
     "shutdown, seeded randomness, JSON lines, and the import-graph reader behind this table's floors.",
   'history/':
-    'The op vocabulary (ops, process numbering), the journal, its reader and the time-order seal — and the fault ' +
-    "model: the fault catalogue (`fault-catalogue.ts`), each fault's evidence type (`fault-evidence.ts`) and its " +
-    'reader (`fault-evidence-decoder.ts`).',
+    'The op vocabulary (ops, process numbering, a stale write), the journal, its reader, the time-order seal and the ' +
+    "faults' windows as the history records them; it knows no fault by name.",
+  'faults/':
+    'Each fault as one folder (`<name>/`): its facts and evidence, declared once (`facts.ts`), its judge ' +
+    '(`judge.ts`), how a scenario scripts it (`script.ts`) — its injection too, on a floor of its own ' +
+    '(`faults/*/inject.ts`); the one table of the faults ' +
+    '(`catalogue.ts`), the evidence reader (`evidence.ts`) and the story steps the judges share (`judging/`).',
+  [INJECTIONS]:
+    "Each fault's injection, in its folder (`faults/<name>/inject.ts`, an executor the nemesis loads by the " +
+    "fault's name): above nemesis/, whose machinery it uses, while the rest of the fault stays below checkers/.",
   'cluster/':
     "The servers and their backends (local processes, Docker containers), provisioning, per-run credentials; `docker/` also holds the node image's recipe.",
   'checkers/':
     'Pure functions of a history: lost updates, overlapping holds, token order, linearizability (`linearizable/`), ' +
-    'liveness, the models — and the fault judges (`fault-hits/`), which say whether each shot of a fault hit.',
+    'liveness, the models, and whether each shot of a fault hit (`fault-hits.ts`, asking each fault its judge).',
   'workloads/':
     'The client process and its step loop (free, or driven by a scenario), the loading of a lock (built-in, plugin ' +
     'or manifest), and locks in other languages run as processes (`foreign/`).',
@@ -32,8 +39,9 @@ export const ROOMS: Readonly<Record<string, string>> = {
     'The run folder and its records: `test.json` (its type and reader), `results.json`, `results/<lock>/<timestamp>/`, ' +
     '`latest`, the format number, and the rerun line a summary prints.',
   'nemesis/':
-    'The fault executors (`faults/<name>.ts`, one per catalogue row, loaded by name by `fault-registry.ts`), the ' +
-    'seeded schedule, the scripted nemesis, the TCP proxies, the clock shim (`clock/`), the server↔server partitions.',
+    "What the faults' injections stand on: the executor's shape (`fault.ts`), the registry that loads each fault's " +
+    '`inject.ts` by name (`fault-registry.ts`), the seeded schedule, the scripted nemesis, the TCP proxies, the clock ' +
+    'shim (`clock/`), the server↔server partitions.',
   'index.ts': "The plugin API: what `import … from 'fencepost'` gives a lock's author.",
   'report/':
     "The run's HTML pages, what went wrong in sentences (`findings/`, one file per kind of finding), and the pages' " +
@@ -83,7 +91,7 @@ export function mappedRooms(root: string): string[] {
   const folders = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' })
     .split('\n')
     .filter((f) => f.includes('/') && !f.startsWith('.') && CODE.test(f))
-    .map((f) => `${roomOf(f)}/`);
+    .map((f) => (roomOf(f) === INJECTIONS ? INJECTIONS : `${roomOf(f)}/`));
   const atTop = productionFiles(root).filter((f) => !f.includes('/'));
   return [...new Set([...folders, ...atTop])];
 }

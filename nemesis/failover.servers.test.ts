@@ -5,7 +5,7 @@ import { scriptedRun } from '../test/support/scripted-run.ts';
 /**
  * --think=800: the promoted replica serves the clients 150–250 ms after the primary's kill here (their proxies are
  * re-pointed, they reconnect), so a default 100 ms section has always written by then and the double grant reads the
- * holder's write: no story (checkers/fault-hits/server-story.ts). A section wider than the failover, as the matrix gives it.
+ * holder's write: no story (faults/judging/server-story.ts). A section wider than the failover, as the matrix gives it.
  */
 describe('failover', () => {
   // Scripted (scenarios/failover.json: replication cut, A acquires and reads, the primary dies and the replica is

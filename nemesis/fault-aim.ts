@@ -1,6 +1,6 @@
 import type { Journal } from '../history/journal.ts';
 import type { CriticalSection } from './critical-sections.ts';
-import type { FaultAim } from '../history/fault-aim.ts';
+import type { FaultAim } from '../faults/fault-aim.ts';
 
 /** Where a fault struck: the journal's size and the time, taken right after the strike. */
 export interface Strike {

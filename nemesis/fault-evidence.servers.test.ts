@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runNemesis, starts } from '../test/support/nemesis-test-kit.ts';
 
 /**
- * Every fault of a run must show it acted, by its own evidence (checkers/fault-hits.ts JUDGES), recorded by the
+ * Every fault of a run must show it acted, by its own evidence (its judge, faults/<name>/judge.ts), recorded by the
  * executors in the history: the bytes a partition held, the processes a pause-node stopped, the member a kill
  * restarted and heard from again.
  */

@@ -1,8 +1,8 @@
 /**
  * What a fault needs of the run, declared by the fault itself: the harness prepares the run from these (boots a
  * failover pair, routes clients through proxies of their own, warns about a --time-limit too short), so no fault
- * is named outside its own module and its catalogue row (history/fault-catalogue.ts, whose `movesClocks` asks
- * for the clock shim). Each field is absent when the fault does not need it.
+ * is named outside its own folder and its line in faults/catalogue.ts (its facts' `movesClocks` asks for the clock
+ * shim). Each field is absent when the fault does not need it.
  */
 export interface FaultNeeds {
   /** A Redis primary + replica pair, the clients reaching the first Redis through the primary's proxy. */

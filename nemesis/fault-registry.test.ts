@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
+import { FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
 import { AFTER_HOLD_MS } from './fault-needs.ts';
-import { FAULT_CATALOGUE } from '../history/fault-catalogue.ts';
+import { FAULT_CATALOGUE } from '../faults/catalogue.ts';
 import { EXECUTORS, executorIn, runNeeds } from './fault-registry.ts';
 
 const timing = { firstDelayMs: 1000, pauseMs: 3000 };
@@ -16,7 +16,7 @@ describe('the fault registry', () => {
   it("finds a fault's executor among its file's exports by its name, and says what to add when it is not there", () => {
     expect(executorIn('kill', { helper: () => 0, kill: EXECUTORS.kill })).toBe(EXECUTORS.kill);
     expect(() => executorIn('kill', { kill: EXECUTORS.latency, note: 'x' })).toThrow(
-      "nemesis/faults/kill.ts exports no fault executor named 'kill': every fault of history/fault-catalogue.ts needs one (export const x: FaultExecutor = { name: 'kill', … })",
+      "faults/kill/inject.ts exports no fault executor named 'kill': every fault of faults/catalogue.ts needs one (export const x: FaultExecutor = { name: 'kill', … })",
     );
   });
 
@@ -111,7 +111,7 @@ describe('what a run needs', () => {
     // A fault that aims without it would have its aim refused at run time (CriticalSections.next throws).
     const aims = /\bsections\.next\(|nextKeyHolders\(|journal\.onOp\(/;
     const aiming = FAULT_NAMES.filter((f) =>
-      aims.test(fs.readFileSync(new URL(`./faults/${f}.ts`, import.meta.url), 'utf8')),
+      aims.test(fs.readFileSync(new URL(`../faults/${f}/inject.ts`, import.meta.url), 'utf8')),
     );
     expect(aiming.length).toBeGreaterThan(0);
     for (const f of aiming) expect(EXECUTORS[f].needs.liveOps, f).toBe(true);

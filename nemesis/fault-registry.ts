@@ -1,18 +1,19 @@
 import type { FaultExecutor } from './fault.ts';
-import { FAULT_CATALOGUE, type FaultName } from '../history/fault-catalogue.ts';
-import { FAULT_NAMES } from '../history/fault-names.ts';
+import { FAULT_CATALOGUE, type FaultName } from '../faults/catalogue.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import type { FaultTiming } from './fault-needs.ts';
 
 const isExecutor = (v: unknown): v is FaultExecutor =>
   typeof v === 'object' && v !== null && typeof (v as Partial<FaultExecutor>).start === 'function';
 
 /**
- * A fault's executor: the export of `nemesis/faults/<name>.ts` whose `name` is the fault's. Found by name, so no
- * list here grows with a new fault: its executor is that one file (what else a fault needs — its catalogue row, its
- * evidence, its judge — is in docs/architecture.md#the-code-by-floor).
+ * A fault's executor: the export of `faults/<name>/inject.ts` whose `name` is the fault's, found by name as a plugin
+ * is: the injections stand a floor above this room (they use the nemesis's machinery, `FaultExecutor` and the
+ * critical sections), so the nemesis cannot import them by a list, and no list here grows with a new fault. The
+ * fault's one line is in faults/catalogue.ts (docs/architecture.md#the-code-by-floor).
  */
 async function load(name: FaultName): Promise<FaultExecutor> {
-  const file = `./faults/${name}.ts`;
+  const file = `../faults/${name}/inject.ts`;
   return executorIn(name, (await import(file)) as Record<string, unknown>);
 }
 
@@ -21,12 +22,12 @@ export function executorIn(name: string, mod: Readonly<Record<string, unknown>>)
   const found = Object.values(mod).find((v) => isExecutor(v) && v.name === name);
   if (!isExecutor(found))
     throw new Error(
-      `nemesis/faults/${name}.ts exports no fault executor named '${name}': every fault of history/fault-catalogue.ts needs one (export const x: FaultExecutor = { name: '${name}', … })`,
+      `faults/${name}/inject.ts exports no fault executor named '${name}': every fault of faults/catalogue.ts needs one (export const x: FaultExecutor = { name: '${name}', … })`,
     );
   return found;
 }
 
-/** One executor per fault of the catalogue (history/fault-catalogue.ts), loaded once. */
+/** One executor per fault of the catalogue (faults/catalogue.ts), loaded once. */
 export const EXECUTORS: Readonly<Record<FaultName, FaultExecutor>> = Object.fromEntries(
   await Promise.all(FAULT_NAMES.map(async (name) => [name, await load(name)] as const)),
 ) as Record<FaultName, FaultExecutor>;

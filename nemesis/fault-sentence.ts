@@ -1,4 +1,4 @@
-import { faultFacts } from '../history/fault-catalogue.ts';
+import { faultFacts } from '../faults/catalogue.ts';
 import { isRecord } from '../common/is-record.ts';
 
 /**
@@ -7,22 +7,6 @@ import { isRecord } from '../common/is-record.ts';
  * raw parameters (up to 624 characters: keys per node, the aim's times in ns). The record itself is in the history,
  * and `--verbose` prints it as it was (`rawFaultLine`). Pure: the nemesis passes what it journals.
  */
-
-/** What the non-aimed faults did to their targets, `{targets}` filled in; a fault not named here says "acted on". */
-const DID: Readonly<Record<string, string>> = {
-  'pause-client': 'stopped {targets}',
-  'pause-node': 'stopped {targets}',
-  kill: 'killed {targets}; it restarts with its data',
-  'leader-churn': 'stopping each leader in turn until another leads, starting with {targets}',
-  'clock-strobe': 'swinging the clocks of {targets}',
-  partition: 'cut {targets}',
-  latency: 'delaying {targets}',
-  'delay-write': 'holding everything sent by {targets}',
-  'isolate-leader': 'cut the servers apart: {targets}',
-  'majority-minority': 'cut the servers apart: {targets}',
-  bridge: 'cut the servers apart (one member bridges): {targets}',
-  'majorities-ring': 'cut the servers into a ring: {targets}',
-};
 
 /** The longest the sentence lets a target list or a note run before it says how many more there are. */
 const MAX_PART = 140;
@@ -73,7 +57,7 @@ export function faultStartSentence(
       ? `${template.replace('{process}', holder)} inside its critical section on account ${aim.account}`
       : `${template.replace('{nodes}', nodes)} while ${holder} was inside its critical section on account ${aim.account}`;
   } else {
-    what = (DID[fault] ?? 'acted on {targets}').replace('{targets}', listed(targets) || 'nothing');
+    what = (faultFacts(fault)?.did ?? 'acted on {targets}').replace('{targets}', listed(targets) || 'nothing');
   }
   // A fault that waits for its story (pause-holder until another client took the lock and wrote) holds at most holdMs.
   const lasting =

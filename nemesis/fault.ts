@@ -2,8 +2,8 @@ import { seededShuffle } from '../common/seeded-shuffle.ts';
 import type { ClusterNode } from '../cluster/node.ts';
 import type { SectionFeed } from './critical-sections.ts';
 import type { FailoverPair } from './failover-pair.ts';
-import type { FaultName } from '../history/fault-names.ts';
-import type { EndParams, StartParams } from '../history/fault-evidence.ts';
+import type { FaultName } from '../faults/fault-names.ts';
+import type { EndParams, StartParams } from '../faults/evidence.ts';
 import type { FaultNeeds } from './fault-needs.ts';
 import type { RedisKeyProbe } from './redis-key-probe.ts';
 import type { NemesisEnv } from './nemesis.ts';
@@ -41,7 +41,7 @@ export interface FaultExecutor<F extends FaultName = FaultName> {
 export interface Injection<F extends FaultName = FaultName> {
   /** Human-readable targets: `client p3 (pid 4242)`, `redis[1]`, `etcd leader etcd[2]`, … */
   targets: string[];
-  /** The fault's evidence of what it did (history/fault-evidence.ts), which its judge reads back. */
+  /** The fault's evidence of what it did (faults/<name>/facts.ts), which its judge reads back. */
   params?: StartParams<F>;
   note?: string;
   /**
@@ -60,7 +60,7 @@ export interface Injection<F extends FaultName = FaultName> {
   heal(): Promise<Healed<F> | void>;
 }
 
-/** What a heal returns for the `end` record: its evidence (history/fault-evidence.ts) and a note. */
+/** What a heal returns for the `end` record: its evidence (faults/<name>/facts.ts) and a note. */
 export interface Healed<F extends FaultName = FaultName> {
   params?: EndParams<F>;
   note?: string;

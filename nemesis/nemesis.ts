@@ -3,7 +3,7 @@ import type { Journal } from '../history/journal.ts';
 import type { ClockBoard } from './clock/clock-board.ts';
 import type { ServerNet } from './server-partition/server-net.ts';
 import type { TcpProxy } from './proxy/tcp-proxy.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import type { LockServerCounts } from './lock-servers.ts';
 import type { LockTree } from '../workloads/foreign/lock-tree.ts';
 

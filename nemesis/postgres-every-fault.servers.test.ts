@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAULT_NAMES } from '../history/fault-names.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { runNemesis } from '../test/support/nemesis-test-kit.ts';
 import { EXECUTORS } from './fault-registry.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
+import { FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
 import { faultSchedule, firstDelayFor, shortestUsefulRunS } from './schedule.ts';
 import { majority, mastersToBreak } from './lock-servers.ts';
 

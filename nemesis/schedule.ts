@@ -1,6 +1,6 @@
 import { deriveSeed, seededRandom } from '../common/random.ts';
 import { seededShuffle } from '../common/seeded-shuffle.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import { runNeeds } from './fault-registry.ts';
 
 /** One step of the schedule: wait `delayMs`, then inject `fault`, making its own choices from `seed`. */

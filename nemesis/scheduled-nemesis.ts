@@ -155,7 +155,7 @@ export class ScheduledNemesis implements Nemesis {
       end = { note: `heal failed: ${(err as Error).message} (the final sweep retries)` };
     }
     // How long it held and what ended the hold, for every fault: a hold the run's end cut short (`cutShort`) is a
-    // shot whose story could not finish (checkers/fault-hits/aimed.ts, delay-write.ts).
+    // shot whose story could not finish (faults/pause-holder/judge.ts, faults/delay-write/judge.ts).
     const params = {
       heldMs: Math.round(performance.now() - heldFrom),
       ...(injection.ready ? { endedBy } : {}),

@@ -1,4 +1,4 @@
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import { deriveSeed } from '../common/random.ts';
 import type { FaultExecutor, Healed } from './fault.ts';
 import { EXECUTORS } from './fault-registry.ts';
@@ -29,8 +29,8 @@ export interface StrikeRequest {
 
 /**
  * The nemesis of a scripted scenario: no schedule — each fault strikes when its step comes, at the client the step
- * names, through the fault's own executor (nemesis/faults/<name>.ts), so its records (`start` with the aim, `end` with
- * how long it held) are those of a scheduled shot and the judges (checkers/fault-hits/judges.ts) tell its story the same
+ * names, through the fault's own executor (faults/<name>/inject.ts), so its records (`start` with the aim, `end` with
+ * how long it held) are those of a scheduled shot and the judges (faults/catalogue.ts) tell its story the same
  * way. It holds until the script heals it, not for a time or until its story's next step (`endedBy: script`).
  * Setup, the final sweep and the refusals are the scheduled nemesis's.
  */

@@ -11,7 +11,7 @@ export interface StoryWatch {
 
 /**
  * Watches the ops as the journal takes them for the first one `took` says takes the step a fault's hold waits for
- * (checkers/story-steps.ts has the rules: OtherClientWrite, isOtherGrant), so the hold ends on the same rule the
+ * (faults/judging/story-steps.ts has the rules: OtherClientWrite, isOtherGrant), so the hold ends on the same rule the
  * judge reads the history by afterwards.
  */
 export function watchFor(journal: Journal, took: (op: Op) => boolean): StoryWatch {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { FAULT_NAMES } from '../history/fault-names.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { lockRef } from '../workloads/lock-ref.ts';
 import { HarnessError } from '../common/errors.ts';

@@ -1,4 +1,4 @@
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import type { UserExpectation } from './expectations.ts';
 import { inNightlySample } from './nightly-library-sample.ts';
 import { matrixPlan, type CellColumn } from '../matrix/matrix.ts';

@@ -4,6 +4,8 @@ import { tally, tallyLine } from '../matrix/matrix-tally.ts';
 import { fmtDuration, fmtMs } from '../report/format.ts';
 import { compareNights, fmtRatio, LATENCY_REGRESSION } from './nightly-comparison.ts';
 import { runPath } from '../store/run-dir.ts';
+import type { CellPromise } from '../matrix/cell-promise.ts';
+import type { PromiseExpect } from '../matrix/promise-expectation.ts';
 
 /**
  * The night in Markdown, for `$GITHUB_STEP_SUMMARY` (the run's page on GitHub) and summary.md in the artifact:
@@ -93,12 +95,12 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
   out.push(
     '### Every measured cell',
     '',
-    '| cell | expected (from) | observed | runs | lost | fault hits | acquire p50 | p99 |',
-    '|---|---|---|---|---|---|---|---|',
+    '| cell | expected (from) | observed | runs | lost | broke its promise | fault hits | acquire p50 | p99 |',
+    '|---|---|---|---|---|---|---|---|---|',
   );
   for (const c of result.cells.filter(measured)) {
     out.push(
-      `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${md(c.expected)} (${md(c.from)}) | ${md(c.observed)} ${c.matched ? '✓' : '✗'} | ${c.runs?.length ?? 0} | ${md(c.lostUpdates)} | ${md(c.faultHits ?? '–')} | ${fmtMs(c.acquireP50)} | ${fmtMs(c.acquireP99)} |`,
+      `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${md(c.expected)} (${md(c.from)}) | ${md(c.observed)} ${c.matched ? '✓' : '✗'} | ${c.runs?.length ?? 0} | ${md(c.lostUpdates)} | ${md(promiseBrief(c.promise, c.expectedPromise))} | ${md(c.faultHits ?? '–')} | ${fmtMs(c.acquireP50)} | ${fmtMs(c.acquireP99)} |`,
     );
   }
   out.push(
@@ -107,4 +109,15 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
     '',
   );
   return out.join('\n');
+}
+
+/**
+ * A cell's broken promises in a table cell: the count, ` (expected 0)` where the oracle expects it kept and it broke,
+ * unknown ones beside it; `unknown` when no run knew the lock's lease, `–` for results from before the checker.
+ */
+export function promiseBrief(p: CellPromise | undefined, expect: PromiseExpect | undefined): string {
+  if (!p) return '–';
+  if (!p.known) return 'unknown';
+  const unknown = p.unknown ? ` (+${p.unknown} unknown)` : '';
+  return `${p.broken}${p.broken > 0 && expect === 'kept' ? ' (expected 0)' : ''}${unknown}`;
 }

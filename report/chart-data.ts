@@ -1,4 +1,4 @@
-import { movesClocks } from '../history/fault-catalogue.ts';
+import { movesClocks } from '../faults/catalogue.ts';
 import type { FaultWindow } from '../history/fault-windows.ts';
 import type { RunIndex } from './op-pairs.ts';
 

@@ -1,6 +1,6 @@
 import type { RunResults } from '../checkers/run-results.ts';
-import type { FaultShot, StoryStep } from '../checkers/fault-shot.ts';
-import { faultFacts } from '../history/fault-catalogue.ts';
+import type { FaultShot, StoryStep } from '../faults/judging/fault-shot.ts';
+import { faultFacts } from '../faults/catalogue.ts';
 import { escapeHtml as h } from './html.ts';
 
 /** The report's "where each fault landed" table: per fault its shots, and each shot's story step by step. */
@@ -9,7 +9,7 @@ import { escapeHtml as h } from './html.ts';
 const STEP_MARK: Record<StoryStep['status'], string> = { done: '✓', held: '◆', missing: '✗', 'not-reached': '·' };
 
 /**
- * One shot: hit or miss, and for a fault with a story (history/fault-catalogue.ts) each step in order — what it
+ * One shot: hit or miss, and for a fault with a story (faults/catalogue.ts) each step in order — what it
  * stands for and the ops that prove it, or why it is missing.
  */
 function shotItem(f: string, s: FaultShot): string {

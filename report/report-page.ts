@@ -6,7 +6,7 @@ import { clockData, latencyData, throughputData } from './chart-data.ts';
 import { counterexampleSvg, counterexampleViews, type CounterexampleView } from './counterexample.ts';
 import { faultsToDraw } from './faults-to-draw.ts';
 import { History } from '../history/history.ts';
-import { faultColour } from '../history/fault-catalogue.ts';
+import { faultColour } from '../faults/catalogue.ts';
 import { faultHitTable } from './fault-hit-table.ts';
 import { fmtAt, fmtCount, fmtDuration, fmtMs, fmtSigned, plural } from './format.ts';
 import { escapeHtml as h, inlineScript, inlineStyle, jsonBlock } from './html.ts';

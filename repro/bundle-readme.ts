@@ -1,4 +1,4 @@
-import { faultFacts } from '../history/fault-catalogue.ts';
+import { faultFacts } from '../faults/catalogue.ts';
 import { describeSignature } from '../checkers/failure-signature.ts';
 import { CLI } from '../common/cli-name.ts';
 import { BUNDLE_FILES, type BundleJson } from './bundle-format.ts';

@@ -1,5 +1,5 @@
 import type { Op } from '../history/op.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import type { FailureSignature } from '../checkers/failure-signature.ts';
 import {
@@ -10,7 +10,8 @@ import {
   type Anomaly,
   type ShotIndex,
 } from '../checkers/failure-signature.ts';
-import { aimOf } from '../history/fault-evidence-decoder.ts';
+import { aimOf } from '../faults/evidence.ts';
+import { faultFacts } from '../faults/catalogue.ts';
 import type { RunConfig } from '../store/run-config.ts';
 import { SCENARIO_FORMAT, SCENARIO_VERSION } from '../scenario/scenario-file.ts';
 
@@ -107,78 +108,14 @@ function firstToAct(ops: readonly Op[], r: RunResults, pair: [number, number]): 
   return (first?.process as number | undefined) ?? pair[0];
 }
 
-/** The steps of each fault's story with A the holder, B the other client: the shipped scenarios' scripts. */
+/** The steps of the fault's story with A the holder, B the other client (its facts' `script`); else `<fault> A`. */
 function storySteps(fault: FaultName, start: Op, config: Partial<RunConfig>): string[] {
-  const on = (nodes: unknown) => (Array.isArray(nodes) && nodes.length ? ` on ${nodes.map(String).join(',')}` : '');
   const struck = aimOf(start)?.struck;
-  const tail = ['A write', 'B write', 'A release', 'B release'];
-  switch (fault) {
-    case 'pause-holder':
-      return config.watchdog
-        ? [
-            'A acquire',
-            'A read',
-            'pause A',
-            'wait lease-expired A',
-            'B acquire',
-            'B read',
-            'resume A',
-            'wait A renew',
-            ...tail,
-          ]
-        : [
-            'A acquire',
-            'A read',
-            'pause A',
-            'wait lease-expired A',
-            'B acquire',
-            'B read',
-            'B write',
-            'B release',
-            'resume A',
-            'A write',
-            'A release',
-          ];
-    case 'restart-empty':
-      return ['A acquire', 'A read', `restart-empty A${on(struck)}`, 'B acquire', 'B read', ...tail];
-    case 'clock':
-      return [
-        'A acquire',
-        'A read',
-        `clock +${config.clockOffsetS ?? 60}s A${on(struck)}`,
-        'B acquire',
-        'B read',
-        'clock reset',
-        ...tail,
-      ];
-    case 'failover':
-      return [
-        'start failover A',
-        'A acquire',
-        'A read',
-        'wait failover A',
-        'B acquire',
-        'B read',
-        ...tail,
-        'heal failover',
-      ];
-    case 'delay-write':
-      return [
-        'A acquire',
-        'A read',
-        'hold A',
-        'start A write',
-        'wait lease-expired A',
-        'B acquire',
-        'B read',
-        'B write',
-        'B release',
-        'deliver A',
-        'wait A write',
-      ];
-    default:
-      return [`${fault} A`];
-  }
+  const on = Array.isArray(struck) && struck.length ? ` on ${struck.map(String).join(',')}` : '';
+  const story = faultFacts(fault)?.script?.story;
+  return story
+    ? [...story({ on, watchdog: Boolean(config.watchdog), clockOffsetS: config.clockOffsetS })]
+    : [`${fault} A`];
 }
 
 /**

@@ -4,7 +4,7 @@ import { CLI } from '../common/cli-name.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { deriveSeed } from '../common/random.ts';
 import type { Shutdown } from '../common/shutdown.ts';
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import { describeSignature, failureSignature, sameSignature, shotIndex } from '../checkers/failure-signature.ts';
 import { bad, parseArgv } from '../harness/option-table.ts';
 import { SHRINK_OPTIONS } from '../harness/reproduce-options.ts';

@@ -1,4 +1,4 @@
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 
 /**
  * The shrinker's search, apart from what runs a candidate (Porcupine keeps its search, its driver and its

@@ -1,6 +1,7 @@
 import type { Op } from '../history/op.ts';
-import { leaseRanOut } from '../checkers/story-steps.ts';
-import { aimOf, processOf } from '../history/fault-evidence-decoder.ts';
+import { leaseRanOut } from '../faults/judging/story-steps.ts';
+import { aimOf, processOf } from '../faults/evidence.ts';
+import { faultFacts } from '../faults/catalogue.ts';
 import { ofSlot } from './step-gate.ts';
 
 /**
@@ -23,12 +24,13 @@ export class LeaseClock {
 
   observe(op: Op): void {
     const aim = op.process === 'nemesis' ? aimOf(op) : undefined;
+    const leaseFrom = op.process === 'nemesis' ? faultFacts(op.f)?.script?.leaseFrom : undefined;
     if (aim) {
-      if (op.f === 'pause-holder' && aim.process % this.concurrency === this.slot)
+      if (leaseFrom === 'strike' && aim.process % this.concurrency === this.slot)
         this.from = { ns: aim.atTime ?? op.time, why: 'was stopped' };
       return;
     }
-    if (op.process === 'nemesis' && op.f === 'delay-write') {
+    if (leaseFrom === 'held-write') {
       const p = processOf(op);
       if (p !== undefined && p % this.concurrency === this.slot)
         this.holding = (op.value as { phase?: string })?.phase === 'start';

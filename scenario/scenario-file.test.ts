@@ -47,6 +47,13 @@ describe('scenario steps: one line each', () => {
   it.each([
     ['A jump', /a client's step is one of A acquire, A read, A write, A release/],
     ['pauze A', /unknown step \(did you mean `pause`\?\)/],
+    // As near to `hold` as to `kill`: the paired verb is named, as before the verbs moved into the faults' facts.
+    ['hil A', /unknown step \(did you mean `hold`\?\)/],
+    ['restart-empty A on', /servers are named after `on`/],
+    [
+      'kill-session A on redis[1]',
+      /^kill-session chooses its servers itself; `on …` applies to restart-empty and clock$/,
+    ],
     ['pause', /aimed at a holder inside its critical section: name it, `pause A`/],
     ['partition A', /partition picks its own target/],
     ['kill A on redis[0]', /kill-holder chooses its servers itself/],

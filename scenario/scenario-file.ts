@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
+import { FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
 import { readSignature, type FailureSignature } from '../checkers/failure-signature.ts';
 import { CLIENT_NAME, parseStep, type ScenarioStep } from './scenario-steps.ts';
 import { scriptProblems } from './script-order.ts';

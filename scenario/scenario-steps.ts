@@ -1,5 +1,6 @@
-import { FAULT_CATALOGUE, type FaultName } from '../history/fault-catalogue.ts';
-import { FAULT_NAMES } from '../history/fault-names.ts';
+import { FAULT_CATALOGUE, type FaultName } from '../faults/catalogue.ts';
+import type { FaultFacts, ScriptFacts } from '../faults/fault-facts.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { DRIVEN_STEPS, type DrivenStepName } from '../workloads/driven-client.ts';
 import { didYouMean as nearest } from '../harness/option-table.ts';
 
@@ -49,18 +50,22 @@ export type StepBody =
 /** A step of a scenario: what it says, its position (0-based) and its line as written. */
 export type ScenarioStep = StepBody & { index: number; text: string };
 
+/** How a script writes each fault, beyond its name: its facts' `script` (faults/<name>/script.ts). */
+const scriptOf = (f: FaultName): ScriptFacts => (FAULT_CATALOGUE[f] as FaultFacts).script ?? {};
+/** The words each fault's script facts give, and the fault each one names. */
+const wordsOf = (word: (s: ScriptFacts) => string | undefined): Readonly<Record<string, FaultName>> =>
+  Object.fromEntries(FAULT_NAMES.flatMap((f) => (word(scriptOf(f)) ? [[word(scriptOf(f))!, f]] : [])));
 /** Words a step may begin with that name an aimed fault, beside the faults' own names. */
-const STRIKE_VERBS: Readonly<Record<string, FaultName>> = {
-  pause: 'pause-holder',
-  hold: 'delay-write',
-  kill: 'kill-holder',
-};
+const STRIKE_VERBS = wordsOf((s) => s.verb);
 /** Words that heal the aimed fault a verb started. */
-const HEAL_VERBS: Readonly<Record<string, FaultName>> = { resume: 'pause-holder', deliver: 'delay-write' };
+const HEAL_VERBS = wordsOf((s) => s.healVerb);
 /** Aimed faults whose step ends with their heal: restart-empty's story goes on once the nodes are back. */
-export const HEALS_AT_ONCE: ReadonlySet<FaultName> = new Set(['restart-empty']);
+export const HEALS_AT_ONCE: ReadonlySet<FaultName> = new Set(FAULT_NAMES.filter((f) => scriptOf(f).healsAtOnce));
 /** Aimed faults that can be told which servers to strike (`on …`): they choose among the nodes holding the key. */
-const NAMES_SERVERS: ReadonlySet<FaultName> = new Set(['restart-empty', 'clock']);
+const NAMES_SERVERS: ReadonlySet<FaultName> = new Set(FAULT_NAMES.filter((f) => scriptOf(f).namesServers));
+/** A fault whose strike takes a jump (`clock +60s A`) and whose `<name> reset` heals it. */
+const jumpOf = (word: string): FaultName | undefined =>
+  FAULT_NAMES.find((f) => f === word && scriptOf(f).jump !== undefined);
 
 /** A client's name: a capital letter and letters or digits (`A`, `B`, `Holder`), so it never reads as a verb. */
 export const CLIENT_NAME = /^[A-Z][A-Za-z0-9]*$/;
@@ -112,7 +117,8 @@ export function parseStep(text: string): Parsed {
     return words.length === 2 && CLIENT_NAME.test(words[1])
       ? { kind: 'heal', fault: HEAL_VERBS[words[0]], client: words[1] }
       : `\`${words[0]}\` names one client: ${words[0]} A`;
-  if (words[0] === 'clock') return parseClock(words.slice(1));
+  const jumping = jumpOf(words[0]);
+  if (jumping) return parseJump(jumping, words.slice(1));
   if (CLIENT_NAME.test(words[0])) {
     const f = words[1] as DrivenStepName;
     if (words.length === 2 && (DRIVEN_STEPS as readonly string[]).includes(f))
@@ -144,14 +150,13 @@ function parseHeal(words: string[]): Parsed {
   return { kind: 'heal', fault, client: words[1] ?? null };
 }
 
-function parseClock(words: string[]): Parsed {
-  if (words.length === 1 && words[0] === 'reset') return { kind: 'heal', fault: 'clock', client: null };
+function parseJump(fault: FaultName, words: string[]): Parsed {
+  if (words.length === 1 && words[0] === 'reset') return { kind: 'heal', fault, client: null };
   const m = /^\+(\d+)s$/.exec(words[0] ?? '');
-  if (!m || Number(m[1]) < 1 || !CLIENT_NAME.test(words[1] ?? ''))
-    return "`clock` jumps the clocks of the servers holding a client's key: clock +60s A [on redis[1]], or clock reset";
+  if (!m || Number(m[1]) < 1 || !CLIENT_NAME.test(words[1] ?? '')) return scriptOf(fault).jump!.usage;
   const servers = onServers(words.slice(2));
   if (typeof servers === 'string') return servers;
-  return { kind: 'strike', fault: 'clock', client: words[1], servers, offsetS: Number(m[1]), until: 'done' };
+  return { kind: 'strike', fault, client: words[1], servers, offsetS: Number(m[1]), until: 'done' };
 }
 
 function parseFault(words: string[]): Parsed {
@@ -177,13 +182,19 @@ function onServers(words: string[]): string[] | null | string {
   return names ?? 'servers are named after `on`: on redis[0..2], on redis[1], on zk[0],zk[2]';
 }
 
+/**
+ * The words a misspelt step is matched against, the first of equally near ones winning: the paired strike verbs
+ * (`pause … resume`, `hold … deliver`) before the lone ones (`kill`), as the grammar above lists them.
+ */
 const VOCABULARY = [
-  ...Object.keys(STRIKE_VERBS),
+  ...Object.keys(STRIKE_VERBS).sort(
+    (a, b) => Number(!scriptOf(STRIKE_VERBS[a]).healVerb) - Number(!scriptOf(STRIKE_VERBS[b]).healVerb),
+  ),
   ...Object.keys(HEAL_VERBS),
   'start',
   'wait',
   'heal',
-  'clock',
+  ...FAULT_NAMES.filter((f) => scriptOf(f).jump),
   ...FAULT_NAMES,
 ];
 

@@ -1,14 +1,14 @@
 import type { AccountRef } from '../history/bank.ts';
 import type { Op } from '../history/op.ts';
 import { processRole } from '../history/process-role.ts';
-import { STALE_REFUSALS } from '../checkers/fencing-order.ts';
-import { holderWrote } from '../checkers/story-steps.ts';
+import { STALE_REFUSALS } from '../history/stale-write.ts';
+import { holderWrote } from '../faults/judging/story-steps.ts';
 import type { DrivenStepName } from '../workloads/driven-client.ts';
 import type { Until } from './scenario-steps.ts';
 
 /**
  * A scripted step's gate: the next step starts only once the history shows this one complete, so the script — not
- * a sleep — fixes the interleaving. Judged by the judges' own step rules (checkers/story-steps.ts): a step that
+ * a sleep — fixes the interleaving. Judged by the judges' own step rules (faults/judging/story-steps.ts): a step that
  * happened is `done`; one the lock or its fence observably stopped (a stale write refused, a write skipped because
  * the client learned it lost the lock) is `held` — the script was followed and the lock passed; anything else (not
  * granted, an unknown outcome, a client that died) means the run could not follow its script: `diverged`, which is

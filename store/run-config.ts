@@ -1,4 +1,4 @@
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 
 /**
  * A run's own options, every one resolved once (harness/options.ts does it, with the seed chosen) and frozen:

@@ -1,4 +1,4 @@
-import type { FaultName } from '../history/fault-names.ts';
+import type { FaultName } from '../faults/fault-names.ts';
 import type { RunConfig } from './run-config.ts';
 import { rerunLine } from './rerun-line.ts';
 import { isRecord } from '../common/is-record.ts';

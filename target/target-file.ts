@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
-import { FAULT_NAMES } from '../history/fault-names.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { JsonFields } from './json-fields.ts';
 import type {
   AbortConditions,

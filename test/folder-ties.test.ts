@@ -45,6 +45,9 @@ describe('the rooms are layered', () => {
     const floor = floors(roomGraph(ROOT));
     expect(floor.get('common')).toBe(0);
     expect(floor.get('store')).toBeLessThan(floor.get('harness')!);
+    // A fault's folder spans two floors: its facts and judge below the checkers, its injection above the nemesis.
+    expect(floor.get('faults')).toBeLessThan(floor.get('checkers')!);
+    expect(floor.get('faults/*/inject.ts')).toBeGreaterThan(floor.get('nemesis')!);
     expect(floor.get('cli.ts')).toBe(Math.max(...[...floor].filter(([r]) => r !== 'bin').map(([, f]) => f)));
   });
 
@@ -68,7 +71,9 @@ describe('the rooms are layered', () => {
       '6 report/report.ts',
     ]);
     expect(roomOf('cli.ts')).toBe('cli.ts');
-    expect(roomOf('nemesis/faults/clock.ts')).toBe('nemesis');
+    expect(roomOf('nemesis/fault.ts')).toBe('nemesis');
+    expect(roomOf('faults/clock/facts.ts')).toBe('faults');
+    expect(roomOf('faults/clock/inject.ts')).toBe('faults/*/inject.ts');
   });
 
   it('names each import that closes a cycle by file and line', () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Every source file a production file cites (`checkers/fault-hits/story.ts`, `faults/clock.ts`) must exist, from the
+ * Every source file a production file cites (`faults/judging/story.ts`, `faults/clock.ts`) must exist, from the
  * repository's root or from the citing file's folder. Comments cite files to say where the rest of a story is; when
  * a file moved, thirteen cites kept pointing at where it had been (`checkers/fault-stories.ts` ×10 after the judges'
  * split, `harness/scenario-run.ts` ×2, `harness/cell-config.ts`), and nothing noticed. test/doc-paths.test.ts does
@@ -85,8 +85,8 @@ describe('source paths cited by production files', () => {
 
   it('reads a cite the way a reader would', () => {
     const found = (line: string) => [...line.matchAll(CITE)].map((m) => m[1]);
-    expect(found(' * judged by checkers/fault-hits/story.ts (and docs/faults.md).')).toEqual([
-      'checkers/fault-hits/story.ts',
+    expect(found(' * judged by faults/judging/story.ts (and docs/faults.md).')).toEqual([
+      'faults/judging/story.ts',
       'docs/faults.md',
     ]);
     // A relative import, a URL and a package's inner path are not cites of this repository's files.

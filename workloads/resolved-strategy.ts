@@ -1,4 +1,4 @@
-import { FAULT_NAMES, type FaultName } from '../history/fault-names.ts';
+import { FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
 import type { ForeignCommand } from './foreign/manifest.ts';
 import { leaseProblems, type LeaseTerms } from '../history/lease-terms.ts';
 import type { LockStrategy, ServerKind } from '../locks/strategy.ts';

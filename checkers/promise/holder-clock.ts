@@ -1,5 +1,5 @@
 import type { FaultWindow } from '../../history/fault-windows.ts';
-import { movesClocks } from '../../history/fault-catalogue.ts';
+import { movesClocks } from '../../faults/catalogue.ts';
 
 /**
  * How far back a clock fault may have set a client's wall clock between `from` and `to` (ns on the history's

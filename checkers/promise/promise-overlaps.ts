@@ -1,6 +1,6 @@
 import type { BankWrite } from '../../history/bank-view.ts';
 import type { FaultWindow } from '../../history/fault-windows.ts';
-import { faultFacts } from '../../history/fault-catalogue.ts';
+import { faultFacts } from '../../faults/catalogue.ts';
 import { clientClockSlackNs } from './holder-clock.ts';
 import { faultsDuring, type PromiseHold, type PromiseMutant, type Window } from './promise-windows.ts';
 

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../test/support/eventually.ts';
 import { ClockBoard } from './clock-board.ts';
 import { ClockOffsetFile, buildClockShim } from './clock-shim.ts';
+import { AT, RECORD_BYTES, decodeSeq, encodeSeq } from './clock-record.ts';
 
 /**
  * Probes that a rate written into a clock record reaches a real process through the shim: a C program's
@@ -219,6 +220,46 @@ describe('a C process under a rate', () => {
     expect(changes).toBeGreaterThan(10);
     expect(backSteps).toBe(0);
     file.resetRates();
+  });
+
+  it('waits for a writer that keeps the record open for half a second, then reads what it wrote', async () => {
+    // The harness descheduled between its seq writes, as on a loaded machine: a reader that gave up after a count of
+    // yields (about 50 ms here) read a torn record; it must wait for the writer, however long (2 s bound: a dead one).
+    const fd = openSync(join(dir, 'probe.clock'), 'r+');
+    const at = (field: keyof typeof AT) => AT[field];
+    const read = (): bigint => {
+      const b = Buffer.alloc(RECORD_BYTES);
+      readSync(fd, b, 0, RECORD_BYTES, 0);
+      return decodeSeq(b);
+    };
+    const offset = (ns: bigint) => {
+      const b = Buffer.alloc(8);
+      b.writeBigInt64LE(ns);
+      writeSync(fd, b, 0, 8, at('offsetNs'));
+    };
+    try {
+      const odd = read() | 1n;
+      writeSync(fd, encodeSeq(odd), 0, 8, at('seq'));
+      offset(3_600_000n * NS_PER_MS);
+      const heldFrom = process.hrtime.bigint();
+      let answered = false;
+      const pending = probe.ask('s').then((line) => ((answered = true), line));
+      await eventually(
+        'half a second with the record open',
+        () => process.hrtime.bigint() - heldFrom >= 500n * NS_PER_MS,
+        2_000,
+      );
+      expect(answered).toBe(false);
+      writeSync(fd, encodeSeq(odd + 1n), 0, 8, at('seq'));
+      const realtimeNs = BigInt((await pending).split(' ')[0]);
+      expect(Number(realtimeNs / NS_PER_MS) - Date.now()).toBeGreaterThan(3_599_000);
+    } finally {
+      const odd = read() | 1n;
+      writeSync(fd, encodeSeq(odd), 0, 8, at('seq'));
+      offset(0n);
+      writeSync(fd, encodeSeq(odd + 1n), 0, 8, at('seq'));
+      closeSync(fd);
+    }
   });
 
   it('refuses a negative rate, and a monotonic rate under scope wall', () => {

@@ -200,15 +200,27 @@ static int read_real(clockid_t id, int64_t *ns) {
   return 0;
 }
 
-/* A writer that died between making seq odd and even would leave readers spinning: after this
- * many yields they use what is there. */
-#define MAX_SEQ_SPINS 100000
+/* A writer that died between making seq odd and even would leave readers spinning: after this long
+ * (real time) they use what is there. A time, not a count of yields: on a loaded machine the harness
+ * can be descheduled mid-write for longer than 100000 yields take, and a reader that gave up then
+ * read a torn record (the monotonic clock was seen to step back). */
+#define SEQ_GIVE_UP_NS 2000000000LL
+
+/* Whether a reader has retried for SEQ_GIVE_UP_NS since its first retry (read on retries only). */
+static int waited_too_long(int64_t *since) {
+  int64_t now;
+  if (read_real(CLOCK_MONOTONIC, &now) != 0) return 1;
+  if (*since < 0) *since = now;
+  return now - *since >= SEQ_GIVE_UP_NS;
+}
 
 static int snapshot_with(volatile struct record *rec, struct snapshot *s, clockid_t real_id, int64_t *real,
                          int64_t *mono) {
-  for (int spins = 0;; spins++) {
+  int64_t since = -1;
+  for (int tries = 0;; tries++) {
     uint64_t s1 = __atomic_load_n(&rec->seq, __ATOMIC_ACQUIRE);
-    if ((s1 & 1) && spins < MAX_SEQ_SPINS) {
+    int give_up = tries > 0 && waited_too_long(&since);
+    if ((s1 & 1) && !give_up) {
       syscall(SYS_sched_yield);
       continue;
     }
@@ -222,7 +234,7 @@ static int snapshot_with(volatile struct record *rec, struct snapshot *s, clocki
     if (read_real(real_id, real) != 0) return -1;
     if (mono != NULL && read_real(CLOCK_MONOTONIC, mono) != 0) return -1;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&rec->seq, __ATOMIC_RELAXED) == s1 || spins >= MAX_SEQ_SPINS) return 0;
+    if (__atomic_load_n(&rec->seq, __ATOMIC_RELAXED) == s1 || give_up) return 0;
   }
 }
 

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../locks/strategy.ts';
-import { bridge, cutsOf, isolateLeader, majoritiesRing, majorityMinority } from './grudge.ts';
+import { cutsOf } from './grudge.ts';
+import { bridge } from '../../faults/bridge/inject.ts';
+import { isolateLeader } from '../../faults/isolate-leader/inject.ts';
+import { majoritiesRing } from '../../faults/majorities-ring/inject.ts';
+import { majorityMinority } from '../../faults/majority-minority/inject.ts';
 
 const three = ['etcd[0]', 'etcd[1]', 'etcd[2]'];
 const five = ['n1', 'n2', 'n3', 'n4', 'n5'];

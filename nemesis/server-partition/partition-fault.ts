@@ -2,19 +2,15 @@ import type { ClusterNode } from '../../cluster/node.ts';
 import type { EtcdNode } from '../../cluster/servers/etcd-node.ts';
 import type { ZkNode } from '../../cluster/servers/zk-node.ts';
 import type { FaultContext, FaultExecutor } from '../fault.ts';
+import type { EndParams, StartParams } from '../../faults/evidence.ts';
+import type { ServerPartitionEnd, ServerPartitionStart } from '../../faults/evidence-parts.ts';
 import { PRIMARY_PROXY } from '../failover-pair.ts';
 import { leaderOf, lockServerKind, lockServers } from '../lock-servers.ts';
 import type { LockServerCounts } from '../lock-servers.ts';
 import type { NemesisEnv } from '../nemesis.ts';
-import {
-  MIN_MEMBERS,
-  bridge,
-  isolateLeader,
-  majoritiesRing,
-  majorityMinority,
-  type Grudge,
-  type GrudgeName,
-} from './grudge.ts';
+import type { Grudge } from './grudge.ts';
+import type { FAULT_CATALOGUE, FaultName } from '../../faults/catalogue.ts';
+import type { serverPartitionEvidence } from '../../faults/evidence-parts.ts';
 import { connectedPorts } from './client-links.ts';
 
 /** The members of the link a server partition cuts, and how the others reach each one. */
@@ -104,36 +100,41 @@ function clientsOn(ctx: FaultContext, e: Ensemble, members: readonly ClusterNode
     .map((c) => `client ${c.slot} (p${c.process})`);
 }
 
-const GRUDGES: Readonly<Record<GrudgeName, string>> = {
-  'isolate-leader': 'the current leader (Redis: the primary) alone on one side, the other members on the other',
-  'majority-minority': 'the members split into a random majority and minority',
-  bridge: 'two halves that cannot hear each other, joined by one member that hears both',
-  'majorities-ring':
-    'every member sees a majority, no two the same one (5 members: each hears only its ring neighbours)',
-};
+/** The faults whose evidence is a server partition's: the ones this executor can be. */
+type PartitionFaultName = {
+  [F in FaultName]: (typeof FAULT_CATALOGUE)[F]['evidence'] extends typeof serverPartitionEvidence ? F : never;
+}[FaultName];
+
+/** One of Jepsen's grudges, as its fault's folder declares it (faults/<name>/inject.ts). */
+export interface GrudgeSpec<G extends PartitionFaultName> {
+  name: G;
+  /** The fewest members it can split into something a quorum notices. */
+  minMembers: number;
+  /** What it does to the members, for the start record's note. */
+  says: string;
+  /** Its sides over these members (null: it cannot cut now, e.g. no leader to isolate). Pure and seeded. */
+  cut(members: string[], leader: string | null, random: () => number): Grudge | null;
+}
 
 /**
  * Why a grudge can't act on a lock served by `servers`: no ensemble (Redlock's independent masters, Postgres), too
  * few members for the grudge (a bridge needs 3, a ring 5), or a Redis pair for a grudge that needs three.
  */
-function refusalOf(name: GrudgeName, servers: LockServerCounts, lock: string): string | null {
+function refusalOf(
+  { name, minMembers }: GrudgeSpec<PartitionFaultName>,
+  servers: LockServerCounts,
+  lock: string,
+): string | null {
   const { kind, count } = membersOf(servers);
   if (kind === 'pg')
     return `--lock=${lock} has no server ensemble: ${name} cuts the links between etcd members, ZooKeeper servers or a Redis primary and its replica`;
   if (kind === 'redis' && servers.redis > 1)
     return `--lock=${lock} runs on ${servers.redis} independent Redis masters, which never talk to each other: there is no server link for ${name} to cut`;
-  if (count < MIN_MEMBERS[name]) {
+  if (count < minMembers) {
     const flag = kind === 'etcd' ? ' (add --etcd-nodes=5)' : kind === 'zk' ? ' (add --zk-nodes=5)' : '';
-    return `${name} needs at least ${MIN_MEMBERS[name]} members; --lock=${lock} has ${count}${kind === 'redis' ? ' (a Redis primary and its replica)' : ''}${flag}`;
+    return `${name} needs at least ${minMembers} members; --lock=${lock} has ${count}${kind === 'redis' ? ' (a Redis primary and its replica)' : ''}${flag}`;
   }
   return null;
-}
-
-function grudgeFor(name: GrudgeName, names: string[], leader: string | null, random: () => number): Grudge | null {
-  if (name === 'isolate-leader') return leader ? isolateLeader(names, leader) : null;
-  if (name === 'majority-minority') return majorityMinority(names, random);
-  if (name === 'bridge') return bridge(names, random);
-  return majoritiesRing(names, random);
 }
 
 /**
@@ -143,19 +144,20 @@ function grudgeFor(name: GrudgeName, names: string[], leader: string | null, ran
  * talking to it. The start record names the grudge, each side's members and the clients connected to them, and
  * the leader; the end record how each member saw the ensemble just before the heal and what the drops held.
  */
-export function serverPartition<G extends GrudgeName>(name: G): FaultExecutor<G> {
+export function serverPartition<G extends PartitionFaultName>(grudge: GrudgeSpec<G>): FaultExecutor<G> {
+  const { name } = grudge;
   const executor: FaultExecutor<G> = {
     name,
     // The Redis pair has two members: only the grudges that can split two need it booted.
     needs: {
       serverNet: true,
-      ...(MIN_MEMBERS[name] <= 2 ? { failoverPair: true as const } : {}),
+      ...(grudge.minMembers <= 2 ? { failoverPair: true as const } : {}),
       onTarget:
         'it cuts links between servers in nftables on this machine, between servers fencepost started in cgroups of its own',
     },
-    refusal: (servers, lock) => refusalOf(name, servers, lock),
+    refusal: (servers, lock) => refusalOf(grudge, servers, lock),
     unavailable(env: NemesisEnv) {
-      const refused = refusalOf(name, env.servers, env.config.lock);
+      const refused = refusalOf(grudge, env.servers, env.config.lock);
       if (refused) return refused;
       if (!env.serverNet) return 'the run has no server network (server partitions need the local backend, as root)';
       if (lockServerKind(env.servers) === 'redis' && !env.cluster.failover)
@@ -168,17 +170,17 @@ export function serverPartition<G extends GrudgeName>(name: G): FaultExecutor<G>
       if (!net || !e || ctx.signal.aborted) return null;
       const leader = await e.leader();
       const names = e.members.map((m) => m.name);
-      const grudge = grudgeFor(name, names, leader?.name ?? null, ctx.random);
-      if (!grudge || ctx.signal.aborted) return null;
+      const drawn = grudge.cut(names, leader?.name ?? null, ctx.random);
+      if (!drawn || ctx.signal.aborted) return null;
       const byName = new Map(e.members.map((m) => [m.name, m]));
       // Read before the cut: an isolated etcd member cannot authenticate our status call (auth needs its quorum).
       const viewsBefore = await e.views();
       if (ctx.signal.aborted) return null;
       net.cut(
         e.members.map((m) => net.member(m.name, e.peerPorts(m))),
-        grudge.cuts,
+        drawn.cuts,
       );
-      const sides = grudge.components.map((c) => ({
+      const sides = drawn.components.map((c) => ({
         members: c,
         clients: clientsOn(
           ctx,
@@ -194,10 +196,11 @@ export function serverPartition<G extends GrudgeName>(name: G): FaultExecutor<G>
           ttlMs: ctx.config.ttlMs,
           leader: leader?.name ?? null,
           sides,
-          cuts: grudge.cuts.map(([a, b]) => `${a} ⇹ ${b}`),
+          cuts: drawn.cuts.map(([a, b]) => `${a} ⇹ ${b}`),
           viewsBefore,
-        },
-        note: `${GRUDGES[name]}; cut ${grudge.cuts.map(([a, b]) => `${a} ⇹ ${b}`).join(', ')}`,
+          // Every grudge records the same evidence (faults/evidence-parts.ts): what G's is, for any G.
+        } satisfies ServerPartitionStart as unknown as StartParams<G>,
+        note: `${grudge.says}; cut ${drawn.cuts.map(([a, b]) => `${a} ⇹ ${b}`).join(', ')}`,
         holdMs: ctx.config.pauseMs,
         async heal() {
           // How the members saw the ensemble at the end of the partition: the evidence of an election (or of a
@@ -208,7 +211,12 @@ export function serverPartition<G extends GrudgeName>(name: G): FaultExecutor<G>
           const heldPackets = counts.reduce((a, c) => a + c.packets, 0);
           const total = counts.reduce((a, c) => a + c.bytes, 0);
           return {
-            params: { heldBytes, heldPackets, totalHeldBytes: total, viewsDuring },
+            params: {
+              heldBytes,
+              heldPackets,
+              totalHeldBytes: total,
+              viewsDuring,
+            } satisfies ServerPartitionEnd as unknown as EndParams<G>,
             note: `held ${total} bytes in ${heldPackets} packets between the sides`,
           };
         },

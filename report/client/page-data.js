@@ -34,7 +34,7 @@ const pageData = JSON.parse(/** @type {HTMLElement} */ (document.getElementById(
 const timeline = decodeTimeline(pageData.timeline);
 
 /**
- * A fault's colour, as the catalogue gives it (history/fault-catalogue.ts): the page data carries one for every
+ * A fault's colour, as the catalogue gives it (faults/catalogue.ts): the page data carries one for every
  * fault of the run, an unknown name's grey included; the grey here only keeps a hand-edited page drawing.
  * @param {string} fault the fault's name
  * @param {number} alpha

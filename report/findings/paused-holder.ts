@@ -1,5 +1,5 @@
 import type { WriteValue } from '../../history/bank.ts';
-import { faultFacts } from '../../history/fault-catalogue.ts';
+import { faultFacts } from '../../faults/catalogue.ts';
 import type { LostUpdate } from '../../checkers/run-results.ts';
 import { faultDurationMs, type FaultWindow } from '../../history/fault-windows.ts';
 import type { ProcessId } from '../../history/op.ts';

@@ -1,0 +1,5 @@
+import type { Judge } from '../judging/fault-shot.ts';
+import { judgeBytes } from '../judging/bytes.ts';
+
+/** partition acted when a client sent a byte through one of its proxies meanwhile. */
+export const judge: Judge<'partition'> = judgeBytes('held');

@@ -1,0 +1,26 @@
+import { num, str, bool, numbers, orNull, opt } from '../evidence-fields.ts';
+import { type FaultFacts } from '../fault-facts.ts';
+import { adapter } from '../evidence-parts.ts';
+
+/** pause-node: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
+export const facts = {
+  help: 'SIGSTOP a server: a Redis master, the etcd or ZooKeeper leader, or Postgres (all its processes)',
+  family: 'pause',
+  did: 'stopped {targets}',
+  aim: null,
+  hit: 'stopped a live server process',
+  story: null,
+  movesClocks: false,
+  colour: '#f59e0b',
+  evidence: {
+    start: {
+      durationMs: num,
+      pids: numbers,
+      stopped: bool,
+      leader: bool,
+      evidenceFrom: opt(str),
+      adapter: opt(orNull(adapter)),
+    },
+    end: {},
+  },
+} as const satisfies FaultFacts;

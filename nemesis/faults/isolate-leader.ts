@@ -1,4 +1,0 @@
-import { serverPartition } from '../server-partition/partition-fault.ts';
-
-/** A server↔server partition with Jepsen's `isolate-leader` grudge (nemesis/server-partition/grudge.ts). */
-export const isolateLeader = serverPartition('isolate-leader');
