@@ -25,7 +25,7 @@ import advisoryLock from './advisory-lock/row.ts';
 /**
  * The built-in locks: `--lock=<name>` → its folder's row (locks/<name>/row.ts), in the order the matrix and `--help`
  * show them. A row names its module, which is loaded only when its lock runs (the lock libraries take seconds to
- * import on 2 cores), so `--help` and argument errors answer at once. A new built-in is its folder and one line here.
+ * import on 2 cores), so `--help` and argument errors answer at once. A new built-in is its folder, its import and its line here.
  */
 export const LOCK_ROWS = {
   none,
