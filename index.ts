@@ -24,5 +24,5 @@ export {
   type LockStrategy,
   type ServerKind,
   type StrategyServers,
-} from './workloads/strategy.ts';
+} from './locks/strategy.ts';
 export type { FaultName } from './faults/fault-names.ts';

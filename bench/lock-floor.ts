@@ -9,7 +9,7 @@ import { PidRegistry } from '../common/pid-registry.ts';
 import { clientSpecs } from '../harness/client-specs.ts';
 import { runNeeds } from '../nemesis/fault-registry.ts';
 import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
-import type { Lease, LockContext, LockStrategy } from '../workloads/strategy.ts';
+import type { Lease, LockContext, LockStrategy } from '../locks/strategy.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import { runPath } from '../store/run-dir.ts';
 import { floorFor, type FloorName, type ZkParts } from './overhead-goal.ts';

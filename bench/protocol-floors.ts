@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { Etcd3 } from 'etcd3';
 import zookeeper from 'node-zookeeper-client';
 import type { Cluster } from '../cluster/cluster.ts';
-import { RELEASE_IF_OWNER } from '../workloads/strategies/redis-scripts.ts';
+import { RELEASE_IF_OWNER } from '../locks/parts/redis-scripts.ts';
 import { Resource, setupResource } from '../workloads/resource.ts';
 import type { ReadOk, WriteValue } from '../history/bank.ts';
 import type { FloorName } from './overhead-goal.ts';

@@ -10,7 +10,7 @@
 import { runClientLoop } from '../workloads/client-loop.ts';
 import type { ClientSpec } from '../workloads/client-protocol.ts';
 import { Resource } from '../workloads/resource.ts';
-import type { LockStrategy } from '../workloads/strategy.ts';
+import type { LockStrategy } from '../locks/strategy.ts';
 import type { OpType } from '../history/op.ts';
 
 export type BareToClient = { type: 'start'; spec: ClientSpec } | { type: 'go'; untilNs: string };

@@ -6,9 +6,9 @@ describe('lock-check of a built-in foreign row', () => {
   // on a fresh machine compiled on their first connect, past the connect's reply limit.
   it.each([
     ['curator', 'curator'],
-    ['locks/curator.json', 'curator'],
-    ['./locks/etcd-go.json', 'etcd-go'],
-    ['locks/kazoo.json', 'kazoo'],
+    ['locks/curator/curator.json', 'curator'],
+    ['./locks/etcd-go/etcd-go.json', 'etcd-go'],
+    ['locks/kazoo/kazoo.json', 'kazoo'],
     ['./examples/python-redis-lock.json', null],
     ['exec:./mine.py', null],
     ['redis', null],

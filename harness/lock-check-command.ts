@@ -27,9 +27,9 @@ import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-bu
 import type { ForeignCommand } from '../workloads/foreign/manifest.ts';
 import { isBuiltinLock } from '../workloads/lock-names.ts';
 import { lockSessionName } from '../workloads/lock-session-name.ts';
-import { installNpmLockFor } from '../workloads/npm-lock-cache.ts';
+import { installNpmLockFor } from '../locks/npm-lock-cache.ts';
 import { postgresUrl } from './client-specs.ts';
-import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../workloads/strategies/registry.ts';
+import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../locks/registry.ts';
 import { retireCluster } from './retire-cluster.ts';
 import { LockCgroups } from '../workloads/foreign/lock-cgroups.ts';
 
@@ -81,7 +81,7 @@ const cutLine = (line: string) =>
 
 class StepFailed extends Error {}
 
-/** The built-in foreign row `lock` names — its name (`curator`) or its manifest (`locks/curator.json`) — or null. */
+/** The built-in foreign row `lock` names — its name (`curator`) or its manifest (`locks/curator/curator.json`) — or null. */
 export function builtinForeignRow(lock: string): keyof typeof FOREIGN_BUILTINS | null {
   if (lockLibraryOf(lock)) return lock as keyof typeof FOREIGN_BUILTINS;
   const file = path.resolve(lock);

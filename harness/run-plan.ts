@@ -9,7 +9,7 @@ import { firstDelayFor, shortestUsefulRunS } from '../nemesis/schedule.ts';
 import { serverNetMissing } from '../nemesis/server-partition/server-net.ts';
 import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
-import { installNpmLockFor } from '../workloads/npm-lock-cache.ts';
+import { installNpmLockFor } from '../locks/npm-lock-cache.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { drivenClients, scriptedNemesis } from './driven-clients.ts';
 import { freeClients } from './free-clients.ts';

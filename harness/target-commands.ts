@@ -4,6 +4,7 @@ import { HEAL_OF, type PlannedCommand } from '../target/adapter.ts';
 import { createAdapter } from '../target/adapters.ts';
 import { CommandLog } from '../target/command-log.ts';
 import type { TargetEndpoint, TargetSpec } from '../target/target-spec.ts';
+import { targetKeyOf } from '../locks/registry.ts';
 
 /** The servers of a target a lock runs on: `counts` of each kind, in the file's order (etcd: all its members). */
 export function lockEndpoints(
@@ -51,18 +52,10 @@ export function plannedCommands(
   return out;
 }
 
-/** How each built-in lock that fencepost prefixes names its key for an account, under `ns`. */
-const KEY_SHAPES: Record<string, (ns: string, account: string) => string> = {
-  redis: (ns, a) => `${ns}lock:${a}`,
-  redlock: (ns, a) => `${ns}lock:${a}`,
-  'redlock-npm': (ns, a) => `${ns}fencepost:redlock-npm:${a}`,
-  etcd: (ns, a) => `${ns}lock/${a}`,
-};
-
-/** Every key name a run of `lock` creates in its namespace `ns`, when fencepost knows them (its built-ins); else none. */
+/** Every key name a run of `lock` creates in its namespace `ns`, when fencepost knows them (its row's targetKey); else none. */
 export function plannedKeyNames(ns: string, lock: string, accounts: number): string[] {
-  const of = KEY_SHAPES[lock];
-  return of ? Array.from({ length: accounts }, (_, n) => of(ns, `account-${n}`)) : [];
+  const key = targetKeyOf(lock);
+  return key ? Array.from({ length: accounts }, (_, n) => key(ns, `account-${n}`)) : [];
 }
 
 /**

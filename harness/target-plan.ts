@@ -14,12 +14,10 @@ import { targetServers, type TargetServersOf } from '../target/target-cluster.ts
 import { targetLogins, type TargetLogins } from '../target/target-credentials.ts';
 import { readTargetFile } from '../target/target-file.ts';
 import type { TargetSpec } from '../target/target-spec.ts';
+import { targetKeyOf } from '../locks/registry.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Config } from './run-argv.ts';
 import { targetFaultAdapters, type ActionAdapters } from './target-faults.ts';
-
-/** Locks whose keys fencepost knows to put under the prefix (the rest: plugins get ctx.keyPrefix and must use it). */
-const PREFIXED_BUILTINS = new Set(['redis', 'redlock', 'redlock-npm', 'etcd']);
 
 /** A run against a target, resolved before anything starts. */
 export interface TargetPlan {
@@ -60,7 +58,7 @@ export function planTarget(
 
 /** Whether the lock puts its keys under ctx.keyPrefix by fencepost's own code (else: its author's promise). */
 export function prefixedByUs(lock: string): boolean {
-  return PREFIXED_BUILTINS.has(lock);
+  return targetKeyOf(lock) !== undefined;
 }
 
 /** The adapters a run uses, with the log every command they run goes to. */

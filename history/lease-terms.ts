@@ -1,6 +1,6 @@
 /**
  * What the lock's lease certainly lasts, as the history can see it: the one fact the promise checker
- * (checkers/promise/) needs from the lock — declared by a strategy (workloads/strategy.ts `lease`), recorded
+ * (checkers/promise/) needs from the lock — declared by a strategy (locks/strategy.ts `lease`), recorded
  * in the test record, read back by the checker, and only a lower bound — a lease taken too long would blame the lock for
  * an overlap it never promised to prevent. Measured from the acquire's (or a renewal's) *invoke*: the server starts
  * a lease at or after the request arrives, never before the client asked.

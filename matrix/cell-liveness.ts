@@ -1,6 +1,6 @@
 import { fmtSpan } from '../checkers/liveness.ts';
 import type { RunResults } from '../checkers/run-results.ts';
-import type { LivenessExpectation } from './oracle.ts';
+import type { LivenessExpectation } from '../locks/oracle-cell.ts';
 
 /**
  * Availability beside safety, per matrix cell: how long the lock took to come back after the cell's fault (fault

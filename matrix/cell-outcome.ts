@@ -1,7 +1,7 @@
 import type { Progress } from '../checkers/progress.ts';
 import type { RunResults, Valid } from '../checkers/run-results.ts';
 import type { CellRun, Observation } from './matrix-cell.ts';
-import type { Expectation } from './oracle.ts';
+import type { Expectation } from '../locks/oracle-cell.ts';
 import { faultFacts } from '../faults/catalogue.ts';
 
 /** What the matrix reads from one finished run. */

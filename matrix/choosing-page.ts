@@ -1,45 +1,25 @@
 import type { BuiltinLock } from '../workloads/lock-names.ts';
+import type { LockOrigin, LockStore } from '../locks/lock-row.ts';
+import { LOCK_ROWS } from '../locks/registry.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { EARLIER_FINDINGS, FINDINGS_ROWS, type LibraryFindings } from './findings-advice.ts';
-import { expectWords, livenessWords, ORACLE, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
+import type { OracleCell } from '../locks/oracle-cell.ts';
+import { expectWords, livenessWords, ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 import { REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 import { headingAnchor } from '../common/heading-anchor.ts';
 
 /**
  * docs/choosing.md's generated part: the locks by the question a user comes with ("I have Postgres", "my writes go
- * to S3"), each answer written from the oracle's cells and findings-advice.ts's words, and every lock in one grid
+ * to S3"), each answer written from the oracle's cells and each library row's `findings` words, and every lock in one grid
  * under the faults people ask about. The lists in the answers are computed (which locks lose an update to a paused
  * holder, which fence it), so a change to the oracle changes the answers; the sentences around them are here.
  * cli/generated-docs.ts puts it between `<!-- gen:choosing -->` markers and its test fails on drift.
  */
 
-type Store = 'Redis' | 'etcd' | 'ZooKeeper' | 'Postgres' | 'none';
-type From = 'fencepost' | 'npm' | 'Python' | 'Java' | 'Go';
-
-/** Where each built-in lock keeps its lock and what it is: a Record, so a new lock cannot go unplaced. */
-const PLACES: Readonly<Record<BuiltinLock, { store: Store; from: From }>> = {
-  none: { store: 'none', from: 'fencepost' },
-  redis: { store: 'Redis', from: 'fencepost' },
-  redlock: { store: 'Redis', from: 'fencepost' },
-  'redlock-npm': { store: 'Redis', from: 'npm' },
-  etcd: { store: 'etcd', from: 'fencepost' },
-  zookeeper: { store: 'ZooKeeper', from: 'fencepost' },
-  postgres: { store: 'Postgres', from: 'fencepost' },
-  'redis-py': { store: 'Redis', from: 'Python' },
-  kazoo: { store: 'ZooKeeper', from: 'Python' },
-  'python-etcd3': { store: 'etcd', from: 'Python' },
-  'etcd-go': { store: 'etcd', from: 'Go' },
-  curator: { store: 'ZooKeeper', from: 'Java' },
-  'redlock-v4': { store: 'Redis', from: 'npm' },
-  'redlock-sesame': { store: 'Redis', from: 'npm' },
-  'redis-semaphore': { store: 'Redis', from: 'npm' },
-  'redis-semaphore-redlock': { store: 'Redis', from: 'npm' },
-  'redlock-universal': { store: 'Redis', from: 'npm' },
-  'redis-lock': { store: 'Redis', from: 'npm' },
-  'simple-redis-mutex': { store: 'Redis', from: 'npm' },
-  'etcd3-lock': { store: 'etcd', from: 'npm' },
-  'advisory-lock': { store: 'Postgres', from: 'npm' },
-};
+/** Where each built-in lock keeps its lock and what it is: its row's `place` (a required field of every row). */
+const PLACES: Readonly<Record<BuiltinLock, { store: LockStore; from: LockOrigin }>> = Object.fromEntries(
+  BUILTIN_LOCKS.map((l) => [l, LOCK_ROWS[l].place]),
+) as Record<BuiltinLock, { store: LockStore; from: LockOrigin }>;
 
 /** GitHub's anchor for a heading (common/heading-anchor.ts). */
 export const slug = headingAnchor;
@@ -111,7 +91,7 @@ export function gridCell(o: OracleCell): string {
 const LOCKS = BUILTIN_LOCKS.filter((l) => l !== 'none');
 const loses = (o: OracleCell) => o.expect === 'lost' || o.expect === 'may-lose';
 const safe = (o: OracleCell) => o.expect === 'safe' || o.expect === 'safe-may-starve';
-const inStore = (store: Store) => LOCKS.filter((l) => PLACES[l].store === store);
+const inStore = (store: LockStore) => LOCKS.filter((l) => PLACES[l].store === store);
 /** A lock whose fenced paused-holder cell is measured safe: its token stops a paused holder's write. */
 const fences = (l: BuiltinLock) => ORACLE[l].fencing.decided === 'measured' && safe(ORACLE[l].fencing);
 const pausedHolderSafe = (l: BuiltinLock) => safe(ORACLE[l]['pause-holder']);

@@ -1,5 +1,6 @@
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
-import { ORACLE, ORACLE_COLUMNS, type OracleColumnId } from './oracle.ts';
+import type { OracleColumnId } from '../locks/oracle-cell.ts';
+import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 import { cellText } from './remedy-oracle-table.ts';
 
 /**

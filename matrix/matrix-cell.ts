@@ -1,4 +1,4 @@
-import type { LivenessExpect } from './oracle.ts';
+import type { LivenessExpect } from '../locks/oracle-cell.ts';
 import type { RunVerdict } from '../checkers/verdict.ts';
 import type { CellLiveness, RunLiveness } from './cell-liveness.ts';
 import type { CellPromise, RunPromise } from './cell-promise.ts';

@@ -1,6 +1,7 @@
 import type { BuiltinLock } from '../workloads/lock-names.ts';
 import type { CellShape } from './cell-config.ts';
-import { ORACLE, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
+import type { OracleCell } from '../locks/oracle-cell.ts';
+import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 import { REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 
 /**

@@ -7,7 +7,7 @@ import type { MatrixCell } from './matrix-cell.ts';
 import { isolatedRunner, matrixPlan, runMatrix, type RunOne } from './matrix.ts';
 import { resolveConfig, type Config } from '../harness/run-argv.ts';
 import { isRemedyRun, livenessAsExpected, oracleExpectation, scenarioOf } from '../test/support/oracle-expectation.ts';
-import type { RemedyScenarioId } from './remedy-oracle.ts';
+import type { RemedyScenarioId } from '../locks/oracle-cell.ts';
 import type { RunOutcome } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';

@@ -91,7 +91,7 @@ describe('liveness expectations', () => {
       ['redlock × pause-master', 'recovers'],
       ['redlock-npm × restart-empty', 'may-livelock'],
       ['redlock-npm × pause-master', 'may-livelock'],
-      // The npm libraries' rows (matrix/oracle-npm-rows.ts): which retry loops free their partial locks, and which
+      // The npm libraries' rows (locks/<row>/row.ts): which retry loops free their partial locks, and which
       // wait for every master's reply.
       ['redlock-v4 × restart-empty', 'recovers'],
       ['redlock-v4 × pause-master', 'stalls'],
@@ -111,7 +111,7 @@ describe('liveness expectations', () => {
 describe("the npm libraries' rows", () => {
   it('give a reason for every measured expectation, written before the first run', async () => {
     const { REMEDY_ORACLE, REMEDY_SCENARIOS } = await import('./remedy-oracle.ts');
-    const { NPM_BUILTINS } = await import('../workloads/strategies/registry.ts');
+    const { NPM_BUILTINS } = await import('../locks/registry.ts');
     const rows = [...Object.keys(NPM_BUILTINS), 'etcd3-lock'] as (keyof typeof ORACLE)[];
     for (const lock of rows) {
       const cells = [

@@ -1,63 +1,7 @@
 import type { FaultName } from '../faults/fault-names.ts';
-import type { BuiltinLock } from '../workloads/lock-names.ts';
-import {
-  construction,
-  FAIL_FAST_PAUSED_MASTER,
-  measured,
-  NO_LOCK,
-  NO_MASTERS,
-  NO_REDIS,
-  NO_SESSION,
-  NO_TOKEN,
-  NOT_HERE,
-  predicted,
-  revised,
-} from './oracle-cells.ts';
-import { NPM_LIBRARY_ROWS } from './oracle-npm-rows.ts';
-
-/** What a measured cell can be expected to show. */
-export type MeasuredExpectation = 'safe' | 'lost' | 'safe-may-starve' | 'may-lose';
-
-export type Expectation =
-  /** no lost updates (and, when fenced, stale writes are rejected rather than applied) */
-  | 'safe'
-  /** lost updates must show up */
-  | 'lost'
-  /**
-   * no lost updates, and a liveness finding that may or may not show in a given run: one client committing every
-   * write while the others commit none (their conflicting writes refused). Matched by a VALID run ("safe") and by a
-   * cell whose every run starved ("starved"); a lost update contradicts it like "safe"
-   */
-  | 'safe-may-starve'
-  /**
-   * unsafe, but not in every run: a lost update shows only when the interleaving falls a certain way (a paused master
-   * answering while two clients wait). Matched by a lost update and by a clean run alike; the page says which it was,
-   * and the oracle cell's reason names the run that lost. A counterexample still decides against "safe" elsewhere.
-   */
-  | 'may-lose'
-  /** the CLI must refuse the combination with an explanation (exit 254) */
-  | 'refuse'
-  /** not applicable: the fault doesn't touch this strategy's servers */
-  | 'n/a';
-
-/**
- * What a measured cell's liveness is expected to show, beside its safety (checkers/liveness.ts, over the cell's
- * runs; a *livelock* is a stall: the lock free, clients waiting, nobody able to take it, for longer than the TTL).
- * `recovers`: no run has one — matched only then, so a cell matches only when its safety and its liveness both do.
- * `may-livelock`: a finding that shows in some runs and not others (whether waiters split the masters' votes is the
- * interleaving's doing): matched either way, like "safe, may starve", and the page shows the stall when it does.
- * `reason` says why.
- */
-export interface LivenessExpectation {
-  expect: LivenessExpect;
-  reason: string;
-}
-
-/**
- * `stalls`: the finding must show — every run of the cell has a stall (a lock that waits for a server the fault
- * stopped holds every acquire until it resumes); a cell where some run recovered without one contradicts it.
- */
-export type LivenessExpect = 'may-livelock' | 'recovers' | 'stalls';
+import { type Expectation, type LivenessExpect, type OracleCell, type OracleColumnId } from '../locks/oracle-cell.ts';
+import { LOCK_ROWS } from '../locks/registry.ts';
+import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 
 /** How an expectation reads in a table or a line: "safe, may starve", "may lose", "refused" — never the enum. */
 export function expectWords(e: Expectation): string {
@@ -68,32 +12,6 @@ export function expectWords(e: Expectation): string {
 export function livenessWords(e: LivenessExpect): string {
   return e === 'may-livelock' ? 'may livelock' : e;
 }
-
-/**
- * How one cell is decided. A measured cell is run (the same number of times as every other measured cell); a cell
- * decided by construction is not, because no run could tell anything: there is no lock for the fault to break, the
- * fault cannot reach the strategy's servers, or the CLI refuses the combination (which the matrix still checks by
- * running the CLI's option validation, without starting anything). `reason` says which.
- */
-export type OracleCell =
-  | {
-      decided: 'measured';
-      expect: MeasuredExpectation;
-      liveness?: LivenessExpectation;
-      /** Why the oracle expects this, written before the cell's first run (the npm rows: docs/findings.md shows it). */
-      why?: string;
-      /**
-       * Set when a run contradicted the first prediction and the measurement won: what had been predicted, and why
-       * the lock did otherwise (docs/findings.md lists these).
-       */
-      revised?: string;
-      /**
-       * A floor on the cell's --time-limit for this lock alone, in s: a lock whose waiters notice a lost lock slowly
-       * (simple-redis-mutex polls every 10 s) needs longer runs than the column for the fault's story to complete.
-       */
-      minTimeLimitS?: number;
-    }
-  | { decided: 'construction'; expect: Expectation; reason: string };
 
 export interface OracleColumn {
   id: OracleColumnId;
@@ -114,16 +32,6 @@ export interface OracleColumn {
    */
   minThinkTtlFraction?: number;
 }
-
-export type OracleColumnId =
-  | 'no-fault'
-  | 'pause-holder'
-  | 'restart-empty'
-  | 'clock'
-  | 'fencing'
-  | 'restart-fenced'
-  | 'pause-master'
-  | 'kill-session';
 
 export const ORACLE_COLUMNS: readonly OracleColumn[] = [
   { id: 'no-fault', title: 'no fault', faults: [], fencing: false },
@@ -158,149 +66,14 @@ export const ORACLE_COLUMNS: readonly OracleColumn[] = [
 ];
 
 /**
- * The published redlock package's own retry loop under restart-empty (workloads/strategies/redlock-npm.ts): every
- * attempt of one `acquire` reuses its value and the acquire script refuses a key that exists, its own partial locks
- * included; they are released only after the last of its 10 retries. When a majority restarts empty, the waiters
- * split the empty masters' votes, and each is then refused by its own partial locks until they expire a TTL later.
- * Measured in this column's shape (--nemesis-interval=500 --think=800, 20 s): seed 42 stalled 7.3 s (all 5 clients
- * waiting, no fault active, 15 acquires of 11 attempts failed in a row; recovery max 8.0 s), seeds 3 and 4 for 3.3 s
- * and 7.9 s, seeds 1, 2 and 5 not past the TTL (recovery max 2.1 s, 1.6 s, 2.1 s) — docs/matrix.md's table. Not every
- * run: so "may", and the remedy cell (our loop: no stall in 4 seeds, recovery max 0.8 s) is the strict one.
- */
-export const REDLOCK_NPM_LIVELOCK: LivenessExpectation = {
-  expect: 'may-livelock',
-  reason:
-    "the package's retry loop keeps each attempt's partial locks until its last retry, and its acquire script refuses its own key: waiters that split the restarted masters' votes each block themselves for a TTL — in some runs, as the interleaving falls",
-};
-/** A lock on etcd with a monotonic token (a revision): the TS etcd strategy, python-etcd3's Lock, the Go Mutex. */
-function etcdLike(): Record<OracleColumn['id'], OracleCell> {
-  return {
-    'no-fault': measured('safe'),
-    'pause-holder': measured('lost'),
-    'restart-empty': construction('n/a', NO_REDIS),
-    // Not "safe (c)": a run would inject nothing, so it could show nothing either way, as for ZooKeeper below.
-    clock: construction(
-      'n/a',
-      'the fault cannot reach it: the LD_PRELOAD clock shim cannot move a Go binary (etcd) at all, so a run would inject nothing (and its leases count down on the monotonic clock)',
-    ),
-    fencing: measured('safe'),
-    'restart-fenced': construction('n/a', NO_REDIS),
-    ...NOT_HERE,
-  };
-}
-
-/** A lock on ZooKeeper with a zxid as token: the TS zookeeper strategy (pzxid), kazoo's Lock and Curator's InterProcessMutex (czxid). */
-function zookeeperLike(): Record<OracleColumn['id'], OracleCell> {
-  return {
-    'no-fault': measured('safe'),
-    'pause-holder': measured('lost'),
-    'restart-empty': construction('n/a', NO_REDIS),
-    clock: construction(
-      'n/a',
-      'ZooKeeper expires sessions on a monotonic clock (System.nanoTime): a wall-clock jump cannot reach the lock',
-    ),
-    fencing: measured('safe'),
-    'restart-fenced': construction('n/a', NO_REDIS),
-    ...NOT_HERE,
-  };
-}
-
-/**
  * The oracle of the project's design notes (the expected-outcome table, generated into the README and docs/matrix.md) as data: what a correct harness shows for each strategy under each fault.
  * `--lock=all` runs the measured cells and marks each as matching or contradicting this table. If an unsafe cell
- * shows no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness.
+ * shows no anomaly, suspect the fault injection; if a safe cell shows one, suspect the harness. Each lock's row is
+ * in its own folder (locks/<name>/row.ts `faults`).
  */
-export const ORACLE: Record<BuiltinLock, Record<OracleColumn['id'], OracleCell>> = {
-  none: {
-    'no-fault': measured('lost'),
-    'pause-holder': construction('lost', NO_LOCK),
-    'restart-empty': construction('lost', `${NO_LOCK}; and it runs no Redis, so nothing is restarted`),
-    clock: construction('lost', `${NO_LOCK}; and it has no lock server whose clock could move`),
-    fencing: construction('n/a', 'no lock, so no token to fence with'),
-    'restart-fenced': construction('n/a', 'no lock, so no token to fence with'),
-    'pause-master': construction('lost', `${NO_LOCK}; and it runs no Redis master to pause`),
-    'kill-session': construction('lost', `${NO_LOCK}; and it holds no lock session`),
-  },
-  redis: {
-    'no-fault': measured('safe'),
-    'pause-holder': measured('lost'),
-    'restart-empty': measured('lost'),
-    clock: measured('lost'),
-    fencing: construction('refuse', NO_TOKEN),
-    'restart-fenced': construction('refuse', NO_TOKEN),
-    ...NOT_HERE,
-  },
-  redlock: {
-    'no-fault': measured('safe'),
-    'pause-holder': measured('lost'),
-    'restart-empty': measured('lost'),
-    clock: measured('lost'),
-    fencing: construction('refuse', NO_TOKEN),
-    'restart-fenced': construction('refuse', NO_TOKEN),
-    'pause-master': FAIL_FAST_PAUSED_MASTER,
-    'kill-session': construction('n/a', NO_SESSION),
-  },
-  // The package as its README uses it (its own retry loop, its defaults). Under restart-empty it loses updates as
-  // every Redlock does (no delay: the restarted majority grants the lock again) and, beside that, livelocks.
-  'redlock-npm': {
-    'no-fault': measured('safe'),
-    'pause-holder': measured('lost'),
-    'restart-empty': measured('lost', REDLOCK_NPM_LIVELOCK),
-    clock: measured('lost'),
-    fencing: construction('refuse', NO_TOKEN),
-    'restart-fenced': construction('refuse', NO_TOKEN),
-    // It too resolves on the first quorum (dist/esm/index.js `_attemptOperation`), over fail-fast clients — but its retry
-    // loop blocks itself on split votes, and four live masters split more often than five.
-    'pause-master': revised(
-      predicted(
-        'safe',
-        'a paused master only delays its answers: a majority of the five still decides every grant, so nothing is granted twice',
-        {
-          expect: 'may-livelock',
-          reason:
-            "with one master paused, three of the four live ones must agree, and waiters split them 2–2 easily; the package's retry loop keeps each attempt's partial locks until its last retry, so split waiters block themselves for a TTL — in some runs",
-        },
-      ),
-      "predicted to recover (its clients time a paused master out, a vote against). Measured a stall (`--lock=all`, seed 782519096: the lock free with all 5 clients waiting for 2.0 s from 9.7 s, during the pause of redis[1]): the beta's self-blocking retry loop, which restart-empty shows, needs no restart — one paused master makes the split votes it feeds on",
-    ),
-    'kill-session': construction('n/a', NO_SESSION),
-  },
-  etcd: etcdLike(),
-  zookeeper: zookeeperLike(),
-  // The real libraries of other languages (locks/): each expects what its algorithm promises, as its TS twin above.
-  // redis-py's Lock is the single-Redis SET NX PX lock: it loses what --lock=redis loses, and has no token.
-  'redis-py': {
-    'no-fault': measured('safe'),
-    'pause-holder': measured('lost'),
-    'restart-empty': measured('lost'),
-    clock: measured('lost'),
-    fencing: construction('refuse', NO_TOKEN),
-    'restart-fenced': construction('refuse', NO_TOKEN),
-    ...NOT_HERE,
-  },
-  // kazoo and Curator: ZooKeeper's sequential-ephemeral recipe. A holder paused past its session loses its node and
-  // writes on when resumed (lost); its czxid fences it.
-  kazoo: zookeeperLike(),
-  // python-etcd3: a leased key. Paused past its lease, the holder writes on (lost); the create revision fences it.
-  'python-etcd3': etcdLike(),
-  // etcd's own Go Mutex: a session lease (lost under a pause past it), m.Header().Revision fences.
-  'etcd-go': etcdLike(),
-  curator: zookeeperLike(),
-  // Row + version: the resource itself refuses stale writes, whatever happens to the clients or clocks.
-  postgres: {
-    'no-fault': measured('safe'),
-    'pause-holder': measured('safe'),
-    'restart-empty': construction('n/a', NO_REDIS),
-    clock: measured('safe'),
-    fencing: construction(
-      'safe',
-      'it is its own fence: the version column is the token, so the fenced run is the holder-paused run again',
-    ),
-    'restart-fenced': construction('n/a', NO_REDIS),
-    'pause-master': construction('n/a', NO_MASTERS),
-    'kill-session': construction('n/a', 'no lock session to kill: the row + version takes no lock'),
-  },
-  ...NPM_LIBRARY_ROWS,
-};
+export const ORACLE = Object.fromEntries(BUILTIN_LOCKS.map((l) => [l, LOCK_ROWS[l].faults])) as Record<
+  BuiltinLock,
+  Readonly<Record<OracleColumnId, OracleCell>>
+>;
 
 export { MAX_RERUNS } from '../harness/options.ts';

@@ -1,5 +1,6 @@
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
-import { expectWords, livenessWords, ORACLE_COLUMNS, type OracleCell } from './oracle.ts';
+import type { OracleCell } from '../locks/oracle-cell.ts';
+import { expectWords, livenessWords, ORACLE_COLUMNS } from './oracle.ts';
 import { REMEDIES, REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 
 /**

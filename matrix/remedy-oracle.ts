@@ -1,18 +1,8 @@
 import type { FaultName } from '../faults/fault-names.ts';
 import { optionShown, type RunOptionName, type RunOverrides } from '../harness/run-overrides.ts';
-import type { BuiltinLock } from '../workloads/lock-names.ts';
-import type { LivenessExpectation, OracleCell } from './oracle.ts';
-import {
-  construction,
-  measured,
-  NO_HARNESS_RETRY,
-  NO_LOCK,
-  NO_PAIR,
-  NO_REDIS,
-  NO_TOKEN,
-  NO_WATCHDOG,
-} from './oracle-cells.ts';
-import { NPM_LIBRARY_REMEDY_ROWS } from './remedy-oracle-npm-rows.ts';
+import type { OracleCell, RemedyScenarioId } from '../locks/oracle-cell.ts';
+import { LOCK_ROWS } from '../locks/registry.ts';
+import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 
 /**
  * The matrix's second table: the failure modes known to break a lock beyond the fault columns, and the remedies
@@ -20,18 +10,6 @@ import { NPM_LIBRARY_REMEDY_ROWS } from './remedy-oracle-npm-rows.ts';
  * by the same rules as the fault table (matrix/oracle.ts): measured cells get the same number of runs,
  * inconclusive runs are replaced, and cells no run could inform are decided by construction, with a reason.
  */
-export type RemedyScenarioId =
-  | 'failover'
-  | 'long-work'
-  | 'long-work-watchdog'
-  | 'pause-watchdog'
-  | 'restart-delay'
-  | 'restart-retry'
-  | 'restart-aof'
-  | 'delay-write'
-  | 'delay-write-fenced'
-  | 'failover-fenced';
-
 export interface RemedyScenario {
   id: RemedyScenarioId;
   title: string;
@@ -171,132 +149,10 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
   },
 ];
 
-const NO_RETRY_REMEDY = construction('refuse', NO_HARNESS_RETRY);
-
-/** redlock-npm with our loop around single package attempts: each failed try releases its partial locks at once. */
-const RETRY_RECOVERS: LivenessExpectation = {
-  expect: 'recovers',
-  reason:
-    'each try is one package round (retryCount 0), whose failure releases its partial locks at once, and the next try comes 100 ± 50 ms later: split votes last one round, not a TTL',
-};
-
-type Row = Record<RemedyScenarioId, OracleCell>;
-
-const redisLike = (failover: OracleCell, watchdog: boolean): Row => ({
-  failover,
-  'long-work': measured('lost'),
-  'long-work-watchdog': watchdog ? measured('safe') : construction('refuse', NO_WATCHDOG),
-  // The watchdog cannot renew while its process is stopped: the lease runs out and the resumed holder writes.
-  'pause-watchdog': watchdog ? measured('lost') : construction('refuse', NO_WATCHDOG),
-  'restart-delay': measured('safe'),
-  'restart-retry': NO_RETRY_REMEDY,
-  'restart-aof': measured('safe'),
-  'delay-write': measured('lost'),
-  'delay-write-fenced': construction('refuse', NO_TOKEN),
-  'failover-fenced': failover.expect === 'n/a' ? failover : construction('refuse', NO_TOKEN),
-});
-
-/** A lock with a fencing token and a lease kept alive by its client library (etcd keep-alives, ZooKeeper pings). */
-const tokenLock = (): Row => ({
-  failover: construction('n/a', NO_PAIR),
-  // The library renews the lease/session every TTL/3 by itself: long work does not outlive it.
-  'long-work': measured('safe'),
-  'long-work-watchdog': construction('refuse', NO_WATCHDOG),
-  'pause-watchdog': construction('refuse', NO_WATCHDOG),
-  'restart-delay': construction('n/a', NO_REDIS),
-  'restart-retry': NO_RETRY_REMEDY,
-  'restart-aof': construction('n/a', NO_REDIS),
-  'delay-write': measured('lost'),
-  'delay-write-fenced': measured('safe'),
-  'failover-fenced': construction('n/a', NO_PAIR),
-});
-
-export const REMEDY_ORACLE: Record<BuiltinLock, Row> = {
-  none: {
-    failover: construction('lost', NO_LOCK),
-    'long-work': construction('lost', NO_LOCK),
-    'long-work-watchdog': construction('refuse', NO_WATCHDOG),
-    'pause-watchdog': construction('refuse', NO_WATCHDOG),
-    'restart-delay': construction('lost', `${NO_LOCK}; and it runs no Redis`),
-    'restart-retry': NO_RETRY_REMEDY,
-    'restart-aof': construction('lost', `${NO_LOCK}; and it runs no Redis`),
-    'delay-write': construction('lost', NO_LOCK),
-    'delay-write-fenced': construction('refuse', NO_TOKEN),
-    'failover-fenced': construction('refuse', NO_TOKEN),
-  },
-  redis: redisLike(measured('lost'), true),
-  redlock: redisLike(
-    construction(
-      'n/a',
-      `${NO_PAIR} (Redlock's 5 masters have no replicas; losing one's keys is the restart-empty column)`,
-    ),
-    true,
-  ),
-  // The package as its README uses it; its remedy cell swaps its retry loop for ours (the users' workaround).
-  'redlock-npm': {
-    ...redisLike(
-      construction(
-        'n/a',
-        `${NO_PAIR} (Redlock's 5 masters have no replicas; losing one's keys is the restart-empty column)`,
-      ),
-      true,
-    ),
-    // Long work with --watchdog under the package's own loop: it measures a lock's validity from its *first* attempt
-    // (mike-marcacci/node-redlock#299), and its 10 retries (~2 s) outlast this scenario's 1 s TTL, so a lock won
-    // after a few retries comes back already expired (validityMs 0): the watchdog cannot extend it ("Cannot extend
-    // an already-expired lock") and the client skips its write. The holder that releases and at once reacquires
-    // wins on its first attempt and writes everything (seed 42: client 4 committed all 8 writes; 10 of 18 acquires
-    // came back with validity ≤ 126 ms, 7 with 0). No lost update: so safe, and it may starve.
-    'long-work-watchdog': measured('safe-may-starve'),
-    'restart-retry': measured('lost', RETRY_RECOVERS),
-  },
-  etcd: tokenLock(),
-  zookeeper: tokenLock(),
-  // The real libraries of other languages (locks/). redis-py's Lock: a single Redis with a TTL it renews only when
-  // asked (reacquire), so it fails and is remedied like --lock=redis; it runs on the failover pair like redis.
-  'redis-py': redisLike(measured('lost'), true),
-  // kazoo, Curator, the Go Mutex: the session/lease is kept alive by the library's own thread, as for etcd/zookeeper.
-  kazoo: tokenLock(),
-  'etcd-go': tokenLock(),
-  curator: tokenLock(),
-  // python-etcd3's Lock has a lease and no keep-alive: it expires after its TTL unless refresh() is called. Long work
-  // outlives it (lost) unless --watchdog refreshes it (safe); a paused holder cannot refresh (lost, with or without
-  // the watchdog); its create revision fences a late or paused write (safe).
-  'python-etcd3': {
-    failover: construction('n/a', NO_PAIR),
-    'long-work': measured('lost'),
-    'long-work-watchdog': measured('safe'),
-    'pause-watchdog': measured('lost'),
-    'restart-delay': construction('n/a', NO_REDIS),
-    'restart-retry': NO_RETRY_REMEDY,
-    'restart-aof': construction('n/a', NO_REDIS),
-    'delay-write': measured('lost'),
-    'delay-write-fenced': measured('safe'),
-    'failover-fenced': construction('n/a', NO_PAIR),
-  },
-  // Row + version: the write itself is the compare-and-set, so nothing that delays or outlives a lease matters.
-  postgres: {
-    failover: construction('n/a', NO_PAIR),
-    // Measured, not decided: no lease exists for long work to outlive, and under a 2.5 s think one client often wins
-    // every round (it re-reads first after its own commit, so it also writes first; the others' writes are refused
-    // as stale) — a run like that has no second writer for a VALID. Whether it starves is chance, run by run (seed
-    // 201: the first run starved, the second had two writers), so the cell expects no lost update and shows the
-    // starvation when every run starved: both decide it the same way; a lost update contradicts it.
-    'long-work': measured('safe-may-starve'),
-    'long-work-watchdog': construction('refuse', NO_WATCHDOG),
-    'pause-watchdog': construction('refuse', NO_WATCHDOG),
-    'restart-delay': construction('n/a', NO_REDIS),
-    'restart-retry': NO_RETRY_REMEDY,
-    'restart-aof': construction('n/a', NO_REDIS),
-    'delay-write': measured('safe'),
-    'delay-write-fenced': construction(
-      'safe',
-      'it is its own fence: the version column is the token, so the fenced run is the delayed-write run again',
-    ),
-    'failover-fenced': construction('n/a', NO_PAIR),
-  },
-  ...NPM_LIBRARY_REMEDY_ROWS,
-};
+export const REMEDY_ORACLE = Object.fromEntries(BUILTIN_LOCKS.map((l) => [l, LOCK_ROWS[l].remedies])) as Record<
+  BuiltinLock,
+  Readonly<Record<RemedyScenarioId, OracleCell>>
+>;
 
 /** A column of either table: the fault table's by its ORACLE_COLUMNS id, this table's by its scenario id. */
 export interface TableColumnRef {

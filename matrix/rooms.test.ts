@@ -30,8 +30,8 @@ describe("the rooms' map", () => {
       '|---|---|---|---|',
       `| 0 | \`common/\` | ${ROOMS['common/']} | — |`,
     ]);
-    expect(lines).toContain(`| 11 | \`cli.ts\` | ${ROOMS['cli.ts']} | \`cli/\`, \`common/\`, \`harness/\` |`);
-    expect(lines).toContain(`| 12 | \`bin/\` | ${ROOMS['bin/']} | \`cli.ts\` |`);
+    expect(lines).toContain(`| 12 | \`cli.ts\` | ${ROOMS['cli.ts']} | \`cli/\`, \`common/\`, \`harness/\` |`);
+    expect(lines).toContain(`| 13 | \`bin/\` | ${ROOMS['bin/']} | \`cli.ts\` |`);
     expect(lines.at(-1)).toBe(`| — | \`test/\` | ${ROOMS['test/']} | — |`);
   });
 });

@@ -30,8 +30,8 @@ export const ROOMS: Readonly<Record<string, string>> = {
     'Pure functions of a history: lost updates, overlapping holds, token order, linearizability (`linearizable/`), ' +
     'liveness, the models, and whether each shot of a fault hit (`fault-hits.ts`, asking each fault its judge).',
   'workloads/':
-    'The client process and its step loop (free, or driven by a scenario), the TypeScript lock strategies and their ' +
-    'registry (`strategies/`), locks in other languages run as processes (`foreign/`), the npm install cache.',
+    'The client process and its step loop (free, or driven by a scenario), the loading of a lock (built-in, plugin ' +
+    'or manifest), and locks in other languages run as processes (`foreign/`).',
   'target/':
     "A user's own servers as a run's target: the target file, the fault adapters (exec, Docker, Kubernetes), the " +
     'fence proof, the injection guard, and the record a run keeps of it.',
@@ -70,8 +70,10 @@ export const ROOMS: Readonly<Record<string, string>> = {
   'cli.ts': 'The command: parses the words with the command table and runs the command they name.',
   'bin/': "`fencepost.js`, the package's command: registers tsx, then runs `cli.ts`.",
   'locks/':
-    'What the locks that are not TypeScript need: the foreign manifests (`<name>.json`), their Python, Go and Java ' +
-    'glue, and the pins of the npm packages the npm rows test (`npm/<row>/`); the TypeScript locks are in `workloads/strategies/`.',
+    'Every built-in lock, one folder each (`<name>/`: `row.ts` — where its code is, its npm pins, its cells in both ' +
+    'tables, its findings words, its nightly sample — and its strategy or manifest and glue, `npm/` its pins), the ' +
+    'registry that lists them (`registry.ts`), the contract every strategy implements (`strategy.ts`), the npm ' +
+    'install cache, the oracle cell (`oracle-cell.ts`) and the cells and parts (`parts/`, `python/`) locks share.',
   'scenarios/': 'The shipped scenario scripts (`--scenario=scenarios/<name>.json`): data the run reads, not code.',
   'examples/':
     "The docs' plugin and Python lock, and the gallery of broken locks (`broken/`, `broken-foreign/`) the tests " +

@@ -1,3 +1,6 @@
+import type { LockRow } from '../locks/lock-row.ts';
+import { LOCK_ROWS } from '../locks/registry.ts';
+import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 import type { PlannedCell } from './nightly-plan.ts';
 
 /**
@@ -11,28 +14,15 @@ import type { PlannedCell } from './nightly-plan.ts';
  * LIBRARY_TURNS (its seed mod LIBRARY_TURNS, the same on every shard); three nights of the three turns run them all.
  * The redlock package's pinned beta (`redlock-npm`) is sampled too (its 12 cells every night put the slowest turn
  * at 15.2 min: `npm run bench -- nightly-plan`, 2026-12-04). A user's expectation
- * naming any cell keeps it (they asked for it), and a row not listed here is run whole, every night.
+ * naming any cell keeps it (they asked for it). Each row says which of its cells it samples, or 'every-cell'
+ * (locks/<name>/row.ts `nightly`), in the registry's order.
  */
-export const NIGHTLY_LIBRARY_SAMPLE: Readonly<Record<string, readonly string[]>> = {
-  // The redlock package's pinned beta: its self-blocking retry loop (a livelock after a majority restarts empty) and
-  // the users' workaround for it (our retry loop around single attempts).
-  'redlock-npm': ['no-fault', 'restart-empty', 'restart-retry'],
-  // Waits for every master: one paused master stalls it.
-  'redlock-v4': ['no-fault', 'pause-master'],
-  // The beta's self-blocking retry loop, kept by the fork.
-  'redlock-sesame': ['no-fault', 'restart-empty'],
-  // Its finding is the paused holder's crash (LostLockError).
-  'redis-semaphore': ['no-fault', 'pause-holder'],
-  'redis-semaphore-redlock': ['no-fault', 'pause-master'],
-  'redlock-universal': ['no-fault', 'pause-holder'],
-  // The plain DEL that frees the next holder's lock.
-  'redis-lock': ['no-fault', 'clock'],
-  // The token that fences (its paused-holder cell, with --fencing), and goes backwards with the restarted counter.
-  'simple-redis-mutex': ['no-fault', 'fencing', 'restart-fenced'],
-  'etcd3-lock': ['no-fault', 'fencing'],
-  // Its paused-holder cell is decided by construction (no lease: the story cannot happen); the killed session is its story.
-  'advisory-lock': ['no-fault', 'kill-session'],
-};
+export const NIGHTLY_LIBRARY_SAMPLE: Readonly<Partial<Record<BuiltinLock, readonly string[]>>> = Object.fromEntries(
+  BUILTIN_LOCKS.flatMap((lock) => {
+    const { nightly }: LockRow = LOCK_ROWS[lock];
+    return nightly === 'every-cell' ? [] : [[lock, nightly]];
+  }),
+);
 
 /** How many nights it takes the sampled library rows to all run once. */
 export const LIBRARY_TURNS = 3;
@@ -50,7 +40,7 @@ export function libraryRowsOf(turn: number): string[] {
  * ones when the row's turn is the night's (`turn` 'all': every sampled row, whatever the turn).
  */
 export function inNightlySample(p: Pick<PlannedCell, 'lock' | 'columnId' | 'from'>, turn: number | 'all'): boolean {
-  const sample = NIGHTLY_LIBRARY_SAMPLE[p.lock];
+  const sample = NIGHTLY_LIBRARY_SAMPLE[p.lock as BuiltinLock];
   if (!sample || p.from !== 'oracle') return true;
   if (turn !== 'all' && !libraryRowsOf(turn).includes(p.lock)) return false;
   return p.columnId !== undefined && sample.includes(p.columnId);

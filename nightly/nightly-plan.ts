@@ -3,7 +3,8 @@ import type { UserExpectation } from './expectations.ts';
 import { inNightlySample } from './nightly-library-sample.ts';
 import { matrixPlan, type CellColumn } from '../matrix/matrix.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
-import { ORACLE_COLUMNS, type OracleCell } from '../matrix/oracle.ts';
+import type { OracleCell } from '../locks/oracle-cell.ts';
+import { ORACLE_COLUMNS } from '../matrix/oracle.ts';
 
 /** One cell the nightly job knows of, in its stable order, with the expectation it applies and where that came from. */
 export interface PlannedCell {

@@ -21,7 +21,7 @@ export interface StoredTestJson {
     exclusive: boolean;
     servers?: { redis: number; etcd: number; zk: number };
     /**
-     * What the lock's lease certainly lasts (workloads/strategy.ts LeaseTerms), null when the lock does not say;
+     * What the lock's lease certainly lasts (locks/strategy.ts LeaseTerms), null when the lock does not say;
      * absent in runs from before the promise checker (checkers/promise/), whose overlaps it then calls unknown.
      */
     lease?: import('../history/lease-terms.ts').LeaseTerms | null;

@@ -28,7 +28,7 @@ export const NOT_OURS: Readonly<Record<string, string>> = {
   'baseline/tonight/nightly.json': "last night's results, which the nightly workflows download when they run",
   'doc/workloads.md': "Maelstrom's page, in its repository, not this one",
   'dist/esm/index.js': "inside the npm package redlock-universal (the code the comment's claim was read from)",
-  'build/index.js': 'inside the npm packages advisory-lock and redlock-sesame (locks/npm/<row> pins them)',
+  'build/index.js': 'inside the npm packages advisory-lock and redlock-sesame (locks/<row>/npm pins them)',
   'lib/misc.js': 'inside the npm package redis-semaphore',
   'lib/lock.js': 'inside the npm package etcd3',
   'dist/index.js': 'inside the npm package simple-redis-mutex',

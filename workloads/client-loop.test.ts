@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OpInput } from '../history/op.ts';
 import { VirtualTime } from '../test/support/virtual-time.ts';
 import { runClientLoop, type BankResource } from './client-loop.ts';
-import type { Lease, LockClient, LockStrategy } from './strategy.ts';
+import type { Lease, LockClient, LockStrategy } from '../locks/strategy.ts';
 
 describe('the client loop and a plugin whose connect() resolves to a non-object', () => {
   it.each([undefined, null, 42, {}])(

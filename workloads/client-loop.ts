@@ -10,7 +10,7 @@ import type { ClientSpec } from './client-protocol.ts';
 import type { Resource } from './resource.ts';
 import { acquireStep, readStep, releaseStep, thinkThenWrite } from './section-steps.ts';
 import { watchdogFor } from './lease-watchdog.ts';
-import { isLockNotAcquired, seededRandom, type LockClient, type LockStrategy } from './strategy.ts';
+import { isLockNotAcquired, seededRandom, type LockClient, type LockStrategy } from '../locks/strategy.ts';
 
 /** What the loop needs of the resource (Postgres in a run). */
 export type BankResource = Pick<Resource, 'read' | 'write' | 'close'>;

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { SentOp } from './op-outbox.ts';
 import type { WriteMode } from './resource.ts';
 import type { ForeignCommand } from './foreign/manifest.ts';
-import type { LockContext } from './strategy.ts';
+import type { LockContext } from '../locks/strategy.ts';
 import type { DrivenStepName } from './driven-client.ts';
 
 /** Everything a client process needs, sent once over IPC (the frozen run config stays in the harness). */

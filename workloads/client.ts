@@ -10,7 +10,7 @@ import { runClientLoop, type ClientClock, type ClientLoop } from './client-loop.
 import { runDrivenClient, type DrivenCommand } from './driven-client.ts';
 import type { ClientSpec, FromClient, ToClient } from './client-protocol.ts';
 import { Resource } from './resource.ts';
-import type { LockStrategy } from './strategy.ts';
+import type { LockStrategy } from '../locks/strategy.ts';
 import { OpOutbox } from './op-outbox.ts';
 import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 

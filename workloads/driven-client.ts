@@ -10,7 +10,7 @@ import type { ReadOk } from '../history/bank.ts';
 import { ClientSession, type ClientLoop } from './client-loop.ts';
 import { watchdogFor, type Watchdog } from './lease-watchdog.ts';
 import { acquireStep, readStep, releaseStep, writeOf, writeStep } from './section-steps.ts';
-import type { Lease, LockClient } from './strategy.ts';
+import type { Lease, LockClient } from '../locks/strategy.ts';
 
 /** The steps a driven client takes: the four of a critical section. */
 export const DRIVEN_STEPS = ['acquire', 'read', 'write', 'release'] as const;

@@ -2,7 +2,7 @@ import type { OpInput } from '../history/op.ts';
 import { watchdogProcess } from '../history/process-role.ts';
 import { runTiming } from '../common/run-timing.ts';
 import type { ClientSession } from './client-loop.ts';
-import type { Lease, LockClient } from './strategy.ts';
+import type { Lease, LockClient } from '../locks/strategy.ts';
 
 /** A held lease's renewer (--watchdog), as the section's steps see it. */
 export interface Watchdog {

@@ -5,7 +5,7 @@ import { HarnessError } from '../common/errors.ts';
 import { isBuiltinLock } from './lock-names.ts';
 import { isForeignRef, lockRef } from './lock-ref.ts';
 import { resolveStrategy, strategyProblems, type ResolvedStrategy } from './resolved-strategy.ts';
-import { BUILTIN_STRATEGIES } from './strategies/registry.ts';
+import { BUILTIN_STRATEGIES } from '../locks/registry.ts';
 import { readForeignLock } from './foreign/manifest.ts';
 
 /** Resolve `--lock` to a module URL: a built-in name (the registry) or a user's plugin file. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OpInput } from '../history/op.ts';
 import { runClientLoop, type BankResource } from './client-loop.ts';
-import { isLockNotAcquired, LockNotAcquired, type LockStrategy } from './strategy.ts';
+import { isLockNotAcquired, LockNotAcquired, type LockStrategy } from '../locks/strategy.ts';
 
 /**
  * The client loop is the one place an acquire's error becomes `fail` (definitely not acquired) or `info` (unknown).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAULTS_EVERY_LOCK_MUST_SURVIVE, resolveStrategy, strategyProblems } from './resolved-strategy.ts';
-import type { LockStrategy } from './strategy.ts';
+import type { LockStrategy } from '../locks/strategy.ts';
 
 const connect: LockStrategy['connect'] = async () => {
   throw new Error('not called: resolution never connects');

@@ -1,7 +1,7 @@
 import { FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
 import type { ForeignCommand } from './foreign/manifest.ts';
 import { leaseProblems, type LeaseTerms } from '../history/lease-terms.ts';
-import type { LockStrategy, ServerKind } from './strategy.ts';
+import type { LockStrategy, ServerKind } from '../locks/strategy.ts';
 
 /**
  * A strategy as the harness uses it: resolved once from `--lock` (built-in or plugin), every optional field of

@@ -7,7 +7,7 @@
 import type { AcquireOk, ReadOk, WriteValue } from '../history/bank.ts';
 import type { BankResource, ClientSession } from './client-loop.ts';
 import type { Watchdog } from './lease-watchdog.ts';
-import type { Lease, LockClient } from './strategy.ts';
+import type { Lease, LockClient } from '../locks/strategy.ts';
 
 /** acquire: the lease, or undefined (not acquired: `fail`; unknown: `info`, and the session moved on). */
 export function acquireStep(session: ClientSession, l: LockClient, account: number): Promise<Lease | undefined> {

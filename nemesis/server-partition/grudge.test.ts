@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../workloads/strategy.ts';
+import { seededRandom } from '../../locks/strategy.ts';
 import { cutsOf } from './grudge.ts';
 import { bridge } from '../../faults/bridge/inject.ts';
 import { isolateLeader } from '../../faults/isolate-leader/inject.ts';

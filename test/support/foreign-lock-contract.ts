@@ -3,7 +3,7 @@ import type { ClusterSpec } from '../../cluster/cluster.ts';
 import { buildBuiltinLock } from '../../workloads/foreign/builtin-build.ts';
 import { foreignStrategy } from '../../workloads/foreign/foreign-strategy.ts';
 import { loadStrategy } from '../../workloads/load-strategy.ts';
-import { LockNotAcquired } from '../../workloads/strategy.ts';
+import { LockNotAcquired } from '../../locks/strategy.ts';
 import { handOver } from './hand-over.ts';
 import { useStrategyCluster } from './strategy-test-cluster.ts';
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Lease, LockClient } from '../../workloads/strategy.ts';
+import type { Lease, LockClient } from '../../locks/strategy.ts';
 
 /**
  * The contention scenario every strategy test runs: `a` holds `key`, `b` asks for it and must still be waiting

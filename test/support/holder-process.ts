@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import type { LockContext } from '../../workloads/strategy.ts';
+import type { LockContext } from '../../locks/strategy.ts';
 
 /**
  * A lock holder in its own OS process, for tests that pause a holder the way the nemesis does: SIGSTOP freezes

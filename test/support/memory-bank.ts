@@ -3,7 +3,7 @@ import type { RunResults } from '../../checkers/run-results.ts';
 import type { NemesisValue } from '../../history/bank.ts';
 import type { Op, OpInput } from '../../history/op.ts';
 import { runClientLoop } from '../../workloads/client-loop.ts';
-import { seededRandom } from '../../workloads/strategy.ts';
+import { seededRandom } from '../../locks/strategy.ts';
 import { MemoryLock } from './memory-lock.ts';
 import { MemoryResource } from './memory-resource.ts';
 import { VirtualTime } from './virtual-time.ts';

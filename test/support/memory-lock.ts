@@ -1,4 +1,4 @@
-import { LockNotAcquired, type Lease, type LockClient, type LockStrategy } from '../../workloads/strategy.ts';
+import { LockNotAcquired, type Lease, type LockClient, type LockStrategy } from '../../locks/strategy.ts';
 import type { VirtualTime } from './virtual-time.ts';
 
 export interface MemoryLockOptions {

@@ -1,6 +1,7 @@
 import type { Config } from '../../harness/run-argv.ts';
-import { ORACLE, ORACLE_COLUMNS, type LivenessExpect } from '../../matrix/oracle.ts';
-import { REMEDY_ORACLE, type RemedyScenarioId } from '../../matrix/remedy-oracle.ts';
+import type { LivenessExpect, RemedyScenarioId } from '../../locks/oracle-cell.ts';
+import { ORACLE, ORACLE_COLUMNS } from '../../matrix/oracle.ts';
+import { REMEDY_ORACLE } from '../../matrix/remedy-oracle.ts';
 
 /**
  * For the matrix's and the nightly job's fake runners: which oracle cell a run's Config is, from what the cell

@@ -5,7 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Cluster, ClusterSpec } from '../../cluster/cluster.ts';
 import { createLocalCluster } from '../../cluster/local/cluster.ts';
 import { PidRegistry } from '../../common/pid-registry.ts';
-import type { LockClient, LockContext, LockStrategy } from '../../workloads/strategy.ts';
+import type { LockClient, LockContext, LockStrategy } from '../../locks/strategy.ts';
 import { requireServersTier } from './servers-tier.ts';
 
 export interface StrategyTestCluster {

@@ -1,5 +1,5 @@
 import type { Op } from '../../history/op.ts';
-import { seededRandom } from '../../workloads/strategy.ts';
+import { seededRandom } from '../../locks/strategy.ts';
 
 export interface CrashedRegisterOptions {
   /** Client ops (each an invoke and a completion). */

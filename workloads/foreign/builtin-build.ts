@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { HarnessError } from '../../common/errors.ts';
 import type { ResolvedStrategy } from '../resolved-strategy.ts';
-import { FOREIGN_BUILTINS } from '../strategies/registry.ts';
+import { FOREIGN_BUILTINS } from '../../locks/registry.ts';
 
 /** How long one build may take: Go's first build of etcd's client took 80–100 s here on 2 busy cores. */
 const BUILD_TIMEOUT_MS = 600_000;

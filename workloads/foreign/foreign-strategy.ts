@@ -5,7 +5,7 @@
  * protocol to it. Replies map onto the LockClient contract, so the client loop records them as for any strategy:
  * held → `ok`, not-acquired → `fail` (LockNotAcquired), error, a missing reply, a broken line → `info`.
  */
-import { LockNotAcquired, type LockClient, type LockContext, type LockStrategy } from '../strategy.ts';
+import { LockNotAcquired, type LockClient, type LockContext, type LockStrategy } from '../../locks/strategy.ts';
 import { LockProcess, type LockPlacement, type LockProcessEvents } from './lock-process.ts';
 import type { ForeignCommand } from './manifest.ts';
 import { ACQUIRE_GRACE_MS, type ForeignReply } from './protocol.ts';

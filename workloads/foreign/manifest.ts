@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { LockStrategy } from '../strategy.ts';
+import type { LockStrategy } from '../../locks/strategy.ts';
 import { strategyProblems } from '../resolved-strategy.ts';
 import { EXEC_PREFIX, isForeignRef, lockRef } from '../lock-ref.ts';
 

@@ -14,7 +14,7 @@
  *   → {"id":4,"op":"release","key":"account-0","token"?} ← {"result":"released","held"?:bool} | error
  *   → {"id":5,"op":"close"} ← {"result":"closed"}, then the process exits
  */
-import type { Endpoint } from '../strategy.ts';
+import type { Endpoint } from '../../locks/strategy.ts';
 
 /** The run's servers, as the TS strategies get them in LockContext (proxies of the run when a fault acts there). */
 export interface ForeignEndpoints {

@@ -9,7 +9,7 @@
  */
 import readline from 'node:readline';
 import type { ForeignRequest } from './protocol.ts';
-import { isLockNotAcquired, type Lease, type LockClient, type LockStrategy } from '../strategy.ts';
+import { isLockNotAcquired, type Lease, type LockClient, type LockStrategy } from '../../locks/strategy.ts';
 
 // stdout carries the protocol: anything a library prints goes to stderr, where the harness shows it.
 console.log = console.error;

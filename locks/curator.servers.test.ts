@@ -1,3 +1,0 @@
-import { foreignLockContract } from '../test/support/foreign-lock-contract.ts';
-
-await foreignLockContract('curator', { zk: 3 }, { contended: 'refused' });

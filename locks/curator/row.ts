@@ -1,0 +1,13 @@
+import type { LockRow } from '../lock-row.ts';
+import { zookeeperLike } from '../common-cells.ts';
+import { tokenLock } from '../common-remedy-cells.ts';
+
+/** `--lock=curator`: its manifest, and what the oracle expects of it under each fault and remedy. */
+export default {
+  module: new URL('./curator.json', import.meta.url).href,
+  foreign: { library: 'curator', compiled: true },
+  place: { store: 'ZooKeeper', from: 'Java' },
+  faults: zookeeperLike(),
+  remedies: tokenLock(),
+  nightly: 'every-cell',
+} as const satisfies LockRow;

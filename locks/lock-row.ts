@@ -1,0 +1,64 @@
+import type { LockLibrary } from '../cluster/provision.ts';
+import type { OracleCell, OracleColumnId, RemedyScenarioId } from './oracle-cell.ts';
+
+/**
+ * One built-in lock, whole: what `locks/<name>/row.ts` declares — where its code is, what it needs installed, and
+ * what it is expected to do — and `registry.ts` lists, one line per lock. Every other room reads a lock's facts from
+ * here (the matrix its cells, the choosing and findings pages their words, the nightly its sample), so a new lock is
+ * its folder and one line, and a row missing a part does not compile.
+ */
+export interface LockRow {
+  /** The strategy module (TypeScript) or the manifest (another language), loaded only when the lock runs. */
+  readonly module: string;
+  /**
+   * An npm row's pinned install, installed into the per-machine cache before a run's clients start
+   * (npm-lock-cache.ts): the lock folder whose `npm/` holds `package.json` and `package-lock.json`.
+   */
+  readonly npm?: string;
+  /**
+   * A row in another language: the provisioning requirement of its library (Debian's packages,
+   * cluster/provision.ts) and whether its glue is compiled — then `<command> --build` runs once before a run's
+   * clients start, so no client's connect waits for a compiler (it is cached per machine: a no-op after).
+   */
+  readonly foreign?: { readonly library: LockLibrary; readonly compiled: boolean };
+  /**
+   * The key its lock takes for an account on a target's servers, in the run's namespace `ns` under the target's
+   * prefix, for a lock whose keys fencepost puts there itself; a lock without it must honour `ctx.keyPrefix` on its own.
+   */
+  readonly targetKey?: (ns: string, account: string) => string;
+  /** Where it keeps its lock and what it is (docs/choosing.md). */
+  readonly place: { readonly store: LockStore; readonly from: LockOrigin };
+  /** The fault table's row: a cell for every column (matrix/oracle.ts ORACLE_COLUMNS). */
+  readonly faults: Readonly<Record<OracleColumnId, OracleCell>>;
+  /** The remedy table's row: a cell for every scenario (matrix/remedy-oracle.ts REMEDY_SCENARIOS). */
+  readonly remedies: Readonly<Record<RemedyScenarioId, OracleCell>>;
+  /** An npm library's words in docs/findings.md. */
+  readonly findings?: LibraryFindings;
+  /**
+   * Which of its cells the nightly runs (nightly/nightly-library-sample.ts says why the library rows are sampled),
+   * or all of them; a choice every row makes, so a new row cannot run whole every night by omission.
+   */
+  readonly nightly: 'every-cell' | readonly (OracleColumnId | RemedyScenarioId)[];
+}
+
+export type LockStore = 'Redis' | 'etcd' | 'ZooKeeper' | 'Postgres' | 'none';
+export type LockOrigin = 'fencepost' | 'npm' | 'Python' | 'Java' | 'Go';
+
+/**
+ * The words of docs/findings.md that are not data, for one library: what it is and how the row uses it, a one-line
+ * verdict, what a user of it should do, and — where a measurement contradicted the oracle's prediction — what was
+ * measured instead and why it differs. The cells themselves come from the oracle and the runs (matrix/findings-page.ts).
+ */
+export interface LibraryFindings {
+  /** The package and version the row pins (locks/<row>/npm/package.json). */
+  readonly package: string;
+  /** How the row uses it: its README's example, its defaults, the client. */
+  readonly usage: string;
+  /** In one line, for the table at the top. */
+  readonly verdict: string;
+  readonly advice: string;
+  /** What `npm run jepsen -- lock-check <row>` said (the contract: acquire, a busy lock refused, hand-over, …). */
+  readonly lockCheck?: string;
+  /** By column id: the measurement that contradicted the prediction, and why (the measurement wins). */
+  readonly differs?: Readonly<Partial<Record<OracleColumnId | RemedyScenarioId, string>>>;
+}

@@ -1,0 +1,22 @@
+import type { LockRow } from '../lock-row.ts';
+import { construction, measured } from '../oracle-cell.ts';
+import { NOT_HERE, NO_TOKEN } from '../common-cells.ts';
+import { redisLike } from '../common-remedy-cells.ts';
+
+/** `--lock=redis`: its strategy, and what the oracle expects of it under each fault and remedy. */
+export default {
+  module: new URL('./redis.ts', import.meta.url).href,
+  targetKey: (ns, a) => `${ns}lock:${a}`,
+  place: { store: 'Redis', from: 'fencepost' },
+  faults: {
+    'no-fault': measured('safe'),
+    'pause-holder': measured('lost'),
+    'restart-empty': measured('lost'),
+    clock: measured('lost'),
+    fencing: construction('refuse', NO_TOKEN),
+    'restart-fenced': construction('refuse', NO_TOKEN),
+    ...NOT_HERE,
+  },
+  remedies: redisLike(measured('lost'), true),
+  nightly: 'every-cell',
+} as const satisfies LockRow;

@@ -1,0 +1,12 @@
+import type { LockRow } from '../lock-row.ts';
+import { zookeeperLike } from '../common-cells.ts';
+import { tokenLock } from '../common-remedy-cells.ts';
+
+/** `--lock=zookeeper`: its strategy, and what the oracle expects of it under each fault and remedy. */
+export default {
+  module: new URL('./zookeeper.ts', import.meta.url).href,
+  place: { store: 'ZooKeeper', from: 'fencepost' },
+  faults: zookeeperLike(),
+  remedies: tokenLock(),
+  nightly: 'every-cell',
+} as const satisfies LockRow;
