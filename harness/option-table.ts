@@ -83,6 +83,16 @@ function inUnit(spec: OptionSpec, raw: string): HarnessError | null {
   return bad(`--${spec.name} takes ${unit.word}: --${spec.name}=${Math.round(Number(m[1]) * per)}`);
 }
 
+/**
+ * A whole number within its row's bounds, else the refusal a typed value gets as well as a typed-in one: a matrix
+ * cell's own values (a floor on --think, a cap on --nemesis-interval) are checked against the same rows.
+ */
+export function withinBounds(spec: OptionSpec, n: number): number {
+  if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max))
+    throw bad(`--${spec.name} must be between ${spec.min ?? '-∞'} and ${spec.max ?? '∞'}, got ${n}.`);
+  return n;
+}
+
 function parseValue(spec: OptionSpec, raw: string): unknown {
   switch (spec.kind) {
     case 'bool':
@@ -96,11 +106,7 @@ function parseValue(spec: OptionSpec, raw: string): unknown {
         throw bad(
           `--${spec.name} must be a whole number${spec.min !== undefined ? ` ≥ ${spec.min}` : ''}, got "${raw}".`,
         );
-      const n = Number(raw);
-      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
-        throw bad(`--${spec.name} must be between ${spec.min ?? '-∞'} and ${spec.max ?? '∞'}, got ${n}.`);
-      }
-      return n;
+      return withinBounds(spec, Number(raw));
     }
     case 'enum':
       if (!spec.choices!.includes(raw))
@@ -114,10 +120,21 @@ function parseValue(spec: OptionSpec, raw: string): unknown {
   }
 }
 
+/** One option as the command line spelled it: its name and the argv it took (`--ttl=800`, or `--ttl` `800`). */
+export interface SpelledOption<N extends string = string> {
+  readonly name: N;
+  readonly argv: readonly string[];
+}
+
 export interface ParsedArgv<T extends readonly OptionSpec[]> {
   values: OptionValues<T>;
   /** The options the user gave, in the order given (a repeated one once, where it first appeared). */
   given: readonly T[number]['name'][];
+  /**
+   * Every option given, each time it was given, as spelled, in order: what a command that passes the user's options
+   * on (a matrix cell, a night's settings) keeps of them, option by option, without walking the argv again.
+   */
+  spelled: readonly SpelledOption<T[number]['name']>[];
   /** Arguments that are not options. */
   words: string[];
 }
@@ -129,6 +146,37 @@ export interface ParseRules {
   readonly badWord?: (word: string) => HarnessError;
   /** An option this table lacks: another subcommand's (its refusal), or null for "unknown option". */
   readonly elsewhere?: (name: string) => HarnessError | null;
+}
+
+/** One argument of an argv: a word, or an option with its value (undefined: none given) and the argv it took. */
+export type ArgvItem = { readonly word: string } | (SpelledOption & { readonly value: string | undefined });
+
+/**
+ * The one walk of an argv: `--name=value`, `--name value` (when `takesValue(name)` and the next argument is not an
+ * option), `--flag`; anything else is a word. It refuses nothing: parseArgv judges the items against its table, and
+ * a stored argv (an older run's replay line) is read with it as it is.
+ */
+export function walkArgv(argv: readonly string[], takesValue: (name: string) => boolean): ArgvItem[] {
+  const items: ArgvItem[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) {
+      items.push({ word: arg });
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    if (eq !== -1) items.push({ name, value: arg.slice(eq + 1), argv: [arg] });
+    else if (takesValue(name) && i + 1 < argv.length && !argv[i + 1].startsWith('--'))
+      items.push({ name, value: argv[i + 1], argv: [arg, argv[++i]] });
+    else items.push({ name, value: undefined, argv: [arg] });
+  }
+  return items;
+}
+
+/** A row's value when its option is not given: its default, read as a given value would be. */
+export function defaultValue(spec: OptionSpec): unknown {
+  return spec.parse && typeof spec.default === 'string' ? spec.parse(spec.default) : spec.default;
 }
 
 /**
@@ -143,15 +191,14 @@ export function parseArgv<const T extends readonly OptionSpec[]>(
   const specs = new Map<string, OptionSpec>(table.map((o) => [o.name, o]));
   const raw = new Map<string, unknown>();
   const words: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) {
-      if (rules.words === 'refuse') throw rules.badWord?.(arg) ?? bad(`unexpected argument "${arg}".`);
-      words.push(arg);
+  const spelled: SpelledOption[] = [];
+  for (const item of walkArgv(argv, (name) => specs.get(name)?.kind !== 'bool')) {
+    if ('word' in item) {
+      if (rules.words === 'refuse') throw rules.badWord?.(item.word) ?? bad(`unexpected argument "${item.word}".`);
+      words.push(item.word);
       continue;
     }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const { name, value } = item;
     const spec = specs.get(name);
     if (!spec) {
       throw (
@@ -161,22 +208,20 @@ export function parseArgv<const T extends readonly OptionSpec[]>(
         )
       );
     }
-    let value: string;
-    if (eq !== -1) value = arg.slice(eq + 1);
-    else if (spec.kind === 'bool') value = '';
-    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) value = argv[++i];
-    else throw bad(`--${name} needs a value.`);
-    raw.set(name, parseValue(spec, value));
+    if (value === undefined && spec.kind !== 'bool') throw bad(`--${name} needs a value.`);
+    raw.set(name, parseValue(spec, value ?? ''));
+    spelled.push({ name, argv: item.argv });
   }
   const values: Record<string, unknown> = {};
-  for (const o of table)
-    values[o.name] = raw.has(o.name)
-      ? raw.get(o.name)
-      : o.parse && typeof o.default === 'string'
-        ? o.parse(o.default)
-        : o.default;
-  // The one cast: the loop above filled each row's value by its kind, which is what OptionValues spells.
-  return { values: values as OptionValues<T>, given: [...raw.keys()], words };
+  for (const o of table) values[o.name] = raw.has(o.name) ? raw.get(o.name) : defaultValue(o);
+  // The casts: the loop above filled each row's value by its kind, which is what OptionValues spells, and spelled
+  // only the table's names.
+  return {
+    values: values as OptionValues<T>,
+    given: [...raw.keys()],
+    spelled: spelled as SpelledOption<T[number]['name']>[],
+    words,
+  };
 }
 
 /** Per row, its flag as typed (`--ttl=<n>`) and its help with the default: the two columns of a help listing. */

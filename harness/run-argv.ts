@@ -5,7 +5,7 @@ import { isPathRef, lockRef } from '../workloads/lock-ref.ts';
 import type { RunConfig } from '../store/run-config.ts';
 import { checkResultsFolder } from '../store/results-store.ts';
 import { deepFreeze, HELP_OPTION, type ParseContext, type RandomSeed } from './command-spec.ts';
-import { bad, didYouMean, parseArgv, type OptionSpec } from './option-table.ts';
+import { bad, didYouMean, parseArgv, type OptionSpec, type OptionValues, type SpelledOption } from './option-table.ts';
 import { cryptoSeed, RUN_ROWS, runConfigOf } from './options.ts';
 import { FAULT_CATALOGUE, type FaultName } from '../faults/catalogue.ts';
 import type { StoryStepId } from '../faults/fault-facts.ts';
@@ -34,6 +34,13 @@ export interface Config extends RunConfig {
   readonly thinkGiven: boolean;
   /** --dry-run: with --target, print what the run would execute and touch, and stop. */
   readonly dryRun: boolean;
+  /**
+   * Every option typed, the table's default where none was given: what a matrix cell's Config is built from, its
+   * own values merged over them (matrix/cell-config.ts), never its argv parsed back.
+   */
+  readonly options: RunOptionValues;
+  /** The options given, as spelled, in order (`argv` is their argv): what a cell keeps of its user's command line. */
+  readonly spelled: readonly RunSpelling[];
 }
 export const RUN_OPTIONS = [
   ...RUN_ROWS,
@@ -57,6 +64,11 @@ export const RUN_OPTIONS = [
   },
   HELP_OPTION,
 ] as const satisfies readonly OptionSpec[];
+
+/** A run's options, typed by its table. */
+export type RunOptionValues = OptionValues<typeof RUN_OPTIONS>;
+/** One option of a run as its command line spells it. */
+export type RunSpelling = SpelledOption<(typeof RUN_OPTIONS)[number]['name']>;
 
 function validateLock(lock: string): void {
   const ref = lockRef(lock);
@@ -179,7 +191,7 @@ export function runOptions(config: RunConfig): RunConfig {
 
 /** `fencepost [options]`: the run's argv → its config (the results folder not yet resolved: parseCommandLine's). */
 export function parseRun(argv: readonly string[], { elsewhere, subcommands, randomSeed }: ParseContext): Config {
-  const { values: v, given } = parseArgv(argv, RUN_OPTIONS, {
+  const { values, spelled } = parseArgv(argv, RUN_OPTIONS, {
     words: 'refuse',
     badWord: (arg) => {
       // A lock's name alone (`redlock`) or the verb other CLIs use (`run`): say what was meant.
@@ -194,6 +206,17 @@ export function parseRun(argv: readonly string[], { elsewhere, subcommands, rand
     },
     elsewhere,
   });
+  return runOf(values, spelled, randomSeed);
+}
+
+/**
+ * A run's Config from its typed options and how the given ones are spelled (its argv is theirs, in order): the
+ * command line's parse ends here, and a matrix cell, built from its matrix's options and its own, starts here. The
+ * refusals between options are made here, so a cell the CLI would refuse is refused alike.
+ */
+export function runOf(v: RunOptionValues, spelled: readonly RunSpelling[], randomSeed: RandomSeed): Config {
+  const given = [...new Set(spelled.map((s) => s.name))];
+  const argv = spelled.flatMap((s) => s.argv);
   validateLock(v.lock);
   refuseAcrossModes(v.lock, given);
   refuseLoneClient(v.nemesis, v.concurrency, v.scenario !== undefined);
@@ -211,6 +234,8 @@ export function parseRun(argv: readonly string[], { elsewhere, subcommands, rand
     json: v.json,
     thinkGiven: given.includes('think'),
     dryRun: v['dry-run'],
+    options: v,
+    spelled,
     ...runConfigOf(v, argv, randomSeed),
   };
 }
@@ -221,7 +246,11 @@ export function parseRun(argv: readonly string[], { elsewhere, subcommands, rand
  * refused as unknown here (the command line names where it belongs), a word as not a run's.
  */
 export function resolveConfig(argv: readonly string[], randomSeed: RandomSeed = cryptoSeed): Readonly<Config> {
-  const config = parseRun(argv, { elsewhere: () => null, subcommands: [], randomSeed });
+  return resolvedRun(parseRun(argv, { elsewhere: () => null, subcommands: [], randomSeed }));
+}
+
+/** A run's Config as it runs: its results folder resolved, frozen. */
+export function resolvedRun(config: Config): Readonly<Config> {
   // From here on the folder is its resolved path: a link on the way is followed once, now, never again mid-run.
   if (!config.help) (config as { resultsDir: string }).resultsDir = checkResultsFolder(config.resultsDir);
   return deepFreeze(config);

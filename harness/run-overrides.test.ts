@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from './run-argv.ts';
-import { argvOf, defaultOf, OPTION_OF, type RunOverrides } from './run-overrides.ts';
+import { argvOf, OPTION_OF, optionValuesOf, type RunOverrides } from './run-overrides.ts';
 
 /** A value for every field a cell may set, each other than its default, so a wrong option name cannot pass. */
 const EVERY: Required<RunOverrides> = {
@@ -19,6 +19,7 @@ const EVERY: Required<RunOverrides> = {
   redisPersistence: 'aof-always',
   retry: 'harness',
   seed: 42,
+  resultsDir: '/tmp/fencepost-overrides',
 };
 
 describe('argvOf: typed run options rendered as the command line spells them', () => {
@@ -42,10 +43,14 @@ describe('argvOf: typed run options rendered as the command line spells them', (
       expect(config[field as keyof RunOverrides], field).toEqual(value);
   });
 
-  it("gives a field's default as a run without its option has it", () => {
-    const plain = resolveConfig(['--lock=redis']);
-    for (const field of ['thinkMs', 'ttlMs', 'restartDelayMs', 'timeLimitS', 'nemesisIntervalMs'] as const)
-      expect(defaultOf(field), field).toBe(plain[field]);
-    expect(defaultOf('stopOnLostUpdate')).toBe(false);
+  it("gives each field as its option's typed value, the same the parse gives", () => {
+    const config = resolveConfig(argvOf(EVERY));
+    for (const [name, value] of Object.entries(optionValuesOf(EVERY)))
+      expect(config.options[name as keyof typeof config.options], name).toEqual(value);
+  });
+
+  it("refuses a value out of its row's bounds as a typed-in one is refused", () => {
+    expect(() => optionValuesOf({ thinkMs: 700_000 })).toThrow('--think must be between 0 and 600000, got 700000.');
+    expect(() => resolveConfig(['--think=700000'])).toThrow('--think must be between 0 and 600000, got 700000.');
   });
 });

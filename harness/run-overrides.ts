@@ -1,5 +1,7 @@
 import type { RunConfig } from '../store/run-config.ts';
 import { RUN_ROWS } from './options.ts';
+import { withinBounds, type OptionSpec } from './option-table.ts';
+import type { RunOptionValues, RunSpelling } from './run-argv.ts';
 
 /** A test run's option names, as its table spells them (`think`, `restart-delay`). */
 export type RunOptionName = (typeof RUN_ROWS)[number]['name'];
@@ -24,6 +26,7 @@ export const OPTION_OF = {
   redisPersistence: 'redis-persistence',
   retry: 'retry',
   seed: 'seed',
+  resultsDir: 'results',
 } as const satisfies Partial<Record<keyof RunConfig, RunOptionName>>;
 
 type OverridableField = keyof typeof OPTION_OF;
@@ -40,24 +43,40 @@ function optionText(value: RunOverrides[OverridableField]): string {
   return String(value);
 }
 
+/** The overrides that are set, in the object's order. */
+const entriesOf = (overrides: RunOverrides) =>
+  (Object.entries(overrides) as [OverridableField, RunOverrides[OverridableField]][]).filter(
+    ([, value]) => value !== undefined,
+  );
+
 /**
- * The options that set `overrides`, in the object's order: `--think=2500`, a flag as `--watchdog` (off:
- * `--watchdog=false`). The one renderer of a cell's own options: a cell's argv is its user's, then these.
+ * The options that set `overrides`, in the object's order, each as one argument: `--think=2500`, a flag as
+ * `--watchdog` (off: `--watchdog=false`). The one renderer of typed run options: a cell's argv is its user's options
+ * as they spelled them, then these.
  */
-export function argvOf(overrides: RunOverrides): string[] {
-  return (Object.entries(overrides) as [OverridableField, RunOverrides[OverridableField]][])
-    .filter(([, value]) => value !== undefined)
-    .map(([field, value]) => (value === true ? `--${OPTION_OF[field]}` : `--${OPTION_OF[field]}=${optionText(value)}`));
+export function spelledOf(overrides: RunOverrides): RunSpelling[] {
+  return entriesOf(overrides).map(([field, value]) => ({
+    name: OPTION_OF[field],
+    argv: [value === true ? `--${OPTION_OF[field]}` : `--${OPTION_OF[field]}=${optionText(value)}`],
+  }));
 }
 
-/** The fields whose option's row has a plain default: the fault list's is resolved later, the seed's drawn. */
-type DefaultedField = Exclude<OverridableField, 'nemesis' | 'maxStallMs' | 'seed'>;
+/** `spelledOf`'s arguments: what a scenario's options and a label in prose print. */
+export function argvOf(overrides: RunOverrides): string[] {
+  return spelledOf(overrides).flatMap((s) => s.argv);
+}
 
-/** The field's value in a run that was not given its option: its row's default. */
-export function defaultOf<K extends DefaultedField>(field: K): RunConfig[K] {
-  const row = RUN_ROWS.find((r) => r.name === OPTION_OF[field]);
-  if (!row || !('default' in row)) throw new Error(`--${OPTION_OF[field]} has no plain default`);
-  return row.default as RunConfig[K];
+/**
+ * The overrides as the run's typed options (each field's value is its option's, as runConfigOf reads it), a whole
+ * number checked against its row's bounds as a typed-in one would be: a cell's floor cannot slip past a limit.
+ */
+export function optionValuesOf(overrides: RunOverrides): Partial<RunOptionValues> {
+  return Object.fromEntries(
+    entriesOf(overrides).map(([field, value]) => {
+      const row: OptionSpec = RUN_ROWS.find((r) => r.name === OPTION_OF[field])!;
+      return [row.name, row.kind === 'int' ? withinBounds(row, value as number) : value];
+    }),
+  ) as Partial<RunOptionValues>;
 }
 
 /**

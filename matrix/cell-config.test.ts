@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cellArgv, cellConfig, withoutOptions } from './cell-config.ts';
+import { cellArgv, cellConfig } from './cell-config.ts';
+import { builtinStrategies, matrixPlan, shapeOf } from './matrix.ts';
+import { checkStrategyOptions } from '../harness/strategy-options.ts';
 import { HarnessError } from '../common/errors.ts';
 import { resolveConfig, type Config } from '../harness/run-argv.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
@@ -40,6 +42,9 @@ const CELL_FIELDS = new Set<keyof Config>([
   'runs',
   'nemesisIntervalMs',
   'watchdog',
+  // The typed options and their spellings: a cell's own (parse(render(config)) == config is checked below).
+  'options',
+  'spelled',
 ]);
 
 describe("a cell's Config", () => {
@@ -216,13 +221,46 @@ describe("a remedy scenario's cell", () => {
   });
 });
 
-describe('withoutOptions', () => {
-  it('drops an option however it is spelled, with its value', () => {
-    expect(
-      withoutOptions(
-        ['--seed', '5', '--fencing', '--ttl=3', '--seed=6', '--watchdog', '--lock', 'all'],
-        (n) => n === 'seed' || n === 'lock',
-      ),
-    ).toEqual(['--fencing', '--ttl=3', '--watchdog']);
+describe("a cell's options", () => {
+  it("drops the matrix's own however the user spelled them, with their values", () => {
+    const m = resolveConfig(['--lock', 'all', '--seed', '5', '--ttl=300', '--seed=6', '--watchdog']);
+    expect(cellArgv(m, { strategy: S.redlock, faults: [], fencing: false, seed: 1 })).toEqual([
+      '--ttl=300',
+      '--watchdog',
+      '--lock=redlock',
+      '--nemesis=none',
+      '--seed=1',
+    ]);
   });
+});
+
+/** Every cell of both tables, its first run's and its reruns' shapes: the Config built and the argv parsed agree. */
+describe('parse(render(config)) == config', () => {
+  const cases: [string, readonly string[]][] = [
+    ['the default matrix', ['--lock=all', '--seed=3']],
+    ['the options above', USER],
+    ['a space form and --stop-on-lost-update', ['--lock=all', '--think', '900', '--stop-on-lost-update', '--seed=8']],
+  ];
+  for (const [name, argv] of cases) {
+    it(`holds for every cell of ${name}`, async () => {
+      const m = resolveConfig(argv);
+      const strategies = await builtinStrategies();
+      let compared = 0;
+      for (const { lock, col, oracle } of matrixPlan('all')) {
+        const shape = { ...shapeOf(col, strategies[lock], m.seed), fullRuns: oracle.decided === 'measured' };
+        let built: Readonly<Config>;
+        try {
+          built = cellConfig(m, shape);
+        } catch (err) {
+          // A refused cell is refused alike when its argv is parsed (or when its strategy is asked).
+          if (!(err instanceof HarnessError)) throw err;
+          expect(() => checkStrategyOptions(resolveConfig(cellArgv(m, shape)), strategies[lock])).toThrow(err.message);
+          continue;
+        }
+        expect(resolveConfig(built.argv), `${lock} × ${col.title}`).toEqual(built);
+        compared++;
+      }
+      expect(compared).toBeGreaterThan(100);
+    });
+  }
 });

@@ -1,4 +1,6 @@
 import os from 'node:os';
+import type { RunOptionValues } from '../harness/run-argv.ts';
+import type { SpelledOption } from '../harness/option-table.ts';
 
 /** What `fencepost nightly` is run with: cli/commands/nightly.ts parses it from the command line. */
 
@@ -16,6 +18,10 @@ export interface NightlyConfig {
   readonly command: 'nightly';
   readonly help: boolean;
   readonly argv: readonly string[];
+  /** Its options as spelled, in order (nightly's own among them): what each cell keeps of them (nightly.ts). */
+  readonly spelled: readonly SpelledOption[];
+  /** The run options it takes (all but the ones it picks per cell), typed: what the night's matrix is built from. */
+  readonly runOptions: Partial<RunOptionValues>;
   /** `merge <dir>…`, or nothing. */
   readonly rest: readonly string[];
   readonly seed: number;

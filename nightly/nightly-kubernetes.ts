@@ -127,7 +127,12 @@ export function emitKubernetes(
   out(`# fencepost nightly: ${config.shards} shards, seed ${config.seed}; kubectl apply -f <this file>\n`);
   out(
     manifestsYaml(
-      nightlyJob({ image: config.image, shards: config.shards, seed: config.seed, settings: nightlySettings(config) }),
+      nightlyJob({
+        image: config.image,
+        shards: config.shards,
+        seed: config.seed,
+        settings: nightlySettings(config).argv,
+      }),
     ),
   );
   return EXIT.valid;

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResults } from '../checkers/run-results.ts';
 import type { RunOne } from '../matrix/matrix.ts';
-import { nightlyCommand } from './nightly.ts';
+import { nightlyCommand, nightMatrix } from './nightly.ts';
 import type { NightlyCell, NightlyResult } from './nightly-result.ts';
 import { parseCommandLine } from '../cli/command-line.ts';
-import { type Config } from '../harness/run-argv.ts';
+import { resolveConfig, type Config } from '../harness/run-argv.ts';
 import { isRemedyRun, livenessAsExpected, oracleExpectation } from '../test/support/oracle-expectation.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { cellKey, cellWeightS, nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
@@ -456,5 +456,14 @@ describe('nightly', () => {
     );
     expect(parseCommandLine(['nightly', 'merge', 'a', 'b', '--results=out']).rest).toEqual(['merge', 'a', 'b']);
     expect(parseCommandLine(['nightly', '--shard=2/3']).shard).toEqual({ index: 2, count: 3 });
+  });
+});
+
+describe("the night's matrix, built from the night's typed options", () => {
+  it('is what parsing its argv gives: parse(render(config)) == config', () => {
+    for (const argv of [[], ['--time-limit', '20', '--ttl=1500', '--watchdog', '--matrix=faults', '--parallel=1']]) {
+      const { matrix } = nightMatrix(parseCommandLine(['nightly', '--seed=7', `--results=${root}/m`, ...argv]));
+      expect(resolveConfig(matrix.argv)).toEqual(matrix);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { tally, tallyLine } from '../matrix/matrix-tally.ts';
-import { cellConfig, withoutOptions } from '../matrix/cell-config.ts';
+import { cellConfig } from '../matrix/cell-config.ts';
 import { CLI } from '../common/cli-name.ts';
 import { HarnessError } from '../common/errors.ts';
 import { shownPath } from '../common/shown-path.ts';
@@ -27,8 +27,16 @@ import {
   type NightlyCell,
   type NightlyResult,
 } from './nightly-result.ts';
-import { resolveConfig, type Config } from '../harness/run-argv.ts';
-import { argvOf } from '../harness/run-overrides.ts';
+import {
+  resolvedRun,
+  RUN_OPTIONS,
+  runOf,
+  type Config,
+  type RunOptionValues,
+  type RunSpelling,
+} from '../harness/run-argv.ts';
+import { optionValuesOf, spelledOf, type RunOverrides } from '../harness/run-overrides.ts';
+import { defaultValue } from '../harness/option-table.ts';
 import { type NightlyConfig } from './nightly-config.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
@@ -60,20 +68,26 @@ const NIGHTLY_OWN = new Set([
 const consoleLog = (line: string) => console.error(line);
 
 /**
- * The options every cell runs with: what the user gave (minus the job's own), with the CI-sized defaults — the time
- * limit, and each run ending at its first lost update (a cell that needs no more; its checkers still decide) —
- * unless the user gave them.
+ * The options every cell runs with: what the user gave (minus the job's own), as they spelled them, after the
+ * CI-sized defaults — the time limit, and each run ending at its first lost update (a cell that needs no more; its
+ * checkers still decide) — unless the user gave them.
  */
-export function nightlySettings(config: Readonly<NightlyConfig>): string[] {
-  const given = withoutOptions(config.argv.slice(1), (name) => NIGHTLY_OWN.has(name)).filter((a) => a !== 'merge');
-  const has = (name: string) => given.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
-  return [
-    ...argvOf({
-      ...(has('time-limit') ? {} : { timeLimitS: NIGHTLY_TIME_LIMIT_S }),
-      ...(has('stop-on-lost-update') ? {} : { stopOnLostUpdate: true }),
-    }),
-    ...given,
-  ];
+export function nightlySettings(config: Readonly<NightlyConfig>): NightSettings {
+  const given = config.spelled.filter((s) => !NIGHTLY_OWN.has(s.name)) as RunSpelling[];
+  const has = (name: string) => given.some((s) => s.name === name);
+  const defaults: RunOverrides = {
+    ...(has('time-limit') ? {} : { timeLimitS: NIGHTLY_TIME_LIMIT_S }),
+    ...(has('stop-on-lost-update') ? {} : { stopOnLostUpdate: true }),
+  };
+  const spelled = [...spelledOf(defaults), ...given];
+  return { argv: spelled.flatMap((s) => s.argv), spelled, values: optionValuesOf(defaults) };
+}
+
+/** The night's settings: as its cells' argv spell them, and the values of its own defaults among them. */
+interface NightSettings {
+  argv: string[];
+  spelled: readonly RunSpelling[];
+  values: Partial<RunOptionValues>;
 }
 
 /** `nightly merge <dir>…` or the night itself. */
@@ -161,12 +175,26 @@ export async function nightlyCommand(
  * The night's settings and the matrix's own Config: every cell's argv is derived from it (cell-config.ts), exactly
  * as for --lock=all. Both tables unless --matrix narrows it (cells keyed so they do not collide: nightly-plan.ts).
  */
-function nightMatrix(config: Readonly<NightlyConfig>): { settings: string[]; matrix: Readonly<Config> } {
+export function nightMatrix(config: Readonly<NightlyConfig>): { settings: string[]; matrix: Readonly<Config> } {
   const settings = nightlySettings(config);
-  const matrix = resolveConfig(['--lock=all', ...settings, `--results=${config.resultsDir}`, `--seed=${config.seed}`]);
+  const own: RunOverrides = { resultsDir: config.resultsDir, seed: config.seed };
+  const values = {
+    ...tableDefaults(),
+    ...config.runOptions,
+    ...settings.values,
+    lock: 'all',
+    ...optionValuesOf(own),
+  } as RunOptionValues;
+  const spelled = [...spelledOf({ lock: 'all' }), ...settings.spelled, ...spelledOf(own)];
+  const matrix = resolvedRun(runOf(values, spelled, () => config.seed));
   checkMatrixTimeLimit(matrix, matrixColumns(matrix.matrix));
   checkMatrixEvidence(matrix, 'nightly');
-  return { settings, matrix };
+  return { settings: settings.argv, matrix };
+}
+
+/** Every run option at its default: what an option the night does not take runs with. */
+function tableDefaults(): RunOptionValues {
+  return Object.fromEntries(RUN_OPTIONS.map((o) => [o.name, defaultValue(o)])) as RunOptionValues;
 }
 
 /** The user's expectations file and its cells; --cells=expectations without any is a bad argument (254). */

@@ -121,7 +121,11 @@ const TABLE = [
 
 function parse(args: readonly string[], { elsewhere, randomSeed }: ParseContext): NightlyConfig {
   // `nightly merge <dir>…`: the subcommand's words and folders; options still parse.
-  const { values: v, words } = parseArgv(args, TABLE, {
+  const {
+    values: v,
+    words,
+    spelled,
+  } = parseArgv(args, TABLE, {
     words: 'collect',
     elsewhere: elsewhereFrom(elsewhere),
   });
@@ -129,6 +133,12 @@ function parse(args: readonly string[], { elsewhere, randomSeed }: ParseContext)
     command: 'nightly',
     help: v.help,
     argv: ['nightly', ...args],
+    spelled,
+    runOptions: Object.fromEntries(
+      RUN_ROWS.map((o) => o.name)
+        .filter(notPicked)
+        .map((name) => [name, v[name]]),
+    ),
     rest: words,
     seed: v.seed ?? randomSeed(),
     resultsDir: path.resolve(v.results),
