@@ -1,5 +1,8 @@
 import { HarnessError } from '../common/errors.ts';
 import { CLI } from '../common/cli-name.ts';
+import { walkArgv, type SpelledOption } from '../common/walk-argv.ts';
+
+export type { SpelledOption };
 
 /**
  * How an option's value is read: a whole number within bounds, a flag, one of fixed choices, or a string. An
@@ -120,12 +123,6 @@ function parseValue(spec: OptionSpec, raw: string): unknown {
   }
 }
 
-/** One option as the command line spelled it: its name and the argv it took (`--ttl=800`, or `--ttl` `800`). */
-export interface SpelledOption<N extends string = string> {
-  readonly name: N;
-  readonly argv: readonly string[];
-}
-
 export interface ParsedArgv<T extends readonly OptionSpec[]> {
   values: OptionValues<T>;
   /** The options the user gave, in the order given (a repeated one once, where it first appeared). */
@@ -146,32 +143,6 @@ export interface ParseRules {
   readonly badWord?: (word: string) => HarnessError;
   /** An option this table lacks: another subcommand's (its refusal), or null for "unknown option". */
   readonly elsewhere?: (name: string) => HarnessError | null;
-}
-
-/** One argument of an argv: a word, or an option with its value (undefined: none given) and the argv it took. */
-export type ArgvItem = { readonly word: string } | (SpelledOption & { readonly value: string | undefined });
-
-/**
- * The one walk of an argv: `--name=value`, `--name value` (when `takesValue(name)` and the next argument is not an
- * option), `--flag`; anything else is a word. It refuses nothing: parseArgv judges the items against its table, and
- * a stored argv (an older run's replay line) is read with it as it is.
- */
-export function walkArgv(argv: readonly string[], takesValue: (name: string) => boolean): ArgvItem[] {
-  const items: ArgvItem[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (!arg.startsWith('--')) {
-      items.push({ word: arg });
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    if (eq !== -1) items.push({ name, value: arg.slice(eq + 1), argv: [arg] });
-    else if (takesValue(name) && i + 1 < argv.length && !argv[i + 1].startsWith('--'))
-      items.push({ name, value: argv[i + 1], argv: [arg, argv[++i]] });
-    else items.push({ name, value: undefined, argv: [arg] });
-  }
-  return items;
 }
 
 /** A row's value when its option is not given: its default, read as a given value would be. */

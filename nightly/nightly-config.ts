@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { RunOptionValues } from '../harness/run-argv.ts';
-import type { SpelledOption } from '../harness/option-table.ts';
+import type { SpelledOption } from '../common/walk-argv.ts';
 
 /** What `fencepost nightly` is run with: cli/commands/nightly.ts parses it from the command line. */
 

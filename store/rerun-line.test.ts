@@ -17,4 +17,10 @@ describe('rerunLine', () => {
       'npm run jepsen -- --lock=redlock --nemesis=none --seed=42',
     );
   });
+
+  it('keeps every other argument as the run spelled it, space forms and flags alike', () => {
+    expect(
+      rerunLine({ argv: ['--ttl', '800', '--seed=3', '--watchdog', '--lock', 'etcd'], lock: 'etcd', seed: 9 }),
+    ).toBe('npm run jepsen -- --ttl 800 --watchdog --lock etcd --seed=9');
+  });
 });

@@ -1,4 +1,5 @@
 import { CLI } from '../common/cli-name.ts';
+import { walkArgv, type ArgvItem } from '../common/walk-argv.ts';
 
 /**
  * The line that reruns a run (not the `replay` subcommand, which replays a bundle): its own argv with the seed it
@@ -7,21 +8,16 @@ import { CLI } from '../common/cli-name.ts';
  * once came out of the console as `… 5 --seed=5`, which the CLI refuses.
  */
 export function rerunLine(run: { argv: readonly string[]; lock: string; seed: number | null }): string {
-  const args: string[] = [];
-  for (let i = 0; i < run.argv.length; i++) {
-    const a = run.argv[i];
-    if (a.startsWith('--seed=')) continue;
-    if (a === '--seed') {
-      i++;
-      continue;
-    }
-    args.push(a);
-  }
-  if (!args.some((a) => a === '--lock' || a.startsWith('--lock=')) && run.lock !== 'unknown')
+  // Only --seed's value is dropped with it: every other argument is kept as it is, whatever the option.
+  const items = walkArgv(run.argv, (name) => name === 'seed');
+  const args = items.filter((item) => !('name' in item && item.name === 'seed')).flatMap((i) => argvOf(i));
+  if (!items.some((item) => 'name' in item && item.name === 'lock') && run.lock !== 'unknown')
     args.unshift(`--lock=${run.lock}`);
   if (run.seed !== null) args.push(`--seed=${run.seed}`);
   return [CLI, ...args.map(shellQuote)].join(' ');
 }
+
+const argvOf = (item: ArgvItem): readonly string[] => ('word' in item ? [item.word] : item.argv);
 
 /**
  * The command that turns a failing run into a reproduction anyone can run (repro/repro-command.ts): printed by the
