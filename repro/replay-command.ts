@@ -6,14 +6,13 @@ import { EXIT } from '../common/exit-codes.ts';
 import { deriveSeed } from '../common/random.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { bad, parseArgv } from '../harness/option-table.ts';
-import { resolveConfig } from '../harness/run-argv.ts';
+import { resolveConfig, type Config } from '../harness/run-argv.ts';
 import { runScenario } from '../scenario/scenario-command.ts';
 import { REPLAY_OPTIONS, REPLAY_RUNS } from '../harness/reproduce-options.ts';
 import { runLogFile, writeJson } from '../store/run-dir.ts';
 import { runTimestamp } from '../store/results-store.ts';
 import { describeSignature } from '../checkers/failure-signature.ts';
 import { judgeReplayRun, replaySummary, type ReplayRun } from './replay-tally.ts';
-import { givenOptions } from '../scenario/scenario-config.ts';
 import { removeUnpacked, replayInput, type ReplayInput } from './replay-input.ts';
 import { untrustedCode } from './bundle-code.ts';
 
@@ -27,7 +26,7 @@ run could follow its script.`;
 
 /** `replay …`: the exit code (1: it still fails; 0: it no longer does; 2: nothing followed its script). */
 export async function replayCommand(args: readonly string[], shutdown: Shutdown): Promise<number> {
-  const { values, words } = parseArgv(args, REPLAY_OPTIONS, { words: 'collect' });
+  const { values, words, spelled } = parseArgv(args, REPLAY_OPTIONS, { words: 'collect' });
   if (values.help) {
     console.log(REPLAY_USAGE);
     return EXIT.valid;
@@ -38,12 +37,10 @@ export async function replayCommand(args: readonly string[], shutdown: Shutdown)
   // However the replay ends — done, refused, Ctrl-C — what a .tgz unpacked goes (audit R12).
   const unpacked = shutdown.add('remove the unpacked bundle', () => removeUnpacked(input));
   try {
-    const runArgs = args.filter(
-      (a, i) =>
-        a !== words[0] && !a.startsWith('--runs') && args[i - 1] !== '--runs' && !a.startsWith('--trust-bundle-code'),
-    );
+    const runOptions = spelled.filter((s) => s.name !== 'runs' && s.name !== 'trust-bundle-code');
+    const runArgs = runOptions.flatMap((s) => s.argv);
     // --lock on the command line replaces the bundle's lock: then none of its code is loaded.
-    if (!givenOptions(runArgs).has('lock')) {
+    if (!runOptions.some((s) => s.name === 'lock')) {
       const refused = untrustedCode(input, { trusted: values['trust-bundle-code'], user: os.userInfo().username });
       if (refused) throw refused;
     }
@@ -70,7 +67,9 @@ export async function replay(
   // Checked once, before the first run: a scenario the lock cannot take is a 254 with nothing started.
   const base = resolveConfig([...runArgs, `--scenario=${input.file}`]);
   // The lock the runs load (audit R21): the command line's, else the scenario's — not --lock's default.
-  const lock = givenOptions(runArgs).has('lock') ? base.lock : (input.lock ?? input.scenario.lock ?? base.lock);
+  const lock = givenOf(base).some((s) => s.name === 'lock')
+    ? base.lock
+    : (input.lock ?? input.scenario.lock ?? base.lock);
   const own = input.code.length && lock === input.lock ? ` (the bundle's own code, trusted)` : '';
   progress(
     `replay: ${input.name}: ${n} runs with --lock=${lock}${own}${base.fencing ? ' --fencing' : ''}, expecting ${input.expect ? describeSignature(input.expect) : 'any failure'}`,
@@ -78,11 +77,7 @@ export async function replay(
   const runs: ReplayRun[] = [];
   for (let i = 0; i < n; i++) {
     const seed = deriveSeed(base.seed, { purpose: 'replay-run', run: i });
-    const config = resolveConfig([
-      ...runArgs.filter((a) => !a.startsWith('--seed')),
-      `--seed=${seed}`,
-      `--scenario=${input.file}`,
-    ]);
+    const config = resolveConfig(replayRunArgv(base, seed, input.file));
     const lines: string[] = [];
     const outcome = await runScenario(input.file, config, shutdown, {
       scenario: input.scenario,
@@ -101,4 +96,19 @@ export async function replay(
   const file = path.join(dir, 'summary.json');
   writeJson(file, summary.json);
   return { runs, summary: { ...summary, text: `${summary.text}\n  summary: ${file}`, file } };
+}
+
+/**
+ * The command line's options of a replay: `base`'s, resolved with the scenario appended last, all but that one, as
+ * the user spelled them.
+ */
+const givenOf = (base: Readonly<Config>) => base.spelled.slice(0, -1);
+
+/**
+ * One replay run's argv: the command line's options with the run's own seed in place of the given one. By option, not
+ * by argument: `--seed 5` once left its `5` behind, which the run's parse refused as a stray word.
+ */
+export function replayRunArgv(base: Readonly<Config>, seed: number, file: string): string[] {
+  const kept = givenOf(base).filter((s) => s.name !== 'seed');
+  return [...kept.flatMap((s) => s.argv), `--seed=${seed}`, `--scenario=${file}`];
 }
