@@ -3,12 +3,13 @@ import path from 'node:path';
 import { CLI } from '../common/cli-name.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { deriveSeed } from '../common/random.ts';
+import { walkArgv } from '../common/walk-argv.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import type { FaultName } from '../faults/fault-names.ts';
 import { describeSignature, failureSignature, sameSignature, shotIndex } from '../checkers/failure-signature.ts';
 import { bad, parseArgv } from '../harness/option-table.ts';
 import { SHRINK_OPTIONS } from '../harness/reproduce-options.ts';
-import { resolveConfig } from '../harness/run-argv.ts';
+import { resolveConfig, RUN_OPTIONS } from '../harness/run-argv.ts';
 import { runTest } from '../harness/run.ts';
 import { runNeeds } from '../nemesis/fault-registry.ts';
 import { shortestUsefulRunS } from '../nemesis/schedule.ts';
@@ -62,10 +63,7 @@ export async function shrinkCommand(args: readonly string[], shutdown: Shutdown)
     thinkMs: c.thinkMs,
   };
   const seed = v.seed ?? run.test.seed;
-  const argv = run.test.argv.filter(
-    (a, i, all) =>
-      !SHRUNK.some((o) => a === `--${o}` || a.startsWith(`--${o}=`)) && !SHRUNK.some((o) => all[i - 1] === `--${o}`),
-  );
+  const argv = unshrunkArgv(run.test.argv);
   const t0 = performance.now();
   console.error(
     `shrink: ${runDir}: ${describeSignature(signature)}; ${v.tries} runs per candidate, kept at ${v.keep}; budget ${v.budget} s; seed ${seed}`,
@@ -139,3 +137,18 @@ async function report(runDir: string, lock: string, seed: number, r: ShrinkResul
   console.log(lines.join('\n'));
   return r.stoppedBy === 'not-recurring' ? EXIT.unknown : EXIT.valid;
 }
+
+/**
+ * The original run's argv without the options a candidate sets itself, each dropped with its value however it was
+ * spelled: walked once, by the run's table, so a flag takes no value (`--stop-on-lost-update --watchdog` once lost
+ * its `--watchdog` as if it were the flag's value).
+ */
+export function unshrunkArgv(argv: readonly string[]): string[] {
+  const shrunk = (name: string) => (SHRUNK as readonly string[]).includes(name);
+  return walkArgv(argv, takesValue).flatMap((item) =>
+    'word' in item ? [item.word] : shrunk(item.name) ? [] : [...item.argv],
+  );
+}
+
+/** Whether a run option takes a value (a stored argv's option this version lacks: as if it did). */
+const takesValue = (name: string) => RUN_OPTIONS.find((o) => o.name === name)?.kind !== 'bool';
