@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { walkArgv } from '../common/walk-argv.ts';
 import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 import { EXEC_PREFIX, lockRef } from '../workloads/lock-ref.ts';
 import { BUNDLE_FILES, type BundleJson } from './bundle-format.ts';
@@ -78,23 +79,15 @@ function copyOwn(from: string, to: string): void {
  * machine), `--lock` as the bundle names it, any other absolute path reduced to its file name.
  */
 export function portableArgv(argv: readonly string[], lockRefInBundle: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const m = /^--([^=]+)(?:=(.*))?$/s.exec(argv[i]);
-    if (!m) {
-      out.push(path.isAbsolute(argv[i]) ? path.basename(argv[i]) : argv[i]);
-      continue;
-    }
-    const [, name, inline] = m;
-    const spaced = inline === undefined && i + 1 < argv.length && !argv[i + 1].startsWith('--');
-    const value = inline ?? (spaced ? argv[i + 1] : undefined);
-    if (spaced) i++;
-    if (name === 'results' || name === 'target') continue;
-    if (value === undefined) out.push(argv[i]);
-    else if (name === 'lock') out.push(`--lock=${lockRefInBundle}`);
-    else out.push(`--${name}=${path.isAbsolute(value) ? path.basename(value) : value}`);
-  }
-  return out;
+  const portable = (value: string) => (path.isAbsolute(value) ? path.basename(value) : value);
+  // A run's argv has no words, so any option may take the argument after it (a flag is never followed by one).
+  return walkArgv(argv, () => true).flatMap((item) => {
+    if ('word' in item) return [portable(item.word)];
+    const { name, value } = item;
+    if (name === 'results' || name === 'target') return [];
+    if (value === undefined) return [...item.argv];
+    return [name === 'lock' ? `--lock=${lockRefInBundle}` : `--${name}=${portable(value)}`];
+  });
 }
 
 /** The run's options without the machine's paths: no folders, `lock` as the bundle names it, no `target`. */

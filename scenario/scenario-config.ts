@@ -14,11 +14,6 @@ export const SCRIPT_LIMIT_S = 600;
 /** Run options a scenario decides itself: given beside --scenario they are refused. */
 const SCRIPT_OWNS = ['concurrency', 'nemesis', 'time-limit', 'accounts', 'stop-on-lost-update', 'nemesis-interval'];
 
-/** The options named on a command line (`--ttl=5`, `--ttl 5`, `--fencing`), by name. */
-export function givenOptions(argv: readonly string[]): Set<string> {
-  return new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]));
-}
-
 /** A problem with a scenario: exit 254, naming the file, nothing started. */
 export function badScenario(file: string, problems: readonly string[]): HarnessError {
   return new HarnessError('bad-arguments', `scenario ${file}: ${problems.join('; ')}`, {
@@ -39,7 +34,7 @@ export async function scenarioRun(
   const read = scenarioIn ? { scenario: scenarioIn } : readScenarioFile(file);
   if ('problems' in read) throw badScenario(file, read.problems);
   const { scenario } = read;
-  const given = givenOptions(base.argv);
+  const given = new Set<string>(base.spelled.map((s) => s.name));
   const clash = SCRIPT_OWNS.filter((o) => given.has(o));
   if (clash.length)
     throw badScenario(file, [
@@ -55,7 +50,7 @@ export async function scenarioRun(
   }
   if (problems.length) throw badScenario(file, problems);
   const own = Object.fromEntries(Object.entries(scenario.options).filter(([k]) => !given.has(k)));
-  const userArgs = base.argv.filter((a, i) => !isScenarioArg(base.argv, i));
+  const userArgs = base.spelled.filter((s) => s.name !== 'scenario').flatMap((s) => s.argv);
   const config = resolveConfig([
     ...userArgs,
     ...(given.has('lock') ? [] : [`--lock=${lock}`]),
@@ -67,7 +62,10 @@ export async function scenarioRun(
     ...(given.has('seed') ? [] : [`--seed=${base.seed}`]),
   ]);
   // The record keeps the user's own command line (its replay line); the script has no think time to widen.
-  return { scenario, config: Object.freeze({ ...config, argv: [...base.argv], thinkGiven: true, scenario: file }) };
+  return {
+    scenario,
+    config: Object.freeze({ ...config, argv: [...base.argv], spelled: base.spelled, thinkGiven: true, scenario: file }),
+  };
 }
 
 /**
@@ -80,10 +78,4 @@ function scenarioLock(lock: string | null, file: string): string | null {
   const ref = lockRef(lock);
   if (ref.kind === 'exec') return `exec:${path.resolve(dir, ref.program)}`;
   return isPathRef(ref) ? path.resolve(dir, ref.path) : lock;
-}
-
-/** Whether argv[i] is --scenario or its value (the space form). */
-function isScenarioArg(argv: readonly string[], i: number): boolean {
-  const a = argv[i];
-  return a === '--scenario' || a.startsWith('--scenario=') || (i > 0 && argv[i - 1] === '--scenario');
 }
