@@ -214,4 +214,11 @@ describe("docs/findings.md's lines, as a reader gets them", () => {
       '--watchdog',
     ]);
   });
+
+  it('drops a space-form --results with its folder, and gives a space-form option once too', () => {
+    expect(replayArgv(['--results', '/tmp/r41all', '--time-limit', '10', '--ttl=900', '--time-limit=30'])).toEqual([
+      '--ttl=900',
+      '--time-limit=30',
+    ]);
+  });
 });

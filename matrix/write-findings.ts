@@ -6,6 +6,8 @@ import { readTest } from '../store/run-dir.ts';
 import { findingsMarkdown, type RunRef } from './findings-page.ts';
 import type { MatrixCell } from './matrix-cell.ts';
 import { readMatrixJson } from './matrix-json.ts';
+import { walkArgv } from '../common/walk-argv.ts';
+import { RUN_OPTIONS } from '../harness/run-argv.ts';
 
 /**
  * `npm run findings -- <matrix folder>…`: writes docs/findings.md from the oracle and the cells of the given
@@ -30,13 +32,17 @@ export function readCells(dirs: readonly string[]): Map<string, MatrixCell> {
  * A cell run's argv as its replay line gives it: without `--results` (the matrix's folder, not the reader's) and each
  * option once, where it last appeared — the last occurrence is the one the run used (harness/option-table.ts), and a
  * cell's argv is the matrix's settings followed by its own, so 22 replay lines read `--time-limit=10 … --time-limit=30`.
+ * Walked by option, so a space form goes with its value (`--results out` once left `out` behind, a word the CLI
+ * refuses).
  */
 export function replayArgv(argv: readonly string[]): string[] {
-  // `--name=value` only: a `--name value` pair or a repeated flag is left as it is.
-  const name = (a: string) => (a.startsWith('--') && a.includes('=') ? a.split('=')[0] : null);
-  return argv.filter(
-    (a, i) => !a.startsWith('--results') && (name(a) === null || !argv.slice(i + 1).some((b) => name(b) === name(a))),
-  );
+  const takesValue = (name: string) => RUN_OPTIONS.find((o) => o.name === name)?.kind !== 'bool';
+  const items = walkArgv(argv, takesValue);
+  return items.flatMap((item, i) => {
+    if ('word' in item) return [item.word];
+    const later = items.slice(i + 1).some((b) => 'name' in b && b.name === item.name);
+    return item.name === 'results' || later ? [] : [...item.argv];
+  });
 }
 
 function runRefs(cells: Iterable<MatrixCell>): Map<string, RunRef> {
