@@ -12,9 +12,10 @@ import type { StoryStepId } from '../faults/fault-facts.ts';
 
 /**
  * A test run's argv (no subcommand) → its Config: what the CLI's `run` (cli/commands/run.ts) parses with, and what
- * every floor that builds runs reads an argv through — the matrix's cells, nightly, replay, shrink, scenarios, the
- * benches. So it lives here, below them, not with the CLI's table. Its table is the run's rows (options.ts) and
- * two of its own that say how the run talks to the terminal, not what it tests (so not in the test record).
+ * every floor that builds runs reaches a Config through — replay, shrink, scenarios and the tests by an argv
+ * (resolveConfig), the matrix's cells and the night's matrix by typed options (runOf). So it lives here, below them,
+ * not with the CLI's table. Its table is the run's rows (options.ts) and two of its own that say how the run talks
+ * to the terminal, not what it tests (so not in the test record).
  */
 
 /**
