@@ -10,6 +10,7 @@ import { readRunHistory } from '../store/run-dir.ts';
 import { verdictWord } from '../checkers/verdict.ts';
 import { ORACLE, ORACLE_COLUMNS } from '../matrix/oracle.ts';
 import { resolveConfig, type Config } from '../harness/run-argv.ts';
+import { typedRun } from '../harness/typed-run.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import {
@@ -92,11 +93,7 @@ export async function run(args: string[]): Promise<BenchOutcome> {
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-detection-'));
   // Each run ends at its first lost update (the time to it is what is measured), unless --full-runs.
   const fullRuns = o['full-runs'];
-  const base = resolveConfig([
-    `--time-limit=${timeLimitS}`,
-    `--results=${results}`,
-    ...(fullRuns ? [] : ['--stop-on-lost-update']),
-  ]);
+  const base = typedRun({ timeLimitS, resultsDir: results, ...(fullRuns ? {} : { stopOnLostUpdate: true }) });
   const all = await plan();
   // --source=faults|gallery and --expect=lost|safe narrow the plan (the issue's goal: --source=faults --expect=lost).
   const chosen = all.filter(

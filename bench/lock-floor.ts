@@ -4,7 +4,7 @@ import path from 'node:path';
 import zookeeper from 'node-zookeeper-client';
 import { FULL_CLUSTER, type Cluster, type ClusterSpec } from '../cluster/cluster.ts';
 import { createLocalCluster } from '../cluster/local/cluster.ts';
-import { resolveConfig } from '../harness/run-argv.ts';
+import { typedRun } from '../harness/typed-run.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { clientSpecs } from '../harness/client-specs.ts';
 import { runNeeds } from '../nemesis/fault-registry.ts';
@@ -152,7 +152,7 @@ async function strategyPair(
   closers: (() => Promise<unknown> | void)[],
   narrow: (ctx: LockContext) => LockContext = (ctx) => ctx,
 ): Promise<Pair> {
-  const config = resolveConfig([`--lock=${lock}`, '--concurrency=1', '--nemesis=none', `--ttl=${BENCH_TTL_MS}`]);
+  const config = typedRun({ lock, concurrency: 1, nemesis: [], ttlMs: BENCH_TTL_MS });
   const strategy = await loadStrategy(lock);
   const { specs } = clientSpecs(config, strategy, cluster, new Map(), runNeeds([]));
   const module = (await import(strategy.moduleUrl)) as { default: LockStrategy };

@@ -3,7 +3,7 @@ import { benchArgs, namesOf } from './bench-args.ts';
 import type { OptionSpec } from '../harness/option-table.ts';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveConfig } from '../harness/run-argv.ts';
+import { typedRun } from '../harness/typed-run.ts';
 import { provision } from '../cluster/provision.ts';
 import { runTest } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
@@ -71,16 +71,16 @@ export async function run(args: string[]): Promise<BenchOutcome> {
       // not like for like.
       const f = (floors[lock] = await measureLockFloor(lock, samples));
       printFloor(lock, f);
-      const argv = [
-        `--lock=${lock}`,
-        '--concurrency=1',
-        '--think=0',
-        '--nemesis=none',
-        `--time-limit=${timeLimitS}`,
-        `--ttl=${BENCH_TTL_MS}`,
-        `--results=${results}`,
-      ];
-      const out = await runTest(resolveConfig(argv), new Shutdown(), () => {});
+      const config = typedRun({
+        lock,
+        concurrency: 1,
+        thinkMs: 0,
+        nemesis: [],
+        timeLimitS,
+        ttlMs: BENCH_TTL_MS,
+        resultsDir: results,
+      });
+      const out = await runTest(config, new Shutdown(), () => {});
       const floor = floorFor(lock);
       // postgres takes no lock: its acquire is a no-op, and the write (the conditional UPDATE) is what it costs.
       const timedF = lock === 'postgres' ? 'write' : 'acquire';

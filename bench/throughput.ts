@@ -11,7 +11,8 @@ import type { Cluster } from '../cluster/cluster.ts';
 import { provision } from '../cluster/provision.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { Shutdown } from '../common/shutdown.ts';
-import { resolveConfig } from '../harness/run-argv.ts';
+import type { Config } from '../harness/run-argv.ts';
+import { typedRun } from '../harness/typed-run.ts';
 import { clientSpecs } from '../harness/client-specs.ts';
 import { clusterSpecFor } from '../harness/our-servers.ts';
 import { runTest } from '../harness/run.ts';
@@ -207,7 +208,7 @@ async function recordedRun(
     await session.post('Profiler.start');
     // RAMP_S longer than the limit: the window of every client running (its clients fork, load and connect
     // first, a second and more on 2 cores) is then the whole limit.
-    out = await runTest(resolveConfig(argvFor(cell, timeLimitS + RAMP_S, results)), new Shutdown(), () => {});
+    out = await runTest(configFor(cell, timeLimitS + RAMP_S, results), new Shutdown(), () => {});
   } finally {
     cpu = await watch.stop();
     profile = ((await session.post('Profiler.stop')) as { profile: CpuProfile }).profile;
@@ -253,18 +254,18 @@ async function recordedRun(
 }
 
 /** A row's run options: the recorded run's argv, whose config the bare clients' specs are made from too. */
-function argvFor(cell: Cell, timeLimitS: number, results: string): string[] {
-  return [
-    `--lock=${cell.lock}`,
-    `--concurrency=${cell.concurrency}`,
-    `--accounts=${cell.accounts}`,
-    '--think=0',
-    '--nemesis=none',
-    `--time-limit=${timeLimitS}`,
-    `--ttl=${TTL_MS}`,
-    `--seed=${SEED}`,
-    `--results=${results}`,
-  ];
+function configFor(cell: Cell, timeLimitS: number, results: string): Readonly<Config> {
+  return typedRun({
+    lock: cell.lock,
+    concurrency: cell.concurrency,
+    accounts: cell.accounts,
+    thinkMs: 0,
+    nemesis: [],
+    timeLimitS,
+    ttlMs: TTL_MS,
+    seed: SEED,
+    resultsDir: results,
+  });
 }
 
 interface BareResult {
@@ -282,7 +283,7 @@ interface BareResult {
 async function bareRow(cell: Cell, timeLimitS: number): Promise<BareResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-bare-'));
   const pidsDir = path.join(dir, 'pids');
-  const config = resolveConfig(argvFor(cell, timeLimitS, dir));
+  const config = configFor(cell, timeLimitS, dir);
   const strategy = withEnsembleSizes(config, await loadStrategy(cell.lock));
   const cluster = await createLocalCluster(
     clusterSpecFor(strategy, config, runNeeds([]), null, null),
@@ -327,7 +328,7 @@ async function bareRun(
   pidsDir: string,
   results: string,
 ): Promise<BareResult> {
-  const config = resolveConfig(argvFor(cell, timeLimitS, results));
+  const config = configFor(cell, timeLimitS, results);
   const strategy = withEnsembleSizes(config, await loadStrategy(cell.lock));
   const { specs } = clientSpecs(config, strategy, cluster, new Map(), runNeeds([]));
   await setupResource(cluster.pg!.connectionConfig(), cell.accounts);

@@ -12,6 +12,7 @@ const EVERY: Required<RunOverrides> = {
   ttlMs: 1000,
   restartDelayMs: 900,
   concurrency: 3,
+  accounts: 4,
   timeLimitS: 30,
   maxStallMs: 5000,
   stopOnLostUpdate: true,

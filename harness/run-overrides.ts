@@ -19,6 +19,7 @@ export const OPTION_OF = {
   ttlMs: 'ttl',
   restartDelayMs: 'restart-delay',
   concurrency: 'concurrency',
+  accounts: 'accounts',
   timeLimitS: 'time-limit',
   maxStallMs: 'max-stall',
   stopOnLostUpdate: 'stop-on-lost-update',

@@ -27,16 +27,9 @@ import {
   type NightlyCell,
   type NightlyResult,
 } from './nightly-result.ts';
-import {
-  resolvedRun,
-  RUN_OPTIONS,
-  runOf,
-  type Config,
-  type RunOptionValues,
-  type RunSpelling,
-} from '../harness/run-argv.ts';
+import { resolvedRun, runOf, type Config, type RunOptionValues, type RunSpelling } from '../harness/run-argv.ts';
 import { optionValuesOf, spelledOf, type RunOverrides } from '../harness/run-overrides.ts';
-import { defaultValue } from '../harness/option-table.ts';
+import { runDefaults } from '../harness/typed-run.ts';
 import { type NightlyConfig } from './nightly-config.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
@@ -179,7 +172,7 @@ export function nightMatrix(config: Readonly<NightlyConfig>): { settings: string
   const settings = nightlySettings(config);
   const own: RunOverrides = { resultsDir: config.resultsDir, seed: config.seed };
   const values = {
-    ...tableDefaults(),
+    ...runDefaults(),
     ...config.runOptions,
     ...settings.values,
     lock: 'all',
@@ -190,11 +183,6 @@ export function nightMatrix(config: Readonly<NightlyConfig>): { settings: string
   checkMatrixTimeLimit(matrix, matrixColumns(matrix.matrix));
   checkMatrixEvidence(matrix, 'nightly');
   return { settings: settings.argv, matrix };
-}
-
-/** Every run option at its default: what an option the night does not take runs with. */
-function tableDefaults(): RunOptionValues {
-  return Object.fromEntries(RUN_OPTIONS.map((o) => [o.name, defaultValue(o)])) as RunOptionValues;
 }
 
 /** The user's expectations file and its cells; --cells=expectations without any is a bad argument (254). */
