@@ -9,6 +9,8 @@ import { faultFacts } from '../faults/catalogue.ts';
 import { rerunLine, reproLine } from '../store/rerun-line.ts';
 import { runPath } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';
+import { lockFinding } from '../locks/lock-finding.ts';
+import { nextStep } from '../report/next-step.ts';
 import { paintVerdict } from './verdict-colour.ts';
 import type { Config } from './run-argv.ts';
 
@@ -40,6 +42,7 @@ export function runSummary(
     ...(why !== undefined && r.valid === 'unknown'
       ? [`  ${verdict}  ${why}`, ...moreWhy.map((w) => `  also: ${w}`), `  ${head}`]
       : [`  ${verdict}  ${head}`]),
+    `  what to do: ${nextStepLine(config, r, faults)}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
     `  lost updates: ${r.lostUpdates}${byFault(r)}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
@@ -66,6 +69,12 @@ export function runSummary(
     '',
   );
   return lines.join('\n');
+}
+
+/** The run's "what to do" line and where its lock's story is (report/next-step.ts), as the summary and --json give it. */
+export function nextStepLine(config: Readonly<Config>, r: RunResults, faults: readonly string[]): string {
+  const step = nextStep(r, lockFinding(config.lock), { fencing: config.fencing, faults });
+  return `${step.text} See ${step.doc}.`;
 }
 
 /** The promise checker's tally, then each broken promise (the reason for an INVALID it gives), as many as SHOWN. */
