@@ -6,7 +6,7 @@ const REDLOCK: LockFinding = { lock: 'redlock', doc: 'locks.md', token: 'none' }
 const PLUGIN: LockFinding = { lock: './my-lock.ts', doc: 'your-lock.md', token: 'unknown' };
 const V4: LockFinding = {
   lock: 'redlock-v4',
-  doc: 'findings.md#redlock-v4--redlock420',
+  doc: 'findings.md#redlock-v4--redlock420-what-npm-install-redlock-gives-its-only-dist-tag-is-latest',
   token: 'none',
   advice: 'prefer it to 5.0.0-beta.2.',
 };
@@ -36,7 +36,9 @@ describe('the "what to do" line', () => {
     const step = nextStep(LOST, V4, UNFENCED);
     expect(step.text).toMatch(/^fence the write: redlock-v4 has no fencing token/);
     expect(step.text.endsWith(' With redlock-v4: prefer it to 5.0.0-beta.2.')).toBe(true);
-    expect(step.doc).toBe('docs/findings.md#redlock-v4--redlock420');
+    expect(step.doc).toBe(
+      'docs/findings.md#redlock-v4--redlock420-what-npm-install-redlock-gives-its-only-dist-tag-is-latest',
+    );
   });
 
   it('says the lock itself failed when it broke a promise, not that the caller should have fenced', () => {
