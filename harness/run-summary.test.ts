@@ -61,7 +61,12 @@ describe('the closing summary', () => {
   });
 
   it('says the same after `check <run-dir>`', () => {
-    const text = recheckSummary('/tmp/run', withLost(4), false);
+    const text = recheckSummary('/tmp/run', withLost(4), false, {
+      run: { lock: 'redlock', faults: ['restart-empty'] },
+    });
+    expect(text.split('\n')[1]).toMatch(
+      /^ {2}what to do: fence the write: redlock has no fencing token, .* See docs\/locks\.md\.$/,
+    );
     expect(text).toMatch(/lost updates: 4 \(restart-empty 3 · clock 1\)/);
     expect(text).toMatch(/^ {2}checker fencing-order +n\/a/m);
   });

@@ -17,6 +17,11 @@ export interface NextStep {
   readonly doc: string;
 }
 
+/** The line as a terminal shows it: the words, then the page ("… See docs/locks.md."). */
+export function nextStepWords(step: NextStep): string {
+  return `${step.text} See ${step.doc}.`;
+}
+
 /** The reading guide every report links, relative to the repository. */
 export const READING_GUIDE = 'docs/reading-results.md';
 
