@@ -70,7 +70,8 @@ function invalidText(r: NextStepResults, lock: LockFinding, fencing: boolean): s
     return `updates were lost although the run was fenced${under(r)}: the tokens did not order the writers (the \`token:\` lines say where) — a token that goes back after a restart or a failover is no fence; take it from a store that keeps it (etcd, ZooKeeper, the data's own version column).`;
   const stops = `stops a holder paused past its lease from writing${under(r)}`;
   if (lock.token === 'none')
-    return `fence the write: ${lock.lock} has no fencing token, so no setting of it ${stops} — ${FENCE_IT}.`;
+    // The lock's own advice says how to fence it, where it has some: the generic ways would say it twice.
+    return `fence the write: ${lock.lock} has no fencing token, so no setting of it ${stops}${lock.advice ? '.' : ` — ${FENCE_IT}.`}`;
   if (lock.token === 'token')
     return `fence the write: a holder paused past its lease still writes${under(r)}, and ${lock.lock} hands out a fencing token — check it where you write (\`WHERE token < $1\`) and rerun with \`--fencing\` to see the stale writes refused.`;
   return `fence the write: no lock alone ${stops} — if your lock hands out a token, check it where you write and rerun with \`--fencing\`; if not, ${FENCE_IT}.`;
@@ -78,7 +79,9 @@ function invalidText(r: NextStepResults, lock: LockFinding, fencing: boolean): s
 
 function validText(r: NextStepResults, run: { fencing: boolean; faults: readonly string[] }): string {
   const refused =
-    run.fencing && r.staleWritesRejected > 0 ? `; the fence refused ${r.staleWritesRejected} stale writes` : '';
+    run.fencing && r.staleWritesRejected > 0
+      ? `; the fence refused ${r.staleWritesRejected} stale ${r.staleWritesRejected === 1 ? 'write' : 'writes'}`
+      : '';
   if (run.faults.length === 0)
     return `nothing was lost without faults${refused}: that shows the lock keeps clients apart, nothing about a paused holder, a restart or a clock jump — add \`--nemesis=\` (docs/faults.md).`;
   return `nothing was lost under ${run.faults.join(', ')} in this run${refused}: one run is a sample, not a proof — rerun with other seeds (\`--seed\`), longer (\`--time-limit\`), or other faults; docs/matrix.md shows every lock under each fault.`;
