@@ -76,6 +76,7 @@ describe('renderReport: the first screen', () => {
     expect(next).toContain(
       'href="https://github.com/fencepost/fencepost/blob/main/docs/reading-results.md">how to read this report</a>',
     );
+    expect(next).toContain('(etcd or ZooKeeper with <code>--fencing</code>)');
     // In the header, before anything else on the page.
     expect(html.indexOf('id="next-step"')).toBeLessThan(html.indexOf('</header>'));
   });

@@ -230,7 +230,9 @@ function nextStepHtml(results: Partial<RunResults>, lock: string, fencing: boole
   };
   const step = nextStep(r, lockFinding(lock), { fencing, faults: [...new Set(faultNames)] });
   const link = (doc: string, label: string) => `<a href="${h(DOCS_BASE + doc)}">${h(label)}</a>`;
-  return `<p class="next-step" id="next-step"><b>What to do:</b> ${h(step.text)} ${link(step.doc, `${lock}'s story`)} · ${link(READING_GUIDE, 'how to read this report')}</p>`;
+  // The words are the terminal's: their `code` spans become code here.
+  const words = h(step.text).replace(/`([^`]+)`/g, '<code>$1</code>');
+  return `<p class="next-step" id="next-step"><b>What to do:</b> ${words} ${link(step.doc, `${lock}'s story`)} · ${link(READING_GUIDE, 'how to read this report')}</p>`;
 }
 
 function timelineSection(t: TimelineData, faultColours: Record<string, string>): string {
