@@ -34,6 +34,16 @@ describe('analyze(runDir)', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('names the lock and faults its record gives, for the "what to do" line; none without a lock', () => {
+    const dir = runDir('named');
+    fs.writeFileSync(runPath(dir, 'history'), jsonl(twoWritersLoseOne()));
+    const test = { lock: 'redlock', config: { fencing: false, concurrency: 2, minWrites: 1 }, faults: ['clock'] };
+    fs.writeFileSync(runPath(dir, 'test'), JSON.stringify(test));
+    expect(analyze(dir)).toMatchObject({ ok: true, run: { lock: 'redlock', faults: ['clock'] } });
+    fs.writeFileSync(runPath(dir, 'test'), JSON.stringify({ ...test, lock: undefined }));
+    expect(analyze(dir)).toMatchObject({ ok: true, run: null });
+  });
+
   it('without a readable test record a clean history cannot earn VALID: the reason leads, and is warned', () => {
     const dir = runDir('no-record');
     fs.writeFileSync(runPath(dir, 'history'), jsonl(history(finalRead(0, 100, 100, []))));

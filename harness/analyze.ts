@@ -20,6 +20,8 @@ export type Analysis =
       ok: true;
       results: RunResults;
       /** The run was held to the fencing promises (its record says so). */ fencing: boolean;
+      /** The lock and the faults its record names, for the "what to do" line; null without a readable record. */
+      run: { lock: string; faults: readonly string[] } | null;
     }
   /** The run dir holds nothing to check (no history, an unreadable or empty one): bad input, nothing written. */
   | { ok: false; problem: string };
@@ -47,7 +49,14 @@ export function analyze(runDir: string, opts: AnalyzeOptions = {}): Analysis {
       ? { ...checked, unknownReasons: [test, ...checked.unknownReasons], valid: withReasons(checked.valid, [test]) }
       : checked;
   writeResults(runDir, results);
-  return { ok: true, results, fencing: options.fencing };
+  return { ok: true, results, fencing: options.fencing, run: runOf(test, results) };
+}
+
+/** The lock and the faults a raw test record names, for the "what to do" line; null when it names no lock. */
+function runOf(test: unknown, results: RunResults): { lock: string; faults: readonly string[] } | null {
+  if (!isRecord(test) || typeof test.lock !== 'string') return null;
+  const faults = Array.isArray(test.faults) ? test.faults.map(String) : Object.keys(results.faultHits ?? {});
+  return { lock: test.lock, faults };
 }
 
 /** The history as checkers need it, or why there is none to check. Broken invariants are warned about, not fatal. */

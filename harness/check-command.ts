@@ -61,7 +61,12 @@ async function checkRunDir(args: CheckArgs): Promise<number> {
     console.error(`check: ${analysis.problem}`);
     return EXIT.badArguments;
   }
-  console.log(recheckSummary(dir, analysis.results, analysis.fencing, { colour: wantsColour(process.stdout) }));
+  console.log(
+    recheckSummary(dir, analysis.results, analysis.fencing, {
+      colour: wantsColour(process.stdout),
+      ...(analysis.run ? { run: analysis.run } : {}),
+    }),
+  );
   return verdictExitCode(analysis.results.valid);
 }
 

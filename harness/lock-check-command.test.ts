@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { builtinForeignRow, masked } from './lock-check-command.ts';
+import { fileURLToPath } from 'node:url';
+import { builtinForeignRow, checkedLock, masked } from './lock-check-command.ts';
 
 describe('lock-check of a built-in foreign row', () => {
   // A built-in row named by its manifest was checked like a user's: its glue never compiled, so etcd-go and curator
@@ -28,5 +29,27 @@ describe('masked', () => {
     expect(masked('{"postgresUrl":"postgres://fencepost:s3%2Fcr%40t@127.0.0.1:5433/bank?application_name=x"}')).toBe(
       '{"postgresUrl":"postgres://fencepost:***@127.0.0.1:5433/bank?application_name=x"}',
     );
+  });
+});
+
+describe('lock-check of a plugin module', () => {
+  it('serves a .ts plugin as a lock process, as it does an npm row, instead of reading it as a manifest', async () => {
+    // Before: "the manifest … is not JSON" — a plugin was read by the manifest reader.
+    const { strategy, served, builtin } = await checkedLock('./test/fixtures/plugins/single-redis.ts');
+    expect({ served, builtin, name: strategy.name }).toEqual({ served: true, builtin: null, name: 'single-redis' });
+    const command = strategy.foreign!.command;
+    expect(command.slice(-2)).toEqual([
+      fileURLToPath(new URL('../workloads/foreign/strategy-process.ts', import.meta.url)),
+      strategy.moduleUrl,
+    ]);
+    expect(strategy.moduleUrl).toMatch(/\/test\/fixtures\/plugins\/single-redis\.ts$/);
+    expect(strategy.foreign!.expectToken).toBe(false);
+  });
+
+  it('refuses a plugin that does not load, naming the step, and still reads a manifest as one', async () => {
+    await expect(checkedLock('./test/fixtures/plugins/throws-at-import.ts')).rejects.toThrow(
+      /FAIL at step "load the module"/,
+    );
+    await expect(checkedLock('./no-such-manifest.json')).rejects.toThrow(/no-such-manifest\.json/);
   });
 });

@@ -1,11 +1,11 @@
 /**
- * `fencepost lock-check <manifest | exec:program>`: the lock-client protocol's contract test, a user's first step
+ * `fencepost lock-check <plugin.ts | manifest | exec:program>`: the lock-client protocol's contract test, a user's first step
  * before a chaos run. It boots the lock's own servers (no Postgres, no faults), starts the command three times and
  * plays a fixed exchange against it: connect, acquire, a second process refused while the first holds the key,
  * release, the second then holds it (a larger token, when it declares tokens), renew (when it declares renewals),
  * an unreachable server answered with `error` rather than `not-acquired`, and close. Each step prints PASS or FAIL;
  * a failed step prints why and the exact lines of its exchange (passwords masked). Exit 0 when every step passed,
- * 1 otherwise, 254 for a manifest that does not validate.
+ * 1 otherwise, 254 for a manifest that does not validate or a plugin module that does not load (naming its step).
  */
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { provision } from '../cluster/provision.ts';
@@ -26,6 +26,8 @@ import { fileURLToPath } from 'node:url';
 import { buildBuiltinLock, lockLibraryOf } from '../workloads/foreign/builtin-build.ts';
 import type { ForeignCommand } from '../workloads/foreign/manifest.ts';
 import { isBuiltinLock } from '../workloads/lock-names.ts';
+import { lockRef } from '../workloads/lock-ref.ts';
+import { loadPluginForCheck } from './lock-check-plugin.ts';
 import { lockSessionName } from '../workloads/lock-session-name.ts';
 import { installNpmLockFor } from '../locks/npm-lock-cache.ts';
 import { postgresUrl } from './client-specs.ts';
@@ -33,7 +35,7 @@ import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../locks/registry.ts';
 import { retireCluster } from './retire-cluster.ts';
 import { LockCgroups } from '../workloads/foreign/lock-cgroups.ts';
 
-/** `lock-check <manifest | exec:program>`: the lock in `rest`, the cluster it starts on `backend`. */
+/** `lock-check <plugin.ts | manifest | exec:program>`: the lock in `rest`, the cluster it starts on `backend`. */
 export interface LockCheckConfig {
   readonly command: 'lock-check';
   readonly help: boolean;
@@ -90,13 +92,17 @@ export function builtinForeignRow(lock: string): keyof typeof FOREIGN_BUILTINS |
 }
 
 /**
- * A built-in strategy of this language (the npm rows: `lock-check redlock-v4`), served as a lock process
- * (workloads/foreign/strategy-process.ts) — in a process of its own, as a run's client is, so an error its library
- * leaves unhandled ends that process, as it would end its user's — and checked through the same steps.
+ * A strategy of this language — a built-in npm row (`lock-check redlock-v4`) or a user's plugin module
+ * (`lock-check ./my-lock.ts`, loaded as `--lock=./my-lock.ts` loads it, a broken one refused naming the step:
+ * lock-check-plugin.ts) — served as a lock process (workloads/foreign/strategy-process.ts): in a process of its own,
+ * as a run's client is, so an error its library leaves unhandled ends that process, as it would end its user's — and
+ * checked through the same steps as a foreign lock.
  */
-async function nativeBuiltin(lock: string): Promise<ResolvedStrategy | null> {
-  if (!isBuiltinLock(lock) || BUILTIN_STRATEGIES[lock].endsWith('.json')) return null;
-  const strategy = await loadStrategy(lock);
+async function servedStrategy(lock: string): Promise<ResolvedStrategy | null> {
+  const ref = lockRef(lock);
+  const builtinTs = ref.kind === 'builtin' && !BUILTIN_STRATEGIES[ref.name].endsWith('.json');
+  if (!builtinTs && ref.kind !== 'plugin') return null;
+  const strategy = ref.kind === 'plugin' ? await loadPluginForCheck(lock) : await loadStrategy(lock);
   if (!strategy.exclusive)
     throw new HarnessError(
       'bad-arguments',
@@ -112,27 +118,44 @@ async function nativeBuiltin(lock: string): Promise<ResolvedStrategy | null> {
   return { ...strategy, foreign };
 }
 
+/**
+ * The lock `lock-check` was given, resolved: a strategy of this language served as a lock process (`served`: an npm
+ * row, a plugin module), a built-in foreign row (`builtin`: its manifest under locks/), or a user's manifest or
+ * program — each with the command its clients start.
+ */
+export async function checkedLock(
+  lock: string,
+): Promise<{ strategy: ResolvedStrategy; served: boolean; builtin: keyof typeof FOREIGN_BUILTINS | null }> {
+  const served = await servedStrategy(lock);
+  if (served) return { strategy: served, served: true, builtin: null };
+  const builtin = builtinForeignRow(lock);
+  const strategy = builtin
+    ? loadForeignLock(lock, fileURLToPath(BUILTIN_STRATEGIES[builtin]), true)
+    : loadForeignLock(lock);
+  return { strategy, served: false, builtin };
+}
+
 export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdown: Shutdown): Promise<number> {
   const [lock, ...extra] = config.rest;
   if (!lock || extra.length)
-    throw new HarnessError('bad-arguments', `lock-check takes one lock: a manifest or exec:<program>.`, {
-      hint: `${CLI} lock-check ./locks/my-lock.json`,
-    });
-  const native = await nativeBuiltin(lock);
-  const builtin = native ? null : builtinForeignRow(lock);
-  const strategy =
-    native ??
-    (builtin ? loadForeignLock(lock, fileURLToPath(BUILTIN_STRATEGIES[builtin]), true) : loadForeignLock(lock));
+    throw new HarnessError(
+      'bad-arguments',
+      `lock-check takes one lock: a plugin module, a manifest or exec:<program>.`,
+      {
+        hint: `${CLI} lock-check ./locks/my-lock.json`,
+      },
+    );
+  const { strategy, served, builtin } = await checkedLock(lock);
   const log = (line: string) => console.error(line);
   // A built-in row (by its name or its manifest under locks/): its library installed and its glue compiled first,
   // as a run does, so no connect waits for a compiler past its reply limit. A built-in strategy that needs no lock
   // server keeps its lock in the run's Postgres (advisory-lock): Postgres is started for it.
   const library = builtin ? lockLibraryOf(builtin)!.library : null;
-  const pg = native !== null && strategy.needs.length === 0;
+  const pg = served && strategy.needs.length === 0;
   const needs = [...strategy.needs, ...(pg ? (['pg'] as const) : [])];
   await provision([...hostRequirements(config.backend, needs), ...(library ? [library] : [])], log, shutdown);
   if (builtin) await buildBuiltinLock(builtin, strategy, log);
-  if (native) await installNpmLockFor(lock, log);
+  if (served && isBuiltinLock(lock)) await installNpmLockFor(lock, log);
   const runDir = createRunDir(config.resultsDir, 'lock-check');
   const pids = new PidRegistry(runPath(runDir, 'pids'));
   const cluster = await createCluster(config.backend, { ...strategy.servers, pg }, runDir, pids, log);
@@ -142,7 +165,7 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
   try {
     await cluster.start();
     console.log(
-      native
+      served
         ? `lock-check ${lock}: ${strategy.name}, served as a lock process (workloads/foreign/strategy-process.ts)`
         : `lock-check ${lock}: ${JSON.stringify(strategy.foreign!.command)} in ${strategy.foreign!.cwd}`,
     );

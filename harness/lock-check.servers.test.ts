@@ -105,6 +105,40 @@ describe('lock-check', () => {
     expect(brokenProgramsRunning()).toEqual([]);
   });
 
+  it("checks a plugin module (the docs' example, examples/my-lock.ts) through the same steps, served as a lock process", async () => {
+    const r = await cli(['lock-check', './examples/my-lock.ts']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('lock-check ./examples/my-lock.ts: my-lock, served as a lock process');
+    expect(r.stdout).toMatch(/servers: redis\S* \(ready in \d+ ms\)/);
+    for (const step of [
+      'connect (process A)',
+      'a second acquire of account-0 is refused while A holds it (B): not-acquired',
+      'acquire account-0 after A released it (B): held',
+      'an unreachable server is an error, not "not-acquired"',
+    ])
+      expect(r.stdout).toContain(`PASS  ${step}`);
+    expect(r.stdout).toMatch(/lock-check passed: all \d+ steps\. Next: .* --lock=\.\/examples\/my-lock\.ts/);
+  });
+
+  it('fails a plugin whose connect throws at the connect step, with its exchange', async () => {
+    const r = await cli(['lock-check', './test/fixtures/plugins/connect-throws.ts']);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/FAIL {2}connect \(process A\)/);
+    expect(r.stdout).toContain('connect-throws fixture: cannot reach the lock service');
+    expect(r.stdout).toMatch(/lock-check FAILED: 1 of \d+ steps failed/);
+  });
+
+  it.each([
+    ['throws-at-import', 'load the module', 'the module failed to load: throws-at-import fixture'],
+    ['not-a-strategy', 'its default export is a LockStrategy', 'connect'],
+  ])('refuses the plugin %s before any server starts, exit 254, naming the step', async (name, step, why) => {
+    const r = await cli(['lock-check', `./test/fixtures/plugins/${name}.ts`]);
+    expect(r.code, r.stdout + r.stderr).toBe(254);
+    expect(r.stderr).toContain(`lock-check ./test/fixtures/plugins/${name}.ts: FAIL at step "${step}": `);
+    expect(r.stderr).toContain(why);
+    expect(r.stdout).not.toContain('servers:');
+  });
+
   it('refuses a manifest that does not validate, exit 254, naming the field', async () => {
     const bad = path.join(results, 'bad.json');
     fs.writeFileSync(bad, JSON.stringify({ command: ['/usr/bin/python3', 'x.py'], needs: ['redis'], token: 'fenced' }));

@@ -4,6 +4,7 @@ import { verdictExitCode, verdictWord, type VerdictWord } from '../checkers/verd
 import { rerunLine, reproLine } from '../store/rerun-line.ts';
 import { runPath } from '../store/run-dir.ts';
 import type { Config } from './run-argv.ts';
+import { nextStepLine } from './run-summary.ts';
 
 /**
  * `--json`: a run's summary as one JSON object on stdout, for a script (k6's `--summary-export`, vitest's
@@ -19,6 +20,8 @@ export interface RunJson {
   readonly exitCode: number;
   /** Why the verdict is UNKNOWN, most important first; empty otherwise. */
   readonly unknownReasons: readonly string[];
+  /** What to do about this verdict, and where the lock's story is: the summary's `what to do:` line. */
+  readonly nextStep: string;
   readonly lock: string;
   readonly fencing: boolean;
   readonly seed: number;
@@ -53,6 +56,7 @@ export function runJson(config: Readonly<Config>, runDir: string, r: RunResults,
     verdict: verdictWord(r.valid),
     exitCode: verdictExitCode(r.valid),
     unknownReasons: r.valid === 'unknown' ? r.unknownReasons : [],
+    nextStep: nextStepLine(config, r, faults),
     lock: config.lock,
     fencing: config.fencing,
     seed: config.seed,

@@ -81,6 +81,9 @@ describe('--json', () => {
       results: '/tmp/run/results.json',
       reproduce: 'npm run jepsen -- repro /tmp/run',
     });
+    // The summary's own "what to do" line, word for word.
+    expect(written.err).toContain(`  what to do: ${json.nextStep}\n`);
+    expect(json.nextStep).toMatch(/^fence the write: redis has no fencing token, .* See docs\/locks\.md\.$/);
     expect(json.counts).toEqual({
       ops: {
         total: invalid.opCounts.total,

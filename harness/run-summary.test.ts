@@ -48,8 +48,25 @@ describe('the closing summary', () => {
     expect(text).toContain('  … and 5 more lost updates (the report lists every one)');
   });
 
+  it("says what to do right under the verdict, from the lock's facts", () => {
+    const lines = runSummary(config, '/tmp/run', withLost(8), ['restart-empty', 'clock']).split('\n');
+    expect(lines[1]).toMatch(/^ {2}INVALID {2}--lock=redis/);
+    expect(lines[2]).toMatch(
+      /^ {2}what to do: fence the write: redis has no fencing token, .*\(clock 5 · restart-empty 3\) — .* See docs\/locks\.md\.$/,
+    );
+    const v4 = resolveConfig(['--lock=redlock-v4', '--nemesis=pause-holder', '--seed=5']);
+    expect(runSummary(v4, '/tmp/run', withLost(4), ['pause-holder'])).toMatch(
+      /^ {2}what to do: .* With redlock-v4: prefer it to 5\.0\.0-beta\.2 .* See docs\/findings\.md#redlock-v4--redlock420\S*\.$/m,
+    );
+  });
+
   it('says the same after `check <run-dir>`', () => {
-    const text = recheckSummary('/tmp/run', withLost(4), false);
+    const text = recheckSummary('/tmp/run', withLost(4), false, {
+      run: { lock: 'redlock', faults: ['restart-empty'] },
+    });
+    expect(text.split('\n')[1]).toMatch(
+      /^ {2}what to do: fence the write: redlock has no fencing token, .* See docs\/locks\.md\.$/,
+    );
     expect(text).toMatch(/lost updates: 4 \(restart-empty 3 · clock 1\)/);
     expect(text).toMatch(/^ {2}checker fencing-order +n\/a/m);
   });

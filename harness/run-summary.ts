@@ -9,6 +9,8 @@ import { faultFacts } from '../faults/catalogue.ts';
 import { rerunLine, reproLine } from '../store/rerun-line.ts';
 import { runPath } from '../store/run-dir.ts';
 import { shownPath } from '../common/shown-path.ts';
+import { lockFinding } from '../locks/lock-finding.ts';
+import { nextStep, nextStepWords } from '../report/next-step.ts';
 import { paintVerdict } from './verdict-colour.ts';
 import type { Config } from './run-argv.ts';
 
@@ -40,6 +42,7 @@ export function runSummary(
     ...(why !== undefined && r.valid === 'unknown'
       ? [`  ${verdict}  ${why}`, ...moreWhy.map((w) => `  also: ${w}`), `  ${head}`]
       : [`  ${verdict}  ${head}`]),
+    `  what to do: ${nextStepLine(config, r, faults)}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
     `  lost updates: ${r.lostUpdates}${byFault(r)}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
@@ -66,6 +69,11 @@ export function runSummary(
     '',
   );
   return lines.join('\n');
+}
+
+/** The run's "what to do" line and where its lock's story is (report/next-step.ts), as the summary and --json give it. */
+export function nextStepLine(config: Readonly<Config>, r: RunResults, faults: readonly string[]): string {
+  return nextStepWords(nextStep(r, lockFinding(config.lock), { fencing: config.fencing, faults }));
 }
 
 /** The promise checker's tally, then each broken promise (the reason for an INVALID it gives), as many as SHOWN. */
@@ -105,15 +113,22 @@ function faultLines(f: string, c: FaultHitCount | undefined): string[] {
   return lines;
 }
 
+/** What `check <run-dir>` knows of the run from its record: its lock and faults, for the "what to do" line. */
+export interface RecheckStyle extends SummaryStyle {
+  readonly run?: { readonly lock: string; readonly faults: readonly string[] };
+}
+
 export function recheckSummary(
   dir: string,
   r: RunResults,
   fencing: boolean,
-  { colour = false }: SummaryStyle = {},
+  { colour = false, run }: RecheckStyle = {},
 ): string {
+  const step = run && nextStep(r, lockFinding(run.lock), { fencing, faults: run.faults });
   const lines = [
     `${paintVerdict(verdictWord(r.valid), colour)}: ${dir}${fencing ? ' (fenced)' : ''}${r.valid === 'unknown' && r.unknownReasons.length > 0 ? `: ${r.unknownReasons[0]}` : ''}`,
     ...(r.valid === 'unknown' ? r.unknownReasons.slice(1).map((w) => `  also: ${w}`) : []),
+    ...(step ? [`  what to do: ${nextStepWords(step)}`] : []),
     `  lost updates: ${r.lostUpdates}${byFault(r)}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   stale writes rejected: ${r.staleWritesRejected}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info) over ${(r.durationMs / 1000).toFixed(1)} s, ${r.throughput.toFixed(1)} ok/s; faults: ${r.faults.length}`,
     ...livenessLines(r.liveness ?? undefined),

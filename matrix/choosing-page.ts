@@ -7,6 +7,7 @@ import type { OracleCell } from '../locks/oracle-cell.ts';
 import { expectWords, livenessWords, ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 import { REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 import { headingAnchor } from '../common/heading-anchor.ts';
+import { lockDoc } from '../locks/lock-finding.ts';
 
 /**
  * docs/choosing.md's generated part: the locks by the question a user comes with ("I have Postgres", "my writes go
@@ -26,12 +27,8 @@ export const slug = headingAnchor;
 
 const findingsOf = (lock: string): LibraryFindings | undefined => FINDINGS_ROWS.find((f) => f.lock === lock);
 
-/** Where a lock's own story is: its findings.md section for an npm library, locks.md for the rest. */
-export function lockLink(lock: BuiltinLock): string {
-  const f = findingsOf(lock);
-  if (f) return `findings.md#${slug(`\`${f.lock}\` — ${f.package}`)}`;
-  return PLACES[lock].from === 'fencepost' ? 'locks.md' : `locks.md#${slug('The real libraries (Python, Java, Go)')}`;
-}
+/** Where a lock's own story is: its findings.md section for an npm library, locks.md for the rest (locks/lock-finding.ts). */
+export const lockLink = lockDoc;
 
 const named = (lock: BuiltinLock) => `[\`${lock}\`](${lockLink(lock)})`;
 /** "a, b and c" of the locks, linked; "every one of them" when they are all of `of`. */

@@ -6,6 +6,7 @@ import { promiseColumn, promiseSentence } from './findings-promise.ts';
 import { FINDINGS_ROWS, EARLIER_FINDINGS, type LibraryFindings } from './findings-advice.ts';
 import type { MatrixCell } from './matrix-cell.ts';
 import type { OracleCell } from '../locks/oracle-cell.ts';
+import { findingsHeading } from '../locks/lock-finding.ts';
 import { expectWords, livenessWords, ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 import { REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
 
@@ -103,7 +104,7 @@ function librarySection(
   const measured = cols.filter((c) => c.oracle.decided === 'measured');
   const decided = cols.filter((c) => c.oracle.decided === 'construction');
   const lines = [
-    `## \`${f.lock}\` — ${f.package}`,
+    `## ${findingsHeading(f.lock, f.package)}`,
     '',
     f.usage,
     '',

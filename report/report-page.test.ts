@@ -67,6 +67,20 @@ describe('renderReport: the first screen', () => {
     );
   });
 
+  it("says under the verdict what to do, linking the lock's story and how to read the report", () => {
+    const next = /<p class="next-step" id="next-step">(.*?)<\/p>/.exec(html)?.[1] ?? '';
+    expect(next).toMatch(/^<b>What to do:<\/b> fence the write: redis has no fencing token, so no setting of it stops/);
+    expect(next).toContain(
+      '<a href="https://github.com/fencepost/fencepost/blob/main/docs/locks.md">redis&#39;s story</a>',
+    );
+    expect(next).toContain(
+      'href="https://github.com/fencepost/fencepost/blob/main/docs/reading-results.md">how to read this report</a>',
+    );
+    expect(next).toContain('(etcd or ZooKeeper with <code>--fencing</code>)');
+    // In the header, before anything else on the page.
+    expect(html.indexOf('id="next-step"')).toBeLessThan(html.indexOf('</header>'));
+  });
+
   it('draws the counterexample of the linearizability checker', () => {
     expect(html).toContain('id="counterexample"');
     expect(html).toContain('cannot be linearized');

@@ -21,6 +21,8 @@ import { PROMISE_CLASSES, PROMISE_COLOURS } from './promise-windows.ts';
 import { PROMISE_CLASS_WORDS } from './findings/promise.ts';
 import { checkerClass, checkerWord, verdictClass, verdictWord } from '../checkers/verdict.ts';
 import { lostUpdateTally, NO_FAULT } from '../checkers/lost-update-faults.ts';
+import { lockFinding } from '../locks/lock-finding.ts';
+import { DOCS_BASE, nextStep, READING_GUIDE } from './next-step.ts';
 
 export interface ReportInput {
   /** The run's history (store/run-dir.ts `readRun`), or its ops (tests, hand-made pages). */
@@ -216,6 +218,23 @@ function attribution(results: Partial<RunResults>): string {
   return `<div class="attribution">lost updates by the fault active: ${chips.join(' ')}</div>`;
 }
 
+/** The "what to do" line (next-step.ts), with links to the lock's story and to how to read this page. */
+function nextStepHtml(results: Partial<RunResults>, lock: string, fencing: boolean, faultNames: string[]): string {
+  const r = {
+    valid: results.valid ?? 'unknown',
+    lostUpdates: results.lostUpdates ?? 0,
+    lostUpdatesByFault: results.lostUpdatesByFault,
+    unknownReasons: results.unknownReasons ?? [],
+    staleWritesRejected: results.staleWritesRejected ?? 0,
+    checkers: results.checkers,
+  };
+  const step = nextStep(r, lockFinding(lock), { fencing, faults: [...new Set(faultNames)] });
+  const link = (doc: string, label: string) => `<a href="${h(DOCS_BASE + doc)}">${h(label)}</a>`;
+  // The words are the terminal's: their `code` spans become code here.
+  const words = h(step.text).replace(/`([^`]+)`/g, '<code>$1</code>');
+  return `<p class="next-step" id="next-step"><b>What to do:</b> ${words} ${link(step.doc, `${lock}'s story`)} · ${link(READING_GUIDE, 'how to read this report')}</p>`;
+}
+
 function timelineSection(t: TimelineData, faultColours: Record<string, string>): string {
   const key = (colour: string, label: string, extra = '') =>
     `<span class="key"><i style="background:${colour};${extra}"></i>${h(label)}</span>`;
@@ -365,7 +384,7 @@ ${inlineStyle(pageCss())}
 <div class="sub">${[when, input.runDir && shownPath(input.runDir), `${fmtCount(built.ops.length)} history entries`]
     .filter(Boolean)
     .map((s) => `<span>${h(s)}</span>`)
-    .join('')}</div>${attribution(results)}</div></header>
+    .join('')}</div>${attribution(results)}${nextStepHtml(results, test.lock, fencing, faultNames)}</div></header>
 <main>
 ${warnings.length ? `<div class="warnings">${warnings.map((w) => `<p>${h(w)}</p>`).join('')}</div>` : ''}
 ${whatHappened(found)}
