@@ -5,6 +5,7 @@ import { commandModule } from './cli/command-table.ts';
 import { npmCommandLine, swallowedByNpm } from './harness/npm-swallowed.ts';
 import { CLI } from './common/cli-name.ts';
 import { Shutdown } from './common/shutdown.ts';
+import { dropOutputWhenReaderCloses } from './common/closed-output.ts';
 
 const OPTION_NAMES = OPTIONS.map((o) => o.name);
 
@@ -69,6 +70,7 @@ process.on('beforeExit', () => {
   process.exit(EXIT.crashed);
 });
 
+dropOutputWhenReaderCloses();
 main(process.argv.slice(2)).then(
   (code) => ((settled = true), process.exit(code)),
   (err) => ((settled = true), process.exit(report(err))),

@@ -65,6 +65,27 @@ describe('stopping a run from outside', () => {
     },
   );
 
+  it('a reader that goes away (`| head`) neither stops the run nor changes its exit: it ends with its verdict', async () => {
+    const results = testResultsDir('stop-reader-gone');
+    // SIGKILL after 2 min: before the fix every write failed with EPIPE, the crash report failed the same way, and the
+    // harness spun at full CPU with its servers up, never exiting.
+    const run = startCli(['--lock=none', '--nemesis=none', '--time-limit=4'], {
+      results,
+      detached: true,
+      timeoutMs: 120_000,
+      killSignal: 'SIGKILL',
+    });
+    await run.line(/run dir/);
+    run.child.stdout!.destroy();
+    run.child.stderr!.destroy();
+    const { code, signal } = await run.exit;
+    expect(signal).toBeNull();
+    const runDir = path.join(results, 'none', fs.readdirSync(path.join(results, 'none'))[0]);
+    const valid = (JSON.parse(fs.readFileSync(path.join(runDir, 'results.json'), 'utf8')) as { valid: unknown }).valid;
+    expect(code).toBe(valid === true ? 0 : valid === false ? 1 : 2);
+    expect(processesUnder(results)).toEqual([]);
+  });
+
   it('the death of its parent (a wrapper shell SIGKILLed) makes the harness shut down as on SIGTERM', async () => {
     const results = testResultsDir('stop-parent-gone');
     // `sh -c` without exec keeps the shell as the harness's parent, as npm's script shell did.
