@@ -50,6 +50,9 @@ export const replyLoss: FaultExecutor<'reply-loss'> = {
   async start(ctx) {
     const { clients, config, journal } = ctx;
     let routes: Route[] = [];
+    // Watched from the moment of the strike, in the journal listener: with a short --think the release may follow
+    // the read before the keys are read.
+    let release: ReturnType<typeof watchRelease> | undefined;
     const section = await ctx.sections.next(
       ctx.aim,
       AIM_TIMEOUT_MS,
@@ -57,6 +60,7 @@ export const replyLoss: FaultExecutor<'reply-loss'> = {
         !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited && redisRoutes(ctx, s.slot).length > 0,
       (s) => {
         routes = redisRoutes(ctx, s.slot);
+        release = watchRelease(journal, s.process);
         for (const r of routes) {
           // A proxy keeps every drop since its start: this shot's is the one after those of earlier shots.
           r.dropsBefore = r.proxy.droppedReplies().length;
@@ -64,10 +68,10 @@ export const replyLoss: FaultExecutor<'reply-loss'> = {
         }
       },
     );
-    if (!section) return null;
+    if (!section || !release) return null;
+    const released = release;
     const readFrom = performance.now();
     const before = await readKeys(ctx, routes, section.account);
-    const release = watchRelease(journal, section.process);
     const outcome: Outcome = { droppedOn: [], valuesAfter: {}, unanswered: [] };
     const ready = (async () => {
       outcome.droppedOn = await waitForDrops(routes, ctx.signal);
@@ -78,7 +82,7 @@ export const replyLoss: FaultExecutor<'reply-loss'> = {
         else if (key !== null) outcome.valuesAfter[node] = key.value;
       }
       outcome.readsApartMs = Math.round(performance.now() - readFrom);
-      await release.completed;
+      await released.completed;
     })();
     const ownerValues: Record<string, string> = {};
     const pttlMs: Record<string, number> = {};
@@ -93,9 +97,9 @@ export const replyLoss: FaultExecutor<'reply-loss'> = {
       holdMs: config.storyWaitMs,
       ready,
       async heal() {
-        release.stop();
+        released.stop();
         for (const r of routes) r.proxy.heal();
-        const params = endParams(section, outcome, release.invokeTime(), ownerValues, pttlMs);
+        const params = endParams(section, outcome, released.invokeTime(), ownerValues, pttlMs);
         return { params, note: healNote(section.process, params) };
       },
     };
