@@ -7,14 +7,14 @@ import { runNemesis, starts } from '../../test/support/nemesis-test-kit.ts';
 /**
  * reply-loss on a real Redis: the holder's release reaches the server, the reply is dropped by the client's own
  * proxy, and the server is read right after the drop. About one shot a second (the release's 500 ms command timeout
- * ends each), 10 or more in 25 s.
+ * ends each), 10 or more in 30 s.
  */
 
 type Params = Record<string, unknown> & { droppedOn: string[]; valuesAfter: Record<string, string> };
 
 describe('reply-loss', () => {
   it('--lock=redis: ≥ 9 of 10 shots are committed but unacknowledged; one without server effect is a miss', async () => {
-    const run = await runNemesis(['--lock=redis', '--nemesis=reply-loss', '--nemesis-interval=500', '--time-limit=25']);
+    const run = await runNemesis(['--lock=redis', '--nemesis=reply-loss', '--nemesis-interval=500', '--time-limit=30']);
     const ends = run.faults.filter((o) => o.f === 'reply-loss' && o.value.phase === 'end');
     expect(ends.length, run.summary).toBeGreaterThanOrEqual(10);
     // Committed: the key was gone right after the drop (no value read for a node whose reply was dropped).
