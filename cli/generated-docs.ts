@@ -20,6 +20,11 @@ import { tallyLine } from '../matrix/matrix-tally.ts';
 import { remedyOracleMarkdown } from '../matrix/remedy-oracle-table.ts';
 import { choosingMarkdown } from '../matrix/choosing-page.ts';
 import { roomsMarkdown } from '../matrix/rooms.ts';
+import { fieldTableMarkdown } from '../common/file-format.ts';
+import { TEST_FORMAT } from '../store/test-json.ts';
+import { RESULTS_FORMAT } from '../store/results-json.ts';
+import { MATRIX_FORMAT } from '../matrix/matrix-json.ts';
+import { NIGHTLY_FORMAT } from '../nightly/nightly-result.ts';
 
 /**
  * The parts of the docs that restate the code, written from it: the oracle's tables and cell counts, every CLI
@@ -106,6 +111,10 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   'example-python-manifest': { block: true, text: example('examples/python-redis-lock.json', 'json') },
   rooms: { block: true, text: () => roomsMarkdown(ROOT) },
   choosing: { block: true, text: choosingMarkdown },
+  'format-test': { block: true, text: () => fieldTableMarkdown(TEST_FORMAT) },
+  'format-results': { block: true, text: () => fieldTableMarkdown(RESULTS_FORMAT) },
+  'format-matrix': { block: true, text: () => fieldTableMarkdown(MATRIX_FORMAT) },
+  'format-nightly': { block: true, text: () => fieldTableMarkdown(NIGHTLY_FORMAT) },
 };
 
 /** The pages and the parts each must carry (a marker taken out of a page is a failure too, not a silent skip). */
@@ -113,8 +122,9 @@ export const GENERATED_PAGES: Readonly<Record<string, readonly string[]>> = {
   'README.md': ['fault-oracle-readme', 'matrix-only-columns', 'lock-names'],
   'docs/cli.md': ['options', 'subcommands', 'timing', 'exit-codes'],
   'docs/faults.md': ['faults', 'fault-stories', 'fault-names'],
-  'docs/matrix.md': ['fault-oracle', 'remedy-oracle', 'measured', 'construction', 'closing'],
-  'docs/nightly.md': ['nightly'],
+  'docs/matrix.md': ['fault-oracle', 'remedy-oracle', 'measured', 'construction', 'closing', 'format-matrix'],
+  'docs/nightly.md': ['nightly', 'format-nightly'],
+  'docs/results.md': ['format-test', 'format-results'],
   'docs/protocol.md': ['protocol-timeouts', 'server-names', 'example-python-lock', 'example-python-manifest'],
   'docs/your-lock.md': ['example-my-lock'],
   'docs/locks.md': ['lock-names'],
