@@ -25,6 +25,7 @@ import { TEST_FORMAT } from '../store/test-json.ts';
 import { RESULTS_FORMAT } from '../store/results-json.ts';
 import { MATRIX_FORMAT } from '../matrix/matrix-json.ts';
 import { NIGHTLY_FORMAT } from '../nightly/nightly-result.ts';
+import { BUNDLE_JSON_FORMAT } from '../repro/bundle-format.ts';
 
 /**
  * The parts of the docs that restate the code, written from it: the oracle's tables and cell counts, every CLI
@@ -115,6 +116,7 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   'format-results': { block: true, text: () => fieldTableMarkdown(RESULTS_FORMAT) },
   'format-matrix': { block: true, text: () => fieldTableMarkdown(MATRIX_FORMAT) },
   'format-nightly': { block: true, text: () => fieldTableMarkdown(NIGHTLY_FORMAT) },
+  'format-bundle': { block: true, text: () => fieldTableMarkdown(BUNDLE_JSON_FORMAT) },
 };
 
 /** The pages and the parts each must carry (a marker taken out of a page is a failure too, not a silent skip). */
@@ -125,6 +127,7 @@ export const GENERATED_PAGES: Readonly<Record<string, readonly string[]>> = {
   'docs/matrix.md': ['fault-oracle', 'remedy-oracle', 'measured', 'construction', 'closing', 'format-matrix'],
   'docs/nightly.md': ['nightly', 'format-nightly'],
   'docs/results.md': ['format-test', 'format-results'],
+  'docs/reproductions.md': ['format-bundle'],
   'docs/protocol.md': ['protocol-timeouts', 'server-names', 'example-python-lock', 'example-python-manifest'],
   'docs/your-lock.md': ['example-my-lock'],
   'docs/locks.md': ['lock-names'],

@@ -42,8 +42,7 @@ describe('a file format declared once', () => {
   it('writes the docs’ table from the declaration, its version rule first', () => {
     expect(fieldTableMarkdown(PAIR)).toBe(
       [
-        "`pair.json`: two values. Its `v` is 2; a newer one is refused, an older one read in today's shape. " +
-          'Versions: 1 — no `b`; 2 — `b` added, 0 when absent.',
+        '`pair.json`: two values. Its `v` is 2. Versions: 1 — no `b`; 2 — `b` added, 0 when absent.',
         '',
         '| field | what it is |',
         '|---|---|',

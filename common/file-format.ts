@@ -46,9 +46,13 @@ export function defineFormat<T, Decoded = T>(format: FileFormat<T, Decoded>): Fi
  * The version `raw` says it has (its `versionField`): 0 when it says none (a file from before the number). A version
  * newer than this code's is refused rather than misread: the user's next step is a newer fencepost.
  */
-export function versionOf(format: { versionField: string; current: number }, raw: unknown, file: string): number {
+export function versionOf(
+  format: { versionField: string | null; current: number },
+  raw: unknown,
+  file: string,
+): number {
   const field = format.versionField;
-  if (!isRecord(raw) || raw[field] === undefined) return 0;
+  if (field === null || !isRecord(raw) || raw[field] === undefined) return 0;
   const v = raw[field];
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
     throw new HarnessError(
@@ -83,9 +87,8 @@ export function fieldTableMarkdown(format: FileFormat<never, unknown>): string {
   const out = [
     `\`${format.file}\`: ${format.what} ` +
       (format.versionField === null
-        ? `It carries no version number; older shapes are read in today's. Versions: ${versions}.`
-        : `Its \`${format.versionField}\` is ${format.current}; a newer one is refused, an older one read in today's ` +
-          `shape. Versions: ${versions}.`),
+        ? `It carries no version number. Versions: ${versions}.`
+        : `Its \`${format.versionField}\` is ${format.current}. Versions: ${versions}.`),
     '',
     ...table(format.fields as Record<string, string>),
   ];

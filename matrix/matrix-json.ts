@@ -43,7 +43,7 @@ export const MATRIX_FORMAT = defineFormat<MatrixCell, MatrixCell[]>({
   versions: [
     {
       version: 0,
-      what: 'no number (a list has no field for it); `table` and `decided` were added later, and filled in when absent',
+      what: 'the only one (a list has no field for a number); `table` and `decided` came later, and are filled in when absent',
     },
   ],
   fields: MATRIX_CELL_FIELDS,

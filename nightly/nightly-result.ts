@@ -104,7 +104,7 @@ export const NIGHTLY_FORMAT = defineFormat<NightlyResult>({
   versions: [
     {
       version: 1,
-      what: 'the first; cells got `decided`, `table`, `liveness` and `wallMs` since, read as `measured`, `faults` (oracle cells) and absent when missing',
+      what: 'the first, and the only one read (another is not a nightly result); cells got `decided`, `table`, `liveness` and `wallMs` since, read as `measured`, `faults` (oracle cells) and absent when missing',
     },
   ],
   fields: {
