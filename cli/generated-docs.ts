@@ -12,7 +12,6 @@ import {
 } from './cli-reference.ts';
 import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
-import { DEFAULT_SERVERS } from '../workloads/resolved-strategy.ts';
 import { columnsOnlyInMatrix, faultOracleMarkdown, README_COLUMNS } from '../matrix/fault-oracle-table.ts';
 import { matrixPlan } from '../matrix/matrix.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
@@ -26,6 +25,7 @@ import { RESULTS_FORMAT } from '../store/results-json.ts';
 import { MATRIX_FORMAT } from '../matrix/matrix-json.ts';
 import { NIGHTLY_FORMAT } from '../nightly/nightly-result.ts';
 import { BUNDLE_JSON_FORMAT } from '../repro/bundle-format.ts';
+import { MANIFEST_FORMAT } from '../workloads/foreign/manifest.ts';
 
 /**
  * The parts of the docs that restate the code, written from it: the oracle's tables and cell counts, every CLI
@@ -104,7 +104,6 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   faults: { block: true, text: faultsMarkdown },
   'fault-stories': { block: true, text: faultStoriesMarkdown },
   'protocol-timeouts': { block: true, text: protocolTimeoutsMarkdown },
-  'server-names': { block: false, text: () => code(Object.keys(DEFAULT_SERVERS)) },
   'lock-names': { block: false, text: () => code(BUILTIN_LOCKS) },
   'fault-names': { block: false, text: () => code(FAULT_NAMES) },
   'example-my-lock': { block: true, text: example('examples/my-lock.ts', 'ts') },
@@ -117,6 +116,7 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   'format-matrix': { block: true, text: () => fieldTableMarkdown(MATRIX_FORMAT) },
   'format-nightly': { block: true, text: () => fieldTableMarkdown(NIGHTLY_FORMAT) },
   'format-bundle': { block: true, text: () => fieldTableMarkdown(BUNDLE_JSON_FORMAT) },
+  'format-manifest': { block: true, text: () => fieldTableMarkdown(MANIFEST_FORMAT) },
 };
 
 /** The pages and the parts each must carry (a marker taken out of a page is a failure too, not a silent skip). */
@@ -128,7 +128,7 @@ export const GENERATED_PAGES: Readonly<Record<string, readonly string[]>> = {
   'docs/nightly.md': ['nightly', 'format-nightly'],
   'docs/results.md': ['format-test', 'format-results'],
   'docs/reproductions.md': ['format-bundle'],
-  'docs/protocol.md': ['protocol-timeouts', 'server-names', 'example-python-lock', 'example-python-manifest'],
+  'docs/protocol.md': ['format-manifest', 'protocol-timeouts', 'example-python-lock', 'example-python-manifest'],
   'docs/your-lock.md': ['example-my-lock'],
   'docs/locks.md': ['lock-names'],
   'docs/architecture.md': ['rooms'],

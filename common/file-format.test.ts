@@ -52,4 +52,24 @@ describe('a file format declared once', () => {
       ].join('\n'),
     );
   });
+
+  it('adds the required and without-it columns when a field says them; a plain row is optional with nothing', () => {
+    const withRows = defineFormat<{ cmd: string; name?: string }, null>({
+      file: '<x>.json',
+      what: 'a manifest.',
+      versionField: null,
+      current: 0,
+      versions: [{ version: 0, what: 'the only one' }],
+      fields: { cmd: { what: 'the program', required: true, without: '—' }, name: 'how it is named' },
+      decode: () => null,
+    });
+    expect(fieldTableMarkdown(withRows).split('\n')).toEqual([
+      '`<x>.json`: a manifest. It carries no version number. Versions: 0 — the only one.',
+      '',
+      '| field | required | what it says | without it |',
+      '|---|---|---|---|',
+      '| `cmd` | yes | the program | — |',
+      '| `name` | no | how it is named | — |',
+    ]);
+  });
 });

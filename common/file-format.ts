@@ -6,7 +6,15 @@ import { isRecord } from './is-record.ts';
  * the type without its sentence, or a sentence for a field the type no longer has, does not compile. The docs' field
  * table is written from it (`fieldTableMarkdown`), so type and table cannot drift apart.
  */
-export type FieldDocs<T> = { readonly [K in keyof Required<T> & string]: string };
+export type FieldDocs<T> = { readonly [K in keyof Required<T> & string]: string | FieldRow };
+
+/** A field's row when its table says more: whether a file must have it, and what its absence means. */
+export interface FieldRow {
+  what: string;
+  required: boolean;
+  /** What a file without it gets (`—`: nothing). */
+  without: string;
+}
 
 /**
  * One stored file's format, declared once beside its type: its name on disk, the version rule (the field that
@@ -29,7 +37,7 @@ export interface FileFormat<T, Decoded = T> {
   /** The top-level fields, or each element's when the file is a list. */
   fields: FieldDocs<T>;
   /** Fields of a nested part, each under a heading of its own (`cells[]`, `strategy`). */
-  parts?: readonly { name: string; what: string; fields: Readonly<Record<string, string>> }[];
+  parts?: readonly { name: string; what: string; fields: Readonly<Record<string, string | FieldRow>> }[];
   /** The value as parsed, of any version this code reads, in today's shape; a newer version or a bad value throws. */
   decode: (raw: unknown, file: string) => Decoded;
 }
@@ -73,11 +81,20 @@ export function versionOf(
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-function table(fields: Readonly<Record<string, string>>): string[] {
+/** A table of fields: `field | what it is`, or with `required` and `without it` columns when a row has them. */
+function table(fields: Readonly<Record<string, string | FieldRow>>): string[] {
+  const rows = Object.entries(fields);
+  if (rows.every(([, v]) => typeof v === 'string'))
+    return ['| field | what it is |', '|---|---|', ...rows.map(([k, v]) => `| \`${k}\` | ${cell(v as string)} |`)];
+  const full = (v: string | FieldRow): FieldRow =>
+    typeof v === 'string' ? { what: v, required: false, without: '—' } : v;
   return [
-    '| field | what it is |',
-    '|---|---|',
-    ...Object.entries(fields).map(([k, v]) => `| \`${k}\` | ${cell(v)} |`),
+    '| field | required | what it says | without it |',
+    '|---|---|---|---|',
+    ...rows.map(([k, v]) => {
+      const r = full(v);
+      return `| \`${k}\` | ${r.required ? 'yes' : 'no'} | ${cell(r.what)} | ${cell(r.without)} |`;
+    }),
   ];
 }
 
@@ -90,7 +107,7 @@ export function fieldTableMarkdown(format: FileFormat<never, unknown>): string {
         ? `It carries no version number. Versions: ${versions}.`
         : `Its \`${format.versionField}\` is ${format.current}. Versions: ${versions}.`),
     '',
-    ...table(format.fields as Record<string, string>),
+    ...table(format.fields as Record<string, string | FieldRow>),
   ];
   for (const p of format.parts ?? []) out.push('', `\`${p.name}\`: ${p.what}`, '', ...table(p.fields));
   return out.join('\n');
