@@ -26,6 +26,7 @@ import { MATRIX_FORMAT } from '../matrix/matrix-json.ts';
 import { NIGHTLY_FORMAT } from '../nightly/nightly-result.ts';
 import { BUNDLE_JSON_FORMAT } from '../repro/bundle-format.ts';
 import { MANIFEST_FORMAT } from '../workloads/foreign/manifest.ts';
+import { SCENARIO_FILE } from '../scenario/scenario-file.ts';
 
 /**
  * The parts of the docs that restate the code, written from it: the oracle's tables and cell counts, every CLI
@@ -117,6 +118,7 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   'format-nightly': { block: true, text: () => fieldTableMarkdown(NIGHTLY_FORMAT) },
   'format-bundle': { block: true, text: () => fieldTableMarkdown(BUNDLE_JSON_FORMAT) },
   'format-manifest': { block: true, text: () => fieldTableMarkdown(MANIFEST_FORMAT) },
+  'format-scenario': { block: true, text: () => fieldTableMarkdown(SCENARIO_FILE) },
 };
 
 /** The pages and the parts each must carry (a marker taken out of a page is a failure too, not a silent skip). */
@@ -127,7 +129,7 @@ export const GENERATED_PAGES: Readonly<Record<string, readonly string[]>> = {
   'docs/matrix.md': ['fault-oracle', 'remedy-oracle', 'measured', 'construction', 'closing', 'format-matrix'],
   'docs/nightly.md': ['nightly', 'format-nightly'],
   'docs/results.md': ['format-test', 'format-results'],
-  'docs/reproductions.md': ['format-bundle'],
+  'docs/reproductions.md': ['format-scenario', 'format-bundle'],
   'docs/protocol.md': ['format-manifest', 'protocol-timeouts', 'example-python-lock', 'example-python-manifest'],
   'docs/your-lock.md': ['example-my-lock'],
   'docs/locks.md': ['lock-names'],
