@@ -27,6 +27,7 @@ import { NIGHTLY_FORMAT } from '../nightly/nightly-result.ts';
 import { BUNDLE_JSON_FORMAT } from '../repro/bundle-format.ts';
 import { MANIFEST_FORMAT } from '../workloads/foreign/manifest.ts';
 import { SCENARIO_FILE } from '../scenario/scenario-file.ts';
+import { TARGET_FILE } from '../target/target-file.ts';
 
 /**
  * The parts of the docs that restate the code, written from it: the oracle's tables and cell counts, every CLI
@@ -119,6 +120,7 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   'format-bundle': { block: true, text: () => fieldTableMarkdown(BUNDLE_JSON_FORMAT) },
   'format-manifest': { block: true, text: () => fieldTableMarkdown(MANIFEST_FORMAT) },
   'format-scenario': { block: true, text: () => fieldTableMarkdown(SCENARIO_FILE) },
+  'format-target': { block: true, text: () => fieldTableMarkdown(TARGET_FILE) },
 };
 
 /** The pages and the parts each must carry (a marker taken out of a page is a failure too, not a silent skip). */
@@ -130,6 +132,7 @@ export const GENERATED_PAGES: Readonly<Record<string, readonly string[]>> = {
   'docs/nightly.md': ['nightly', 'format-nightly'],
   'docs/results.md': ['format-test', 'format-results'],
   'docs/reproductions.md': ['format-scenario', 'format-bundle'],
+  'docs/targets.md': ['format-target'],
   'docs/protocol.md': ['format-manifest', 'protocol-timeouts', 'example-python-lock', 'example-python-manifest'],
   'docs/your-lock.md': ['example-my-lock'],
   'docs/locks.md': ['lock-names'],
