@@ -72,4 +72,10 @@ describe('a file format declared once', () => {
       '| `name` | no | how it is named | — |',
     ]);
   });
+
+  it('refuses a declaration whose current version is not its last listed one', () => {
+    expect(() => defineFormat<Pair>({ ...PAIR, current: 3 })).toThrow(
+      'pair.json: current is 3 but its last listed version is 2',
+    );
+  });
 });

@@ -43,10 +43,15 @@ export interface FileFormat<T, Decoded = T> {
 }
 
 /**
- * `format`, checked by the compiler against `FieldDocs` (an identity, for its type). `Decoded` is what the decoder
+ * `format`, checked by the compiler against `FieldDocs`, and its newest listed version against `current`. `Decoded` is what the decoder
  * gives when it is not the written shape itself (test.json's decoder passes a record on for tolerant readers).
  */
 export function defineFormat<T, Decoded = T>(format: FileFormat<T, Decoded>): FileFormat<T, Decoded> {
+  // The version rule and its history are one fact: a bump without its line (or a line without the bump) is refused
+  // when the module loads, so no test or run can miss it.
+  const last = format.versions.at(-1)?.version;
+  if (last !== format.current)
+    throw new Error(`${format.file}: current is ${format.current} but its last listed version is ${last}`);
   return format;
 }
 
