@@ -4,7 +4,7 @@ import { FAULT_ALIASES } from '../faults/fault-names.ts';
 import { FAULT_CATALOGUE } from '../faults/catalogue.ts';
 import { ACQUIRE_GRACE_MS } from '../workloads/foreign/protocol.ts';
 import { CONNECT_TIMEOUT_MIN_MS, replyTimeoutMs } from '../workloads/foreign/foreign-strategy.ts';
-import { CHECK_ACQUIRE_TIMEOUT_MS, CHECK_REPLY_MS, CHECK_TTL_MS } from '../harness/lock-check-command.ts';
+import { CHECK_ACQUIRE_TIMEOUT_MS, CHECK_REPLY_MS, CHECK_TTL_MS } from '../harness/lock-check-steps.ts';
 import { optionRows, type OptionSpec } from '../harness/option-table.ts';
 import type { CommandHelp } from './command-module.ts';
 import { commandModule, COMMANDS, type CommandName } from './command-table.ts';

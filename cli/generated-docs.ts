@@ -12,7 +12,6 @@ import {
 } from './cli-reference.ts';
 import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
-import { DEFAULT_SERVERS } from '../workloads/resolved-strategy.ts';
 import { columnsOnlyInMatrix, faultOracleMarkdown, README_COLUMNS } from '../matrix/fault-oracle-table.ts';
 import { matrixPlan } from '../matrix/matrix.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
@@ -20,6 +19,15 @@ import { tallyLine } from '../matrix/matrix-tally.ts';
 import { remedyOracleMarkdown } from '../matrix/remedy-oracle-table.ts';
 import { choosingMarkdown } from '../matrix/choosing-page.ts';
 import { roomsMarkdown } from '../matrix/rooms.ts';
+import { fieldTableMarkdown } from '../common/file-format.ts';
+import { TEST_FORMAT } from '../store/test-json.ts';
+import { RESULTS_FORMAT } from '../store/results-json.ts';
+import { MATRIX_FORMAT } from '../matrix/matrix-json.ts';
+import { NIGHTLY_FORMAT } from '../nightly/nightly-result.ts';
+import { BUNDLE_JSON_FORMAT } from '../repro/bundle-format.ts';
+import { MANIFEST_FORMAT } from '../workloads/foreign/manifest.ts';
+import { SCENARIO_FILE } from '../scenario/scenario-file.ts';
+import { TARGET_FILE } from '../target/target-file.ts';
 
 /**
  * The parts of the docs that restate the code, written from it: the oracle's tables and cell counts, every CLI
@@ -98,7 +106,6 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   faults: { block: true, text: faultsMarkdown },
   'fault-stories': { block: true, text: faultStoriesMarkdown },
   'protocol-timeouts': { block: true, text: protocolTimeoutsMarkdown },
-  'server-names': { block: false, text: () => code(Object.keys(DEFAULT_SERVERS)) },
   'lock-names': { block: false, text: () => code(BUILTIN_LOCKS) },
   'fault-names': { block: false, text: () => code(FAULT_NAMES) },
   'example-my-lock': { block: true, text: example('examples/my-lock.ts', 'ts') },
@@ -106,6 +113,14 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   'example-python-manifest': { block: true, text: example('examples/python-redis-lock.json', 'json') },
   rooms: { block: true, text: () => roomsMarkdown(ROOT) },
   choosing: { block: true, text: choosingMarkdown },
+  'format-test': { block: true, text: () => fieldTableMarkdown(TEST_FORMAT) },
+  'format-results': { block: true, text: () => fieldTableMarkdown(RESULTS_FORMAT) },
+  'format-matrix': { block: true, text: () => fieldTableMarkdown(MATRIX_FORMAT) },
+  'format-nightly': { block: true, text: () => fieldTableMarkdown(NIGHTLY_FORMAT) },
+  'format-bundle': { block: true, text: () => fieldTableMarkdown(BUNDLE_JSON_FORMAT) },
+  'format-manifest': { block: true, text: () => fieldTableMarkdown(MANIFEST_FORMAT) },
+  'format-scenario': { block: true, text: () => fieldTableMarkdown(SCENARIO_FILE) },
+  'format-target': { block: true, text: () => fieldTableMarkdown(TARGET_FILE) },
 };
 
 /** The pages and the parts each must carry (a marker taken out of a page is a failure too, not a silent skip). */
@@ -113,9 +128,12 @@ export const GENERATED_PAGES: Readonly<Record<string, readonly string[]>> = {
   'README.md': ['fault-oracle-readme', 'matrix-only-columns', 'lock-names'],
   'docs/cli.md': ['options', 'subcommands', 'timing', 'exit-codes'],
   'docs/faults.md': ['faults', 'fault-stories', 'fault-names'],
-  'docs/matrix.md': ['fault-oracle', 'remedy-oracle', 'measured', 'construction', 'closing'],
-  'docs/nightly.md': ['nightly'],
-  'docs/protocol.md': ['protocol-timeouts', 'server-names', 'example-python-lock', 'example-python-manifest'],
+  'docs/matrix.md': ['fault-oracle', 'remedy-oracle', 'measured', 'construction', 'closing', 'format-matrix'],
+  'docs/nightly.md': ['nightly', 'format-nightly'],
+  'docs/results.md': ['format-test', 'format-results'],
+  'docs/reproductions.md': ['format-scenario', 'format-bundle'],
+  'docs/targets.md': ['format-target'],
+  'docs/protocol.md': ['format-manifest', 'protocol-timeouts', 'example-python-lock', 'example-python-manifest'],
   'docs/your-lock.md': ['example-my-lock'],
   'docs/locks.md': ['lock-names'],
   'docs/architecture.md': ['rooms'],

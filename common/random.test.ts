@@ -3,7 +3,7 @@ import { deriveSeed, seededRandom } from './random.ts';
 
 // Literal values, worked out from the formulas the harness used before deriveSeed existed (harness/run.ts:
 // `(seed + slot * 7919) >>> 0` and `(seed * 31 + slot) >>> 0`, nemesis/schedule.ts: `seed ^ 0x5eed_fa17`,
-// matrix/matrix.ts: `(seed + runs.length) % 2 ** 31`): a stored run's --seed must replay the same streams.
+// matrix/cell-decision.ts: `(seed + runs.length) % 2 ** 31`): a stored run's --seed must replay the same streams.
 describe('deriveSeed', () => {
   it.each([
     [42, { purpose: 'lock-client', slot: 0 } as const, 42],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { builtinForeignRow, checkedLock, masked } from './lock-check-command.ts';
+import { builtinForeignRow, checkedLock } from './lock-check-command.ts';
+import { masked } from './lock-check-transcript.ts';
 
 describe('lock-check of a built-in foreign row', () => {
   // A built-in row named by its manifest was checked like a user's: its glue never compiled, so etcd-go and curator

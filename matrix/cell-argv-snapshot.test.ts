@@ -6,7 +6,8 @@ import { Shutdown } from '../common/shutdown.ts';
 import { resolveConfig, type Config } from '../harness/run-argv.ts';
 import { nightlyCommand } from '../nightly/nightly.ts';
 import { libraryTurnOf, LIBRARY_TURNS } from '../nightly/nightly-library-sample.ts';
-import { runMatrix, type RunOne } from './matrix.ts';
+import { runMatrix } from './matrix.ts';
+import type { RunOne } from './cell-decision.ts';
 
 /**
  * The argv every cell of `--lock=all` and of `nightly` (each library turn) runs with and records (its test.json, its

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cellArgv, cellConfig } from './cell-config.ts';
-import { builtinStrategies, matrixPlan, shapeOf } from './matrix.ts';
+import { builtinStrategies, matrixPlan } from './matrix.ts';
+import { shapeOf } from './cell-decision.ts';
 import { checkStrategyOptions } from '../harness/strategy-options.ts';
 import { HarnessError } from '../common/errors.ts';
 import { resolveConfig, type Config } from '../harness/run-argv.ts';

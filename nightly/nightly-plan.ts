@@ -1,7 +1,8 @@
 import type { FaultName } from '../faults/fault-names.ts';
 import type { UserExpectation } from './expectations.ts';
 import { inNightlySample } from './nightly-library-sample.ts';
-import { matrixPlan, type CellColumn } from '../matrix/matrix.ts';
+import { matrixPlan } from '../matrix/matrix.ts';
+import type { CellColumn } from '../matrix/cell-decision.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
 import type { OracleCell } from '../locks/oracle-cell.ts';
 import { ORACLE_COLUMNS } from '../matrix/oracle.ts';

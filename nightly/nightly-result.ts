@@ -5,6 +5,7 @@ import type { Expectation, MatrixCell, Observation } from '../matrix/matrix-cell
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { MAX_SHARDS } from './nightly-config.ts';
+import { defineFormat, type FieldDocs } from '../common/file-format.ts';
 
 /** A matrix cell as the nightly job records it: where its expectation came from, its plan position, its fault hits. */
 export interface NightlyCell extends MatrixCell {
@@ -88,30 +89,75 @@ export function readNightlyFiles(dir: string): { dir: string; result: NightlyRes
   return chosen.map((f) => ({ dir, result: parseNightlyResult(path.join(dir, f)) }));
 }
 
+const NIGHTLY_HINT = 'give a folder a nightly run wrote (its --results), or download that night again';
+
 /**
- * A nightly*.json read back — often a downloaded CI artifact (the baseline), so not trusted: a file that is not
- * JSON, or whose cells have fields of the wrong type, is a bad argument (254) naming the file and the field. The
- * one reader of the file, and tolerant of older nights (olderNightCell): its readers see today's shape.
+ * nightly.json, declared once (common/file-format.ts). Often a downloaded CI artifact (the baseline), so not trusted:
+ * a value whose cells have fields of the wrong type is a bad argument (254) naming the file and the field. Its
+ * decoder is the one reader of the file, and tolerant of older nights (olderNightCell): its readers see today's shape.
  */
+export const NIGHTLY_FORMAT = defineFormat<NightlyResult>({
+  file: 'nightly.json',
+  what: 'one night (or `nightly.shard-<i>-of-<n>.json`, one shard of it); run folders are relative to its folder.',
+  versionField: 'version',
+  current: 1,
+  versions: [
+    {
+      version: 1,
+      what: 'the first, and the only one read (another is not a nightly result); cells got `decided`, `table`, `liveness` and `wallMs` since, read as `measured`, `faults` (oracle cells) and absent when missing',
+    },
+  ],
+  fields: {
+    version: 'the format number (above)',
+    seed: 'the night’s seed',
+    shard: '`null`, or `{ index, count }` for one shard of the night',
+    settings: 'the options every cell ran with (a merge refuses shards that differ)',
+    command: 'the command that ran the night',
+    startedAt: 'when it started (ISO 8601)',
+    wallMs: 'how long it took, ms',
+    expectationsFile: 'the user’s expectations file, or `null`',
+    cells: 'the cells, in plan order (below)',
+  },
+  parts: [
+    {
+      name: 'cells[]',
+      what: 'a matrix.json cell (docs/matrix.md) with where its expectation came from, its plan position, its fault hits:',
+      fields: {
+        index: 'its position in the night’s plan',
+        from: '`oracle`, or the user’s expectations file and line',
+        why: 'the expectation’s reason, when the file gave one',
+        faultHits: 'how often its fault hit, summed over its runs',
+        wallMs: 'wall time of every run of it, boot and teardown included, ms; absent when decided by construction',
+      } satisfies FieldDocs<Omit<NightlyCell, keyof MatrixCell>>,
+    },
+  ],
+  decode: (raw, file) => {
+    const bad = (problem: string): never => {
+      throw new HarnessError('bad-arguments', `${file}: ${problem}.`, { hint: NIGHTLY_HINT });
+    };
+    const result = raw as Partial<NightlyResult> | null;
+    if (typeof result !== 'object' || result === null || result.version !== 1 || !Array.isArray(result.cells))
+      return bad(`not a nightly result (version ${String((result as { version?: unknown } | null)?.version)})`);
+    topLevelProblems(result).forEach(bad);
+    result.cells.forEach((c, i) => cellProblems(c, `cells[${i}]`).forEach(bad));
+    return { ...(result as NightlyResult), cells: result.cells.map(olderNightCell) };
+  },
+});
+
+/** A nightly*.json read back: a file too big or not JSON is a bad argument (254); then NIGHTLY_FORMAT's decoder. */
 function parseNightlyResult(file: string): NightlyResult {
   const bad = (problem: string): never => {
-    throw new HarnessError('bad-arguments', `${file}: ${problem}.`, {
-      hint: 'give a folder a nightly run wrote (its --results), or download that night again',
-    });
+    throw new HarnessError('bad-arguments', `${file}: ${problem}.`, { hint: NIGHTLY_HINT });
   };
   let raw: unknown;
   try {
+    // A file too big is said inside the "not valid JSON" sentence (the catch below), as it always was.
     if (fs.statSync(file).size > MAX_NIGHTLY_BYTES) return bad(`larger than ${MAX_NIGHTLY_BYTES} bytes`);
     raw = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
     return bad(`not valid JSON (${(err as Error).message})`);
   }
-  const result = raw as Partial<NightlyResult> | null;
-  if (typeof result !== 'object' || result === null || result.version !== 1 || !Array.isArray(result.cells))
-    return bad(`not a nightly result (version ${String((result as { version?: unknown } | null)?.version)})`);
-  topLevelProblems(result).forEach(bad);
-  result.cells.forEach((c, i) => cellProblems(c, `cells[${i}]`).forEach(bad));
-  return { ...(result as NightlyResult), cells: result.cells.map(olderNightCell) };
+  return NIGHTLY_FORMAT.decode(raw, file);
 }
 
 /**

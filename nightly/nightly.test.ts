@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResults } from '../checkers/run-results.ts';
-import type { RunOne } from '../matrix/matrix.ts';
+import type { RunOne } from '../matrix/cell-decision.ts';
 import { nightlyCommand, nightMatrix } from './nightly.ts';
 import type { NightlyCell, NightlyResult } from './nightly-result.ts';
 import { parseCommandLine } from '../cli/command-line.ts';

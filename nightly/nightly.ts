@@ -6,15 +6,8 @@ import { CLI } from '../common/cli-name.ts';
 import { HarnessError } from '../common/errors.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { expectationsPath, loadExpectations, type UserExpectation } from './expectations.ts';
-import {
-  checkMatrixEvidence,
-  checkMatrixTimeLimit,
-  constructionCell,
-  isolatedRunner,
-  measuredCell,
-  shapeOf,
-  type RunOne,
-} from '../matrix/matrix.ts';
+import { checkMatrixEvidence, checkMatrixTimeLimit } from '../matrix/matrix.ts';
+import { constructionCell, isolatedRunner, measuredCell, shapeOf, type RunOne } from '../matrix/cell-decision.ts';
 import { matrixColumns } from '../matrix/matrix-columns.ts';
 import { mergeShards } from './nightly-merge.ts';
 import { LIBRARY_TURNS, libraryRowsOf, libraryTurnOf } from './nightly-library-sample.ts';

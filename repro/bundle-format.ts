@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readSignature, type FailureSignature } from '../checkers/failure-signature.ts';
 import { readScenarioFile, type Scenario } from '../scenario/scenario-file.ts';
+import { defineFormat } from '../common/file-format.ts';
 
 /**
  * A reproduction bundle (`repro` writes it, `replay` reads it): one folder, also as a .tgz, that works from wherever
@@ -60,6 +61,37 @@ export interface Bundle {
   scenarioFile: string;
 }
 
+/**
+ * bundle.json, declared once (common/file-format.ts). Its decoder is the one reader of a parsed bundle.json: the
+ * value, or every problem with it field by field (no older version is read: a bundle is replayed by the fencepost
+ * version that reads it, and says which wrote it).
+ */
+export const BUNDLE_JSON_FORMAT = defineFormat<BundleJson, { json: BundleJson } | { problems: string[] }>({
+  file: BUNDLE_FILES.bundle,
+  what: 'what a reproduction bundle reproduces, and where it came from.',
+  versionField: 'version',
+  current: BUNDLE_VERSION,
+  versions: [
+    { version: BUNDLE_VERSION, what: 'the first; any other version is refused, naming the one this fencepost reads' },
+  ],
+  fields: {
+    fencepost: `always \`"${BUNDLE_FORMAT}"\`: what the file is`,
+    version: 'the format number (above)',
+    createdAt: 'when `repro` wrote it (ISO 8601)',
+    createdBy: 'the fencepost version that wrote it',
+    signature: 'the failure it reproduces: checker, anomaly, fault story (a replay must match it)',
+    description: 'the failure in words: `write #7 by p3 (A) erased by write #9 by p1 (B)`',
+    lock: '`{ name, kind, file? }`: `kind` is `builtin`, `plugin`, `manifest` or `exec`; `file` inside the bundle’s `lock/`',
+    run: 'the original run: folder name, argv, seed, start, options, faults, lost updates, overlaps',
+    versions: 'server and library versions of the original run',
+    machine: 'where it failed: cores, platform, Node, backend',
+  },
+  decode: (raw) => {
+    const problems = bundleJsonProblems(raw);
+    return problems.length ? { problems } : { json: raw as BundleJson };
+  },
+});
+
 /** The bundle in `dir`, or every problem with it, each naming the file (a 254 before anything starts). */
 export function readBundle(dir: string): Bundle | { problems: string[] } {
   const file = (f: string) => path.join(dir, f);
@@ -75,7 +107,8 @@ export function readBundle(dir: string): Bundle | { problems: string[] } {
       ],
     };
   }
-  problems.push(...bundleJsonProblems(raw).map((p) => `${file(BUNDLE_FILES.bundle)}: ${p}`));
+  const decoded = BUNDLE_JSON_FORMAT.decode(raw, file(BUNDLE_FILES.bundle));
+  if ('problems' in decoded) problems.push(...decoded.problems.map((p) => `${file(BUNDLE_FILES.bundle)}: ${p}`));
   const scenarioFile = file(BUNDLE_FILES.scenario);
   const read = readScenarioFile(scenarioFile);
   if ('problems' in read) problems.push(...read.problems.map((p) => `${scenarioFile}: ${p}`));

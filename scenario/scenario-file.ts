@@ -4,6 +4,7 @@ import { readSignature, type FailureSignature } from '../checkers/failure-signat
 import { CLIENT_NAME, parseStep, type ScenarioStep } from './scenario-steps.ts';
 import { scriptProblems } from './script-order.ts';
 import { SCENARIO_OPTIONS } from '../harness/reproduce-options.ts';
+import { defineFormat } from '../common/file-format.ts';
 
 /**
  * A scenario file: a failure's story scripted with named clients (scenarios/*.json; `repro` writes one into every
@@ -83,6 +84,38 @@ export function scenarioFromJson(raw: unknown): ScenarioOrProblems {
   return { scenario: Object.freeze({ name, shows, lock, clients, options, steps, expect, faults }) };
 }
 
+/**
+ * A scenario file, declared once (common/file-format.ts): a row per field of KEYS (one added there without its row
+ * does not compile), the docs' table of them (docs/reproductions.md, by `npm run docs:generate`), and its decoder,
+ * scenarioFromJson.
+ */
+export const SCENARIO_FILE = defineFormat<Partial<Record<(typeof KEYS)[number], unknown>>, ScenarioOrProblems>({
+  file: 'scenario.json',
+  what: "a failure's story scripted with named clients (`scenarios/*.json`; `repro` writes one into every bundle).",
+  versionField: 'version',
+  current: SCENARIO_VERSION,
+  versions: [{ version: 1, what: 'the first; any other version is refused, naming the one this fencepost reads' }],
+  fields: {
+    fencepost: `always \`"${SCENARIO_FORMAT}"\`: what the file is`,
+    version: 'the format number (above)',
+    name: "the scenario's name",
+    shows: "(optional) what the story shows, in words: the file's comment",
+    lock:
+      '(optional) the lock it was written for; `--lock` on the command line wins. A path (a plugin, a manifest, ' +
+      '`exec:program`) is relative to the scenario file, so a scenario travels with its lock',
+    clients: 'client names (a capital letter, then letters or digits), client slots 0, 1, … in this order',
+    options:
+      `(optional) run options by their command-line names: ${SCENARIO_OPTIONS.map((o) => `\`${o}\``).join(', ')}. ` +
+      "The command line wins over them. Clients, faults, accounts and duration are the script's (`--concurrency`, " +
+      '`--nemesis`, `--accounts`, `--time-limit` beside `--scenario` are refused); every client acts on account 0',
+    steps: 'the script, a step a line of text ("Steps", below)',
+    expect:
+      '(optional) the failure the scenario reproduces, as a signature (below). Without it, `replay` counts any ' +
+      'failure and names what it saw',
+  },
+  decode: (raw) => scenarioFromJson(raw),
+});
+
 function readClients(raw: unknown, problems: string[]): string[] {
   if (!Array.isArray(raw) || raw.length < 1 || raw.length > 16) {
     problems.push('`clients` must list 1 to 16 client names, e.g. ["A", "B"]');
@@ -141,7 +174,7 @@ export function readScenarioFile(file: string): ScenarioOrProblems {
     return { problems: [`cannot read it: ${(err as NodeJS.ErrnoException).code ?? String(err)}`] };
   }
   try {
-    return scenarioFromJson(JSON.parse(text));
+    return SCENARIO_FILE.decode(JSON.parse(text), file);
   } catch (err) {
     return { problems: [`not JSON: ${(err as Error).message}`] };
   }

@@ -2,7 +2,8 @@ import type { FaultName } from '../faults/fault-names.ts';
 import type { RunConfig } from './run-config.ts';
 import { rerunLine } from './rerun-line.ts';
 import { isRecord } from '../common/is-record.ts';
-import { formatOf } from './run-format.ts';
+import { formatOf, RUN_FORMAT, RUN_FORMAT_VERSIONS } from './run-format.ts';
+import { defineFormat } from '../common/file-format.ts';
 import type { ForeignLockRecord } from '../workloads/foreign/lock-identity.ts';
 import type { TargetRecord } from '../target/target-record.ts';
 
@@ -145,16 +146,47 @@ function foreignLockSeen(v: unknown): ForeignLockSeen | null {
 }
 
 /**
- * The one reader of a test record as parsed from its file: every reader of test.json goes through here (via
- * store/run-dir.ts). A record from before the format number was written is format 0 and comes back with
- * `format: 0`; one of a newer format than this code's is refused (a HarnessError, exit 254) rather than misread.
- * Anything else — a record that is not an object, fields missing — comes back as it is, for the tolerant readers
- * (`normalizeTestJson` for the pages, the check's own test of `config`) to judge.
+ * test.json, declared once (common/file-format.ts). Its decoder is the one reader of a test record as parsed: every
+ * reader of test.json goes through it (via store/run-dir.ts). A record from before the format number was written is
+ * format 0 and comes back with `format: 0`; one of a newer format than this code's is refused (a HarnessError, exit
+ * 254) rather than misread. Anything else — a record that is not an object, fields missing — comes back as it is,
+ * for the tolerant readers (`normalizeTestJson` for the pages, the check's own test of `config`) to judge.
  */
-export function decodeTestJson(raw: unknown, file: string): unknown {
-  const format = formatOf(raw, file);
-  return isRecord(raw) ? { ...raw, format } : raw;
-}
+export const TEST_FORMAT = defineFormat<StoredTestJson, unknown>({
+  file: 'test.json',
+  what: 'what the run was, written when it starts and again each time it learns more.',
+  versionField: 'format',
+  current: RUN_FORMAT,
+  versions: RUN_FORMAT_VERSIONS,
+  fields: {
+    format: 'the format number (above)',
+    lock: 'the `--lock` that ran',
+    strategy: 'the lock’s strategy: `name`, `token` (`monotonic`, `version`, `none`), `exclusive`, `servers`, `lease`',
+    argv: 'the command line, as given',
+    seed: 'the seed that replays the run',
+    startedAt: 'when the run started (ISO 8601)',
+    faults: 'the faults the run resolved, as `--nemesis` names them',
+    config: 'every run option, resolved',
+    versions: 'the version of every server and client library',
+    nodes: 'the servers: `name` and `port` each',
+    clientNetwork: '`proxied` (through the harness’s TCP proxies) or `direct`; absent: proxied',
+    skippedFaults: 'faults that did not apply to this run, with why',
+    stoppedEarly: '`--stop-on-lost-update` ended the run: when (s) and on which write',
+    scenario: 'a scripted scenario’s run: its script, each step’s outcome, whether it was followed',
+    aborted: 'why a target’s abort condition ended the run',
+    target: 'a run against a target: its servers, the adapters its faults went through, the fence, the keys left',
+    interrupted: '`true` when Ctrl-C or SIGTERM ended the run early',
+    failed: '`true` when the harness failed mid-run',
+    foreignLock: 'a lock in another language: which build of it ran',
+  },
+  decode: (raw, file) => {
+    const format = formatOf(raw, file);
+    return isRecord(raw) ? { ...raw, format } : raw;
+  },
+});
+
+/** The one reader of a test record as parsed (TEST_FORMAT's decoder). */
+export const decodeTestJson = TEST_FORMAT.decode;
 
 export function normalizeTestJson(raw: unknown, fallbackLock = 'unknown'): TestJson {
   const r = isRecord(raw) ? raw : {};

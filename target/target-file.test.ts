@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
-import { parseTarget } from './target-file.ts';
+import { parseTarget, TARGET_FILE } from './target-file.ts';
 import { targetLogins } from './target-credentials.ts';
 
 const FILE = '/srv/t/fencepost.target.json';
@@ -105,5 +105,14 @@ describe('target credentials', () => {
   });
   it('a named variable that is unset is refused (254) naming it, not sent empty', () => {
     expect(() => targetLogins(spec, {})).toThrow(/\$FP_REDIS, which is not set/);
+  });
+});
+
+describe('the target file declared once', () => {
+  it('reads every field its docs table names, and refuses one the table does not name', () => {
+    // A number where each declared field goes: refused for its value, never as a field fencepost does not know.
+    for (const field of Object.keys(TARGET_FILE.fields))
+      expect(refusal(base({ [field]: 7 })).message).not.toContain('not a field fencepost knows');
+    expect(refusal(base({ owner: 'me' })).message).toContain('owner: not a field fencepost knows');
   });
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
 import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { JsonFields } from './json-fields.ts';
+import { defineFormat } from '../common/file-format.ts';
 import type {
   AbortConditions,
   AdapterAction,
@@ -46,8 +47,53 @@ export function readTargetFile(file: string): TargetSpec {
       hint: 'a target file is JSON; see docs/targets.md for one to start from',
     });
   }
-  return parseTarget(raw, abs);
+  return TARGET_FILE.decode(raw, abs);
 }
+
+/** A target file's top-level fields, as parseTarget reads them (target-file.test.ts holds the two together). */
+type TargetFileField =
+  | 'i-own-this'
+  | 'name'
+  | 'allowHosts'
+  | 'keyPrefix'
+  | 'servers'
+  | 'adapters'
+  | 'serverFaults'
+  | 'health'
+  | 'abort'
+  | 'unfenced-credentials-accepted';
+
+/**
+ * A target file, declared once (common/file-format.ts): a row per top-level field, the docs' table of them
+ * (docs/targets.md, by `npm run docs:generate`), and its decoder, parseTarget.
+ */
+export const TARGET_FILE = defineFormat<Partial<Record<TargetFileField, unknown>>, TargetSpec>({
+  file: '<target>.json',
+  what: 'servers of yours that a run may break (`--target=<file>`, `target check <file>`).',
+  versionField: null,
+  current: 0,
+  versions: [{ version: 0, what: 'the only one; a field it does not know is refused, naming it' }],
+  fields: {
+    'i-own-this':
+      'must be `true`. fencepost pauses, kills and writes to the servers a target names; say it only of servers that are yours to break.',
+    name: `the target's name: ${NAME.says}.`,
+    allowHosts:
+      "the only hosts the run opens connections to (its fault proxies included). Every endpoint's host must be listed.",
+    keyPrefix:
+      'every key the run creates begins with it: each run gets its own namespace under it, `<keyPrefix>run-<id>/` (see "What a run owns"). A run **refuses to start** while any key exists under the prefix, and at the end **removes only its own keys** — also on Ctrl-C and a crash; `cleanup --target` removes what a killed run recorded. 3–64 characters, no glob characters, and it **must end in `/` or `:`** (`fp-ci/`, `fp-ci:`): without a separator, `fp-ci` also covers another team\'s `fp-ci2/invoice-7`, which the ACL `~fp-ci*` lets the run write. A prefix without one is refused, with the fixed prefix in the message.',
+    servers:
+      '`redis` / `etcd`: endpoints as `"host:port"` or `{ name, host, port, node }`; `node` is what an adapter acts on (a container, a pod, a word your scripts understand). `user` and `passwordEnv` (the *name* of an environment variable; a `password` field is refused). `tls`: the CA file and the name in the server\'s certificate. Redis `mode`: `standalone` (default), `cluster` or `sentinel` (see "Proxy faults"). `postgres`: `{ host, port, database, user, passwordEnv }`.',
+    adapters: 'how server faults act (below).',
+    serverFaults:
+      'which adapter each server fault goes through. A server fault not listed is refused (exit 254) naming what to add — never faked.',
+    health: 'a command that exits 0 while your system is healthy; `failures` failures in a row abort the run.',
+    abort:
+      "`maxErrorRate`: abort when more than this share of the clients' operations ends unknown over 10 s; `maxMinutes` (default 15): a longer `--time-limit` is refused and the run aborts at it.",
+    'unfenced-credentials-accepted':
+      '`true` lets a run use credentials the servers do not fence to the prefix (see "The fence"); `target check` still says so loudly.',
+  },
+  decode: (raw, file) => parseTarget(raw, file),
+});
 
 /** The target a file's JSON describes (pure: tests give literal objects). */
 export function parseTarget(raw: unknown, file: string): TargetSpec {

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LockStrategy } from '../../locks/strategy.ts';
-import { strategyProblems } from '../resolved-strategy.ts';
+import { DEFAULT_SERVERS, strategyProblems } from '../resolved-strategy.ts';
+import { defineFormat } from '../../common/file-format.ts';
 import { EXEC_PREFIX, isForeignRef, lockRef } from '../lock-ref.ts';
 
 /** What a client process needs to start the lock process: plain data, sent over IPC in the ClientSpec. */
@@ -86,7 +87,7 @@ export function readForeignLock(lock: string, cwd = process.cwd()): ForeignLockO
   } catch (err) {
     return { problems: [`the manifest ${file} is not JSON: ${(err as Error).message}`] };
   }
-  return manifestLock(raw, file);
+  return MANIFEST_FORMAT.decode(raw, file);
 }
 
 /** A parsed manifest's lock, or what is wrong with it. `file`: its absolute path (cwd and command resolve from it). */
@@ -144,6 +145,77 @@ export function manifestLock(raw: unknown, file: string, findOnPath = programOnP
     }),
   };
 }
+
+const code = (names: readonly string[]) => names.map((n) => `\`${n}\``).join(', ');
+
+/**
+ * A manifest (`--lock=./x.json`), declared once (common/file-format.ts): every field it may have, the docs' table
+ * of them (docs/protocol.md, written by `npm run docs:generate`), and its one decoder, manifestLock. A field added to
+ * MANIFEST_KEYS without its row here does not compile.
+ */
+export const MANIFEST_FORMAT = defineFormat<
+  Partial<Record<(typeof MANIFEST_KEYS)[number], unknown>>,
+  ForeignLockOrProblems
+>({
+  file: '<lock>.json',
+  what: 'a lock in another language, described (any name: `--lock` gives its path).',
+  versionField: null,
+  current: 0,
+  versions: [
+    { version: 0, what: 'the only one; a field added since is optional, so an older manifest reads as it did' },
+  ],
+  fields: {
+    command: {
+      what: "the program and its arguments, an array (no shell); a bare name is looked up on `PATH`. Name Debian's `/usr/bin/python3` (or your interpreter) explicitly: a pyenv `python3` earlier on `PATH` does not see Debian's modules",
+      required: true,
+      without: '—',
+    },
+    needs: {
+      what: `the servers the lock uses, from ${code(Object.keys(DEFAULT_SERVERS))} (ZooKeeper is \`zk\`, although its endpoint key in \`connect\` is \`zookeeper\`: a manifest naming \`"zookeeper"\` is refused with "write 'zk'"). Postgres, the resource, always runs: do not list it`,
+      required: true,
+      without: '—',
+    },
+    token: {
+      what: '`"monotonic"` if `held` carries a fencing token that grows from each holder to the next (a decimal string of at most 20 digits), else `"none"`',
+      required: true,
+      without: '—',
+    },
+    servers: {
+      what: 'how many nodes of each kind the run starts, e.g. `{"redis": 1}` for a single-node Redis lock; it must name the same kinds as `needs`. The faults that aim at the lock\'s servers strike only these',
+      required: false,
+      without: 'each kind in `needs` gets the full count: 5 Redis masters, 3 etcd members, 3 ZooKeeper servers',
+    },
+    renews: {
+      what: '`true` if the process answers `renew` (then `--watchdog` sends it every TTL/3); `false` refuses `--watchdog`',
+      required: false,
+      without:
+        "`--watchdog` is accepted, but a manifest's process is sent `renew` only when it declares `renews: true`",
+    },
+    exclusive: {
+      what: 'whether `acquire` claims mutual exclusion; `false` only for a lock that takes no lock',
+      required: false,
+      without: '`true`',
+    },
+    defaultFaults: {
+      what: 'the faults a run injects when `--nemesis` is not given',
+      required: false,
+      without: '`pause-holder, pause-client, partition`',
+    },
+    noTokenReason: {
+      what: 'with `token: "none"`: the sentence `--fencing` is refused with',
+      required: false,
+      without: '"the strategy "<name>" declares no fencing token"',
+    },
+    name: { what: 'how the run and the report name it', required: false, without: "the file's name" },
+    cwd: {
+      what: 'the folder the command runs in, relative to the manifest',
+      required: false,
+      without: "the manifest's folder",
+    },
+    description: 'a sentence for people',
+  },
+  decode: (raw, file) => manifestLock(raw, file),
+});
 
 /** `exec:./my-lock.py`: the program alone, run in its own folder, with EXEC_DEFAULTS. */
 function execLock(program: string, cwd: string, findOnPath = programOnPath): ForeignLockOrProblems {
