@@ -155,6 +155,27 @@ describe('promiseSentence', () => {
       ]),
     ).toBe('**Its own broken promises:** none, and no failures to blame.');
   });
+
+  it('puts a failure whose overlaps were all unknown under unknown, not under a holder that outlived its lease', () => {
+    // redis-semaphore-redlock x restart-delay, 2026-12-06: 1 lost update, its one overlap unknown, none outlived.
+    const unknownOnly = {
+      broken: 0,
+      outlived: 0,
+      unknown: 1,
+      known: true,
+      why: 'the lease start is not in the history',
+      runs: 1,
+    };
+    const outlived = { broken: 0, outlived: 2, unknown: 0, known: true, runs: 1 };
+    expect(
+      promiseSentence([
+        { title: 'restart delay', cell: c({ observed: 'lost', promise: unknownOnly }) },
+        { title: 'holder paused', cell: c({ observed: 'lost', promise: outlived }) },
+      ]),
+    ).toBe(
+      '**Its own broken promises:** of its failures, none of them its own broken promise; a holder that outlived its lease (no promise broken) under holder paused; whose fault is unknown under restart delay (the lease start is not in the history).',
+    );
+  });
 });
 
 // The defects the ux audit of 2026-12-05 found on the page (§5.1).

@@ -37,14 +37,22 @@ export function promiseSentence(cells: readonly TitledCell[]): string {
       ? `**Its own broken promises:** no failures, yet it broke its promise under ${list(brokeOutside)} (no update was lost: luck or a fence).`
       : `**Its own broken promises:** none, and no failures to blame${unmeasuredIn(cells)}.`;
   const own = failures.filter((t) => t.cell.promise?.known && t.cell.promise.broken > 0);
-  const holder = failures.filter((t) => t.cell.promise?.known && t.cell.promise.broken === 0);
-  const unknown = failures.filter((t) => t.cell.promise && !t.cell.promise.known);
+  // A holder outlived its lease only where an overlap was classified so; a failure whose overlaps were all unknown
+  // (or none was classified) says unknown, never the holder's doing by default.
+  const holder = failures.filter(
+    (t) => t.cell.promise?.known && t.cell.promise.broken === 0 && t.cell.promise.outlived > 0,
+  );
+  const unknown = failures.filter(
+    (t) => t.cell.promise && (!t.cell.promise.known || (t.cell.promise.broken === 0 && t.cell.promise.outlived === 0)),
+  );
   const unmeasured = failures.filter((t) => !t.cell.promise);
   const parts = [
     own.length ? `its own broken promises under ${list(own)}` : 'none of them its own broken promise',
     ...(holder.length ? [`a holder that outlived its lease (no promise broken) under ${list(holder)}`] : []),
     ...(unknown.length
-      ? [`whose fault is unknown under ${list(unknown)} (${unknown[0].cell.promise!.why ?? 'no lease known'})`]
+      ? [
+          `whose fault is unknown under ${list(unknown)} (${unknown[0].cell.promise!.why ?? (!unknown[0].cell.promise!.known ? 'no lease known' : unknown[0].cell.promise!.unknown ? 'its overlaps could not be told apart' : 'no overlap classified')})`,
+        ]
       : []),
     ...(unmeasured.length ? [`not measured yet under ${list(unmeasured)}`] : []),
   ];
