@@ -35,10 +35,7 @@ export type StoryStepId =
   | 'restarted'
   | 'delivered'
   | 'holder-wrote'
-  | 'both-wrote'
-  | 'reply-dropped'
-  | 'committed'
-  | 'unacknowledged';
+  | 'both-wrote';
 
 /**
  * One step of the story an aimed fault stands for. A shot is a hit only when its story completed: every step
