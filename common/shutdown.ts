@@ -1,5 +1,6 @@
 import { CLI } from './cli-name.ts';
 import { EXIT } from './exit-codes.ts';
+import { dropOutputWhenReaderCloses } from './closed-output.ts';
 /**
  * Ctrl-C / SIGTERM at any moment: run the registered teardown steps (newest first: stop clients, heal faults,
  * stop nodes, close the journal) once, then exit. npm relays the terminal's SIGINT to us as well, so signals
@@ -53,7 +54,7 @@ export class Shutdown {
       if (process.ppid === parent) return;
       this.stopWatchingParent();
       // Whoever read our output may be gone with the parent: a write to a closed pipe must not crash the teardown.
-      for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+      dropOutputWhenReaderCloses();
       this.handle(`parent process ${parent} is gone`);
     }, PARENT_POLL_MS);
     // Never what keeps the process alive: a finished command exits as before.

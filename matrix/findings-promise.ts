@@ -50,9 +50,7 @@ export function promiseSentence(cells: readonly TitledCell[]): string {
     own.length ? `its own broken promises under ${list(own)}` : 'none of them its own broken promise',
     ...(holder.length ? [`a holder that outlived its lease (no promise broken) under ${list(holder)}`] : []),
     ...(unknown.length
-      ? [
-          `whose fault is unknown under ${list(unknown)} (${unknown[0].cell.promise!.why ?? (!unknown[0].cell.promise!.known ? 'no lease known' : unknown[0].cell.promise!.unknown ? 'its overlaps could not be told apart' : 'no overlap classified')})`,
-        ]
+      ? [`whose fault is unknown under ${list(unknown)} (${unknownWhy(unknown[0].cell.promise!)})`]
       : []),
     ...(unmeasured.length ? [`not measured yet under ${list(unmeasured)}`] : []),
   ];
@@ -63,4 +61,11 @@ export function promiseSentence(cells: readonly TitledCell[]): string {
 function unmeasuredIn(cells: readonly TitledCell[]): string {
   const missing = cells.filter((t) => !t.cell.promise);
   return missing.length ? ` (not measured yet under ${missing.map((t) => t.title).join(', ')})` : '';
+}
+
+/** Why a failed cell's fault is unknown: its own reason, else whether no lease was known or its overlaps were. */
+function unknownWhy(p: NonNullable<MatrixCell['promise']>): string {
+  if (p.why) return p.why;
+  if (!p.known) return 'no lease known';
+  return p.unknown ? 'its overlaps could not be told apart' : 'no overlap classified';
 }

@@ -180,6 +180,7 @@ export function serverPartition<G extends PartitionFaultName>(grudge: GrudgeSpec
         e.members.map((m) => net.member(m.name, e.peerPorts(m))),
         drawn.cuts,
       );
+      const cuts = drawn.cuts.map(([a, b]) => `${a} ⇹ ${b}`);
       const sides = drawn.components.map((c) => ({
         members: c,
         clients: clientsOn(
@@ -196,32 +197,39 @@ export function serverPartition<G extends PartitionFaultName>(grudge: GrudgeSpec
           ttlMs: ctx.config.ttlMs,
           leader: leader?.name ?? null,
           sides,
-          cuts: drawn.cuts.map(([a, b]) => `${a} ⇹ ${b}`),
+          cuts,
           viewsBefore,
           // Every grudge records the same evidence (faults/evidence-parts.ts): what G's is, for any G.
         } satisfies ServerPartitionStart as unknown as StartParams<G>,
-        note: `${grudge.says}; cut ${drawn.cuts.map(([a, b]) => `${a} ⇹ ${b}`).join(', ')}`,
+        note: `${grudge.says}; cut ${cuts.join(', ')}`,
         holdMs: ctx.config.pauseMs,
-        async heal() {
-          // How the members saw the ensemble at the end of the partition: the evidence of an election (or of a
-          // minority that lost its leader), read before the links come back.
-          const viewsDuring = await e.views().catch(() => ({}));
-          const counts = net.heal();
-          const heldBytes = Object.fromEntries(counts.filter((c) => c.bytes > 0).map((c) => [c.comment, c.bytes]));
-          const heldPackets = counts.reduce((a, c) => a + c.packets, 0);
-          const total = counts.reduce((a, c) => a + c.bytes, 0);
-          return {
-            params: {
-              heldBytes,
-              heldPackets,
-              totalHeldBytes: total,
-              viewsDuring,
-            } satisfies ServerPartitionEnd as unknown as EndParams<G>,
-            note: `held ${total} bytes in ${heldPackets} packets between the sides`,
-          };
-        },
+        heal: () => healPartition<G>(e, net),
       };
     },
   };
   return executor;
+}
+
+/**
+ * Heal the partition: how the members saw the ensemble at its end (the evidence of an election, or of a minority
+ * that lost its leader), read before the links come back, and what the drops held.
+ */
+async function healPartition<G extends PartitionFaultName>(
+  e: Ensemble,
+  net: NonNullable<FaultContext['serverNet']>,
+): Promise<{ params: EndParams<G>; note: string }> {
+  const viewsDuring = await e.views().catch(() => ({}));
+  const counts = net.heal();
+  const heldBytes = Object.fromEntries(counts.filter((c) => c.bytes > 0).map((c) => [c.comment, c.bytes]));
+  const heldPackets = counts.reduce((a, c) => a + c.packets, 0);
+  const total = counts.reduce((a, c) => a + c.bytes, 0);
+  return {
+    params: {
+      heldBytes,
+      heldPackets,
+      totalHeldBytes: total,
+      viewsDuring,
+    } satisfies ServerPartitionEnd as unknown as EndParams<G>,
+    note: `held ${total} bytes in ${heldPackets} packets between the sides`,
+  };
 }
