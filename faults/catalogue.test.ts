@@ -41,7 +41,7 @@ describe('the fault catalogue', () => {
     ]);
   });
 
-  it('every fault aimed at the lock (and delay-write, which aims by the same sections) tells a story; no other does', () => {
+  it('every fault aimed at the lock (and delay-write and reply-loss, which aim by the same sections) tells a story; no other does', () => {
     expect(FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].story !== null)).toEqual([
       'pause-holder',
       'kill-holder',
@@ -50,6 +50,7 @@ describe('the fault catalogue', () => {
       'clock',
       'failover',
       'delay-write',
+      'reply-loss',
     ]);
     for (const f of FAULT_NAMES) {
       const story = FAULT_CATALOGUE[f].story;

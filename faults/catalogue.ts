@@ -28,6 +28,8 @@ import { facts as latency } from './latency/facts.ts';
 import { judge as latencyJudge } from './latency/judge.ts';
 import { facts as delayWrite } from './delay-write/facts.ts';
 import { judge as delayWriteJudge } from './delay-write/judge.ts';
+import { facts as replyLoss } from './reply-loss/facts.ts';
+import { judge as replyLossJudge } from './reply-loss/judge.ts';
 import { facts as isolateLeader } from './isolate-leader/facts.ts';
 import { judge as isolateLeaderJudge } from './isolate-leader/judge.ts';
 import { facts as majorityMinority } from './majority-minority/facts.ts';
@@ -62,6 +64,7 @@ export const FAULT_CATALOGUE = {
   partition: { ...partition, judge: partitionJudge },
   latency: { ...latency, judge: latencyJudge },
   'delay-write': { ...delayWrite, judge: delayWriteJudge },
+  'reply-loss': { ...replyLoss, judge: replyLossJudge },
   'isolate-leader': { ...isolateLeader, judge: isolateLeaderJudge },
   'majority-minority': { ...majorityMinority, judge: majorityMinorityJudge },
   bridge: { ...bridge, judge: bridgeJudge },

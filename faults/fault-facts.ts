@@ -35,7 +35,10 @@ export type StoryStepId =
   | 'restarted'
   | 'delivered'
   | 'holder-wrote'
-  | 'both-wrote';
+  | 'both-wrote'
+  | 'reply-dropped'
+  | 'committed'
+  | 'unacknowledged';
 
 /**
  * One step of the story an aimed fault stands for. A shot is a hit only when its story completed: every step

@@ -1,4 +1,5 @@
 import type { ClientSpec } from '../workloads/client-protocol.ts';
+import type { ProxyProtocol } from './proxy/protocol-framings.ts';
 import { TcpProxy } from './proxy/tcp-proxy.ts';
 
 /**
@@ -29,6 +30,15 @@ export function clientRoutes(proxies: ReadonlyMap<string, TcpProxy>, slot: numbe
 }
 
 /**
+ * The protocol a route in front of `upstream` carries, when the proxy can frame it: RESP for a Redis node, so
+ * reply-loss can aim at one request (a release) on the client's own connection. The others are left unframed:
+ * framing costs a parse of every byte, and no per-request fault aims at them yet.
+ */
+function routeProtocol(upstream: string): ProxyProtocol | undefined {
+  return upstream.startsWith('redis') ? 'resp' : undefined;
+}
+
+/**
  * Starts the routes for every spec and points the spec's endpoints (pg, ctx.redis, ctx.etcd, ctx.zookeeper) at
  * them. Each new proxy goes into `proxies`, so the nemesis's final sweep heals it and the run closes it with
  * the others. An endpoint that is not one of `proxies` (it can't be, today) is left as it is, direct.
@@ -43,7 +53,7 @@ export async function routeClientsAlone(specs: ClientSpec[], proxies: Map<string
       const key = clientRoute(spec.slot, upstream);
       let proxy = proxies.get(key);
       if (!proxy) {
-        proxy = await TcpProxy.start({ targetPort: port });
+        proxy = await TcpProxy.start({ targetPort: port, protocol: routeProtocol(upstream) });
         proxies.set(key, proxy);
       }
       return proxy.port;

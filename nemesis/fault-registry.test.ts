@@ -25,7 +25,7 @@ describe('the fault registry', () => {
     expect(withShim.sort()).toEqual(['clock', 'clock-strobe']);
   });
 
-  it('failover and the server partitions that can split two members need a primary/replica pair; delay-write alone needs clients on routes of their own', () => {
+  it('failover and the server partitions that can split two members need a primary/replica pair; delay-write and reply-loss alone need clients on routes of their own', () => {
     // isolate-leader and majority-minority cut the pair's replication link; bridge and majorities-ring need 3 and 5.
     expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.failoverPair)).toEqual([
       'failover',
@@ -38,7 +38,7 @@ describe('the fault registry', () => {
       'bridge',
       'majorities-ring',
     ]);
-    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.ownClientRoutes)).toEqual(['delay-write']);
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.ownClientRoutes)).toEqual(['delay-write', 'reply-loss']);
   });
 
   it('the faults whose effect shows after a hold declare a minimum run: first fault + hold + the write after it', () => {
@@ -72,6 +72,7 @@ describe('what a run needs', () => {
       'failover',
       'latency',
       'partition',
+      'reply-loss',
     ]);
     expect(runNeeds(['pause-holder', 'restart-empty', 'clock', 'pause-node']).clientProxies).toBe(false);
     expect(runNeeds(['pause-holder', 'kill', 'pause-node', 'partition']).clientProxies).toBe(true);
@@ -100,6 +101,7 @@ describe('what a run needs', () => {
       'kill-holder',
       'kill-session',
       'pause-holder',
+      'reply-loss',
       'restart-empty',
     ]);
     expect(runNeeds(['kill', 'pause-node', 'partition']).liveOps).toBe(false);

@@ -119,6 +119,27 @@ export class RedisKeyProbe {
     return found;
   }
 
+  /**
+   * The lock key of `account` on `node` as it is now: its value (the owner's token) and its PTTL in ms; null when
+   * the node holds none; undefined when it does not answer (which must never read as "the key is gone"). What
+   * reply-loss reads before and right after a dropped reply.
+   */
+  async ownerKey(
+    node: RedisServer,
+    account: number,
+  ): Promise<{ key: string; value: string; pttlMs: number } | null | undefined> {
+    if (!node.running || node.paused) return undefined;
+    try {
+      const [key] = await this.keysOn(node, account);
+      if (key === undefined) return null;
+      const r = this.conn(node);
+      const [value, pttlMs] = await Promise.all([r.get(key), r.pttl(key)]);
+      return value === null ? null : { key, value, pttlMs };
+    } catch {
+      return undefined;
+    }
+  }
+
   close(): void {
     for (const r of this.conns.values()) r.disconnect();
     this.conns.clear();

@@ -27,7 +27,10 @@ describe('ReplyAim', () => {
     // The PING's reply is whole and goes; "+O" may be the start of SET's reply, so it waits.
     expect(text(aim.replyBytes(Buffer.from('+PONG\r\n+O')))).toEqual(['keep +PONG\r\n']);
     expect(text(aim.replyBytes(Buffer.from('K\r\n:1\r\n')))).toEqual(['drop +OK\r\n:1\r\n']);
-    expect(aim.dropped).toEqual({ request: { start: 14, end: 41, name: 'SET' }, reply: { start: 7, end: 12 } });
+    expect(aim.dropped).toEqual({
+      request: { start: 14, end: 41, name: 'SET', detail: 'k' },
+      reply: { start: 7, end: 12 },
+    });
     expect(text(aim.replyBytes(Buffer.from('+late\r\n')))).toEqual(['drop +late\r\n']);
   });
 

@@ -12,12 +12,21 @@ describe('RESP framing', () => {
       '*3\r\n$3\r\nset\r\n$4\r\nlock\r\n$2\r\nme\r\nPING\r\n\r\n*2\r\n$3\r\nGET\r\n$4\r\nlock\r\n',
     );
     const expected = [
-      { start: 0, end: 31, name: 'SET' },
+      { start: 0, end: 31, name: 'SET', detail: 'lock' },
       { start: 31, end: 37, name: 'PING' },
       // The empty inline line (37–39) is no request: Redis answers nothing to it.
-      { start: 39, end: 62, name: 'GET' },
+      { start: 39, end: 62, name: 'GET', detail: 'lock' },
     ];
     for (const [cut, frames] of frameEveryWay(requests, bytes)) expect(frames, cut).toEqual(expected);
+  });
+
+  it("gives an EVAL its script as detail: a release script (it deletes) told from a renewal's (it extends)", () => {
+    const release = 'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end';
+    const bytes = Buffer.from(
+      `*5\r\n$4\r\neval\r\n$${release.length}\r\n${release}\r\n$1\r\n1\r\n$4\r\nlock\r\n$2\r\nme\r\n`,
+    );
+    const [frame] = requests().feed(bytes);
+    expect(frame).toEqual({ start: 0, end: bytes.length, name: 'EVAL', detail: release });
   });
 
   it('frames every RESP2 and RESP3 reply type, an attribute with its reply, and marks a push unsolicited', () => {

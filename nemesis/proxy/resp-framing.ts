@@ -1,6 +1,7 @@
 /**
  * RESP framing (Redis). Requests: arrays of bulk strings (`*2\r\n$3\r\nGET\r\n$1\r\nk\r\n`) or inline commands
- * (`PING\r\n`); a request's name is its first word, upper-cased. Replies: every RESP2 type (simple string, error,
+ * (`PING\r\n`); a request's name is its first word, upper-cased, and its detail the second bulk, if any (a key, or
+ * an `EVAL`'s script: what tells a release script, which deletes, from a renewal's, which extends). Replies: every RESP2 type (simple string, error,
  * integer, bulk, array, nulls) and RESP3's (null, double, boolean, big number, verbatim string, blob error, map,
  * set, attribute, push). A RESP3 push (`>`) answers no request and is marked unsolicited; an attribute (`|`) is
  * part of the reply it precedes.
@@ -31,7 +32,8 @@ class RespRequests implements Framer {
       if (b[0] === 0x2a /* '*' */) {
         const end = skipValue(b, 0, this.buffer.offset);
         if (end < 0) return frames;
-        frames.push(this.buffer.consume(end, { name: firstBulk(b) }));
+        const [name, detail] = firstBulks(b);
+        frames.push(this.buffer.consume(end, detail === undefined ? { name } : { name, detail }));
         continue;
       }
       const eol = b.indexOf('\n');
@@ -115,14 +117,19 @@ function lengthAt(b: Buffer, p: number, eol: number, streamOffset: number): numb
 }
 
 /** The first bulk string of a complete request array: its command. */
-function firstBulk(b: Buffer): string | undefined {
-  const header = b.indexOf(CRLF);
-  if (b[header + 2] !== 0x24 /* '$' */) return undefined;
-  const lenEnd = b.indexOf(CRLF, header + 2);
-  const n = Number(b.subarray(header + 3, lenEnd).toString('latin1'));
-  if (!(n > 0)) return undefined;
-  return b
-    .subarray(lenEnd + 2, lenEnd + 2 + n)
-    .toString('latin1')
-    .toUpperCase();
+/** A multi-bulk request's first bulk (upper-cased: the command) and its second (the key, or EVAL's script), if any. */
+function firstBulks(b: Buffer): [string | undefined, string | undefined] {
+  const first = bulkAt(b, b.indexOf(CRLF) + 2);
+  if (first === undefined) return [undefined, undefined];
+  const second = bulkAt(b, first.end);
+  return [first.text.toUpperCase(), second?.text];
+}
+
+/** The bulk string whose `$` header starts at `p`, and where the next value starts; undefined if none is there. */
+function bulkAt(b: Buffer, p: number): { text: string; end: number } | undefined {
+  if (b[p] !== 0x24 /* '$' */) return undefined;
+  const lenEnd = b.indexOf(CRLF, p);
+  const n = Number(b.subarray(p + 1, lenEnd).toString('latin1'));
+  if (!(n > 0) || lenEnd + 2 + n > b.length) return undefined;
+  return { text: b.subarray(lenEnd + 2, lenEnd + 2 + n).toString('latin1'), end: lenEnd + 2 + n + 2 };
 }

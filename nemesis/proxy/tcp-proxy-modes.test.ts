@@ -153,7 +153,7 @@ describe('TcpProxy modes', () => {
     expect(proxy.droppedReplies()).toEqual([
       {
         connection: 1,
-        request: { start: 14, end: 41, name: 'SET' },
+        request: { start: 14, end: 41, name: 'SET', detail: 'k' },
         reply: { start: 14, end: 41 },
         atMs: expect.any(Number),
       },
@@ -166,6 +166,24 @@ describe('TcpProxy modes', () => {
     proxy.heal();
     expect(await client.error).toMatchObject({ code: 'ECONNRESET' });
     expect(proxy.counters().resets).toBe(1);
+  });
+
+  it("drop-next-reply aimed at DEL: a renewal's script (it extends) passes, the release's (it deletes) loses its reply", async () => {
+    const { echo, proxy, client } = await setUp({ protocol: 'resp' });
+    const evalOf = (script: string) =>
+      `*5\r\n$4\r\nEVAL\r\n$${script.length}\r\n${script}\r\n$1\r\n1\r\n$4\r\nlock\r\n$2\r\nme\r\n`;
+    const renew = evalOf(
+      'if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) end',
+    );
+    const release = evalOf('if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) end');
+    proxy.dropNextReply({ command: 'DEL', then: 'keep-open' });
+    client.socket.write(renew + release);
+    await eventually('both at the server', () => echo.received() === renew + release, WAIT_MS);
+    await eventually('the release reply dropped', () => proxy.counters().droppedToClient === release.length, WAIT_MS);
+    await client.waitFor(renew);
+    expect(client.received()).toBe(renew);
+    expect(proxy.droppedReplies().map((d) => d.request.name)).toEqual(['EVAL']);
+    expect(proxy.droppedReplies()[0].request.start).toBe(renew.length);
   });
 
   it('drop-next-reply drops the aimed reply exactly when it reaches the proxy one byte at a time', async () => {
