@@ -30,6 +30,8 @@ import { facts as delayWrite } from './delay-write/facts.ts';
 import { judge as delayWriteJudge } from './delay-write/judge.ts';
 import { facts as replyLoss } from './reply-loss/facts.ts';
 import { judge as replyLossJudge } from './reply-loss/judge.ts';
+import { facts as replyLossAcquire } from './reply-loss-acquire/facts.ts';
+import { judge as replyLossAcquireJudge } from './reply-loss-acquire/judge.ts';
 import { facts as isolateLeader } from './isolate-leader/facts.ts';
 import { judge as isolateLeaderJudge } from './isolate-leader/judge.ts';
 import { facts as majorityMinority } from './majority-minority/facts.ts';
@@ -65,6 +67,7 @@ export const FAULT_CATALOGUE = {
   latency: { ...latency, judge: latencyJudge },
   'delay-write': { ...delayWrite, judge: delayWriteJudge },
   'reply-loss': { ...replyLoss, judge: replyLossJudge },
+  'reply-loss-acquire': { ...replyLossAcquire, judge: replyLossAcquireJudge },
   'isolate-leader': { ...isolateLeader, judge: isolateLeaderJudge },
   'majority-minority': { ...majorityMinority, judge: majorityMinorityJudge },
   bridge: { ...bridge, judge: bridgeJudge },

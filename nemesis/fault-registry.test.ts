@@ -25,7 +25,7 @@ describe('the fault registry', () => {
     expect(withShim.sort()).toEqual(['clock', 'clock-strobe']);
   });
 
-  it('failover and the server partitions that can split two members need a primary/replica pair; delay-write and reply-loss alone need clients on routes of their own', () => {
+  it('failover and the server partitions that can split two members need a primary/replica pair; delay-write and the reply-loss faults alone need clients on routes of their own', () => {
     // isolate-leader and majority-minority cut the pair's replication link; bridge and majorities-ring need 3 and 5.
     expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.failoverPair)).toEqual([
       'failover',
@@ -38,7 +38,11 @@ describe('the fault registry', () => {
       'bridge',
       'majorities-ring',
     ]);
-    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.ownClientRoutes)).toEqual(['delay-write', 'reply-loss']);
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.ownClientRoutes)).toEqual([
+      'delay-write',
+      'reply-loss',
+      'reply-loss-acquire',
+    ]);
   });
 
   it('the faults whose effect shows after a hold declare a minimum run: first fault + hold + the write after it', () => {
@@ -73,6 +77,7 @@ describe('what a run needs', () => {
       'latency',
       'partition',
       'reply-loss',
+      'reply-loss-acquire',
     ]);
     expect(runNeeds(['pause-holder', 'restart-empty', 'clock', 'pause-node']).clientProxies).toBe(false);
     expect(runNeeds(['pause-holder', 'kill', 'pause-node', 'partition']).clientProxies).toBe(true);
@@ -102,6 +107,7 @@ describe('what a run needs', () => {
       'kill-session',
       'pause-holder',
       'reply-loss',
+      'reply-loss-acquire',
       'restart-empty',
     ]);
     expect(runNeeds(['kill', 'pause-node', 'partition']).liveOps).toBe(false);

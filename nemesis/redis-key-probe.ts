@@ -140,6 +140,16 @@ export class RedisKeyProbe {
     }
   }
 
+  /** The value under `key` on `node` right now: null when there is none, undefined when the node did not answer. */
+  async valueOf(node: RedisServer, key: string): Promise<string | null | undefined> {
+    if (!node.running || node.paused) return undefined;
+    try {
+      return await this.conn(node).get(key);
+    } catch {
+      return undefined;
+    }
+  }
+
   close(): void {
     for (const r of this.conns.values()) r.disconnect();
     this.conns.clear();

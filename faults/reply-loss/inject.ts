@@ -19,10 +19,10 @@ const DROP_POLL_MS = 2;
  */
 const RELEASE_COMMAND = 'DEL';
 /** The locks whose release is such a request (their own recipes); a plugin's or a package's may be anything. */
-const AIMABLE_LOCKS = ['redis', 'redlock'];
+export const AIMABLE_LOCKS = ['redis', 'redlock'];
 
 /** The holder's Redis routes, each with the node behind it (`redis[0]`). */
-type Route = { node: RedisServer; proxy: TcpProxy; dropsBefore?: number };
+export type Route = { node: RedisServer; proxy: TcpProxy; dropsBefore?: number };
 
 /**
  * A request reaches the server and takes effect; its reply never comes back. Aimed at the next client to enter its
@@ -119,7 +119,7 @@ function sectionParams(s: { slot: number; process: number; account: number; read
 }
 
 /** Client `slot`'s own proxies in front of the Redis nodes, each with its node. */
-function redisRoutes(
+export function redisRoutes(
   ctx: Pick<FaultContext, 'proxies' | 'cluster'> & { pair?: FaultContext['pair'] },
   slot: number,
 ): Route[] {
@@ -137,7 +137,7 @@ async function readKeys(ctx: FaultContext, routes: Route[], account: number) {
 }
 
 /** Waits until some route dropped its aimed reply (then gives the others a moment: Redlock's fan-out). */
-async function waitForDrops(routes: Route[], signal: AbortSignal): Promise<string[]> {
+export async function waitForDrops(routes: Route[], signal: AbortSignal): Promise<string[]> {
   const dropped = () =>
     routes.filter((r) => r.proxy.droppedReplies().length > (r.dropsBefore ?? 0)).map((r) => r.node.name);
   while (!signal.aborted && dropped().length === 0) await sleepFor(DROP_POLL_MS, undefined, { signal }).catch(() => {});

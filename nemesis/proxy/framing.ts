@@ -17,6 +17,8 @@ export interface Frame {
   readonly name?: string;
   /** More of the request where the framing has it: a Postgres statement's SQL text. */
   readonly detail?: string;
+  /** RESP `SET`'s value (its third bulk): what a lock's acquire wrote, to be read back from the server. */
+  readonly value?: string;
   /**
    * A reply-side frame that answers no request: a RESP3 push, a ZooKeeper watch event (xid -1). Replies pair with
    * requests in order, skipping these.

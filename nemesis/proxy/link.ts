@@ -29,6 +29,10 @@ export interface LinkContext {
   targetHost(): string;
   /** Whether this request is the one the mode aims at (the proxy's one shot, taken by the first that is). */
   aimAt(request: Frame): boolean;
+  /** The bytes the aimed reply must begin with to be dropped (the mode's `replyIs`), if any. */
+  replyIs(): string | undefined;
+  /** The aimed request's reply did not begin with them: it was delivered, and the proxy's shot is armed again. */
+  aimPassed(): void;
   /** The aimed reply was dropped; says what becomes of the connection. */
   replyDropped(drop: DroppedReply): 'keep-open' | 'reset';
   gone(): void;
@@ -130,7 +134,7 @@ export class Link {
   private repliesRead(chunk: Buffer): Array<Piece | Action> {
     if (this.aim === undefined) return [{ bytes: chunk, drop: false }];
     const before = this.aim.dropped;
-    const pieces: Array<Piece | Action> = this.aim.replyBytes(chunk);
+    const pieces: Array<Piece | Action> = this.aim.replyBytes(chunk, this.ctx.replyIs(), () => this.ctx.aimPassed());
     const drop = this.aim.dropped;
     if (before !== undefined || drop === undefined) return pieces;
     // Once the replies before the dropped one have been written: reset, or go dark both ways.

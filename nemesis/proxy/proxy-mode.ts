@@ -13,7 +13,10 @@
  *   a black hole until heal (then reset, as TCP eventually gives up a dead path). The black hole drops the later
  *   replies and requests on that connection too: a client that read a later reply as the lost one's answer would be
  *   out of step with its server — a failure of the harness, not of the lock. A heal before the aimed reply came
- *   cancels the shot. Needs the protocol's framing (see protocol-framings.ts).
+ *   cancels the shot. With `replyIs`, only a reply that begins with those bytes is dropped (`+OK`: a `SET NX` that
+ *   took the key); the reply to an aimed request that does not is delivered and the shot stays armed for the next —
+ *   an acquire that found the key held did nothing on the server, and dropping its reply would be no fault at all.
+ *   Needs the protocol's framing (see protocol-framings.ts).
  * - `reset-after`: every connection is reset (RST: the client sees ECONNRESET) once `bytes` more have passed in
  *   `direction`; `resetConnections()` is the same, now. An RST that reaches the client while bytes before it are
  *   still unread in its receive queue is reported by Node as a plain EOF ('end', then 'close' without error) —
@@ -32,7 +35,13 @@ export type ProxyMode =
   | { readonly kind: 'hold-to-server' }
   | { readonly kind: 'latency'; readonly ms: number }
   | { readonly kind: 'one-way'; readonly replies: 'hold' | 'drop' }
-  | { readonly kind: 'drop-next-reply'; readonly command?: string; readonly then: 'keep-open' | 'reset' }
+  | {
+      readonly kind: 'drop-next-reply';
+      readonly command?: string;
+      /** Only a reply that begins with these bytes (RESP `+OK`: the server did it); another is delivered, the aim kept. */
+      readonly replyIs?: string;
+      readonly then: 'keep-open' | 'reset';
+    }
   | { readonly kind: 'reset-after'; readonly bytes: number; readonly direction: Direction }
   | { readonly kind: 'slice'; readonly bytes: number; readonly delayMs: number; readonly direction: Directions }
   | { readonly kind: 'bandwidth'; readonly bytesPerSecond: number; readonly direction: Directions }

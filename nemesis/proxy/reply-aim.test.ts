@@ -28,10 +28,25 @@ describe('ReplyAim', () => {
     expect(text(aim.replyBytes(Buffer.from('+PONG\r\n+O')))).toEqual(['keep +PONG\r\n']);
     expect(text(aim.replyBytes(Buffer.from('K\r\n:1\r\n')))).toEqual(['drop +OK\r\n:1\r\n']);
     expect(aim.dropped).toEqual({
-      request: { start: 14, end: 41, name: 'SET', detail: 'k' },
+      request: { start: 14, end: 41, name: 'SET', detail: 'k', value: 'v' },
       reply: { start: 7, end: 12 },
     });
     expect(text(aim.replyBytes(Buffer.from('+late\r\n')))).toEqual(['drop +late\r\n']);
+  });
+
+  it('with replyIs, delivers an aimed reply that does not begin with it and says the shot passed', () => {
+    const aim = new ReplyAim(respFraming.open());
+    const [first, second] = aim.requestBytes(Buffer.from(SET + SET));
+    let passed = 0;
+    aim.aim(first.index, first.frame);
+    // A SET NX that found the key held: nil, the server did nothing — delivered, the aim given up.
+    expect(text(aim.replyBytes(Buffer.from('$-1\r\n'), '+OK', () => passed++))).toEqual(['keep $-1\r\n']);
+    expect(passed).toBe(1);
+    expect(aim.waiting).toBe(false);
+    aim.aim(second.index, second.frame);
+    expect(text(aim.replyBytes(Buffer.from('+OK\r\n'), '+OK', () => passed++))).toEqual(['drop +OK\r\n']);
+    expect(passed).toBe(1);
+    expect(aim.dropped?.request).toEqual({ start: 27, end: 54, name: 'SET', detail: 'k', value: 'v' });
   });
 
   it('does not count a RESP3 push as a reply when pairing', () => {

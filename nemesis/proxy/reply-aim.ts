@@ -67,8 +67,12 @@ export class ReplyAim {
     return this.aimed !== undefined && this.droppedReply === undefined;
   }
 
-  /** The server's bytes, split into what the client may have and what is dropped. */
-  replyBytes(chunk: Buffer): Piece[] {
+  /**
+   * The server's bytes, split into what the client may have and what is dropped. With `replyIs`, the aimed reply is
+   * dropped only if it begins with those bytes; otherwise it is delivered like any other, the aim is given up and
+   * `passed` is called (the proxy arms its shot again for a later request).
+   */
+  replyBytes(chunk: Buffer, replyIs?: string, passed?: () => void): Piece[] {
     if (this.droppedReply !== undefined) return [{ bytes: chunk, drop: true }];
     let frames: Frame[] = [];
     if (this.lostBecause === undefined) {
@@ -82,7 +86,11 @@ export class ReplyAim {
     for (const frame of frames) {
       if (frame.unsolicited) continue;
       const index = this.replies++;
-      if (this.aimed !== undefined && index === this.aimed.index) return this.drop(frame);
+      if (this.aimed !== undefined && index === this.aimed.index) {
+        if (replyIs === undefined || this.begins(frame, replyIs)) return this.drop(frame);
+        this.aimed = undefined;
+        passed?.();
+      }
       this.releasable = frame.end;
     }
     if (!this.waiting) return this.release(this.pendingOffset + this.pending.length);
@@ -94,6 +102,12 @@ export class ReplyAim {
     if (!this.waiting) return [];
     this.aimed = undefined;
     return this.release(this.pendingOffset + this.pending.length);
+  }
+
+  /** Whether the reply frame (all of it in `pending`) begins with `prefix`. */
+  private begins(reply: Frame, prefix: string): boolean {
+    const from = reply.start - this.pendingOffset;
+    return this.pending.subarray(from, from + prefix.length).toString('latin1') === prefix;
   }
 
   private drop(reply: Frame): Piece[] {

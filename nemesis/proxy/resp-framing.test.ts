@@ -12,7 +12,7 @@ describe('RESP framing', () => {
       '*3\r\n$3\r\nset\r\n$4\r\nlock\r\n$2\r\nme\r\nPING\r\n\r\n*2\r\n$3\r\nGET\r\n$4\r\nlock\r\n',
     );
     const expected = [
-      { start: 0, end: 31, name: 'SET', detail: 'lock' },
+      { start: 0, end: 31, name: 'SET', detail: 'lock', value: 'me' },
       { start: 31, end: 37, name: 'PING' },
       // The empty inline line (37–39) is no request: Redis answers nothing to it.
       { start: 39, end: 62, name: 'GET', detail: 'lock' },

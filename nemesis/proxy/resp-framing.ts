@@ -1,7 +1,8 @@
 /**
  * RESP framing (Redis). Requests: arrays of bulk strings (`*2\r\n$3\r\nGET\r\n$1\r\nk\r\n`) or inline commands
  * (`PING\r\n`); a request's name is its first word, upper-cased, and its detail the second bulk, if any (a key, or
- * an `EVAL`'s script: what tells a release script, which deletes, from a renewal's, which extends). Replies: every RESP2 type (simple string, error,
+ * an `EVAL`'s script: what tells a release script, which deletes, from a renewal's, which extends); a `SET`'s value
+ * (its third bulk) is kept too, so an acquire's effect can be read back from the server. Replies: every RESP2 type (simple string, error,
  * integer, bulk, array, nulls) and RESP3's (null, double, boolean, big number, verbatim string, blob error, map,
  * set, attribute, push). A RESP3 push (`>`) answers no request and is marked unsolicited; an attribute (`|`) is
  * part of the reply it precedes.
@@ -32,8 +33,14 @@ class RespRequests implements Framer {
       if (b[0] === 0x2a /* '*' */) {
         const end = skipValue(b, 0, this.buffer.offset);
         if (end < 0) return frames;
-        const [name, detail] = firstBulks(b);
-        frames.push(this.buffer.consume(end, detail === undefined ? { name } : { name, detail }));
+        const [name, detail, value] = firstBulks(b);
+        const what =
+          detail === undefined
+            ? { name }
+            : name === 'SET' && value !== undefined
+              ? { name, detail, value }
+              : { name, detail };
+        frames.push(this.buffer.consume(end, what));
         continue;
       }
       const eol = b.indexOf('\n');
@@ -116,13 +123,16 @@ function lengthAt(b: Buffer, p: number, eol: number, streamOffset: number): numb
   return Number(text);
 }
 
-/** The first bulk string of a complete request array: its command. */
-/** A multi-bulk request's first bulk (upper-cased: the command) and its second (the key, or EVAL's script), if any. */
-function firstBulks(b: Buffer): [string | undefined, string | undefined] {
+/**
+ * A multi-bulk request's first bulk (upper-cased: the command), its second (the key, or EVAL's script) and its third
+ * (SET's value), where present.
+ */
+function firstBulks(b: Buffer): [string | undefined, string | undefined, string | undefined] {
   const first = bulkAt(b, b.indexOf(CRLF) + 2);
-  if (first === undefined) return [undefined, undefined];
+  if (first === undefined) return [undefined, undefined, undefined];
   const second = bulkAt(b, first.end);
-  return [first.text.toUpperCase(), second?.text];
+  const third = second && bulkAt(b, second.end);
+  return [first.text.toUpperCase(), second?.text, third?.text];
 }
 
 /** The bulk string whose `$` header starts at `p`, and where the next value starts; undefined if none is there. */

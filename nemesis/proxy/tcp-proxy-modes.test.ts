@@ -153,7 +153,7 @@ describe('TcpProxy modes', () => {
     expect(proxy.droppedReplies()).toEqual([
       {
         connection: 1,
-        request: { start: 14, end: 41, name: 'SET', detail: 'k' },
+        request: { start: 14, end: 41, name: 'SET', detail: 'k', value: 'v' },
         reply: { start: 14, end: 41 },
         atMs: expect.any(Number),
       },

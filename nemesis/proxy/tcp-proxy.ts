@@ -202,7 +202,7 @@ export class TcpProxy {
    * open as a black hole until heal. One shot: later requests pass until this is called again. Refused when the
    * proxy has no framing for its protocol.
    */
-  dropNextReply(options: { command?: string; then: 'keep-open' | 'reset' }): void {
+  dropNextReply(options: { command?: string; replyIs?: string; then: 'keep-open' | 'reset' }): void {
     if (framingOf(this.protocol) === undefined) throw unframedError(this.protocol, 'drop-next-reply');
     this.setMode({ kind: 'drop-next-reply', ...options });
     this.shotArmed = true;
@@ -273,6 +273,10 @@ export class TcpProxy {
         targetPort: () => this.targetPort,
         targetHost: () => this.targetHost,
         aimAt: (request) => this.aimAt(request),
+        replyIs: () => (this.currentMode.kind === 'drop-next-reply' ? this.currentMode.replyIs : undefined),
+        aimPassed: () => {
+          if (this.currentMode.kind === 'drop-next-reply') this.shotArmed = true;
+        },
         replyDropped: (drop) => {
           this.drops.push({ connection: id, ...drop, atMs: performance.now() });
           return this.currentMode.kind === 'drop-next-reply' ? this.currentMode.then : 'reset';

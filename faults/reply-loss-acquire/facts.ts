@@ -1,0 +1,50 @@
+import { num, opt, str, strings, stringRecord } from '../evidence-fields.ts';
+import { UNKNOWN_FAULT_COLOUR, type FaultFacts } from '../fault-facts.ts';
+
+/** reply-loss-acquire: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
+export const facts = {
+  help: "drop the reply to a client's next acquire that Redis granted (its SET NX answered OK) on its own proxies; the connection then hangs until heal: the key is the client's, the client hears nothing",
+  family: 'network',
+  did: 'dropping the reply to the granted acquire of {targets}',
+  aim: null,
+  hit: 'dropped the reply to an acquire Redis had granted (committed but unacknowledged)',
+  story: [
+    {
+      id: 'reply-dropped',
+      says: "a client's SET NX reached Redis, took the key, and its reply was dropped on the way back",
+    },
+    {
+      id: 'committed',
+      says: 'Redis had granted it: right after the drop the key held exactly the value that SET wrote',
+    },
+    {
+      id: 'unacknowledged',
+      says: 'the client never heard it: the acquire in progress at the drop failed, timed out, or never completed',
+    },
+  ],
+  storyLimits:
+    'aims at an acquire (SET NX) only, on --lock=redis and --lock=redlock; the client then holds nothing while Redis holds its key until the TTL (an orphaned lock: every acquire of that account waits it out)',
+  movesClocks: false,
+  colour: UNKNOWN_FAULT_COLOUR,
+  evidence: {
+    start: {
+      slot: num,
+      process: num,
+      ttlMs: num,
+    },
+    end: {
+      process: num,
+      /** The nodes whose reply to the SET was dropped. */
+      droppedOn: strings,
+      /** The key the dropped SET wrote, and the value it wrote (the client's owner token). */
+      key: opt(str),
+      sent: opt(str),
+      /** The value under that key right after the drop, by node; a node absent here held no key. */
+      valuesAfter: stringRecord,
+      /** Nodes that did not answer the read after the drop: nothing is concluded for them. */
+      unanswered: strings,
+      /** When the drop was seen, on the history's clock (ns): the acquire in progress then is the one aimed at. */
+      droppedAt: opt(num),
+    },
+  },
+} as const satisfies FaultFacts;

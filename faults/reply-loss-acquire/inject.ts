@@ -1,0 +1,120 @@
+import type { EndParams } from '../evidence.ts';
+import { pick, type FaultContext, type FaultExecutor } from '../../nemesis/fault.ts';
+import { pastTheLease } from '../../nemesis/fault-needs.ts';
+import { watchFor } from '../../nemesis/story-watch.ts';
+import { AIMABLE_LOCKS, redisRoutes, waitForDrops, type Route } from '../reply-loss/inject.ts';
+
+/** A SET NX that took the key answers `+OK`; one that found it held answers nil, and did nothing on the server. */
+const GRANTED_REPLY = '+OK';
+
+/**
+ * An acquire reaches Redis and is granted; its reply never comes back. A random live client's own proxies in front
+ * of the Redis nodes (client-routes.ts, framed as RESP) are armed to drop the reply to its next `SET` that Redis
+ * answered OK — a `SET NX` that found the key held did nothing, so its reply passes and the aim waits for the next.
+ * The connection is then kept open as a black hole, so the client times out not knowing it holds the key (ioredis's
+ * command timeout; the client loop then drops its connections and reconnects). Right after the drop the key the SET
+ * named is read on the nodes' own ports: the value the SET wrote is the server's effect — Redis holds a lock no live
+ * client believes it holds until the TTL; anything else is a miss.
+ *
+ * The fault ends (heal: the black hole reset) once that client's acquire has completed, or after the story wait.
+ */
+export const replyLossAcquire: FaultExecutor<'reply-loss-acquire'> = {
+  name: 'reply-loss-acquire',
+  needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, shotMs: pastTheLease },
+  refusal: (servers, lock) =>
+    !servers.redis
+      ? `--lock=${lock} uses no Redis node`
+      : AIMABLE_LOCKS.includes(lock)
+        ? null
+        : `reply-loss-acquire aims at an acquire by its Redis command (SET … NX answered OK), known for --lock=${AIMABLE_LOCKS.join(', ')} only`,
+  unavailable: (env) =>
+    replyLossAcquire.refusal(env.servers, env.config.lock) ??
+    (redisRoutes(env, 0).length ? null : 'the clients do not reach Redis through proxies of their own'),
+  async start(ctx) {
+    const { clients, config, journal } = ctx;
+    const candidates = clients.clients.filter((c) => !c.paused && !c.exited && redisRoutes(ctx, c.slot).length > 0);
+    if (!candidates.length || ctx.aim.aborted) return null;
+    const client = pick(ctx.random, candidates);
+    const routes = redisRoutes(ctx, client.slot);
+    for (const r of routes) {
+      r.dropsBefore = r.proxy.droppedReplies().length;
+      r.proxy.dropNextReply({ command: 'SET', replyIs: GRANTED_REPLY, then: 'keep-open' });
+    }
+    const nowNs = () => journal.sinceOrigin(process.hrtime.bigint());
+    const outcome: Outcome = { droppedOn: [], valuesAfter: {}, unanswered: [] };
+    // The acquire in progress at the drop completes (with the invoke, which a client sends with its completion) after
+    // the drop: the first acquire completion of this client's process from then on.
+    let completed: ReturnType<typeof watchFor> | undefined;
+    const ready = (async () => {
+      outcome.droppedOn = await waitForDrops(routes, ctx.signal);
+      if (!outcome.droppedOn.length) return;
+      outcome.droppedAt = nowNs();
+      completed = watchFor(
+        journal,
+        (op) => op.process === client.process && op.f === 'acquire' && op.type !== 'invoke',
+      );
+      const dropped = routes.filter((r) => outcome.droppedOn.includes(r.node.name));
+      const request = lastDrop(dropped[0]).request;
+      outcome.key = request.detail;
+      outcome.sent = request.value;
+      if (outcome.key !== undefined) await readValues(ctx, dropped, outcome.key, outcome);
+      await completed.seen;
+    })();
+    return {
+      targets: [`client p${client.process} → ${routes.map((r) => r.node.name).join(', ')}`],
+      params: { slot: client.slot, process: client.process, ttlMs: config.ttlMs },
+      holdMs: config.storyWaitMs,
+      ready,
+      async heal() {
+        completed?.stop();
+        for (const r of routes) r.proxy.heal();
+        const params = endParams(client.process, outcome);
+        return { params, note: healNote(client.process, outcome) };
+      },
+    };
+  },
+};
+
+interface Outcome {
+  droppedOn: string[];
+  key?: string;
+  sent?: string;
+  valuesAfter: Record<string, string>;
+  unanswered: string[];
+  droppedAt?: number;
+}
+
+function lastDrop(r: Route) {
+  return r.proxy.droppedReplies().at(-1)!;
+}
+
+/** The key's value on each node whose reply was dropped, read on its own port (not through any proxy). */
+async function readValues(ctx: FaultContext, routes: Route[], key: string, o: Outcome) {
+  const values = await Promise.all(routes.map((r) => ctx.redisKeys.valueOf(r.node, key)));
+  routes.forEach((r, i) => {
+    const v = values[i];
+    if (v === undefined) o.unanswered.push(r.node.name);
+    else if (v !== null) o.valuesAfter[r.node.name] = v;
+  });
+}
+
+function endParams(process: number, o: Outcome): EndParams<'reply-loss-acquire'> {
+  const params: EndParams<'reply-loss-acquire'> = {
+    process,
+    droppedOn: o.droppedOn,
+    valuesAfter: o.valuesAfter,
+    unanswered: o.unanswered,
+  };
+  if (o.key !== undefined) params.key = o.key;
+  if (o.sent !== undefined) params.sent = o.sent;
+  if (o.droppedAt !== undefined) params.droppedAt = o.droppedAt;
+  return params;
+}
+
+function healNote(process: number, o: Outcome): string {
+  if (!o.droppedOn.length) return `no granted acquire of p${process} was seen while armed`;
+  const held = o.droppedOn.filter((n) => o.sent !== undefined && o.valuesAfter[n] === o.sent);
+  return held.length
+    ? `p${process}'s acquire was granted on ${held.join(', ')}; its reply was dropped`
+    : `p${process}'s acquire reply was dropped on ${o.droppedOn.join(', ')}, but its value was not read back`;
+}
