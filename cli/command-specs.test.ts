@@ -95,6 +95,7 @@ describe("test.json's config", () => {
         'argv',
         'backend',
         'clockOffsetS',
+        'clockRate',
         'concurrency',
         'etcdNodes',
         'fencing',

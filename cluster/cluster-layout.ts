@@ -27,6 +27,7 @@ function nodeBase(spec: ClusterSpec, runDir: string, host: NodeHost) {
     logFile: path.join(logs, `${name.replace(/[[\]]/g, '')}.log`),
     host,
     env: () => spec.envFor?.(name) ?? {},
+    writable: () => spec.writableFor?.(name) ?? [],
     // Postgres is the resource, not a member of any ensemble: no partition is ever between it and a server.
     cgroup: () => (kind === 'pg' ? undefined : spec.cgroupFor?.(name)),
     readyTimeoutMs: READY_TIMEOUT_MS[kind],

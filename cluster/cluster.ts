@@ -16,6 +16,8 @@ export interface ClusterSpec {
   redisPersistence?: RedisPersistence;
   /** Extra environment per node name, read at every (re)start: the clock shim. */
   envFor?: (node: string) => Record<string, string> | undefined;
+  /** Files per node name its server's account must be able to write, read at every (re)start: its clock record. */
+  writableFor?: (node: string) => string[];
   /** The cgroup2 folder each server (not Postgres) starts in, for server↔server partitions; read at every (re)start. */
   cgroupFor?: (node: string) => string | undefined;
 }

@@ -36,6 +36,11 @@ export interface ServerNodeOptions {
   host: NodeHost;
   /** Extra environment for the server process, read at each start (the clock shim's LD_PRELOAD). */
   env?: () => Record<string, string>;
+  /**
+   * Files outside its folder the server's own account must be able to write, read at each start: its clock record,
+   * where the shim counts the clock reads it served (a record it can only read is never counted in).
+   */
+  writable?: () => string[];
   /** The cgroup2 folder to start the server in (server partitions, nemesis/server-partition), read at each start. */
   cgroup?: () => string | undefined;
   /** How long a start may take before it is an error. */
@@ -154,6 +159,8 @@ export abstract class ServerNode implements ClusterNode {
     await this.prepare();
     // Its config files (a 0600 one with a password) and data are the server account's, and no one else's.
     if (account) chownTree(this.home, account);
+    // Given to its account, not opened to everyone: the file stays 0644, writable by that account and by us (root).
+    if (account) for (const f of this.opts.writable?.() ?? []) fs.chownSync(f, account.uid, account.gid);
     if (this.halted) throw new HarnessError('interrupted', `${this.name}: torn down while starting`);
     const proc = await this.host.launch({
       name: this.name,

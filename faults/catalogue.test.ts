@@ -37,6 +37,7 @@ describe('the fault catalogue', () => {
       'kill-session',
       'restart-empty',
       'clock',
+      'clock-rate',
       'failover',
     ]);
   });
@@ -48,6 +49,7 @@ describe('the fault catalogue', () => {
       'kill-session',
       'restart-empty',
       'clock',
+      'clock-rate',
       'failover',
       'delay-write',
       'reply-loss',

@@ -20,6 +20,8 @@ import { facts as clock } from './clock/facts.ts';
 import { judge as clockJudge } from './clock/judge.ts';
 import { facts as clockStrobe } from './clock-strobe/facts.ts';
 import { judge as clockStrobeJudge } from './clock-strobe/judge.ts';
+import { facts as clockRate } from './clock-rate/facts.ts';
+import { judge as clockRateJudge } from './clock-rate/judge.ts';
 import { facts as failover } from './failover/facts.ts';
 import { judge as failoverJudge } from './failover/judge.ts';
 import { facts as partition } from './partition/facts.ts';
@@ -62,6 +64,7 @@ export const FAULT_CATALOGUE = {
   'leader-churn': { ...leaderChurn, judge: leaderChurnJudge },
   clock: { ...clock, judge: clockJudge },
   'clock-strobe': { ...clockStrobe, judge: clockStrobeJudge },
+  'clock-rate': { ...clockRate, judge: clockRateJudge },
   failover: { ...failover, judge: failoverJudge },
   partition: { ...partition, judge: partitionJudge },
   latency: { ...latency, judge: latencyJudge },

@@ -15,6 +15,14 @@ import { bad, didYouMean, type OptionSpec, type OptionValues } from './option-ta
  * cli/commands/<name>.ts (a run's in run-argv.ts).
  */
 
+/** `--clock-rate`: a number of fake seconds per real second, above 0 (a frozen clock is no rate) and at most 100. */
+function parseClockRate(raw: string): number {
+  const r = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(r) || r <= 0 || r > 100)
+    throw bad(`--clock-rate must be a number above 0 and at most 100 (1 = real speed), got "${raw}".`);
+  return r;
+}
+
 function parseNemesis(raw: string): FaultName[] | null {
   if (raw === 'default') return null;
   if (raw === 'none') return [];
@@ -195,6 +203,14 @@ export const RUN_ROWS = [
     help: 'clock faults: seconds to jump',
   },
   {
+    name: 'clock-rate',
+    value: 'r',
+    kind: 'string',
+    default: '2',
+    help: 'clock-rate: how fast the struck clocks run (2 = twice real speed, 0.5 = half; 0 < r ≤ 100)',
+    parse: parseClockRate,
+  },
+  {
     name: 'etcd-nodes',
     value: '3|5',
     kind: 'int',
@@ -282,6 +298,7 @@ export function runConfigOf(
     redisPersistence: v['redis-persistence'],
     retry: v.retry,
     clockOffsetS: v['clock-offset'],
+    clockRate: v['clock-rate'],
     backend: v.backend,
     etcdNodes: ensembleSize('etcd-nodes', v['etcd-nodes']),
     zkNodes: ensembleSize('zk-nodes', v['zk-nodes']),

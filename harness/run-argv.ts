@@ -156,7 +156,7 @@ export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
   const { scenario, maxShots } = config;
   const { minWrites, maxStallMs, fencing, watchdog, pauseMs, storyWaitMs, restartDelayMs, redisPersistence } = config;
-  const { clockOffsetS } = config;
+  const { clockOffsetS, clockRate } = config;
   const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate, target } = config;
   return {
     argv,
@@ -181,6 +181,7 @@ export function runOptions(config: RunConfig): RunConfig {
     redisPersistence,
     retry,
     clockOffsetS,
+    clockRate,
     backend,
     etcdNodes,
     zkNodes,

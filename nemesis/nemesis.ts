@@ -25,6 +25,8 @@ export interface NemesisConfig {
   readonly restartDelayMs: number;
   readonly nemesisIntervalMs: number;
   readonly clockOffsetS: number;
+  /** --clock-rate: how fast clock-rate runs the clocks it strikes (1 = real speed). */
+  readonly clockRate: number;
   readonly redisPersistence: 'none' | 'aof-always';
   /** --verbose: the live log prints each fault's raw start and end record instead of a sentence. */
   readonly verbose?: boolean;

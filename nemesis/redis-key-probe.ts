@@ -6,6 +6,13 @@ import type { RedisServer } from '../cluster/node.ts';
  * `fencepost:redlock-npm:account-0` for the redlock package, something else for a plugin): keys ending in
  * `account-<n>`. The dataset is a handful of lock keys, so KEYS costs microseconds; it skips expired keys.
  */
+/** A PTTL read, and when the harness made it (performance.now(), ms): `spreadMs` is the read's round trip. */
+export interface PttlSample {
+  readonly pttlMs: number;
+  readonly atMs: number;
+  readonly spreadMs: number;
+}
+
 export function accountKeyPattern(account: number): string {
   return `*account-${account}`;
 }
@@ -145,6 +152,44 @@ export class RedisKeyProbe {
     if (!node.running || node.paused) return undefined;
     try {
       return await this.conn(node).get(key);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Sets `key` with a TTL of `pxMs` on `node` and returns its PTTL read right after, with the harness's time
+   * (performance.now(), ms) half-way through that read: one sample of the node's expiry clock. Undefined when the node
+   * did not answer.
+   */
+  async setProbe(node: RedisServer, key: string, pxMs: number): Promise<PttlSample | undefined> {
+    try {
+      await this.conn(node).set(key, 'fencepost clock-rate probe', 'PX', pxMs);
+    } catch {
+      return undefined;
+    }
+    return this.pttlSample(node, key);
+  }
+
+  /** `key`'s PTTL on `node` and the harness's time half-way through the read; undefined when there is none to read. */
+  async pttlSample(node: RedisServer, key: string): Promise<PttlSample | undefined> {
+    if (!node.running || node.paused) return undefined;
+    try {
+      const before = performance.now();
+      const pttlMs = await this.conn(node).pttl(key);
+      const after = performance.now();
+      return pttlMs >= 0 ? { pttlMs, atMs: (before + after) / 2, spreadMs: after - before } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The node's own `TIME`, in µs since the epoch; undefined when it did not answer. */
+  async timeUs(node: RedisServer): Promise<number | undefined> {
+    if (!node.running || node.paused) return undefined;
+    try {
+      const [s, us] = await this.conn(node).time();
+      return Number(s) * 1e6 + Number(us);
     } catch {
       return undefined;
     }

@@ -42,6 +42,8 @@ export interface RunConfig {
   /** `--retry`: the lock library's own retry loop (`library`), or the strategy's loop around single attempts. */
   retry: 'library' | 'harness';
   clockOffsetS: number;
+  /** `--clock-rate`: how fast clock-rate runs the clocks it strikes (runs before 2026-12-06 lack it). */
+  clockRate: number;
   backend: 'local' | 'docker';
   /** --etcd-nodes / --zk-nodes: the ensemble size of a lock on etcd / ZooKeeper (3 or 5); null = the strategy's own. */
   etcdNodes: number | null;

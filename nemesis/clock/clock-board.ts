@@ -86,6 +86,11 @@ export class ClockBoard {
     return f;
   }
 
+  /** The path of `name`'s clock record (created at real time when it has none yet). */
+  recordPath(name: string): string {
+    return this.file(name).path;
+  }
+
   /** Environment for the process `name`: LD_PRELOAD of the shim and its offset file (created at offset 0). */
   env(name: string): Record<string, string> {
     this.checkShim();

@@ -1,0 +1,31 @@
+import type { Judge, ShotRecords } from '../judging/fault-shot.ts';
+import { serverStory } from '../judging/server-story.ts';
+
+/** How far a probe's slope may be from the rate set for the shot to count as the rate reaching the process. */
+export const SLOPE_TOLERANCE = 0.05;
+
+/**
+ * Whether the rate reached every node it struck, from the end record: the node served clock reads through the shim
+ * while the rate held, and its probe key's PTTL fell at the rate (±5 %) on the harness's clock. Null when it did; else
+ * why not — a shot whose rate never reached a process proves nothing, whatever the history shows after it.
+ */
+export function rateNotReached({ ev }: Pick<ShotRecords<'clock-rate'>, 'ev'>): string | null {
+  const rate = ev.start.rate;
+  const nodes = ev.start.aim?.struck ?? [];
+  const e = ev.end;
+  if (!e) return 'the history ended before the rate was measured';
+  if (rate === undefined) return 'the start record has no rate';
+  for (const n of nodes) {
+    const reads = e.reads?.[n] ?? 0;
+    if (reads <= 0) return `${n} read no clock through the shim while the rate held: the rate never reached it`;
+    const slope = e.slopes?.[n];
+    if (slope === undefined) return `${n}'s probe key could not be read twice: no slope to prove the rate by`;
+    if (Math.abs(slope / rate - 1) > SLOPE_TOLERANCE)
+      return `${n}'s probe key fell at ${slope} ms per ms over ${e.probeMs?.[n]} ms, not ${rate} ± 5 %`;
+  }
+  const back = nodes.filter((n) => (e.timeAfterHealUs?.[n] ?? Infinity) < (e.timeBeforeHealUs?.[n] ?? -Infinity));
+  if (back.length) return `the clock of ${back.join(', ')} stepped back when the rate went back to 1`;
+  return null;
+}
+
+export const judge: Judge<'clock-rate'> = serverStory('clock-rate', rateNotReached);
