@@ -22,10 +22,11 @@ import type { ExposedBy } from './exposed-by.ts';
 export const exposedBy: ExposedBy = {
   script: {
     cannot:
-      'the story that separates a 2-of-5 quorum from 3-of-5 takes the key from 2 masters while A holds all 5 ' +
-      '(restart-empty or clock on redis[0,1]), then `try B acquire`. The faults that strike masters refuse a named ' +
-      'set smaller than a correct majority needs broken (nemesis/key-holders.ts: "all of them, and enough"; the ' +
-      'judge calls such a shot a miss), so that strike cannot be scripted yet',
+      'its story needs B let in by a minority while A keeps its lock: pause one master, A acquires on the other four, ' +
+      'restart-empty A wipes two of them, try B acquire. That script catches this lock (tried once: followed, INVALID), ' +
+      "but the twin comes out unknown, not VALID: restart-empty's judge counts its story complete only when " +
+      'another client is granted before the holder writes, and cannot tell a lock that kept B out from a strike that ' +
+      'missed. The faults that strike masters also refuse a named set smaller than a correct majority needs broken',
   },
   nemesis: 'restart-empty',
   args: ['--ttl=1000', '--restart-delay=1200', '--nemesis-interval=300'],
