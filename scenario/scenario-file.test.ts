@@ -23,6 +23,7 @@ describe('scenario steps: one line each', () => {
     ['A acquire', { kind: 'client', client: 'A', f: 'acquire', until: 'done' }],
     ['start A write', { kind: 'client', client: 'A', f: 'write', until: 'started' }],
     ['wait A write', { kind: 'await-client', client: 'A', f: 'write' }],
+    ['try B acquire', { kind: 'try-acquire', client: 'B' }],
     ['wait lease-expired A', { kind: 'lease-expired', client: 'A' }],
     ['pause A', { kind: 'strike', fault: 'pause-holder', client: 'A', servers: null, offsetS: null, until: 'done' }],
     ['resume A', { kind: 'heal', fault: 'pause-holder', client: 'A' }],
@@ -61,6 +62,8 @@ describe('scenario steps: one line each', () => {
     ['clock 60s A', /clock \+60s A/],
     ['wait A', /`wait` is followed by/],
     ['start wait A write', /`start` goes before a client step or a fault/],
+    ['try B read', /`try` goes before a client's acquire: try B acquire/],
+    ['start try B acquire', /`start` goes before a client step or a fault/],
     ['heal nonsense', /`heal` names a fault of the catalogue/],
   ])('%s is refused with what to write', (line, why) => {
     const r = parseStep(line);
@@ -157,6 +160,24 @@ describe('scenario files', () => {
     expect(problemsOf(base(['wait lease-expired B']))).toEqual([
       'step 1 "wait lease-expired B": B has acquired nothing whose lease could run out',
     ]);
+  });
+
+  it('`try B acquire` needs another client holding the lock, and B free to acquire', () => {
+    expect(problemsOf(base(['try B acquire']))).toEqual([
+      'step 1 "try B acquire": no other client holds the lock for B to be kept out of: `try` is for a lock that is taken',
+    ]);
+    expect(problemsOf(base(['A acquire', 'A release', 'try B acquire']))).toEqual([
+      'step 3 "try B acquire": no other client holds the lock for B to be kept out of: `try` is for a lock that is taken',
+    ]);
+    expect(problemsOf(base(['A acquire', 'B acquire', 'try B acquire']))).toEqual([
+      'step 3 "try B acquire": B already holds the lock: it releases first',
+    ]);
+    // After it, B's section is written as if granted: a lock that keeps B out has those steps skipped (held).
+    expect(
+      problemsOf(
+        base(['A acquire', 'A read', 'try B acquire', 'B read', 'A write', 'B write', 'A release', 'B release']),
+      ),
+    ).toEqual([]);
   });
 
   it('accepts a struck next section with `start`, and a delayed write with start/wait', () => {

@@ -43,6 +43,10 @@ class ScriptRun {
   /** Gates still listening; the script's end stops them (a step that timed out leaves its gate behind). */
   private readonly listening = new Set<() => void>();
   private over = false;
+  /** Clients that hold the lock by the script's steps so far: a `try` races the youngest of their leases. */
+  private readonly holding = new Set<string>();
+  /** Clients a `try … acquire` found kept out, with that step's number: their steps up to their release are skipped. */
+  private readonly keptOut = new Map<string, number>();
 
   constructor(
     private readonly scenario: Scenario,
@@ -77,8 +81,9 @@ class ScriptRun {
         continue;
       }
       const startMs = this.nowMs();
-      const out = await this.bounded(this.step(step), step);
+      const out = await this.bounded(this.skipped(step) ?? this.step(step), step);
       this.previousStartNs = startMs * 1e6;
+      this.track(step, out);
       steps.push({ text: step.text, ...out, startMs, endMs: this.nowMs() });
       this.r.log(`fencepost: scenario: step ${step.index + 1} ${step.text}: ${out.status} — ${out.evidence}`);
       if (out.status === 'diverged') diverged = { step: step.index + 1, text: step.text, why: out.evidence };
@@ -122,6 +127,31 @@ class ScriptRun {
     });
   }
 
+  /**
+   * A step of a client the lock kept out (`try … acquire` held): its section does not happen, so the step is held —
+   * the lock passed — up to and including its release, which ends the skip.
+   */
+  private skipped(step: ScenarioStep): Promise<GateOutcome> | null {
+    const client = 'client' in step ? step.client : null;
+    const at = client === null ? undefined : this.keptOut.get(client);
+    if (at === undefined) return null;
+    if (step.kind === 'client' && step.f === 'release') this.keptOut.delete(client!);
+    return Promise.resolve({ status: 'held', evidence: `${client} was kept out of the lock at step ${at}: skipped` });
+  }
+
+  /** Who holds the lock by the script: a client step's acquire or release seen done. */
+  private track(step: ScenarioStep, out: GateOutcome): void {
+    if (out.status !== 'done') return;
+    const f =
+      step.kind === 'try-acquire'
+        ? 'acquire'
+        : (step.kind === 'client' && step.until === 'done') || step.kind === 'await-client'
+          ? step.f
+          : null;
+    if (f === 'acquire') this.holding.add((step as { client: string }).client);
+    if (f === 'release') this.holding.delete((step as { client: string }).client);
+  }
+
   private bounded(p: Promise<GateOutcome>, step: ScenarioStep): Promise<GateOutcome> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<GateOutcome>((resolve) => {
@@ -146,6 +176,8 @@ class ScriptRun {
         this.inFlight.delete(step.client);
         return pending;
       }
+      case 'try-acquire':
+        return this.tryAcquire(step);
       case 'lease-expired':
         return this.leaseExpired(step.client);
       case 'await-renew': {
@@ -181,6 +213,38 @@ class ScriptRun {
     if (until === 'started') this.inFlight.set(client, watch('done'));
     this.r.pool.step(slot, seq, f);
     return started;
+  }
+
+  /**
+   * `try B acquire`: B's acquire raced against half the youngest holder's lease. Half, not all: a correct lock grants
+   * B once that lease runs out, which must read as "kept out", never as "let in"; a lock that lets B in does so at
+   * once (milliseconds), so half a TTL is margin on a busy machine too.
+   */
+  private async tryAcquire(step: Extract<ScenarioStep, { kind: 'try-acquire' }>): Promise<GateOutcome> {
+    const { client } = step;
+    const ttlNs = this.r.config.ttlMs * 1e6;
+    const holders = [...this.holding].filter((c) => c !== client);
+    const ends = holders.flatMap((c) => this.leases.get(c)!.expiresAt() ?? []);
+    const nowNs = () => this.r.journal.sinceOrigin(process.hrtime.bigint());
+    const deadlineNs = ends.length ? Math.max(...ends) - ttlNs / 2 : nowNs() + ttlNs / 2;
+    const who = holders.join(', ');
+    let timer: NodeJS.Timeout | undefined;
+    const keptOut = new Promise<GateOutcome>((resolve) => {
+      timer = setTimeout(
+        () =>
+          resolve({
+            status: 'held',
+            evidence: `${client} was not granted within half ${who}'s lease (TTL ${this.r.config.ttlMs} ms): the lock kept ${client} out`,
+          }),
+        Math.max(0, Math.ceil((deadlineNs - nowNs()) / 1e6)),
+      );
+    });
+    const granted = this.clientStep(client, 'acquire', 'done').then((o) =>
+      o.status === 'done' ? { ...o, evidence: `${o.evidence} while ${who} held it: the lock let two clients in` } : o,
+    );
+    const out = await Promise.race([granted, keptOut]).finally(() => clearTimeout(timer));
+    if (out.status === 'held') this.keptOut.set(client, step.index + 1);
+    return out;
   }
 
   /** A gate fed the journal's ops from now on, and the driven clients' refusals (the step was not invoked). */

@@ -11,6 +11,7 @@ import { didYouMean as nearest } from '../harness/option-table.ts';
  *
  *   A acquire | A read | A write | A release          a client's step; done at its completion
  *   start A write … wait A write                      a step whose completion comes later (a held write)
+ *   try B acquire                                     B asks for the lock another client holds: granted, or kept out
  *   wait lease-expired A                              a TTL since A was stopped (its write held, or its acquire)
  *   wait A renew                                      A's watchdog (--watchdog) renewed, or failed to, since the step before
  *   pause A … resume A                                pause-holder on A's critical section
@@ -31,6 +32,13 @@ export type Until = 'done' | 'started';
 export type StepBody =
   | { kind: 'client'; client: string; f: DrivenStepName; until: Until }
   | { kind: 'await-client'; client: string; f: DrivenStepName }
+  /**
+   * `try B acquire`: B asks for a lock another client holds. Granted while the holder's lease is young → done (the lock
+   * let two clients in; the story goes on with B's section). Not granted by half the holder's lease → held: the lock
+   * kept B out, and B's steps up to its release are skipped. A script can thus tell a lock that excludes from one that
+   * does not without a branch, and a correct lock is never waited out to its TTL (which would make any lease lock lose).
+   */
+  | { kind: 'try-acquire'; client: string }
   | { kind: 'lease-expired'; client: string }
   | { kind: 'await-renew'; client: string }
   | {
@@ -111,6 +119,10 @@ export function parseStep(text: string): Parsed {
       return '`start` goes before a client step or a fault (start A write, start failover A)';
     return { ...rest, until: 'started' };
   }
+  if (words[0] === 'try')
+    return words.length === 3 && CLIENT_NAME.test(words[1]) && words[2] === 'acquire'
+      ? { kind: 'try-acquire', client: words[1] }
+      : "`try` goes before a client's acquire: try B acquire";
   if (words[0] === 'wait') return parseWait(words.slice(1));
   if (words[0] === 'heal') return parseHeal(words.slice(1));
   if (Object.hasOwn(HEAL_VERBS, words[0]))
@@ -192,6 +204,7 @@ const VOCABULARY = [
   ),
   ...Object.keys(HEAL_VERBS),
   'start',
+  'try',
   'wait',
   'heal',
   ...FAULT_NAMES.filter((f) => scriptOf(f).jump),

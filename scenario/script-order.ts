@@ -29,6 +29,17 @@ export function scriptProblems(steps: readonly ScenarioStep[], clients: readonly
         else apply(c!, s.f);
         break;
       }
+      case 'try-acquire': {
+        const why = clientStepProblem(s.client, 'acquire', c!);
+        if (why) say(s, why);
+        else if (![...state].some(([other, o]) => other !== s.client && o.held))
+          say(
+            s,
+            `no other client holds the lock for ${s.client} to be kept out of: \`try\` is for a lock that is taken`,
+          );
+        else apply(c!, 'acquire');
+        break;
+      }
       case 'await-client':
         if (c!.started !== s.f) say(s, `${s.client} has no ${s.f} started (start ${s.client} ${s.f}) to wait for`);
         else {

@@ -15,7 +15,16 @@ import { Redis } from 'ioredis';
 import { LockNotAcquired, type LockStrategy } from 'fencepost';
 import type { ExposedBy } from './exposed-by.ts';
 
-export const exposedBy: ExposedBy = { nemesis: 'none', args: [] };
+export const exposedBy: ExposedBy = {
+  script: {
+    cannot:
+      'its window lies inside one acquire, between its GET and its SET (one Redis round trip): two clients must both ' +
+      'pass the GET before either SET lands. No step stops a client inside its acquire (pause, hold and kill strike ' +
+      'a holder after its read; `try B acquire` finds the key already set), so only contention puts two acquires there',
+  },
+  nemesis: 'none',
+  args: [],
+};
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 

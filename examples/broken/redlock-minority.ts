@@ -20,6 +20,14 @@ import { LockNotAcquired, type LockStrategy } from 'fencepost';
 import type { ExposedBy } from './exposed-by.ts';
 
 export const exposedBy: ExposedBy = {
+  script: {
+    cannot:
+      'its story needs B let in by a minority while A keeps its lock: pause one master, A acquires on the other four, ' +
+      'restart-empty A wipes two of them, try B acquire. That script catches this lock (tried once: followed, INVALID), ' +
+      "but the twin comes out unknown, not VALID: restart-empty's judge counts its story complete only when " +
+      'another client is granted before the holder writes, and cannot tell a lock that kept B out from a strike that ' +
+      'missed. The faults that strike masters also refuse a named set smaller than a correct majority needs broken',
+  },
   nemesis: 'restart-empty',
   args: ['--ttl=1000', '--restart-delay=1200', '--nemesis-interval=300'],
   alsoByContention: 'two clients that split the five masters 2–3 both hold a "quorum" with no fault at all',

@@ -16,7 +16,11 @@ import { Redis } from 'ioredis';
 import { LockNotAcquired, type LockStrategy } from 'fencepost';
 import type { ExposedBy } from './exposed-by.ts';
 
-export const exposedBy: ExposedBy = { nemesis: 'none', args: [] };
+export const exposedBy: ExposedBy = {
+  script: { scenario: './redlock-release-del.scenario.json' },
+  nemesis: 'none',
+  args: [],
+};
 
 /** Per-master timeout, small against the TTL so a dead master can't eat the validity window (as the spec asks). */
 const PER_NODE_TIMEOUT_MS = 50;

@@ -19,6 +19,8 @@ import { LockNotAcquired, type LockStrategy } from 'fencepost';
 import type { ExposedBy } from './exposed-by.ts';
 
 export const exposedBy: ExposedBy = {
+  // The shipped story of the late renewal is this lock's: scenarios/watchdog-late-renewal.json names it.
+  script: { scenario: '../../scenarios/watchdog-late-renewal.json' },
   nemesis: 'pause-holder',
   args: ['--watchdog', '--ttl=300', '--pause=450', '--think=700', '--nemesis-interval=1000', '--time-limit=10'],
 };

@@ -14,7 +14,11 @@ import { Redis } from 'ioredis';
 import { LockNotAcquired, type LockStrategy } from 'fencepost';
 import type { ExposedBy } from './exposed-by.ts';
 
-export const exposedBy: ExposedBy = { nemesis: 'none', args: [] };
+export const exposedBy: ExposedBy = {
+  script: { scenario: './ttl-in-seconds.scenario.json' },
+  nemesis: 'none',
+  args: [],
+};
 
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 

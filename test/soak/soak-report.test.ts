@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { roundFailures, seedsIn, soakText, tally, type VitestJson } from './soak-report.ts';
+import {
+  roundFailures,
+  roundResults,
+  seedsIn,
+  soakText,
+  tally,
+  type RoundResult,
+  type VitestJson,
+} from './soak-report.ts';
 
 const ROOT = '/work/fencepost';
 
@@ -51,17 +59,65 @@ describe('the soak reads each round and tallies every test that ever failed', ()
     ]);
   });
 
-  it('counts the rounds each test failed in, most frequent first, and ends with one line of counts', () => {
-    const a = { file: 'a.test.ts', test: 'a › x', message: 'boom', seeds: ['1'] };
-    const b = { file: 'b.test.ts', test: 'b › y', message: 'bang', seeds: [] };
-    const t = tally([[b], [], [a, b], [{ ...a, seeds: ['2'], message: 'boom again' }]]);
-    expect(t.map((x) => [x.test, x.rounds, x.seeds])).toEqual([
-      ['a › x', [3, 4], ['1', '2']],
-      ['b › y', [1, 3], []],
+  it('reads every test of a round: passed, failed and skipped', () => {
+    const r: VitestJson = {
+      numFailedTests: 1,
+      numPassedTests: 1,
+      testResults: [
+        {
+          name: `${ROOT}/a.test.ts`,
+          status: 'failed',
+          assertionResults: [
+            { fullName: 'a › ok', status: 'passed' },
+            { fullName: 'a › flaky', status: 'failed', failureMessages: ['AssertionError: seed 9'] },
+            { fullName: 'a › later', status: 'skipped' },
+            { fullName: 'a › todo', status: 'todo' },
+          ],
+        },
+      ],
+    };
+    expect(roundResults(r, ROOT).map((x) => [x.test, x.status, x.seeds])).toEqual([
+      ['a › ok', 'passed', []],
+      ['a › flaky', 'failed', ['9']],
+      ['a › later', 'skipped', []],
+      ['a › todo', 'skipped', []],
+    ]);
+  });
+
+  it('counts the rounds each test failed and passed in, most failures first, and ends with one line of counts', () => {
+    const r = (file: string, test: string, status: RoundResult['status'], message = '', seeds: string[] = []) => ({
+      file,
+      test,
+      status,
+      message,
+      seeds,
+    });
+    const a = (status: RoundResult['status'], message = '', seeds: string[] = []) =>
+      r('a.test.ts', 'a › x', status, message, seeds);
+    const b = (status: RoundResult['status'], message = '') => r('b.test.ts', 'b › y', status, message);
+    const c = r('c.test.ts', 'c › z', 'passed');
+    const t = tally([
+      [a('passed'), b('failed', 'bang'), c],
+      [a('passed'), b('passed'), c],
+      [a('failed', 'boom', ['1']), b('failed', 'bang'), c],
+      [a('failed', 'boom again', ['2']), b('skipped'), c],
+    ]);
+    expect(t.map((x) => [x.test, x.rounds, x.passed, x.seeds])).toEqual([
+      ['a › x', [3, 4], 2, ['1', '2']],
+      ['b › y', [1, 3], 1, []],
+      ['c › z', [], 4, []],
     ]);
     const text = soakText(t, 4, true);
-    expect(text).toContain('FAILED 2/4  a.test.ts › a › x\n    rounds 3, 4; seeds 1, 2\n    boom\n    boom again');
-    expect(text.split('\n').at(-1)).toBe('soak: 2 test(s) failed at least once in 4 round(s) beside a CPU hog');
-    expect(soakText([], 10, false)).toBe('soak: 0 failures in 10 round(s)');
+    expect(text).toContain(
+      'FAILED 2/4, passed 2/4  a.test.ts › a › x\n    rounds 3, 4; seeds 1, 2\n    boom\n    boom again',
+    );
+    expect(text).toContain('FAILED 2/4, passed 1/4  b.test.ts › b › y\n    rounds 1, 3; seeds none printed\n    bang');
+    expect(text).not.toContain('c › z');
+    expect(text.split('\n').at(-1)).toBe(
+      'soak: 2 test(s) failed at least once in 4 round(s) beside a CPU hog: 3 test(s); 7 of 11 test runs passed',
+    );
+    expect(soakText(tally([[c], [c]]), 2, false)).toBe(
+      'soak: 0 failures in 2 round(s): 1 test(s); 2 of 2 test runs passed',
+    );
   });
 });

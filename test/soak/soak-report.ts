@@ -1,17 +1,21 @@
 /**
- * What a soak learns from one round: vitest's JSON report (`--reporter=json`) → the tests that failed, each with
- * the seeds its failure printed (a run's seed is in its summary, its replay line and most assertion messages), so a
- * flake found by a soak can be replayed.
+ * What a soak learns from its rounds: vitest's JSON report (`--reporter=json`) → every test's outcome, the failed
+ * ones with the seeds their failure printed (a run's seed is in its summary, its replay line and most assertion
+ * messages), so a flake found by a soak can be replayed; then, over all rounds, each test's passes and failures.
  */
-export interface RoundFailure {
+export interface RoundResult {
   /** The test file, relative to the checkout. */
   file: string;
   /** describe › it, as vitest names it. */
   test: string;
-  /** The failure's first line. */
+  status: 'passed' | 'failed' | 'skipped';
+  /** The failure's first line ('' unless failed). */
   message: string;
   seeds: string[];
 }
+
+/** A failed test of one round. */
+export type RoundFailure = Omit<RoundResult, 'status'>;
 
 /** The parts of vitest's JSON report a soak reads. */
 export interface VitestJson {
@@ -26,32 +30,42 @@ export interface VitestJson {
 }
 
 const SEED = /(?:--seed[= ]|seed[ :=]+)(\d{1,10})/gi;
+/** The name a file's own failure (a hook, its import) is tallied under: no test of it ran. */
+export const FILE_ITSELF = '(the file itself: a hook or its import)';
 
 export function seedsIn(text: string): string[] {
   return [...new Set([...text.matchAll(SEED)].map((m) => m[1]))];
 }
 
-/** Every failed test of one round; a file that failed outside any test (its hook, an import) counts as one. */
-export function roundFailures(report: VitestJson, root: string): RoundFailure[] {
-  const out: RoundFailure[] = [];
+/** Every test of one round with its outcome; a file that failed outside any test (its hook, an import) counts as one. */
+export function roundResults(report: VitestJson, root: string): RoundResult[] {
+  const out: RoundResult[] = [];
   for (const f of report.testResults) {
     const file = f.name.startsWith(root) ? f.name.slice(root.length).replace(/^\//, '') : f.name;
-    const failed = f.assertionResults.filter((t) => t.status === 'failed');
-    for (const t of failed) {
-      const text = (t.failureMessages ?? []).join('\n');
-      out.push({ file, test: t.fullName, message: firstLine(text), seeds: seedsIn(text) });
-    }
-    if (failed.length === 0 && f.status === 'failed') {
-      const text = f.message ?? '';
+    for (const t of f.assertionResults) {
+      const failed = t.status === 'failed';
+      const text = failed ? (t.failureMessages ?? []).join('\n') : '';
       out.push({
         file,
-        test: '(the file itself: a hook or its import)',
-        message: firstLine(text),
+        test: t.fullName,
+        status: failed ? 'failed' : t.status === 'passed' ? 'passed' : 'skipped',
+        message: failed ? firstLine(text) : '',
         seeds: seedsIn(text),
       });
     }
+    if (f.status === 'failed' && !f.assertionResults.some((t) => t.status === 'failed')) {
+      const text = f.message ?? '';
+      out.push({ file, test: FILE_ITSELF, status: 'failed', message: firstLine(text), seeds: seedsIn(text) });
+    }
   }
   return out;
+}
+
+/** The failed tests of one round. */
+export function roundFailures(report: VitestJson, root: string): RoundFailure[] {
+  return roundResults(report, root)
+    .filter((r) => r.status === 'failed')
+    .map(({ status: _status, ...f }) => f);
 }
 
 function firstLine(text: string): string {
@@ -63,38 +77,52 @@ export interface SoakTally {
   test: string;
   /** Rounds (1-based) in which it failed. */
   rounds: number[];
+  /** Rounds in which it passed. */
+  passed: number;
   seeds: string[];
   messages: string[];
 }
 
-/** Failures over all rounds, one entry per test, the most frequent first. */
-export function tally(rounds: readonly RoundFailure[][]): SoakTally[] {
+/** Every test over all rounds, one entry per test: the ones that ever failed first, the most frequent first. */
+export function tally(rounds: readonly (readonly RoundResult[])[]): SoakTally[] {
   const byTest = new Map<string, SoakTally>();
-  rounds.forEach((failures, i) => {
-    for (const f of failures) {
-      const key = `${f.file}\0${f.test}`;
-      const t = byTest.get(key) ?? { file: f.file, test: f.test, rounds: [], seeds: [], messages: [] };
-      t.rounds.push(i + 1);
-      for (const s of f.seeds) if (!t.seeds.includes(s)) t.seeds.push(s);
-      if (!t.messages.includes(f.message)) t.messages.push(f.message);
+  rounds.forEach((results, i) => {
+    for (const r of results) {
+      const key = `${r.file}\0${r.test}`;
+      const t = byTest.get(key) ?? { file: r.file, test: r.test, rounds: [], passed: 0, seeds: [], messages: [] };
       byTest.set(key, t);
+      if (r.status === 'passed') t.passed++;
+      if (r.status !== 'failed') continue;
+      t.rounds.push(i + 1);
+      for (const s of r.seeds) if (!t.seeds.includes(s)) t.seeds.push(s);
+      if (!t.messages.includes(r.message)) t.messages.push(r.message);
     }
   });
-  return [...byTest.values()].sort((a, b) => b.rounds.length - a.rounds.length || a.file.localeCompare(b.file));
+  return [...byTest.values()].sort(
+    (a, b) => b.rounds.length - a.rounds.length || a.file.localeCompare(b.file) || a.test.localeCompare(b.test),
+  );
 }
 
-/** The soak's closing text: each test that ever failed (rounds, seeds, messages), then one line of counts. */
+/**
+ * The soak's closing text: each test that ever failed (failed and passed counts, the rounds, seeds, messages), then
+ * one line of counts over every test.
+ */
 export function soakText(tallies: readonly SoakTally[], rounds: number, hog: boolean): string {
-  const lines = tallies.flatMap((t) => [
-    `FAILED ${t.rounds.length}/${rounds}  ${t.file} › ${t.test}`,
+  const failing = tallies.filter((t) => t.rounds.length > 0);
+  const lines = failing.flatMap((t) => [
+    `FAILED ${t.rounds.length}/${rounds}, passed ${t.passed}/${rounds}  ${t.file} › ${t.test}`,
     `    rounds ${t.rounds.join(', ')}; seeds ${t.seeds.length ? t.seeds.join(', ') : 'none printed'}`,
     ...t.messages.map((m) => `    ${m.length > 200 ? `${m.slice(0, 200)}…` : m}`),
   ]);
   const beside = hog ? ' beside a CPU hog' : '';
+  const tests = tallies.filter((t) => t.test !== FILE_ITSELF).length;
+  const runs = tallies.reduce((n, t) => n + t.passed + t.rounds.length, 0);
+  const passed = tallies.reduce((n, t) => n + t.passed, 0);
+  const counts = `${tests} test(s); ${passed} of ${runs} test runs passed`;
   lines.push(
-    tallies.length
-      ? `soak: ${tallies.length} test(s) failed at least once in ${rounds} round(s)${beside}`
-      : `soak: 0 failures in ${rounds} round(s)${beside}`,
+    failing.length
+      ? `soak: ${failing.length} test(s) failed at least once in ${rounds} round(s)${beside}: ${counts}`
+      : `soak: 0 failures in ${rounds} round(s)${beside}: ${counts}`,
   );
   return lines.join('\n');
 }

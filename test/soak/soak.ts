@@ -5,14 +5,15 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { HarnessError } from '../../common/errors.ts';
 import { parseArgv, type OptionSpec } from '../../harness/option-table.ts';
-import { roundFailures, soakText, tally, type RoundFailure, type VitestJson } from './soak-report.ts';
+import { roundResults, soakText, tally, type RoundResult, type VitestJson } from './soak-report.ts';
 
 /**
- * `npm run test:soak -- <test files or folders…> [--times=N] [--hog]` runs the same vitest selection N times in a
- * row — optionally beside a CPU hog (one `yes > /dev/null`, the way a busy CI machine starves a run) —
- * and lists every test that ever failed, with the rounds, the seeds its failures printed and their first lines.
- * A flake is found here, before it lands. Exit 0 when no test failed in any round, 1 otherwise, 254 for bad
- * arguments. Each round's JSON report is kept under test-output/soak/.
+ * `npm run test:soak -- <test files or folders…> [--project=<tier>] [--times=N] [--hog]` runs the same vitest
+ * selection N times in a row — optionally beside a CPU hog (one `yes > /dev/null`, the way a busy CI machine starves
+ * a run; killed at the end, on an error and on Ctrl-C alike) — and lists every test that ever failed, with how often
+ * it failed and passed, the rounds, the seeds its failures printed and their first lines. A flake is found here,
+ * before it lands. Exit 0 when no test failed in any round, 1 otherwise, 254 for bad arguments. Each round's JSON
+ * report is kept under test-output/soak/, with soak.json: every test's passes and failures.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -24,7 +25,7 @@ const OPTIONS = [
 
 function usage(message: string): never {
   console.error(
-    `test:soak: ${message}\nusage: npm run test:soak -- <test files or folders…> [--times=N] [--hog] [--project=<tier>]`,
+    `test:soak: ${message}\nusage: npm run test:soak -- <test files or folders…> [--project=<tier>] [--times=N] [--hog]`,
   );
   process.exit(254);
 }
@@ -32,7 +33,9 @@ function usage(message: string): never {
 function parse(argv: readonly string[]) {
   try {
     const { values, words } = parseArgv(argv, OPTIONS, { words: 'collect' });
-    if (words.length === 0) usage('which tests? name their files or folders');
+    // A tier alone is a selection too (--project=unit: the whole unit tier); nothing at all is not.
+    if (words.length === 0 && values.project === undefined)
+      usage('which tests? name their files or folders, or a tier with --project');
     return { ...values, files: words };
   } catch (e) {
     if (e instanceof HarnessError) usage(e.message);
@@ -70,14 +73,17 @@ async function round(i: number, files: readonly string[], project: string | unde
       .filter((l) => l.trim())
       .slice(-3)
       .join(' / ');
-    return {
-      failures: [{ file: '(vitest)', test: `exit ${r.exitCode}, no report`, message, seeds: [] }],
-      seconds,
-      passed: 0,
+    const failed: RoundResult = {
+      file: '(vitest)',
+      test: `exit ${r.exitCode}, no report`,
+      status: 'failed',
+      message,
+      seeds: [],
     };
+    return { results: [failed], seconds };
   }
   const report = JSON.parse(fs.readFileSync(out, 'utf8')) as VitestJson;
-  return { failures: roundFailures(report, ROOT), seconds, passed: report.numPassedTests };
+  return { results: roundResults(report, ROOT), seconds };
 }
 
 const opts = parse(process.argv.slice(2));
@@ -88,12 +94,15 @@ const stopHogs = () => hogs.forEach((h) => h.kill('SIGKILL'));
 process.on('exit', stopHogs);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
-const rounds: RoundFailure[][] = [];
+const rounds: RoundResult[][] = [];
 for (let i = 1; i <= opts.times; i++) {
+  // A stale report of an earlier soak must not stand in for a round whose vitest wrote none.
+  fs.rmSync(path.join(dir, `round-${i}.json`), { force: true });
   const r = await round(i, opts.files, opts.project, dir);
-  rounds.push(r.failures);
+  rounds.push(r.results);
+  const count = (s: RoundResult['status']) => r.results.filter((x) => x.status === s).length;
   console.log(
-    `round ${i}/${opts.times}: ${r.passed} passed, ${r.failures.length} failed, ${r.seconds} s${opts.hog ? ` (beside ${hogs.length} CPU hog(s))` : ''}`,
+    `round ${i}/${opts.times}: ${count('passed')} passed, ${count('failed')} failed, ${r.seconds} s${opts.hog ? ` (beside ${hogs.length} CPU hog(s))` : ''}`,
   );
 }
 stopHogs();
@@ -101,6 +110,10 @@ const tallies = tally(rounds);
 console.log(`\n${soakText(tallies, opts.times, opts.hog)}`);
 fs.writeFileSync(
   path.join(dir, 'soak.json'),
-  JSON.stringify({ rounds: opts.times, hog: opts.hog, files: opts.files, failed: tallies }, null, 2),
+  JSON.stringify(
+    { rounds: opts.times, hog: opts.hog, project: opts.project ?? null, files: opts.files, tests: tallies },
+    null,
+    2,
+  ),
 );
-process.exit(tallies.length ? 1 : 0);
+process.exit(tallies.some((t) => t.rounds.length > 0) ? 1 : 0);

@@ -25,8 +25,11 @@ export interface ScriptedRun {
   summary: string;
 }
 
-/** A scenario: a shipped one by name (`scenarios/<name>.json`), or steps written in the test. */
-export type Script = { shipped: string } | { name: string; steps: string[]; options?: Record<string, unknown> };
+/** A scenario: a shipped one by name (`scenarios/<name>.json`), a file by its path, or steps written in the test. */
+export type Script =
+  | { shipped: string }
+  | { file: string }
+  | { name: string; steps: string[]; options?: Record<string, unknown> };
 
 const SHIPPED = path.resolve('scenarios');
 
@@ -38,11 +41,15 @@ const SHIPPED = path.resolve('scenarios');
  */
 export async function scriptedRun(script: Script, argv: readonly string[]): Promise<ScriptedRun> {
   requireServersTier('scriptedRun');
-  const dir = testResultsDir('shipped' in script ? `scripted-${script.shipped}` : `scripted-${script.name}`);
+  const label =
+    'shipped' in script ? script.shipped : 'file' in script ? path.basename(script.file, '.json') : script.name;
+  const dir = testResultsDir(`scripted-${label}`);
   let file: string;
   let scenario;
   if ('shipped' in script) {
     file = path.join(SHIPPED, `${script.shipped}.json`);
+  } else if ('file' in script) {
+    file = path.resolve(script.file);
   } else {
     const read = scenarioFromJson({
       fencepost: 'scenario',

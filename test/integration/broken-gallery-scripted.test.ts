@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { scriptedRun } from '../support/scripted-run.ts';
+import { galleryCases, scenarioOf } from '../support/gallery-cases.ts';
+
+/**
+ * The gallery of broken locks (examples/broken/) by script: each broken lock is caught by the scenario of its flaw
+ * (its `exposedBy.script`) — followed step by step, INVALID, with a lost update — and its `.fixed.ts` twin, given as
+ * `--lock` to the very same script, is VALID, the lock observably stopping the story (a step held: the second client
+ * kept out, the stale holder's write skipped). Step-gated on the history, so it holds every time and each run takes
+ * seconds; the cases no script can catch stay free runs (broken-gallery.test.ts, which says why for each).
+ *
+ * The cases are the files: a broken lock without `exposedBy`, without a twin, or whose script names no file fails
+ * here.
+ */
+const cases = await galleryCases();
+const scripted = cases.filter((c) => scenarioOf(c) !== null).map((c) => c.name);
+
+describe('a gallery of broken locks, by script', () => {
+  it('has at least six cases, each with its twin and a script or the reason it has none', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(6);
+    for (const c of cases) {
+      expect(c.hasTwin, `${c.name}.fixed.ts`).toBe(true);
+      expect(c.by?.script, `examples/broken/${c.name}.ts: export \`exposedBy\` with its \`script\``).toBeDefined();
+      const file = scenarioOf(c);
+      if (file) expect(fs.existsSync(file), `${c.name}: ${file}`).toBe(true);
+      else expect((c.by!.script as { cannot: string }).cannot.length, c.name).toBeGreaterThan(40);
+    }
+    expect(scripted.length).toBeGreaterThanOrEqual(3);
+  });
+
+  describe.each(scripted)('%s', (name) => {
+    const file = scenarioOf(cases.find((c) => c.name === name)!)!;
+
+    it('its script catches it: followed, INVALID, a lost update', async () => {
+      const run = await scriptedRun({ file }, [`--lock=./examples/broken/${name}.ts`]);
+      console.log(`${name}.ts:\n${run.summary}`);
+      expect(run.record.followed, run.summary).toBe(true);
+      expect(
+        run.record.steps.map((s) => s.status),
+        run.summary,
+      ).toEqual(run.record.steps.map(() => 'done'));
+      expect(run.outcome.results.lostUpdates, run.summary).toBeGreaterThan(0);
+      expect(run.outcome.results.valid).toBe(false);
+      expect(run.outcome.exitCode).toBe(1);
+      expect(run.leftovers).toEqual([]);
+    });
+
+    it('its twin is VALID under the same script, the lock stopping the story', async () => {
+      const run = await scriptedRun({ file }, [`--lock=./examples/broken/${name}.fixed.ts`]);
+      console.log(`${name}.fixed.ts:\n${run.summary}`);
+      expect(run.record.followed, run.summary).toBe(true);
+      expect(
+        run.record.steps.some((s) => s.status === 'held'),
+        run.summary,
+      ).toBe(true);
+      expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
+      expect(run.outcome.results.valid, run.summary).toBe(true);
+      expect(run.outcome.exitCode).toBe(0);
+      expect(run.leftovers).toEqual([]);
+    });
+  });
+});
