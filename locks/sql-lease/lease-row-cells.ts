@@ -3,7 +3,7 @@ import { NO_MASTERS, NO_PAIR, NO_REDIS, NO_SESSION, NO_TOKEN } from '../common-c
 import { NO_RETRY_REMEDY } from '../common-remedy-cells.ts';
 
 /**
- * The oracle cells both ShedLock-shaped lease rows share (locks/sql-lease/row.ts, locks/sql-lease-dbtime/row.ts):
+ * The oracle cells both ShedLock-shaped lease rows share (this folder's row.ts and the database-time variant's):
  * whichever clock decides when a lease ends, these columns do not depend on it. Written before either row's first run.
  */
 

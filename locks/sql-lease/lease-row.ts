@@ -6,9 +6,9 @@ import { LockNotAcquired, seededRandom, type Lease, type LockClient, type LockCo
  * A ShedLock-shaped lease row (ShedLock's JdbcTemplateLockProvider on Postgres), whichever clock its statements read:
  * one row per lock name in ShedLock's own table, taken by an INSERT … ON CONFLICT DO UPDATE … WHERE lock_until <= now
  * the first time a process locks a name, by an UPDATE … WHERE name = ? AND lock_until <= now after that, and given
- * back by an UPDATE of lock_until. The statements are the variant's (locks/sql-lease/, locks/sql-lease-dbtime/); the
- * order of them and the table are ShedLock's, read in lukas-krecan/ShedLock (StorageBasedLockProvider.doLock,
- * JdbcTemplateStorageAccessor, the table's documented Postgres DDL).
+ * back by an UPDATE of lock_until. The statements are each variant's own (its strategy file: client time here,
+ * database time in that variant's folder); the order of them and the table are ShedLock's, read in
+ * lukas-krecan/ShedLock (StorageBasedLockProvider.doLock, JdbcTemplateStorageAccessor, the table's documented DDL).
  */
 
 /** ShedLock's default table and the Postgres DDL its own documentation gives (tag shedlock-parent-6.10.0). */
