@@ -51,7 +51,7 @@ const sqlLeaseDbtime: LockStrategy = {
   noTokenReason:
     'a ShedLock lease row hands out no fencing token: lock_until and locked_by say who holds it now, not which holder came later',
   renews: false,
-  // lock_until = the database's now + TTL, its now read when the statement's transaction began: at or after the request.
+  // lock_until = the database's now + TTL, its now read when the statement's transaction began: after the request.
   lease: { kind: 'ttl-from-request' },
   // A paused holder outlives its lease; a jump of the Postgres server's clock (the clock fault) ends every lease.
   defaultFaults: ['pause-holder', 'clock'],
