@@ -21,6 +21,8 @@ import redisLock from './redis-lock/row.ts';
 import simpleRedisMutex from './simple-redis-mutex/row.ts';
 import etcd3Lock from './etcd3-lock/row.ts';
 import advisoryLock from './advisory-lock/row.ts';
+import sqlLease from './sql-lease/row.ts';
+import sqlLeaseDbtime from './sql-lease-dbtime/row.ts';
 
 /**
  * The built-in locks: `--lock=<name>` → its folder's row (locks/<name>/row.ts), in the order the matrix and `--help`
@@ -53,6 +55,8 @@ export const LOCK_ROWS = {
   'simple-redis-mutex': simpleRedisMutex,
   'etcd3-lock': etcd3Lock,
   'advisory-lock': advisoryLock,
+  'sql-lease': sqlLease,
+  'sql-lease-dbtime': sqlLeaseDbtime,
 } as const satisfies Record<string, LockRow>;
 
 type Rows = typeof LOCK_ROWS;
