@@ -6,13 +6,18 @@ import type { Cluster, ClusterSpec } from './cluster.ts';
 import type { NodeHost } from './node-host.ts';
 import { EtcdNode, enableEtcdAuth } from './servers/etcd-node.ts';
 import { PgNode } from './servers/pg-node.ts';
+import { PgbouncerNode } from './servers/pgbouncer-node.ts';
+import { PG_DATABASE, PG_ROLE } from './credentials.ts';
 import { RedisNode } from './servers/redis-node.ts';
 import { ZkNode } from './servers/zk-node.ts';
 
-/** Ready timeouts: a JVM on a busy 2-core machine can take a while, the others are quick. */
-const READY_TIMEOUT_MS = { redis: 10_000, etcd: 20_000, zk: 45_000, pg: 20_000 } as const;
+/**
+ * Ready timeouts: a JVM on a busy 2-core machine can take a while, the others are quick. pgbouncer is ready when a
+ * statement goes through it, so it waits for Postgres too: Postgres's time.
+ */
+const READY_TIMEOUT_MS = { redis: 10_000, etcd: 20_000, zk: 45_000, pg: 20_000, pgbouncer: 20_000 } as const;
 
-type Kind = 'redis' | 'etcd' | 'zk' | 'pg';
+type Kind = 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer';
 type Credentials = Cluster['credentials'];
 
 /** What every node of one run shares: where its data and log go, its host, its env, its ready timeout. */
@@ -28,8 +33,9 @@ function nodeBase(spec: ClusterSpec, runDir: string, host: NodeHost) {
     host,
     env: () => spec.envFor?.(name) ?? {},
     writable: () => spec.writableFor?.(name) ?? [],
-    // Postgres is the resource, not a member of any ensemble: no partition is ever between it and a server.
-    cgroup: () => (kind === 'pg' ? undefined : spec.cgroupFor?.(name)),
+    // Postgres is the resource, not a member of any ensemble: no partition is ever between it and a server (nor
+    // between it and its pooler).
+    cgroup: () => (kind === 'pg' || kind === 'pgbouncer' ? undefined : spec.cgroupFor?.(name)),
     readyTimeoutMs: READY_TIMEOUT_MS[kind],
   });
 }
@@ -80,6 +86,18 @@ function zkNodes({ base, take, credentials }: Layout, count: number): ZkNode[] {
   );
 }
 
+/** The pooler in front of the run's Postgres: the bank role and database, with the role's per-run password. */
+function pgbouncerNode({ base, take, credentials }: Layout, pg: PgNode, spec: NonNullable<ClusterSpec['pgbouncer']>) {
+  return new PgbouncerNode({
+    ...base('pgbouncer', 'pgbouncer', take()),
+    pgPort: pg.port,
+    database: PG_DATABASE,
+    user: PG_ROLE,
+    password: credentials.pg,
+    ...spec,
+  });
+}
+
 /**
  * The cluster as every backend lays it out: servers on 127.0.0.1, ports chosen at run time, each node's data
  * under `<runDir>/nodes/<name>/` and its log at `<runDir>/logs/<name>.log`. The host decides where the processes
@@ -96,11 +114,12 @@ export async function assembleCluster(
     etcd: spec.etcd ?? 0,
     zk: spec.zk ?? 0,
     pg: spec.pg ? 1 : 0,
+    pgbouncer: spec.pg && spec.pgbouncer ? 1 : 0,
     failover: spec.failoverPair ? 2 : 0,
   };
   // Fresh passwords for this run, in <runDir>/secrets.json (0600); every node and client gets them from here.
   const credentials = runCredentials(runDir);
-  const ports = await freePorts(counts.redis + counts.etcd * 2 + counts.zk * 3 + counts.pg + counts.failover);
+  const ports = await freePorts(counts.redis + counts.etcd * 2 + counts.zk * 3 + counts.pg + counts.pgbouncer + counts.failover);
   const layout: Layout = { base: nodeBase(spec, runDir, host), take: () => ports.shift()!, credentials };
   // Built in this order, which is the order the free ports are taken in.
   const redis = Array.from({ length: counts.redis }, (_, i) => redisNode(layout, spec, `redis[${i}]`));
@@ -113,25 +132,27 @@ export async function assembleCluster(
         password: credentials.pg,
       })
     : null;
+  const pgbouncer = pg && spec.pgbouncer ? pgbouncerNode(layout, pg, spec.pgbouncer) : null;
   let failover: Cluster['failover'] = null;
   if (counts.failover) {
     const primary = redisNode(layout, spec, 'redis-primary');
     failover = { primary, replica: redisNode(layout, spec, 'redis-replica', `127.0.0.1:${primary.port}`) };
   }
-  return clusterOf({ redis, etcd, zk, pg, failover, credentials }, disposeHost);
+  return clusterOf({ redis, etcd, zk, pg, pgbouncer, failover, credentials }, disposeHost);
 }
 
 /** The cluster's nodes with the one way to start them all and the one way to stop them all. */
 function clusterOf(
-  parts: Pick<Cluster, 'redis' | 'etcd' | 'zk' | 'pg' | 'failover' | 'credentials'>,
+  parts: Pick<Cluster, 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer' | 'failover' | 'credentials'>,
   disposeHost: () => Promise<void>,
 ): Cluster {
-  const { redis, etcd, zk, pg, failover } = parts;
+  const { redis, etcd, zk, pg, pgbouncer, failover } = parts;
   const nodes = [
     ...redis,
     ...etcd,
     ...zk,
     ...(pg ? [pg] : []),
+    ...(pgbouncer ? [pgbouncer] : []),
     ...(failover ? [failover.primary, failover.replica] : []),
   ];
   const cluster: Cluster = {

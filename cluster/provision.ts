@@ -10,7 +10,7 @@ import type { Shutdown } from '../common/shutdown.ts';
  * DBs on each node: when something is missing and we are root on Debian/Ubuntu, install it with apt; otherwise
  * stop before anything starts and print the exact command.
  */
-export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'cc' | 'nft' | 'debootstrap' | LockLibrary;
+export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer' | 'cc' | 'nft' | 'debootstrap' | LockLibrary;
 
 /**
  * The real lock libraries the built-in foreign rows run (locks/): Debian's packages, installed like the servers.
@@ -72,6 +72,12 @@ export const REQUIREMENTS: Record<Requirement, RequirementSpec> = {
     what: 'PostgreSQL server (initdb, postgres)',
     packages: ['postgresql'],
     present: () => findPostgresBinDir() !== null,
+  },
+  pgbouncer: {
+    what: 'pgbouncer (a pooler in front of Postgres, for the rows that reach it through one)',
+    packages: ['pgbouncer'],
+    // /usr/sbin, where Debian puts it, is not on every user's PATH; root's has it.
+    present: () => onPath('pgbouncer') || fs.existsSync('/usr/sbin/pgbouncer'),
   },
   cc: { what: 'a C compiler (cc) for the clock shim', packages: ['gcc', 'libc6-dev'], present: () => onPath('cc') },
   nft: {

@@ -11,6 +11,7 @@ export const PACKAGE_SERVICES: Readonly<Record<string, string>> = {
   'etcd-server': 'etcd',
   zookeeper: 'zookeeper',
   postgresql: 'postgresql',
+  pgbouncer: 'pgbouncer',
 };
 
 export interface InstallFacts {

@@ -44,7 +44,13 @@ export function libraryVersions(from?: string): Record<string, string> {
 }
 
 /** Server names as packages call them (so `pg` the library and `postgres` the server don't collide). */
-const SERVER_NAME: Record<NodeKind, string> = { redis: 'redis-server', etcd: 'etcd', zk: 'zookeeper', pg: 'postgres' };
+const SERVER_NAME: Record<NodeKind, string> = {
+  redis: 'redis-server',
+  etcd: 'etcd',
+  zk: 'zookeeper',
+  pg: 'postgres',
+  pgbouncer: 'pgbouncer',
+};
 
 /** One version per server kind, from a real client call to each node (all nodes of a kind must agree). */
 export async function serverVersions(nodes: readonly ClusterNode[]): Promise<Record<string, string>> {

@@ -62,6 +62,14 @@ export function clientSpecs(
       zookeeper: cluster.zk.map((z) => `127.0.0.1:${portOf(z.name)}`).join(','),
       ...(cluster.zk[0] ? { zookeeperAuth: cluster.zk[0].userAuth } : {}),
       postgresUrl: postgresUrl(pgConfig, lockSessionName(slot)),
+      ...(cluster.pgbouncer
+        ? {
+            pgbouncerUrl: postgresUrl(
+              { ...cluster.pgbouncer.connectionConfig(), ...via(cluster.pgbouncer.name) },
+              lockSessionName(slot),
+            ),
+          }
+        : {}),
       ttlMs: config.ttlMs,
       acquireTimeoutMs: timing.acquireTimeoutMs,
       retry: config.retry,

@@ -1,5 +1,5 @@
 import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
-import { FULL_CLUSTER } from '../cluster/cluster.ts';
+import { FULL_CLUSTER, type ClusterSpec } from '../cluster/cluster.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
 import { LOCK_LIBRARIES, provision } from '../cluster/provision.ts';
@@ -30,21 +30,24 @@ export interface DoctorReport {
   runDir: string;
 }
 
-/** Boot all 12 nodes, call each once, tear down. Its boot time is what `bench startup` measures. */
+const DOCTOR_CLUSTER: ClusterSpec = { ...FULL_CLUSTER, pgbouncer: { poolMode: 'transaction', waitTimeoutMs: 2000 } };
+
+/** Boot all 13 nodes, call each once, tear down. Its boot time is what `bench startup` measures. */
 export async function doctor(config: Readonly<DoctorConfig>, shutdown: Shutdown): Promise<DoctorReport> {
   const log = (line: string) => {
     if (!config.json) console.error(line);
   };
   // The servers, and the real lock libraries the built-in foreign rows run in the clients (on this host).
   await provision(
-    [...hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'cc'] as const), ...LOCK_LIBRARIES],
+    [...hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'pgbouncer', 'cc'] as const), ...LOCK_LIBRARIES],
     log,
     shutdown,
   );
   const runDir = createRunDir(config.resultsDir, 'doctor');
   const pids = new PidRegistry(runPath(runDir, 'pids'));
   claimRun(pids.dir);
-  const cluster = await createCluster(config.backend, FULL_CLUSTER, runDir, pids, log);
+  // Every server a run may start, the pooler in front of Postgres too (its pool mode matters nothing here).
+  const cluster = await createCluster(config.backend, DOCTOR_CLUSTER, runDir, pids, log);
   const stopCluster = shutdown.add('stop cluster', () => retireCluster(cluster, runDir));
   log(`fencepost doctor: booting ${cluster.nodes.length} nodes (--backend=${config.backend}) under ${runDir} …`);
   const t0 = performance.now();

@@ -27,7 +27,7 @@ import { loadPluginForCheck } from './lock-check-plugin.ts';
 import { installNpmLockFor } from '../locks/npm-lock-cache.ts';
 import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../locks/registry.ts';
 import { retireCluster } from './retire-cluster.ts';
-import { runLockCheck } from './lock-check-steps.ts';
+import { CHECK_ACQUIRE_TIMEOUT_MS, runLockCheck } from './lock-check-steps.ts';
 import { formatStep, type LockCheckStep } from './lock-check-transcript.ts';
 
 /** `lock-check <plugin.ts | manifest | exec:program>`: the lock in `rest`, the cluster it starts on `backend`. */
@@ -108,13 +108,22 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
   // server keeps its lock in the run's Postgres (advisory-lock): Postgres is started for it.
   const library = builtin ? lockLibraryOf(builtin)!.library : null;
   const pg = served && strategy.needs.length === 0;
-  const needs = [...strategy.needs, ...(pg ? (['pg'] as const) : [])];
+  // Its pooler, when it reaches Postgres through one: a refused waiter gives up on the check's acquire budget.
+  const pgbouncer =
+    pg && strategy.pgbouncer ? { poolMode: strategy.pgbouncer, waitTimeoutMs: CHECK_ACQUIRE_TIMEOUT_MS } : undefined;
+  const needs = [...strategy.needs, ...(pg ? (['pg'] as const) : []), ...(pgbouncer ? (['pgbouncer'] as const) : [])];
   await provision([...hostRequirements(config.backend, needs), ...(library ? [library] : [])], log, shutdown);
   if (builtin) await buildBuiltinLock(builtin, strategy, log);
   if (served && isBuiltinLock(lock)) await installNpmLockFor(lock, log);
   const runDir = createRunDir(config.resultsDir, 'lock-check');
   const pids = new PidRegistry(runPath(runDir, 'pids'));
-  const cluster = await createCluster(config.backend, { ...strategy.servers, pg }, runDir, pids, log);
+  const cluster = await createCluster(
+    config.backend,
+    { ...strategy.servers, pg, ...(pgbouncer ? { pgbouncer } : {}) },
+    runDir,
+    pids,
+    log,
+  );
   const stopCluster = shutdown.add('stop cluster', () => retireCluster(cluster, runDir));
   const t0 = performance.now();
   let steps: LockCheckStep[];

@@ -30,12 +30,20 @@ function endpointsOf(
   portOf: (name: string, port: number) => number,
   client: number,
 ): ForeignEndpoints {
-  const pg = cluster.pg;
+  const { pg, pgbouncer } = cluster;
   return {
     ...(pg
       ? {
           postgresUrl: postgresUrl(
             { ...pg.connectionConfig(), port: portOf(pg.name, pg.port) },
+            lockSessionName(client),
+          ),
+        }
+      : {}),
+    ...(pgbouncer
+      ? {
+          pgbouncerUrl: postgresUrl(
+            { ...pgbouncer.connectionConfig(), port: portOf(pgbouncer.name, pgbouncer.port) },
             lockSessionName(client),
           ),
         }

@@ -1,4 +1,5 @@
 import type { ClusterSpec } from '../cluster/cluster.ts';
+import { runTiming } from '../common/run-timing.ts';
 import type { ClockBoard } from '../nemesis/clock/clock-board.ts';
 import type { RunNeeds } from '../nemesis/fault-registry.ts';
 import type { ServerNet } from '../nemesis/server-partition/server-net.ts';
@@ -22,7 +23,7 @@ export function ourServers(strategy: ResolvedStrategy, config: Readonly<Config>,
 }
 
 /**
- * The nodes the strategy declared (Postgres, the resource, always), plus what the run's faults need. Exported for
+ * The nodes the strategy declared (Postgres, the resource, always; its pgbouncer), plus what the run's faults need. Exported for
  * `bench throughput`, whose bare clients run on the cluster a run boots.
  */
 export function clusterSpecFor(
@@ -35,6 +36,10 @@ export function clusterSpecFor(
   return {
     ...strategy.servers,
     pg: true,
+    // The pooler a strategy reaches Postgres through: a waiter gives up on the client's acquire budget, not never.
+    ...(strategy.pgbouncer
+      ? { pgbouncer: { poolMode: strategy.pgbouncer, waitTimeoutMs: runTiming(config).acquireTimeoutMs } }
+      : {}),
     // A fault's primary + replica (failover); clients then reach their first Redis through the primary's proxy.
     failoverPair: strategy.servers.redis > 0 && faultNeeds.failoverPair,
     redisPersistence: config.redisPersistence,

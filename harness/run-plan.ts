@@ -60,7 +60,7 @@ export async function planRun(
     ? targetServers(await TargetSession.open(config, strategy, faults, log))
     : ourServers(strategy, config, faultNeeds);
   refuseServerNet(config, faults, faultNeeds);
-  const needs: Requirement[] = ['pg', ...servers.needs];
+  const needs: Requirement[] = ['pg', ...servers.needs, ...(strategy.pgbouncer ? (['pgbouncer'] as const) : [])];
   // Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded.
   if (faultNeeds.clockShim) needs.push('cc');
   // A built-in foreign row's library runs in the clients, on this host whatever the backend: provisioned apart;

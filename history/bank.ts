@@ -29,6 +29,8 @@ export interface AcquireOk extends AccountRef {
   /** Redlock: how long the lock is believed valid from now. */
   validityMs?: number;
   attempts?: number;
+  /** What the lock's server said about the grant (Lease.evidence): the Postgres backend that ran the lock call. */
+  evidence?: Readonly<Record<string, string | number>>;
 }
 
 export interface ReadOk extends AccountRef {

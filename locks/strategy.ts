@@ -68,6 +68,11 @@ export interface LockContext {
    * connection string as node-postgres and its users write it. Over IPC like the passwords above: don't log it.
    */
   postgresUrl?: string;
+  /**
+   * The run's pgbouncer in front of that Postgres (same role, database and session name), for a strategy that declares
+   * `pgbouncer`: a connection string like `postgresUrl`, whose statements run on whichever backend the pool hands out.
+   */
+  pgbouncerUrl?: string;
   /** Lock TTL / lease / session timeout in ms (--ttl). */
   ttlMs: number;
   /** How long one `acquire` may keep retrying before it gives up with LockNotAcquired. */
@@ -95,6 +100,11 @@ export interface Lease {
   attempts: number;
   /** Strategy-private state (the owner value, the ZooKeeper node path, the etcd lease…). */
   handle?: unknown;
+  /**
+   * What the lock's server said about this grant, recorded in the acquire's `ok` (optional): the Postgres backend
+   * that ran the lock call (`pg_backend_pid()` in the same statement), so that a double grant names its proof.
+   */
+  evidence?: Readonly<Record<string, string | number>>;
 }
 
 /**
@@ -203,6 +213,11 @@ export interface LockStrategy {
    * client process only.
    */
   libraryCrash?(err: unknown): string | undefined;
+  /**
+   * Reach Postgres through a pgbouncer of the run in this pool mode (optional): the run starts one in
+   * front of its Postgres and hands its address over as `LockContext.pgbouncerUrl`.
+   */
+  pgbouncer?: 'session' | 'transaction';
   connect(ctx: LockContext): Promise<LockClient>;
 }
 

@@ -55,6 +55,7 @@ export function targetCluster(servers: TargetServersOf, local: Cluster): AnyClus
     etcd: servers.etcd,
     zk: [],
     pg: local.pg,
+    pgbouncer: local.pgbouncer,
     failover: null,
     nodes: [...remote, ...local.nodes],
     credentials: local.credentials,

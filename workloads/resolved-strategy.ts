@@ -31,6 +31,8 @@ export interface ResolvedStrategy {
   readonly foreign: ForeignCommand | null;
   /** What its lease certainly lasts (LockStrategy.lease); null when it does not say. */
   readonly lease: LeaseTerms | null;
+  /** The pool mode of the pgbouncer the run starts in front of Postgres for it (LockStrategy.pgbouncer); null: none. */
+  readonly pgbouncer: 'session' | 'transaction' | null;
 }
 
 /** The full cluster's count of each server: what a strategy that names a kind in `needs` gets by default. */
@@ -80,6 +82,8 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
   if (d.harnessRetry !== undefined && typeof d.harnessRetry !== 'boolean')
     problems.push('`harnessRetry` must be true or false');
   if (d.lease !== undefined) problems.push(...leaseProblems(d.lease));
+  if (d.pgbouncer !== undefined && d.pgbouncer !== 'session' && d.pgbouncer !== 'transaction')
+    problems.push("`pgbouncer` must be 'session' or 'transaction'");
   if (d.defaultFaults !== undefined) {
     const bad = Array.isArray(d.defaultFaults)
       ? d.defaultFaults.filter((f) => !(FAULT_NAMES as unknown[]).includes(f))
@@ -150,5 +154,6 @@ export function resolveStrategy(
     harnessRetry: s.harnessRetry === true,
     foreign: where.foreign ?? null,
     lease: s.lease ?? null,
+    pgbouncer: s.pgbouncer ?? null,
   });
 }

@@ -17,7 +17,13 @@ export function acquireStep(session: ClientSession, l: LockClient, account: numb
     () => l.acquire(`account-${account}`),
     (lz) => ({
       type: 'ok',
-      value: { account, token: lz.token, validityMs: lz.validityMs, attempts: lz.attempts } satisfies AcquireOk,
+      value: {
+        account,
+        token: lz.token,
+        validityMs: lz.validityMs,
+        attempts: lz.attempts,
+        ...(lz.evidence ? { evidence: lz.evidence } : {}),
+      } satisfies AcquireOk,
     }),
   );
 }

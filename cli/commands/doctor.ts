@@ -25,7 +25,7 @@ export const doctor: CommandModule<DoctorConfig> = {
       'Checks the server binaries (installing what is missing when root), boots the whole cluster once, calls every node, prints versions and boot times, and tears it down.',
     usage: ['doctor [--backend=local|docker] [--json]'],
     examples: [
-      ['doctor', 'is this machine ready? (boots 12 nodes, ~3 s)'],
+      ['doctor', 'is this machine ready? (boots 13 nodes, ~3 s)'],
       ['doctor --backend=docker --json', 'the same in containers, as JSON'],
     ],
     docs: 'docs/getting-started.md',

@@ -56,12 +56,12 @@ describe('CLI', () => {
     expect(r.stdout).toMatch(/--ttl=<ms>\s+lock TTL.*\(default: 2000\)/);
   });
 
-  it('doctor --json boots all 12 nodes, reports versions and boot time, and leaves nothing running', async () => {
+  it('doctor --json boots all 13 nodes (pgbouncer too), reports versions and boot time, and leaves nothing running', async () => {
     const results = testResultsDir('cli-doctor');
     const r = await runCli(['doctor', '--json'], { results });
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report.nodes).toHaveLength(12);
+    expect(report.nodes).toHaveLength(13);
     expect(report.bootMs).toBeGreaterThan(0);
     for (const n of report.nodes) expect(n.version).toMatch(/^\d+\.\d+/);
     expect(processesUnder(results)).toEqual([]);

@@ -25,6 +25,8 @@ export interface ForeignEndpoints {
   zookeeperAuth?: { username: string; password: string };
   /** The run's Postgres as a connection string, for a lock that lives in Postgres (LockContext.postgresUrl). */
   postgresUrl?: string;
+  /** The run's pgbouncer in front of it, for a strategy that declares one (LockContext.pgbouncerUrl). */
+  pgbouncerUrl?: string;
 }
 
 export type ForeignRequest =

@@ -36,6 +36,7 @@ async function answer(req: ForeignRequest & { id: number }, strategy: LockStrate
       zookeeper: e.zookeeper,
       ...(e.zookeeperAuth ? { zookeeperAuth: e.zookeeperAuth } : {}),
       ...(e.postgresUrl ? { postgresUrl: e.postgresUrl } : {}),
+      ...(e.pgbouncerUrl ? { pgbouncerUrl: e.pgbouncerUrl } : {}),
       ttlMs: req.ttlMs,
       acquireTimeoutMs: req.acquireTimeoutMs,
       client: req.client,
