@@ -23,6 +23,9 @@ import etcd3Lock from './etcd3-lock/row.ts';
 import advisoryLock from './advisory-lock/row.ts';
 import sqlLease from './sql-lease/row.ts';
 import sqlLeaseDbtime from './sql-lease-dbtime/row.ts';
+import advisoryLockPgbouncer from './advisory-lock-pgbouncer/row.ts';
+import advisoryLockPgbouncerSession from './advisory-lock-pgbouncer-session/row.ts';
+import advisoryXactLockPgbouncer from './advisory-xact-lock-pgbouncer/row.ts';
 
 /**
  * The built-in locks: `--lock=<name>` → its folder's row (locks/<name>/row.ts), in the order the matrix and `--help`
@@ -57,6 +60,10 @@ export const LOCK_ROWS = {
   'advisory-lock': advisoryLock,
   'sql-lease': sqlLease,
   'sql-lease-dbtime': sqlLeaseDbtime,
+  // Postgres advisory locks behind a pooler: a pgbouncer of the run's in front of its Postgres.
+  'advisory-lock-pgbouncer': advisoryLockPgbouncer,
+  'advisory-lock-pgbouncer-session': advisoryLockPgbouncerSession,
+  'advisory-xact-lock-pgbouncer': advisoryXactLockPgbouncer,
 } as const satisfies Record<string, LockRow>;
 
 type Rows = typeof LOCK_ROWS;

@@ -28,6 +28,7 @@ describe('resolveStrategy', () => {
       harnessRetry: false,
       foreign: null,
       lease: null,
+      pgbouncer: null,
     });
   });
 

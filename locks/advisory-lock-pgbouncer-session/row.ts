@@ -1,0 +1,57 @@
+import type { LockRow } from '../lock-row.ts';
+import { construction, predicted } from '../oracle-cell.ts';
+import { NO_MASTERS, NO_PAIR, NO_REDIS, NO_TOKEN } from '../common-cells.ts';
+import { NO_RETRY_REMEDY, SELF_RENEWING } from '../common-remedy-cells.ts';
+import { POOLED_NOT_KILLED, POOLED_NO_CLOCK } from '../advisory-lock-pgbouncer/pooled-cells.ts';
+
+/**
+ * `--lock=advisory-lock-pgbouncer-session`: the same statements through pgbouncer in session mode, and what the oracle
+ * expects of it — every cell written before its first run, as advisory-lock's own direct row expects.
+ */
+export default {
+  module: new URL('./advisory-lock-pgbouncer-session.ts', import.meta.url).href,
+  place: { store: 'Postgres', from: 'fencepost' },
+  faults: {
+    'no-fault': predicted(
+      'safe',
+      "session pooling gives each client connection one backend from its first statement to its disconnect, so the lock, the section and the unlock run on one backend (the acquires' lockBackend never shared by two holders at once), and DISCARD ALL ends any lock a session left before the backend serves another: a direct session with a queue in front",
+    ),
+    'pause-holder': construction(
+      'safe',
+      "no lease: a paused holder's client connection stays open and keeps its backend and its lock, so the paused-holder story (another client takes the lock and writes while the holder is stopped) cannot happen — a run ends unknown by design, as advisory-lock's direct row",
+    ),
+    'restart-empty': construction('n/a', NO_REDIS),
+    clock: construction('n/a', POOLED_NO_CLOCK),
+    fencing: construction('refuse', NO_TOKEN),
+    'restart-fenced': construction('n/a', NO_REDIS),
+    'pause-master': construction('n/a', NO_MASTERS),
+    'kill-session': construction('refuse', POOLED_NOT_KILLED),
+  },
+  remedies: {
+    failover: construction('n/a', NO_PAIR),
+    'long-work': predicted(
+      'safe',
+      'no lease to outlive: the session keeps its backend and the lock as long as the section runs',
+    ),
+    ...SELF_RENEWING,
+    'restart-delay': construction('n/a', NO_REDIS),
+    'restart-retry': NO_RETRY_REMEDY,
+    'restart-aof': construction('n/a', NO_REDIS),
+    'delay-write': construction(
+      'safe',
+      "nothing expires while the write is held: the holder's session keeps the lock until the write arrived and the holder released, so delay-write's story (another client writes during the hold) cannot happen — a run ends unknown by design",
+    ),
+    'delay-write-fenced': construction('refuse', NO_TOKEN),
+    'failover-fenced': construction('n/a', NO_PAIR),
+  },
+  findings: {
+    package:
+      'advisory-lock@2.0.0 statements (pg_advisory_lock / pg_advisory_unlock), through pgbouncer 1.18 pool_mode=session',
+    usage:
+      "advisory-lock's statements on a new session per lock through pgbouncer (default_pool_size=2, so at most two sessions hold backends; the others wait in pgbouncer up to the acquire budget, query_wait_timeout); each statement also selects pg_backend_pid().",
+    verdict: 'session pooling keeps a session on one backend: the lock behaves as on a direct connection.',
+    advice:
+      'a session-mode pool is safe for session advisory locks; size it for the lock sessions (each holds a backend for its whole hold, waiters included) or waiters time out in the pooler.',
+  },
+  nightly: ['no-fault'],
+} as const satisfies LockRow;

@@ -1,0 +1,54 @@
+import type { LockRow } from '../lock-row.ts';
+import { construction, predicted } from '../oracle-cell.ts';
+import { NO_MASTERS, NO_PAIR, NO_REDIS, NO_TOKEN } from '../common-cells.ts';
+import { NO_RETRY_REMEDY, SELF_RENEWING } from '../common-remedy-cells.ts';
+import { POOLED_NOT_KILLED, POOLED_NO_CLOCK } from '../advisory-lock-pgbouncer/pooled-cells.ts';
+
+/**
+ * `--lock=advisory-xact-lock-pgbouncer`: pg_advisory_xact_lock in a transaction held open for the section, through
+ * pgbouncer in transaction mode, and what the oracle expects of it — every cell written before its first run.
+ */
+export default {
+  module: new URL('./advisory-xact-lock-pgbouncer.ts', import.meta.url).href,
+  place: { store: 'Postgres', from: 'fencepost' },
+  faults: {
+    'no-fault': predicted(
+      'safe',
+      "an open transaction keeps its server connection in transaction pooling: the lock's backend serves no one else until COMMIT ends the lock with the transaction, so no other client's statement can reach it (no two holders share a lockBackend at once) and a waiter waits on the other backend",
+    ),
+    'pause-holder': construction(
+      'safe',
+      "no lease: a paused holder's transaction stays open and keeps its backend and the lock, so the paused-holder story (another client takes the lock and writes while the holder is stopped) cannot happen — a run ends unknown by design",
+    ),
+    'restart-empty': construction('n/a', NO_REDIS),
+    clock: construction('n/a', POOLED_NO_CLOCK),
+    fencing: construction('refuse', NO_TOKEN),
+    'restart-fenced': construction('n/a', NO_REDIS),
+    'pause-master': construction('n/a', NO_MASTERS),
+    'kill-session': construction('refuse', POOLED_NOT_KILLED),
+  },
+  remedies: {
+    failover: construction('n/a', NO_PAIR),
+    'long-work': predicted('safe', 'no lease to outlive: the transaction keeps the lock as long as the section runs'),
+    ...SELF_RENEWING,
+    'restart-delay': construction('n/a', NO_REDIS),
+    'restart-retry': NO_RETRY_REMEDY,
+    'restart-aof': construction('n/a', NO_REDIS),
+    'delay-write': construction(
+      'safe',
+      "nothing expires while the write is held: the lock's transaction stays open until the write arrived and the holder committed, so delay-write's story (another client writes during the hold) cannot happen — a run ends unknown by design",
+    ),
+    'delay-write-fenced': construction('refuse', NO_TOKEN),
+    'failover-fenced': construction('n/a', NO_PAIR),
+  },
+  findings: {
+    package: "pg_advisory_xact_lock through pgbouncer 1.18 pool_mode=transaction (fencepost's lines on pg)",
+    usage:
+      "BEGIN, then SELECT pg_advisory_xact_lock(k1, k2), pg_backend_pid() on a session through pgbouncer (default_pool_size=2); COMMIT releases. The bank's write runs on its own connection inside that span, not in the lock's transaction (the resource writes straight to Postgres).",
+    verdict:
+      'an open transaction pins its backend in transaction pooling: the xact lock cannot be split across backends.',
+    advice:
+      "behind a transaction-mode pooler, take `pg_advisory_xact_lock` as the first statement of the transaction that does the work (the lock then ends with that work's commit or rollback), and keep that transaction short: it holds a pooled backend the whole time.",
+  },
+  nightly: ['no-fault'],
+} as const satisfies LockRow;
