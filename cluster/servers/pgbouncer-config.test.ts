@@ -66,6 +66,10 @@ describe('pgbouncer.ini', () => {
     expect(s.server_reset_query).toBe('DISCARD ALL');
   });
 
+  it('retries a failed login to Postgres after 0.2 s, not 15: it starts while Postgres is still starting', () => {
+    expect(settings(pgbouncerIni(SETUP)).pgbouncer.server_login_retry).toBe('0.2');
+  });
+
   it('holds no password: the role is a stats user by name only', () => {
     const ini = pgbouncerIni(SETUP);
     expect(ini).not.toContain(SETUP.password);
