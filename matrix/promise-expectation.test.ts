@@ -22,6 +22,13 @@ describe('promiseExpectation', () => {
       });
   });
 
+  it("takes a lock's own word where its logic can break the promise the rule would keep", () => {
+    const own = { expect: 'may-break', reason: 'its unlock has no owner check' } as const;
+    expect(promiseExpectation(postgres, ['pause-holder'], own)).toEqual(own);
+    expect(promiseMatches(promiseExpectation(postgres, ['pause-holder'], own), broke(3))).toBe(true);
+    expect(promiseMatches(promiseExpectation(postgres, ['pause-holder']), broke(3))).toBe(false);
+  });
+
   it('expects consensus and database locks to keep it under every fault', () => {
     for (const f of ['kill', 'isolate-leader', 'leader-churn', 'clock'] as const) {
       expect(promiseExpectation(etcd, [f]).expect).toBe('kept');

@@ -36,7 +36,10 @@ const CLIENT_SIDE: readonly FaultName[] = [
 export function promiseExpectation(
   lock: { needs: readonly string[] },
   faults: readonly FaultName[],
+  /** The oracle cell's own word, when the lock's logic can break its promise where the rule says kept. */
+  own?: PromiseExpectation,
 ): PromiseExpectation {
+  if (own) return own;
   if (faults.length === 0) return { expect: 'kept', reason: 'no fault: nothing can take a lease away' };
   const other = faults.filter((f) => !CLIENT_SIDE.includes(f));
   if (other.length === 0)
