@@ -12,10 +12,10 @@ import type { StoryStepId } from '../faults/fault-facts.ts';
 
 /**
  * A test run's argv (no subcommand) → its Config: what the CLI's `run` (cli/commands/run.ts) parses with, and what
- * every floor that builds runs reaches a Config through — replay, shrink, scenarios and the tests by an argv
- * (resolveConfig), the matrix's cells and the night's matrix by typed options (runOf). So it lives here, below them,
- * not with the CLI's table. Its table is the run's rows (options.ts) and two of its own that say how the run talks
- * to the terminal, not what it tests (so not in the test record).
+ * every floor that builds runs reaches a Config through — shrink, the gallery bench and the tests by an argv
+ * (resolveConfig); the matrix's cells, the night, the benches, scenarios and replays by typed options (runOf). So it
+ * lives here, below them, not with the CLI's table. Its table is the run's rows (options.ts) and two of its own that
+ * say how the run talks to the terminal, not what it tests (so not in the test record).
  */
 
 /**
@@ -242,8 +242,7 @@ export function runOf(v: RunOptionValues, spelled: readonly RunSpelling[], rando
 }
 
 /**
- * A test run's config from its argv alone: what the matrix, nightly, replay, shrink, the benches and the tests build
- * runs with. The same parse as the command line's, but it knows no subcommand: an option of another command is
+ * A test run's config from its argv alone: what shrink, the gallery bench and the tests build runs with. The same parse as the command line's, but it knows no subcommand: an option of another command is
  * refused as unknown here (the command line names where it belongs), a word as not a run's.
  */
 export function resolveConfig(argv: readonly string[], randomSeed: RandomSeed = cryptoSeed): Readonly<Config> {

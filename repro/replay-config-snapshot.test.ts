@@ -4,7 +4,9 @@ import { deriveSeed } from '../common/random.ts';
 import { resolveConfig, type Config } from '../harness/run-argv.ts';
 import { scenarioRun } from '../scenario/scenario-config.ts';
 import { readScenarioFile, type Scenario } from '../scenario/scenario-file.ts';
-import { replayRunArgv } from './replay-command.ts';
+import { parseArgv } from '../harness/option-table.ts';
+import { REPLAY_OPTIONS } from '../harness/reproduce-options.ts';
+import { passedOnOf, replayBase, replayOptionsOf, replayRunConfig, type ReplayRunOptions } from './replay-command.ts';
 import { replayInput } from './replay-input.ts';
 
 /**
@@ -31,16 +33,22 @@ async function scenarioLines(title: string, file: string, argv: readonly string[
   }
 }
 
-async function replayLines(title: string, file: string, runArgs: readonly string[]) {
+async function replayLines(title: string, file: string, options: ReplayRunOptions) {
   const input = await replayInput(file);
-  const base = resolveConfig([...runArgs, `--results=${RESULTS}`, `--scenario=${input.file}`]);
+  const base = replayBase(input.file, options);
   const lines = line(`replay ${title}: base`, base);
   for (let i = 0; i < 2; i++) {
     const seed = deriveSeed(base.seed, { purpose: 'replay-run', run: i });
-    const config = resolveConfig(replayRunArgv(base, seed, input.file));
+    const config = replayRunConfig(base, seed);
     lines.push(...line(`replay ${title}: run ${i}`, (await scenarioRun(input.file, config, input.scenario)).config));
   }
   return lines;
+}
+
+/** What `replay`'s command line passes on to its runs, parsed as the command parses it. */
+function typed(args: readonly string[]): ReplayRunOptions {
+  const { values, spelled } = parseArgv([...args, `--results=${RESULTS}`], REPLAY_OPTIONS, { words: 'collect' });
+  return passedOnOf(values, spelled);
 }
 
 /** The scenario in `file` with other options, as a scenario file could give them. */
@@ -80,9 +88,17 @@ describe("a scripted run's config", () => {
       ...(await scenarioLines('bad value', paused, [`--scenario=${paused}`], withOptions(paused, { ttl: '2s' }))),
       ...(await scenarioLines('out of bounds', paused, [`--scenario=${paused}`], withOptions(paused, { ttl: 5 }))),
       ...(await scenarioLines('bad flag', paused, [`--scenario=${paused}`], withOptions(paused, { fencing: 'yes' }))),
-      ...(await replayLines('a night', paused, ['--seed=9'])),
-      ...(await replayLines('space forms', 'scenarios/failover.json', ['--seed', '5', '--ttl', '900', '--fencing'])),
-      ...(await replayLines('lock given', 'scenarios/delayed-write.json', ['--lock=etcd', '--seed=3', '--seed=8'])),
+      ...(await replayLines('a night', paused, replayOptionsOf({ seed: 9, resultsDir: RESULTS }))),
+      ...(await replayLines(
+        'space forms',
+        'scenarios/failover.json',
+        typed(['--seed', '5', '--ttl', '900', '--fencing']),
+      )),
+      ...(await replayLines(
+        'lock given',
+        'scenarios/delayed-write.json',
+        typed(['--lock=etcd', '--seed=3', '--seed=8']),
+      )),
     );
     await expect(`${lines.join('\n')}\n`).toMatchFileSnapshot('./__snapshots__/replay-config.txt');
   });
