@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../harness/run-argv.ts';
 import type { ShrinkDims } from './shrink-search.ts';
-import { unshrunkArgv } from './shrink-command.ts';
+import { candidateConfig, candidateOptions } from './shrink-command.ts';
 
 /**
  * The Config of a shrink candidate's run, from the stored run's argv and the candidate's own numbers: captured from
@@ -20,20 +19,9 @@ const DIMS: ShrinkDims = {
   thinkMs: 40,
 };
 
+/** A candidate's run as shrink builds it: its numbers, its own seed, the shrink's results folder. */
 function candidate(stored: readonly string[], lock: string, d: ShrinkDims, seed: number) {
-  return resolveConfig([
-    ...unshrunkArgv(stored),
-    `--lock=${lock}`,
-    `--concurrency=${d.concurrency}`,
-    `--accounts=${d.accounts}`,
-    `--nemesis=${d.faults.join(',') || 'none'}`,
-    ...(d.shots !== null ? [`--shots=${d.shots}`] : []),
-    `--time-limit=${d.timeLimitS}`,
-    `--think=${d.thinkMs}`,
-    '--stop-on-lost-update',
-    `--seed=${seed}`,
-    `--results=${RESULTS}`,
-  ]);
+  return candidateConfig(stored, { ...candidateOptions(lock, d), seed, resultsDir: RESULTS });
 }
 
 describe("a shrink candidate's config", () => {
