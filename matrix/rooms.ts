@@ -70,7 +70,8 @@ export const ROOMS: Readonly<Record<string, string>> = {
   'cli.ts': 'The command: parses the words with the command table and runs the command they name.',
   'bin/': "`fencepost.js`, the package's command: registers tsx, then runs `cli.ts`.",
   'locks/':
-    'Every built-in lock, one folder each (`<name>/`: `row.ts` — where its code is, its npm pins, its cells in both ' +
+    'Every built-in lock, one folder each (`<name>/`: `row.ts` — where its code is, its npm pins or the Debian ' +
+    'packages of its library, its cells in both ' +
     'tables, its findings words, its nightly sample — and its strategy or manifest and glue, `npm/` its pins), the ' +
     'registry that lists them (`registry.ts`), the contract every strategy implements (`strategy.ts`), the npm ' +
     'install cache, the oracle cell (`oracle-cell.ts`) and the cells and parts (`parts/`, `python/`) locks share.',
