@@ -26,6 +26,11 @@ export interface LockRow {
    * prefix, for a lock whose keys fencepost puts there itself; a lock without it must honour `ctx.keyPrefix` on its own.
    */
   readonly targetKey?: (ns: string, account: string) => string;
+  /**
+   * Its lock lives in a Postgres session (an advisory lock), which ending the session frees: what kill-session
+   * strikes. A built-in row without it holds nothing there, and that fault is refused for it.
+   */
+  readonly postgresSession?: true;
   /** Where it keeps its lock and what it is (docs/choosing.md). */
   readonly place: { readonly store: LockStore; readonly from: LockOrigin };
   /** The fault table's row: a cell for every column (matrix/oracle.ts ORACLE_COLUMNS). */

@@ -111,10 +111,6 @@ const NOT_YET: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'redis-semaphore': {
     'locks/redis-semaphore-redlock/row.ts': "redis-semaphore-redlock runs redis-semaphore's pinned install (its npm/)",
   },
-  'advisory-lock': {
-    'faults/kill-session/inject.ts':
-      'kill-session refuses the built-in rows that hold no Postgres session, naming the one that does',
-  },
 };
 
 function unexplained(table: Table): Record<string, { unlisted: string[]; stale: string[] }> {
