@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { promiseExpectation, promiseMatches, promiseNote } from './promise-expectation.ts';
 
 const redlock = { needs: ['redis'] };
@@ -12,6 +13,20 @@ describe('promiseExpectation', () => {
     expect(promiseExpectation(redlock, ['pause-holder']).expect).toBe('kept');
     expect(promiseExpectation(redlock, ['delay-write']).expect).toBe('kept');
     expect(promiseExpectation(redlock, ['pause-node']).expect).toBe('kept');
+  });
+
+  it('takes which faults leave the servers their leases from the faults themselves', () => {
+    const kept = FAULT_NAMES.filter((f) => promiseExpectation(redlock, [f]).expect === 'kept');
+    expect(kept).toEqual([
+      'pause-holder',
+      'kill-holder',
+      'kill-session',
+      'pause-client',
+      'pause-node',
+      'partition',
+      'latency',
+      'delay-write',
+    ]);
   });
 
   it('lets a Redis lock break its promise when the fault takes its keys or its clock', () => {
