@@ -66,6 +66,7 @@ describe('the fault catalogue', () => {
       'delay-write',
       'reply-loss',
       'reply-loss-acquire',
+      'reply-loss-renew',
     ]);
     for (const f of FAULT_NAMES) {
       const story = FAULT_CATALOGUE[f].story;

@@ -29,6 +29,7 @@ describe('promiseExpectation', () => {
       // A reply lost on the way back: the server acted and keeps (or dropped) the lease as asked.
       'reply-loss',
       'reply-loss-acquire',
+      'reply-loss-renew',
     ]);
   });
 
