@@ -44,6 +44,11 @@ export interface ServerFaultAdapter {
   readonly spec: AdapterSpec;
   /** The actions this adapter, as the file configured it, can carry out. */
   readonly actions: readonly AdapterAction[];
+  /**
+   * The longest one of its commands may take (ms): after it, a command started by a harness that died since can no
+   * longer act, so the guard's second heal of an injection it found in flight is final.
+   */
+  readonly commandBoundMs: number;
   plan(action: AdapterAction | 'evidence', node: string): PlannedCommand;
   preflight(nodes: readonly string[]): Promise<string[]>;
   inject(action: InjectAction, node: string): Promise<void>;

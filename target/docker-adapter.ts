@@ -14,6 +14,12 @@ const CLI_OF: Readonly<Record<AdapterAction | 'evidence', (c: string) => string>
 };
 
 /**
+ * How long the engine may take to carry out one call a harness sent before it died: a pause or a kill is done in
+ * milliseconds; a start of a large container, seconds.
+ */
+const ENGINE_CALL_MS = 30_000;
+
+/**
  * Pause, kill and restart a named container through the Docker Engine API (dockerode): `pause` freezes every
  * process of the container (the cgroup freezer), `kill` is SIGKILL to its main process, `start` starts the same
  * container again — with its data if it keeps any, empty if its server keeps none. Evidence is the engine's own
@@ -21,6 +27,7 @@ const CLI_OF: Readonly<Record<AdapterAction | 'evidence', (c: string) => string>
  */
 export class DockerAdapter implements ServerFaultAdapter {
   readonly actions: readonly AdapterAction[] = ['pause', 'resume', 'kill', 'start'];
+  readonly commandBoundMs = ENGINE_CALL_MS;
   private readonly docker: Docker;
 
   constructor(

@@ -23,6 +23,7 @@ const TIMEOUT_MS = 60_000;
  */
 export class KubernetesAdapter implements ServerFaultAdapter {
   readonly actions: readonly AdapterAction[];
+  readonly commandBoundMs = TIMEOUT_MS;
 
   constructor(
     readonly spec: KubernetesAdapterSpec,

@@ -47,7 +47,8 @@ export abstract class RemoteNode implements ClusterNode {
   private evidence: Record<string, unknown> | null = null;
   private lastInjectedAt: bigint | null = null;
   private lastPids: number[] = [];
-  private readonly armed = new Map<InjectAction, string>();
+  /** Injections in force, with their guard id (null: no guard, a dry run or a test). */
+  private readonly armed = new Map<InjectAction, string | null>();
 
   constructor(
     readonly kind: NodeKind,
@@ -101,16 +102,27 @@ export abstract class RemoteNode implements ClusterNode {
     return a;
   }
 
-  /** Injects `action`, arms the guard, then records what the adapter and the server say. */
+  /**
+   * Arms the guard, injects `action`, then records what the adapter and the server say. Armed before the command
+   * starts (audit R4): a harness killed while it runs leaves the guard something to heal.
+   */
   private async inject(action: InjectAction): Promise<void> {
     const adapter = this.adapter(action);
-    await adapter.inject(action, this.target.node);
-    this.lastInjectedAt = process.hrtime.bigint();
-    const id = this.actions.guard?.arm(
+    const guard = this.actions.guard;
+    const id = guard?.arm(
       { adapter: adapter.spec.name, action, node: this.target.node },
       this.actions.boundMs[action],
+      adapter.commandBoundMs,
     );
-    if (id) this.armed.set(action, id);
+    this.armed.set(action, id ?? null);
+    await adapter.inject(action, this.target.node);
+    if (id) guard!.landed(id);
+    this.lastInjectedAt = process.hrtime.bigint();
+    await this.observe(action, adapter);
+  }
+
+  /** After an injection: whether the server stopped answering, and what the adapter saw, as the fault's evidence. */
+  private async observe(action: InjectAction, adapter: ServerFaultAdapter): Promise<void> {
     const t0 = performance.now();
     let answered = true;
     while (performance.now() - t0 < STOP_DEADLINE_MS) {
@@ -137,9 +149,11 @@ export abstract class RemoteNode implements ClusterNode {
   /** Heals `action` unless the guard already did (its claim won the rename). */
   private async heal(action: InjectAction): Promise<void> {
     const id = this.armed.get(action);
+    const guard = this.actions.guard;
     this.armed.delete(action);
-    if (id && this.actions.guard && !this.actions.guard.disarm(id)) return;
+    if (id && guard && !guard.claim(id)) return;
     await this.adapter(action).heal(action, this.target.node);
+    if (id && guard) guard.settle(id, true);
   }
 
   async pause(): Promise<void> {
