@@ -120,7 +120,8 @@ export class ScheduledNemesis implements Nemesis {
     try {
       injection = await executor.start(ctx);
     } catch (err) {
-      // Whatever it changed before failing is undone by the sweep in heal(); the run goes on. The history says so
+      // Whatever it changed before failing is undone by the sweep in heal() (a target's node heals a failed injection
+      // at once: remote-node.ts); the run goes on. The history says so
       // (a `fail` start and its end at once): the shot is a miss with this reason (fault-hits.ts), not a log line.
       const note = `failed to start: ${(err as Error).message}`;
       log(`fencepost: nemesis: ${executor.name} ${note}`);

@@ -88,3 +88,20 @@ describe('kill -9 of the harness at each moment of an exec injection (audit R4)'
     ]);
   });
 });
+
+describe('a pause command that acted and then failed (audit R2)', () => {
+  it('is healed at once, and the shot fails saying so', async () => {
+    const { target, stdout } = startHarness([0, 0, 1]);
+    await eventually('the harness tried to pause r0', () => stdout().includes('paused'), 30_000);
+    expect(stdout()).toMatch(/pause failed: .*pause\.sh r0 0 0 1 exited 1; healed at once, as it may have acted/);
+    expect(target.state()).toBe('running');
+    expect(target.marks()).toEqual(['started', 'acted', 'healed']);
+  });
+
+  it('past its timeout: healed at once too', async () => {
+    const { target, stdout } = startHarness([0, 4, 0]);
+    await eventually('the harness tried to pause r0', () => stdout().includes('paused'), 30_000);
+    expect(stdout()).toMatch(/did not finish within 2000 ms; healed at once, as it may have acted/);
+    expect(target.state()).toBe('running');
+  });
+});

@@ -104,7 +104,9 @@ export abstract class RemoteNode implements ClusterNode {
 
   /**
    * Arms the guard, injects `action`, then records what the adapter and the server say. Armed before the command
-   * starts (audit R4): a harness killed while it runs leaves the guard something to heal.
+   * starts (audit R4): a harness killed while it runs leaves the guard something to heal. A command that failed or
+   * timed out may have acted all the same (audit R2: `sig.sh STOP` then exit 1 left Redis stopped), so it is healed at
+   * once, and the shot fails with both outcomes.
    */
   private async inject(action: InjectAction): Promise<void> {
     const adapter = this.adapter(action);
@@ -115,7 +117,16 @@ export abstract class RemoteNode implements ClusterNode {
       adapter.commandBoundMs,
     );
     this.armed.set(action, id ?? null);
-    await adapter.inject(action, this.target.node);
+    try {
+      await adapter.inject(action, this.target.node);
+    } catch (err) {
+      const failed = (err as Error).message;
+      const healed = await this.heal(action).then(
+        () => 'healed at once, as it may have acted',
+        (e: Error) => `its heal failed too: ${e.message}`,
+      );
+      throw new Error(`${failed}; ${healed}`);
+    }
     if (id) guard!.landed(id);
     this.lastInjectedAt = process.hrtime.bigint();
     await this.observe(action, adapter);
@@ -158,8 +169,13 @@ export abstract class RemoteNode implements ClusterNode {
 
   async pause(): Promise<void> {
     if (this.paused || !this.running) return;
-    await this.inject('pause');
-    this.paused = true;
+    try {
+      await this.inject('pause');
+    } finally {
+      // Still armed after a failed injection = its heal failed too: paused as far as anyone knows, so the final
+      // sweep's resume tries again.
+      this.paused = this.armed.has('pause');
+    }
   }
 
   async resume(): Promise<void> {
@@ -171,8 +187,11 @@ export abstract class RemoteNode implements ClusterNode {
   async kill(): Promise<void> {
     if (!this.running) return;
     if (this.paused) await this.resume();
-    await this.inject('kill');
-    this.running = false;
+    try {
+      await this.inject('kill');
+    } finally {
+      this.running = !this.armed.has('kill');
+    }
   }
 
   /** After a kill: the adapter starts it, and it counts as started once it answers again. */
