@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { leftFaultedSentence } from '../checkers/left-faulted.ts';
 import { HarnessError } from '../common/errors.ts';
 import { startTime } from '../common/pid-registry.ts';
 import type { AnyCluster, Cluster } from '../cluster/cluster.ts';
@@ -202,8 +203,11 @@ export class TargetSession {
     return { keysLeft: left?.total ?? -1, keysRemoved: removed };
   }
 
-  /** The normal end (clients stopped, faults healed): the run's own keys removed, then counted. */
-  async finish(): Promise<Pick<TargetRecord, 'keysLeft' | 'keysRemoved'>> {
+  /**
+   * The normal end (clients stopped, faults healed): the run's own keys removed, then counted; and, loudly, every
+   * server a heal could not undo (audit R3), whose injection stays armed in the guard's folder for `cleanup`.
+   */
+  async finish(): Promise<Pick<TargetRecord, 'keysLeft' | 'keysRemoved' | 'leftFaulted'>> {
     this.removeKeys?.cancel();
     this.abort.stop();
     const out = await this.removeAll();
@@ -211,7 +215,12 @@ export class TargetSession {
       this.say(
         `fencepost: the injection guard (pid ${this.guard.pid}) had not exited yet; it will once it reads that the run is over`,
       );
-    return out;
+    const leftFaulted = [...this.servers.redis, ...this.servers.etcd].flatMap((n) => n.leftFaulted());
+    for (const l of leftFaulted)
+      this.say(
+        `fencepost: TARGET LEFT FAULTED: ${leftFaultedSentence(l)} (${l.action} not undone: ${l.error}); \`fencepost cleanup\` tries it again`,
+      );
+    return { ...out, ...(leftFaulted.length ? { leftFaulted } : {}) };
   }
 }
 

@@ -229,7 +229,12 @@ export class ScheduledNemesis implements Nemesis {
     const { clients, cluster, proxies, clocks, log } = this.env;
     // SIGCONT clients and nodes first: a stopped process can't notice anything else we fix.
     for (const c of clients.clients) if (!c.exited) clients.signal(c.slot, 'SIGCONT');
-    await Promise.all(cluster.nodes.map((n) => n.resume().catch(() => {})));
+    // A resume that fails is said here; a target's node also keeps it (leftFaulted) for the verdict and the summary.
+    await Promise.all(
+      cluster.nodes.map((n) =>
+        n.resume().catch((err: Error) => log(`fencepost: nemesis: could not resume ${n.name}: ${err.message}`)),
+      ),
+    );
     for (const p of proxies.values()) {
       try {
         p.heal();

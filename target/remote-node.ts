@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterNode, NodeKind, RemoteFacts } from '../cluster/node.ts';
 import { HarnessError } from '../common/errors.ts';
-import type { InjectAction, ServerFaultAdapter } from './adapter.ts';
+import { HEAL_OF, type InjectAction, type ServerFaultAdapter } from './adapter.ts';
 import type { InjectionGuard } from './injection-guard.ts';
 import type { TargetEndpoint } from './target-spec.ts';
 
@@ -18,6 +18,14 @@ export const START_DEADLINE_MS = 60_000;
  */
 export const REACH_DEADLINE_MS = 10_000;
 export const REACH_TRY_MS = 3000;
+
+/** An injection whose heal failed: the server may still be stopped (or down), and the command that heals it. */
+export interface LeftFaulted {
+  readonly server: string;
+  readonly action: InjectAction;
+  readonly heal: string;
+  readonly error: string;
+}
 
 /** What a remote node needs to act on its server: the adapter of each action, the guard, each injection's bound. */
 export interface NodeActions {
@@ -49,6 +57,7 @@ export abstract class RemoteNode implements ClusterNode {
   private lastPids: number[] = [];
   /** Injections in force, with their guard id (null: no guard, a dry run or a test). */
   private readonly armed = new Map<InjectAction, string | null>();
+  private readonly healFailed = new Map<InjectAction, LeftFaulted>();
 
   constructor(
     readonly kind: NodeKind,
@@ -157,14 +166,39 @@ export abstract class RemoteNode implements ClusterNode {
     };
   }
 
-  /** Heals `action` unless the guard already did (its claim won the rename). */
+  /**
+   * Heals `action` unless the guard already did (its claim won the rename). A heal that fails leaves the injection
+   * armed (the guard and `cleanup` try again) and on `leftFaulted` until a later heal succeeds (audit R3).
+   */
   private async heal(action: InjectAction): Promise<void> {
     const id = this.armed.get(action);
     const guard = this.actions.guard;
-    this.armed.delete(action);
-    if (id && guard && !guard.claim(id)) return;
-    await this.adapter(action).heal(action, this.target.node);
+    if (id && guard && !guard.claim(id)) {
+      this.armed.delete(action);
+      this.healFailed.delete(action);
+      return;
+    }
+    const adapter = this.adapter(action);
+    try {
+      await adapter.heal(action, this.target.node);
+    } catch (err) {
+      if (id && guard) guard.settle(id, false);
+      this.healFailed.set(action, {
+        server: this.name,
+        action,
+        heal: adapter.plan(HEAL_OF[action], this.target.node).command,
+        error: (err as Error).message,
+      });
+      throw err;
+    }
     if (id && guard) guard.settle(id, true);
+    this.armed.delete(action);
+    this.healFailed.delete(action);
+  }
+
+  /** The injections on this server whose last heal failed: it may still be stopped or down. */
+  leftFaulted(): LeftFaulted[] {
+    return [...this.healFailed.values()];
   }
 
   async pause(): Promise<void> {
