@@ -69,7 +69,7 @@ export class TargetSession {
     private readonly say: (line: string) => void,
   ) {
     this.actions = actions;
-    this.abort = new TargetAbort(plan.spec.abort, plan.spec.health, say);
+    this.abort = new TargetAbort(plan.spec.abort, plan.spec.health, say, log);
   }
 
   static async open(

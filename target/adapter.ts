@@ -13,7 +13,7 @@ export const HEAL_OF: Readonly<Record<InjectAction, AdapterAction>> = { pause: '
  */
 export interface PlannedCommand {
   readonly adapter: string;
-  readonly action: AdapterAction | 'evidence' | 'preflight' | 'cleanup';
+  readonly action: AdapterAction | 'evidence' | 'preflight' | 'cleanup' | 'health';
   readonly node: string;
   readonly command: string;
 }
