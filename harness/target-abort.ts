@@ -50,6 +50,16 @@ export class TargetAbort {
     this.aborted = new Promise((resolve) => (this.settle = resolve));
   }
 
+  /** Also ends the run once `check` says why (a reason), looked at every `everyMs` until the run stops. */
+  watch(check: () => string | null, everyMs: number): void {
+    const t = setInterval(() => {
+      const reason = check();
+      if (reason) this.fire(reason);
+    }, everyMs);
+    t.unref();
+    this.timers.push(t);
+  }
+
   private fire(reason: string): void {
     if (this.stopped) return;
     this.log(`fencepost: ABORT: ${reason}; healing every fault and stopping the clients`);

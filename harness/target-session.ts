@@ -40,6 +40,9 @@ import {
   type TargetReadiness,
 } from './target-plan.ts';
 
+/** How often the harness looks whether its injection guard still runs. */
+const GUARD_WATCH_MS = 500;
+
 /** The run's file of every command executed on the target. */
 export const COMMAND_LOG_FILE = 'target-commands.jsonl';
 
@@ -108,8 +111,22 @@ export class TargetSession {
         runId: this.runId,
       });
       this.actions.guard = this.guard;
+      const guard = this.guard;
+      // The guard watches the harness; this watches the guard (audit R7: a dead guard went unnoticed, and a kill -9
+      // afterwards left the server stopped). A run whose injections nothing would undo ends, its verdict unknown.
+      this.abort.watch(
+        () =>
+          guard.alive()
+            ? null
+            : `the injection guard (pid ${guard.pid}) is gone: nothing would heal the target's servers if fencepost died`,
+        GUARD_WATCH_MS,
+      );
     }
-    shutdown.add('stop the injection guard', async () => void (await this.guard?.stop()));
+    shutdown.add('stop the injection guard', async () => {
+      // Its watch first: the guard's exit on the way out is no reason to abort.
+      this.abort.stop();
+      await this.guard?.stop();
+    });
     this.removeKeys = shutdown.add(`remove the run's keys under ${this.owned.namespace}`, () =>
       this.removeAll().then(() => {}),
     );

@@ -120,6 +120,10 @@ export abstract class RemoteNode implements ClusterNode {
   private async inject(action: InjectAction): Promise<void> {
     const adapter = this.adapter(action);
     const guard = this.actions.guard;
+    if (guard && !guard.alive())
+      throw new Error(
+        `the injection guard (pid ${guard.pid}) is gone: nothing would heal ${this.name} if fencepost died, so nothing is injected`,
+      );
     const id = guard?.arm(
       { adapter: adapter.spec.name, action, node: this.target.node },
       this.actions.boundMs[action],
