@@ -65,7 +65,7 @@ export async function dryRun(config: Readonly<Config>): Promise<DryRun> {
     }),
     '',
     planned.length
-      ? 'commands the run may execute on the target (each at most once per shot, in this order: inject, evidence, heal):'
+      ? "commands the run may execute on the target (first each adapter's preflight; then each at most once per shot, in this order: inject, evidence, heal):"
       : 'commands the run may execute on the target: none (no fault of the run acts on the servers)',
     ...planned.map(
       ({ fault, planned: p }) => `  # ${fault}: ${p.action} ${p.node} (adapter ${p.adapter})\n  $ ${p.command}`,

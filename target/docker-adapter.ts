@@ -41,17 +41,26 @@ export class DockerAdapter implements ServerFaultAdapter {
     return { adapter: this.spec.name, action, node, command: CLI_OF[action](node) };
   }
 
+  /** The engine's `/_ping` (what `docker version` asks first), then each container's inspect. */
+  preflightPlan(nodes: readonly string[]): PlannedCommand[] {
+    return [
+      { adapter: this.spec.name, action: 'preflight', node: '*', command: 'docker version' },
+      ...nodes.map((n) => ({ ...this.plan('evidence', n), action: 'preflight' as const })),
+    ];
+  }
+
   async preflight(nodes: readonly string[]): Promise<string[]> {
     const where = this.spec.socketPath ?? process.env.DOCKER_HOST ?? '/var/run/docker.sock';
+    const [ping, ...inspect] = this.preflightPlan(nodes);
     try {
-      await withTimeout(this.docker.ping(), 3000);
+      await this.log.run(ping, () => withTimeout(this.docker.ping(), 3000));
     } catch (err) {
       return [`adapter ${this.spec.name}: no Docker engine answers at ${where} (${(err as Error).message})`];
     }
     const problems: string[] = [];
-    for (const node of nodes) {
+    for (const [i, node] of nodes.entries()) {
       try {
-        const info = await this.docker.getContainer(node).inspect();
+        const info = await this.log.run(inspect[i], () => this.docker.getContainer(node).inspect());
         if (!info.State.Running || info.State.Paused)
           problems.push(`adapter ${this.spec.name}: container ${node} is ${info.State.Status}, not running`);
       } catch (err) {

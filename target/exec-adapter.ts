@@ -45,6 +45,11 @@ export class ExecAdapter implements ServerFaultAdapter {
     return { adapter: this.spec.name, action, node, command: shellLine(this.argv(action, node)) };
   }
 
+  /** None: its preflight only looks for each program, executing nothing. */
+  preflightPlan(): PlannedCommand[] {
+    return [];
+  }
+
   async preflight(nodes: readonly string[]): Promise<string[]> {
     const problems: string[] = [];
     for (const action of [...this.actions, ...(this.spec.commands.evidence ? (['evidence'] as const) : [])]) {
