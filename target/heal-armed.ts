@@ -63,7 +63,8 @@ export async function healArmed(dir: string, name: string, ctx: HealArmedContext
     );
     return gaveUp ? 'given-up' : 'armed';
   }
-  if (!ctx.alive && armed.inFlight && now < (armed.commandUntil ?? 0)) {
+  // Only the guard comes back for a second heal; `cleanup` runs once, long after any command of the run could act.
+  if (by === 'guard' && !ctx.alive && armed.inFlight && now < (armed.commandUntil ?? 0)) {
     rearm(base, claimed, { ...armed, inFlight: false, retryAt: armed.commandUntil });
     ctx.say(
       `healed ${what}: ${why}; its command was still running, so it heals again at ${new Date(armed.commandUntil!).toISOString()}`,
