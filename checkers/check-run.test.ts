@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { EXIT } from '../common/exit-codes.ts';
 import { checkOptionsFor, checkRun, DECIDING_CHECKERS } from './check-run.ts';
+import { verdictExitCode, verdictWord } from './verdict.ts';
 import { generateBankHistory } from '../test/support/memory-bank.ts';
 import { PROMISE_CORPUS } from '../test/support/promise-corpus.ts';
 import { pausedHolderHistory } from '../test/support/paused-holder-history.ts';
@@ -191,6 +193,24 @@ describe('checkRun verdicts', () => {
       faults: ['pause-holder', 'restart-empty'],
       skippedFaults: { 'restart-empty': '--lock=etcd uses no Redis master' },
     });
+  });
+
+  it('a target left faulted (a heal that failed): unknown, never VALID, saying how to heal it (audit R3)', () => {
+    const target = {
+      leftFaulted: [
+        { server: 'r0', action: 'pause', heal: './sig.sh 16390 CONT', error: './sig.sh 16390 CONT exited 1' },
+      ],
+    };
+    const opts = checkOptionsFor({ target });
+    expect(opts.leftFaulted).toEqual([
+      'r0: the server may still be stopped: ./sig.sh 16390 CONT (its heal failed: ./sig.sh 16390 CONT exited 1)',
+    ]);
+    const r = checkRun(fencedRun, { ...opts, fencing: true });
+    expect(verdictWord(r.valid)).toBe('UNKNOWN');
+    expect(verdictExitCode(r.valid)).toBe(EXIT.unknown);
+    expect(r.unknownReasons[0]).toContain('r0: the server may still be stopped: ./sig.sh 16390 CONT');
+    // A counterexample stays conclusive.
+    expect(checkRun(twoWritersLoseOne(), { ...opts, fencing: false }).valid).toBe(false);
   });
 
   it('a run stopped early on a live lost update: INVALID when the ledger confirms it, unknown (never VALID) when not', () => {

@@ -1,5 +1,6 @@
 import { NOT_APPLICABLE } from './verdict.ts';
 import { lostUpdateFaults } from './lost-update-faults.ts';
+import { leftFaultedOf, leftFaultedSentence } from './left-faulted.ts';
 import type { FaultWindow } from '../history/fault-windows.ts';
 import { History } from '../history/history.ts';
 import type { Op } from '../history/op.ts';
@@ -68,6 +69,11 @@ export interface CheckRunOptions {
    * Absent = not recorded (literal histories, runs from before it): every hold's promise is then unknown.
    */
   promise?: PromiseTerms;
+  /**
+   * A target's servers the run could not heal, in words: the verdict is unknown with these reasons unless a checker
+   * found a violation (a counterexample is always conclusive).
+   */
+  leftFaulted?: readonly string[];
 }
 
 /** `--min-writes`'s default: what a run must commit before its checkers passing counts as VALID. */
@@ -82,6 +88,7 @@ export function checkOptionsFor(test: {
   stoppedEarly?: unknown;
   scenario?: unknown;
   aborted?: unknown;
+  target?: unknown;
 }): CheckRunOptions {
   const c = test.config;
   const script = scriptEvidence(test.scenario);
@@ -99,6 +106,11 @@ export function checkOptionsFor(test: {
     ...(test.stoppedEarly !== undefined ? { stoppedEarly: stoppedEarlyText(test.stoppedEarly) } : {}),
     // A target's abort condition cut the run short: as --stop-on-lost-update's early end, no evidence of safety.
     ...(typeof test.aborted === 'string' ? { stoppedEarly: `aborted by the target's condition: ${test.aborted}` } : {}),
+    ...(leftFaultedOf(test.target).length
+      ? {
+          leftFaulted: leftFaultedOf(test.target).map((l) => `${leftFaultedSentence(l)} (its heal failed: ${l.error})`),
+        }
+      : {}),
     // The version column is the postgres strategy's fence: hold it to the fencing promises too.
     fencing: test.config?.fencing === true || test.strategy?.token === 'version',
     exclusive: test.strategy?.exclusive !== false,
@@ -230,6 +242,7 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
   // Progress first (nothing written says more than a fault that missed), then the faults that never hit.
   const reasons = [
     ...(opts.scriptDiverged ? [opts.scriptDiverged] : []),
+    ...(opts.leftFaulted ?? []),
     ...(opts.evidence ? unknownReasons({ progress }, opts.evidence) : []),
     ...faultHitReasons(hits, opts.faults ?? [], opts.skippedFaults),
     ...(opts.stoppedEarly && checkers['lost-updates'].valid !== false

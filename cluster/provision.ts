@@ -3,40 +3,16 @@ import fs from 'node:fs';
 import { HarnessError } from '../common/errors.ts';
 import { PACKAGE_SERVICES, servicesToStop } from './service-stops.ts';
 import { AptSession } from './apt-session.ts';
+import { onPath, type RequirementSpec } from './requirement.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 
 /**
  * What the harness needs on the machine, and the Debian packages that provide it. Like Jepsen installing its
  * DBs on each node: when something is missing and we are root on Debian/Ubuntu, install it with apt; otherwise
- * stop before anything starts and print the exact command.
+ * stop before anything starts and print the exact command. A lock row's library is not named here: the row
+ * declares its requirement (requirement.ts) and its caller passes it in beside these names.
  */
-export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer' | 'cc' | 'nft' | 'debootstrap' | LockLibrary;
-
-/**
- * The real lock libraries the built-in foreign rows run (locks/): Debian's packages, installed like the servers.
- * The Python ones are checked where Debian's /usr/bin/python3 finds them (a pyenv python3 earlier on PATH does not).
- */
-export const LOCK_LIBRARIES = ['redis-py', 'kazoo', 'python-etcd3', 'curator', 'etcd-go'] as const;
-export type LockLibrary = (typeof LOCK_LIBRARIES)[number];
-
-const PY_DIST = '/usr/lib/python3/dist-packages';
-
-interface RequirementSpec {
-  what: string;
-  packages: string[];
-  present: () => boolean;
-}
-
-function onPath(bin: string): boolean {
-  return (process.env.PATH ?? '/usr/bin:/bin').split(':').some((dir) => {
-    try {
-      fs.accessSync(`${dir}/${bin}`, fs.constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
+export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer' | 'cc' | 'nft' | 'debootstrap';
 
 /** The newest installed PostgreSQL server's bin dir (`/usr/lib/postgresql/<v>/bin`), or null. */
 export function findPostgresBinDir(): string | null {
@@ -60,7 +36,7 @@ export function postgresBinDir(): string {
   return dir;
 }
 
-export const REQUIREMENTS: Record<Requirement, RequirementSpec> = {
+export const REQUIREMENTS: Readonly<Record<Requirement, RequirementSpec>> = {
   redis: { what: 'redis-server', packages: ['redis-server'], present: () => onPath('redis-server') },
   etcd: { what: 'etcd', packages: ['etcd-server', 'etcd-client'], present: () => onPath('etcd') },
   zk: {
@@ -86,31 +62,6 @@ export const REQUIREMENTS: Record<Requirement, RequirementSpec> = {
     // /usr/sbin is not on every user's PATH; root's has it.
     present: () => onPath('nft') || fs.existsSync('/usr/sbin/nft'),
   },
-  'redis-py': {
-    what: "redis-py (Debian's python3-redis)",
-    packages: ['python3-redis'],
-    present: () => fs.existsSync('/usr/bin/python3') && fs.existsSync(`${PY_DIST}/redis/lock.py`),
-  },
-  kazoo: {
-    what: "kazoo (Debian's python3-kazoo)",
-    packages: ['python3-kazoo'],
-    present: () => fs.existsSync('/usr/bin/python3') && fs.existsSync(`${PY_DIST}/kazoo/recipe/lock.py`),
-  },
-  'python-etcd3': {
-    what: "python-etcd3 (Debian's python3-etcd3)",
-    packages: ['python3-etcd3'],
-    present: () => fs.existsSync('/usr/bin/python3') && fs.existsSync(`${PY_DIST}/etcd3/locks.py`),
-  },
-  curator: {
-    what: 'Apache Curator (/usr/share/java/curator-recipes.jar) and javac to compile its glue',
-    packages: ['libcurator-recipes-java', 'default-jdk-headless'],
-    present: () => onPath('javac') && fs.existsSync('/usr/share/java/curator-recipes.jar'),
-  },
-  'etcd-go': {
-    what: "Go and etcd's Go client source (GOPATH /usr/share/gocode) to build the concurrency.Mutex glue",
-    packages: ['golang-go', 'golang-etcd-server-dev'],
-    present: () => onPath('go') && fs.existsSync('/usr/share/gocode/src/go.etcd.io/etcd/clientv3/concurrency/mutex.go'),
-  },
   debootstrap: {
     what: 'debootstrap (builds the docker node image offline)',
     packages: ['debootstrap'],
@@ -118,8 +69,12 @@ export const REQUIREMENTS: Record<Requirement, RequirementSpec> = {
   },
 };
 
-export function missing(reqs: Iterable<Requirement>): Requirement[] {
-  return [...new Set(reqs)].filter((r) => !REQUIREMENTS[r].present());
+/** A requirement by its name (the servers', the tools') or as a lock row declares it (its library). */
+export type Need = Requirement | RequirementSpec;
+
+/** The needs not on the machine, each once, in the order given. */
+export function missing(needs: Iterable<Need>): RequirementSpec[] {
+  return [...new Set([...needs].map((n) => (typeof n === 'string' ? REQUIREMENTS[n] : n)))].filter((r) => !r.present());
 }
 
 function canApt(): boolean {
@@ -221,22 +176,20 @@ function serviceRunning(service: string): boolean {
  * `missing-dependency` HarnessError (exit 254) naming the command to run.
  */
 export async function provision(
-  reqs: Iterable<Requirement>,
+  reqs: Iterable<Need>,
   log: (line: string) => void = (l) => console.error(l),
   shutdown?: Shutdown,
 ): Promise<void> {
   const absent = missing(reqs);
   if (!absent.length) return;
-  const packages = absent.flatMap((r) => REQUIREMENTS[r].packages);
+  const packages = absent.flatMap((r) => r.packages);
   const command = `sudo apt-get install -y ${packages.join(' ')}`;
   if (!canApt()) {
-    throw new HarnessError('missing-dependency', `missing: ${absent.map((r) => REQUIREMENTS[r].what).join(', ')}.`, {
+    throw new HarnessError('missing-dependency', `missing: ${absent.map((r) => r.what).join(', ')}.`, {
       hint: `install them and re-run:\n  ${command}`,
     });
   }
-  log(
-    `fencepost: installing ${packages.join(' ')} with apt (missing: ${absent.map((r) => REQUIREMENTS[r].what).join(', ')}) …`,
-  );
+  log(`fencepost: installing ${packages.join(' ')} with apt (missing: ${absent.map((r) => r.what).join(', ')}) …`);
   const installedBefore = installedPackages(packages);
   const runningBefore = new Set(Object.values(PACKAGE_SERVICES).filter(serviceRunning));
   const apt = new AptSession(log);
@@ -255,7 +208,7 @@ export async function provision(
   if (still.length) {
     throw new HarnessError(
       'missing-dependency',
-      `apt finished but ${still.map((r) => REQUIREMENTS[r].what).join(', ')} still missing.`,
+      `apt finished but ${still.map((r) => r.what).join(', ')} still missing.`,
       { hint: command },
     );
   }

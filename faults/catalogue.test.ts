@@ -13,14 +13,26 @@ describe('the fault catalogue', () => {
       const row: FaultFacts = FAULT_CATALOGUE[f];
       expect(
         Object.keys(row)
-          .filter((k) => !['storyLimits', 'aliases', 'did', 'locksOut', 'script'].includes(k))
+          .filter((k) => !['storyLimits', 'aliases', 'did', 'locksOut', 'script', 'everyLockMustSurvive'].includes(k))
           .sort(),
         f,
-      ).toEqual(['aim', 'colour', 'evidence', 'family', 'help', 'hit', 'judge', 'movesClocks', 'story']);
+      ).toEqual([
+        'aim',
+        'colour',
+        'evidence',
+        'family',
+        'help',
+        'hit',
+        'judge',
+        'keepsServerLeases',
+        'movesClocks',
+        'story',
+      ]);
       expect(row.help.trim().length, `${f}: help`).toBeGreaterThan(10);
       expect(row.hit.trim().length, `${f}: hit`).toBeGreaterThan(10);
       expect(FAMILIES, `${f}: family`).toContain(row.family);
       expect(typeof row.movesClocks, `${f}: movesClocks`).toBe('boolean');
+      expect(typeof row.keepsServerLeases, `${f}: keepsServerLeases`).toBe('boolean');
       expect(row.colour, `${f}: colour`).toMatch(/^#[0-9a-f]{6}$/);
       if (row.aim !== null) expect(row.aim.struck, `${f}: aim.struck`).toMatch(/\{process\}|\{nodes\}/);
     }
@@ -54,6 +66,7 @@ describe('the fault catalogue', () => {
       'delay-write',
       'reply-loss',
       'reply-loss-acquire',
+      'reply-loss-renew',
     ]);
     for (const f of FAULT_NAMES) {
       const story = FAULT_CATALOGUE[f].story;

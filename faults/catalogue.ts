@@ -34,6 +34,8 @@ import { facts as replyLoss } from './reply-loss/facts.ts';
 import { judge as replyLossJudge } from './reply-loss/judge.ts';
 import { facts as replyLossAcquire } from './reply-loss-acquire/facts.ts';
 import { judge as replyLossAcquireJudge } from './reply-loss-acquire/judge.ts';
+import { facts as replyLossRenew } from './reply-loss-renew/facts.ts';
+import { judge as replyLossRenewJudge } from './reply-loss-renew/judge.ts';
 import { facts as isolateLeader } from './isolate-leader/facts.ts';
 import { judge as isolateLeaderJudge } from './isolate-leader/judge.ts';
 import { facts as majorityMinority } from './majority-minority/facts.ts';
@@ -71,6 +73,7 @@ export const FAULT_CATALOGUE = {
   'delay-write': { ...delayWrite, judge: delayWriteJudge },
   'reply-loss': { ...replyLoss, judge: replyLossJudge },
   'reply-loss-acquire': { ...replyLossAcquire, judge: replyLossAcquireJudge },
+  'reply-loss-renew': { ...replyLossRenew, judge: replyLossRenewJudge },
   'isolate-leader': { ...isolateLeader, judge: isolateLeaderJudge },
   'majority-minority': { ...majorityMinority, judge: majorityMinorityJudge },
   bridge: { ...bridge, judge: bridgeJudge },

@@ -156,6 +156,18 @@ export interface FaultFacts {
   readonly storyLimits?: string;
   /** Whether it moves wall clocks: the run's processes get the LD_PRELOAD clock shim and the report draws offsets. */
   readonly movesClocks: boolean;
+  /**
+   * Whether the servers keep every lease through it: it acts only on the lock's clients or the wire to them (the
+   * holder paused, killed or its session ended, its packets delayed or cut), or pauses a server, whose keys expire on
+   * its own wall clock, which a pause does not move. A server that keeps its own lease cannot grant inside it, so
+   * such a fault cannot break a lease's promise (matrix/promise-expectation.ts).
+   */
+  readonly keepsServerLeases: boolean;
+  /**
+   * One of the faults every lock must survive to be called safe: what a strategy that declares no `defaultFaults`
+   * runs (workloads/resolved-strategy.ts).
+   */
+  readonly everyLockMustSurvive?: true;
   /** Its colour on the report's timeline (`#rrggbb`). */
   readonly colour: string;
   /**

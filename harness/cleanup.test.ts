@@ -10,6 +10,8 @@ import { LockCgroups, lockCgroupsMissing } from '../workloads/foreign/lock-cgrou
 import { inCgroupArgv } from '../common/cgroup2.ts';
 import { treePids } from '../workloads/foreign/lock-tree.ts';
 import { eventually } from '../test/support/eventually.ts';
+import { flagTarget } from '../test/support/flag-target.ts';
+import { CommandLog } from '../target/command-log.ts';
 
 // `cleanup` on real processes (`sleep`), standing in for servers whose harness was kill -9ed.
 const spawned: number[] = [];
@@ -291,4 +293,33 @@ describe('cleanup of a lock process tree (a harness killed with kill -9 mid-run)
       );
     },
   );
+});
+
+describe("cleanup of a target's injections a dead run left armed (audit R3, R7)", () => {
+  it('heals each through the adapter its guard.json names, says so, and leaves nothing armed', async () => {
+    const { results, run } = runDir();
+    const target = flagTarget();
+    dirs.push(target.dir);
+    fs.writeFileSync(path.join(target.dir, 'r0.state'), 'stopped\n');
+    const guard = path.join(run, 'guard');
+    fs.mkdirSync(guard, { mode: 0o700 });
+    const config = {
+      harnessPid: DEAD_HARNESS.pid,
+      harnessStartTime: DEAD_HARNESS.startTime,
+      adapters: { flag: target.adapter({ pause: [0, 0, 0], timeoutMs: 5000 }) },
+      commandLog: path.join(run, 'target-commands.jsonl'),
+      runId: 'run-1',
+    };
+    fs.writeFileSync(path.join(guard, 'guard.json'), JSON.stringify(config), { mode: 0o600 });
+    const armed = { adapter: 'flag', action: 'pause', node: 'r0', expiresAt: Date.now() + 60_000 };
+    fs.writeFileSync(path.join(guard, '4242-1.json'), JSON.stringify(armed), { mode: 0o600 });
+    const lines: string[] = [];
+    await cleanup(results, (l) => lines.push(l));
+    expect(target.state()).toBe('running');
+    expect(lines).toContain(`healed pause of r0 (flag): its run is gone (left armed by ${run})`);
+    expect(lines.at(-1)).toBe("cleanup: healed 1 injection(s) left armed on a target's servers.");
+    expect(fs.readdirSync(guard).sort()).toEqual(['guard.json']);
+    const logged = CommandLog.read(config.commandLog);
+    expect(logged.map((c) => [c.action, c.ok, c.by])).toEqual([['resume', true, 'cleanup']]);
+  });
 });

@@ -9,6 +9,7 @@ import { removeLeftoverLockCgroup } from '../workloads/foreign/lock-cgroups.ts';
 import { treePids } from '../workloads/foreign/lock-tree.ts';
 import { OWNER_FILE, ownerAlive, readOwner, runDirs, within } from '../common/run-owner.ts';
 import { RUN_FILES } from '../store/run-dir.ts';
+import { healLeftoverInjections } from '../target/guard-leftovers.ts';
 
 /**
  * Stop leftovers of runs that died without tearing down (kill -9, OOM, a lost terminal). Only runs whose harness
@@ -17,7 +18,8 @@ import { RUN_FILES } from '../store/run-dir.ts';
  * (same pid, same start time), and every pending record's process — looked for only inside the run's own
  * folders. Resume before kill, so nothing is left stopped. Then containers of the docker backend whose harness
  * is gone, and the nftables table and cgroups of their server partitions (named from the run dir, so a record
- * cannot point cleanup at anyone else's). Says what it stopped and what it left alone.
+ * cannot point cleanup at anyone else's). Says what it stopped and what it left alone. Before its processes, a dead
+ * run's injections its guard folder still holds armed are healed (target/guard-leftovers.ts).
  */
 export async function cleanup(
   resultsDir: string,
@@ -28,6 +30,7 @@ export async function cleanup(
   let stopped = 0;
   let leftAlone = 0;
   let netObjects = 0;
+  let healed = 0;
   for (const reg of registries) {
     const runDir = path.dirname(reg.dir);
     // A pid folder or harness record another user made would let them name any process for us to kill.
@@ -44,6 +47,8 @@ export async function cleanup(
       leftAlone++;
       continue;
     }
+    // First what its guard left armed on a target's servers: a server stopped by a run that died stays stopped.
+    if (owner) healed += await healLeftoverInjections(runDir, log);
     if (records.length === 0) {
       // Its servers are gone; a server network or lock cgroup of a run killed after them may not be (kill -9
       // mid-teardown).
@@ -78,6 +83,7 @@ export async function cleanup(
   const dataBytes = opts.data ? (await import('./dead-run-data.ts')).removeDeadRunData(resultsDir, log) : 0;
   const { formatMB } = await import('../common/disk-usage.ts');
   const parts = [
+    healed ? `healed ${healed} injection(s) left armed on a target's servers` : '',
     stopped ? `stopped ${stopped} leftover process(es)` : '',
     containers ? `removed ${containers} leftover container(s)` : '',
     netObjects ? `removed ${netObjects} nftables table(s) and cgroup(s) of server partitions and lock processes` : '',
@@ -91,7 +97,7 @@ export async function cleanup(
       ? `cleanup: ${[...parts, aloneNote].filter(Boolean).join(', ')}.`
       : `cleanup: nothing left over${aloneNote ? ` (${aloneNote})` : ''}.`,
   );
-  return stopped + containers;
+  return stopped + containers + healed;
 }
 
 /** Every pid folder of a run, up to 4 levels under the results folder. */

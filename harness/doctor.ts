@@ -2,7 +2,8 @@ import { createCluster, hostRequirements } from '../cluster/create-cluster.ts';
 import { FULL_CLUSTER, type ClusterSpec } from '../cluster/cluster.ts';
 import { PidRegistry } from '../common/pid-registry.ts';
 import { claimRun } from '../common/run-owner.ts';
-import { LOCK_LIBRARIES, provision } from '../cluster/provision.ts';
+import { provision } from '../cluster/provision.ts';
+import { foreignLibraries } from '../locks/registry.ts';
 import { createRunDir, runPath, writeJson } from '../store/run-dir.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { retireCluster } from './retire-cluster.ts';
@@ -39,7 +40,7 @@ export async function doctor(config: Readonly<DoctorConfig>, shutdown: Shutdown)
   };
   // The servers, and the real lock libraries the built-in foreign rows run in the clients (on this host).
   await provision(
-    [...hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'pgbouncer', 'cc'] as const), ...LOCK_LIBRARIES],
+    [...hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'pgbouncer', 'cc'] as const), ...foreignLibraries()],
     log,
     shutdown,
   );

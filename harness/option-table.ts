@@ -123,6 +123,23 @@ function parseValue(spec: OptionSpec, raw: string): unknown {
   }
 }
 
+/**
+ * One option given as a value rather than typed in (a scenario file's `"ttl": 2000`): read as `--name=value` would
+ * be, with the same checks and refusals, and spelled so. `true` is the bare flag (an option that takes a value is
+ * refused without one, as typed), `false` is as if not given: null.
+ */
+export function givenValue(
+  spec: OptionSpec,
+  given: string | number | boolean,
+): { value: unknown; spelled: SpelledOption } | null {
+  if (given === false) return null;
+  if (given === true) {
+    if (spec.kind !== 'bool') throw bad(`--${spec.name} needs a value.`);
+    return { value: true, spelled: { name: spec.name, argv: [`--${spec.name}`] } };
+  }
+  return { value: parseValue(spec, String(given)), spelled: { name: spec.name, argv: [`--${spec.name}=${given}`] } };
+}
+
 export interface ParsedArgv<T extends readonly OptionSpec[]> {
   values: OptionValues<T>;
   /** The options the user gave, in the order given (a repeated one once, where it first appeared). */

@@ -12,10 +12,10 @@ import type { StoryStepId } from '../faults/fault-facts.ts';
 
 /**
  * A test run's argv (no subcommand) → its Config: what the CLI's `run` (cli/commands/run.ts) parses with, and what
- * every floor that builds runs reaches a Config through — replay, shrink, scenarios and the tests by an argv
- * (resolveConfig), the matrix's cells and the night's matrix by typed options (runOf). So it lives here, below them,
- * not with the CLI's table. Its table is the run's rows (options.ts) and two of its own that say how the run talks
- * to the terminal, not what it tests (so not in the test record).
+ * every floor that builds runs reaches a Config through — the gallery bench and the tests by an argv (resolveConfig);
+ * the matrix's cells, the night, the benches, scenarios, replays and shrink candidates by typed options (runOf). So
+ * it lives here, below them, not with the CLI's table. Its table is the run's rows (options.ts) and two of its own that
+ * say how the run talks to the terminal, not what it tests (so not in the test record).
  */
 
 /**
@@ -192,7 +192,19 @@ export function runOptions(config: RunConfig): RunConfig {
 }
 
 /** `fencepost [options]`: the run's argv → its config (the results folder not yet resolved: parseCommandLine's). */
-export function parseRun(argv: readonly string[], { elsewhere, subcommands, randomSeed }: ParseContext): Config {
+export function parseRun(argv: readonly string[], context: ParseContext): Config {
+  const { values, spelled } = readRunArgv(argv, context);
+  return runOf(values, spelled, context.randomSeed);
+}
+
+/**
+ * A run's argv read against its table, each option checked alone (the refusals between options are runOf's): the
+ * command line's, and a stored run's argv (a record) that a shrink candidate builds on, typed.
+ */
+export function readRunArgv(
+  argv: readonly string[],
+  { elsewhere, subcommands }: Pick<ParseContext, 'elsewhere' | 'subcommands'>,
+): { values: RunOptionValues; spelled: readonly RunSpelling[] } {
   const { values, spelled } = parseArgv(argv, RUN_OPTIONS, {
     words: 'refuse',
     badWord: (arg) => {
@@ -208,7 +220,7 @@ export function parseRun(argv: readonly string[], { elsewhere, subcommands, rand
     },
     elsewhere,
   });
-  return runOf(values, spelled, randomSeed);
+  return { values, spelled };
 }
 
 /**
@@ -243,9 +255,9 @@ export function runOf(v: RunOptionValues, spelled: readonly RunSpelling[], rando
 }
 
 /**
- * A test run's config from its argv alone: what the matrix, nightly, replay, shrink, the benches and the tests build
- * runs with. The same parse as the command line's, but it knows no subcommand: an option of another command is
- * refused as unknown here (the command line names where it belongs), a word as not a run's.
+ * A test run's config from its argv alone: what the gallery bench and the tests build runs with. The same parse as
+ * the command line's, but it knows no subcommand: an option of another command is refused as unknown here (the
+ * command line names where it belongs), a word as not a run's.
  */
 export function resolveConfig(argv: readonly string[], randomSeed: RandomSeed = cryptoSeed): Readonly<Config> {
   return resolvedRun(parseRun(argv, { elsewhere: () => null, subcommands: [], randomSeed }));

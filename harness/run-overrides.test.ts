@@ -14,6 +14,7 @@ const EVERY: Required<RunOverrides> = {
   concurrency: 3,
   accounts: 4,
   timeLimitS: 30,
+  maxShots: 3,
   maxStallMs: 5000,
   stopOnLostUpdate: true,
   watchdog: true,

@@ -7,8 +7,9 @@ import type { RunOptionValues, RunSpelling } from './run-argv.ts';
 export type RunOptionName = (typeof RUN_ROWS)[number]['name'];
 
 /**
- * The run options a matrix cell or scenario may set, by the RunConfig field each one fills (runConfigOf reads the
- * option straight into the field; harness/run-overrides.test.ts parses every rendering back to check it).
+ * The run options a matrix cell, a scenario or a shrink candidate may set, by the RunConfig field each one fills
+ * (runConfigOf reads the option straight into the field; harness/run-overrides.test.ts parses every rendering back
+ * to check it).
  */
 export const OPTION_OF = {
   lock: 'lock',
@@ -21,6 +22,7 @@ export const OPTION_OF = {
   concurrency: 'concurrency',
   accounts: 'accounts',
   timeLimitS: 'time-limit',
+  maxShots: 'shots',
   maxStallMs: 'max-stall',
   stopOnLostUpdate: 'stop-on-lost-update',
   watchdog: 'watchdog',

@@ -1,5 +1,5 @@
 import { hostRequirements } from '../cluster/create-cluster.ts';
-import { provision, type Requirement } from '../cluster/provision.ts';
+import { provision, type Need, type Requirement } from '../cluster/provision.ts';
 import { HarnessError } from '../common/errors.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import type { FaultName } from '../faults/fault-names.ts';
@@ -66,7 +66,7 @@ export async function planRun(
   // A built-in foreign row's library runs in the clients, on this host whatever the backend: provisioned apart;
   // so is nftables for server partitions (refuseServerNet has checked the rest they need: root, cgroup2).
   const library = lockLibraryOf(config.lock)?.library;
-  const hostOnly: Requirement[] = [...(library ? [library] : []), ...(faultNeeds.serverNet ? ['nft' as const] : [])];
+  const hostOnly: Need[] = [...(library ? [library] : []), ...(faultNeeds.serverNet ? ['nft' as const] : [])];
   await provision([...hostRequirements(config.backend, needs), ...hostOnly], log, shutdown);
   await buildBuiltinLock(config.lock, strategy, log);
   await installNpmLockFor(config.lock, log);

@@ -1,5 +1,6 @@
-import { execa } from 'execa';
 import type { Journal } from '../history/journal.ts';
+import type { CommandLog } from '../target/command-log.ts';
+import { healthPlan, probeHealth } from '../target/health-probe.ts';
 import type { AbortConditions, HealthProbe } from '../target/target-spec.ts';
 
 /** The window the error rate is taken over, and the fewest client completions in it that can show a rate. */
@@ -43,8 +44,20 @@ export class TargetAbort {
     private readonly abort: AbortConditions,
     private readonly health: HealthProbe | null,
     private readonly log: (line: string) => void,
+    /** Where each execution of the health probe is logged, with every other command the run executes. */
+    private readonly commands: CommandLog,
   ) {
     this.aborted = new Promise((resolve) => (this.settle = resolve));
+  }
+
+  /** Also ends the run once `check` says why (a reason), looked at every `everyMs` until the run stops. */
+  watch(check: () => string | null, everyMs: number): void {
+    const t = setInterval(() => {
+      const reason = check();
+      if (reason) this.fire(reason);
+    }, everyMs);
+    t.unref();
+    this.timers.push(t);
   }
 
   private fire(reason: string): void {
@@ -79,17 +92,12 @@ export class TargetAbort {
 
   private probe(h: HealthProbe, failures: number): void {
     const t = setTimeout(async () => {
-      const r = await execa(h.command[0], h.command.slice(1), {
-        cwd: h.cwd,
-        reject: false,
-        timeout: h.intervalMs,
-        stdin: 'ignore',
-      });
+      const r = await probeHealth(h, this.commands);
       if (this.stopped) return;
-      const failed = r.exitCode === 0 ? 0 : failures + 1;
+      const failed = r.ok ? 0 : failures + 1;
       if (failed >= h.failures)
         return this.fire(
-          `the health probe (${h.command.join(' ')}) failed ${failed} time${failed > 1 ? 's' : ''} in a row (last: exit ${r.exitCode ?? r.signal})`,
+          `the health probe (${healthPlan(h).command}) failed ${failed} time${failed > 1 ? 's' : ''} in a row (last: ${r.said})`,
         );
       this.probe(h, failed);
     }, h.intervalMs);
@@ -99,6 +107,7 @@ export class TargetAbort {
   stop(): void {
     this.stopped = true;
     for (const t of this.timers) clearTimeout(t);
+    this.timers.length = 0;
     this.unsubscribe?.();
   }
 }

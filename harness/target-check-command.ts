@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { CLI } from '../common/cli-name.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
@@ -7,6 +6,7 @@ import { EXECUTORS } from '../nemesis/fault-registry.ts';
 import { HEAL_OF } from '../target/adapter.ts';
 import { createAdapter } from '../target/adapters.ts';
 import { CommandLog } from '../target/command-log.ts';
+import { healthPlan, probeHealth } from '../target/health-probe.ts';
 import { proveFence } from '../target/fence-proof.ts';
 import { cleanupWouldDo } from '../target/cleanup-plan.ts';
 import { surveyPrefix } from '../target/owned-keys-store.ts';
@@ -158,15 +158,11 @@ async function healthOnce(spec: TargetSpec, problems: string[], out: (line: stri
     `abort conditions: ${health ? `health probe failing ${health.failures}× (every ${health.intervalMs} ms), ` : ''}${abort.maxErrorRate !== null ? `more than ${Math.round(abort.maxErrorRate * 100)} % of operations unknown, ` : ''}${abort.maxMinutes} min at most`,
   );
   if (!health) return;
-  const r = await execa(health.command[0], health.command.slice(1), {
-    cwd: health.cwd,
-    reject: false,
-    timeout: health.intervalMs,
-    stdin: 'ignore',
-  });
-  if (r.exitCode === 0) out(`  health probe ${health.command.join(' ')}: ✓ exit 0`);
+  const r = await probeHealth(health, new CommandLog(null));
+  const line = `  health probe ${healthPlan(health).command}`;
+  if (r.ok) out(`${line}: ✓ exit 0`);
   else {
-    out(`  health probe ${health.command.join(' ')}: ✗ exit ${r.exitCode ?? r.signal}`);
+    out(`${line}: ✗ ${r.said}`);
     problems.push('the health probe fails now: a run would abort at once');
   }
 }

@@ -37,6 +37,14 @@ export function plannedCommands(
     out.push({ fault, planned });
   };
   const struck = servers.redis.length ? servers.redis : servers.etcd;
+  const every = [...servers.redis, ...servers.etcd].map((e) => e.node);
+  // First what each adapter's preflight executes before the run starts (on every server of the run).
+  for (const fault of faults) {
+    const name = adapterOf(fault);
+    if (typeof EXECUTORS[fault].needs.onTarget !== 'object' || !name || !spec.adapters[name]) continue;
+    for (const p of createAdapter(spec.adapters[name], new CommandLog(null), 'plan').preflightPlan(every))
+      add(fault, p);
+  }
   for (const fault of faults) {
     const onTarget = EXECUTORS[fault].needs.onTarget;
     const name = adapterOf(fault);

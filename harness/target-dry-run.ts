@@ -2,6 +2,7 @@ import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import type { FaultName } from '../faults/fault-names.ts';
 import { EXECUTORS } from '../nemesis/fault-registry.ts';
+import { healthPlan } from '../target/health-probe.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { Config } from './run-argv.ts';
 import { checkStrategyOptions, withEnsembleSizes } from './strategy-options.ts';
@@ -35,6 +36,7 @@ export async function dryRun(config: Readonly<Config>): Promise<DryRun> {
     const onTarget = EXECUTORS[f].needs.onTarget;
     return typeof onTarget === 'object' ? plan.actionAdapters[onTarget.adapter] : undefined;
   });
+  const probe = spec.health ? healthPlan(spec.health) : null;
   const all = [...servers.redis.map((e) => ['redis', e] as const), ...servers.etcd.map((e) => ['etcd', e] as const)];
   const lines = [
     `fencepost --dry-run: --lock=${config.lock} against target ${spec.name} (${spec.file}); nothing was connected to or executed`,
@@ -63,13 +65,21 @@ export async function dryRun(config: Readonly<Config>): Promise<DryRun> {
     }),
     '',
     planned.length
-      ? 'commands the run may execute on the target (each at most once per shot, in this order: inject, evidence, heal):'
+      ? "commands the run may execute on the target (first each adapter's preflight; then each at most once per shot, in this order: inject, evidence, heal):"
       : 'commands the run may execute on the target: none (no fault of the run acts on the servers)',
     ...planned.map(
       ({ fault, planned: p }) => `  # ${fault}: ${p.action} ${p.node} (adapter ${p.adapter})\n  $ ${p.command}`,
     ),
+    // The probe is a command the run executes too, on this machine (audit R16: it was in neither list).
+    ...(probe
+      ? [
+          '',
+          `the health probe, executed on this machine every ${spec.health!.intervalMs} ms while the clients run:`,
+          `  $ ${probe.command}`,
+        ]
+      : []),
   ];
-  return { lines, commands: planned.map((p) => p.planned.command) };
+  return { lines, commands: [...planned.map((p) => p.planned.command), ...(probe ? [probe.command] : [])] };
 }
 
 export async function dryRunCommand(config: Readonly<Config>): Promise<number> {

@@ -114,9 +114,14 @@ describe('the commands a run may execute', () => {
     const cmds = plannedCommands(t, ['pause-node', 'restart-empty'], lockEndpoints(t, { redis: 1, etcd: 0 })).map(
       (p) => p.planned.command,
     );
+    // Each adapter's preflight first (the engine ping and inspect; kubectl's permission and the pod): the run
+    // executes them too. `docker inspect r0` is also the evidence: listed once.
     expect(cmds).toEqual([
-      'docker pause r0',
+      'docker version',
       'docker inspect r0',
+      'kubectl --namespace redis-stg auth can-i create podchaos.chaos-mesh.org',
+      'kubectl --namespace redis-stg get pod r0',
+      'docker pause r0',
       'docker unpause r0',
       'kubectl --namespace redis-stg apply -f -',
       'kubectl --namespace redis-stg get pod r0 -o json',

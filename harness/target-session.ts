@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { leftFaultedSentence } from '../checkers/left-faulted.ts';
 import { HarnessError } from '../common/errors.ts';
 import { startTime } from '../common/pid-registry.ts';
 import type { AnyCluster, Cluster } from '../cluster/cluster.ts';
@@ -39,6 +40,9 @@ import {
   type TargetReadiness,
 } from './target-plan.ts';
 
+/** How often the harness looks whether its injection guard still runs. */
+const GUARD_WATCH_MS = 500;
+
 /** The run's file of every command executed on the target. */
 export const COMMAND_LOG_FILE = 'target-commands.jsonl';
 
@@ -68,7 +72,7 @@ export class TargetSession {
     private readonly say: (line: string) => void,
   ) {
     this.actions = actions;
-    this.abort = new TargetAbort(plan.spec.abort, plan.spec.health, say);
+    this.abort = new TargetAbort(plan.spec.abort, plan.spec.health, say, log);
   }
 
   static async open(
@@ -107,8 +111,22 @@ export class TargetSession {
         runId: this.runId,
       });
       this.actions.guard = this.guard;
+      const guard = this.guard;
+      // The guard watches the harness; this watches the guard (audit R7: a dead guard went unnoticed, and a kill -9
+      // afterwards left the server stopped). A run whose injections nothing would undo ends, its verdict unknown.
+      this.abort.watch(
+        () =>
+          guard.alive()
+            ? null
+            : `the injection guard (pid ${guard.pid}) is gone: nothing would heal the target's servers if fencepost died`,
+        GUARD_WATCH_MS,
+      );
     }
-    shutdown.add('stop the injection guard', async () => void (await this.guard?.stop()));
+    shutdown.add('stop the injection guard', async () => {
+      // Its watch first: the guard's exit on the way out is no reason to abort.
+      this.abort.stop();
+      await this.guard?.stop();
+    });
     this.removeKeys = shutdown.add(`remove the run's keys under ${this.owned.namespace}`, () =>
       this.removeAll().then(() => {}),
     );
@@ -202,8 +220,11 @@ export class TargetSession {
     return { keysLeft: left?.total ?? -1, keysRemoved: removed };
   }
 
-  /** The normal end (clients stopped, faults healed): the run's own keys removed, then counted. */
-  async finish(): Promise<Pick<TargetRecord, 'keysLeft' | 'keysRemoved'>> {
+  /**
+   * The normal end (clients stopped, faults healed): the run's own keys removed, then counted; and, loudly, every
+   * server a heal could not undo (audit R3), whose injection stays armed in the guard's folder for `cleanup`.
+   */
+  async finish(): Promise<Pick<TargetRecord, 'keysLeft' | 'keysRemoved' | 'leftFaulted'>> {
     this.removeKeys?.cancel();
     this.abort.stop();
     const out = await this.removeAll();
@@ -211,7 +232,12 @@ export class TargetSession {
       this.say(
         `fencepost: the injection guard (pid ${this.guard.pid}) had not exited yet; it will once it reads that the run is over`,
       );
-    return out;
+    const leftFaulted = [...this.servers.redis, ...this.servers.etcd].flatMap((n) => n.leftFaulted());
+    for (const l of leftFaulted)
+      this.say(
+        `fencepost: TARGET LEFT FAULTED: ${leftFaultedSentence(l)} (${l.action} not undone: ${l.error}); \`fencepost cleanup\` tries it again`,
+      );
+    return { ...out, ...(leftFaulted.length ? { leftFaulted } : {}) };
   }
 }
 

@@ -1,5 +1,4 @@
 import type { AnyCluster } from '../cluster/cluster.ts';
-import { REQUIREMENTS } from '../cluster/provision.ts';
 import { debianPackageVersions, libraryVersions } from '../cluster/versions.ts';
 import type { FaultName } from '../faults/fault-names.ts';
 import type { RunNeeds } from '../nemesis/fault-registry.ts';
@@ -44,6 +43,6 @@ export function testRecord(
 /** For a lock in another language: which build of it ran (lock-identity.ts), its library's Debian packages included. */
 function foreignLockOf(lock: string, strategy: ResolvedStrategy): { foreignLock?: ForeignLockRecord } {
   const library = lockLibraryOf(lock)?.library;
-  const record = foreignLockRecord(strategy, library ? debianPackageVersions(REQUIREMENTS[library].packages) : {});
+  const record = foreignLockRecord(strategy, library ? debianPackageVersions(library.packages) : {});
   return record ? { foreignLock: record } : {};
 }

@@ -1,4 +1,4 @@
-import type { LockLibrary } from '../cluster/provision.ts';
+import type { RequirementSpec } from '../cluster/requirement.ts';
 import type { OracleCell, OracleColumnId, RemedyScenarioId } from './oracle-cell.ts';
 
 /**
@@ -16,16 +16,21 @@ export interface LockRow {
    */
   readonly npm?: string;
   /**
-   * A row in another language: the provisioning requirement of its library (Debian's packages,
-   * cluster/provision.ts) and whether its glue is compiled — then `<command> --build` runs once before a run's
+   * A row in another language: the provisioning requirement of its library (what it is, Debian's packages and how
+   * to tell it is there: cluster/requirement.ts, installed by cluster/provision.ts) and whether its glue is compiled — then `<command> --build` runs once before a run's
    * clients start, so no client's connect waits for a compiler (it is cached per machine: a no-op after).
    */
-  readonly foreign?: { readonly library: LockLibrary; readonly compiled: boolean };
+  readonly foreign?: ForeignLibrary;
   /**
    * The key its lock takes for an account on a target's servers, in the run's namespace `ns` under the target's
    * prefix, for a lock whose keys fencepost puts there itself; a lock without it must honour `ctx.keyPrefix` on its own.
    */
   readonly targetKey?: (ns: string, account: string) => string;
+  /**
+   * Its lock lives in a Postgres session (an advisory lock), which ending the session frees: what kill-session
+   * strikes. A built-in row without it holds nothing there, and that fault is refused for it.
+   */
+  readonly postgresSession?: true;
   /** Where it keeps its lock and what it is (docs/choosing.md). */
   readonly place: { readonly store: LockStore; readonly from: LockOrigin };
   /** The fault table's row: a cell for every column (matrix/oracle.ts ORACLE_COLUMNS). */
@@ -41,8 +46,16 @@ export interface LockRow {
   readonly nightly: 'every-cell' | readonly (OracleColumnId | RemedyScenarioId)[];
 }
 
+/** A row in another language: its library's requirement, and whether its glue is compiled. */
+export interface ForeignLibrary {
+  readonly library: RequirementSpec;
+  readonly compiled: boolean;
+}
+
 export type LockStore = 'Redis' | 'etcd' | 'ZooKeeper' | 'Postgres' | 'none';
-export type LockOrigin = 'fencepost' | 'npm' | 'Python' | 'Java' | 'Go';
+/** Where a lock comes from, in the order docs/locks.md lists them (and doctor installs the libraries: by language). */
+export const LOCK_ORIGINS = ['fencepost', 'npm', 'Python', 'Java', 'Go'] as const;
+export type LockOrigin = (typeof LOCK_ORIGINS)[number];
 
 /**
  * The words of docs/findings.md that are not data, for one library: what it is and how the row uses it, a one-line

@@ -71,6 +71,13 @@ export type OracleCell =
        * (simple-redis-mutex polls every 10 s) needs longer runs than the column for the fault's story to complete.
        */
       minTimeLimitS?: number;
+      /**
+       * Where this lock's own logic can break its promise under a fault that leaves every server's leases alone (a
+       * release without an owner check frees the next holder's lease; a lease timed by a server clock the fault
+       * moves): the matrix then expects "may break" here instead of its rule's "kept" (matrix/promise-expectation.ts),
+       * and `reason` says why.
+       */
+      promise?: { readonly expect: 'may-break'; readonly reason: string };
     }
   | { decided: 'construction'; expect: Expectation; reason: string };
 
@@ -105,8 +112,11 @@ export const measured = (expect: MeasuredExpectation, liveness?: LivenessExpecta
   ...(liveness ? { liveness } : {}),
 });
 
+/** An oracle cell that is run. */
+export type MeasuredCell = Extract<OracleCell, { decided: 'measured' }>;
+
 /** A measured cell with the reason for its expectation, written before its first run. */
-export const predicted = (expect: MeasuredExpectation, why: string, liveness?: LivenessExpectation): OracleCell => ({
+export const predicted = (expect: MeasuredExpectation, why: string, liveness?: LivenessExpectation): MeasuredCell => ({
   decided: 'measured',
   expect,
   why,

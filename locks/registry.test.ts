@@ -3,7 +3,7 @@ import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import { strategyProblems } from '../workloads/resolved-strategy.ts';
-import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from './registry.ts';
+import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS, foreignLibraries } from './registry.ts';
 import { fileURLToPath } from 'node:url';
 import { readForeignLock } from '../workloads/foreign/manifest.ts';
 
@@ -82,6 +82,18 @@ describe('the built-in strategies', () => {
       expect(b.resolved).toMatchObject({ builtin: true, foreign: { expectToken: b.resolved.token === 'monotonic' } });
       expect(b.resolved.foreign!.cwd).toMatch(/\/locks\/(python|etcd-go\/etcd-mutex|curator\/curator-mutex)$/);
     }
+  });
+
+  it("declare their libraries' packages, which doctor installs by language as docs/locks.md lists them", () => {
+    expect(foreignLibraries().flatMap((l) => l.packages)).toEqual([
+      'python3-redis',
+      'python3-kazoo',
+      'python3-etcd3',
+      'libcurator-recipes-java',
+      'default-jdk-headless',
+      'golang-go',
+      'golang-etcd-server-dev',
+    ]);
   });
 
   it('keep the default faults the oracle columns call for', () => {

@@ -1,5 +1,5 @@
-import type { LockLibrary } from '../cluster/provision.ts';
-import type { LockRow } from './lock-row.ts';
+import type { RequirementSpec } from '../cluster/requirement.ts';
+import { LOCK_ORIGINS, type ForeignLibrary, type LockRow } from './lock-row.ts';
 import none from './none/row.ts';
 import redis from './redis/row.ts';
 import redlock from './redlock/row.ts';
@@ -98,6 +98,14 @@ export const BUILTIN_STRATEGIES = Object.fromEntries(locks.map((l) => [l, LOCK_R
 export const NPM_BUILTINS = rowsWith('npm') as { readonly [K in NpmLock]: Rows[K]['npm'] };
 
 /** What each foreign row needs beyond its servers: its library and whether its glue is compiled. */
-export const FOREIGN_BUILTINS = rowsWith('foreign') as {
-  readonly [K in ForeignLock]: { readonly library: LockLibrary; readonly compiled: boolean };
-};
+export const FOREIGN_BUILTINS = rowsWith('foreign') as { readonly [K in ForeignLock]: ForeignLibrary };
+
+/**
+ * The foreign rows' libraries, for a caller that provisions them all (doctor, the servers tier's setup): by
+ * language — Python, Java, Go, as docs/locks.md installs them — and in registry order within one.
+ */
+export function foreignLibraries(): RequirementSpec[] {
+  const rank = (l: ForeignLock) => LOCK_ORIGINS.indexOf(LOCK_ROWS[l].place.from);
+  const foreign = (Object.keys(FOREIGN_BUILTINS) as ForeignLock[]).sort((a, b) => rank(a) - rank(b));
+  return foreign.map((l) => FOREIGN_BUILTINS[l].library);
+}

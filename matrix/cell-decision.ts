@@ -4,7 +4,7 @@
  */
 import { cellLiveness, livenessMatches, livenessSeen, runLiveness } from './cell-liveness.ts';
 import { cellPromise, runPromise } from './cell-promise.ts';
-import { promiseExpectation, promiseMatches, promiseNote } from './promise-expectation.ts';
+import { promiseExpectation, promiseMatches, promiseNote, type PromiseExpectation } from './promise-expectation.ts';
 import { fmtSpan } from '../checkers/liveness.ts';
 import { verdictWord } from '../checkers/verdict.ts';
 import type { CellRun, MatrixCell } from './matrix-cell.ts';
@@ -112,6 +112,7 @@ export async function measuredCell(
   run: RunOne,
   progress: (line: string) => void,
   liveness?: LivenessExpectation,
+  promiseOwn?: PromiseExpectation,
 ): Promise<MatrixCell> {
   const runs: CellRun[] = [];
   const outcomes: (RunOutcome | null)[] = [];
@@ -141,7 +142,7 @@ export async function measuredCell(
     live,
     runs.filter((r) => r.conclusive).map((r) => r.liveness),
   );
-  const promiseExpect = promiseExpectation(strategy, col.faults);
+  const promiseExpect = promiseExpectation(strategy, col.faults, promiseOwn);
   const note = [
     cellNote(observed, runs, inconclusive),
     liveness ? livenessNote(liveness, live, livenessOk) : undefined,

@@ -185,6 +185,7 @@ export async function runMatrix(
       runOne,
       (line) => log(`${label}: ${line}`),
       oracle.liveness,
+      oracle.promise,
     );
     cells.push(cell);
     log(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { promiseExpectation, promiseMatches, promiseNote } from './promise-expectation.ts';
 
 const redlock = { needs: ['redis'] };
@@ -14,12 +15,37 @@ describe('promiseExpectation', () => {
     expect(promiseExpectation(redlock, ['pause-node']).expect).toBe('kept');
   });
 
+  it('takes which faults leave the servers their leases from the faults themselves', () => {
+    const kept = FAULT_NAMES.filter((f) => promiseExpectation(redlock, [f]).expect === 'kept');
+    expect(kept).toEqual([
+      'pause-holder',
+      'kill-holder',
+      'kill-session',
+      'pause-client',
+      'pause-node',
+      'partition',
+      'latency',
+      'delay-write',
+      // A reply lost on the way back: the server acted and keeps (or dropped) the lease as asked.
+      'reply-loss',
+      'reply-loss-acquire',
+      'reply-loss-renew',
+    ]);
+  });
+
   it('lets a Redis lock break its promise when the fault takes its keys or its clock', () => {
     for (const f of ['restart-empty', 'clock', 'failover', 'kill'] as const)
       expect(promiseExpectation(redlock, [f])).toMatchObject({
         expect: 'may-break',
         reason: expect.stringContaining(f),
       });
+  });
+
+  it("takes a lock's own word where its logic can break the promise the rule would keep", () => {
+    const own = { expect: 'may-break', reason: 'its unlock has no owner check' } as const;
+    expect(promiseExpectation(postgres, ['pause-holder'], own)).toEqual(own);
+    expect(promiseMatches(promiseExpectation(postgres, ['pause-holder'], own), broke(3))).toBe(true);
+    expect(promiseMatches(promiseExpectation(postgres, ['pause-holder']), broke(3))).toBe(false);
   });
 
   it('expects consensus and database locks to keep it under every fault', () => {

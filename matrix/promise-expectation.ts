@@ -1,3 +1,4 @@
+import { FAULT_CATALOGUE } from '../faults/catalogue.ts';
 import type { FaultName } from '../faults/fault-names.ts';
 import type { RunPromise } from './cell-promise.ts';
 
@@ -15,30 +16,16 @@ export interface PromiseExpectation {
   reason: string;
 }
 
-/**
- * Faults that act only on the lock's clients or on the wire to them: the holder paused, killed or its session
- * ended, its packets delayed or cut. The servers' state and clocks stay as they were, so a server that keeps its
- * own lease cannot grant inside it. (A paused Redis keeps its keys; its keys expire on its own wall clock, which a
- * pause does not move, so `pause-node` is here too.)
- */
-const CLIENT_SIDE: readonly FaultName[] = [
-  'pause-holder',
-  'kill-holder',
-  'kill-session',
-  'pause-client',
-  'pause-node',
-  'delay-write',
-  'latency',
-  'partition',
-];
-
 /** The cell's expectation from the lock's servers and the faults of its column (none: the no-fault column). */
 export function promiseExpectation(
   lock: { needs: readonly string[] },
   faults: readonly FaultName[],
+  /** The oracle cell's own word, when the lock's logic can break its promise where the rule says kept. */
+  own?: PromiseExpectation,
 ): PromiseExpectation {
+  if (own) return own;
   if (faults.length === 0) return { expect: 'kept', reason: 'no fault: nothing can take a lease away' };
-  const other = faults.filter((f) => !CLIENT_SIDE.includes(f));
+  const other = faults.filter((f) => !FAULT_CATALOGUE[f].keepsServerLeases);
   if (other.length === 0)
     return { expect: 'kept', reason: `${faults.join(', ')} acts on the clients only: the servers keep every lease` };
   if (!lock.needs.includes('redis'))

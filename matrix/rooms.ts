@@ -48,14 +48,15 @@ export const ROOMS: Readonly<Record<string, string>> = {
     'script (`client/`).',
   'harness/':
     "A run's options and the parse of its argv (`run-argv.ts`, which every floor that builds runs reads through), the " +
-    'run orchestrator (`run.ts`) and its client pool, the bodies of most subcommands (`*-command.ts`), and the ' +
-    'session of a run against a target.',
+    'run as a plan (`run-plan.ts`: whose servers, how the clients are driven, which nemesis strikes) and the ' +
+    'orchestrator that starts it (`run.ts`) with its client pool, the bodies of most subcommands (`*-command.ts`), ' +
+    'and the session of a run against a target.',
   'matrix/':
     'The oracle (what each lock should do under each fault and remedy), the matrix runner and its page, the findings ' +
     'page, and this table of rooms (`rooms.ts`).',
   'scenario/':
-    "Scripted scenarios: the script's grammar and file, the order its steps may come in, and the run whose clients " +
-    'follow it (`--scenario`).',
+    "Scripted scenarios: the script's grammar and file, the order its steps may come in, and the driver a run's plan " +
+    '(`harness/run-plan.ts`) takes from one (`--scenario`): its clients a step at a time, its strikes scripted.',
   'repro/':
     'Reproductions of a failing run: the bundle (`repro`), running it again (`replay`), shrinking its options ' +
     '(`shrink`), and the scenario extracted from its history.',
@@ -70,7 +71,8 @@ export const ROOMS: Readonly<Record<string, string>> = {
   'cli.ts': 'The command: parses the words with the command table and runs the command they name.',
   'bin/': "`fencepost.js`, the package's command: registers tsx, then runs `cli.ts`.",
   'locks/':
-    'Every built-in lock, one folder each (`<name>/`: `row.ts` — where its code is, its npm pins, its cells in both ' +
+    'Every built-in lock, one folder each (`<name>/`: `row.ts` — where its code is, its npm pins or the Debian ' +
+    'packages of its library, its cells in both ' +
     'tables, its findings words, its nightly sample — and its strategy or manifest and glue, `npm/` its pins), the ' +
     'registry that lists them (`registry.ts`), the contract every strategy implements (`strategy.ts`), the npm ' +
     'install cache, the oracle cell (`oracle-cell.ts`) and the cells and parts (`parts/`, `python/`) locks share.',

@@ -42,6 +42,7 @@ describe('the fault registry', () => {
       'delay-write',
       'reply-loss',
       'reply-loss-acquire',
+      'reply-loss-renew',
     ]);
   });
 
@@ -78,6 +79,7 @@ describe('what a run needs', () => {
       'partition',
       'reply-loss',
       'reply-loss-acquire',
+      'reply-loss-renew',
     ]);
     expect(runNeeds(['pause-holder', 'restart-empty', 'clock', 'pause-node']).clientProxies).toBe(false);
     expect(runNeeds(['pause-holder', 'kill', 'pause-node', 'partition']).clientProxies).toBe(true);
@@ -109,6 +111,7 @@ describe('what a run needs', () => {
       'pause-holder',
       'reply-loss',
       'reply-loss-acquire',
+      'reply-loss-renew',
       'restart-empty',
     ]);
     expect(runNeeds(['kill', 'pause-node', 'partition']).liveOps).toBe(false);

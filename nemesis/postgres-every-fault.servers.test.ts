@@ -11,13 +11,18 @@ describe('--lock=postgres under every fault', () => {
   const refused = FAULT_NAMES.filter((f) => EXECUTORS[f].refusal(servers, 'postgres') !== null);
   const applies = FAULT_NAMES.filter((f) => !refused.includes(f));
 
-  it('refuses the faults that cannot reach Postgres (no Redis, no ensemble to split) before anything starts', async () => {
+  it('refuses the faults that cannot reach Postgres (no Redis, no ensemble to split, no probe or framing yet) before anything starts', async () => {
     // The server partitions split an etcd or ZooKeeper ensemble or a Redis pair: a lone Postgres has none.
     expect(refused).toEqual([
       'kill-session',
       'restart-empty',
       'leader-churn',
+      // clock-rate proves its shots with a Redis probe key; the reply-loss faults aim at Redis commands.
+      'clock-rate',
       'failover',
+      'reply-loss',
+      'reply-loss-acquire',
+      'reply-loss-renew',
       'isolate-leader',
       'majority-minority',
       'bridge',

@@ -120,7 +120,8 @@ export class ScheduledNemesis implements Nemesis {
     try {
       injection = await executor.start(ctx);
     } catch (err) {
-      // Whatever it changed before failing is undone by the sweep in heal(); the run goes on. The history says so
+      // Whatever it changed before failing is undone by the sweep in heal() (a target's node heals a failed injection
+      // at once: remote-node.ts); the run goes on. The history says so
       // (a `fail` start and its end at once): the shot is a miss with this reason (fault-hits.ts), not a log line.
       const note = `failed to start: ${(err as Error).message}`;
       log(`fencepost: nemesis: ${executor.name} ${note}`);
@@ -228,7 +229,12 @@ export class ScheduledNemesis implements Nemesis {
     const { clients, cluster, proxies, clocks, log } = this.env;
     // SIGCONT clients and nodes first: a stopped process can't notice anything else we fix.
     for (const c of clients.clients) if (!c.exited) clients.signal(c.slot, 'SIGCONT');
-    await Promise.all(cluster.nodes.map((n) => n.resume().catch(() => {})));
+    // A resume that fails is said here; a target's node also keeps it (leftFaulted) for the verdict and the summary.
+    await Promise.all(
+      cluster.nodes.map((n) =>
+        n.resume().catch((err: Error) => log(`fencepost: nemesis: could not resume ${n.name}: ${err.message}`)),
+      ),
+    );
     for (const p of proxies.values()) {
       try {
         p.heal();

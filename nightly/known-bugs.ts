@@ -4,7 +4,7 @@ import { HarnessError } from '../common/errors.ts';
 import { verdictWord } from '../checkers/verdict.ts';
 import { shownPath } from '../common/shown-path.ts';
 import type { Shutdown } from '../common/shutdown.ts';
-import { replay } from '../repro/replay-command.ts';
+import { replay, replayOptionsOf } from '../repro/replay-command.ts';
 import { removeUnpacked, replayInput, type ReplayInput } from '../repro/replay-input.ts';
 import { notOurs } from '../common/ownership.ts';
 import { rateText } from '../repro/wilson.ts';
@@ -104,7 +104,7 @@ export async function knownBugCells(
     const started = performance.now();
     const { runs, summary } = await replay(
       input,
-      [`--results=${opts.resultsDir}`, `--seed=${opts.seed}`],
+      replayOptionsOf({ resultsDir: opts.resultsDir, seed: opts.seed }),
       KNOWN_BUG_RUNS,
       opts.shutdown,
       (l) => opts.log(`known bug ${input.name}: ${l}`),

@@ -256,6 +256,7 @@ async function nightlyCell(
     runOne,
     (line) => log(`${label}: ${line}`),
     p.oracle.liveness,
+    p.oracle.promise,
   );
   log(
     `${label}: ${cell.observed} (expected ${cell.expected}, ${p.from}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`,

@@ -7,7 +7,7 @@ import { HarnessError } from '../common/errors.ts';
 import { BUNDLE_FORMAT, BUNDLE_VERSION, readBundle } from './bundle-format.ts';
 import { replayInput, removeUnpacked } from './replay-input.ts';
 import { untrustedCode } from './bundle-code.ts';
-import { replay, replayCommand } from './replay-command.ts';
+import { replay, replayCommand, replayOptionsOf } from './replay-command.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { MAX_BUNDLE_BYTES, MAX_BUNDLE_ENTRIES } from './bundle-unpack.ts';
 
@@ -261,8 +261,10 @@ describe('the replay line names the lock the runs load (R21)', () => {
     dirs.push(results);
     const input = await replayInput(pluginBundle('lock/fast-lock.ts'));
     const lines: string[] = [];
-    await replay(input, [`--results=${results}`], 0, new Shutdown(), (l) => lines.push(l));
-    await replay(input, [`--results=${results}`, '--lock=redis'], 0, new Shutdown(), (l) => lines.push(l));
+    await replay(input, replayOptionsOf({ resultsDir: results }), 0, new Shutdown(), (l) => lines.push(l));
+    await replay(input, replayOptionsOf({ resultsDir: results, lock: 'redis' }), 0, new Shutdown(), (l) =>
+      lines.push(l),
+    );
     expect(lines).toEqual([
       "replay: repro-redis-x: 0 runs with --lock=lock/fast-lock.ts (the bundle's own code, trusted), expecting lost-updates/lost-update after pause-holder's story",
       "replay: repro-redis-x: 0 runs with --lock=redis, expecting lost-updates/lost-update after pause-holder's story",

@@ -5,8 +5,11 @@ import { CLI } from '../common/cli-name.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { deriveSeed } from '../common/random.ts';
 import type { Shutdown } from '../common/shutdown.ts';
-import { bad, parseArgv } from '../harness/option-table.ts';
-import { resolveConfig, type Config } from '../harness/run-argv.ts';
+import { bad, parseArgv, type OptionValues, type SpelledOption } from '../harness/option-table.ts';
+import { resolvedRun, runOf, type Config, type RunOptionValues, type RunSpelling } from '../harness/run-argv.ts';
+import { optionValuesOf, spelledOf, type RunOverrides } from '../harness/run-overrides.ts';
+import { cryptoSeed } from '../harness/options.ts';
+import { runDefaults } from '../harness/typed-run.ts';
 import { runScenario } from '../scenario/scenario-command.ts';
 import { REPLAY_OPTIONS, REPLAY_RUNS } from '../harness/reproduce-options.ts';
 import { runLogFile, writeJson } from '../store/run-dir.ts';
@@ -37,14 +40,13 @@ export async function replayCommand(args: readonly string[], shutdown: Shutdown)
   // However the replay ends — done, refused, Ctrl-C — what a .tgz unpacked goes (audit R12).
   const unpacked = shutdown.add('remove the unpacked bundle', () => removeUnpacked(input));
   try {
-    const runOptions = spelled.filter((s) => s.name !== 'runs' && s.name !== 'trust-bundle-code');
-    const runArgs = runOptions.flatMap((s) => s.argv);
+    const passedOn = passedOnOf(values, spelled);
     // --lock on the command line replaces the bundle's lock: then none of its code is loaded.
-    if (!runOptions.some((s) => s.name === 'lock')) {
+    if (!passedOn.spelled.some((s) => s.name === 'lock')) {
       const refused = untrustedCode(input, { trusted: values['trust-bundle-code'], user: os.userInfo().username });
       if (refused) throw refused;
     }
-    const { runs, summary } = await replay(input, runArgs, values.runs, shutdown, (l) => console.error(l));
+    const { runs, summary } = await replay(input, passedOn, values.runs, shutdown, (l) => console.error(l));
     console.log(summary.text);
     if (runs.some((r) => r.followed && r.verdict === false)) return EXIT.invalid;
     return runs.some((r) => r.followed) ? EXIT.valid : EXIT.unknown;
@@ -54,18 +56,43 @@ export async function replayCommand(args: readonly string[], shutdown: Shutdown)
 }
 
 /**
- * `n` scripted runs of the input's scenario with the command line's run options (`runArgs`), each seeded from one
- * base seed, each judged (replay-tally.ts); the summary printed and saved under <results>/replays/.
+ * The run options a replay passes on to its runs — its command line's, or a night's own — typed, and as spelled:
+ * its runs' Configs are built from them, never from an argv parsed back.
+ */
+export interface ReplayRunOptions {
+  readonly values: Partial<RunOptionValues>;
+  readonly spelled: readonly RunSpelling[];
+}
+
+/** What the command line passes on to the runs: its run options, as given (the replay's own, --runs and the trust, not). */
+export function passedOnOf(
+  values: OptionValues<typeof REPLAY_OPTIONS>,
+  spelled: readonly SpelledOption<(typeof REPLAY_OPTIONS)[number]['name']>[],
+): ReplayRunOptions {
+  const run = spelled.filter((s) => s.name !== 'runs' && s.name !== 'trust-bundle-code');
+  // The casts: every other row of REPLAY_OPTIONS is a run's own row (reproduce-options.ts), read alike.
+  const given = Object.fromEntries(run.map((s) => [s.name, values[s.name]])) as Partial<RunOptionValues>;
+  return { values: given, spelled: run as RunSpelling[] };
+}
+
+/** Typed options passed on as the command line would spell them (`{ seed: 5 }`: `--seed=5`). */
+export function replayOptionsOf(options: RunOverrides): ReplayRunOptions {
+  return { values: optionValuesOf(options), spelled: spelledOf(options) };
+}
+
+/**
+ * `n` scripted runs of the input's scenario with the run options passed on (`run`), each seeded from one base seed,
+ * each judged (replay-tally.ts); the summary printed and saved under <results>/replays/.
  */
 export async function replay(
   input: ReplayInput,
-  runArgs: readonly string[],
+  run: ReplayRunOptions,
   n: number,
   shutdown: Shutdown,
   progress: (line: string) => void,
 ): Promise<{ runs: ReplayRun[]; summary: ReturnType<typeof replaySummary> & { file: string } }> {
   // Checked once, before the first run: a scenario the lock cannot take is a 254 with nothing started.
-  const base = resolveConfig([...runArgs, `--scenario=${input.file}`]);
+  const base = replayBase(input.file, run);
   // The lock the runs load (audit R21): the command line's, else the scenario's — not --lock's default.
   const lock = givenOf(base).some((s) => s.name === 'lock')
     ? base.lock
@@ -77,7 +104,7 @@ export async function replay(
   const runs: ReplayRun[] = [];
   for (let i = 0; i < n; i++) {
     const seed = deriveSeed(base.seed, { purpose: 'replay-run', run: i });
-    const config = resolveConfig(replayRunArgv(base, seed, input.file));
+    const config = replayRunConfig(base, seed);
     const lines: string[] = [];
     const outcome = await runScenario(input.file, config, shutdown, {
       scenario: input.scenario,
@@ -104,11 +131,20 @@ export async function replay(
  */
 const givenOf = (base: Readonly<Config>) => base.spelled.slice(0, -1);
 
+/** The replay's own Config: the options passed on, then the scenario, last (as givenOf reads them). */
+export function replayBase(file: string, run: ReplayRunOptions): Readonly<Config> {
+  const scenario: RunSpelling = { name: 'scenario', argv: [`--scenario=${file}`] };
+  return resolvedRun(
+    runOf({ ...runDefaults(), ...run.values, scenario: file }, [...run.spelled, scenario], cryptoSeed),
+  );
+}
+
 /**
- * One replay run's argv: the command line's options with the run's own seed in place of the given one. By option, not
- * by argument: `--seed 5` once left its `5` behind, which the run's parse refused as a stray word.
+ * One replay run's Config: the replay's options with the run's own seed in place of the given one. By option, not by
+ * argument: `--seed 5` once left its `5` behind, which the run's parse refused as a stray word.
  */
-export function replayRunArgv(base: Readonly<Config>, seed: number, file: string): string[] {
+export function replayRunConfig(base: Readonly<Config>, seed: number): Readonly<Config> {
   const kept = givenOf(base).filter((s) => s.name !== 'seed');
-  return [...kept.flatMap((s) => s.argv), `--seed=${seed}`, `--scenario=${file}`];
+  const spelled = [...kept, ...spelledOf({ seed }), base.spelled.at(-1)!];
+  return resolvedRun(runOf({ ...base.options, seed }, spelled, cryptoSeed));
 }

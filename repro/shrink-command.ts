@@ -9,7 +9,9 @@ import type { FaultName } from '../faults/fault-names.ts';
 import { describeSignature, failureSignature, sameSignature, shotIndex } from '../checkers/failure-signature.ts';
 import { bad, parseArgv } from '../harness/option-table.ts';
 import { SHRINK_OPTIONS } from '../harness/reproduce-options.ts';
-import { resolveConfig, RUN_OPTIONS } from '../harness/run-argv.ts';
+import { readRunArgv, resolvedRun, RUN_OPTIONS, runOf, type Config } from '../harness/run-argv.ts';
+import { cryptoSeed } from '../harness/options.ts';
+import { argvOf, optionValuesOf, spelledOf, type RunOverrides } from '../harness/run-overrides.ts';
 import { runTest } from '../harness/run.ts';
 import { runNeeds } from '../nemesis/fault-registry.ts';
 import { shortestUsefulRunS } from '../nemesis/schedule.ts';
@@ -63,7 +65,6 @@ export async function shrinkCommand(args: readonly string[], shutdown: Shutdown)
     thinkMs: c.thinkMs,
   };
   const seed = v.seed ?? run.test.seed;
-  const argv = unshrunkArgv(run.test.argv);
   const t0 = performance.now();
   console.error(
     `shrink: ${runDir}: ${describeSignature(signature)}; ${v.tries} runs per candidate, kept at ${v.keep}; budget ${v.budget} s; seed ${seed}`,
@@ -84,12 +85,11 @@ export async function shrinkCommand(args: readonly string[], shutdown: Shutdown)
     now: () => performance.now() - t0,
     progress: (line) => console.error(line),
     run: async (dims, candidate, attempt) => {
-      const config = resolveConfig([
-        ...argv,
-        ...dimArgs(run.test.lock, dims),
-        `--seed=${deriveSeed(seed, { purpose: 'shrink-run', candidate, run: attempt })}`,
-        `--results=${v.results}`,
-      ]);
+      const config = candidateConfig(run.test.argv, {
+        ...candidateOptions(run.test.lock, dims),
+        seed: deriveSeed(seed, { purpose: 'shrink-run', candidate, run: attempt }),
+        resultsDir: v.results,
+      });
       const lines: string[] = [];
       const outcome = await runTest(config, shutdown, (l) => lines.push(l));
       fs.writeFileSync(runLogFile(outcome.runDir, 'harness'), `${lines.join('\n')}\n`);
@@ -100,18 +100,27 @@ export async function shrinkCommand(args: readonly string[], shutdown: Shutdown)
   return report(runDir, run.test.lock, seed, result);
 }
 
-/** The command-line options of a candidate configuration. */
-function dimArgs(lock: string, d: ShrinkDims): string[] {
-  return [
-    `--lock=${lock}`,
-    `--concurrency=${d.concurrency}`,
-    `--accounts=${d.accounts}`,
-    `--nemesis=${d.faults.join(',') || 'none'}`,
-    ...(d.shots !== null ? [`--shots=${d.shots}`] : []),
-    `--time-limit=${d.timeLimitS}`,
-    `--think=${d.thinkMs}`,
-    '--stop-on-lost-update',
-  ];
+/** The options of a candidate configuration, typed (its run's, and the line that runs it). */
+export function candidateOptions(lock: string, d: ShrinkDims): RunOverrides {
+  return {
+    lock,
+    concurrency: d.concurrency,
+    accounts: d.accounts,
+    nemesis: d.faults,
+    ...(d.shots !== null ? { maxShots: d.shots } : {}),
+    timeLimitS: d.timeLimitS,
+    thinkMs: d.thinkMs,
+    stopOnLostUpdate: true,
+  };
+}
+
+/**
+ * A candidate's Config: the stored run's own options but those the candidate sets (read from its argv, a record,
+ * as the command line is read), then the candidate's, typed — never rendered to an argv and parsed back.
+ */
+export function candidateConfig(stored: readonly string[], own: RunOverrides): Readonly<Config> {
+  const { values, spelled } = readRunArgv(unshrunkArgv(stored), { elsewhere: () => null, subcommands: [] });
+  return resolvedRun(runOf({ ...values, ...optionValuesOf(own) }, [...spelled, ...spelledOf(own)], cryptoSeed));
 }
 
 /** Print and save the smallest configuration with its rate, and bundle its first reproducing run. */
@@ -119,7 +128,7 @@ async function report(runDir: string, lock: string, seed: number, r: ShrinkResul
   const dir = path.join(runDir, 'shrink');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const rate = wilson(r.rate.k, r.rate.n);
-  const command = [CLI, ...dimArgs(lock, r.smallest).map(shellQuote)].join(' ');
+  const command = [CLI, ...argvOf(candidateOptions(lock, r.smallest)).map(shellQuote)].join(' ');
   let bundle: string | null = null;
   if (r.reproducingRuns.length) bundle = (await reproduce(r.reproducingRuns[0], dir)).bundle.dir;
   writeJson(path.join(dir, 'shrink.json'), { seed, ...r, rateInterval: rate, command, bundle });

@@ -3,9 +3,18 @@ import { HarnessError } from '../common/errors.ts';
 import { isPathRef, lockRef } from '../workloads/lock-ref.ts';
 import { EXECUTORS } from '../nemesis/fault-registry.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
-import { resolveConfig, type Config } from '../harness/run-argv.ts';
+import {
+  resolvedRun,
+  RUN_OPTIONS,
+  runOf,
+  type Config,
+  type RunOptionValues,
+  type RunSpelling,
+} from '../harness/run-argv.ts';
+import { givenValue } from '../harness/option-table.ts';
+import { optionValuesOf, spelledOf, type RunOverrides } from '../harness/run-overrides.ts';
 import { withEnsembleSizes } from '../harness/strategy-options.ts';
-import { optionArgs, readScenarioFile, type Scenario } from './scenario-file.ts';
+import { readScenarioFile, type Scenario } from './scenario-file.ts';
 import { serverProblems } from './script-order.ts';
 
 /** A script's outer bound, as its run's time limit: each step has its own, far shorter (scenario-run.ts). */
@@ -49,23 +58,48 @@ export async function scenarioRun(
     if (why) problems.push(`${f} cannot act on --lock=${lock}: ${why}`);
   }
   if (problems.length) throw badScenario(file, problems);
-  const own = Object.fromEntries(Object.entries(scenario.options).filter(([k]) => !given.has(k)));
-  const userArgs = base.spelled.filter((s) => s.name !== 'scenario').flatMap((s) => s.argv);
-  const config = resolveConfig([
-    ...userArgs,
-    ...(given.has('lock') ? [] : [`--lock=${lock}`]),
-    ...optionArgs(own),
-    `--concurrency=${scenario.clients.length}`,
-    `--nemesis=${scenario.faults.join(',') || 'none'}`,
-    '--accounts=1',
-    `--time-limit=${SCRIPT_LIMIT_S}`,
-    ...(given.has('seed') ? [] : [`--seed=${base.seed}`]),
-  ]);
+  const own = scriptOptions(Object.fromEntries(Object.entries(scenario.options).filter(([k]) => !given.has(k))));
+  const script: RunOverrides = {
+    ...(given.has('lock') ? {} : { lock }),
+    concurrency: scenario.clients.length,
+    nemesis: scenario.faults,
+    accounts: 1,
+    timeLimitS: SCRIPT_LIMIT_S,
+    ...(given.has('seed') ? {} : { seed: base.seed }),
+  };
+  // Typed, as a matrix cell is built: the user's options but --scenario (the run is not a scenario's twice), the
+  // script's own options, then what the script decides; the command line's refusals apply as to a typed-in one.
+  const config = resolvedRun(
+    runOf(
+      { ...base.options, scenario: undefined, ...own.values, ...optionValuesOf(script) },
+      [...base.spelled.filter((s) => s.name !== 'scenario'), ...own.spelled, ...spelledOf(script)],
+      () => base.seed,
+    ),
+  );
   // The record keeps the user's own command line (its replay line); the script has no think time to widen.
   return {
     scenario,
     config: Object.freeze({ ...config, argv: [...base.argv], spelled: base.spelled, thinkGiven: true, scenario: file }),
   };
+}
+
+/**
+ * A scenario's own options, typed as their rows read them (a value is checked and refused as `--name=value` would
+ * be) and spelled so: read from the file's values once, never rendered to an argv to parse back.
+ */
+function scriptOptions(options: Scenario['options']): { values: Partial<RunOptionValues>; spelled: RunSpelling[] } {
+  const values: Record<string, unknown> = {};
+  const spelled: RunSpelling[] = [];
+  for (const [name, raw] of Object.entries(options)) {
+    const row = RUN_OPTIONS.find((o) => o.name === name);
+    // The file's reader admits only the scenario's options (SCENARIO_OPTIONS), every one a run's row.
+    if (!row) throw new Error(`a scenario's option ${name} is no run option`);
+    const got = givenValue(row, raw);
+    if (!got) continue;
+    values[name] = got.value;
+    spelled.push(got.spelled as RunSpelling);
+  }
+  return { values: values as Partial<RunOptionValues>, spelled };
 }
 
 /**

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { scenarioFromJson, optionArgs, readScenarioFile, SCENARIO_VERSION } from './scenario-file.ts';
+import { scenarioFromJson, readScenarioFile, SCENARIO_VERSION } from './scenario-file.ts';
 import { parseStep, serverNames } from './scenario-steps.ts';
 import { serverProblems } from './script-order.ts';
 
@@ -194,14 +194,6 @@ describe('scenario files', () => {
       'step 3 "restart-empty A on redis[3..4]": --lock=redlock has no redis[3] (its redis servers are redis[0..2])',
       'step 3 "restart-empty A on redis[3..4]": --lock=redlock has no redis[4] (its redis servers are redis[0..2])',
       'step 4 "clock +5s A on zk[0]": --lock=redlock has no zk[0] (it runs no zk)',
-    ]);
-  });
-
-  it('turns its options into command-line arguments', () => {
-    expect(optionArgs({ ttl: 1500, fencing: true, watchdog: false, 'redis-persistence': 'aof-always' })).toEqual([
-      '--ttl=1500',
-      '--fencing',
-      '--redis-persistence=aof-always',
     ]);
   });
 

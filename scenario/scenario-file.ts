@@ -179,10 +179,3 @@ export function readScenarioFile(file: string): ScenarioOrProblems {
     return { problems: [`not JSON: ${(err as Error).message}`] };
   }
 }
-
-/** The scenario's options as command-line arguments (`--ttl=2000`, `--fencing`), for the CLI's own parser. */
-export function optionArgs(options: Scenario['options']): string[] {
-  return Object.entries(options).flatMap(([k, v]) =>
-    v === true ? [`--${k}`] : v === false ? [] : [`--${k}=${String(v)}`],
-  );
-}

@@ -13,7 +13,7 @@ export const HEAL_OF: Readonly<Record<InjectAction, AdapterAction>> = { pause: '
  */
 export interface PlannedCommand {
   readonly adapter: string;
-  readonly action: AdapterAction | 'evidence' | 'preflight' | 'cleanup';
+  readonly action: AdapterAction | 'evidence' | 'preflight' | 'cleanup' | 'health';
   readonly node: string;
   readonly command: string;
 }
@@ -36,7 +36,8 @@ export interface AdapterEvidence {
  *   to call twice (the injection guard may race the harness) and on a node already healed;
  * - `evidence` reports the node's state as the adapter sees it, never throwing (`acted: false` and why);
  * - `cleanup` removes what the adapter itself created for a run (a Chaos Mesh object) and names it;
- * - `plan` is pure: the exact commands `inject`/`heal`/`evidence` run for a node, for --dry-run and the command log.
+ * - `plan` is pure: the exact commands `inject`/`heal`/`evidence` run for a node, for --dry-run and the command log;
+ *   `preflightPlan` the same for `preflight`, which logs each command it executes like the others.
  * Every injection also ends by itself if the harness dies: the run's injection guard (injection-guard.ts) calls
  * `heal` from its own process.
  */
@@ -44,7 +45,14 @@ export interface ServerFaultAdapter {
   readonly spec: AdapterSpec;
   /** The actions this adapter, as the file configured it, can carry out. */
   readonly actions: readonly AdapterAction[];
+  /**
+   * The longest one of its commands may take (ms): after it, a command started by a harness that died since can no
+   * longer act, so the guard's second heal of an injection it found in flight is final.
+   */
+  readonly commandBoundMs: number;
   plan(action: AdapterAction | 'evidence', node: string): PlannedCommand;
+  /** The commands `preflight` executes for these nodes, as `plan` spells commands (none when it only looks). */
+  preflightPlan(nodes: readonly string[]): PlannedCommand[];
   preflight(nodes: readonly string[]): Promise<string[]>;
   inject(action: InjectAction, node: string): Promise<void>;
   heal(action: InjectAction, node: string): Promise<void>;

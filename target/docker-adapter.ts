@@ -14,6 +14,12 @@ const CLI_OF: Readonly<Record<AdapterAction | 'evidence', (c: string) => string>
 };
 
 /**
+ * How long the engine may take to carry out one call a harness sent before it died: a pause or a kill is done in
+ * milliseconds; a start of a large container, seconds.
+ */
+const ENGINE_CALL_MS = 30_000;
+
+/**
  * Pause, kill and restart a named container through the Docker Engine API (dockerode): `pause` freezes every
  * process of the container (the cgroup freezer), `kill` is SIGKILL to its main process, `start` starts the same
  * container again — with its data if it keeps any, empty if its server keeps none. Evidence is the engine's own
@@ -21,6 +27,7 @@ const CLI_OF: Readonly<Record<AdapterAction | 'evidence', (c: string) => string>
  */
 export class DockerAdapter implements ServerFaultAdapter {
   readonly actions: readonly AdapterAction[] = ['pause', 'resume', 'kill', 'start'];
+  readonly commandBoundMs = ENGINE_CALL_MS;
   private readonly docker: Docker;
 
   constructor(
@@ -34,17 +41,26 @@ export class DockerAdapter implements ServerFaultAdapter {
     return { adapter: this.spec.name, action, node, command: CLI_OF[action](node) };
   }
 
+  /** The engine's `/_ping` (what `docker version` asks first), then each container's inspect. */
+  preflightPlan(nodes: readonly string[]): PlannedCommand[] {
+    return [
+      { adapter: this.spec.name, action: 'preflight', node: '*', command: 'docker version' },
+      ...nodes.map((n) => ({ ...this.plan('evidence', n), action: 'preflight' as const })),
+    ];
+  }
+
   async preflight(nodes: readonly string[]): Promise<string[]> {
     const where = this.spec.socketPath ?? process.env.DOCKER_HOST ?? '/var/run/docker.sock';
+    const [ping, ...inspect] = this.preflightPlan(nodes);
     try {
-      await withTimeout(this.docker.ping(), 3000);
+      await this.log.run(ping, () => withTimeout(this.docker.ping(), 3000));
     } catch (err) {
       return [`adapter ${this.spec.name}: no Docker engine answers at ${where} (${(err as Error).message})`];
     }
     const problems: string[] = [];
-    for (const node of nodes) {
+    for (const [i, node] of nodes.entries()) {
       try {
-        const info = await this.docker.getContainer(node).inspect();
+        const info = await this.log.run(inspect[i], () => this.docker.getContainer(node).inspect());
         if (!info.State.Running || info.State.Paused)
           problems.push(`adapter ${this.spec.name}: container ${node} is ${info.State.Status}, not running`);
       } catch (err) {

@@ -22,12 +22,14 @@ const EVIDENCE_CHARS = 1000;
  */
 export class ExecAdapter implements ServerFaultAdapter {
   readonly actions: readonly AdapterAction[];
+  readonly commandBoundMs: number;
 
   constructor(
     readonly spec: ExecAdapterSpec,
     private readonly log: CommandLog,
   ) {
     this.actions = (['pause', 'resume', 'kill', 'start'] as const).filter((a) => spec.commands[a]);
+    this.commandBoundMs = spec.timeoutMs;
   }
 
   /** The argv for `action` on `node`, its program resolved against the target file's folder when relative. */
@@ -41,6 +43,11 @@ export class ExecAdapter implements ServerFaultAdapter {
 
   plan(action: AdapterAction | 'evidence', node: string): PlannedCommand {
     return { adapter: this.spec.name, action, node, command: shellLine(this.argv(action, node)) };
+  }
+
+  /** None: its preflight only looks for each program, executing nothing. */
+  preflightPlan(): PlannedCommand[] {
+    return [];
   }
 
   async preflight(nodes: readonly string[]): Promise<string[]> {

@@ -29,7 +29,22 @@ export interface ArmedInjection {
   node: string;
   /** Epoch ms after which the guard heals it itself. */
   expiresAt: number;
+  /**
+   * The injecting command had not returned when this was written: armed before the command starts (audit R4), it
+   * stays true until the harness saw the command end. A command still in flight when the harness died may act after
+   * the guard's first heal, so the guard heals such an injection again once `commandUntil` has passed.
+   */
+  inFlight?: boolean;
+  /** Epoch ms by which the injecting command has ended (its adapter's bound on one command, from its start). */
+  commandUntil?: number;
+  /** Heals the guard tried that failed, and when it tries again; past GUARD_TRIES it leaves it to `cleanup`. */
+  tries?: number;
+  retryAt?: number;
+  gaveUp?: boolean;
 }
+
+/** An armed injection's file name: `<pid>-<n>.json`, then `.harness` / `.guard` while one of them heals it. */
+export const ARMED_FILE = /^\d+-\d+\.json$/;
 
 /** What the guard process is started with (its `guard.json`). */
 export interface GuardConfig {
@@ -57,6 +72,7 @@ export class InjectionGuard {
   private constructor(
     readonly dir: string,
     readonly pid: number,
+    private readonly pidStart: number | null,
   ) {}
 
   static start(dir: string, config: Omit<GuardConfig, 'harnessPid' | 'harnessStartTime'>): InjectionGuard {
@@ -74,29 +90,70 @@ export class InjectionGuard {
     fs.closeSync(out);
     child.disconnect();
     child.unref();
-    return new InjectionGuard(dir, child.pid!);
+    return new InjectionGuard(dir, child.pid!, startTime(child.pid!));
   }
 
-  /** Arms an injection that must be undone by `expiresAt` (epoch ms) + the grace; returns its id for `disarm`. */
-  arm(injection: Omit<ArmedInjection, 'expiresAt'>, boundMs: number): string {
+  /**
+   * Whether the guard process still runs (its pid with the start time it had): a dead guard heals nothing should
+   * the harness die, so the run must not go on injecting (audit R7).
+   */
+  alive(): boolean {
+    return isAlive(this.pid) && (this.pidStart === null || startTime(this.pid) === this.pidStart);
+  }
+
+  /**
+   * Arms an injection before its command starts (audit R4: a harness killed while the command ran left nothing armed)
+   * that must be undone by its bound + the grace; `commandMs` is how long the command itself may take. Returns its id
+   * for `landed` and `claim`.
+   */
+  arm(injection: Pick<ArmedInjection, 'adapter' | 'action' | 'node'>, boundMs: number, commandMs: number): string {
     const id = `${process.pid}-${++this.seq}`;
-    const armed: ArmedInjection = { ...injection, expiresAt: Date.now() + boundMs + GUARD_GRACE_MS };
-    const file = path.join(this.dir, `${id}.json`);
-    fs.writeFileSync(`${file}.tmp`, JSON.stringify(armed), { mode: RUN_FILE_MODE });
-    fs.renameSync(`${file}.tmp`, file);
+    const now = Date.now();
+    this.write(id, {
+      ...injection,
+      expiresAt: now + commandMs + boundMs + GUARD_GRACE_MS,
+      inFlight: true,
+      commandUntil: now + commandMs,
+    });
     return id;
   }
 
-  /** Claims the injection back for the harness to heal: false when the guard claimed it first (and heals it). */
-  disarm(id: string): boolean {
+  /** The injecting command returned: nothing of it can act any more, so one heal undoes it. */
+  landed(id: string): void {
+    const file = path.join(this.dir, `${id}.json`);
+    try {
+      const armed = JSON.parse(fs.readFileSync(file, 'utf8')) as ArmedInjection;
+      this.write(id, { ...armed, inFlight: false });
+    } catch {
+      // claimed by the guard meanwhile (the harness was stuck past the bound): the guard heals it
+    }
+  }
+
+  /** Claims the injection for the harness to heal: false when the guard claimed it first (and heals it). */
+  claim(id: string): boolean {
     const file = path.join(this.dir, `${id}.json`);
     try {
       fs.renameSync(file, `${file}.harness`);
-      fs.rmSync(`${file}.harness`, { force: true });
       return true;
     } catch {
       return false;
     }
+  }
+
+  /**
+   * After the harness's heal: healed, it is gone; not healed, it is armed again (audit R3: a failed heal used to
+   * disarm it), so the guard heals it should the harness die, and `cleanup` heals what a run left armed.
+   */
+  settle(id: string, healed: boolean): void {
+    const file = path.join(this.dir, `${id}.json`);
+    if (healed) fs.rmSync(`${file}.harness`, { force: true });
+    else fs.renameSync(`${file}.harness`, file);
+  }
+
+  private write(id: string, armed: ArmedInjection): void {
+    const file = path.join(this.dir, `${id}.json`);
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(armed), { mode: RUN_FILE_MODE });
+    fs.renameSync(`${file}.tmp`, file);
   }
 
   /**

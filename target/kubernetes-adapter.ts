@@ -23,6 +23,7 @@ const TIMEOUT_MS = 60_000;
  */
 export class KubernetesAdapter implements ServerFaultAdapter {
   readonly actions: readonly AdapterAction[];
+  readonly commandBoundMs = TIMEOUT_MS;
 
   constructor(
     readonly spec: KubernetesAdapterSpec,
@@ -83,12 +84,30 @@ export class KubernetesAdapter implements ServerFaultAdapter {
     return String(r.stdout ?? '');
   }
 
+  /** Whether kubectl may do what the mode needs, then that each pod exists. */
+  private preflightArgv(nodes: readonly string[]): { node: string; argv: string[] }[] {
+    const verb = this.spec.mode === 'pod' ? ['create', 'pods/exec'] : ['create', 'podchaos.chaos-mesh.org'];
+    return [
+      { node: '*', argv: this.kubectl('auth', 'can-i', ...verb) },
+      ...nodes.map((n) => ({ node: n, argv: this.kubectl('get', 'pod', n) })),
+    ];
+  }
+
+  preflightPlan(nodes: readonly string[]): PlannedCommand[] {
+    return this.preflightArgv(nodes).map(({ node, argv }) => ({
+      adapter: this.spec.name,
+      action: 'preflight',
+      node,
+      command: shellLine(argv),
+    }));
+  }
+
   async preflight(nodes: readonly string[]): Promise<string[]> {
     const problems: string[] = [];
-    const verb = this.spec.mode === 'pod' ? ['create', 'pods/exec'] : ['create', 'podchaos.chaos-mesh.org'];
-    for (const check of [this.kubectl('auth', 'can-i', ...verb), ...nodes.map((n) => this.kubectl('get', 'pod', n))]) {
+    const planned = this.preflightPlan(nodes);
+    for (const [i, { argv }] of this.preflightArgv(nodes).entries()) {
       try {
-        await this.run(check);
+        await this.log.run(planned[i], () => this.run(argv));
       } catch (err) {
         problems.push(`adapter ${this.spec.name}: ${(err as Error).message}`);
       }

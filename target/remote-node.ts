@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ClusterNode, NodeKind, RemoteFacts } from '../cluster/node.ts';
 import { HarnessError } from '../common/errors.ts';
-import type { InjectAction, ServerFaultAdapter } from './adapter.ts';
+import { HEAL_OF, type InjectAction, type ServerFaultAdapter } from './adapter.ts';
 import type { InjectionGuard } from './injection-guard.ts';
 import type { TargetEndpoint } from './target-spec.ts';
 
@@ -18,6 +18,14 @@ export const START_DEADLINE_MS = 60_000;
  */
 export const REACH_DEADLINE_MS = 10_000;
 export const REACH_TRY_MS = 3000;
+
+/** An injection whose heal failed: the server may still be stopped (or down), and the command that heals it. */
+export interface LeftFaulted {
+  readonly server: string;
+  readonly action: InjectAction;
+  readonly heal: string;
+  readonly error: string;
+}
 
 /** What a remote node needs to act on its server: the adapter of each action, the guard, each injection's bound. */
 export interface NodeActions {
@@ -47,7 +55,9 @@ export abstract class RemoteNode implements ClusterNode {
   private evidence: Record<string, unknown> | null = null;
   private lastInjectedAt: bigint | null = null;
   private lastPids: number[] = [];
-  private readonly armed = new Map<InjectAction, string>();
+  /** Injections in force, with their guard id (null: no guard, a dry run or a test). */
+  private readonly armed = new Map<InjectAction, string | null>();
+  private readonly healFailed = new Map<InjectAction, LeftFaulted>();
 
   constructor(
     readonly kind: NodeKind,
@@ -101,16 +111,42 @@ export abstract class RemoteNode implements ClusterNode {
     return a;
   }
 
-  /** Injects `action`, arms the guard, then records what the adapter and the server say. */
+  /**
+   * Arms the guard, injects `action`, then records what the adapter and the server say. Armed before the command
+   * starts (audit R4): a harness killed while it runs leaves the guard something to heal. A command that failed or
+   * timed out may have acted all the same (audit R2: `sig.sh STOP` then exit 1 left Redis stopped), so it is healed at
+   * once, and the shot fails with both outcomes.
+   */
   private async inject(action: InjectAction): Promise<void> {
     const adapter = this.adapter(action);
-    await adapter.inject(action, this.target.node);
-    this.lastInjectedAt = process.hrtime.bigint();
-    const id = this.actions.guard?.arm(
+    const guard = this.actions.guard;
+    if (guard && !guard.alive())
+      throw new Error(
+        `the injection guard (pid ${guard.pid}) is gone: nothing would heal ${this.name} if fencepost died, so nothing is injected`,
+      );
+    const id = guard?.arm(
       { adapter: adapter.spec.name, action, node: this.target.node },
       this.actions.boundMs[action],
+      adapter.commandBoundMs,
     );
-    if (id) this.armed.set(action, id);
+    this.armed.set(action, id ?? null);
+    try {
+      await adapter.inject(action, this.target.node);
+    } catch (err) {
+      const failed = (err as Error).message;
+      const healed = await this.heal(action).then(
+        () => 'healed at once, as it may have acted',
+        (e: Error) => `its heal failed too: ${e.message}`,
+      );
+      throw new Error(`${failed}; ${healed}`);
+    }
+    if (id) guard!.landed(id);
+    this.lastInjectedAt = process.hrtime.bigint();
+    await this.observe(action, adapter);
+  }
+
+  /** After an injection: whether the server stopped answering, and what the adapter saw, as the fault's evidence. */
+  private async observe(action: InjectAction, adapter: ServerFaultAdapter): Promise<void> {
     const t0 = performance.now();
     let answered = true;
     while (performance.now() - t0 < STOP_DEADLINE_MS) {
@@ -134,18 +170,50 @@ export abstract class RemoteNode implements ClusterNode {
     };
   }
 
-  /** Heals `action` unless the guard already did (its claim won the rename). */
+  /**
+   * Heals `action` unless the guard already did (its claim won the rename). A heal that fails leaves the injection
+   * armed (the guard and `cleanup` try again) and on `leftFaulted` until a later heal succeeds (audit R3).
+   */
   private async heal(action: InjectAction): Promise<void> {
     const id = this.armed.get(action);
+    const guard = this.actions.guard;
+    if (id && guard && !guard.claim(id)) {
+      this.armed.delete(action);
+      this.healFailed.delete(action);
+      return;
+    }
+    const adapter = this.adapter(action);
+    try {
+      await adapter.heal(action, this.target.node);
+    } catch (err) {
+      if (id && guard) guard.settle(id, false);
+      this.healFailed.set(action, {
+        server: this.name,
+        action,
+        heal: adapter.plan(HEAL_OF[action], this.target.node).command,
+        error: (err as Error).message,
+      });
+      throw err;
+    }
+    if (id && guard) guard.settle(id, true);
     this.armed.delete(action);
-    if (id && this.actions.guard && !this.actions.guard.disarm(id)) return;
-    await this.adapter(action).heal(action, this.target.node);
+    this.healFailed.delete(action);
+  }
+
+  /** The injections on this server whose last heal failed: it may still be stopped or down. */
+  leftFaulted(): LeftFaulted[] {
+    return [...this.healFailed.values()];
   }
 
   async pause(): Promise<void> {
     if (this.paused || !this.running) return;
-    await this.inject('pause');
-    this.paused = true;
+    try {
+      await this.inject('pause');
+    } finally {
+      // Still armed after a failed injection = its heal failed too: paused as far as anyone knows, so the final
+      // sweep's resume tries again.
+      this.paused = this.armed.has('pause');
+    }
   }
 
   async resume(): Promise<void> {
@@ -157,8 +225,11 @@ export abstract class RemoteNode implements ClusterNode {
   async kill(): Promise<void> {
     if (!this.running) return;
     if (this.paused) await this.resume();
-    await this.inject('kill');
-    this.running = false;
+    try {
+      await this.inject('kill');
+    } finally {
+      this.running = !this.armed.has('kill');
+    }
   }
 
   /** After a kill: the adapter starts it, and it counts as started once it answers again. */

@@ -19,6 +19,8 @@ export interface TargetRecord {
   /** The run's keys left after its removal (0 unless a server did not answer), and how many it removed. */
   keysLeft?: number;
   keysRemoved?: Record<string, number>;
+  /** The servers whose last heal failed: they may still be stopped (checkers/left-faulted.ts). */
+  leftFaulted?: { server: string; action: string; heal: string; error: string }[];
   /** Why the run was aborted by the target's conditions, when it was. */
   aborted?: string;
 }

@@ -1,4 +1,5 @@
-import { LOCK_LIBRARIES, provision } from '../cluster/provision.ts';
+import { provision } from '../cluster/provision.ts';
+import { foreignLibraries } from '../locks/registry.ts';
 
 /**
  * `npm test` alone must pass on a fresh Debian machine: install the servers the `servers` (and `docker`) tests
@@ -9,7 +10,7 @@ export default async function setup(): Promise<void> {
   // root (server partitions need root; a user who is not cannot run them), nftables: its tests then run, not skip.
   const asRoot = process.getuid?.() === 0;
   await provision(
-    ['redis', 'etcd', 'zk', 'pg', 'cc', ...LOCK_LIBRARIES, ...(asRoot ? (['nft'] as const) : [])],
+    ['redis', 'etcd', 'zk', 'pg', 'cc', ...foreignLibraries(), ...(asRoot ? (['nft'] as const) : [])],
     (line) => console.log(line),
   );
 }

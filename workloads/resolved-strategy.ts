@@ -1,3 +1,4 @@
+import { faultFacts } from '../faults/catalogue.ts';
 import { FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
 import type { ForeignCommand } from './foreign/manifest.ts';
 import { leaseProblems, type LeaseTerms } from '../history/lease-terms.ts';
@@ -41,12 +42,10 @@ const KINDS = Object.keys(DEFAULT_SERVERS) as ServerKind[];
 /** Most nodes of one kind a strategy may ask for: each is a real process on a 2-core machine. */
 export const MAX_SERVERS = 9;
 
-/** The faults every lock must survive to be called safe: a strategy that declares none gets these. */
-export const FAULTS_EVERY_LOCK_MUST_SURVIVE: readonly FaultName[] = Object.freeze([
-  'pause-holder',
-  'pause-client',
-  'partition',
-]);
+/** The faults every lock must survive to be called safe (each says so in its facts): what a plain plugin runs. */
+export const FAULTS_EVERY_LOCK_MUST_SURVIVE: readonly FaultName[] = Object.freeze(
+  FAULT_NAMES.filter((f) => faultFacts(f)?.everyLockMustSurvive === true),
+);
 
 /**
  * What is wrong with a module's default export as a LockStrategy, one sentence each (empty when nothing).

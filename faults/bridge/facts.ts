@@ -10,6 +10,7 @@ export const facts = {
   hit: 'held a byte between the two halves of the servers',
   story: null,
   movesClocks: false,
+  keepsServerLeases: false,
   colour: '#14b8a6',
   evidence: serverPartitionEvidence,
 } as const satisfies FaultFacts;

@@ -18,6 +18,7 @@ export const facts = {
   ],
   storyLimits: 'strikes Redis nodes only (the probe is a Redis key); other servers are refused',
   movesClocks: true,
+  keepsServerLeases: false,
   colour: '#8b5cf6',
   evidence: {
     start: {

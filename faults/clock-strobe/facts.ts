@@ -10,6 +10,7 @@ export const facts = {
   hit: 'moved a clock the lock depends on',
   story: null,
   movesClocks: true,
+  keepsServerLeases: false,
   colour: '#6366f1',
   evidence: {
     start: {

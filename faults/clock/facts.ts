@@ -19,6 +19,7 @@ export const facts = {
   ],
   script,
   movesClocks: true,
+  keepsServerLeases: false,
   colour: '#6366f1',
   evidence: {
     start: {

@@ -19,6 +19,7 @@ export const facts = {
   ],
   script,
   movesClocks: false,
+  keepsServerLeases: true,
   // Grey, as before the catalogue: the report's old name patterns matched none of its name.
   colour: UNKNOWN_FAULT_COLOUR,
   evidence: {

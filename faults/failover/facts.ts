@@ -24,6 +24,7 @@ export const facts = {
   ],
   script,
   movesClocks: false,
+  keepsServerLeases: false,
   colour: '#ef4444',
   evidence: {
     start: {

@@ -19,6 +19,7 @@ export const facts = {
     'a lock that is never freed after its holder died leaves no story to complete: the runs end unknown, and the liveness checker shows the stall',
   script,
   movesClocks: false,
+  keepsServerLeases: true,
   colour: '#ef4444',
   evidence: {
     start: { ...section, ttlMs: num, signal: literal('SIGKILL'), aim: readAim },

@@ -1,12 +1,14 @@
 import { lockSessionName } from '../../workloads/lock-session-name.ts';
-import { isBuiltinLock, type BuiltinLock } from '../../workloads/lock-names.ts';
+import { BUILTIN_LOCKS, isBuiltinLock } from '../../workloads/lock-names.ts';
+import { LOCK_ROWS } from '../../locks/registry.ts';
+import type { LockRow } from '../../locks/lock-row.ts';
 import type { CriticalSection } from '../../nemesis/critical-sections.ts';
 import { aimAt, strikeNow, type Strike } from '../../nemesis/fault-aim.ts';
 import type { FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheSection } from '../../nemesis/fault-needs.ts';
 
-/** The built-in locks whose lock lives in a Postgres session (an advisory lock). */
-const POSTGRES_SESSION_LOCKS: readonly BuiltinLock[] = ['advisory-lock'];
+/** The built-in locks whose lock lives in a Postgres session (an advisory lock), as each row says. */
+const POSTGRES_SESSION_LOCKS = BUILTIN_LOCKS.filter((l) => (LOCK_ROWS[l] as LockRow).postgresSession === true);
 
 /** How long kill-session waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -28,7 +30,7 @@ export const killSession: FaultExecutor<'kill-session'> = {
   name: 'kill-session',
   // Its story: the freed lock granted to another client at once, and the holder's write after its think time.
   needs: { liveOps: true, shotMs: pastTheSection },
-  // A built-in lock other than advisory-lock holds nothing in a Postgres session: there is nothing to end (a shot
+  // A built-in lock whose row holds nothing in a Postgres session: there is nothing to end (a shot
   // would only find no session and end the run unknown). A plugin or a foreign lock may: its shots say what they found.
   refusal: (_servers, lock) =>
     isBuiltinLock(lock) && !POSTGRES_SESSION_LOCKS.includes(lock)

@@ -10,6 +10,7 @@ export const facts = {
   hit: 'killed a server that then rejoined',
   story: null,
   movesClocks: false,
+  keepsServerLeases: false,
   colour: '#ef4444',
   evidence: {
     start: { downMs: num, leader: bool, withData: yes },

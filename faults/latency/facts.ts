@@ -11,6 +11,7 @@ export const facts = {
   hit: 'delayed a byte between the clients and the servers',
   story: null,
   movesClocks: false,
+  keepsServerLeases: true,
   colour: '#0ea5e9',
   evidence: { start: { durationMs: num, proxies: strings, oneWayMs: num }, end: proxyBytes },
 } as const satisfies FaultFacts;

@@ -33,6 +33,7 @@ export const facts = {
   hit: 'saw another member take over from a stopped leader',
   story: null,
   movesClocks: false,
+  keepsServerLeases: false,
   colour: '#f59e0b',
   evidence: {
     start: { durationMs: num, pids: numbers, roundMaxMs: num },

@@ -11,6 +11,8 @@ export const facts = {
   hit: 'held a byte between the clients and the servers',
   story: null,
   movesClocks: false,
+  keepsServerLeases: true,
+  everyLockMustSurvive: true,
   colour: '#0ea5e9',
   evidence: { start: { durationMs: num, proxies: strings }, end: proxyBytes },
 } as const satisfies FaultFacts;

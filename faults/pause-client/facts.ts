@@ -11,6 +11,8 @@ export const facts = {
   hit: 'stopped a live client',
   story: null,
   movesClocks: false,
+  keepsServerLeases: true,
+  everyLockMustSurvive: true,
   colour: '#f59e0b',
   evidence: {
     start: { ...lockStop, durationMs: num, slot: num, pid: num, stopped: bool },

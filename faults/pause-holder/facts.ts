@@ -21,6 +21,8 @@ export const facts = {
     'a lock whose lease never runs out keeps every other client out of a stopped holder: the story cannot complete, and its runs end unknown (kill-holder and the liveness figures show what such a lock costs instead)',
   script,
   movesClocks: false,
+  keepsServerLeases: true,
+  everyLockMustSurvive: true,
   colour: '#f59e0b',
   evidence: {
     start: {

@@ -11,6 +11,7 @@ export const facts = {
   hit: 'stopped a live server process',
   story: null,
   movesClocks: false,
+  keepsServerLeases: true,
   colour: '#f59e0b',
   evidence: {
     start: {

@@ -25,6 +25,7 @@ export const facts = {
   storyLimits:
     'aims at an acquire (SET NX) only, on --lock=redis and --lock=redlock; the client then holds nothing while Redis holds its key until the TTL (an orphaned lock: every acquire of that account waits it out)',
   movesClocks: false,
+  keepsServerLeases: true,
   colour: UNKNOWN_FAULT_COLOUR,
   evidence: {
     start: {

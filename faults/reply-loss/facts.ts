@@ -22,6 +22,7 @@ export const facts = {
   ],
   storyLimits: 'aims at a release only (not an acquire or a renewal), on --lock=redis and --lock=redlock',
   movesClocks: false,
+  keepsServerLeases: true,
   colour: UNKNOWN_FAULT_COLOUR,
   evidence: {
     start: {

@@ -25,6 +25,7 @@ export const facts = {
   ],
   script,
   movesClocks: false,
+  keepsServerLeases: false,
   colour: '#ef4444',
   evidence: {
     start: {

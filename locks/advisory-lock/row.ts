@@ -7,6 +7,7 @@ import { NO_RETRY_REMEDY, SELF_RENEWING } from '../common-remedy-cells.ts';
 export default {
   module: new URL('./advisory-lock.ts', import.meta.url).href,
   npm: 'advisory-lock',
+  postgresSession: true,
   place: { store: 'Postgres', from: 'npm' },
   faults: {
     'no-fault': predicted('safe', 'pg_advisory_lock: Postgres grants a session lock to one session at a time'),

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { onPath } from '../../cluster/requirement.ts';
 import type { LockRow } from '../lock-row.ts';
 import { zookeeperLike } from '../common-cells.ts';
 import { tokenLock } from '../common-remedy-cells.ts';
@@ -5,7 +7,14 @@ import { tokenLock } from '../common-remedy-cells.ts';
 /** `--lock=curator`: its manifest, and what the oracle expects of it under each fault and remedy. */
 export default {
   module: new URL('./curator.json', import.meta.url).href,
-  foreign: { library: 'curator', compiled: true },
+  foreign: {
+    library: {
+      what: 'Apache Curator (/usr/share/java/curator-recipes.jar) and javac to compile its glue',
+      packages: ['libcurator-recipes-java', 'default-jdk-headless'],
+      present: () => onPath('javac') && fs.existsSync('/usr/share/java/curator-recipes.jar'),
+    },
+    compiled: true,
+  },
   place: { store: 'ZooKeeper', from: 'Java' },
   faults: zookeeperLike(),
   remedies: tokenLock(),

@@ -1,3 +1,4 @@
+import { debianPythonHas } from '../../cluster/requirement.ts';
 import type { LockRow } from '../lock-row.ts';
 import { zookeeperLike } from '../common-cells.ts';
 import { tokenLock } from '../common-remedy-cells.ts';
@@ -5,7 +6,14 @@ import { tokenLock } from '../common-remedy-cells.ts';
 /** `--lock=kazoo`: its manifest, and what the oracle expects of it under each fault and remedy. */
 export default {
   module: new URL('./kazoo.json', import.meta.url).href,
-  foreign: { library: 'kazoo', compiled: false },
+  foreign: {
+    library: {
+      what: "kazoo (Debian's python3-kazoo)",
+      packages: ['python3-kazoo'],
+      present: () => debianPythonHas('kazoo/recipe/lock.py'),
+    },
+    compiled: false,
+  },
   place: { store: 'ZooKeeper', from: 'Python' },
   // kazoo and Curator: ZooKeeper's sequential-ephemeral recipe. A holder paused past its session loses its node and
   // writes on when resumed (lost); its czxid fences it.

@@ -1,3 +1,4 @@
+import { debianPythonHas } from '../../cluster/requirement.ts';
 import type { LockRow } from '../lock-row.ts';
 import { construction, measured } from '../oracle-cell.ts';
 import { NO_PAIR, NO_REDIS, etcdLike } from '../common-cells.ts';
@@ -6,7 +7,14 @@ import { NO_RETRY_REMEDY } from '../common-remedy-cells.ts';
 /** `--lock=python-etcd3`: its manifest, and what the oracle expects of it under each fault and remedy. */
 export default {
   module: new URL('./python-etcd3.json', import.meta.url).href,
-  foreign: { library: 'python-etcd3', compiled: false },
+  foreign: {
+    library: {
+      what: "python-etcd3 (Debian's python3-etcd3)",
+      packages: ['python3-etcd3'],
+      present: () => debianPythonHas('etcd3/locks.py'),
+    },
+    compiled: false,
+  },
   place: { store: 'etcd', from: 'Python' },
   // python-etcd3: a leased key. Paused past its lease, the holder writes on (lost); the create revision fences it.
   faults: etcdLike(),

@@ -1,3 +1,4 @@
+import { debianPythonHas } from '../../cluster/requirement.ts';
 import type { LockRow } from '../lock-row.ts';
 import { construction, measured } from '../oracle-cell.ts';
 import { NOT_HERE, NO_TOKEN } from '../common-cells.ts';
@@ -6,7 +7,14 @@ import { redisLike } from '../common-remedy-cells.ts';
 /** `--lock=redis-py`: its manifest, and what the oracle expects of it under each fault and remedy. */
 export default {
   module: new URL('./redis-py.json', import.meta.url).href,
-  foreign: { library: 'redis-py', compiled: false },
+  foreign: {
+    library: {
+      what: "redis-py (Debian's python3-redis)",
+      packages: ['python3-redis'],
+      present: () => debianPythonHas('redis/lock.py'),
+    },
+    compiled: false,
+  },
   place: { store: 'Redis', from: 'Python' },
   // The real libraries of other languages (locks/): each expects what its algorithm promises, as its TS twin above.
   // redis-py's Lock is the single-Redis SET NX PX lock: it loses what --lock=redis loses, and has no token.

@@ -12,10 +12,17 @@ export default {
   place: { store: 'Postgres', from: 'fencepost' },
   faults: {
     'no-fault': LEASE_ROW_NO_FAULT,
-    'pause-holder': predicted(
-      'lost',
-      "a holder paused past its TTL (1.5 × TTL): the next waiter's UPDATE … WHERE lock_until <= now takes the row and writes; on SIGCONT the holder sends its write, computed from its old read. Its unlock then has no owner check (WHERE name = ? only): it sets lock_until = now on whatever lease the row holds, so a client inside its section at that moment loses its lease to a third — more overlaps than the fault's hits, and broken promises beside the outlived one",
-    ),
+    'pause-holder': {
+      ...predicted(
+        'lost',
+        "a holder paused past its TTL (1.5 × TTL): the next waiter's UPDATE … WHERE lock_until <= now takes the row and writes; on SIGCONT the holder sends its write, computed from its old read. Its unlock then has no owner check (WHERE name = ? only): it sets lock_until = now on whatever lease the row holds, so a client inside its section at that moment loses its lease to a third — more overlaps than the fault's hits, and broken promises beside the outlived one",
+      ),
+      promise: {
+        expect: 'may-break',
+        reason:
+          "its unlock has no owner check (WHERE name = ? only): a holder that outlived its lease and then unlocks frees the next holder's lease, and the lock grants a third client inside it",
+      },
+    },
     clock: construction(
       'n/a',
       "the fault cannot reach the lock: it jumps the clock of the lock's only server, Postgres, and no time of this lease comes from Postgres — lock_until and the now it is compared with are the clients' own `new Date()`, bound as parameters (a run would end unknown: nobody can be granted the row while its holder is inside, so the clock story cannot complete). The clients' clocks are clock-strobe's, in free runs: a client whose clock is ahead takes a lease still held",
@@ -24,14 +31,28 @@ export default {
   },
   remedies: {
     ...LEASE_ROW_REMEDIES,
-    'long-work': predicted(
-      'lost',
-      "no extension: a 2.5 s section outlives its 1 s lease, the next waiter takes the row and writes, the holder's write lands after; and the holder's unlock, with no owner check, then frees the successor's lease",
-    ),
-    'delay-write': predicted(
-      'lost',
-      'everything the holder sends to Postgres is held past its lease (its write, then its unlock); another client takes the row and writes; then the held write arrives — no token to refuse it',
-    ),
+    'long-work': {
+      ...predicted(
+        'lost',
+        "no extension: a 2.5 s section outlives its 1 s lease, the next waiter takes the row and writes, the holder's write lands after; and the holder's unlock, with no owner check, then frees the successor's lease",
+      ),
+      promise: {
+        expect: 'may-break',
+        reason:
+          "its unlock has no owner check (WHERE name = ? only): a holder that outlived its lease and then unlocks frees the next holder's lease, and the lock grants a third client inside it",
+      },
+    },
+    'delay-write': {
+      ...predicted(
+        'lost',
+        'everything the holder sends to Postgres is held past its lease (its write, then its unlock); another client takes the row and writes; then the held write arrives — no token to refuse it',
+      ),
+      promise: {
+        expect: 'may-break',
+        reason:
+          "its unlock has no owner check (WHERE name = ? only): a holder that outlived its lease and then unlocks frees the next holder's lease, and the lock grants a third client inside it",
+      },
+    },
   },
   findings: {
     package: 'ShedLock 6.10.0 JdbcTemplateLockProvider, client time (its statements on pg 8.23.1)',

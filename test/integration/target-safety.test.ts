@@ -246,8 +246,9 @@ describe('an injection ends by itself when fencepost dies', () => {
       fs.existsSync(path.join(results, 'redis'))
         ? fs.readdirSync(path.join(results, 'redis')).map((d) => path.join(results, 'redis', d, 'guard'))
         : [];
-    // The pause is in force once the harness armed the guard with it (its file is written after the adapter's pause
-    // returned) — not when a ping is slow, which a busy machine also makes it (CI: killed before any pause, no heal).
+    // The pause is in force once its armed file says the adapter's pause returned (`inFlight: false`; the file is
+    // written before the command runs) — not when a ping is slow, which a busy machine also makes it (CI: killed
+    // before any pause, no heal).
     const armedPause = () =>
       guardDirs()
         .filter((d) => fs.existsSync(d))
@@ -255,7 +256,8 @@ describe('an injection ends by itself when fencepost dies', () => {
         .filter((f) => /\/\d+-\d+\.json$/.test(f))
         .some((f) => {
           try {
-            return (JSON.parse(fs.readFileSync(f, 'utf8')) as { action?: string }).action === 'pause';
+            const armed = JSON.parse(fs.readFileSync(f, 'utf8')) as { action?: string; inFlight?: boolean };
+            return armed.action === 'pause' && armed.inFlight === false;
           } catch {
             return false;
           }

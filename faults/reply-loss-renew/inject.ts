@@ -1,0 +1,147 @@
+import type { EndParams } from '../evidence.ts';
+import type { FaultContext, FaultExecutor } from '../../nemesis/fault.ts';
+import { pastTheLease } from '../../nemesis/fault-needs.ts';
+import { runTiming } from '../../common/run-timing.ts';
+import { AIMABLE_LOCKS, redisRoutes, waitForDrops, type Route } from '../reply-loss/inject.ts';
+
+/** How long reply-loss-renew waits for some client to enter its critical section before giving up this turn. */
+const AIM_TIMEOUT_MS = 10_000;
+/** What a renewal's request contains: fencepost's extend-if-owner script (locks/parts/redis-scripts.ts) calls PEXPIRE. */
+const RENEW_COMMAND = 'PEXPIRE';
+
+/**
+ * A renewal reaches Redis and extends the lease; its reply never comes back. Aimed at the next client to enter its
+ * critical section: its own proxies in front of the Redis nodes are armed to drop the reply to its next request that
+ * extends (its watchdog's renewal, --watchdog), and the connection is then kept open as a black hole, so the watchdog
+ * times out not knowing the lease was extended. The keys are read on the nodes' own ports as the section begins and
+ * right after the drop: the owner's value still there with a PTTL grown past what the time between the reads left of
+ * it is the server's effect; anything else is a miss.
+ *
+ * The fault ends (heal: the black hole reset) once the holder's renewal has completed, or after the story wait.
+ */
+export const replyLossRenew: FaultExecutor<'reply-loss-renew'> = {
+  name: 'reply-loss-renew',
+  needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, shotMs: pastTheLease },
+  refusal: (servers, lock) =>
+    !servers.redis
+      ? `--lock=${lock} uses no Redis node`
+      : AIMABLE_LOCKS.includes(lock)
+        ? null
+        : `reply-loss-renew aims at a renewal by its Redis command (a script that extends: PEXPIRE), known for --lock=${AIMABLE_LOCKS.join(', ')} only`,
+  unavailable: (env) =>
+    replyLossRenew.refusal(env.servers, env.config.lock) ??
+    (!env.config.watchdog
+      ? 'it aims at a renewal, and without --watchdog the clients never renew: give --watchdog'
+      : env.config.thinkMs < runTiming(env.config).watchdogEveryMs
+        ? `a section of --think=${env.config.thinkMs} ms ends before the watchdog's first renewal (every ${runTiming(env.config).watchdogEveryMs} ms): give --think=${runTiming(env.config).watchdogEveryMs + 200} or more`
+        : redisRoutes(env, 0).length
+          ? null
+          : 'the clients do not reach Redis through proxies of their own'),
+  async start(ctx) {
+    const { clients, config, journal } = ctx;
+    let routes: Route[] = [];
+    const section = await ctx.sections.next(
+      ctx.aim,
+      AIM_TIMEOUT_MS,
+      (s) =>
+        !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited && redisRoutes(ctx, s.slot).length > 0,
+      (s) => {
+        routes = redisRoutes(ctx, s.slot);
+        for (const r of routes) {
+          r.dropsBefore = r.proxy.droppedReplies().length;
+          r.proxy.dropNextReply({ command: RENEW_COMMAND, then: 'keep-open' });
+        }
+      },
+    );
+    if (!section) return null;
+    const readFrom = performance.now();
+    const before = await readKeys(ctx, routes, section.account);
+    const ownerValues: Record<string, string> = {};
+    const pttlMs: Record<string, number> = {};
+    for (const [node, key] of Object.entries(before))
+      if (key) {
+        ownerValues[node] = key.value;
+        pttlMs[node] = key.pttlMs;
+      }
+    const nowNs = () => journal.sinceOrigin(process.hrtime.bigint());
+    const outcome: Outcome = { droppedOn: [], valuesAfter: {}, pttlAfterMs: {}, unanswered: [] };
+    let stopWatch = () => {};
+    const ready = (async () => {
+      outcome.droppedOn = await waitForDrops(routes, ctx.signal);
+      if (!outcome.droppedOn.length) return;
+      outcome.droppedAt = nowNs();
+      const dropped = routes.filter((r) => outcome.droppedOn.includes(r.node.name));
+      for (const [node, key] of Object.entries(await readKeys(ctx, dropped, section.account))) {
+        if (key === undefined) outcome.unanswered.push(node);
+        else if (key !== null) {
+          outcome.valuesAfter[node] = key.value;
+          outcome.pttlAfterMs[node] = key.pttlMs;
+        }
+      }
+      outcome.readsApartMs = Math.round(performance.now() - readFrom);
+      // The renewal's completion: the watchdog's fail (its command timed out) comes with its invoke.
+      await new Promise<void>((resolve) => {
+        stopWatch = journal.onOp((op) => {
+          if (
+            op.f === 'renew' &&
+            op.type !== 'invoke' &&
+            (op.value as { account?: number })?.account === section.account
+          )
+            resolve();
+        });
+      });
+    })();
+    return {
+      targets: [`client p${section.process} → ${routes.map((r) => r.node.name).join(', ')}`],
+      params: {
+        slot: section.slot,
+        process: section.process,
+        account: section.account,
+        readIndex: section.readIndex,
+        ttlMs: config.ttlMs,
+        ownerValues,
+        pttlMs,
+      },
+      holdMs: config.storyWaitMs,
+      ready,
+      async heal() {
+        stopWatch();
+        for (const r of routes) r.proxy.heal();
+        return { params: endParams(section, outcome), note: healNote(section.process, outcome) };
+      },
+    };
+  },
+};
+
+interface Outcome {
+  droppedOn: string[];
+  valuesAfter: Record<string, string>;
+  pttlAfterMs: Record<string, number>;
+  unanswered: string[];
+  readsApartMs?: number;
+  droppedAt?: number;
+}
+
+async function readKeys(ctx: FaultContext, routes: Route[], account: number) {
+  const keys = await Promise.all(routes.map((r) => ctx.redisKeys.ownerKey(r.node, account)));
+  return Object.fromEntries(routes.map((r, i) => [r.node.name, keys[i]]));
+}
+
+function endParams(s: { process: number; account: number }, o: Outcome): EndParams<'reply-loss-renew'> {
+  const params: EndParams<'reply-loss-renew'> = {
+    process: s.process,
+    account: s.account,
+    droppedOn: o.droppedOn,
+    valuesAfter: o.valuesAfter,
+    pttlAfterMs: o.pttlAfterMs,
+    unanswered: o.unanswered,
+  };
+  if (o.readsApartMs !== undefined) params.readsApartMs = o.readsApartMs;
+  if (o.droppedAt !== undefined) params.droppedAt = o.droppedAt;
+  return params;
+}
+
+function healNote(process: number, o: Outcome): string {
+  if (!o.droppedOn.length) return `p${process}'s renewal reply was never dropped (no renewal seen while armed)`;
+  return `p${process}'s renewal reply was dropped on ${o.droppedOn.join(', ')}`;
+}

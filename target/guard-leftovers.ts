@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { notOurs } from '../common/ownership.ts';
+import { CommandLog } from './command-log.ts';
+import { healArmed } from './heal-armed.ts';
+import type { GuardConfig } from './injection-guard.ts';
+
+/** An armed injection's file in any state: armed, or claimed by whoever was healing it when it died. */
+const LEFT_ARMED = /^\d+-\d+\.json(\.harness|\.guard|\.cleanup)?$/;
+
+/**
+ * `cleanup` for a run whose harness is gone: heals every injection its guard folder still holds armed (audit R7: a
+ * run whose guard had died left a server stopped, and `cleanup` said "nothing left over"), through the adapter its
+ * guard.json names, logging each command to the run's command log as `cleanup`. The folder and guard.json must be
+ * ours and written by nobody else: they name the commands cleanup executes. Returns how many it healed.
+ */
+export async function healLeftoverInjections(runDir: string, log: (line: string) => void): Promise<number> {
+  const dir = path.join(runDir, 'guard');
+  if (!fs.existsSync(dir)) return 0;
+  const names = fs.readdirSync(dir).filter((f) => LEFT_ARMED.test(f));
+  if (!names.length) return 0;
+  const config = path.join(dir, 'guard.json');
+  const foreign = notOurs(dir, 'dir', { private: true }) ?? notOurs(config, 'file', { private: true });
+  if (foreign) {
+    log(`left alone: the armed injections of ${runDir} (its guard folder ${foreign}) — not a run of ours`);
+    return 0;
+  }
+  const guard = JSON.parse(fs.readFileSync(config, 'utf8')) as GuardConfig;
+  const commands = new CommandLog(guard.commandLog, 'cleanup');
+  let healed = 0;
+  for (const name of names) {
+    const outcome = await healArmed(dir, name, {
+      alive: false,
+      config: guard,
+      log: commands,
+      say: (line) => log(`${line} (left armed by ${runDir})`),
+      by: 'cleanup',
+    });
+    if (outcome === 'healed') healed++;
+  }
+  return healed;
+}

@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../test/support/eventually.ts';
+import { flagTarget, type FlagTarget } from '../test/support/flag-target.ts';
+import { CommandLog } from './command-log.ts';
+import { GUARD_POLL_MS } from './injection-guard.ts';
+
+const HARNESS = fileURLToPath(new URL('../test/support/flag-harness-main.ts', import.meta.url));
+/** The pause command's timeout: its bound, after which an orphaned command can act no more. */
+const TIMEOUT_MS = 2000;
+/** What the guard may take beyond that bound: its start-up (Node and tsx on a busy 2-core machine) and its polls. */
+const GUARD_SLACK_MS = 15_000 + 5 * GUARD_POLL_MS;
+
+const targets: FlagTarget[] = [];
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const t of targets.splice(0)) t.remove();
+});
+
+/** The harness side in its own process, pausing r0 with `pause` = [s before acting, s after, exit code]. */
+function startHarness(pause: [number, number, number]) {
+  const target = flagTarget();
+  targets.push(target);
+  const spec = target.adapter({ pause, timeoutMs: TIMEOUT_MS });
+  const child = spawn(process.execPath, ['--import', 'tsx', HARNESS, target.dir, JSON.stringify(spec)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  let stdout = '';
+  child.stdout!.on('data', (d) => (stdout += String(d)));
+  return { target, child, stdout: () => stdout };
+}
+
+async function kill9(child: ChildProcess): Promise<void> {
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** The guard healed r0 for good: running, its last mark a heal after the pause acted, and the guard gone. */
+async function healedForGood(target: FlagTarget, guardDir: string): Promise<void> {
+  await eventually(
+    'the guard healed r0 after its pause acted, and exited',
+    () => {
+      const marks = target.marks();
+      const guardGone = !fs.readdirSync(guardDir).some((f) => /^\d+-\d+\.json/.test(f));
+      return target.state() === 'running' && marks.at(-1) === 'healed' && marks.includes('acted') && guardGone;
+    },
+    TIMEOUT_MS + GUARD_SLACK_MS,
+  );
+}
+
+describe('kill -9 of the harness at each moment of an exec injection (audit R4)', () => {
+  it('before the command acts: the guard heals at once, and again once the orphaned command could have acted', async () => {
+    const { target, child } = startHarness([1, 0, 0]);
+    await eventually('the pause command started', () => target.marks().includes('started'), 30_000);
+    await kill9(child);
+    // The command is in the log from before it ran, with no outcome: what was running when the harness died.
+    const log = path.join(target.dir, 'commands.jsonl');
+    expect(CommandLog.unfinished(log).map((c) => c.command)).toEqual([`${target.dir}/pause.sh r0 1 0 0`]);
+    await healedForGood(target, path.join(target.dir, 'guard'));
+    expect(target.marks().indexOf('acted')).toBeLessThan(target.marks().lastIndexOf('healed'));
+  });
+
+  it('during the command, after it acted: the guard resumes the server', async () => {
+    const { target, child } = startHarness([0, 3, 0]);
+    await eventually('the pause command stopped r0', () => target.state() === 'stopped', 30_000);
+    await kill9(child);
+    expect(CommandLog.unfinished(path.join(target.dir, 'commands.jsonl')).map((c) => c.action)).toEqual(['pause']);
+    await healedForGood(target, path.join(target.dir, 'guard'));
+  });
+
+  it('after the command returned: the guard resumes the server, and the log has the pause with its outcome', async () => {
+    const { target, child, stdout } = startHarness([0, 0, 0]);
+    await eventually('the harness paused r0', () => stdout().includes('paused'), 30_000);
+    expect(target.state()).toBe('stopped');
+    await kill9(child);
+    await healedForGood(target, path.join(target.dir, 'guard'));
+    const log = CommandLog.read(path.join(target.dir, 'commands.jsonl'));
+    expect(log.map((c) => [c.action, c.ok, c.by])).toEqual([
+      ['pause', true, 'harness'],
+      ['resume', true, 'guard'],
+    ]);
+  });
+});
+
+describe('a pause command that acted and then failed (audit R2)', () => {
+  it('is healed at once, and the shot fails saying so', async () => {
+    const { target, stdout } = startHarness([0, 0, 1]);
+    await eventually('the harness tried to pause r0', () => stdout().includes('paused'), 30_000);
+    expect(stdout()).toMatch(/pause failed: .*pause\.sh r0 0 0 1 exited 1; healed at once, as it may have acted/);
+    expect(target.state()).toBe('running');
+    expect(target.marks()).toEqual(['started', 'acted', 'healed']);
+  });
+
+  it('past its timeout: healed at once too', async () => {
+    const { target, stdout } = startHarness([0, 4, 0]);
+    await eventually('the harness tried to pause r0', () => stdout().includes('paused'), 30_000);
+    expect(stdout()).toMatch(/did not finish within 2000 ms; healed at once, as it may have acted/);
+    expect(target.state()).toBe('running');
+  });
+});
