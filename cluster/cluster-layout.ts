@@ -119,7 +119,9 @@ export async function assembleCluster(
   };
   // Fresh passwords for this run, in <runDir>/secrets.json (0600); every node and client gets them from here.
   const credentials = runCredentials(runDir);
-  const ports = await freePorts(counts.redis + counts.etcd * 2 + counts.zk * 3 + counts.pg + counts.pgbouncer + counts.failover);
+  const ports = await freePorts(
+    counts.redis + counts.etcd * 2 + counts.zk * 3 + counts.pg + counts.pgbouncer + counts.failover,
+  );
   const layout: Layout = { base: nodeBase(spec, runDir, host), take: () => ports.shift()!, credentials };
   // Built in this order, which is the order the free ports are taken in.
   const redis = Array.from({ length: counts.redis }, (_, i) => redisNode(layout, spec, `redis[${i}]`));

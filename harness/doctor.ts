@@ -40,7 +40,10 @@ export async function doctor(config: Readonly<DoctorConfig>, shutdown: Shutdown)
   };
   // The servers, and the real lock libraries the built-in foreign rows run in the clients (on this host).
   await provision(
-    [...hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'pgbouncer', 'cc'] as const), ...foreignLibraries()],
+    [
+      ...hostRequirements(config.backend, ['redis', 'etcd', 'zk', 'pg', 'pgbouncer', 'cc'] as const),
+      ...foreignLibraries(),
+    ],
     log,
     shutdown,
   );

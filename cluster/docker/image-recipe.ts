@@ -7,7 +7,14 @@ import { fileURLToPath } from 'node:url';
  * The one node image of the Docker backend: every server of the cluster, from Debian bookworm's packages (the
  * same ones the local backend runs). One image, different commands per node, like Jepsen's DB nodes.
  */
-export const NODE_PACKAGES = ['redis-server', 'etcd-server', 'etcd-client', 'zookeeper', 'postgresql', 'pgbouncer'] as const;
+export const NODE_PACKAGES = [
+  'redis-server',
+  'etcd-server',
+  'etcd-client',
+  'zookeeper',
+  'postgresql',
+  'pgbouncer',
+] as const;
 
 /** Labels both builders put on the image: what the backend needs to know about its insides. */
 export const LABEL = {
