@@ -95,6 +95,8 @@ afterAll(async () => {
   await Promise.all(opened.map((c) => c.close()));
   await observer?.end();
   await sessionBouncer?.halt();
+  // Its files may live outside sessionDir (a 0700 temp dir the postgres account cannot enter): dispose removes them.
+  await sessionBouncer?.dispose();
   if (sessionDir) await rm(sessionDir, { recursive: true, force: true });
 });
 
@@ -210,7 +212,7 @@ describe('scripted runs (the CLI path, the checkers decide)', () => {
       expect(run.record.followed, run.summary).toBe(true);
       expect(run.record.steps[2].status, run.summary).toBe('held');
       expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
-      expect(run.outcome.results.valid, run.summary).not.toBe(false);
+      expect(run.outcome.results.valid, run.summary).toBe(true);
       expect(run.leftovers).toEqual([]);
     },
   );
