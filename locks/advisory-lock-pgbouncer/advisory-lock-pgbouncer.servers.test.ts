@@ -170,7 +170,7 @@ describe('advisory-xact-lock-pgbouncer (transaction pooling, the lock in an open
   });
 });
 
-/** A holds the lock and has read; B asks for it; then both write, A first. */
+/** A holds the lock and has read; B asks for it; then both write, A first (scenarios/pooled-double-grant.json). */
 const B_ASKS_WHILE_A_HOLDS = [
   'A acquire',
   'A read',
@@ -189,10 +189,8 @@ const grantedOn = (ops: Op[]) =>
     .map((o) => [o.process, (o.value as AcquireOk).evidence?.lockBackend]);
 
 describe('scripted runs (the CLI path, the checkers decide)', () => {
-  it('--lock=advisory-lock-pgbouncer: B is let in on A’s backend, both write: a lost update', async () => {
-    const run = await scriptedRun({ name: 'advisory-lock-pgbouncer-double', steps: B_ASKS_WHILE_A_HOLDS }, [
-      '--lock=advisory-lock-pgbouncer',
-    ]);
+  it('scenarios/pooled-double-grant.json (--lock=advisory-lock-pgbouncer): B let in on A’s backend, a write lost', async () => {
+    const run = await scriptedRun({ shipped: 'pooled-double-grant' }, []);
     expect(run.record.followed, run.summary).toBe(true);
     expect(run.record.steps[2].status, run.summary).toBe('done');
     const [[pa, xa], [pb, xb]] = grantedOn(run.ops);
