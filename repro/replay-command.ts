@@ -93,10 +93,7 @@ export async function replay(
 ): Promise<{ runs: ReplayRun[]; summary: ReturnType<typeof replaySummary> & { file: string } }> {
   // Checked once, before the first run: a scenario the lock cannot take is a 254 with nothing started.
   const base = replayBase(input.file, run);
-  // The lock the runs load (audit R21): the command line's, else the scenario's — not --lock's default.
-  const lock = givenOf(base).some((s) => s.name === 'lock')
-    ? base.lock
-    : (input.lock ?? input.scenario.lock ?? base.lock);
+  const lock = replayLock(input, base);
   const own = input.code.length && lock === input.lock ? ` (the bundle's own code, trusted)` : '';
   progress(
     `replay: ${input.name}: ${n} runs with --lock=${lock}${own}${base.fencing ? ' --fencing' : ''}, expecting ${input.expect ? describeSignature(input.expect) : 'any failure'}`,
@@ -117,7 +114,8 @@ export async function replay(
       `replay: run ${i + 1}/${n}: ${run.line} — ${path.relative(process.cwd(), outcome.runDir) || outcome.runDir}`,
     );
   }
-  const summary = replaySummary(input, base, runs);
+  // The summary names the lock the runs loaded, as the first line does (it once said --lock's default, redlock).
+  const summary = replaySummary(input, { lock, fencing: base.fencing, seed: base.seed }, runs);
   const dir = path.join(base.resultsDir, 'replays', `${input.name}-${runTimestamp(new Date())}`);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, 'summary.json');
@@ -125,11 +123,19 @@ export async function replay(
   return { runs, summary: { ...summary, text: `${summary.text}\n  summary: ${file}`, file } };
 }
 
+/** The lock the runs load (audit R21): the command line's, else the bundle's or the scenario's — not --lock's default. */
+export function replayLock(
+  input: Pick<ReplayInput, 'lock' | 'scenario'>,
+  base: Pick<Readonly<Config>, 'lock' | 'spelled'>,
+): string {
+  return givenOf(base).some((s) => s.name === 'lock') ? base.lock : (input.lock ?? input.scenario.lock ?? base.lock);
+}
+
 /**
  * The command line's options of a replay: `base`'s, resolved with the scenario appended last, all but that one, as
  * the user spelled them.
  */
-const givenOf = (base: Readonly<Config>) => base.spelled.slice(0, -1);
+const givenOf = (base: Pick<Readonly<Config>, 'spelled'>) => base.spelled.slice(0, -1);
 
 /** The replay's own Config: the options passed on, then the scenario, last (as givenOf reads them). */
 export function replayBase(file: string, run: ReplayRunOptions): Readonly<Config> {
