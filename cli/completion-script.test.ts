@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import type { OptionSpec } from '../harness/option-table.ts';
 import { RUN_ROWS } from '../harness/options.ts';
 import { COMMANDS } from './command-table.ts';
 import { completionModel, completionScript } from './completion-script.ts';
@@ -33,7 +34,7 @@ describe('fencepost completion bash|zsh: generated from the command and option t
   });
 
   it('a new option in a table is completed without touching the script (there is no list to forget)', () => {
-    const serve = COMMANDS.serve as { options: unknown[] };
+    const serve = COMMANDS.serve as unknown as { options: readonly OptionSpec[] };
     const before = serve.options;
     serve.options = [...before, { name: 'open-browser', kind: 'bool', help: 'a new option' }];
     try {
