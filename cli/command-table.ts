@@ -12,6 +12,7 @@ import { replay } from './commands/replay.ts';
 import { shrink } from './commands/shrink.ts';
 import { target } from './commands/target.ts';
 import { nightly } from './commands/nightly.ts';
+import { completion } from './commands/completion.ts';
 
 /** The table, checked: each module is filed under its own command's name (`compare: check` does not compile). */
 function commandTable<T extends { readonly [K in keyof T]: CommandModule<ParsedCommand & { readonly command: K }> }>(
@@ -40,6 +41,7 @@ export const COMMANDS = commandTable({
   shrink,
   target,
   nightly,
+  completion,
 });
 
 export type CommandName = keyof typeof COMMANDS;

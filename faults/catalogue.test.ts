@@ -79,16 +79,17 @@ describe('the fault catalogue', () => {
     }
   });
 
-  it('keeps the colours the report drew by name before it had a catalogue', () => {
-    expect(faultColour('pause-holder')).toBe('#f59e0b');
-    expect(faultColour('pause-node')).toBe('#f59e0b');
-    expect(faultColour('clock-strobe')).toBe('#6366f1');
+  it("gives each fault a colour of its own, none an op's or the unknown fault's (pause-node was pause-holder's)", () => {
+    // The default redlock run drew pause-node, pause-holder and failed ops all in one orange (audit ux-2026-12-05 §4.1).
+    const colours = FAULT_NAMES.map((f) => faultColour(f));
+    expect(new Set(colours).size).toBe(FAULT_NAMES.length);
+    // The timeline's op keys (report/report-page.ts): ok, fail, info (unknown), never completed.
+    for (const op of ['#3fb37f', '#f0a04b', '#a78bfa', '#9ca3af', UNKNOWN_FAULT_COLOUR])
+      expect(colours).not.toContain(op);
+    expect(faultColour('pause-holder')).toBe('#d946ef');
+    expect(faultColour('pause-node')).toBe('#ca8a04');
     expect(faultColour('restart-empty')).toBe('#ef4444');
-    expect(faultColour('kill')).toBe('#ef4444');
-    expect(faultColour('failover')).toBe('#ef4444');
-    expect(faultColour('partition')).toBe('#0ea5e9');
-    expect(faultColour('latency')).toBe('#0ea5e9');
-    expect(faultColour('delay-write')).toBe(UNKNOWN_FAULT_COLOUR);
+    expect(faultColour('clock')).toBe('#6366f1');
     expect(faultColour('a-fault-from-a-newer-fencepost')).toBe(UNKNOWN_FAULT_COLOUR);
     expect(faultColour('constructor')).toBe(UNKNOWN_FAULT_COLOUR); // not an own key of the catalogue
   });

@@ -36,12 +36,12 @@ describe('compare', () => {
     expect(await compareCommand([a, crashed], config)).toBe(254);
     expect(err.join('\n')).toContain(`${crashed} has no results.json`);
     expect(await compareCommand([a, path.join(root, 'nope')], config)).toBe(254);
-    expect(fs.existsSync(path.join(root, 'redis', 'compare.html'))).toBe(false);
+    expect(fs.readdirSync(path.join(root, 'redis')).filter((f) => f.startsWith('compare'))).toEqual([]);
   });
 
-  it('writes compare.html beside the first run, prints its path, and highlights what changed', async () => {
+  it('writes a page named for its runs beside the first run, prints its path, and highlights what changed', async () => {
     expect(await compareCommand([a, b], config)).toBe(0);
-    const file = path.join(root, 'redis', 'compare.html');
+    const file = path.join(root, 'redis', 'compare-2026-11-29T08-00-00.000Z-vs-etcd-2026-11-29T09-00-00.000Z.html');
     expect(out).toEqual([
       `run 1: INVALID  --lock=redis  lost updates 1  ${a}`,
       `run 2: VALID  --lock=etcd  lost updates 0  ${b}`,
@@ -76,12 +76,54 @@ describe('compare', () => {
     expect(out.join('\n')).toContain(
       'warning: these runs are not comparable, their counts differ for this alone: time limit: 60 s in run 1, 20 s in run 2; backend: local in run 1, docker in run 2',
     );
-    const html = fs.readFileSync(path.join(root, 'redis', 'compare.html'), 'utf8');
+    const html = fs.readFileSync(
+      path.join(root, 'redis', 'compare-2026-11-29T12-00-00.000Z-vs-2026-11-29T11-00-00.000Z.html'),
+      'utf8',
+    );
     expect(html).toContain('<b>These runs are not comparable</b>');
     expect(html).toContain('<li>time limit: 60 s in run 1, 20 s in run 2</li>');
     expect(html).toMatch(
       /<td>lost updates<\/td><td class="num">0<\/td><td class="num changed">1<span class="delta">\+1<\/span>/,
     );
     expect(html).not.toMatch(/changed (better|worse)/);
+  });
+
+  it('a second compare of the session writes its own page: the first is kept (it was overwritten)', async () => {
+    const c = writeRunDir(root, 'redis', '2026-11-29T13-00-00.000Z', { fenced: false });
+    await compareCommand([a, b], config);
+    await compareCommand([a, c], config);
+    expect(
+      fs
+        .readdirSync(path.join(root, 'redis'))
+        .filter((f) => f.startsWith('compare-'))
+        .sort(),
+    ).toEqual(
+      expect.arrayContaining([
+        'compare-2026-11-29T08-00-00.000Z-vs-2026-11-29T13-00-00.000Z.html',
+        'compare-2026-11-29T08-00-00.000Z-vs-etcd-2026-11-29T09-00-00.000Z.html',
+      ]),
+    );
+  });
+
+  it('lists no figure that reads the same in both runs as a change (9.4 → 9.4 per minute was one)', async () => {
+    const one = writeRunDir(root, 'redis', '2026-11-29T14-00-00.000Z', { fenced: false });
+    const two = writeRunDir(root, 'redis', '2026-11-29T15-00-00.000Z', { fenced: false });
+    // The same lost updates over 63.7 s and 63.9 s: 0.94 and 0.94 per minute as shown, not equal as numbers.
+    for (const [dir, durationMs] of [
+      [one, 63_700],
+      [two, 63_900],
+    ] as const) {
+      const results = JSON.parse(fs.readFileSync(path.join(dir, 'results.json'), 'utf8')) as Record<string, unknown>;
+      fs.writeFileSync(path.join(dir, 'results.json'), JSON.stringify({ ...results, durationMs }));
+    }
+    expect(await compareCommand([one, two], config)).toBe(0);
+    const html = fs.readFileSync(
+      path.join(root, 'redis', 'compare-2026-11-29T14-00-00.000Z-vs-2026-11-29T15-00-00.000Z.html'),
+      'utf8',
+    );
+    expect(html).not.toContain('lost updates per minute 0.9 → 0.9');
+    expect(/<tr[^>]*><td>lost updates per minute<\/td>.*?<\/tr>/.exec(html)?.[0]).toBe(
+      '<tr class=""><td>lost updates per minute</td><td class="num">0.9</td><td class="num ">0.9</td></tr>',
+    );
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HarnessError } from '../common/errors.ts';
 import { loadExpectations } from '../nightly/expectations.ts';
 import { ignoreResults, initCommand, INIT_EXPECTATIONS, INIT_LOCK, INIT_WORKFLOW } from './init-command.ts';
+import { ciHints } from './init-workflow.ts';
 
 /** `fencepost init` without servers: what it writes and what it refuses (the run it prints: installed-package.test.ts). */
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-init-'));
@@ -26,7 +27,11 @@ describe('fencepost init', () => {
       [`./${INIT_LOCK}`, 'restart-empty', 'lost'],
     ]);
     expect(fs.readFileSync(path.join(dir, INIT_WORKFLOW), 'utf8')).toContain(
-      'expectations: fencepost.expectations.json',
+      'fencepost nightly --cells=expectations --expectations=fencepost.expectations.json',
+    );
+    // No package.json here: init says what CI's npm ci will need before the workflow is pushed.
+    expect(lines).toContain(
+      'before you push .github/workflows/fencepost-nightly.yml: it runs the fencepost package.json installs, and package.json lists none:',
     );
     expect(lines).toContain(`  npm run jepsen -- --lock=./${INIT_LOCK} --nemesis=restart-empty --time-limit=15`);
     // The first run is red on purpose: a newcomer read "my lock is broken" or "the tool failed".
@@ -73,6 +78,57 @@ describe('fencepost init', () => {
     expect((err as HarnessError).message).toContain(INIT_EXPECTATIONS);
     expect(fs.existsSync(path.join(dir, INIT_LOCK))).toBe(false);
     expect(fs.readFileSync(path.join(dir, INIT_EXPECTATIONS), 'utf8')).toBe('{"cells": []}');
+  });
+});
+
+describe('what init says to change before its workflow runs in CI (it ran npm ci on a path outside the repository)', () => {
+  const project = (name: string, pkg: object | null, lockfile = true) => {
+    const dir = path.join(root, name);
+    fs.mkdirSync(dir);
+    if (pkg) fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(pkg));
+    if (lockfile) fs.writeFileSync(path.join(dir, 'package-lock.json'), '{}');
+    return dir;
+  };
+
+  it('a tarball outside the repository (the README path): keep it in vendor/, with the commands, paths from here', () => {
+    const dir = project('tarball-outside', { devDependencies: { fencepost: 'file:../pack/fencepost-0.1.0.tgz' } });
+    expect(ciHints(dir, '0.1.0', dir)).toEqual([
+      '',
+      'before you push .github/workflows/fencepost-nightly.yml: package.json installs fencepost from file:../pack/fencepost-0.1.0.tgz,',
+      "outside this repository, so CI's npm ci cannot fetch it. Keep the tarball in the repository and install it:",
+      '  mkdir -p ./vendor && cp ../pack/fencepost-0.1.0.tgz ./vendor/ && npm install -D ./vendor/fencepost-0.1.0.tgz',
+      '  then commit ./vendor/ with package.json and package-lock.json (once fencepost is on npm: npm install -D fencepost)',
+    ]);
+    // Typed from the folder above the project, every path is from there.
+    expect(ciHints(dir, '0.1.0', root)[3]).toBe(
+      '  mkdir -p ./tarball-outside/vendor && cp ./pack/fencepost-0.1.0.tgz ./tarball-outside/vendor/ && npm install -D ./tarball-outside/vendor/fencepost-0.1.0.tgz',
+    );
+  });
+
+  it('a folder outside the repository (npm install ../fencepost): pack it into vendor/', () => {
+    const dir = project('folder-outside', { devDependencies: { fencepost: 'file:../fencepost' } });
+    expect(ciHints(dir, '0.1.0', dir)[3]).toBe(
+      '  mkdir -p ./vendor && npm pack ../fencepost --pack-destination ./vendor && npm install -D ./vendor/fencepost-0.1.0.tgz',
+    );
+  });
+
+  it('from the registry, or a tarball inside the repository, with a lockfile: nothing to change', () => {
+    expect(ciHints(project('registry', { devDependencies: { fencepost: '^0.1.0' } }), '0.1.0')).toEqual([]);
+    const vendored = project('vendored', { devDependencies: { fencepost: 'file:vendor/fencepost-0.1.0.tgz' } });
+    expect(ciHints(vendored, '0.1.0')).toEqual([]);
+  });
+
+  it('no lockfile, or no fencepost in package.json: says so', () => {
+    expect(ciHints(project('no-lock', { devDependencies: { fencepost: '^0.1.0' } }, false), '0.1.0')).toEqual([
+      '',
+      'before you push .github/workflows/fencepost-nightly.yml:',
+      '  commit package-lock.json (npm install writes it): the workflow installs with npm ci, which needs it',
+    ]);
+    expect(ciHints(project('not-listed', { devDependencies: {} }), '0.1.0')).toEqual([
+      '',
+      'before you push .github/workflows/fencepost-nightly.yml: it runs the fencepost package.json installs, and package.json lists none:',
+      '  npm install -D fencepost   (or, until it is on npm, a tarball kept inside this repository)',
+    ]);
   });
 });
 

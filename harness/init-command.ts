@@ -3,11 +3,12 @@ import path from 'node:path';
 import { CLI } from '../common/cli-name.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
+import { ciHints, INIT_WORKFLOW, workflow } from './init-workflow.ts';
 
 /**
  * `fencepost init`: a user's first five minutes — a starter plugin (`locks/my-lock.ts`, a Redis lock: the docs'
  * plugin, examples/my-lock.ts, so the starter is the example a test runs), an expectations file naming it, a
- * nightly workflow that calls this repository's reusable one, and `results/` in .gitignore; then the next commands
+ * nightly workflow of plain `run:` steps (init-workflow.ts), and `results/` in .gitignore; then the next commands
  * to type and what they should show (the first is INVALID on purpose). It never overwrites: an existing file is an
  * error naming it (exit 254), before anything is written.
  */
@@ -16,13 +17,11 @@ const EXAMPLE = new URL('../examples/my-lock.ts', import.meta.url);
 
 export const INIT_LOCK = 'locks/my-lock.ts';
 export const INIT_EXPECTATIONS = 'fencepost.expectations.json';
-export const INIT_WORKFLOW = '.github/workflows/fencepost-nightly.yml';
+export { INIT_WORKFLOW };
 
-/** `owner/name` of fencepost's GitHub repository and the tag its actions are used at: from package.json, one owner. */
-function upstream(): { repo: string; ref: string } {
-  const pkg = JSON.parse(fs.readFileSync(PKG, 'utf8')) as { version: string; repository?: { url?: string } };
-  const m = /github\.com[/:]([^/]+\/[^/.]+)/.exec(pkg.repository?.url ?? '');
-  return { repo: m ? m[1] : 'fencepost/fencepost', ref: `v${pkg.version}` };
+/** The version of fencepost installed here: the tarball name a folder install packs into. */
+function version(): string {
+  return (JSON.parse(fs.readFileSync(PKG, 'utf8')) as { version: string }).version;
 }
 
 function starterLock(): string {
@@ -52,30 +51,10 @@ function expectations(): string {
   return `${JSON.stringify({ cells }, null, 2)}\n`;
 }
 
-function workflow(): string {
-  const { repo, ref } = upstream();
-  return `# fencepost's nightly chaos job on your locks (node_modules/fencepost/docs/nightly.md): the cells of
-# ${INIT_EXPECTATIONS}, sharded over two runners and merged into one JUnit check and one summary.
-name: fencepost-nightly
-
-on:
-  schedule:
-    - cron: '17 3 * * *'
-  workflow_dispatch:
-
-permissions:
-  contents: read
-  actions: read
-  checks: write
-
-jobs:
-  chaos:
-    uses: ${repo}/.github/workflows/fencepost-nightly.yml@${ref}
-    with:
-      expectations: ${INIT_EXPECTATIONS}
-      shards: 2
-      time-limit: 10
-`;
+/** `dir` as the user sees it from where they stand: `this folder`, or a path relative to it. */
+function here(dir: string): string {
+  const rel = path.relative(process.cwd(), dir);
+  return rel === '' ? 'this folder' : rel;
 }
 
 /** A path's own entry (a link is not followed), or null when there is none. */
@@ -140,7 +119,7 @@ function writeAllOrNone(dir: string, files: Record<string, string>): void {
     }
     throw new HarnessError(
       'bad-arguments',
-      `init: could not write ${current} in ${dir} (${(err as Error).message}); nothing written.`,
+      `init: could not write ${current} in ${here(dir)} (${(err as Error).message}); nothing written.`,
       {
         hint: 'check that the folder and the ones init makes below it can be written',
       },
@@ -150,16 +129,24 @@ function writeAllOrNone(dir: string, files: Record<string, string>): void {
 
 /** What init writes, relative to `dir`. */
 export function initFiles(): Record<string, string> {
-  return { [INIT_LOCK]: starterLock(), [INIT_EXPECTATIONS]: expectations(), [INIT_WORKFLOW]: workflow() };
+  return {
+    [INIT_LOCK]: starterLock(),
+    [INIT_EXPECTATIONS]: expectations(),
+    [INIT_WORKFLOW]: workflow(INIT_EXPECTATIONS),
+  };
 }
 
 export function initCommand(dir: string, log: (line: string) => void = console.log): number {
   const files = initFiles();
   const there = Object.keys(files).filter((f) => lstatOrNull(path.join(dir, f)));
   if (there.length)
-    throw new HarnessError('bad-arguments', `init: ${there.join(', ')} already exist(s) in ${dir}; nothing written.`, {
-      hint: 'move them aside, or run init in another folder',
-    });
+    throw new HarnessError(
+      'bad-arguments',
+      `init: ${there.join(', ')} already exist(s) in ${here(dir)}; nothing written.`,
+      {
+        hint: 'move them aside, or run init in another folder',
+      },
+    );
   const links = Object.keys(files).flatMap((f) => folderProblem(dir, f));
   if (links.length)
     throw new HarnessError('bad-arguments', `init: ${[...new Set(links)].join('; ')}; nothing written.`, {
@@ -186,6 +173,7 @@ function nextSteps(dir: string): string[] {
     `  ${CLI} ${lock} --nemesis=none --time-limit=15`,
     `then the nightly job on your cells: ${CLI} nightly --cells=expectations --time-limit=10`,
     ...projectHints(dir),
+    ...ciHints(dir, version()),
   ];
 }
 

@@ -24,6 +24,8 @@ export interface OptionSpec {
   readonly default?: string | number | boolean;
   readonly defaultText?: string;
   readonly choices?: readonly string[];
+  /** Values a shell completes for it besides its choices (`--lock`'s built-ins): a hint, never a check. */
+  readonly completions?: readonly string[];
   readonly min?: number;
   readonly max?: number;
   readonly help: string;

@@ -55,6 +55,7 @@ export const RUN_ROWS = [
     value: 'lock',
     kind: 'string',
     default: 'redlock',
+    completions: [...BUILTIN_LOCKS, 'all'],
     help: `the lock under test: a built-in (${BUILTIN_LOCKS.join(', ')}); all (the matrix); a plugin module ./my-lock.ts; a manifest ./my-lock.json; or exec:./program`,
   },
   {
@@ -63,6 +64,7 @@ export const RUN_ROWS = [
     kind: 'string',
     default: 'default',
     defaultText: "the lock's own faults (its defaultFaults)",
+    completions: [...FAULT_NAMES, 'none'],
     help: `the faults to inject, comma-separated (${FAULT_NAMES.join(', ')}; ${Object.entries(FAULT_ALIASES)
       .map(([a, f]) => `${a} = ${f}`)
       .join(', ')}), or none`,

@@ -4,6 +4,7 @@ import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { isPathRef, lockRef } from '../workloads/lock-ref.ts';
 import type { RunConfig } from '../store/run-config.ts';
 import { checkResultsFolder } from '../store/results-store.ts';
+import { shownPath } from '../common/shown-path.ts';
 import { deepFreeze, HELP_OPTION, type ParseContext, type RandomSeed } from './command-spec.ts';
 import { bad, didYouMean, parseArgv, type OptionSpec, type OptionValues, type SpelledOption } from './option-table.ts';
 import { cryptoSeed, RUN_ROWS, runConfigOf } from './options.ts';
@@ -79,7 +80,7 @@ function validateLock(lock: string): void {
   if (isPathRef(ref)) {
     if (!fs.existsSync(path.resolve(ref.path)))
       throw bad(
-        `--lock=${lock}: no such file (${path.resolve(ref.path)}).`,
+        `--lock=${lock}: no such file (${shownPath(path.resolve(ref.path))}).`,
         ref.kind === 'plugin'
           ? 'a plugin lock is a .ts/.js module path; see docs/your-lock.md'
           : "a lock in another language is its manifest's path (.json); see docs/your-lock.md",

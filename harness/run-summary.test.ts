@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkRun } from '../checkers/check-run.ts';
 import type { LostUpdate, RunResults } from '../checkers/run-results.ts';
@@ -27,6 +28,14 @@ function withLost(n: number): RunResults {
 }
 
 describe('the closing summary', () => {
+  it('gives the run dir, report and reproduce lines from where the user stands (reproduce: was absolute)', () => {
+    const runDir = path.join(process.cwd(), 'results', 'redis', '2026-12-05T23-12-05.895Z');
+    const text = runSummary(config, runDir, withLost(4), ['restart-empty', 'clock']);
+    expect(text).toContain('  run dir: results/redis/2026-12-05T23-12-05.895Z\n');
+    expect(text).toContain('  report:  results/redis/2026-12-05T23-12-05.895Z/report.html\n');
+    expect(text).toContain('  reproduce: npm run jepsen -- repro results/redis/2026-12-05T23-12-05.895Z\n');
+  });
+
   it('spells every checker as the verdict is spelled: VALID/INVALID, n/a where it does not apply, never true/false', () => {
     const r = checkRun(pausedHolderHistory({ fenced: false }), { fencing: false, token: 'none', exclusive: true });
     const text = runSummary(config, '/tmp/run', r, ['pause-holder']);

@@ -65,7 +65,7 @@ export function runSummary(
     `  report:  ${shownPath(runPath(runDir, 'report'))}`,
     `  replay:  ${rerunLine(config)}`,
     // A failure becomes a reproduction: a bundle with its scripted story, replayable from any folder.
-    ...(r.valid === false ? [`  reproduce: ${reproLine(runDir)}`] : []),
+    ...(r.valid === false ? [`  reproduce: ${reproLine(shownPath(runDir))}`] : []),
     '',
   );
   return lines.join('\n');

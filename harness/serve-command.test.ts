@@ -219,6 +219,37 @@ describe('the results server', () => {
   });
 });
 
+describe('a reader who goes away mid-file', () => {
+  /** This process's descriptors open on `file`: the server runs in it. */
+  const openOn = (file: string) =>
+    fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`) === file;
+      } catch {
+        return false; // closed meanwhile
+      }
+    }).length;
+
+  it('closes the file at once: it stayed open until garbage collection, which warned (DEP0137)', async () => {
+    const big = writeRunDir(root, 'redis', '2026-11-29T11-00-00.000Z', { fenced: false });
+    const history = path.join(fs.realpathSync(big), 'history.jsonl');
+    // Far more than the socket buffers hold, so the server is mid-file when the reader leaves.
+    fs.writeFileSync(history, `${'{"type":"invoke"}\n'.repeat(1_000_000)}`);
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get(`${server.url}redis/2026-11-29T11-00-00.000Z/history.jsonl`, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.once('data', () => {
+          expect(openOn(history)).toBe(1);
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (err) => (err.message === 'socket hang up' ? undefined : reject(err)));
+    });
+    await eventually('the served file closed', () => openOn(history) === 0, 5000);
+  });
+});
+
 describe('npm run jepsen -- serve --port', () => {
   it('listens on the port asked for', async () => {
     const probe = await startResultsServer(root, 0); // a port that is free right now

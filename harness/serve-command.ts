@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { pipeline } from 'node:stream';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -146,11 +147,10 @@ async function sendFile(req: http.IncomingMessage, res: http.ServerResponse, rea
     res.end();
     return true;
   }
-  const stream = handle.createReadStream();
+  // pipeline, not pipe: a reader who goes away mid-file (a closed tab, a cancelled load) destroys the stream and so
+  // closes the file; pipe left it open until garbage collection, and Node warned (DEP0137) on serve's terminal.
   // Headers are out by now: a read error can only cut the answer short.
-  stream.on('error', () => res.destroy());
-  res.on('error', () => stream.destroy());
-  stream.pipe(res);
+  pipeline(handle.createReadStream(), res, () => undefined);
   return true;
 }
 

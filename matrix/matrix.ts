@@ -1,3 +1,4 @@
+import { CellProgress } from './cell-eta.ts';
 import { rerunLine } from '../store/rerun-line.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -162,6 +163,7 @@ export async function runMatrix(
   const measuredTotal = plan.filter((p) => p.oracle.decided === 'measured').length;
   const cells: MatrixCell[] = [];
   let measuredDone = 0;
+  const progress = new CellProgress(measuredTotal);
   for (const { lock, col, oracle } of plan) {
     const base: CellBase = {
       lock,
@@ -176,6 +178,7 @@ export async function runMatrix(
       continue;
     }
     const label = `[${++measuredDone}/${measuredTotal}] ${lock} × ${col.title}`;
+    const started = performance.now();
     const cell = await measuredCell(
       config,
       base,
@@ -188,8 +191,9 @@ export async function runMatrix(
       oracle.promise,
     );
     cells.push(cell);
+    const eta = progress.finished(performance.now() - started);
     log(
-      `${label}: ${cell.observed} (expected ${cell.expected}${cell.expectedLiveness ? `, ${cell.expectedLiveness}` : ''}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`,
+      `${label}: ${cell.observed} (expected ${cell.expected}${cell.expectedLiveness ? `, ${cell.expectedLiveness}` : ''}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''} · ${eta}`,
     );
   }
   for (const c of cells.filter((c) => c.decided === 'construction')) {

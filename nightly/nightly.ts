@@ -1,3 +1,4 @@
+import { CellProgress } from '../matrix/cell-eta.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tally, tallyLine } from '../matrix/matrix-tally.ts';
@@ -117,11 +118,19 @@ export async function nightlyCommand(
   const cells: NightlyCell[] = new Array<NightlyCell>(slice.length);
   let done = 0;
   let taken = 0;
+  const progress = new CellProgress(measuredTotal, config.parallel);
   const worker = async () => {
     while (taken < slice.length) {
       const i = taken++;
       const p = slice[i];
-      cells[i] = await nightlyCell(matrix, p, strategies.get(p.lock)!, runOne, measuredTotal, () => ++done, log);
+      cells[i] = await nightlyCell(
+        matrix,
+        p,
+        strategies.get(p.lock)!,
+        runOne,
+        { total: measuredTotal, next: () => ++done, progress },
+        log,
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.min(config.parallel, Math.max(1, slice.length)) }, worker));
@@ -227,8 +236,7 @@ async function nightlyCell(
   p: PlannedCell,
   strategy: ResolvedStrategy,
   runOne: RunOne,
-  total: number,
-  next: () => number,
+  count: { total: number; next: () => number; progress: CellProgress },
   log: (line: string) => void,
 ): Promise<NightlyCell> {
   const base = {
@@ -245,7 +253,7 @@ async function nightlyCell(
       ...own,
     };
   }
-  const label = `[${next()}/${total}] ${p.lock} × ${p.column}`;
+  const label = `[${count.next()}/${count.total}] ${p.lock} × ${p.column}`;
   const started = performance.now();
   const cell = await measuredCell(
     matrix,
@@ -258,8 +266,9 @@ async function nightlyCell(
     p.oracle.liveness,
     p.oracle.promise,
   );
+  const eta = count.progress.finished(performance.now() - started);
   log(
-    `${label}: ${cell.observed} (expected ${cell.expected}, ${p.from}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''}`,
+    `${label}: ${cell.observed} (expected ${cell.expected}, ${p.from}) ${cell.matched ? '✓' : '✗'}${cell.note ? ` — ${cell.note}` : ''} · ${eta}`,
   );
   const hits = cell.runs?.map((r) => r.faultHits).filter((h): h is number => h !== undefined) ?? [];
   return {

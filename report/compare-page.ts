@@ -145,7 +145,8 @@ const VERDICT_RANK: Record<string, number> = { VALID: 0, UNKNOWN: 1, INVALID: 2 
 
 /** 'worse' | 'better' | 'changed' | '' for a later run's value against the baseline. */
 function movement(row: Row, base: Row['values'][number], v: Row['values'][number]): { cls: string; delta: string } {
-  if (v === null || base === null || v === base) return { cls: '', delta: '' };
+  // Equal as shown is unchanged: `9.4 → 9.4` (9.43 and 9.38 per minute) was highlighted as a change of −0%.
+  if (v === null || base === null || show(row, v) === show(row, base)) return { cls: '', delta: '' };
   if (row.kind === 'verdict') {
     const d = (VERDICT_RANK[String(v)] ?? 1) - (VERDICT_RANK[String(base)] ?? 1);
     return { cls: d > 0 ? 'changed worse' : d < 0 ? 'changed better' : 'changed', delta: '' };
@@ -180,8 +181,7 @@ function changes(all: Row[], runs: RunFiles[]): string[] {
     const base = row.values[0];
     for (let i = 1; i < runs.length; i++) {
       const v = row.values[i];
-      if (v !== base && !(v === null && base === null))
-        out.push(`run ${i + 1}: ${row.label} ${show(row, base)} → ${show(row, v)}`);
+      if (show(row, v) !== show(row, base)) out.push(`run ${i + 1}: ${row.label} ${show(row, base)} → ${show(row, v)}`);
     }
   }
   return out;
@@ -206,7 +206,7 @@ export function renderCompare(runs: RunFiles[], opts: { outDir: string }): strin
       section = row.section;
       body.push(`<tr><th colspan="${runs.length + 1}" class="section">${h(section)}</th></tr>`);
     }
-    const differs = row.values.some((v) => v !== row.values[0]);
+    const differs = row.values.some((v) => show(row, v) !== show(row, row.values[0]));
     const cells = row.values.map((v, i) => {
       if (i === 0) return `<td class="num">${h(show(row, v))}</td>`;
       const m =

@@ -59,7 +59,7 @@ describe('renderReport: the first screen', () => {
 
   it("says in its header which fault the lost updates happened under, and spells checkers that don't apply n/a", () => {
     expect(html).toMatch(
-      /<div class="attribution">lost updates by the fault active: <span class="chip"><i style="background:#f59e0b"><\/i>pause-holder <b>1<\/b><\/span><\/div>/,
+      /<div class="attribution">lost updates by the fault active: <span class="chip"><i style="background:#d946ef"><\/i>pause-holder <b>1<\/b><\/span><\/div>/,
     );
     expect(html).toMatch(/<td>fencing-order<\/td><td><span class="v neutral">n\/a<\/span>/);
     expect(html).toMatch(
@@ -251,7 +251,7 @@ describe('clock offsets', () => {
 describe('renderReport: fault colours', () => {
   it("gives the page each of the run's faults' catalogue colour, and an unknown name the unknown grey", () => {
     const history = pausedHolderHistory({ fenced: false });
-    expect(dataOf(literalReport({ fenced: false })).faultColours).toEqual({ 'pause-holder': '#f59e0b' });
+    expect(dataOf(literalReport({ fenced: false })).faultColours).toEqual({ 'pause-holder': '#d946ef' });
     const renamed = history.map((o) => (o.process === 'nemesis' ? { ...o, f: 'pause-from-the-future' } : o));
     const results = checkRun(renamed, { fencing: false });
     const html = renderReport({ history: renamed, results, test: normalizeTestJson(PAUSED_HOLDER_TEST) });

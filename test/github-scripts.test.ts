@@ -223,3 +223,50 @@ describe('the reusable workflow calling the action', () => {
     expect(r.stdout).toMatch(/shards must be a whole number from 1 to 64/);
   });
 });
+
+describe('the workflow `fencepost init` writes, its steps run as a runner runs them', () => {
+  const caller = YAML.parse(initFiles()[INIT_WORKFLOW]) as { jobs: Record<string, { steps: Step[] }> };
+  const steps = caller.jobs.nightly.steps;
+  const baselineStep = step(steps, (s) => s.run?.includes('gh run download'));
+  const nightStep = step(steps, (s) => s.run?.includes('fencepost nightly'));
+  const ctx: Context = { github: { token: 'ghs_x', repository: 'me/app', run_id: '15012345678' } };
+  /** A stub `gh`: `run list` prints `last` (the last successful night's run id, or nothing); `run download` makes it. */
+  const withGh = (s: ReturnType<typeof sandbox>, last: string) =>
+    fs.writeFileSync(
+      path.join(s.dir, 'bin', 'gh'),
+      `#!/bin/sh\nif [ "$2" = list ]; then echo "${last}"; exit 0; fi\n` +
+        `mkdir -p "$7" && echo '{}' > "$7/nightly.json"\n`,
+      { mode: 0o755 },
+    );
+
+  it('the first night: no baseline, and nightly runs your cells with options fencepost takes', () => {
+    const s = sandbox();
+    withGh(s, '');
+    const got = runStep(baselineStep as { run: string }, ctx, s.env, s.dir);
+    expect(got.status, got.stderr).toBe(0);
+    expect(got.stdout).toBe("no baseline yet: tonight's night becomes one if it passes\n");
+    const r = runStep(nightStep as { run: string }, ctx, s.env, s.dir);
+    expect(r.status, r.stderr).toBe(0);
+    const [call] = s.argv();
+    expect(call).toEqual([
+      '--no-install',
+      'fencepost',
+      'nightly',
+      '--cells=expectations',
+      '--expectations=fencepost.expectations.json',
+      '--time-limit=10',
+      '--results=fencepost-results',
+    ]);
+    expect(parsedFencepost(call)).toMatchObject({ command: 'nightly', baseline: null });
+  });
+
+  it('a later night: the last successful night is downloaded and passed as --baseline', () => {
+    const s = sandbox();
+    withGh(s, '15000000001');
+    const got = runStep(baselineStep as { run: string }, ctx, s.env, s.dir);
+    expect(got.stdout).toBe('baseline: the night of run 15000000001\n');
+    runStep(nightStep as { run: string }, ctx, s.env, s.dir);
+    expect(s.argv()[0].at(-1)).toBe('--baseline=baseline');
+    expect(() => parsedFencepost(s.argv()[0])).not.toThrow();
+  });
+});

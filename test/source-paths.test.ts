@@ -26,6 +26,7 @@ export const NOT_OURS: Readonly<Record<string, string>> = {
   'locks/my-lock.ts': "the file `fencepost init` writes in the user's folder (harness/init-command.ts)",
   'test-output/vitest.json': 'written by the test run .ci/run starts, and read back by it; ignored by git',
   'baseline/tonight/nightly.json': "last night's results, which the nightly workflows download when they run",
+  'baseline/nightly.json': "last night's results, which the workflow `fencepost init` writes downloads when it runs",
   'doc/workloads.md': "Maelstrom's page, in its repository, not this one",
   'dist/esm/index.js': "inside the npm package redlock-universal (the code the comment's claim was read from)",
   'build/index.js': 'inside the npm packages advisory-lock and redlock-sesame (locks/<row>/npm pins them)',

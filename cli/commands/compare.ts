@@ -3,10 +3,10 @@ import { passThroughParse, type PassThroughConfig } from '../pass-through.ts';
 
 /** `fencepost compare`: runs side by side (harness/compare-command.ts). */
 export const compare: CommandModule<PassThroughConfig<'compare'>> = {
-  summary: 'two or more runs side by side → compare.html',
+  summary: 'two or more runs side by side → compare-<run>-vs-<run>.html',
   help: {
     about:
-      'Writes compare.html beside the first run: the runs side by side, what changed, and a warning when their counts are not comparable (another time limit or duration, backend, fault list or number of clients).',
+      'Writes compare-<run>-vs-<run>.html beside the first run (one page per set of runs: a later compare never overwrites it): the runs side by side, what changed, and a warning when their counts are not comparable (another time limit or duration, backend, fault list or number of clients).',
     usage: ['compare <run-dir> <run-dir> […]'],
     examples: [['compare results/redlock/<run> results/redlock/<other run>', 'before and after a change']],
     docs: 'docs/results.md',

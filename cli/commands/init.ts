@@ -18,7 +18,7 @@ export const init: CommandModule<InitConfig> = {
   summary: 'a starter lock plugin, expectations file and nightly workflow for your project, here',
   help: {
     about:
-      'Writes a starter lock plugin (locks/my-lock.ts), an expectations file and a nightly workflow into the current folder, adds results/ to .gitignore, and prints the first command to run.',
+      'Writes a starter lock plugin (locks/my-lock.ts), an expectations file and a nightly workflow into the current folder, adds results/ to .gitignore, and prints the first command to run and what to change before the workflow can run in CI.',
     usage: ['init'],
     examples: [['init', 'in your project, after `npm install -D fencepost`']],
     docs: 'docs/your-lock.md',

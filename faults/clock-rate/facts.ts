@@ -19,7 +19,7 @@ export const facts = {
   storyLimits: 'strikes Redis nodes only (the probe is a Redis key); other servers are refused',
   movesClocks: true,
   keepsServerLeases: false,
-  colour: '#8b5cf6',
+  colour: '#7e22ce',
   evidence: {
     start: {
       rate: num,

@@ -11,7 +11,7 @@ export const facts = {
   story: null,
   movesClocks: true,
   keepsServerLeases: false,
-  colour: '#6366f1',
+  colour: '#312e81',
   evidence: {
     start: {
       offsetMs: num,

@@ -1,6 +1,6 @@
 import { script } from './script.ts';
 import { num, bool, yes, opt, numberRecord } from '../evidence-fields.ts';
-import { OTHER_WROTE, HOLDER_WROTE, UNKNOWN_FAULT_COLOUR, type FaultFacts } from '../fault-facts.ts';
+import { OTHER_WROTE, HOLDER_WROTE, type FaultFacts } from '../fault-facts.ts';
 import { section } from '../evidence-parts.ts';
 
 /** delay-write: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
@@ -21,7 +21,7 @@ export const facts = {
   movesClocks: false,
   keepsServerLeases: true,
   // Grey, as before the catalogue: the report's old name patterns matched none of its name.
-  colour: UNKNOWN_FAULT_COLOUR,
+  colour: '#65a30d',
   evidence: {
     start: {
       ...section,

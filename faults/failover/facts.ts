@@ -25,7 +25,7 @@ export const facts = {
   script,
   movesClocks: false,
   keepsServerLeases: false,
-  colour: '#ef4444',
+  colour: '#7f1d1d',
   evidence: {
     start: {
       account: num,

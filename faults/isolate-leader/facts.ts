@@ -11,6 +11,6 @@ export const facts = {
   story: null,
   movesClocks: false,
   keepsServerLeases: false,
-  colour: '#14b8a6',
+  colour: '#0f766e',
   evidence: serverPartitionEvidence,
 } as const satisfies FaultFacts;

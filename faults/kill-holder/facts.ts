@@ -20,7 +20,7 @@ export const facts = {
   script,
   movesClocks: false,
   keepsServerLeases: true,
-  colour: '#ef4444',
+  colour: '#f43f5e',
   evidence: {
     start: { ...section, ttlMs: num, signal: literal('SIGKILL'), aim: readAim },
     end: {},

@@ -21,7 +21,7 @@ export const facts = {
     "a lock library that dies with its session (its driver's unhandled error ends the holder's process before it writes) shows it as a write skipped with lock-lost, recorded by the client as the library ends it",
   movesClocks: false,
   keepsServerLeases: true,
-  colour: '#ef4444',
+  colour: '#9f1239',
   evidence: {
     start: { ...section, backends: numbers, ended: bool, aim: readAim },
     end: {},

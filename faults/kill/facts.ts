@@ -11,7 +11,7 @@ export const facts = {
   story: null,
   movesClocks: false,
   keepsServerLeases: false,
-  colour: '#ef4444',
+  colour: '#991b1b',
   evidence: {
     start: { downMs: num, leader: bool, withData: yes },
     end: { restartedInMs: num, rejoined: bool },

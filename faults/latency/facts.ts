@@ -12,6 +12,6 @@ export const facts = {
   story: null,
   movesClocks: false,
   keepsServerLeases: true,
-  colour: '#0ea5e9',
+  colour: '#0369a1',
   evidence: { start: { durationMs: num, proxies: strings, oneWayMs: num }, end: proxyBytes },
 } as const satisfies FaultFacts;

@@ -34,7 +34,7 @@ export const facts = {
   story: null,
   movesClocks: false,
   keepsServerLeases: false,
-  colour: '#f59e0b',
+  colour: '#1e3a8a',
   evidence: {
     start: { durationMs: num, pids: numbers, roundMaxMs: num },
     end: { rounds, leaderChanges: num },

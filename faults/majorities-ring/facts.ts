@@ -11,6 +11,6 @@ export const facts = {
   story: null,
   movesClocks: false,
   keepsServerLeases: false,
-  colour: '#14b8a6',
+  colour: '#155e75',
   evidence: serverPartitionEvidence,
 } as const satisfies FaultFacts;

@@ -13,7 +13,7 @@ export const facts = {
   movesClocks: false,
   keepsServerLeases: true,
   everyLockMustSurvive: true,
-  colour: '#f59e0b',
+  colour: '#92400e',
   evidence: {
     start: { ...lockStop, durationMs: num, slot: num, pid: num, stopped: bool },
     end: {},

@@ -23,7 +23,7 @@ export const facts = {
   movesClocks: false,
   keepsServerLeases: true,
   everyLockMustSurvive: true,
-  colour: '#f59e0b',
+  colour: '#d946ef',
   evidence: {
     start: {
       ...section,

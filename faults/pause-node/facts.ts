@@ -12,7 +12,7 @@ export const facts = {
   story: null,
   movesClocks: false,
   keepsServerLeases: true,
-  colour: '#f59e0b',
+  colour: '#ca8a04',
   evidence: {
     start: {
       durationMs: num,

@@ -1,5 +1,5 @@
 import { num, opt, str, strings, stringRecord } from '../evidence-fields.ts';
-import { UNKNOWN_FAULT_COLOUR, type FaultFacts } from '../fault-facts.ts';
+import { type FaultFacts } from '../fault-facts.ts';
 
 /** reply-loss-acquire: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {
@@ -26,7 +26,7 @@ export const facts = {
     'aims at an acquire (SET NX) only, on --lock=redis and --lock=redlock; the client then holds nothing while Redis holds its key until the TTL (an orphaned lock: every acquire of that account waits it out)',
   movesClocks: false,
   keepsServerLeases: true,
-  colour: UNKNOWN_FAULT_COLOUR,
+  colour: '#f472b6',
   evidence: {
     start: {
       slot: num,

@@ -1,5 +1,5 @@
 import { num, opt, strings, stringRecord, numberRecord } from '../evidence-fields.ts';
-import { UNKNOWN_FAULT_COLOUR, type FaultFacts } from '../fault-facts.ts';
+import { type FaultFacts } from '../fault-facts.ts';
 import { section } from '../evidence-parts.ts';
 
 /** reply-loss-renew: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
@@ -24,7 +24,7 @@ export const facts = {
     'aims at a renewal (a script that extends: PEXPIRE) only, on --lock=redis and --lock=redlock with --watchdog and a section longer than the watchdog period (--think ≥ TTL/3)',
   movesClocks: false,
   keepsServerLeases: true,
-  colour: UNKNOWN_FAULT_COLOUR,
+  colour: '#9d174d',
   evidence: {
     start: {
       ...section,

@@ -1,5 +1,5 @@
 import { num, bool, opt, strings, stringRecord, numberRecord } from '../evidence-fields.ts';
-import { UNKNOWN_FAULT_COLOUR, type FaultFacts } from '../fault-facts.ts';
+import { type FaultFacts } from '../fault-facts.ts';
 import { section } from '../evidence-parts.ts';
 
 /** reply-loss: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
@@ -23,7 +23,7 @@ export const facts = {
   storyLimits: 'aims at a release only (not an acquire or a renewal), on --lock=redis and --lock=redlock',
   movesClocks: false,
   keepsServerLeases: true,
-  colour: UNKNOWN_FAULT_COLOUR,
+  colour: '#db2777',
   evidence: {
     start: {
       ...section,
