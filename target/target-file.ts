@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
+import { readSmallFile } from '../common/small-file.ts';
 import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { JsonFields } from './json-fields.ts';
 import { defineFormat } from '../common/file-format.ts';
@@ -29,6 +29,9 @@ const NAME = { pattern: /^[a-z0-9][a-z0-9-]{0,62}$/, says: 'lower-case letters, 
 const ENV = { pattern: /^[A-Za-z_][A-Za-z0-9_]*$/, says: 'an environment variable name' };
 const NODE_NAME = { pattern: /^[A-Za-z0-9][A-Za-z0-9_.[\]-]{0,62}$/, says: 'a name of letters, digits, _ . - [ ]' };
 const ACTIONS: readonly (AdapterAction | 'evidence')[] = ['pause', 'resume', 'kill', 'start', 'evidence'];
+/** A target file is a few kB; its CA bundle at most a few hundred (a system bundle is ~220 kB). */
+const MAX_TARGET_FILE_BYTES = 256 * 1024;
+const MAX_CA_FILE_BYTES = 4 << 20;
 /** The default bound of a run against a target: a staging night should not be open-ended. */
 export const DEFAULT_MAX_MINUTES = 15;
 
@@ -41,7 +44,7 @@ export function readTargetFile(file: string): TargetSpec {
   const abs = path.resolve(file);
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFileSync(abs, 'utf8'));
+    raw = JSON.parse(readSmallFile(abs, MAX_TARGET_FILE_BYTES));
   } catch (err) {
     throw new HarnessError('bad-arguments', `target file ${abs}: ${(err as Error).message}`, {
       hint: 'a target file is JSON; see docs/targets.md for one to start from',
@@ -202,7 +205,7 @@ function tlsOf(f: JsonFields | null, dir: string, fail: (m: string) => never): T
   if (caFile) {
     const abs = path.resolve(dir, caFile);
     try {
-      ca = fs.readFileSync(abs, 'utf8');
+      ca = readSmallFile(abs, MAX_CA_FILE_BYTES);
     } catch (err) {
       fail(
         `${f.path('caFile')}: cannot read ${abs} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
