@@ -95,5 +95,6 @@ export async function nightInputs(config: Readonly<NightlyConfig>): Promise<Nigh
 /** The shell words that unpack the carried files before fencepost runs (nothing when none are carried). */
 export function unpackInputs(inputs: Pick<NightInputs, 'tgz'>): string {
   if (!inputs.tgz) return '';
-  return `umask 077 && mkdir -p ${INPUTS_DIR} && tar -xzf ${INPUTS_MOUNT}/${INPUTS_KEY} -C ${INPUTS_DIR} --no-same-owner --no-same-permissions && `;
+  // The umask only for the unpacking (a subshell): private folders, as the known bugs' ownership check wants.
+  return `(umask 077 && mkdir -p ${INPUTS_DIR} && tar -xzf ${INPUTS_MOUNT}/${INPUTS_KEY} -C ${INPUTS_DIR} --no-same-owner --no-same-permissions) && `;
 }

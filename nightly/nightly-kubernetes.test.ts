@@ -127,7 +127,7 @@ describe('nightly --emit=kubernetes refuses what its pods would, and carries eve
     const [, inputs, job, merge] = docs as any[];
     const shardCommand = job.spec.template.spec.containers[0].command.join(' ');
     expect(shardCommand).toContain(
-      'umask 077 && mkdir -p /tmp/fencepost-inputs && tar -xzf /inputs/inputs.tgz -C /tmp/fencepost-inputs --no-same-owner --no-same-permissions && exec fencepost nightly',
+      '(umask 077 && mkdir -p /tmp/fencepost-inputs && tar -xzf /inputs/inputs.tgz -C /tmp/fencepost-inputs --no-same-owner --no-same-permissions) && exec fencepost nightly',
     );
     expect(shardCommand).toContain(
       '--cells=expectations --parallel=3 --expectations=/tmp/fencepost-inputs/expectations.json --known-bugs=/tmp/fencepost-inputs/known-bugs --seed=5',

@@ -64,7 +64,7 @@ export function nightlyJob(o: NightlyJobOptions): Manifest[] {
   const mergeCommand = [
     `end=$(($(date +%s)+${waitS}))`,
     `until [ "$(ls ${RESULTS_MOUNT}/shard-*/nightly.shard-*-of-${o.shards}.json 2>/dev/null | wc -l)" -ge ${o.shards} ] || [ "$(date +%s)" -ge "$end" ]; do sleep 30; done`,
-    `${unpack}exec ${shellLine(['fencepost', 'nightly', 'merge', ...folders, '--partial', ...(o.mergeArgs ?? []), `--results=${RESULTS_MOUNT}/merged`])}`,
+    `${o.mergeArgs?.length ? unpack : ''}exec ${shellLine(['fencepost', 'nightly', 'merge', ...folders, '--partial', ...(o.mergeArgs ?? []), `--results=${RESULTS_MOUNT}/merged`])}`,
   ].join('; ');
   const pod = (container: Manifest) => ({
     metadata: { labels },
