@@ -106,7 +106,7 @@ describe('--help', () => {
     const text = helpFor('nightly', ['merge']);
     expect(text).toMatch(/^npm run jepsen -- nightly merge — Joins the results folders of the shards/);
     const options = [...text.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]);
-    expect(options).toEqual(['--results', '--baseline', '--help']);
+    expect(options).toEqual(['--results', '--baseline', '--partial', '--help']);
     expect(helpFor('nightly', [])).toContain('--nemesis-interval');
     const r = await runCli(['nightly', 'merge', '--help']);
     expect(r.code).toBe(0);

@@ -27,8 +27,8 @@ describe('fencepost completion bash|zsh: generated from the command and option t
     expect(bashCompletes('fencepost --nemesis=pause-')).toEqual(['pause-holder', 'pause-client', 'pause-node']);
     expect(bashCompletes('fencepost nightly --cells=')).toEqual(['all', 'expectations']);
     expect(bashCompletes('fencepost serve --')).toEqual(['--results=', '--port=', '--help']);
-    // A verb has its own options: merge reads three of the night's 38.
-    expect(bashCompletes('fencepost nightly merge --')).toEqual(['--results=', '--baseline=', '--help']);
+    // A verb has its own options: merge reads four of its own (--partial: merge what shards there are).
+    expect(bashCompletes('fencepost nightly merge --')).toEqual(['--results=', '--baseline=', '--partial', '--help']);
     // An option of another command is not offered: --port is serve's.
     expect(bashCompletes('fencepost --po')).toEqual([]);
   });

@@ -42,6 +42,8 @@ export interface RedisEndpoint {
   password?: string;
   /** TLS towards the server (a target's): its CA and the name in its certificate. */
   tls?: { ca?: string; servername?: string };
+  /** ioredis's INFO-based ready check; false for a target's server (its fenced ACL refuses INFO). */
+  enableReadyCheck?: boolean;
 }
 
 /**

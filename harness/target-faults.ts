@@ -3,6 +3,7 @@ import type { FaultName } from '../faults/fault-names.ts';
 import { EXECUTORS } from '../nemesis/fault-registry.ts';
 import { HEAL_OF, type InjectAction } from '../target/adapter.ts';
 import { createAdapter } from '../target/adapters.ts';
+import { KUBERNETES_NO_PAUSE, KUBERNETES_PAUSE_INSTEAD } from '../target/kubernetes-adapter.ts';
 import { CommandLog } from '../target/command-log.ts';
 import type { TargetSpec } from '../target/target-spec.ts';
 
@@ -47,10 +48,12 @@ export function targetFaultAdapters(target: TargetSpec, faults: readonly FaultNa
       if (!adapter.actions.includes(needed))
         refuse(
           target,
-          `${fault} needs the adapter "${name}" (${adapter.spec.type}) to ${needed}, and it cannot${adapter.spec.type === 'exec' ? ` (no "${needed}" command)` : adapter.spec.type === 'kubernetes' ? ' (Chaos Mesh has no SIGSTOP: use "mode": "pod")' : ''}.`,
+          `${fault} needs the adapter "${name}" (${adapter.spec.type}) to ${needed}, and it cannot${adapter.spec.type === 'exec' ? ` (no "${needed}" command)` : adapter.spec.type === 'kubernetes' ? `: ${KUBERNETES_NO_PAUSE}` : ''}.`,
           adapter.spec.type === 'exec'
             ? `add "${needed}": [<argv with {node}>] to adapters.${name}.commands`
-            : `name another adapter for ${fault}`,
+            : adapter.spec.type === 'kubernetes'
+              ? KUBERNETES_PAUSE_INSTEAD
+              : `name another adapter for ${fault}`,
         );
     const other = byAction[action];
     if (other && other !== name)

@@ -25,6 +25,11 @@ export interface Endpoint {
    * outside it is refused (NOPERM).
    */
   keyPrefix?: string;
+  /**
+   * With `--target`: `false`, as ioredis's option of that name. Its ready check asks INFO, which a fenced ACL refuses
+   * (`-@dangerous`), and ioredis then warns on every connection; fencepost checked the server answers already.
+   */
+  enableReadyCheck?: boolean;
 }
 
 import type { FaultName } from '../faults/fault-names.ts';

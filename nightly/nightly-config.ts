@@ -45,4 +45,6 @@ export interface NightlyConfig {
   readonly image: string | null;
   /** --shards: the emitted Job's completions. */
   readonly shards: number;
+  /** `nightly merge --partial`: merge the shards there are, naming the missing ones, instead of refusing. */
+  readonly partial: boolean;
 }

@@ -41,11 +41,21 @@ export function renderJunit(result: NightlyResult, reportsFrom: string): string 
     const type = status === 'contradicted' ? 'contradicts-expectation' : 'inconclusive';
     return `${open}\n      <${tag} message="${xml(`${status}: ${message}`)}" type="${type}">${xml(message)}</${tag}>\n    </testcase>`;
   });
-  const count = (s: string) => result.cells.filter((c) => cellStatus(c) === s).length;
+  // A shard that left no result is an error of its own: CI shows it even when every cell that ran matched.
+  for (const shard of result.missingShards ?? []) {
+    const message = `shard ${shard} left no result: the measured cells it held did not run`;
+    cases.push(
+      `    <testcase classname="fencepost.nightly" name="${xml(`shard ${shard}`)}">\n      <error message="${xml(message)}" type="missing-shard">${xml(message)}</error>\n    </testcase>`,
+    );
+  }
+  const missing = result.missingShards?.length ?? 0;
+  const count = (s: string) =>
+    result.cells.filter((c) => cellStatus(c) === s).length + (s === 'inconclusive' ? missing : 0);
+  const tests = result.cells.length + missing;
   const suite = `fencepost nightly${result.shard ? ` shard ${result.shard.index}/${result.shard.count}` : ''}`;
   return `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="fencepost nightly" tests="${result.cells.length}" failures="${count('contradicted')}" errors="${count('inconclusive')}" skipped="${count('by construction')}" time="${(result.wallMs / 1000).toFixed(3)}">
-  <testsuite name="${xml(suite)}" tests="${result.cells.length}" failures="${count('contradicted')}" errors="${count('inconclusive')}" skipped="${count('by construction')}" time="${(result.wallMs / 1000).toFixed(3)}" timestamp="${xml(result.startedAt)}">
+<testsuites name="fencepost nightly" tests="${tests}" failures="${count('contradicted')}" errors="${count('inconclusive')}" skipped="${count('by construction')}" time="${(result.wallMs / 1000).toFixed(3)}">
+  <testsuite name="${xml(suite)}" tests="${tests}" failures="${count('contradicted')}" errors="${count('inconclusive')}" skipped="${count('by construction')}" time="${(result.wallMs / 1000).toFixed(3)}" timestamp="${xml(result.startedAt)}">
     <properties>
       <property name="seed" value="${xml(result.seed)}"/>
       <property name="settings" value="${xml(result.settings.join(' '))}"/>

@@ -7,9 +7,15 @@ import type { NightlyCell, NightlyResult } from './nightly-result.ts';
  * The shards of one night as one result, cell for cell what a single machine would have recorded: measured cells
  * from the shard that ran them, cells decided by construction once, in plan order; run folders re-pointed from
  * each shard's folder to `outDir`. Shards of different nights or settings, a shard given twice or one missing
- * are refused (exit 254): a merge that quietly drops cells would pass a night that did not run them.
+ * are refused (exit 254): a merge that quietly drops cells would pass a night that did not run them. `partial`
+ * (the emitted night's merge, after its bound) merges the shards there are instead, naming the missing ones in
+ * `missingShards`: such a night never passes (nightExit).
  */
-export function mergeShards(parts: readonly { dir: string; result: NightlyResult }[], outDir: string): NightlyResult {
+export function mergeShards(
+  parts: readonly { dir: string; result: NightlyResult }[],
+  outDir: string,
+  partial = false,
+): NightlyResult {
   const bad = (message: string): never => {
     throw new HarnessError('bad-arguments', message, {
       hint: 'give `nightly merge` the --results folders of every shard of one night (same --seed and options)',
@@ -36,7 +42,7 @@ export function mergeShards(parts: readonly { dir: string; result: NightlyResult
     seen.set(index, dir);
   }
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
-  if (missing.length)
+  if (missing.length && !partial)
     bad(
       `nightly merge: shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing (got ${parts.length} of ${count}).`,
     );
@@ -60,5 +66,6 @@ export function mergeShards(parts: readonly { dir: string; result: NightlyResult
     // The longest shard: the night took as long as its slowest machine.
     wallMs: Math.max(...parts.map((p) => p.result.wallMs)),
     cells: [...cells.values()].sort((a, b) => a.index - b.index),
+    ...(missing.length ? { missingShards: missing.map((i) => `${i}/${count}`) } : {}),
   };
 }

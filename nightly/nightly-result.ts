@@ -34,6 +34,11 @@ export interface NightlyResult {
   wallMs: number;
   expectationsFile: string | null;
   cells: NightlyCell[];
+  /**
+   * A merge of part of a night (`nightly merge --partial`): the shards that left no result (`2/4`), whose measured
+   * cells did not run. Absent when every shard is there.
+   */
+  missingShards?: string[];
 }
 
 export const shardSuffix = (shard: NightlyResult['shard']) => (shard ? `.shard-${shard.index}-of-${shard.count}` : '');
@@ -51,6 +56,15 @@ export function nightlyExit(cells: readonly MatrixCell[]): number {
   // A night that measured nothing decided nothing (as a history with no operations): not "every cell matched".
   if (!cells.some(measured)) return EXIT.unknown;
   return EXIT.valid;
+}
+
+/**
+ * A whole night's exit code: its cells' (nightlyExit), and a night with shards missing never passes — the cells
+ * those shards held did not run, so at best it is inconclusive (2).
+ */
+export function nightExit(result: Pick<NightlyResult, 'cells' | 'missingShards'>): number {
+  const code = nightlyExit(result.cells);
+  return result.missingShards?.length && code === EXIT.valid ? EXIT.unknown : code;
 }
 
 /** A cell some run decided (not one decided by construction). */
@@ -117,6 +131,8 @@ export const NIGHTLY_FORMAT = defineFormat<NightlyResult>({
     wallMs: 'how long it took, ms',
     expectationsFile: 'the user’s expectations file, or `null`',
     cells: 'the cells, in plan order (below)',
+    missingShards:
+      'a merge of part of a night (`nightly merge --partial`): the shards that left no result (`"2/4"`), whose measured cells did not run; absent when none is missing',
   },
   parts: [
     {
@@ -196,6 +212,11 @@ export function topLevelProblems(r: Partial<NightlyResult>): string[] {
   if (!Number.isFinite(r.wallMs) || (r.wallMs as number) < 0) out.push('wallMs is not a number of ms');
   if (r.expectationsFile !== null && !isString(r.expectationsFile))
     out.push('expectationsFile is not a string or null');
+  if (
+    r.missingShards !== undefined &&
+    !(Array.isArray(r.missingShards) && r.missingShards.every((s) => isString(s) && /^\d{1,6}\/\d{1,6}$/.test(s)))
+  )
+    out.push('missingShards is not a list of shards ("2/4")');
   return out;
 }
 

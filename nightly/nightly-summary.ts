@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { cellStatus, measured, nightlyExit, type NightlyResult } from './nightly-result.ts';
+import { cellStatus, measured, nightExit, type NightlyResult } from './nightly-result.ts';
 import { tally, tallyLine } from '../matrix/matrix-tally.ts';
 import { fmtDuration, fmtMs } from '../report/format.ts';
 import { compareNights, fmtRatio, LATENCY_REGRESSION } from './nightly-comparison.ts';
@@ -37,7 +37,7 @@ const VERDICT: Record<number, string> = {
 const NOTHING_MEASURED = '⚠️ no cell was measured: the night decided nothing';
 
 export function renderSummary(result: NightlyResult, reportsFrom: string, baseline?: NightlyResult): string {
-  const code = nightlyExit(result.cells);
+  const code = nightExit(result);
   const out: string[] = [];
   const shard = result.shard ? ` (shard ${result.shard.index}/${result.shard.count})` : '';
   const verdict = result.cells.some(measured) ? VERDICT[code] : NOTHING_MEASURED;
@@ -46,6 +46,11 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
     `${tallyLine(tally(result.cells))}. Seed ${md(result.seed)}, ${md(result.settings.join(' '))}, wall time ${fmtDuration(result.wallMs)}.`,
     '',
   );
+  if (result.missingShards)
+    out.push(
+      `**Shard${result.missingShards.length > 1 ? 's' : ''} ${result.missingShards.join(', ')} left no result**: the measured cells ${result.missingShards.length > 1 ? 'they' : 'it'} held did not run, so this night cannot pass.`,
+      '',
+    );
   if (result.expectationsFile)
     out.push(`Expectations: the oracle, overridden and extended by \`${inCode(result.expectationsFile)}\`.`, '');
 

@@ -14,7 +14,7 @@ import { mergeShards } from './nightly-merge.ts';
 import { LIBRARY_TURNS, libraryRowsOf, libraryTurnOf } from './nightly-library-sample.ts';
 import { nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
 import {
-  nightlyExit,
+  nightExit,
   readNightlyFiles,
   shardSuffix,
   writeNightlyJson,
@@ -50,6 +50,7 @@ const NIGHTLY_OWN = new Set([
   'emit',
   'image',
   'shards',
+  'partial',
 ]);
 
 const consoleLog = (line: string) => console.error(line);
@@ -301,11 +302,26 @@ async function nightlyMerge(config: Readonly<NightlyConfig>, log: (line: string)
     throw new HarnessError('bad-arguments', 'nightly merge: give the results folder of every shard.', {
       hint: `${CLI} nightly merge shards/1 shards/2 shards/3 --results=tonight`,
     });
-  const parts = dirs.flatMap((d) => readNightlyFiles(d)).filter((p) => p.result.shard !== null || dirs.length === 1);
+  // --partial: a shard that left nothing (its folder absent or empty) is missing, not a bad argument.
+  const left = config.partial ? dirs.filter(holdsNight) : dirs;
+  if (left.length === 0)
+    throw new HarnessError('bad-arguments', `nightly merge --partial: no shard left a result in ${dirs.join(', ')}.`, {
+      hint: "the night ran nothing: read its shards' logs (kubectl logs job/<name>)",
+    });
+  const parts = left.flatMap((d) => readNightlyFiles(d)).filter((p) => p.result.shard !== null || dirs.length === 1);
   const baseline = config.baseline ? readBaseline(config.baseline) : null;
-  const merged = mergeShards(parts, config.resultsDir);
+  const merged = mergeShards(parts, config.resultsDir, config.partial);
   log(`nightly merge: ${parts.length} shard${parts.length === 1 ? '' : 's'} → ${merged.cells.length} cells`);
+  if (merged.missingShards)
+    log(
+      `nightly merge: shard${merged.missingShards.length > 1 ? 's' : ''} ${merged.missingShards.join(', ')} left no result: their measured cells did not run, so the night cannot pass.`,
+    );
   return writeNight(config.resultsDir, merged, baseline, log);
+}
+
+/** Whether a folder holds a nightly result file (the one test `--partial` makes before reading it). */
+function holdsNight(dir: string): boolean {
+  return fs.existsSync(dir) && fs.readdirSync(dir).some((f) => /^nightly(\.shard-\d+-of-\d+)?\.json$/.test(f));
 }
 
 /** nightly.json, junit.xml, summary.md (also appended to $GITHUB_STEP_SUMMARY) and, given a baseline, comparison.html. */
@@ -330,7 +346,7 @@ async function writeNight(
   written.push(junit, summaryFile);
   if (baseline) written.push(writeComparison(dir, result, baseline.result, baseline.dir, suffix));
   if (process.env.GITHUB_STEP_SUMMARY) fs.appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${summary}\n`);
-  const code = nightlyExit(result.cells);
+  const code = nightExit(result);
   const out = log === consoleLog ? (text: string) => console.log(text) : log;
   out(
     `\n  nightly: exit ${code}; ${nightlyTallyLine(result.cells)}\n${written.map((f) => `  ${shownPath(f)}`).join('\n')}\n`,

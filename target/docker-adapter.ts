@@ -1,16 +1,16 @@
 import Docker from 'dockerode';
 import type { AdapterEvidence, InjectAction, PlannedCommand, ServerFaultAdapter } from './adapter.ts';
-import { HEAL_OF } from './adapter.ts';
+import { HEAL_OF, shellLine } from './adapter.ts';
 import type { CommandLog } from './command-log.ts';
 import type { AdapterAction, DockerAdapterSpec } from './target-spec.ts';
 
 /** The `docker` command each Engine API call is the same as: what --dry-run and the command log print. */
 const CLI_OF: Readonly<Record<AdapterAction | 'evidence', (c: string) => string>> = {
-  pause: (c) => `docker pause ${c}`,
-  resume: (c) => `docker unpause ${c}`,
-  kill: (c) => `docker kill --signal=SIGKILL ${c}`,
-  start: (c) => `docker start ${c}`,
-  evidence: (c) => `docker inspect ${c}`,
+  pause: (c) => shellLine(['docker', 'pause', c]),
+  resume: (c) => shellLine(['docker', 'unpause', c]),
+  kill: (c) => shellLine(['docker', 'kill', '--signal=SIGKILL', c]),
+  start: (c) => shellLine(['docker', 'start', c]),
+  evidence: (c) => shellLine(['docker', 'inspect', c]),
 };
 
 /**

@@ -11,6 +11,7 @@ import {
 import { HEAL_OF } from './adapter.ts';
 import type { CommandLog } from './command-log.ts';
 import type { AdapterAction, ExecAdapterSpec } from './target-spec.ts';
+import { targetProgram } from './target-program.ts';
 
 /** The most of a command's output kept as evidence: enough for `ps` lines, not a log. */
 const EVIDENCE_CHARS = 1000;
@@ -32,13 +33,12 @@ export class ExecAdapter implements ServerFaultAdapter {
     this.commandBoundMs = spec.timeoutMs;
   }
 
-  /** The argv for `action` on `node`, its program resolved against the target file's folder when relative. */
+  /** The argv for `action` on `node`, its program resolved against the target file's folder when it names a path. */
   private argv(action: AdapterAction | 'evidence', node: string): string[] {
     const words = this.spec.commands[action];
     if (!words) throw new Error(`adapter ${this.spec.name} (exec) has no ${action} command`);
     const [program, ...args] = words.map((w) => w.replaceAll('{node}', node));
-    const file = program.startsWith('./') || program.startsWith('../') ? path.resolve(this.spec.cwd, program) : program;
-    return [file, ...args];
+    return [targetProgram(this.spec.cwd, program), ...args];
   }
 
   plan(action: AdapterAction | 'evidence', node: string): PlannedCommand {

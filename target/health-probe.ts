@@ -1,17 +1,16 @@
-import path from 'node:path';
 import { execa } from 'execa';
 import { shellLine, type PlannedCommand } from './adapter.ts';
 import type { CommandLog } from './command-log.ts';
 import type { HealthProbe } from './target-spec.ts';
+import { targetProgram } from './target-program.ts';
 
 /** How the health probe reads in `--dry-run` and the command log: a command of this machine, not of an adapter. */
 export const HEALTH_ADAPTER = 'health probe';
 
-/** The probe's argv, its program resolved against the target file's folder when relative (as an exec adapter's). */
+/** The probe's argv, its program resolved against the target file's folder when it names a path (as an exec adapter's). */
 function argv(h: HealthProbe): string[] {
   const [program, ...args] = h.command;
-  const file = program.startsWith('./') || program.startsWith('../') ? path.resolve(h.cwd, program) : program;
-  return [file, ...args];
+  return [targetProgram(h.cwd, program), ...args];
 }
 
 /** The probe as `--dry-run` prints it and the command log records each execution of it (audit R16). */

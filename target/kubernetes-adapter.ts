@@ -14,11 +14,25 @@ import type { AdapterAction, KubernetesAdapterSpec } from './target-spec.ts';
 const TIMEOUT_MS = 60_000;
 
 /**
- * Acts on named pods through `kubectl`, in one of two ways the file chooses:
- * - `pod`: `kubectl exec <pod> -- kill -STOP 1` / `-CONT 1` pauses and resumes the server (PID 1 of its container);
- *   `kubectl delete pod` kills it, and its controller (a StatefulSet, whose pods keep their names) starts it again;
+ * Why neither mode pauses, said wherever a pause through this adapter is refused. In a pod the server is PID 1 of
+ * its PID namespace, and the kernel delivers to that namespace's init, from inside it, only the signals it has a
+ * handler for — SIGSTOP can have none (pid_namespaces(7)). `kubectl exec` runs inside that namespace, and so does an
+ * ephemeral container of `kubectl debug --target=<container>` (it joins the target's process namespace): `kill -STOP
+ * 1` from either returns 0 and stops nothing, so every pause would be a silent miss (audit R9).
+ */
+export const KUBERNETES_NO_PAUSE =
+  "a pod's server is PID 1 of its PID namespace, and the kernel drops a SIGSTOP sent to it from inside that namespace, where `kubectl exec` and `kubectl debug --target` both run; Chaos Mesh has no SIGSTOP";
+
+/** What to use instead: something that stops the server from outside its pod. */
+export const KUBERNETES_PAUSE_INSTEAD =
+  'pause through an "exec" adapter whose pause/resume commands act from the pod\'s node, outside its PID namespace (`ctr -n k8s.io task pause <container id>` / `task resume`, or `kill -STOP`/`-CONT` of the server\'s host pid), or drop the fault that pauses';
+
+/**
+ * Acts on named pods through `kubectl`, in one of two ways the file chooses; neither can pause (KUBERNETES_NO_PAUSE):
+ * - `pod`: `kubectl delete pod` kills the server, and its controller (a StatefulSet, whose pods keep their names)
+ *   starts it again;
  * - `chaos-mesh`: kill by applying a PodChaos (`pod-kill`) that fencepost writes, labelled with the run, and heal by
- *   deleting it. Chaos Mesh has no SIGSTOP, so this mode cannot pause.
+ *   deleting it.
  * What runs is always the `kubectl` argv `plan` prints; a PodChaos goes in on stdin (`apply -f -`).
  */
 export class KubernetesAdapter implements ServerFaultAdapter {
@@ -30,7 +44,7 @@ export class KubernetesAdapter implements ServerFaultAdapter {
     private readonly log: CommandLog,
     private readonly runId: string,
   ) {
-    this.actions = spec.mode === 'pod' ? ['pause', 'resume', 'kill', 'start'] : ['kill', 'start'];
+    this.actions = ['kill', 'start'];
   }
 
   private kubectl(...words: string[]): string[] {
@@ -38,20 +52,17 @@ export class KubernetesAdapter implements ServerFaultAdapter {
     return [kubectl, ...(context ? ['--context', context] : []), '--namespace', namespace, ...words];
   }
 
-  private execIn(pod: string, ...command: string[]): string[] {
-    return this.kubectl('exec', pod, ...(this.spec.container ? ['-c', this.spec.container] : []), '--', ...command);
-  }
-
   private argv(action: AdapterAction | 'evidence', pod: string): string[] {
     const chaos = dnsName('fencepost', pod, 'pod-kill');
     if (action === 'evidence') return this.kubectl('get', 'pod', pod, '-o', 'json');
+    if (action === 'pause' || action === 'resume')
+      throw new Error(
+        `adapter ${this.spec.name} (kubernetes, ${this.spec.mode}) cannot ${action}: ${KUBERNETES_NO_PAUSE}`,
+      );
     if (this.spec.mode === 'chaos-mesh') {
       if (action === 'kill') return this.kubectl('apply', '-f', '-');
-      if (action === 'start') return this.kubectl('delete', 'podchaos', chaos, '--ignore-not-found');
-      throw new Error(`adapter ${this.spec.name} (kubernetes, chaos-mesh): Chaos Mesh cannot ${action} a process`);
+      return this.kubectl('delete', 'podchaos', chaos, '--ignore-not-found');
     }
-    if (action === 'pause') return this.execIn(pod, 'kill', '-STOP', '1');
-    if (action === 'resume') return this.execIn(pod, 'kill', '-CONT', '1');
     if (action === 'kill') return this.kubectl('delete', 'pod', pod, '--grace-period=0', '--force', '--wait=false');
     return this.kubectl('wait', '--for=condition=Ready', `pod/${pod}`, '--timeout=120s');
   }
@@ -86,7 +97,7 @@ export class KubernetesAdapter implements ServerFaultAdapter {
 
   /** Whether kubectl may do what the mode needs, then that each pod exists. */
   private preflightArgv(nodes: readonly string[]): { node: string; argv: string[] }[] {
-    const verb = this.spec.mode === 'pod' ? ['create', 'pods/exec'] : ['create', 'podchaos.chaos-mesh.org'];
+    const verb = this.spec.mode === 'pod' ? ['delete', 'pods'] : ['create', 'podchaos.chaos-mesh.org'];
     return [
       { node: '*', argv: this.kubectl('auth', 'can-i', ...verb) },
       ...nodes.map((n) => ({ node: n, argv: this.kubectl('get', 'pod', n) })),

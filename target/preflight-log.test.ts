@@ -38,7 +38,7 @@ describe("an adapter's preflight is a command the run executes: logged, and list
     expect(await adapter.preflight(['redis-0'])).toEqual([]);
     const planned = adapter.preflightPlan(['redis-0']).map((p) => p.command);
     expect(planned).toEqual([
-      `${kubectl} --namespace ns auth can-i create pods/exec`,
+      `${kubectl} --namespace ns auth can-i delete pods`,
       `${kubectl} --namespace ns get pod redis-0`,
     ]);
     expect(CommandLog.read(log).map((c) => [c.action, c.command, c.ok])).toEqual(

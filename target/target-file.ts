@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
+import { readSmallFile } from '../common/small-file.ts';
 import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { JsonFields } from './json-fields.ts';
 import { defineFormat } from '../common/file-format.ts';
@@ -28,7 +28,27 @@ export const PREFIX_SEPARATORS = ['/', ':'] as const;
 const NAME = { pattern: /^[a-z0-9][a-z0-9-]{0,62}$/, says: 'lower-case letters, digits and dashes' };
 const ENV = { pattern: /^[A-Za-z_][A-Za-z0-9_]*$/, says: 'an environment variable name' };
 const NODE_NAME = { pattern: /^[A-Za-z0-9][A-Za-z0-9_.[\]-]{0,62}$/, says: 'a name of letters, digits, _ . - [ ]' };
+/**
+ * An endpoint's `node`, the word an adapter acts on: one word with no shell or URL characters (audit R15: the docker
+ * adapter put `victim/pause?x=` into the Engine API's path, and a heal of it paused). Each adapter that names
+ * things narrows it further (NODE_OF).
+ */
+const NODE = {
+  pattern: /^[A-Za-z0-9][A-Za-z0-9_.:@=+,/[\]-]{0,252}$/,
+  says: 'one word of letters, digits and _ . : @ = + , / - [ ]',
+};
+/** What a docker or kubernetes adapter's node must be: a container's name, a pod's (DNS-1123). */
+const NODE_OF = {
+  docker: { pattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, says: 'a container name (letters, digits, _ . -)' },
+  kubernetes: {
+    pattern: /^[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?$/,
+    says: 'a pod name (lower-case letters, digits, - and ., DNS-1123)',
+  },
+} as const;
 const ACTIONS: readonly (AdapterAction | 'evidence')[] = ['pause', 'resume', 'kill', 'start', 'evidence'];
+/** A target file is a few kB; its CA bundle at most a few hundred (a system bundle is ~220 kB). */
+const MAX_TARGET_FILE_BYTES = 256 * 1024;
+const MAX_CA_FILE_BYTES = 4 << 20;
 /** The default bound of a run against a target: a staging night should not be open-ended. */
 export const DEFAULT_MAX_MINUTES = 15;
 
@@ -41,7 +61,7 @@ export function readTargetFile(file: string): TargetSpec {
   const abs = path.resolve(file);
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFileSync(abs, 'utf8'));
+    raw = JSON.parse(readSmallFile(abs, MAX_TARGET_FILE_BYTES));
   } catch (err) {
     throw new HarnessError('bad-arguments', `target file ${abs}: ${(err as Error).message}`, {
       hint: 'a target file is JSON; see docs/targets.md for one to start from',
@@ -82,7 +102,7 @@ export const TARGET_FILE = defineFormat<Partial<Record<TargetFileField, unknown>
     keyPrefix:
       'every key the run creates begins with it: each run gets its own namespace under it, `<keyPrefix>run-<id>/` (see "What a run owns"). A run **refuses to start** while any key exists under the prefix, and at the end **removes only its own keys** — also on Ctrl-C and a crash; `cleanup --target` removes what a killed run recorded. 3–64 characters, no glob characters, and it **must end in `/` or `:`** (`fp-ci/`, `fp-ci:`): without a separator, `fp-ci` also covers another team\'s `fp-ci2/invoice-7`, which the ACL `~fp-ci*` lets the run write. A prefix without one is refused, with the fixed prefix in the message.',
     servers:
-      '`redis` / `etcd`: endpoints as `"host:port"` or `{ name, host, port, node }`; `node` is what an adapter acts on (a container, a pod, a word your scripts understand). `user` and `passwordEnv` (the *name* of an environment variable; a `password` field is refused). `tls`: the CA file and the name in the server\'s certificate. Redis `mode`: `standalone` (default), `cluster` or `sentinel` (see "Proxy faults"). `postgres`: `{ host, port, database, user, passwordEnv }`.',
+      '`redis` / `etcd`: endpoints as `"host:port"` or `{ name, host, port, node }`; `node` is what an adapter acts on (a container, a pod, a word your scripts understand): one word without spaces or shell characters, and a container name for a docker adapter, a pod name (DNS-1123) for a kubernetes one. `user` and `passwordEnv` (the *name* of an environment variable; a `password` field is refused). `tls`: the CA file and the name in the server\'s certificate. Redis `mode`: `standalone` (default), `cluster` or `sentinel` (see "Proxy faults"). `postgres`: `{ host, port, database, user, passwordEnv }`.',
     adapters: 'how server faults act (below).',
     serverFaults:
       'which adapter each server fault goes through. A server fault not listed is refused (exit 254) naming what to add — never faked.',
@@ -126,6 +146,14 @@ export function parseTarget(raw: unknown, file: string): TargetSpec {
     if (!allowHosts.includes(e.host))
       fail(`${e.host} is not in allowHosts (${allowHosts.join(', ')}): the run connects only to hosts the file allows`);
   const adapters = adaptersOf(top.optionalObject('adapters'), dir, fail);
+  for (const a of Object.values(adapters)) {
+    if (a.type === 'exec') continue;
+    for (const e of [...(redis?.endpoints ?? []), ...(etcd?.endpoints ?? [])])
+      if (!NODE_OF[a.type].pattern.test(e.node))
+        fail(
+          `endpoint ${e.name}'s node ${JSON.stringify(e.node)} is not ${NODE_OF[a.type].says}, which the ${a.type} adapter "${a.name}" acts on`,
+        );
+  }
   const serverFaults = serverFaultsOf(top.optionalObject('serverFaults'), adapters, fail);
   const spec: TargetSpec = {
     file,
@@ -189,7 +217,7 @@ function endpointOf(
     name,
     host: f.string('host'),
     port: f.int('port', 1, 65_535),
-    node: f.optionalString('node') ?? name,
+    node: f.optionalString('node', NODE) ?? name,
   };
   f.rest();
   return endpoint;
@@ -202,7 +230,7 @@ function tlsOf(f: JsonFields | null, dir: string, fail: (m: string) => never): T
   if (caFile) {
     const abs = path.resolve(dir, caFile);
     try {
-      ca = fs.readFileSync(abs, 'utf8');
+      ca = readSmallFile(abs, MAX_CA_FILE_BYTES);
     } catch (err) {
       fail(
         `${f.path('caFile')}: cannot read ${abs} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,

@@ -90,7 +90,10 @@ export interface KubernetesAdapterSpec {
   readonly kubectl: string;
   /** kubectl --context; null = the current one. */
   readonly context: string | null;
-  /** The container inside the pod that `pod` mode execs into (`kill -STOP 1`); null = the pod's first. */
+  /**
+   * Read for the files written when `pod` mode paused by `kubectl exec … kill -STOP 1` into this container; nothing
+   * execs into a pod since that pause was found to stop nothing (KUBERNETES_NO_PAUSE), so it is unused.
+   */
   readonly container: string | null;
 }
 

@@ -107,8 +107,15 @@ const NIGHTLY_ROWS = [
     kind: 'int',
     default: 4,
     min: 1,
-    max: 100,
+    // What every pod's --shard=<i>/<n> accepts: more would be emitted, then refused by each pod (audit R10).
+    max: MAX_SHARDS,
     help: 'nightly --emit: how many shards (pods) the night is split into',
+  },
+  {
+    name: 'partial',
+    kind: 'bool',
+    default: false,
+    help: "nightly merge: merge the shards that left a result and name the missing ones (such a night exits 2 at best), instead of refusing; what the emitted night's merge does after its bound",
   },
 ] as const satisfies readonly OptionSpec[];
 
@@ -152,6 +159,7 @@ function parse(args: readonly string[], { elsewhere, randomSeed }: ParseContext)
     emit: v.emit ?? null,
     image: v.image ?? null,
     shards: v.shards,
+    partial: v.partial,
   };
 }
 
@@ -162,7 +170,7 @@ export const nightly: CommandModule<NightlyConfig> = {
       "Runs the oracle's matrix with your expectations applied (or only your cells), compares against a baseline night, and writes junit.xml, summary.md and comparison.html; `nightly merge` joins the shards of one night.",
     usage: [
       'nightly [--baseline=<dir>] [--shard=<i>/<n>] [--expectations=<file>] [--cells=all|expectations]',
-      'nightly merge <dir>… --results=<dir> [--baseline=<dir>]',
+      'nightly merge <dir>… --results=<dir> [--baseline=<dir>] [--partial]',
     ],
     examples: [
       ['nightly --cells=expectations --time-limit=10', "only your expectations file's cells"],
@@ -174,15 +182,15 @@ export const nightly: CommandModule<NightlyConfig> = {
       merge: {
         about:
           'Joins the results folders of the shards of one night (same seed and settings, each shard once) into one nightly.json, junit.xml and summary.md in --results, compared with --baseline when given; no server starts.',
-        usage: ['nightly merge <dir>… --results=<dir> [--baseline=<dir>]'],
+        usage: ['nightly merge <dir>… --results=<dir> [--baseline=<dir>] [--partial]'],
         examples: [
           ['nightly merge shard-1 shard-2 shard-3 --results=tonight', 'one night from its three shards'],
           ['nightly merge shard-* --results=tonight --baseline=last-night', 'and compared with last night'],
         ],
         docs: 'docs/nightly.md',
         exitCodes:
-          '0 every measured cell matched its expectation, 1 a cell contradicts its expectation, 2 none does but a cell stayed inconclusive, 254 a shard missing, twice or of another night',
-        options: ['results', 'baseline', 'help'],
+          '0 every measured cell matched its expectation, 1 a cell contradicts its expectation, 2 none does but a cell stayed inconclusive, 254 a shard missing (without --partial), twice or of another night',
+        options: ['results', 'baseline', 'partial', 'help'],
       },
     },
     exitCodes:
