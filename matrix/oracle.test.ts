@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { faultFacts } from '../faults/catalogue.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 
@@ -16,6 +18,21 @@ describe('the oracle columns', () => {
       'restart-empty',
       'restart-fenced',
     ]);
+  });
+
+  it("stand where the faults' facts place them: no fault first, each place taken once, in the order they joined", () => {
+    expect(ORACLE_COLUMNS.map((c) => `${c.id}:${c.faults.join(',')}`)).toEqual([
+      'no-fault:',
+      'pause-holder:pause-holder',
+      'restart-empty:restart-empty',
+      'clock:clock',
+      'fencing:pause-holder',
+      'restart-fenced:restart-empty',
+      'pause-master:pause-node',
+      'kill-session:kill-session',
+    ]);
+    const places = FAULT_NAMES.flatMap((f) => (faultFacts(f)?.columns ?? []).map((c) => c.place));
+    expect([...places].sort((a, b) => a - b)).toEqual(places.map((_, i) => i + 1));
   });
 });
 

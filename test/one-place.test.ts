@@ -9,7 +9,7 @@ import { faultTable, lockTable, readFiles, tableOf, type Table } from './support
  * only shrink.
  */
 /** Same word, other meaning: name → file → why that file's use is not the fault's or the row's. */
-const COLUMN = "the fault table's column id (locks/oracle-cell.ts OracleColumnId), named after the fault it runs";
+const COLUMN = "the fault table's column id (faults/<name>/facts.ts `columns`), named after the fault it runs";
 const REMEDY = "the remedy table's scenario id (locks/oracle-cell.ts RemedyScenarioId), named after the fault it runs";
 const ADAPTER = "a target adapter's action (target/target-spec.ts AdapterAction: pause, resume, kill, start)";
 const PROXY = "the TCP proxy's mode (nemesis/proxy/proxy-mode.ts), the machinery the fault drives";
@@ -78,21 +78,16 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
 };
 
 /** Named on purpose by another table, not yet in the folder: name → file → what names it. */
-const COLUMNS = "the fault table's columns (ORACLE_COLUMNS): a column runs it";
 const SCENARIOS =
   "the remedy table's scenarios (REMEDY_SCENARIOS): a scenario runs it, or names its column as the one it remedies";
 const OVERHEAD = "the overhead bench's floor for the lock (which bare store operation it is measured against)";
 
 const NOT_YET: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'pause-holder': { 'matrix/oracle.ts': COLUMNS, 'matrix/remedy-oracle.ts': SCENARIOS },
-  'kill-session': { 'matrix/oracle.ts': COLUMNS },
-  'pause-node': { 'matrix/oracle.ts': COLUMNS },
+  'pause-holder': { 'matrix/remedy-oracle.ts': SCENARIOS },
   'restart-empty': {
     'harness/init-command.ts': "`init`'s example expectations file, whose example cell runs it",
-    'matrix/oracle.ts': COLUMNS,
     'matrix/remedy-oracle.ts': SCENARIOS,
   },
-  clock: { 'matrix/oracle.ts': COLUMNS },
   failover: { 'matrix/remedy-oracle.ts': SCENARIOS },
   'delay-write': { 'matrix/remedy-oracle.ts': SCENARIOS },
   none: {

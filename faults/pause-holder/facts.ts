@@ -23,6 +23,10 @@ export const facts = {
   movesClocks: false,
   keepsServerLeases: true,
   everyLockMustSurvive: true,
+  columns: [
+    { id: 'pause-holder', place: 1, title: 'holder paused > TTL', fencing: false },
+    { id: 'fencing', place: 4, title: 'with --fencing (holder paused)', fencing: true },
+  ],
   colour: '#d946ef',
   evidence: {
     start: {
