@@ -80,31 +80,12 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
 /** Named on purpose by another table, not yet in the folder: name → file → what names it. */
 const SCENARIOS =
   "the remedy table's scenarios (REMEDY_SCENARIOS): a scenario runs it, or names its column as the one it remedies";
-const OVERHEAD = "the overhead bench's floor for the lock (which bare store operation it is measured against)";
 
 const NOT_YET: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'pause-holder': { 'matrix/remedy-oracle.ts': SCENARIOS },
-  'restart-empty': {
-    'harness/init-command.ts': "`init`'s example expectations file, whose example cell runs it",
-    'matrix/remedy-oracle.ts': SCENARIOS,
-  },
+  'restart-empty': { 'matrix/remedy-oracle.ts': SCENARIOS },
   failover: { 'matrix/remedy-oracle.ts': SCENARIOS },
   'delay-write': { 'matrix/remedy-oracle.ts': SCENARIOS },
-  none: {
-    'bench/detection.ts': 'the detection bench leaves out the no-lock baseline',
-    'report/findings/lost-update.ts': "the lost-update finding's words for the no-lock baseline",
-  },
-  redis: { 'bench/overhead-goal.ts': OVERHEAD },
-  redlock: { 'bench/overhead-goal.ts': OVERHEAD },
-  'redlock-npm': { 'bench/overhead-goal.ts': OVERHEAD, 'bench/overhead.ts': 'the locks the overhead bench measures' },
-  etcd: { 'bench/overhead-goal.ts': OVERHEAD },
-  zookeeper: { 'bench/lock-floor.ts': "the floor bench's ZooKeeper recipe", 'bench/overhead-goal.ts': OVERHEAD },
-  postgres: {
-    'bench/detection.ts': "the detection bench's safe cells of interest (postgres's row fence)",
-    'bench/lock-floor.ts': "the floor bench's Postgres recipe (a write, not an acquire)",
-    'bench/overhead-goal.ts': OVERHEAD,
-    'bench/overhead.ts': 'the locks the overhead bench measures, and what it times for postgres (a write)',
-  },
   'redis-semaphore': {
     'locks/redis-semaphore-redlock/row.ts': "redis-semaphore-redlock runs redis-semaphore's pinned install (its npm/)",
   },
