@@ -15,7 +15,16 @@ describe('the fault catalogue', () => {
         Object.keys(row)
           .filter(
             (k) =>
-              !['storyLimits', 'aliases', 'did', 'locksOut', 'script', 'everyLockMustSurvive', 'columns'].includes(k),
+              ![
+                'storyLimits',
+                'aliases',
+                'did',
+                'locksOut',
+                'script',
+                'everyLockMustSurvive',
+                'columns',
+                'scenarios',
+              ].includes(k),
           )
           .sort(),
         f,

@@ -89,6 +89,13 @@ export type FaultColumnId = {
     : never;
 }[FaultName];
 
+/** The ids of the remedy table's scenarios the faults declare (their facts' `scenarios`): the lock rows key cells by them. */
+export type FaultScenarioId = {
+  [F in FaultName]: (typeof FAULT_CATALOGUE)[F] extends { readonly scenarios: readonly { readonly id: infer I }[] }
+    ? I
+    : never;
+}[FaultName];
+
 /** What the table holds for every fault: its facts and a judge of its own evidence. */
 export type FaultTable = { readonly [F in FaultName]: FaultFacts & { readonly judge: Judge<F> } };
 /** A line without its facts or its judge, or with another fault's judge, does not compile. */

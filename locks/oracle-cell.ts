@@ -1,4 +1,4 @@
-import type { FaultColumnId } from '../faults/fault-names.ts';
+import type { FaultColumnId, FaultScenarioId } from '../faults/fault-names.ts';
 
 /**
  * One cell of the oracle — what a lock is expected to show under one fault (or one remedy scenario), and how that is
@@ -89,18 +89,11 @@ export type OracleCell =
  */
 export type OracleColumnId = 'no-fault' | FaultColumnId;
 
-/** The remedy table's scenarios (matrix/remedy-oracle.ts REMEDY_SCENARIOS), by id. */
-export type RemedyScenarioId =
-  | 'failover'
-  | 'long-work'
-  | 'long-work-watchdog'
-  | 'pause-watchdog'
-  | 'restart-delay'
-  | 'restart-retry'
-  | 'restart-aof'
-  | 'delay-write'
-  | 'delay-write-fenced'
-  | 'failover-fenced';
+/**
+ * The remedy table's scenarios (matrix/remedy-oracle.ts REMEDY_SCENARIOS), by id: long work, bare and with a
+ * watchdog, and the scenarios each fault declares in its facts (faults/<name>/facts.ts `scenarios`).
+ */
+export type RemedyScenarioId = 'long-work' | 'long-work-watchdog' | FaultScenarioId;
 
 /** A measured cell, with what its liveness is expected to show when that is part of the expectation. */
 export const measured = (expect: MeasuredExpectation, liveness?: LivenessExpectation): OracleCell => ({

@@ -34,6 +34,24 @@ describe('the oracle columns', () => {
     const places = FAULT_NAMES.flatMap((f) => (faultFacts(f)?.columns ?? []).map((c) => c.place));
     expect([...places].sort((a, b) => a - b)).toEqual(places.map((_, i) => i + 1));
   });
+
+  it("the remedy table's scenarios too: long work at 2 and 3, the faults' scenarios each in a place of its own", async () => {
+    const { REMEDY_SCENARIOS } = await import('./remedy-oracle.ts');
+    expect(REMEDY_SCENARIOS.map((s) => `${s.id}:${s.faults.join(',')}`)).toEqual([
+      'failover:failover',
+      'long-work:',
+      'long-work-watchdog:',
+      'pause-watchdog:pause-holder',
+      'restart-delay:restart-empty',
+      'restart-retry:restart-empty',
+      'restart-aof:restart-empty',
+      'delay-write:delay-write',
+      'delay-write-fenced:delay-write',
+      'failover-fenced:failover',
+    ]);
+    const places = [2, 3, ...FAULT_NAMES.flatMap((f) => (faultFacts(f)?.scenarios ?? []).map((s) => s.place))];
+    expect([...places].sort((a, b) => a - b)).toEqual(places.map((_, i) => i + 1));
+  });
 });
 
 describe('which cells are measured and which are decided by construction', () => {

@@ -52,6 +52,41 @@ export const facts = {
       minThinkTtlFraction: 0.4,
     },
   ],
+  scenarios: [
+    // As its restart-empty column: fire often, and a section wider than a restart (above). A restart that stays down
+    // a TTL leaves the lock unavailable for that long (redlock-npm: 6–7 writes in 10 s, three runs in a row, → 20 s).
+    {
+      id: 'restart-delay',
+      place: 5,
+      title: 'restart empty, --restart-delay ≥ TTL',
+      fencing: false,
+      maxIntervalMs: 500,
+      minThinkTtlFraction: 0.4,
+      minRestartDelayTtlFraction: 1,
+      minTimeLimitS: 20,
+    },
+    // The fault table's restart-empty cell again, with the strategy's own retry loop in place of its library's: the
+    // workaround for redlock-npm's livelock (locks/redlock-npm/row.ts). Only its liveness is remedied: the restart
+    // still has no delay, so updates are still lost.
+    {
+      id: 'restart-retry',
+      place: 6,
+      title: 'restart empty, --retry=harness',
+      fencing: false,
+      remedy: { retry: 'harness' },
+      maxIntervalMs: 500,
+      minThinkTtlFraction: 0.4,
+    },
+    {
+      id: 'restart-aof',
+      place: 7,
+      title: 'restart, --redis-persistence=aof-always',
+      fencing: false,
+      remedy: { redisPersistence: 'aof-always' },
+      maxIntervalMs: 500,
+      minThinkTtlFraction: 0.4,
+    },
+  ],
   colour: '#ef4444',
   evidence: {
     start: {
