@@ -14,6 +14,7 @@ import { resolveConfig, type Config } from '../harness/run-argv.ts';
 import { typedRun } from '../harness/typed-run.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+import { lockFinding } from '../locks/lock-finding.ts';
 import {
   detectionGoal,
   detectionSpeedGoal,
@@ -192,12 +193,15 @@ async function plan(): Promise<Plan[]> {
   const strategies = await builtinStrategies();
   const out: Plan[] = [];
   for (const lock of BUILTIN_LOCKS) {
-    if (lock === 'none') continue; // the no-lock baseline is not a lock whose detection we measure
+    // The row's token, as its cells tell it (locks/lock-finding.ts): the no-lock baseline is not a lock whose
+    // detection we measure; a lock that is its own fence (postgres: its version check) has safe cells of interest.
+    const { token } = lockFinding(lock);
+    if (token === 'no-lock') continue;
     for (const col of ORACLE_COLUMNS) {
       const o = ORACLE[lock][col.id];
       if (o.decided !== 'measured') continue;
-      // Safe cells: the fenced ones and postgres (it takes no lock: its version check is the fence); the no-fault cells are the matrix's.
-      const safeOfInterest = o.expect === 'safe' && (col.fencing || lock === 'postgres');
+      // Safe cells: the fenced ones and those of a lock that is its own fence; the no-fault cells are the matrix's.
+      const safeOfInterest = o.expect === 'safe' && (col.fencing || token === 'own-fence');
       if (o.expect !== 'lost' && !safeOfInterest) continue;
       out.push({
         cell: `${lock} × ${col.title}`,

@@ -12,7 +12,7 @@ import { TcpProxy } from '../nemesis/proxy/tcp-proxy.ts';
 import type { Lease, LockContext, LockStrategy } from '../locks/strategy.ts';
 import { loadStrategy } from '../workloads/load-strategy.ts';
 import { runPath } from '../store/run-dir.ts';
-import { floorFor, type FloorName, type ZkParts } from './overhead-goal.ts';
+import { overheadFor, type FloorName, type ZkParts } from './overhead-goal.ts';
 import { ms, settled, STAGGER_MS, timed, timedInterleaved, type AcquireRelease, type Pair } from './pair-timing.ts';
 import { BENCH_TTL_MS, FLOOR_OWNER, floorPair, zkCall, zkSession } from './protocol-floors.ts';
 
@@ -32,7 +32,10 @@ export interface LockFloor {
   proxied: AcquireRelease;
   /** Paced as a run's client is; interleaved op by op with `alone`. */
   paced: AcquireRelease;
-  /** The strategy's own acquire/release (strategyAlone), paced, interleaved with `paced`. Absent for postgres. */
+  /**
+   * The strategy's own acquire/release (strategyAlone), paced, interleaved with `paced`. Absent for a lock timed on
+   * its write.
+   */
   alone?: AcquireRelease;
   /** ZooKeeper's acquire taken apart per member. */
   zkParts?: ZkParts[];
@@ -49,7 +52,7 @@ function floorCluster(floor: FloorName): ClusterSpec {
 }
 
 export async function measureLockFloor(lock: string, samples: number): Promise<LockFloor> {
-  const floor = floorFor(lock);
+  const { floor, timed: timedOp } = overheadFor(lock);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fencepost-bench-floor-'));
   const cluster = await createLocalCluster(floorCluster(floor), dir, new PidRegistry(runPath(dir, 'pids')));
   const proxies: TcpProxy[] = [];
@@ -68,13 +71,13 @@ export async function measureLockFloor(lock: string, samples: number): Promise<L
     // Paced: ~10 ms a sample, so fewer of them (500 take ~5 s a floor).
     const paced = Math.min(samples, PACED_SAMPLES);
     const bare = await floorPair(floor, cluster, (p) => via(p, false), closers);
-    if (lock === 'postgres') {
-      // postgres takes no lock: its floor is already the run's own statement.
+    if (timedOp === 'write') {
+      // A lock that takes none (postgres): its floor is already the run's own statement.
       const [pacedFloor] = await timedInterleaved([bare], paced);
       return { floor, direct, proxied, paced: pacedFloor };
     }
     const [pacedFloor, alone] = await timedInterleaved([bare, await strategyPair(lock, cluster, closers)], paced);
-    const zkParts = lock === 'zookeeper' ? await zkMemberParts(cluster, paced, closers) : undefined;
+    const zkParts = floor === 'zookeeper' ? await zkMemberParts(lock, cluster, paced, closers) : undefined;
     return { floor, direct, proxied, paced: pacedFloor, alone, ...(zkParts ? { zkParts } : {}) };
   } finally {
     for (const c of closers) await Promise.resolve(c()).catch(() => {});
@@ -99,10 +102,12 @@ export function printFloor(lock: string, f: LockFloor): void {
 }
 
 /**
- * ZooKeeper's acquire taken apart on each member (see ZkParts). A session to one member only, so its role
- * shows: a create through a follower is forwarded to the leader; reads are answered by the member itself.
+ * The acquire of a lock measured against the ZooKeeper floor, taken apart on each member (see ZkParts). A session to
+ * one member only, so its role shows: a create through a follower is forwarded to the leader; reads are answered by
+ * the member itself.
  */
 async function zkMemberParts(
+  lock: string,
   cluster: Cluster,
   samples: number,
   closers: (() => Promise<unknown> | void)[],
@@ -133,7 +138,7 @@ async function zkMemberParts(
       release: () => remove(recipeNode),
     };
     // The strategy as a run's client connects it, on a session to this member alone.
-    const strategy = await strategyPair('zookeeper', cluster, closers, (ctx) => ({ ...ctx, zookeeper: connect }));
+    const strategy = await strategyPair(lock, cluster, closers, (ctx) => ({ ...ctx, zookeeper: connect }));
     const [b, r, st] = await timedInterleaved([bare, recipe, strategy], samples);
     out.push({ member, mode: await node.mode(), create: b.acquire, recipe: r.acquire, strategy: st.acquire });
   }

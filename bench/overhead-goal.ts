@@ -2,6 +2,10 @@ import type { Quantiles } from '../checkers/run-results.ts';
 import type { Goal } from './outcome.ts';
 import type { History } from '../history/history.ts';
 import { quantiles } from '../checkers/op-stats.ts';
+import type { FloorName, OverheadBench } from '../locks/lock-bench.ts';
+import type { LockRow } from '../locks/lock-row.ts';
+import { LOCK_ROWS, type BuiltinLock } from '../locks/registry.ts';
+import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 
 /**
  * Latency quantiles (ms) of the ok `f` ops of client processes invoked at least `warmupMs` after the first client
@@ -53,26 +57,35 @@ export function zkAttribution(parts: readonly ZkParts[]): string {
   );
 }
 
-/** The bare operations the overhead benchmark times (see bench/overhead.ts). */
-export type FloorName = 'redis' | 'redis×5' | 'etcd' | 'zookeeper' | 'postgres';
+/** The bare operations the overhead benchmark times (see bench/overhead.ts): each measured lock's row names its own. */
+export type { FloorName };
 
 /** Recorded p50 may be at most this many times its floor's p50: the overhead goal (docs/performance.md). */
 export const OVERHEAD_GOAL_RATIO = 1.5;
 
-/** What one lock is compared with: Redlock and the redlock package ask all 5 masters, so 5 SETs in parallel. */
+/** The locks the overhead benchmark measures by default: the rows that say how (locks/<name>/row.ts `bench`). */
+export const OVERHEAD_LOCKS: readonly string[] = BUILTIN_LOCKS.filter((l) => overheadOf(l));
+
+function overheadOf(lock: string): OverheadBench | undefined {
+  return Object.hasOwn(LOCK_ROWS, lock) ? (LOCK_ROWS[lock as BuiltinLock] as LockRow).bench?.overhead : undefined;
+}
+
+/** How one lock is measured: its floor (Redlock and the redlock package ask all 5 masters: 5 SETs in parallel). */
+export function overheadFor(lock: string): OverheadBench {
+  const o = overheadOf(lock);
+  if (o) return o;
+  throw new Error(`overhead: no floor for --lock=${lock}; it measures ${OVERHEAD_LOCKS.join(', ')}`);
+}
+
+/** What one lock is compared with. */
 export function floorFor(lock: string): FloorName {
-  if (lock === 'redis') return 'redis';
-  if (lock === 'redlock' || lock === 'redlock-npm') return 'redis×5';
-  if (lock === 'etcd' || lock === 'zookeeper' || lock === 'postgres') return lock;
-  throw new Error(
-    `overhead: no floor for --lock=${lock}; it measures redis, redlock, redlock-npm, etcd, zookeeper, postgres`,
-  );
+  return overheadFor(lock).floor;
 }
 
 export interface OverheadRow {
   lock: string;
   floor: FloorName;
-  /** The run's quantiles past its warm-up (postgres: its write as `acquire`, since it takes no lock): steadyLatency. */
+  /** The run's quantiles past its warm-up (a lock that takes none: its write as `acquire`): steadyLatency. */
   recorded: { acquire: Quantiles; release: Quantiles };
   /** The bare op back to back, straight to the port (a hot loop). */
   floorDirect: { acquire: Quantiles; release: Quantiles };
@@ -86,7 +99,7 @@ export interface OverheadRow {
   floorPaced?: { acquire: Quantiles; release: Quantiles };
   /**
    * The strategy's own acquire/release without the harness (bench/overhead.ts strategyAlone): the same module and
-   * context a run's client uses, called from the benchmark's process, paced like the floor. Absent for postgres
+   * context a run's client uses, called from the benchmark's process, paced like the floor. Absent for a lock timed on its write
    * (no lock: its floor is its own write) and in rows written before it was measured.
    */
   strategyAlone?: { acquire: Quantiles; release: Quantiles };
@@ -108,7 +121,7 @@ export interface OverheadRow {
  * and the client process around the strategy add (recorded − alone).
  */
 export function overheadGoal(row: OverheadRow, zkParts?: readonly ZkParts[]): Goal {
-  const what = row.lock === 'postgres' ? 'write' : 'acquire';
+  const what = overheadFor(row.lock).timed;
   const hot = row.floorDirect.acquire.p50;
   const floor = row.floorPaced?.acquire.p50 ?? hot;
   const recorded = row.recorded.acquire.p50;

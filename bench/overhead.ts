@@ -8,7 +8,14 @@ import { provision } from '../cluster/provision.ts';
 import { runTest } from '../harness/run.ts';
 import { Shutdown } from '../common/shutdown.ts';
 import { readRunHistory, readTest } from '../store/run-dir.ts';
-import { floorFor, harnessShareGoal, overheadGoal, type OverheadRow, steadyLatency } from './overhead-goal.ts';
+import {
+  harnessShareGoal,
+  OVERHEAD_LOCKS,
+  overheadFor,
+  overheadGoal,
+  type OverheadRow,
+  steadyLatency,
+} from './overhead-goal.ts';
 import { measureLockFloor, printFloor, type LockFloor } from './lock-floor.ts';
 import { ms } from './pair-timing.ts';
 import { BENCH_TTL_MS } from './protocol-floors.ts';
@@ -40,7 +47,6 @@ import type { BenchOutcome, Goal } from './outcome.ts';
  * paced floor's p50 (postgres has no lock: its write against the same statement), and ≤ 1.5 × the strategy alone
  * (what the harness adds to the lock's own cost). The back-to-back ratio is printed too.
  */
-const DEFAULT_LOCKS = ['redis', 'redlock', 'redlock-npm', 'etcd', 'zookeeper', 'postgres'];
 
 const OPTIONS = [
   { name: 'samples', kind: 'int', min: 10, default: 2000, help: "acquires timed for each lock's floor" },
@@ -49,9 +55,9 @@ const OPTIONS = [
     name: 'locks',
     kind: 'string',
     value: 'lock,…',
-    default: DEFAULT_LOCKS.join(','),
+    default: OVERHEAD_LOCKS.join(','),
     help: 'the locks measured',
-    parse: namesOf('locks', DEFAULT_LOCKS),
+    parse: namesOf('locks', OVERHEAD_LOCKS),
   },
 ] as const satisfies readonly OptionSpec[];
 
@@ -81,9 +87,8 @@ export async function run(args: string[]): Promise<BenchOutcome> {
         resultsDir: results,
       });
       const out = await runTest(config, new Shutdown(), () => {});
-      const floor = floorFor(lock);
-      // postgres takes no lock: its acquire is a no-op, and the write (the conditional UPDATE) is what it costs.
-      const timedF = lock === 'postgres' ? 'write' : 'acquire';
+      // A lock that takes none (postgres) is timed on its write (the conditional UPDATE): its acquire is a no-op.
+      const { floor, timed: timedF } = overheadFor(lock);
       const { history } = readRunHistory(out.runDir);
       const warmupMs = (timeLimitS * 1000) / 3;
       const recorded = {

@@ -82,6 +82,20 @@ export const FAULT_CATALOGUE = {
 
 export type FaultName = keyof typeof FAULT_CATALOGUE;
 
+/** The ids of the fault table's columns the faults declare (their facts' `columns`): the lock rows key cells by them. */
+export type FaultColumnId = {
+  [F in FaultName]: (typeof FAULT_CATALOGUE)[F] extends { readonly columns: readonly { readonly id: infer I }[] }
+    ? I
+    : never;
+}[FaultName];
+
+/** The ids of the remedy table's scenarios the faults declare (their facts' `scenarios`): the lock rows key cells by them. */
+export type FaultScenarioId = {
+  [F in FaultName]: (typeof FAULT_CATALOGUE)[F] extends { readonly scenarios: readonly { readonly id: infer I }[] }
+    ? I
+    : never;
+}[FaultName];
+
 /** What the table holds for every fault: its facts and a judge of its own evidence. */
 export type FaultTable = { readonly [F in FaultName]: FaultFacts & { readonly judge: Judge<F> } };
 /** A line without its facts or its judge, or with another fault's judge, does not compile. */

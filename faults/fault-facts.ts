@@ -1,4 +1,6 @@
 import type { Fields } from './evidence-fields.ts';
+import type { FaultColumnFacts } from './fault-column.ts';
+import type { FaultScenarioFacts } from './fault-scenario.ts';
 
 /**
  * What a fault is, apart from how it is done and judged: the shape of the facts each fault's folder declares in its
@@ -168,6 +170,10 @@ export interface FaultFacts {
    * runs (workloads/resolved-strategy.ts).
    */
   readonly everyLockMustSurvive?: true;
+  /** The columns of the matrix's fault table that run it (fault-column.ts); absent for a fault no column runs. */
+  readonly columns?: readonly FaultColumnFacts[];
+  /** The scenarios of the matrix's remedy table that run it (fault-scenario.ts); absent for a fault none runs. */
+  readonly scenarios?: readonly FaultScenarioFacts[];
   /** Its colour on the report's timeline (`#rrggbb`). */
   readonly colour: string;
   /**

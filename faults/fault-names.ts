@@ -1,7 +1,7 @@
-import { FAULT_CATALOGUE, faultFacts, type FaultName } from './catalogue.ts';
+import { FAULT_CATALOGUE, faultFacts, type FaultColumnId, type FaultName, type FaultScenarioId } from './catalogue.ts';
 
 /** The names `--nemesis` accepts, in catalogue order (faults/catalogue.ts owns them and their facts). */
-export type { FaultName };
+export type { FaultColumnId, FaultName, FaultScenarioId };
 export const FAULT_NAMES = Object.keys(FAULT_CATALOGUE) as FaultName[];
 
 /** Other names `--nemesis` takes for a fault (its facts' `aliases`), and the fault each one is. */

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { CLI } from '../common/cli-name.ts';
 import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
+import { faultFacts } from '../faults/catalogue.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { ciHints, INIT_WORKFLOW, workflow } from './init-workflow.ts';
 
 /**
@@ -14,6 +16,12 @@ import { ciHints, INIT_WORKFLOW, workflow } from './init-workflow.ts';
  */
 const PKG = new URL('../package.json', import.meta.url);
 const EXAMPLE = new URL('../examples/my-lock.ts', import.meta.url);
+/**
+ * The fault of the starter's lesson (its example cell, the first command it prints): the first of the catalogue that
+ * does not keep the servers' leases (a Redis restarted empty), which a lock kept in one Redis, as the starter's is,
+ * cannot survive.
+ */
+const LESSON = FAULT_NAMES.find((f) => faultFacts(f)?.keepsServerLeases === false)!;
 
 export const INIT_LOCK = 'locks/my-lock.ts';
 export const INIT_EXPECTATIONS = 'fencepost.expectations.json';
@@ -29,7 +37,7 @@ function starterLock(): string {
   // The example's own header says how to run it from this repository; the starter says how to run it from yours.
   const body = example.slice(example.findIndex((l) => l.startsWith('import ')));
   return [
-    `// Your lock, as fencepost runs it: \`${CLI} --lock=./${INIT_LOCK} --nemesis=restart-empty --time-limit=15\`.`,
+    `// Your lock, as fencepost runs it: \`${CLI} --lock=./${INIT_LOCK} --nemesis=${LESSON} --time-limit=15\`.`,
     '// A Redis lock (SET NX PX + compare-and-delete release) to start from: replace connect/acquire/release with',
     "// your own lock's calls. The contract: node_modules/fencepost/docs/your-lock.md. It imports ioredis: add it to",
     '// your own dependencies (npm install -D ioredis) rather than relying on the copy npm hoisted for fencepost.',
@@ -43,7 +51,7 @@ function expectations(): string {
     { lock, fault: 'none', expect: 'safe', why: 'with no fault, my-lock must keep the balance' },
     {
       lock,
-      fault: 'restart-empty',
+      fault: LESSON,
       expect: 'lost',
       why: 'one Redis without persistence forgets the lock when it restarts empty: known, and measured every night',
     },
@@ -166,7 +174,7 @@ function nextSteps(dir: string): string[] {
   return [
     '',
     'next: run your lock under a Redis restarted empty (about 20 s), and open the report it prints:',
-    `  ${CLI} ${lock} --nemesis=restart-empty --time-limit=15`,
+    `  ${CLI} ${lock} --nemesis=${LESSON} --time-limit=15`,
     '  Expect INVALID (exit 1) with lost updates: one Redis without persistence forgets the lock when it restarts',
     '  empty, and another client takes it. That is the lesson, not a broken install: the report shows each lost write.',
     'then the same lock with no fault, which should be VALID (exit 0):',

@@ -1,4 +1,5 @@
 import type { RequirementSpec } from '../cluster/requirement.ts';
+import type { LockBench } from './lock-bench.ts';
 import type { OracleCell, OracleColumnId, RemedyScenarioId } from './oracle-cell.ts';
 
 /**
@@ -44,6 +45,8 @@ export interface LockRow {
    * or all of them; a choice every row makes, so a new row cannot run whole every night by omission.
    */
   readonly nightly: 'every-cell' | readonly (OracleColumnId | RemedyScenarioId)[];
+  /** What the benchmarks measure of it (the overhead bench: its floor and its timed op); absent, none measures it. */
+  readonly bench?: LockBench;
 }
 
 /** A row in another language: its library's requirement, and whether its glue is compiled. */

@@ -1,3 +1,5 @@
+import type { FaultColumnId, FaultScenarioId } from '../faults/fault-names.ts';
+
 /**
  * One cell of the oracle — what a lock is expected to show under one fault (or one remedy scenario), and how that is
  * decided — and the four ways a cell is written. Each lock's folder declares its own cells with these
@@ -81,29 +83,17 @@ export type OracleCell =
     }
   | { decided: 'construction'; expect: Expectation; reason: string };
 
-/** The fault table's columns (matrix/oracle.ts ORACLE_COLUMNS), by id. */
-export type OracleColumnId =
-  | 'no-fault'
-  | 'pause-holder'
-  | 'restart-empty'
-  | 'clock'
-  | 'fencing'
-  | 'restart-fenced'
-  | 'pause-master'
-  | 'kill-session';
+/**
+ * The fault table's columns (matrix/oracle.ts ORACLE_COLUMNS), by id: the column of no fault, and the columns each
+ * fault declares in its facts (faults/<name>/facts.ts `columns`).
+ */
+export type OracleColumnId = 'no-fault' | FaultColumnId;
 
-/** The remedy table's scenarios (matrix/remedy-oracle.ts REMEDY_SCENARIOS), by id. */
-export type RemedyScenarioId =
-  | 'failover'
-  | 'long-work'
-  | 'long-work-watchdog'
-  | 'pause-watchdog'
-  | 'restart-delay'
-  | 'restart-retry'
-  | 'restart-aof'
-  | 'delay-write'
-  | 'delay-write-fenced'
-  | 'failover-fenced';
+/**
+ * The remedy table's scenarios (matrix/remedy-oracle.ts REMEDY_SCENARIOS), by id: long work, bare and with a
+ * watchdog, and the scenarios each fault declares in its facts (faults/<name>/facts.ts `scenarios`).
+ */
+export type RemedyScenarioId = 'long-work' | 'long-work-watchdog' | FaultScenarioId;
 
 /** A measured cell, with what its liveness is expected to show when that is part of the expectation. */
 export const measured = (expect: MeasuredExpectation, liveness?: LivenessExpectation): OracleCell => ({

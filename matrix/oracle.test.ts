@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { faultFacts } from '../faults/catalogue.ts';
+import { FAULT_NAMES } from '../faults/fault-names.ts';
 import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 
@@ -16,6 +18,39 @@ describe('the oracle columns', () => {
       'restart-empty',
       'restart-fenced',
     ]);
+  });
+
+  it("stand where the faults' facts place them: no fault first, each place taken once, in the order they joined", () => {
+    expect(ORACLE_COLUMNS.map((c) => `${c.id}:${c.faults.join(',')}`)).toEqual([
+      'no-fault:',
+      'pause-holder:pause-holder',
+      'restart-empty:restart-empty',
+      'clock:clock',
+      'fencing:pause-holder',
+      'restart-fenced:restart-empty',
+      'pause-master:pause-node',
+      'kill-session:kill-session',
+    ]);
+    const places = FAULT_NAMES.flatMap((f) => (faultFacts(f)?.columns ?? []).map((c) => c.place));
+    expect([...places].sort((a, b) => a - b)).toEqual(places.map((_, i) => i + 1));
+  });
+
+  it("the remedy table's scenarios too: long work at 2 and 3, the faults' scenarios each in a place of its own", async () => {
+    const { REMEDY_SCENARIOS } = await import('./remedy-oracle.ts');
+    expect(REMEDY_SCENARIOS.map((s) => `${s.id}:${s.faults.join(',')}`)).toEqual([
+      'failover:failover',
+      'long-work:',
+      'long-work-watchdog:',
+      'pause-watchdog:pause-holder',
+      'restart-delay:restart-empty',
+      'restart-retry:restart-empty',
+      'restart-aof:restart-empty',
+      'delay-write:delay-write',
+      'delay-write-fenced:delay-write',
+      'failover-fenced:failover',
+    ]);
+    const places = [2, 3, ...FAULT_NAMES.flatMap((f) => (faultFacts(f)?.scenarios ?? []).map((s) => s.place))];
+    expect([...places].sort((a, b) => a - b)).toEqual(places.map((_, i) => i + 1));
   });
 });
 

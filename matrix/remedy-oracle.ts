@@ -1,6 +1,8 @@
-import type { FaultName } from '../faults/fault-names.ts';
+import { faultFacts } from '../faults/catalogue.ts';
+import type { FaultScenarioFacts } from '../faults/fault-scenario.ts';
+import { FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
 import { optionShown, type RunOptionName, type RunOverrides } from '../harness/run-overrides.ts';
-import type { OracleCell, RemedyScenarioId } from '../locks/oracle-cell.ts';
+import type { OracleCell, OracleColumnId, RemedyScenarioId } from '../locks/oracle-cell.ts';
 import { LOCK_ROWS } from '../locks/registry.ts';
 import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 
@@ -8,7 +10,9 @@ import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
  * The matrix's second table: the failure modes known to break a lock beyond the fault columns, and the remedies
  * usually recommended for them (docs/matrix.md), each as a scenario (faults + the run options that make it) with an expectation per lock. Decided
  * by the same rules as the fault table (matrix/oracle.ts): measured cells get the same number of runs,
- * inconclusive runs are replaced, and cells no run could inform are decided by construction, with a reason.
+ * inconclusive runs are replaced, and cells no run could inform are decided by construction, with a reason. A
+ * scenario that runs a fault is declared in the fault's facts (faults/<name>/facts.ts `scenarios`); long work, which
+ * runs none, here.
  */
 export interface RemedyScenario {
   id: RemedyScenarioId;
@@ -40,19 +44,26 @@ const REMEDY_SWITCHES: readonly RunOptionName[] = ['watchdog', 'restart-delay', 
 const LONG_WORK: RunOverrides = { thinkMs: 2500, ttlMs: 1000 };
 const LONG_WORK_OWNS: readonly RunOptionName[] = [...REMEDY_SWITCHES, 'think', 'ttl'];
 
-export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
-  // A section wider than the failover: the promoted replica serves the clients 150–250 ms after the primary's kill
-  // here, so with the default 100 ms think the holder has always written before anyone else could be granted — the
-  // double grant then reads the holder's write, and its story is not whole (faults/judging/server-story.ts).
-  {
-    id: 'failover',
-    title: 'failover (primary → replica)',
-    faults: ['failover'],
-    fencing: false,
-    overrides: {},
-    owns: REMEDY_SWITCHES,
-    minThinkTtlFraction: 0.4,
-  },
+/** A scenario a fault declares in its facts (faults/<name>/facts.ts `scenarios`), with the fault it runs. */
+function faultScenario(fault: FaultName, s: FaultScenarioFacts): RemedyScenario & { place: number } {
+  const overrides: RunOverrides = s.remedy ?? {};
+  return {
+    id: s.id as RemedyScenarioId, // the catalogue's FaultScenarioId: what this fault's facts declare
+    title: s.title,
+    faults: [fault],
+    fencing: s.fencing,
+    overrides,
+    owns: REMEDY_SWITCHES, // every scenario owns the remedies' switches; a fault's sets the one its facts name
+    ...(s.maxIntervalMs === undefined ? {} : { maxIntervalMs: s.maxIntervalMs }),
+    ...(s.minThinkTtlFraction === undefined ? {} : { minThinkTtlFraction: s.minThinkTtlFraction }),
+    ...(s.minRestartDelayTtlFraction === undefined ? {} : { minRestartDelayTtlFraction: s.minRestartDelayTtlFraction }),
+    ...(s.minTimeLimitS === undefined ? {} : { minTimeLimitS: s.minTimeLimitS }),
+    place: s.place,
+  };
+}
+
+/** The scenarios of no fault: long work, bare (place 2) and with its remedy (place 3). */
+const LONG_WORK_SCENARIOS: readonly (RemedyScenario & { place: number })[] = [
   {
     id: 'long-work',
     title: 'long work > TTL',
@@ -61,6 +72,7 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     overrides: LONG_WORK,
     owns: LONG_WORK_OWNS,
     minTimeLimitS: 30,
+    place: 2,
   },
   {
     id: 'long-work-watchdog',
@@ -70,95 +82,31 @@ export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
     overrides: { ...LONG_WORK, watchdog: true },
     owns: LONG_WORK_OWNS,
     minTimeLimitS: 30,
-  },
-  // pause-holder, with --watchdog, strikes only a section whose write falls due before the holder's next renewal, so
-  // after SIGCONT the overdue write runs before the overdue renewal (the GC-pause story). Struck anywhere it was a
-  // race, shot by shot (redlock, seed 42: one 10 s run lost 2 of 2 shots, the next 0 of 2). More shots per run: a
-  // pause every ~4 s for at least 20 s.
-  {
-    id: 'pause-watchdog',
-    title: 'holder paused > TTL, --watchdog',
-    faults: ['pause-holder'],
-    fencing: false,
-    overrides: { watchdog: true },
-    owns: REMEDY_SWITCHES,
-    maxIntervalMs: 1000,
-    minTimeLimitS: 20,
-  },
-  // As the fault table's restart-empty column: fire often, and a section wider than a restart (oracle.ts says why).
-  {
-    id: 'restart-delay',
-    title: 'restart empty, --restart-delay ≥ TTL',
-    faults: ['restart-empty'],
-    fencing: false,
-    overrides: {},
-    owns: REMEDY_SWITCHES,
-    maxIntervalMs: 500,
-    minThinkTtlFraction: 0.4,
-    minRestartDelayTtlFraction: 1,
-    minTimeLimitS: 20,
-  },
-  // The fault table's restart-empty cell again, with the strategy's own retry loop in place of its library's: the
-  // workaround for redlock-npm's livelock (oracle.ts, REDLOCK_NPM_LIVELOCK). Only its liveness is remedied: the
-  // restart still has no delay, so updates are still lost.
-  {
-    id: 'restart-retry',
-    title: 'restart empty, --retry=harness',
-    faults: ['restart-empty'],
-    fencing: false,
-    overrides: { retry: 'harness' },
-    owns: REMEDY_SWITCHES,
-    maxIntervalMs: 500,
-    minThinkTtlFraction: 0.4,
-  },
-  {
-    id: 'restart-aof',
-    title: 'restart, --redis-persistence=aof-always',
-    faults: ['restart-empty'],
-    fencing: false,
-    overrides: { redisPersistence: 'aof-always' },
-    owns: REMEDY_SWITCHES,
-    maxIntervalMs: 500,
-    minThinkTtlFraction: 0.4,
-  },
-  {
-    id: 'delay-write',
-    title: 'delayed write',
-    faults: ['delay-write'],
-    fencing: false,
-    overrides: {},
-    owns: REMEDY_SWITCHES,
-  },
-  {
-    id: 'delay-write-fenced',
-    title: 'delayed write, --fencing',
-    faults: ['delay-write'],
-    fencing: true,
-    overrides: {},
-    owns: REMEDY_SWITCHES,
-  },
-  // The failover with a fence whose token comes from the same Redis (simple-redis-mutex's INCR counter): the promoted
-  // replica's counter is as far behind as its keys. Only a Redis row with a token is measured here.
-  {
-    id: 'failover-fenced',
-    title: 'failover, --fencing',
-    faults: ['failover'],
-    fencing: true,
-    overrides: {},
-    owns: REMEDY_SWITCHES,
+    place: 3,
   },
 ];
+
+/**
+ * The remedy table's scenarios: long work, and the scenarios the faults declare, each at its `place` (the order the
+ * tables, the pages and the nightly's cells list them in).
+ */
+export const REMEDY_SCENARIOS: readonly RemedyScenario[] = [
+  ...LONG_WORK_SCENARIOS,
+  ...FAULT_NAMES.flatMap((f) => (faultFacts(f)?.scenarios ?? []).map((s) => faultScenario(f, s))),
+]
+  .sort((a, b) => a.place - b.place)
+  .map(({ place: _place, ...scenario }) => scenario);
 
 export const REMEDY_ORACLE = Object.fromEntries(BUILTIN_LOCKS.map((l) => [l, LOCK_ROWS[l].remedies])) as Record<
   BuiltinLock,
   Readonly<Record<RemedyScenarioId, OracleCell>>
 >;
 
-/** A column of either table: the fault table's by its ORACLE_COLUMNS id, this table's by its scenario id. */
-export interface TableColumnRef {
-  table: 'faults' | 'remedies';
-  id: string;
-}
+/**
+ * A column of either table: the fault table's by its ORACLE_COLUMNS id, this table's by its scenario id — each typed
+ * by the ids the faults declare, so a line naming a column no fault runs any longer does not compile.
+ */
+export type TableColumnRef = { table: 'faults'; id: OracleColumnId } | { table: 'remedies'; id: RemedyScenarioId };
 
 /** One line of "which remedy fixes which failure": the column where locks break, and the column with the remedy applied. */
 export interface Remedy {

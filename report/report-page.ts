@@ -341,7 +341,8 @@ export function renderReport(input: ReportInput): string {
   const ttlMs = typeof test.config.ttlMs === 'number' ? test.config.ttlMs : null;
   // The postgres strategy is its own fence (the version column), as checkRun treats it.
   const fencing = !!test.config.fencing || test.token === 'version';
-  const found = findings({ index, results, faults, ttlMs, fencing, lock: test.lock });
+  const noLock = lockFinding(test.lock).token === 'no-lock';
+  const found = findings({ index, results, faults, ttlMs, fencing, lock: test.lock, noLock });
   const timeline = timelineData(index, faults, found, {
     accounts: test.config.accounts,
     concurrency: test.config.concurrency,

@@ -9,16 +9,28 @@ import { faultTable, lockTable, readFiles, tableOf, type Table } from './support
  * only shrink.
  */
 /** Same word, other meaning: name → file → why that file's use is not the fault's or the row's. */
-const COLUMN = "the fault table's column id (locks/oracle-cell.ts OracleColumnId), named after the fault it runs";
-const REMEDY = "the remedy table's scenario id (locks/oracle-cell.ts RemedyScenarioId), named after the fault it runs";
+const COLUMN = "the fault table's column id (faults/<name>/facts.ts `columns`), named after the fault it runs";
+const REMEDY = "the remedy table's scenario id (faults/<name>/facts.ts `scenarios`), named after the fault it runs";
 const ADAPTER = "a target adapter's action (target/target-spec.ts AdapterAction: pause, resume, kill, start)";
 const PROXY = "the TCP proxy's mode (nemesis/proxy/proxy-mode.ts), the machinery the fault drives";
+/** Not the fault: a column or scenario of its, which the remedies list pairs with the one its remedy is measured in. */
+const REMEDY_PAIR =
+  "a column id or scenario id (as COLUMN, REMEDY) in the remedies list's pair of a broken column and a remedied one " +
+  '(REMEDIES: TableColumnRef, typed by the ids the faults declare)';
 const OP_LATENCY = "an op's latency (invoke to completion), the run's statistics";
 const SENTENCE = 'inside a sentence as markdown code (`…`): documentation';
 
 const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'pause-holder': { 'matrix/choosing-page.ts': COLUMN, 'matrix/fault-oracle-table.ts': COLUMN },
-  'restart-empty': { 'matrix/choosing-page.ts': COLUMN, 'matrix/fault-oracle-table.ts': COLUMN },
+  'pause-holder': {
+    'matrix/choosing-page.ts': COLUMN,
+    'matrix/fault-oracle-table.ts': COLUMN,
+    'matrix/remedy-oracle.ts': REMEDY_PAIR,
+  },
+  'restart-empty': {
+    'matrix/choosing-page.ts': COLUMN,
+    'matrix/fault-oracle-table.ts': COLUMN,
+    'matrix/remedy-oracle.ts': REMEDY_PAIR,
+  },
   kill: {
     'faults/kill-holder/script.ts': "the scenario's verb `kill A`, which scripts kill-holder",
     'faults/restart-empty/inject.ts': ADAPTER,
@@ -54,6 +66,7 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
     'cluster/cluster-layout.ts': "the cluster's failover pair (a Redis primary and its replica)",
     'cluster/cluster.ts': "the cluster's failover pair (a Redis primary and its replica)",
     'matrix/choosing-page.ts': REMEDY,
+    'matrix/remedy-oracle.ts': REMEDY_PAIR,
     'target/target-cluster.ts': "the cluster's failover pair (a target has none)",
   },
   partition: {
@@ -72,45 +85,17 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
     'nemesis/proxy/tcp-proxy.ts': PROXY,
     'store/results-json.ts': OP_LATENCY,
   },
-  'delay-write': { 'matrix/choosing-page.ts': REMEDY },
+  'delay-write': { 'matrix/choosing-page.ts': REMEDY, 'matrix/remedy-oracle.ts': REMEDY_PAIR },
   'redlock-npm': { 'matrix/findings-advice.ts': `${SENTENCE} (docs/findings.md's earlier findings)` },
   'advisory-lock': { 'matrix/choosing-page.ts': `${SENTENCE} (docs/choosing.md)` },
 };
 
 /** Named on purpose by another table, not yet in the folder: name → file → what names it. */
-const COLUMNS = "the fault table's columns (ORACLE_COLUMNS): a column runs it";
-const SCENARIOS =
-  "the remedy table's scenarios (REMEDY_SCENARIOS): a scenario runs it, or names its column as the one it remedies";
-const OVERHEAD = "the overhead bench's floor for the lock (which bare store operation it is measured against)";
 
 const NOT_YET: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'pause-holder': { 'matrix/oracle.ts': COLUMNS, 'matrix/remedy-oracle.ts': SCENARIOS },
-  'kill-session': { 'matrix/oracle.ts': COLUMNS },
-  'pause-node': { 'matrix/oracle.ts': COLUMNS },
-  'restart-empty': {
-    'harness/init-command.ts': "`init`'s example expectations file, whose example cell runs it",
-    'matrix/oracle.ts': COLUMNS,
-    'matrix/remedy-oracle.ts': SCENARIOS,
-  },
-  clock: { 'matrix/oracle.ts': COLUMNS },
-  failover: { 'matrix/remedy-oracle.ts': SCENARIOS },
-  'delay-write': { 'matrix/remedy-oracle.ts': SCENARIOS },
-  none: {
-    'bench/detection.ts': 'the detection bench leaves out the no-lock baseline',
-    'report/findings/lost-update.ts': "the lost-update finding's words for the no-lock baseline",
-  },
-  redis: { 'bench/overhead-goal.ts': OVERHEAD },
-  redlock: { 'bench/overhead-goal.ts': OVERHEAD },
-  'redlock-npm': { 'bench/overhead-goal.ts': OVERHEAD, 'bench/overhead.ts': 'the locks the overhead bench measures' },
-  etcd: { 'bench/overhead-goal.ts': OVERHEAD },
-  zookeeper: { 'bench/lock-floor.ts': "the floor bench's ZooKeeper recipe", 'bench/overhead-goal.ts': OVERHEAD },
-  postgres: {
-    'bench/detection.ts': "the detection bench's safe cells of interest (postgres's row fence)",
-    'bench/lock-floor.ts': "the floor bench's Postgres recipe (a write, not an acquire)",
-    'bench/overhead-goal.ts': OVERHEAD,
-    'bench/overhead.ts': 'the locks the overhead bench measures, and what it times for postgres (a write)',
-  },
   'redis-semaphore': {
+    // One npm package, two rows: its RedlockMutex runs from the Mutex row's pins (one install in the cache). Its own
+    // copy of the pins would make the row one folder and the pins two facts kept in step: the lead's call.
     'locks/redis-semaphore-redlock/row.ts': "redis-semaphore-redlock runs redis-semaphore's pinned install (its npm/)",
   },
 };

@@ -20,6 +20,7 @@ export const facts = {
   script,
   movesClocks: true,
   keepsServerLeases: false,
+  columns: [{ id: 'clock', place: 3, title: 'clock jump on Redis', fencing: false }],
   colour: '#6366f1',
   evidence: {
     start: {

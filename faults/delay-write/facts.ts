@@ -21,6 +21,10 @@ export const facts = {
   movesClocks: false,
   keepsServerLeases: true,
   // Grey, as before the catalogue: the report's old name patterns matched none of its name.
+  scenarios: [
+    { id: 'delay-write', place: 8, title: 'delayed write', fencing: false },
+    { id: 'delay-write-fenced', place: 9, title: 'delayed write, --fencing', fencing: true },
+  ],
   colour: '#65a30d',
   evidence: {
     start: {

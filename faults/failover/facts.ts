@@ -25,6 +25,15 @@ export const facts = {
   script,
   movesClocks: false,
   keepsServerLeases: false,
+  scenarios: [
+    // A section wider than the failover: the promoted replica serves the clients 150–250 ms after the primary's kill
+    // here, so with the default 100 ms think the holder has always written before anyone else could be granted — the
+    // double grant then reads the holder's write, and its story is not whole (faults/judging/server-story.ts).
+    { id: 'failover', place: 1, title: 'failover (primary → replica)', fencing: false, minThinkTtlFraction: 0.4 },
+    // The failover with a fence whose token comes from the same Redis (simple-redis-mutex's INCR counter): the
+    // promoted replica's counter is as far behind as its keys. Only a Redis row with a token is measured here.
+    { id: 'failover-fenced', place: 10, title: 'failover, --fencing', fencing: true },
+  ],
   colour: '#7f1d1d',
   evidence: {
     start: {

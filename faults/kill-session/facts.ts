@@ -21,6 +21,9 @@ export const facts = {
     "a lock library that dies with its session (its driver's unhandled error ends the holder's process before it writes) shows it as a write skipped with lock-lost, recorded by the client as the library ends it",
   movesClocks: false,
   keepsServerLeases: true,
+  // The Postgres session that holds the holder's advisory lock ended by the server (pg_terminate_backend) while the
+  // holder is inside its section: the lock is freed at once, and the holder is not told unless its driver says so.
+  columns: [{ id: 'kill-session', place: 7, title: "holder's lock session killed", fencing: false }],
   colour: '#9f1239',
   evidence: {
     start: { ...section, backends: numbers, ended: bool, aim: readAim },

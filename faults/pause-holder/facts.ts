@@ -23,6 +23,25 @@ export const facts = {
   movesClocks: false,
   keepsServerLeases: true,
   everyLockMustSurvive: true,
+  columns: [
+    { id: 'pause-holder', place: 1, title: 'holder paused > TTL', fencing: false },
+    { id: 'fencing', place: 4, title: 'with --fencing (holder paused)', fencing: true },
+  ],
+  scenarios: [
+    // pause-holder, with --watchdog, strikes only a section whose write falls due before the holder's next renewal,
+    // so after SIGCONT the overdue write runs before the overdue renewal (the GC-pause story). Struck anywhere it was
+    // a race, shot by shot (redlock, seed 42: one 10 s run lost 2 of 2 shots, the next 0 of 2). More shots per run: a
+    // pause every ~4 s for at least 20 s.
+    {
+      id: 'pause-watchdog',
+      place: 4,
+      title: 'holder paused > TTL, --watchdog',
+      fencing: false,
+      remedy: { watchdog: true },
+      maxIntervalMs: 1000,
+      minTimeLimitS: 20,
+    },
+  ],
   colour: '#d946ef',
   evidence: {
     start: {

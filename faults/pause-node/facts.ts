@@ -12,6 +12,10 @@ export const facts = {
   story: null,
   movesClocks: false,
   keepsServerLeases: true,
+  // One of a Redlock's five independent masters SIGSTOPped for --pause (1.5 × TTL): the algorithm needs only a
+  // majority, so a library that decides on the first quorum goes on, and one that waits for every master's reply
+  // with the README's clients (no command timeout) holds every acquire, extend and release until it resumes.
+  columns: [{ id: 'pause-master', place: 6, title: 'one Redlock master paused > TTL', fencing: false }],
   colour: '#ca8a04',
   evidence: {
     start: {

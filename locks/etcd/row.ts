@@ -10,4 +10,5 @@ export default {
   faults: etcdLike(),
   remedies: tokenLock(),
   nightly: 'every-cell',
+  bench: { overhead: { floor: 'etcd', timed: 'acquire' } },
 } as const satisfies LockRow;

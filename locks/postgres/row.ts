@@ -43,4 +43,5 @@ export default {
     'failover-fenced': construction('n/a', NO_PAIR),
   },
   nightly: 'every-cell',
+  bench: { overhead: { floor: 'postgres', timed: 'write' } },
 } as const satisfies LockRow;

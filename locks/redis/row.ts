@@ -19,4 +19,5 @@ export default {
   },
   remedies: redisLike(measured('lost'), true),
   nightly: 'every-cell',
+  bench: { overhead: { floor: 'redis', timed: 'acquire' } },
 } as const satisfies LockRow;

@@ -64,4 +64,5 @@ export default {
   // The redlock package's pinned beta: its self-blocking retry loop (a livelock after a majority restarts empty) and
   // the users' workaround for it (our retry loop around single attempts).
   nightly: ['no-fault', 'restart-empty', 'restart-retry'],
+  bench: { overhead: { floor: 'redis×5', timed: 'acquire' } },
 } as const satisfies LockRow;

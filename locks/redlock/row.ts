@@ -26,4 +26,5 @@ export default {
     true,
   ),
   nightly: 'every-cell',
+  bench: { overhead: { floor: 'redis×5', timed: 'acquire' } },
 } as const satisfies LockRow;

@@ -9,4 +9,5 @@ export default {
   faults: zookeeperLike(),
   remedies: tokenLock(),
   nightly: 'every-cell',
+  bench: { overhead: { floor: 'zookeeper', timed: 'acquire' } },
 } as const satisfies LockRow;

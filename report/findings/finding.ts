@@ -18,6 +18,8 @@ export interface StoryInput {
   ttlMs: number | null;
   fencing: boolean;
   lock: string;
+  /** The lock takes none (the no-lock baseline, as its row's cells say: locks/lock-finding.ts `no-lock`). */
+  noLock?: boolean;
 }
 
 /** One write of a lost-update pair, with the acquire and read it came from. */

@@ -84,6 +84,19 @@ describe('findings: a paused holder, fenced', () => {
   });
 });
 
+describe('findings: the no-lock baseline', () => {
+  it('says there was no lock instead of who held it', () => {
+    const history = pausedHolderHistory({ fenced: false });
+    const results = checkRun(history, { fencing: false });
+    const input = { index: new RunIndex(history), results, faults: [], ttlMs: 2000, fencing: false, lock: 'none' };
+    const holders = (noLock: boolean) =>
+      findings({ ...input, noLock }).find((f) => f.kind === 'lost-update')!.sentences;
+    expect(holders(true)).toContain('There is no lock (--lock=none): nothing kept the two critical sections apart.');
+    expect(holders(false).join(' ')).toMatch(/Both believed they held the lock on account 0/);
+    expect(holders(false).join(' ')).not.toMatch(/There is no lock/);
+  });
+});
+
 describe('findings: a fencing violation', () => {
   it('reports the fencing-order checker regressions of a fenced run', () => {
     const history = pausedHolderHistory({ fenced: false });

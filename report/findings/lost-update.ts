@@ -119,7 +119,7 @@ function whySentences(
 
 /** Who believed they held the lock. */
 function holdersSentence(input: StoryInput, over: WriteStory, l0: WriteStory, acct: number): string[] {
-  if (input.lock === 'none') return ['There is no lock (--lock=none): nothing kept the two critical sections apart.'];
+  if (input.noLock) return [`There is no lock (--lock=${input.lock}): nothing kept the two critical sections apart.`];
   if (over.acquiredAtMs === null || l0.acquiredAtMs === null) return [];
   const [e, l] = over.acquiredAtMs <= l0.acquiredAtMs ? [over, l0] : [l0, over];
   const both = e.writeAtMs !== null && l.acquiredAtMs !== null && e.writeAtMs > l.acquiredAtMs!;
