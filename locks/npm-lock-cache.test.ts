@@ -27,7 +27,7 @@ describe('the npm lock rows’ per-machine cache', () => {
     expect(dir).toMatch(/^\/x\/c\/npm\/redlock-v4-[0-9a-f]{16}$/);
     expect(npmLockDir('redlock-v4', { FENCEPOST_CACHE_DIR: '/x/c' })).toBe(dir);
     expect(pinnedPackages('redlock-v4')).toEqual(['redlock@4.2.0', 'ioredis@6.1.0']);
-    expect(npmLockOf('redis-semaphore-redlock')).toBe('redis-semaphore');
+    expect(npmLockOf('redis-semaphore-redlock')).toBe('redis-semaphore-redlock');
     expect(npmLockOf('etcd3-lock')).toBeNull();
     expect(npmLockOf('redis')).toBeNull();
   });

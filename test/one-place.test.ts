@@ -92,13 +92,7 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
 
 /** Named on purpose by another table, not yet in the folder: name → file → what names it. */
 
-const NOT_YET: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'redis-semaphore': {
-    // One npm package, two rows: its RedlockMutex runs from the Mutex row's pins (one install in the cache). Its own
-    // copy of the pins would make the row one folder and the pins two facts kept in step: the lead's call.
-    'locks/redis-semaphore-redlock/row.ts': "redis-semaphore-redlock runs redis-semaphore's pinned install (its npm/)",
-  },
-};
+const NOT_YET: Readonly<Record<string, Readonly<Record<string, string>>>> = {};
 
 function unexplained(table: Table): Record<string, { unlisted: string[]; stale: string[] }> {
   const out: Record<string, { unlisted: string[]; stale: string[] }> = {};

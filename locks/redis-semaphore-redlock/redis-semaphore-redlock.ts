@@ -19,7 +19,7 @@ const redisSemaphoreRedlock: LockStrategy = {
   // SET … PX on each node at or after the request; no drift budget of its own, so a quorum's key lives invoke + TTL.
   lease: { kind: 'ttl-from-request' },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
-  libraryCrash: redisSemaphoreCrash,
+  libraryCrash: redisSemaphoreCrash('redis-semaphore-redlock'),
   connect: (ctx) =>
     connectRedisSemaphore(
       'redis-semaphore-redlock',

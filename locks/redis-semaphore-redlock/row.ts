@@ -18,7 +18,7 @@ import {
 /** `--lock=redis-semaphore-redlock`: its strategy, its pins, and what the oracle expects of it under each fault and remedy. */
 export default {
   module: new URL('./redis-semaphore-redlock.ts', import.meta.url).href,
-  npm: 'redis-semaphore',
+  npm: 'redis-semaphore-redlock',
   place: { store: 'Redis', from: 'npm' },
   faults: {
     'no-fault': predicted('safe', 'SET NX PX on a majority of five, compare-and-delete release on all'),

@@ -1,4 +1,5 @@
 import { crashInCache, npmLockRequire } from '../npm-lock-cache.ts';
+import type { NpmLockPackage } from '../registry.ts';
 import { LockNotAcquired, type Lease, type LockClient, type LockContext } from '../strategy.ts';
 import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../parts/readme-clients.ts';
 
@@ -82,16 +83,20 @@ class RedisSemaphoreClient implements LockClient {
 
 /** `connect` of a redis-semaphore row: the README's ioredis clients (one per master) and the row's mutex. */
 export async function connectRedisSemaphore(
-  row: string,
+  row: NpmLockPackage,
   ctx: LockContext,
   mutexFor: MutexFactory,
 ): Promise<LockClient> {
-  const require = npmLockRequire('redis-semaphore');
+  // Each row loads its own pinned install (locks/<row>/npm): the same package and version, one folder per row.
+  const require = npmLockRequire(row);
   const Redis = require('ioredis') as IoredisConstructor;
   const lib = require('redis-semaphore') as SemaphoreModule;
   const clients = ctx.redis.map((e) => readmeIoredis(Redis, e));
   return new RedisSemaphoreClient(row, ctx, lib, clients, mutexFor);
 }
 
-/** Its default onLockLost's unhandled LostLockError (and any other error of its own that reaches the top level). */
-export const redisSemaphoreCrash = crashInCache('redis-semaphore');
+/**
+ * Its default onLockLost's unhandled LostLockError (and any other error of its own that reaches the top level), for the
+ * row whose install it came from.
+ */
+export const redisSemaphoreCrash = (row: NpmLockPackage) => crashInCache(row);

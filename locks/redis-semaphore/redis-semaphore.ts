@@ -15,7 +15,7 @@ const redisSemaphore: LockStrategy = {
   // SET … PX at or after the request: invoke + TTL is the key's shortest life (docs/checkers.md#the-locks-promise).
   lease: { kind: 'ttl-from-request' },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock'],
-  libraryCrash: redisSemaphoreCrash,
+  libraryCrash: redisSemaphoreCrash('redis-semaphore'),
   connect: (ctx) =>
     connectRedisSemaphore('redis-semaphore', ctx, (lib, [client], key, o) => new lib.Mutex(client, key, o)),
 };
