@@ -52,6 +52,7 @@ export default {
     verdict: 'session pooling keeps a session on one backend: the lock behaves as on a direct connection.',
     advice:
       'a session-mode pool is safe for session advisory locks; size it for the lock sessions (each holds a backend for its whole hold, waiters included) or waiters time out in the pooler.',
+    lockCheck: 'passed, all 10 steps',
   },
   nightly: ['no-fault'],
 } as const satisfies LockRow;

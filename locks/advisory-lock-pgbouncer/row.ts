@@ -58,6 +58,8 @@ export default {
       "transaction pooling hands the lock's backend to other clients: pg_advisory_lock is re-entrant there (two holders), and an unlock on another backend strands the lock.",
     advice:
       "don't take session advisory locks through pgbouncer in transaction mode (its docs list them as broken there): take `pg_advisory_xact_lock` first in the transaction that does the work, or connect the locking session straight to Postgres or through a session-mode pool.",
+    lockCheck:
+      "failed 1 of 10 steps: a second acquire of account-0 while A held it was granted (B got the lock on A's backend: two holders) — the finding itself",
   },
   nightly: ['no-fault', 'pause-holder'],
 } as const satisfies LockRow;

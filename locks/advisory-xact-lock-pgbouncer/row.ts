@@ -49,6 +49,7 @@ export default {
       'an open transaction pins its backend in transaction pooling: the xact lock cannot be split across backends.',
     advice:
       "behind a transaction-mode pooler, take `pg_advisory_xact_lock` as the first statement of the transaction that does the work (the lock then ends with that work's commit or rollback), and keep that transaction short: it holds a pooled backend the whole time.",
+    lockCheck: 'passed, all 10 steps',
   },
   nightly: ['no-fault'],
 } as const satisfies LockRow;

@@ -62,6 +62,7 @@ export default {
       "the client's clock decides when a lease ends, and the unlock frees whoever holds the row: a client clock ahead takes a held lock, a late unlock frees the next holder's lease; no token.",
     advice:
       "use `usingDbTime()` (ShedLock's README recommends it: the app servers' clocks \"may not be synchronized\"), upgrade to ShedLock 7 (its unlock checks locked_by since 7.0.0), keep lockAtMostFor well above the longest run of the task plus any clock skew, and make the task's effect idempotent or fenced: a lease row gives no token.",
+    lockCheck: 'passed, all 10 steps',
   },
   // The paused holder, whose late unlock frees the next holder's lease.
   nightly: ['no-fault', 'pause-holder'],
