@@ -1,5 +1,5 @@
 import type { LockStrategy } from '../strategy.ts';
-import { connectLeaseRow, LEASE_TABLE, type LeaseStatements } from '../sql-lease/lease-row.ts';
+import { connectLeaseRow, LEASE_ROW_NO_TOKEN, LEASE_TABLE, type LeaseStatements } from '../sql-lease/lease-row.ts';
 
 /**
  * The lease row of locks/sql-lease/ with every time taken from the database, as ShedLock's JdbcTemplateLockProvider
@@ -48,8 +48,7 @@ const sqlLeaseDbtime: LockStrategy = {
   // Its row lives in the run's Postgres, which every run starts (it holds the bank's accounts).
   needs: [],
   token: 'none',
-  noTokenReason:
-    'a ShedLock lease row hands out no fencing token: lock_until and locked_by say who holds it now, not which holder came later',
+  noTokenReason: LEASE_ROW_NO_TOKEN,
   renews: false,
   // lock_until = the database's now + TTL, its now read when the statement's transaction began: after the request.
   lease: { kind: 'ttl-from-request' },

@@ -13,6 +13,10 @@ import { LockNotAcquired, seededRandom, type Lease, type LockClient, type LockCo
 
 /** ShedLock's default table and the Postgres DDL its own documentation gives (tag shedlock-parent-6.10.0). */
 export const LEASE_TABLE = 'shedlock';
+
+/** What both lease rows say of a token: a ShedLock row has none. */
+export const LEASE_ROW_NO_TOKEN =
+  'a ShedLock lease row hands out no fencing token: lock_until and locked_by say who holds it now, not which holder came later';
 const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS ${LEASE_TABLE} (
   name VARCHAR(64) NOT NULL,
   lock_until TIMESTAMP NOT NULL,

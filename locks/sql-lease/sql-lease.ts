@@ -1,5 +1,5 @@
 import type { LockStrategy } from '../strategy.ts';
-import { connectLeaseRow, LEASE_TABLE, utcTimestamp, type LeaseStatements } from './lease-row.ts';
+import { connectLeaseRow, LEASE_ROW_NO_TOKEN, LEASE_TABLE, utcTimestamp, type LeaseStatements } from './lease-row.ts';
 
 /**
  * A lease row with the client's clock, as ShedLock's JdbcTemplateLockProvider writes it on Postgres without
@@ -50,8 +50,7 @@ const sqlLease: LockStrategy = {
   // Its row lives in the run's Postgres, which every run starts (it holds the bank's accounts).
   needs: [],
   token: 'none',
-  noTokenReason:
-    'a ShedLock lease row hands out no fencing token: lock_until and locked_by say who holds it now, not which holder came later',
+  noTokenReason: LEASE_ROW_NO_TOKEN,
   renews: false,
   // lock_until = the client's now + TTL, read at or after the acquire's invoke: invoke + TTL while the clocks agree.
   lease: { kind: 'ttl-from-request' },
