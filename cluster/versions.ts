@@ -57,7 +57,7 @@ export async function serverVersions(nodes: readonly ClusterNode[]): Promise<Rec
   const out: Record<string, string> = {};
   for (const n of nodes) {
     const v = await n.version();
-    const key = SERVER_NAME[n.kind];
+    const key = n.server ?? SERVER_NAME[n.kind];
     out[key] = out[key] && out[key] !== v ? `${out[key]}, ${v}` : v;
   }
   return out;
