@@ -52,6 +52,9 @@ const SERVER_NAME: Record<NodeKind, string> = {
   pgbouncer: 'pgbouncer',
 };
 
+/** Every key a server's version is recorded under in a test record (the rest are client libraries and node). */
+export const SERVER_VERSION_KEYS: readonly string[] = [...Object.values(SERVER_NAME), 'valkey-server'];
+
 /** One version per server kind, from a real client call to each node (all nodes of a kind must agree). */
 export async function serverVersions(nodes: readonly ClusterNode[]): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
