@@ -14,7 +14,10 @@ export type RedisPersistence = 'none' | 'aof-always';
 
 /**
  * The server binary a Redis node runs (`--redis-server`): Redis, or Valkey, its fork, whose config keys and
- * commands are Redis 7.2's (checked: every line `prepare` writes means the same to valkey-server 8.0).
+ * commands are Redis 7.2's. Checked on Debian's 7.0.15 and bookworm-backports' 8.0.1 with `CONFIG GET *`: every line
+ * `prepare` writes is taken (`masterauth` is Valkey's alias of `primaryauth`); what differs are defaults we do not
+ * set — Valkey frees expired and deleted keys lazily (`lazyfree-lazy-*` yes), a 10 MB replication backlog (1 MB),
+ * `io-threads-do-reads` yes — and both read POSIX `clock_gettime` for their monotonic clock (the clock shim's).
  */
 export type RedisServerKind = 'redis' | 'valkey';
 
