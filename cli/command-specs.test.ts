@@ -108,6 +108,7 @@ describe("test.json's config", () => {
         'pauseMs',
         'storyWaitMs',
         'redisPersistence',
+        'redisServer',
         'restartDelayMs',
         'resultsDir',
         'retry',

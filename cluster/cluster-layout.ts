@@ -51,6 +51,7 @@ function redisNode({ base, take, credentials }: Layout, spec: ClusterSpec, name:
   return new RedisNode({
     ...base(name, 'redis', take()),
     persistence: spec.redisPersistence ?? 'none',
+    server: spec.redisServer ?? 'redis',
     password: credentials.redis,
     ...(replicaOf === undefined ? {} : { replicaOf }),
   });

@@ -4,7 +4,7 @@ import type { EtcdNode } from './servers/etcd-node.ts';
 import type { PgNode } from './servers/pg-node.ts';
 import type { PgbouncerNode } from './servers/pgbouncer-node.ts';
 import type { PoolMode } from './servers/pgbouncer-config.ts';
-import type { RedisNode, RedisPersistence } from './servers/redis-node.ts';
+import type { RedisNode, RedisPersistence, RedisServerKind } from './servers/redis-node.ts';
 import type { ZkNode } from './servers/zk-node.ts';
 
 /** Which nodes a run needs: a redis-only test doesn't wait for three JVMs. */
@@ -21,6 +21,8 @@ export interface ClusterSpec {
   /** A primary + replica pair for the `failover` fault (the seed table's single-Redis row). */
   failoverPair?: boolean;
   redisPersistence?: RedisPersistence;
+  /** The binary the Redis nodes run (`--redis-server`); default redis. */
+  redisServer?: RedisServerKind;
   /** Extra environment per node name, read at every (re)start: the clock shim. */
   envFor?: (node: string) => Record<string, string> | undefined;
   /** Files per node name its server's account must be able to write, read at every (re)start: its clock record. */

@@ -29,6 +29,8 @@ export interface ClusterNode {
   pids(): number[];
   /** The server's own version string, from a client call. */
   version(): Promise<string>;
+  /** The server's name where a kind has more than one (`valkey-server` for a Redis node): its version's key. */
+  readonly server?: string;
   /** Set for a server fencepost does not own (a target's): its faults go through an adapter. */
   readonly remote?: RemoteFacts;
 }

@@ -12,7 +12,10 @@ import type { Shutdown } from '../common/shutdown.ts';
  * stop before anything starts and print the exact command. A lock row's library is not named here: the row
  * declares its requirement (requirement.ts) and its caller passes it in beside these names.
  */
-export type Requirement = 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer' | 'cc' | 'nft' | 'debootstrap';
+export type Requirement = 'redis' | 'valkey' | 'etcd' | 'zk' | 'pg' | 'pgbouncer' | 'cc' | 'nft' | 'debootstrap';
+
+/** Debian 12's backports archive: where valkey-server 8.0.1 is (Debian 13 has it in main). */
+export const BOOKWORM_BACKPORTS = 'deb http://deb.debian.org/debian bookworm-backports main';
 
 /** The newest installed PostgreSQL server's bin dir (`/usr/lib/postgresql/<v>/bin`), or null. */
 export function findPostgresBinDir(): string | null {
@@ -38,6 +41,13 @@ export function postgresBinDir(): string {
 
 export const REQUIREMENTS: Readonly<Record<Requirement, RequirementSpec>> = {
   redis: { what: 'redis-server', packages: ['redis-server'], present: () => onPath('redis-server') },
+  // Optional: only --redis-server=valkey needs it. Not in bookworm's main archive; 8.0.1 in bookworm-backports.
+  valkey: {
+    what: 'valkey-server (for --redis-server=valkey)',
+    packages: ['valkey-server'],
+    present: () => onPath('valkey-server'),
+    aptSource: { line: BOOKWORM_BACKPORTS, file: '/etc/apt/sources.list.d/bookworm-backports.list' },
+  },
   etcd: { what: 'etcd', packages: ['etcd-server', 'etcd-client'], present: () => onPath('etcd') },
   zk: {
     what: 'ZooKeeper (java + /usr/share/java/zookeeper.jar)',
@@ -75,6 +85,36 @@ export type Need = Requirement | RequirementSpec;
 /** The needs not on the machine, each once, in the order given. */
 export function missing(needs: Iterable<Need>): RequirementSpec[] {
   return [...new Set([...needs].map((n) => (typeof n === 'string' ? REQUIREMENTS[n] : n)))].filter((r) => !r.present());
+}
+
+/**
+ * The commands that install `absent`: the apt source lines any of them needs first (a file of their own, so that
+ * removing it undoes it), then one apt-get install.
+ */
+export function installCommand(absent: readonly RequirementSpec[]): string {
+  const sources = [...new Map(absent.flatMap((r) => (r.aptSource ? [[r.aptSource.line, r.aptSource]] : []))).values()];
+  const install = `sudo apt-get install -y ${absent.flatMap((r) => r.packages).join(' ')}`;
+  if (!sources.length) return install;
+  return [...sources.map((s) => `echo '${s.line}' | sudo tee ${s.file}`), `sudo apt-get update && ${install}`].join(
+    '\n  ',
+  );
+}
+
+/** apt's candidate version of `pkg` from `apt-cache policy`'s text, or null (unknown to apt, or `(none)`). */
+export function candidateOf(policy: string): string | null {
+  const v = /^\s*Candidate:\s*(\S+)/m.exec(policy)?.[1];
+  return v && v !== '(none)' ? v : null;
+}
+
+/** The version apt would install of `pkg` from the sources it knows now, or null. */
+function aptCandidate(pkg: string): string | null {
+  try {
+    return candidateOf(
+      execFileSync('apt-cache', ['policy', pkg], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+    );
+  } catch {
+    return null;
+  }
 }
 
 function canApt(): boolean {
@@ -183,11 +223,20 @@ export async function provision(
   const absent = missing(reqs);
   if (!absent.length) return;
   const packages = absent.flatMap((r) => r.packages);
-  const command = `sudo apt-get install -y ${packages.join(' ')}`;
+  const command = installCommand(absent);
   if (!canApt()) {
     throw new HarnessError('missing-dependency', `missing: ${absent.map((r) => r.what).join(', ')}.`, {
       hint: `install them and re-run:\n  ${command}`,
     });
+  }
+  // A source we would have to add: the user's machine, the user's choice (apt then trusts another archive for good).
+  const unsourced = absent.filter((r) => r.aptSource && r.packages.some((p) => aptCandidate(p) === null));
+  if (unsourced.length) {
+    throw new HarnessError(
+      'missing-dependency',
+      `missing: ${unsourced.map((r) => r.what).join(', ')}, which apt has no candidate for: its archive is not among this machine's apt sources, and fencepost does not add one itself.`,
+      { hint: `add it and install, then re-run:\n  ${command}` },
+    );
   }
   log(`fencepost: installing ${packages.join(' ')} with apt (missing: ${absent.map((r) => r.what).join(', ')}) …`);
   const installedBefore = installedPackages(packages);

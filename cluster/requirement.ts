@@ -10,6 +10,11 @@ export interface RequirementSpec {
   readonly what: string;
   readonly packages: readonly string[];
   readonly present: () => boolean;
+  /**
+   * An apt source the packages come from that a Debian machine may not list (valkey-server: bookworm-backports).
+   * Provisioning never adds it to the user's machine: without a candidate for the packages it refuses, printing it.
+   */
+  readonly aptSource?: { readonly line: string; readonly file: string };
 }
 
 export function onPath(bin: string): boolean {

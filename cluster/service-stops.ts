@@ -8,6 +8,7 @@
 /** The service a package's postinst may start, for the packages provisioning installs. */
 export const PACKAGE_SERVICES: Readonly<Record<string, string>> = {
   'redis-server': 'redis-server',
+  'valkey-server': 'valkey-server',
   'etcd-server': 'etcd',
   zookeeper: 'zookeeper',
   postgresql: 'postgresql',

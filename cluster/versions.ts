@@ -52,12 +52,15 @@ const SERVER_NAME: Record<NodeKind, string> = {
   pgbouncer: 'pgbouncer',
 };
 
+/** Every key a server's version is recorded under in a test record (the rest are client libraries and node). */
+export const SERVER_VERSION_KEYS: readonly string[] = [...Object.values(SERVER_NAME), 'valkey-server'];
+
 /** One version per server kind, from a real client call to each node (all nodes of a kind must agree). */
 export async function serverVersions(nodes: readonly ClusterNode[]): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const n of nodes) {
     const v = await n.version();
-    const key = SERVER_NAME[n.kind];
+    const key = n.server ?? SERVER_NAME[n.kind];
     out[key] = out[key] && out[key] !== v ? `${out[key]}, ${v}` : v;
   }
   return out;

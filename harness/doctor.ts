@@ -7,6 +7,7 @@ import { foreignLibraries } from '../locks/registry.ts';
 import { createRunDir, runPath, writeJson } from '../store/run-dir.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { retireCluster } from './retire-cluster.ts';
+import { formatOptional, optionalServers, type OptionalServer } from '../cluster/optional-servers.ts';
 
 /** What `fencepost doctor` is run with (cli/commands/doctor.ts parses it). */
 export interface DoctorConfig {
@@ -28,6 +29,8 @@ export interface DoctorReport {
   ok: boolean;
   bootMs: number;
   nodes: DoctorRow[];
+  /** Servers only an option needs (valkey-server): there or not, never installed by doctor. */
+  optional: OptionalServer[];
   runDir: string;
 }
 
@@ -66,7 +69,7 @@ export async function doctor(config: Readonly<DoctorConfig>, shutdown: Shutdown)
         readyInMs: n.readyInMs,
       })),
     );
-    const report = { ok: true, bootMs, nodes, runDir };
+    const report = { ok: true, bootMs, nodes, optional: optionalServers(), runDir };
     writeJson(runPath(runDir, 'doctor'), report);
     return report;
   } finally {
@@ -82,6 +85,7 @@ export function formatDoctor(r: DoctorReport): string {
     );
   lines.push(
     '',
+    ...formatOptional(r.optional),
     `all ${r.nodes.length} nodes ready in ${r.bootMs} ms (boot in parallel); torn down. Logs: ${runPath(r.runDir, 'logs')}`,
   );
   return lines.join('\n');

@@ -189,6 +189,13 @@ export const RUN_ROWS = [
     help: 'Redis persistence (aof-always = appendfsync always)',
   },
   {
+    name: 'redis-server',
+    kind: 'enum',
+    default: 'redis',
+    choices: ['redis', 'valkey'],
+    help: "which server binary fencepost's own Redis nodes run: redis (redis-server) or valkey (valkey-server, Debian's from bookworm-backports); its name and version go into the test record",
+  },
+  {
     name: 'retry',
     kind: 'enum',
     default: 'library',
@@ -298,6 +305,7 @@ export function runConfigOf(
     storyWaitMs: runTiming({ ttlMs: v.ttl, pauseMs: v.pause }).storyWaitMs,
     restartDelayMs: v['restart-delay'],
     redisPersistence: v['redis-persistence'],
+    redisServer: v['redis-server'],
     retry: v.retry,
     clockOffsetS: v['clock-offset'],
     clockRate: v['clock-rate'],

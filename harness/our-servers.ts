@@ -43,6 +43,7 @@ export function clusterSpecFor(
     // A fault's primary + replica (failover); clients then reach their first Redis through the primary's proxy.
     failoverPair: strategy.servers.redis > 0 && faultNeeds.failoverPair,
     redisPersistence: config.redisPersistence,
+    redisServer: config.redisServer,
     ...(clocks
       ? { envFor: (node: string) => clocks.env(node), writableFor: (node: string) => [clocks.recordPath(node)] }
       : {}),

@@ -157,7 +157,7 @@ export function runOptions(config: RunConfig): RunConfig {
   const { argv, lock, nemesis, nemesisIntervalMs, timeLimitS, concurrency, ttlMs, thinkMs, accounts } = config;
   const { scenario, maxShots } = config;
   const { minWrites, maxStallMs, fencing, watchdog, pauseMs, storyWaitMs, restartDelayMs, redisPersistence } = config;
-  const { clockOffsetS, clockRate } = config;
+  const { clockOffsetS, clockRate, redisServer } = config;
   const { retry, backend, etcdNodes, zkNodes, seed, resultsDir, stopOnLostUpdate, target } = config;
   return {
     argv,
@@ -180,6 +180,7 @@ export function runOptions(config: RunConfig): RunConfig {
     storyWaitMs,
     restartDelayMs,
     redisPersistence,
+    redisServer,
     retry,
     clockOffsetS,
     clockRate,

@@ -14,6 +14,7 @@ import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import { drivenClients, scriptedNemesis } from './driven-clients.ts';
 import { freeClients } from './free-clients.ts';
 import { ourServers } from './our-servers.ts';
+import { refuseRedisServer, withRedisServer } from './redis-server-choice.ts';
 import type { Config } from './run-argv.ts';
 import type { RunClients } from './run-clients.ts';
 import type { RunDriver } from './run-driver.ts';
@@ -51,6 +52,7 @@ export async function planRun(
 ): Promise<RunPlan> {
   const strategy = withEnsembleSizes(config, await loadStrategy(config.lock));
   checkStrategyOptions(config, strategy);
+  refuseRedisServer(config);
   const faults = config.nemesis ?? [...strategy.defaultFaults];
   const faultNeeds = runNeeds(faults);
   config = withRoomForFaults(config, faults, faultNeeds, log);
@@ -60,7 +62,10 @@ export async function planRun(
     ? targetServers(await TargetSession.open(config, strategy, faults, log))
     : ourServers(strategy, config, faultNeeds);
   refuseServerNet(config, faults, faultNeeds);
-  const needs: Requirement[] = ['pg', ...servers.needs, ...(strategy.pgbouncer ? (['pgbouncer'] as const) : [])];
+  const needs: Requirement[] = withRedisServer(
+    ['pg', ...servers.needs, ...(strategy.pgbouncer ? (['pgbouncer'] as const) : [])],
+    config,
+  );
   // Clock faults need every server and client spawned with the shim preloaded; without them nothing is preloaded.
   if (faultNeeds.clockShim) needs.push('cc');
   // A built-in foreign row's library runs in the clients, on this host whatever the backend: provisioned apart;

@@ -179,6 +179,7 @@ describe("a remedy scenario's cell", () => {
     expect(delayed).toMatchObject({
       restartDelayMs: 1000,
       redisPersistence: 'none',
+      redisServer: 'redis',
       thinkMs: 400,
       nemesisIntervalMs: 500,
       watchdog: true,

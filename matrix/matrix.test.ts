@@ -328,6 +328,7 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
     expect(runOf('redlock', 'restart-delay')).toMatchObject({
       restartDelayMs: 2000,
       redisPersistence: 'none',
+      redisServer: 'redis',
       nemesisIntervalMs: 500,
       thinkMs: 800,
       watchdog: false,
@@ -354,6 +355,7 @@ describe('runMatrix, the failure-mode and remedy table (--matrix=remedies)', () 
       retry: 'harness',
       restartDelayMs: 0,
       redisPersistence: 'none',
+      redisServer: 'redis',
       nemesisIntervalMs: 500,
       thinkMs: 800,
     });

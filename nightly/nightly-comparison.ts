@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { serverChanges, serversLine } from './night-servers.ts';
 import path from 'node:path';
 import {
   availabilityText,
@@ -149,6 +150,7 @@ export function renderComparison(tonight: NightlyResult, baseline: NightlyResult
   const slower = rows.filter((r) => r.latencyRegression);
   const liveChanged = rows.filter((r) => r.livenessChanges.length > 0);
   const rebuilt = rows.filter((r) => r.lockBuildChange);
+  const movedServers = serverChanges(tonight.servers, baseline.servers);
   const body = rows
     .map((r) => {
       const cls = [
@@ -179,6 +181,7 @@ ${inlineStyle('tr.changed th, tr.changed td:nth-last-child(2) { background: #fff
 <h1>Nightly: tonight vs baseline</h1>
 <p id="headline">${changed.length} of ${rows.length} cells changed their outcome; ${slower.length} flagged for a latency regression (acquire p50 or p99 above ${LATENCY_REGRESSION.ratio}× the baseline and at least ${LATENCY_REGRESSION.minMs} ms more; flagged, not failed); ${liveChanged.length} for a liveness change (recovery max or longest stall moved by more than ${LIVENESS_CHANGE_RATIO}× and more than ${LIVENESS_CHANGE_MIN_MS} ms, or a fault never recovered from; flagged, not failed)${rebuilt.length ? `; in ${rebuilt.length} the lock in another language ran another build than the baseline's (its manifest, program or library changed)` : ''}.</p>
 <p>Tonight: seed ${tonight.seed}, started ${h(tonight.startedAt)}, ${h(tonight.settings.join(' '))}. Baseline: seed ${baseline.seed}, started ${h(baseline.startedAt)}, ${h(baseline.settings.join(' '))}.</p>
+<p id="servers">Servers tonight: ${h(serversLine(tonight.servers))}. Baseline: ${h(serversLine(baseline.servers))}.${movedServers.length ? ` <strong class="flag">Not the baseline's servers: ${h(movedServers.join('; '))}; a changed verdict may be the server's, not the lock's.</strong>` : ''}</p>
 <table id="comparison">
 <thead><tr><th rowspan="2">lock</th><th rowspan="2">fault</th><th rowspan="2">expected (from)</th><th colspan="6">baseline</th><th colspan="6">tonight</th><th rowspan="2">verdict</th><th rowspan="2">acquire latency change</th><th rowspan="2">liveness change</th></tr>
 <tr><th>observed</th><th>lost</th><th>fault hits</th><th>p50</th><th>p99</th><th>availability</th><th>observed</th><th>lost</th><th>fault hits</th><th>p50</th><th>p99</th><th>availability</th></tr></thead>

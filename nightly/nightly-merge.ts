@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { mergeServers } from './night-servers.ts';
 import { HarnessError } from '../common/errors.ts';
 import { cellKey } from './nightly-plan.ts';
 import type { NightlyCell, NightlyResult } from './nightly-result.ts';
@@ -67,5 +68,6 @@ export function mergeShards(
     wallMs: Math.max(...parts.map((p) => p.result.wallMs)),
     cells: [...cells.values()].sort((a, b) => a.index - b.index),
     ...(missing.length ? { missingShards: missing.map((i) => `${i}/${count}`) } : {}),
+    ...(parts.some((p) => p.result.servers) ? { servers: mergeServers(parts.map((p) => p.result.servers)) } : {}),
   };
 }

@@ -6,6 +6,7 @@ import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { MAX_SHARDS } from './nightly-config.ts';
 import { defineFormat, type FieldDocs } from '../common/file-format.ts';
+import type { NightServers } from './night-servers.ts';
 
 /** A matrix cell as the nightly job records it: where its expectation came from, its plan position, its fault hits. */
 export interface NightlyCell extends MatrixCell {
@@ -39,6 +40,11 @@ export interface NightlyResult {
    * cells did not run. Absent when every shard is there.
    */
   missingShards?: string[];
+  /**
+   * The servers the night's runs ran on, each with its versions (`valkey-server: 8.0.1`), from their test records.
+   * Absent in nights before 2026-12-06.
+   */
+  servers?: NightServers;
 }
 
 export const shardSuffix = (shard: NightlyResult['shard']) => (shard ? `.shard-${shard.index}-of-${shard.count}` : '');
@@ -133,6 +139,8 @@ export const NIGHTLY_FORMAT = defineFormat<NightlyResult>({
     cells: 'the cells, in plan order (below)',
     missingShards:
       'a merge of part of a night (`nightly merge --partial`): the shards that left no result (`"2/4"`), whose measured cells did not run; absent when none is missing',
+    servers:
+      'the servers its runs ran on, each with its versions from their test records (`{"valkey-server": "8.0.1", "etcd": "3.4.23"}`); absent in older nights',
   },
   parts: [
     {
@@ -217,6 +225,11 @@ export function topLevelProblems(r: Partial<NightlyResult>): string[] {
     !(Array.isArray(r.missingShards) && r.missingShards.every((s) => isString(s) && /^\d{1,6}\/\d{1,6}$/.test(s)))
   )
     out.push('missingShards is not a list of shards ("2/4")');
+  if (
+    r.servers !== undefined &&
+    !(typeof r.servers === 'object' && r.servers !== null && Object.values(r.servers).every(isString))
+  )
+    out.push('servers is not an object of version strings');
   return out;
 }
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { serverChanges, serversLine } from './night-servers.ts';
 import { cellStatus, measured, nightExit, type NightlyResult } from './nightly-result.ts';
 import { tally, tallyLine } from '../matrix/matrix-tally.ts';
 import { fmtDuration, fmtMs } from '../report/format.ts';
@@ -46,6 +47,13 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
     `${tallyLine(tally(result.cells))}. Seed ${md(result.seed)}, ${md(result.settings.join(' '))}, wall time ${fmtDuration(result.wallMs)}.`,
     '',
   );
+  if (result.servers) out.push(`Servers: ${md(serversLine(result.servers))}.`, '');
+  const moved = serverChanges(result.servers, baseline?.servers);
+  if (moved.length)
+    out.push(
+      `**Not the baseline's servers**: ${md(moved.join('; '))}. A changed verdict may be the server's, not the lock's.`,
+      '',
+    );
   if (result.missingShards)
     out.push(
       `**Shard${result.missingShards.length > 1 ? 's' : ''} ${result.missingShards.join(', ')} left no result**: the measured cells ${result.missingShards.length > 1 ? 'they' : 'it'} held did not run, so this night cannot pass.`,

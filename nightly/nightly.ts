@@ -1,4 +1,5 @@
 import { CellProgress } from '../matrix/cell-eta.ts';
+import { nightServers } from './night-servers.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tally, tallyLine } from '../matrix/matrix-tally.ts';
@@ -163,6 +164,7 @@ export async function nightlyCommand(
     wallMs: Date.now() - started,
     expectationsFile: file ? shownPath(file) : null,
     cells: cells.map((c) => relativeRuns(c, config.resultsDir)),
+    servers: nightServers(cells.flatMap((c) => (c.runs ?? []).map((r) => r.runDir))),
   };
   return writeNight(config.resultsDir, result, baseline, log);
 }

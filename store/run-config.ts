@@ -39,6 +39,8 @@ export interface RunConfig {
   storyWaitMs: number;
   restartDelayMs: number;
   redisPersistence: 'none' | 'aof-always';
+  /** `--redis-server`: the binary fencepost's own Redis nodes run (runs before 2026-12-06 lack it: redis). */
+  redisServer: 'redis' | 'valkey';
   /** `--retry`: the lock library's own retry loop (`library`), or the strategy's loop around single attempts. */
   retry: 'library' | 'harness';
   clockOffsetS: number;

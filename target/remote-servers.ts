@@ -66,12 +66,18 @@ export class RemoteRedis extends RemoteNode implements RedisServer {
 
   /** From HELLO, which every user may send (INFO is @dangerous, often denied to a fenced user). */
   async version(): Promise<string> {
-    return this.withClient(async (r) => {
-      const hello = (await r.call('HELLO', '2')) as unknown[];
-      const i = hello.indexOf('version');
-      return i >= 0 ? String(hello[i + 1]) : 'unknown';
-    });
+    return this.withClient(async (r) => versionOfHello((await r.call('HELLO', '2')) as unknown[]));
   }
+}
+
+/**
+ * The version in a HELLO reply (RESP2: a flat key, value list), named when the server is not Redis: Valkey answers
+ * `server valkey`, `version 8.0.1`, and a target's record must not file that as Redis 8.0.1.
+ */
+export function versionOfHello(hello: readonly unknown[]): string {
+  const field = (k: string) => (hello.indexOf(k) >= 0 ? String(hello[hello.indexOf(k) + 1]) : undefined);
+  const [server, version] = [field('server'), field('version') ?? 'unknown'];
+  return server && server !== 'redis' ? `${server} ${version}` : version;
 }
 
 /** ioredis's `tls` option for a target's server. */

@@ -40,6 +40,7 @@ export const run: CommandModule<Config> = {
           'watchdog',
           'seed',
           'backend',
+          'redis-server',
           'results',
           'json',
           'verbose',

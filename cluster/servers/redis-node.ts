@@ -12,23 +12,56 @@ export type { RedisEndpoint } from '../node.ts';
  */
 export type RedisPersistence = 'none' | 'aof-always';
 
+/**
+ * The server binary a Redis node runs (`--redis-server`): Redis, or Valkey, its fork, whose config keys and
+ * commands are Redis 7.2's. Checked on Debian's 7.0.15 and bookworm-backports' 8.0.1 with `CONFIG GET *`: every line
+ * `prepare` writes is taken (`masterauth` is Valkey's alias of `primaryauth`); what differs are defaults we do not
+ * set — Valkey frees expired and deleted keys lazily (`lazyfree-lazy-*` yes), a 10 MB replication backlog (1 MB),
+ * `io-threads-do-reads` yes — and both read POSIX `clock_gettime` for their monotonic clock (the clock shim's).
+ */
+export type RedisServerKind = 'redis' | 'valkey';
+
+/** The binary (and the Debian package's name for it) of each. */
+export const REDIS_SERVER_BINARY: Readonly<Record<RedisServerKind, 'redis-server' | 'valkey-server'>> = {
+  redis: 'redis-server',
+  valkey: 'valkey-server',
+};
+
+/**
+ * Which server answered and its own version, from `INFO server`. Valkey keeps `redis_version` at the Redis it forked
+ * from (7.2.4, for clients that parse it) and says what it is in `server_name` and `valkey_version`.
+ */
+export function serverOfInfo(info: string): { server: string; version: string } {
+  const field = (name: string) => new RegExp(`^${name}:(\\S+)`, 'm').exec(info)?.[1];
+  const name = field('server_name');
+  if (name && name !== 'redis') return { server: `${name}-server`, version: field(`${name}_version`) ?? 'unknown' };
+  return { server: 'redis-server', version: field('redis_version') ?? 'unknown' };
+}
+
 export interface RedisNodeOptions extends ServerNodeOptions {
   persistence: RedisPersistence;
   /** `host:port` of a primary to replicate from (the failover pair's replica). */
   replicaOf?: string;
+  /** The binary to run (default redis). */
+  server?: RedisServerKind;
   /** `requirepass` of this node and `masterauth` towards its primary (one password for the whole run). */
   password: string;
 }
 
 export class RedisNode extends ServerNode implements RedisServer {
-  protected override readonly serverUser = 'redis';
+  // Each as its Debian package's account (valkey-server's postinst creates `valkey`); else `nobody` (process-host.ts).
+  protected override readonly serverUser: 'redis' | 'valkey';
   private readonly redisOpts: RedisNodeOptions;
   private replicaOf: string | undefined;
+  /** `redis-server` or `valkey-server`: the key of this node's version in the test record (versions.ts). */
+  readonly server: 'redis-server' | 'valkey-server';
 
   constructor(opts: RedisNodeOptions) {
     super(opts);
     this.redisOpts = opts;
     this.replicaOf = opts.replicaOf;
+    this.serverUser = opts.server ?? 'redis';
+    this.server = REDIS_SERVER_BINARY[opts.server ?? 'redis'];
   }
 
   /**
@@ -64,7 +97,7 @@ export class RedisNode extends ServerNode implements RedisServer {
   }
 
   protected command(): Command {
-    return { file: 'redis-server', args: [this.configFile], user: this.serverUser };
+    return { file: this.server, args: [this.configFile], user: this.serverUser };
   }
 
   /** Stop replicating (the promotion a Sentinel would do) or start replicating from another node. */
@@ -113,8 +146,9 @@ export class RedisNode extends ServerNode implements RedisServer {
 
   async version(): Promise<string> {
     return this.withClient(async (r) => {
-      const info = await r.info('server');
-      return /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+      const answered = serverOfInfo(await r.info('server'));
+      // The binary we started is not proof of what answers (a valkey-server installed as redis-server's alternative).
+      return answered.server === this.server ? answered.version : `${answered.server} ${answered.version}`;
     });
   }
 }
