@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Op } from '../../history/op.ts';
 import type { Evidence } from '../evidence.ts';
-import { clientClockUnreachable } from './client-clock-reach.ts';
-import { clockRateClient } from './inject.ts';
+import { clientClockUnreachable, clockRateClient } from './inject.ts';
 import { rateNotReached, renewalLate } from './judge.ts';
 import { clockSlopes } from './slope.ts';
 

@@ -1,4 +1,11 @@
-import type { ClientClockReading } from '../../nemesis/nemesis.ts';
+/** A client's clock readings as `readClock` (nemesis/nemesis.ts ClockReading) gives them. */
+export interface ClockReading {
+  readonly wallMs: number;
+  readonly monoNs: bigint;
+  /** When, on the harness's monotonic clock (ms), the question left and the answer came. */
+  readonly askedAtMs: number;
+  readonly answeredAtMs: number;
+}
 
 /** How fast a client's clocks ran between two of its readings, per ms of the harness's monotonic clock. */
 export interface ClockSlopes {
@@ -14,7 +21,7 @@ export interface ClockSlopes {
  * each end is at most half a round trip (well under 1 % of a probe ≥ 300 ms long, on one host). Null when there are
  * not two readings in order to measure by.
  */
-export function clockSlopes(a: ClientClockReading | null, b: ClientClockReading | null): ClockSlopes | null {
+export function clockSlopes(a: ClockReading | null, b: ClockReading | null): ClockSlopes | null {
   if (!a || !b) return null;
   const probeMs = mid(b) - mid(a);
   if (!(probeMs > 0)) return null;
@@ -25,5 +32,5 @@ export function clockSlopes(a: ClientClockReading | null, b: ClientClockReading 
   };
 }
 
-const mid = (r: ClientClockReading) => (r.askedAtMs + r.answeredAtMs) / 2;
+const mid = (r: ClockReading) => (r.askedAtMs + r.answeredAtMs) / 2;
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
