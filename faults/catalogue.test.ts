@@ -62,6 +62,7 @@ describe('the fault catalogue', () => {
       'restart-empty',
       'clock',
       'clock-rate',
+      'clock-rate-client',
       'failover',
     ]);
   });
@@ -74,6 +75,7 @@ describe('the fault catalogue', () => {
       'restart-empty',
       'clock',
       'clock-rate',
+      'clock-rate-client',
       'failover',
       'delay-write',
       'reply-loss',

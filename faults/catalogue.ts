@@ -22,6 +22,8 @@ import { facts as clockStrobe } from './clock-strobe/facts.ts';
 import { judge as clockStrobeJudge } from './clock-strobe/judge.ts';
 import { facts as clockRate } from './clock-rate/facts.ts';
 import { judge as clockRateJudge } from './clock-rate/judge.ts';
+import { facts as clockRateClient } from './clock-rate-client/facts.ts';
+import { judge as clockRateClientJudge } from './clock-rate-client/judge.ts';
 import { facts as failover } from './failover/facts.ts';
 import { judge as failoverJudge } from './failover/judge.ts';
 import { facts as partition } from './partition/facts.ts';
@@ -67,6 +69,7 @@ export const FAULT_CATALOGUE = {
   clock: { ...clock, judge: clockJudge },
   'clock-strobe': { ...clockStrobe, judge: clockStrobeJudge },
   'clock-rate': { ...clockRate, judge: clockRateJudge },
+  'clock-rate-client': { ...clockRateClient, judge: clockRateClientJudge },
   failover: { ...failover, judge: failoverJudge },
   partition: { ...partition, judge: partitionJudge },
   latency: { ...latency, judge: latencyJudge },

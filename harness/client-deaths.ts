@@ -18,8 +18,11 @@ export const MAX_CLIENT_DEATHS = 5;
 /** Lines of a dead client's log that go into the history with its exit. */
 const LAST_LINES = 5;
 
-/** Where a client's op goes: the journal. `at` is the client's own CLOCK_MONOTONIC stamp; none = stamp it now. */
-export type OpSink = (op: OpInput, at?: bigint) => void;
+/**
+ * Where a client's op goes: the journal. `at` is the client's own CLOCK_MONOTONIC stamp (none: stamp it now), `slot`
+ * the slot whose process took it (its clock may run at a rate: the sink maps the stamp back by that slot's record).
+ */
+export type OpSink = (op: OpInput, at?: bigint, slot?: number) => void;
 
 /**
  * Whether a client's exit is recorded as a death (its open ops end `info: client-exited`; the slot restarts unless
@@ -109,7 +112,7 @@ export class ClientOps {
       if (op.type === 'invoke') this.open.set(op.process, op);
       else this.open.delete(op.process);
     }
-    this.onOp(op, at);
+    this.onOp(op, at, this.handle.slot);
   }
 
   /** The death recorded: each open op completes as `info` carrying the exit; with none open, one note of it. */

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { checkedMessage } from '../workloads/client-protocol.ts';
 import { clientEnvironment } from './client-environment.ts';
-import { exitIsDeath } from './client-deaths.ts';
+import { ClientOps, exitIsDeath } from './client-deaths.ts';
 import { lastLines } from './client-log-tail.ts';
 
 describe('clientEnvironment', () => {
@@ -45,6 +45,32 @@ describe('checkedMessage: a client reporting its lock process', () => {
     expect(checkedMessage({ type: 'lock-process', pid })).toBe(
       `a lock-process message with pid ${JSON.stringify(pid)}`,
     );
+  });
+});
+
+describe("checkedMessage: a client's answer to a clock request (clock-rate-client's proof)", () => {
+  it('takes its seq, its wall clock in ms and its monotonic clock in decimal ns', () => {
+    const m = { type: 'clock', seq: 3, wallMs: 1_765_000_000_000, monoNs: '81234567890123' };
+    expect(checkedMessage(m)).toEqual(m);
+  });
+
+  it.each([
+    { type: 'clock', seq: 3, wallMs: 1, monoNs: 81 },
+    { type: 'clock', seq: 3, wallMs: 'now', monoNs: '81' },
+    { type: 'clock', wallMs: 1, monoNs: '81' },
+    { type: 'clock', seq: 3, wallMs: 1, monoNs: '-81' },
+  ])('refuses %j', (m) => {
+    expect(checkedMessage(m)).toBe('a clock message without its seq, wallMs and monoNs');
+  });
+});
+
+describe("ClientOps: a client's op reaches the journal with the slot whose clock stamped it", () => {
+  it('passes the stamp and the slot, so a rated clock can be mapped back to real time', () => {
+    const got: [unknown, bigint | undefined, number | undefined][] = [];
+    const handle = { slot: 2, pid: 1, process: 2, paused: false, exited: false };
+    const ops = new ClientOps(handle, '/nonexistent/in-flight', 2, (op, at, slot) => got.push([op, at, slot]));
+    ops.received({ seq: 1, at: '5000', op: { process: 2, type: 'invoke', f: 'acquire', value: { account: 0 } } });
+    expect(got).toEqual([[{ process: 2, type: 'invoke', f: 'acquire', value: { account: 0 } }, 5000n, 2]]);
   });
 });
 

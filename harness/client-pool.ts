@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { PidRegistry } from '../common/pid-registry.ts';
 import { runPath } from '../store/run-dir.ts';
 import type { ClientSpec, ToClient } from '../workloads/client-protocol.ts';
-import type { ClientProcess } from '../nemesis/nemesis.ts';
+import type { ClientClockReading, ClientProcess } from '../nemesis/nemesis.ts';
 import { killTree } from '../workloads/foreign/lock-tree.ts';
 import type { DrivenStepName } from '../workloads/driven-client.ts';
 import { deathOf, exitIsDeath, type OpSink } from './client-deaths.ts';
@@ -36,6 +36,9 @@ export class ClientPool {
   private forks = 0;
   private drivenListeners: ((e: DrivenEvent) => void)[] = [];
   private readonly lockTrees: LockTrees;
+  /** Open `clock` requests by seq: what their answer resolves. */
+  private readonly clockAnswers = new Map<number, (wallMs: number, monoNs: bigint) => void>();
+  private clockSeq = 0;
 
   constructor(
     private readonly runDir: string,
@@ -105,6 +108,23 @@ export class ClientPool {
     if (s) sendTo(s, { type: 'step', seq, f }, this.log);
   }
 
+  /** The client in `slot` reads its own clocks and says what they read (clock-rate-client's proof); null on no answer. */
+  async readClock(slot: number, timeoutMs: number): Promise<ClientClockReading | null> {
+    const s = this.slots[slot];
+    if (!s || s.handle.exited) return null;
+    const seq = ++this.clockSeq;
+    const askedAtMs = performance.now();
+    const answer = new Promise<ClientClockReading>((resolve) =>
+      this.clockAnswers.set(seq, (wallMs, monoNs) =>
+        resolve({ wallMs, monoNs, askedAtMs, answeredAtMs: performance.now() }),
+      ),
+    );
+    sendTo(s, { type: 'clock', seq }, this.log);
+    const reading = await Promise.race([answer, sleep(timeoutMs, null, { ref: false })]);
+    this.clockAnswers.delete(seq);
+    return reading;
+  }
+
   /** Listen to the driven clients' events (connected and waiting; a step refused); returns the unsubscribe. */
   onDriven(listener: (e: DrivenEvent) => void): () => void {
     this.drivenListeners.push(listener);
@@ -127,6 +147,7 @@ export class ClientPool {
       together: this.together,
       isCurrent: (s) => this.slots[s.spec.slot] === s,
       driven: (e) => this.driven(e),
+      clockRead: (seq, wallMs, monoNs) => this.clockAnswers.get(seq)?.(wallMs, monoNs),
       ended: (s, code, signal) => {
         const at = { started: this.started, current: this.slots[s.spec.slot] === s, stopping: this.stopping };
         if (exitIsDeath({ ...at, killedOnPurpose: !!s.killedOnPurpose, libraryCrash: !!s.libraryCrash }))

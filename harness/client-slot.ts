@@ -57,6 +57,8 @@ export interface SlotOwner {
   /** Whether this is still the slot's current process (a restart replaces it). */
   isCurrent(slot: Slot): boolean;
   driven(e: DrivenEvent): void;
+  /** The client answered a `clock` request: what its clocks read. */
+  clockRead(seq: number, wallMs: number, monoNs: bigint): void;
   /** The process exited, its exit handled here: the pool records a death, or not. */
   ended(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void;
 }
@@ -125,6 +127,7 @@ function route(slot: Slot, raw: unknown, owner: SlotOwner, ready: () => void): v
   else if (msg.type === 'lock-process') {
     if (owner.isCurrent(slot)) slot.locks.reported(msg.pid, msg.command, msg.ended);
   } else if (msg.type === 'library-crash') slot.libraryCrash = { error: msg.error, message: msg.message };
+  else if (msg.type === 'clock') owner.clockRead(msg.seq, msg.wallMs, BigInt(msg.monoNs));
   else if (msg.type === 'waiting') owner.driven({ slot: n, kind: 'waiting' });
   else if (msg.type === 'step-refused') owner.driven({ slot: n, kind: 'refused', seq: msg.seq, reason: msg.reason });
 }

@@ -40,12 +40,19 @@ export function launchClients(
   return { journal, stats, pool, closeJournal, stopLaunched };
 }
 
-/** The run's client processes, their ops journalled (stamped by the client when it says when), clocks shimmed. */
+/**
+ * The run's client processes, their ops journalled (stamped by the client when it says when), clocks shimmed. A
+ * client stamps with its own CLOCK_MONOTONIC, which a process-scope rate (clock-rate-client) fakes — slowed while the
+ * rate holds, behind by the drift ever after — so each stamp is mapped back to the real instant by that client's
+ * clock record before it is journalled: the history stays in real time order whatever a client's clock did.
+ */
 function clientPool({ runDir, pids, clocks }: RunSite, journal: Journal, log: (line: string) => void): ClientPool {
+  const real = (at: bigint, slot: number | undefined) =>
+    clocks && slot !== undefined ? clocks.realMonotonic(`client-${slot}`, at) : at;
   return new ClientPool(
     runDir,
     pids,
-    (op, at) => (at === undefined ? journal.append(op) : journal.appendStamped(op, at)),
+    (op, at, slot) => (at === undefined ? journal.append(op) : journal.appendStamped(op, real(at, slot))),
     clocks ? (slot) => clocks.env(`client-${slot}`) : undefined,
     log,
     (record) => journal.batch(record),

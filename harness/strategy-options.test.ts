@@ -207,3 +207,21 @@ describe('--watchdog with a lock in another language', () => {
     }
   });
 });
+
+describe('clock-rate-client where the clock shim cannot reach the client or prove it did', () => {
+  it('refuses etcd-go (a Go binary) and a lock in a process of its own (Python, Java) with exit 254 and the reason', async () => {
+    expect((await refusal(['--lock=etcd-go', '--nemesis=clock-rate-client'])).message).toBe(
+      "--nemesis=clock-rate-client cannot act on --lock=etcd-go: --lock=etcd-go's client is a Go binary that reads the clock through the vDSO, not libc: the LD_PRELOAD clock shim moves neither its clocks nor its timers, so clock-rate-client cannot reach it.",
+    );
+    expect((await refusal(['--lock=kazoo', '--nemesis=clock-rate-client'])).message).toMatch(
+      /^--nemesis=clock-rate-client cannot act on --lock=kazoo: --lock=kazoo runs its lock in a Python process of its own/,
+    );
+    expect((await refusal(['--lock=curator', '--nemesis=clock-rate-client'])).message).toMatch(
+      /in a Java process of its own.*the JVM's timed parks are futex waits the shim does not scale either\.$/,
+    );
+  });
+
+  it('takes a lock that runs inside the Node client', async () => {
+    await expect(validate(['--lock=redis', '--nemesis=clock-rate-client', '--watchdog'])).resolves.toBeDefined();
+  });
+});

@@ -76,7 +76,10 @@ export class Journal {
     }
   }
 
-  /** An op stamped elsewhere on the host: `at` is that process's `process.hrtime.bigint()` (CLOCK_MONOTONIC). */
+  /**
+   * An op stamped elsewhere on the host: `at` is that process's `process.hrtime.bigint()` (CLOCK_MONOTONIC) — as real
+   * time: a caller whose process's monotonic clock a rate moved maps it back first (harness/launch-clients.ts).
+   */
   appendStamped<V>(input: OpInput<V>, at: bigint): Op<V> {
     return this.append({ ...input, time: this.sinceOrigin(at) });
   }

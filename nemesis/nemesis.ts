@@ -70,6 +70,19 @@ export interface ClientProcesses {
    * give-up limit (harness/client-pool.ts MAX_CLIENT_DEATHS): that limit is for clients that keep dying by themselves.
    */
   killOnPurpose(slot: number): void;
+  /**
+   * The client in `slot` reads its wall and monotonic clocks (through the clock shim when it is preloaded) and says
+   * what they read, over its IPC channel; null when it did not answer within `timeoutMs` (gone, stopped, or busy).
+   */
+  readClock?(slot: number, timeoutMs: number): Promise<ClientClockReading | null>;
+}
+
+/** A client's own clock readings, and when on the harness's monotonic clock (ms) the question left and the answer came. */
+export interface ClientClockReading {
+  readonly wallMs: number;
+  readonly monoNs: bigint;
+  readonly askedAtMs: number;
+  readonly answeredAtMs: number;
 }
 
 /** What a nemesis may act on. Built by the run orchestrator. */

@@ -51,6 +51,10 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
     'bench/throughput-bare-client.ts': "a client's clock (workloads/client-loop.ts ClientClock)",
     'faults/clock-strobe/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
     'faults/clock-rate/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
+    'faults/clock-rate-client/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
+    'harness/client-pool.ts': "a client's answer to a clock request (workloads/client-protocol.ts)",
+    'harness/client-slot.ts': "a client's answer to a clock request (workloads/client-protocol.ts)",
+    'workloads/client-protocol.ts': "the clock request and its answer (a client's own clock readings)",
     'faults/fault-facts.ts': 'the family of faults that move clocks (FaultFamily)',
     'harness/run-site.ts': "the run folder's clock files (the clock shim's board)",
     'matrix/choosing-page.ts': COLUMN,
@@ -62,6 +66,7 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
   },
   'clock-strobe': { 'cli/cli-reference.ts': SENTENCE },
   'clock-rate': { 'harness/options.ts': 'the run option --clock-rate, the rate the fault runs a clock at' },
+  'clock-rate-client': { 'harness/options.ts': 'the run option --clock-rate, the rate the fault runs a clock at' },
   failover: {
     'cluster/cluster-layout.ts': "the cluster's failover pair (a Redis primary and its replica)",
     'cluster/cluster.ts': "the cluster's failover pair (a Redis primary and its replica)",

@@ -49,16 +49,22 @@ export type ToClient =
   | { type: 'start'; spec: ClientSpec }
   | { type: 'stop' }
   /** A driven client's next step (spec.driven); `seq` names it in a `step-refused`. */
-  | { type: 'step'; seq: number; f: DrivenStepName };
+  | { type: 'step'; seq: number; f: DrivenStepName }
+  /** Read your wall and monotonic clocks and send them back (`clock`, with this `seq`). */
+  | { type: 'clock'; seq: number };
 /**
  * `ops`: one or more ops in the client's order (op-outbox.ts: an invoke usually travels with its completion), each
  * with its `at`: when the op happened, as the client's `process.hrtime.bigint()` (CLOCK_MONOTONIC, shared by every
- * process on the host and never shifted by our clock shim, which only touches CLOCK_REALTIME) in decimal: JSON has
- * no bigint, and a double loses nanoseconds after ~104 days of uptime.
+ * process on the host — except while clock-rate-client runs this client's clocks at a rate: the harness then maps the
+ * stamp back to real time by the client's clock record, harness/launch-clients.ts) in decimal: JSON has no bigint,
+ * and a double loses nanoseconds after ~104 days of uptime. `clock`: the answer to a `clock` request, the client's
+ * `Date.now()` and `process.hrtime.bigint()` (decimal) read together — clock-rate-client's proof that its rate reached
+ * the process.
  */
 export type FromClient =
   | { type: 'ready' }
   | { type: 'ops'; ops: SentOp[] }
+  | { type: 'clock'; seq: number; wallMs: number; monoNs: string }
   | { type: 'stopped' }
   | { type: 'log'; line: string }
   /** A driven client connected to its lock and resource: ready for its first step. */
@@ -98,6 +104,13 @@ export function checkedMessage(raw: unknown): FromClient | string {
     return typeof m.error === 'string' && typeof m.message === 'string'
       ? (m as FromClient)
       : 'a library-crash message without its error and message';
+  if (m.type === 'clock')
+    return Number.isInteger(m.seq) &&
+      Number.isFinite(m.wallMs) &&
+      typeof m.monoNs === 'string' &&
+      /^\d{1,20}$/.test(m.monoNs)
+      ? (m as FromClient)
+      : 'a clock message without its seq, wallMs and monoNs';
   if (m.type !== 'ops') return `unknown type ${JSON.stringify(m.type)}`;
   if (!Array.isArray(m.ops) || m.ops.length === 0) return 'an ops message without ops';
   for (const sent of m.ops as unknown[]) {

@@ -174,6 +174,9 @@ process.on('message', (msg: ToClient) => {
     commands.push({ seq: msg.seq, f: msg.f });
     wake();
   }
+  // Both clocks as this process reads them (through the clock shim when it is preloaded): clock-rate-client's slope.
+  if (msg.type === 'clock')
+    send({ type: 'clock', seq: msg.seq, wallMs: Date.now(), monoNs: realClock.now().toString() });
   if (msg.type === 'start') {
     const ops = (outbox = outboxFor(msg.spec));
     main(msg.spec, ops).then(

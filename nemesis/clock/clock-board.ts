@@ -116,6 +116,14 @@ export class ClockBoard {
     return this.file(name).setRate(change);
   }
 
+  /**
+   * The real CLOCK_MONOTONIC instant at which `name` read `fakeNs` from its monotonic clock: the reading as it is for
+   * a process whose monotonic clock no rate ever moved (clock-rate-client's process scope does).
+   */
+  realMonotonic(name: string, fakeNs: bigint): bigint {
+    return this.files.get(name)?.realMonotonic(fakeNs) ?? fakeNs;
+  }
+
   /** What the clocks of `name` are set to; undefined for a process that has no record (its clocks are real). */
   state(name: string): ClockState | undefined {
     return this.files.get(name)?.state();

@@ -320,6 +320,44 @@ describe('a Node process under scope process', () => {
   });
 });
 
+describe("a Node process's own monotonic stamps, mapped back by its record (how the history journals a client's ops)", () => {
+  it('land inside the real round trip they were taken in, before, during and after r = 0.5 — unmapped they do not', async () => {
+    const file = ClockOffsetFile.create(join(dir, 'stamps.clock'), shim);
+    try {
+      const script =
+        "require('readline').createInterface({ input: process.stdin }).on('line', () => " +
+        'console.log(process.hrtime.bigint().toString()));';
+      const child = new LineChild(
+        spawn(process.execPath, ['--input-type=commonjs', '-e', script], {
+          env: { ...process.env, ...file.env() },
+          stdio: ['pipe', 'pipe', 'inherit'],
+        }),
+      );
+      const stamp = async () => {
+        const sentNs = process.hrtime.bigint();
+        const fake = BigInt(await child.ask('t'));
+        return { sentNs, gotNs: process.hrtime.bigint(), fake, real: file.realMonotonic(fake) };
+      };
+      const inside = (s: Awaited<ReturnType<typeof stamp>>, ns: bigint) => ns >= s.sentNs && ns <= s.gotNs;
+      const before = await stamp();
+      expect(inside(before, before.real)).toBe(true);
+      file.setRate({ clocks: ['realtime', 'monotonic'], rate: 0.5, scope: 'process' });
+      const t0 = process.hrtime.bigint();
+      await eventually('300 ms real to pass', () => process.hrtime.bigint() - t0 >= 300n * NS_PER_MS, 2_000);
+      const during = await stamp();
+      expect(inside(during, during.real)).toBe(true);
+      file.setRate({ clocks: ['realtime', 'monotonic'], rate: 1, scope: 'wall' });
+      const after = await stamp();
+      expect(inside(after, after.real)).toBe(true);
+      // The bug the mapping fixes: the raw stamp is ≥ 150 ms early — it would sit before ops that happened first.
+      expect(after.gotNs - after.fake).toBeGreaterThanOrEqual(150n * NS_PER_MS);
+      expect(inside(after, after.fake)).toBe(false);
+    } finally {
+      file.close();
+    }
+  });
+});
+
 describe('ClockBoard with rates', () => {
   it('sets a rate per process, says what it set, and resets rates with the offsets', async () => {
     const board = await ClockBoard.create(join(dir, 'run-clock'));

@@ -32,6 +32,7 @@ import {
   type ClockSettings,
 } from './clock-record.ts';
 import { REAL_TIME, UNIT_PPB, changeRate, toPpb, type Segment } from './clock-segment.ts';
+import { MonotonicTimeline } from './monotonic-timeline.ts';
 
 export const CLOCK_FILE_ENV = 'FENCEPOST_CLOCK_FILE';
 export const SHIM_FILE_NAME = 'fencepost-clock.so';
@@ -161,6 +162,8 @@ export interface ClockState {
  */
 export class ClockOffsetFile {
   private fd: number | undefined;
+  /** Every monotonic segment this record had: what maps the process's monotonic readings back to real time. */
+  private readonly timeline = new MonotonicTimeline();
 
   private constructor(
     /** Absolute path of the record. */
@@ -265,6 +268,14 @@ export class ClockOffsetFile {
     }
   }
 
+  /**
+   * The real CLOCK_MONOTONIC instant at which this record's process read `fakeNs` from its (shimmed) monotonic
+   * clock: the reading itself while no rate ever moved that clock. The harness journals a client's stamps with it.
+   */
+  realMonotonic(fakeNs: bigint): bigint {
+    return this.timeline.realAt(fakeNs);
+  }
+
   /** Variables to add to the child's environment. Callers that already preload something must join the lists themselves. */
   env(): { LD_PRELOAD: string; [CLOCK_FILE_ENV]: string } {
     return { LD_PRELOAD: this.shimPath, [CLOCK_FILE_ENV]: this.path };
@@ -288,9 +299,12 @@ export class ClockOffsetFile {
     const settings = decodeSettings(before);
     this.writeAt(fd, encodeSeq(seq), AT.seq);
     try {
-      const { offset, tail } = encodeSettings(next(settings, process.hrtime.bigint()));
+      const after = next(settings, process.hrtime.bigint());
+      const { offset, tail } = encodeSettings(after);
       this.writeAt(fd, offset, AT.offsetNs);
       this.writeAt(fd, tail, AT.scope);
+      if (!sameSegment(after.segments.monotonic, settings.segments.monotonic))
+        this.timeline.push(after.segments.monotonic);
     } finally {
       this.writeAt(fd, encodeSeq(seq + 1n), AT.seq);
     }
@@ -314,3 +328,6 @@ export class ClockOffsetFile {
     return this.fd;
   }
 }
+
+const sameSegment = (a: Segment, b: Segment) =>
+  a.baseMonoNs === b.baseMonoNs && a.baseDriftNs === b.baseDriftNs && a.ratePpb === b.ratePpb;
