@@ -40,7 +40,8 @@ export type StoryStepId =
   | 'both-wrote'
   | 'reply-dropped'
   | 'committed'
-  | 'unacknowledged';
+  | 'unacknowledged'
+  | 'recovered';
 
 /**
  * One step of the story an aimed fault stands for. A shot is a hit only when its story completed: every step
