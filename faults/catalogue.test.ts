@@ -81,6 +81,7 @@ describe('the fault catalogue', () => {
       'reply-loss',
       'reply-loss-acquire',
       'reply-loss-renew',
+      'reply-loss-create',
     ]);
     for (const f of FAULT_NAMES) {
       const story = FAULT_CATALOGUE[f].story;

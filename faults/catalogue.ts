@@ -38,6 +38,8 @@ import { facts as replyLossAcquire } from './reply-loss-acquire/facts.ts';
 import { judge as replyLossAcquireJudge } from './reply-loss-acquire/judge.ts';
 import { facts as replyLossRenew } from './reply-loss-renew/facts.ts';
 import { judge as replyLossRenewJudge } from './reply-loss-renew/judge.ts';
+import { facts as replyLossCreate } from './reply-loss-create/facts.ts';
+import { judge as replyLossCreateJudge } from './reply-loss-create/judge.ts';
 import { facts as isolateLeader } from './isolate-leader/facts.ts';
 import { judge as isolateLeaderJudge } from './isolate-leader/judge.ts';
 import { facts as majorityMinority } from './majority-minority/facts.ts';
@@ -77,6 +79,7 @@ export const FAULT_CATALOGUE = {
   'reply-loss': { ...replyLoss, judge: replyLossJudge },
   'reply-loss-acquire': { ...replyLossAcquire, judge: replyLossAcquireJudge },
   'reply-loss-renew': { ...replyLossRenew, judge: replyLossRenewJudge },
+  'reply-loss-create': { ...replyLossCreate, judge: replyLossCreateJudge },
   'isolate-leader': { ...isolateLeader, judge: isolateLeaderJudge },
   'majority-minority': { ...majorityMinority, judge: majorityMinorityJudge },
   bridge: { ...bridge, judge: bridgeJudge },

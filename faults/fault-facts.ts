@@ -41,7 +41,8 @@ export type StoryStepId =
   | 'reply-dropped'
   | 'committed'
   | 'unacknowledged'
-  | 'renewal-late';
+  | 'renewal-late'
+  | 'recovered';
 
 /**
  * One step of the story an aimed fault stands for. A shot is a hit only when its story completed: every step

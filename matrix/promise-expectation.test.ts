@@ -30,6 +30,7 @@ describe('promiseExpectation', () => {
       'reply-loss',
       'reply-loss-acquire',
       'reply-loss-renew',
+      'reply-loss-create',
     ]);
   });
 

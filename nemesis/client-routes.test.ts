@@ -97,6 +97,22 @@ describe('routeClientsAlone', () => {
     expect(proxies.get('pg')!.counters().connections).toBe(1);
   });
 
+  it("frames a client's Redis and ZooKeeper routes, so a fault can aim at one request there; etcd and Postgres stay unframed", async () => {
+    const ports: Record<string, number> = {};
+    for (const name of ['pg', 'redis[0]', 'etcd[0]', 'zk[0]']) {
+      const shared = await TcpProxy.start({ targetPort: await namedServer(name) });
+      proxies.set(name, shared);
+      ports[name.replace('[0]', '')] = shared.port;
+    }
+    await routeClientsAlone([spec(0, ports)], proxies);
+    const aim = (upstream: string, command: string) => () =>
+      proxies.get(clientRoute(0, upstream))!.dropNextReply({ command, then: 'reset' });
+    expect(aim('redis[0]', 'SET')).not.toThrow();
+    expect(aim('zk[0]', 'create')).not.toThrow();
+    expect(aim('etcd[0]', 'Txn')).toThrow(/started without a protocol/);
+    expect(aim('pg', 'pg_advisory_lock')).toThrow(/started without a protocol/);
+  });
+
   it("holding one client's route holds only what that client sends", async () => {
     const echo = net.createServer((socket) => socket.pipe(socket));
     servers.push(echo);

@@ -30,12 +30,14 @@ export function clientRoutes(proxies: ReadonlyMap<string, TcpProxy>, slot: numbe
 }
 
 /**
- * The protocol a route in front of `upstream` carries, when the proxy can frame it: RESP for a Redis node, so
- * reply-loss can aim at one request (a release) on the client's own connection. The others are left unframed:
- * framing costs a parse of every byte, and no per-request fault aims at them yet.
+ * The protocol a route in front of `upstream` carries, when the proxy can frame it: RESP for a Redis node, so the
+ * reply-loss faults can aim at one request (a release) on the client's own connection; ZooKeeper's packets for a
+ * ZooKeeper server, so reply-loss-create can aim at a create. The others are left unframed: framing costs a parse of
+ * every byte, and no per-request fault aims at them yet.
  */
 function routeProtocol(upstream: string): ProxyProtocol | undefined {
-  return upstream.startsWith('redis') ? 'resp' : undefined;
+  if (upstream.startsWith('redis')) return 'resp';
+  return upstream.startsWith('zk[') ? 'zookeeper' : undefined;
 }
 
 /**

@@ -43,6 +43,7 @@ describe('the fault registry', () => {
       'reply-loss',
       'reply-loss-acquire',
       'reply-loss-renew',
+      'reply-loss-create',
     ]);
   });
 
@@ -79,6 +80,7 @@ describe('what a run needs', () => {
       'partition',
       'reply-loss',
       'reply-loss-acquire',
+      'reply-loss-create',
       'reply-loss-renew',
     ]);
     expect(runNeeds(['pause-holder', 'restart-empty', 'clock', 'pause-node']).clientProxies).toBe(false);
@@ -112,6 +114,7 @@ describe('what a run needs', () => {
       'pause-holder',
       'reply-loss',
       'reply-loss-acquire',
+      'reply-loss-create',
       'reply-loss-renew',
       'restart-empty',
     ]);

@@ -17,12 +17,14 @@ describe('--lock=postgres under every fault', () => {
       'kill-session',
       'restart-empty',
       'leader-churn',
-      // clock-rate proves its shots with a Redis probe key; the reply-loss faults aim at Redis commands.
+      // clock-rate proves its shots with a Redis probe key; the reply-loss faults aim at Redis commands or a
+      // ZooKeeper create.
       'clock-rate',
       'failover',
       'reply-loss',
       'reply-loss-acquire',
       'reply-loss-renew',
+      'reply-loss-create',
       'isolate-leader',
       'majority-minority',
       'bridge',

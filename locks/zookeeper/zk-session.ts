@@ -142,7 +142,8 @@ export class ZkSession {
     }
   }
 
-  private once<T>(what: string, f: (cb: Callback<T>) => void, deadline: number): Promise<T> {
+  private async once<T>(what: string, f: (cb: Callback<T>) => void, deadline: number): Promise<T> {
+    await this.connected(what, deadline);
     return new Promise<T>((resolve, reject) => {
       const ms = Math.max(0, deadline - performance.now());
       const timer = setTimeout(() => settle(new ZkCallTimeout(what, this.callTimeoutMs)), ms);
@@ -157,6 +158,34 @@ export class ZkSession {
         else resolve(value as T);
       }
       f((err, value) => settle(err, value));
+    });
+  }
+
+  /**
+   * Resolves once the client is connected. Why a call waits for it: on a reconnect the library queues the auth packet
+   * (addAuthInfo) behind every request queued while it was disconnected, so such a request reaches the server
+   * unauthenticated and a node under the run's ACL answers NO_AUTH. reply-loss-create saw it: after a create's reply
+   * was lost, the recipe's look for its node (createOwnNode) failed so in every shot (36 of 36) instead of finding it.
+   */
+  private connected(what: string, deadline: number): Promise<void> {
+    if (this.client.getState() === State.SYNC_CONNECTED) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      // Assigned before anything can settle: no event fires synchronously, and whenExpired is last.
+      let unsubscribe = () => {};
+      const settle = (err?: Error) => {
+        clearTimeout(timer);
+        unsubscribe();
+        this.client.removeListener('connected', onConnected);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onConnected = () => settle();
+      this.client.once('connected', onConnected);
+      const timer = setTimeout(
+        () => settle(new ZkCallTimeout(`${what} (not connected)`, this.callTimeoutMs)),
+        Math.max(0, deadline - performance.now()),
+      );
+      unsubscribe = this.whenExpired(() => settle(new ZkSessionExpired(what)));
     });
   }
 

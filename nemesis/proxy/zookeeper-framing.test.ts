@@ -11,6 +11,20 @@ function packet(...ints: number[]): Buffer {
   return b;
 }
 
+/** A request packet: xid, op, a path (jute ustring), then int32s. */
+function request(xid: number, op: number, path: string, rest: number[]): Buffer {
+  const p = Buffer.from(path, 'utf8');
+  const body = Buffer.alloc(12 + p.length + 4 * rest.length);
+  body.writeInt32BE(xid, 0);
+  body.writeInt32BE(op, 4);
+  body.writeInt32BE(p.length, 8);
+  p.copy(body, 12);
+  rest.forEach((n, i) => body.writeInt32BE(n, 12 + p.length + 4 * i));
+  const len = Buffer.alloc(4);
+  len.writeInt32BE(body.length, 0);
+  return Buffer.concat([len, body]);
+}
+
 describe('ZooKeeper framing', () => {
   it('frames requests by length, naming each op; the first is the ConnectRequest', () => {
     const bytes = Buffer.concat([
@@ -27,6 +41,34 @@ describe('ZooKeeper framing', () => {
     ];
     for (const [cut, frames] of frameEveryWay(() => zookeeperFraming.open().requests, bytes))
       expect(frames, cut).toEqual(expected);
+  });
+
+  it("gives a request's path as its detail: the node a create asked for, the node a delete names", () => {
+    const create = request(7, 1, '/fencepost/locks/account-0/c1-0a1b2c-lock-', [0, 0, 0, 3]); // data, acl, flags
+    const bytes = Buffer.concat([
+      packet(0, 0, 0, 30_000, 0), // ConnectRequest
+      create,
+      request(8, 2, '/fencepost/locks/account-0/c1-0a1b2c-lock-0000000004', [-1]), // delete, version -1
+      packet(-2, 11), // ping: no path
+    ]);
+    const frames = [...frameEveryWay(() => zookeeperFraming.open().requests, bytes).values()];
+    for (const f of frames)
+      expect(f.map((x) => [x.name, x.detail])).toEqual([
+        ['connect', undefined],
+        ['create', '/fencepost/locks/account-0/c1-0a1b2c-lock-'],
+        ['delete', '/fencepost/locks/account-0/c1-0a1b2c-lock-0000000004'],
+        ['ping', undefined],
+      ]);
+  });
+
+  it('gives no path when the length it states runs past the packet', () => {
+    const cut = request(7, 1, '/a', []);
+    cut.writeInt32BE(40, 12); // the path says 40 bytes; the packet has 2
+    expect(zookeeperFraming.open().requests.feed(Buffer.concat([packet(0), cut]))[1]).toEqual({
+      start: 8,
+      end: 8 + cut.length,
+      name: 'create',
+    });
   });
 
   it('frames replies and marks a watch event (xid -1) unsolicited', () => {
