@@ -20,6 +20,8 @@ describe('--lock=postgres under every fault', () => {
       // clock-rate proves its shots with a Redis probe key; the reply-loss faults aim at Redis commands or a
       // ZooKeeper create.
       'clock-rate',
+      // clock-rate-client's story is a late watchdog renewal; this lock takes no --watchdog.
+      'clock-rate-client',
       'failover',
       'reply-loss',
       'reply-loss-acquire',

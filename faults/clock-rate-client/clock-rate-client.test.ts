@@ -110,10 +110,16 @@ describe("clock-rate-client's story: the holder's renewal arrived after the key 
 });
 
 describe('clock-rate-client: where the shim reaches a client', () => {
-  it('acts on locks that run inside the Node client, whatever their server', () => {
-    for (const lock of ['redis', 'redlock', 'etcd', 'postgres', 'redis-semaphore', 'redlock-v4', './my-lock.ts'])
+  it('acts on locks that run inside the Node client and take --watchdog', () => {
+    for (const lock of ['redis', 'redlock', 'redlock-npm', 'redlock-v4', './my-lock.ts'])
       expect(clientClockUnreachable(lock), lock).toBeNull();
-    expect(clockRateClient.refusal({ redis: 0, etcd: 3, zk: 0 }, 'etcd')).toBeNull();
+  });
+
+  it('refuses a lock that takes no --watchdog: no renewal of it is in the history to show late', () => {
+    for (const lock of ['etcd', 'zookeeper', 'postgres', 'redis-semaphore', 'sql-lease'])
+      expect(clientClockUnreachable(lock), lock).toBe(
+        `--lock=${lock} takes no --watchdog: clock-rate-client's story is a renewal the slowed holder sends after its lease ran out, and this lock has none in the history to show late (it renews itself, or never)`,
+      );
   });
 
   it("refuses etcd's Go client: the shim cannot reach a Go binary", () => {

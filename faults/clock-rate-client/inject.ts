@@ -45,7 +45,10 @@ export const clockRateClient: FaultExecutor<'clock-rate-client'> = {
   unavailable: (env) =>
     clockRateClient.refusal(env.servers, env.config.lock) ??
     (env.clocks ? null : 'the clock shim was not built for this run') ??
-    (env.clients.readClock ? null : "this run's clients cannot be asked for their clocks"),
+    (env.clients.readClock ? null : "this run's clients cannot be asked for their clocks") ??
+    (env.config.watchdog
+      ? null
+      : 'its story is a renewal the slowed holder sends late, and without --watchdog the clients never renew: give --watchdog'),
   async start(ctx) {
     const { clients, config } = ctx;
     const clocks = ctx.clocks!;
@@ -130,5 +133,9 @@ export function clientClockUnreachable(lock: string): string | null {
       row.place.from === 'Java' ? "; the JVM's timed parks are futex waits the shim does not scale either" : '';
     return `--lock=${lock} runs its lock in a ${row.place.from} process of its own, which answers no clock request (the lock-client protocol has none yet): clock-rate-client proves each shot with the client's own clock readings, and cannot read that process's${jvm}`;
   }
+  // Its story is a renewal the slowed holder sends late: a lock that takes no --watchdog has none in the history.
+  const watchdog = row.remedies['pause-watchdog'];
+  if (watchdog.decided === 'construction' && watchdog.expect === 'refuse')
+    return `--lock=${lock} takes no --watchdog: clock-rate-client's story is a renewal the slowed holder sends after its lease ran out, and this lock has none in the history to show late (it renews itself, or never)`;
   return null;
 }
