@@ -2,7 +2,7 @@ import type { EndParams } from '../evidence.ts';
 import { pick, type FaultContext, type FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import { watchFor } from '../../nemesis/story-watch.ts';
-import { AIMABLE_LOCKS, redisRoutes, waitForDrops, type Route } from '../reply-loss/inject.ts';
+import { noOwnRedisRoutes, redisAimRefusal, redisRoutes, waitForDrops, type Route } from '../reply-loss/inject.ts';
 
 /** A SET NX that took the key answers `+OK`; one that found it held answers nil, and did nothing on the server. */
 const GRANTED_REPLY = '+OK';
@@ -21,15 +21,8 @@ const GRANTED_REPLY = '+OK';
 export const replyLossAcquire: FaultExecutor<'reply-loss-acquire'> = {
   name: 'reply-loss-acquire',
   needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, shotMs: pastTheLease },
-  refusal: (servers, lock) =>
-    !servers.redis
-      ? `--lock=${lock} uses no Redis node`
-      : AIMABLE_LOCKS.includes(lock)
-        ? null
-        : `reply-loss-acquire aims at an acquire by its Redis command (SET … NX answered OK), known for --lock=${AIMABLE_LOCKS.join(', ')} only`,
-  unavailable: (env) =>
-    replyLossAcquire.refusal(env.servers, env.config.lock) ??
-    (redisRoutes(env, 0).length ? null : 'the clients do not reach Redis through proxies of their own'),
+  refusal: redisAimRefusal('reply-loss-acquire', 'an acquire by its Redis command (SET … NX answered OK)'),
+  unavailable: (env) => replyLossAcquire.refusal(env.servers, env.config.lock) ?? noOwnRedisRoutes(env),
   async start(ctx) {
     const { clients, config, journal } = ctx;
     const candidates = clients.clients.filter((c) => !c.paused && !c.exited && redisRoutes(ctx, c.slot).length > 0);

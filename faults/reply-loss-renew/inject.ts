@@ -1,8 +1,15 @@
 import type { EndParams } from '../evidence.ts';
-import type { FaultContext, FaultExecutor } from '../../nemesis/fault.ts';
+import type { FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import { runTiming } from '../../common/run-timing.ts';
-import { AIMABLE_LOCKS, redisRoutes, waitForDrops, type Route } from '../reply-loss/inject.ts';
+import {
+  noOwnRedisRoutes,
+  readKeys,
+  redisAimRefusal,
+  redisRoutes,
+  waitForDrops,
+  type Route,
+} from '../reply-loss/inject.ts';
 
 /** How long reply-loss-renew waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -22,21 +29,14 @@ const RENEW_COMMAND = 'PEXPIRE';
 export const replyLossRenew: FaultExecutor<'reply-loss-renew'> = {
   name: 'reply-loss-renew',
   needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, shotMs: pastTheLease },
-  refusal: (servers, lock) =>
-    !servers.redis
-      ? `--lock=${lock} uses no Redis node`
-      : AIMABLE_LOCKS.includes(lock)
-        ? null
-        : `reply-loss-renew aims at a renewal by its Redis command (a script that extends: PEXPIRE), known for --lock=${AIMABLE_LOCKS.join(', ')} only`,
+  refusal: redisAimRefusal('reply-loss-renew', 'a renewal by its Redis command (a script that extends: PEXPIRE)'),
   unavailable: (env) =>
     replyLossRenew.refusal(env.servers, env.config.lock) ??
     (!env.config.watchdog
       ? 'it aims at a renewal, and without --watchdog the clients never renew: give --watchdog'
       : env.config.thinkMs < runTiming(env.config).watchdogEveryMs
         ? `a section of --think=${env.config.thinkMs} ms ends before the watchdog's first renewal (every ${runTiming(env.config).watchdogEveryMs} ms): give --think=${runTiming(env.config).watchdogEveryMs + 200} or more`
-        : redisRoutes(env, 0).length
-          ? null
-          : 'the clients do not reach Redis through proxies of their own'),
+        : noOwnRedisRoutes(env)),
   async start(ctx) {
     const { clients, config, journal } = ctx;
     let routes: Route[] = [];
@@ -120,11 +120,6 @@ interface Outcome {
   unanswered: string[];
   readsApartMs?: number;
   droppedAt?: number;
-}
-
-async function readKeys(ctx: FaultContext, routes: Route[], account: number) {
-  const keys = await Promise.all(routes.map((r) => ctx.redisKeys.ownerKey(r.node, account)));
-  return Object.fromEntries(routes.map((r, i) => [r.node.name, keys[i]]));
 }
 
 function endParams(s: { process: number; account: number }, o: Outcome): EndParams<'reply-loss-renew'> {

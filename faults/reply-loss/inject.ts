@@ -21,6 +21,24 @@ const RELEASE_COMMAND = 'DEL';
 /** The locks whose release is such a request (their own recipes); a plugin's or a package's may be anything. */
 export const AIMABLE_LOCKS = ['redis', 'redlock'];
 
+/**
+ * The refusal every Redis reply-loss fault shares: a lock without Redis, or one whose requests it cannot tell apart
+ * (`aimsAt`: which request it aims at, and how it knows it).
+ */
+export function redisAimRefusal(fault: string, aimsAt: string) {
+  return (servers: { redis: number }, lock: string): string | null =>
+    !servers.redis
+      ? `--lock=${lock} uses no Redis node`
+      : AIMABLE_LOCKS.includes(lock)
+        ? null
+        : `${fault} aims at ${aimsAt}, known for --lock=${AIMABLE_LOCKS.join(', ')} only`;
+}
+
+/** Why a run's clients give a Redis reply-loss fault nothing to aim at: no proxies of their own. */
+export function noOwnRedisRoutes(env: Parameters<typeof redisRoutes>[0]): string | null {
+  return redisRoutes(env, 0).length ? null : 'the clients do not reach Redis through proxies of their own';
+}
+
 /** The holder's Redis routes, each with the node behind it (`redis[0]`). */
 export type Route = { node: RedisServer; proxy: TcpProxy; dropsBefore?: number };
 
@@ -38,15 +56,8 @@ export type Route = { node: RedisServer; proxy: TcpProxy; dropsBefore?: number }
 export const replyLoss: FaultExecutor<'reply-loss'> = {
   name: 'reply-loss',
   needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, shotMs: pastTheLease },
-  refusal: (servers, lock) =>
-    !servers.redis
-      ? `--lock=${lock} uses no Redis node`
-      : AIMABLE_LOCKS.includes(lock)
-        ? null
-        : `reply-loss aims at a release by its Redis command (DEL, or a script that deletes), known for --lock=${AIMABLE_LOCKS.join(', ')} only`,
-  unavailable: (env) =>
-    replyLoss.refusal(env.servers, env.config.lock) ??
-    (redisRoutes(env, 0).length ? null : 'the clients do not reach Redis through proxies of their own'),
+  refusal: redisAimRefusal('reply-loss', 'a release by its Redis command (DEL, or a script that deletes)'),
+  unavailable: (env) => replyLoss.refusal(env.servers, env.config.lock) ?? noOwnRedisRoutes(env),
   async start(ctx) {
     const { clients, config, journal } = ctx;
     let routes: Route[] = [];
@@ -131,7 +142,8 @@ export function redisRoutes(
 }
 
 /** The account's key on each route's node, read on its own port (not through any proxy). */
-async function readKeys(ctx: FaultContext, routes: Route[], account: number) {
+/** The account's owner key on each route's node, read on the node's own port (not through any proxy). */
+export async function readKeys(ctx: FaultContext, routes: Route[], account: number) {
   const keys = await Promise.all(routes.map((r) => ctx.redisKeys.ownerKey(r.node, account)));
   return Object.fromEntries(routes.map((r, i) => [r.node.name, keys[i]]));
 }
