@@ -1,8 +1,6 @@
 import type { LockRow } from '../lock-row.ts';
 import { construction, predicted } from '../oracle-cell.ts';
-import { NO_MASTERS, NO_PAIR, NO_REDIS, NO_TOKEN } from '../common-cells.ts';
-import { NO_RETRY_REMEDY, SELF_RENEWING } from '../common-remedy-cells.ts';
-import { POOLED_NOT_KILLED, POOLED_NO_CLOCK } from '../advisory-lock-pgbouncer/pooled-cells.ts';
+import { POOLED_NOT_HERE, POOLED_REMEDIES_NOT_HERE } from '../advisory-lock-pgbouncer/pooled-cells.ts';
 
 /**
  * `--lock=advisory-lock-pgbouncer-session`: the same statements through pgbouncer in session mode, and what the oracle
@@ -20,29 +18,18 @@ export default {
       'safe',
       "no lease: a paused holder's client connection stays open and keeps its backend and its lock, so the paused-holder story (another client takes the lock and writes while the holder is stopped) cannot happen — a run ends unknown by design, as advisory-lock's direct row",
     ),
-    'restart-empty': construction('n/a', NO_REDIS),
-    clock: construction('n/a', POOLED_NO_CLOCK),
-    fencing: construction('refuse', NO_TOKEN),
-    'restart-fenced': construction('n/a', NO_REDIS),
-    'pause-master': construction('n/a', NO_MASTERS),
-    'kill-session': construction('refuse', POOLED_NOT_KILLED),
+    ...POOLED_NOT_HERE,
   },
   remedies: {
-    failover: construction('n/a', NO_PAIR),
+    ...POOLED_REMEDIES_NOT_HERE,
     'long-work': predicted(
       'safe',
       'no lease to outlive: the session keeps its backend and the lock as long as the section runs',
     ),
-    ...SELF_RENEWING,
-    'restart-delay': construction('n/a', NO_REDIS),
-    'restart-retry': NO_RETRY_REMEDY,
-    'restart-aof': construction('n/a', NO_REDIS),
     'delay-write': construction(
       'safe',
       "nothing expires while the write is held: the holder's session keeps the lock until the write arrived and the holder released, so delay-write's story (another client writes during the hold) cannot happen — a run ends unknown by design",
     ),
-    'delay-write-fenced': construction('refuse', NO_TOKEN),
-    'failover-fenced': construction('n/a', NO_PAIR),
   },
   findings: {
     package:

@@ -1,8 +1,6 @@
 import type { LockRow } from '../lock-row.ts';
-import { construction, predicted } from '../oracle-cell.ts';
-import { NO_MASTERS, NO_PAIR, NO_REDIS, NO_TOKEN } from '../common-cells.ts';
-import { NO_RETRY_REMEDY, SELF_RENEWING } from '../common-remedy-cells.ts';
-import { POOLED_NOT_KILLED, POOLED_NO_CLOCK } from './pooled-cells.ts';
+import { predicted } from '../oracle-cell.ts';
+import { POOLED_NOT_HERE, POOLED_REMEDIES_NOT_HERE } from './pooled-cells.ts';
 
 /**
  * A lock that breaks without any fault: every measured cell below expects the lost updates the no-fault cell shows
@@ -25,29 +23,18 @@ export default {
       "pgbouncer lends a server connection for one transaction, and each autocommit statement is one: the holder's pg_advisory_lock runs on backend X, which returns to the pool still holding the lock, and pgbouncer reuses its idle connections last-in first-out, so the next client's pg_advisory_lock most often lands on X, where a session lock is re-entrant and returns at once — two holders, each writing from its own read (lost updates, the acquires' lockBackend equal). An unlock that lands on the other backend returns false and strands the lock on X",
     ),
     'pause-holder': predicted('lost', `while the holder is stopped its backend X serves the others: ${BREAKS_ANYWAY}`),
-    'restart-empty': construction('n/a', NO_REDIS),
-    clock: construction('n/a', POOLED_NO_CLOCK),
-    fencing: construction('refuse', NO_TOKEN),
-    'restart-fenced': construction('n/a', NO_REDIS),
-    'pause-master': construction('n/a', NO_MASTERS),
-    'kill-session': construction('refuse', POOLED_NOT_KILLED),
+    ...POOLED_NOT_HERE,
   },
   remedies: {
-    failover: construction('n/a', NO_PAIR),
+    ...POOLED_REMEDIES_NOT_HERE,
     'long-work': predicted(
       'lost',
       `no lease to outlive, but a longer section only gives the others more time on X: ${BREAKS_ANYWAY}`,
     ),
-    ...SELF_RENEWING,
-    'restart-delay': construction('n/a', NO_REDIS),
-    'restart-retry': NO_RETRY_REMEDY,
-    'restart-aof': construction('n/a', NO_REDIS),
     'delay-write': predicted(
       'lost',
       `another client is granted the lock on X while the holder's write is held: ${BREAKS_ANYWAY}`,
     ),
-    'delay-write-fenced': construction('refuse', NO_TOKEN),
-    'failover-fenced': construction('n/a', NO_PAIR),
   },
   findings: {
     package:
