@@ -1,0 +1,26 @@
+/**
+ * The test files that stay slow for a reason, each with its seconds (measured on the 2-core CI machine, the budget
+ * it is held to in the table `npm run test:times` prints) and the reason. Every other file is expected under
+ * SLOW_FILE_S: one above it without an entry here is listed as such after each `.ci/run`. Issue 44: nothing is
+ * skipped to meet a number, and what stays slow says why in one place — here.
+ */
+export const SLOW_FILE_S = 30;
+
+export interface SlowFile {
+  /** What the file took on the CI machine, rounded up: more than this is a regression to look at. */
+  seconds: number;
+  reason: string;
+}
+
+export const SLOW_FOR_A_REASON: Readonly<Record<string, SlowFile>> = {
+  'test/integration/installed-package.test.ts': {
+    seconds: 60,
+    reason:
+      'packs the tarball (`npm pack`) and installs it into a fresh project the way a user does (npm install from the tarball, ~25 s of npm), then runs init, a nightly and two plugins from that install',
+  },
+  'test/docker/target-docker.test.ts': {
+    seconds: 45,
+    reason:
+      'a Docker engine runs the servers (containers started and removed per run), and its fault adapter pauses and restarts them through the engine',
+  },
+};
