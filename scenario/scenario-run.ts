@@ -7,8 +7,7 @@ import type { Scenario } from './scenario-file.ts';
 import { HEALS_AT_ONCE, type ScenarioStep } from './scenario-steps.ts';
 import { ClientStepGate, RenewGate, type GateOutcome } from './step-gate.ts';
 import { LeaseClock } from './lease-clock.ts';
-import { faultFacts } from '../faults/catalogue.ts';
-import type { FaultName } from '../faults/fault-names.ts';
+import { droppedReplyOutcome, faultDroppingReplyTo } from './dropped-reply.ts';
 
 /** The longest the script waits for its clients to connect before its first step (a JVM lock client on a busy machine). */
 const CONNECT_BOUND_MS = 30_000;
@@ -214,19 +213,8 @@ class ScriptRun {
     const started = watch(until);
     if (until === 'started') this.inFlight.set(client, watch('done'));
     this.r.pool.step(slot, seq, f);
-    const dropping = this.droppingReplyTo(client, f);
-    if (!dropping || until !== 'done') return started;
-    return started.then((o) =>
-      o.status === 'diverged' ? { status: 'done', evidence: `${o.evidence}: its reply was dropped by ${dropping}` } : o,
-    );
-  }
-
-  /** The fault in effect on `client` that drops the reply to its `f` (its script's `dropsReplyTo`), if any. */
-  private droppingReplyTo(client: string, f: string): FaultName | undefined {
-    return [...this.shots.keys()]
-      .filter((k) => k.endsWith(`:${client}`))
-      .map((k) => k.slice(0, k.lastIndexOf(':')) as FaultName)
-      .find((fault) => faultFacts(fault)?.script?.dropsReplyTo === f);
+    const dropping = faultDroppingReplyTo(this.shots.keys(), client, f);
+    return dropping && until === 'done' ? started.then((o) => droppedReplyOutcome(o, dropping)) : started;
   }
 
   /**

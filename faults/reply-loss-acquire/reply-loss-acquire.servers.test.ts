@@ -67,7 +67,7 @@ describe('reply-loss-acquire', () => {
       '--lock=redis',
       '--nemesis=reply-loss-acquire',
       '--nemesis-interval=500',
-      '--time-limit=8',
+      '--time-limit=5',
     ]);
     const shotStarts = starts(run, 'reply-loss-acquire');
     expect(shotStarts.length, run.summary).toBeGreaterThan(0);

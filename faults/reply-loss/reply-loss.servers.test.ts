@@ -69,7 +69,7 @@ describe('reply-loss', () => {
   // The schedule's aim (the next client to enter its section) is the subject: each shot is judged a hit only with
   // the server's effect on record, whatever number of shots the run fits in.
   it('--lock=redis free: every shot aims at a client proxy, and every judged hit has its release read committed', async () => {
-    const run = await runNemesis(['--lock=redis', '--nemesis=reply-loss', '--nemesis-interval=500', '--time-limit=8']);
+    const run = await runNemesis(['--lock=redis', '--nemesis=reply-loss', '--nemesis-interval=500', '--time-limit=5']);
     const shotStarts = starts(run, 'reply-loss');
     expect(shotStarts.length, run.summary).toBeGreaterThan(0);
     for (const s of shotStarts) expect(s.value.targets[0]).toMatch(/^client p\d+ → redis\[0\]$/);
