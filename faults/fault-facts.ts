@@ -122,6 +122,11 @@ export interface ScriptFacts {
    * or A's write entering the fault's hold. Absent: A's grant.
    */
   readonly leaseFrom?: 'strike' | 'held-write';
+  /**
+   * The client step whose reply it drops (`acquire`): that step of the struck client ending without a grant is its
+   * story going as scripted (committed but unacknowledged), not the script diverging.
+   */
+  readonly dropsReplyTo?: 'acquire';
   /** The steps of its story with A the holder and B the other client (the shipped scenarios' scripts). */
   readonly story?: (run: ScriptContext) => readonly string[];
 }

@@ -87,6 +87,11 @@ export interface FaultContext extends NemesisEnv {
    * fault strikes only these of the nodes holding the key. Absent: the fault chooses, as on a schedule.
    */
   only?: ReadonlySet<string>;
+  /**
+   * The client slot a scripted step names (`reply-loss-acquire A`): a fault that picks a random client on a schedule
+   * strikes this one. Absent on a schedule.
+   */
+  slot?: number;
   /** Nodes a fault killed and has not restarted yet: heal() restarts whatever is left here. */
   down: Set<ClusterNode>;
   /** The primary/replica pair when the run has one (the `failover` fault). */

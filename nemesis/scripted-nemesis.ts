@@ -62,6 +62,7 @@ export class ScriptedNemesis extends ScheduledNemesis {
       ),
       ...(req.offsetS !== undefined ? { config: { ...this.env.config, clockOffsetS: req.offsetS } } : {}),
       ...(req.only ? { only: new Set(req.only) } : {}),
+      ...(req.slot !== null ? { slot: req.slot } : {}),
     };
     let injection;
     try {

@@ -7,6 +7,7 @@ import type { Scenario } from './scenario-file.ts';
 import { HEALS_AT_ONCE, type ScenarioStep } from './scenario-steps.ts';
 import { ClientStepGate, RenewGate, type GateOutcome } from './step-gate.ts';
 import { LeaseClock } from './lease-clock.ts';
+import { droppedReplyOutcome, faultDroppingReplyTo } from './dropped-reply.ts';
 
 /** The longest the script waits for its clients to connect before its first step (a JVM lock client on a busy machine). */
 const CONNECT_BOUND_MS = 30_000;
@@ -212,7 +213,8 @@ class ScriptRun {
     const started = watch(until);
     if (until === 'started') this.inFlight.set(client, watch('done'));
     this.r.pool.step(slot, seq, f);
-    return started;
+    const dropping = faultDroppingReplyTo(this.shots.keys(), client, f);
+    return dropping && until === 'done' ? started.then((o) => droppedReplyOutcome(o, dropping)) : started;
   }
 
   /**

@@ -20,6 +20,7 @@ import { didYouMean as nearest } from '../harness/option-table.ts';
  *   restart-empty A [on redis[0..2]]                  the Redis nodes holding A's key, killed, wiped, restarted
  *   clock +60s A [on redis[1]] … clock reset          the clocks of the nodes holding A's key jump
  *   failover A … heal failover                        (start failover A before A acquires: it cuts replication first)
+ *   start reply-loss-acquire A … A acquire           armed before A's acquire; its failing is the story (dropsReplyTo)
  *   <fault> … heal <fault>                            any other fault of the catalogue, on the target it picks
  *
  * Pure: the parser knows no lock; the servers a step names are checked against the lock's by scenario-file.ts.

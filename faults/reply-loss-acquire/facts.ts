@@ -1,5 +1,6 @@
 import { num, opt, str, strings, stringRecord } from '../evidence-fields.ts';
 import { type FaultFacts } from '../fault-facts.ts';
+import { script } from './script.ts';
 
 /** reply-loss-acquire: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {
@@ -24,6 +25,7 @@ export const facts = {
   ],
   storyLimits:
     'aims at an acquire (SET NX) only, on --lock=redis and --lock=redlock; the client then holds nothing while Redis holds its key until the TTL (an orphaned lock: every acquire of that account waits it out)',
+  script,
   movesClocks: false,
   keepsServerLeases: true,
   colour: '#f472b6',

@@ -27,7 +27,9 @@ export const replyLossAcquire: FaultExecutor<'reply-loss-acquire'> = {
     const { clients, config, journal } = ctx;
     const candidates = clients.clients.filter((c) => !c.paused && !c.exited && redisRoutes(ctx, c.slot).length > 0);
     if (!candidates.length || ctx.aim.aborted) return null;
-    const client = pick(ctx.random, candidates);
+    // A script names its client; a schedule picks one.
+    const client = ctx.slot === undefined ? pick(ctx.random, candidates) : candidates.find((c) => c.slot === ctx.slot);
+    if (!client) return null;
     const routes = redisRoutes(ctx, client.slot);
     for (const r of routes) {
       r.dropsBefore = r.proxy.droppedReplies().length;
@@ -38,9 +40,11 @@ export const replyLossAcquire: FaultExecutor<'reply-loss-acquire'> = {
     // The acquire in progress at the drop completes (with the invoke, which a client sends with its completion) after
     // the drop: the first acquire completion of this client's process from then on.
     let completed: ReturnType<typeof watchFor> | undefined;
-    const ready = (async () => {
-      outcome.droppedOn = await waitForDrops(routes, ctx.signal);
-      if (!outcome.droppedOn.length) return;
+    // Ended by the heal too: a heal a script orders right after the acquire waits for the read, never races it.
+    const healing = new AbortController();
+    const reads = (async () => {
+      outcome.droppedOn = await waitForDrops(routes, AbortSignal.any([ctx.signal, healing.signal]));
+      if (!outcome.droppedOn.length) return false;
       outcome.droppedAt = nowNs();
       completed = watchFor(
         journal,
@@ -51,14 +55,17 @@ export const replyLossAcquire: FaultExecutor<'reply-loss-acquire'> = {
       outcome.key = request.detail;
       outcome.sent = request.value;
       if (outcome.key !== undefined) await readValues(ctx, dropped, outcome.key, outcome);
-      await completed.seen;
+      return true;
     })();
+    const ready = reads.then((dropped) => (dropped ? completed?.seen : undefined));
     return {
       targets: [`client p${client.process} → ${routes.map((r) => r.node.name).join(', ')}`],
       params: { slot: client.slot, process: client.process, ttlMs: config.ttlMs },
       holdMs: config.storyWaitMs,
       ready,
       async heal() {
+        healing.abort();
+        await reads;
         completed?.stop();
         for (const r of routes) r.proxy.heal();
         const params = endParams(client.process, outcome);

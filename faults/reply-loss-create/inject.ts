@@ -51,7 +51,9 @@ export const replyLossCreate: FaultExecutor<'reply-loss-create'> = {
     const { clients, config, journal } = ctx;
     const candidates = clients.clients.filter((c) => !c.paused && !c.exited && zkRoutes(ctx, c.slot).length > 0);
     if (!candidates.length || ctx.aim.aborted) return null;
-    const client = pick(ctx.random, candidates);
+    // A script names its client; a schedule picks one.
+    const client = ctx.slot === undefined ? pick(ctx.random, candidates) : candidates.find((c) => c.slot === ctx.slot);
+    if (!client) return null;
     const routes = zkRoutes(ctx, client.slot);
     const dropped = () => routes.filter((r) => r.proxy.droppedReplies().length > r.dropsBefore);
     // The acquire in progress at the drop completes after it: the first acquire completion of this process once a
@@ -65,8 +67,11 @@ export const replyLossCreate: FaultExecutor<'reply-loss-create'> = {
     const readers = new Readers(ctx);
     for (const r of routes) void readers.on(r.node);
     const outcome: Outcome = { droppedOn: [], after: {} };
+    // Ended by the heal too: a heal a script orders right after the acquire waits for the reads, never races them.
+    const healing = new AbortController();
+    const healed = new Promise<null>((r) => healing.signal.addEventListener('abort', () => r(null), { once: true }));
     const ready = (async () => {
-      const first = await firstDrop(dropped, ctx.signal);
+      const first = await firstDrop(dropped, AbortSignal.any([ctx.signal, healing.signal]));
       if (!first) return;
       // One shot: a create the recovery sends again must reach the server and come back.
       for (const r of routes) r.proxy.heal();
@@ -79,8 +84,8 @@ export const replyLossCreate: FaultExecutor<'reply-loss-create'> = {
       const read = async () => ownChildren(await readers.on(first.node), outcome.path!);
       try {
         outcome.after = await read();
-        const op = await completed.seen;
-        if (op.type === 'ok') outcome.atGrant = await read();
+        const op = await Promise.race([completed.seen, healed]);
+        if (op?.type === 'ok') outcome.atGrant = await read();
       } catch (err) {
         outcome.readError = err instanceof Error ? err.message : String(err);
       }
@@ -91,6 +96,8 @@ export const replyLossCreate: FaultExecutor<'reply-loss-create'> = {
       holdMs: config.storyWaitMs,
       ready,
       async heal() {
+        healing.abort();
+        await ready;
         completed.stop();
         for (const r of routes) r.proxy.heal();
         await readers.close();

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { faultHits } from '../../checkers/fault-hits.ts';
-import { runNemesis } from '../../test/support/nemesis-test-kit.ts';
+import { scriptedRun } from '../../test/support/scripted-run.ts';
 
 /**
- * reply-loss-create on a real ZooKeeper ensemble: a client's create (its lock node) reaches a server through the
- * client's own proxy, the reply is dropped and the connection reset, and the lock directory is read on that server
- * right after the drop and again as the acquire is granted. Each shot lasts until that acquire completes: a reconnect
- * and a look at the directory, well under a second.
+ * reply-loss-create on a real ZooKeeper ensemble, scripted: A acquires and releases once (so the lock's directories
+ * exist: a create of one is a miss, docs/faults.md), then its own proxies are armed to drop the reply to its next
+ * create — its lock node — and reset the connection; the lock directory is read on that server right after the drop
+ * and again as the acquire is granted. The 10-shot measurement of issue 46 is a command in docs/faults.md, not a
+ * suite test.
  */
 
 type Params = {
@@ -17,33 +18,41 @@ type Params = {
 };
 
 describe('reply-loss-create', () => {
-  it('--lock=zookeeper: ≥ 9 of 10 shots are committed but unacknowledged, and the recipe recovers its node without a second', async () => {
-    const run = await runNemesis([
-      '--lock=zookeeper',
-      '--nemesis=reply-loss-create',
-      '--nemesis-interval=500',
-      '--time-limit=30',
-    ]);
-    const ends = run.faults.filter((o) => o.f === 'reply-loss-create' && o.value.phase === 'end');
-    expect(ends.length, run.summary).toBeGreaterThanOrEqual(10);
-    const shots = faultHits(run.ops)['reply-loss-create'].shots;
-    const hits = shots.filter((s) => s.hit);
-    expect(hits.length / ends.length, JSON.stringify(shots)).toBeGreaterThanOrEqual(0.9);
+  it("--lock=zookeeper, scripted: A's create is committed (its ephemeral node on the server) but unacknowledged, and the recipe recovers that node without a second", async () => {
+    const run = await scriptedRun(
+      {
+        name: 'reply-loss-create',
+        steps: [
+          'A acquire',
+          'A release',
+          'start reply-loss-create A',
+          'A acquire',
+          'wait reply-loss-create A',
+          'heal reply-loss-create A',
+          'A read',
+          'A write',
+          'A release',
+        ],
+      },
+      ['--lock=zookeeper'],
+    );
+    expect(run.record.followed, run.summary).toBe(true);
+    const end = run.faults.find((o) => o.f === 'reply-loss-create' && o.value.phase === 'end')!;
+    const p = end.value.params as Params;
+    expect(p.droppedOn.length, run.summary).toBe(1);
+    // The server's evidence: an ephemeral child named by the create's path right after the drop, and that child
+    // alone, on the same session, as the acquire was granted.
+    const base = p.path!.slice(p.path!.lastIndexOf('/') + 1);
+    const made = Object.entries(p.after).filter(([, owner]) => owner !== '0');
+    expect(made.length, JSON.stringify(p)).toBe(1);
+    expect(made[0][0].startsWith(base), JSON.stringify(p)).toBe(true);
+    expect(p.atGrant, JSON.stringify(p)).toEqual(Object.fromEntries(made));
+    const [shot] = faultHits(run.ops)['reply-loss-create'].shots;
+    expect(
+      shot.story?.map((s) => s.status),
+      shot.evidence,
+    ).toEqual(['done', 'done', 'done']);
     expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
     expect(run.leftovers).toEqual([]);
-
-    // The server's evidence behind each hit: an ephemeral child named by the create's path right after the drop,
-    // and that child alone, on the same session, as the acquire was granted. A shot's end record is the first after
-    // its start (one shot at a time).
-    for (const s of hits) {
-      const p = ends.find((e) => e.index > s.index)!.value.params as Params;
-      const base = p.path!.slice(p.path!.lastIndexOf('/') + 1);
-      const made = Object.entries(p.after).filter(([, owner]) => owner !== '0');
-      expect(made.length).toBeGreaterThan(0);
-      for (const [name] of made) expect(name.startsWith(base)).toBe(true);
-      const granted = Object.entries(p.atGrant!);
-      expect(granted).toHaveLength(1);
-      expect(p.after[granted[0][0]]).toBe(granted[0][1]);
-    }
   });
 });

@@ -66,9 +66,11 @@ export const replyLossRenew: FaultExecutor<'reply-loss-renew'> = {
     const nowNs = () => journal.sinceOrigin(process.hrtime.bigint());
     const outcome: Outcome = { droppedOn: [], valuesAfter: {}, pttlAfterMs: {}, unanswered: [] };
     let stopWatch = () => {};
-    const ready = (async () => {
-      outcome.droppedOn = await waitForDrops(routes, ctx.signal);
-      if (!outcome.droppedOn.length) return;
+    // Ended by the heal too: a heal a script orders right after the renewal waits for the reads, never races them.
+    const healing = new AbortController();
+    const reads = (async () => {
+      outcome.droppedOn = await waitForDrops(routes, AbortSignal.any([ctx.signal, healing.signal]));
+      if (!outcome.droppedOn.length) return false;
       outcome.droppedAt = nowNs();
       const dropped = routes.filter((r) => outcome.droppedOn.includes(r.node.name));
       for (const [node, key] of Object.entries(await readKeys(ctx, dropped, section.account))) {
@@ -79,8 +81,11 @@ export const replyLossRenew: FaultExecutor<'reply-loss-renew'> = {
         }
       }
       outcome.readsApartMs = Math.round(performance.now() - readFrom);
-      // The renewal's completion: the watchdog's fail (its command timed out) comes with its invoke.
-      await new Promise<void>((resolve) => {
+      return true;
+    })();
+    // The renewal's completion: the watchdog's fail (its command timed out) comes with its invoke.
+    const renewed = () =>
+      new Promise<void>((resolve) => {
         stopWatch = journal.onOp((op) => {
           if (
             op.f === 'renew' &&
@@ -90,7 +95,7 @@ export const replyLossRenew: FaultExecutor<'reply-loss-renew'> = {
             resolve();
         });
       });
-    })();
+    const ready = reads.then((dropped) => (dropped ? renewed() : undefined));
     return {
       targets: [`client p${section.process} → ${routes.map((r) => r.node.name).join(', ')}`],
       params: {
@@ -105,6 +110,8 @@ export const replyLossRenew: FaultExecutor<'reply-loss-renew'> = {
       holdMs: config.storyWaitMs,
       ready,
       async heal() {
+        healing.abort();
+        await reads;
         stopWatch();
         for (const r of routes) r.proxy.heal();
         return { params: endParams(section, outcome), note: healNote(section.process, outcome) };

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { faultHits } from '../../checkers/fault-hits.ts';
-import { runNemesis } from '../../test/support/nemesis-test-kit.ts';
+import { starts } from '../../test/support/nemesis-test-kit.ts';
+import { scriptedRun } from '../../test/support/scripted-run.ts';
 
 /**
- * reply-loss-renew on a real Redis: the holder's watchdog renews (--watchdog, every TTL/3) inside a section longer
- * than that (--think=1000), its extend script reaches Redis, the reply is dropped by the client's own proxy, and the
- * key is read right after the drop.
+ * reply-loss-renew on a real Redis, scripted: A holds the lock and has read when its own proxy is armed to drop the
+ * reply to its next renewal; its watchdog (--watchdog, every TTL/3) renews, the extend script reaches Redis, the
+ * reply is dropped, and the key is read right after the drop. The 10-shot measurement of issue 46 is a command in
+ * docs/faults.md, not a suite test.
  */
 
 type Params = {
@@ -16,28 +18,41 @@ type Params = {
 };
 
 describe('reply-loss-renew', () => {
-  it('--lock=redis --watchdog: ≥ 9 of 10 shots are committed but unacknowledged: the key extended, the watchdog failed', async () => {
-    const run = await runNemesis([
-      '--lock=redis',
-      '--nemesis=reply-loss-renew',
-      '--watchdog',
-      '--think=1000',
-      '--nemesis-interval=500',
-      '--time-limit=40',
-    ]);
-    const ends = run.faults.filter((o) => o.f === 'reply-loss-renew' && o.value.phase === 'end');
-    expect(ends.length, run.summary).toBeGreaterThanOrEqual(10);
-    const shots = faultHits(run.ops)['reply-loss-renew'].shots;
-    const hits = shots.filter((s) => s.hit);
-    expect(hits.length / ends.length, JSON.stringify(shots)).toBeGreaterThanOrEqual(0.9);
-    // The server's evidence behind each hit: the owner's key still there, with more PTTL than it started with less
-    // the time between the reads.
-    for (const s of hits) {
-      const e = ends.find((x) => x.index > s.index)!;
-      const p = e.value.params as Params;
-      const start = run.faults.find((x) => x.index === s.index)!.value.params as { pttlMs: Record<string, number> };
-      for (const n of p.droppedOn) expect(p.pttlAfterMs[n]).toBeGreaterThan(start.pttlMs[n] - p.readsApartMs!);
-    }
+  it("--lock=redis --watchdog, scripted: A's renewal is committed (the key extended) but unacknowledged: its watchdog failed and A skips its write", async () => {
+    const run = await scriptedRun(
+      {
+        name: 'reply-loss-renew',
+        steps: [
+          'A acquire',
+          'A read',
+          'reply-loss-renew A',
+          'wait A renew',
+          'heal reply-loss-renew A',
+          'A write',
+          'A release',
+        ],
+        options: { watchdog: true, think: 1000 },
+      },
+      ['--lock=redis'],
+    );
+    expect(run.record.followed, run.summary).toBe(true);
+    const [start] = starts(run, 'reply-loss-renew');
+    const before = start.value.params as { ownerValues: Record<string, string>; pttlMs: Record<string, number> };
+    const end = run.faults.find((o) => o.f === 'reply-loss-renew' && o.value.phase === 'end')!;
+    const p = end.value.params as Params;
+    // The server's evidence: the owner's key still there, with more PTTL than it started with less the time
+    // between the reads.
+    expect(p.droppedOn, run.summary).toEqual(['redis[0]']);
+    expect(p.valuesAfter['redis[0]']).toBe(before.ownerValues['redis[0]']);
+    expect(p.pttlAfterMs['redis[0]']).toBeGreaterThan(before.pttlMs['redis[0]'] - p.readsApartMs!);
+    const [shot] = faultHits(run.ops)['reply-loss-renew'].shots;
+    expect(
+      shot.story?.map((s) => s.status),
+      shot.evidence,
+    ).toEqual(['done', 'done', 'done']);
+    // The watchdog never heard it, and counts the lease lost: A's write is skipped.
+    expect(run.record.steps[3].evidence, run.summary).toMatch(/failed to renew/);
+    expect(run.record.steps[5].status, run.summary).toBe('held');
     expect(run.leftovers).toEqual([]);
   });
 });

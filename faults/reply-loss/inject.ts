@@ -84,17 +84,20 @@ export const replyLoss: FaultExecutor<'reply-loss'> = {
     const readFrom = performance.now();
     const before = await readKeys(ctx, routes, section.account);
     const outcome: Outcome = { droppedOn: [], valuesAfter: {}, unanswered: [] };
-    const ready = (async () => {
-      outcome.droppedOn = await waitForDrops(routes, ctx.signal);
-      if (!outcome.droppedOn.length) return;
+    // Ended by the heal too: a heal a script orders right after the release waits for these reads, never races them.
+    const healing = new AbortController();
+    const reads = (async () => {
+      outcome.droppedOn = await waitForDrops(routes, AbortSignal.any([ctx.signal, healing.signal]));
+      if (!outcome.droppedOn.length) return false;
       const dropped = routes.filter((r) => outcome.droppedOn.includes(r.node.name));
       for (const [node, key] of Object.entries(await readKeys(ctx, dropped, section.account))) {
         if (key === undefined) outcome.unanswered.push(node);
         else if (key !== null) outcome.valuesAfter[node] = key.value;
       }
       outcome.readsApartMs = Math.round(performance.now() - readFrom);
-      await released.completed;
+      return true;
     })();
+    const ready = reads.then((dropped) => (dropped ? released.completed : undefined));
     const ownerValues: Record<string, string> = {};
     const pttlMs: Record<string, number> = {};
     for (const [node, key] of Object.entries(before))
@@ -108,6 +111,8 @@ export const replyLoss: FaultExecutor<'reply-loss'> = {
       holdMs: config.storyWaitMs,
       ready,
       async heal() {
+        healing.abort();
+        await reads;
         released.stop();
         for (const r of routes) r.proxy.heal();
         const params = endParams(section, outcome, released.invokeTime(), ownerValues, pttlMs);

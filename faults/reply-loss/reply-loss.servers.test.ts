@@ -3,60 +3,88 @@ import type { Op } from '../../history/op.ts';
 import type { NemesisValue } from '../../history/bank.ts';
 import { faultHits } from '../../checkers/fault-hits.ts';
 import { runNemesis, starts } from '../../test/support/nemesis-test-kit.ts';
+import { scriptedRun } from '../../test/support/scripted-run.ts';
 
 /**
  * reply-loss on a real Redis: the holder's release reaches the server, the reply is dropped by the client's own
- * proxy, and the server is read right after the drop. About one shot a second (the release's 500 ms command timeout
- * ends each), 10 or more in 30 s.
+ * proxy, and the server is read right after the drop. The story is scripted (the release is A's step, the drop armed
+ * before it), so it is struck every time; the free run keeps what only the schedule shows — its aim at the next
+ * section — and asserts only what each of its shots must carry. The 10-shot measurement of issue 46 is a command in
+ * docs/faults.md ("reply-loss"), not a suite test.
  */
 
-type Params = Record<string, unknown> & { droppedOn: string[]; valuesAfter: Record<string, string> };
+type Params = Record<string, unknown> & { droppedOn: string[]; valuesAfter: Record<string, string>; hit?: boolean };
 
 describe('reply-loss', () => {
-  it('--lock=redis: ≥ 9 of 10 shots are committed but unacknowledged; one without server effect is a miss', async () => {
-    const run = await runNemesis(['--lock=redis', '--nemesis=reply-loss', '--nemesis-interval=500', '--time-limit=30']);
-    const ends = run.faults.filter((o) => o.f === 'reply-loss' && o.value.phase === 'end');
-    expect(ends.length, run.summary).toBeGreaterThanOrEqual(10);
-    // Committed, as the end record reads it: on every node whose reply was dropped the owner's value was gone, or
-    // another owner's (the next holder already took the freed key), within the key's PTTL. (The CI run of
-    // 2026-12-06 counted only "gone" here: 17 of 23, while the other 6 had the next holder's value — the same
-    // evidence of a release carried out.)
-    const startOf = (end: (typeof ends)[number]) =>
-      starts(run, 'reply-loss')
-        .filter((s) => s.index < end.index)
-        .at(-1)!;
-    const ownerAt = (end: (typeof ends)[number]) =>
-      (startOf(end).value.params as Params).ownerValues as Record<string, string>;
-    const committed = ends.filter((e) => {
-      const p = e.value.params as Params;
-      const owner = ownerAt(e);
-      return p.hit === true && p.droppedOn.length > 0 && p.droppedOn.every((n) => p.valuesAfter[n] !== owner[n]);
-    });
-    expect(committed.length, run.summary).toBe(ends.filter((e) => (e.value.params as Params).hit === true).length);
-    // The judge's whole story (dropped → committed → unacknowledged) in ≥ 9 of 10 shots, and never a hit the end
-    // record did not see committed.
-    const shots = faultHits(run.ops)['reply-loss'].shots;
-    const hits = shots.filter((s) => s.hit).length;
-    expect(hits / ends.length, JSON.stringify(shots)).toBeGreaterThanOrEqual(0.9);
-    expect(hits, JSON.stringify(shots)).toBeLessThanOrEqual(committed.length);
+  it("--lock=redis, scripted: the release's reply dropped is committed (the key gone on the server) but unacknowledged; rewritten without that effect, a miss", async () => {
+    const run = await scriptedRun(
+      {
+        name: 'reply-loss-release',
+        steps: [
+          'A acquire',
+          'A read',
+          'reply-loss A',
+          'A write',
+          'A release',
+          'heal reply-loss A',
+          'B acquire',
+          'B read',
+          'B write',
+          'B release',
+        ],
+      },
+      ['--lock=redis'],
+    );
+    expect(run.record.followed, run.summary).toBe(true);
     const [start] = starts(run, 'reply-loss');
-    expect(start.value.targets[0]).toMatch(/^client p\d+ → redis\[0\]$/);
+    expect(start.value.targets).toEqual(['client p0 → redis[0]']);
+    const owner = (start.value.params as { ownerValues: Record<string, string> }).ownerValues;
+    expect(owner['redis[0]'], run.summary).toMatch(/./);
+    // The server's evidence: right after the drop the owner's key was gone (B had not asked yet).
+    const end = run.faults.find((o) => o.f === 'reply-loss' && o.value.phase === 'end')!;
+    const p = end.value.params as Params;
+    expect(p, run.summary).toMatchObject({ hit: true, droppedOn: ['redis[0]'], valuesAfter: {}, unanswered: [] });
+    const [shot] = faultHits(run.ops)['reply-loss'].shots;
+    expect(
+      shot.story?.map((s) => s.status),
+      shot.evidence,
+    ).toEqual(['done', 'done', 'done']);
+    // The client never heard it: its release ended without an ok.
+    const release = run.ops.find((o) => o.process === 0 && o.f === 'release' && o.type !== 'invoke')!;
+    expect(release.type, JSON.stringify(release)).not.toBe('ok');
     expect(run.leftovers).toEqual([]);
 
-    // The same history with one hit's server read showing the owner's value still there (the release never took
-    // effect): that shot is judged a miss at `committed`.
-    const judgedHit = new Set(shots.filter((s) => s.hit).map((s) => s.index));
-    const hit = committed.find((e) => judgedHit.has(startOf(e).index))!;
-    const owner = ownerAt(hit);
-    const p = hit.value.params as Params;
+    // The same history with the server read showing the owner's value still there (the release never took effect):
+    // the shot is judged a miss at `committed`.
     const untouched: Op[] = run.ops.map((o) =>
-      o === hit
+      o === end
         ? { ...o, value: { ...(o.value as NemesisValue), params: { ...p, hit: false, valuesAfter: owner } } }
         : o,
     );
-    const rejudged = faultHits(untouched)['reply-loss'].shots;
-    expect(rejudged.filter((s) => s.hit).length, JSON.stringify(rejudged)).toBe(hits - 1);
-    expect(rejudged.some((s) => s.story?.find((x) => x.id === 'committed')?.status === 'missing')).toBe(true);
+    const [rejudged] = faultHits(untouched)['reply-loss'].shots;
+    expect(rejudged.hit).toBe(false);
+    expect(rejudged.story?.find((x) => x.id === 'committed')?.status).toBe('missing');
+  });
+
+  // The schedule's aim (the next client to enter its section) is the subject: each shot is judged a hit only with
+  // the server's effect on record, whatever number of shots the run fits in.
+  it('--lock=redis free: every shot aims at a client proxy, and every judged hit has its release read committed', async () => {
+    const run = await runNemesis(['--lock=redis', '--nemesis=reply-loss', '--nemesis-interval=500', '--time-limit=5']);
+    const shotStarts = starts(run, 'reply-loss');
+    expect(shotStarts.length, run.summary).toBeGreaterThan(0);
+    for (const s of shotStarts) expect(s.value.targets[0]).toMatch(/^client p\d+ → redis\[0\]$/);
+    const ends = run.faults.filter((o) => o.f === 'reply-loss' && o.value.phase === 'end');
+    expect(ends.length, run.summary).toBe(shotStarts.length);
+    const startOf = (end: Op<NemesisValue>) => shotStarts.filter((s) => s.index < end.index).at(-1)!;
+    const shots = faultHits(run.ops)['reply-loss'].shots;
+    for (const shot of shots.filter((s) => s.hit)) {
+      const end = ends.find((e) => startOf(e).index === shot.index)!;
+      const p = end.value.params as Params;
+      const owner = (startOf(end).value.params as { ownerValues: Record<string, string> }).ownerValues;
+      expect(p.hit, JSON.stringify(p)).toBe(true);
+      for (const n of p.droppedOn) expect(p.valuesAfter[n], JSON.stringify(p)).not.toBe(owner[n]);
+    }
+    expect(run.leftovers).toEqual([]);
   });
 
   it('--lock=etcd: refused before anything boots, it has no Redis release to aim at', async () => {
