@@ -13,6 +13,19 @@ import { scriptedRun, type ScriptedRun } from '../test/support/scripted-run.ts';
 const restarted = (run: ScriptedRun) =>
   run.outcome.results.faultHits['restart-empty'].shots[0].story!.find((s) => s.id === 'restarted')!;
 
+/** The restart only started, B only trying: A writes while the struck masters are down. */
+const DELAY_STEPS = [
+  'A acquire',
+  'A read',
+  'start restart-empty A',
+  'try B acquire',
+  'B read',
+  'A write',
+  'B write',
+  'A release',
+  'B release',
+];
+
 describe('restart-empty', () => {
   // The verdict, scripted (scenarios/restart-empty.json: A holds the key on the masters and has read, as many of them
   // as break the majority restart empty, B is granted the lock and reads, both write): it holds every time.
@@ -61,10 +74,10 @@ describe('restart-empty', () => {
   // held). The shipped script's `B acquire` waits as long as it takes, so under a remedy it waits out A's lease and is
   // granted then — A's write after that is a holder outliving its lease, which no remedy of the lock's can prevent.
   // --restart-delay: the restart is only started (`start …`), so A writes inside its lease while the masters are still
-  // down, as a holder whose section is shorter than the TTL does; they come back once the delay ran out.
+  // down, as a holder whose section is shorter than the TTL does (the free run's --think=800 under a 2 s TTL); they
+  // answer again at the script's end, once the delay ran out.
   it('--restart-delay ≥ TTL, scripted: B is kept out while the masters stay down, no lost update (VALID)', async () => {
-    const steps = ['A acquire', 'A read', 'start restart-empty A', 'try B acquire', 'B read', 'A write', 'B write'];
-    const run = await scriptedRun({ name: 'restart-delay', steps: [...steps, 'A release', 'B release'] }, [
+    const run = await scriptedRun({ name: 'restart-delay', steps: DELAY_STEPS }, [
       '--lock=redlock',
       '--restart-delay=2000',
     ]);
@@ -79,6 +92,22 @@ describe('restart-empty', () => {
     expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
     expect(run.outcome.results.valid, run.summary).toBe(true);
     expect(run.outcome.exitCode, run.summary).toBe(0);
+    expect(run.leftovers).toEqual([]);
+  });
+
+  // What earns that VALID is the delay, not the script: without it B is kept out just the same (the masters are down),
+  // but nothing says the hole was closed — they answered again, empty, after A's write — so the story is incomplete
+  // and the verdict unknown, never VALID.
+  it('the same script without a remedy: the story is incomplete, unknown (exit 2), not VALID', async () => {
+    const run = await scriptedRun({ name: 'restart-no-delay', steps: DELAY_STEPS }, ['--lock=redlock']);
+    expect(run.record.followed, run.summary).toBe(true);
+    expect(restarted(run), run.summary).toMatchObject({
+      status: 'missing',
+      evidence: expect.stringMatching(/answered again only at .*after p0's write completed/),
+    });
+    expect(run.outcome.results.lostUpdates, run.summary).toBe(0);
+    expect(run.outcome.results.valid, run.summary).toBe('unknown');
+    expect(run.outcome.exitCode, run.summary).toBe(2);
     expect(run.leftovers).toEqual([]);
   });
 
