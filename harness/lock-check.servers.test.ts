@@ -10,10 +10,20 @@ import { runCli } from '../test/support/cli-run.ts';
  * run of each broken one ends unknown (exit 2) in bounded time, with nothing left running.
  */
 const results = testResultsDir('lock-check');
-const TIME_LIMIT_S = 6;
-// After the time limit: a connect step still waiting on a silent process (the acquire timeout, 3 × TTL + 1 s = 7 s),
+/**
+ * A chaos run of a broken lock never makes progress, so its verdict (unknown, the reason first) is certain after its
+ * first failed connect: the time limit only has to start, and the time limit starts once every client has put an op
+ * in the history (harness/clients-running.ts) — one client, so one failed connect. What bounds the run is the connect
+ * a silent lock process leaves waiting: the client's step timeout, 3 × TTL + 3 s, so the least TTL a user may give.
+ * Before (6 s, 5 clients, TTL 2 s): never-answers 21.5 s, prints-to-stdout 13.6 s, exits-at-connect 9.4 s wall.
+ */
+const TIME_LIMIT_S = 1;
+const TTL_MS = 100;
+const CHAOS_ARGS = [`--time-limit=${TIME_LIMIT_S}`, `--ttl=${TTL_MS}`, '--concurrency=1', '--seed=3'];
+const STEP_TIMEOUT_S = (3 * TTL_MS + 3000) / 1000;
+// Two connects may each wait their step timeout (the first starts the time limit, the next is in flight at its end),
 // then the client grace and teardown of Redis and Postgres on a shared 2-core machine.
-const BOUND_S = TIME_LIMIT_S + 7 + 30;
+const BOUND_S = TIME_LIMIT_S + 2 * STEP_TIMEOUT_S + 30;
 
 afterAll(() => {
   expect(killLeftovers(results)).toEqual([]);
@@ -163,7 +173,7 @@ describe('a chaos run of a broken foreign lock', () => {
       /^UNKNOWN {2}no progress: 0 writes committed; \d+ client process exits?; last: client \d exited with code 4: client \d: its lock process \(pid \d+: \/usr\/bin\/python3 exits-at-connect\.py\) exited on its own with code 1/,
     ],
   ])('%s ends unknown (exit 2) in bounded time, nothing left running', async (name, reason) => {
-    const r = await cli([`--lock=./examples/broken-foreign/${name}.json`, `--time-limit=${TIME_LIMIT_S}`, '--seed=3']);
+    const r = await cli([`--lock=./examples/broken-foreign/${name}.json`, ...CHAOS_ARGS]);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stdout.trim().split('\n')[0].trim()).toMatch(reason);
     expect(r.seconds).toBeLessThan(BOUND_S);
