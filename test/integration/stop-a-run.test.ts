@@ -22,6 +22,22 @@ async function runningClients(results: string, lock: string, timeoutMs = 90_000)
   return eventually(`a run with client ops under ${results}`, withOps, timeoutMs);
 }
 
+/**
+ * Until the run's history holds what a VALID needs (--min-writes' default, 10 committed writes, by at least two
+ * clients): from then on only a disturbance could take its VALID away.
+ */
+async function validEarned(runDir: string, timeoutMs = 60_000): Promise<void> {
+  const earned = () => {
+    const writes = fs
+      .readFileSync(path.join(runDir, 'history.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"type":"ok","f":"write"'))
+      .map((l) => (JSON.parse(l) as { process: number }).process);
+    return writes.length >= 10 && new Set(writes).size >= 2;
+  };
+  await eventually('10 committed writes by two clients', earned, timeoutMs);
+}
+
 /** Seconds from now until no process of the results folder is left (or the deadline). */
 async function secondsUntilNoneLeft(results: string, deadlineMs = 30_000): Promise<number> {
   const t0 = performance.now();
@@ -68,8 +84,9 @@ describe('stopping a run from outside', () => {
   it('a reader that goes away (`| head`) neither stops the run nor changes its exit: it ends with its verdict', async () => {
     const results = testResultsDir('stop-reader-gone');
     // SIGKILL after 2 min: before the fix every write failed with EPIPE, the crash report failed the same way, and the
-    // harness spun at full CPU with its servers up, never exiting.
-    const run = startCli(['--lock=none', '--nemesis=none', '--time-limit=4'], {
+    // harness spun at full CPU with its servers up, never exiting. A second is enough: its progress, its summary and
+    // its report all come after the pipes are gone.
+    const run = startCli(['--lock=none', '--nemesis=none', '--time-limit=1'], {
       results,
       detached: true,
       timeoutMs: 120_000,
@@ -103,14 +120,19 @@ describe('stopping a run from outside', () => {
 
   it('cleanup from another process while a run is going leaves it untouched; the run ends with its verdict', async () => {
     const results = testResultsDir('cleanup-during-run');
+    // 8 s: the run must outlive the cleanup process (a node start, ~1.5 s alone, 3-4 s on two busy cores) started once
+    // it has earned its VALID; "running, left alone" below fails, never passes, if it ends first.
     const run = startCli(['--lock=redis', '--nemesis=none', '--time-limit=8'], { results, detached: true });
     const runDir = await runningClients(results, 'redis');
+    await validEarned(runDir);
     const before = processesUnder(results)
       .map((p) => p.pid)
       .sort();
     expect(recordedProcessesUnder(results).length).toBeGreaterThan(0);
+    const t0 = performance.now();
     const cleanup = startCli(['cleanup'], { results, detached: true });
     expect((await cleanup.exit).code).toBe(0);
+    console.log(`cleanup took ${((performance.now() - t0) / 1000).toFixed(2)} s`);
     expect(cleanup.stdout).toContain(`running, left alone: ${runDir} (its harness, pid ${run.pid}, is alive)`);
     expect(cleanup.stdout).not.toMatch(/stopped/);
     const after = processesUnder(results).map((p) => p.pid);
