@@ -11,6 +11,7 @@ import { dryRun } from '../../harness/target-dry-run.ts';
 import { COMMAND_LOG_FILE } from '../../harness/target-session.ts';
 import { CommandLog } from '../../target/command-log.ts';
 import { startOwnerDeployment, type OwnerDeployment } from '../support/owner-deployment.ts';
+import { scriptedRun, type Script, type ScriptedRun } from '../support/scripted-run.ts';
 import { killLeftovers, testResultsDir } from './processes.ts';
 
 /**
@@ -47,6 +48,13 @@ afterAll(async () => {
   fs.rmSync(results, { recursive: true, force: true });
 });
 
+/** A scripted run against the target, kept under the file's results folder, with its test record. */
+async function scripted(script: Script, argv: string[]): Promise<ScriptedRun & { test: StoredTestJson }> {
+  const r = await scriptedRun(script, argv, { results });
+  const test = JSON.parse(fs.readFileSync(path.join(r.outcome.runDir, 'test.json'), 'utf8')) as StoredTestJson;
+  return { ...r, test };
+}
+
 async function run(argv: string[]): Promise<{ outcome: RunOutcome; test: StoredTestJson; log: string[] }> {
   const log: string[] = [];
   const outcome = await runTest(resolveConfig([...argv, `--results=${results}`]), new Shutdown(), (l) => log.push(l));
@@ -74,13 +82,13 @@ const UNTOUCHED = ['planted fp-test-outside', 'planted fp-testx', 'planted'];
 describe('the oracle on a target (servers the test started, fencepost only a guest)', () => {
   it('redis × pause-holder → INVALID, and no key is left under the prefix, nothing outside it touched', async () => {
     const file = owner.targetFile({ adapter: 'none' });
-    const { outcome, test } = await run([
+    // Scripted (scenarios/paused-holder.json): the paused holder's stale write erases B's every time.
+    const { outcome, test, record, summary } = await scripted({ shipped: 'paused-holder' }, [
       '--lock=redis',
       `--target=${file}`,
-      '--nemesis=pause-holder',
-      '--time-limit=8',
     ]);
-    expect(outcome.exitCode, outcome.results.unknownReasons.join('; ')).toBe(EXIT.invalid);
+    expect(record.followed, summary).toBe(true);
+    expect(outcome.exitCode, summary).toBe(EXIT.invalid);
     expect(outcome.results.lostUpdates).toBeGreaterThan(0);
     expect(test.target).toMatchObject({
       name: 'owner-test',
@@ -102,14 +110,14 @@ describe('the oracle on a target (servers the test started, fencepost only a gue
 
   it('etcd --fencing × pause-holder → VALID with stale writes rejected', async () => {
     const file = owner.targetFile({ adapter: 'none' });
-    const { outcome } = await run([
+    // The same script: the paused holder comes back and its stale write is refused by the resource.
+    const { outcome, record, summary } = await scripted({ shipped: 'paused-holder' }, [
       '--lock=etcd',
       '--fencing',
       `--target=${file}`,
-      '--nemesis=pause-holder',
-      '--time-limit=10',
     ]);
-    expect(outcome.exitCode, outcome.results.unknownReasons.join('; ')).toBe(EXIT.valid);
+    expect(record.followed, summary).toBe(true);
+    expect(outcome.exitCode, summary).toBe(EXIT.valid);
     expect(outcome.results.staleWritesRejected).toBeGreaterThan(0);
     expect(await ownerView()).toEqual({ underPrefix: [], planted: UNTOUCHED });
   });
@@ -118,19 +126,26 @@ describe('the oracle on a target (servers the test started, fencepost only a gue
 describe('server faults through the exec adapter', () => {
   it('pause-node and restart-empty hit, their evidence from the adapter and the servers; --dry-run listed exactly what ran', async () => {
     const file = owner.targetFile({ adapter: 'owner', faults: ['pause-node', 'restart-empty'] });
-    const argv = [
-      '--lock=redis',
-      `--target=${file}`,
-      '--nemesis=pause-node,restart-empty',
-      // restart-empty's story needs the node back before the holder's write: a section wider than a restart on a
-      // busy machine (CI under load: 1.5 s, against the default 800 ms section).
-      '--think=1500',
-      // More shots: a shot struck late in a section (the pause-node before it had stalled the clients) misses.
-      '--time-limit=24',
-      '--nemesis-interval=1000',
-    ];
-    const planned = await dryRun(resolveConfig([...argv, '--dry-run', `--results=${results}`]));
-    const { outcome } = await run(argv);
+    const argv = ['--lock=redis', `--target=${file}`];
+    const planned = await dryRun(
+      resolveConfig([...argv, '--nemesis=pause-node,restart-empty', '--dry-run', `--results=${results}`]),
+    );
+    // Scripted, each step gated on the history (no shot left to land by chance): the server paused and resumed, then
+    // restart-empty's story (scenarios/restart-empty.json) — its step ends once the node answers again, empty.
+    const { outcome, record, summary } = await scripted(
+      {
+        name: 'pause-node-then-restart-empty',
+        steps: [
+          ...['pause-node', 'heal pause-node'],
+          ...['A acquire', 'A read', 'restart-empty A', 'B acquire', 'B read', 'A write', 'B write'],
+          ...['A release', 'B release'],
+        ],
+      },
+      argv,
+    );
+    expect(record.followed, summary).toBe(true);
+    // One Redis: restarted empty under A, it grants B the same lock, and B's write erases A's.
+    expect(outcome.results.lostUpdates, summary).toBeGreaterThan(0);
     const hits = outcome.results.faultHits;
     const shots = (f: string) => hits[f].shots.map((s) => s.evidence).join('\n');
     expect(hits['pause-node'].hit, shots('pause-node')).toBeGreaterThan(0);

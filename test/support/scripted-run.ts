@@ -33,17 +33,31 @@ export type Script =
 
 const SHIPPED = path.resolve('scenarios');
 
+/** How a scripted run is placed. */
+export interface ScriptedRunOptions {
+  /**
+   * The test's own results folder: the run goes under it and stays there (its run dir, `latest`, `test.json` for the
+   * test to read); the test removes it. Without it the run has a folder of its own, removed unless something was left
+   * running.
+   */
+  results?: string;
+}
+
 /**
  * One scripted run through the CLI's own path (`--scenario`: runScenario → runTest with the scenario's driver) on real
  * servers: each step starts once the history shows the one before it complete, so the interleaving — and the verdict —
  * is the script's, not the schedule's luck. `argv` adds run options (`--lock=etcd`, `--fencing`); the results folder is
- * the test's own and is removed unless something was left running.
+ * the test's own and is removed unless something was left running (`opts.results`: the caller's, kept).
  */
-export async function scriptedRun(script: Script, argv: readonly string[]): Promise<ScriptedRun> {
+export async function scriptedRun(
+  script: Script,
+  argv: readonly string[],
+  opts: ScriptedRunOptions = {},
+): Promise<ScriptedRun> {
   requireServersTier('scriptedRun');
   const label =
     'shipped' in script ? script.shipped : 'file' in script ? path.basename(script.file, '.json') : script.name;
-  const dir = testResultsDir(`scripted-${label}`);
+  const dir = opts.results ?? testResultsDir(`scripted-${label}`);
   let file: string;
   let scenario;
   if ('shipped' in script) {
@@ -70,7 +84,7 @@ export async function scriptedRun(script: Script, argv: readonly string[]): Prom
     .scenario;
   const { ops } = readHistory(`${outcome.runDir}/history.jsonl`);
   const leftovers = processesUnder(dir);
-  if (!leftovers.length) fs.rmSync(dir, { recursive: true, force: true });
+  if (!leftovers.length && !opts.results) fs.rmSync(dir, { recursive: true, force: true });
   const summary = [
     ...record.steps.map((s) => `${s.text}: ${s.status} ${s.evidence}`),
     ...outcome.results.unknownReasons,
