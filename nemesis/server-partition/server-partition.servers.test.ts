@@ -65,9 +65,10 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
     const run = await runNemesis([
       '--lock=etcd',
       '--nemesis=isolate-leader',
-      '--pause=4000',
+      '--pause=3000',
       '--nemesis-interval=1000',
-      '--time-limit=14',
+      '--shots=1',
+      '--time-limit=5',
     ]);
     const [start] = starts(run, 'isolate-leader');
     const p = start.value.params as { leader: string; sides: { members: string[] }[] };
@@ -88,9 +89,10 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
     const run = await runNemesis([
       '--lock=zookeeper',
       '--nemesis=majority-minority',
-      '--pause=5000',
+      '--pause=4000',
       '--nemesis-interval=1000',
-      '--time-limit=16',
+      '--shots=1',
+      '--time-limit=6',
     ]);
     const [start] = starts(run, 'majority-minority');
     const p = start.value.params as { sides: { members: string[] }[] };
@@ -110,9 +112,10 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
     const run = await runNemesis([
       '--lock=redis',
       '--nemesis=isolate-leader',
-      '--pause=3000',
+      '--pause=2000',
       '--nemesis-interval=1000',
-      '--time-limit=8',
+      '--shots=1',
+      '--time-limit=4',
     ]);
     const [start] = starts(run, 'isolate-leader');
     expect((start.value.params as { cuts: string[] }).cuts).toEqual(['redis-primary ⇹ redis-replica']);
@@ -128,9 +131,10 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
       '--lock=etcd',
       '--etcd-nodes=5',
       '--nemesis=majorities-ring',
-      '--pause=3000',
+      '--pause=1000',
       '--nemesis-interval=1000',
-      '--time-limit=10',
+      '--shots=1',
+      '--time-limit=3',
     ]);
     expect(run.test.nodes.filter((n) => n.name.startsWith('etcd['))).toHaveLength(5);
     const [start] = starts(run, 'majorities-ring');
@@ -146,7 +150,7 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
     // at the limit, the partition cut short by the end of the run and healed, within the limit + 45 s (boot,
     // clients' stop grace, checkers), or it is killed and the test fails.
     const results = testResultsDir('server-partition-longer-than-run');
-    const limitS = 15;
+    const limitS = 5;
     const boundMs = (limitS + 45) * 1000;
     const t0 = performance.now();
     let killer: NodeJS.Timeout | undefined;
