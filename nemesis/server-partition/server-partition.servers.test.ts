@@ -52,6 +52,9 @@ function onlyRunDir(results: string, lock: string): string {
  * leader, the majority elects one, the replica stops hearing the primary), the clients' links stay, and the
  * run's table and cgroups are gone after the run — on the normal path, after Ctrl-C mid-partition, and after
  * kill -9 + cleanup.
+ *
+ * Each free run takes one shot (--shots=1) and ends soon after it: the partition is the subject, not the schedule. Two
+ * clients, not five: what is asserted is between the servers, and each client is a Node process to start.
  */
 // Root only, like every fault that changes the machine's network (the global setup installs nftables as root). As root
 // a missing piece is a failure that names it, never a quiet skip.
@@ -68,6 +71,7 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
       '--pause=3000',
       '--nemesis-interval=1000',
       '--shots=1',
+      '--concurrency=2',
       '--time-limit=5',
     ]);
     const [start] = starts(run, 'isolate-leader');
@@ -92,6 +96,7 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
       '--pause=4000',
       '--nemesis-interval=1000',
       '--shots=1',
+      '--concurrency=2',
       '--time-limit=6',
     ]);
     const [start] = starts(run, 'majority-minority');
@@ -115,6 +120,7 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
       '--pause=2000',
       '--nemesis-interval=1000',
       '--shots=1',
+      '--concurrency=2',
       '--time-limit=4',
     ]);
     const [start] = starts(run, 'isolate-leader');
@@ -134,6 +140,7 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
       '--pause=1000',
       '--nemesis-interval=1000',
       '--shots=1',
+      '--concurrency=2',
       '--time-limit=3',
     ]);
     expect(run.test.nodes.filter((n) => n.name.startsWith('etcd['))).toHaveLength(5);
@@ -160,6 +167,7 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
         '--nemesis=isolate-leader',
         '--pause=60000',
         `--time-limit=${limitS}`,
+        '--concurrency=2',
         `--results=${results}`,
       ],
       /fencepost: --lock=zookeeper/,
@@ -187,6 +195,7 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
         '--nemesis=isolate-leader',
         '--pause=60000',
         '--time-limit=120',
+        '--concurrency=2',
         '--verbose',
         `--results=${results}`,
       ],
@@ -215,6 +224,7 @@ describe.skipIf(missing?.startsWith('server partitions need root') ?? false)('se
         '--nemesis=isolate-leader',
         '--pause=60000',
         '--time-limit=120',
+        '--concurrency=2',
         '--verbose',
         `--results=${results}`,
       ],
