@@ -50,7 +50,7 @@ describe('kill-holder', () => {
 
   it('a lock that outlives the run deadlocks everyone: a stall to the end, and past --max-stall INVALID with 0 lost', async () => {
     // B asks for the lock its dead holder never frees and gives up after its acquire timeout (3 × TTL + 1 s = 4 s):
-    // the stall is free-but-untaken from A's TTL on, ~3 s, past --max-stall=1500.
+    // the stall runs from A's death to the history's end, ~4 s, past --max-stall=1500.
     const run = await scriptedRun({ name: 'killed-forever', steps: ['A acquire', 'A read', 'kill A', 'B acquire'] }, [
       '--lock=./test/fixtures/plugins/never-expires.ts',
       '--ttl=1000',
