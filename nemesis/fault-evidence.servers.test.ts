@@ -11,14 +11,27 @@ describe('fault evidence', () => {
   // partition or the paused leader outlives its 2 s lease and still writes) — CI's clean clone found one on
   // 2026-12-02, seed 366461208: INVALID, write #5 by p0 erased by write #6 by p1. VALID is earned only by the fence.
   it('--lock=etcd --fencing: partition, pause-node and kill each record what they did, and the run is VALID on it', async () => {
-    // 15 s once left one of the three faults without a shot (CI); 25 s gives each its turn.
+    // One shot of each, in an order the seed fixes: --seed=45 schedules partition, pause-node, then kill (the schedule
+    // gives every fault its turn once per round, and --shots=3 ends it after that round), and its partition cuts the
+    // clients from all three members, so every client's lease keep-alive (each TTL/3) is held. The kill, whose
+    // restart is the slow part, starts last, ~2.6 s in (0.2 s + 1 s + 0.2 s + 1 s + 0.2 s); its restart runs past the
+    // clients' stop if it must. 8 s leaves room for --min-writes (36 writes by 4 clients in one run on a loaded
+    // machine). Was 25 s of the three at random, each landing by chance (15 s once left one without a shot).
     const run = await runNemesis([
       '--lock=etcd',
       '--fencing',
       '--nemesis=partition,pause-node,kill',
-      '--nemesis-interval=1000',
-      '--time-limit=25',
+      '--seed=45',
+      '--shots=3',
+      '--pause=1000',
+      '--nemesis-interval=200',
+      '--time-limit=8',
     ]);
+    expect(
+      starts(run).map((s) => s.f),
+      run.summary,
+    ).toEqual(['partition', 'pause-node', 'kill']);
+    expect(starts(run, 'partition')[0].value.targets, run.summary).toHaveLength(3);
     const hits = run.outcome.results.faultHits;
     for (const f of ['partition', 'pause-node', 'kill'])
       expect(hits[f]?.hit, `${f}: ${run.summary}`).toBeGreaterThan(0);
@@ -38,7 +51,7 @@ describe('fault evidence', () => {
   });
 
   it('a fault of the run that never fired makes the verdict unknown, with that reason', async () => {
-    // Seed 2 schedules pause-client first (at 1 s, held 3 s); partition's turn would come 5 s later, after the end.
+    // Seed 2 schedules pause-client first (at 1 s, held 1 s); partition's turn would come 5 s later, after the end.
     // --fencing: a client paused past its 2 s lease may write late, and unfenced that is a lost update — INVALID, a
     // counterexample that outranks any unknown (CI saw one); fenced, its stale write is refused.
     const run = await runNemesis([
@@ -46,7 +59,9 @@ describe('fault evidence', () => {
       '--fencing',
       '--nemesis=pause-client,partition',
       '--nemesis-interval=5000',
-      '--time-limit=4',
+      '--pause=1000',
+      '--time-limit=3',
+      '--concurrency=2',
       '--seed=2',
     ]);
     expect(starts(run, 'partition')).toEqual([]);
