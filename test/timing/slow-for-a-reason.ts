@@ -18,6 +18,26 @@ export const SLOW_FOR_A_REASON: Readonly<Record<string, SlowFile>> = {
     reason:
       'packs the tarball (`npm pack`) and installs it into a fresh project the way a user does (npm install from the tarball, ~25 s of npm), then runs init, a nightly and two plugins from that install',
   },
+  'harness/lock-check.servers.test.ts': {
+    seconds: 55,
+    reason:
+      "13 checks, each booting the servers its lock needs; a passing check waits out the protocol's own bounds (a refused acquire must stay refused for 2 s, a lock process that never answers gets its 5 s reply limit): the product's bounds, not the test's",
+  },
+  'nemesis/pause-holder.servers.test.ts': {
+    seconds: 40,
+    reason:
+      "eight runs: five scripted verdicts (3–4 s each) and the free loop's own subjects (each pause's record, --stop-on-lost-update, the --watchdog holder that writes when it resumes, which a script cannot order)",
+  },
+  'nemesis/server-partition/server-partition.servers.test.ts': {
+    seconds: 40,
+    reason:
+      'four free runs, one partition each, held 3–4 s so that the majority elects a leader while the old one is cut off: no step ends a partition on a state yet',
+  },
+  'test/integration/broken-gallery.test.ts': {
+    seconds: 40,
+    reason:
+      'the three broken locks no script can catch (examples/broken/<name>.ts says why for each) are caught by contention or the fault schedule, each run ending once the history shows it, within a bound; each twin runs until the history holds what VALID needs',
+  },
   'test/docker/target-docker.test.ts': {
     seconds: 45,
     reason:
