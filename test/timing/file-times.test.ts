@@ -12,7 +12,7 @@ const at = (root: string, name: string, start: number, end: number) => ({
 const before: TimedReport = {
   testResults: [
     at('/tmp/a/fencepost', 'harness/options.test.ts', 0, 2_000),
-    at('/tmp/a/fencepost', 'nemesis/server-partition/server-partition.servers.test.ts', 10_000, 108_000),
+    at('/tmp/a/fencepost', 'nemesis/leader-churn.servers.test.ts', 10_000, 108_000),
     at('/tmp/a/fencepost', 'test/integration/workload.test.ts', 10_000, 84_000),
     at('/tmp/a/fencepost', 'test/docker/non-root.test.ts', 200_000, 200_000),
   ],
@@ -20,7 +20,7 @@ const before: TimedReport = {
 const after: TimedReport = {
   testResults: [
     at('/tmp/b/fencepost', 'harness/options.test.ts', 0, 1_000),
-    at('/tmp/b/fencepost', 'nemesis/server-partition/server-partition.servers.test.ts', 5_000, 45_000),
+    at('/tmp/b/fencepost', 'nemesis/leader-churn.servers.test.ts', 5_000, 45_000),
     at('/tmp/b/fencepost', 'test/integration/workload.test.ts', 5_000, 25_000),
     at('/tmp/b/fencepost', 'test/integration/installed-package.test.ts', 6_000, 61_000),
     at('/tmp/b/fencepost', 'faults/new/new.servers.test.ts', 7_000, 9_000),
@@ -45,7 +45,7 @@ describe('test times', () => {
   it('lists the slowest files of the later report beside their earlier seconds; a new file has none', () => {
     expect(slowestFiles(after, 3, before).map((r) => [r.file, r.before, r.seconds])).toEqual([
       ['test/integration/installed-package.test.ts', null, 55],
-      ['nemesis/server-partition/server-partition.servers.test.ts', 98, 40],
+      ['nemesis/leader-churn.servers.test.ts', 98, 40],
       ['test/integration/workload.test.ts', 74, 20],
     ]);
   });
@@ -55,7 +55,7 @@ describe('test times', () => {
     expect(rows[0].reason).toBe(SLOW_FOR_A_REASON['test/integration/installed-package.test.ts'].reason);
     expect(rows[1].reason).toBe('no reason recorded');
     expect(slowWithoutReason(after)).toEqual([
-      `nemesis/server-partition/server-partition.servers.test.ts: 40.0 s (over ${SLOW_FILE_S} s, no reason recorded)`,
+      `nemesis/leader-churn.servers.test.ts: 40.0 s (over ${SLOW_FILE_S} s, no reason recorded)`,
     ]);
   });
 
@@ -74,9 +74,7 @@ describe('test times', () => {
   it('prints before → after per tier and per file', () => {
     const text = timesText(after, 2, before);
     expect(text).toContain('tier servers: 4 files, wall 56 s, files summed 117 s (before: wall 98 s, summed 172 s)');
-    expect(text).toContain(
-      '  98.0 →  40.0  nemesis/server-partition/server-partition.servers.test.ts  — no reason recorded',
-    );
+    expect(text).toContain('  98.0 →  40.0  nemesis/leader-churn.servers.test.ts  — no reason recorded');
   });
 
   it('records a reason only for files that exist', () => {
