@@ -3,9 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureNodeImage } from '../../cluster/docker/ensure-image.ts';
 import { EXIT } from '../../common/exit-codes.ts';
-import { Shutdown } from '../../common/shutdown.ts';
 import { resolveConfig } from '../../harness/run-argv.ts';
-import { runTest, type RunOutcome } from '../../harness/run.ts';
 import type { StoredTestJson } from '../../store/test-json.ts';
 import { dryRun } from '../../harness/target-dry-run.ts';
 import { COMMAND_LOG_FILE } from '../../harness/target-session.ts';
@@ -13,6 +11,7 @@ import { CommandLog } from '../../target/command-log.ts';
 import { killLeftovers, testResultsDir } from '../integration/processes.ts';
 import type { OwnerDeployment } from '../support/owner-deployment.ts';
 import { engineForTests } from './engine-for-tests.ts';
+import { scriptedRun, type Script, type ScriptedRun } from '../support/scripted-run.ts';
 import { startOwnerContainers } from './owner-containers.ts';
 
 const docker = await engineForTests('target tests in containers');
@@ -42,14 +41,6 @@ describe.skipIf(!docker)('a target in Docker containers', () => {
     expect(left).toEqual([]);
   });
 
-  async function run(argv: string[]): Promise<{ outcome: RunOutcome; test: StoredTestJson }> {
-    const outcome = await runTest(resolveConfig([...argv, `--results=${results}`]), new Shutdown(), () => {});
-    return {
-      outcome,
-      test: JSON.parse(fs.readFileSync(path.join(outcome.runDir, 'test.json'), 'utf8')) as StoredTestJson,
-    };
-  }
-
   async function redisView(): Promise<{ underPrefix: string[]; planted: string | null }> {
     const r = owner.redisAdmin();
     try {
@@ -59,37 +50,50 @@ describe.skipIf(!docker)('a target in Docker containers', () => {
     }
   }
 
+  /** A scripted run against the target, kept under the file's results folder, with its test record. */
+  async function scripted(script: Script, argv: string[]): Promise<ScriptedRun & { test: StoredTestJson }> {
+    const r = await scriptedRun(script, argv, { results });
+    const test = JSON.parse(fs.readFileSync(path.join(r.outcome.runDir, 'test.json'), 'utf8')) as StoredTestJson;
+    return { ...r, test };
+  }
+
   it('redis × pause-holder → INVALID; etcd --fencing × pause-holder → VALID with stale writes rejected', async () => {
     const file = owner.targetFile({ adapter: 'none' });
-    const redis = await run(['--lock=redis', `--target=${file}`, '--nemesis=pause-holder', '--time-limit=8']);
-    expect(redis.outcome.exitCode, redis.outcome.results.unknownReasons.join('; ')).toBe(EXIT.invalid);
+    // Scripted (scenarios/paused-holder.json): the paused holder's stale write erases B's every time, or, fenced,
+    // is refused by the resource every time.
+    const redis = await scripted({ shipped: 'paused-holder' }, ['--lock=redis', `--target=${file}`]);
+    expect(redis.record.followed, redis.summary).toBe(true);
+    expect(redis.outcome.exitCode, redis.summary).toBe(EXIT.invalid);
     expect(redis.test.target?.keysLeft).toBe(0);
-    const etcd = await run([
-      '--lock=etcd',
-      '--fencing',
-      `--target=${file}`,
-      '--nemesis=pause-holder',
-      '--time-limit=10',
-    ]);
-    expect(etcd.outcome.exitCode, etcd.outcome.results.unknownReasons.join('; ')).toBe(EXIT.valid);
+    const etcd = await scripted({ shipped: 'paused-holder' }, ['--lock=etcd', '--fencing', `--target=${file}`]);
+    expect(etcd.record.followed, etcd.summary).toBe(true);
+    expect(etcd.outcome.exitCode, etcd.summary).toBe(EXIT.valid);
     expect(etcd.outcome.results.staleWritesRejected).toBeGreaterThan(0);
     expect(await redisView()).toEqual({ underPrefix: [], planted: 'planted' });
   });
 
   it('pause-node and restart-empty through the docker adapter hit, with the engine’s evidence; --dry-run = executed', async () => {
     const file = owner.targetFile({ adapter: 'owner', faults: ['pause-node', 'restart-empty'] });
-    const argv = [
-      '--lock=redis',
-      `--target=${file}`,
-      '--nemesis=pause-node,restart-empty',
-      // restart-empty's story needs the node back before the holder's write: a section wider than a restart on a
-      // busy machine (CI under load: 0.6 s, against the default 800 ms section less the kill's own time).
-      '--think=1500',
-      '--time-limit=16',
-      '--nemesis-interval=1000',
-    ];
-    const planned = await dryRun(resolveConfig([...argv, '--dry-run', `--results=${results}`]));
-    const { outcome } = await run(argv);
+    const argv = ['--lock=redis', `--target=${file}`];
+    const planned = await dryRun(
+      resolveConfig([...argv, '--nemesis=pause-node,restart-empty', '--dry-run', `--results=${results}`]),
+    );
+    // Scripted, each step gated on the history (no shot left to land by chance): the container paused and unpaused,
+    // then restart-empty's story (scenarios/restart-empty.json) — its step ends once the node answers again, empty.
+    const { outcome, record, summary } = await scripted(
+      {
+        name: 'pause-node-then-restart-empty',
+        steps: [
+          ...['pause-node', 'heal pause-node'],
+          ...['A acquire', 'A read', 'restart-empty A', 'B acquire', 'B read', 'A write', 'B write'],
+          ...['A release', 'B release'],
+        ],
+      },
+      argv,
+    );
+    expect(record.followed, summary).toBe(true);
+    // One Redis: restarted empty under A, it grants B the same lock, and B's write erases A's.
+    expect(outcome.results.lostUpdates, summary).toBeGreaterThan(0);
     const hits = outcome.results.faultHits;
     const shots = (f: string) => hits[f].shots.map((s) => s.evidence).join('\n');
     expect(hits['pause-node'].hit, shots('pause-node')).toBeGreaterThan(0);
