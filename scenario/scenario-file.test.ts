@@ -30,6 +30,11 @@ describe('scenario steps: one line each', () => {
     ['hold A', { kind: 'strike', fault: 'delay-write', client: 'A', until: 'done' }],
     ['deliver A', { kind: 'heal', fault: 'delay-write', client: 'A' }],
     ['kill A', { kind: 'strike', fault: 'kill-holder', client: 'A' }],
+    // The server fault `kill` shares its name with kill-holder's verb: alone, it is the server kill.
+    ['kill', { kind: 'fault', fault: 'kill', until: 'done' }],
+    ['start kill', { kind: 'fault', fault: 'kill', until: 'started' }],
+    ['heal kill', { kind: 'heal', fault: 'kill', client: null }],
+    ['heal kill A', { kind: 'heal', fault: 'kill-holder', client: 'A' }],
     [
       'restart-empty A on redis[0..2]',
       { kind: 'strike', fault: 'restart-empty', client: 'A', servers: ['redis[0]', 'redis[1]', 'redis[2]'] },

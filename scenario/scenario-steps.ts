@@ -82,9 +82,15 @@ export const CLIENT_NAME = /^[A-Z][A-Za-z0-9]*$/;
 /** A fault that strikes a holder inside its critical section: it aims at the lock, or tells a holder's story (delay-write). */
 export const isAimed = (f: FaultName): boolean => FAULT_CATALOGUE[f].aim !== null || FAULT_CATALOGUE[f].story !== null;
 
-function faultOf(word: string): FaultName | null {
+/**
+ * The fault a step's first word names. `alone` (no client follows): a fault's own name that is not aimed wins over
+ * another fault's verb spelt the same — `kill` alone is the server kill, `kill A` kill-holder's strike.
+ */
+function faultOf(word: string, alone = false): FaultName | null {
+  const named = (FAULT_NAMES as readonly string[]).includes(word) ? (word as FaultName) : null;
+  if (alone && named && !isAimed(named)) return named;
   if (Object.hasOwn(STRIKE_VERBS, word)) return STRIKE_VERBS[word];
-  return (FAULT_NAMES as readonly string[]).includes(word) ? (word as FaultName) : null;
+  return named;
 }
 
 /** `redis[0..2]`, `redis[1]`, `redis[0,2]`, `zk[1], zk[2]` → node names; null when it is not a server list. */
@@ -157,7 +163,7 @@ function parseWait(words: string[]): Parsed {
 }
 
 function parseHeal(words: string[]): Parsed {
-  const fault = faultOf(words[0] ?? '');
+  const fault = faultOf(words[0] ?? '', words.length === 1);
   if (!fault || words.length > 2 || (words[1] !== undefined && !CLIENT_NAME.test(words[1])))
     return `\`heal\` names a fault of the catalogue, and for an aimed one its client: heal failover, heal pause-holder A${didYouMean(words[0] ?? '')}`;
   return { kind: 'heal', fault, client: words[1] ?? null };
@@ -173,7 +179,7 @@ function parseJump(fault: FaultName, words: string[]): Parsed {
 }
 
 function parseFault(words: string[]): Parsed {
-  const fault = faultOf(words[0]);
+  const fault = faultOf(words[0], words.length === 1);
   if (!fault) return `unknown step${didYouMean(words[0])}`;
   if (!isAimed(fault)) {
     if (words.length > 1)
