@@ -81,6 +81,9 @@ export const restartEmpty: FaultExecutor<'restart-empty'> = {
         holding: holding.map((n) => n.name),
         masters: masters.length,
         killed: victims.map((n) => n.name),
+        // The servers a scripted step named: its judge reads a named strike of fewer than `needed` as the minority
+        // story (minority.ts), never a free run's shot.
+        ...(ctx.only ? { named: [...ctx.only] } : {}),
         restartDelayMs: config.restartDelayMs,
         ttlMs: config.ttlMs,
         persistence: config.redisPersistence,
