@@ -15,7 +15,10 @@ import { accountOf, at, byOtherClient, held, holderWrite, missing, type StepFind
  * hold: faults/judging/story.ts `granted`).
  */
 
-/** A scripted minority strike: its aim as the struck step confirms it (without the majority it did not break), and the words that say so; else null. */
+/**
+ * A scripted minority strike: its aim as the struck step confirms it (without the majority it did not break), and
+ * the words that say so; else null.
+ */
 export function scriptedMinority(shot: ShotRecords<'restart-empty'>): { aim: FaultAim; more: string } | null {
   const p = shot.ev.start;
   const aim = p.aim;
