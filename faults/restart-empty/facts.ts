@@ -12,7 +12,7 @@ export const facts = {
   story: [
     {
       id: 'struck',
-      says: 'as many of the Redis nodes holding the key as break the lock (or the fewer a script named) were killed (and wiped) while the holder was inside its critical section',
+      says: 'as many of the Redis nodes holding the key as break the lock were killed (and wiped) while the holder was inside its critical section',
     },
     {
       id: 'restarted',
