@@ -17,7 +17,7 @@ import { didYouMean as nearest } from '../harness/option-table.ts';
  *   pause A … resume A                                pause-holder on A's critical section
  *   hold A … deliver A                                delay-write: everything A sends is held in flight
  *   kill A                                            kill-holder
- *   restart-empty A [on redis[0..2]]                  the Redis nodes holding A's key, killed, wiped, restarted
+ *   restart-empty A [on redis[0..2]]                  A's key's Redis nodes, or those named (even a minority), wiped
  *   clock +60s A [on redis[1]] … clock reset          the clocks of the nodes holding A's key jump
  *   failover A … heal failover                        (start failover A before A acquires: it cuts replication first)
  *   start reply-loss-acquire A … A acquire           armed before A's acquire; its failing is the story (dropsReplyTo)

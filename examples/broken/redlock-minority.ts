@@ -12,6 +12,8 @@
 // --restart-delay=2500 and the default TTL a 6 s run caught it only 2 times in 3: fewer, longer faults).
 // The report shows: INVALID; lost updates and overlapping holds next to the restart-empty bands, whose
 // parameters name the killed masters.
+// By script (redlock-minority.scenario.json): A holds all 5, `restart-empty A on redis[0,1]` empties two, A keeps
+// three; `try B acquire` wins the two and is let in. The twin keeps B out while A writes: VALID, held.
 // The twin, redlock-minority.fixed.ts, counts a majority of all 5 masters.
 import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,14 +22,7 @@ import { LockNotAcquired, type LockStrategy } from 'fencepost';
 import type { ExposedBy } from './exposed-by.ts';
 
 export const exposedBy: ExposedBy = {
-  script: {
-    cannot:
-      'its story needs B let in by a minority while A keeps its lock: pause one master, A acquires on the other four, ' +
-      'restart-empty A wipes two of them, try B acquire. That script catches this lock (tried once: followed, INVALID), ' +
-      "but the twin comes out unknown, not VALID: restart-empty's judge counts its story complete only when " +
-      'another client is granted before the holder writes, and cannot tell a lock that kept B out from a strike that ' +
-      'missed. The faults that strike masters also refuse a named set smaller than a correct majority needs broken',
-  },
+  script: { scenario: './redlock-minority.scenario.json' },
   nemesis: 'restart-empty',
   args: ['--ttl=1000', '--restart-delay=1200', '--nemesis-interval=300'],
   alsoByContention: 'two clients that split the five masters 2–3 both hold a "quorum" with no fault at all',

@@ -19,7 +19,10 @@ export const facts = {
       says: 'they answered again, empty, while the holder was still inside its critical section',
       held: 'they stayed down until every lease they had granted ran out (--restart-delay ≥ TTL), or came back with the key (--redis-persistence=aof-always)',
     },
-    GRANTED,
+    {
+      ...GRANTED,
+      held: "a script's step named a minority of the masters (fewer than break a correct majority): another client asked once they answered again, empty, and was not granted while the holder wrote",
+    },
     HOLDER_WROTE,
     BOTH_WROTE,
   ],
@@ -95,6 +98,8 @@ export const facts = {
       holding: strings,
       masters: num,
       killed: strings,
+      /** The servers a scripted step named (`restart-empty A on redis[0,1]`); absent on a free run's shot. */
+      named: opt(strings),
       restartDelayMs: num,
       ttlMs: num,
       persistence: str,

@@ -24,7 +24,8 @@ const AIM_TIMEOUT_MS = 10_000;
  * of them? That also works, but the minimum is the sharper claim: losing that many at once is enough. They
  * are killed together and restarted together, as fast as we can, because the window is short: the holder
  * writes after its think time (--think, 100 ms by default) and another client must have acquired and read
- * before that for an update to be lost. When it misses, the next round aims again.
+ * before that for an update to be lost. When it misses, the next round aims again. A script's step may name the
+ * masters instead (`on redis[0,1]`): all the named ones holding the key, even a minority (minority.ts).
  *
  * The variants that close the hole, as the spec says: `--restart-delay` ≥ the TTL (every lock the node granted
  * has expired before it answers again), and `--redis-persistence=aof-always` (the node is killed and restarted
@@ -81,6 +82,9 @@ export const restartEmpty: FaultExecutor<'restart-empty'> = {
         holding: holding.map((n) => n.name),
         masters: masters.length,
         killed: victims.map((n) => n.name),
+        // The servers a scripted step named: its judge reads a named strike of fewer than `needed` as the minority
+        // story (minority.ts), never a free run's shot.
+        ...(ctx.only ? { named: [...ctx.only] } : {}),
         restartDelayMs: config.restartDelayMs,
         ttlMs: config.ttlMs,
         persistence: config.redisPersistence,

@@ -3,6 +3,7 @@ import type { AimedShot } from '../judging/aimed-shot.ts';
 import type { ShotRecords } from '../judging/fault-shot.ts';
 import { serverStory } from '../judging/server-story.ts';
 import { at, done, held, holderWrite, missing, secs, type StepFinding } from '../judging/story-steps.ts';
+import { keptOut, scriptedMinority } from './minority.ts';
 
 /**
  * restart-empty's second step: the struck nodes answered again, empty, before the holder's write completed — or a
@@ -51,4 +52,7 @@ function remoteKill({ ev: { start: p } }: ShotRecords<'restart-empty'>): string 
     : `${p.evidenceFrom} killed ${p.killed ? p.killed.join(', ') : 'the nodes'}, but they still answered afterwards`;
 }
 
-export const judge: Judge<'restart-empty'> = serverStory('restart-empty', remoteKill, restarted);
+export const judge: Judge<'restart-empty'> = serverStory('restart-empty', remoteKill, restarted, {
+  of: scriptedMinority,
+  notGranted: keptOut,
+});

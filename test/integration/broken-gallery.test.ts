@@ -96,7 +96,7 @@ describe('a gallery of broken locks, the cases no script catches, by free run', 
       expect(out.exitCode).toBe(1);
       // The fault, when there is one, really ran: the anomaly is not an accident of a faultless run — unless the
       // case says contention alone shows its defect too, and this run's loss came before the fault's first shot
-      // (seen in CI: redlock-minority's 2-of-5 quorum split by contention 0.6 s in, under no fault).
+      // (seen in CI when redlock-minority was a free case: its 2-of-5 quorum split by contention 0.6 s in, no fault).
       const fired = out.results.faults.filter((f) => f.f === by.nemesis).length;
       const byContention = by.alsoByContention !== undefined && (out.results.lostUpdatesByFault?.['no fault'] ?? 0) > 0;
       if (by.nemesis !== 'none' && !byContention) expect(fired, 'the fault never fired').toBeGreaterThan(0);
