@@ -40,6 +40,8 @@ import { facts as replyLossRenew } from './reply-loss-renew/facts.ts';
 import { judge as replyLossRenewJudge } from './reply-loss-renew/judge.ts';
 import { facts as replyLossCreate } from './reply-loss-create/facts.ts';
 import { judge as replyLossCreateJudge } from './reply-loss-create/judge.ts';
+import { facts as holdRequest } from './hold-request/facts.ts';
+import { judge as holdRequestJudge } from './hold-request/judge.ts';
 import { facts as isolateLeader } from './isolate-leader/facts.ts';
 import { judge as isolateLeaderJudge } from './isolate-leader/judge.ts';
 import { facts as majorityMinority } from './majority-minority/facts.ts';
@@ -80,6 +82,7 @@ export const FAULT_CATALOGUE = {
   'reply-loss-acquire': { ...replyLossAcquire, judge: replyLossAcquireJudge },
   'reply-loss-renew': { ...replyLossRenew, judge: replyLossRenewJudge },
   'reply-loss-create': { ...replyLossCreate, judge: replyLossCreateJudge },
+  'hold-request': { ...holdRequest, judge: holdRequestJudge },
   'isolate-leader': { ...isolateLeader, judge: isolateLeaderJudge },
   'majority-minority': { ...majorityMinority, judge: majorityMinorityJudge },
   bridge: { ...bridge, judge: bridgeJudge },

@@ -44,6 +44,7 @@ describe('the fault registry', () => {
       'reply-loss-acquire',
       'reply-loss-renew',
       'reply-loss-create',
+      'hold-request',
     ]);
   });
 
@@ -76,6 +77,7 @@ describe('what a run needs', () => {
     expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.clientProxies).sort()).toEqual([
       'delay-write',
       'failover',
+      'hold-request',
       'latency',
       'partition',
       'reply-loss',

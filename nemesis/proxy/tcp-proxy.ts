@@ -224,11 +224,12 @@ export class TcpProxy {
   }
 
   /**
-   * Hold the next request named `command` (RESP `SET`, ZooKeeper `create`) in flight, before the server sees any of
-   * it, with everything its connection sends after it, until the mode changes (heal delivers it all, in order).
+   * Hold the next request (the next named `command`, if given: RESP `SET`, ZooKeeper `create`) in flight, before the
+   * server sees any of it, with everything its connection sends after it, until the mode changes (heal delivers it
+   * all, in order).
    * Requests before it and other connections flow. One shot. Refused when the proxy has no framing for its protocol.
    */
-  holdNextRequest(command: string): void {
+  holdNextRequest(command?: string): void {
     if (framingOf(this.protocol) === undefined) throw unframedError(this.protocol, 'hold-next-request');
     this.setMode({ kind: 'hold-next-request', command });
     this.shotArmed = true;
@@ -324,7 +325,7 @@ export class TcpProxy {
   private holdAt(request: Frame): boolean {
     const mode = this.currentMode;
     if (mode.kind !== 'hold-next-request' || !this.shotArmed) return false;
-    if (request.name?.toUpperCase() !== mode.command.toUpperCase()) return false;
+    if (mode.command !== undefined && request.name?.toUpperCase() !== mode.command.toUpperCase()) return false;
     this.shotArmed = false;
     return true;
   }
