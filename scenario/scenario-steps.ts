@@ -35,9 +35,10 @@ export type StepBody =
   | { kind: 'client'; client: string; f: DrivenStepName; until: Until }
   | { kind: 'await-client'; client: string; f: DrivenStepName }
   /**
-   * `try B acquire`: B asks for a lock another client holds (after `start B acquire`: the acquire B has in flight). Granted while the holder's lease is young → done (the lock
-   * let two clients in; the story goes on with B's section). Not granted by half the holder's lease → held: the lock
-   * kept B out, and B's steps up to its release are skipped. A script can thus tell a lock that excludes from one that
+   * `try B acquire`: B asks for a lock another client holds (after `start B acquire`: the acquire B has in flight).
+   * Granted while the holder's lease is young → done (the lock let two clients in; the story goes on with B's
+   * section). Not granted by half the holder's lease → held: the lock kept B out, and B's steps up to its release are
+   * skipped. A script can thus tell a lock that excludes from one that
    * does not without a branch, and a correct lock is never waited out to its TTL (which would make any lease lock lose).
    */
   | { kind: 'try-acquire'; client: string }
