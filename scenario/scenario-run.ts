@@ -218,9 +218,9 @@ class ScriptRun {
   }
 
   /**
-   * `try B acquire`: B's acquire (a new one, or the one B has in flight) raced against half the youngest holder's lease. Half, not all: a correct lock grants
-   * B once that lease runs out, which must read as "kept out", never as "let in"; a lock that lets B in does so at
-   * once (milliseconds), so half a TTL is margin on a busy machine too.
+   * `try B acquire`: B's acquire (a new one, or the one B has in flight) raced against half the youngest holder's
+   * lease. Half, not all: a correct lock grants B once that lease runs out, which must read as "kept out", never as
+   * "let in"; a lock that lets B in does so at once (milliseconds), so half a TTL is margin on a busy machine too.
    */
   private async tryAcquire(step: Extract<ScenarioStep, { kind: 'try-acquire' }>): Promise<GateOutcome> {
     const { client } = step;

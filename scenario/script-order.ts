@@ -31,8 +31,7 @@ export function scriptProblems(steps: readonly ScenarioStep[], clients: readonly
       }
       case 'try-acquire': {
         // `start A acquire` … `try A acquire`: the try ends the acquire in flight (one held inside it) instead.
-        const inFlight = c!.started === 'acquire';
-        if (inFlight) c!.started = null;
+        if (c!.started === 'acquire') c!.started = null;
         const why = clientStepProblem(s.client, 'acquire', c!);
         if (why) say(s, why);
         else if (![...state].some(([other, o]) => other !== s.client && o.held))
