@@ -24,6 +24,8 @@ import { facts as clockRate } from './clock-rate/facts.ts';
 import { judge as clockRateJudge } from './clock-rate/judge.ts';
 import { facts as clockRateClient } from './clock-rate-client/facts.ts';
 import { judge as clockRateClientJudge } from './clock-rate-client/judge.ts';
+import { facts as clockFreezeClients } from './clock-freeze-clients/facts.ts';
+import { judge as clockFreezeClientsJudge } from './clock-freeze-clients/judge.ts';
 import { facts as failover } from './failover/facts.ts';
 import { judge as failoverJudge } from './failover/judge.ts';
 import { facts as partition } from './partition/facts.ts';
@@ -74,6 +76,7 @@ export const FAULT_CATALOGUE = {
   'clock-strobe': { ...clockStrobe, judge: clockStrobeJudge },
   'clock-rate': { ...clockRate, judge: clockRateJudge },
   'clock-rate-client': { ...clockRateClient, judge: clockRateClientJudge },
+  'clock-freeze-clients': { ...clockFreezeClients, judge: clockFreezeClientsJudge },
   failover: { ...failover, judge: failoverJudge },
   partition: { ...partition, judge: partitionJudge },
   latency: { ...latency, judge: latencyJudge },

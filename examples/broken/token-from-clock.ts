@@ -18,12 +18,9 @@ import { LockNotAcquired, type LockStrategy } from 'fencepost';
 import type { ExposedBy } from './exposed-by.ts';
 
 export const exposedBy: ExposedBy = {
-  script: {
-    cannot:
-      'the paused-holder story catches it only when the two grants fall within one wall-clock second (the token is ' +
-      "the client's Date.now() in seconds): a step waits for the history, never for a second boundary, and no fault " +
-      "moves a client's own clock, so a script catches it about two times in three (TTL 300 ms), not every time",
-  },
+  // The paused-holder story catches it only when the two grants read one wall-clock second: the script freezes every
+  // client's wall clock first (clock-freeze-clients), so they always do.
+  script: { scenario: './token-from-clock.scenario.json' },
   nemesis: 'pause-holder',
   args: ['--fencing', '--ttl=300', '--nemesis-interval=1000'],
 };
