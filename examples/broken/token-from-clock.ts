@@ -5,8 +5,9 @@
 // writes after its own read) cannot tell the two holders apart. Timestamps as versions or fences are a common
 // shortcut; the fix is a counter that the lock service increments per grant.
 //
-// Exposed by: pause-holder with --fencing and a short TTL (--ttl=300: the paused holder's lock expires and the
-// next client is granted it, usually within the same second).
+// Exposed by: its script (token-from-clock.scenario.json), the paused holder with --fencing after every client's
+// wall clock was frozen in one second (clock-freeze-clients); in a free run pause-holder with --fencing and a short
+// TTL (--ttl=300: the paused holder's lock expires and the next client is granted it, usually within the same second).
 // The report shows: INVALID; each lost update is a pair of writes that carry the same token (seconds since
 // 1970), the paused holder's and the next holder's, both accepted by the fence.
 // The twin, token-from-clock.fixed.ts, takes the token from `INCR` on a counter next to the lock, once per
