@@ -67,7 +67,7 @@ describe('the fault catalogue', () => {
     ]);
   });
 
-  it("every fault aimed at the lock (and delay-write and the reply-loss faults, which aim by a client's own requests) tells a story; no other does", () => {
+  it("every fault aimed at the lock (and delay-write, the reply-loss faults and hold-request, which aim by a client's own requests) tells a story; no other does", () => {
     expect(FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].story !== null)).toEqual([
       'pause-holder',
       'kill-holder',
@@ -82,6 +82,7 @@ describe('the fault catalogue', () => {
       'reply-loss-acquire',
       'reply-loss-renew',
       'reply-loss-create',
+      'hold-request',
     ]);
     for (const f of FAULT_NAMES) {
       const story = FAULT_CATALOGUE[f].story;

@@ -24,6 +24,8 @@ import { facts as clockRate } from './clock-rate/facts.ts';
 import { judge as clockRateJudge } from './clock-rate/judge.ts';
 import { facts as clockRateClient } from './clock-rate-client/facts.ts';
 import { judge as clockRateClientJudge } from './clock-rate-client/judge.ts';
+import { facts as clockFreezeClients } from './clock-freeze-clients/facts.ts';
+import { judge as clockFreezeClientsJudge } from './clock-freeze-clients/judge.ts';
 import { facts as failover } from './failover/facts.ts';
 import { judge as failoverJudge } from './failover/judge.ts';
 import { facts as partition } from './partition/facts.ts';
@@ -40,6 +42,8 @@ import { facts as replyLossRenew } from './reply-loss-renew/facts.ts';
 import { judge as replyLossRenewJudge } from './reply-loss-renew/judge.ts';
 import { facts as replyLossCreate } from './reply-loss-create/facts.ts';
 import { judge as replyLossCreateJudge } from './reply-loss-create/judge.ts';
+import { facts as holdRequest } from './hold-request/facts.ts';
+import { judge as holdRequestJudge } from './hold-request/judge.ts';
 import { facts as isolateLeader } from './isolate-leader/facts.ts';
 import { judge as isolateLeaderJudge } from './isolate-leader/judge.ts';
 import { facts as majorityMinority } from './majority-minority/facts.ts';
@@ -72,6 +76,7 @@ export const FAULT_CATALOGUE = {
   'clock-strobe': { ...clockStrobe, judge: clockStrobeJudge },
   'clock-rate': { ...clockRate, judge: clockRateJudge },
   'clock-rate-client': { ...clockRateClient, judge: clockRateClientJudge },
+  'clock-freeze-clients': { ...clockFreezeClients, judge: clockFreezeClientsJudge },
   failover: { ...failover, judge: failoverJudge },
   partition: { ...partition, judge: partitionJudge },
   latency: { ...latency, judge: latencyJudge },
@@ -80,6 +85,7 @@ export const FAULT_CATALOGUE = {
   'reply-loss-acquire': { ...replyLossAcquire, judge: replyLossAcquireJudge },
   'reply-loss-renew': { ...replyLossRenew, judge: replyLossRenewJudge },
   'reply-loss-create': { ...replyLossCreate, judge: replyLossCreateJudge },
+  'hold-request': { ...holdRequest, judge: holdRequestJudge },
   'isolate-leader': { ...isolateLeader, judge: isolateLeaderJudge },
   'majority-minority': { ...majorityMinority, judge: majorityMinorityJudge },
   bridge: { ...bridge, judge: bridgeJudge },

@@ -42,7 +42,8 @@ export type StoryStepId =
   | 'committed'
   | 'unacknowledged'
   | 'renewal-late'
-  | 'recovered';
+  | 'recovered'
+  | 'request-held';
 
 /**
  * One step of the story an aimed fault stands for. A shot is a hit only when its story completed: every step
@@ -127,6 +128,11 @@ export interface ScriptFacts {
    * story going as scripted (committed but unacknowledged), not the script diverging.
    */
   readonly dropsReplyTo?: 'acquire';
+  /**
+   * Its step names the request it aims at by its command after the client (`hold-request A SET`): the word is
+   * required; `usage` says so to a step without it.
+   */
+  readonly request?: { readonly usage: string };
   /** The steps of its story with A the holder and B the other client (the shipped scenarios' scripts). */
   readonly story?: (run: ScriptContext) => readonly string[];
 }

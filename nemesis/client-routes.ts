@@ -40,6 +40,11 @@ function routeProtocol(upstream: string): ProxyProtocol | undefined {
   return upstream.startsWith('zk[') ? 'zookeeper' : undefined;
 }
 
+/** Client `slot`'s own proxies that frame their protocol (Redis, ZooKeeper): those a per-request fault can aim at. */
+export function framedRoutes(proxies: ReadonlyMap<string, TcpProxy>, slot: number): Map<string, TcpProxy> {
+  return new Map([...clientRoutes(proxies, slot)].filter(([upstream]) => routeProtocol(upstream) !== undefined));
+}
+
 /**
  * Starts the routes for every spec and points the spec's endpoints (pg, ctx.redis, ctx.etcd, ctx.zookeeper) at
  * them. Each new proxy goes into `proxies`, so the nemesis's final sweep heals it and the run closes it with

@@ -22,7 +22,13 @@ describe('the fault registry', () => {
 
   it('the clock faults, and only they, move clocks (and so get the clock shim)', () => {
     const withShim = FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].movesClocks);
-    expect(withShim.sort()).toEqual(['clock', 'clock-rate', 'clock-rate-client', 'clock-strobe']);
+    expect(withShim.sort()).toEqual([
+      'clock',
+      'clock-freeze-clients',
+      'clock-rate',
+      'clock-rate-client',
+      'clock-strobe',
+    ]);
   });
 
   it('failover and the server partitions that can split two members need a primary/replica pair; delay-write and the reply-loss faults alone need clients on routes of their own', () => {
@@ -44,6 +50,7 @@ describe('the fault registry', () => {
       'reply-loss-acquire',
       'reply-loss-renew',
       'reply-loss-create',
+      'hold-request',
     ]);
   });
 
@@ -76,6 +83,7 @@ describe('what a run needs', () => {
     expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.clientProxies).sort()).toEqual([
       'delay-write',
       'failover',
+      'hold-request',
       'latency',
       'partition',
       'reply-loss',

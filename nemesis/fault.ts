@@ -92,6 +92,8 @@ export interface FaultContext extends NemesisEnv {
    * strikes this one. Absent on a schedule.
    */
   slot?: number;
+  /** The request a scripted step names by its command (`hold-request A SET`). Absent on a schedule. */
+  request?: string;
   /** Nodes a fault killed and has not restarted yet: heal() restarts whatever is left here. */
   down: Set<ClusterNode>;
   /** The primary/replica pair when the run has one (the `failover` fault). */

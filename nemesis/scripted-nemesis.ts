@@ -23,6 +23,8 @@ export interface StrikeRequest {
   offsetS?: number;
   /** `on redis[0..2]`: the nodes it may strike. */
   only?: readonly string[];
+  /** `hold-request A SET`: the request it aims at, by its command. */
+  request?: string;
   /** The step's number: with the run's seed, the shot's random stream. */
   step: number;
 }
@@ -63,6 +65,7 @@ export class ScriptedNemesis extends ScheduledNemesis {
       ...(req.offsetS !== undefined ? { config: { ...this.env.config, clockOffsetS: req.offsetS } } : {}),
       ...(req.only ? { only: new Set(req.only) } : {}),
       ...(req.slot !== null ? { slot: req.slot } : {}),
+      ...(req.request !== undefined ? { request: req.request } : {}),
     };
     let injection;
     try {

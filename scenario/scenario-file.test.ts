@@ -45,6 +45,12 @@ describe('scenario steps: one line each', () => {
     ['wait failover A', { kind: 'await-strike', fault: 'failover', client: 'A' }],
     ['heal failover', { kind: 'heal', fault: 'failover', client: null }],
     ['isolate-leader', { kind: 'fault', fault: 'isolate-leader', until: 'done' }],
+    [
+      'start hold-request A SET',
+      { kind: 'strike', fault: 'hold-request', client: 'A', servers: null, request: 'SET', until: 'started' },
+    ],
+    ['wait hold-request A', { kind: 'await-strike', fault: 'hold-request', client: 'A' }],
+    ['heal hold-request A', { kind: 'heal', fault: 'hold-request', client: 'A' }],
     ['  B   release ', { kind: 'client', client: 'B', f: 'release' }],
   ])('%s', (line, step) => {
     expect(parseStep(line)).toMatchObject(step);
@@ -70,6 +76,9 @@ describe('scenario steps: one line each', () => {
     ['try B read', /`try` goes before a client's acquire: try B acquire/],
     ['start try B acquire', /`start` goes before a client step or a fault/],
     ['heal nonsense', /`heal` names a fault of the catalogue/],
+    ['hold-request A', /hold-request names its client and the request to hold by its command: hold-request A SET/],
+    ['hold-request A SET on redis[0]', /hold-request A SET$/],
+    ['hold-request A $ET', /hold-request A SET$/],
   ])('%s is refused with what to write', (line, why) => {
     const r = parseStep(line);
     expect(typeof r).toBe('string');
@@ -183,6 +192,20 @@ describe('scenario files', () => {
         base(['A acquire', 'A read', 'try B acquire', 'B read', 'A write', 'B write', 'A release', 'B release']),
       ),
     ).toEqual([]);
+  });
+
+  it('`try A acquire` ends the acquire A has in flight (`start A acquire`, its SET held) instead of sending one', () => {
+    const steps = ['start hold-request A SET', 'start A acquire', 'wait hold-request A', 'B acquire', 'B read'];
+    const rest = ['heal hold-request A', 'try A acquire', 'A read', 'B write', 'A write', 'B release', 'A release'];
+    expect(problemsOf(base([...steps, ...rest]))).toEqual([]);
+    // Without another holder there is nothing to be kept out of, in flight or not.
+    expect(problemsOf(base(['start A acquire', 'try A acquire']))).toEqual([
+      'step 2 "try A acquire": no other client holds the lock for A to be kept out of: `try` is for a lock that is taken',
+    ]);
+    // Another step in flight is still waited for first.
+    expect(problemsOf(base(['B acquire', 'A acquire', 'A read', 'start A write', 'try A acquire']))).toEqual([
+      'step 5 "try A acquire": A still has its write in flight: `wait A write` first',
+    ]);
   });
 
   it('accepts a struck next section with `start`, and a delayed write with start/wait', () => {

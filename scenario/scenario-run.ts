@@ -218,9 +218,9 @@ class ScriptRun {
   }
 
   /**
-   * `try B acquire`: B's acquire raced against half the youngest holder's lease. Half, not all: a correct lock grants
-   * B once that lease runs out, which must read as "kept out", never as "let in"; a lock that lets B in does so at
-   * once (milliseconds), so half a TTL is margin on a busy machine too.
+   * `try B acquire`: B's acquire (a new one, or the one B has in flight) raced against half the youngest holder's
+   * lease. Half, not all: a correct lock grants B once that lease runs out, which must read as "kept out", never as
+   * "let in"; a lock that lets B in does so at once (milliseconds), so half a TTL is margin on a busy machine too.
    */
   private async tryAcquire(step: Extract<ScenarioStep, { kind: 'try-acquire' }>): Promise<GateOutcome> {
     const { client } = step;
@@ -241,7 +241,10 @@ class ScriptRun {
         Math.max(0, Math.ceil((deadlineNs - nowNs()) / 1e6)),
       );
     });
-    const granted = this.clientStep(client, 'acquire', 'done').then((o) =>
+    // An acquire started earlier (`start A acquire`, its request held in flight) is the one raced, not a new one.
+    const pending = this.inFlight.get(client);
+    this.inFlight.delete(client);
+    const granted = (pending ?? this.clientStep(client, 'acquire', 'done')).then((o) =>
       o.status === 'done' ? { ...o, evidence: `${o.evidence} while ${who} held it: the lock let two clients in` } : o,
     );
     const out = await Promise.race([granted, keptOut]).finally(() => clearTimeout(timer));
@@ -305,6 +308,7 @@ class ScriptRun {
       step: step.index,
       ...(step.kind === 'strike' && step.offsetS !== null ? { offsetS: step.offsetS } : {}),
       ...(step.kind === 'strike' && step.servers ? { only: step.servers } : {}),
+      ...(step.kind === 'strike' && step.request !== undefined ? { request: step.request } : {}),
     });
     this.shots.set(key, shot);
     if (step.until === 'started')

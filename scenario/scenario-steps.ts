@@ -21,6 +21,7 @@ import { didYouMean as nearest } from '../harness/option-table.ts';
  *   clock +60s A [on redis[1]] … clock reset          the clocks of the nodes holding A's key jump
  *   failover A … heal failover                        (start failover A before A acquires: it cuts replication first)
  *   start reply-loss-acquire A … A acquire           armed before A's acquire; its failing is the story (dropsReplyTo)
+ *   start hold-request A SET … heal hold-request A    A's next SET held in flight (inside its acquire), then delivered
  *   <fault> … heal <fault>                            any other fault of the catalogue, on the target it picks
  *
  * Pure: the parser knows no lock; the servers a step names are checked against the lock's by scenario-file.ts.
@@ -34,9 +35,10 @@ export type StepBody =
   | { kind: 'client'; client: string; f: DrivenStepName; until: Until }
   | { kind: 'await-client'; client: string; f: DrivenStepName }
   /**
-   * `try B acquire`: B asks for a lock another client holds. Granted while the holder's lease is young → done (the lock
-   * let two clients in; the story goes on with B's section). Not granted by half the holder's lease → held: the lock
-   * kept B out, and B's steps up to its release are skipped. A script can thus tell a lock that excludes from one that
+   * `try B acquire`: B asks for a lock another client holds (after `start B acquire`: the acquire B has in flight).
+   * Granted while the holder's lease is young → done (the lock let two clients in; the story goes on with B's
+   * section). Not granted by half the holder's lease → held: the lock kept B out, and B's steps up to its release are
+   * skipped. A script can thus tell a lock that excludes from one that
    * does not without a branch, and a correct lock is never waited out to its TTL (which would make any lease lock lose).
    */
   | { kind: 'try-acquire'; client: string }
@@ -50,6 +52,8 @@ export type StepBody =
       servers: string[] | null;
       /** `clock +60s`: the jump in seconds. */
       offsetS: number | null;
+      /** `hold-request A SET`: the request it aims at, by its command. */
+      request?: string;
       until: Until;
     }
   | { kind: 'await-strike'; fault: FaultName; client: string }
@@ -75,6 +79,9 @@ const NAMES_SERVERS: ReadonlySet<FaultName> = new Set(FAULT_NAMES.filter((f) => 
 /** A fault whose strike takes a jump (`clock +60s A`) and whose `<name> reset` heals it. */
 const jumpOf = (word: string): FaultName | undefined =>
   FAULT_NAMES.find((f) => f === word && scriptOf(f).jump !== undefined);
+
+/** A request's command as a step names it (`SET`, `create`): a word of letters. */
+const REQUEST_NAME = /^[A-Za-z]+$/;
 
 /** A client's name: a capital letter and letters or digits (`A`, `B`, `Holder`), so it never reads as a verb. */
 export const CLIENT_NAME = /^[A-Z][A-Za-z0-9]*$/;
@@ -188,6 +195,12 @@ function parseFault(words: string[]): Parsed {
   }
   if (!CLIENT_NAME.test(words[1] ?? ''))
     return `${fault} is aimed at a holder inside its critical section: name it, \`${words[0]} A\``;
+  const request = scriptOf(fault).request;
+  if (request) {
+    const command = words[2] ?? '';
+    if (words.length !== 3 || !REQUEST_NAME.test(command)) return request.usage;
+    return { kind: 'strike', fault, client: words[1], servers: null, offsetS: null, request: command, until: 'done' };
+  }
   const servers = onServers(words.slice(2));
   if (typeof servers === 'string') return servers;
   if (servers && !NAMES_SERVERS.has(fault))

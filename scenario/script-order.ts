@@ -30,6 +30,8 @@ export function scriptProblems(steps: readonly ScenarioStep[], clients: readonly
         break;
       }
       case 'try-acquire': {
+        // `start A acquire` … `try A acquire`: the try ends the acquire in flight (one held inside it) instead.
+        if (c!.started === 'acquire') c!.started = null;
         const why = clientStepProblem(s.client, 'acquire', c!);
         if (why) say(s, why);
         else if (![...state].some(([other, o]) => other !== s.client && o.held))

@@ -5,7 +5,8 @@
 // owner. Hand-rolled locks shipped like this before SET grew its NX/PX options (and `SETNX` + `EXPIRE` was
 // the advice).
 //
-// Exposed by: no fault at all — 5 clients contending for one account are enough.
+// Exposed by: its script (check-then-set.scenario.json), which holds A's SET in flight, after A's GET, while B
+// acquires; in a free run no fault at all — 5 clients contending for one account are enough, by chance.
 // The report shows: INVALID, lost updates (each with the write that erased it) and confirmed overlaps of two
 // clients' lock-holding intervals on the timeline.
 // The twin, check-then-set.fixed.ts, is the same file with one atomic `SET key owner NX PX ttl`.
@@ -16,12 +17,9 @@ import { LockNotAcquired, type LockStrategy } from 'fencepost';
 import type { ExposedBy } from './exposed-by.ts';
 
 export const exposedBy: ExposedBy = {
-  script: {
-    cannot:
-      'its window lies inside one acquire, between its GET and its SET (one Redis round trip): two clients must both ' +
-      'pass the GET before either SET lands. No step stops a client inside its acquire (pause, hold and kill strike ' +
-      'a holder after its read; `try B acquire` finds the key already set), so only contention puts two acquires there',
-  },
+  // Its window lies inside one acquire, between its GET and its SET: the script holds A's SET in flight
+  // (hold-request) while B checks and sets, then delivers it.
+  script: { scenario: './check-then-set.scenario.json' },
   nemesis: 'none',
   args: [],
 };

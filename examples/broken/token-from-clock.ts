@@ -5,8 +5,9 @@
 // writes after its own read) cannot tell the two holders apart. Timestamps as versions or fences are a common
 // shortcut; the fix is a counter that the lock service increments per grant.
 //
-// Exposed by: pause-holder with --fencing and a short TTL (--ttl=300: the paused holder's lock expires and the
-// next client is granted it, usually within the same second).
+// Exposed by: its script (token-from-clock.scenario.json), the paused holder with --fencing after every client's
+// wall clock was frozen in one second (clock-freeze-clients); in a free run pause-holder with --fencing and a short
+// TTL (--ttl=300: the paused holder's lock expires and the next client is granted it, usually within the same second).
 // The report shows: INVALID; each lost update is a pair of writes that carry the same token (seconds since
 // 1970), the paused holder's and the next holder's, both accepted by the fence.
 // The twin, token-from-clock.fixed.ts, takes the token from `INCR` on a counter next to the lock, once per
@@ -18,12 +19,9 @@ import { LockNotAcquired, type LockStrategy } from 'fencepost';
 import type { ExposedBy } from './exposed-by.ts';
 
 export const exposedBy: ExposedBy = {
-  script: {
-    cannot:
-      'the paused-holder story catches it only when the two grants fall within one wall-clock second (the token is ' +
-      "the client's Date.now() in seconds): a step waits for the history, never for a second boundary, and no fault " +
-      "moves a client's own clock, so a script catches it about two times in three (TTL 300 ms), not every time",
-  },
+  // The paused-holder story catches it only when the two grants read one wall-clock second: the script freezes every
+  // client's wall clock first (clock-freeze-clients), so they always do.
+  script: { scenario: './token-from-clock.scenario.json' },
   nemesis: 'pause-holder',
   args: ['--fencing', '--ttl=300', '--nemesis-interval=1000'],
 };

@@ -116,6 +116,11 @@ export class ClockBoard {
     return this.file(name).setRate(change);
   }
 
+  /** The clocks of `name` back at real speed, its wall clock real again (see ClockOffsetFile.resetRates). */
+  resetRates(name: string): void {
+    this.files.get(name)?.resetRates();
+  }
+
   /**
    * The real CLOCK_MONOTONIC instant at which `name` read `fakeNs` from its monotonic clock: the reading as it is for
    * a process whose monotonic clock no rate ever moved (clock-rate-client's process scope does).

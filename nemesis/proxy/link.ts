@@ -1,13 +1,15 @@
 /**
  * One client connection through the proxy and, once it exists, its upstream connection: two pipes, and the
  * connection's own state beside the proxy's mode — hung (accepted under accept-and-hang: never connected), black-
- * holed (its aimed reply was dropped and it was kept open), and its request/reply pairing when the protocol is framed.
+ * holed (its aimed reply was dropped and it was kept open), holding (hold-next-request caught its request: what it
+ * sends from then on waits), and its request/reply pairing when the protocol is framed.
  */
 import net from 'node:net';
 import type { Frame, FramerPair } from './framing.ts';
 import { type Action, Pipe, type PipeHooks } from './pipe.ts';
 import { type Direction, type ProxyMode, flowOf } from './proxy-mode.ts';
 import { type DroppedReply, type Piece, ReplyAim } from './reply-aim.ts';
+import { RequestHold } from './request-hold.ts';
 
 /** What the proxy counts; links add to it. */
 export interface LinkStats {
@@ -35,6 +37,10 @@ export interface LinkContext {
   aimPassed(): void;
   /** The aimed reply was dropped; says what becomes of the connection. */
   replyDropped(drop: DroppedReply): 'keep-open' | 'reset';
+  /** Whether a hold-next-request waits for its request (the proxy's shot not yet taken). */
+  holdArmed(): boolean;
+  /** Whether this request is the one hold-next-request waits for (the proxy's one shot, taken by the first that is). */
+  holdAt(request: Frame): boolean;
   gone(): void;
 }
 
@@ -47,6 +53,9 @@ export class Link {
   private readonly hung: boolean;
   private blackholed = false;
   private readonly aim: ReplyAim | undefined;
+  private readonly hold = new RequestHold();
+  /** hold-next-request caught this connection's request: its requests wait until the mode changes. */
+  private holding = false;
   private lastMode: ProxyMode | undefined;
 
   constructor(
@@ -81,6 +90,11 @@ export class Link {
         this.toClient?.enqueue(this.aim?.cancel() ?? []);
         if (this.blackholed) return this.destroy(true);
       }
+      if (mode.kind !== 'hold-next-request') {
+        // The hold is over: what it kept goes to the server, in order, then what waited for a request to be whole.
+        this.holding = false;
+        this.toServer.enqueue([{ bytes: this.hold.release(), drop: false }]);
+      }
       this.toServer.budget = this.budgetFor('to-server');
       if (this.toClient) this.toClient.budget = this.budgetFor('to-client');
     }
@@ -114,7 +128,8 @@ export class Link {
     return {
       direction,
       mode: this.ctx.mode,
-      flow: () => (this.hung || this.blackholed ? 'drop' : flowOf(this.ctx.mode(), direction)),
+      flow: () =>
+        this.hung || this.blackholed ? 'drop' : toServer && this.holding ? 'hold' : flowOf(this.ctx.mode(), direction),
       intake: (chunk) => (toServer ? this.requestsRead(chunk) : this.repliesRead(chunk)),
       delivered: (n) => (toServer ? (stats.bytesToServer += n) : (stats.bytesToClient += n)),
       held: (n) => (toServer ? (stats.heldToServer += n) : (stats.heldToClient += n)),
@@ -123,12 +138,22 @@ export class Link {
     };
   }
 
-  private requestsRead(chunk: Buffer): Piece[] {
+  private requestsRead(chunk: Buffer): Array<Piece | Action> {
+    const frames: Frame[] = [];
     if (this.aim && !this.hung && !this.blackholed) {
-      for (const { index, frame } of this.aim.requestBytes(chunk))
+      for (const { index, frame } of this.aim.requestBytes(chunk)) {
+        frames.push(frame);
         if (this.ctx.aimAt(frame)) this.aim.aim(index, frame);
+      }
     }
-    return [{ bytes: chunk, drop: false }];
+    // Without framing (none, or lost) no request can be named, so nothing waits to be whole.
+    const armed = this.aim !== undefined && this.aim.lost === undefined && this.ctx.holdArmed();
+    const split = this.hold.read(chunk, frames, armed, (frame) => this.ctx.holdAt(frame));
+    const pieces: Array<Piece | Action> = [{ bytes: split.pass, drop: false }];
+    // Once the requests before the caught one have been written, this connection holds what it sends.
+    if (split.caught) pieces.push(() => (this.holding = true));
+    if (split.hold.length) pieces.push({ bytes: split.hold, drop: false, held: true });
+    return pieces;
   }
 
   private repliesRead(chunk: Buffer): Array<Piece | Action> {

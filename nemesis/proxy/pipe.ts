@@ -93,7 +93,8 @@ export class Pipe {
         this.hooks.dropped(n);
         continue;
       }
-      if (delays(this.hooks.mode(), this.hooks.direction)) this.hooks.held(n);
+      if (item.held || delays(this.hooks.mode(), this.hooks.direction) || this.hooks.flow() === 'hold')
+        this.hooks.held(n);
       this.queue.push({ due: this.dueTime(), item: item.bytes });
       this.queuedBytes += n;
     }
@@ -123,7 +124,7 @@ export class Pipe {
     clearTimeout(this.timer);
     this.timer = undefined;
     const sink = this.sink;
-    const flow = this.hooks.flow();
+    let flow = this.hooks.flow();
     if (sink === undefined || flow === 'hold') return;
     const pacing = pacingOf(this.hooks.mode(), this.hooks.direction);
     if (pacing === undefined) this.pacedUntil = 0;
@@ -146,6 +147,9 @@ export class Pipe {
         this.queue.shift();
         if (item === 'end') sink.end();
         else item();
+        // An action may start a hold (hold-next-request): what follows it waits.
+        flow = this.hooks.flow();
+        if (flow === 'hold') return;
         continue;
       }
       const written = this.write(sink, head, pacing?.bytes);

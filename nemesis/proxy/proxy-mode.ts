@@ -17,6 +17,12 @@
  *   took the key); the reply to an aimed request that does not is delivered and the shot stays armed for the next —
  *   an acquire that found the key held did nothing on the server, and dropping its reply would be no fault at all.
  *   Needs the protocol's framing (see protocol-framings.ts).
+ * - `hold-next-request`: the next request (named `command`, if given: RESP `SET`, ZooKeeper `create`) is held in flight before
+ *   the server sees any of it, and so is everything after it on that connection, until the mode changes (heal: all
+ *   of it delivered, in order). Requests before it, and the proxy's other connections, flow. One shot. What a slow
+ *   path does to one request — it left the client and arrives late — aimed at the request a lock's correctness
+ *   turns on (the SET of a check-then-set acquire) rather than at whatever bytes happen to be in flight. Needs the
+ *   protocol's framing.
  * - `reset-after`: every connection is reset (RST: the client sees ECONNRESET) once `bytes` more have passed in
  *   `direction`; `resetConnections()` is the same, now. An RST that reaches the client while bytes before it are
  *   still unread in its receive queue is reported by Node as a plain EOF ('end', then 'close' without error) —
@@ -42,6 +48,7 @@ export type ProxyMode =
       readonly replyIs?: string;
       readonly then: 'keep-open' | 'reset';
     }
+  | { readonly kind: 'hold-next-request'; readonly command?: string }
   | { readonly kind: 'reset-after'; readonly bytes: number; readonly direction: Direction }
   | { readonly kind: 'slice'; readonly bytes: number; readonly delayMs: number; readonly direction: Directions }
   | { readonly kind: 'bandwidth'; readonly bytesPerSecond: number; readonly direction: Directions }

@@ -14,6 +14,8 @@ import { type Frame, type FramerPair, FramingError } from './framing.ts';
 export interface Piece {
   readonly bytes: Buffer;
   readonly drop: boolean;
+  /** Bytes a hold keeps (hold-next-request's caught request): counted as held, like a mode's. */
+  readonly held?: boolean;
 }
 
 /** The record of a drop: which request's reply was lost, as byte offsets in each direction's stream. */

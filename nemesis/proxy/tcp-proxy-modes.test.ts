@@ -212,11 +212,42 @@ describe('TcpProxy modes', () => {
     expect(proxy.droppedReplies()).toHaveLength(1);
   });
 
+  it('hold-next-request (RESP): the GET before it is answered, the aimed SET and all after it wait for heal', async () => {
+    const { echo, proxy, client } = await setUp({ protocol: 'resp' });
+    const GET = '*2\r\n$3\r\nGET\r\n$1\r\nk\r\n'; // 20 bytes
+    proxy.holdNextRequest('set');
+    client.socket.write(GET);
+    await client.waitFor(GET);
+    // The SET cut in two: it is named only once whole, and none of it reaches the server.
+    client.socket.write(SET.slice(0, 10));
+    client.socket.write(SET.slice(10) + PING);
+    await eventually('the SET held', () => proxy.heldRequests().length === 1, WAIT_MS);
+    await eventually('everything from the SET on queued', () => proxy.counters().queuedToServer === 41, WAIT_MS);
+    expect(echo.received()).toBe(GET);
+    expect(proxy.heldRequests()).toEqual([
+      {
+        connection: 1,
+        request: { start: 20, end: 47, name: 'SET', detail: 'k', value: 'v' },
+        atMs: expect.any(Number),
+      },
+    ]);
+    // Another connection is not held: the shot is spent on the first SET.
+    const other = await rawConnect(proxy.port);
+    other.socket.write(SET);
+    await other.waitFor(SET);
+
+    proxy.heal();
+    await client.waitFor(GET + SET + PING);
+    expect(echo.received()).toBe(GET + SET + SET + PING);
+    expect(proxy.counters()).toMatchObject({ heldToServer: 41, queuedToServer: 0, droppedToServer: 0 });
+  });
+
   it('refuses drop-next-reply where it cannot frame requests, naming the protocol', async () => {
     const { proxy } = await setUp({ protocol: 'etcd-grpc' });
     expect(() => proxy.dropNextReply({ then: 'reset' })).toThrow(/etcd speaks gRPC over HTTP\/2/);
     const { proxy: bare } = await setUp();
     expect(() => bare.dropNextReply({ then: 'reset' })).toThrow(/started without a protocol/);
+    expect(() => bare.holdNextRequest('SET')).toThrow(/hold-next-request aims at one request/);
     expect(bare.mode).toEqual({ kind: 'forward' });
   });
 

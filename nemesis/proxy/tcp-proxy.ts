@@ -19,8 +19,8 @@
  * A chunk's due time is fixed when it is read, and chunks leave in the order they came, so a later
  * chunk never overtakes an earlier one even when the latency is lowered or healed meanwhile.
  *
- * The other modes (one-way, drop-next-reply, reset-after, slice, bandwidth, accept-and-hang) are described in
- * proxy-mode.ts; a connection is a Link (link.ts) of two Pipes (pipe.ts).
+ * The other modes (one-way, drop-next-reply, hold-next-request, reset-after, slice, bandwidth, accept-and-hang) are
+ * described in proxy-mode.ts; a connection is a Link (link.ts) of two Pipes (pipe.ts).
  */
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -71,6 +71,15 @@ export interface ProxyDroppedReply extends DroppedReply {
   readonly atMs: number;
 }
 
+/** A hold-next-request's catch: which connection, which request, when. */
+export interface ProxyHeldRequest {
+  /** The connection's number: 1 for the proxy's first accepted connection. */
+  readonly connection: number;
+  readonly request: Frame;
+  /** performance.now() when the request was caught. */
+  readonly atMs: number;
+}
+
 export interface TcpProxyOptions {
   readonly targetPort: number;
   /**
@@ -104,9 +113,10 @@ export class TcpProxy {
     resets: 0,
     hung: 0,
   };
-  /** drop-next-reply's one shot: armed when the mode is set, spent by the first request aimed at. */
+  /** drop-next-reply's or hold-next-request's one shot: armed when the mode is set, spent by the first request aimed at. */
   private shotArmed = false;
   private readonly drops: ProxyDroppedReply[] = [];
+  private readonly holds: ProxyHeldRequest[] = [];
 
   private constructor(
     private readonly server: net.Server,
@@ -170,6 +180,11 @@ export class TcpProxy {
     return [...this.drops];
   }
 
+  /** Every request hold-next-request caught, in order: what a fault reads to know it held one. */
+  heldRequests(): readonly ProxyHeldRequest[] {
+    return [...this.holds];
+  }
+
   /** Forward normally; bytes held by a partition go out at once, in order. */
   heal(): void {
     this.setMode({ kind: 'forward' });
@@ -205,6 +220,18 @@ export class TcpProxy {
   dropNextReply(options: { command?: string; replyIs?: string; then: 'keep-open' | 'reset' }): void {
     if (framingOf(this.protocol) === undefined) throw unframedError(this.protocol, 'drop-next-reply');
     this.setMode({ kind: 'drop-next-reply', ...options });
+    this.shotArmed = true;
+  }
+
+  /**
+   * Hold the next request (the next named `command`, if given: RESP `SET`, ZooKeeper `create`) in flight, before the
+   * server sees any of it, with everything its connection sends after it, until the mode changes (heal delivers it
+   * all, in order).
+   * Requests before it and other connections flow. One shot. Refused when the proxy has no framing for its protocol.
+   */
+  holdNextRequest(command?: string): void {
+    if (framingOf(this.protocol) === undefined) throw unframedError(this.protocol, 'hold-next-request');
+    this.setMode({ kind: 'hold-next-request', command });
     this.shotArmed = true;
   }
 
@@ -281,12 +308,26 @@ export class TcpProxy {
           this.drops.push({ connection: id, ...drop, atMs: performance.now() });
           return this.currentMode.kind === 'drop-next-reply' ? this.currentMode.then : 'reset';
         },
+        holdArmed: () => this.currentMode.kind === 'hold-next-request' && this.shotArmed,
+        holdAt: (request) => {
+          if (!this.holdAt(request)) return false;
+          this.holds.push({ connection: id, request, atMs: performance.now() });
+          return true;
+        },
         gone: () => this.links.delete(link),
       },
       framingOf(this.protocol)?.open(),
     );
     this.links.add(link);
     link.modeChanged();
+  }
+
+  private holdAt(request: Frame): boolean {
+    const mode = this.currentMode;
+    if (mode.kind !== 'hold-next-request' || !this.shotArmed) return false;
+    if (mode.command !== undefined && request.name?.toUpperCase() !== mode.command.toUpperCase()) return false;
+    this.shotArmed = false;
+    return true;
   }
 
   private aimAt(request: Frame): boolean {
