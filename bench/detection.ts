@@ -39,7 +39,7 @@ import type { BenchOutcome } from './outcome.ts';
  * can be chosen by evidence), and the fault's hit rate. Each safe cell (fenced etcd and zookeeper, postgres, the gallery's
  * fixed twins): its false alarms (INVALID runs). Oracle cells get exactly the options the matrix gives them
  * (matrix/cell-config.ts: restart-empty's interval cap and think floor); gallery cases get their `exposedBy`
- * args, as the gallery test does. Runs go through runTest, one at a time, each with its own teardown.
+ * args, as their files say. Runs go through runTest, one at a time, each with its own teardown.
  *
  * `--quick` (what `all --quick` runs): 2 runs per cell, 8 s each, a subset of 7 cells (check-then-set names both the case and its twin) — a smoke test of the
  * benchmark and the harness, not a measure of detection power (2 runs cannot show 19/20).

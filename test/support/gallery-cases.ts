@@ -14,8 +14,8 @@ export interface GalleryCase {
 }
 
 /**
- * The cases are the files: a broken lock added to the folder is a case of both gallery tests without touching
- * either — scripted when its `exposedBy.script` names a scenario, a free run when it says why it cannot be.
+ * The cases are the files: a broken lock added to the folder is a case of the gallery's test without touching it,
+ * caught by the scenario its `exposedBy.script` names.
  */
 export async function galleryCases(): Promise<GalleryCase[]> {
   const names = fs
@@ -31,7 +31,7 @@ export async function galleryCases(): Promise<GalleryCase[]> {
   );
 }
 
-/** The scenario file of a scripted case, resolved; null for a free-run case. */
+/** The scenario file of a case, resolved; null when the file exports no `exposedBy` (its test fails on that). */
 export function scenarioOf(c: GalleryCase): string | null {
-  return c.by && 'scenario' in c.by.script ? path.resolve(GALLERY, c.by.script.scenario) : null;
+  return c.by ? path.resolve(GALLERY, c.by.script.scenario) : null;
 }

@@ -33,11 +33,6 @@ export const SLOW_FOR_A_REASON: Readonly<Record<string, SlowFile>> = {
     reason:
       'four free runs, one partition each, held 3–4 s so that the majority elects a leader while the old one is cut off: no step ends a partition on a state yet',
   },
-  'test/integration/broken-gallery.test.ts': {
-    seconds: 40,
-    reason:
-      'the three broken locks no script can catch (examples/broken/<name>.ts says why for each) are caught by contention or the fault schedule, each run ending once the history shows it, within a bound; each twin runs until the history holds what VALID needs',
-  },
   'test/docker/target-docker.test.ts': {
     seconds: 45,
     reason:
