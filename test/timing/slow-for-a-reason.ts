@@ -33,9 +33,4 @@ export const SLOW_FOR_A_REASON: Readonly<Record<string, SlowFile>> = {
     reason:
       'four free runs, one partition each, held 3–4 s so that the majority elects a leader while the old one is cut off: no step ends a partition on a state yet',
   },
-  'test/docker/target-docker.test.ts': {
-    seconds: 45,
-    reason:
-      'a Docker engine runs the servers (containers started and removed per run), and its fault adapter pauses and restarts them through the engine',
-  },
 };
