@@ -107,6 +107,19 @@ export function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)];
 }
 
+/**
+ * The client a fault that strikes one client aims at: the one a scripted step names (`ctx.slot`), else a random one,
+ * among the running (not paused, not exited) clients that `reaches`; null when there is none, or the aim is over.
+ */
+export function aimedClient(
+  ctx: Pick<FaultContext, 'clients' | 'random' | 'slot' | 'aim'>,
+  reaches: (slot: number) => boolean,
+): FaultContext['clients']['clients'][number] | null {
+  const candidates = ctx.clients.clients.filter((c) => !c.paused && !c.exited && reaches(c.slot));
+  if (!candidates.length || ctx.aim.aborted) return null;
+  return ctx.slot === undefined ? pick(ctx.random, candidates) : (candidates.find((c) => c.slot === ctx.slot) ?? null);
+}
+
 /** `k` distinct random elements (seeded), in their original order. */
 export function pickSome<T>(random: () => number, items: readonly T[], k: number): T[] {
   return seededShuffle(

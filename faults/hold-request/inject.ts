@@ -1,5 +1,5 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { pick, type FaultExecutor } from '../../nemesis/fault.ts';
+import { aimedClient, type FaultExecutor } from '../../nemesis/fault.ts';
 import { framedRoutes } from '../../nemesis/client-routes.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
@@ -40,13 +40,8 @@ export const holdRequest: FaultExecutor<'hold-request'> = {
       ? null
       : 'the clients do not reach Redis or ZooKeeper through proxies of their own'),
   async start(ctx) {
-    const { clients, config, journal } = ctx;
-    const candidates = clients.clients.filter(
-      (c) => !c.paused && !c.exited && framedRoutes(ctx.proxies, c.slot).size > 0,
-    );
-    if (!candidates.length || ctx.aim.aborted) return null;
-    // A script names its client; a schedule picks one.
-    const client = ctx.slot === undefined ? pick(ctx.random, candidates) : candidates.find((c) => c.slot === ctx.slot);
+    const { config, journal } = ctx;
+    const client = aimedClient(ctx, (slot) => framedRoutes(ctx.proxies, slot).size > 0);
     if (!client) return null;
     // Armed before the first await: a script's next step (`start A acquire`) may send the request at once.
     const routes: Route[] = [...framedRoutes(ctx.proxies, client.slot)].map(([node, proxy]) => ({

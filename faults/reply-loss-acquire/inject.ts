@@ -1,5 +1,5 @@
 import type { EndParams } from '../evidence.ts';
-import { pick, type FaultContext, type FaultExecutor } from '../../nemesis/fault.ts';
+import { aimedClient, type FaultContext, type FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import { watchFor } from '../../nemesis/story-watch.ts';
 import { noOwnRedisRoutes, redisAimRefusal, redisRoutes, waitForDrops, type Route } from '../reply-loss/inject.ts';
@@ -24,11 +24,8 @@ export const replyLossAcquire: FaultExecutor<'reply-loss-acquire'> = {
   refusal: redisAimRefusal('reply-loss-acquire', 'an acquire by its Redis command (SET … NX answered OK)'),
   unavailable: (env) => replyLossAcquire.refusal(env.servers, env.config.lock) ?? noOwnRedisRoutes(env),
   async start(ctx) {
-    const { clients, config, journal } = ctx;
-    const candidates = clients.clients.filter((c) => !c.paused && !c.exited && redisRoutes(ctx, c.slot).length > 0);
-    if (!candidates.length || ctx.aim.aborted) return null;
-    // A script names its client; a schedule picks one.
-    const client = ctx.slot === undefined ? pick(ctx.random, candidates) : candidates.find((c) => c.slot === ctx.slot);
+    const { config, journal } = ctx;
+    const client = aimedClient(ctx, (slot) => redisRoutes(ctx, slot).length > 0);
     if (!client) return null;
     const routes = redisRoutes(ctx, client.slot);
     for (const r of routes) {

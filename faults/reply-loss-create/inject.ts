@@ -4,7 +4,7 @@ import { runTiming } from '../../common/run-timing.ts';
 import type { EndParams } from '../evidence.ts';
 import { ZkSession } from '../../locks/zookeeper/zk-session.ts';
 import { clientRoutes } from '../../nemesis/client-routes.ts';
-import { pick, type FaultContext, type FaultExecutor } from '../../nemesis/fault.ts';
+import { aimedClient, type FaultContext, type FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import { lockServers } from '../../nemesis/lock-servers.ts';
 import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
@@ -48,11 +48,8 @@ export const replyLossCreate: FaultExecutor<'reply-loss-create'> = {
     replyLossCreate.refusal(env.servers, env.config.lock) ??
     (zkRoutes(env, 0).length ? null : 'the clients do not reach ZooKeeper through proxies of their own'),
   async start(ctx) {
-    const { clients, config, journal } = ctx;
-    const candidates = clients.clients.filter((c) => !c.paused && !c.exited && zkRoutes(ctx, c.slot).length > 0);
-    if (!candidates.length || ctx.aim.aborted) return null;
-    // A script names its client; a schedule picks one.
-    const client = ctx.slot === undefined ? pick(ctx.random, candidates) : candidates.find((c) => c.slot === ctx.slot);
+    const { config, journal } = ctx;
+    const client = aimedClient(ctx, (slot) => zkRoutes(ctx, slot).length > 0);
     if (!client) return null;
     const routes = zkRoutes(ctx, client.slot);
     const dropped = () => routes.filter((r) => r.proxy.droppedReplies().length > r.dropsBefore);
