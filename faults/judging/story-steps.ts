@@ -20,6 +20,15 @@ export function byOtherClient(op: Op, holder: number): boolean {
   return typeof op.process === 'number' && processRole(op.process).kind === 'client' && op.process !== holder;
 }
 
+/** The first `f` invoked by `ops` at or before `atNs` that had not completed by then: the call a drop at `atNs` hit. */
+export function inProgressAt(ops: readonly Op[], f: string, atNs: number, history: History): Op | undefined {
+  return ops.find((op) => {
+    if (op.f !== f || op.type !== 'invoke' || op.time > atNs) return false;
+    const completion = history.completionOf(op);
+    return completion == null || completion.time >= atNs;
+  });
+}
+
 /** The time as the story tells it: seconds since the run's start. */
 export const at = (ns: number): string => `${(ns / 1e9).toFixed(2)} s`;
 /** A duration: in ms below a second, in seconds above. */

@@ -1,5 +1,5 @@
 import type { Judge } from '../judging/fault-shot.ts';
-import { done, missing } from '../judging/story-steps.ts';
+import { done, inProgressAt, missing } from '../judging/story-steps.ts';
 import { tell } from '../judging/story.ts';
 
 /**
@@ -39,11 +39,7 @@ export const judge: Judge<'reply-loss-acquire'> = (shot) => {
     unacknowledged: () => {
       const at = e?.droppedAt;
       if (at === undefined) return missing('the drop has no time on record');
-      const acquire = (shot.byProcess.get(holder) ?? []).find((op) => {
-        if (op.f !== 'acquire' || op.type !== 'invoke' || op.time > at) return false;
-        const completion = shot.history.completionOf(op);
-        return completion == null || completion.time >= at;
-      });
+      const acquire = inProgressAt(shot.byProcess.get(holder) ?? [], 'acquire', at, shot.history);
       if (!acquire) return missing(`no acquire of ${who} was in progress at the drop`);
       const completion = shot.history.completionOf(acquire);
       if (completion?.type === 'ok')

@@ -1,5 +1,5 @@
 import type { Judge } from '../judging/fault-shot.ts';
-import { done, missing } from '../judging/story-steps.ts';
+import { done, inProgressAt, missing } from '../judging/story-steps.ts';
 import { tell } from '../judging/story.ts';
 import { watchdogProcess } from '../../history/process-role.ts';
 
@@ -41,11 +41,7 @@ export const judge: Judge<'reply-loss-renew'> = (shot) => {
     unacknowledged: () => {
       const at = e?.droppedAt;
       if (at === undefined) return missing('the drop has no time on record');
-      const renew = (shot.byProcess.get(watchdogProcess(holder)) ?? []).find((op) => {
-        if (op.f !== 'renew' || op.type !== 'invoke' || op.time > at) return false;
-        const completion = shot.history.completionOf(op);
-        return completion == null || completion.time >= at;
-      });
+      const renew = inProgressAt(shot.byProcess.get(watchdogProcess(holder)) ?? [], 'renew', at, shot.history);
       if (!renew) return missing(`no renewal of ${who}'s watchdog was in progress at the drop`);
       const completion = shot.history.completionOf(renew);
       if (completion?.type === 'ok')
