@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  failureText,
   roundFailures,
   roundResults,
   seedsIn,
@@ -36,6 +37,28 @@ describe('the soak reads each round and tallies every test that ever failed', ()
     ]);
     expect(seedsIn('seed: 42, and --seed 7')).toEqual(['42', '7']);
     expect(seedsIn('no number here')).toEqual([]);
+  });
+
+  it("keeps a scripted run's whole summary from its assertion message, without the stack", () => {
+    // Last stop's soak kept only `A acquire: done …` of a diverged watchdog script: the step that diverged was lost.
+    const text = [
+      'AssertionError: A acquire: done A was granted account 0 (#1)',
+      'wait A renew: diverged no renewal within 5000 ms',
+      'A write: pending ',
+      '',
+      'expected false to be true // Object.is equality',
+      '    at /work/main/nemesis/pause-holder.servers.test.ts:117:47',
+      '    at processTicksAndRejections (node:internal/process/task_queues:95:5)',
+    ].join('\n');
+    expect(failureText(text)).toBe(text.split('\n').slice(0, 5).join('\n'));
+    expect(failureText(`${'line\n'.repeat(40)}  at x`).split('\n')).toHaveLength(30);
+    expect(failureText('\n\n')).toBe('(no message)');
+    const out = soakText(
+      tally([[{ file: 'a.test.ts', test: 'a › x', status: 'failed', message: failureText(text), seeds: [] }]]),
+      1,
+      true,
+    );
+    expect(out).toContain('    wait A renew: diverged no renewal within 5000 ms');
   });
 
   it("names a failed test by file and name, and a file that failed outside its tests as the file's own failure", () => {

@@ -49,13 +49,13 @@ export function roundResults(report: VitestJson, root: string): RoundResult[] {
         file,
         test: t.fullName,
         status: failed ? 'failed' : t.status === 'passed' ? 'passed' : 'skipped',
-        message: failed ? firstLine(text) : '',
+        message: failed ? failureText(text) : '',
         seeds: seedsIn(text),
       });
     }
     if (f.status === 'failed' && !f.assertionResults.some((t) => t.status === 'failed')) {
       const text = f.message ?? '';
-      out.push({ file, test: FILE_ITSELF, status: 'failed', message: firstLine(text), seeds: seedsIn(text) });
+      out.push({ file, test: FILE_ITSELF, status: 'failed', message: failureText(text), seeds: seedsIn(text) });
     }
   }
   return out;
@@ -68,8 +68,23 @@ export function roundFailures(report: VitestJson, root: string): RoundFailure[] 
     .map(({ status: _status, ...f }) => f);
 }
 
-function firstLine(text: string): string {
-  return text.split('\n').find((l) => l.trim() !== '') ?? '(no message)';
+/** The longest message a failure keeps: an assertion's text with the run summary it carries, without the stack. */
+const MESSAGE_LINES = 30;
+
+/**
+ * A failure's message without its stack: the assertion and what the test put in it (a scripted run's every step and
+ * its evidence), so a flake that a soak found once can be read without running it again.
+ */
+export function failureText(text: string): string {
+  const lines = text.split('\n');
+  const from = lines.findIndex((l) => l.trim() !== '');
+  if (from < 0) return '(no message)';
+  const body: string[] = [];
+  for (const l of lines.slice(from)) {
+    if (/^\s+(at |❯ )/.test(l) || body.length === MESSAGE_LINES) break;
+    body.push(l);
+  }
+  return body.join('\n').trimEnd();
 }
 
 export interface SoakTally {
@@ -112,7 +127,7 @@ export function soakText(tallies: readonly SoakTally[], rounds: number, hog: boo
   const lines = failing.flatMap((t) => [
     `FAILED ${t.rounds.length}/${rounds}, passed ${t.passed}/${rounds}  ${t.file} › ${t.test}`,
     `    rounds ${t.rounds.join(', ')}; seeds ${t.seeds.length ? t.seeds.join(', ') : 'none printed'}`,
-    ...t.messages.map((m) => `    ${m.length > 200 ? `${m.slice(0, 200)}…` : m}`),
+    ...t.messages.flatMap((m) => m.split('\n').map((l) => `    ${l.length > 200 ? `${l.slice(0, 200)}…` : l}`)),
   ]);
   const beside = hog ? ' beside a CPU hog' : '';
   const tests = tallies.filter((t) => t.test !== FILE_ITSELF).length;

@@ -47,7 +47,8 @@ export interface ScriptedRunOptions {
  * One scripted run through the CLI's own path (`--scenario`: runScenario → runTest with the scenario's driver) on real
  * servers: each step starts once the history shows the one before it complete, so the interleaving — and the verdict —
  * is the script's, not the schedule's luck. `argv` adds run options (`--lock=etcd`, `--fencing`); the results folder is
- * the test's own and is removed unless something was left running (`opts.results`: the caller's, kept).
+ * the test's own and is removed unless something was left running or the script diverged (`opts.results`: the
+ * caller's, kept).
  */
 export async function scriptedRun(
   script: Script,
@@ -84,10 +85,13 @@ export async function scriptedRun(
     .scenario;
   const { ops } = readHistory(`${outcome.runDir}/history.jsonl`);
   const leftovers = processesUnder(dir);
-  if (!leftovers.length && !opts.results) fs.rmSync(dir, { recursive: true, force: true });
+  // A diverged script is kept: its history and log are the only evidence of a flake a soak found once.
+  const keep = leftovers.length > 0 || opts.results !== undefined || !record.followed;
+  if (!keep) fs.rmSync(dir, { recursive: true, force: true });
   const summary = [
     ...record.steps.map((s) => `${s.text}: ${s.status} ${s.evidence}`),
     ...outcome.results.unknownReasons,
+    ...(record.followed ? [] : [`the diverged run is kept: ${outcome.runDir}`]),
   ].join('\n');
   const faults = (ops as Op[]).filter((o) => o.process === 'nemesis') as Op<NemesisValue>[];
   return { outcome, record, ops: ops as Op[], faults, log, leftovers, summary };
