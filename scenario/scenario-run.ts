@@ -5,7 +5,7 @@ import type { DrivenRun, RunDriver } from '../harness/run-driver.ts';
 import type { ScenarioRecord, ScenarioStepRecord } from '../store/test-json.ts';
 import type { Scenario } from './scenario-file.ts';
 import { HEALS_AT_ONCE, type ScenarioStep } from './scenario-steps.ts';
-import { ClientStepGate, RenewGate, type GateOutcome } from './step-gate.ts';
+import { ClientStepGate, RenewGate, renewAlreadyFailed, type GateOutcome } from './step-gate.ts';
 import { LeaseClock } from './lease-clock.ts';
 import { droppedReplyOutcome, faultDroppingReplyTo } from './dropped-reply.ts';
 
@@ -184,7 +184,11 @@ class ScriptRun {
       case 'await-renew': {
         const slot = this.scenario.clients.indexOf(step.client);
         // From the step before's start: the renewal due on a resume goes out with the SIGCONT, before its gate saw the end.
-        const gate = new RenewGate(step.client, slot, this.scenario.clients.length, this.previousStartNs);
+        const concurrency = this.scenario.clients.length;
+        const before = this.seen.filter((op) => op.time < this.previousStartNs);
+        const already = renewAlreadyFailed(step.client, slot, concurrency, before);
+        if (already) return already;
+        const gate = new RenewGate(step.client, slot, concurrency, this.previousStartNs);
         return this.watch(gate, () => null, this.previousStartNs);
       }
       case 'strike':

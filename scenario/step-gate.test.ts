@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Op } from '../history/op.ts';
 import { watchdogProcess } from '../history/process-role.ts';
 import { fail, history, info, invoke, ok } from '../test/support/test-history.ts';
-import { ClientStepGate, RenewGate, type GateOutcome } from './step-gate.ts';
+import { ClientStepGate, RenewGate, renewAlreadyFailed, type GateOutcome } from './step-gate.ts';
 import { LeaseClock } from './lease-clock.ts';
 
 /** Feeds ops to a gate in order; the first outcome, or null when the history never decides it. */
@@ -161,5 +161,46 @@ describe('the renew gate of `wait A renew`', () => {
       evidence: "A's watchdog failed to renew (#5: lock-lost): it knows the lease is gone",
     });
     expect(gateOver(new RenewGate('A', 0, 2, 0), ops)?.evidence).toBe("A's watchdog renewed its lease (#1)");
+  });
+
+  it('takes a failed renewal that was in flight when the step began (the pause came mid-renewal)', () => {
+    const wd = watchdogProcess(0);
+    const ops = history(
+      { ...invoke(wd, 'renew', { account: 0 }), time: 1e6 },
+      { ...fail(wd, 'renew', { account: 0 }, 'lock-lost'), time: 5e6 },
+    );
+    // Only what completes after the step began is fed to the gate, as scenario-run's replay does.
+    expect(gateOver(new RenewGate('A', 0, 2, 4e6), ops.slice(1))).toEqual({
+      status: 'done',
+      evidence: "A's watchdog failed to renew (#1: lock-lost): it knows the lease is gone",
+    });
+    // An ok of that age renewed before the story: the step waits for the next tick's answer.
+    const renewed = history(
+      { ...invoke(wd, 'renew', { account: 0 }), time: 1e6 },
+      { ...ok(wd, 'renew', { account: 0 }), time: 5e6 },
+    );
+    expect(gateOver(new RenewGate('A', 0, 2, 4e6), renewed.slice(1))).toBeNull();
+  });
+
+  it("is done at once when A's watchdog already failed in this section: it will not renew again", () => {
+    // The soak's one divergence (pause-holder's late-renewal script beside a CPU hog): a renewal lost before the pause
+    // stopped the watchdog, and `wait A renew` waited for a renewal that could never come.
+    const wd = watchdogProcess(0);
+    const ops = history(
+      invoke(0, 'acquire', { account: 0 }),
+      ok(0, 'acquire', { account: 0 }),
+      invoke(wd, 'renew', { account: 0 }),
+      fail(wd, 'renew', { account: 0 }, 'lock-lost'),
+    );
+    expect(renewAlreadyFailed('A', 0, 2, ops)).toEqual({
+      status: 'done',
+      evidence: "A's watchdog failed to renew (#3: lock-lost) before this step: it knows the lease is gone",
+    });
+    // B's watchdog, or a failure of A's earlier section (A acquired again since), says nothing of A's lease now.
+    expect(renewAlreadyFailed('B', 1, 2, ops)).toBeNull();
+    const again = history(...ops, invoke(0, 'acquire', { account: 0 }), ok(0, 'acquire', { account: 0 }));
+    expect(renewAlreadyFailed('A', 0, 2, again)).toBeNull();
+    const renewedOnly = history(ops[0]!, ops[1]!, ops[2]!, ok(wd, 'renew', { account: 0 }));
+    expect(renewAlreadyFailed('A', 0, 2, renewedOnly)).toBeNull();
   });
 });

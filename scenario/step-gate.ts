@@ -107,11 +107,39 @@ export class RenewGate {
       if (op.time >= this.sinceNs) this.invokes.set(op.process, op);
       return null;
     }
-    if (!this.invokes.has(op.process)) return null;
+    // A renewal invoked before the step that fails after it (in flight when the pause came) is the same news; an ok
+    // one of that age is not — it renewed before the story, and the next tick's answer is what the step waits for.
+    if (!this.invokes.has(op.process) && op.type === 'ok') return null;
     return op.type === 'ok'
       ? done(`${this.who}'s watchdog renewed its lease (#${op.index})`)
       : done(
           `${this.who}'s watchdog failed to renew (#${op.index}: ${op.error ?? op.type}): it knows the lease is gone`,
         );
   }
+}
+
+/**
+ * `wait A renew` when A's watchdog already knows: a renewal of A's current section (after its last granted acquire)
+ * failed before the step began. The watchdog stops renewing once one fails (workloads/lease-watchdog.ts), so no
+ * renewal will come to wait for — on a loaded machine a late tick can lose the lease before the script's pause. That
+ * is the same fact the step waits for (the client knows its lease is gone), reached earlier: done, saying so.
+ */
+export function renewAlreadyFailed(
+  who: string,
+  slot: number,
+  concurrency: number,
+  before: readonly Op[],
+): GateOutcome | null {
+  let failed: Op | null = null;
+  for (const op of before) {
+    if (op.f === 'acquire' && op.type === 'ok' && ofSlot(op, slot, concurrency)) failed = null;
+    if (op.f !== 'renew' || op.type === 'invoke' || op.type === 'ok' || typeof op.process !== 'number') continue;
+    const role = processRole(op.process);
+    if (role.kind === 'watchdog' && role.of % concurrency === slot) failed = op;
+  }
+  return failed
+    ? done(
+        `${who}'s watchdog failed to renew (#${failed.index}: ${failed.error ?? failed.type}) before this step: it knows the lease is gone`,
+      )
+    : null;
 }
