@@ -6,6 +6,7 @@ import { fmtDuration, fmtMs } from '../report/format.ts';
 import { compareNights, fmtRatio, LATENCY_REGRESSION } from './nightly-comparison.ts';
 import { runPath } from '../store/run-dir.ts';
 import type { CellPromise } from '../matrix/cell-promise.ts';
+import { cellShows } from '../matrix/cell-shows.ts';
 import type { PromiseExpect } from '../matrix/promise-expectation.ts';
 
 /**
@@ -108,12 +109,12 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
   out.push(
     '### Every measured cell',
     '',
-    '| cell | expected (from) | observed | runs | lost | broke its promise | fault hits | acquire p50 | p99 |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| cell | expected (from) | observed | what it shows | runs | lost | broke its promise | fault hits | acquire p50 | p99 |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const c of result.cells.filter(measured)) {
     out.push(
-      `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${md(c.expected)} (${md(c.from)}) | ${md(c.observed)} ${c.matched ? '✓' : '✗'} | ${c.runs?.length ?? 0} | ${md(c.lostUpdates)} | ${md(promiseBrief(c.promise, c.expectedPromise))} | ${md(c.faultHits ?? '–')} | ${fmtMs(c.acquireP50)} | ${fmtMs(c.acquireP99)} |`,
+      `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${md(c.expected)} (${md(c.from)}) | ${md(c.observed)} ${c.matched ? '✓' : '✗'} | ${md(cellShows(c))} | ${c.runs?.length ?? 0} | ${md(c.lostUpdates)} | ${md(promiseBrief(c.promise, c.expectedPromise))} | ${md(c.faultHits ?? '–')} | ${fmtMs(c.acquireP50)} | ${fmtMs(c.acquireP99)} |`,
     );
   }
   out.push(

@@ -120,8 +120,12 @@ describe('nightly', () => {
     );
     const summary = fs.readFileSync(path.join(dir, 'summary.md'), 'utf8');
     expect(summary).toContain('## fencepost nightly: ✅ every measured cell matched its expectation (exit 0)');
-    expect(summary).toContain('| cell | expected (from) | observed | runs | lost | broke its promise | fault hits |');
-    expect(summary).toContain('| redis × holder paused > TTL | lost (oracle) | lost ✓ | 1 | 4 | – | 2 |');
+    expect(summary).toContain(
+      '| cell | expected (from) | observed | what it shows | runs | lost | broke its promise | fault hits |',
+    );
+    expect(summary).toContain(
+      '| redis × holder paused > TTL | lost (oracle) | lost ✓ | counterexample: 4 update(s) lost (seed 100) | 1 | 4 | – | 2 |',
+    );
     expect(fs.readFileSync(summaryFile, 'utf8')).toBe(`${summary}\n`);
   });
 
