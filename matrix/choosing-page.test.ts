@@ -17,7 +17,7 @@ describe('docs/choosing.md, by the question a user comes with', () => {
     expect(headings).toEqual([
       'I need mutual exclusion for a cron job on Redis',
       'I have Postgres',
-      'My writes go to S3, or a store that cannot check a token',
+      'My writes go to S3, or another store outside the lock',
       'I need a lock that survives a failover',
       'I use a Node library',
       'Every lock, every fault',
@@ -37,10 +37,10 @@ describe('docs/choosing.md, by the question a user comes with', () => {
     );
   });
 
-  it('writes each cell from the oracle: the outcome in words, whether there is a token, — where the fault cannot reach', () => {
+  it('writes each cell from the oracle: the outcome in words, whether there is a token, n/a where the fault cannot reach', () => {
     expect(row('postgres').slice(0, 2)).toEqual(['✓ safe', '✓ safe']);
     expect(row('redis')).toEqual(['✓ safe', '✗ lost', '✗ lost', '✗ lost', '✗ lost', 'no', '✗ lost']);
-    expect(row('etcd')[2]).toBe('—');
+    expect(row('etcd')[2]).toBe('n/a');
     expect(row('simple-redis-mutex')[5]).toBe('✓ yes: safe');
     expect(row('redlock-npm')[2]).toBe('✗ lost, may livelock');
     expect(gridCell(ORACLE.redis.fencing)).toBe('no token');
@@ -52,6 +52,8 @@ describe('docs/choosing.md, by the question a user comes with', () => {
     const locks = BUILTIN_LOCKS.filter((l) => l !== 'none');
     const lost = locks.filter((l) => ORACLE[l]['pause-holder'].expect === 'lost');
     expect(s3).toContain(`${lost.length} of the ${locks.length} locks here lose an update to a [paused holder]`);
+    // A reader asked whether S3 itself can refuse a stale writer: the answer says how, and that it is not measured.
+    expect(s3).toContain('S3 takes conditional writes (`If-Match` with the ETag you read');
     const redis = md.slice(md.indexOf('## I need mutual exclusion'), md.indexOf('## I have Postgres'));
     expect(redis).toMatch(
       /The Redis lock with a fencing token is \[`simple-redis-mutex`\]\(findings\.md#simple-redis-mutex-/,

@@ -70,15 +70,18 @@ const GRID: readonly GridColumn[] = [
   remedyColumn('failover', 'failover'),
   {
     ...faultColumn('fencing', 'fencing token? (paused holder, fenced)'),
-    words: (o) => (o.expect === 'refuse' ? 'no' : o.expect === 'n/a' ? '—' : safe(o) ? '✓ yes: safe' : '✗ yes: lost'),
+    words: (o) => (o.expect === 'refuse' ? 'no' : o.expect === 'n/a' ? 'n/a' : safe(o) ? '✓ yes: safe' : '✗ yes: lost'),
   },
   // A slow network as the data sees it: the holder's write held in flight past the TTL.
   remedyColumn('delay-write', 'latency (write delayed past the TTL)'),
 ];
 
-/** A cell as the grid writes it: ✓ / ✗ and the expectation in words, "—" where the fault cannot reach the lock. */
+/**
+ * A cell as the grid writes it: ✓ / ✗ and the expectation in words, "n/a" where the fault cannot reach the lock (a
+ * reader took "—" for "not tested" beside a consensus lock's failover cell).
+ */
 export function gridCell(o: OracleCell): string {
-  if (o.expect === 'n/a') return '—';
+  if (o.expect === 'n/a') return 'n/a';
   if (o.expect === 'refuse') return 'no token';
   const mark = o.expect === 'safe' || o.expect === 'safe-may-starve' ? '✓' : '✗';
   const live = o.decided === 'measured' && o.liveness ? `, ${livenessWords(o.liveness.expect)}` : '';
@@ -120,7 +123,7 @@ function noTokenStoreAnswer(): string[] {
   const lost = LOCKS.filter((l) => loses(ORACLE[l]['pause-holder']));
   const safeOnes = LOCKS.filter(pausedHolderSafe);
   return [
-    `A lock cannot stop a holder that was paused past its lease from writing: ${lost.length} of the ${LOCKS.length} locks here lose an update to a [paused holder](${FAULT_TABLE}), and the ${safeOnes.length} that do not (${list(safeOnes)}) keep the lock in the same store as the data, which S3 is not. What makes the write safe is the store refusing a stale writer: a conditional write on a version or ETag (a compare-and-set) is a fence — pass the lock's token or the version you read and let the store check it. A store with no conditional write cannot be protected by any lock here; keep the critical section far shorter than the TTL, make the write idempotent, and expect the rare double write.`,
+    `A lock cannot stop a holder that was paused past its lease from writing: ${lost.length} of the ${LOCKS.length} locks here lose an update to a [paused holder](${FAULT_TABLE}), and the ${safeOnes.length} that do not (${list(safeOnes)}) keep the lock in the same store as the data, which S3 is not. What makes the write safe is the store refusing a stale writer: a conditional write on a version or ETag (a compare-and-set) is a fence — pass the lock's token or the version you read and let the store check it. S3 takes conditional writes (\`If-Match\` with the ETag you read, \`If-None-Match: *\` to create only): put the object with the ETag you read and a stale writer's put is refused (fencepost has not measured S3 itself). A store with no conditional write cannot be protected by any lock here; keep the critical section far shorter than the TTL, make the write idempotent, and expect the rare double write.`,
   ];
 }
 
@@ -152,7 +155,7 @@ function libraryAnswer(): string[] {
 const QUESTIONS: readonly (readonly [string, () => string[]])[] = [
   ['I need mutual exclusion for a cron job on Redis', redisAnswer],
   ['I have Postgres', postgresAnswer],
-  ['My writes go to S3, or a store that cannot check a token', noTokenStoreAnswer],
+  ['My writes go to S3, or another store outside the lock', noTokenStoreAnswer],
   ['I need a lock that survives a failover', failoverAnswer],
   ['I use a Node library', libraryAnswer],
 ];
