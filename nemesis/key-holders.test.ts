@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { victimsOf } from './key-holders.ts';
+import type { RedisServer } from '../cluster/node.ts';
+import type { CriticalSection } from './critical-sections.ts';
+import type { FaultContext } from './fault.ts';
+import { nextKeyHolders, victimsOf } from './key-holders.ts';
 
 /** Which of the nodes holding a key a fault strikes: as many as break the lock, or what a script named. */
 describe('victimsOf', () => {
@@ -23,5 +26,64 @@ describe('victimsOf', () => {
     // Named nodes without the key are not struck; none of them holding it is nothing to strike.
     expect(names(victimsOf(five.slice(2), 2, new Set(['redis[1]', 'redis[2]']), first))).toEqual(['redis[2]']);
     expect(victimsOf(five.slice(2), 2, new Set(['redis[0]']), first)).toBeNull();
+  });
+});
+
+describe('nextKeyHolders', () => {
+  const node = { name: 'r0' } as RedisServer;
+  const section: CriticalSection = { slot: 0, process: 0, account: 0, readIndex: 3, readTime: 3e6, acquireIndex: 1 };
+  /** One section (a script's client has only its own), and a probe answering in turn from `answers`. */
+  function ctxWith(answers: { holds: boolean; answered: boolean }[]) {
+    let sections = [section];
+    const asked: number[] = [];
+    const ctx = {
+      aim: new AbortController().signal,
+      only: undefined,
+      random: () => 0,
+      clients: { clients: [{ paused: false }] },
+      sections: { next: async () => sections.shift() ?? null },
+      redisKeys: {
+        holding: async () => {
+          const a = answers[Math.min(asked.length, answers.length - 1)];
+          asked.push(asked.length);
+          return {
+            nodes: a.holds ? [node] : [],
+            keys: a.holds ? ['lock:account-0'] : [],
+            keysOn: a.holds ? { r0: ['lock:account-0'] } : {},
+            valuesOn: {},
+            unanswered: a.answered ? [] : [node],
+          };
+        },
+      },
+    } as unknown as FaultContext;
+    return { ctx, asked, reset: () => (sections = []) };
+  }
+
+  it('asks again about the same section while a node did not answer (a probe past its timeout under load)', async () => {
+    // Red before: the timed-out probe read as "no key", the one section was skipped and the strike found nothing.
+    const { ctx, asked } = ctxWith([
+      { holds: false, answered: false },
+      { holds: true, answered: true },
+    ]);
+    const { found, skipped } = await nextKeyHolders(ctx, [node], performance.now() + 2000);
+    expect(found?.victims.map((v) => v.name)).toEqual(['r0']);
+    expect(skipped).toBe(0);
+    expect(asked).toHaveLength(2);
+  });
+
+  it('a node that answered without the key is not asked again: the section is skipped', async () => {
+    const { ctx, asked } = ctxWith([{ holds: false, answered: true }]);
+    const { found, skipped } = await nextKeyHolders(ctx, [node], performance.now() + 2000);
+    expect(found).toBeNull();
+    expect(skipped).toBe(1);
+    expect(asked).toHaveLength(1);
+  });
+
+  it('a node that never answers is asked a bounded number of times, then the section is skipped', async () => {
+    const { ctx, asked } = ctxWith([{ holds: false, answered: false }]);
+    const { found, skipped } = await nextKeyHolders(ctx, [node], performance.now() + 2000);
+    expect(found).toBeNull();
+    expect(skipped).toBe(1);
+    expect(asked).toHaveLength(5);
   });
 });

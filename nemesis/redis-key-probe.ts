@@ -63,13 +63,17 @@ export class RedisKeyProbe {
     keysOn: Record<string, string[]>;
     /** On a target's servers: each key's value (the holder's lock value), by node name; null where GET failed. */
     valuesOn: Record<string, Record<string, string | null>>;
+    /** Running nodes whose question failed (past its timeout on a loaded machine): not known to be without the key. */
+    unanswered: RedisServer[];
   }> {
+    const unanswered: RedisServer[] = [];
     const found = await Promise.all(
       nodes.map(async (n) => {
         if (!n.running || n.paused) return [];
         try {
           return await this.keysOn(n, account);
         } catch {
+          unanswered.push(n);
           return [];
         }
       }),
@@ -84,6 +88,7 @@ export class RedisKeyProbe {
       keys: [...new Set(found.flat())].sort(),
       keysOn,
       valuesOn,
+      unanswered,
     };
   }
 
