@@ -11,6 +11,7 @@ import {
 import { HEAL_OF } from './adapter.ts';
 import type { CommandLog } from './command-log.ts';
 import type { AdapterAction, ExecAdapterSpec } from './target-spec.ts';
+import { INJECTION_ENV } from './orphaned-command.ts';
 import { targetProgram } from './target-program.ts';
 
 /** The most of a command's output kept as evidence: enough for `ps` lines, not a log. */
@@ -64,13 +65,19 @@ export class ExecAdapter implements ServerFaultAdapter {
     return [...new Set(problems)];
   }
 
-  private async exec(action: AdapterAction | 'evidence', node: string): Promise<{ stdout: string; exitCode: number }> {
+  private async exec(
+    action: AdapterAction | 'evidence',
+    node: string,
+    marker?: string,
+  ): Promise<{ stdout: string; exitCode: number }> {
     const [file, ...args] = this.argv(action, node);
     const r = await execa(file, args, {
       cwd: this.spec.cwd,
       timeout: this.spec.timeoutMs,
       reject: false,
       stdin: 'ignore',
+      // Inherited by everything the command starts: how the guard finds it if the harness dies meanwhile.
+      ...(marker ? { env: { [INJECTION_ENV]: marker } } : {}),
     });
     if (r.timedOut) throw new Error(`${shellLine([file, ...args])} did not finish within ${this.spec.timeoutMs} ms`);
     if (action !== 'evidence' && r.exitCode !== 0)
@@ -80,8 +87,8 @@ export class ExecAdapter implements ServerFaultAdapter {
     return { stdout: String(r.stdout ?? ''), exitCode: r.exitCode ?? -1 };
   }
 
-  async inject(action: InjectAction, node: string): Promise<void> {
-    await this.log.run(this.plan(action, node), () => this.exec(action, node));
+  async inject(action: InjectAction, node: string, marker?: string): Promise<void> {
+    await this.log.run(this.plan(action, node), () => this.exec(action, node, marker));
   }
 
   async heal(action: InjectAction, node: string): Promise<void> {

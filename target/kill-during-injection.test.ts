@@ -42,29 +42,46 @@ async function kill9(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** Pids of the processes still running one of the target's scripts: an orphaned command of the killed harness. */
+function commandsRunning(target: FlagTarget): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(target.dir);
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
 /** The guard healed r0 for good: running, its last mark a heal after the pause acted, and the guard gone. */
-async function healedForGood(target: FlagTarget, guardDir: string): Promise<void> {
+async function healedForGood(target: FlagTarget, guardDir: string, { acted = true } = {}): Promise<void> {
   await eventually(
-    'the guard healed r0 after its pause acted, and exited',
+    `the guard healed r0 ${acted ? 'after its pause acted' : 'with its pause never acting'}, and exited`,
     () => {
       const marks = target.marks();
       const guardGone = !fs.readdirSync(guardDir).some((f) => /^\d+-\d+\.json/.test(f));
-      return target.state() === 'running' && marks.at(-1) === 'healed' && marks.includes('acted') && guardGone;
+      return (
+        target.state() === 'running' && marks.at(-1) === 'healed' && marks.includes('acted') === acted && guardGone
+      );
     },
     TIMEOUT_MS + GUARD_SLACK_MS,
   );
 }
 
 describe('kill -9 of the harness at each moment of an exec injection (audit R4)', () => {
-  it('before the command acts: the guard heals at once, and again once the orphaned command could have acted', async () => {
+  it('before the command acts: the guard stops the orphaned command, so it never acts, and heals', async () => {
     const { target, child } = startHarness([1, 0, 0]);
     await eventually('the pause command started', () => target.marks().includes('started'), 30_000);
     await kill9(child);
     // The command is in the log from before it ran, with no outcome: what was running when the harness died.
     const log = path.join(target.dir, 'commands.jsonl');
     expect(CommandLog.unfinished(log).map((c) => c.command)).toEqual([`${target.dir}/pause.sh r0 1 0 0`]);
-    await healedForGood(target, path.join(target.dir, 'guard'));
-    expect(target.marks().indexOf('acted')).toBeLessThan(target.marks().lastIndexOf('healed'));
+    await healedForGood(target, path.join(target.dir, 'guard'), { acted: false });
+    expect(commandsRunning(target)).toEqual([]);
   });
 
   it('during the command, after it acted: the guard resumes the server', async () => {
@@ -86,6 +103,26 @@ describe('kill -9 of the harness at each moment of an exec injection (audit R4)'
       ['pause', true, 'harness'],
       ['resume', true, 'guard'],
     ]);
+  });
+});
+
+describe('kill -9 of the harness while its command outlives its bound (issue 49, rerun on a real Redis)', () => {
+  it('the orphaned command is stopped, so it cannot stop the server after the guard has healed it and gone', async () => {
+    // Acts 4 s after it starts, past its 2 s timeout: the harness would have killed it then, but the harness is dead.
+    const { target, child } = startHarness([4, 0, 0]);
+    await eventually('the pause command started', () => target.marks().includes('started'), 30_000);
+    await kill9(child);
+    const guardDir = path.join(target.dir, 'guard');
+    await eventually(
+      'the guard healed r0, exited, and no command of the run is left running',
+      () => {
+        const armed = fs.readdirSync(guardDir).some((f) => /^\d+-\d+\.json/.test(f));
+        return !armed && commandsRunning(target).length === 0;
+      },
+      TIMEOUT_MS + 4000 + GUARD_SLACK_MS,
+    );
+    expect(target.state()).toBe('running');
+    expect(target.marks()).not.toContain('acted');
   });
 });
 
