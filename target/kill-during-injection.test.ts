@@ -23,10 +23,10 @@ afterEach(async () => {
 });
 
 /** The harness side in its own process, pausing r0 with `pause` = [s before acting, s after, exit code]. */
-function startHarness(pause: [number, number, number]) {
+function startHarness(pause: [number, number, number], pauseFromChild = false) {
   const target = flagTarget();
   targets.push(target);
-  const spec = target.adapter({ pause, timeoutMs: TIMEOUT_MS });
+  const spec = target.adapter({ pause, timeoutMs: TIMEOUT_MS, pauseFromChild });
   const child = spawn(process.execPath, ['--import', 'tsx', HARNESS, target.dir, JSON.stringify(spec)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -42,14 +42,14 @@ async function kill9(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** Pids of the processes still running one of the target's scripts: an orphaned command of the killed harness. */
+/** Pids of the processes still running a pause script of the target (the shell, and a subshell it forked). */
 function commandsRunning(target: FlagTarget): number[] {
   return fs
     .readdirSync('/proc')
     .filter((p) => /^\d+$/.test(p))
     .filter((p) => {
       try {
-        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(target.dir);
+        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(`${target.dir}/pause`);
       } catch {
         return false; // gone meanwhile
       }
@@ -133,6 +133,16 @@ describe('a pause command that acted and then failed (audit R2)', () => {
     expect(stdout()).toMatch(/pause failed: .*pause\.sh r0 0 0 1 exited 1; healed at once, as it may have acted/);
     expect(target.state()).toBe('running');
     expect(target.marks()).toEqual(['started', 'acted', 'healed']);
+  });
+
+  it('past its timeout, acting from a child of its shell: the child is killed with it, so the heal holds', async () => {
+    // The timeout kills the shell; its child, still sleeping, would stop r0 1 s after the heal.
+    const { target, stdout } = startHarness([3, 0, 0], true);
+    await eventually('the harness tried to pause r0', () => stdout().includes('paused'), 30_000);
+    expect(stdout()).toMatch(/did not finish within 2000 ms; healed at once, as it may have acted/);
+    await eventually('no process of the command is left', () => commandsRunning(target).length === 0, 10_000);
+    expect(target.state()).toBe('running');
+    expect(target.marks()).toEqual(['started', 'healed']);
   });
 
   it('past its timeout: healed at once too', async () => {
