@@ -5,7 +5,7 @@ import { CommandLog } from './command-log.ts';
 import { healArmed } from './heal-armed.ts';
 import type { ArmedInjection, GuardConfig } from './injection-guard.ts';
 import { createAdapter } from './adapters.ts';
-import { HEAL_OF, type InjectAction } from './adapter.ts';
+import { HEAL_OF } from './adapter.ts';
 
 /** An armed injection's file in any state: armed, or claimed by whoever was healing it when it died. */
 const LEFT_ARMED = /^\d+-\d+\.json(\.harness|\.guard|\.cleanup)?$/;
@@ -51,14 +51,13 @@ export async function healLeftoverInjections(
       const heal = spec
         ? createAdapter(spec, commands, guard.runId).plan(HEAL_OF[armed.action], armed.node).command
         : '?';
-      unhealed.push(`${armed.node} (${armed.action} by ${runDir}) may still be ${STATE_OF[armed.action]}: ${heal}`);
+      unhealed.push(
+        `${armed.node} (${armed.action} by ${runDir}) may still be ${armed.action === 'pause' ? 'stopped' : 'down'}: ${heal}`,
+      );
     }
   }
   return { healed, unhealed };
 }
-
-/** What a server is while the injection stays in force. */
-const STATE_OF: Readonly<Record<InjectAction, string>> = { pause: 'stopped', kill: 'down' };
 
 function readArmed(file: string): ArmedInjection | null {
   try {
