@@ -322,4 +322,32 @@ describe("cleanup of a target's injections a dead run left armed (audit R3, R7)"
     const logged = CommandLog.read(config.commandLog);
     expect(logged.map((c) => [c.action, c.ok, c.by])).toEqual([['resume', true, 'cleanup']]);
   });
+
+  it('a heal that fails is said last and loudly, with its command, and stays armed (issue 49 rerun: it said "nothing left over")', async () => {
+    const { results, run } = runDir();
+    const target = flagTarget();
+    dirs.push(target.dir);
+    fs.writeFileSync(path.join(target.dir, 'r0.state'), 'stopped\n');
+    const guard = path.join(run, 'guard');
+    fs.mkdirSync(guard, { mode: 0o700 });
+    const config = {
+      harnessPid: DEAD_HARNESS.pid,
+      harnessStartTime: DEAD_HARNESS.startTime,
+      adapters: { flag: target.adapter({ pause: [0, 0, 0], resumeExit: 1, timeoutMs: 5000 }) },
+      commandLog: path.join(run, 'target-commands.jsonl'),
+      runId: 'run-1',
+    };
+    fs.writeFileSync(path.join(guard, 'guard.json'), JSON.stringify(config), { mode: 0o600 });
+    const armed = { adapter: 'flag', action: 'pause', node: 'r0', expiresAt: Date.now() + 60_000 };
+    fs.writeFileSync(path.join(guard, '4242-1.json'), JSON.stringify(armed), { mode: 0o600 });
+    const lines: string[] = [];
+    const unhealed: string[] = [];
+    await cleanup(results, (l) => lines.push(l), { unhealed });
+    expect(target.state()).toBe('stopped');
+    const line = `r0 (pause by ${run}) may still be stopped: ${target.dir}/resume.sh r0 1`;
+    expect(unhealed).toEqual([line]);
+    expect(lines.at(-1)).toBe(`cleanup: TARGET LEFT FAULTED: ${line}`);
+    expect(lines).not.toContain('cleanup: nothing left over.');
+    expect(fs.readdirSync(guard).sort()).toEqual(['4242-1.json', 'guard.json']);
+  });
 });

@@ -24,13 +24,15 @@ import { healLeftoverInjections } from '../target/guard-leftovers.ts';
 export async function cleanup(
   resultsDir: string,
   log: (line: string) => void = console.log,
-  opts: { data?: boolean } = {},
+  /** `unhealed` collects a line for each injection whose heal failed: the caller's exit says so (audit R3/R7). */
+  opts: { data?: boolean; unhealed?: string[] } = {},
 ): Promise<number> {
   const registries = pidRegistriesUnder(resultsDir);
   let stopped = 0;
   let leftAlone = 0;
   let netObjects = 0;
   let healed = 0;
+  const unhealed = opts.unhealed ?? [];
   for (const reg of registries) {
     const runDir = path.dirname(reg.dir);
     // A pid folder or harness record another user made would let them name any process for us to kill.
@@ -48,7 +50,11 @@ export async function cleanup(
       continue;
     }
     // First what its guard left armed on a target's servers: a server stopped by a run that died stays stopped.
-    if (owner) healed += await healLeftoverInjections(runDir, log);
+    if (owner) {
+      const left = await healLeftoverInjections(runDir, log);
+      healed += left.healed;
+      unhealed.push(...left.unhealed);
+    }
     if (records.length === 0) {
       // Its servers are gone; a server network or lock cgroup of a run killed after them may not be (kill -9
       // mid-teardown).
@@ -95,8 +101,13 @@ export async function cleanup(
   log(
     parts.length
       ? `cleanup: ${[...parts, aloneNote].filter(Boolean).join(', ')}.`
-      : `cleanup: nothing left over${aloneNote ? ` (${aloneNote})` : ''}.`,
+      : unhealed.length
+        ? `cleanup: nothing else left over${aloneNote ? ` (${aloneNote})` : ''}.`
+        : `cleanup: nothing left over${aloneNote ? ` (${aloneNote})` : ''}.`,
   );
+  // Last and loud: a server a dead run left stopped is the one thing here that harms someone (issue 49's rerun:
+  // a heal that failed read "could not heal …", then "cleanup: nothing left over.", exit 0).
+  for (const line of unhealed) log(`cleanup: TARGET LEFT FAULTED: ${line}`);
   return stopped + containers + healed;
 }
 

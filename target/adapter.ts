@@ -47,14 +47,19 @@ export interface ServerFaultAdapter {
   readonly actions: readonly AdapterAction[];
   /**
    * The longest one of its commands may take (ms): after it, a command started by a harness that died since can no
-   * longer act, so the guard's second heal of an injection it found in flight is final.
+   * longer act — the guard stops such a command itself when the adapter ran it with `inject`'s `marker` in its
+   * environment (orphaned-command.ts) — so the guard's second heal of an injection it found in flight is final.
    */
   readonly commandBoundMs: number;
   plan(action: AdapterAction | 'evidence', node: string): PlannedCommand;
   /** The commands `preflight` executes for these nodes, as `plan` spells commands (none when it only looks). */
   preflightPlan(nodes: readonly string[]): PlannedCommand[];
   preflight(nodes: readonly string[]): Promise<string[]>;
-  inject(action: InjectAction, node: string): Promise<void>;
+  /**
+   * `marker`: a local process that carries the action out runs with `FENCEPOST_INJECTION=<marker>` in its environment,
+   * by which the guard finds and stops it should the harness die while it runs (orphaned-command.ts).
+   */
+  inject(action: InjectAction, node: string, marker?: string): Promise<void>;
   heal(action: InjectAction, node: string): Promise<void>;
   evidence(node: string): Promise<AdapterEvidence>;
   cleanup(runId: string): Promise<string[]>;

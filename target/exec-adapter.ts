@@ -11,6 +11,7 @@ import {
 import { HEAL_OF } from './adapter.ts';
 import type { CommandLog } from './command-log.ts';
 import type { AdapterAction, ExecAdapterSpec } from './target-spec.ts';
+import { INJECTION_ENV, stopOrphanedCommand } from './orphaned-command.ts';
 import { targetProgram } from './target-program.ts';
 
 /** The most of a command's output kept as evidence: enough for `ps` lines, not a log. */
@@ -64,15 +65,26 @@ export class ExecAdapter implements ServerFaultAdapter {
     return [...new Set(problems)];
   }
 
-  private async exec(action: AdapterAction | 'evidence', node: string): Promise<{ stdout: string; exitCode: number }> {
+  private async exec(
+    action: AdapterAction | 'evidence',
+    node: string,
+    marker?: string,
+  ): Promise<{ stdout: string; exitCode: number }> {
     const [file, ...args] = this.argv(action, node);
     const r = await execa(file, args, {
       cwd: this.spec.cwd,
       timeout: this.spec.timeoutMs,
       reject: false,
       stdin: 'ignore',
+      // Inherited by everything the command starts: how the guard finds it if the harness dies meanwhile.
+      ...(marker ? { env: { [INJECTION_ENV]: marker } } : {}),
     });
-    if (r.timedOut) throw new Error(`${shellLine([file, ...args])} did not finish within ${this.spec.timeoutMs} ms`);
+    if (r.timedOut) {
+      // The timeout killed the command's own process; a child it started (its output elsewhere) would still act,
+      // after the heal that follows this failure. Everything that carries its marker goes with it.
+      if (marker) stopOrphanedCommand(marker);
+      throw new Error(`${shellLine([file, ...args])} did not finish within ${this.spec.timeoutMs} ms`);
+    }
     if (action !== 'evidence' && r.exitCode !== 0)
       throw new Error(
         `${shellLine([file, ...args])} exited ${r.exitCode ?? r.signal}${r.stderr ? `: ${String(r.stderr).trim().slice(-400)}` : ''}`,
@@ -80,8 +92,8 @@ export class ExecAdapter implements ServerFaultAdapter {
     return { stdout: String(r.stdout ?? ''), exitCode: r.exitCode ?? -1 };
   }
 
-  async inject(action: InjectAction, node: string): Promise<void> {
-    await this.log.run(this.plan(action, node), () => this.exec(action, node));
+  async inject(action: InjectAction, node: string, marker?: string): Promise<void> {
+    await this.log.run(this.plan(action, node), () => this.exec(action, node, marker));
   }
 
   async heal(action: InjectAction, node: string): Promise<void> {

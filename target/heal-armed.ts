@@ -4,6 +4,7 @@ import { RUN_FILE_MODE } from '../common/run-file-mode.ts';
 import { createAdapter } from './adapters.ts';
 import type { CommandLog } from './command-log.ts';
 import type { ArmedInjection, GuardConfig } from './injection-guard.ts';
+import { stopOrphanedCommand } from './orphaned-command.ts';
 
 /** How many failed heals the guard tries before it leaves an injection to `cleanup`, and how far apart. */
 export const GUARD_TRIES = 5;
@@ -50,6 +51,10 @@ export async function healArmed(dir: string, name: string, ctx: HealArmedContext
   }
   const what = `${armed.action} of ${armed.node} (${armed.adapter})`;
   const why = by === 'cleanup' ? 'its run is gone' : ctx.alive ? 'it outlived its bound' : 'the harness is gone';
+  // Its command still running now has no timer left to bound it (that was the harness's): stopped before the heal.
+  const killed = armed.inFlight ? stopOrphanedCommand(path.resolve(base.replace(/\.json$/, ''))) : [];
+  if (killed.length)
+    ctx.say(`stopped the ${armed.action} command of ${armed.node}, still running (pids ${killed.join(' ')})`);
   try {
     const spec = ctx.config.adapters[armed.adapter];
     if (!spec) throw new Error(`the run's guard.json names no adapter ${armed.adapter}`);

@@ -118,6 +118,11 @@ export class InjectionGuard {
     return id;
   }
 
+  /** What the injection `id`'s command carries in its environment, by which the guard finds it (orphaned-command.ts). */
+  marker(id: string): string {
+    return path.resolve(this.dir, id);
+  }
+
   /** The injecting command returned: nothing of it can act any more, so one heal undoes it. */
   landed(id: string): void {
     const file = path.join(this.dir, `${id}.json`);

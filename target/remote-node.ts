@@ -131,7 +131,8 @@ export abstract class RemoteNode implements ClusterNode {
     );
     this.armed.set(action, id ?? null);
     try {
-      await adapter.inject(action, this.target.node);
+      // Marked with its armed record's name: should the harness die while it runs, the guard finds and stops it.
+      await adapter.inject(action, this.target.node, id ? guard!.marker(id) : undefined);
     } catch (err) {
       const failed = (err as Error).message;
       const healed = await this.heal(action).then(

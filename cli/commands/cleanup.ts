@@ -77,13 +77,22 @@ export const cleanup: CommandModule<CleanupConfig> = {
     const { cleanupTarget, readCleanupTarget } = await import('../../harness/target-cleanup.ts');
     const spec = config.target ? readCleanupTarget(config.target) : null;
     const { cleanup: stopLeftovers } = await import('../../harness/cleanup.ts');
-    await stopLeftovers(config.resultsDir, console.log, { data: config.data });
-    if (config.target && spec) {
-      return cleanupTarget(config.target, config.resultsDir, console.log, {
-        deleteUnrecorded: config.deleteUnrecorded,
-        spec,
-      });
-    }
-    return EXIT.valid;
+    const unhealed: string[] = [];
+    await stopLeftovers(config.resultsDir, console.log, { data: config.data, unhealed });
+    const code =
+      config.target && spec
+        ? await cleanupTarget(config.target, config.resultsDir, console.log, {
+            deleteUnrecorded: config.deleteUnrecorded,
+            spec,
+          })
+        : EXIT.valid;
+    if (!unhealed.length) return code;
+    throw new HarnessError(
+      'bad-arguments',
+      `could not heal ${unhealed.length} injection(s) a dead run left on a target: the server(s) may still be stopped or down (TARGET LEFT FAULTED above)`,
+      {
+        hint: 'run the heal command each line names, or fix the adapter and run `fencepost cleanup` again: it tries every one again',
+      },
+    );
   },
 };
