@@ -31,7 +31,7 @@ describe('the fault registry', () => {
     ]);
   });
 
-  it('failover and the server partitions that can split two members need a primary/replica pair; delay-write and the faults on one client's traffic alone need clients on routes of their own', () => {
+  it("failover and the server partitions that can split two members need a primary/replica pair; delay-write and the faults on one client's traffic alone need clients on routes of their own", () => {
     // isolate-leader and majority-minority cut the pair's replication link; bridge and majorities-ring need 3 and 5.
     expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.failoverPair)).toEqual([
       'failover',

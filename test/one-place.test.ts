@@ -100,7 +100,7 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
     'nemesis/proxy/tcp-proxy.ts': PROXY,
     'report/client/report.js': "the report's zoom reset (its view put back)",
     'report/report-page.ts': "the report's zoom reset (its view put back)",
-    'scenario/scenario-steps.ts': "the heal word of a clock jump (`clock reset`)",
+    'scenario/scenario-steps.ts': 'the heal word of a clock jump (`clock reset`)',
   },
   'redlock-npm': { 'matrix/findings-advice.ts': `${SENTENCE} (docs/findings.md's earlier findings)` },
   'advisory-lock': { 'matrix/choosing-page.ts': `${SENTENCE} (docs/choosing.md)` },
