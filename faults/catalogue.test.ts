@@ -67,7 +67,7 @@ describe('the fault catalogue', () => {
     ]);
   });
 
-  it("every fault aimed at the lock (and delay-write, the reply-loss faults and hold-request, which aim by a client's own requests) tells a story; no other does", () => {
+  it("every fault aimed at the lock (and delay-write, the reply-loss faults, hold-request, one-way and reset, which aim by a client's own traffic) tells a story; no other does", () => {
     expect(FAULT_NAMES.filter((f) => FAULT_CATALOGUE[f].story !== null)).toEqual([
       'pause-holder',
       'kill-holder',
@@ -83,6 +83,8 @@ describe('the fault catalogue', () => {
       'reply-loss-renew',
       'reply-loss-create',
       'hold-request',
+      'one-way',
+      'reset',
     ]);
     for (const f of FAULT_NAMES) {
       const story = FAULT_CATALOGUE[f].story;

@@ -44,6 +44,10 @@ import { facts as replyLossCreate } from './reply-loss-create/facts.ts';
 import { judge as replyLossCreateJudge } from './reply-loss-create/judge.ts';
 import { facts as holdRequest } from './hold-request/facts.ts';
 import { judge as holdRequestJudge } from './hold-request/judge.ts';
+import { facts as oneWay } from './one-way/facts.ts';
+import { judge as oneWayJudge } from './one-way/judge.ts';
+import { facts as reset } from './reset/facts.ts';
+import { judge as resetJudge } from './reset/judge.ts';
 import { facts as isolateLeader } from './isolate-leader/facts.ts';
 import { judge as isolateLeaderJudge } from './isolate-leader/judge.ts';
 import { facts as majorityMinority } from './majority-minority/facts.ts';
@@ -86,6 +90,8 @@ export const FAULT_CATALOGUE = {
   'reply-loss-renew': { ...replyLossRenew, judge: replyLossRenewJudge },
   'reply-loss-create': { ...replyLossCreate, judge: replyLossCreateJudge },
   'hold-request': { ...holdRequest, judge: holdRequestJudge },
+  'one-way': { ...oneWay, judge: oneWayJudge },
+  reset: { ...reset, judge: resetJudge },
   'isolate-leader': { ...isolateLeader, judge: isolateLeaderJudge },
   'majority-minority': { ...majorityMinority, judge: majorityMinorityJudge },
   bridge: { ...bridge, judge: bridgeJudge },

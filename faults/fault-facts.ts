@@ -43,7 +43,10 @@ export type StoryStepId =
   | 'unacknowledged'
   | 'renewal-late'
   | 'recovered'
-  | 'request-held';
+  | 'request-held'
+  | 'replies-held'
+  | 'connection-reset'
+  | 'reset-seen';
 
 /**
  * One step of the story an aimed fault stands for. A shot is a hit only when its story completed: every step

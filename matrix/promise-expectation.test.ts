@@ -33,6 +33,9 @@ describe('promiseExpectation', () => {
       'reply-loss-create',
       // A request held in flight, then delivered: the server's leases run as ever.
       'hold-request',
+      // Replies held, or connections reset, on the way to one client: the server keeps its leases as ever.
+      'one-way',
+      'reset',
     ]);
   });
 

@@ -31,7 +31,7 @@ describe('the fault registry', () => {
     ]);
   });
 
-  it('failover and the server partitions that can split two members need a primary/replica pair; delay-write and the reply-loss faults alone need clients on routes of their own', () => {
+  it("failover and the server partitions that can split two members need a primary/replica pair; delay-write and the faults on one client's traffic alone need clients on routes of their own", () => {
     // isolate-leader and majority-minority cut the pair's replication link; bridge and majorities-ring need 3 and 5.
     expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.failoverPair)).toEqual([
       'failover',
@@ -51,6 +51,8 @@ describe('the fault registry', () => {
       'reply-loss-renew',
       'reply-loss-create',
       'hold-request',
+      'one-way',
+      'reset',
     ]);
   });
 
@@ -85,11 +87,13 @@ describe('what a run needs', () => {
       'failover',
       'hold-request',
       'latency',
+      'one-way',
       'partition',
       'reply-loss',
       'reply-loss-acquire',
       'reply-loss-create',
       'reply-loss-renew',
+      'reset',
     ]);
     expect(runNeeds(['pause-holder', 'restart-empty', 'clock', 'pause-node']).clientProxies).toBe(false);
     expect(runNeeds(['pause-holder', 'kill', 'pause-node', 'partition']).clientProxies).toBe(true);
@@ -119,11 +123,13 @@ describe('what a run needs', () => {
       'failover',
       'kill-holder',
       'kill-session',
+      'one-way',
       'pause-holder',
       'reply-loss',
       'reply-loss-acquire',
       'reply-loss-create',
       'reply-loss-renew',
+      'reset',
       'restart-empty',
     ]);
     expect(runNeeds(['kill', 'pause-node', 'partition']).liveOps).toBe(false);

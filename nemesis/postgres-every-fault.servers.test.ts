@@ -30,6 +30,10 @@ describe('--lock=postgres under every fault', () => {
       'reply-loss-create',
       // hold-request names a request by its framing: RESP or ZooKeeper's packets, not Postgres's protocol yet.
       'hold-request',
+      // one-way reads its hit as a renewal on Redis; reset resets Redis connections (a Postgres reset would end the
+      // session and its lock: kill-session's story).
+      'one-way',
+      'reset',
       'isolate-leader',
       'majority-minority',
       'bridge',

@@ -22,6 +22,8 @@ import { didYouMean as nearest } from '../harness/option-table.ts';
  *   failover A … heal failover                        (start failover A before A acquires: it cuts replication first)
  *   start reply-loss-acquire A … A acquire           armed before A's acquire; its failing is the story (dropsReplyTo)
  *   start hold-request A SET … heal hold-request A    A's next SET held in flight (inside its acquire), then delivered
+ *   one-way A … wait A renew … heal one-way A        replies to A held while its requests flow (--watchdog)
+ *   reset A                                           A's Redis connections reset (RST) in its section
  *   <fault> … heal <fault>                            any other fault of the catalogue, on the target it picks
  *
  * Pure: the parser knows no lock; the servers a step names are checked against the lock's by scenario-file.ts.

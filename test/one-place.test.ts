@@ -92,6 +92,16 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
     'store/results-json.ts': OP_LATENCY,
   },
   'delay-write': { 'matrix/choosing-page.ts': REMEDY, 'matrix/remedy-oracle.ts': REMEDY_PAIR },
+  'one-way': { 'nemesis/proxy/proxy-mode.ts': PROXY, 'nemesis/proxy/tcp-proxy.ts': PROXY },
+  reset: {
+    'faults/reply-loss-create/inject.ts': `${PROXY}: drop-next-reply's \`then: 'reset'\``,
+    'nemesis/proxy/link.ts': PROXY,
+    'nemesis/proxy/proxy-mode.ts': PROXY,
+    'nemesis/proxy/tcp-proxy.ts': PROXY,
+    'report/client/report.js': "the report's zoom reset (its view put back)",
+    'report/report-page.ts': "the report's zoom reset (its view put back)",
+    'scenario/scenario-steps.ts': 'the heal word of a clock jump (`clock reset`)',
+  },
   'redlock-npm': { 'matrix/findings-advice.ts': `${SENTENCE} (docs/findings.md's earlier findings)` },
   'advisory-lock': { 'matrix/choosing-page.ts': `${SENTENCE} (docs/choosing.md)` },
 };
