@@ -25,6 +25,18 @@ describe("what the docs say of a lock, for a run's next step", () => {
     expect(lockFinding('kazoo').doc).toBe('locks.md#the-real-libraries-python-java-go');
   });
 
+  it("gives a Python, Java or Go library its row's own advice (a reader found none for them)", () => {
+    expect(lockFinding('kazoo')).toMatchObject({
+      token: 'token',
+      advice: expect.stringMatching(/^fence the write with the lock node's czxid/),
+    });
+    expect(lockFinding('redis-py')).toMatchObject({
+      token: 'none',
+      advice: expect.stringContaining('hands out no token'),
+    });
+    expect(lockFinding('curator').advice).toMatch(/SUSPENDED and LOST/);
+  });
+
   it('points a plugin or a manifest at the page on writing your own lock', () => {
     expect(lockFinding('./my-lock.ts')).toEqual({ lock: './my-lock.ts', doc: 'your-lock.md', token: 'unknown' });
   });

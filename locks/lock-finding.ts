@@ -11,7 +11,7 @@ export interface LockFinding {
   readonly lock: string;
   /** The docs page and anchor, relative to docs/: `findings.md#redlock-v4--…`, `locks.md`, `your-lock.md`. */
   readonly doc: string;
-  /** docs/findings.md's **What to do:** for this lock; absent for a lock without findings words. */
+  /** What to do: docs/findings.md's for an npm library, the row's own for a Python, Java or Go one; else absent. */
   readonly advice?: string;
   /**
    * Whether the lock hands out a fencing token (its oracle's fencing cell: the CLI refuses `--fencing` without one);
@@ -51,5 +51,6 @@ export function lockFinding(lock: string): LockFinding {
         : fencing.decided === 'construction' && fencing.expect === 'safe'
           ? 'own-fence'
           : 'token';
-  return { lock, doc: lockDoc(name), token, ...(findings ? { advice: findings.advice } : {}) };
+  const advice = findings?.advice ?? ('foreign' in row ? row.foreign.advice : undefined);
+  return { lock, doc: lockDoc(name), token, ...(advice ? { advice } : {}) };
 }

@@ -53,6 +53,11 @@ export interface LockRow {
 export interface ForeignLibrary {
   readonly library: RequirementSpec;
   readonly compiled: boolean;
+  /**
+   * What a user of the library should do, from what fencepost measured of it (docs/locks.md): the choosing page's
+   * line for it and the "what to do" of a run of it, as an npm library's findings advice is.
+   */
+  readonly advice: string;
 }
 
 export type LockStore = 'Redis' | 'etcd' | 'ZooKeeper' | 'Postgres' | 'none';

@@ -20,6 +20,7 @@ describe('docs/choosing.md, by the question a user comes with', () => {
       'My writes go to S3, or another store outside the lock',
       'I need a lock that survives a failover',
       'I use a Node library',
+      'I use Python, Java or Go',
       'Every lock, every fault',
     ]);
   });
@@ -44,6 +45,16 @@ describe('docs/choosing.md, by the question a user comes with', () => {
     expect(row('simple-redis-mutex')[5]).toBe('✓ yes: safe');
     expect(row('redlock-npm')[2]).toBe('✗ lost, may livelock');
     expect(gridCell(ORACLE.redis.fencing)).toBe('no token');
+  });
+
+  it('answers a Python, Java or Go user per library: its paused-holder cell and its own advice', () => {
+    const md = choosingMarkdown();
+    const foreign = md.slice(md.indexOf('## I use Python, Java or Go'), md.indexOf('## Every lock, every fault'));
+    for (const l of ['redis-py', 'kazoo', 'python-etcd3', 'etcd-go', 'curator'] as const)
+      expect(foreign).toContain(`| [\`${l}\`](locks.md#the-real-libraries-python-java-go)`);
+    expect(foreign).toMatch(
+      /\| \[`python-etcd3`\].* \| etcd \| ✗ lost \| fence the write with the key's create revision/,
+    );
   });
 
   it('computes its answers from the oracle: which locks a paused holder defeats, which fence it', () => {

@@ -147,8 +147,23 @@ function libraryAnswer(): string[] {
       (f) =>
         `| [\`${f.lock}\`](${lockLink(f.lock as BuiltinLock)}) (${/^[^\s,']+/.exec(f.package)![0]}) | ${f.verdict.replace(/\|/g, '\\|')} | ${f.advice.replace(/\|/g, '\\|')} |`,
     ),
+  ];
+}
+
+/** The Python, Java and Go libraries: what a paused holder did to each, and what to do (the row's own advice). */
+function foreignAnswer(): string[] {
+  const foreign = LOCKS.filter((l) => ['Python', 'Java', 'Go'].includes(PLACES[l].from));
+  const cell = (l: BuiltinLock) => gridCell(ORACLE[l]['pause-holder']);
+  return [
+    'Each as its own documentation uses it, with its default retries and timeouts (the glue and the token are in [locks.md](locks.md#the-real-libraries-python-java-go)):',
     '',
-    `For the Python, Java and Go libraries (${list(LOCKS.filter((l) => ['Python', 'Java', 'Go'].includes(PLACES[l].from)))}), see their rows in the grid below.`,
+    '| I use | store | paused holder | what to do |',
+    '|---|---|---|---|',
+    ...foreign.map((l) => {
+      const row = LOCK_ROWS[l];
+      const advice = 'foreign' in row ? row.foreign.advice : '';
+      return `| ${named(l)} (${PLACES[l].from}) | ${PLACES[l].store} | ${cell(l)} | ${advice.replace(/\|/g, '\\|')} |`;
+    }),
   ];
 }
 
@@ -158,6 +173,7 @@ const QUESTIONS: readonly (readonly [string, () => string[]])[] = [
   ['My writes go to S3, or another store outside the lock', noTokenStoreAnswer],
   ['I need a lock that survives a failover', failoverAnswer],
   ['I use a Node library', libraryAnswer],
+  ['I use Python, Java or Go', foreignAnswer],
 ];
 
 /** Every lock in one grid: its store, and its expected outcome under each fault the questions ask about. */

@@ -14,6 +14,8 @@ export default {
       present: () => onPath('javac') && fs.existsSync('/usr/share/java/curator-recipes.jar'),
     },
     compiled: true,
+    advice:
+      "fence the write with the lock node's czxid (its path from `getLockPath()`) — unfenced, a JVM paused past its session writes when it resumes (the Kleppmann result, measured). Add a ConnectionStateListener and stop writing on SUSPENDED and LOST.",
   },
   place: { store: 'ZooKeeper', from: 'Java' },
   faults: zookeeperLike(),

@@ -15,6 +15,8 @@ export default {
         onPath('go') && fs.existsSync('/usr/share/gocode/src/go.etcd.io/etcd/clientv3/concurrency/mutex.go'),
     },
     compiled: true,
+    advice:
+      'fence the write with `m.Header().Revision` (the revision that granted the lock) — unfenced, a holder whose session expired during a pause writes when it resumes; watch `session.Done()` and stop writing when it closes.',
   },
   place: { store: 'etcd', from: 'Go' },
   // etcd's own Go Mutex: a session lease (lost under a pause past it), m.Header().Revision fences.

@@ -13,6 +13,8 @@ export default {
       present: () => debianPythonHas('kazoo/recipe/lock.py'),
     },
     compiled: false,
+    advice:
+      "fence the write with the lock node's czxid (one `exists` after `acquire`: a later holder's is always larger) — unfenced, a holder paused past its session writes when it resumes. Listen for the session's SUSPENDED/LOST states and stop writing on them.",
   },
   place: { store: 'ZooKeeper', from: 'Python' },
   // kazoo and Curator: ZooKeeper's sequential-ephemeral recipe. A holder paused past its session loses its node and

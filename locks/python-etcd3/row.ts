@@ -14,6 +14,8 @@ export default {
       present: () => debianPythonHas('etcd3/locks.py'),
     },
     compiled: false,
+    advice:
+      "fence the write with the key's create revision (one `get` after `acquire`: the library does not return it), and call `refresh()` yourself well inside the TTL: 0.12 renews the lease only then. On Debian 12 a contended `acquire` dies inside the library (0.12 with tenacity 8): catch it and retry, or use a tenacity older than 8 (the fix, kragniz/python-etcd3#1109, is unreleased).",
   },
   place: { store: 'etcd', from: 'Python' },
   // python-etcd3: a leased key. Paused past its lease, the holder writes on (lost); the create revision fences it.

@@ -14,6 +14,8 @@ export default {
       present: () => debianPythonHas('redis/lock.py'),
     },
     compiled: false,
+    advice:
+      'a paused holder writes after its lock expired, and redis-py hands out no token (the value is a random uuid): fence the write with a version you read (`UPDATE … WHERE version = <read>`, a conditional put), or take a lock with a token (kazoo, python-etcd3). Call `reacquire()` well inside the timeout if work may run long; a Redis restart or failover forgets the lock.',
   },
   place: { store: 'Redis', from: 'Python' },
   // The real libraries of other languages (locks/): each expects what its algorithm promises, as its TS twin above.
