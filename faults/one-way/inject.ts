@@ -2,8 +2,7 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { EndParams } from '../evidence.ts';
 import type { FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
-import { runTiming } from '../../common/run-timing.ts';
-import { noOwnRedisRoutes, readKeys, redisRoutes, type Route } from '../reply-loss/inject.ts';
+import { readKeys, redisRoutes, renewalStoryUnavailable, type Route } from '../reply-loss/inject.ts';
 
 /** How long one-way waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -33,11 +32,7 @@ export const oneWay: FaultExecutor<'one-way'> = {
       : `--lock=${lock} uses no Redis node: one-way tells a hit by a renewal read on Redis (the holder's key, its PTTL); etcd's, ZooKeeper's and Postgres's server effect is not read yet`,
   unavailable: (env) =>
     oneWay.refusal(env.servers, env.config.lock) ??
-    (!env.config.watchdog
-      ? 'its story is a renewal the holder never hears of, and without --watchdog the clients never renew: give --watchdog'
-      : env.config.thinkMs < runTiming(env.config).watchdogEveryMs
-        ? `a section of --think=${env.config.thinkMs} ms ends before the watchdog's first renewal (every ${runTiming(env.config).watchdogEveryMs} ms): give --think=${runTiming(env.config).watchdogEveryMs + 200} or more`
-        : noOwnRedisRoutes(env)),
+    renewalStoryUnavailable(env, 'its story is a renewal the holder never hears of'),
   async start(ctx) {
     const { clients, config, journal } = ctx;
     let routes: HeldRoute[] = [];

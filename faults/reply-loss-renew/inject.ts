@@ -1,9 +1,8 @@
 import type { EndParams } from '../evidence.ts';
 import type { FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
-import { runTiming } from '../../common/run-timing.ts';
 import {
-  noOwnRedisRoutes,
+  renewalStoryUnavailable,
   readKeys,
   redisAimRefusal,
   redisRoutes,
@@ -31,12 +30,7 @@ export const replyLossRenew: FaultExecutor<'reply-loss-renew'> = {
   needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, shotMs: pastTheLease },
   refusal: redisAimRefusal('reply-loss-renew', 'a renewal by its Redis command (a script that extends: PEXPIRE)'),
   unavailable: (env) =>
-    replyLossRenew.refusal(env.servers, env.config.lock) ??
-    (!env.config.watchdog
-      ? 'it aims at a renewal, and without --watchdog the clients never renew: give --watchdog'
-      : env.config.thinkMs < runTiming(env.config).watchdogEveryMs
-        ? `a section of --think=${env.config.thinkMs} ms ends before the watchdog's first renewal (every ${runTiming(env.config).watchdogEveryMs} ms): give --think=${runTiming(env.config).watchdogEveryMs + 200} or more`
-        : noOwnRedisRoutes(env)),
+    replyLossRenew.refusal(env.servers, env.config.lock) ?? renewalStoryUnavailable(env, 'it aims at a renewal'),
   async start(ctx) {
     const { clients, config, journal } = ctx;
     let routes: Route[] = [];

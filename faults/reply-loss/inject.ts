@@ -7,6 +7,7 @@ import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
 import { everyRedisMaster } from '../../nemesis/lock-servers.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import { watchFor } from '../../nemesis/story-watch.ts';
+import { runTiming } from '../../common/run-timing.ts';
 import { committed, serverEffect } from './server-effect.ts';
 
 /** How long reply-loss waits for some client to enter its critical section before giving up this turn. */
@@ -37,6 +38,22 @@ export function redisAimRefusal(fault: string, aimsAt: string) {
 /** Why a run's clients give a Redis reply-loss fault nothing to aim at: no proxies of their own. */
 export function noOwnRedisRoutes(env: Parameters<typeof redisRoutes>[0]): string | null {
   return redisRoutes(env, 0).length ? null : 'the clients do not reach Redis through proxies of their own';
+}
+
+/**
+ * Why a fault whose story is the holder's watchdog renewal on its own Redis routes cannot act in this run: no
+ * --watchdog (`story` says what the renewal would have been), a section that ends before the first renewal, or no
+ * routes of the clients' own. One sentence set for reply-loss-renew and one-way, so they refuse alike.
+ */
+export function renewalStoryUnavailable(
+  env: Parameters<NonNullable<FaultExecutor['unavailable']>>[0],
+  story: string,
+): string | null {
+  const { watchdogEveryMs } = runTiming(env.config);
+  if (!env.config.watchdog) return `${story}, and without --watchdog the clients never renew: give --watchdog`;
+  if (env.config.thinkMs < watchdogEveryMs)
+    return `a section of --think=${env.config.thinkMs} ms ends before the watchdog's first renewal (every ${watchdogEveryMs} ms): give --think=${watchdogEveryMs + 200} or more`;
+  return noOwnRedisRoutes(env);
 }
 
 /** The holder's Redis routes, each with the node behind it (`redis[0]`). */
