@@ -10,6 +10,7 @@ import { HEAL_OF } from './adapter.ts';
 import { podChaosProblems, podKill, RUN_LABEL, dnsName } from './chaos-mesh-manifest.ts';
 import type { CommandLog } from './command-log.ts';
 import type { AdapterAction, KubernetesAdapterSpec } from './target-spec.ts';
+import { INJECTION_ENV, stopOrphanedCommand } from './orphaned-command.ts';
 
 const TIMEOUT_MS = 60_000;
 
@@ -79,13 +80,21 @@ export class KubernetesAdapter implements ServerFaultAdapter {
     return JSON.stringify(chaos);
   }
 
-  private async run(argv: string[], input?: string): Promise<string> {
+  /**
+   * `marker`, for an injecting command: kubectl runs with it in its environment, as an exec adapter's command does
+   * (orphaned-command.ts), so a `kubectl delete pod` still waiting on an API server when the harness died is found and
+   * stopped by the guard before its heal, rather than deleting the pod after it; and one that outlived its bound here
+   * is stopped with everything it started.
+   */
+  private async run(argv: string[], input?: string, marker?: string): Promise<string> {
     const [file, ...args] = argv;
     const r = await execa(file, args, {
       timeout: TIMEOUT_MS,
       reject: false,
       ...(input ? { input } : { stdin: 'ignore' }),
+      ...(marker ? { env: { [INJECTION_ENV]: marker } } : {}),
     });
+    if (r.timedOut && marker) stopOrphanedCommand(marker);
     if (r.exitCode !== 0)
       throw new Error(
         `${shellLine(argv)} exited ${r.exitCode ?? r.signal}: ${String(r.stderr ?? '')
@@ -126,13 +135,13 @@ export class KubernetesAdapter implements ServerFaultAdapter {
     return problems;
   }
 
-  private async act(action: AdapterAction, pod: string): Promise<void> {
+  private async act(action: AdapterAction, pod: string, marker?: string): Promise<void> {
     const input = this.spec.mode === 'chaos-mesh' && action === 'kill' ? this.manifest(pod) : undefined;
-    await this.log.run(this.plan(action, pod), () => this.run(this.argv(action, pod), input));
+    await this.log.run(this.plan(action, pod), () => this.run(this.argv(action, pod), input, marker));
   }
 
-  async inject(action: InjectAction, node: string): Promise<void> {
-    await this.act(action, node);
+  async inject(action: InjectAction, node: string, marker?: string): Promise<void> {
+    await this.act(action, node, marker);
   }
 
   async heal(action: InjectAction, node: string): Promise<void> {
