@@ -12,7 +12,7 @@ import { isStaleWriteRefusal } from '../history/stale-write.ts';
 import { checkLinearizable } from './linearizable.ts';
 import { checkLiveness, type LivenessOptions, type LivenessResult } from './liveness.ts';
 import { checkLostUpdates } from './lost-updates.ts';
-import { checkLostReplies, type LostRepliesResult } from './lost-replies/check-lost-replies.ts';
+import { checkLostReplies, lostReplyLines, type LostRepliesResult } from './lost-replies/check-lost-replies.ts';
 import { accountModel, accountOperations } from './models/account.ts';
 import { mutexModel, mutexOperations } from './models/mutex.ts';
 import { checkMutualExclusion } from './mutual-exclusion.ts';
@@ -292,7 +292,7 @@ function livenessSummary(
     stalls: l.stalls.length,
     starved: l.starved,
     findings: l.findings,
-    ...(lostReplies.findings?.length ? { lostReplies: lostReplies.findings } : {}),
+    ...(lostReplies.findings?.length ? { lostReplies: lostReplyLines(lostReplies) } : {}),
   };
 }
 

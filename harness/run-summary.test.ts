@@ -121,6 +121,22 @@ describe('the closing summary: what lost replies broke', () => {
     expect(text).toMatch(/^ {2}checker lost-replies +VALID, informational: does not decide the verdict$/m);
   });
 
+  it('counts the expected orphans past the first, so a long run stays readable', () => {
+    const shot = (p: number, t: number) => [
+      acquireReplyLost(p, { t0: t - 15, droppedAt: t, t1: t + 600 }),
+      acquire(p, t - 10, t + 500, 'info'),
+    ];
+    const h = ordered(shot(1, 20), shot(3, 2_100), shot(4, 4_200), acquire(2, 15, 6_500));
+    const r = checkRun(h, { fencing: false, liveness: { ttlMs: 2000 } });
+    const lines = recheckSummary('/tmp/run', r, false).split('\n');
+    const orphans = lines.filter((l) => /^ {2}liveness: (orphaned|\d+ more orphaned)/.test(l));
+    expect(orphans).toHaveLength(2);
+    expect(orphans[1]).toBe(
+      "  liveness: 2 more orphaned locks like it (2.0 s each, all 3 within the TTL plus their clients' retry budget; the report lists every one)",
+    );
+    expect(r.checkers['lost-replies'].findings).toHaveLength(3);
+  });
+
   it('says a release that never released, and the checker INVALID without changing the verdict', () => {
     const h = ordered(acquire(1, 0, 10), acquire(2, 15, 2_000), release(1, 90, 100), release(2, 2_100, 2_110));
     const r = checkRun(h, { fencing: false, liveness: { ttlMs: 2000 } });

@@ -1,6 +1,7 @@
 import { History } from '../../history/history.ts';
 import type { Op } from '../../history/op.ts';
-import type { CheckerResult } from '../run-results.ts';
+import { fmtSpan } from '../liveness.ts';
+import type { Checked, CheckerResult } from '../run-results.ts';
 import { doubleOwnership, type DoubleOwnership } from './double-ownership.ts';
 import { droppedGrants } from './dropped-grants.ts';
 import { neverReleased, type NeverReleased } from './never-released.ts';
@@ -33,7 +34,7 @@ export function checkLostReplies(input: History | readonly Op[], opts: LostRepli
   const history = History.of(input);
   const grants = droppedGrants(history);
   const orphans = orphanedLocks(history, grants, opts.ttlMs);
-  const unreleased = neverReleased(history, opts.ttlMs);
+  const unreleased = neverReleased(history, grants, opts.ttlMs);
   const others = releasedAnother(history, opts.ttlMs);
   const doubles = doubleOwnership(history, grants, unreleased);
   // A count of two names its release: said once, as double ownership, not again as never released.
@@ -52,4 +53,23 @@ export function checkLostReplies(input: History | readonly Op[], opts: LostRepli
     doubleOwnership: doubles,
     findings: [...defects, ...orphans.filter((o) => !o.beyond).map((o) => o.text)],
   };
+}
+
+/**
+ * The summary's lines (results.json `liveness.lostReplies`): every defect, then the orphans within their yardstick —
+ * the first in full, the rest counted with their span — so a 40 s run with ten expected orphans stays readable.
+ * The report's liveness card says every one (`findings`).
+ */
+export function lostReplyLines(r: Checked<LostRepliesResult>): string[] {
+  const expected = (r.orphans ?? []).filter((o) => !o.beyond);
+  const defects = (r.findings ?? []).slice(0, (r.findings?.length ?? 0) - expected.length);
+  if (expected.length <= 1) return [...defects, ...expected.map((o) => o.text)];
+  const spans = expected.map((o) => o.durationMs);
+  const [lo, hi] = [fmtSpan(Math.min(...spans)), fmtSpan(Math.max(...spans))];
+  const range = lo === hi ? lo : `${lo} to ${hi}`;
+  return [
+    ...defects,
+    expected[0].text,
+    `${expected.length - 1} more orphaned lock${expected.length > 2 ? 's' : ''} like it (${range} each, all ${expected.length} within the TTL plus their clients' retry budget; the report lists every one)`,
+  ];
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { acquire, at, ordered, release } from '../../test/support/lost-reply-history.ts';
+import { acquire, acquireReplyLost, at, ordered, release } from '../../test/support/lost-reply-history.ts';
 import { checkLostReplies } from './check-lost-replies.ts';
 
 /** Never released on literal histories (ms, TTL 2 s): p1 holds account 0, p2 waits from 15 ms. */
@@ -20,6 +20,21 @@ describe("never released: a release said ok, and the next acquirer still waited 
   it('a key never granted again before the run ended says so', () => {
     const r = check(acquire(1, 0, 10), acquire(2, 15, 9_000, 'open'), release(1, 90, 100));
     expect(r.findings[0]).toMatch(/yet no client was granted it again before the run ended \(8\.9 s later\)/);
+  });
+
+  it("a wait that another client's orphaned grant explains is the orphan, not a release that never released", () => {
+    // p1's release took effect at 100 ms; p3's SET NX took the key at 105 ms and its reply was dropped (a real
+    // --lock=redis run said "never released" for each such shot before).
+    const r = check(
+      acquire(1, 0, 10),
+      acquire(2, 15, 2_110),
+      release(1, 90, 100),
+      acquireReplyLost(3, { t0: 50, droppedAt: 105, t1: 700 }),
+      acquire(3, 95, 600, 'info'),
+    );
+    expect(r.neverReleased).toEqual([]);
+    expect(r.orphans).toMatchObject([{ process: 3, beyond: false }]);
+    expect(r.valid).toBe(true);
   });
 
   it('a release that handed the lock over within a poll is no finding', () => {

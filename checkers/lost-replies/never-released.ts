@@ -2,7 +2,7 @@ import type { History, OpPair } from '../../history/history.ts';
 import { processRole } from '../../history/process-role.ts';
 import { accountOf } from '../../faults/judging/story-steps.ts';
 import { fmtSpan } from '../liveness.ts';
-import { nextGrant } from './dropped-grants.ts';
+import { nextGrant, type DroppedGrant } from './dropped-grants.ts';
 import { LOST_REPLY_FAULTS } from './lost-reply-faults.ts';
 
 /**
@@ -13,7 +13,9 @@ import { LOST_REPLY_FAULTS } from './lost-reply-faults.ts';
  * waiter's poll and a round trip; a key that stayed waits out its TTL, or for ever with a watchdog renewing it.
  *
  * A wait overlapping any other fault (a latency, a partition, a pause) is left alone: that fault may be the wait.
- * A release reported `released: false` told its client the truth and is no finding.
+ * So is one in which a dropped grant of the account began: the release took effect, and another client's `SET NX`
+ * took the key right after, its reply lost — an orphan (orphaned-lock.ts), not this. A release reported
+ * `released: false` told its client the truth and is no finding.
  */
 export interface NeverReleased {
   process: number;
@@ -38,7 +40,11 @@ const ms = (ns: number): number => ns / 1e6;
 const isClient = (p: OpPair): boolean =>
   typeof p.invoke.process === 'number' && processRole(p.invoke.process).kind === 'client';
 
-export function neverReleased(history: History, ttlMs: number | null): NeverReleased[] {
+export function neverReleased(
+  history: History,
+  grants: readonly DroppedGrant[],
+  ttlMs: number | null,
+): NeverReleased[] {
   if (ttlMs === null) return [];
   const endNs = history.endTime;
   const out: NeverReleased[] = [];
@@ -59,7 +65,8 @@ export function neverReleased(history: History, ttlMs: number | null): NeverRele
     const waitMs = ms(to - t);
     if (waitMs < NEVER_RELEASED_TTL_FRACTION * ttlMs) continue;
     const otherFault = history.faults.some((w) => !LOST_REPLY_FAULTS.has(w.f) && w.start < to && (w.end ?? endNs) > t);
-    if (otherFault) continue;
+    const orphaned = grants.some((g) => g.account === account && g.droppedAt >= pair.invoke.time && g.droppedAt < to);
+    if (otherFault || orphaned) continue;
     const n: NeverReleased = {
       process: pair.invoke.process as number,
       account,
