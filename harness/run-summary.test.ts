@@ -123,8 +123,8 @@ describe('the closing summary: what lost replies broke', () => {
 
   it('counts the expected orphans past the first, so a long run stays readable', () => {
     const shot = (p: number, t: number) => [
-      acquireReplyLost(p, { t0: t - 15, droppedAt: t, t1: t + 600 }),
-      acquire(p, t - 10, t + 500, 'info'),
+      ...acquireReplyLost(p, { t0: t - 15, droppedAt: t, t1: t + 600 }),
+      ...acquire(p, t - 10, t + 500, 'info'),
     ];
     const h = ordered(shot(1, 20), shot(3, 2_100), shot(4, 4_200), acquire(2, 15, 6_500));
     const r = checkRun(h, { fencing: false, liveness: { ttlMs: 2000 } });

@@ -14,7 +14,8 @@ import type { NeverReleased } from './never-released.ts';
  * A retry that found its own grant and took it once (the idempotent class) is neither, and no finding.
  */
 export interface DoubleOwnership {
-  f: DroppedGrant['f'];
+  /** The fault whose shot dropped the grant's reply. */
+  f: string;
   shot: number;
   process: number;
   account: number;

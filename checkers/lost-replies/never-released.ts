@@ -3,7 +3,7 @@ import { processRole } from '../../history/process-role.ts';
 import { accountOf } from '../../faults/judging/story-steps.ts';
 import { fmtSpan } from '../liveness.ts';
 import { nextGrant, type DroppedGrant } from './dropped-grants.ts';
-import { LOST_REPLY_FAULTS } from './lost-reply-faults.ts';
+import { faultFacts } from '../../faults/catalogue.ts';
 
 /**
  * Never released: a release that returned ok while the owner's key (node) stayed on the server — the Redisson #7367
@@ -64,7 +64,9 @@ export function neverReleased(
     const to = grant?.time ?? endNs;
     const waitMs = ms(to - t);
     if (waitMs < NEVER_RELEASED_TTL_FRACTION * ttlMs) continue;
-    const otherFault = history.faults.some((w) => !LOST_REPLY_FAULTS.has(w.f) && w.start < to && (w.end ?? endNs) > t);
+    const otherFault = history.faults.some(
+      (w) => faultFacts(w.f)?.losesReplies !== true && w.start < to && (w.end ?? endNs) > t,
+    );
     const orphaned = grants.some((g) => g.account === account && g.droppedAt >= pair.invoke.time && g.droppedAt < to);
     if (otherFault || orphaned) continue;
     const n: NeverReleased = {

@@ -15,7 +15,8 @@ import { nextGrant, type DroppedGrant } from './dropped-grants.ts';
  * finding: a key that never expires, a session the client keeps alive with nothing of its own on it.
  */
 export interface OrphanedLock {
-  f: DroppedGrant['f'];
+  /** The fault whose shot dropped the grant's reply. */
+  f: string;
   shot: number;
   process: number;
   account: number;
@@ -93,8 +94,7 @@ export function orphanedLocks(
 function orphanText(o: OrphanedLock, g: DroppedGrant): string {
   const ttl = o.ttlMs === null ? 'no TTL known' : `TTL ${fmtSpan(o.ttlMs)}`;
   const how = g.completion ? `ended ${g.completion.type}` : 'never ended';
-  const what = g.f === 'reply-loss-create' ? 'its lock node' : 'its key';
-  const cause = `p${o.process}'s acquire #${o.acquireIndex} was granted (${what} on the server) but its reply was lost (${o.f} #${o.shot}) and it ${how}`;
+  const cause = `p${o.process}'s acquire #${o.acquireIndex} was granted (${g.held} on the server) but its reply was lost (${o.f} #${o.shot}) and it ${how}`;
   const until =
     o.endedBy === 'grant'
       ? `until p${o.nextHolder} was granted`

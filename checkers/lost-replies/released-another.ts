@@ -1,9 +1,9 @@
-import { evidenceOf, headerOf } from '../../faults/evidence.ts';
+import { faultFacts } from '../../faults/catalogue.ts';
 import { accountOf } from '../../faults/judging/story-steps.ts';
+import type { FaultWindow } from '../../history/fault-windows.ts';
 import type { History } from '../../history/history.ts';
 import type { Op } from '../../history/op.ts';
 import { processRole } from '../../history/process-role.ts';
-import { endOf } from '../fault-hits.ts';
 import { fmtSpan } from '../liveness.ts';
 import { holdIntervals, type HoldInterval } from '../mutual-exclusion.ts';
 
@@ -27,7 +27,7 @@ export interface ReleasedAnother {
   next: number;
   nextGrantIndex: number;
   atMs: number;
-  /** The reply-loss shot whose dropped reply the release retried after, when it was aimed at it. */
+  /** The shot (its start's index) of the fault that dropped the release's reply, when one was aimed at it. */
   replyLossShot: number | null;
   text: string;
 }
@@ -69,7 +69,7 @@ function withinLease(history: History, b: HoldInterval, c: HoldInterval, ttlMs: 
 
 function describe(history: History, r: Op, b: HoldInterval, c: HoldInterval, account: number): ReleasedAnother {
   const shot = replyLossShot(history, r);
-  const lost = shot === null ? '' : ` (its first reply lost: reply-loss #${shot})`;
+  const lost = shot ? ` (its first reply lost: ${shot.f} #${shot.startIndex})` : '';
   const a = r.process as number;
   return {
     account,
@@ -80,17 +80,20 @@ function describe(history: History, r: Op, b: HoldInterval, c: HoldInterval, acc
     next: c.process,
     nextGrantIndex: c.acquireIndex,
     atMs: ms(c.acquiredAt),
-    replyLossShot: shot,
+    replyLossShot: shot?.startIndex ?? null,
     text: `released another's lock: p${a}'s release #${r.index} of account ${account}${lost} was answered after p${b.process} was granted (#${b.acquireIndex} at ${fmtSpan(ms(b.acquiredAt))}), and p${c.process} was granted (#${c.acquireIndex} at ${fmtSpan(ms(c.acquiredAt))}) while p${b.process} still held: the release deleted p${b.process}'s key`,
   };
 }
 
-/** The reply-loss shot aimed at this release (its end records the release's invoke time), or null. */
-function replyLossShot(history: History, release: Op): number | null {
-  for (const op of history.ops) {
-    if (op.process !== 'nemesis' || op.f !== 'reply-loss' || headerOf(op).phase !== 'start') continue;
-    const ev = evidenceOf('reply-loss', op, endOf(history.ops, op));
-    if (ev.end?.releaseTime === release.time && ev.end.process === release.process) return op.index;
-  }
-  return null;
+/**
+ * The shot of a fault that loses replies whose end record names this release (its `releaseTime`, the release's
+ * invoke: the one it dropped the reply to), by its start's history index; null when none did.
+ */
+function replyLossShot(history: History, release: Op): FaultWindow | undefined {
+  return history.faults.find(
+    (x) =>
+      faultFacts(x.f)?.losesReplies === true &&
+      x.endParams?.releaseTime === release.time &&
+      x.endParams.process === release.process,
+  );
 }

@@ -6,6 +6,7 @@ import { script } from './script.ts';
 export const facts = {
   help: "drop the reply to a client's next acquire that Redis granted (its SET NX answered OK) on its own proxies; the connection then hangs until heal: the key is the client's, the client hears nothing",
   family: 'network',
+  losesReplies: true,
   did: 'dropping the reply to the granted acquire of {targets}',
   aim: null,
   hit: 'dropped the reply to an acquire Redis had granted (committed but unacknowledged)',
