@@ -97,6 +97,7 @@ describe('checkRun on a literal fenced run', () => {
       'fencing-order',
       'linearizable',
       'liveness',
+      'lost-replies',
       'lost-updates',
       'mutex-linearizable',
       'mutual-exclusion',
@@ -104,6 +105,7 @@ describe('checkRun on a literal fenced run', () => {
       'token-order',
     ]);
     expect(r.checkers['mutex-linearizable']).toMatchObject({ decides: false });
+    expect(r.checkers['lost-replies']).toMatchObject({ decides: false });
     // The stale holder's release reports released: false, so as a mutex p1's acquire is the violation.
     expect(r.checkers['mutex-linearizable'].valid).toBe(false);
   });

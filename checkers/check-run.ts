@@ -12,6 +12,7 @@ import { isStaleWriteRefusal } from '../history/stale-write.ts';
 import { checkLinearizable } from './linearizable.ts';
 import { checkLiveness, type LivenessOptions, type LivenessResult } from './liveness.ts';
 import { checkLostUpdates } from './lost-updates.ts';
+import { checkLostReplies, lostReplyLines, type LostRepliesResult } from './lost-replies/check-lost-replies.ts';
 import { accountModel, accountOperations } from './models/account.ts';
 import { mutexModel, mutexOperations } from './models/mutex.ts';
 import { checkMutualExclusion } from './mutual-exclusion.ts';
@@ -228,6 +229,11 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
       opts.exclusive === false
         ? { valid: true, note: NOT_EXCLUSIVE }
         : runChecker(() => checkPromise(history, opts.promise)),
+    // What lost replies broke: measured and named, never deciding (the checkers above judge the damage).
+    'lost-replies': {
+      ...runChecker(() => checkLostReplies(history, { ttlMs: opts.liveness?.ttlMs ?? null })),
+      decides: false,
+    },
   };
   // Slow is not INVALID: the liveness checker decides only against a bound the user set (--max-stall).
   const deciding = opts.liveness?.maxStallMs != null ? [...DECIDING_CHECKERS, 'liveness'] : DECIDING_CHECKERS;
@@ -263,14 +269,17 @@ export function checkRun(input: History | readonly Op[], opts: CheckRunOptions):
     overlapDetails,
     faults: history.faults.map(resultFault),
     faultHits: hits,
-    liveness: livenessSummary(checkers.liveness),
+    liveness: livenessSummary(checkers.liveness, checkers['lost-replies']),
     ...opStats(history),
     checkers,
   };
 }
 
 /** The liveness numbers the summary, the matrix and the nightly comparison read; null when that checker crashed. */
-function livenessSummary(checked: Checked<LivenessResult>): RunResults['liveness'] {
+function livenessSummary(
+  checked: Checked<LivenessResult>,
+  lostReplies: Checked<LostRepliesResult>,
+): RunResults['liveness'] {
   if (checked.error !== undefined || checked.longestStallMs === undefined) return null;
   // Not crashed: the checker returned its whole result (runChecker keeps it as it came).
   const l = checked as LivenessResult;
@@ -283,6 +292,7 @@ function livenessSummary(checked: Checked<LivenessResult>): RunResults['liveness
     stalls: l.stalls.length,
     starved: l.starved,
     findings: l.findings,
+    ...(lostReplies.findings?.length ? { lostReplies: lostReplyLines(lostReplies) } : {}),
   };
 }
 

@@ -369,5 +369,10 @@ export function livenessLines(l: NonNullable<RunResults['liveness']> | undefined
     : 'no stall over the TTL';
   const bound =
     l.maxStallMs === null ? '' : `; --max-stall=${l.maxStallMs}: ${l.valid === false ? 'EXCEEDED' : 'held'}`;
-  return [`  liveness: ${recovery}; ${stall}${bound}`, ...l.findings.slice(0, 3).map((f) => `  liveness: ${f}`)];
+  // What lost replies broke comes after the stalls, every one: an orphan's span is the figure a reply-loss run is for.
+  return [
+    `  liveness: ${recovery}; ${stall}${bound}`,
+    ...l.findings.slice(0, 3).map((f) => `  liveness: ${f}`),
+    ...(l.lostReplies ?? []).map((f) => `  liveness: ${f}`),
+  ];
 }

@@ -3,6 +3,7 @@ import type { FaultHitCount } from './fault-hits.ts';
 import type { FencingOrderResult } from './fencing-order.ts';
 import type { LinearizableResult } from './linearizable.ts';
 import type { LivenessResult } from './liveness.ts';
+import type { LostRepliesResult } from './lost-replies/check-lost-replies.ts';
 import type { LostUpdatesResult } from './lost-updates.ts';
 import type { MutualExclusionResult } from './mutual-exclusion.ts';
 import type { TokenOrderResult } from './token-order.ts';
@@ -47,6 +48,11 @@ export type CheckerResults = {
   liveness: Checked<LivenessResult>;
   /** Whose fault each overlap is (checkers/promise/): only a broken promise decides. Absent in older results. */
   promise: Checked<PromiseResult>;
+  /**
+   * What lost replies broke (checkers/lost-replies/): orphaned locks, never released, released another's, double
+   * ownership. Informational (`decides: false`). Absent in results from before it existed.
+   */
+  'lost-replies': Checked<LostRepliesResult>;
 };
 
 export type CheckerName = keyof CheckerResults;
@@ -130,6 +136,11 @@ export interface RunResults {
     stalls: number;
     starved: number[];
     findings: string[];
+    /**
+     * The lost-replies checker's sentences (checkers/lost-replies/): each orphaned lock with its span against the
+     * TTL, and each never-released, released-another's or double-ownership finding. Absent in older results.
+     */
+    lostReplies?: string[];
   } | null;
   opCounts: {
     total: number;

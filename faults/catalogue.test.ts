@@ -20,6 +20,8 @@ describe('the fault catalogue', () => {
                 'aliases',
                 'did',
                 'locksOut',
+                'losesReplies',
+                'droppedGrant',
                 'script',
                 'everyLockMustSurvive',
                 'columns',

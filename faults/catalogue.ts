@@ -1,5 +1,6 @@
 import { UNKNOWN_FAULT_COLOUR, type FaultFacts } from './fault-facts.ts';
 import type { Judge } from './judging/fault-shot.ts';
+import type { GrantReader } from './judging/dropped-grant.ts';
 import { facts as pauseHolder } from './pause-holder/facts.ts';
 import { judge as pauseHolderJudge } from './pause-holder/judge.ts';
 import { facts as killHolder } from './kill-holder/facts.ts';
@@ -38,10 +39,12 @@ import { facts as replyLoss } from './reply-loss/facts.ts';
 import { judge as replyLossJudge } from './reply-loss/judge.ts';
 import { facts as replyLossAcquire } from './reply-loss-acquire/facts.ts';
 import { judge as replyLossAcquireJudge } from './reply-loss-acquire/judge.ts';
+import { droppedGrant as replyLossAcquireGrant } from './reply-loss-acquire/dropped-grant.ts';
 import { facts as replyLossRenew } from './reply-loss-renew/facts.ts';
 import { judge as replyLossRenewJudge } from './reply-loss-renew/judge.ts';
 import { facts as replyLossCreate } from './reply-loss-create/facts.ts';
 import { judge as replyLossCreateJudge } from './reply-loss-create/judge.ts';
+import { droppedGrant as replyLossCreateGrant } from './reply-loss-create/dropped-grant.ts';
 import { facts as holdRequest } from './hold-request/facts.ts';
 import { judge as holdRequestJudge } from './hold-request/judge.ts';
 import { facts as oneWay } from './one-way/facts.ts';
@@ -86,9 +89,9 @@ export const FAULT_CATALOGUE = {
   latency: { ...latency, judge: latencyJudge },
   'delay-write': { ...delayWrite, judge: delayWriteJudge },
   'reply-loss': { ...replyLoss, judge: replyLossJudge },
-  'reply-loss-acquire': { ...replyLossAcquire, judge: replyLossAcquireJudge },
+  'reply-loss-acquire': { ...replyLossAcquire, judge: replyLossAcquireJudge, droppedGrant: replyLossAcquireGrant },
   'reply-loss-renew': { ...replyLossRenew, judge: replyLossRenewJudge },
-  'reply-loss-create': { ...replyLossCreate, judge: replyLossCreateJudge },
+  'reply-loss-create': { ...replyLossCreate, judge: replyLossCreateJudge, droppedGrant: replyLossCreateGrant },
   'hold-request': { ...holdRequest, judge: holdRequestJudge },
   'one-way': { ...oneWay, judge: oneWayJudge },
   reset: { ...reset, judge: resetJudge },
@@ -114,11 +117,21 @@ export type FaultScenarioId = {
     : never;
 }[FaultName];
 
-/** What the table holds for every fault: its facts and a judge of its own evidence. */
-export type FaultTable = { readonly [F in FaultName]: FaultFacts & { readonly judge: Judge<F> } };
+/**
+ * What the table holds for every fault: its facts and a judge of its own evidence; a fault that drops an acquire's
+ * reply also reads its committed grant (`droppedGrant`, its folder's dropped-grant.ts: checkers/lost-replies/).
+ */
+export type FaultTable = {
+  readonly [F in FaultName]: FaultFacts & { readonly judge: Judge<F>; readonly droppedGrant?: GrantReader<F> };
+};
 /** A line without its facts or its judge, or with another fault's judge, does not compile. */
 const EVERY_FAULT_WHOLE: FaultTable = FAULT_CATALOGUE;
 void EVERY_FAULT_WHOLE;
+
+/** Fault F's reader of its dropped grants, when it drops an acquire's reply. */
+export function grantReaderOf<F extends FaultName>(f: F): GrantReader<F> | undefined {
+  return (FAULT_CATALOGUE as FaultTable)[f].droppedGrant;
+}
 
 /** The facts of a fault recorded in a history under any name (one from an older or newer fencepost): null when unknown. */
 export function faultFacts(f: string): FaultFacts | null {

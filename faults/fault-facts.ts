@@ -153,6 +153,11 @@ export interface FaultFacts {
   readonly did?: string;
   /** Its target is the holder's own process: liveness measures how long the lock stayed the holder's (its lockout). */
   readonly locksOut?: true;
+  /**
+   * It loses or holds a reply after the server acted, or resets the client's connections (issue 46): a client kept
+   * waiting under it is what checkers/lost-replies/ names; a wait under any other fault may be that fault's own.
+   */
+  readonly losesReplies?: true;
   /** How a scenario scripts it, for a fault aimed at a holder (script.ts beside its facts). */
   readonly script?: ScriptFacts;
   /**

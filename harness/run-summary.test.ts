@@ -4,6 +4,7 @@ import { checkRun } from '../checkers/check-run.ts';
 import type { LostUpdate, RunResults } from '../checkers/run-results.ts';
 import { pausedHolderHistory } from '../test/support/paused-holder-history.ts';
 import { PROMISE_CORPUS } from '../test/support/promise-corpus.ts';
+import { acquire, acquireReplyLost, ordered, release } from '../test/support/lost-reply-history.ts';
 import { resolveConfig } from './run-argv.ts';
 import { recheckSummary, runSummary } from './run-summary.ts';
 
@@ -99,5 +100,49 @@ describe('the closing summary', () => {
     expect(recheckSummary('/tmp/run', old, true)).toMatch(
       /^ {2}promise: unknown — no hold's promise known: the run's record has no lease terms .*run it again to have them checked \(1 overlap whose fault cannot be told\)$/m,
     );
+  });
+});
+
+describe('the closing summary: what lost replies broke', () => {
+  it("carries the orphaned lock's span against the TTL on its liveness lines, and the checker as informational", () => {
+    const h = ordered(
+      acquireReplyLost(1, { t0: 5, droppedAt: 20, t1: 600 }),
+      acquire(1, 10, 520, 'info'),
+      acquire(2, 15, 1950),
+      release(2, 2_000, 2_010),
+    );
+    const r = checkRun(h, { fencing: false, liveness: { ttlMs: 2000 } });
+    const text = runSummary(resolveConfig(['--lock=redis', '--nemesis=reply-loss-acquire']), '/tmp/run', r, [
+      'reply-loss-acquire',
+    ]);
+    expect(text).toContain(
+      "\n  liveness: orphaned lock on account 0 for 1.9 s, TTL 2.0 s: p1's acquire #1 was granted (its key on the server) but its reply was lost (reply-loss-acquire #0) and it ended info; the server kept it until p2 was granted — within the TTL plus p1's retry budget (500 ms): a lease's expected cost\n",
+    );
+    expect(text).toMatch(/^ {2}checker lost-replies +VALID, informational: does not decide the verdict$/m);
+  });
+
+  it('counts the expected orphans past the first, so a long run stays readable', () => {
+    const shot = (p: number, t: number) => [
+      ...acquireReplyLost(p, { t0: t - 15, droppedAt: t, t1: t + 600 }),
+      ...acquire(p, t - 10, t + 500, 'info'),
+    ];
+    const h = ordered(shot(1, 20), shot(3, 2_100), shot(4, 4_200), acquire(2, 15, 6_500));
+    const r = checkRun(h, { fencing: false, liveness: { ttlMs: 2000 } });
+    const lines = recheckSummary('/tmp/run', r, false).split('\n');
+    const orphans = lines.filter((l) => /^ {2}liveness: (orphaned|\d+ more orphaned)/.test(l));
+    expect(orphans).toHaveLength(2);
+    expect(orphans[1]).toBe(
+      "  liveness: 2 more orphaned locks like it (2.0 s each, all 3 within the TTL plus their clients' retry budget; the report lists every one)",
+    );
+    expect(r.checkers['lost-replies'].findings).toHaveLength(3);
+  });
+
+  it('says a release that never released, and the checker INVALID without changing the verdict', () => {
+    const h = ordered(acquire(1, 0, 10), acquire(2, 15, 2_000), release(1, 90, 100), release(2, 2_100, 2_110));
+    const r = checkRun(h, { fencing: false, liveness: { ttlMs: 2000 } });
+    const text = recheckSummary('/tmp/run', r, false);
+    expect(text).toMatch(/^ {2}liveness: never released: p1's release #4 of account 0 returned ok at 100 ms/m);
+    expect(text).toMatch(/^ {2}checker lost-replies +INVALID, informational: does not decide the verdict$/m);
+    expect(r.checkers['lost-replies'].valid).toBe(false);
   });
 });

@@ -163,6 +163,19 @@ export class RedisKeyProbe {
   }
 
   /**
+   * `key`'s PTTL on `node` as Redis says it: ms left, -1 for a key that never expires, -2 for none; undefined when
+   * the node did not answer. What reply-loss-acquire records of the key its dropped SET wrote (how long it orphans).
+   */
+  async pttlOf(node: RedisServer, key: string): Promise<number | undefined> {
+    if (!node.running || node.paused) return undefined;
+    try {
+      return await this.conn(node).pttl(key);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * Sets `key` with a TTL of `pxMs` on `node` and returns its PTTL read right after, with the harness's time
    * (performance.now(), ms) half-way through that read: one sample of the node's expiry clock. Undefined when the node
    * did not answer.

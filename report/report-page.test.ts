@@ -9,6 +9,7 @@ import { clockData } from './chart-data.ts';
 import { faultsToDraw } from './faults-to-draw.ts';
 import { PAUSED_HOLDER_TEST, pausedHolderHistory } from '../test/support/paused-holder-history.ts';
 import { RunIndex } from './op-pairs.ts';
+import { acquire, acquireReplyLost, ordered, release } from '../test/support/lost-reply-history.ts';
 import { renderReport, writeReport } from './report.ts';
 import { normalizeTestJson } from '../store/test-json.ts';
 import { timelineData, type TimelineData } from './timeline-data.ts';
@@ -349,6 +350,29 @@ describe("renderReport: the lock's promise", () => {
     expect(html).toContain('promise: outlived its lease</span>');
     expect(html).toMatch(
       /<p>outlived its lease — p0 \(held 0\.001 s → [^)]*\) and p1 \([^)]*\), account 0; late: p0; cause: pause-holder\.<\/p>/,
+    );
+  });
+});
+
+describe('renderReport: what lost replies broke, in the liveness card', () => {
+  it("gives the orphaned lock's span against the TTL in the card's title and sentences", () => {
+    const history = ordered(
+      acquireReplyLost(1, { t0: 5, droppedAt: 20, t1: 600 }),
+      acquire(1, 10, 520, 'info'),
+      acquire(2, 15, 1950),
+      release(2, 2_000, 2_010),
+    );
+    const results = checkRun(history, { fencing: false, liveness: { ttlMs: 2000 } });
+    const html = renderReport({
+      history,
+      results,
+      test: normalizeTestJson(PAUSED_HOLDER_TEST),
+      runDir: 'results/redis/x',
+    });
+    const card = /<article class="finding note" id="liveness">[\s\S]*?<\/article>/.exec(html)?.[0] ?? '';
+    expect(card).toMatch(/<h3>Liveness: [^<]*; orphaned lock up to 1\.9 s/);
+    expect(card).toContain(
+      '<p>Orphaned lock on account 0 for 1.9 s, TTL 2.0 s: p1&#39;s acquire #1 was granted (its key on the server) but its reply was lost (reply-loss-acquire #0) and it ended info; the server kept it until p2 was granted — within the TTL plus p1&#39;s retry budget (500 ms): a lease&#39;s expected cost.</p>',
     );
   });
 });

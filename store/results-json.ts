@@ -41,7 +41,8 @@ export const RESULTS_FORMAT = defineFormat<Partial<StoredResults>>({
     overlapDetails: 'each overlap: the two holders, when, and whether confirmed',
     faults: 'fault windows from the nemesis ops: name, start/end ns, targets',
     faultHits: 'per fault: how often it fired and hit, with each shot’s evidence',
-    liveness: 'recovery after each fault, the longest stall, starved slots; null when its checker crashed',
+    liveness:
+      'recovery after each fault, the longest stall, starved slots, what lost replies broke (`lostReplies`); null when its checker crashed',
     opCounts: 'completions by type (`ok`, `fail`, `info`), in total and per op',
     latency: 'ms from invoke to completion of ok ops, per op: count and quantiles',
     throughput: 'ok completions per second',

@@ -17,6 +17,7 @@ import { script } from './script.ts';
 export const facts = {
   help: 'hold the replies to the holder (--watchdog) on its own proxies for --pause ms (a script: until its heal) while its requests flow: its renewals reach Redis and extend the key, the client hears nothing',
   family: 'network',
+  losesReplies: true,
   did: 'holding the replies to {targets}',
   aim: null,
   hit: 'held the replies to a holder whose renewal Redis carried out meanwhile (its key extended, the client unanswered)',

@@ -1,4 +1,4 @@
-import { num, opt, str, strings, stringRecord } from '../evidence-fields.ts';
+import { num, numberRecord, opt, str, strings, stringRecord } from '../evidence-fields.ts';
 import { type FaultFacts } from '../fault-facts.ts';
 import { script } from './script.ts';
 
@@ -6,6 +6,7 @@ import { script } from './script.ts';
 export const facts = {
   help: "drop the reply to a client's next acquire that Redis granted (its SET NX answered OK) on its own proxies; the connection then hangs until heal: the key is the client's, the client hears nothing",
   family: 'network',
+  losesReplies: true,
   did: 'dropping the reply to the granted acquire of {targets}',
   aim: null,
   hit: 'dropped the reply to an acquire Redis had granted (committed but unacknowledged)',
@@ -44,6 +45,11 @@ export const facts = {
       sent: opt(str),
       /** The value under that key right after the drop, by node; a node absent here held no key. */
       valuesAfter: stringRecord,
+      /**
+       * That key's PTTL read right after its value, by node holding it (ms; -1: it never expires): when the server
+       * lets the orphaned key go (checkers/lost-replies/orphaned-lock.ts). Absent in runs from before it was read.
+       */
+      pttlAfterMs: opt(numberRecord),
       /** Nodes that did not answer the read after the drop: nothing is concluded for them. */
       unanswered: strings,
       /** When the drop was seen, on the history's clock (ns): the acquire in progress then is the one aimed at. */

@@ -25,7 +25,7 @@ describe('reply-loss-acquire healed right after its drop', () => {
       random: () => 0,
       config: { ttlMs: 2000, storyWaitMs: 8000 },
       journal: { sinceOrigin: () => 1_000, onOp: () => () => {} },
-      redisKeys: { valueOf: () => new Promise<string>((r) => (answer = r)) },
+      redisKeys: { valueOf: () => new Promise<string>((r) => (answer = r)), pttlOf: async () => 1_940 },
     } as unknown as FaultContext;
     const injection = (await replyLossAcquire.start(ctx))!;
     drops.push({ connection: 1, atMs: 0, request: { command: 'SET', detail: 'lock:account-0', value: 'v-1' } });
@@ -39,6 +39,7 @@ describe('reply-loss-acquire healed right after its drop', () => {
       key: 'lock:account-0',
       sent: 'v-1',
       valuesAfter: { 'redis[0]': 'v-1' },
+      pttlAfterMs: { 'redis[0]': 1_940 },
     });
   });
 });

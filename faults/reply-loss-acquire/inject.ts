@@ -33,7 +33,7 @@ export const replyLossAcquire: FaultExecutor<'reply-loss-acquire'> = {
       r.proxy.dropNextReply({ command: 'SET', replyIs: GRANTED_REPLY, then: 'keep-open' });
     }
     const nowNs = () => journal.sinceOrigin(process.hrtime.bigint());
-    const outcome: Outcome = { droppedOn: [], valuesAfter: {}, unanswered: [] };
+    const outcome: Outcome = { droppedOn: [], valuesAfter: {}, pttlAfterMs: {}, unanswered: [] };
     // The acquire in progress at the drop completes (with the invoke, which a client sends with its completion) after
     // the drop: the first acquire completion of this client's process from then on.
     let completed: ReturnType<typeof watchFor> | undefined;
@@ -77,6 +77,7 @@ interface Outcome {
   key?: string;
   sent?: string;
   valuesAfter: Record<string, string>;
+  pttlAfterMs: Record<string, number>;
   unanswered: string[];
   droppedAt?: number;
 }
@@ -85,13 +86,22 @@ function lastDrop(r: Route) {
   return r.proxy.droppedReplies().at(-1)!;
 }
 
-/** The key's value on each node whose reply was dropped, read on its own port (not through any proxy). */
+/**
+ * The key's value on each node whose reply was dropped, read on its own port (not through any proxy), then its PTTL
+ * where it held one: how long the server keeps the orphaned key (-1: for ever).
+ */
 async function readValues(ctx: FaultContext, routes: Route[], key: string, o: Outcome) {
   const values = await Promise.all(routes.map((r) => ctx.redisKeys.valueOf(r.node, key)));
+  const pttls = await Promise.all(
+    routes.map((r, i) => (typeof values[i] === 'string' ? ctx.redisKeys.pttlOf(r.node, key) : undefined)),
+  );
   routes.forEach((r, i) => {
     const v = values[i];
+    const pttl = pttls[i];
     if (v === undefined) o.unanswered.push(r.node.name);
     else if (v !== null) o.valuesAfter[r.node.name] = v;
+    // -2: the key expired between the two reads; nothing to add.
+    if (pttl !== undefined && pttl >= -1) o.pttlAfterMs[r.node.name] = pttl;
   });
 }
 
@@ -100,6 +110,7 @@ function endParams(process: number, o: Outcome): EndParams<'reply-loss-acquire'>
     process,
     droppedOn: o.droppedOn,
     valuesAfter: o.valuesAfter,
+    pttlAfterMs: o.pttlAfterMs,
     unanswered: o.unanswered,
   };
   if (o.key !== undefined) params.key = o.key;

@@ -14,6 +14,7 @@ import { scriptedRun } from '../../test/support/scripted-run.ts';
 type Params = {
   droppedOn: string[];
   valuesAfter: Record<string, string>;
+  pttlAfterMs?: Record<string, number>;
   sent?: string;
   key?: string;
   droppedAt?: number;
@@ -57,6 +58,19 @@ describe('reply-loss-acquire', () => {
     expect(acquires.find((o) => o.process === 0 && o.type !== 'invoke')?.type).not.toBe('ok');
     const bGrant = acquires.find((o) => o.process === 1 && o.type === 'ok')!;
     expect((bGrant.time - aInvoke.time) / 1e6, JSON.stringify(acquires)).toBeGreaterThanOrEqual(1_900);
+    // The lost-replies checker names it: an orphan of about one TTL from the drop, ended by the key's PTTL or B's
+    // grant — a lease's expected cost (within the TTL plus A's retry budget), said on the summary's liveness lines.
+    const results = run.outcome.results;
+    const [orphan] = results.checkers['lost-replies'].orphans ?? [];
+    expect(orphan, run.summary).toMatchObject({ process: 0, account: 0, beyond: false });
+    expect(['grant', 'ttl']).toContain(orphan.endedBy);
+    expect(p.pttlAfterMs?.['redis[0]']).toBeGreaterThan(1_500);
+    expect(orphan.durationMs).toBeGreaterThan(1_500);
+    expect(orphan.durationMs).toBeLessThanOrEqual(2_000 + orphan.budgetMs + 100);
+    expect(results.liveness?.lostReplies?.[0]).toMatch(
+      /^orphaned lock on account 0 for [12]\.\d s, TTL 2\.0 s: p0's acquire #\d+ was granted .*: a lease's expected cost$/,
+    );
+    expect(results.checkers['lost-replies'].valid).toBe(true);
     expect(run.leftovers).toEqual([]);
   });
 

@@ -5,6 +5,7 @@ import { type FaultFacts } from '../fault-facts.ts';
 export const facts = {
   help: "drop the reply to a client's next ZooKeeper create (its lock node) on its own proxies and reset that connection: the node exists, the client hears only a connection loss and must find it by its prefix",
   family: 'network',
+  losesReplies: true,
   did: 'dropping the reply to the create of {targets}',
   aim: null,
   hit: 'dropped the reply to a create ZooKeeper had carried out (committed but unacknowledged), and saw how the recipe recovered',

@@ -6,6 +6,7 @@ import { section } from '../evidence-parts.ts';
 export const facts = {
   help: "drop the reply to the holder's next renewal (--watchdog) after Redis extended the key (its own proxies; the connection then hangs until heal): the lease is longer, the client hears nothing",
   family: 'network',
+  losesReplies: true,
   did: 'dropping the reply to the renewal of {targets}',
   aim: null,
   hit: 'dropped the reply to a renewal Redis had carried out (committed but unacknowledged)',

@@ -6,6 +6,7 @@ import { section } from '../evidence-parts.ts';
 export const facts = {
   help: "drop the reply to the holder's next release after Redis acted on it (its own proxies; the connection then hangs until heal): the key is gone, the client hears nothing",
   family: 'network',
+  losesReplies: true,
   did: 'dropping the reply to the release of {targets}',
   aim: null,
   hit: 'dropped the reply to a release Redis had carried out (committed but unacknowledged)',

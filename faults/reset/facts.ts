@@ -15,6 +15,7 @@ import { script } from './script.ts';
 export const facts = {
   help: "reset (RST) the holder's own connections to the lock's Redis nodes as it begins its critical section: the visible failure, where partition is a silent stall",
   family: 'network',
+  losesReplies: true,
   did: 'resetting the connections of {targets}',
   aim: null,
   hit: "reset a holder's connections inside its critical section, and saw the client notice",
