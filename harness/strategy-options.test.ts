@@ -225,3 +225,28 @@ describe('clock-rate-client where the clock shim cannot reach the client or prov
     await expect(validate(['--lock=redis', '--nemesis=clock-rate-client', '--watchdog'])).resolves.toBeDefined();
   });
 });
+
+// A renewal story without renewals was found only once the servers ran (the run then ended UNKNOWN): the options alone
+// say it, so it is refused before anything boots, naming the option to give.
+describe('a fault whose story the options rule out is refused before anything starts', () => {
+  it.each([
+    ['reply-loss-renew', 'it aims at a renewal'],
+    ['one-way', 'its story is a renewal the holder never hears of'],
+  ])('%s without --watchdog: 254, give --watchdog', async (fault, story) => {
+    const err = await refusal(['--lock=redis', `--nemesis=${fault},pause-holder`]);
+    expect(err.message).toBe(
+      `--nemesis=${fault} cannot act on --lock=redis: ${story}, and without --watchdog the clients never renew: give --watchdog.`,
+    );
+    expect(err.hint).toBe(`give what it names, or drop ${fault} from --nemesis (--nemesis=pause-holder)`);
+  });
+
+  it('a section shorter than the watchdog period: 254, give --think', async () => {
+    const err = await refusal(['--lock=redis', '--nemesis=reply-loss-renew', '--watchdog', '--think=100']);
+    expect(err.message).toContain('a section of --think=100 ms ends before the watchdog');
+    expect(err.message).toMatch(/give --think=\d+ or more\.$/);
+  });
+
+  it('with --watchdog and a long section, the options leave the story possible', async () => {
+    await expect(validate(['--lock=redis', '--nemesis=one-way', '--watchdog', '--think=900'])).resolves.toBeDefined();
+  });
+});

@@ -22,15 +22,24 @@ export function checkStrategyOptions(config: Readonly<Config>, strategy: Resolve
     });
   }
   const faults = config.nemesis ?? strategy.defaultFaults;
+  const lockRefusal = (f: (typeof faults)[number]) => EXECUTORS[f].refusal(strategy.servers, strategy.lock);
+  const optionRefusal = (f: (typeof faults)[number]) => EXECUTORS[f].optionRefusal?.(config) ?? null;
   for (const f of faults) {
-    const why = EXECUTORS[f].refusal(strategy.servers, strategy.lock);
+    const why = lockRefusal(f) ?? optionRefusal(f);
     if (why === null) continue;
     const from = config.nemesis ? `--nemesis=${f}` : `${f} (a default fault of "${strategy.name}")`;
-    const others = faults.filter((g) => EXECUTORS[g].refusal(strategy.servers, strategy.lock) === null);
+    const others = faults.filter((g) => lockRefusal(g) === null && optionRefusal(g) === null);
+    const dropIt = config.nemesis
+      ? `drop ${f} from --nemesis${others.length ? ` (--nemesis=${others.join(',')})` : ''}`
+      : `pass --nemesis with the faults that apply, or drop ${f} from the strategy's \`defaultFaults\``;
+    // A refusal by the options names the option to give; one by the lock can only be met by another lock.
     throw new HarnessError('bad-arguments', `${from} cannot act on --lock=${strategy.lock}: ${why}.`, {
-      hint: config.nemesis
-        ? `drop ${f} from --nemesis${others.length ? ` (--nemesis=${others.join(',')})` : ''}, or pick a lock it can reach`
-        : `pass --nemesis with the faults that apply, or drop ${f} from the strategy's \`defaultFaults\``,
+      hint:
+        lockRefusal(f) !== null
+          ? config.nemesis
+            ? `${dropIt}, or pick a lock it can reach`
+            : dropIt
+          : `give what it names, or ${dropIt}`,
     });
   }
   if (config.retry === 'harness' && !strategy.harnessRetry) {

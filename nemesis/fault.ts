@@ -6,7 +6,7 @@ import type { FaultName } from '../faults/fault-names.ts';
 import type { EndParams, StartParams } from '../faults/evidence.ts';
 import type { FaultNeeds } from './fault-needs.ts';
 import type { RedisKeyProbe } from './redis-key-probe.ts';
-import type { NemesisEnv } from './nemesis.ts';
+import type { NemesisConfig, NemesisEnv } from './nemesis.ts';
 import type { LockServerCounts } from './lock-servers.ts';
 
 /**
@@ -24,6 +24,11 @@ export interface FaultExecutor<F extends FaultName = FaultName> {
    * (exit 254, harness/strategy-options.ts) rather than injecting nothing. Null when it can act.
    */
   refusal(servers: LockServerCounts, lock: string): string | null;
+  /**
+   * Why the run's options leave this fault nothing to act on (a renewal story without --watchdog), or null. Known
+   * before anything boots too, so it is refused there with the option to give, not found once the servers run.
+   */
+  optionRefusal?(config: Readonly<NemesisConfig>): string | null;
   /**
    * Why this fault can't apply to this run as it was built (its refusal first, then what only the live run
    * knows: the clock shim built, a route of its own), or null when it can.

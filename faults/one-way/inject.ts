@@ -2,7 +2,13 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { EndParams } from '../evidence.ts';
 import type { FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
-import { readKeys, redisRoutes, renewalStoryUnavailable, type Route } from '../reply-loss/inject.ts';
+import {
+  readKeys,
+  redisRoutes,
+  renewalStoryOptions,
+  renewalStoryUnavailable,
+  type Route,
+} from '../reply-loss/inject.ts';
 
 /** How long one-way waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -23,6 +29,9 @@ type HeldRoute = Route & { heldBefore: number };
  * Held, never dropped: the holder's Redis client matches replies to requests in order, so a dropped reply would
  * make it read the next one as the lost one's answer — the harness's failure, not the lock's.
  */
+/** The opening of its refusal when the options leave no renewal to hold the replies of. */
+const ONE_WAY_STORY = 'its story is a renewal the holder never hears of';
+
 export const oneWay: FaultExecutor<'one-way'> = {
   name: 'one-way',
   needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, shotMs: pastTheLease },
@@ -30,9 +39,8 @@ export const oneWay: FaultExecutor<'one-way'> = {
     servers.redis
       ? null
       : `--lock=${lock} uses no Redis node: one-way tells a hit by a renewal read on Redis (the holder's key, its PTTL); etcd's, ZooKeeper's and Postgres's server effect is not read yet`,
-  unavailable: (env) =>
-    oneWay.refusal(env.servers, env.config.lock) ??
-    renewalStoryUnavailable(env, 'its story is a renewal the holder never hears of'),
+  optionRefusal: (config) => renewalStoryOptions(config, ONE_WAY_STORY),
+  unavailable: (env) => oneWay.refusal(env.servers, env.config.lock) ?? renewalStoryUnavailable(env, ONE_WAY_STORY),
   async start(ctx) {
     const { clients, config, journal } = ctx;
     let routes: HeldRoute[] = [];

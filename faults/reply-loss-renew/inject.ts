@@ -2,6 +2,7 @@ import type { EndParams } from '../evidence.ts';
 import type { FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import {
+  renewalStoryOptions,
   renewalStoryUnavailable,
   readKeys,
   redisAimRefusal,
@@ -25,12 +26,16 @@ const RENEW_COMMAND = 'PEXPIRE';
  *
  * The fault ends (heal: the black hole reset) once the holder's renewal has completed, or after the story wait.
  */
+/** What the renewal it aims at would have been: the start of its refusal when there is none. */
+const RENEWAL_STORY = 'it aims at a renewal';
+
 export const replyLossRenew: FaultExecutor<'reply-loss-renew'> = {
   name: 'reply-loss-renew',
   needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, shotMs: pastTheLease },
   refusal: redisAimRefusal('reply-loss-renew', 'a renewal by its Redis command (a script that extends: PEXPIRE)'),
+  optionRefusal: (config) => renewalStoryOptions(config, RENEWAL_STORY),
   unavailable: (env) =>
-    replyLossRenew.refusal(env.servers, env.config.lock) ?? renewalStoryUnavailable(env, 'it aims at a renewal'),
+    replyLossRenew.refusal(env.servers, env.config.lock) ?? renewalStoryUnavailable(env, RENEWAL_STORY),
   async start(ctx) {
     const { clients, config, journal } = ctx;
     let routes: Route[] = [];

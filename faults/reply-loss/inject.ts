@@ -3,6 +3,7 @@ import type { RedisServer } from '../../cluster/node.ts';
 import type { EndParams } from '../evidence.ts';
 import { clientRoutes } from '../../nemesis/client-routes.ts';
 import type { FaultContext, FaultExecutor } from '../../nemesis/fault.ts';
+import type { NemesisConfig } from '../../nemesis/nemesis.ts';
 import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
 import { everyRedisMaster } from '../../nemesis/lock-servers.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
@@ -41,19 +42,24 @@ export function noOwnRedisRoutes(env: Parameters<typeof redisRoutes>[0]): string
 }
 
 /**
- * Why a fault whose story is the holder's watchdog renewal on its own Redis routes cannot act in this run: no
- * --watchdog (`story` says what the renewal would have been), a section that ends before the first renewal, or no
- * routes of the clients' own. One sentence set for reply-loss-renew and one-way, so they refuse alike.
+ * Why the options leave a fault whose story is the holder's watchdog renewal nothing to aim at: no --watchdog (`story`
+ * says what the renewal would have been), or a section that ends before the first renewal. One sentence set for
+ * reply-loss-renew and one-way, so they refuse alike — before anything boots (FaultExecutor.optionRefusal).
  */
+export function renewalStoryOptions(config: Readonly<NemesisConfig>, story: string): string | null {
+  const { watchdogEveryMs } = runTiming(config);
+  if (!config.watchdog) return `${story}, and without --watchdog the clients never renew: give --watchdog`;
+  if (config.thinkMs < watchdogEveryMs)
+    return `a section of --think=${config.thinkMs} ms ends before the watchdog's first renewal (every ${watchdogEveryMs} ms): give --think=${watchdogEveryMs + 200} or more`;
+  return null;
+}
+
+/** The same in the live run, and then the clients' own routes. */
 export function renewalStoryUnavailable(
   env: Parameters<NonNullable<FaultExecutor['unavailable']>>[0],
   story: string,
 ): string | null {
-  const { watchdogEveryMs } = runTiming(env.config);
-  if (!env.config.watchdog) return `${story}, and without --watchdog the clients never renew: give --watchdog`;
-  if (env.config.thinkMs < watchdogEveryMs)
-    return `a section of --think=${env.config.thinkMs} ms ends before the watchdog's first renewal (every ${watchdogEveryMs} ms): give --think=${watchdogEveryMs + 200} or more`;
-  return noOwnRedisRoutes(env);
+  return renewalStoryOptions(env.config, story) ?? noOwnRedisRoutes(env);
 }
 
 /** The holder's Redis routes, each with the node behind it (`redis[0]`). */
