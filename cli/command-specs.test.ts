@@ -22,6 +22,10 @@ describe('each subcommand takes its own options, and only those', () => {
       '254 --json with --lock=all: the matrix writes matrix.json (one object per cell) beside matrix.html in the results folder.',
     ],
     [['--lock=redis', '--data'], '254 --data applies to the cleanup subcommand.'],
+    [
+      ['nightly', '--rows=redis'],
+      "254 --rows with nightly: the nightly job runs the whole matrix (every lock × the oracle's faults, fenced where a lock has a token).",
+    ],
     [['--port=8080'], '254 --port applies to the serve subcommand.'],
     [['doctor', '--ttl=500'], '254 --ttl applies to a test run and the nightly subcommand, not doctor.'],
     [['doctor', '--data'], '254 --data applies to the cleanup subcommand.'],

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { FAULT_ALIASES, FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
-import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 import { DEFAULT_MIN_WRITES } from '../checkers/check-run.ts';
 import type { RunConfig } from '../store/run-config.ts';
 import { runTiming, TIMING_RULES } from '../common/run-timing.ts';
@@ -40,6 +40,29 @@ function parseNemesis(raw: string): FaultName[] | null {
       throw bad(`unknown fault "${n}". Valid: ${FAULT_NAMES.join(', ')}, none, default.${didYouMean(n, FAULT_NAMES)}`);
   }
   return [...new Set(names)] as FaultName[];
+}
+
+/** --rows: the matrix rows to measure, in the order given; null = every built-in lock. */
+function parseRows(raw: string): BuiltinLock[] | null {
+  if (raw === 'all') return null;
+  const names = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (names.length === 0)
+    throw bad(`--rows=${raw} names no lock.`, 'give built-in lock names (--rows=sql-lease,etcd), or all');
+  for (const n of names) {
+    if (!(BUILTIN_LOCKS as readonly string[]).includes(n))
+      throw bad(
+        `--rows: "${n}" is not a built-in lock. Valid: ${BUILTIN_LOCKS.join(', ')}.${didYouMean(n, BUILTIN_LOCKS)}`,
+        'the matrix has a row for each built-in lock; a plugin lock runs alone: --lock=./my-lock.ts',
+      );
+  }
+  return names as BuiltinLock[];
 }
 
 /**
@@ -258,6 +281,16 @@ export const RUN_ROWS = [
     default: 'all',
     choices: ['all', 'faults', 'remedies'],
     help: '--lock=all: which tables to run: the faults (lock × fault), the failure modes and remedies, or both',
+  },
+  {
+    name: 'rows',
+    value: 'lock,…',
+    kind: 'string',
+    default: 'all',
+    defaultText: 'every built-in lock',
+    completions: BUILTIN_LOCKS,
+    help: "--lock=all: measure only these locks' rows (built-in names, comma-separated); `npm run findings` lays such a matrix over a whole one",
+    parse: parseRows,
   },
   {
     name: 'seed',

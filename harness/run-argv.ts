@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
+import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 import { isPathRef, lockRef } from '../workloads/lock-ref.ts';
 import type { RunConfig } from '../store/run-config.ts';
 import { checkResultsFolder } from '../store/results-store.ts';
@@ -28,6 +28,8 @@ export interface Config extends RunConfig {
   readonly help: boolean;
   readonly runs: number;
   readonly matrix: 'all' | 'faults' | 'remedies';
+  /** --rows: the matrix's rows to measure; null = every built-in lock. */
+  readonly rows: readonly BuiltinLock[] | null;
   /** --verbose: each fault's raw record in the live log. */
   readonly verbose: boolean;
   /** --json: the summary as one JSON object on stdout (harness/run-json.ts), the human summary on stderr. */
@@ -124,6 +126,11 @@ function refuseAcrossModes(lock: string, given: readonly string[]): void {
       throw bad(
         `--runs applies to --lock=all (runs per matrix cell); --lock=${lock} is one run.`,
         'drop --runs, or use --lock=all',
+      );
+    if (!matrix && name === 'rows')
+      throw bad(
+        `--rows applies to --lock=all (which locks' rows to measure); --lock=${lock} is one run.`,
+        'drop --rows, or use --lock=all',
       );
     if (!matrix && name === 'matrix')
       throw bad(
@@ -246,6 +253,7 @@ export function runOf(v: RunOptionValues, spelled: readonly RunSpelling[], rando
     help: v.help,
     runs: v.runs,
     matrix: v.matrix,
+    rows: v.rows,
     verbose: v.verbose,
     json: v.json,
     thinkGiven: given.includes('think'),

@@ -46,7 +46,7 @@ export interface CellShape {
  * Options the cell decides: the matrix's own value for them is dropped, not passed through. `--retry` too: a row is
  * the lock as its library's documentation runs it, and `--retry=harness` is a remedy scenario's own option.
  */
-const CELL_OWNED = new Set<RunOptionName>(['lock', 'nemesis', 'fencing', 'seed', 'runs', 'matrix', 'retry']);
+const CELL_OWNED = new Set<RunOptionName>(['lock', 'nemesis', 'fencing', 'seed', 'runs', 'matrix', 'rows', 'retry']);
 
 /** A cell's options: typed, and as its argv spells them (the user's as they spelled them, then the cell's own). */
 interface CellOptions {

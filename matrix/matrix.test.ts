@@ -630,3 +630,35 @@ describe('isolatedRunner', () => {
     await running;
   });
 });
+
+// issue 48: the rows added since the last whole matrix stayed "not measured yet" on the findings page, because the
+// only way to measure them was every row again. --rows measures some, and `npm run findings` lays them over a whole one.
+describe('--rows: the matrix of some locks', () => {
+  it('runs and writes only the named rows, their latency runs included', async () => {
+    const fake = fakeRunner();
+    const m = await matrix(['--rows=sql-lease,advisory-lock-pgbouncer'], fake);
+    expect(m.lines.filter((l) => l.includes('✗'))).toEqual([]);
+    expect(m.code).toBe(0);
+    expect(new Set(m.cells.map((c) => c.lock))).toEqual(new Set(['sql-lease', 'advisory-lock-pgbouncer']));
+    expect(new Set(fake.calls.map((c) => c.lock))).toEqual(new Set(['sql-lease', 'advisory-lock-pgbouncer']));
+    expect(fake.calls.some((c) => c.concurrency === 1)).toBe(true);
+  });
+
+  it('plans every column for each named row, the same cells as the whole matrix has for them', () => {
+    const cells = (plan: ReturnType<typeof matrixPlan>) => plan.map((p) => [p.lock, p.col.id, p.oracle]);
+    const whole = matrixPlan('all').filter((p) => p.lock === 'sql-lease-dbtime');
+    expect(cells(matrixPlan('all', ['sql-lease-dbtime']))).toEqual(cells(whole));
+    expect(whole.length).toBeGreaterThan(10);
+  });
+
+  it.each([
+    [['--lock=all', '--rows=sql-lease,nope'], /--rows: "nope" is not a built-in lock\. Valid: none, redis/],
+    [['--lock=all', '--rows=,'], /--rows=, names no lock/],
+    [
+      ['--lock=redis', '--rows=redis'],
+      /--rows applies to --lock=all \(which locks' rows to measure\); --lock=redis is one run/,
+    ],
+  ])('refuses %j', (argv, message) => {
+    expect(() => resolveConfig(argv)).toThrow(message);
+  });
+});

@@ -94,10 +94,12 @@ function withCellFloor(col: MatrixColumn, o: OracleCell): MatrixColumn {
  */
 export function matrixPlan(
   tables: MatrixTables = 'all',
+  rows: readonly BuiltinLock[] | null = null,
 ): { lock: BuiltinLock; col: MatrixColumn; oracle: OracleCell }[] {
+  const locks = BUILTIN_LOCKS.filter((lock) => rows === null || rows.includes(lock));
   return matrixColumns(tables)
     .flatMap((col) =>
-      BUILTIN_LOCKS.map((lock) => ({ lock, col: withCellFloor(col, col.oracle(lock)), oracle: col.oracle(lock) })),
+      locks.map((lock) => ({ lock, col: withCellFloor(col, col.oracle(lock)), oracle: col.oracle(lock) })),
     )
     .sort(
       (a, b) => tableRank(a.col) - tableRank(b.col) || BUILTIN_LOCKS.indexOf(a.lock) - BUILTIN_LOCKS.indexOf(b.lock),
@@ -112,7 +114,7 @@ async function uncontendedLatencies(
   log: (line: string) => void,
 ): Promise<Record<string, UncontendedLatency>> {
   const uncontended: Record<string, UncontendedLatency> = {};
-  for (const lock of BUILTIN_LOCKS) {
+  for (const lock of BUILTIN_LOCKS.filter((l) => config.rows === null || config.rows.includes(l))) {
     try {
       const out = await runOne(
         cellConfig(config, {
@@ -157,7 +159,7 @@ export async function runMatrix(
   const runOne = run ?? isolatedRunner(shutdown, () => {});
   checkMatrixTimeLimit(config);
   checkMatrixEvidence(config);
-  const plan = matrixPlan(config.matrix);
+  const plan = matrixPlan(config.matrix, config.rows);
   // Each built-in resolved once: what it can do (a token, a lease to renew) decides its cells' options.
   const strategies = await builtinStrategies();
   const measuredTotal = plan.filter((p) => p.oracle.decided === 'measured').length;

@@ -25,7 +25,7 @@ function parseShard(raw: string): { index: number; count: number } {
 }
 
 /** The nightly job picks the locks, faults and fencing of every cell itself. */
-const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing', 'target'] as const;
+const NIGHTLY_PICKS = ['lock', 'nemesis', 'fencing', 'target', 'rows'] as const;
 
 type NightlyPick = (typeof NIGHTLY_PICKS)[number];
 type RunOption = (typeof RUN_ROWS)[number]['name'];

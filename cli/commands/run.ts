@@ -62,7 +62,7 @@ export const run: CommandModule<Config> = {
       ],
       ['reproductions (docs/reproductions.md)', ['scenario', 'shots']],
       ['your own servers (docs/targets.md)', ['target', 'dry-run']],
-      ['--lock=all (every lock × fault of the oracle → matrix.html)', ['runs', 'matrix']],
+      ['--lock=all (every lock × fault of the oracle → matrix.html)', ['runs', 'matrix', 'rows']],
       ['other', ['help']],
     ],
   },
