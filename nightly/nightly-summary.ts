@@ -39,6 +39,16 @@ const VERDICT: Record<number, string> = {
 const NOTHING_MEASURED = '⚠️ no cell was measured: the night decided nothing';
 
 export function renderSummary(result: NightlyResult, reportsFrom: string, baseline?: NightlyResult): string {
+  return [
+    ...headerLines(result, baseline),
+    ...attentionLines(result, reportsFrom),
+    ...(baseline ? baselineLines(result, baseline) : []),
+    ...everyCellLines(result, reportsFrom),
+  ].join('\n');
+}
+
+/** The verdict, the tally and the settings; the servers, and whatever makes tonight unlike the baseline's night. */
+function headerLines(result: NightlyResult, baseline: NightlyResult | undefined): string[] {
   const code = nightExit(result);
   const out: string[] = [];
   const shard = result.shard ? ` (shard ${result.shard.index}/${result.shard.count})` : '';
@@ -62,56 +72,64 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
     );
   if (result.expectationsFile)
     out.push(`Expectations: the oracle, overridden and extended by \`${inCode(result.expectationsFile)}\`.`, '');
+  return out;
+}
 
+/** The cells that contradicted their expectation or stayed inconclusive, each with its report. */
+function attentionLines(result: NightlyResult, reportsFrom: string): string[] {
   const attention = result.cells.filter((c) => ['contradicted', 'inconclusive'].includes(cellStatus(c)));
-  if (attention.length) {
+  if (!attention.length) return [];
+  const out = [
+    '### Needs a look',
+    '',
+    '| cell | expected (from) | observed | finding | report |',
+    '|---|---|---|---|---|',
+  ];
+  for (const c of attention) {
+    const report = c.runDir ? `\`${inCode(runPath(path.join(reportsFrom, c.runDir), 'report'))}\`` : '–';
     out.push(
-      '### Needs a look',
-      '',
-      '| cell | expected (from) | observed | finding | report |',
-      '|---|---|---|---|---|',
+      `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${md(c.expected)} (${md(c.from)}) | **${md(c.observed)}** (${cellStatus(c)}) | ${md(c.note ?? `${c.lostUpdates} lost updates`)} | ${report} |`,
     );
-    for (const c of attention) {
-      const report = c.runDir ? `\`${inCode(runPath(path.join(reportsFrom, c.runDir), 'report'))}\`` : '–';
-      out.push(
-        `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${md(c.expected)} (${md(c.from)}) | **${md(c.observed)}** (${cellStatus(c)}) | ${md(c.note ?? `${c.lostUpdates} lost updates`)} | ${report} |`,
-      );
-    }
-    out.push('');
   }
+  out.push('');
+  return out;
+}
 
-  if (baseline) {
-    const rows = compareNights(result, baseline);
-    const changed = rows.filter((r) => r.verdictChanged);
-    const slower = rows.filter((r) => r.latencyRegression);
-    const rebuilt = rows.filter((r) => r.lockBuildChange);
-    out.push(`### Since the baseline (seed ${md(baseline.seed)}, ${md(baseline.startedAt)})`, '');
-    out.push(
-      `${changed.length} cell${changed.length === 1 ? '' : 's'} changed outcome; ${slower.length} flagged slower (acquire p50 or p99 > ${LATENCY_REGRESSION.ratio}× and ≥ ${LATENCY_REGRESSION.minMs} ms more; flagged, not failed). Full table: \`comparison.html\`.`,
-      ...rebuilt.map((r) => `- ${md(r.lock)} × ${md(r.column)}: its lock ran another build (${md(r.lockBuildChange)})`),
-      '',
-    );
-    if (changed.length || slower.length) {
-      out.push('| cell | baseline | tonight | acquire p50 | acquire p99 |', '|---|---|---|---|---|');
-      for (const r of [...new Set([...changed, ...slower])]) {
-        const was = r.baseline ? `${md(r.baseline.observed)} (${r.baseline.status})` : 'absent';
-        const now = r.tonight ? `${md(r.tonight.observed)} (${r.tonight.status})` : 'absent';
-        const lat = (k: 'acquireP50' | 'acquireP99', ratio: number | null) =>
-          r.tonight && r.baseline ? `${fmtMs(r.baseline[k])} → ${fmtMs(r.tonight[k])}${fmtRatio(ratio)}` : '–';
-        out.push(
-          `| ${md(r.lock)} × ${md(r.column)} | ${was} | ${now} | ${lat('acquireP50', r.p50Ratio)} | ${lat('acquireP99', r.p99Ratio)}${r.latencyRegression ? ' ⚠️' : ''} |`,
-        );
-      }
-      out.push('');
-    }
-  }
-
+/** What changed since the baseline night: outcomes, latency flagged slower, locks that ran another build. */
+function baselineLines(result: NightlyResult, baseline: NightlyResult): string[] {
+  const rows = compareNights(result, baseline);
+  const changed = rows.filter((r) => r.verdictChanged);
+  const slower = rows.filter((r) => r.latencyRegression);
+  const rebuilt = rows.filter((r) => r.lockBuildChange);
+  const out: string[] = [`### Since the baseline (seed ${md(baseline.seed)}, ${md(baseline.startedAt)})`, ''];
   out.push(
+    `${changed.length} cell${changed.length === 1 ? '' : 's'} changed outcome; ${slower.length} flagged slower (acquire p50 or p99 > ${LATENCY_REGRESSION.ratio}× and ≥ ${LATENCY_REGRESSION.minMs} ms more; flagged, not failed). Full table: \`comparison.html\`.`,
+    ...rebuilt.map((r) => `- ${md(r.lock)} × ${md(r.column)}: its lock ran another build (${md(r.lockBuildChange)})`),
+    '',
+  );
+  if (!changed.length && !slower.length) return out;
+  out.push('| cell | baseline | tonight | acquire p50 | acquire p99 |', '|---|---|---|---|---|');
+  for (const r of [...new Set([...changed, ...slower])]) {
+    const was = r.baseline ? `${md(r.baseline.observed)} (${r.baseline.status})` : 'absent';
+    const now = r.tonight ? `${md(r.tonight.observed)} (${r.tonight.status})` : 'absent';
+    const lat = (k: 'acquireP50' | 'acquireP99', ratio: number | null) =>
+      r.tonight && r.baseline ? `${fmtMs(r.baseline[k])} → ${fmtMs(r.tonight[k])}${fmtRatio(ratio)}` : '–';
+    out.push(
+      `| ${md(r.lock)} × ${md(r.column)} | ${was} | ${now} | ${lat('acquireP50', r.p50Ratio)} | ${lat('acquireP99', r.p99Ratio)}${r.latencyRegression ? ' ⚠️' : ''} |`,
+    );
+  }
+  out.push('');
+  return out;
+}
+
+/** Every measured cell in one table, then how many were decided by construction and where the reports are. */
+function everyCellLines(result: NightlyResult, reportsFrom: string): string[] {
+  const out = [
     '### Every measured cell',
     '',
     '| cell | expected (from) | observed | what it shows | runs | lost | broke its promise | fault hits | acquire p50 | p99 |',
     '|---|---|---|---|---|---|---|---|---|---|',
-  );
+  ];
   for (const c of result.cells.filter(measured)) {
     out.push(
       `| ${md(c.lock)} × ${md(c.column ?? c.fault)} | ${md(c.expected)} (${md(c.from)}) | ${md(c.observed)} ${c.matched ? '✓' : '✗'} | ${md(cellShows(c))} | ${c.runs?.length ?? 0} | ${md(c.lostUpdates)} | ${md(promiseBrief(c.promise, c.expectedPromise))} | ${md(c.faultHits ?? '–')} | ${fmtMs(c.acquireP50)} | ${fmtMs(c.acquireP99)} |`,
@@ -122,7 +140,7 @@ export function renderSummary(result: NightlyResult, reportsFrom: string, baseli
     `Cells decided by construction (not run, skipped in the JUnit): ${result.cells.filter((c) => c.decided === 'construction').length}. Reports, histories and logs are in the results folder (\`${inCode(reportsFrom)}\`).`,
     '',
   );
-  return out.join('\n');
+  return out;
 }
 
 /**
