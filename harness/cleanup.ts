@@ -27,55 +27,13 @@ export async function cleanup(
   /** `unhealed` collects a line for each injection whose heal failed: the caller's exit says so (audit R3/R7). */
   opts: { data?: boolean; unhealed?: string[] } = {},
 ): Promise<number> {
-  const registries = pidRegistriesUnder(resultsDir);
-  let stopped = 0;
-  let leftAlone = 0;
-  let netObjects = 0;
-  let healed = 0;
   const unhealed = opts.unhealed ?? [];
-  for (const reg of registries) {
-    const runDir = path.dirname(reg.dir);
-    // A pid folder or harness record another user made would let them name any process for us to kill.
-    const foreign = notOurs(reg.dir, 'dir') ?? notOurs(path.join(reg.dir, OWNER_FILE), 'file');
-    if (foreign && fs.existsSync(path.join(reg.dir, OWNER_FILE))) {
-      log(`left alone: ${runDir} (its pid records: ${foreign}) — not a run of ours`);
-      leftAlone++;
-      continue;
-    }
-    const records = reg.list();
-    const owner = readOwner(reg.dir);
-    if (owner && ownerAlive(owner)) {
-      log(`running, left alone: ${runDir} (its harness, pid ${owner.pid}, is alive)`);
-      leftAlone++;
-      continue;
-    }
-    // First what its guard left armed on a target's servers: a server stopped by a run that died stays stopped.
-    if (owner) {
-      const left = await healLeftoverInjections(runDir, log);
-      healed += left.healed;
-      unhealed.push(...left.unhealed);
-    }
-    if (records.length === 0) {
-      // Its servers are gone; a server network or lock cgroup of a run killed after them may not be (kill -9
-      // mid-teardown).
-      if (owner) netObjects += removeLeftoverNet(runDir, reg.dir, log) + removeLeftoverLockCgroup(runDir, reg.dir, log);
-      continue;
-    }
-    if (!owner) {
-      // Without the harness's record we cannot tell a live run from a dead one: touching it could kill a run.
-      log(
-        `left alone: ${runDir} has ${records.length} pid record(s) but no readable harness record (${path.join(reg.dir, OWNER_FILE)}); if no fencepost runs there, stop its processes by hand`,
-      );
-      leftAlone++;
-      continue;
-    }
-    const dirs = runDirs(realpath(runDir), owner).map(realpath);
-    // First the lock processes' cgroup: everything a lock process forked is in it, a setsid daemon included.
-    netObjects += removeLeftoverLockCgroup(runDir, reg.dir, log);
-    stopped += await stopLeftovers(reg, records, dirs, runDir, log);
-    // After its servers: a cgroup can only be removed once the processes in it are gone.
-    netObjects += removeLeftoverNet(runDir, reg.dir, log);
+  const tally = { stopped: 0, leftAlone: 0, netObjects: 0, healed: 0 };
+  for (const reg of pidRegistriesUnder(resultsDir)) {
+    const one = await cleanupRun(reg, log, unhealed);
+    for (const k of Object.keys(tally) as (keyof typeof tally)[]) tally[k] += one[k];
   }
+  const { stopped, leftAlone, netObjects, healed } = tally;
   // Containers of the docker backend are found by label, not pid file; loaded only here so a machine without
   // Docker pays nothing (no engine answering = no container can be left over).
   const { removeLeftoverContainers } = await import('../cluster/docker/leftovers.ts');
@@ -109,6 +67,58 @@ export async function cleanup(
   // a heal that failed read "could not heal …", then "cleanup: nothing left over.", exit 0).
   for (const line of unhealed) log(`cleanup: TARGET LEFT FAULTED: ${line}`);
   return stopped + containers + healed;
+}
+
+/**
+ * One run's leftovers, found by its pid folder: nothing when another user made it or its harness lives; else what
+ * its guard left armed on a target, its lock processes' cgroup, its processes, its server network.
+ */
+async function cleanupRun(
+  reg: PidRegistry,
+  log: (line: string) => void,
+  unhealed: string[],
+): Promise<{ stopped: number; leftAlone: number; netObjects: number; healed: number }> {
+  const done = { stopped: 0, leftAlone: 0, netObjects: 0, healed: 0 };
+  const runDir = path.dirname(reg.dir);
+  // A pid folder or harness record another user made would let them name any process for us to kill.
+  const foreign = notOurs(reg.dir, 'dir') ?? notOurs(path.join(reg.dir, OWNER_FILE), 'file');
+  if (foreign && fs.existsSync(path.join(reg.dir, OWNER_FILE))) {
+    log(`left alone: ${runDir} (its pid records: ${foreign}) — not a run of ours`);
+    return { ...done, leftAlone: 1 };
+  }
+  const records = reg.list();
+  const owner = readOwner(reg.dir);
+  if (owner && ownerAlive(owner)) {
+    log(`running, left alone: ${runDir} (its harness, pid ${owner.pid}, is alive)`);
+    return { ...done, leftAlone: 1 };
+  }
+  // First what its guard left armed on a target's servers: a server stopped by a run that died stays stopped.
+  if (owner) {
+    const left = await healLeftoverInjections(runDir, log);
+    done.healed = left.healed;
+    unhealed.push(...left.unhealed);
+  }
+  if (records.length === 0) {
+    // Its servers are gone; a server network or lock cgroup of a run killed after them may not be (kill -9
+    // mid-teardown).
+    if (owner)
+      done.netObjects = removeLeftoverNet(runDir, reg.dir, log) + removeLeftoverLockCgroup(runDir, reg.dir, log);
+    return done;
+  }
+  if (!owner) {
+    // Without the harness's record we cannot tell a live run from a dead one: touching it could kill a run.
+    log(
+      `left alone: ${runDir} has ${records.length} pid record(s) but no readable harness record (${path.join(reg.dir, OWNER_FILE)}); if no fencepost runs there, stop its processes by hand`,
+    );
+    return { ...done, leftAlone: 1 };
+  }
+  const dirs = runDirs(realpath(runDir), owner).map(realpath);
+  // First the lock processes' cgroup: everything a lock process forked is in it, a setsid daemon included.
+  done.netObjects += removeLeftoverLockCgroup(runDir, reg.dir, log);
+  done.stopped = await stopLeftovers(reg, records, dirs, runDir, log);
+  // After its servers: a cgroup can only be removed once the processes in it are gone.
+  done.netObjects += removeLeftoverNet(runDir, reg.dir, log);
+  return done;
 }
 
 /** Every pid folder of a run, up to 4 levels under the results folder. */
