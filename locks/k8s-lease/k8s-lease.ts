@@ -85,16 +85,22 @@ class K8sLeaseClient implements LockClient {
     const elector = this.electorFor(key);
     const deadline = performance.now() + this.ctx.acquireTimeoutMs;
     for (let attempts = 1; ; attempts++) {
-      if (await elector.tryAcquireOrRenew(Math.min(deadline, performance.now() + CALL_DEADLINE_MS))) {
+      const attempt = await elector.tryAcquireOrRenew(Math.min(deadline, performance.now() + CALL_DEADLINE_MS));
+      if (attempt === 'held') {
         const term = new Leadership(elector);
         this.terms.add(term);
         const token = String(elector.record!.leaderTransitions);
         return { key, token, attempts, handle: { elector, term } satisfies Held };
       }
       const waitMs = jittered(this.timings.retryPeriodMs, this.random());
-      if (performance.now() + waitMs >= deadline)
-        throw new LockNotAcquired(`k8s-lease: ${leaseKeyFor(key, this.ctx.keyPrefix)} not acquired`, attempts);
-      await sleep(waitMs);
+      if (performance.now() + waitMs < deadline) {
+        await sleep(waitMs);
+        continue;
+      }
+      const what = `k8s-lease: ${leaseKeyFor(key, this.ctx.keyPrefix)}`;
+      // The last try's write may have landed, or no server answered it: not a definite no.
+      if (attempt === 'unknown') throw new Error(`${what}: no answer from etcd to the last of ${attempts} tries`);
+      throw new LockNotAcquired(`${what} held by another elector after ${attempts} tries`, attempts);
     }
   }
 

@@ -21,6 +21,9 @@ const wallNow = (): string => new Date().toISOString();
 /** What tryRelease found: it wrote the empty holder, or its last observation named someone else (nothing written). */
 export type ReleaseOutcome = 'released' | 'not-leader';
 
+/** What one tryAcquireOrRenew came to (see there). */
+export type Attempt = 'held' | 'refused' | 'unknown';
+
 /**
  * client-go's LeaderElector for one Lease (one account): the observation it keeps between calls and the two calls
  * that read and write the record, in leaderelection.go's order. Every call is under a context (`deadlineMs`,
@@ -51,48 +54,51 @@ export class LeaderElector {
   }
 
   /**
-   * tryAcquireOrRenew: true when this elector holds the lease afterwards (acquired or renewed). Any error or a cut-off
-   * call is false, as client-go logs it and returns false.
+   * tryAcquireOrRenew: `held` when this elector holds the lease afterwards (acquired or renewed) — client-go's true.
+   * Its false is split in two for the history: `refused` when the server said no (another holder's lease is valid,
+   * the record changed under the compare-and-swap), `unknown` when a call failed or was cut off, so that a write may
+   * have taken effect or the server could not be asked at all.
    */
-  async tryAcquireOrRenew(deadlineMs: number, signal?: AbortSignal): Promise<boolean> {
+  async tryAcquireOrRenew(deadlineMs: number, signal?: AbortSignal): Promise<Attempt> {
     try {
       return await this.acquireOrRenew(deadlineMs, signal);
     } catch {
-      return false;
+      return 'unknown';
     }
   }
 
-  private async acquireOrRenew(deadlineMs: number, signal?: AbortSignal): Promise<boolean> {
+  private async acquireOrRenew(deadlineMs: number, signal?: AbortSignal): Promise<Attempt> {
     const { leaseDurationMs } = this.timings;
     const now = performance.now();
     const wall = wallNow();
     const call = <T>(p: Promise<T>) => underContext(p, deadlineMs, signal);
+    const outcome = (r: boolean | typeof CANCELLED): Attempt => (r === CANCELLED ? 'unknown' : r ? 'held' : 'refused');
     // 1. The leader's fast path: update optimistically over the record it last saw.
     if (this.isLeader() && isLeaseValid(this.observed, now)) {
       const mine = nextRecord(this.observed.record!, true, this.identity, leaseDurationMs, wall);
       const ok = await call(this.lock.update(mine)).catch(() => false);
       if (ok === true) {
         this.wrote(mine);
-        return true;
+        return 'held';
       }
     }
     // 2. Obtain or create the record.
     const read = await call(this.lock.get());
-    if (read === CANCELLED) return false;
+    if (read === CANCELLED) return 'unknown';
     if (read === null) {
       const first = firstRecord(this.identity, leaseDurationMs, wall);
-      if ((await call(this.lock.create(first))) !== true) return false;
-      this.wrote(first);
-      return true;
+      const created = outcome(await call(this.lock.create(first)));
+      if (created === 'held') this.wrote(first);
+      return created;
     }
     // 3. Check the identity and the time — on this elector's own clock, since it last saw the bytes change.
     this.observed = observeRead(this.observed, read.raw, read.record, performance.now());
-    if (heldByAnother(this.observed, this.identity, now)) return false;
+    if (heldByAnother(this.observed, this.identity, now)) return 'refused';
     // 4. Take or renew it, over the version just read.
     const mine = nextRecord(read.record, this.isLeader(), this.identity, leaseDurationMs, wall);
-    if ((await call(this.lock.update(mine))) !== true) return false;
-    this.wrote(mine);
-    return true;
+    const updated = outcome(await call(this.lock.update(mine)));
+    if (updated === 'held') this.wrote(mine);
+    return updated;
   }
 
   /**

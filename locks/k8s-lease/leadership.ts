@@ -75,7 +75,7 @@ export class Leadership {
     const start = performance.now();
     const deadline = start + renewDeadlineMs;
     for (let tick = 1; ; tick++) {
-      if (await this.elector.tryAcquireOrRenew(deadline, signal)) return !signal.aborted;
+      if ((await this.elector.tryAcquireOrRenew(deadline, signal)) === 'held') return true;
       if (signal.aborted) return false;
       const next = start + tick * retryPeriodMs;
       if (next >= deadline) {

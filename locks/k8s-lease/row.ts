@@ -79,6 +79,7 @@ export default {
       'safe without faults and renewed by itself, so long work is safe; a paused leader goes on leading after its successor took over, as client-go warns — leaderTransitions fences it.',
     advice:
       "pass leaderTransitions (the Lease's spec.leaseTransitions) with every write the leader makes and have the resource refuse a smaller one — client-go gives no fencing itself. Stop work when OnStartedLeading's context ends, and finish it before cancelling with ReleaseOnCancel: its release trusts the last observation and can free a successor's lease.",
+    lockCheck: 'passed, all 10 steps (token = leaderTransitions: 0, then 1 for the next holder)',
   },
   // The paused leader that goes on leading is its finding.
   nightly: ['no-fault', 'pause-holder'],
