@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { LeaderElector, ReleaseOutcome } from './leader-elector.ts';
 
 /** How a term ended: who ended it, and what its release (ReleaseOnCancel) did. */
@@ -8,8 +7,18 @@ export interface TermEnd {
   release: ReleaseOutcome | 'abandoned' | { failed: Error };
 }
 
-/** A wait that a cancel cuts short (a Go select on the timer and ctx.Done()). */
-const pause = (ms: number, signal: AbortSignal) => sleep(Math.max(0, ms), undefined, { signal }).catch(() => {});
+/** A wait that a cancel cuts short (a Go select on the timer and ctx.Done()); the global timers, as tests fake them. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
 
 /**
  * One term of leading: LeaderElector.renew, then its release. While `leading`, the holder's section runs — the context
