@@ -1,5 +1,5 @@
 import type { LockRow } from '../lock-row.ts';
-import { construction, predicted } from '../oracle-cell.ts';
+import { construction, predicted, revised } from '../oracle-cell.ts';
 import { NOT_HERE, NO_PAIR, NO_REDIS } from '../common-cells.ts';
 import { NO_RETRY_REMEDY, SELF_RENEWING } from '../common-remedy-cells.ts';
 
@@ -46,7 +46,16 @@ export default {
       'n/a',
       "the fault cannot reach it: it jumps the lock servers' clocks, and the LD_PRELOAD shim cannot move a Go binary (etcd) — nor does any server time enter this lease: LeaseDuration is counted on each candidate's own monotonic clock. The clients' clock faults are free runs (row.ts says which apply)",
     ),
-    fencing: predicted('safe', TRANSITIONS_FENCE),
+    fencing: revised(
+      {
+        ...predicted(
+          'may-lose',
+          `${TRANSITIONS_FENCE}: no lost update. But the run is INVALID whenever the lock breaks its promise — a holder's blind release (ReleaseOnCancel) frees its successor's lease, and the two go on freeing each other's — which happens in some runs and not others`,
+        ),
+        promise: RELEASE_ON_STALE_OBSERVATION,
+      },
+      "predicted safe (the token fences the resumed holder). Measured: no lost update in 3 of 3 runs (`--lock=k8s-lease --nemesis=pause-holder --fencing --time-limit=20`), the stale writes refused (4, 16, 3) — but seeds 604425095 and 752350550 were INVALID by the promise checker (1 and 11 broken promises): once a resumed holder's release had emptied its successor's record, p0 and p4 were each granted account 0 inside the other's lease every ~80 ms (17.218 s, 17.297 s, 17.344 s…), each release written by an elector that had last seen itself holding. Seed 1996105157 was VALID. The fence kept the data; the lock did not keep its promise, so the cell expects 'may lose'",
+    ),
     'restart-fenced': construction('n/a', NO_REDIS),
     ...NOT_HERE,
   },
