@@ -85,9 +85,9 @@ export default {
     usage:
       "client-go's LeaderElector per account with ReleaseOnCancel, its defaults scaled to the TTL (LeaseDuration = TTL, RenewDeadline = ⅔ TTL, RetryPeriod = TTL/7.5); the Lease is a JSON record in etcd whose compare-and-swap is the key's mod revision (the API server's resourceVersion); the section runs while OnStartedLeading's context is open; the token is leaderTransitions.",
     verdict:
-      'safe without faults and renewed by itself, so long work is safe; a paused leader goes on leading after its successor took over, as client-go warns — leaderTransitions fences it.',
+      "safe without faults and renewed by itself; a paused leader goes on leading after its successor took over, as client-go warns, and its release (ReleaseOnCancel) is blind: it can free the successor's lease, and two holders then free each other's in turn. leaderTransitions fences the writes, not the double grants.",
     advice:
-      "pass leaderTransitions (the Lease's spec.leaseTransitions) with every write the leader makes and have the resource refuse a smaller one — client-go gives no fencing itself. Stop work when OnStartedLeading's context ends, and finish it before cancelling with ReleaseOnCancel: its release trusts the last observation and can free a successor's lease.",
+      "pass leaderTransitions (the Lease's spec.leaseTransitions) with every write the leader makes and have the resource refuse a smaller one — client-go gives no fencing itself. Stop work when OnStartedLeading's context ends. ReleaseOnCancel writes the empty holder after checking only what the elector last saw, not the record it read: leave it off where a leader can be paused (a successor then waits LeaseDuration), or keep leader terms long.",
     lockCheck: 'passed, all 10 steps (token = leaderTransitions: 0, then 1 for the next holder)',
   },
   // The paused leader that goes on leading is its finding.
