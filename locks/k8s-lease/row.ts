@@ -16,6 +16,8 @@ import { NO_RETRY_REMEDY, SELF_RENEWING } from '../common-remedy-cells.ts';
  *   observedTime is each elector's monotonic clock, and the frozen renewTime still changes the record whenever its
  *   holder or transitions change. Only a single term longer than LeaseDuration under the freeze would look unrenewed
  *   (its renewals rewrite the same bytes) — this workload's sections are far shorter.
+ * Measured 2026-12-06 (`--time-limit=20`): both refusals confirmed by the CLI (exit 254, nothing started);
+ * clock-freeze-clients VALID in 3 of 3 runs, every freeze a hit (4 of 4 each; seeds 2090167042, 1311634913, 750879787).
  */
 
 const PAUSED_LEADER =
@@ -76,7 +78,16 @@ export default {
       ),
       promise: RELEASE_ON_STALE_OBSERVATION,
     },
-    'delay-write-fenced': predicted('safe', `${TRANSITIONS_FENCE} when the held write arrives`),
+    'delay-write-fenced': revised(
+      {
+        ...predicted(
+          'may-lose',
+          `${TRANSITIONS_FENCE} when the held write arrives: no lost update — but the run is INVALID whenever the lock breaks its promise (its blind release, as in the fenced paused-holder cell), which happens in some runs and not others`,
+        ),
+        promise: RELEASE_ON_STALE_OBSERVATION,
+      },
+      "predicted safe. Measured: no lost update in 3 of 3 runs (`--lock=k8s-lease --nemesis=delay-write --fencing --time-limit=20`), the held writes refused (4, 3, 16); seeds 1459507163 and 541315052 VALID, seed 129250260 INVALID by the promise checker (13 broken promises: p0 and p2 granted account 0 inside each other's lease from 16.130 s on) — the fenced paused-holder cell's cascade",
+    ),
     'failover-fenced': construction('n/a', NO_PAIR),
   },
   findings: {
