@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Etcd3, EtcdLeaseInvalidError, type Lease as EtcdLease, type Watcher } from 'etcd3';
+import { EtcdLeaseInvalidError, type Etcd3, type Lease as EtcdLease, type Watcher } from 'etcd3';
+import { etcdClientFor } from './etcd-client.ts';
 import { LockNotAcquired, type LockClient, type LockContext, type LockStrategy, type Lease } from '../strategy.ts';
 
 /**
@@ -23,9 +24,6 @@ import { LockNotAcquired, type LockClient, type LockContext, type LockStrategy, 
  * after the TTL and deletes the key, and the next waiter gets the lock while the paused one still believes it
  * holds it. That is the "holder paused > TTL" cell of the oracle; only a fencing resource catches it.
  */
-
-/** Unary calls get a deadline so a partitioned or paused cluster gives an error (recorded as info), not a hang. */
-const CALL_DEADLINE_MS = 2_000;
 
 interface EtcdHandle {
   lockKey: string;
@@ -53,24 +51,7 @@ class EtcdLockClient implements LockClient {
   private readonly lives = new WeakMap<EtcdLease, LeaseLife>();
 
   constructor(private readonly ctx: LockContext) {
-    this.client = new Etcd3({
-      hosts: ctx.etcd,
-      dialTimeout: 1_000,
-      // etcd3 authenticates once, then re-authenticates when a member answers "invalid auth token" (a restarted
-      // member has forgotten the simple tokens it held).
-      ...(ctx.etcdAuth ? { auth: ctx.etcdAuth } : {}),
-      // A target's members over TLS: through a local proxy the address dialled is 127.0.0.1, so the name checked
-      // against their certificate is given apart.
-      ...(ctx.etcdTls
-        ? {
-            credentials: { rootCertificate: Buffer.from(ctx.etcdTls.ca ?? '') },
-            ...(ctx.etcdTls.servername
-              ? { grpcOptions: { 'grpc.ssl_target_name_override': ctx.etcdTls.servername } }
-              : {}),
-          }
-        : {}),
-      defaultCallOptions: (call) => (call.isStream ? {} : { deadline: Date.now() + CALL_DEADLINE_MS }),
-    });
+    this.client = etcdClientFor(ctx);
     // etcd leases are whole seconds; rounding up never makes the lock shorter than --ttl.
     this.ttlSeconds = Math.max(1, Math.ceil(ctx.ttlMs / 1000));
     this.owner = `client-${ctx.client}-pid-${process.pid}-${randomBytes(4).toString('hex')}`;
