@@ -1,5 +1,6 @@
 import type { RequirementSpec } from '../cluster/requirement.ts';
 import type { LockBench } from './lock-bench.ts';
+import type { MarginCell } from './margin-cell.ts';
 import type { OracleCell, OracleColumnId, RemedyScenarioId } from './oracle-cell.ts';
 
 /**
@@ -38,16 +39,27 @@ export interface LockRow {
   readonly faults: Readonly<Record<OracleColumnId, OracleCell>>;
   /** The remedy table's row: a cell for every scenario (matrix/remedy-oracle.ts REMEDY_SCENARIOS). */
   readonly remedies: Readonly<Record<RemedyScenarioId, OracleCell>>;
+  /**
+   * Cells at the lock's own clock thresholds (locks/margin-cell.ts): a rate a clear margin to each side of where its
+   * renewal or validity arithmetic breaks, each with its prediction. Absent: none is measured for it.
+   */
+  readonly margins?: readonly MarginCell[];
   /** An npm library's words in docs/findings.md. */
   readonly findings?: LibraryFindings;
   /**
    * Which of its cells the nightly runs (nightly/nightly-library-sample.ts says why the library rows are sampled),
    * or all of them; a choice every row makes, so a new row cannot run whole every night by omission.
    */
-  readonly nightly: 'every-cell' | readonly (OracleColumnId | RemedyScenarioId)[];
+  readonly nightly: 'every-cell' | readonly (OracleColumnId | RemedyScenarioId | MarginId)[];
   /** What the benchmarks measure of it (the overhead bench: its floor and its timed op); absent, none measures it. */
   readonly bench?: LockBench;
 }
+
+/**
+ * A margin cell's id (locks/margin-cell.ts), as a row's nightly sample names it: `margin-` and what it sets, so a
+ * misspelt column id still does not compile.
+ */
+export type MarginId = `margin-${string}`;
 
 /** A row in another language: its library's requirement, and whether its glue is compiled. */
 export interface ForeignLibrary {
