@@ -27,7 +27,7 @@ export interface Config extends RunConfig {
   readonly command: 'run';
   readonly help: boolean;
   readonly runs: number;
-  readonly matrix: 'all' | 'faults' | 'remedies';
+  readonly matrix: 'all' | 'faults' | 'remedies' | 'margins';
   /** --verbose: each fault's raw record in the live log. */
   readonly verbose: boolean;
   /** --json: the summary as one JSON object on stdout (harness/run-json.ts), the human summary on stderr. */

@@ -93,5 +93,5 @@ export interface LibraryFindings {
   /** What `npm run jepsen -- lock-check <row>` said (the contract: acquire, a busy lock refused, hand-over, …). */
   readonly lockCheck?: string;
   /** By column id: the measurement that contradicted the prediction, and why (the measurement wins). */
-  readonly differs?: Readonly<Partial<Record<OracleColumnId | RemedyScenarioId, string>>>;
+  readonly differs?: Readonly<Partial<Record<OracleColumnId | RemedyScenarioId | MarginId, string>>>;
 }

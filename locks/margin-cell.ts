@@ -1,5 +1,4 @@
 import type { FaultName } from '../faults/fault-names.ts';
-import type { RunOverrides } from '../harness/run-overrides.ts';
 import type { MarginId } from './lock-row.ts';
 import type { MeasuredCell } from './oracle-cell.ts';
 
@@ -19,7 +18,7 @@ export interface MarginCell {
   readonly title: string;
   readonly faults: readonly FaultName[];
   /** The run options it sets (its rate, the watchdog, the accounts), after the user's, so they win. */
-  readonly options: RunOverrides;
+  readonly options: MarginOptions;
   /**
    * Its critical section, as a fraction of the TTL of the holder's own clock: where the section ends against the
    * lease decides the side (a slowed holder's section stretches with its clock), so the cell sets it exactly.
@@ -28,4 +27,14 @@ export interface MarginCell {
   /** The threshold the cell sits beside, and how far from it, in words. */
   readonly threshold: string;
   readonly cell: MeasuredCell;
+}
+
+/**
+ * The run options a margin may set, by the run config's field names (harness/run-overrides.ts renders them): the
+ * rate its fault runs the clocks at (--clock-rate), --watchdog, and --accounts.
+ */
+export interface MarginOptions {
+  readonly clockRate?: number;
+  readonly watchdog?: true;
+  readonly accounts?: number;
 }

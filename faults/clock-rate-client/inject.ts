@@ -10,7 +10,7 @@ import { LOCK_ROWS } from '../../locks/registry.ts';
 import type { LockRow } from '../../locks/lock-row.ts';
 import { lockRef } from '../../workloads/lock-ref.ts';
 import { clockSlopes } from './slope.ts';
-import { renewedBy } from './renewed-by.ts';
+import type { RenewedBy } from './renewed-by.ts';
 
 /** How long the strike waits for a client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -136,4 +136,13 @@ export function clientClockUnreachable(lock: string): string | null {
   // step is judged by what the history does show (faults/clock-rate-client/judge.ts), and a lost update counts as a
   // counterexample whether or not the story completed (matrix/cell-outcome.ts).
   return null;
+}
+
+/** What keeps the holder's lease alive for clock-rate-client's story (renewed-by.ts), from the run and the lock's row. */
+export function renewedBy(lock: string, watchdog: boolean): RenewedBy {
+  if (watchdog) return 'watchdog';
+  const ref = lockRef(lock);
+  if (ref.kind !== 'builtin') return 'unseen';
+  const cell = (LOCK_ROWS[ref.name] as LockRow).remedies['pause-watchdog'];
+  return cell.decided === 'construction' && cell.expect === 'refuse' ? 'unseen' : 'nothing';
 }

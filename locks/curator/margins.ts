@@ -13,7 +13,7 @@ export const CURATOR_MARGINS: readonly MarginCell[] = [
     id: 'margin-strobe-partition',
     title: 'clock strobe + partition',
     faults: ['clock-strobe', 'partition'],
-    options: {},
+    options: { accounts: 2 },
     thinkTtlFraction: 0.05,
     threshold:
       'LOST declared when SUSPENDED time on the wall clock reaches the session timeout: a strobe back by 60 s delays it by up to 60 s',
