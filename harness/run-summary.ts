@@ -12,6 +12,7 @@ import { shownPath } from '../common/shown-path.ts';
 import { lockFinding } from '../locks/lock-finding.ts';
 import { nextStep, nextStepWords } from '../report/next-step.ts';
 import { paintVerdict } from './verdict-colour.ts';
+import { clockAssumptionLines } from './clock-assumption-line.ts';
 import type { Config } from './run-argv.ts';
 
 /** How a summary is written: its verdict word in colour only for a terminal (verdict-colour.ts decides). */
@@ -45,6 +46,7 @@ export function runSummary(
     `  what to do: ${nextStepLine(config, r, faults)}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
     `  lost updates: ${r.lostUpdates}${byFault(r)}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
+    ...clockAssumptionLines(config, faults),
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
     ...livenessLines(r.liveness ?? undefined),
     ...promiseLines(r),

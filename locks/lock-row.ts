@@ -1,6 +1,7 @@
 import type { RequirementSpec } from '../cluster/requirement.ts';
 import type { LockBench } from './lock-bench.ts';
 import type { MarginCell } from './margin-cell.ts';
+import type { ClockAssumption } from './clock-assumption.ts';
 import type { OracleCell, OracleColumnId, RemedyScenarioId } from './oracle-cell.ts';
 
 /**
@@ -33,6 +34,11 @@ export interface LockRow {
    * strikes. A built-in row without it holds nothing there, and that fault is refused for it.
    */
   readonly postgresSession?: true;
+  /**
+   * What it states it assumes of the clocks' rate (locks/clock-assumption.ts: Redlock's 0.01), so a run that moved a
+   * clock's rate says whether it went beyond it. Absent: it states nothing.
+   */
+  readonly clockAssumption?: ClockAssumption;
   /** Where it keeps its lock and what it is (docs/choosing.md). */
   readonly place: { readonly store: LockStore; readonly from: LockOrigin };
   /** The fault table's row: a cell for every column (matrix/oracle.ts ORACLE_COLUMNS). */

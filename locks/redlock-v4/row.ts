@@ -1,4 +1,5 @@
 import type { LockRow } from '../lock-row.ts';
+import { REDLOCK_CLOCKS } from '../clock-assumption.ts';
 import { REDLOCK_V4_MARGINS } from './margins.ts';
 import { construction, predicted } from '../oracle-cell.ts';
 import {
@@ -21,6 +22,7 @@ import {
 export default {
   module: new URL('./redlock-v4.ts', import.meta.url).href,
   npm: 'redlock-v4',
+  clockAssumption: REDLOCK_CLOCKS,
   place: { store: 'Redis', from: 'npm' },
   faults: {
     'no-fault': predicted('safe', 'compare-and-delete release, a quorum of five, and a validity check on every grant'),
