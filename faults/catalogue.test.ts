@@ -24,6 +24,7 @@ describe('the fault catalogue', () => {
                 'everyLockMustSurvive',
                 'columns',
                 'scenarios',
+                'atClockRate',
               ].includes(k),
           )
           .sort(),

@@ -1,10 +1,8 @@
+import { faultFacts } from '../faults/catalogue.ts';
 import { rateAgainstAssumption } from '../locks/clock-assumption.ts';
 import type { LockRow } from '../locks/lock-row.ts';
 import { LOCK_ROWS } from '../locks/registry.ts';
 import { lockRef } from '../workloads/lock-ref.ts';
-
-/** The faults that run a clock at `--clock-rate` (faults/clock-rate, faults/clock-rate-client). */
-const RATE_FAULTS: ReadonlySet<string> = new Set(['clock-rate', 'clock-rate-client']);
 
 /**
  * The summary's line on a run that moved a clock's rate against its lock's stated assumption
@@ -12,7 +10,7 @@ const RATE_FAULTS: ReadonlySet<string> = new Set(['clock-rate', 'clock-rate-clie
  * without a rate fault, or a lock that states no assumption (a plugin states none yet).
  */
 export function clockAssumptionLines(config: { lock: string; clockRate: number }, faults: readonly string[]): string[] {
-  if (!faults.some((f) => RATE_FAULTS.has(f))) return [];
+  if (!faults.some((f) => faultFacts(f)?.atClockRate)) return [];
   const ref = lockRef(config.lock);
   const assumption = ref.kind === 'builtin' ? (LOCK_ROWS[ref.name] as LockRow).clockAssumption : undefined;
   const line = rateAgainstAssumption(config.lock, config.clockRate, assumption);

@@ -26,6 +26,7 @@ export const facts = {
   storyLimits:
     "only renewals in the history show: the run's --watchdog renewals; a library that refreshes its lock itself (redis-semaphore, redlock's auto-extension) renews unseen, so its late renewal is read from another client's grant inside the holder's section, never seen itself. Refused for a lock in another language (its process has no clock request yet) and for Go clients (the shim cannot reach them)",
   movesClocks: true,
+  atClockRate: true,
   // The servers' clocks run at real speed, but the holder's own clock does not: a validity it measures with it (Redlock's)
   // can outlast the server's lease, so the promise a client reports is not safe from this fault.
   keepsServerLeases: false,

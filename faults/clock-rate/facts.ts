@@ -23,6 +23,7 @@ export const facts = {
   ],
   storyLimits: 'strikes Redis nodes only (the probe is a Redis key); other servers are refused',
   movesClocks: true,
+  atClockRate: true,
   keepsServerLeases: false,
   colour: '#7e22ce',
   evidence: {
