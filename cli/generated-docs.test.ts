@@ -50,9 +50,10 @@ describe('the generated parts of the docs', () => {
   });
 
   it("quotes the oracle's cell counts as the plan gives them", () => {
-    const measured = (t: 'faults' | 'remedies') => matrixPlan(t).filter((p) => p.oracle.decided === 'measured').length;
+    const measured = (t: 'faults' | 'remedies' | 'margins') =>
+      matrixPlan(t).filter((p) => p.oracle.decided === 'measured').length;
     expect(matrixCounts().measured).toBe(
-      `${measured('faults')} in the fault table, ${measured('remedies')} in the remedy table`,
+      `${measured('faults')} in the fault table, ${measured('remedies')} in the remedy table, ${measured('margins')} margins`,
     );
   });
 

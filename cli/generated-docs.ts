@@ -17,6 +17,7 @@ import { matrixPlan } from '../matrix/matrix.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
 import { tallyLine } from '../matrix/matrix-tally.ts';
 import { remedyOracleMarkdown } from '../matrix/remedy-oracle-table.ts';
+import { marginOracleMarkdown } from '../matrix/margin-oracle-table.ts';
 import { choosingMarkdown } from '../matrix/choosing-page.ts';
 import { roomsMarkdown } from '../matrix/rooms.ts';
 import { fieldTableMarkdown } from '../common/file-format.ts';
@@ -50,9 +51,10 @@ function size(tables: MatrixTables) {
 export function matrixCounts(): Record<'measured' | 'construction' | 'closing' | 'nightly', string> {
   const f = size('faults');
   const r = size('remedies');
+  const m = size('margins');
   const a = size('all');
   return {
-    measured: `${f.measured} in the fault table, ${r.measured} in the remedy table`,
+    measured: `${f.measured} in the fault table, ${r.measured} in the remedy table, ${m.measured} margins`,
     construction: `${f.construction} in the fault table, ${r.construction} in the remedy table`,
     closing: `\`${tallyLine({
       measured: a.measured,
@@ -63,7 +65,7 @@ export function matrixCounts(): Record<'measured' | 'construction' | 'closing' |
       refused: a.refusals,
       allMatched: true,
     })}\``,
-    nightly: `both tables — ${a.measured} measured cells (${f.measured} + ${r.measured}) and ${a.construction} decided by construction`,
+    nightly: `both tables and the margins — ${a.measured} measured cells (${f.measured} + ${r.measured} + ${m.measured}) and ${a.construction} decided by construction`,
   };
 }
 
@@ -95,6 +97,7 @@ export const GENERATED: Readonly<Record<string, { block: boolean; text: () => st
   'fault-oracle-readme': { block: true, text: () => faultOracleMarkdown(README_COLUMNS) },
   'matrix-only-columns': { block: false, text: columnsOnlyInMatrix },
   'remedy-oracle': { block: true, text: remedyOracleMarkdown },
+  'margin-oracle': { block: true, text: marginOracleMarkdown },
   measured: { block: false, text: () => matrixCounts().measured },
   construction: { block: false, text: () => matrixCounts().construction },
   closing: { block: false, text: () => matrixCounts().closing },
@@ -128,7 +131,15 @@ export const GENERATED_PAGES: Readonly<Record<string, readonly string[]>> = {
   'README.md': ['fault-oracle-readme', 'matrix-only-columns', 'lock-names'],
   'docs/cli.md': ['options', 'subcommands', 'timing', 'exit-codes'],
   'docs/faults.md': ['faults', 'fault-stories', 'fault-names'],
-  'docs/matrix.md': ['fault-oracle', 'remedy-oracle', 'measured', 'construction', 'closing', 'format-matrix'],
+  'docs/matrix.md': [
+    'fault-oracle',
+    'remedy-oracle',
+    'margin-oracle',
+    'measured',
+    'construction',
+    'closing',
+    'format-matrix',
+  ],
   'docs/nightly.md': ['nightly', 'format-nightly'],
   'docs/results.md': ['format-test', 'format-results'],
   'docs/reproductions.md': ['format-scenario', 'format-bundle'],

@@ -26,6 +26,7 @@ describe('the fault catalogue', () => {
                 'everyLockMustSurvive',
                 'columns',
                 'scenarios',
+                'atClockRate',
               ].includes(k),
           )
           .sort(),

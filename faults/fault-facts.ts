@@ -180,6 +180,11 @@ export interface FaultFacts {
   /** Whether it moves wall clocks: the run's processes get the LD_PRELOAD clock shim and the report draws offsets. */
   readonly movesClocks: boolean;
   /**
+   * It runs a clock at `--clock-rate` (not a jump): a run of it says whether that rate is beyond its lock's stated
+   * clock assumption (locks/clock-assumption.ts).
+   */
+  readonly atClockRate?: true;
+  /**
    * Whether the servers keep every lease through it: it acts only on the lock's clients or the wire to them (the
    * holder paused, killed or its session ended, its packets delayed or cut), or pauses a server, whose keys expire on
    * its own wall clock, which a pause does not move. A server that keeps its own lease cannot grant inside it, so

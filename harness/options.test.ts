@@ -102,7 +102,7 @@ describe('resolveConfig', () => {
     [['--lock=all', '--nemesis=clock'], /--nemesis with --lock=all: the matrix's columns are its faults/],
     [['--lock=all', '--runs=0'], /--runs must be between 1 and 20, got 0/],
     [['--lock=redis', '--matrix=remedies'], /--matrix applies to --lock=all/],
-    [['--lock=all', '--matrix=remedy'], /--matrix must be one of all, faults, remedies; got "remedy"/],
+    [['--lock=all', '--matrix=remedy'], /--matrix must be one of all, faults, remedies, margins; got "remedy"/],
   ])('rejects %j with a message naming the valid values', (argv, message) => {
     expect(badArgs(argv).message).toMatch(message);
   });

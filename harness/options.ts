@@ -279,8 +279,8 @@ export const RUN_ROWS = [
     name: 'matrix',
     kind: 'enum',
     default: 'all',
-    choices: ['all', 'faults', 'remedies'],
-    help: '--lock=all: which tables to run: the faults (lock × fault), the failure modes and remedies, or both',
+    choices: ['all', 'faults', 'remedies', 'margins'],
+    help: "--lock=all: which tables to run: the faults (lock × fault), the failure modes and remedies, each lock's clock-rate margins, or all",
   },
   {
     name: 'rows',

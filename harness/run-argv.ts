@@ -27,7 +27,7 @@ export interface Config extends RunConfig {
   readonly command: 'run';
   readonly help: boolean;
   readonly runs: number;
-  readonly matrix: 'all' | 'faults' | 'remedies';
+  readonly matrix: 'all' | 'faults' | 'remedies' | 'margins';
   /** --rows: the matrix's rows to measure; null = every built-in lock. */
   readonly rows: readonly BuiltinLock[] | null;
   /** --verbose: each fault's raw record in the live log. */

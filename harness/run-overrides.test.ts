@@ -20,6 +20,7 @@ const EVERY: Required<RunOverrides> = {
   watchdog: true,
   redisPersistence: 'aof-always',
   retry: 'harness',
+  clockRate: 0.6,
   seed: 42,
   resultsDir: '/tmp/fencepost-overrides',
 };

@@ -28,6 +28,7 @@ export const OPTION_OF = {
   watchdog: 'watchdog',
   redisPersistence: 'redis-persistence',
   retry: 'retry',
+  clockRate: 'clock-rate',
   seed: 'seed',
   resultsDir: 'results',
 } as const satisfies Partial<Record<keyof RunConfig, RunOptionName>>;

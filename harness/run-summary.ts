@@ -12,6 +12,7 @@ import { shownPath } from '../common/shown-path.ts';
 import { lockFinding } from '../locks/lock-finding.ts';
 import { nextStep, nextStepWords } from '../report/next-step.ts';
 import { paintVerdict } from './verdict-colour.ts';
+import { runRateAgainstAssumption } from '../locks/run-clock-assumption.ts';
 import type { Config } from './run-argv.ts';
 
 /** How a summary is written: its verdict word in colour only for a terminal (verdict-colour.ts decides). */
@@ -45,6 +46,7 @@ export function runSummary(
     `  what to do: ${nextStepLine(config, r, faults)}`,
     `  ops: ${r.opCounts.total} (${r.opCounts.ok} ok, ${r.opCounts.fail} fail, ${r.opCounts.info} info), ${r.throughput.toFixed(1)} ok/s over ${(r.durationMs / 1000).toFixed(1)} s`,
     `  lost updates: ${r.lostUpdates}${byFault(r)}   stale writes rejected: ${r.staleWritesRejected}   overlaps: ${r.overlaps} (${r.confirmedOverlaps} confirmed)   faults: ${r.faults.length}`,
+    ...clockLines(config, faults),
     `  acquire latency ms: p50 ${q.p50.toFixed(2)}  p99 ${q.p99.toFixed(2)}  max ${q.max.toFixed(2)}`,
     ...livenessLines(r.liveness ?? undefined),
     ...promiseLines(r),
@@ -74,6 +76,12 @@ export function runSummary(
 /** The run's "what to do" line and where its lock's story is (report/next-step.ts), as the summary and --json give it. */
 export function nextStepLine(config: Readonly<Config>, r: RunResults, faults: readonly string[]): string {
   return nextStepWords(nextStep(r, lockFinding(config.lock), { fencing: config.fencing, faults }));
+}
+
+/** The run's clock rate against its lock's stated clock assumption (locks/clock-assumption.ts), when it has both. */
+function clockLines(config: Readonly<Config>, faults: readonly string[]): string[] {
+  const line = runRateAgainstAssumption(config.lock, config.clockRate, faults);
+  return line ? [`  clock: ${line}`] : [];
 }
 
 /** The promise checker's tally, then each broken promise (the reason for an INVALID it gives), as many as SHOWN. */

@@ -1,5 +1,7 @@
 import type { RequirementSpec } from '../cluster/requirement.ts';
 import type { LockBench } from './lock-bench.ts';
+import type { MarginCell } from './margin-cell.ts';
+import type { ClockAssumption } from './clock-assumption.ts';
 import type { OracleCell, OracleColumnId, RemedyScenarioId } from './oracle-cell.ts';
 
 /**
@@ -32,22 +34,38 @@ export interface LockRow {
    * strikes. A built-in row without it holds nothing there, and that fault is refused for it.
    */
   readonly postgresSession?: true;
+  /**
+   * What it states it assumes of the clocks' rate (locks/clock-assumption.ts: Redlock's 0.01), so a run that moved a
+   * clock's rate says whether it went beyond it. Absent: it states nothing.
+   */
+  readonly clockAssumption?: ClockAssumption;
   /** Where it keeps its lock and what it is (docs/choosing.md). */
   readonly place: { readonly store: LockStore; readonly from: LockOrigin };
   /** The fault table's row: a cell for every column (matrix/oracle.ts ORACLE_COLUMNS). */
   readonly faults: Readonly<Record<OracleColumnId, OracleCell>>;
   /** The remedy table's row: a cell for every scenario (matrix/remedy-oracle.ts REMEDY_SCENARIOS). */
   readonly remedies: Readonly<Record<RemedyScenarioId, OracleCell>>;
+  /**
+   * Cells at the lock's own clock thresholds (locks/margin-cell.ts): a rate a clear margin to each side of where its
+   * renewal or validity arithmetic breaks, each with its prediction. Absent: none is measured for it.
+   */
+  readonly margins?: readonly MarginCell[];
   /** An npm library's words in docs/findings.md. */
   readonly findings?: LibraryFindings;
   /**
    * Which of its cells the nightly runs (nightly/nightly-library-sample.ts says why the library rows are sampled),
    * or all of them; a choice every row makes, so a new row cannot run whole every night by omission.
    */
-  readonly nightly: 'every-cell' | readonly (OracleColumnId | RemedyScenarioId)[];
+  readonly nightly: 'every-cell' | readonly (OracleColumnId | RemedyScenarioId | MarginId)[];
   /** What the benchmarks measure of it (the overhead bench: its floor and its timed op); absent, none measures it. */
   readonly bench?: LockBench;
 }
+
+/**
+ * A margin cell's id (locks/margin-cell.ts), as a row's nightly sample names it: `margin-` and what it sets, so a
+ * misspelt column id still does not compile.
+ */
+export type MarginId = `margin-${string}`;
 
 /** A row in another language: its library's requirement, and whether its glue is compiled. */
 export interface ForeignLibrary {
@@ -81,5 +99,5 @@ export interface LibraryFindings {
   /** What `npm run jepsen -- lock-check <row>` said (the contract: acquire, a busy lock refused, hand-over, …). */
   readonly lockCheck?: string;
   /** By column id: the measurement that contradicted the prediction, and why (the measurement wins). */
-  readonly differs?: Readonly<Partial<Record<OracleColumnId | RemedyScenarioId, string>>>;
+  readonly differs?: Readonly<Partial<Record<OracleColumnId | RemedyScenarioId | MarginId, string>>>;
 }

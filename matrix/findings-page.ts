@@ -4,7 +4,9 @@ import { availabilityText } from './cell-liveness.ts';
 import { cellPromise, promiseText } from './cell-promise.ts';
 import { promiseColumn, promiseSentence } from './findings-promise.ts';
 import { FINDINGS_ROWS, EARLIER_FINDINGS, type LibraryFindings } from './findings-advice.ts';
-import type { MatrixCell } from './matrix-cell.ts';
+import type { MatrixCell, MatrixTable } from './matrix-cell.ts';
+import { LOCK_ROWS } from '../locks/registry.ts';
+import type { LockRow } from '../locks/lock-row.ts';
 import type { OracleCell } from '../locks/oracle-cell.ts';
 import { findingsHeading } from '../locks/lock-finding.ts';
 import { expectWords, livenessWords, ORACLE, ORACLE_COLUMNS } from './oracle.ts';
@@ -21,9 +23,9 @@ export interface RunRef {
   replay?: string;
 }
 
-/** One column of either table, as the page lists it for a lock. */
+/** One column of either table, or one of the lock's margins, as the page lists it for a lock. */
 interface Column {
-  table: 'faults' | 'remedies';
+  table: MatrixTable;
   id: string;
   title: string;
   oracle: OracleCell;
@@ -37,6 +39,12 @@ function columnsOf(lock: keyof typeof ORACLE): Column[] {
       id: s.id,
       title: s.title,
       oracle: REMEDY_ORACLE[lock][s.id],
+    })),
+    ...((LOCK_ROWS[lock] as LockRow).margins ?? []).map((m) => ({
+      table: 'margins' as const,
+      id: m.id,
+      title: m.title,
+      oracle: m.cell,
     })),
   ];
 }

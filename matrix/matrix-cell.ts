@@ -52,6 +52,12 @@ export interface CellRun {
   why?: string;
 }
 
+/**
+ * The parts of the matrix: the fault table (lock × fault), the failure modes and remedies (lock × scenario), and the
+ * margin cells each lock declares at its own clock thresholds (matrix/margin-oracle.ts).
+ */
+export type MatrixTable = 'faults' | 'remedies' | 'margins';
+
 export interface MatrixCell {
   lock: string;
   /** The fault injected, by its --nemesis name; `none` for the no-fault column. */
@@ -81,11 +87,12 @@ export interface MatrixCell {
   /** Column heading, if the runner has a better one than the fault's name ("holder paused > TTL"). */
   column?: string;
   /**
-   * Which table the cell is in: the faults (lock × fault) or the failure modes and remedies; absent for a nightly
-   * user's cell of its own (a stored matrix.json or nightly.json is read through its decoder, which fills it in).
+   * Which table the cell is in: the faults (lock × fault), the failure modes and remedies, or a lock's own margins;
+   * absent for a nightly user's cell of its own (a stored matrix.json or nightly.json is read through its decoder,
+   * which fills it in).
    */
-  table?: 'faults' | 'remedies';
-  /** The column's id in its table (an ORACLE_COLUMNS id, or a remedy scenario id). */
+  table?: MatrixTable;
+  /** The column's id in its table (an ORACLE_COLUMNS id, a remedy scenario id, or a margin's id). */
   columnId?: string;
   /** Why a cell looks the way it does ("refused: Redis has no fencing token", "etcd ignores the clock shim"). */
   note?: string;

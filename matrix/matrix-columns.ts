@@ -1,5 +1,6 @@
 import type { BuiltinLock } from '../workloads/lock-names.ts';
 import type { CellShape } from './cell-config.ts';
+import type { MatrixTable } from './matrix-cell.ts';
 import type { OracleCell } from '../locks/oracle-cell.ts';
 import { ORACLE, ORACLE_COLUMNS } from './oracle.ts';
 import { REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
@@ -10,13 +11,13 @@ import { REMEDY_ORACLE, REMEDY_SCENARIOS } from './remedy-oracle.ts';
  * from matrix/oracle.ts, the failure-mode/remedy table's from matrix/remedy-oracle.ts.
  */
 export interface MatrixColumn extends Omit<CellShape, 'strategy' | 'seed' | 'concurrency' | 'timeLimitS'> {
-  table: 'faults' | 'remedies';
+  table: MatrixTable;
   id: string;
   title: string;
   oracle: (lock: BuiltinLock) => OracleCell;
 }
 
-export type MatrixTables = 'all' | 'faults' | 'remedies';
+export type MatrixTables = 'all' | 'faults' | 'remedies' | 'margins';
 
 export function matrixColumns(tables: MatrixTables): MatrixColumn[] {
   const faults: MatrixColumn[] = ORACLE_COLUMNS.map((c) => ({
@@ -29,5 +30,8 @@ export function matrixColumns(tables: MatrixTables): MatrixColumn[] {
     table: 'remedies',
     oracle: (lock) => REMEDY_ORACLE[lock][s.id],
   }));
-  return [...(tables === 'remedies' ? [] : faults), ...(tables === 'faults' ? [] : remedies)];
+  return [
+    ...(tables === 'all' || tables === 'faults' ? faults : []),
+    ...(tables === 'all' || tables === 'remedies' ? remedies : []),
+  ];
 }

@@ -22,7 +22,8 @@ export const MATRIX_CELL_FIELDS = {
   expectedPromise: 'the oracle’s expectation of the promise column',
   expectedLiveness: 'the oracle’s liveness expectation, when it has one',
   column: 'the column’s heading, when better than the fault’s name',
-  table: '`faults` or `remedies`: which table the cell is in; absent in older files (read as `faults`)',
+  table:
+    '`faults`, `remedies` or `margins` (a lock’s own clock-rate margin cell): which table the cell is in; absent in older files (read as `faults`)',
   columnId: 'the column’s id in its table',
   note: 'why the cell looks the way it does',
   decided: '`measured` (run) or `construction` (not run: `note` says why); absent in older files (read as `measured`)',

@@ -12,6 +12,7 @@ import { escapeHtml as h, inlineStyle, jsonBlock } from '../report/html.ts';
 import type { CellRun, MatrixCell } from './matrix-cell.ts';
 import { tally, tallyLine } from './matrix-tally.ts';
 import { remedyAnswers } from './remedy-answers.ts';
+import { marginGrid } from './margin-grid.ts';
 import { RUN_FILES, runPath } from '../store/run-dir.ts';
 
 /**
@@ -284,6 +285,7 @@ function runsRule(cells: readonly MatrixCell[], runsPerCell: number | undefined)
 }
 
 const inRemedyTable = (c: MatrixCell) => c.table === 'remedies';
+const inMargins = (c: MatrixCell) => c.table === 'margins';
 
 /** The failure-mode and remedy table: one row per lock, one column per scenario, in the oracle's order. */
 function remedyGrid(cells: readonly MatrixCell[], locks: readonly string[], outDir: string): string {
@@ -306,7 +308,7 @@ function remedyGrid(cells: readonly MatrixCell[], locks: readonly string[], outD
 }
 
 export function renderMatrix(cells: MatrixCell[], opts: MatrixPageOptions): string {
-  const faultCells = cells.filter((c) => !inRemedyTable(c));
+  const faultCells = cells.filter((c) => !inRemedyTable(c) && !inMargins(c));
   const remedyCells = cells.filter(inRemedyTable);
   const cols = columnsOf(faultCells);
   const locks = locksOf(cells);
@@ -322,9 +324,10 @@ export function renderMatrix(cells: MatrixCell[], opts: MatrixPageOptions): stri
     );
   const contra = contradictions.map((c) => {
     const link = reportLink(c, opts.outDir);
-    const under = inRemedyTable(c)
-      ? (c.column ?? c.fault)
-      : `${c.fault === 'none' ? 'no fault' : c.fault}${c.fencing ? ' with --fencing' : ''}`;
+    const under =
+      inRemedyTable(c) || inMargins(c)
+        ? (c.column ?? c.fault)
+        : `${c.fault === 'none' ? 'no fault' : c.fault}${c.fencing ? ' with --fencing' : ''}`;
     const what = `${c.lock} under ${under}: expected ${c.expected}, observed ${observedText(c)} — ${suspicion(c)}`;
     return `<li>${link ? `<a href="${h(link)}">${h(what)}</a>` : h(what)}${c.note ? ` <span class="aside">(${h(c.note)})</span>` : ''}</li>`;
   });
@@ -368,6 +371,7 @@ ${remedyCells.length ? remedyAnswers(cells, opts.outDir) : ''}
 ${faultCells.length ? '' : runsRule(cells, opts.runsPerCell)}
 ${faultGrid}
 ${remedyGrid(remedyCells, locks, opts.outDir)}
+${marginGrid(cells.filter(inMargins), opts.outDir, cellHtml)}
 </main>
 ${jsonBlock('fp-matrix', cells)}
 </body></html>

@@ -15,6 +15,7 @@ import { HarnessError } from '../common/errors.ts';
 import { EXIT } from '../common/exit-codes.ts';
 import { shownPath } from '../common/shown-path.ts';
 import { matrixColumns, type MatrixColumn, type MatrixTables } from './matrix-columns.ts';
+import { marginPlan } from './margin-oracle.ts';
 import type { OracleCell } from '../locks/oracle-cell.ts';
 import { MAX_RERUNS } from './oracle.ts';
 import type { Config } from '../harness/run-argv.ts';
@@ -32,8 +33,8 @@ import {
 
 const consoleLog = (line: string) => console.error(line);
 
-/** The fault table first, then the failure modes and remedies; within a table, lock by lock. */
-const tableRank = (col: MatrixColumn) => (col.table === 'faults' ? 0 : 1);
+/** The fault table first, then the failure modes and remedies, then the margins; within a table, lock by lock. */
+const tableRank = (col: MatrixColumn) => ['faults', 'remedies', 'margins'].indexOf(col.table);
 
 /** The matrix's --time-limit must leave a paused holder time to write again, or every such cell shows nothing. */
 export function checkMatrixTimeLimit(
@@ -90,20 +91,23 @@ function withCellFloor(col: MatrixColumn, o: OracleCell): MatrixColumn {
 
 /**
  * Every cell of the chosen tables, in their one stable order: the fault table first, then the failure modes and
- * remedies; within a table, lock by lock. (The nightly job plans the fault table: `matrixPlan('faults')`.)
+ * remedies, then each lock's margins (matrix/margin-oracle.ts); within a table, lock by lock. (The nightly job plans
+ * the fault table: `matrixPlan('faults')`.)
  */
 export function matrixPlan(
   tables: MatrixTables = 'all',
   rows: readonly BuiltinLock[] | null = null,
 ): { lock: BuiltinLock; col: MatrixColumn; oracle: OracleCell }[] {
   const locks = BUILTIN_LOCKS.filter((lock) => rows === null || rows.includes(lock));
-  return matrixColumns(tables)
-    .flatMap((col) =>
+  const margins = tables === 'all' || tables === 'margins' ? marginPlan().filter((m) => locks.includes(m.lock)) : [];
+  return [
+    ...matrixColumns(tables).flatMap((col) =>
       locks.map((lock) => ({ lock, col: withCellFloor(col, col.oracle(lock)), oracle: col.oracle(lock) })),
-    )
-    .sort(
-      (a, b) => tableRank(a.col) - tableRank(b.col) || BUILTIN_LOCKS.indexOf(a.lock) - BUILTIN_LOCKS.indexOf(b.lock),
-    );
+    ),
+    ...margins.map((m) => ({ ...m, col: withCellFloor(m.col, m.oracle) })),
+  ].sort(
+    (a, b) => tableRank(a.col) - tableRank(b.col) || BUILTIN_LOCKS.indexOf(a.lock) - BUILTIN_LOCKS.indexOf(b.lock),
+  );
 }
 
 /** What each lock costs by itself: one client, no fault (the cells' latency includes waiting for other holders). */
@@ -205,7 +209,10 @@ export async function runMatrix(
   }
 
   // Only the fault table's "choosing a lock" rows show it.
-  const uncontended = config.matrix === 'remedies' ? {} : await uncontendedLatencies(config, strategies, runOne, log);
+  const uncontended =
+    config.matrix === 'remedies' || config.matrix === 'margins'
+      ? {}
+      : await uncontendedLatencies(config, strategies, runOne, log);
 
   const { writeMatrix } = await import('./matrix-page.ts');
   // Not a run (no test record, not `latest`): a page over the cell runs, beside them.

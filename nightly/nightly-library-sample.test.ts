@@ -1,20 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { matrixPlan } from '../matrix/matrix.ts';
-import { LIBRARY_TURNS, libraryRowsOf, libraryTurnOf, NIGHTLY_LIBRARY_SAMPLE } from './nightly-library-sample.ts';
-import { nightlyPlan } from './nightly-plan.ts';
+import {
+  LIBRARY_TURNS,
+  libraryRowsOf,
+  libraryTurnOf,
+  marginTurnOf,
+  NIGHTLY_LIBRARY_SAMPLE,
+} from './nightly-library-sample.ts';
+import { nightlyPlan, type PlannedCell } from './nightly-plan.ts';
+import { MARGINS } from '../matrix/margin-oracle.ts';
+
+const notMargin = (p: Pick<PlannedCell, 'table'>) => p.table !== 'margins';
 
 describe("the nightly's sample of the npm libraries' rows", () => {
   it("runs each library row's listed cells, every other row whole, and keeps the plan numbered in order", () => {
-    const night = nightlyPlan([]);
+    const night = nightlyPlan([]).filter(notMargin);
     for (const [lock, ids] of Object.entries(NIGHTLY_LIBRARY_SAMPLE))
       expect(night.filter((p) => p.lock === lock).map((p) => p.columnId)).toEqual(
         matrixPlan('all')
           .filter((p) => p.lock === lock && ids.includes(p.col.id))
           .map((p) => p.col.id),
       );
-    const whole = matrixPlan('all').filter((p) => !(p.lock in NIGHTLY_LIBRARY_SAMPLE));
+    const whole = matrixPlan('all').filter((p) => !(p.lock in NIGHTLY_LIBRARY_SAMPLE) && p.col.table !== 'margins');
     expect(night.filter((p) => !(p.lock in NIGHTLY_LIBRARY_SAMPLE))).toHaveLength(whole.length);
-    expect(night.map((p) => p.index)).toEqual(night.map((_, i) => i));
+    const all = nightlyPlan([]);
+    expect(all.map((p) => p.index)).toEqual(all.map((_, i) => i));
   });
 
   it('every listed cell exists, and is measured (a sample of cells decided without a run would test nothing)', () => {
@@ -42,13 +52,12 @@ describe("the nightly's sample of the npm libraries' rows", () => {
     const whole = nightlyPlan([], 'all', 'all');
     for (let seed = 41; seed < 41 + LIBRARY_TURNS; seed++) {
       const turn = libraryTurnOf(seed);
-      const night = nightlyPlan([], 'all', turn);
+      const night = nightlyPlan([], 'all', turn).filter(notMargin);
       const libraryRows = new Set(night.filter((p) => p.lock in NIGHTLY_LIBRARY_SAMPLE).map((p) => p.lock));
       expect([...libraryRows].sort()).toEqual([...turns[turn]].sort());
       expect(night.filter((p) => !(p.lock in NIGHTLY_LIBRARY_SAMPLE))).toHaveLength(
-        whole.filter((p) => !(p.lock in NIGHTLY_LIBRARY_SAMPLE)).length,
+        whole.filter((p) => !(p.lock in NIGHTLY_LIBRARY_SAMPLE) && notMargin(p)).length,
       );
-      expect(night.map((p) => p.index)).toEqual(night.map((_, i) => i));
     }
     // Consecutive seeds are the three turns: three such nights run every sampled cell.
     expect(new Set([41, 42, 43].map(libraryTurnOf)).size).toBe(LIBRARY_TURNS);
@@ -61,6 +70,22 @@ describe("the nightly's sample of the npm libraries' rows", () => {
       'all',
       0,
     );
-    expect(night.filter((p) => p.lock === off).map((p) => p.from)).toEqual(['fencepost.expectations.json:2']);
+    expect(night.filter((p) => p.lock === off && notMargin(p)).map((p) => p.from)).toEqual([
+      'fencepost.expectations.json:2',
+    ]);
+  });
+});
+
+describe("the nightly's turns of the margin cells", () => {
+  it('runs each margin on exactly one turn, at most 3 a night, every one in three nights', () => {
+    const byTurn = Array.from({ length: LIBRARY_TURNS }, (_, t) =>
+      nightlyPlan([], 'all', t)
+        .filter((p) => p.table === 'margins')
+        .map((p) => `${p.lock}|${p.columnId}`),
+    );
+    expect(byTurn.flat().sort()).toEqual(MARGINS.map((m) => `${m.lock}|${m.margin.id}`).sort());
+    expect(Math.max(...byTurn.map((t) => t.length))).toBeLessThanOrEqual(3);
+    expect(nightlyPlan([], 'all', 'all').filter((p) => p.table === 'margins')).toHaveLength(MARGINS.length);
+    expect(MARGINS.map((m) => marginTurnOf(m.lock, m.margin.id))).toEqual([0, 1, 2, 0, 1, 2, 0]);
   });
 });

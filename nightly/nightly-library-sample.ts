@@ -2,6 +2,7 @@ import type { LockRow } from '../locks/lock-row.ts';
 import { LOCK_ROWS } from '../locks/registry.ts';
 import { BUILTIN_LOCKS, type BuiltinLock } from '../workloads/lock-names.ts';
 import type { PlannedCell } from './nightly-plan.ts';
+import { MARGINS } from '../matrix/margin-oracle.ts';
 
 /**
  * Which cells of the npm lock libraries' rows the nightly runs. `--lock=all` runs every cell of every row; the nightly
@@ -36,10 +37,25 @@ export function libraryRowsOf(turn: number): string[] {
 }
 
 /**
- * Whether the nightly runs this planned cell: every cell of a row not sampled, a user's, and a sampled row's listed
- * ones when the row's turn is the night's (`turn` 'all': every sampled row, whatever the turn).
+ * Which night a margin cell runs (matrix/margin-oracle.ts): the margins take turns as the library rows do, each on
+ * the turn of its place in MARGINS, so a night runs at most 3 of the 7 and three nights run them all. Each runs at
+ * least 20 s (+5 s overhead), so a turn adds ~75 s of cells, ~40 s at the default two in parallel: the slowest
+ * turn's expected 13.6 min becomes ~14.2 min, under the 15 min goal (docs/performance.md; an estimate, not a night).
  */
-export function inNightlySample(p: Pick<PlannedCell, 'lock' | 'columnId' | 'from'>, turn: number | 'all'): boolean {
+export function marginTurnOf(lock: string, id: string | undefined): number {
+  return MARGINS.findIndex((m) => m.lock === lock && m.margin.id === id) % LIBRARY_TURNS;
+}
+
+/**
+ * Whether the nightly runs this planned cell: every cell of a row not sampled, a user's, a sampled row's listed
+ * ones when the row's turn is the night's, and a margin on its own turn (`turn` 'all': every sampled row and margin,
+ * whatever the turn).
+ */
+export function inNightlySample(
+  p: Pick<PlannedCell, 'lock' | 'columnId' | 'from' | 'table'>,
+  turn: number | 'all',
+): boolean {
+  if (p.table === 'margins' && p.from === 'oracle') return turn === 'all' || marginTurnOf(p.lock, p.columnId) === turn;
   const sample = NIGHTLY_LIBRARY_SAMPLE[p.lock as BuiltinLock];
   if (!sample || p.from !== 'oracle') return true;
   if (turn !== 'all' && !libraryRowsOf(turn).includes(p.lock)) return false;

@@ -5,6 +5,7 @@ import { matrixPlan } from '../matrix/matrix.ts';
 import type { CellColumn } from '../matrix/cell-decision.ts';
 import type { MatrixTables } from '../matrix/matrix-columns.ts';
 import type { OracleCell } from '../locks/oracle-cell.ts';
+import type { MatrixTable } from '../matrix/matrix-cell.ts';
 import { ORACLE_COLUMNS } from '../matrix/oracle.ts';
 
 /** One cell the nightly job knows of, in its stable order, with the expectation it applies and where that came from. */
@@ -17,7 +18,7 @@ export interface PlannedCell {
   column: string;
   col: CellColumn;
   /** The oracle table the cell is from, with its column id; absent for a user's cell of its own. */
-  table?: 'faults' | 'remedies';
+  table?: MatrixTable;
   columnId?: string;
   oracle: OracleCell;
   /** `oracle`, or the user's file and line (`fencepost.expectations.json:7`). */
@@ -29,17 +30,18 @@ export interface PlannedCell {
 /**
  * A cell's identity across shards, merges and baselines. The fault table's cells (and a user's own) are lock ×
  * fault × fencing, as they always were; a remedy-table cell is its lock × scenario id, since several scenarios share
- * one fault (the watchdog's pause, the restarts' restart-empty, long work's none) and would otherwise collide.
+ * one fault (the watchdog's pause, the restarts' restart-empty, long work's none) and would otherwise collide; a
+ * margin cell its lock × margin id, as several margins run one fault at different rates.
  */
 export const cellKey = (c: {
   lock: string;
   fault: string;
   fencing: boolean;
-  table?: 'faults' | 'remedies';
+  table?: MatrixTable;
   columnId?: string;
 }) =>
-  c.table === 'remedies'
-    ? `${c.lock}|remedies:${c.columnId}`
+  c.table === 'remedies' || c.table === 'margins'
+    ? `${c.lock}|${c.table}:${c.columnId}`
     : `${c.lock}|${c.fault}|${c.fencing ? 'fenced' : 'plain'}`;
 
 /**

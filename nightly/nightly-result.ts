@@ -293,8 +293,8 @@ export function cellProblems(c: unknown, at: string): string[] {
   if (!Number.isInteger(cell.index)) out.push(`${at}.index is not an integer`);
   if (cell.decided !== undefined && cell.decided !== 'measured' && cell.decided !== 'construction')
     out.push(`${at}.decided is not "measured" or "construction"`);
-  if (cell.table !== undefined && cell.table !== 'faults' && cell.table !== 'remedies')
-    out.push(`${at}.table is not "faults" or "remedies"`);
+  if (cell.table !== undefined && cell.table !== 'faults' && cell.table !== 'remedies' && cell.table !== 'margins')
+    out.push(`${at}.table is not "faults", "remedies" or "margins"`);
   out.push(
     ...livenessProblems(cell.liveness, at),
     ...promiseProblems(cell.promise, `${at}.promise`),

@@ -357,13 +357,14 @@ async function writeNight(
 }
 
 /**
- * The night's closing count, table by table (the fault table, the failure modes and remedies, then the user's own
- * cells), each as `--lock=all` gives it: "fault table: 22 measured: 22 matched; 13 by construction … · remedy table: …".
+ * The night's closing count, table by table (the fault table, the failure modes and remedies, the locks' margins,
+ * then the user's own cells), each as `--lock=all` gives it: "fault table: 22 measured: 22 matched; 13 by construction … · remedy table: …".
  */
 export function nightlyTallyLine(cells: readonly NightlyCell[]): string {
   const groups: [string, NightlyCell[]][] = [
     ['fault table', cells.filter((c) => c.table === 'faults')],
     ['remedy table', cells.filter((c) => c.table === 'remedies')],
+    ['margins', cells.filter((c) => c.table === 'margins')],
     ['your cells', cells.filter((c) => c.table === undefined && c.from !== 'oracle')],
   ];
   return groups

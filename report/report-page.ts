@@ -23,6 +23,7 @@ import { checkerClass, checkerWord, verdictClass, verdictWord } from '../checker
 import { lostUpdateTally, NO_FAULT } from '../checkers/lost-update-faults.ts';
 import { lockFinding } from '../locks/lock-finding.ts';
 import { DOCS_BASE, nextStep, READING_GUIDE } from './next-step.ts';
+import { runRateAgainstAssumption } from '../locks/run-clock-assumption.ts';
 
 export interface ReportInput {
   /** The run's history (store/run-dir.ts `readRun`), or its ops (tests, hand-made pages). */
@@ -235,6 +236,14 @@ function nextStepHtml(results: Partial<RunResults>, lock: string, fencing: boole
   return `<p class="next-step" id="next-step"><b>What to do:</b> ${words} ${link(step.doc, `${lock}'s story`)} · ${link(READING_GUIDE, 'how to read this report')}</p>`;
 }
 
+/** The run's clock rate against its lock's stated clock assumption (locks/clock-assumption.ts), when it has both. */
+function clockHtml(lock: string, clockRate: unknown, faultNames: readonly string[]): string {
+  const line = typeof clockRate === 'number' ? runRateAgainstAssumption(lock, clockRate, faultNames) : null;
+  return line
+    ? `<p class="next-step"><b>Clock:</b> ${h(line).replace(/--clock-rate=(\S+)/, '<code>--clock-rate=$1</code>')}</p>`
+    : '';
+}
+
 function timelineSection(t: TimelineData, faultColours: Record<string, string>): string {
   const key = (colour: string, label: string, extra = '') =>
     `<span class="key"><i style="background:${colour};${extra}"></i>${h(label)}</span>`;
@@ -385,7 +394,9 @@ ${inlineStyle(pageCss())}
 <div class="sub">${[when, input.runDir && shownPath(input.runDir), `${fmtCount(built.ops.length)} history entries`]
     .filter(Boolean)
     .map((s) => `<span>${h(s)}</span>`)
-    .join('')}</div>${attribution(results)}${nextStepHtml(results, test.lock, fencing, faultNames)}</div></header>
+    .join(
+      '',
+    )}</div>${attribution(results)}${nextStepHtml(results, test.lock, fencing, faultNames)}${clockHtml(test.lock, test.config.clockRate, faultNames)}</div></header>
 <main>
 ${warnings.length ? `<div class="warnings">${warnings.map((w) => `<p>${h(w)}</p>`).join('')}</div>` : ''}
 ${whatHappened(found)}

@@ -66,7 +66,11 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
     'workloads/client.ts': "a client's clock (ClientClock)",
   },
   'clock-strobe': { 'cli/cli-reference.ts': SENTENCE },
-  'clock-rate': { 'harness/options.ts': 'the run option --clock-rate, the rate the fault runs a clock at' },
+  'clock-rate': {
+    'harness/options.ts': 'the run option --clock-rate, the rate the fault runs a clock at',
+    'harness/run-overrides.ts': 'the run option --clock-rate, which a cell may set (RunOverrides clockRate)',
+    'matrix/margin-oracle.ts': 'the run option --clock-rate, which a margin cell owns',
+  },
   'clock-rate-client': { 'harness/options.ts': 'the run option --clock-rate, the rate the fault runs a clock at' },
   failover: {
     'cluster/cluster-layout.ts': "the cluster's failover pair (a Redis primary and its replica)",

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { History } from '../../history/history.ts';
 import type { Op } from '../../history/op.ts';
 import type { Evidence } from '../evidence.ts';
 import { clientClockUnreachable, clockRateClient } from './inject.ts';
@@ -51,12 +52,18 @@ const op = (process: number, f: string, type: Op['type'], ms: number): Op => ({
   value: { account: 1 },
 });
 
-/** p3 acquired at 0 and read at 100 ms; struck at 120 ms; its watchdog renews every TTL/3 = 667 ms of its own time. */
-function holder(renewals: () => Op[]) {
+/**
+ * p3 acquired at 0 (ok at 5 ms) and read at 100 ms; struck at 120 ms; its watchdog renews every TTL/3 = 667 ms of its
+ * own time. `after` are the ops after its read: its write, another client's grant.
+ */
+function holder(renewals: () => Op[], after: () => Op[] = () => []) {
   index = 0;
   const own = [op(3, 'acquire', 'invoke', 0), op(3, 'acquire', 'ok', 5), op(3, 'read', 'invoke', 90)];
   const read = op(3, 'read', 'ok', 100);
   own.push(read);
+  const wd = renewals();
+  const rest = after();
+  own.push(...rest.filter((o) => o.process === 3));
   const a = {
     aim: { process: 3, account: 1, readIndex: read.index, atIndex: 9 },
     own,
@@ -64,20 +71,24 @@ function holder(renewals: () => Op[]) {
     strikeNs: 120 * MS,
     who: 'p3',
   };
+  const ops = [...own, ...wd, ...rest.filter((o) => o.process !== 3)].sort((x, y) => x.index - y.index);
   return {
     a,
-    byProcess: new Map<number, Op[]>([
-      [3, own],
-      [WD, renewals()],
-    ]),
+    shot: {
+      history: History.of(ops),
+      byProcess: new Map<number, Op[]>([
+        [3, own],
+        [WD, wd],
+      ]),
+    },
   };
 }
 
-describe("clock-rate-client's story: the holder's renewal arrived after the key expired", () => {
+describe("clock-rate-client's story, with --watchdog: the holder's renewal arrived after the key expired", () => {
   it('done when a renewal after the strike went out a TTL or more after the last success', () => {
     // r = 0.25: the 567 ms of its timer left at the strike lasted 2268 ms real.
-    const { a, byProcess } = holder(() => [op(WD, 'renew', 'invoke', 2388), op(WD, 'renew', 'fail', 2390)]);
-    expect(renewalLate(byProcess, a, 2000)).toEqual({
+    const { a, shot } = holder(() => [op(WD, 'renew', 'invoke', 2388), op(WD, 'renew', 'fail', 2390)]);
+    expect(renewalLate(shot, a, 2000)).toEqual({
       status: 'done',
       evidence:
         "p3's renewal #4 went out at 2.39 s, 2.38 s after its last success #1 ≥ the TTL (2.00 s): the key had expired",
@@ -85,41 +96,111 @@ describe("clock-rate-client's story: the holder's renewal arrived after the key 
   });
 
   it('looks past a first renewal nearly due at the strike to the next, timed wholly on the slowed clock', () => {
-    const { a, byProcess } = holder(() => [
+    const { a, shot } = holder(() => [
       op(WD, 'renew', 'invoke', 670),
       op(WD, 'renew', 'ok', 672),
       op(WD, 'renew', 'invoke', 3340),
     ]);
-    expect(renewalLate(byProcess, a, 2000).evidence).toBe(
+    expect(renewalLate(shot, a, 2000, 'watchdog').evidence).toBe(
       "p3's renewal #6 went out at 3.34 s, 2.67 s after its last success #5 ≥ the TTL (2.00 s): the key had expired",
     );
   });
 
-  it('missing when every renewal came inside the TTL, or the history shows none', () => {
-    const { a, byProcess } = holder(() => [op(WD, 'renew', 'invoke', 670), op(WD, 'renew', 'ok', 672)]);
-    expect(renewalLate(byProcess, a, 2000)).toEqual({
+  it('missing when every renewal came inside the TTL of a section that ended inside it, or the history shows none', () => {
+    const { a, shot } = holder(() => [op(WD, 'renew', 'invoke', 670), op(WD, 'renew', 'ok', 672)]);
+    expect(renewalLate(shot, a, 2000)).toEqual({
       status: 'missing',
       evidence:
         "p3's renewal #4 went out at 0.67 s, 665 ms after its last success #1, inside the TTL (2.00 s): its renewals arrived in time",
     });
     const none = holder(() => []);
-    expect(renewalLate(none.byProcess, none.a, 2000).evidence).toBe(
-      "p3 sent no renewal after the strike that the history shows (no --watchdog; a library's own refresh is not recorded)",
+    expect(renewalLate(none.shot, none.a, 2000).evidence).toBe(
+      'p3 sent no renewal after the strike that the history shows',
     );
+  });
+
+  it('held when its renewals came in time through a section that outlasted the TTL', () => {
+    const { a, shot } = holder(
+      () => [op(WD, 'renew', 'invoke', 1400), op(WD, 'renew', 'ok', 1402)],
+      () => [op(3, 'write', 'invoke', 2205)],
+    );
+    expect(renewalLate(shot, a, 2000)).toEqual({
+      status: 'held',
+      evidence:
+        "p3's renewal #4 went out at 1.40 s, 1.40 s after its last success #1, inside the TTL (2.00 s), and p3's write #6 went out at 2.21 s, 2.20 s after its grant #1 ≥ the TTL: its renewals kept the key",
+    });
+  });
+});
+
+describe("clock-rate-client's story without renewals in the history", () => {
+  it('renewing nothing: done when its write went out a TTL or more after its grant', () => {
+    // redlock-v4 at r = 0.5, think 0.7 × TTL: a 1.4 s section of its own time lasts 2.8 s real.
+    const { a, shot } = holder(
+      () => [],
+      () => [op(3, 'write', 'invoke', 2900)],
+    );
+    expect(renewalLate(shot, a, 2000, 'nothing')).toEqual({
+      status: 'done',
+      evidence:
+        "renewing nothing (no --watchdog), p3's write #4 went out at 2.90 s, 2.90 s after its grant #1 ≥ the TTL (2.00 s): the key had expired",
+    });
+  });
+
+  it('renewing nothing: held when a section stretched to half the TTL or more still ended inside it; missing when shorter', () => {
+    const stretched = holder(
+      () => [],
+      () => [op(3, 'write', 'invoke', 1514)],
+    );
+    expect(renewalLate(stretched.shot, stretched.a, 2000, 'nothing')).toEqual({
+      status: 'held',
+      evidence:
+        "p3's write #4 went out at 1.51 s, 1.51 s after its grant #1, inside the TTL (2.00 s): the slowed clock did not carry its section past its lease",
+    });
+    const short = holder(
+      () => [],
+      () => [op(3, 'write', 'invoke', 205)],
+    );
+    expect(renewalLate(short.shot, short.a, 2000, 'nothing').status).toBe('missing');
+  });
+
+  it("renewing unseen: done when another client was granted inside the holder's section", () => {
+    // redis-semaphore at r = 0.6, think 0.7 × TTL: the key expires at 2 s, before the overdue refresh and the write.
+    const { a, shot } = holder(
+      () => [],
+      () => [op(5, 'acquire', 'invoke', 1500), op(5, 'acquire', 'ok', 2010), op(3, 'write', 'invoke', 2340)],
+    );
+    expect(renewalLate(shot, a, 2000, 'unseen')).toEqual({
+      status: 'done',
+      evidence:
+        "p5 was granted account 1 (#5) at 2.01 s, 2.00 s after p3's grant #1, while p3 was inside its section: its own refresh, outside the history, had not kept the key",
+    });
+  });
+
+  it('renewing unseen: held when the section outlasted the TTL and nobody else was granted', () => {
+    const { a, shot } = holder(
+      () => [],
+      () => [op(5, 'acquire', 'invoke', 300), op(3, 'write', 'invoke', 2530)],
+    );
+    expect(renewalLate(shot, a, 2000, 'unseen')).toEqual({
+      status: 'held',
+      evidence:
+        "p3's write #5 went out at 2.53 s, 2.52 s after its grant #1 ≥ the TTL (2.00 s), and no other client was granted meanwhile: its own refresh kept the key",
+    });
   });
 });
 
 describe('clock-rate-client: where the shim reaches a client', () => {
-  it('acts on locks that run inside the Node client and take --watchdog', () => {
-    for (const lock of ['redis', 'redlock', 'redlock-npm', 'redlock-v4', './my-lock.ts'])
+  it('acts on locks that run inside the Node client, with or without --watchdog, self-refreshing ones too', () => {
+    for (const lock of [
+      'redis',
+      'redlock',
+      'redlock-npm',
+      'redlock-v4',
+      'redis-semaphore',
+      'sql-lease',
+      './my-lock.ts',
+    ])
       expect(clientClockUnreachable(lock), lock).toBeNull();
-  });
-
-  it('refuses a lock that takes no --watchdog: no renewal of it is in the history to show late', () => {
-    for (const lock of ['etcd', 'zookeeper', 'postgres', 'redis-semaphore', 'sql-lease'])
-      expect(clientClockUnreachable(lock), lock).toBe(
-        `--lock=${lock} takes no --watchdog: clock-rate-client's story is a renewal the slowed holder sends after its lease ran out, and this lock has none in the history to show late (it renews itself, or never)`,
-      );
   });
 
   it("refuses etcd's Go client: the shim cannot reach a Go binary", () => {

@@ -1,6 +1,7 @@
 import { num, str, strings, opt, readAim } from '../evidence-fields.ts';
 import { HOLDER_WROTE, GRANTED, BOTH_WROTE, type FaultFacts } from '../fault-facts.ts';
 import { section } from '../evidence-parts.ts';
+import { readRenewedBy } from './renewed-by.ts';
 
 /** clock-rate-client: what it is and what it records (its injection is inject.ts beside this file, its judge judge.ts). */
 export const facts = {
@@ -15,15 +16,17 @@ export const facts = {
     },
     {
       id: 'renewal-late',
-      says: "the holder's next renewal was sent a TTL or more after its last one succeeded: it arrived after the key had expired",
+      says: "the holder's lease ran out while its slowed clock kept it inside its section: its next renewal (--watchdog) went out a TTL or more after its last success; renewing nothing, its write a TTL or more after its grant; renewing itself outside the history (redis-semaphore), another client was granted the account meanwhile",
+      held: 'its lease held all the same: its section outlasted the TTL and its renewals (or its own refresh: no other client was granted) kept the key; or, renewing nothing, its stretched section (half the TTL or more) still ended inside the TTL',
     },
     GRANTED,
     HOLDER_WROTE,
     BOTH_WROTE,
   ],
   storyLimits:
-    "only renewals in the history show: the run's --watchdog renewals; a library that refreshes its lock itself (redis-semaphore, redlock's auto-extension) renews unseen, so its shots miss at renewal-late. Refused for a lock in another language (its process has no clock request yet) and for Go clients (the shim cannot reach them)",
+    "only renewals in the history show: the run's --watchdog renewals; a library that refreshes its lock itself (redis-semaphore, redlock's auto-extension) renews unseen, so its late renewal is read from another client's grant inside the holder's section, never seen itself. Refused for a lock in another language (its process has no clock request yet) and for Go clients (the shim cannot reach them)",
   movesClocks: true,
+  atClockRate: true,
   // The servers' clocks run at real speed, but the holder's own clock does not: a validity it measures with it (Redlock's)
   // can outlast the server's lease, so the promise a client reports is not safe from this fault.
   keepsServerLeases: false,
@@ -36,6 +39,8 @@ export const facts = {
       clocks: strings,
       scope: str,
       ttlMs: num,
+      /** What keeps the holder's lease alive, as the story can see it (renewed-by.ts); absent before 2026-12-06: --watchdog. */
+      renewedBy: opt(readRenewedBy),
       aim: readAim,
     },
     end: {

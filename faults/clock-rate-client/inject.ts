@@ -10,6 +10,7 @@ import { LOCK_ROWS } from '../../locks/registry.ts';
 import type { LockRow } from '../../locks/lock-row.ts';
 import { lockRef } from '../../workloads/lock-ref.ts';
 import { clockSlopes } from './slope.ts';
+import type { RenewedBy } from './renewed-by.ts';
 
 /** How long the strike waits for a client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -45,10 +46,7 @@ export const clockRateClient: FaultExecutor<'clock-rate-client'> = {
   unavailable: (env) =>
     clockRateClient.refusal(env.servers, env.config.lock) ??
     (env.clocks ? null : 'the clock shim was not built for this run') ??
-    (env.clients.readClock ? null : "this run's clients cannot be asked for their clocks") ??
-    (env.config.watchdog
-      ? null
-      : 'its story is a renewal the slowed holder sends late, and without --watchdog the clients never renew: give --watchdog'),
+    (env.clients.readClock ? null : "this run's clients cannot be asked for their clocks"),
   async start(ctx) {
     const { clients, config } = ctx;
     const clocks = ctx.clocks!;
@@ -82,6 +80,7 @@ export const clockRateClient: FaultExecutor<'clock-rate-client'> = {
         clocks: [...CLOCKS],
         scope: SCOPE,
         ttlMs: config.ttlMs,
+        renewedBy: renewedBy(config.lock, config.watchdog),
         aim: aimAt(section, strike),
       },
       holdMs: config.pauseMs,
@@ -133,9 +132,17 @@ export function clientClockUnreachable(lock: string): string | null {
       row.place.from === 'Java' ? "; the JVM's timed parks are futex waits the shim does not scale either" : '';
     return `--lock=${lock} runs its lock in a ${row.place.from} process of its own, which answers no clock request (the lock-client protocol has none yet): clock-rate-client proves each shot with the client's own clock readings, and cannot read that process's${jvm}`;
   }
-  // Its story is a renewal the slowed holder sends late: a lock that takes no --watchdog has none in the history.
-  const watchdog = row.remedies['pause-watchdog'];
-  if (watchdog.decided === 'construction' && watchdog.expect === 'refuse')
-    return `--lock=${lock} takes no --watchdog: clock-rate-client's story is a renewal the slowed holder sends after its lease ran out, and this lock has none in the history to show late (it renews itself, or never)`;
+  // A lock that renews itself (redis-semaphore) is not refused: its renewals are unseen, so its story's late-renewal
+  // step is judged by what the history does show (faults/clock-rate-client/judge.ts), and a lost update counts as a
+  // counterexample whether or not the story completed (matrix/cell-outcome.ts).
   return null;
+}
+
+/** What keeps the holder's lease alive for clock-rate-client's story (renewed-by.ts), from the run and the lock's row. */
+export function renewedBy(lock: string, watchdog: boolean): RenewedBy {
+  if (watchdog) return 'watchdog';
+  const ref = lockRef(lock);
+  if (ref.kind !== 'builtin') return 'unseen';
+  const cell = (LOCK_ROWS[ref.name] as LockRow).remedies['pause-watchdog'];
+  return cell.decided === 'construction' && cell.expect === 'refuse' ? 'unseen' : 'nothing';
 }

@@ -12,17 +12,25 @@ export const facts = {
       id: 'struck',
       says: "the clocks of the nodes holding the key ran at the rate while the holder was inside its critical section: each node read its shimmed clock, and a probe key's PTTL fell at the rate (±5 %) on the harness's clock",
     },
+    {
+      id: 'lease-expired',
+      says: "the holder was still inside its section when its key, on the server's clock at the rate, expired: the key's TTL left at the strike, divided by the rate, ran out before the holder wrote",
+      held: "its watchdog renewed the key in time: a renewal succeeded after the strike, before the holder's write, and no other client was granted meanwhile",
+    },
     GRANTED,
     HOLDER_WROTE,
     BOTH_WROTE,
   ],
   storyLimits: 'strikes Redis nodes only (the probe is a Redis key); other servers are refused',
   movesClocks: true,
+  atClockRate: true,
   keepsServerLeases: false,
   colour: '#7e22ce',
   evidence: {
     start: {
       rate: num,
+      /** The run's TTL: what the key's life at the rate is counted from (absent before 2026-12-06). */
+      ttlMs: opt(num),
       /** Which clocks the rate moved, and whether the process's waits were scaled with them. */
       clocks: strings,
       scope: str,

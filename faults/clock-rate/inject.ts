@@ -69,6 +69,7 @@ export const clockRate: FaultExecutor<'clock-rate'> = {
       targets: targets.map((t) => t.name),
       params: {
         rate,
+        ttlMs: ctx.config.ttlMs,
         clocks: [...CLOCKS],
         scope: SCOPE,
         keys: found.keys,

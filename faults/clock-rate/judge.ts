@@ -1,5 +1,6 @@
 import type { Judge, ShotRecords } from '../judging/fault-shot.ts';
 import { serverStory } from '../judging/server-story.ts';
+import { leaseAtRate } from './lease-at-rate.ts';
 
 /** How far a probe's slope may be from the rate set for the shot to count as the rate reaching the process. */
 export const SLOPE_TOLERANCE = 0.05;
@@ -28,4 +29,4 @@ export function rateNotReached({ ev }: Pick<ShotRecords<'clock-rate'>, 'ev'>): s
   return null;
 }
 
-export const judge: Judge<'clock-rate'> = serverStory('clock-rate', rateNotReached);
+export const judge: Judge<'clock-rate'> = serverStory('clock-rate', rateNotReached, { 'lease-expired': leaseAtRate });

@@ -18,15 +18,20 @@ export interface StoryVariant<F extends ServerStoryFault> {
   notGranted(shot: ShotRecords<F>, a: AimedShot): StepFinding;
 }
 
+/** A step of a fault's own between the strike and the grant: restart-empty's `restarted`, clock-rate's `lease-expired`. */
+export type OwnSteps<F extends ServerStoryFault> = Partial<
+  Record<'restarted' | 'lease-expired', (shot: ShotRecords<F>, a: AimedShot) => StepFinding>
+>;
+
 /**
- * restart-empty, clock, failover and kill-session: struck the servers (and what else the fault's own record must
- * show: `also`) → (restart-empty: restarted) → another client granted the lock and read → the holder wrote → the
- * other client wrote too.
+ * restart-empty, clock, clock-rate, failover and kill-session: struck the servers (and what else the fault's own
+ * record must show: `also`) → (restart-empty: restarted; clock-rate: the lease expired at the rate) → another client
+ * granted the lock and read → the holder wrote → the other client wrote too.
  */
 export function serverStory<F extends ServerStoryFault>(
   f: F,
   also: (shot: ShotRecords<F>) => string | null,
-  restartedStep?: (shot: ShotRecords<F>, a: AimedShot) => StepFinding,
+  steps: OwnSteps<F> = {},
   variant?: StoryVariant<F>,
 ): Judge<F> {
   return (shot) => {
@@ -41,7 +46,7 @@ export function serverStory<F extends ServerStoryFault>(
         () => also(shot),
         own?.more,
       ),
-      ...(restartedStep ? { restarted: () => restartedStep(shot, a) } : {}),
+      ...Object.fromEntries(Object.entries(steps).map(([id, step]) => [id, () => step(shot, a)])),
       granted: () => {
         const g = granted(shot, a, (s) => (second = s));
         return own && g.status === 'missing' ? variant!.notGranted(shot, a) : g;

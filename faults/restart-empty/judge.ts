@@ -52,7 +52,12 @@ function remoteKill({ ev: { start: p } }: ShotRecords<'restart-empty'>): string 
     : `${p.evidenceFrom} killed ${p.killed ? p.killed.join(', ') : 'the nodes'}, but they still answered afterwards`;
 }
 
-export const judge: Judge<'restart-empty'> = serverStory('restart-empty', remoteKill, restarted, {
-  of: scriptedMinority,
-  notGranted: keptOut,
-});
+export const judge: Judge<'restart-empty'> = serverStory(
+  'restart-empty',
+  remoteKill,
+  { restarted },
+  {
+    of: scriptedMinority,
+    notGranted: keptOut,
+  },
+);

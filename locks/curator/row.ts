@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { onPath } from '../../cluster/requirement.ts';
 import type { LockRow } from '../lock-row.ts';
+import { CURATOR_MARGINS } from './margins.ts';
 import { zookeeperLike } from '../common-cells.ts';
 import { tokenLock } from '../common-remedy-cells.ts';
 
@@ -20,5 +21,6 @@ export default {
   place: { store: 'ZooKeeper', from: 'Java' },
   faults: zookeeperLike(),
   remedies: tokenLock(),
+  margins: CURATOR_MARGINS,
   nightly: 'every-cell',
 } as const satisfies LockRow;

@@ -1,4 +1,5 @@
 import type { LockRow } from '../lock-row.ts';
+import { REDIS_SEMAPHORE_MARGINS } from './margins.ts';
 import { construction, predicted } from '../oracle-cell.ts';
 import {
   CLOCK_EXPIRES_KEY,
@@ -54,6 +55,7 @@ export default {
       'do not rely on the default `onLockLost`: it kills the process after the damage is done. Pass `onLockLost` and check `mutex.isAcquired` before each write (README example 2) — and still fence the write, because a paused holder passes that check too. A single Redis loses the lock on a restart or failover.',
     lockCheck: 'passed, all 10 steps',
   },
+  margins: REDIS_SEMAPHORE_MARGINS,
   // Its finding is the paused holder's crash (LostLockError).
   nightly: ['no-fault', 'pause-holder'],
 } as const satisfies LockRow;

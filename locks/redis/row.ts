@@ -1,4 +1,5 @@
 import type { LockRow } from '../lock-row.ts';
+import { REDIS_MARGINS } from './margins.ts';
 import { construction, measured } from '../oracle-cell.ts';
 import { NOT_HERE, NO_TOKEN } from '../common-cells.ts';
 import { redisLike } from '../common-remedy-cells.ts';
@@ -18,6 +19,7 @@ export default {
     ...NOT_HERE,
   },
   remedies: redisLike(measured('lost'), true),
+  margins: REDIS_MARGINS,
   nightly: 'every-cell',
   bench: { overhead: { floor: 'redis', timed: 'acquire' } },
 } as const satisfies LockRow;

@@ -10,6 +10,7 @@ import {
   type Lease,
 } from '../strategy.ts';
 import { ExecutionError, Redlock, type RedlockLock } from './redlock-package.ts';
+import { REDLOCK_CLOCKS } from '../clock-assumption.ts';
 
 /**
  * The published `redlock` package (5.0.0-beta.2) over five independent ioredis clients. It is here to be measured
@@ -192,7 +193,7 @@ const redlockNpm: LockStrategy = {
   noTokenReason: 'the redlock package exposes no monotonic fencing token (lock values are random)',
   renews: true,
   // SET … PX on each master at or after the request, less Redlock's drift budget (driftFactor 0.01 × TTL + 2 ms).
-  lease: { kind: 'ttl-from-request', driftFactor: 0.01 },
+  lease: { kind: 'ttl-from-request', driftFactor: REDLOCK_CLOCKS.maxRateError },
   // Redlock's caveats, as for our own implementation of the spec.
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
   // --retry=harness: the users' workaround for the package's livelocking retry loop, a remedy cell of the matrix.

@@ -1,4 +1,5 @@
 import type { LockRow } from '../lock-row.ts';
+import { REDLOCK_CLOCKS } from '../clock-assumption.ts';
 import { construction, measured, predicted, revised } from '../oracle-cell.ts';
 import { NO_PAIR, NO_SESSION, NO_TOKEN, REDLOCK_NPM_LIVELOCK } from '../common-cells.ts';
 import { RETRY_RECOVERS, redisLike } from '../common-remedy-cells.ts';
@@ -7,6 +8,7 @@ import { RETRY_RECOVERS, redisLike } from '../common-remedy-cells.ts';
 export default {
   module: new URL('./redlock-npm.ts', import.meta.url).href,
   targetKey: (ns, a) => `${ns}fencepost:redlock-npm:${a}`,
+  clockAssumption: REDLOCK_CLOCKS,
   place: { store: 'Redis', from: 'npm' },
   // The package as its README uses it (its own retry loop, its defaults). Under restart-empty it loses updates as
   // every Redlock does (no delay: the restarted majority grants the lock again) and, beside that, livelocks.

@@ -2,6 +2,7 @@ import { npmLockRequire } from '../npm-lock-cache.ts';
 import { LockNotAcquired, type Lease, type LockClient, type LockContext, type LockStrategy } from '../strategy.ts';
 import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../parts/readme-clients.ts';
 import { enterUsing, type UsingSection } from '../parts/using-section.ts';
+import { REDLOCK_CLOCKS } from '../clock-assumption.ts';
 
 /**
  * `@sesamecare-oss/redlock@1.4.0`, the maintained fork of node-redlock's v5 (its README now points to
@@ -123,7 +124,7 @@ const redlockSesame: LockStrategy = {
   // using() extends the lock itself: --watchdog does not apply.
   renews: false,
   // SET … PX on each master at or after the request, less Redlock's drift budget (driftFactor 0.01 × TTL + 2 ms).
-  lease: { kind: 'ttl-from-request', driftFactor: 0.01 },
+  lease: { kind: 'ttl-from-request', driftFactor: REDLOCK_CLOCKS.maxRateError },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
   async connect(ctx) {
     const require = npmLockRequire('redlock-sesame');

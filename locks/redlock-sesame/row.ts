@@ -1,4 +1,5 @@
 import type { LockRow } from '../lock-row.ts';
+import { REDLOCK_CLOCKS } from '../clock-assumption.ts';
 import { construction, predicted, revised } from '../oracle-cell.ts';
 import {
   CLOCK_EXPIRES_KEY,
@@ -19,6 +20,7 @@ import {
 export default {
   module: new URL('./redlock-sesame.ts', import.meta.url).href,
   npm: 'redlock-sesame',
+  clockAssumption: REDLOCK_CLOCKS,
   place: { store: 'Redis', from: 'npm' },
   faults: {
     'no-fault': predicted('safe', 'compare-and-delete release and a quorum of five'),

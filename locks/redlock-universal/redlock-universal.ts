@@ -2,6 +2,7 @@ import { crashInCache, npmLockRequire } from '../npm-lock-cache.ts';
 import { LockNotAcquired, type Lease, type LockClient, type LockContext, type LockStrategy } from '../strategy.ts';
 import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../parts/readme-clients.ts';
 import { enterUsing, type UsingSection } from '../parts/using-section.ts';
+import { REDLOCK_CLOCKS } from '../clock-assumption.ts';
 
 /**
  * `redlock-universal@0.8.5` (the successor @sesamecare-oss/redlock's README points to), its Quick Start: `createLock({
@@ -107,7 +108,7 @@ const redlockUniversal: LockStrategy = {
   // using() extends the lock itself: --watchdog does not apply.
   renews: false,
   // SET … PX on each master at or after the request, less Redlock's drift budget (driftFactor 0.01 × TTL + 2 ms).
-  lease: { kind: 'ttl-from-request', driftFactor: 0.01 },
+  lease: { kind: 'ttl-from-request', driftFactor: REDLOCK_CLOCKS.maxRateError },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock'],
   libraryCrash: crashInCache('redlock-universal'),
   async connect(ctx) {

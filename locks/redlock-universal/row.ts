@@ -1,4 +1,5 @@
 import type { LockRow } from '../lock-row.ts';
+import { REDLOCK_CLOCKS } from '../clock-assumption.ts';
 import { construction, predicted } from '../oracle-cell.ts';
 import {
   CLOCK_EXPIRES_KEY,
@@ -21,6 +22,7 @@ import {
 export default {
   module: new URL('./redlock-universal.ts', import.meta.url).href,
   npm: 'redlock-universal',
+  clockAssumption: REDLOCK_CLOCKS,
   place: { store: 'Redis', from: 'npm' },
   faults: {
     'no-fault': predicted(

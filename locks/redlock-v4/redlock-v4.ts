@@ -1,6 +1,7 @@
 import { npmLockRequire } from '../npm-lock-cache.ts';
 import { LockNotAcquired, type Lease, type LockClient, type LockContext, type LockStrategy } from '../strategy.ts';
 import { readmeIoredis, type IoredisClient, type IoredisConstructor } from '../parts/readme-clients.ts';
+import { REDLOCK_CLOCKS } from '../clock-assumption.ts';
 
 /**
  * `redlock@4.2.0`: what `npm install redlock` gives (its only dist-tag is `latest: 4.2.0`; the `redlock-npm` row is
@@ -94,7 +95,7 @@ const redlockV4: LockStrategy = {
   // Manual extend only: --watchdog maps to lock.extend(ttl).
   renews: true,
   // SET … PX on each master at or after the request, less Redlock's drift budget (driftFactor 0.01 × TTL + 2 ms).
-  lease: { kind: 'ttl-from-request', driftFactor: 0.01 },
+  lease: { kind: 'ttl-from-request', driftFactor: REDLOCK_CLOCKS.maxRateError },
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
   async connect(ctx) {
     const require = npmLockRequire('redlock-v4');

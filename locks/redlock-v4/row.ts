@@ -1,4 +1,6 @@
 import type { LockRow } from '../lock-row.ts';
+import { REDLOCK_CLOCKS } from '../clock-assumption.ts';
+import { REDLOCK_V4_MARGINS } from './margins.ts';
 import { construction, predicted } from '../oracle-cell.ts';
 import {
   CLOCK_EXPIRES_KEY,
@@ -20,6 +22,7 @@ import {
 export default {
   module: new URL('./redlock-v4.ts', import.meta.url).href,
   npm: 'redlock-v4',
+  clockAssumption: REDLOCK_CLOCKS,
   place: { store: 'Redis', from: 'npm' },
   faults: {
     'no-fault': predicted('safe', 'compare-and-delete release, a quorum of five, and a validity check on every grant'),
@@ -70,6 +73,7 @@ export default {
       'prefer it to 5.0.0-beta.2 (the beta livelocks after a majority restart). Give its clients a command timeout (ioredis `commandTimeout`) so one slow master costs a vote, not every acquire. It has no fencing token: for data that must not be lost, put a version check or a token-fenced write behind it, or use a consensus lock with a token (etcd3-lock with its create revision).',
     lockCheck: 'passed, all 11 steps (renew included)',
   },
+  margins: REDLOCK_V4_MARGINS,
   // Waits for every master: one paused master stalls it.
   nightly: ['no-fault', 'pause-master'],
 } as const satisfies LockRow;

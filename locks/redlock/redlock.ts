@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { LockNotAcquired, seededRandom, type LockStrategy } from '../strategy.ts';
 import { redlockAcquire, redlockAttempt, type RedlockMaster } from './redlock-algorithm.ts';
 import { EXTEND_IF_OWNER, RELEASE_IF_OWNER } from '../parts/redis-scripts.ts';
+import { REDLOCK_CLOCKS } from '../clock-assumption.ts';
 
 /** Per-master timeout: small against the TTL, so one dead or paused master can't eat the validity window. */
 const PER_NODE_TIMEOUT_MS = 50;
@@ -32,7 +33,7 @@ const redlock: LockStrategy = {
     'Redlock has no monotonic fencing token (its values are random; Redis gives no counter that survives failover across 5 masters)',
   renews: true,
   // SET … PX on each master at or after the request, less Redlock's drift budget (driftFactor 0.01 × TTL + 2 ms).
-  lease: { kind: 'ttl-from-request', driftFactor: 0.01 },
+  lease: { kind: 'ttl-from-request', driftFactor: REDLOCK_CLOCKS.maxRateError },
   // The spec's own caveats — pauses, restarts without persistence, clock jumps — plus a slow master.
   defaultFaults: ['pause-holder', 'restart-empty', 'clock', 'pause-node'],
   async connect(ctx) {

@@ -1,4 +1,5 @@
 import type { LockRow } from '../lock-row.ts';
+import { REDLOCK_CLOCKS } from '../clock-assumption.ts';
 import { construction, measured } from '../oracle-cell.ts';
 import { FAIL_FAST_PAUSED_MASTER, NO_PAIR, NO_SESSION, NO_TOKEN } from '../common-cells.ts';
 import { redisLike } from '../common-remedy-cells.ts';
@@ -7,6 +8,7 @@ import { redisLike } from '../common-remedy-cells.ts';
 export default {
   module: new URL('./redlock.ts', import.meta.url).href,
   targetKey: (ns, a) => `${ns}lock:${a}`,
+  clockAssumption: REDLOCK_CLOCKS,
   place: { store: 'Redis', from: 'fencepost' },
   faults: {
     'no-fault': measured('safe'),

@@ -2,6 +2,18 @@ import type { Config } from '../../harness/run-argv.ts';
 import type { LivenessExpect, RemedyScenarioId } from '../../locks/oracle-cell.ts';
 import { ORACLE, ORACLE_COLUMNS } from '../../matrix/oracle.ts';
 import { REMEDY_ORACLE } from '../../matrix/remedy-oracle.ts';
+import { MARGINS } from '../../matrix/margin-oracle.ts';
+import type { MarginCell } from '../../locks/margin-cell.ts';
+
+/** The margin cell a Config runs (matrix/margin-oracle.ts): its lock, its faults and its rate. */
+export function marginOf(c: Readonly<Config>): MarginCell | undefined {
+  return MARGINS.find(
+    ({ lock, margin }) =>
+      lock === c.lock &&
+      margin.faults.join(',') === (c.nemesis?.join(',') || 'none') &&
+      (margin.options.clockRate ?? 2) === c.clockRate,
+  )?.margin;
+}
 
 /**
  * For the matrix's and the nightly job's fake runners: which oracle cell a run's Config is, from what the cell
@@ -22,16 +34,19 @@ export function scenarioOf(c: Readonly<Config>): RemedyScenarioId {
 }
 
 export const isRemedyRun = (c: Readonly<Config>) =>
-  c.thinkMs === 2500 ||
-  c.watchdog ||
-  c.retry === 'harness' ||
-  c.nemesis?.some((f) => f === 'failover' || f === 'delay-write') ||
-  (c.nemesis?.includes('restart-empty') && (c.restartDelayMs > 0 || c.redisPersistence === 'aof-always'));
+  !marginOf(c) &&
+  (c.thinkMs === 2500 ||
+    c.watchdog ||
+    c.retry === 'harness' ||
+    c.nemesis?.some((f) => f === 'failover' || f === 'delay-write') ||
+    (c.nemesis?.includes('restart-empty') && (c.restartDelayMs > 0 || c.redisPersistence === 'aof-always')));
 
 /** What the oracle expects of the cell a Config runs; a lock the oracle has no row for (a plugin) is expected safe. */
 export function oracleExpectation(c: Readonly<Config>): string {
   if (!(c.lock in ORACLE)) return 'safe';
   const lock = c.lock as keyof typeof ORACLE;
+  const margin = marginOf(c);
+  if (margin) return margin.cell.expect;
   if (isRemedyRun(c)) return REMEDY_ORACLE[lock][scenarioOf(c)].expect;
   const col = ORACLE_COLUMNS.find(
     (col) => (col.faults.join(',') || 'none') === (c.nemesis?.join(',') || 'none') && col.fencing === c.fencing,
@@ -43,6 +58,8 @@ export function oracleExpectation(c: Readonly<Config>): string {
 export function oracleLiveness(c: Readonly<Config>): LivenessExpect | undefined {
   if (!(c.lock in ORACLE)) return undefined;
   const lock = c.lock as keyof typeof ORACLE;
+  const margin = marginOf(c);
+  if (margin) return margin.cell.liveness?.expect;
   const cell = isRemedyRun(c)
     ? REMEDY_ORACLE[lock][scenarioOf(c)]
     : ORACLE[lock][
