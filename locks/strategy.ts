@@ -78,6 +78,8 @@ export interface LockContext {
    * `pgbouncer`: a connection string like `postgresUrl`, whose statements run on whichever backend the pool hands out.
    */
   pgbouncerUrl?: string;
+  /** The run's DynamoDB (dynalite), for a strategy that declares `dynamodb`. Over IPC like the passwords: don't log it. */
+  dynamodb?: DynamoEndpoint;
   /** Lock TTL / lease / session timeout in ms (--ttl). */
   ttlMs: number;
   /** How long one `acquire` may keep retrying before it gives up with LockNotAcquired. */
@@ -93,6 +95,20 @@ export interface LockContext {
    * a strategy that declares `harnessRetry: true`.
    */
   retry?: 'library' | 'harness';
+}
+
+/**
+ * How a client reaches the run's DynamoDB: aws-sdk's `endpoint`, `region`, `accessKeyId` and `secretAccessKey` as they
+ * are (spread them into its client's options), and the run's own lock table with its string hash key. The server is
+ * dynalite, which checks only that requests name the run's key id (docs/servers.md says what that does not check).
+ */
+export interface DynamoEndpoint {
+  endpoint: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  table: string;
+  partitionKey: string;
 }
 
 /** A held lock. `token` is the fencing token when the strategy has one: a decimal string, compare as BigInt. */
@@ -223,6 +239,11 @@ export interface LockStrategy {
    * front of its Postgres and hands its address over as `LockContext.pgbouncerUrl`.
    */
   pgbouncer?: 'session' | 'transaction';
+  /**
+   * Its lock lives in DynamoDB (optional): the run starts a dynalite of its own, creates a lock table of the run's,
+   * and hands both over as `LockContext.dynamodb`.
+   */
+  dynamodb?: true;
   connect(ctx: LockContext): Promise<LockClient>;
 }
 
