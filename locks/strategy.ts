@@ -34,6 +34,9 @@ export interface Endpoint {
 
 import type { FaultName } from '../faults/fault-names.ts';
 import type { LeaseTerms } from '../history/lease-terms.ts';
+import type { DynamoEndpoint } from '../cluster/servers/dynamo-endpoint.ts';
+
+export type { DynamoEndpoint } from '../cluster/servers/dynamo-endpoint.ts';
 
 export type { LeaseTerms } from '../history/lease-terms.ts';
 
@@ -95,20 +98,6 @@ export interface LockContext {
    * a strategy that declares `harnessRetry: true`.
    */
   retry?: 'library' | 'harness';
-}
-
-/**
- * How a client reaches the run's DynamoDB: aws-sdk's `endpoint`, `region`, `accessKeyId` and `secretAccessKey` as they
- * are (spread them into its client's options), and the run's own lock table with its string hash key. The server is
- * dynalite, which checks only that requests name the run's key id (docs/servers.md says what that does not check).
- */
-export interface DynamoEndpoint {
-  endpoint: string;
-  region: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-  table: string;
-  partitionKey: string;
 }
 
 /** A held lock. `token` is the fencing token when the strategy has one: a decimal string, compare as BigInt. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { ServerNode, type Command, type ServerNodeOptions } from '../server-node.ts';
-import type { DynamoEndpoint } from '../../locks/strategy.ts';
+import type { DynamoEndpoint } from './dynamo-endpoint.ts';
 import { signedDynamoHeaders } from './sigv4.ts';
 
 export interface DynaliteNodeOptions extends ServerNodeOptions {
