@@ -26,6 +26,7 @@ import sqlLeaseDbtime from './sql-lease-dbtime/row.ts';
 import advisoryLockPgbouncer from './advisory-lock-pgbouncer/row.ts';
 import advisoryLockPgbouncerSession from './advisory-lock-pgbouncer-session/row.ts';
 import advisoryXactLockPgbouncer from './advisory-xact-lock-pgbouncer/row.ts';
+import dynamodbLockClient from './dynamodb-lock-client/row.ts';
 
 /**
  * The built-in locks: `--lock=<name>` → its folder's row (locks/<name>/row.ts), in the order the matrix and `--help`
@@ -64,6 +65,8 @@ export const LOCK_ROWS = {
   'advisory-lock-pgbouncer': advisoryLockPgbouncer,
   'advisory-lock-pgbouncer-session': advisoryLockPgbouncerSession,
   'advisory-xact-lock-pgbouncer': advisoryXactLockPgbouncer,
+  // A lock in DynamoDB: a dynalite of the run's, in memory, behind a check of the run's access key id.
+  'dynamodb-lock-client': dynamodbLockClient,
 } as const satisfies Record<string, LockRow>;
 
 type Rows = typeof LOCK_ROWS;
