@@ -7,17 +7,25 @@ import type { NodeHost } from './node-host.ts';
 import { EtcdNode, enableEtcdAuth } from './servers/etcd-node.ts';
 import { PgNode } from './servers/pg-node.ts';
 import { PgbouncerNode } from './servers/pgbouncer-node.ts';
+import { DynaliteNode, runTableName } from './servers/dynalite-node.ts';
 import { PG_DATABASE, PG_ROLE } from './credentials.ts';
 import { RedisNode } from './servers/redis-node.ts';
 import { ZkNode } from './servers/zk-node.ts';
 
 /**
  * Ready timeouts: a JVM on a busy 2-core machine can take a while, the others are quick. pgbouncer is ready when a
- * statement goes through it, so it waits for Postgres too: Postgres's time.
+ * statement goes through it, so it waits for Postgres too: Postgres's time. dynalite is a node process loading tsx.
  */
-const READY_TIMEOUT_MS = { redis: 10_000, etcd: 20_000, zk: 45_000, pg: 20_000, pgbouncer: 20_000 } as const;
+const READY_TIMEOUT_MS = {
+  redis: 10_000,
+  etcd: 20_000,
+  zk: 45_000,
+  pg: 20_000,
+  pgbouncer: 20_000,
+  dynamodb: 20_000,
+} as const;
 
-type Kind = 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer';
+type Kind = 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer' | 'dynamodb';
 type Credentials = Cluster['credentials'];
 
 /** What every node of one run shares: where its data and log go, its host, its env, its ready timeout. */
@@ -99,6 +107,16 @@ function pgbouncerNode({ base, take, credentials }: Layout, pg: PgNode, spec: No
   });
 }
 
+/** The run's DynamoDB (dynalite): its per-run access key and its own lock table. */
+function dynamoNode({ base, take, credentials }: Layout, runDir: string) {
+  return new DynaliteNode({
+    ...base('dynamodb', 'dynamodb', take()),
+    accessKeyId: credentials.dynamodbKeyId,
+    secretAccessKey: credentials.dynamodbSecret,
+    table: runTableName(runDir),
+  });
+}
+
 /**
  * The cluster as every backend lays it out: servers on 127.0.0.1, ports chosen at run time, each node's data
  * under `<runDir>/nodes/<name>/` and its log at `<runDir>/logs/<name>.log`. The host decides where the processes
@@ -116,12 +134,13 @@ export async function assembleCluster(
     zk: spec.zk ?? 0,
     pg: spec.pg ? 1 : 0,
     pgbouncer: spec.pg && spec.pgbouncer ? 1 : 0,
+    dynamodb: spec.dynamodb ? 1 : 0,
     failover: spec.failoverPair ? 2 : 0,
   };
   // Fresh passwords for this run, in <runDir>/secrets.json (0600); every node and client gets them from here.
   const credentials = runCredentials(runDir);
   const ports = await freePorts(
-    counts.redis + counts.etcd * 2 + counts.zk * 3 + counts.pg + counts.pgbouncer + counts.failover,
+    counts.redis + counts.etcd * 2 + counts.zk * 3 + counts.pg + counts.pgbouncer + counts.dynamodb + counts.failover,
   );
   const layout: Layout = { base: nodeBase(spec, runDir, host), take: () => ports.shift()!, credentials };
   // Built in this order, which is the order the free ports are taken in.
@@ -136,26 +155,28 @@ export async function assembleCluster(
       })
     : null;
   const pgbouncer = pg && spec.pgbouncer ? pgbouncerNode(layout, pg, spec.pgbouncer) : null;
+  const dynamodb = counts.dynamodb ? dynamoNode(layout, runDir) : null;
   let failover: Cluster['failover'] = null;
   if (counts.failover) {
     const primary = redisNode(layout, spec, 'redis-primary');
     failover = { primary, replica: redisNode(layout, spec, 'redis-replica', `127.0.0.1:${primary.port}`) };
   }
-  return clusterOf({ redis, etcd, zk, pg, pgbouncer, failover, credentials }, disposeHost);
+  return clusterOf({ redis, etcd, zk, pg, pgbouncer, dynamodb, failover, credentials }, disposeHost);
 }
 
 /** The cluster's nodes with the one way to start them all and the one way to stop them all. */
 function clusterOf(
-  parts: Pick<Cluster, 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer' | 'failover' | 'credentials'>,
+  parts: Pick<Cluster, 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer' | 'dynamodb' | 'failover' | 'credentials'>,
   disposeHost: () => Promise<void>,
 ): Cluster {
-  const { redis, etcd, zk, pg, pgbouncer, failover } = parts;
+  const { redis, etcd, zk, pg, pgbouncer, dynamodb, failover } = parts;
   const nodes = [
     ...redis,
     ...etcd,
     ...zk,
     ...(pg ? [pg] : []),
     ...(pgbouncer ? [pgbouncer] : []),
+    ...(dynamodb ? [dynamodb] : []),
     ...(failover ? [failover.primary, failover.replica] : []),
   ];
   const cluster: Cluster = {

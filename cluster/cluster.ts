@@ -3,6 +3,7 @@ import type { ClusterNode, EtcdServer, RedisServer } from './node.ts';
 import type { EtcdNode } from './servers/etcd-node.ts';
 import type { PgNode } from './servers/pg-node.ts';
 import type { PgbouncerNode } from './servers/pgbouncer-node.ts';
+import type { DynaliteNode } from './servers/dynalite-node.ts';
 import type { PoolMode } from './servers/pgbouncer-config.ts';
 import type { RedisNode, RedisPersistence, RedisServerKind } from './servers/redis-node.ts';
 import type { ZkNode } from './servers/zk-node.ts';
@@ -18,6 +19,8 @@ export interface ClusterSpec {
    * mode, and how long a statement may wait for a lock or for a server connection (the run's acquire budget).
    */
   pgbouncer?: { poolMode: PoolMode; waitTimeoutMs: number };
+  /** A DynamoDB (dynalite) with the run's access key and lock table, for a lock row that lives in DynamoDB. */
+  dynamodb?: boolean;
   /** A primary + replica pair for the `failover` fault (the seed table's single-Redis row). */
   failoverPair?: boolean;
   redisPersistence?: RedisPersistence;
@@ -34,7 +37,7 @@ export interface ClusterSpec {
 export const FULL_CLUSTER: ClusterSpec = { redis: 5, etcd: 3, zk: 3, pg: true };
 
 /**
- * A cluster as the harness addresses it: `redis[0..4]`, `etcd[0..2]`, `zk[0..2]`, `pg`, `pgbouncer`.
+ * A cluster as the harness addresses it: `redis[0..4]`, `etcd[0..2]`, `zk[0..2]`, `pg`, `pgbouncer`, `dynamodb`.
  * Contract: `start` either starts every node or, on failure, tears down what it started and rethrows the
  * first node's error; `teardown` resumes every paused process before stopping anything and never throws.
  */
@@ -46,6 +49,8 @@ export interface Cluster<R extends RedisServer = RedisNode, E extends EtcdServer
   pg: PgNode | null;
   /** The pooler in front of `pg`, when the spec asked for one. */
   pgbouncer: PgbouncerNode | null;
+  /** The run's DynamoDB, when the spec asked for one. */
+  dynamodb: DynaliteNode | null;
   failover: { primary: RedisNode; replica: RedisNode } | null;
   nodes: ClusterNode[];
   /** The run's passwords (also in <runDir>/secrets.json, 0600). */

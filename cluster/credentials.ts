@@ -40,6 +40,12 @@ export interface Credentials {
   etcd: string;
   /** ZooKeeper digest `fencepost:<this>`. */
   zk: string;
+  /**
+   * DynamoDB (dynalite) access key id and secret. The key id is what its guard checks (dynalite checks no signature:
+   * cluster/servers/dynalite-guard.ts); absent from a secrets file written before DynamoDB rows existed.
+   */
+  dynamodbKeyId: string;
+  dynamodbSecret: string;
 }
 
 function secret(): string {
@@ -60,6 +66,9 @@ export function runCredentials(runDir: string): Credentials {
     etcdRoot: secret(),
     etcd: secret(),
     zk: secret(),
+    // AWS's shape: 20 upper-case characters, AKIA… (aws-sdk sends it as is; the guard compares it).
+    dynamodbKeyId: `AKIA${crypto.randomBytes(8).toString('hex').toUpperCase()}`,
+    dynamodbSecret: secret(),
   };
   fs.mkdirSync(runDir, { recursive: true });
   try {

@@ -7,7 +7,7 @@
  * its SIGTERM handler, and a paused Postgres backend would hold locks until it did); `pause`/`resume` stop and
  * continue every process of the node.
  */
-export type NodeKind = 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer';
+export type NodeKind = 'redis' | 'etcd' | 'zk' | 'pg' | 'pgbouncer' | 'dynamodb';
 
 export interface ClusterNode {
   readonly name: string;

@@ -50,6 +50,7 @@ const SERVER_NAME: Record<NodeKind, string> = {
   zk: 'zookeeper',
   pg: 'postgres',
   pgbouncer: 'pgbouncer',
+  dynamodb: 'dynalite',
 };
 
 /** Every key a server's version is recorded under in a test record (the rest are client libraries and node). */

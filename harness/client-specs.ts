@@ -70,6 +70,14 @@ export function clientSpecs(
             ),
           }
         : {}),
+      ...(cluster.dynamodb
+        ? {
+            dynamodb: {
+              ...cluster.dynamodb.clientConfig(),
+              endpoint: `http://127.0.0.1:${portOf(cluster.dynamodb.name)}`,
+            },
+          }
+        : {}),
       ttlMs: config.ttlMs,
       acquireTimeoutMs: timing.acquireTimeoutMs,
       retry: config.retry,

@@ -119,7 +119,7 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
   const pids = new PidRegistry(runPath(runDir, 'pids'));
   const cluster = await createCluster(
     config.backend,
-    { ...strategy.servers, pg, ...(pgbouncer ? { pgbouncer } : {}) },
+    { ...strategy.servers, pg, ...(pgbouncer ? { pgbouncer } : {}), ...(strategy.dynamodb ? { dynamodb: true } : {}) },
     runDir,
     pids,
     log,

@@ -30,7 +30,7 @@ function endpointsOf(
   portOf: (name: string, port: number) => number,
   client: number,
 ): ForeignEndpoints {
-  const { pg, pgbouncer } = cluster;
+  const { pg, pgbouncer, dynamodb } = cluster;
   return {
     ...(pg
       ? {
@@ -46,6 +46,14 @@ function endpointsOf(
             { ...pgbouncer.connectionConfig(), port: portOf(pgbouncer.name, pgbouncer.port) },
             lockSessionName(client),
           ),
+        }
+      : {}),
+    ...(dynamodb
+      ? {
+          dynamodb: {
+            ...dynamodb.clientConfig(),
+            endpoint: `http://127.0.0.1:${portOf(dynamodb.name, dynamodb.port)}`,
+          },
         }
       : {}),
     redis: cluster.redis.map((r) => ({

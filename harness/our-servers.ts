@@ -23,7 +23,7 @@ export function ourServers(strategy: ResolvedStrategy, config: Readonly<Config>,
 }
 
 /**
- * The nodes the strategy declared (Postgres, the resource, always; its pgbouncer), plus what the run's faults need. Exported for
+ * The nodes the strategy declared (Postgres, the resource, always; its pgbouncer or DynamoDB), plus what the run's faults need. Exported for
  * `bench throughput`, whose bare clients run on the cluster a run boots.
  */
 export function clusterSpecFor(
@@ -40,6 +40,8 @@ export function clusterSpecFor(
     ...(strategy.pgbouncer
       ? { pgbouncer: { poolMode: strategy.pgbouncer, waitTimeoutMs: runTiming(config).acquireTimeoutMs } }
       : {}),
+    // The DynamoDB a strategy keeps its lock in: dynalite with the run's key and table.
+    ...(strategy.dynamodb ? { dynamodb: true } : {}),
     // A fault's primary + replica (failover); clients then reach their first Redis through the primary's proxy.
     failoverPair: strategy.servers.redis > 0 && faultNeeds.failoverPair,
     redisPersistence: config.redisPersistence,

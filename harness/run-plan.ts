@@ -62,6 +62,7 @@ export async function planRun(
     ? targetServers(await TargetSession.open(config, strategy, faults, log))
     : ourServers(strategy, config, faultNeeds);
   refuseServerNet(config, faults, faultNeeds);
+  refuseDynamoBackend(config, strategy);
   const needs: Requirement[] = withRedisServer(
     ['pg', ...servers.needs, ...(strategy.pgbouncer ? (['pgbouncer'] as const) : [])],
     config,
@@ -104,6 +105,24 @@ function withRoomForFaults(
     );
   }
   return config;
+}
+
+/**
+ * The DynamoDB (dynalite) is a node process of fencepost's own, run from this checkout: the Docker backend's node
+ * image has Debian's servers and no Node, so a row that needs it is refused there, and with --target, which names
+ * no DynamoDB (254, nothing started).
+ */
+function refuseDynamoBackend(config: Readonly<Config>, strategy: ResolvedStrategy): void {
+  if (strategy.dynamodb && config.target)
+    throw new HarnessError(
+      'bad-arguments',
+      `--lock=${config.lock} keeps its lock in a DynamoDB of the run's own (dynalite): a target has no DynamoDB for it`,
+    );
+  if (strategy.dynamodb && config.backend !== 'local')
+    throw new HarnessError(
+      'bad-arguments',
+      `--lock=${config.lock} keeps its lock in DynamoDB (dynalite, a node process of fencepost's), which runs on the local backend only (--backend=local)`,
+    );
 }
 
 /** Server partitions put every server in a cgroup and add an nftables table: refused (254) before anything exists. */

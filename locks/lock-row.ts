@@ -78,7 +78,7 @@ export interface ForeignLibrary {
   readonly advice: string;
 }
 
-export type LockStore = 'Redis' | 'etcd' | 'ZooKeeper' | 'Postgres' | 'none';
+export type LockStore = 'Redis' | 'etcd' | 'ZooKeeper' | 'Postgres' | 'DynamoDB' | 'none';
 /** Where a lock comes from, in the order docs/locks.md lists them (and doctor installs the libraries: by language). */
 export const LOCK_ORIGINS = ['fencepost', 'npm', 'Python', 'Java', 'Go'] as const;
 export type LockOrigin = (typeof LOCK_ORIGINS)[number];

@@ -27,6 +27,7 @@ import advisoryLockPgbouncer from './advisory-lock-pgbouncer/row.ts';
 import advisoryLockPgbouncerSession from './advisory-lock-pgbouncer-session/row.ts';
 import advisoryXactLockPgbouncer from './advisory-xact-lock-pgbouncer/row.ts';
 import k8sLease from './k8s-lease/row.ts';
+import dynamodbLockClient from './dynamodb-lock-client/row.ts';
 
 /**
  * The built-in locks: `--lock=<name>` → its folder's row (locks/<name>/row.ts), in the order the matrix and `--help`
@@ -67,6 +68,8 @@ export const LOCK_ROWS = {
   'advisory-xact-lock-pgbouncer': advisoryXactLockPgbouncer,
   // client-go's leader election, emulated over the run's etcd (not the Kubernetes API server).
   'k8s-lease': k8sLease,
+  // A lock in DynamoDB: a dynalite of the run's, in memory, behind a check of the run's access key id.
+  'dynamodb-lock-client': dynamodbLockClient,
 } as const satisfies Record<string, LockRow>;
 
 type Rows = typeof LOCK_ROWS;

@@ -34,6 +34,9 @@ export interface Endpoint {
 
 import type { FaultName } from '../faults/fault-names.ts';
 import type { LeaseTerms } from '../history/lease-terms.ts';
+import type { DynamoEndpoint } from '../cluster/servers/dynamo-endpoint.ts';
+
+export type { DynamoEndpoint } from '../cluster/servers/dynamo-endpoint.ts';
 
 export type { LeaseTerms } from '../history/lease-terms.ts';
 
@@ -78,6 +81,8 @@ export interface LockContext {
    * `pgbouncer`: a connection string like `postgresUrl`, whose statements run on whichever backend the pool hands out.
    */
   pgbouncerUrl?: string;
+  /** The run's DynamoDB (dynalite), for a strategy that declares `dynamodb`. Over IPC like the passwords: don't log it. */
+  dynamodb?: DynamoEndpoint;
   /** Lock TTL / lease / session timeout in ms (--ttl). */
   ttlMs: number;
   /** How long one `acquire` may keep retrying before it gives up with LockNotAcquired. */
@@ -223,6 +228,11 @@ export interface LockStrategy {
    * front of its Postgres and hands its address over as `LockContext.pgbouncerUrl`.
    */
   pgbouncer?: 'session' | 'transaction';
+  /**
+   * Its lock lives in DynamoDB (optional): the run starts a dynalite of its own, creates a lock table of the run's,
+   * and hands both over as `LockContext.dynamodb`.
+   */
+  dynamodb?: true;
   connect(ctx: LockContext): Promise<LockClient>;
 }
 

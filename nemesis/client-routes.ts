@@ -46,9 +46,9 @@ export function framedRoutes(proxies: ReadonlyMap<string, TcpProxy>, slot: numbe
 }
 
 /**
- * Starts the routes for every spec and points the spec's endpoints (pg, ctx.redis, ctx.etcd, ctx.zookeeper) at
- * them. Each new proxy goes into `proxies`, so the nemesis's final sweep heals it and the run closes it with
- * the others. An endpoint that is not one of `proxies` (it can't be, today) is left as it is, direct.
+ * Starts the routes for every spec and points the spec's endpoints (pg, ctx.redis, ctx.etcd, ctx.zookeeper,
+ * ctx.dynamodb) at them. Each new proxy goes into `proxies`, so the nemesis's final sweep heals it and the run closes
+ * it with the others. An endpoint that is not one of `proxies` (it can't be, today) is left as it is, direct.
  */
 export async function routeClientsAlone(specs: ClientSpec[], proxies: Map<string, TcpProxy>): Promise<void> {
   const sharedByPort = new Map<number, string>();
@@ -84,5 +84,10 @@ export async function routeClientsAlone(specs: ClientSpec[], proxies: Map<string
         }),
       )
     ).join(',');
+    if (ctx.dynamodb) {
+      const u = new URL(ctx.dynamodb.endpoint);
+      u.port = String(await own(Number(u.port)));
+      ctx.dynamodb = { ...ctx.dynamodb, endpoint: u.origin };
+    }
   }
 }

@@ -56,6 +56,7 @@ export function targetCluster(servers: TargetServersOf, local: Cluster): AnyClus
     zk: [],
     pg: local.pg,
     pgbouncer: local.pgbouncer,
+    dynamodb: local.dynamodb,
     failover: null,
     nodes: [...remote, ...local.nodes],
     credentials: local.credentials,

@@ -89,13 +89,20 @@ describe('the npm package', () => {
   // npm 11 warns on install about every dependency whose install script no `allowScripts` entry covers (npm 12
   // blocks them). The decision is written down: esbuild's check of its binary (tsx runs on it) runs; ssh2's and
   // cpu-features' optional native builds (dockerode's SSH transport, unused: the engine is a local socket) and
-  // protobufjs's version-scheme warning (etcd3's gRPC) do not.
+  // protobufjs's version-scheme warning (etcd3's gRPC) do not, nor classic-level's node-gyp-build (dynalite requires
+  // `level`, but the run's DynamoDB keeps its data in memory-level; classic-level ships prebuilt bindings anyway).
   it('decides every install script in its dependency tree (allowScripts), so npm install warns about none', () => {
     const withScripts = Object.entries(lock.packages)
       .filter(([p, e]) => p !== '' && e.hasInstallScript === true)
       .map(([p]) => p.slice(p.lastIndexOf('node_modules/') + 'node_modules/'.length));
     expect(withScripts.length).toBeGreaterThan(0);
     for (const name of withScripts) expect(typeof pkg.allowScripts[name], name).toBe('boolean');
-    expect(pkg.allowScripts).toEqual({ esbuild: true, 'cpu-features': false, protobufjs: false, ssh2: false });
+    expect(pkg.allowScripts).toEqual({
+      'classic-level': false,
+      esbuild: true,
+      'cpu-features': false,
+      protobufjs: false,
+      ssh2: false,
+    });
   });
 });

@@ -34,6 +34,7 @@ export const NOT_OURS: Readonly<Record<string, string>> = {
   'lib/lock.js': 'inside the npm package etcd3',
   'dist/index.js': 'inside the npm package simple-redis-mutex',
   'uplot/package.json': "a package's file, found with require.resolve",
+  'dynalite/package.json': "a package's file, found with require.resolve (the run's DynamoDB's version)",
 };
 
 interface Cite {

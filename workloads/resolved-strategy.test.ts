@@ -29,6 +29,7 @@ describe('resolveStrategy', () => {
       foreign: null,
       lease: null,
       pgbouncer: null,
+      dynamodb: false,
     });
   });
 
@@ -44,6 +45,13 @@ describe('resolveStrategy', () => {
     ]);
     expect(strategyProblems({ ...OLD_FORM, lease: { kind: 'unknown', why: ' ' } }, false)).toEqual([
       '`lease.why` must be a sentence',
+    ]);
+  });
+
+  it('keeps `dynamodb: true` (the run then starts a dynalite for it) and refuses any other value', () => {
+    expect(resolveStrategy({ ...OLD_FORM, needs: [], dynamodb: true }, at).dynamodb).toBe(true);
+    expect(strategyProblems({ ...OLD_FORM, dynamodb: 'yes' as never }, false)).toEqual([
+      '`dynamodb` must be true when it is given',
     ]);
   });
 

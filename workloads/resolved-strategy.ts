@@ -34,6 +34,8 @@ export interface ResolvedStrategy {
   readonly lease: LeaseTerms | null;
   /** The pool mode of the pgbouncer the run starts in front of Postgres for it (LockStrategy.pgbouncer); null: none. */
   readonly pgbouncer: 'session' | 'transaction' | null;
+  /** Whether the run starts a DynamoDB (dynalite) for it (LockStrategy.dynamodb). */
+  readonly dynamodb: boolean;
 }
 
 /** The full cluster's count of each server: what a strategy that names a kind in `needs` gets by default. */
@@ -83,6 +85,7 @@ export function strategyProblems(s: unknown, builtin: boolean): string[] {
   if (d.lease !== undefined) problems.push(...leaseProblems(d.lease));
   if (d.pgbouncer !== undefined && d.pgbouncer !== 'session' && d.pgbouncer !== 'transaction')
     problems.push("`pgbouncer` must be 'session' or 'transaction'");
+  if (d.dynamodb !== undefined && d.dynamodb !== true) problems.push('`dynamodb` must be true when it is given');
   if (d.defaultFaults !== undefined) {
     const bad = Array.isArray(d.defaultFaults)
       ? d.defaultFaults.filter((f) => !(FAULT_NAMES as unknown[]).includes(f))
@@ -154,5 +157,6 @@ export function resolveStrategy(
     foreign: where.foreign ?? null,
     lease: s.lease ?? null,
     pgbouncer: s.pgbouncer ?? null,
+    dynamodb: s.dynamodb === true,
   });
 }

@@ -56,6 +56,7 @@ export function useStrategyCluster(
         ...(c.etcd[0] ? { etcdAuth: c.etcd[0].userAuth } : {}),
         zookeeper: spec.zk ? c.zk.map((n) => n.connectString).join(',') : '',
         ...(c.zk[0] ? { zookeeperAuth: c.zk[0].userAuth } : {}),
+        ...(c.dynamodb ? { dynamodb: c.dynamodb.clientConfig() } : {}),
         ttlMs: opts.ttlMs,
         acquireTimeoutMs: opts.acquireTimeoutMs,
         client: clients.length,

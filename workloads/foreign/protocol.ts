@@ -14,7 +14,7 @@
  *   → {"id":4,"op":"release","key":"account-0","token"?} ← {"result":"released","held"?:bool} | error
  *   → {"id":5,"op":"close"} ← {"result":"closed"}, then the process exits
  */
-import type { Endpoint } from '../../locks/strategy.ts';
+import type { DynamoEndpoint, Endpoint } from '../../locks/strategy.ts';
 
 /** The run's servers, as the TS strategies get them in LockContext (proxies of the run when a fault acts there). */
 export interface ForeignEndpoints {
@@ -27,6 +27,8 @@ export interface ForeignEndpoints {
   postgresUrl?: string;
   /** The run's pgbouncer in front of it, for a strategy that declares one (LockContext.pgbouncerUrl). */
   pgbouncerUrl?: string;
+  /** The run's DynamoDB, for a strategy that declares one (LockContext.dynamodb). */
+  dynamodb?: DynamoEndpoint;
 }
 
 export type ForeignRequest =

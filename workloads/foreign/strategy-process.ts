@@ -37,6 +37,7 @@ async function answer(req: ForeignRequest & { id: number }, strategy: LockStrate
       ...(e.zookeeperAuth ? { zookeeperAuth: e.zookeeperAuth } : {}),
       ...(e.postgresUrl ? { postgresUrl: e.postgresUrl } : {}),
       ...(e.pgbouncerUrl ? { pgbouncerUrl: e.pgbouncerUrl } : {}),
+      ...(e.dynamodb ? { dynamodb: e.dynamodb } : {}),
       ttlMs: req.ttlMs,
       acquireTimeoutMs: req.acquireTimeoutMs,
       client: req.client,
