@@ -5,7 +5,7 @@ import type { NodeKind } from './node.ts';
  * account their Debian package would give them, so a server's bug or a client who gets in (Redis `CONFIG SET
  * dir`) acts as that account, not as root.
  */
-export type ServerUser = 'postgres' | 'redis' | 'valkey' | 'etcd' | 'zookeeper' | 'dynalite';
+export type ServerUser = 'postgres' | 'redis' | 'valkey' | 'etcd' | 'zookeeper';
 
 /** How a server is started: the same command line whatever runs it (paths are the same inside a container). */
 export interface Command {

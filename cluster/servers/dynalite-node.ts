@@ -25,11 +25,12 @@ const TSX = import.meta.resolve('tsx');
  * dynalite, DynamoDB's API on an in-memory LevelDB (npm `dynalite`, a dependency of fencepost: a server the harness
  * starts, like the Debian servers, unlike the lock libraries it measures), for the rows whose lock lives in DynamoDB.
  * One per run, only when such a row runs; 127.0.0.1 only; its requests must name the run's access key id (the guard
- * in dynalite-server.ts). A node process of its own, run as the `dynalite` account (or `nobody`) when the harness is
- * root; a pid of the run like every server, so `cleanup` finds it and nothing else. It keeps nothing on disk.
+ * in dynalite-server.ts). A node process of its own, run as the harness's own user, like the lock clients: it runs
+ * fencepost's code from the checkout, which a service account cannot read where the checkout is private (a 0700
+ * home or mktemp folder: .ci/run's). A pid of the run like every server, so `cleanup` finds it and nothing else. It
+ * keeps nothing on disk.
  */
 export class DynaliteNode extends ServerNode {
-  protected override readonly serverUser = 'dynalite';
   private readonly dynamoOpts: DynaliteNodeOptions;
 
   constructor(opts: DynaliteNodeOptions) {
@@ -52,7 +53,6 @@ export class DynaliteNode extends ServerNode {
     return {
       file: process.execPath,
       args: ['--import', TSX, SERVER_SCRIPT, String(this.port), this.keyFile],
-      user: this.serverUser,
     };
   }
 

@@ -379,7 +379,16 @@ describe('a run', () => {
           return JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as Record<string, string>;
       };
       const secrets = await eventually("the run's secrets file", readSecrets, 60_000, 100).catch(() => undefined);
-      expect(secrets && Object.keys(secrets).sort()).toEqual(['etcd', 'etcdRoot', 'pg', 'pgSuperuser', 'redis', 'zk']);
+      expect(secrets && Object.keys(secrets).sort()).toEqual([
+        'dynamodbKeyId',
+        'dynamodbSecret',
+        'etcd',
+        'etcdRoot',
+        'pg',
+        'pgSuperuser',
+        'redis',
+        'zk',
+      ]);
       expect((fs.statSync(secretsFile!).mode & 0o777).toString(8)).toBe('600');
       await stop?.(run);
       expect(await code).toBe(exit);
