@@ -89,7 +89,14 @@ export class DynaliteNode extends ServerNode {
   protected async probe(): Promise<void> {
     const table = this.dynamoOpts.table;
     const found = await this.call('DescribeTable', { TableName: table });
-    if (found.status === 200) return;
+    if (found.status === 200) {
+      // CreateTable answers CREATING and dynalite turns it ACTIVE on a timer of its own (even at createTableMs 0): a
+      // client's first request before that is refused, so the node is ready only once the table is ACTIVE (.ci/run
+      // on a busy machine once described it CREATING right after readiness).
+      const status = (found.body.Table as { TableStatus?: string } | undefined)?.TableStatus;
+      if (status !== 'ACTIVE') throw new Error(`table ${table} is ${status ?? 'of no status'}, not ACTIVE yet`);
+      return;
+    }
     if (!String(found.body.__type).endsWith('ResourceNotFoundException'))
       throw new Error(`DescribeTable ${table}: ${found.status} ${JSON.stringify(found.body)}`);
     const created = await this.call('CreateTable', {
@@ -100,6 +107,8 @@ export class DynaliteNode extends ServerNode {
     });
     if (created.status !== 200)
       throw new Error(`CreateTable ${table}: ${created.status} ${JSON.stringify(created.body)}`);
+    // Not ready yet: the next probe describes it, and is ready once it reads ACTIVE.
+    throw new Error(`table ${table} created, not ACTIVE yet`);
   }
 
   /** dynalite's own package version (it answers no version call). */

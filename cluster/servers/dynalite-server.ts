@@ -8,7 +8,7 @@ import { guardByAccessKeyId } from './dynalite-guard.ts';
  * key-id guard (dynalite-guard.ts), listening on 127.0.0.1 only. Started by DynaliteNode as
  * `node --import tsx dynalite-server.ts <port> <key file>`; the key file (0600, the node's own) holds the run's access
  * key id, which never appears in argv. Table operations are instant (dynalite's default makes a table ACTIVE after
- * 500 ms): the probe that creates the run's table then waits for nothing.
+ * 500 ms); the status still turns ACTIVE on a timer after CreateTable answers, so the node's probe waits for it.
  */
 type Dynalite = (options: Record<string, unknown>) => http.Server;
 
