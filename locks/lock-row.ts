@@ -35,6 +35,12 @@ export interface LockRow {
    */
   readonly postgresSession?: true;
   /**
+   * Why it holds no lease that ends by time (a lock that lives as long as a session or a transaction, a version
+   * column, no lock at all): a fault whose story is a slowed holder outrunning its lease (clock-rate-client) has
+   * nothing to act on, and is refused with this reason. Absent: its lock ends by time.
+   */
+  readonly noLease?: string;
+  /**
    * What it states it assumes of the clocks' rate (locks/clock-assumption.ts: Redlock's 0.01), so a run that moved a
    * clock's rate says whether it went beyond it. Absent: it states nothing.
    */

@@ -10,11 +10,7 @@ describe('--lock=postgres under every fault', () => {
   // must show it acted for the run to be VALID.
   const servers = { redis: 0, etcd: 0, zk: 0 };
   const refused = FAULT_NAMES.filter((f) => EXECUTORS[f].refusal(servers, 'postgres') !== null);
-  // clock-rate-client is no longer refused for a lock that takes no --watchdog (a lock that renews itself is measured
-  // by it), so it is taken here too; but this lock has no lease for a slowed clock to outrun, and no scenario step
-  // strikes it, so it has no scripted story: a free run of it here ends with no whole story (unknown, never VALID).
-  const UNSCRIPTED = ['clock-rate-client'];
-  const applies = FAULT_NAMES.filter((f) => !refused.includes(f) && !UNSCRIPTED.includes(f));
+  const applies = FAULT_NAMES.filter((f) => !refused.includes(f));
 
   it('refuses the faults that cannot reach Postgres (no Redis, no ensemble to split, no probe or framing yet) before anything starts', async () => {
     // The server partitions split an etcd or ZooKeeper ensemble or a Redis pair: a lone Postgres has none.
@@ -25,6 +21,8 @@ describe('--lock=postgres under every fault', () => {
       // clock-rate proves its shots with a Redis probe key; the reply-loss faults aim at Redis commands or a
       // ZooKeeper create.
       'clock-rate',
+      // clock-rate-client's story is a slowed holder outrunning its lease: this lock's is its version column, no lease.
+      'clock-rate-client',
       'failover',
       'reply-loss',
       'reply-loss-acquire',

@@ -209,6 +209,19 @@ describe('clock-rate-client: where the shim reaches a client', () => {
     );
   });
 
+  // Lifting the --watchdog refusal (for redis-semaphore) let it run on locks with no lease at all, where its story can
+  // never complete: refused again for those, by the row's own reason.
+  it.each([
+    ['postgres', "its lock is the row's version column, checked at the write: nothing expires"],
+    ['advisory-lock', 'a session advisory lock lasts as long as its Postgres session'],
+    ['advisory-xact-lock-pgbouncer', 'a transaction advisory lock lasts as long as its transaction'],
+    ['none', 'it takes no lock at all'],
+  ])('refuses --lock=%s: it holds no lease to outrun', (lock, why) => {
+    expect(clientClockUnreachable(lock)).toBe(
+      `--lock=${lock} holds no lease that ends by time (${why}): clock-rate-client's story is a slowed holder outrunning its lease, and there is none to outrun`,
+    );
+  });
+
   it('refuses the locks in a process of their own (Python, Java, a manifest, a program): no clock request to prove by', () => {
     expect(clientClockUnreachable('redis-py')).toMatch(/^--lock=redis-py runs its lock in a Python process of its own/);
     expect(clientClockUnreachable('kazoo')).toMatch(/in a Python process of its own/);

@@ -132,6 +132,8 @@ export function clientClockUnreachable(lock: string): string | null {
       row.place.from === 'Java' ? "; the JVM's timed parks are futex waits the shim does not scale either" : '';
     return `--lock=${lock} runs its lock in a ${row.place.from} process of its own, which answers no clock request (the lock-client protocol has none yet): clock-rate-client proves each shot with the client's own clock readings, and cannot read that process's${jvm}`;
   }
+  if (row.noLease)
+    return `--lock=${lock} holds no lease that ends by time (${row.noLease}): clock-rate-client's story is a slowed holder outrunning its lease, and there is none to outrun`;
   // A lock that renews itself (redis-semaphore) is not refused: its renewals are unseen, so its story's late-renewal
   // step is judged by what the history does show (faults/clock-rate-client/judge.ts), and a lost update counts as a
   // counterexample whether or not the story completed (matrix/cell-outcome.ts).

@@ -8,6 +8,7 @@ import { POOLED_NOT_HERE, POOLED_REMEDIES_NOT_HERE } from '../advisory-lock-pgbo
  */
 export default {
   module: new URL('./advisory-lock-pgbouncer-session.ts', import.meta.url).href,
+  noLease: 'a session advisory lock lasts as long as its Postgres session',
   place: { store: 'Postgres', from: 'fencepost' },
   faults: {
     'no-fault': predicted(

@@ -16,6 +16,7 @@ const BREAKS_ANYWAY =
 export default {
   module: new URL('./advisory-lock-pgbouncer.ts', import.meta.url).href,
   // Its lock lives in the run's own Postgres, behind the run's own pgbouncer: fencepost's lines (see the module).
+  noLease: 'a session advisory lock lasts as long as the Postgres session that took it',
   place: { store: 'Postgres', from: 'fencepost' },
   faults: {
     'no-fault': predicted(

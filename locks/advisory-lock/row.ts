@@ -8,6 +8,7 @@ export default {
   module: new URL('./advisory-lock.ts', import.meta.url).href,
   npm: 'advisory-lock',
   postgresSession: true,
+  noLease: 'a session advisory lock lasts as long as its Postgres session',
   place: { store: 'Postgres', from: 'npm' },
   faults: {
     'no-fault': predicted('safe', 'pg_advisory_lock: Postgres grants a session lock to one session at a time'),

@@ -8,6 +8,7 @@ import { POOLED_NOT_HERE, POOLED_REMEDIES_NOT_HERE } from '../advisory-lock-pgbo
  */
 export default {
   module: new URL('./advisory-xact-lock-pgbouncer.ts', import.meta.url).href,
+  noLease: 'a transaction advisory lock lasts as long as its transaction',
   place: { store: 'Postgres', from: 'fencepost' },
   faults: {
     'no-fault': predicted(

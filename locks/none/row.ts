@@ -6,6 +6,7 @@ import { NO_RETRY_REMEDY } from '../common-remedy-cells.ts';
 /** `--lock=none`: its strategy, and what the oracle expects of it under each fault and remedy. */
 export default {
   module: new URL('./none.ts', import.meta.url).href,
+  noLease: 'it takes no lock at all',
   place: { store: 'none', from: 'fencepost' },
   faults: {
     'no-fault': measured('lost'),

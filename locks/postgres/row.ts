@@ -6,6 +6,7 @@ import { NO_RETRY_REMEDY } from '../common-remedy-cells.ts';
 /** `--lock=postgres`: its strategy, and what the oracle expects of it under each fault and remedy. */
 export default {
   module: new URL('./postgres.ts', import.meta.url).href,
+  noLease: "its lock is the row's version column, checked at the write: nothing expires",
   place: { store: 'Postgres', from: 'fencepost' },
   // Row + version: the resource itself refuses stale writes, whatever happens to the clients or clocks.
   faults: {
