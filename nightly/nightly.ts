@@ -116,26 +116,9 @@ export async function nightlyCommand(
   log(
     `nightly${config.shard ? ` shard ${config.shard.index}/${config.shard.count}` : ''}: ${measuredTotal} measured cells of ${plan.filter((p) => p.oracle.decided === 'measured').length}, seed ${matrix.seed}, ${settings.join(' ')}${file ? `, expectations ${shownPath(file)}` : ''}${config.cells === 'all' ? `; npm library rows of turn ${turn + 1} of ${LIBRARY_TURNS} (the seed's): ${libraryRowsOf(turn).join(', ')}` : ''}`,
   );
-  // --parallel workers take the plan's cells in order; each cell keeps its place in the night.
-  const cells: NightlyCell[] = new Array<NightlyCell>(slice.length);
-  let done = 0;
-  let taken = 0;
-  const progress = new CellProgress(measuredTotal, config.parallel);
-  const worker = async () => {
-    while (taken < slice.length) {
-      const i = taken++;
-      const p = slice[i];
-      cells[i] = await nightlyCell(
-        matrix,
-        p,
-        strategies.get(p.lock)!,
-        runOne,
-        { total: measuredTotal, next: () => ++done, progress },
-        log,
-      );
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(config.parallel, Math.max(1, slice.length)) }, worker));
+  const cells = await runCells(slice, config.parallel, (p, counter) =>
+    nightlyCell(matrix, p, strategies.get(p.lock)!, runOne, counter, log),
+  );
   cells.push(
     ...(await knownBugCells(bugs, {
       resultsDir: config.resultsDir,
@@ -152,14 +135,7 @@ export async function nightlyCommand(
     seed: matrix.seed,
     shard: config.shard,
     settings,
-    command: [
-      `${CLI} nightly`,
-      ...(config.cells === 'all' ? [] : [`--cells=${config.cells}`]),
-      ...(config.parallel > 1 ? [`--parallel=${config.parallel}`] : []),
-      ...settings,
-      `--seed=${matrix.seed}`,
-      ...(config.shard ? [`--shard=${config.shard.index}/${config.shard.count}`] : []),
-    ].join(' '),
+    command: nightCommandLine(config, settings, matrix.seed),
     startedAt: new Date(started).toISOString(),
     wallMs: Date.now() - started,
     expectationsFile: file ? shownPath(file) : null,
@@ -167,6 +143,49 @@ export async function nightlyCommand(
     servers: nightServers(cells.flatMap((c) => (c.runs ?? []).map((r) => r.runDir))),
   };
   return writeNight(config.resultsDir, result, baseline, log);
+}
+
+/** How a cell numbers itself among the night's measured cells, and the progress line it adds to. */
+type CellCounter = { total: number; next: () => number; progress: CellProgress };
+
+/**
+ * The cells of `slice` run by `parallel` workers that take them in order, each cell keeping its place in the night;
+ * `counter` numbers the measured ones as they finish, for the progress lines.
+ */
+async function runCells(
+  slice: readonly PlannedCell[],
+  parallel: number,
+  runCell: (p: PlannedCell, counter: CellCounter) => Promise<NightlyCell>,
+): Promise<NightlyCell[]> {
+  const measuredTotal = slice.filter((p) => p.oracle.decided === 'measured').length;
+  const cells: NightlyCell[] = new Array<NightlyCell>(slice.length);
+  let done = 0;
+  let taken = 0;
+  const counter: CellCounter = {
+    total: measuredTotal,
+    next: () => ++done,
+    progress: new CellProgress(measuredTotal, parallel),
+  };
+  const worker = async () => {
+    while (taken < slice.length) {
+      const i = taken++;
+      cells[i] = await runCell(slice[i], counter);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, Math.max(1, slice.length)) }, worker));
+  return cells;
+}
+
+/** The command that runs this night again: its own options, the cells' settings, its seed and shard. */
+function nightCommandLine(config: Readonly<NightlyConfig>, settings: readonly string[], seed: number): string {
+  return [
+    `${CLI} nightly`,
+    ...(config.cells === 'all' ? [] : [`--cells=${config.cells}`]),
+    ...(config.parallel > 1 ? [`--parallel=${config.parallel}`] : []),
+    ...settings,
+    `--seed=${seed}`,
+    ...(config.shard ? [`--shard=${config.shard.index}/${config.shard.count}`] : []),
+  ].join(' ');
 }
 
 /**
@@ -239,7 +258,7 @@ async function nightlyCell(
   p: PlannedCell,
   strategy: ResolvedStrategy,
   runOne: RunOne,
-  count: { total: number; next: () => number; progress: CellProgress },
+  count: CellCounter,
   log: (line: string) => void,
 ): Promise<NightlyCell> {
   const base = {
