@@ -4,6 +4,7 @@ import type { FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import {
   readKeys,
+  splitKeys,
   redisRoutes,
   renewalStoryOptions,
   renewalStoryUnavailable,
@@ -58,13 +59,7 @@ export const oneWay: FaultExecutor<'one-way'> = {
     if (!section) return null;
     const readFrom = performance.now();
     const before = await readKeys(ctx, routes, section.account);
-    const ownerValues: Record<string, string> = {};
-    const pttlMs: Record<string, number> = {};
-    for (const [node, key] of Object.entries(before))
-      if (key) {
-        ownerValues[node] = key.value;
-        pttlMs[node] = key.pttlMs;
-      }
+    const { values: ownerValues, pttlMs } = splitKeys(before);
     const outcome: Outcome = { heldOn: [], valuesAfter: {}, pttlAfterMs: {}, unanswered: [] };
     // Ended by the heal too: a heal the script orders waits for these reads, never races them.
     const healing = new AbortController();
@@ -73,13 +68,8 @@ export const oneWay: FaultExecutor<'one-way'> = {
       if (!outcome.heldOn.length) return;
       outcome.heldAt = journal.sinceOrigin(process.hrtime.bigint());
       const held = routes.filter((r) => outcome.heldOn.includes(r.node.name));
-      for (const [node, key] of Object.entries(await readKeys(ctx, held, section.account))) {
-        if (key === undefined) outcome.unanswered.push(node);
-        else if (key !== null) {
-          outcome.valuesAfter[node] = key.value;
-          outcome.pttlAfterMs[node] = key.pttlMs;
-        }
-      }
+      const after = splitKeys(await readKeys(ctx, held, section.account));
+      Object.assign(outcome, { valuesAfter: after.values, pttlAfterMs: after.pttlMs, unanswered: after.unanswered });
       outcome.readsApartMs = Math.round(performance.now() - readFrom);
     })();
     return {

@@ -5,6 +5,7 @@ import {
   renewalStoryOptions,
   renewalStoryUnavailable,
   readKeys,
+  splitKeys,
   redisAimRefusal,
   redisRoutes,
   waitForDrops,
@@ -55,13 +56,7 @@ export const replyLossRenew: FaultExecutor<'reply-loss-renew'> = {
     if (!section) return null;
     const readFrom = performance.now();
     const before = await readKeys(ctx, routes, section.account);
-    const ownerValues: Record<string, string> = {};
-    const pttlMs: Record<string, number> = {};
-    for (const [node, key] of Object.entries(before))
-      if (key) {
-        ownerValues[node] = key.value;
-        pttlMs[node] = key.pttlMs;
-      }
+    const { values: ownerValues, pttlMs } = splitKeys(before);
     const nowNs = () => journal.sinceOrigin(process.hrtime.bigint());
     const outcome: Outcome = { droppedOn: [], valuesAfter: {}, pttlAfterMs: {}, unanswered: [] };
     let stopWatch = () => {};
@@ -72,13 +67,8 @@ export const replyLossRenew: FaultExecutor<'reply-loss-renew'> = {
       if (!outcome.droppedOn.length) return false;
       outcome.droppedAt = nowNs();
       const dropped = routes.filter((r) => outcome.droppedOn.includes(r.node.name));
-      for (const [node, key] of Object.entries(await readKeys(ctx, dropped, section.account))) {
-        if (key === undefined) outcome.unanswered.push(node);
-        else if (key !== null) {
-          outcome.valuesAfter[node] = key.value;
-          outcome.pttlAfterMs[node] = key.pttlMs;
-        }
-      }
+      const after = splitKeys(await readKeys(ctx, dropped, section.account));
+      Object.assign(outcome, { valuesAfter: after.values, pttlAfterMs: after.pttlMs, unanswered: after.unanswered });
       outcome.readsApartMs = Math.round(performance.now() - readFrom);
       return true;
     })();

@@ -113,21 +113,14 @@ export const replyLoss: FaultExecutor<'reply-loss'> = {
       outcome.droppedOn = await waitForDrops(routes, AbortSignal.any([ctx.signal, healing.signal]));
       if (!outcome.droppedOn.length) return false;
       const dropped = routes.filter((r) => outcome.droppedOn.includes(r.node.name));
-      for (const [node, key] of Object.entries(await readKeys(ctx, dropped, section.account))) {
-        if (key === undefined) outcome.unanswered.push(node);
-        else if (key !== null) outcome.valuesAfter[node] = key.value;
-      }
+      const after = splitKeys(await readKeys(ctx, dropped, section.account));
+      outcome.valuesAfter = after.values;
+      outcome.unanswered = after.unanswered;
       outcome.readsApartMs = Math.round(performance.now() - readFrom);
       return true;
     })();
     const ready = reads.then((dropped) => (dropped ? released.completed : undefined));
-    const ownerValues: Record<string, string> = {};
-    const pttlMs: Record<string, number> = {};
-    for (const [node, key] of Object.entries(before))
-      if (key) {
-        ownerValues[node] = key.value;
-        pttlMs[node] = key.pttlMs;
-      }
+    const { values: ownerValues, pttlMs } = splitKeys(before);
     return {
       targets: [`client p${section.process} → ${routes.map((r) => r.node.name).join(', ')}`],
       params: { ...sectionParams(section), ttlMs: config.ttlMs, ownerValues, pttlMs },
@@ -174,6 +167,24 @@ export function redisRoutes(
 export async function readKeys(ctx: FaultContext, routes: Route[], account: number) {
   const keys = await Promise.all(routes.map((r) => ctx.redisKeys.ownerKey(r.node, account)));
   return Object.fromEntries(routes.map((r, i) => [r.node.name, keys[i]]));
+}
+
+/**
+ * What `readKeys` found, as the Redis reply-loss faults and one-way record it: each node's owner value and PTTL where
+ * it held the key, and the nodes that did not answer (nothing is concluded for them).
+ */
+export function splitKeys(read: Awaited<ReturnType<typeof readKeys>>) {
+  const values: Record<string, string> = {};
+  const pttlMs: Record<string, number> = {};
+  const unanswered: string[] = [];
+  for (const [node, key] of Object.entries(read)) {
+    if (key === undefined) unanswered.push(node);
+    else if (key !== null) {
+      values[node] = key.value;
+      pttlMs[node] = key.pttlMs;
+    }
+  }
+  return { values, pttlMs, unanswered };
 }
 
 /** Waits until some route dropped its aimed reply (then gives the others a moment: Redlock's fan-out). */
