@@ -41,6 +41,12 @@ export interface LockRow {
    */
   readonly noLease?: string;
   /**
+   * How its lease is timed by the clock of the Postgres server that keeps it (a lock_until from `now()`), in words:
+   * what clock-rate runs at a rate there. Absent for a lock kept in Postgres, the server's clock plays no part in it
+   * (an advisory lock, a lease on the clients' clocks), and clock-rate is refused.
+   */
+  readonly databaseClock?: string;
+  /**
    * What it states it assumes of the clocks' rate (locks/clock-assumption.ts: Redlock's 0.01), so a run that moved a
    * clock's rate says whether it went beyond it. Absent: it states nothing.
    */
