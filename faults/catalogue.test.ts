@@ -66,6 +66,7 @@ describe('the fault catalogue', () => {
       'clock',
       'clock-rate',
       'clock-rate-client',
+      'clock-rate-waiters',
       'failover',
     ]);
   });
@@ -79,6 +80,7 @@ describe('the fault catalogue', () => {
       'clock',
       'clock-rate',
       'clock-rate-client',
+      'clock-rate-waiters',
       'failover',
       'delay-write',
       'reply-loss',

@@ -41,7 +41,7 @@ export const facts = {
       aim: readAim,
     },
     end: {
-      /** Per struck node: how fast its clock, read from outside (server-probe.ts), moved per ms of the harness's clock while the rate held. */
+      /** Per struck node: how fast its clock, read from outside (nemesis/server-clock-probe.ts), moved per ms of the harness's clock while the rate held. */
       slopes: numberRecord,
       /** Per node: the harness time between the two PTTL reads the slope is from, in ms. */
       probeMs: numberRecord,

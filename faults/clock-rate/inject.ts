@@ -3,13 +3,22 @@ import type { ClusterNode } from '../../cluster/node.ts';
 import { aimAt, strikeNow, type Strike } from '../../nemesis/fault-aim.ts';
 import type { FaultAim } from '../fault-aim.ts';
 import type { FaultContext, FaultExecutor } from '../../nemesis/fault.ts';
-import { everyRedisMaster, leaderOf, lockServers } from '../../nemesis/lock-servers.ts';
+import {
+  everyRedisMaster,
+  leaderOf,
+  lockServerKind,
+  lockServers,
+  type LockServerCounts,
+} from '../../nemesis/lock-servers.ts';
 import { nextKeyHolders } from '../../nemesis/key-holders.ts';
 import { NO_TARGET_CLOCK, pastTheSection } from '../../nemesis/fault-needs.ts';
 import { isOtherGrant } from '../judging/story-steps.ts';
 import { watchFor } from '../../nemesis/story-watch.ts';
-import { clockRateRefusal } from './refusal.ts';
-import { serverClockProbe, type ServerClockProbe, type ServerClockSample } from './server-probe.ts';
+import { serverClockProbe, type ServerClockProbe, type ServerClockSample } from '../../nemesis/server-clock-probe.ts';
+import { shimCannotMove } from '../clock-shim.ts';
+import { LOCK_ROWS } from '../../locks/registry.ts';
+import type { LockRow } from '../../locks/lock-row.ts';
+import { lockRef } from '../../workloads/lock-ref.ts';
 
 /** How long the strike waits for a client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -34,7 +43,7 @@ interface Struck {
  * from where it got: the node's clock stays ahead by the drift it gathered and never steps back.
  *
  * The proof that the rate reached the process, per node: the shim's read counter grew while the rate held, and the
- * clock that matters, read from outside (server-probe.ts), moved at the rate on the harness's own clock (two reads ≥
+ * clock that matters, read from outside (nemesis/server-clock-probe.ts), moved at the rate on the harness's own clock (two reads ≥
  * 300 ms apart).
  */
 export const clockRate: FaultExecutor<'clock-rate'> = {
@@ -174,3 +183,25 @@ async function measureAndHeal(
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
+
+/**
+ * Why clock-rate cannot run the clock of a `--lock`'s servers at a rate and prove it did, or null when it can. Redis
+ * (a probe key's PTTL) and ZooKeeper (`mntr`'s uptime, the clock its sessions expire by) are probed; etcd is a Go
+ * binary the shim cannot move. Postgres keeps every run's accounts, so every lock seems to sit on it: only a lock
+ * whose lease runs on the server's clock (its row's `databaseClock`: sql-lease-dbtime) gives the rate anything to act
+ * on — an advisory lock ends with its session, a client-time lease by its clients' clocks, whatever the server's runs.
+ */
+export function clockRateRefusal(servers: LockServerCounts, lock: string): string | null {
+  const kind = lockServerKind(servers);
+  if (kind === 'redis' || kind === 'zk') return null;
+  if (kind === 'etcd') return `--lock=${lock}'s lock is held by its etcd servers: ${shimCannotMove('etcd')}`;
+  const ref = lockRef(lock);
+  const row = ref.kind === 'builtin' ? (LOCK_ROWS[ref.name] as LockRow) : undefined;
+  if (row?.databaseClock) return null;
+  if (row && row.place.store !== 'Postgres' && !row.noLease)
+    return `--lock=${lock} keeps its lock in ${row.place.store}: clock-rate has no probe for its server's clock yet`;
+  const why = row
+    ? (row.noLease ?? "its lease is stamped and compared on its clients' clocks")
+    : 'a lock of your own states no lease on the database clock';
+  return `--lock=${lock}'s lock times no lease by the Postgres server's clock (${why}): clock-rate runs that clock at a rate, which plays no part in it`;
+}

@@ -2,7 +2,6 @@ import type { Judge, ShotRecords } from '../judging/fault-shot.ts';
 import { serverStory } from '../judging/server-story.ts';
 import { leaseAtRate } from './lease-at-rate.ts';
 import { sessionAtRate } from './session-at-rate.ts';
-import { probedClock } from './server-probe.ts';
 
 /** How far a probe's slope may be from the rate set for the shot to count as the rate reaching the process. */
 export const SLOPE_TOLERANCE = 0.05;
@@ -10,7 +9,7 @@ export const SLOPE_TOLERANCE = 0.05;
 /**
  * Whether the rate reached every node it struck, from the end record: the node served clock reads through the shim
  * while the rate held, and the clock that matters, read from outside (a Redis probe key's PTTL, ZooKeeper's uptime,
- * Postgres's clock_timestamp(): server-probe.ts), moved at the rate (±5 %) on the harness's clock. Null when it did;
+ * Postgres's clock_timestamp(): nemesis/server-clock-probe.ts), moved at the rate (±5 %) on the harness's clock. Null when it did;
  * else why not — a shot whose rate never reached a process proves nothing, whatever the history shows after it.
  */
 export function rateNotReached({ ev }: Pick<ShotRecords<'clock-rate'>, 'ev'>): string | null {
@@ -31,6 +30,13 @@ export function rateNotReached({ ev }: Pick<ShotRecords<'clock-rate'>, 'ev'>): s
   const back = nodes.filter((n) => (e.timeAfterHealUs?.[n] ?? Infinity) < (e.timeBeforeHealUs?.[n] ?? -Infinity));
   if (back.length) return `the clock of ${back.join(', ')} stepped back when the rate went back to 1`;
   return null;
+}
+
+/** What a struck node's slope is of, by its name (`redis[0]`, `zk[1]`, `pg`), in the words of a miss. Pure. */
+export function probedClock(node: string): { what: string; moved: string } {
+  if (node.startsWith('zk')) return { what: 'uptime (mntr zk_uptime)', moved: 'ran' };
+  if (node === 'pg') return { what: 'clock_timestamp()', moved: 'ran' };
+  return { what: 'probe key', moved: 'fell' };
 }
 
 export const judge: Judge<'clock-rate'> = serverStory('clock-rate', rateNotReached, {

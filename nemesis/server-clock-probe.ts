@@ -1,8 +1,8 @@
-import type { ClusterNode, RedisServer } from '../../cluster/node.ts';
-import type { PgNode } from '../../cluster/servers/pg-node.ts';
-import type { ZkNode } from '../../cluster/servers/zk-node.ts';
-import type { ClockFamily, ClockScope } from '../../nemesis/clock/clock-record.ts';
-import type { RedisKeyProbe } from '../../nemesis/redis-key-probe.ts';
+import type { ClusterNode, RedisServer } from '../cluster/node.ts';
+import type { PgNode } from '../cluster/servers/pg-node.ts';
+import type { ZkNode } from '../cluster/servers/zk-node.ts';
+import type { ClockFamily, ClockScope } from './clock/clock-record.ts';
+import type { RedisKeyProbe } from './redis-key-probe.ts';
 
 /** One reading of a server's clock that matters, in ms of its own time (rising as it runs), and when on the harness's clock. */
 export interface ServerClockSample {
@@ -11,7 +11,7 @@ export interface ServerClockSample {
 }
 
 /**
- * How clock-rate runs one kind of server's clock and reads it back from outside: which clocks the rate moves and with
+ * How clock-rate (faults/clock-rate/inject.ts) runs one kind of server's clock and reads it back from outside: which clocks the rate moves and with
  * what scope, a reading of the clock the lock's lease runs on (its slope on the harness's clock is the proof), and
  * the server's time around the heal (it must never step back).
  */
@@ -85,11 +85,4 @@ export function serverClockProbe(node: ClusterNode, redisKeys: RedisKeyProbe): S
     };
   }
   return null;
-}
-
-/** What a struck node's slope is of, by its name (`redis[0]`, `zk[1]`, `pg`), in the words of a miss. Pure. */
-export function probedClock(node: string): { what: string; moved: string } {
-  if (node.startsWith('zk')) return { what: 'uptime (mntr zk_uptime)', moved: 'ran' };
-  if (node === 'pg') return { what: 'clock_timestamp()', moved: 'ran' };
-  return { what: 'probe key', moved: 'fell' };
 }
