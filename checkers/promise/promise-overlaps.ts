@@ -199,7 +199,9 @@ function lateness(
   // A session kept alive by heartbeats the history does not show lapses only when they stop: without a pause or a
   // network fault on the holder its session may still have been live — the server's doing, not the holder's.
   if (heartbeats && !paused) return { process: h.process, cls: 'ambiguous', causes: [], writes: writesLate };
-  const ownClock = slack > 0 && !paused && lastAct <= end + slack;
+  // By its own clock the holder counted its validity from its grant at the latest (Redlock from its last attempt, which
+  // a retried acquire starts long after the request the window counts from): its own window is its latest end, moved.
+  const ownClock = slack > 0 && !paused && lastAct <= (h.latestEnd ?? end) + slack;
   const causes = names(ownClock ? active.filter((w) => faultFacts(w.f)?.movesClocks) : onHolder);
   return {
     process: h.process,
@@ -228,7 +230,9 @@ function side(h: PromiseHold, faults: readonly FaultWindow[]): PromiseSide {
     acquiredAt: h.acquiredAt,
     releasedAt: h.releasedAt,
     window: h.window,
-    ...(h.window && slack > 0 ? { ownWindow: { start: h.window.start, end: h.window.end + slack } } : {}),
+    ...(h.window && slack > 0
+      ? { ownWindow: { start: h.window.start, end: (h.latestEnd ?? h.window.end) + slack } }
+      : {}),
     ...(h.unknownWhy !== undefined ? { unknownWhy: h.unknownWhy } : {}),
   };
 }

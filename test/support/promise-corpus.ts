@@ -539,6 +539,22 @@ export const PROMISE_CORPUS: PromiseCase[] = [
     expected: [[0, 1, 'own-clock']],
   },
   {
+    // Seen in redlock-v4's margin cell (seed 7): the holder's acquire retried for 1.4 s; Redlock counts its validity
+    // from its last attempt, so its own window ends 1.4 s after the one the history counts from the request.
+    name: 'a slowed holder whose acquire retried counts its validity from its grant: own clock, not outlived',
+    terms: REDLOCK,
+    ops: timeline(
+      acquire(0, 0, 1400, { validityMs: 1970 }),
+      fault('clock-rate-client', 1410, 3500, client(0), { rate: 0.5 }),
+      acquire(1, 2000, 3400, { validityMs: 1970 }),
+      write(1, 3450, 3451),
+      release(1, 3460),
+      write(0, 3600, 3601),
+      release(0, 3700),
+    ),
+    expected: [[0, 1, 'own-clock']],
+  },
+  {
     name: 'a holder slowed only to 0.9 writes past its validity even by its own clock: outlived',
     terms: REDLOCK,
     ops: timeline(
