@@ -25,6 +25,10 @@ export default {
   module: new URL('./dynamodb-lock-client.ts', import.meta.url).href,
   npm: 'dynamodb-lock-client',
   place: { store: 'DynamoDB', from: 'npm' },
+  busyAcquireWaits: {
+    leases: 2,
+    why: 'a waiter waits out the whole lease it read before each of its two tries (retryCount 1, its default), then says "Failed to acquire lock"',
+  },
   faults: {
     'no-fault': predicted(
       'safe',
@@ -82,7 +86,7 @@ export default {
         "predicted safe; measured starved in 3 of 3 runs (0 lost; one client wrote all 12 writes, the other four's 60 acquires failed): a waiter waits the full lease it read even after a release, and the releasing client re-takes the lock 1 ms after releasing it",
     },
     lockCheck:
-      "FAILED 1 of 10 steps: *a second acquire is refused while A holds it* — it has no acquire timeout: a waiter waits the whole lease it read (the check's 10 s TTL) before each of its two tries, so at the check's 2 s budget it was still waiting (an unknown, not a refusal); every other step passed, tokens 1 then 2. In a run its two waits (2 × TTL) fit the acquire budget (3 × TTL + 1 s)",
+      'passed all 10 steps, tokens 1 then 2. Its refusal is slow: it has no acquire timeout, so a busy acquire says no ("Failed to acquire lock") only after waiting out the whole lease it read before each of its two tries — 20 s at the check\'s 10 s lease (the row declares it: `busyAcquireWaits`). With the check\'s usual 2 s budget that step failed, the library still in its first wait. In a run its two waits (2 × TTL) fit the acquire budget (3 × TTL + 1 s)',
   },
   // Its finding is the paused holder and the token that fences it.
   nightly: ['no-fault', 'fencing'],
