@@ -2,6 +2,7 @@ import type { LockRow } from '../lock-row.ts';
 import { construction, predicted, revised } from '../oracle-cell.ts';
 import { NOT_HERE, NO_PAIR, NO_REDIS } from '../common-cells.ts';
 import { NO_RETRY_REMEDY, SELF_RENEWING } from '../common-remedy-cells.ts';
+import { DYNAMODB_LOCK_CLIENT_MARGINS } from './margins.ts';
 
 /**
  * `--lock=dynamodb-lock-client`: its strategy, its pins, and what the oracle expects of it under each fault and
@@ -17,14 +18,14 @@ import { NO_RETRY_REMEDY, SELF_RENEWING } from '../common-remedy-cells.ts';
  *   4 strobes hit each, 0 lost. `--nemesis=clock-freeze-clients` (seeds 1781601221, 494104070, 2025365225): 0 lost in
  *   3 of 3, VALID twice and once unknown because one client wrote all 174 writes — the long-work cell's starvation
  *   (the library reads no clock), not the fault's doing.
- * - clock-rate-client (the holder's own clocks at --clock-rate) is refused for this row: its story is a late
- *   --watchdog renewal, and this library heartbeats unseen. On the code, a holder slowed below a rate of 0.3
- *   (heartbeat/lease, the README's 3 s / 10 s) would let a waiter steal; that stays a prediction.
+ * - clock-rate-client (the holder's own clocks at --clock-rate): a holder slowed below a rate of 0.3 (heartbeat/lease,
+ *   the README's 3 s / 10 s) lets a waiter steal — the margin cells in margins.ts, one each side of 0.3.
  */
 export default {
   module: new URL('./dynamodb-lock-client.ts', import.meta.url).href,
   npm: 'dynamodb-lock-client',
   place: { store: 'DynamoDB', from: 'npm' },
+  margins: DYNAMODB_LOCK_CLIENT_MARGINS,
   busyAcquireWaits: {
     leases: 2,
     why: 'a waiter waits out the whole lease it read before each of its two tries (retryCount 1, its default), then says "Failed to acquire lock"',
