@@ -56,5 +56,7 @@ describe('margin cells', () => {
       ['dynamodb-lock-client', 'clock-rate-client', 0.45, 2400, 2, false],
     ]);
     expect(configs.every((c) => c.timeLimitS >= 20)).toBe(true);
+    // A margin that needs the rate to last past the default 3 s says so: dynamodb-lock-client's stretched heartbeats.
+    expect(configs.map((c) => c.pauseMs)).toEqual([3000, 3000, 3000, 3000, 3000, 3000, 3000, 8000, 8000]);
   });
 });
