@@ -1,3 +1,4 @@
+import { faultFacts } from '../faults/catalogue.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { brokenPromises } from '../checkers/promise/check-promise.ts';
 import { lostUpdateTallyText } from '../checkers/lost-update-faults.ts';
@@ -58,17 +59,15 @@ function under(r: NextStepResults): string {
 const FENCE_IT =
   'make the place you write refuse a stale writer (a version column, a conditional write on a version or ETag), or take a lock with a token and check it there (etcd or ZooKeeper with `--fencing`), or keep the lock in Postgres beside the data';
 
-const PAUSES = new Set(['pause-holder', 'pause-client', 'pause-node']);
-
 /**
- * The holder the faults that lost updates made: paused (only pauses lost), slowed by its own clock (only
- * clock-rate-client), else one that lost its lock without knowing — what every fault's loss has in common.
+ * The holder the faults that lost updates made, in their own words (FaultFacts.holderWas: paused past its lease,
+ * slowed past it by its own clock) when they all say the same; else one that lost its lock without knowing — what
+ * every fault's loss has in common.
  */
 function pastItsLease(r: NextStepResults): string {
-  const faults = Object.keys(r.lostUpdatesByFault ?? {});
-  if (faults.length && faults.every((f) => PAUSES.has(f))) return 'paused past its lease';
-  if (faults.length && faults.every((f) => f === 'clock-rate-client')) return 'slowed past its lease by its own clock';
-  return 'that lost its lock without knowing';
+  const words = new Set(Object.keys(r.lostUpdatesByFault ?? {}).map((f) => faultFacts(f)?.holderWas));
+  const [only] = words;
+  return words.size === 1 && only !== undefined ? only : 'that lost its lock without knowing';
 }
 
 function invalidText(r: NextStepResults, lock: LockFinding, fencing: boolean): string {

@@ -29,7 +29,7 @@ export default {
   findings: {
     package: dynamodbLockClient.findings.package,
     usage:
-      "as `dynamodb-lock-client` (the README's FailOpen client, lease = TTL, heartbeats 0.3 × TTL), with `trustLocalTime: true`, the README's documented option for a waiter to wait only what is left of the lease by its own clock.",
+      "as the row without the option (the README's FailOpen client, lease = TTL, heartbeats 0.3 × TTL), with `trustLocalTime: true`, the README's documented option for a waiter to wait only what is left of the lease by its own clock.",
     verdict:
       "with the clients' clocks in step it behaves as without the option, waiters waiting less; with a client's clock a lease ahead of the holder's stamp, a waiter takes a live lock at once.",
     advice:
