@@ -27,6 +27,7 @@ describe('the fault catalogue', () => {
                 'columns',
                 'scenarios',
                 'atClockRate',
+                'holderWas',
               ].includes(k),
           )
           .sort(),

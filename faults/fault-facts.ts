@@ -152,6 +152,11 @@ export interface FaultFacts {
    * absent: "acted on {targets}". An aimed fault says it with its aim's `struck`.
    */
   readonly did?: string;
+  /**
+   * What a holder it broke was, in the "what to do" line's words ("stops a holder <this> from writing"): paused past
+   * its lease, slowed past it by its own clock. Absent: a holder that lost its lock without knowing (report/next-step.ts).
+   */
+  readonly holderWas?: string;
   /** Its target is the holder's own process: liveness measures how long the lock stayed the holder's (its lockout). */
   readonly locksOut?: true;
   /**

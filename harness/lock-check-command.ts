@@ -25,7 +25,8 @@ import { isBuiltinLock } from '../workloads/lock-names.ts';
 import { lockRef } from '../workloads/lock-ref.ts';
 import { loadPluginForCheck } from './lock-check-plugin.ts';
 import { installNpmLockFor } from '../locks/npm-lock-cache.ts';
-import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS } from '../locks/registry.ts';
+import { BUILTIN_STRATEGIES, FOREIGN_BUILTINS, LOCK_ROWS } from '../locks/registry.ts';
+import type { LockRow } from '../locks/lock-row.ts';
 import { retireCluster } from './retire-cluster.ts';
 import { CHECK_ACQUIRE_TIMEOUT_MS, runLockCheck } from './lock-check-steps.ts';
 import { formatStep, type LockCheckStep } from './lock-check-transcript.ts';
@@ -137,7 +138,8 @@ export async function lockCheckCommand(config: Readonly<LockCheckConfig>, shutdo
     console.log(
       `  servers: ${cluster.nodes.map((n) => n.name).join(', ')} (ready in ${Math.round(performance.now() - t0)} ms)`,
     );
-    steps = await runLockCheck(strategy, cluster, shutdown, pids, runDir);
+    const busyWaits = isBuiltinLock(lock) ? (LOCK_ROWS[lock] as LockRow).busyAcquireWaits : undefined;
+    steps = await runLockCheck(strategy, cluster, shutdown, pids, runDir, busyWaits);
   } finally {
     await stopCluster.run();
   }

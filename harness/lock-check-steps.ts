@@ -13,6 +13,7 @@ import { LockProcess } from '../workloads/foreign/lock-process.ts';
 import { ACQUIRE_GRACE_MS, type ForeignEndpoints, type ForeignReply } from '../workloads/foreign/protocol.ts';
 import { lockSessionName } from '../workloads/lock-session-name.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
+import type { LockRow } from '../locks/lock-row.ts';
 import { postgresUrl } from './client-specs.ts';
 import { cutLine, masked, STDERR_LINES_KEPT, type LockCheckStep } from './lock-check-transcript.ts';
 
@@ -22,6 +23,14 @@ export const CHECK_TTL_MS = 10_000;
 export const CHECK_ACQUIRE_TIMEOUT_MS = 2_000;
 /** Any other reply's limit. */
 export const CHECK_REPLY_MS = 5_000;
+
+/**
+ * How long a refused acquire may take: the check's budget, or — for a row whose busy acquire says no only after
+ * waiting out the lease it read (LockRow.busyAcquireWaits) — that many of the check's leases on top of it.
+ */
+export function checkAcquireBudgetMs(busyWaits?: LockRow['busyAcquireWaits']): number {
+  return CHECK_ACQUIRE_TIMEOUT_MS + (busyWaits ? busyWaits.leases * CHECK_TTL_MS : 0);
+}
 
 class StepFailed extends Error {}
 
@@ -75,10 +84,11 @@ export async function runLockCheck(
   shutdown: Shutdown,
   pids: PidRegistry,
   runDir: string,
+  busyWaits?: LockRow['busyAcquireWaits'],
 ): Promise<LockCheckStep[]> {
   // Each process's whole tree in a cgroup of the check's (or its own process group): nothing it forks outlives it.
   const cgroups = LockCgroups.create(runDir, pids.dir);
-  const check = new LockCheck(strategy, cluster, pids, typeof cgroups === 'string' ? null : cgroups);
+  const check = new LockCheck(strategy, cluster, pids, typeof cgroups === 'string' ? null : cgroups, busyWaits);
   const cleanup = shutdown.add('stop the lock processes', () => check.stopAll());
   try {
     const key = 'account-0';
@@ -116,14 +126,18 @@ class LockCheck {
   private readonly cmd: NonNullable<ResolvedStrategy['foreign']>;
   /** The run's passwords, masked in every transcript line whatever their form. */
   private readonly secrets: string[];
+  /** How long a refused acquire may take to say no (checkAcquireBudgetMs). */
+  private readonly acquireBudgetMs: number;
 
   constructor(
     private readonly strategy: ResolvedStrategy,
     private readonly cluster: Cluster,
     private readonly pids: PidRegistry,
     private readonly cgroups: LockCgroups | null,
+    private readonly busyWaits?: LockRow['busyAcquireWaits'],
   ) {
     this.cmd = strategy.foreign!;
+    this.acquireBudgetMs = checkAcquireBudgetMs(busyWaits);
     this.secrets = Object.values(cluster.credentials);
   }
 
@@ -174,7 +188,7 @@ class LockCheck {
         op: 'connect',
         endpoints,
         ttlMs: CHECK_TTL_MS,
-        acquireTimeoutMs: CHECK_ACQUIRE_TIMEOUT_MS,
+        acquireTimeoutMs: this.acquireBudgetMs,
         replyTimeoutMs: CHECK_REPLY_MS,
         client: this.procs.length - 1,
         seed: 42 + this.procs.length,
@@ -186,7 +200,7 @@ class LockCheck {
   }
 
   private acquire(p: LockProcess, key: string): Promise<ForeignReply> {
-    return p.request({ op: 'acquire', key }, CHECK_ACQUIRE_TIMEOUT_MS + ACQUIRE_GRACE_MS);
+    return p.request({ op: 'acquire', key }, this.acquireBudgetMs + ACQUIRE_GRACE_MS);
   }
 
   /** Run a step; `false` if it failed (what depends on it is then skipped). */
@@ -241,7 +255,10 @@ class LockCheck {
           throw new StepFailed(
             `B answered error (${r.error}); a lock that is busy is a definite "not-acquired": an error is recorded as unknown (info) and the process is restarted`,
           );
-        return `not-acquired after ${Math.round(performance.now() - t)} ms (${r.kind === 'not-acquired' ? r.reason : ''})`;
+        const waited = this.busyWaits
+          ? `; it has no acquire timeout: ${this.busyWaits.why}, so the step waited up to ${this.acquireBudgetMs} ms`
+          : '';
+        return `not-acquired after ${Math.round(performance.now() - t)} ms (${r.kind === 'not-acquired' ? r.reason : ''})${waited}`;
       });
     return h;
   }

@@ -21,6 +21,7 @@ const EVERY: Required<RunOverrides> = {
   redisPersistence: 'aof-always',
   retry: 'harness',
   clockRate: 0.6,
+  pauseMs: 6500,
   seed: 42,
   resultsDir: '/tmp/fencepost-overrides',
 };

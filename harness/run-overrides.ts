@@ -29,6 +29,7 @@ export const OPTION_OF = {
   redisPersistence: 'redis-persistence',
   retry: 'retry',
   clockRate: 'clock-rate',
+  pauseMs: 'pause',
   seed: 'seed',
   resultsDir: 'results',
 } as const satisfies Partial<Record<keyof RunConfig, RunOptionName>>;

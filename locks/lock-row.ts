@@ -47,6 +47,13 @@ export interface LockRow {
    */
   readonly databaseClock?: string;
   /**
+   * A busy acquire that says no only after waiting out the lease it read, `leases` times (a library with no acquire
+   * timeout of its own, whose retries end): lock-check gives its refusal step that long, so the library is checked as
+   * its documentation uses it. Absent: a busy acquire answers within the acquire budget. A lock that never says no
+   * (redis-lock: it retries forever) declares nothing, and its check fails.
+   */
+  readonly busyAcquireWaits?: { readonly leases: number; readonly why: string };
+  /**
    * What it states it assumes of the clocks' rate (locks/clock-assumption.ts: Redlock's 0.01), so a run that moved a
    * clock's rate says whether it went beyond it. Absent: it states nothing.
    */

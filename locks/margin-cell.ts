@@ -31,10 +31,12 @@ export interface MarginCell {
 
 /**
  * The run options a margin may set, by the run config's field names (harness/run-overrides.ts renders them): the
- * rate its fault runs the clocks at (--clock-rate), --watchdog, and --accounts.
+ * rate its fault runs the clocks at (--clock-rate), how long at most (--pause: a mechanism whose period stretches past
+ * the default 3 s needs the rate to last), --watchdog, and --accounts.
  */
 export interface MarginOptions {
   readonly clockRate?: number;
+  readonly pauseMs?: number;
   readonly watchdog?: true;
   readonly accounts?: number;
 }

@@ -28,6 +28,7 @@ import advisoryLockPgbouncerSession from './advisory-lock-pgbouncer-session/row.
 import advisoryXactLockPgbouncer from './advisory-xact-lock-pgbouncer/row.ts';
 import k8sLease from './k8s-lease/row.ts';
 import dynamodbLockClient from './dynamodb-lock-client/row.ts';
+import dynamodbLockClientLocalTime from './dynamodb-lock-client-local-time/row.ts';
 
 /**
  * The built-in locks: `--lock=<name>` → its folder's row (locks/<name>/row.ts), in the order the matrix and `--help`
@@ -70,6 +71,7 @@ export const LOCK_ROWS = {
   'k8s-lease': k8sLease,
   // A lock in DynamoDB: a dynalite of the run's, in memory, behind a check of the run's access key id.
   'dynamodb-lock-client': dynamodbLockClient,
+  'dynamodb-lock-client-local-time': dynamodbLockClientLocalTime,
 } as const satisfies Record<string, LockRow>;
 
 type Rows = typeof LOCK_ROWS;

@@ -8,7 +8,7 @@ import { matrixPlan } from './matrix.ts';
 
 /** The margin cells: each lock's own, predicted before any run, and run by the matrix for that lock alone. */
 describe('margin cells', () => {
-  it('are the three renewers at both sides of their thresholds, and Curator under the strobe', () => {
+  it('are the four renewers at both sides of their thresholds, and Curator under the strobe', () => {
     expect(MARGINS.map(({ lock, margin }) => `${lock} ${margin.id} ${margin.cell.expect}`)).toEqual([
       'redis margin-server-x2-watchdog safe',
       'redis margin-server-x4-watchdog lost',
@@ -17,6 +17,8 @@ describe('margin cells', () => {
       'redlock-v4 margin-client-x0.99 safe',
       'redis-semaphore margin-client-x0.6 lost',
       'redis-semaphore margin-client-x0.95 safe',
+      'dynamodb-lock-client margin-heartbeat-x0.15 lost',
+      'dynamodb-lock-client margin-heartbeat-x0.45 safe',
     ]);
   });
 
@@ -50,7 +52,11 @@ describe('margin cells', () => {
       ['redlock-v4', 'clock-rate-client', 0.99, 1400, 2, false],
       ['redis-semaphore', 'clock-rate-client', 0.6, 1400, 2, false],
       ['redis-semaphore', 'clock-rate-client', 0.95, 2400, 2, false],
+      ['dynamodb-lock-client', 'clock-rate-client', 0.15, 1400, 2, false],
+      ['dynamodb-lock-client', 'clock-rate-client', 0.45, 2400, 2, false],
     ]);
     expect(configs.every((c) => c.timeLimitS >= 20)).toBe(true);
+    // A margin that needs the rate to last past the default 3 s says so: dynamodb-lock-client's stretched heartbeats.
+    expect(configs.map((c) => c.pauseMs)).toEqual([3000, 3000, 3000, 3000, 3000, 3000, 3000, 8000, 8000]);
   });
 });

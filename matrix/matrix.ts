@@ -89,6 +89,10 @@ function withCellFloor(col: MatrixColumn, o: OracleCell): MatrixColumn {
   return { ...col, minTimeLimitS: Math.max(col.minTimeLimitS ?? 0, o.minTimeLimitS) };
 }
 
+/** The rows a matrix measures, in the registry's order: every built-in lock, or those `--rows` named. */
+const matrixRows = (rows: readonly BuiltinLock[] | null): BuiltinLock[] =>
+  BUILTIN_LOCKS.filter((lock) => rows === null || rows.includes(lock));
+
 /**
  * Every cell of the chosen tables, in their one stable order: the fault table first, then the failure modes and
  * remedies, then each lock's margins (matrix/margin-oracle.ts); within a table, lock by lock. (The nightly job plans
@@ -98,7 +102,7 @@ export function matrixPlan(
   tables: MatrixTables = 'all',
   rows: readonly BuiltinLock[] | null = null,
 ): { lock: BuiltinLock; col: MatrixColumn; oracle: OracleCell }[] {
-  const locks = BUILTIN_LOCKS.filter((lock) => rows === null || rows.includes(lock));
+  const locks = matrixRows(rows);
   const margins = tables === 'all' || tables === 'margins' ? marginPlan().filter((m) => locks.includes(m.lock)) : [];
   return [
     ...matrixColumns(tables).flatMap((col) =>
@@ -118,7 +122,7 @@ async function uncontendedLatencies(
   log: (line: string) => void,
 ): Promise<Record<string, UncontendedLatency>> {
   const uncontended: Record<string, UncontendedLatency> = {};
-  for (const lock of BUILTIN_LOCKS.filter((l) => config.rows === null || config.rows.includes(l))) {
+  for (const lock of matrixRows(config.rows)) {
     try {
       const out = await runOne(
         cellConfig(config, {

@@ -86,6 +86,6 @@ describe("the nightly's turns of the margin cells", () => {
     expect(byTurn.flat().sort()).toEqual(MARGINS.map((m) => `${m.lock}|${m.margin.id}`).sort());
     expect(Math.max(...byTurn.map((t) => t.length))).toBeLessThanOrEqual(3);
     expect(nightlyPlan([], 'all', 'all').filter((p) => p.table === 'margins')).toHaveLength(MARGINS.length);
-    expect(MARGINS.map((m) => marginTurnOf(m.lock, m.margin.id))).toEqual([0, 1, 2, 0, 1, 2, 0]);
+    expect(MARGINS.map((m) => marginTurnOf(m.lock, m.margin.id))).toEqual([0, 1, 2, 0, 1, 2, 0, 1, 2]);
   });
 });

@@ -26,7 +26,7 @@ describe('the "what to do" line', () => {
   it('tells an INVALID lock without a token to fence the write, naming the faults and linking its story', () => {
     const step = nextStep(LOST, REDLOCK, UNFENCED);
     expect(step.text).toMatch(
-      /^fence the write: redlock has no fencing token, so no setting of it stops a holder paused past its lease from writing \(clock 4 · restart-empty 3 · pause-holder 3\) — make the place you write refuse a stale writer/,
+      /^fence the write: redlock has no fencing token, so no setting of it stops a holder that lost its lock without knowing from writing \(clock 4 · restart-empty 3 · pause-holder 3\) — make the place you write refuse a stale writer/,
     );
     expect(step.text).toContain('etcd or ZooKeeper with `--fencing`');
     expect(step.doc).toBe('docs/locks.md');
@@ -37,7 +37,7 @@ describe('the "what to do" line', () => {
     expect(step.text).toMatch(/^fence the write: redlock-v4 has no fencing token/);
     // Its advice says how to fence it: the generic ways are not said twice.
     expect(step.text).toBe(
-      'fence the write: redlock-v4 has no fencing token, so no setting of it stops a holder paused past its lease from writing (clock 4 · restart-empty 3 · pause-holder 3). With redlock-v4: prefer it to 5.0.0-beta.2.',
+      'fence the write: redlock-v4 has no fencing token, so no setting of it stops a holder that lost its lock without knowing from writing (clock 4 · restart-empty 3 · pause-holder 3). With redlock-v4: prefer it to 5.0.0-beta.2.',
     );
     expect(step.doc).toBe(
       'docs/findings.md#redlock-v4--redlock420-what-npm-install-redlock-gives-its-only-dist-tag-is-latest',
@@ -56,6 +56,19 @@ describe('the "what to do" line', () => {
     const { text } = nextStep(broke, REDLOCK, UNFENCED);
     expect(text).toMatch(/^the lock itself failed: .* \(1 broken promise; 1 lost \(restart-empty 1\)\)/);
     expect(text).not.toMatch(/^fence the write/);
+  });
+
+  it('names the holder the faults made: paused, slowed by its own clock, or one that lost its lock unknowing', () => {
+    // Red before: a run that lost only under clock-rate-client was told of "a holder paused past its lease".
+    const only = (fault: string) => ({ ...LOST, lostUpdatesByFault: { [fault]: 10 } });
+    const clockRun = { fencing: false, faults: ['clock-rate-client'] };
+    expect(nextStep(only('clock-rate-client'), REDLOCK, clockRun).text).toMatch(
+      /^fence the write: redlock has no fencing token, so no setting of it stops a holder slowed past its lease by its own clock from writing \(clock-rate-client 10\)/,
+    );
+    expect(nextStep(only('pause-holder'), REDLOCK, UNFENCED).text).toMatch(/stops a holder paused past its lease/);
+    expect(nextStep(only('restart-empty'), REDLOCK, UNFENCED).text).toMatch(
+      /stops a holder that lost its lock without knowing/,
+    );
   });
 
   it('tells a lock with a token to check it and rerun with --fencing', () => {
@@ -79,7 +92,7 @@ describe('the "what to do" line', () => {
 
   it('gives a plugin a line true of any lock', () => {
     const step = nextStep(LOST, PLUGIN, UNFENCED);
-    expect(step.text).toMatch(/^fence the write: no lock alone stops a holder paused past its lease/);
+    expect(step.text).toMatch(/^fence the write: no lock alone stops a holder that lost its lock without knowing/);
     expect(step.text).toContain('if your lock hands out a token, check it where you write');
     expect(step.doc).toBe('docs/your-lock.md');
   });

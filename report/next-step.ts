@@ -1,3 +1,4 @@
+import { faultFacts } from '../faults/catalogue.ts';
 import type { RunResults } from '../checkers/run-results.ts';
 import { brokenPromises } from '../checkers/promise/check-promise.ts';
 import { lostUpdateTallyText } from '../checkers/lost-update-faults.ts';
@@ -58,6 +59,17 @@ function under(r: NextStepResults): string {
 const FENCE_IT =
   'make the place you write refuse a stale writer (a version column, a conditional write on a version or ETag), or take a lock with a token and check it there (etcd or ZooKeeper with `--fencing`), or keep the lock in Postgres beside the data';
 
+/**
+ * The holder the faults that lost updates made, in their own words (FaultFacts.holderWas: paused past its lease,
+ * slowed past it by its own clock) when they all say the same; else one that lost its lock without knowing — what
+ * every fault's loss has in common.
+ */
+function pastItsLease(r: NextStepResults): string {
+  const words = new Set(Object.keys(r.lostUpdatesByFault ?? {}).map((f) => faultFacts(f)?.holderWas));
+  const [only] = words;
+  return words.size === 1 && only !== undefined ? only : 'that lost its lock without knowing';
+}
+
 function invalidText(r: NextStepResults, lock: LockFinding, fencing: boolean): string {
   const broken = brokenPromises(r.checkers?.promise).length;
   if (broken > 0)
@@ -68,12 +80,12 @@ function invalidText(r: NextStepResults, lock: LockFinding, fencing: boolean): s
     return `--lock=none takes no lock: these ${r.lostUpdates} lost updates are the baseline every lock is measured against — pick a lock (docs/choosing.md).`;
   if (fencing || lock.token === 'own-fence')
     return `updates were lost although the run was fenced${under(r)}: the tokens did not order the writers (the \`token:\` lines say where) — a token that goes back after a restart or a failover is no fence; take it from a store that keeps it (etcd, ZooKeeper, the data's own version column).`;
-  const stops = `stops a holder paused past its lease from writing${under(r)}`;
+  const stops = `stops a holder ${pastItsLease(r)} from writing${under(r)}`;
   if (lock.token === 'none')
     // The lock's own advice says how to fence it, where it has some: the generic ways would say it twice.
     return `fence the write: ${lock.lock} has no fencing token, so no setting of it ${stops}${lock.advice ? '.' : ` — ${FENCE_IT}.`}`;
   if (lock.token === 'token')
-    return `fence the write: a holder paused past its lease still writes${under(r)}, and ${lock.lock} hands out a fencing token — check it where you write (\`WHERE token < $1\`) and rerun with \`--fencing\` to see the stale writes refused.`;
+    return `fence the write: a holder ${pastItsLease(r)} still writes${under(r)}, and ${lock.lock} hands out a fencing token — check it where you write (\`WHERE token < $1\`) and rerun with \`--fencing\` to see the stale writes refused.`;
   return `fence the write: no lock alone ${stops} — if your lock hands out a token, check it where you write and rerun with \`--fencing\`; if not, ${FENCE_IT}.`;
 }
 

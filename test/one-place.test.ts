@@ -52,6 +52,7 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
     'faults/clock-strobe/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
     'faults/clock-rate/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
     'faults/clock-rate-client/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
+    'faults/clock-rate-waiters/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
     'faults/clock-freeze-clients/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
     'harness/client-pool.ts': "a client's answer to a clock request (workloads/client-protocol.ts)",
     'harness/client-slot.ts': "a client's answer to a clock request (workloads/client-protocol.ts)",

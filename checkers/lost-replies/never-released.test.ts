@@ -13,7 +13,7 @@ describe("never released: a release said ok, and the next acquirer still waited 
     expect(r.valid).toBe(false);
     expect(r.neverReleased).toMatchObject([{ process: 1, account: 0, waiters: [2], nextHolder: 2, waitMs: 1900 }]);
     expect(r.findings).toEqual([
-      "never released: p1's release #4 of account 0 returned ok at 100 ms with 1 waiting, yet p2 was granted it only 1.9 s later, TTL 2.0 s: the owner's key outlived its release",
+      "never released: p1's release #4 of account 0 returned ok at 100 ms with 1 waiting, yet p2 was granted it only 1.9 s later, TTL 2.0 s: the release did not hand the lock over — the owner's key outlived it, or the waiters were waiting out a lease they had read",
     ]);
   });
 

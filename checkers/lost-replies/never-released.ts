@@ -83,7 +83,7 @@ export function neverReleased(
     const after = grant
       ? `p${n.nextHolder} was granted it only ${fmtSpan(waitMs)} later`
       : `no client was granted it again before the run ended (${fmtSpan(waitMs)} later)`;
-    n.text = `never released: p${n.process}'s release #${n.releaseIndex} of account ${account} returned ok at ${fmtSpan(n.releasedAtMs)} with ${n.waiters.length} waiting, yet ${after}, TTL ${fmtSpan(ttlMs)}: the owner's key outlived its release`;
+    n.text = `never released: p${n.process}'s release #${n.releaseIndex} of account ${account} returned ok at ${fmtSpan(n.releasedAtMs)} with ${n.waiters.length} waiting, yet ${after}, TTL ${fmtSpan(ttlMs)}: the release did not hand the lock over — the owner's key outlived it, or the waiters were waiting out a lease they had read`;
     out.push(n);
   }
   return out;

@@ -7,6 +7,7 @@ import { readRenewedBy } from './renewed-by.ts';
 export const facts = {
   help: "run the holder's own clocks — wall and monotonic, its timers and waits with them (scope process) — at --clock-rate × real speed for --pause ms while it is inside its critical section (LD_PRELOAD shim, no jump): a slow client's renewals come late",
   family: 'clock',
+  holderWas: 'slowed past its lease by its own clock',
   aim: { struck: "ran {process}'s clocks at the rate" },
   hit: "ran a holder's clocks at the rate, proven by the slope of its own clock readings, while it was inside its critical section",
   story: [

@@ -6,6 +6,7 @@ import { lockStop } from '../evidence-parts.ts';
 export const facts = {
   help: 'SIGSTOP a random client process',
   family: 'pause',
+  holderWas: 'paused past its lease',
   did: 'stopped {targets}',
   aim: null,
   hit: 'stopped a live client',

@@ -7,6 +7,7 @@ import { section, lockStop } from '../evidence-parts.ts';
 export const facts = {
   help: 'SIGSTOP the client inside its critical section (after its read, before its write) for longer than the TTL',
   family: 'pause',
+  holderWas: 'paused past its lease',
   locksOut: true,
   aim: { struck: 'paused {process}' },
   hit: 'paused a holder inside its critical section for a TTL',

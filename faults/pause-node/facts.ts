@@ -6,6 +6,7 @@ import { adapter } from '../evidence-parts.ts';
 export const facts = {
   help: 'SIGSTOP a server: a Redis master, the etcd or ZooKeeper leader, or Postgres (all its processes)',
   family: 'pause',
+  holderWas: 'paused past its lease',
   did: 'stopped {targets}',
   aim: null,
   hit: 'stopped a live server process',

@@ -53,11 +53,11 @@ export const restartEmpty: FaultExecutor<'restart-empty'> = {
     const { config } = ctx;
     const masters = everyRedisMaster(ctx.cluster, ctx.pair).map((m) => m.node);
     const keepData = config.redisPersistence === 'aof-always';
-    const { found, skipped } = await nextKeyHolders(ctx, masters, performance.now() + AIM_TIMEOUT_MS);
+    const { found, skipped, lastSkip } = await nextKeyHolders(ctx, masters, performance.now() + AIM_TIMEOUT_MS);
     if (!found || ctx.aim.aborted) {
       if (skipped && !ctx.aim.aborted)
         ctx.log(
-          `fencepost: nemesis: restart-empty: ${skipped} critical sections seen, none with its lock key (*account-<n>) still on a Redis node`,
+          `fencepost: nemesis: restart-empty: ${skipped} critical sections seen, none with its lock key (*account-<n>) where a restart could break it; the last: ${lastSkip}`,
         );
       return null;
     }

@@ -114,33 +114,43 @@ class DynamoDbLockClient implements LockClient {
   }
 }
 
-const dynamodbLockClient: LockStrategy = {
-  name: 'dynamodb-lock-client',
-  needs: [],
-  dynamodb: true,
-  token: 'monotonic',
-  // It heartbeats by itself: --watchdog does not apply.
-  renews: false,
-  // A waiter steals only after a TTL without heartbeats on its own timer, from a read after the holder's PUT, which
-  // came after the holder's request: invoke + TTL is the shortest the lease lasts (docs/checkers.md#the-locks-promise).
-  lease: { kind: 'ttl-from-request' },
-  defaultFaults: ['pause-holder', 'kill-holder'],
-  async connect(ctx: LockContext) {
-    const d = ctx.dynamodb;
-    if (!d) throw new Error('dynamodb-lock-client: the run has no DynamoDB (LockStrategy.dynamodb)');
-    const require = npmLockRequire('dynamodb-lock-client');
-    const AWS = require('aws-sdk') as AwsSdk;
-    const lib = require('dynamodb-lock-client') as DynamoDBLockClientModule;
-    const { endpoint, region, accessKeyId, secretAccessKey } = d;
-    const dynamodb = new AWS.DynamoDB.DocumentClient({ endpoint, region, accessKeyId, secretAccessKey });
-    const client = new lib.FailOpen({
-      dynamodb,
-      lockTable: d.table,
-      partitionKey: d.partitionKey,
-      heartbeatPeriodMs: Math.round(HEARTBEAT_SHARE_OF_LEASE * ctx.ttlMs),
-      leaseDurationMs: ctx.ttlMs,
-    });
-    return new DynamoDbLockClient(client, 'dynamodb-lock-client', ctx);
-  },
-};
-export default dynamodbLockClient;
+/**
+ * The row's strategy, and its `trustLocalTime: true` variant's (locks/dynamodb-lock-client-local-time): the one option
+ * between them. With it a waiter waits only what is left of the lease by its own wall clock against the stamp the
+ * holder's clock wrote (`lockAcquiredTimeUnixMs`), so the lease is the clients' clocks agreeing.
+ */
+export function dynamodbLockClientStrategy(name: string, trustLocalTime: boolean): LockStrategy {
+  return {
+    name,
+    needs: [],
+    dynamodb: true,
+    token: 'monotonic',
+    // It heartbeats by itself: --watchdog does not apply.
+    renews: false,
+    // A waiter steals only after a TTL without heartbeats on its own timer (or, trusting local time, by its wall clock
+    // against the holder's stamp), from a read after the holder's PUT, which came after the holder's request: invoke +
+    // TTL is the shortest the lease lasts while the clocks agree (docs/checkers.md#the-locks-promise).
+    lease: { kind: 'ttl-from-request' },
+    defaultFaults: trustLocalTime ? ['clock-strobe', 'pause-holder'] : ['pause-holder', 'kill-holder'],
+    async connect(ctx: LockContext) {
+      const d = ctx.dynamodb;
+      if (!d) throw new Error(`${name}: the run has no DynamoDB (LockStrategy.dynamodb)`);
+      const require = npmLockRequire('dynamodb-lock-client');
+      const AWS = require('aws-sdk') as AwsSdk;
+      const lib = require('dynamodb-lock-client') as DynamoDBLockClientModule;
+      const { endpoint, region, accessKeyId, secretAccessKey } = d;
+      const dynamodb = new AWS.DynamoDB.DocumentClient({ endpoint, region, accessKeyId, secretAccessKey });
+      const client = new lib.FailOpen({
+        dynamodb,
+        lockTable: d.table,
+        partitionKey: d.partitionKey,
+        heartbeatPeriodMs: Math.round(HEARTBEAT_SHARE_OF_LEASE * ctx.ttlMs),
+        leaseDurationMs: ctx.ttlMs,
+        ...(trustLocalTime ? { trustLocalTime: true } : {}),
+      });
+      return new DynamoDbLockClient(client, name, ctx);
+    },
+  };
+}
+
+export default dynamodbLockClientStrategy('dynamodb-lock-client', false);

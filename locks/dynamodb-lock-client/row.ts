@@ -2,6 +2,7 @@ import type { LockRow } from '../lock-row.ts';
 import { construction, predicted, revised } from '../oracle-cell.ts';
 import { NOT_HERE, NO_PAIR, NO_REDIS } from '../common-cells.ts';
 import { NO_RETRY_REMEDY, SELF_RENEWING } from '../common-remedy-cells.ts';
+import { DYNAMODB_LOCK_CLIENT_MARGINS } from './margins.ts';
 
 /**
  * `--lock=dynamodb-lock-client`: its strategy, its pins, and what the oracle expects of it under each fault and
@@ -17,14 +18,18 @@ import { NO_RETRY_REMEDY, SELF_RENEWING } from '../common-remedy-cells.ts';
  *   4 strobes hit each, 0 lost. `--nemesis=clock-freeze-clients` (seeds 1781601221, 494104070, 2025365225): 0 lost in
  *   3 of 3, VALID twice and once unknown because one client wrote all 174 writes — the long-work cell's starvation
  *   (the library reads no clock), not the fault's doing.
- * - clock-rate-client (the holder's own clocks at --clock-rate) is refused for this row: its story is a late
- *   --watchdog renewal, and this library heartbeats unseen. On the code, a holder slowed below a rate of 0.3
- *   (heartbeat/lease, the README's 3 s / 10 s) would let a waiter steal; that stays a prediction.
+ * - clock-rate-client (the holder's own clocks at --clock-rate): a holder slowed below a rate of 0.3 (heartbeat/lease,
+ *   the README's 3 s / 10 s) lets a waiter steal — the margin cells in margins.ts, one each side of 0.3.
  */
 export default {
   module: new URL('./dynamodb-lock-client.ts', import.meta.url).href,
   npm: 'dynamodb-lock-client',
   place: { store: 'DynamoDB', from: 'npm' },
+  margins: DYNAMODB_LOCK_CLIENT_MARGINS,
+  busyAcquireWaits: {
+    leases: 2,
+    why: 'a waiter waits out the whole lease it read before each of its two tries (retryCount 1, its default), then says "Failed to acquire lock"',
+  },
   faults: {
     'no-fault': predicted(
       'safe',
@@ -82,7 +87,7 @@ export default {
         "predicted safe; measured starved in 3 of 3 runs (0 lost; one client wrote all 12 writes, the other four's 60 acquires failed): a waiter waits the full lease it read even after a release, and the releasing client re-takes the lock 1 ms after releasing it",
     },
     lockCheck:
-      "FAILED 1 of 10 steps: *a second acquire is refused while A holds it* — it has no acquire timeout: a waiter waits the whole lease it read (the check's 10 s TTL) before each of its two tries, so at the check's 2 s budget it was still waiting (an unknown, not a refusal); every other step passed, tokens 1 then 2. In a run its two waits (2 × TTL) fit the acquire budget (3 × TTL + 1 s)",
+      'passed all 10 steps, tokens 1 then 2. Its refusal is slow: it has no acquire timeout, so a busy acquire says no ("Failed to acquire lock") only after waiting out the whole lease it read before each of its two tries — 20 s at the check\'s 10 s lease (the row declares it: `busyAcquireWaits`). With the check\'s usual 2 s budget that step failed, the library still in its first wait. In a run its two waits (2 × TTL) fit the acquire budget (3 × TTL + 1 s)',
   },
   // Its finding is the paused holder and the token that fences it.
   nightly: ['no-fault', 'fencing'],

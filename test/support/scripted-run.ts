@@ -88,10 +88,15 @@ export async function scriptedRun(
   // A diverged script is kept: its history and log are the only evidence of a flake a soak found once.
   const keep = leftovers.length > 0 || opts.results !== undefined || !record.followed;
   if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+  // The run's own log says why a fault found nothing to strike (what its probe saw): kept beside the diverged run,
+  // and its nemesis lines in the failure's message.
+  if (!record.followed) fs.writeFileSync(path.join(outcome.runDir, 'run.log'), log.join('\n') + '\n');
   const summary = [
     ...record.steps.map((s) => `${s.text}: ${s.status} ${s.evidence}`),
     ...outcome.results.unknownReasons,
-    ...(record.followed ? [] : [`the diverged run is kept: ${outcome.runDir}`]),
+    ...(record.followed
+      ? []
+      : [...log.filter((l) => l.includes('nemesis:')), `the diverged run is kept, with its log: ${outcome.runDir}`]),
   ].join('\n');
   const faults = (ops as Op[]).filter((o) => o.process === 'nemesis') as Op<NemesisValue>[];
   return { outcome, record, ops: ops as Op[], faults, log, leftovers, summary };
