@@ -67,6 +67,7 @@ describe('the fault catalogue', () => {
       'clock',
       'clock-rate',
       'clock-rate-client',
+      'clock-rate-waiters',
       'failover',
     ]);
   });
@@ -80,6 +81,7 @@ describe('the fault catalogue', () => {
       'clock',
       'clock-rate',
       'clock-rate-client',
+      'clock-rate-waiters',
       'failover',
       'delay-write',
       'reply-loss',

@@ -25,6 +25,8 @@ import { facts as clockRate } from './clock-rate/facts.ts';
 import { judge as clockRateJudge } from './clock-rate/judge.ts';
 import { facts as clockRateClient } from './clock-rate-client/facts.ts';
 import { judge as clockRateClientJudge } from './clock-rate-client/judge.ts';
+import { facts as clockRateWaiters } from './clock-rate-waiters/facts.ts';
+import { judge as clockRateWaitersJudge } from './clock-rate-waiters/judge.ts';
 import { facts as clockFreezeClients } from './clock-freeze-clients/facts.ts';
 import { judge as clockFreezeClientsJudge } from './clock-freeze-clients/judge.ts';
 import { facts as failover } from './failover/facts.ts';
@@ -83,6 +85,7 @@ export const FAULT_CATALOGUE = {
   'clock-strobe': { ...clockStrobe, judge: clockStrobeJudge },
   'clock-rate': { ...clockRate, judge: clockRateJudge },
   'clock-rate-client': { ...clockRateClient, judge: clockRateClientJudge },
+  'clock-rate-waiters': { ...clockRateWaiters, judge: clockRateWaitersJudge },
   'clock-freeze-clients': { ...clockFreezeClients, judge: clockFreezeClientsJudge },
   failover: { ...failover, judge: failoverJudge },
   partition: { ...partition, judge: partitionJudge },

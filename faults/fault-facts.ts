@@ -42,6 +42,7 @@ export type StoryStepId =
   | 'committed'
   | 'unacknowledged'
   | 'renewal-late'
+  | 'lease-early'
   | 'recovered'
   | 'request-held'
   | 'replies-held'

@@ -239,7 +239,7 @@ export const RUN_ROWS = [
     value: 'r',
     kind: 'string',
     default: '2',
-    help: 'clock-rate, clock-rate-client: how fast the struck clocks run (2 = twice real speed, 0.5 = half; 0 < r ≤ 100)',
+    help: 'clock-rate, clock-rate-client, clock-rate-waiters: how fast the struck clocks run (2 = twice real speed, 0.5 = half; 0 < r ≤ 100)',
     parse: parseClockRate,
   },
   {

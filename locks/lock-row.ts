@@ -41,6 +41,12 @@ export interface LockRow {
    */
   readonly noLease?: string;
   /**
+   * How its lease is timed by the clock of the Postgres server that keeps it (a lock_until from `now()`), in words:
+   * what clock-rate runs at a rate there. Absent for a lock kept in Postgres, the server's clock plays no part in it
+   * (an advisory lock, a lease on the clients' clocks), and clock-rate is refused.
+   */
+  readonly databaseClock?: string;
+  /**
    * A busy acquire that says no only after waiting out the lease it read, `leases` times (a library with no acquire
    * timeout of its own, whose retries end): lock-check gives its refusal step that long, so the library is checked as
    * its documentation uses it. Absent: a busy acquire answers within the acquire budget. A lock that never says no

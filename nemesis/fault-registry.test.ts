@@ -27,6 +27,7 @@ describe('the fault registry', () => {
       'clock-freeze-clients',
       'clock-rate',
       'clock-rate-client',
+      'clock-rate-waiters',
       'clock-strobe',
     ]);
   });
@@ -119,6 +120,7 @@ describe('what a run needs', () => {
       'clock',
       'clock-rate',
       'clock-rate-client',
+      'clock-rate-waiters',
       'delay-write',
       'failover',
       'kill-holder',

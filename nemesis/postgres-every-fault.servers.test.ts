@@ -18,11 +18,13 @@ describe('--lock=postgres under every fault', () => {
       'kill-session',
       'restart-empty',
       'leader-churn',
-      // clock-rate proves its shots with a Redis probe key; the reply-loss faults aim at Redis commands or a
-      // ZooKeeper create.
+      // clock-rate runs the server's clock, which this lock's version column never reads; the reply-loss faults aim at
+      // Redis commands or a ZooKeeper create.
       'clock-rate',
-      // clock-rate-client's story is a slowed holder outrunning its lease: this lock's is its version column, no lease.
+      // clock-rate-client's story is a slowed holder outrunning its lease, clock-rate-waiters' a fast waiter ending it
+      // early: this lock's is its version column, no lease.
       'clock-rate-client',
+      'clock-rate-waiters',
       'failover',
       'reply-loss',
       'reply-loss-acquire',

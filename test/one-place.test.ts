@@ -52,6 +52,7 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
     'faults/clock-strobe/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
     'faults/clock-rate/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
     'faults/clock-rate-client/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
+    'faults/clock-rate-waiters/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
     'faults/clock-freeze-clients/facts.ts': 'the family of faults that move clocks (faults/fault-facts.ts FaultFamily)',
     'harness/client-pool.ts': "a client's answer to a clock request (workloads/client-protocol.ts)",
     'harness/client-slot.ts': "a client's answer to a clock request (workloads/client-protocol.ts)",
@@ -71,7 +72,7 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
     'harness/run-overrides.ts': 'the run option --clock-rate, which a cell may set (RunOverrides clockRate)',
     'matrix/margin-oracle.ts': 'the run option --clock-rate, which a margin cell owns',
   },
-  'clock-rate-client': { 'harness/options.ts': 'the run option --clock-rate, the rate the fault runs a clock at' },
+  'clock-rate-waiters': { 'harness/options.ts': 'the run option --clock-rate, the rate the fault runs a clock at' },
   failover: {
     'cluster/cluster-layout.ts': "the cluster's failover pair (a Redis primary and its replica)",
     'cluster/cluster.ts': "the cluster's failover pair (a Redis primary and its replica)",

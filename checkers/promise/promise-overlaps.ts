@@ -16,7 +16,7 @@ export interface LeaseFacts {
  *   lease it had promised; INVALID even where fencing kept the data safe.
  * - `outlived`: the windows are apart, and a holder went on past its own window while the other held (a pause, a
  *   delayed write): the holder's doing, what fencing is for.
- * - `own-clock`: as outlived, but inside its window by its own clock, which a clock fault set back.
+ * - `own-clock`: as outlived, but inside its window by its own clock, which a clock fault set back or slowed.
  * - `unknown`: a hold's promise is not known (no lease, an old record): never blamed on anyone.
  */
 export type PromiseClass = 'broke' | 'outlived' | 'own-clock' | 'unknown';
@@ -29,7 +29,7 @@ export interface PromiseSide {
   acquiredAt: number;
   releasedAt: number;
   window: Window | null;
-  /** Set when a clock fault moved the holder's clock: the latest instant its own clock still showed it inside. */
+  /** Set when a clock fault set the holder's clock back or slowed it: the latest instant its own clock still showed it inside. */
   ownWindow?: Window;
   unknownWhy?: string;
 }
@@ -157,7 +157,7 @@ function classifyPair(
     why:
       cls === 'outlived'
         ? `${who} went on past its promise while the other held${under(causes)}: it outlived its lease`
-        : `${who} went on past its promise by the history's clock but not by its own, which a clock fault set back${under(causes)}`,
+        : `${who} went on past its promise by the history's clock but not by its own, which a clock fault set back or slowed${under(causes)}`,
   };
 }
 
@@ -194,12 +194,14 @@ function lateness(
   const onHolder = active.filter(
     (w) => w.processes.includes(h.process) || (w.processes.length === 0 && isNetworkOrPause(w.f)),
   );
-  const slack = clientClockSlackNs(faults, h.acquiredAt, lastAct);
+  const slack = clientClockSlackNs(faults, h.acquiredAt, lastAct, h.process);
   const paused = onHolder.some((w) => isNetworkOrPause(w.f));
   // A session kept alive by heartbeats the history does not show lapses only when they stop: without a pause or a
   // network fault on the holder its session may still have been live — the server's doing, not the holder's.
   if (heartbeats && !paused) return { process: h.process, cls: 'ambiguous', causes: [], writes: writesLate };
-  const ownClock = slack > 0 && !paused && lastAct <= end + slack;
+  // By its own clock the holder counted its validity from its grant at the latest (Redlock from its last attempt, which
+  // a retried acquire starts long after the request the window counts from): its own window is its latest end, moved.
+  const ownClock = slack > 0 && !paused && lastAct <= (h.latestEnd ?? end) + slack;
   const causes = names(ownClock ? active.filter((w) => faultFacts(w.f)?.movesClocks) : onHolder);
   return {
     process: h.process,
@@ -220,7 +222,7 @@ function isNetworkOrPause(f: string): boolean {
 }
 
 function side(h: PromiseHold, faults: readonly FaultWindow[]): PromiseSide {
-  const slack = h.window ? clientClockSlackNs(faults, h.acquiredAt, h.releasedAt) : 0;
+  const slack = h.window ? clientClockSlackNs(faults, h.acquiredAt, h.releasedAt, h.process) : 0;
   return {
     process: h.process,
     acquireIndex: h.acquireIndex,
@@ -228,7 +230,9 @@ function side(h: PromiseHold, faults: readonly FaultWindow[]): PromiseSide {
     acquiredAt: h.acquiredAt,
     releasedAt: h.releasedAt,
     window: h.window,
-    ...(h.window && slack > 0 ? { ownWindow: { start: h.window.start, end: h.window.end + slack } } : {}),
+    ...(h.window && slack > 0
+      ? { ownWindow: { start: h.window.start, end: (h.latestEnd ?? h.window.end) + slack } }
+      : {}),
     ...(h.unknownWhy !== undefined ? { unknownWhy: h.unknownWhy } : {}),
   };
 }

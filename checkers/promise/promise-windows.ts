@@ -127,7 +127,7 @@ export function promiseHolds(
     const validityMs = (history.op(h.acquireIndex)?.value as AcquireOk | null)?.validityMs;
     const base = { ...h, invokedAt, renewals: 0 };
     // A validity the client measured on a clock a fault moved may be longer than the lease: only a TTL is sure then.
-    if (terms?.lease === null && clientClockSlackNs(history.faults, invokedAt, h.acquiredAt) > 0)
+    if (terms?.lease === null && clientClockSlackNs(history.faults, invokedAt, h.acquiredAt, h.process) > 0)
       return { ...base, window: null, unknownWhy: 'it measured its validity on a client clock a fault moved' };
     // The hold's renewals: after its acquire, before the same process's next acquire.
     const mine = (renewals.get(`${h.process}/${h.account}`) ?? []).filter(

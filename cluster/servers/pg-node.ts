@@ -91,6 +91,9 @@ export class PgNode extends ServerNode {
     if (this.account) {
       fs.chownSync(this.dir, this.account.uid, this.account.gid);
       fs.chownSync(this.pgData, this.account.uid, this.account.gid);
+      // Its clock record, so the shim in its backends can count the reads it served moved (the proof a clock-rate
+      // shot reached them): read-only, they run uncounted.
+      for (const f of this.opts.writable?.() ?? []) fs.chownSync(f, this.account.uid, this.account.gid);
     }
     if (fs.existsSync(`${this.pgData}/PG_VERSION`)) return;
     // initdb reads the superuser's password from a file (never argv): 0600, created so, owned by the user that
@@ -279,6 +282,27 @@ export class PgNode extends ServerNode {
       [applicationName],
     );
     return r.rows.filter((row: { ended: boolean }) => row.ended).map((row: { pid: number }) => row.pid);
+  }
+
+  /**
+   * The server's `clock_timestamp()` in µs since the epoch — the clock `now()` and every database-timed lease read —
+   * over the kept superuser session, and the harness's time half-way through the read. Undefined when it did not
+   * answer.
+   */
+  async clockSample(): Promise<{ us: number; atMs: number } | undefined> {
+    if (!this.running || this.paused) return undefined;
+    try {
+      this.warmAdmin();
+      const c = await this.admin!;
+      const before = performance.now();
+      const r = await c.query<{ us: string }>(
+        'SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint::text AS us',
+      );
+      const after = performance.now();
+      return { us: Number(r.rows[0].us), atMs: (before + after) / 2 };
+    } catch {
+      return undefined;
+    }
   }
 
   protected async probe(): Promise<void> {

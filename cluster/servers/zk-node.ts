@@ -45,7 +45,8 @@ export class ZkNode extends ServerNode {
         `minSessionTimeout=${2 * ZK_TICK_MS}`,
         'maxSessionTimeout=60000',
         'admin.enableServer=false',
-        '4lw.commands.whitelist=srvr,ruok,stat',
+        // mntr: its zk_uptime is the server's elapsed-time clock, the one sessions expire by (clock-rate's probe).
+        '4lw.commands.whitelist=srvr,ruok,stat,mntr',
         'quorumListenOnAllIPs=false',
         ...this.zkOpts.serverLines,
         '',
@@ -117,6 +118,24 @@ export class ZkNode extends ServerNode {
       return /Mode: (\w+)/.exec(await fourLetter(this.port, 'srvr'))?.[1] ?? null;
     } catch {
       return null;
+    }
+  }
+
+  /**
+   * `mntr`'s zk_uptime: ms of the server's `Time.currentElapsedTime()` (System.nanoTime) since it started serving —
+   * the clock its session expiry runs on, read from outside — and the harness's time half-way through the read.
+   * Undefined when the node did not answer.
+   */
+  async uptimeSample(): Promise<{ uptimeMs: number; atMs: number } | undefined> {
+    if (!this.running || this.paused) return undefined;
+    try {
+      const before = performance.now();
+      const mntr = await fourLetter(this.port, 'mntr', 500);
+      const after = performance.now();
+      const uptime = /^zk_uptime\s+(\d+)/m.exec(mntr)?.[1];
+      return uptime === undefined ? undefined : { uptimeMs: Number(uptime), atMs: (before + after) / 2 };
+    } catch {
+      return undefined;
     }
   }
 

@@ -117,23 +117,24 @@ export const clockRateClient: FaultExecutor<'clock-rate-client'> = {
  * runs in a process of its own that inherits the shim but answers no clock request (the lock-client protocol has
  * none yet), so a shot there would prove nothing about the process that holds the lock. Go (etcd-go's client) is
  * refused outright: it reads the clock through the vDSO, never libc, so the shim moves neither its clocks nor its
- * timers. The JVM (curator) would be reached, but its timed parks are futex waits the shim does not scale (shim.c).
+ * timers. The JVM (curator) would be reached, its timed waits with it (shim.c), but it answers no clock request.
  */
-export function clientClockUnreachable(lock: string): string | null {
+export function clientClockUnreachable(
+  lock: string,
+  fault = 'clock-rate-client',
+  story = 'a slowed holder outrunning its lease, and there is none to outrun',
+): string | null {
   const ref = lockRef(lock);
   if (ref.kind === 'manifest' || ref.kind === 'exec')
-    return `--lock=${lock} runs its lock in a process of its own, which answers no clock request (the lock-client protocol has none yet): clock-rate-client proves each shot with the client's own clock readings, and cannot read that process's`;
+    return `--lock=${lock} runs its lock in a process of its own, which answers no clock request (the lock-client protocol has none yet): ${fault} proves each shot with the client's own clock readings, and cannot read that process's`;
   if (ref.kind !== 'builtin') return null;
   const row = LOCK_ROWS[ref.name] as LockRow;
   if (row.place.from === 'Go')
-    return `--lock=${lock}'s client is a Go binary that reads the clock through the vDSO, not libc: the LD_PRELOAD clock shim moves neither its clocks nor its timers, so clock-rate-client cannot reach it`;
-  if (row.foreign) {
-    const jvm =
-      row.place.from === 'Java' ? "; the JVM's timed parks are futex waits the shim does not scale either" : '';
-    return `--lock=${lock} runs its lock in a ${row.place.from} process of its own, which answers no clock request (the lock-client protocol has none yet): clock-rate-client proves each shot with the client's own clock readings, and cannot read that process's${jvm}`;
-  }
+    return `--lock=${lock}'s client is a Go binary that reads the clock through the vDSO, not libc: the LD_PRELOAD clock shim moves neither its clocks nor its timers, so ${fault} cannot reach it`;
+  if (row.foreign)
+    return `--lock=${lock} runs its lock in a ${row.place.from} process of its own, which answers no clock request (the lock-client protocol has none yet): ${fault} proves each shot with the client's own clock readings, and cannot read that process's`;
   if (row.noLease)
-    return `--lock=${lock} holds no lease that ends by time (${row.noLease}): clock-rate-client's story is a slowed holder outrunning its lease, and there is none to outrun`;
+    return `--lock=${lock} holds no lease that ends by time (${row.noLease}): ${fault.endsWith('s') ? `${fault}'` : `${fault}'s`} story is ${story}`;
   // A lock that renews itself (redis-semaphore) is not refused: its renewals are unseen, so its story's late-renewal
   // step is judged by what the history does show (faults/clock-rate-client/judge.ts), and a lost update counts as a
   // counterexample whether or not the story completed (matrix/cell-outcome.ts).

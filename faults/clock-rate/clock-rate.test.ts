@@ -40,6 +40,21 @@ describe('clock-rate: a shot proves the rate reached the node', () => {
     expect(rateNotReached({ ev: ev(undefined) })).toBe('the history ended before the rate was measured');
   });
 
+  it("names the clock it read: ZooKeeper's uptime, Postgres's clock_timestamp()", () => {
+    const on = (node: string, slope: number) =>
+      ({
+        start: { rate: 2, aim: { struck: [node] } },
+        end: { slopes: { [node]: slope }, probeMs: { [node]: 400 }, reads: { [node]: 9 } },
+      }) as unknown as Evidence<'clock-rate'>;
+    expect(rateNotReached({ ev: on('zk[1]', 2.03) })).toBeNull();
+    expect(rateNotReached({ ev: on('zk[1]', 1) })).toBe(
+      "zk[1]'s uptime (mntr zk_uptime) ran at 1 ms per ms over 400 ms, not 2 ± 5 %",
+    );
+    expect(rateNotReached({ ev: on('pg', 1.2) })).toBe(
+      "pg's clock_timestamp() ran at 1.2 ms per ms over 400 ms, not 2 ± 5 %",
+    );
+  });
+
   it('a node whose TIME stepped back when the rate went back to 1 fails the shot', () => {
     expect(rateNotReached({ ev: ev({ timeAfterHealUs: { 'redis[0]': 999_000 } }) })).toBe(
       'the clock of redis[0] stepped back when the rate went back to 1',
@@ -48,10 +63,21 @@ describe('clock-rate: a shot proves the rate reached the node', () => {
 });
 
 describe('clock-rate: where it acts and how fast', () => {
-  it('acts on Redis; refuses a lock held elsewhere, saying why', () => {
+  it('acts on Redis, ZooKeeper and a lease on the database clock; refuses etcd and Postgres locks it cannot move', () => {
     expect(clockRate.refusal({ redis: 1, etcd: 0, zk: 0 }, 'redis')).toBeNull();
+    expect(clockRate.refusal({ redis: 0, etcd: 0, zk: 3 }, 'zookeeper')).toBeNull();
+    expect(clockRate.refusal({ redis: 0, etcd: 0, zk: 0 }, 'sql-lease-dbtime')).toBeNull();
     expect(clockRate.refusal({ redis: 0, etcd: 3, zk: 0 }, 'etcd')).toBe(
-      "--lock=etcd's lock is not held by Redis: clock-rate proves each shot with a Redis probe key, and has no probe for its servers yet",
+      "--lock=etcd's lock is held by its etcd servers: etcd is a Go binary that reads the clock through the vDSO, not libc, so the LD_PRELOAD clock shim cannot move it (and its leases run on monotonic time anyway)",
+    );
+    expect(clockRate.refusal({ redis: 0, etcd: 0, zk: 0 }, 'advisory-lock')).toBe(
+      "--lock=advisory-lock's lock times no lease by the Postgres server's clock (a session advisory lock lasts as long as its Postgres session): clock-rate runs that clock at a rate, which plays no part in it",
+    );
+    expect(clockRate.refusal({ redis: 0, etcd: 0, zk: 0 }, 'sql-lease')).toBe(
+      "--lock=sql-lease's lock times no lease by the Postgres server's clock (its lease is stamped and compared on its clients' clocks): clock-rate runs that clock at a rate, which plays no part in it",
+    );
+    expect(clockRate.refusal({ redis: 0, etcd: 0, zk: 0 }, 'dynamodb-lock-client')).toBe(
+      "--lock=dynamodb-lock-client keeps its lock in DynamoDB: clock-rate has no probe for its server's clock yet",
     );
   });
 

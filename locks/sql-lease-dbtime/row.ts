@@ -10,6 +10,8 @@ export default {
   module: new URL('./sql-lease-dbtime.ts', import.meta.url).href,
   // The row lives in the run's own Postgres, which is fencepost's even with --target: no key on a target's servers.
   place: { store: 'Postgres', from: 'fencepost' },
+  databaseClock:
+    "lock_until is timezone('utc', CURRENT_TIMESTAMP) + the TTL, and a waiter takes the row once lock_until <= that same clock: the lease runs on the database server's wall clock alone",
   faults: {
     'no-fault': LEASE_ROW_NO_FAULT,
     'pause-holder': predicted(

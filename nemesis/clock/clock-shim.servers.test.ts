@@ -209,6 +209,64 @@ public class ClockSample {
   });
 });
 
+describe("a JVM's timed waits under a rate (what a ZooKeeper server's pings and session checks wait by)", () => {
+  const SLEEP_MS = 250; // each Thread.sleep or Object.wait, in the JVM's own time
+
+  it('last their time in its clock at r = 2 and r = 0.5, not the drift more (Thread.sleep and Object.wait)', async () => {
+    const file = ClockOffsetFile.create(join(dir, 'jvm-waits.clock'), shim);
+    const src = join(dir, 'TimedWaits.java');
+    writeFileSync(
+      src,
+      `import java.io.*;
+public class TimedWaits {
+  public static void main(String[] args) throws Exception {
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+    Object lock = new Object();
+    String line;
+    while ((line = in.readLine()) != null) {
+      int n = Integer.parseInt(line.trim());
+      for (int i = 0; i < n; i++) {
+        if (i % 2 == 0) Thread.sleep(${SLEEP_MS});
+        else synchronized (lock) { lock.wait(${SLEEP_MS}); }
+      }
+      System.out.println("{\\"wall\\":0,\\"mono\\":" + System.nanoTime() / 1e6 + "}");
+      System.out.flush();
+    }
+  }
+}
+`,
+    );
+    try {
+      const child = await Sampler.spawn('java', ['-XX:+UseSerialGC', src], file.env(), '0');
+      // Before the shim read their deadlines on the fake clock, each wait at r = 2 overslept by the drift gathered
+      // so far: 8 × 250 ms took 0.5 + 1 + 2 + … s, over a minute real.
+      for (const [rate, n] of [
+        [2, 8],
+        [0.5, 4],
+      ] as const) {
+        file.setRate({ clocks: ['realtime', 'monotonic'], rate, scope: 'process' });
+        const before = file.counters();
+        const t0 = performance.now();
+        await child.sample(String(n));
+        const realMs = performance.now() - t0;
+        const expected = (n * SLEEP_MS) / rate;
+        console.log(
+          `jvm waits: ${n} × ${SLEEP_MS} ms at r = ${rate} took ${Math.round(realMs)} ms real (${expected} expected)`,
+        );
+        expect(realMs).toBeGreaterThanOrEqual(expected - 20);
+        expect(realMs).toBeLessThan(expected + n * SLEEP_MS);
+        const after = file.counters();
+        expect(after.waits).toBeGreaterThan(before.waits);
+        // A JVM whose clock is behind used to spin on deadlines already past (1.27 M reads for one 300 ms sleep).
+        expect(Number(after.reads - before.reads)).toBeLessThan(100_000);
+      }
+    } finally {
+      file.setRate({ clocks: ['realtime', 'monotonic'], rate: 1, scope: 'wall' });
+      file.close();
+    }
+  });
+});
+
 describe('Postgres under the shim', () => {
   let offset: ClockOffsetFile;
   let client: pg.Client;
@@ -268,15 +326,16 @@ class Sampler {
     createInterface({ input: child.stdout! }).on('line', (line) => this.waiting.shift()?.(line));
   }
 
-  static async spawn(cmd: string, args: string[], env: Record<string, string>): Promise<Sampler> {
+  static async spawn(cmd: string, args: string[], env: Record<string, string>, line = ''): Promise<Sampler> {
     const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
     children.push(child);
     const sampler = new Sampler(child);
-    await sampler.sample(); // the first answer means the runtime is up (the JVM takes a while)
+    await sampler.sample(line); // the first answer means the runtime is up (the JVM takes a while)
     return sampler;
   }
 
-  sample(): Promise<Sample> {
+  /** One sample; `line` is what the child reads first (an empty line for the clock samplers). */
+  sample(line = ''): Promise<Sample> {
     return new Promise((resolvePromise, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`no clock sample from ${this.child.spawnfile} in 30 s`)),
@@ -286,7 +345,7 @@ class Sampler {
         clearTimeout(timer);
         resolvePromise(JSON.parse(line) as Sample);
       });
-      this.child.stdin!.write('\n');
+      this.child.stdin!.write(`${line}\n`);
     });
   }
 

@@ -55,12 +55,22 @@
  * change (a heal) reaches a process already waiting within one slice. Under r = 0 a timed wait
  * therefore lasts as long as the freeze does (plus one slice), never forever on its own; a wait with
  * no timeout was never bounded and is not touched. An absolute clock_nanosleep deadline is read on
- * the fake clock. Timers (timer_settime, setitimer, timerfd) and futex waits (pthread_cond_timedwait,
- * sem_timedwait) are NOT scaled, and their absolute deadlines, computed from the fake monotonic
- * clock, meet the kernel's real one: a process that waits that way (the JVM's Thread.sleep and
- * parks) spins when its monotonic clock is behind (one 300 ms Thread.sleep at r = 0.5 cost 1.27 M
- * clock reads) and oversleeps by the drift when it is ahead — for good, since the monotonic drift
- * stays after the rate goes back to 1.
+ * the fake clock.
+ *
+ * pthread_cond_timedwait (the JVM's Thread.sleep, Object.wait and timed parks all end there) takes an
+ * absolute deadline the caller computed from its fake clock; handed to the kernel as it is, it meets
+ * the real clock: a process whose clock is ahead oversleeps by the whole drift (under r = 2 a JVM's
+ * 250 ms Thread.sleep took 0.5, 1, 2, 4, 8 … s real, each longer by the drift gathered so far — a
+ * ZooKeeper server's pings and session checks with it — and still the drift after the rate went
+ * back to 1), one whose clock is behind spins (a 300 ms Thread.sleep at r = 0.5 cost 1.27 M clock
+ * reads). So while the condition's clock family is moved by a rate, its deadline is read on the fake
+ * clock and waited for in real slices, as the relative waits are, through pthread_cond_clockwait on
+ * the real monotonic clock (a symbol this file does not interpose, so nothing needs dlsym). A slice
+ * that ends before the fake deadline returns 0, a spurious wakeup, which every caller must already
+ * take (it re-checks its predicate and waits again): looping here instead could miss a signal sent
+ * between two slices. An offset alone (a jump, no rate) leaves the deadline as it is: that is what a
+ * real wall-clock step does to a wait already computed. Timers (timer_settime, setitimer, timerfd),
+ * sem_timedwait and pthread_mutex_timedlock are NOT scaled.
  *
  * If FENCEPOST_CLOCK_FILE is unset, or the file is missing or shorter than 8 bytes at the first
  * clock call, nothing moves for the life of the process: the harness creates the file first.
@@ -74,6 +84,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -540,4 +551,49 @@ int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv) {
 
 int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts, const sigset_t *mask) {
   return select_ns(n, r, w, e, ts == NULL ? -1 : ts_ns(ts), mask);
+}
+
+/* -- pthread_cond_timedwait (the JVM's Thread.sleep, Object.wait and timed parks) */
+
+/* Which clock a condition variable's deadlines are on: glibc keeps pthread_condattr_setclock's choice
+ * in bit 1 of __wrefs ("Bit 1 is the clock ID (0 == CLOCK_REALTIME, 1 == CLOCK_MONOTONIC)",
+ * nptl/pthread_cond_common.c, glibc 2.25 on); the bits above it count waiters. */
+static clockid_t cond_clock(pthread_cond_t *c) {
+  unsigned int wrefs = __atomic_load_n(&c->__data.__wrefs, __ATOMIC_RELAXED);
+  return (wrefs & 2u) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+}
+
+/* The rate the family of `clk` runs at, or -1 when no rate moves it (unit segment: real speed, no drift). */
+static int64_t family_rate(const struct mapping *m, clockid_t clk) {
+  volatile struct record *r = m->rec;
+  if (r == NULL) return -1;
+  int seg = clk == CLOCK_MONOTONIC ? SEG_MONOTONIC : SEG_REALTIME;
+  struct segment g = {r->seg[seg].base_mono_ns, r->seg[seg].base_drift_ns, r->seg[seg].rate_ppb};
+  if (unit(&g)) return -1;
+  return g.rate_ppb < 0 ? 0 : g.rate_ppb;
+}
+
+int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *mx, const struct timespec *abs) {
+  const struct mapping *m = mapping();
+  clockid_t clk = cond_clock(c);
+  int64_t rate = family_rate(m, clk);
+  if (rate < 0) return pthread_cond_clockwait(c, mx, clk, abs);
+  struct timespec now;
+  if (clock_gettime(clk, &now) != 0) return pthread_cond_clockwait(c, mx, clk, abs);
+  int64_t left = ts_ns(abs) - ts_ns(&now);
+  if (left <= 0) return ETIMEDOUT;
+  int64_t real = SLICE_NS;
+  if (rate > 0) {
+    __int128 want = ((__int128)left * UNIT_PPB + rate - 1) / rate;
+    if (want < real) real = (int64_t)want;
+  }
+  int64_t mono;
+  if (read_real(CLOCK_MONOTONIC, &mono) != 0) return pthread_cond_clockwait(c, mx, clk, abs);
+  struct timespec until;
+  ns_ts(mono + real, &until);
+  count(m, &m->rec->waits);
+  int rc = pthread_cond_clockwait(c, mx, CLOCK_MONOTONIC, &until);
+  if (rc != ETIMEDOUT) return rc;
+  if (clock_gettime(clk, &now) != 0) return rc;
+  return ts_ns(&now) >= ts_ns(abs) ? ETIMEDOUT : 0; /* short of the fake deadline: a spurious wakeup */
 }

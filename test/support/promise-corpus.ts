@@ -524,6 +524,65 @@ export const PROMISE_CORPUS: PromiseCase[] = [
     expected: [[0, 1, 'own-clock']],
   },
   {
+    // redlock-v4's margin cell at r = 0.5: its validity (0.99 × TTL − 2 ms of its own clock) outlasts the keys.
+    name: 'a holder whose clocks clock-rate-client ran at 0.5 writes inside its validity by its own clock: own clock',
+    terms: REDLOCK,
+    ops: timeline(
+      acquire(0, 0, 10, { validityMs: 1978 }),
+      fault('clock-rate-client', 20, 2100, client(0), { rate: 0.5 }),
+      acquire(1, 1000, 2050, { validityMs: 1978 }),
+      write(1, 2080, 2081),
+      release(1, 2090),
+      write(0, 2400, 2401),
+      release(0, 2410),
+    ),
+    expected: [[0, 1, 'own-clock']],
+  },
+  {
+    // Seen in redlock-v4's margin cell (seed 7): the holder's acquire retried for 1.4 s; Redlock counts its validity
+    // from its last attempt, so its own window ends 1.4 s after the one the history counts from the request.
+    name: 'a slowed holder whose acquire retried counts its validity from its grant: own clock, not outlived',
+    terms: REDLOCK,
+    ops: timeline(
+      acquire(0, 0, 1400, { validityMs: 1970 }),
+      fault('clock-rate-client', 1410, 3500, client(0), { rate: 0.5 }),
+      acquire(1, 2000, 3400, { validityMs: 1970 }),
+      write(1, 3450, 3451),
+      release(1, 3460),
+      write(0, 3600, 3601),
+      release(0, 3700),
+    ),
+    expected: [[0, 1, 'own-clock']],
+  },
+  {
+    name: 'a holder slowed only to 0.9 writes past its validity even by its own clock: outlived',
+    terms: REDLOCK,
+    ops: timeline(
+      acquire(0, 0, 10, { validityMs: 1978 }),
+      fault('clock-rate-client', 20, 2100, client(0), { rate: 0.9 }),
+      acquire(1, 1000, 2050, { validityMs: 1978 }),
+      write(1, 2080, 2081),
+      release(1, 2090),
+      write(0, 2400, 2401),
+      release(0, 2410),
+    ),
+    expected: [[0, 1, 'outlived']],
+  },
+  {
+    name: "another client's slowed clock is no excuse for the holder: outlived",
+    terms: REDLOCK,
+    ops: timeline(
+      acquire(0, 0, 10, { validityMs: 1978 }),
+      fault('clock-rate-client', 20, 2100, client(1), { rate: 0.5 }),
+      acquire(1, 1000, 2050, { validityMs: 1978 }),
+      write(1, 2080, 2081),
+      release(1, 2090),
+      write(0, 2400, 2401),
+      release(0, 2410),
+    ),
+    expected: [[0, 1, 'outlived']],
+  },
+  {
     name: 'a plugin measuring its validity on a strobed clock: unknown, never blamed',
     terms: PLUGIN,
     ops: timeline(
