@@ -18,8 +18,8 @@ describe('--lock=postgres under every fault', () => {
       'kill-session',
       'restart-empty',
       'leader-churn',
-      // clock-rate proves its shots with a Redis probe key; the reply-loss faults aim at Redis commands or a
-      // ZooKeeper create.
+      // clock-rate proves its shots with a Redis probe key; the reply-loss faults aim at Redis commands, a ZooKeeper
+      // create or delete, or an advisory lock's statements — and this lock takes none.
       'clock-rate',
       // clock-rate-client's story is a slowed holder outrunning its lease: this lock's is its version column, no lease.
       'clock-rate-client',
@@ -28,6 +28,9 @@ describe('--lock=postgres under every fault', () => {
       'reply-loss-acquire',
       'reply-loss-renew',
       'reply-loss-create',
+      'reply-loss-delete',
+      'reply-loss-pg-lock',
+      'reply-loss-pg-unlock',
       // hold-request names a request by its framing: RESP or ZooKeeper's packets, not Postgres's protocol yet.
       'hold-request',
       // one-way reads its hit as a renewal on Redis; reset resets Redis connections (a Postgres reset would end the

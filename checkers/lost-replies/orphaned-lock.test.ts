@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { acquire, acquireReplyLost, createReplyLost, ordered, pgLockReplyLost } from '../../test/support/lost-reply-history.ts';
+import {
+  acquire,
+  acquireReplyLost,
+  createReplyLost,
+  ordered,
+  pgLockReplyLost,
+} from '../../test/support/lost-reply-history.ts';
 import { checkLostReplies } from './check-lost-replies.ts';
 
 /**
@@ -99,7 +105,10 @@ describe('orphaned lock: from the dropped grant to the server letting the lock g
     expect(r.valid).toBe(false);
     expect(r.findings[0]).toMatch(/past p1's retry budget \(500 ms\), and no TTL ends it/);
     // Nothing read holding the key: no grant, no orphan.
-    const none = check(pgLockReplyLost(1, { t0: 5, droppedAt: 20, t1: 600 }, { after: { '4242': '' } }), acquire(1, 10, 520, 'info'));
+    const none = check(
+      pgLockReplyLost(1, { t0: 5, droppedAt: 20, t1: 600 }, { after: { '4242': '' } }),
+      acquire(1, 10, 520, 'info'),
+    );
     expect(none.orphans).toEqual([]);
   });
 });

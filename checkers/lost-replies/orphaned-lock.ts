@@ -75,8 +75,7 @@ export function orphanedLocks(
     const beyond =
       g.noLease !== undefined
         ? endedBy === 'run-end' || durationMs > budgetMs + graceMs(runTtlMs ?? 0)
-        : ttlMs !== null &&
-          ((neverExpires && endedBy === 'run-end') || durationMs > ttlMs + budgetMs + graceMs(ttlMs));
+        : ttlMs !== null && ((neverExpires && endedBy === 'run-end') || durationMs > ttlMs + budgetMs + graceMs(ttlMs));
     const o: OrphanedLock = {
       f: g.f,
       shot: g.shot,

@@ -28,7 +28,7 @@ export const facts = {
     "aims at a release (the delete of the lock node) only, on --lock=zookeeper (whose recipe names its nodes with a per-client prefix, so the holder's node is found as the section begins)",
   movesClocks: false,
   keepsServerLeases: true,
-  colour: '#9f1239',
+  colour: '#881337',
   evidence: {
     start: {
       ...section,

@@ -32,14 +32,17 @@ export const judge: Judge<'reply-loss-delete'> = (shot) => {
       const owner = ev.start.before?.[base];
       if (owner === undefined || owner === NO_SESSION)
         return missing(`${dir} held no node ${base} of ${who}'s session as the section began`);
-      if (Object.hasOwn(e.after ?? {}, base)) return missing(`${base} was still in ${dir}: the delete never took effect`);
+      if (Object.hasOwn(e.after ?? {}, base))
+        return missing(`${base} was still in ${dir}: the delete never took effect`);
       const apart = e.readsApartMs;
       const ttl = ev.start.ttlMs;
       if (apart === undefined || ttl === undefined || apart >= ttl)
         return missing(
           `${base} was gone, but ${apart ?? '?'} ms after the first read, not within the session timeout (${ttl ?? '?'} ms): its session may have ended`,
         );
-      return done(`${base} (session 0x${owner}) was gone from ${dir} right after the drop, ${apart} ms after it was read`);
+      return done(
+        `${base} (session 0x${owner}) was gone from ${dir} right after the drop, ${apart} ms after it was read`,
+      );
     },
     unacknowledged: () => {
       const release = (shot.byProcess.get(holder) ?? []).find(

@@ -32,7 +32,11 @@ describe("reply-loss-delete: the delete's reply dropped → the node was gone on
       ...params,
     });
   const w = writeValue(100, 110, 0);
-  const story = (e = end(), completion: Event = info(0, 'release', { account: 0 }, 'remove timed out'), s = start()) => [
+  const story = (
+    e = end(),
+    completion: Event = info(0, 'release', { account: 0 }, 'remove timed out'),
+    s = start(),
+  ) => [
     invoke(0, 'acquire', { account: 0 }),
     ok(0, 'acquire', { account: 0 }),
     ...read(0, 100, 0),
@@ -65,7 +69,7 @@ describe("reply-loss-delete: the delete's reply dropped → the node was gone on
     expect(shot.story![2].evidence).toBe("p0's release #9 reported the lock not released");
   });
 
-  it('the node still there is a miss; gone after the session timeout, or not the holder\'s at the start, tells nothing', () => {
+  it("the node still there is a miss; gone after the session timeout, or not the holder's at the start, tells nothing", () => {
     const still = shotOf(story(end({ after: { [NODE]: '100000a3c5e0001' } })));
     expect(gap(still)).toBe('committed');
     expect(still.evidence).toContain(`${NODE} was still in ${DIR}: the delete never took effect`);

@@ -4,6 +4,7 @@ import { LOCK_SESSIONS, clientRoutes } from '../../nemesis/client-routes.ts';
 import type { FaultContext } from '../../nemesis/fault.ts';
 import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
 import { LOCK_ROWS } from '../../locks/registry.ts';
+import { BUILTIN_LOCKS, isBuiltinLock } from '../../workloads/lock-names.ts';
 import type { LockRow } from '../../locks/lock-row.ts';
 
 /**
@@ -12,27 +13,29 @@ import type { LockRow } from '../../locks/lock-row.ts';
  */
 
 /**
- * The locks whose acquire and release are `SELECT pg_advisory_lock(k1, k2)` / `pg_advisory_unlock(k1, k2)` on a
- * session of their own, named for the client (advisory-lock@2.0.0, locks/advisory-lock): the statements the aim
- * names, and the session the server is read by.
+ * The built-in locks whose lock is an advisory lock in a Postgres session of their own, opened on
+ * LockContext.postgresUrl and named for the client (their row's `postgresSession`: advisory-lock@2.0.0, whose acquire
+ * and release are `SELECT pg_advisory_lock(k1, k2)` / `pg_advisory_unlock(k1, k2)`): the statements the aim names,
+ * and the sessions the server is read by.
  */
-export const AIMABLE_LOCKS = ['advisory-lock'];
+export const AIMABLE_LOCKS: readonly string[] = BUILTIN_LOCKS.filter(
+  (l) => (LOCK_ROWS[l] as LockRow).postgresSession === true,
+);
 
 /** How often the wait for the drop looks at the proxy's record of dropped replies. */
 const DROP_POLL_MS = 2;
 
 /**
- * The refusal both faults share: a lock that keeps nothing in Postgres, `--lock=postgres` (which takes no lock at
- * all), or a Postgres lock whose statements are not these.
+ * The refusal both faults share: a lock that keeps nothing in Postgres, or one whose lock is no advisory lock in a
+ * session of its own (`--lock=postgres` takes none at all: its row says why).
  */
 export function pgAimRefusal(fault: string, aimsAt: string) {
   return (_servers: unknown, lock: string): string | null => {
     if (AIMABLE_LOCKS.includes(lock)) return null;
-    const row = (LOCK_ROWS as Record<string, LockRow | undefined>)[lock];
-    if (lock === 'postgres')
-      return `--lock=postgres takes no lock: its acquire sends nothing and its write is checked by the row's version column, so ${fault} has no ${aimsAt} to aim at (--lock=advisory-lock is the session advisory lock)`;
+    const row = isBuiltinLock(lock) ? (LOCK_ROWS[lock] as LockRow) : undefined;
     if (row && row.place.store !== 'Postgres') return `--lock=${lock} keeps no lock in Postgres`;
-    return `${fault} aims at ${aimsAt}, known for --lock=${AIMABLE_LOCKS.join(', ')} only`;
+    const why = row?.noLease ? ` (its row: ${row.noLease})` : '';
+    return `${fault} aims at ${aimsAt} on a Postgres session of the lock's own, known for --lock=${AIMABLE_LOCKS.join(', ')} only${why}`;
   };
 }
 

@@ -64,7 +64,10 @@ export const replyLossPgLock: FaultExecutor<'reply-loss-pg-lock'> = {
       if (!(await waitForDrop(proxy, before, AbortSignal.any([ctx.signal, healing.signal])))) return false;
       outcome.droppedAt = journal.sinceOrigin(process.hrtime.bigint());
       // The acquire in progress at the drop completes after it: the first acquire completion of this process now on.
-      completed = watchFor(journal, (op) => op.process === client.process && op.f === 'acquire' && op.type !== 'invoke');
+      completed = watchFor(
+        journal,
+        (op) => op.process === client.process && op.f === 'acquire' && op.type !== 'invoke',
+      );
       outcome.droppedOn = ['pg'];
       outcome.statement = proxy.droppedReplies().at(-1)!.request.detail;
       outcome.key = statementKey(outcome.statement);

@@ -17,7 +17,8 @@ export const judge: Judge<'reply-loss-pg-lock'> = (shot) => {
   return tell(start, 'reply-loss-pg-lock', {
     'reply-dropped': () => {
       if (!end) return missing('the history ended before the fault was healed');
-      if (!e?.droppedOn?.length) return missing(ev.endNote || `no reply to a granted advisory lock of ${who} was dropped`);
+      if (!e?.droppedOn?.length)
+        return missing(ev.endNote || `no reply to a granted advisory lock of ${who} was dropped`);
       return done(`the reply to ${who}'s granted ${e.statement ?? 'pg_advisory_lock'} was dropped`);
     },
     committed: () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { faultHits } from '../../checkers/fault-hits.ts';
 import type { FaultShot } from '../judging/fault-shot.ts';
 import { history, info, invoke, ok, type Event } from '../../test/support/test-history.ts';
-import { holdersOf, holdsOf, pgAimRefusal, rowKey, statementKey } from './advisory-holds.ts';
+import { AIMABLE_LOCKS, holdersOf, holdsOf, pgAimRefusal, rowKey, statementKey } from './advisory-holds.ts';
 import { replyLossPgLock } from './inject.ts';
 
 /** reply-loss-pg-lock on literal data: the advisory keys read from Postgres, and the story its judge tells (1 ms a line). */
@@ -39,15 +39,16 @@ describe('the advisory key of a statement and of a pg_locks row', () => {
 });
 
 describe('the locks the Postgres reply-loss faults aim at', () => {
-  it('acts on advisory-lock; refuses --lock=postgres (it takes no lock), a lock outside Postgres, and the others', () => {
+  it('acts on advisory-lock; refuses --lock=postgres (it takes no lock, its row says), a lock outside Postgres, and the others', () => {
     const none = { redis: 0, etcd: 0, zk: 0 };
     expect(replyLossPgLock.refusal(none, 'advisory-lock')).toBeNull();
-    expect(replyLossPgLock.refusal(none, 'postgres')).toMatch(
-      /^--lock=postgres takes no lock: its acquire sends nothing .* \(--lock=advisory-lock is the session advisory lock\)$/,
+    expect(replyLossPgLock.refusal(none, 'postgres')).toBe(
+      "reply-loss-pg-lock aims at an acquire by its statement (SELECT pg_advisory_lock(…), granted) on a Postgres session of the lock's own, known for --lock=advisory-lock only (its row: its lock is the row's version column, checked at the write: nothing expires)",
     );
     expect(replyLossPgLock.refusal({ ...none, redis: 1 }, 'redis')).toBe('--lock=redis keeps no lock in Postgres');
     expect(replyLossPgLock.refusal(none, 'sql-lease')).toMatch(/known for --lock=advisory-lock only$/);
     expect(pgAimRefusal('f', 'x')(none, 'a-plugin.ts')).toMatch(/known for --lock=advisory-lock only$/);
+    expect(AIMABLE_LOCKS).toEqual(['advisory-lock']);
   });
 });
 
@@ -93,7 +94,7 @@ describe("reply-loss-pg-lock: the granted lock's reply dropped → Postgres held
     );
   });
 
-  it("no session of the client holding the key is a miss: nothing shows the grant took effect", () => {
+  it('no session of the client holding the key is a miss: nothing shows the grant took effect', () => {
     expect(gap(shotOf(story(end({ after: { '4242': '' } }))))).toBe('committed');
     expect(gap(shotOf(story(end({ after: {} }))))).toBe('committed');
     expect(gap(shotOf(story(end({ after: { '4242': '1,2' } }))))).toBe('committed');

@@ -53,7 +53,8 @@ export const replyLossPgUnlock: FaultExecutor<'reply-loss-pg-unlock'> = {
     const section = await ctx.sections.next(
       ctx.aim,
       AIM_TIMEOUT_MS,
-      (s) => !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited && lockRoute(ctx, s.slot) !== undefined,
+      (s) =>
+        !clients.clients[s.slot]?.paused && !clients.clients[s.slot]?.exited && lockRoute(ctx, s.slot) !== undefined,
       (s) => {
         proxy = lockRoute(ctx, s.slot)!;
         release = watchRelease(journal, s.process);

@@ -36,7 +36,11 @@ describe("reply-loss-pg-unlock: the unlock's reply dropped → Postgres had free
       ...params,
     });
   const w = writeValue(100, 110, 0);
-  const story = (e = end(), completion: Event = info(0, 'release', { account: 0 }, 'Connection terminated'), s = start()) => [
+  const story = (
+    e = end(),
+    completion: Event = info(0, 'release', { account: 0 }, 'Connection terminated'),
+    s = start(),
+  ) => [
     invoke(0, 'acquire', { account: 0 }),
     ok(0, 'acquire', { account: 0 }),
     ...read(0, 100, 0),
@@ -82,7 +86,7 @@ describe("reply-loss-pg-unlock: the unlock's reply dropped → Postgres had free
   it('acts on advisory-lock only', () => {
     const none = { redis: 0, etcd: 0, zk: 0 };
     expect(replyLossPgUnlock.refusal(none, 'advisory-lock')).toBeNull();
-    expect(replyLossPgUnlock.refusal(none, 'postgres')).toMatch(/^--lock=postgres takes no lock/);
-    expect(replyLossPgUnlock.refusal(none, 'advisory-lock-pgbouncer')).toMatch(/known for --lock=advisory-lock only$/);
+    expect(replyLossPgUnlock.refusal(none, 'postgres')).toMatch(/only \(its row: its lock is the row's version column/);
+    expect(replyLossPgUnlock.refusal(none, 'advisory-lock-pgbouncer')).toMatch(/known for --lock=advisory-lock only /);
   });
 });

@@ -109,4 +109,3 @@ describe('reply-loss-renew on ZooKeeper and Postgres: no renew request to aim at
       );
   });
 });
-
