@@ -6,7 +6,7 @@ import {
   ordered,
   pgLockReplyLost,
 } from '../../test/support/lost-reply-history.ts';
-import { checkLostReplies } from './check-lost-replies.ts';
+import { checkLostReplies, lostReplyLines } from './check-lost-replies.ts';
 
 /**
  * Orphaned lock on literal histories (ms): p1's SET NX is granted at about 20 ms and its reply dropped; p1's acquire
@@ -90,6 +90,18 @@ describe('orphaned lock: from the dropped grant to the server letting the lock g
     ]);
     expect(r.orphans[0].ttlMs).toBeNull();
     expect(r.valid).toBe(true);
+    // Two such orphans: the summary counts the second against the same yardstick, with no TTL in it.
+    const two = check(
+      pgLockReplyLost(1, { t0: 5, droppedAt: 20, t1: 8020 }),
+      acquire(1, 10, 8020, 'info'),
+      acquire(2, 15, 8050),
+      pgLockReplyLost(3, { t0: 9000, droppedAt: 9020, t1: 17020 }),
+      acquire(3, 9010, 17020, 'info'),
+      acquire(4, 9015, 17050),
+    );
+    expect(lostReplyLines(two).at(-1)).toBe(
+      "1 more orphaned lock like it (8.0 s each, all 2 within their clients' retry budget (no lease: no TTL); the report lists every one)",
+    );
     expect(r.findings).toEqual([
       "orphaned lock on account 0 for 8.0 s, no lease (a session advisory lock lasts as long as its Postgres session): p1's acquire #1 was granted (its advisory lock (backend 4242) on the server) but its reply was lost (reply-loss-pg-lock #0) and it ended info; the server kept it until p2 was granted — within p1's retry budget (8.0 s): the session ended with its connection, and nothing else would have ended it (no TTL; over a dead path TCP's own timeouts decide)",
     ]);
