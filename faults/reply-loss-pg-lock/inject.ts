@@ -1,3 +1,4 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { EndParams } from '../evidence.ts';
 import { LOCK_ROWS } from '../../locks/registry.ts';
 import type { LockRow } from '../../locks/lock-row.ts';
@@ -18,6 +19,9 @@ import {
 
 /** The statement aimed at: advisory-lock's acquire, `SELECT pg_advisory_lock(k1, k2)`. */
 const LOCK_STATEMENT = 'pg_advisory_lock';
+/** How long a heal waits for a drop that has not come yet (the request sent just before it). */
+const DROP_GRACE_MS = 1_000;
+
 /**
  * A granted lock's reply begins with RowDescription ('T'); one whose wait ran out (lock_timeout, 55P03) with
  * ErrorResponse ('E') and took nothing: its reply passes, and the aim waits for the next.
@@ -86,6 +90,11 @@ export const replyLossPgLock: FaultExecutor<'reply-loss-pg-lock'> = {
       holdMs: config.storyWaitMs,
       ready,
       async heal() {
+        // The client's acquire waits for its reply until the heal, so a script heals right after sending it: the drop
+        // may still be on its way then, and gets a moment (a scheduled heal comes after the drop, or long after).
+        const grace = new AbortController();
+        await Promise.race([reads, sleepFor(DROP_GRACE_MS, undefined, { signal: grace.signal }).catch(() => {})]);
+        grace.abort();
         healing.abort();
         await reads;
         completed?.stop();

@@ -1,3 +1,4 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { EndParams } from '../evidence.ts';
 import type { FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
@@ -18,6 +19,9 @@ import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
 const AIM_TIMEOUT_MS = 10_000;
 /** The statement aimed at: advisory-lock's release, `SELECT pg_advisory_unlock(k1, k2)`. */
 const UNLOCK_STATEMENT = 'pg_advisory_unlock';
+
+/** How long a heal waits for a drop that has not come yet (the request sent just before it). */
+const DROP_GRACE_MS = 1_000;
 
 /**
  * A release reaches Postgres and frees the lock; its reply never comes back. Aimed at the next client to enter its
@@ -101,6 +105,11 @@ export const replyLossPgUnlock: FaultExecutor<'reply-loss-pg-unlock'> = {
       holdMs: config.storyWaitMs,
       ready,
       async heal() {
+        // The client's release waits for its reply until the heal, so a script heals right after sending it: the drop
+        // may still be on its way then, and gets a moment (a scheduled heal comes after the drop, or long after).
+        const grace = new AbortController();
+        await Promise.race([reads, sleepFor(DROP_GRACE_MS, undefined, { signal: grace.signal }).catch(() => {})]);
+        grace.abort();
         healing.abort();
         await reads;
         released.stop();
