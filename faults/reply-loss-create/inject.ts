@@ -8,7 +8,8 @@ import { lockServers } from '../../nemesis/lock-servers.ts';
 import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
 import { watchFor } from '../../nemesis/story-watch.ts';
 import { ownChildren, type Owners } from './own-children.ts';
-import { ZkReaders } from './zk-readers.ts';
+import { ZkSession } from '../../locks/zookeeper/zk-session.ts';
+import { runTiming } from '../../common/run-timing.ts';
 
 /** The request aimed at: ZooKeeper's create (zookeeper-framing.ts names it), which makes the recipe's lock node. */
 const CREATE = 'create';
@@ -130,6 +131,32 @@ export function zkRoutes(
 async function firstDrop(dropped: () => ZkRoute[], signal: AbortSignal): Promise<ZkRoute | undefined> {
   while (!signal.aborted && dropped().length === 0) await sleepFor(DROP_POLL_MS, undefined, { signal }).catch(() => {});
   return dropped()[0];
+}
+
+/**
+ * The harness's own sessions, one per server, on its own port (never through a proxy) and as the run's identity
+ * (the lock directories' ACL names it). A session on the server that made the node reads what that server applied
+ * before it answered the create: another server may not have applied it yet.
+ */
+export class ZkReaders {
+  private readonly sessions = new Map<ZkNode, Promise<ZkSession>>();
+
+  constructor(private readonly ctx: Pick<FaultContext, 'config'>) {}
+
+  on(node: ZkNode): Promise<ZkSession> {
+    let s = this.sessions.get(node);
+    if (!s) {
+      const { ttlMs } = this.ctx.config;
+      s = ZkSession.open(node.connectString, ttlMs, runTiming({ ttlMs }).connectTimeoutMs, node.userAuth);
+      s.catch(() => {}); // opened ahead of its use: its failure is met where it is used
+      this.sessions.set(node, s);
+    }
+    return s;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.then((x) => x.close()).catch(() => {})));
+  }
 }
 
 function endParams(process: number, o: Outcome): EndParams<'reply-loss-create'> {

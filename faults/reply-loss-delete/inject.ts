@@ -4,9 +4,8 @@ import { lockDirFor } from '../../locks/zookeeper/zookeeper.ts';
 import type { FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import { watchRelease } from '../reply-loss/inject.ts';
-import { zkRoutes, type ZkRoute } from '../reply-loss-create/inject.ts';
+import { ZkReaders, zkRoutes, type ZkRoute } from '../reply-loss-create/inject.ts';
 import { ownChildren, type Owners } from '../reply-loss-create/own-children.ts';
-import { ZkReaders } from '../reply-loss-create/zk-readers.ts';
 
 /** How long reply-loss-delete waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;

@@ -1,53 +1,14 @@
-import { setTimeout as sleepFor } from 'node:timers/promises';
-import type { AdvisoryLockRow } from '../../cluster/servers/pg-node.ts';
-import { LOCK_SESSIONS, clientRoutes } from '../../nemesis/client-routes.ts';
-import type { FaultContext } from '../../nemesis/fault.ts';
-import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
-import { LOCK_ROWS } from '../../locks/registry.ts';
-import { BUILTIN_LOCKS, isBuiltinLock } from '../../workloads/lock-names.ts';
-import type { LockRow } from '../../locks/lock-row.ts';
-
 /**
- * What the Postgres reply-loss faults (reply-loss-pg-lock, reply-loss-pg-unlock) share: the lock they aim at, the
- * client's lock-session route, the advisory key a statement names, and the server's record of who holds it.
+ * What the Postgres reply-loss faults (reply-loss-pg-lock, reply-loss-pg-unlock) read and judge alike: the advisory
+ * key a statement names, and the server's record (pg_locks) of which of the client's backends holds it.
  */
 
-/**
- * The built-in locks whose lock is an advisory lock in a Postgres session of their own, opened on
- * LockContext.postgresUrl and named for the client (their row's `postgresSession`: advisory-lock@2.0.0, whose acquire
- * and release are `SELECT pg_advisory_lock(k1, k2)` / `pg_advisory_unlock(k1, k2)`): the statements the aim names,
- * and the sessions the server is read by.
- */
-export const AIMABLE_LOCKS: readonly string[] = BUILTIN_LOCKS.filter(
-  (l) => (LOCK_ROWS[l] as LockRow).postgresSession === true,
-);
-
-/** How often the wait for the drop looks at the proxy's record of dropped replies. */
-const DROP_POLL_MS = 2;
-
-/**
- * The refusal both faults share: a lock that keeps nothing in Postgres, or one whose lock is no advisory lock in a
- * session of its own (`--lock=postgres` takes none at all: its row says why).
- */
-export function pgAimRefusal(fault: string, aimsAt: string) {
-  return (_servers: unknown, lock: string): string | null => {
-    if (AIMABLE_LOCKS.includes(lock)) return null;
-    const row = isBuiltinLock(lock) ? (LOCK_ROWS[lock] as LockRow) : undefined;
-    if (row && row.place.store !== 'Postgres') return `--lock=${lock} keeps no lock in Postgres`;
-    const why = row?.noLease ? ` (its row: ${row.noLease})` : '';
-    return `${fault} aims at ${aimsAt} on a Postgres session of the lock's own, known for --lock=${AIMABLE_LOCKS.join(', ')} only${why}`;
-  };
-}
-
-/** Client `slot`'s own route for its lock's Postgres sessions (framed as Postgres), when the run made one. */
-export function lockRoute(ctx: Pick<FaultContext, 'proxies'>, slot: number): TcpProxy | undefined {
-  return clientRoutes(ctx.proxies, slot).get(LOCK_SESSIONS);
-}
-
-/** Why a run's clients give a Postgres reply-loss fault nothing to aim at. */
-export function noLockRoute(env: Pick<FaultContext, 'proxies' | 'cluster'>): string | null {
-  if (!env.cluster.pg) return 'the run has no Postgres';
-  return lockRoute(env, 0) ? null : "the clients' lock sessions do not reach Postgres through proxies of their own";
+/** One row of pg_locks joined to the client's sessions (cluster/servers/pg-node.ts advisoryLocksOf). */
+export interface AdvisoryLockRow {
+  pid: number;
+  classid: string | null;
+  objid: string | null;
+  objsubid: number | null;
 }
 
 /**
@@ -97,16 +58,4 @@ export function holdersOf(holds: Readonly<Holds> | undefined, key: string): stri
   return Object.entries(holds ?? {})
     .filter(([, keys]) => keys.split(' ').includes(key))
     .map(([pid]) => pid);
-}
-
-/** Reads the sessions named `session` on the run's Postgres, over the superuser session kept open. */
-export async function readHolds(ctx: Pick<FaultContext, 'cluster'>, session: string): Promise<Holds> {
-  return holdsOf(await ctx.cluster.pg!.advisoryLocksOf(session));
-}
-
-/** Waits until the route dropped a reply after its first `before`; false when the wait was ended first. */
-export async function waitForDrop(proxy: TcpProxy, before: number, signal: AbortSignal): Promise<boolean> {
-  const dropped = () => proxy.droppedReplies().length > before;
-  while (!signal.aborted && !dropped()) await sleepFor(DROP_POLL_MS, undefined, { signal }).catch(() => {});
-  return dropped();
 }

@@ -6,16 +6,11 @@ import { aimedClient, type FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import { watchFor } from '../../nemesis/story-watch.ts';
 import { lockSessionName } from '../../workloads/lock-session-name.ts';
-import {
-  type Holds,
-  holdersOf,
-  lockRoute,
-  noLockRoute,
-  pgAimRefusal,
-  readHolds,
-  statementKey,
-  waitForDrop,
-} from './advisory-holds.ts';
+import { LOCK_SESSIONS, clientRoutes } from '../../nemesis/client-routes.ts';
+import type { FaultContext } from '../../nemesis/fault.ts';
+import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
+import { BUILTIN_LOCKS, isBuiltinLock } from '../../workloads/lock-names.ts';
+import { type Holds, holdersOf, holdsOf, statementKey } from './advisory-holds.ts';
 
 /** The statement aimed at: advisory-lock's acquire, `SELECT pg_advisory_lock(k1, k2)`. */
 const LOCK_STATEMENT = 'pg_advisory_lock';
@@ -104,6 +99,56 @@ export const replyLossPgLock: FaultExecutor<'reply-loss-pg-lock'> = {
     };
   },
 };
+
+/**
+ * The built-in locks whose lock is an advisory lock in a Postgres session of their own, opened on
+ * LockContext.postgresUrl and named for the client (their row's `postgresSession`: advisory-lock@2.0.0, whose acquire
+ * and release are `SELECT pg_advisory_lock(k1, k2)` / `pg_advisory_unlock(k1, k2)`): the statements the aim names,
+ * and the sessions the server is read by.
+ */
+export const AIMABLE_LOCKS: readonly string[] = BUILTIN_LOCKS.filter(
+  (l) => (LOCK_ROWS[l] as LockRow).postgresSession === true,
+);
+
+/** How often the wait for the drop looks at the proxy's record of dropped replies. */
+const DROP_POLL_MS = 2;
+
+/**
+ * The refusal both faults share: a lock that keeps nothing in Postgres, or one whose lock is no advisory lock in a
+ * session of its own (`--lock=postgres` takes none at all: its row says why).
+ */
+export function pgAimRefusal(fault: string, aimsAt: string) {
+  return (_servers: unknown, lock: string): string | null => {
+    if (AIMABLE_LOCKS.includes(lock)) return null;
+    const row = isBuiltinLock(lock) ? (LOCK_ROWS[lock] as LockRow) : undefined;
+    if (row && row.place.store !== 'Postgres') return `--lock=${lock} keeps no lock in Postgres`;
+    const why = row?.noLease ? ` (its row: ${row.noLease})` : '';
+    return `${fault} aims at ${aimsAt} on a Postgres session of the lock's own, known for --lock=${AIMABLE_LOCKS.join(', ')} only${why}`;
+  };
+}
+
+/** Client `slot`'s own route for its lock's Postgres sessions (framed as Postgres), when the run made one. */
+export function lockRoute(ctx: Pick<FaultContext, 'proxies'>, slot: number): TcpProxy | undefined {
+  return clientRoutes(ctx.proxies, slot).get(LOCK_SESSIONS);
+}
+
+/** Why a run's clients give a Postgres reply-loss fault nothing to aim at. */
+export function noLockRoute(env: Pick<FaultContext, 'proxies' | 'cluster'>): string | null {
+  if (!env.cluster.pg) return 'the run has no Postgres';
+  return lockRoute(env, 0) ? null : "the clients' lock sessions do not reach Postgres through proxies of their own";
+}
+
+/** Reads the sessions named `session` on the run's Postgres, over the superuser session kept open. */
+export async function readHolds(ctx: Pick<FaultContext, 'cluster'>, session: string): Promise<Holds> {
+  return holdsOf(await ctx.cluster.pg!.advisoryLocksOf(session));
+}
+
+/** Waits until the route dropped a reply after its first `before`; false when the wait was ended first. */
+export async function waitForDrop(proxy: TcpProxy, before: number, signal: AbortSignal): Promise<boolean> {
+  const dropped = () => proxy.droppedReplies().length > before;
+  while (!signal.aborted && !dropped()) await sleepFor(DROP_POLL_MS, undefined, { signal }).catch(() => {});
+  return dropped();
+}
 
 interface Outcome {
   droppedOn: string[];

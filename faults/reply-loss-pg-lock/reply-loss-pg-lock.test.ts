@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { faultHits } from '../../checkers/fault-hits.ts';
 import type { FaultShot } from '../judging/fault-shot.ts';
 import { history, info, invoke, ok, type Event } from '../../test/support/test-history.ts';
-import { AIMABLE_LOCKS, holdersOf, holdsOf, pgAimRefusal, rowKey, statementKey } from './advisory-holds.ts';
-import { replyLossPgLock } from './inject.ts';
+import { holdersOf, holdsOf, rowKey, statementKey } from './advisory-holds.ts';
+import { AIMABLE_LOCKS, pgAimRefusal, replyLossPgLock } from './inject.ts';
 
 /** reply-loss-pg-lock on literal data: the advisory keys read from Postgres, and the story its judge tells (1 ms a line). */
 

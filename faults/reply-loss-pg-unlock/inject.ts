@@ -4,15 +4,8 @@ import type { FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import { lockSessionName } from '../../workloads/lock-session-name.ts';
 import { watchRelease } from '../reply-loss/inject.ts';
-import {
-  type Holds,
-  lockRoute,
-  noLockRoute,
-  pgAimRefusal,
-  readHolds,
-  statementKey,
-  waitForDrop,
-} from '../reply-loss-pg-lock/advisory-holds.ts';
+import { type Holds, statementKey } from '../reply-loss-pg-lock/advisory-holds.ts';
+import { lockRoute, noLockRoute, pgAimRefusal, readHolds, waitForDrop } from '../reply-loss-pg-lock/inject.ts';
 import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
 
 /** How long reply-loss-pg-unlock waits for some client to enter its critical section before giving up this turn. */
