@@ -47,6 +47,13 @@ import { judge as replyLossRenewJudge } from './reply-loss-renew/judge.ts';
 import { facts as replyLossCreate } from './reply-loss-create/facts.ts';
 import { judge as replyLossCreateJudge } from './reply-loss-create/judge.ts';
 import { droppedGrant as replyLossCreateGrant } from './reply-loss-create/dropped-grant.ts';
+import { facts as replyLossDelete } from './reply-loss-delete/facts.ts';
+import { judge as replyLossDeleteJudge } from './reply-loss-delete/judge.ts';
+import { facts as replyLossPgLock } from './reply-loss-pg-lock/facts.ts';
+import { judge as replyLossPgLockJudge } from './reply-loss-pg-lock/judge.ts';
+import { droppedGrant as replyLossPgLockGrant } from './reply-loss-pg-lock/dropped-grant.ts';
+import { facts as replyLossPgUnlock } from './reply-loss-pg-unlock/facts.ts';
+import { judge as replyLossPgUnlockJudge } from './reply-loss-pg-unlock/judge.ts';
 import { facts as holdRequest } from './hold-request/facts.ts';
 import { judge as holdRequestJudge } from './hold-request/judge.ts';
 import { facts as oneWay } from './one-way/facts.ts';
@@ -95,6 +102,9 @@ export const FAULT_CATALOGUE = {
   'reply-loss-acquire': { ...replyLossAcquire, judge: replyLossAcquireJudge, droppedGrant: replyLossAcquireGrant },
   'reply-loss-renew': { ...replyLossRenew, judge: replyLossRenewJudge },
   'reply-loss-create': { ...replyLossCreate, judge: replyLossCreateJudge, droppedGrant: replyLossCreateGrant },
+  'reply-loss-delete': { ...replyLossDelete, judge: replyLossDeleteJudge },
+  'reply-loss-pg-lock': { ...replyLossPgLock, judge: replyLossPgLockJudge, droppedGrant: replyLossPgLockGrant },
+  'reply-loss-pg-unlock': { ...replyLossPgUnlock, judge: replyLossPgUnlockJudge },
   'hold-request': { ...holdRequest, judge: holdRequestJudge },
   'one-way': { ...oneWay, judge: oneWayJudge },
   reset: { ...reset, judge: resetJudge },

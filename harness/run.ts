@@ -51,7 +51,8 @@ export async function runTest(
   const built = clientSpecs(config, strategy, cluster, proxies, faultNeeds, servers.clientTarget());
   const specs = plan.clients.specs(built.specs);
   // A fault that holds one client's traffic (delay-write): each client gets proxies of its own, chained before the shared ones.
-  if (faultNeeds.ownClientRoutes) await routeClientsAlone(specs, proxies);
+  if (faultNeeds.ownClientRoutes)
+    await routeClientsAlone(specs, proxies, { lockSessions: faultNeeds.lockSessionRoutes });
   scope.atClose(
     'read the final state, seal the history',
     () => sealHistory(journal, cluster, config.accounts, runDir),

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientSpec } from '../workloads/client-protocol.ts';
-import { clientRoute, clientRoutes, routeClientsAlone } from './client-routes.ts';
+import { LOCK_SESSIONS, clientRoute, clientRoutes, framedRoutes, routeClientsAlone } from './client-routes.ts';
 import { TcpProxy } from './proxy/tcp-proxy.ts';
 import { eventually } from '../test/support/eventually.ts';
 
@@ -111,6 +111,32 @@ describe('routeClientsAlone', () => {
     expect(aim('zk[0]', 'create')).not.toThrow();
     expect(aim('etcd[0]', 'Txn')).toThrow(/started without a protocol/);
     expect(aim('pg', 'pg_advisory_lock')).toThrow(/started without a protocol/);
+  });
+
+  it("gives the lock's Postgres sessions a framed route of their own only when asked, apart from the bank's", async () => {
+    const shared = await TcpProxy.start({ targetPort: await namedServer('pg') });
+    proxies.set('pg', shared);
+    const withUrl = (slot: number) => {
+      const s = spec(slot, { pg: shared.port, redis: 1, etcd: 2, zk: 3 });
+      s.ctx.postgresUrl = `postgres://u:p@127.0.0.1:${shared.port}/bank?application_name=fencepost-lock-client-${slot}`;
+      return s;
+    };
+    const plain = withUrl(0);
+    await routeClientsAlone([plain], proxies);
+    expect(clientRoutes(proxies, 0).has(LOCK_SESSIONS)).toBe(false);
+    expect(new URL(plain.ctx.postgresUrl!).port).toBe(String(shared.port));
+
+    const framed = withUrl(1);
+    await routeClientsAlone([framed], proxies, { lockSessions: true });
+    const route = clientRoutes(proxies, 1).get(LOCK_SESSIONS)!;
+    const url = new URL(framed.ctx.postgresUrl!);
+    expect(url.port).toBe(String(route.port));
+    expect(url.searchParams.get('application_name')).toBe('fencepost-lock-client-1');
+    expect(framed.pg.port).toBe(clientRoutes(proxies, 1).get('pg')!.port);
+    expect(() => route.dropNextReply({ command: 'pg_advisory_unlock', then: 'keep-open' })).not.toThrow();
+    expect(await greeting(route.port)).toBe('pg');
+    // hold-request names its requests by RESP or ZooKeeper's packets: the lock-session route is not among them.
+    expect([...framedRoutes(proxies, 1).keys()]).toEqual([]);
   });
 
   it("holding one client's route holds only what that client sends", async () => {

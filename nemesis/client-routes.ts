@@ -16,6 +16,14 @@ import { TcpProxy } from './proxy/tcp-proxy.ts';
 
 const SEPARATOR = '→';
 
+/**
+ * The route name of a client's own proxy for its lock's Postgres sessions (LockContext.postgresUrl: advisory-lock's
+ * session per acquire), apart from its bank connection's `pg` route: framed as Postgres so a fault can aim at one
+ * statement (`pg_advisory_unlock`), while the bank's reads and writes pass unparsed and a hold of the `pg` route
+ * (delay-write) holds what it always held. Started only for a fault that asks for it (FaultNeeds.lockSessionRoutes).
+ */
+export const LOCK_SESSIONS = 'pg-lock';
+
 /** Key, in the run's proxy map, of client `slot`'s own proxy in front of the shared proxy `upstream` (`pg`, `etcd[1]`…). */
 export function clientRoute(slot: number, upstream: string): string {
   return `client-${slot}${SEPARATOR}${upstream}`;
@@ -37,12 +45,17 @@ export function clientRoutes(proxies: ReadonlyMap<string, TcpProxy>, slot: numbe
  */
 function routeProtocol(upstream: string): ProxyProtocol | undefined {
   if (upstream.startsWith('redis')) return 'resp';
+  if (upstream === LOCK_SESSIONS) return 'postgres';
   return upstream.startsWith('zk[') ? 'zookeeper' : undefined;
 }
 
-/** Client `slot`'s own proxies that frame their protocol (Redis, ZooKeeper): those a per-request fault can aim at. */
+/**
+ * Client `slot`'s own proxies that frame Redis or ZooKeeper: those hold-request aims at. (A lock-session route is
+ * framed too, for the Postgres reply-loss faults alone.)
+ */
 export function framedRoutes(proxies: ReadonlyMap<string, TcpProxy>, slot: number): Map<string, TcpProxy> {
-  return new Map([...clientRoutes(proxies, slot)].filter(([upstream]) => routeProtocol(upstream) !== undefined));
+  const named = (upstream: string) => ['resp', 'zookeeper'].includes(routeProtocol(upstream) ?? '');
+  return new Map([...clientRoutes(proxies, slot)].filter(([upstream]) => named(upstream)));
 }
 
 /**
@@ -50,22 +63,32 @@ export function framedRoutes(proxies: ReadonlyMap<string, TcpProxy>, slot: numbe
  * ctx.dynamodb) at them. Each new proxy goes into `proxies`, so the nemesis's final sweep heals it and the run closes
  * it with the others. An endpoint that is not one of `proxies` (it can't be, today) is left as it is, direct.
  */
-export async function routeClientsAlone(specs: ClientSpec[], proxies: Map<string, TcpProxy>): Promise<void> {
+export async function routeClientsAlone(
+  specs: ClientSpec[],
+  proxies: Map<string, TcpProxy>,
+  options: { lockSessions?: boolean } = {},
+): Promise<void> {
   const sharedByPort = new Map<number, string>();
   for (const [name, proxy] of proxies) sharedByPort.set(proxy.port, name);
   for (const spec of specs) {
-    const own = async (port: number): Promise<number> => {
+    /** The port of the client's own proxy in front of the shared one on `port`, named `as` (its upstream's name). */
+    const own = async (port: number, as?: string): Promise<number> => {
       const upstream = sharedByPort.get(port);
       if (upstream === undefined) return port;
-      const key = clientRoute(spec.slot, upstream);
+      const key = clientRoute(spec.slot, as ?? upstream);
       let proxy = proxies.get(key);
       if (!proxy) {
-        proxy = await TcpProxy.start({ targetPort: port, protocol: routeProtocol(upstream) });
+        proxy = await TcpProxy.start({ targetPort: port, protocol: routeProtocol(as ?? upstream) });
         proxies.set(key, proxy);
       }
       return proxy.port;
     };
     if (spec.pg.port !== undefined) spec.pg = { ...spec.pg, port: await own(spec.pg.port) };
+    if (options.lockSessions && spec.ctx.postgresUrl) {
+      const u = new URL(spec.ctx.postgresUrl);
+      u.port = String(await own(Number(u.port), LOCK_SESSIONS));
+      spec.ctx.postgresUrl = u.toString();
+    }
     const ctx = spec.ctx;
     ctx.redis = await Promise.all(ctx.redis.map(async (e) => ({ ...e, port: await own(e.port) })));
     ctx.etcd = await Promise.all(

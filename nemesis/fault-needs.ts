@@ -10,6 +10,11 @@ export interface FaultNeeds {
   /** Each client reaches its servers through proxies of its own, chained before the shared ones. */
   readonly ownClientRoutes?: true;
   /**
+   * With ownClientRoutes: the lock's own Postgres sessions (LockContext.postgresUrl) get a route of their own too,
+   * framed as Postgres (nemesis/client-routes.ts LOCK_SESSIONS), so the fault can aim at one of their statements.
+   */
+  readonly lockSessionRoutes?: true;
+  /**
    * Clients reach the servers through the harness's TCP proxies (the fault cuts, slows, holds or re-points
    * connections there). When no fault of a run needs them, clients connect to the servers' ports directly, and
    * the latencies a run records carry no proxy hop.

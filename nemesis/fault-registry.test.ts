@@ -51,6 +51,9 @@ describe('the fault registry', () => {
       'reply-loss-acquire',
       'reply-loss-renew',
       'reply-loss-create',
+      'reply-loss-delete',
+      'reply-loss-pg-lock',
+      'reply-loss-pg-unlock',
       'hold-request',
       'one-way',
       'reset',
@@ -80,6 +83,13 @@ describe('what a run needs', () => {
   it('asks for the pair and the routes only when their fault is in the run', () => {
     expect(runNeeds(['failover', 'pause-holder'])).toMatchObject({ failoverPair: true, ownClientRoutes: false });
     expect(runNeeds(['delay-write'])).toMatchObject({ failoverPair: false, ownClientRoutes: true, clockShim: false });
+    // The lock's own Postgres sessions get a framed route only for the faults that aim at their statements.
+    expect(FAULT_NAMES.filter((f) => EXECUTORS[f].needs.lockSessionRoutes)).toEqual([
+      'reply-loss-pg-lock',
+      'reply-loss-pg-unlock',
+    ]);
+    expect(runNeeds(['delay-write']).lockSessionRoutes).toBe(false);
+    expect(runNeeds(['reply-loss-pg-unlock'])).toMatchObject({ ownClientRoutes: true, lockSessionRoutes: true });
   });
 
   it("puts the proxies in the clients' path only for the faults that act there", () => {
@@ -93,6 +103,9 @@ describe('what a run needs', () => {
       'reply-loss',
       'reply-loss-acquire',
       'reply-loss-create',
+      'reply-loss-delete',
+      'reply-loss-pg-lock',
+      'reply-loss-pg-unlock',
       'reply-loss-renew',
       'reset',
     ]);
@@ -130,6 +143,9 @@ describe('what a run needs', () => {
       'reply-loss',
       'reply-loss-acquire',
       'reply-loss-create',
+      'reply-loss-delete',
+      'reply-loss-pg-lock',
+      'reply-loss-pg-unlock',
       'reply-loss-renew',
       'reset',
       'restart-empty',

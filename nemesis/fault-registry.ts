@@ -37,6 +37,8 @@ export interface RunNeeds {
   clockShim: boolean;
   failoverPair: boolean;
   ownClientRoutes: boolean;
+  /** The lock's Postgres sessions get framed routes of their own (fault-needs.ts). */
+  lockSessionRoutes: boolean;
   clientProxies: boolean;
   /** Every server in a cgroup of its own and the run's nftables table (server↔server partitions). */
   serverNet: boolean;
@@ -54,6 +56,7 @@ export function runNeeds(faults: readonly FaultName[]): RunNeeds {
     clockShim: faults.some((f) => FAULT_CATALOGUE[f].movesClocks),
     failoverPair: needs.some((n) => n.failoverPair === true),
     ownClientRoutes: needs.some((n) => n.ownClientRoutes === true),
+    lockSessionRoutes: needs.some((n) => n.lockSessionRoutes === true),
     clientProxies: needs.some((n) => n.clientProxies === true),
     serverNet: needs.some((n) => n.serverNet === true),
     liveOps: needs.some((n) => n.liveOps === true),

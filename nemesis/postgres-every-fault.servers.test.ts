@@ -19,7 +19,7 @@ describe('--lock=postgres under every fault', () => {
       'restart-empty',
       'leader-churn',
       // clock-rate runs the server's clock, which this lock's version column never reads; the reply-loss faults aim at
-      // Redis commands or a ZooKeeper create.
+      // Redis commands, a ZooKeeper create or delete, or an advisory lock's statements — and this lock takes none.
       'clock-rate',
       // clock-rate-client's story is a slowed holder outrunning its lease, clock-rate-waiters' a fast waiter ending it
       // early: this lock's is its version column, no lease.
@@ -30,6 +30,9 @@ describe('--lock=postgres under every fault', () => {
       'reply-loss-acquire',
       'reply-loss-renew',
       'reply-loss-create',
+      'reply-loss-delete',
+      'reply-loss-pg-lock',
+      'reply-loss-pg-unlock',
       // hold-request names a request by its framing: RESP or ZooKeeper's packets, not Postgres's protocol yet.
       'hold-request',
       // one-way reads its hit as a renewal on Redis; reset resets Redis connections (a Postgres reset would end the

@@ -67,9 +67,13 @@ export function lostReplyLines(r: Checked<LostRepliesResult>): string[] {
   const spans = expected.map((o) => o.durationMs);
   const [lo, hi] = [fmtSpan(Math.min(...spans)), fmtSpan(Math.max(...spans))];
   const range = lo === hi ? lo : `${lo} to ${hi}`;
+  // A lock with no lease (a session advisory lock) has no TTL in its yardstick: its clients' retry budget alone.
+  const yardstick = expected.every((o) => o.noLease !== undefined)
+    ? "their clients' retry budget (no lease: no TTL)"
+    : "the TTL plus their clients' retry budget";
   return [
     ...defects,
     expected[0].text,
-    `${expected.length - 1} more orphaned lock${expected.length > 2 ? 's' : ''} like it (${range} each, all ${expected.length} within the TTL plus their clients' retry budget; the report lists every one)`,
+    `${expected.length - 1} more orphaned lock${expected.length > 2 ? 's' : ''} like it (${range} each, all ${expected.length} within ${yardstick}; the report lists every one)`,
   ];
 }

@@ -13,6 +13,10 @@ import { nextGrant, type DroppedGrant } from './dropped-grants.ts';
  * outlives the TTL plus the client's own retry budget — how long its acquire went on after the drop, during which a
  * resent request could still take the key again — plus a grant's grace (the waiters' poll, a round trip) is a
  * finding: a key that never expires, a session the client keeps alive with nothing of its own on it.
+ *
+ * A lock with no lease (a session advisory lock: the grant's `noLease`) has no TTL to measure against: the server
+ * keeps it as long as the session, which ends only when its connection does. Its orphan is judged against the
+ * client's retry budget alone, and its text says that no TTL bounds it.
  */
 export interface OrphanedLock {
   /** The fault whose shot dropped the grant's reply. */
@@ -36,6 +40,8 @@ export interface OrphanedLock {
   neverExpires: boolean;
   /** Past TTL + budget + grace (or never expiring, held to the end): a finding, not a lease's expected cost. */
   beyond: boolean;
+  /** Why the lock has no TTL (the grant's `noLease`); absent for a lease lock. */
+  noLease?: string;
   text: string;
 }
 
@@ -62,12 +68,14 @@ export function orphanedLocks(
         : ttlEnd !== null && ttlEnd <= endNs
           ? [ttlEnd, 'ttl' as const]
           : [endNs, 'run-end' as const];
-    const ttlMs = g.ttlMs ?? runTtlMs;
+    const ttlMs = g.noLease !== undefined ? null : (g.ttlMs ?? runTtlMs);
     const budgetMs = ms(Math.max(0, (g.completion?.time ?? endNs) - g.droppedAt));
     const durationMs = ms(toNs - g.droppedAt);
     const neverExpires = g.pttlMs === -1;
     const beyond =
-      ttlMs !== null && ((neverExpires && endedBy === 'run-end') || durationMs > ttlMs + budgetMs + graceMs(ttlMs));
+      g.noLease !== undefined
+        ? endedBy === 'run-end' || durationMs > budgetMs + graceMs(runTtlMs ?? 0)
+        : ttlMs !== null && ((neverExpires && endedBy === 'run-end') || durationMs > ttlMs + budgetMs + graceMs(ttlMs));
     const o: OrphanedLock = {
       f: g.f,
       shot: g.shot,
@@ -83,6 +91,7 @@ export function orphanedLocks(
       budgetMs,
       neverExpires,
       beyond,
+      ...(g.noLease !== undefined ? { noLease: g.noLease } : {}),
       text: '',
     };
     o.text = orphanText(o, g);
@@ -92,7 +101,8 @@ export function orphanedLocks(
 }
 
 function orphanText(o: OrphanedLock, g: DroppedGrant): string {
-  const ttl = o.ttlMs === null ? 'no TTL known' : `TTL ${fmtSpan(o.ttlMs)}`;
+  const ttl =
+    o.noLease !== undefined ? `no lease (${o.noLease})` : o.ttlMs === null ? 'no TTL known' : `TTL ${fmtSpan(o.ttlMs)}`;
   const how = g.completion ? `ended ${g.completion.type}` : 'never ended';
   const cause = `p${o.process}'s acquire #${o.acquireIndex} was granted (${g.held} on the server) but its reply was lost (${o.f} #${o.shot}) and it ${how}`;
   const until =
@@ -102,6 +112,10 @@ function orphanText(o: OrphanedLock, g: DroppedGrant): string {
         ? 'until its TTL ran out'
         : `to the end of the run${o.neverExpires ? ' (its PTTL read -1: it never expires)' : ''}`;
   const head = `orphaned lock on account ${o.account} for ${fmtSpan(o.durationMs)}, ${ttl}: ${cause}; the server kept it ${until}`;
+  if (o.noLease !== undefined)
+    return o.beyond
+      ? `${head} — past p${o.process}'s retry budget (${fmtSpan(o.budgetMs)}), and no TTL ends it: the session kept the lock after the client had given up`
+      : `${head} — within p${o.process}'s retry budget (${fmtSpan(o.budgetMs)}): the session ended with its connection, and nothing else would have ended it (no TTL; over a dead path TCP's own timeouts decide)`;
   if (o.ttlMs === null) return head;
   return o.beyond
     ? `${head} — past the TTL plus p${o.process}'s retry budget (${fmtSpan(o.budgetMs)}): a lock no client holds that the server does not let go`

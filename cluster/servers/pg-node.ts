@@ -305,6 +305,24 @@ export class PgNode extends ServerNode {
     }
   }
 
+  /**
+   * The advisory locks granted to the sessions named `applicationName` (a client's lock sessions), one row per lock
+   * and one with nulls for a session that holds none (it is open): pg_locks' key columns as Postgres prints them
+   * (classid and objid are oids: unsigned). Over the kept superuser session, so a fault reads within a round trip.
+   */
+  async advisoryLocksOf(applicationName: string): Promise<AdvisoryLockRow[]> {
+    this.warmAdmin();
+    const c = await this.admin!;
+    const r = await c.query(
+      `SELECT a.pid, l.classid::text AS classid, l.objid::text AS objid, l.objsubid
+         FROM pg_stat_activity a
+         LEFT JOIN pg_locks l ON l.pid = a.pid AND l.locktype = 'advisory' AND l.granted
+        WHERE a.application_name = $1`,
+      [applicationName],
+    );
+    return r.rows as AdvisoryLockRow[];
+  }
+
   protected async probe(): Promise<void> {
     await this.query('SELECT 1');
   }
@@ -312,4 +330,12 @@ export class PgNode extends ServerNode {
   async version(): Promise<string> {
     return String((await this.query('SHOW server_version')).rows[0].server_version).split(' ')[0];
   }
+}
+
+/** One row of PgNode.advisoryLocksOf: a backend, and one advisory lock granted to it (nulls: it holds none). */
+export interface AdvisoryLockRow {
+  pid: number;
+  classid: string | null;
+  objid: string | null;
+  objsubid: number | null;
 }

@@ -23,6 +23,11 @@ export interface DroppedGrant {
   ttlMs: number | null;
   /** The key's PTTL read right after the drop (ms; -1: it never expires); null: not read. */
   pttlMs: number | null;
+  /**
+   * Why the lock has no TTL at all (its row's `noLease`: a session advisory lock): the orphan is then measured
+   * against the client's own retry budget alone, never the run's --ttl.
+   */
+  noLease?: string;
   /** The acquire in progress at the drop, and how it ended (null: it never did before the history ended). */
   acquire: Op;
   completion: Op | null;

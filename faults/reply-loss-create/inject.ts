@@ -1,8 +1,6 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { ZkNode } from '../../cluster/servers/zk-node.ts';
-import { runTiming } from '../../common/run-timing.ts';
 import type { EndParams } from '../evidence.ts';
-import { ZkSession } from '../../locks/zookeeper/zk-session.ts';
 import { clientRoutes } from '../../nemesis/client-routes.ts';
 import { aimedClient, type FaultContext, type FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
@@ -10,6 +8,8 @@ import { lockServers } from '../../nemesis/lock-servers.ts';
 import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
 import { watchFor } from '../../nemesis/story-watch.ts';
 import { ownChildren, type Owners } from './own-children.ts';
+import { ZkSession } from '../../locks/zookeeper/zk-session.ts';
+import { runTiming } from '../../common/run-timing.ts';
 
 /** The request aimed at: ZooKeeper's create (zookeeper-framing.ts names it), which makes the recipe's lock node. */
 const CREATE = 'create';
@@ -61,7 +61,7 @@ export const replyLossCreate: FaultExecutor<'reply-loss-create'> = {
     );
     for (const r of routes) r.proxy.dropNextReply({ command: CREATE, then: 'reset' });
     // Opened while the aim waits, so the read right after the drop costs one round trip, not a session's setup.
-    const readers = new Readers(ctx);
+    const readers = new ZkReaders(ctx);
     for (const r of routes) void readers.on(r.node);
     const outcome: Outcome = { droppedOn: [], after: {} };
     // Ended by the heal too: a heal a script orders right after the acquire waits for the reads, never races them.
@@ -138,7 +138,7 @@ async function firstDrop(dropped: () => ZkRoute[], signal: AbortSignal): Promise
  * (the lock directories' ACL names it). A session on the server that made the node reads what that server applied
  * before it answered the create: another server may not have applied it yet.
  */
-class Readers {
+export class ZkReaders {
   private readonly sessions = new Map<ZkNode, Promise<ZkSession>>();
 
   constructor(private readonly ctx: Pick<FaultContext, 'config'>) {}

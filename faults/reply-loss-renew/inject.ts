@@ -1,5 +1,7 @@
 import type { EndParams } from '../evidence.ts';
 import type { FaultExecutor } from '../../nemesis/fault.ts';
+import { LOCK_ROWS } from '../../locks/registry.ts';
+import type { LockRow } from '../../locks/lock-row.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
 import {
   renewalStoryOptions,
@@ -30,10 +32,15 @@ const RENEW_COMMAND = 'PEXPIRE';
 /** What the renewal it aims at would have been: the start of its refusal when there is none. */
 const RENEWAL_STORY = 'it aims at a renewal';
 
+const redisRenewRefusal = redisAimRefusal(
+  'reply-loss-renew',
+  'a renewal by its Redis command (a script that extends: PEXPIRE)',
+);
+
 export const replyLossRenew: FaultExecutor<'reply-loss-renew'> = {
   name: 'reply-loss-renew',
   needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, shotMs: pastTheLease },
-  refusal: redisAimRefusal('reply-loss-renew', 'a renewal by its Redis command (a script that extends: PEXPIRE)'),
+  refusal: (servers, lock) => noRenewRequest(servers, lock) ?? redisRenewRefusal(servers, lock),
   optionRefusal: (config) => renewalStoryOptions(config, RENEWAL_STORY),
   unavailable: (env) =>
     replyLossRenew.refusal(env.servers, env.config.lock) ?? renewalStoryUnavailable(env, RENEWAL_STORY),
@@ -135,4 +142,24 @@ function endParams(s: { process: number; account: number }, o: Outcome): EndPara
 function healNote(process: number, o: Outcome): string {
   if (!o.droppedOn.length) return `p${process}'s renewal reply was never dropped (no renewal seen while armed)`;
   return `p${process}'s renewal reply was dropped on ${o.droppedOn.join(', ')}`;
+}
+
+/**
+ * Why a lock on ZooKeeper or in Postgres has no renewal's reply to drop (issue 46's renew aims there), or null.
+ *
+ * ZooKeeper: its locks are ephemeral nodes that live as long as the client's session, and the session is kept by the
+ * client library's pings, not by a request of the lock's. Dropping a ping's reply would be a shot with no evidence to
+ * read: the server refreshes a session on any packet and shows no session's expiry to anyone outside it, so
+ * "committed" could not be proven, and the client only sees a connection it times out and replaces.
+ *
+ * Postgres: no lock there renews — ShedLock's lease row (sql-lease, sql-lease-dbtime) is taken for one lockAtMostFor
+ * and never extended, the advisory locks have no lease at all, and --lock=postgres takes no lock.
+ */
+export function noRenewRequest(servers: { zk: number }, lock: string): string | null {
+  if (servers.zk)
+    return `--lock=${lock} renews nothing by a request of its own: its lock node lives as long as its ZooKeeper session, which the client's pings keep, and the server shows no session's expiry a dropped ping's reply could be proven by`;
+  const row = (LOCK_ROWS as Record<string, LockRow | undefined>)[lock];
+  if (row?.place.store === 'Postgres')
+    return `--lock=${lock} keeps its lock in Postgres, where no lock renews: sql-lease and sql-lease-dbtime take their lease row for one TTL and never extend it, the advisory locks have no lease, and --lock=postgres takes no lock`;
+  return null;
 }

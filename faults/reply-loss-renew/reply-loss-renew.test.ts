@@ -90,3 +90,22 @@ describe('reply-loss-renew: when it can act', () => {
     expect(replyLossRenew.refusal({ redis: 0, etcd: 3, zk: 0 }, 'etcd')).toBe('--lock=etcd uses no Redis node');
   });
 });
+
+describe('reply-loss-renew on ZooKeeper and Postgres: no renew request to aim at, refused with the reason', () => {
+  const none = { redis: 0, etcd: 0, zk: 0 };
+  it('ZooKeeper: the lock node lives with the session, which pings keep; no server evidence could prove a dropped ping', () => {
+    for (const lock of ['zookeeper', 'curator', 'kazoo'])
+      expect(replyLossRenew.refusal({ ...none, zk: 3 }, lock)).toBe(
+        `--lock=${lock} renews nothing by a request of its own: its lock node lives as long as its ZooKeeper session, which the client's pings keep, and the server shows no session's expiry a dropped ping's reply could be proven by`,
+      );
+  });
+
+  it('Postgres: no lock there renews (the lease rows are taken for one TTL, the advisory locks have no lease)', () => {
+    for (const lock of ['sql-lease', 'sql-lease-dbtime', 'advisory-lock', 'postgres'])
+      expect(replyLossRenew.refusal(none, lock)).toMatch(
+        new RegExp(
+          `^--lock=${lock} keeps its lock in Postgres, where no lock renews: sql-lease and sql-lease-dbtime take their lease row for one TTL and never extend it`,
+        ),
+      );
+  });
+});

@@ -198,7 +198,7 @@ export async function waitForDrops(routes: Route[], signal: AbortSignal): Promis
 }
 
 /** The holder's next release: its invoke's time stamp, and a promise settled once it completed. */
-function watchRelease(journal: FaultContext['journal'], holder: number) {
+export function watchRelease(journal: FaultContext['journal'], holder: number) {
   let invokeTime: number | undefined;
   const watch = watchFor(journal, (op) => {
     if (op.process !== holder || op.f !== 'release') return false;

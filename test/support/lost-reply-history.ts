@@ -80,3 +80,32 @@ export function createReplyLost(
     }),
   ];
 }
+
+/**
+ * A reply-loss-pg-lock shot on p's pg_advisory_lock: armed at `t0`, the reply dropped at `droppedAt`, healed at `t1`;
+ * committed by default (backend 4242 of p's lock session held the key right after the drop). The lock has no lease.
+ */
+export function pgLockReplyLost(
+  p: number,
+  t: { t0: number; droppedAt: number; t1: number },
+  end: Record<string, unknown> = {},
+): Event[] {
+  const session = `fencepost-lock-client-${p}`;
+  return [
+    nemesis(t.t0, 'reply-loss-pg-lock', 'start', {
+      slot: p,
+      process: p,
+      session,
+      noLease: 'a session advisory lock lasts as long as its Postgres session',
+    }),
+    nemesis(t.t1, 'reply-loss-pg-lock', 'end', {
+      process: p,
+      droppedOn: ['pg'],
+      statement: 'SELECT pg_advisory_lock(-1409283, 77)',
+      key: '-1409283,77',
+      after: { '4242': '-1409283,77' },
+      droppedAt: t.droppedAt * 1e6,
+      ...end,
+    }),
+  ];
+}
