@@ -126,6 +126,21 @@ describe('a scenario may expect a lost-replies finding, or nothing', () => {
     expect(judge(results({}, true), followed, 'clean')).toMatchObject({ reproduced: false, differently: true });
   });
 
+  it('"clean" counts only when the faults the script strikes hit: a drop that never came shows no recovery', () => {
+    const read = readExpect('clean');
+    if ('problem' in read) throw new Error(read.problem);
+    const withFault = { clients: ['A', 'B'], faults: ['reply-loss-create'] };
+    const hit = { ...results({}), faultHits: { 'reply-loss-create': { fired: 1, hit: 1, shots: [] } } } as RunResults;
+    const missed = {
+      ...results({}),
+      faultHits: { 'reply-loss-create': { fired: 1, hit: 0, shots: [] } },
+    } as RunResults;
+    expect(judgeRun('r', hit, followed, undefined, { expect: read.expect, scenario: withFault }).reproduced).toBe(true);
+    const run = judgeRun('r', missed, followed, undefined, { expect: read.expect, scenario: withFault });
+    expect(run).toMatchObject({ reproduced: false, differently: false });
+    expect(run.line).toBe('VALID: nothing found, but reply-loss-create never hit: no evidence of a recovery');
+  });
+
   it("a signature's replay leaves the findings aside, as before", () => {
     const sig = { checker: 'lost-updates', anomaly: 'lost-update', story: null };
     const run = judge(results({ orphans: [{ text: ORPHAN }] }), followed, sig);

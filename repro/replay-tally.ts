@@ -50,7 +50,7 @@ export interface ReplayRun {
 /** A replayed run's folder, judged: followed or not, its failure's signature, whether it is the one expected. */
 export function judgeReplayRun(
   runDir: string,
-  input: { expect: ReplayExpect | null; scenario: { clients: string[] } },
+  input: { expect: ReplayExpect | null; scenario: { clients: string[]; faults?: readonly string[] } },
 ): ReplayRun {
   const results = readResults(runDir) as RunResults;
   const test = readTestRaw(runDir) as { scenario?: ScenarioRecord } | undefined;
@@ -69,12 +69,15 @@ export function judgeRun(
   results: RunResults,
   record: ScenarioRecord | undefined,
   holders: ShotIndex | undefined,
-  input: { expect: ReplayExpect | null; scenario: { clients: string[] } },
+  input: { expect: ReplayExpect | null; scenario: { clients: string[]; faults?: readonly string[] } },
 ): ReplayRun {
   const followed = record?.followed === true;
   const signature = results.checkers ? failureSignature(results, holders) : null;
   const shows = { signature, findings: lostReplyFindings(results) };
-  const reproduced = followed && meetsExpect(input.expect, shows);
+  // A clean run is evidence only when the faults it scripts struck: a drop that never came shows no recovery.
+  const missed =
+    input.expect === CLEAN ? (input.scenario.faults ?? []).filter((f) => !(results.faultHits?.[f]?.hit > 0)) : [];
+  const reproduced = followed && meetsExpect(input.expect, shows) && !missed.length;
   const differently = followed && !reproduced && showsAnything(input.expect, shows);
   const clients = input.scenario.clients;
   const processes = [
@@ -102,7 +105,9 @@ export function judgeRun(
     said,
     staleWritesRejected: results.staleWritesRejected ?? 0,
     description,
-    line: runLine(results, { followed, reproduced, differently, diverged, description, said }, input.expect, shows),
+    line: missed.length
+      ? `${verdictWord(results.valid)}: nothing found, but ${missed.join(', ')} never hit: no evidence of a recovery`
+      : runLine(results, { followed, reproduced, differently, diverged, description, said }, input.expect, shows),
   };
 }
 

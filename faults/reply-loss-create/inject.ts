@@ -11,10 +11,14 @@ import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
 import { watchFor } from '../../nemesis/story-watch.ts';
 import { ownChildren, type Owners } from './own-children.ts';
 
-/** The request aimed at: ZooKeeper's create (zookeeper-framing.ts names it), which makes the recipe's lock node. */
-const CREATE = 'create';
-/** The locks whose acquire is such a create, with a per-client prefix to find its node by (their own recipes). */
-export const AIMABLE_LOCKS = ['zookeeper'];
+/**
+ * The locks whose acquire is a create with a per-client prefix to find its node by, each with the request that makes
+ * its lock node (zookeeper-framing.ts names them): fencepost's recipe sends `create`; Curator's InterProcessMutex
+ * (ZooKeeper 3.8's client, `create(path, data, acl, mode, stat, ttl)`) sends `create2`, its node named
+ * `_c_<guid>-lock-` by its protection mode — the parents it makes are `createContainer`, never aimed at.
+ */
+export const CREATE_OF: Readonly<Record<string, string>> = { zookeeper: 'create', curator: 'create2' };
+export const AIMABLE_LOCKS = Object.keys(CREATE_OF);
 /** How often the wait for the drop looks at the proxies' records of dropped replies. */
 const DROP_POLL_MS = 2;
 
@@ -59,7 +63,7 @@ export const replyLossCreate: FaultExecutor<'reply-loss-create'> = {
       journal,
       (op) => op.process === client.process && op.f === 'acquire' && op.type !== 'invoke' && dropped().length > 0,
     );
-    for (const r of routes) r.proxy.dropNextReply({ command: CREATE, then: 'reset' });
+    for (const r of routes) r.proxy.dropNextReply({ command: CREATE_OF[config.lock], then: 'reset' });
     // Opened while the aim waits, so the read right after the drop costs one round trip, not a session's setup.
     const readers = new Readers(ctx);
     for (const r of routes) void readers.on(r.node);
