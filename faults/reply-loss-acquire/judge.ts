@@ -42,6 +42,11 @@ export const judge: Judge<'reply-loss-acquire'> = (shot) => {
       const acquire = inProgressAt(shot.byProcess.get(holder) ?? [], 'acquire', at, shot.history);
       if (!acquire) return missing(`no acquire of ${who} was in progress at the drop`);
       const completion = shot.history.completionOf(acquire);
+      const resent = e?.newConnectionsBeforeAnswer ?? 0;
+      if (completion?.type === 'ok' && resent > 0)
+        return done(
+          `${who}'s acquire #${acquire.index} ended ok only on a resend, over ${resent} new connection${resent > 1 ? 's' : ''} opened after the drop: the dropped reply itself was never heard`,
+        );
       if (completion?.type === 'ok')
         return missing(`${who}'s acquire #${completion.index} completed ok: the client heard an answer`);
       const how = completion ? `${completion.type}${completion.error ? ` (${completion.error})` : ''}` : 'no answer';
