@@ -1,6 +1,7 @@
 import type { RequirementSpec } from '../cluster/requirement.ts';
 import type { LockBench } from './lock-bench.ts';
 import type { MarginCell } from './margin-cell.ts';
+import type { LostReplyCell } from './lost-reply-cell.ts';
 import type { ClockAssumption } from './clock-assumption.ts';
 import type { OracleCell, OracleColumnId, RemedyScenarioId } from './oracle-cell.ts';
 
@@ -56,6 +57,11 @@ export interface LockRow {
    * renewal or validity arithmetic breaks, each with its prediction. Absent: none is measured for it.
    */
   readonly margins?: readonly MarginCell[];
+  /**
+   * What its lock does when the reply to its acquire is lost after the server acted (locks/lost-reply-cell.ts): a
+   * scenario each, with its prediction. Absent: none is measured for it.
+   */
+  readonly lostReplies?: readonly LostReplyCell[];
   /** An npm library's words in docs/findings.md. */
   readonly findings?: LibraryFindings;
   /**

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { onPath } from '../../cluster/requirement.ts';
 import type { LockRow } from '../lock-row.ts';
 import { CURATOR_MARGINS } from './margins.ts';
+import { CURATOR_LOST_REPLIES } from './lost-replies.ts';
 import { zookeeperLike } from '../common-cells.ts';
 import { tokenLock } from '../common-remedy-cells.ts';
 
@@ -22,5 +23,6 @@ export default {
   faults: zookeeperLike(),
   remedies: tokenLock(),
   margins: CURATOR_MARGINS,
+  lostReplies: CURATOR_LOST_REPLIES,
   nightly: 'every-cell',
 } as const satisfies LockRow;
