@@ -30,6 +30,7 @@ import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { knownBugCells, knownBugsDir, readKnownBugs } from './known-bugs.ts';
+import { lostReplyCells } from './lost-reply-cells.ts';
 import { removeUnpacked } from '../repro/replay-input.ts';
 
 /**
@@ -128,6 +129,17 @@ export async function nightlyCommand(
       log,
     })),
   );
+  // The rows' lost-reply cells of the night's turn: the oracle's, so not on --cells=expectations; the first shard's.
+  if (config.cells === 'all' && (config.shard?.index ?? 1) === 1)
+    cells.push(
+      ...(await lostReplyCells(turn, {
+        resultsDir: config.resultsDir,
+        seed: matrix.seed,
+        firstIndex: plan.length + bugs.length,
+        shutdown,
+        log,
+      })),
+    );
   await unpacked.run();
 
   const result: NightlyResult = {
