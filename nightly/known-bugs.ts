@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { expectedSignature } from '../repro/replay-expect.ts';
+import { expectedSignature } from '../scenario/scenario-expect.ts';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
 import { verdictWord } from '../checkers/verdict.ts';

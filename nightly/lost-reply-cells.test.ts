@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readScenarioFile } from '../scenario/scenario-file.ts';
+import { readExpect } from '../scenario/scenario-expect.ts';
 import type { ReplayRun } from '../repro/replay-tally.ts';
 import { LIBRARY_TURNS } from './nightly-library-sample.ts';
 import { LOST_REPLY_CELLS, lostReplyCellsOf, lostReplyNightCell, lostReplyScenarioFile } from './lost-reply-cells.ts';
@@ -37,6 +38,7 @@ describe("the rows' lost-reply cells", () => {
       // The scenario written for a row says what that row predicts: replay of the file counts the same.
       if (read.scenario.lock === lock) expect(read.scenario.expect, cell.scenario).toEqual(cell.expect);
       expect(cell.why.length, cell.id).toBeGreaterThan(100);
+      expect(readExpect(cell.expect), cell.id).toEqual({ expect: cell.expect });
     }
   });
 

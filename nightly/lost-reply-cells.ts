@@ -5,7 +5,7 @@ import type { LostReplyCell } from '../locks/lost-reply-cell.ts';
 import type { LockRow } from '../locks/lock-row.ts';
 import { LOCK_ROWS } from '../locks/registry.ts';
 import { replay, replayOptionsOf } from '../repro/replay-command.ts';
-import { describeExpect } from '../repro/replay-expect.ts';
+import { describeExpect } from '../scenario/scenario-expect.ts';
 import { replayInput } from '../repro/replay-input.ts';
 import type { ReplayRun } from '../repro/replay-tally.ts';
 import { rateText, wilson } from '../repro/wilson.ts';

@@ -14,7 +14,7 @@ import { runScenario } from '../scenario/scenario-command.ts';
 import { REPLAY_OPTIONS, REPLAY_RUNS } from '../harness/reproduce-options.ts';
 import { runLogFile, writeJson } from '../store/run-dir.ts';
 import { runTimestamp } from '../store/results-store.ts';
-import { describeExpect } from './replay-expect.ts';
+import { describeExpect } from '../scenario/scenario-expect.ts';
 import { judgeReplayRun, replaySummary, type ReplayRun } from './replay-tally.ts';
 import { removeUnpacked, replayInput, type ReplayInput } from './replay-input.ts';
 import { untrustedCode } from './bundle-code.ts';

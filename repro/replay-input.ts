@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
 import { userPath } from '../common/user-path.ts';
-import type { ReplayExpect } from './replay-expect.ts';
+import type { ReplayExpect } from '../scenario/scenario-expect.ts';
 import { readScenarioFile, type Scenario } from '../scenario/scenario-file.ts';
 import { badScenario } from '../scenario/scenario-config.ts';
 import { BUNDLE_FILES, readBundle } from './bundle-format.ts';

@@ -22,7 +22,7 @@ import {
   type LostReplyAnomaly,
   type ReplayExpect,
   type RunShows,
-} from './replay-expect.ts';
+} from '../scenario/scenario-expect.ts';
 import { rateText, wilson, type RateInterval } from './wilson.ts';
 
 /** One replayed run, as the tally counts it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lostReplyFindings } from '../repro/replay-expect.ts';
+import { lostReplyFindings } from './scenario-expect.ts';
 import { scriptedRun } from '../test/support/scripted-run.ts';
 
 /**

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
-import { readExpect, type ReplayExpect } from '../repro/replay-expect.ts';
+import { readExpect, type ReplayExpect } from './scenario-expect.ts';
 import { CLIENT_NAME, parseStep, type ScenarioStep } from './scenario-steps.ts';
 import { scriptProblems } from './script-order.ts';
 import { SCENARIO_OPTIONS } from '../harness/reproduce-options.ts';
@@ -33,7 +33,7 @@ export interface Scenario {
   options: Readonly<Record<string, string | number | boolean>>;
   steps: ScenarioStep[];
   /**
-   * What the scenario reproduces (repro/replay-expect.ts): a failure's signature, a lost-replies finding, or `clean`;
+   * What the scenario reproduces (scenario/scenario-expect.ts): a failure's signature, a lost-replies finding, or `clean`;
    * null: any failure counts, and the replay names what it saw.
    */
   expect: ReplayExpect | null;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { scriptedRun } from '../support/scripted-run.ts';
 import { galleryCases, scenarioOf } from '../support/gallery-cases.ts';
 import { readScenarioFile } from '../../scenario/scenario-file.ts';
-import { isLostReplyExpect, lostReplyFindings } from '../../repro/replay-expect.ts';
+import { isLostReplyExpect, lostReplyFindings } from '../../scenario/scenario-expect.ts';
 
 /**
  * The gallery of broken locks (examples/broken/) by script: each broken lock is caught by the scenario of its flaw

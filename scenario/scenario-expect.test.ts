@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RunResults } from '../checkers/run-results.ts';
 import type { ScenarioRecord } from '../store/test-json.ts';
-import { lostReplyFindings, readExpect } from './replay-expect.ts';
-import { judgeRun, replaySummary, type ReplayRun } from './replay-tally.ts';
-import { scenarioFromJson } from '../scenario/scenario-file.ts';
+import { lostReplyFindings, readExpect } from './scenario-expect.ts';
+import { judgeRun, replaySummary, type ReplayRun } from '../repro/replay-tally.ts';
+import { scenarioFromJson } from './scenario-file.ts';
 
 const ORPHAN =
   "orphaned lock on account 0 for 1.9 s, TTL 2.0 s: p0's acquire #2 was granted (its key on the server) but its reply was lost (reply-loss-acquire #1) and it ended info; the server kept it until p1 was granted — within the TTL plus p0's retry budget (0.5 s): a lease's expected cost";
