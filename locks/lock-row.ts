@@ -36,6 +36,12 @@ export interface LockRow {
    */
   readonly postgresSession?: true;
   /**
+   * Its acquire makes a ZooKeeper lock node with a per-client prefix in its name, by which its recovery finds the node
+   * after a lost reply: the request that makes it, as the ZooKeeper framing names it (`create`; `create2` for a
+   * client that asks for the node's Stat). What reply-loss-create aims at; a built-in row without it is refused.
+   */
+  readonly lockNodeCreate?: 'create' | 'create2';
+  /**
    * Why it holds no lease that ends by time (a lock that lives as long as a session or a transaction, a version
    * column, no lock at all): a fault whose story is a slowed holder outrunning its lease (clock-rate-client) has
    * nothing to act on, and is refused with this reason. Absent: its lock ends by time.

@@ -10,14 +10,22 @@ import { lockServers } from '../../nemesis/lock-servers.ts';
 import type { TcpProxy } from '../../nemesis/proxy/tcp-proxy.ts';
 import { watchFor } from '../../nemesis/story-watch.ts';
 import { ownChildren, type Owners } from './own-children.ts';
+import type { LockRow } from '../../locks/lock-row.ts';
+import { LOCK_ROWS } from '../../locks/registry.ts';
+import { BUILTIN_LOCKS } from '../../workloads/lock-names.ts';
 
 /**
  * The locks whose acquire is a create with a per-client prefix to find its node by, each with the request that makes
- * its lock node (zookeeper-framing.ts names them): fencepost's recipe sends `create`; Curator's InterProcessMutex
- * (ZooKeeper 3.8's client, `create(path, data, acl, mode, stat, ttl)`) sends `create2`, its node named
- * `_c_<guid>-lock-` by its protection mode — the parents it makes are `createContainer`, never aimed at.
+ * its lock node (its row's `lockNodeCreate`, as zookeeper-framing.ts names it): fencepost's recipe sends `create`;
+ * Curator's InterProcessMutex `create2`, its node named `_c_<guid>-lock-` by its protection mode (the parents it
+ * makes are `createContainer`, never aimed at).
  */
-export const CREATE_OF: Readonly<Record<string, string>> = { zookeeper: 'create', curator: 'create2' };
+export const CREATE_OF: Readonly<Record<string, string>> = Object.fromEntries(
+  BUILTIN_LOCKS.flatMap((l) => {
+    const create = (LOCK_ROWS[l] as LockRow).lockNodeCreate;
+    return create ? [[l, create]] : [];
+  }),
+);
 export const AIMABLE_LOCKS = Object.keys(CREATE_OF);
 /** How often the wait for the drop looks at the proxies' records of dropped replies. */
 const DROP_POLL_MS = 2;

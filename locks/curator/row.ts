@@ -20,6 +20,8 @@ export default {
       "fence the write with the lock node's czxid (its path from `getLockPath()`) — unfenced, a JVM paused past its session writes when it resumes (the Kleppmann result, measured). Add a ConnectionStateListener and stop writing on SUSPENDED and LOST.",
   },
   place: { store: 'ZooKeeper', from: 'Java' },
+  // InterProcessMutex's node is `_c_<guid>-lock-` (protection mode), made by ZooKeeper 3.8's create(…, stat, ttl).
+  lockNodeCreate: 'create2',
   faults: zookeeperLike(),
   remedies: tokenLock(),
   margins: CURATOR_MARGINS,

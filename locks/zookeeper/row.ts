@@ -7,6 +7,7 @@ import { ZOOKEEPER_LOST_REPLIES } from './lost-replies.ts';
 export default {
   module: new URL('./zookeeper.ts', import.meta.url).href,
   place: { store: 'ZooKeeper', from: 'fencepost' },
+  lockNodeCreate: 'create',
   faults: zookeeperLike(),
   remedies: tokenLock(),
   lostReplies: ZOOKEEPER_LOST_REPLIES,
