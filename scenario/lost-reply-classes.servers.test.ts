@@ -21,18 +21,24 @@ describe('the classes of lock under a lost reply, scripted', () => {
     expect(run.leftovers).toEqual([]);
   });
 
-  it("idempotent (scenarios/idempotent-create.json, --lock=curator): the create's reply lost, Curator finds its protected node again; nothing found", async () => {
-    const run = await scriptedRun({ shipped: 'idempotent-create' }, []);
-    expect(run.record.followed, run.summary).toBe(true);
-    const results = run.outcome.results;
-    const [shot] = results.faultHits['reply-loss-create'].shots;
-    expect(
-      shot.story?.map((s) => `${s.id}:${s.status}`),
-      shot.evidence,
-    ).toEqual(['reply-dropped:done', 'committed:done', 'recovered:done']);
-    expect(shot.evidence).toMatch(/_c_[0-9a-f-]{36}-lock-\d{10}, the node the dropped create made, and no second$/);
-    expect(lostReplyFindings(results), run.summary).toEqual([]);
-    expect(results.valid, run.summary).toBe(true);
-    expect(run.leftovers).toEqual([]);
-  });
+  it.each([
+    ['curator', 'Curator finds its protected node (_c_<guid>-lock-) again', /_c_[0-9a-f-]{36}-lock-\d{10}/],
+    ['zookeeper', "fencepost's recipe finds its node by its per-client prefix", /c0-[0-9a-f]{12}-lock-\d{10}/],
+  ])(
+    "idempotent (scenarios/idempotent-create.json, --lock=%s): the create's reply lost, %s; nothing found",
+    async (lock, _how, node) => {
+      const run = await scriptedRun({ shipped: 'idempotent-create' }, [`--lock=${lock}`]);
+      expect(run.record.followed, run.summary).toBe(true);
+      const results = run.outcome.results;
+      const [shot] = results.faultHits['reply-loss-create'].shots;
+      expect(
+        shot.story?.map((s) => `${s.id}:${s.status}`),
+        shot.evidence,
+      ).toEqual(['reply-dropped:done', 'committed:done', 'recovered:done']);
+      expect(shot.evidence).toMatch(new RegExp(`${node.source}, the node the dropped create made, and no second$`));
+      expect(lostReplyFindings(results), run.summary).toEqual([]);
+      expect(results.valid, run.summary).toBe(true);
+      expect(run.leftovers).toEqual([]);
+    },
+  );
 });
