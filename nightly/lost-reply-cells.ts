@@ -17,7 +17,8 @@ import type { NightlyCell } from './nightly-result.ts';
  * The rows' lost-reply cells (locks/lost-reply-cell.ts), checked by the nightly: each one's scenario replayed
  * LOST_REPLY_RUNS times with its row's lock, matched when every run that followed its script showed the row's
  * prediction. They take turns as the library rows do (a night's turn is its seed's): one cell a night while there
- * are three, each a scripted run of 4–6 s, so a turn adds ~20 s to the night and three nights run them all.
+ * are three. A cell's 3 runs took 4–10 s on a shared 2-core machine (redis 8.1 s, zookeeper 3.9 s, curator 9.6 s,
+2026-12-06), so a turn adds ~10 s to the night's 10 min goal, and three nights run them all.
  */
 export const LOST_REPLY_RUNS = 3;
 
