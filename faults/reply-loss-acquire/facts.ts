@@ -40,6 +40,8 @@ export const facts = {
       process: num,
       /** The nodes whose reply to the SET was dropped. */
       droppedOn: strings,
+      /** A plugin's dropped request by its command (`EVAL`); absent: the built-ins' SET. */
+      request: opt(str),
       /** The key the dropped SET wrote, and the value it wrote (the client's owner token). */
       key: opt(str),
       sent: opt(str),

@@ -106,6 +106,7 @@ interface Outcome {
   /** A hash key's count under the owner's field, by node (a reentrant lock's holds). */
   holdCountsAfter: Record<string, number>;
   newConnectionsBeforeAnswer?: number;
+  request?: string;
 }
 
 /** How many connections the client has opened through these routes so far. */
@@ -144,6 +145,7 @@ async function readValues(ctx: FaultContext, routes: Route[], key: string, o: Ou
  */
 async function readWhatItNamed(ctx: FaultContext, routes: Route[], request: Frame, o: Outcome) {
   const key = request.keys?.[0] ?? request.detail;
+  if (request.name !== undefined) o.request = request.name;
   if (key === undefined) return;
   o.key = key;
   const carried = request.value !== undefined ? [request.value] : (request.args ?? []);
@@ -171,6 +173,7 @@ function endParams(process: number, o: Outcome): EndParams<'reply-loss-acquire'>
     pttlAfterMs: o.pttlAfterMs,
     unanswered: o.unanswered,
   };
+  if (o.request !== undefined) params.request = o.request;
   if (o.key !== undefined) params.key = o.key;
   if (o.sent !== undefined) params.sent = o.sent;
   if (o.droppedAt !== undefined) params.droppedAt = o.droppedAt;

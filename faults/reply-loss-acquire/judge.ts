@@ -18,7 +18,7 @@ export const judge: Judge<'reply-loss-acquire'> = (shot) => {
       if (!end) return missing('the history ended before the fault was healed');
       if (!e?.droppedOn?.length) return missing(ev.endNote || `no reply to a granted acquire of ${who} was dropped`);
       return done(
-        `the reply to ${who}'s granted SET of ${e.key ?? 'its key'} was dropped on ${e.droppedOn.join(', ')}`,
+        `the reply to ${who}'s granted ${e.request ?? 'SET'} of ${e.key ?? 'its key'} was dropped on ${e.droppedOn.join(', ')}`,
       );
     },
     committed: () => {

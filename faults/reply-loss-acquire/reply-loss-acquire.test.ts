@@ -63,8 +63,11 @@ describe("reply-loss-acquire: the granted acquire's reply dropped → Redis held
   });
 
   it('an acquire granted only on a request the client resent over a new connection never heard the dropped reply', () => {
-    const resent = shotOf(story(end({ newConnectionsBeforeAnswer: 1 }), ok(1, 'acquire', { account: 0 })));
+    const resent = shotOf(
+      story(end({ newConnectionsBeforeAnswer: 1, request: 'EVAL' }), ok(1, 'acquire', { account: 0 })),
+    );
     expect(resent.hit).toBe(true);
+    expect(resent.story![0].evidence).toBe("the reply to p1's granted EVAL of lock:account-0 was dropped on redis[0]");
     expect(resent.story!.at(-1)).toEqual({
       id: 'unacknowledged',
       status: 'done',
