@@ -72,6 +72,7 @@ describe('replay counts a finding, or clean, on literal results', () => {
     );
     const nothing = judge(results({}), followed, orphanFinding);
     expect(nothing).toMatchObject({ reproduced: false, differently: false });
+    expect(nothing.line).toBe('VALID: no failure and no lost-replies finding (stale writes rejected: 0)');
   });
 
   it('a run that did not follow its script is no evidence, finding or not', () => {

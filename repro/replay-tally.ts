@@ -130,7 +130,8 @@ function runLine(
   }
   if (run.differently)
     return `${verdict}, a different ${signature ? 'failure' : 'finding'}: ${describeShows(shows)}${run.description ? ` — ${run.description}` : ''}`;
-  return `${verdict}: no failure (stale writes rejected: ${results.staleWritesRejected ?? 0})`;
+  const nothing = isLostReplyExpect(expect) ? 'no failure and no lost-replies finding' : 'no failure';
+  return `${verdict}: ${nothing} (stale writes rejected: ${results.staleWritesRejected ?? 0})`;
 }
 
 /** The checker's sentence for the first finding of `anomaly` in the run, or null. */
