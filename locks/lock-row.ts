@@ -1,6 +1,7 @@
 import type { RequirementSpec } from '../cluster/requirement.ts';
 import type { LockBench } from './lock-bench.ts';
 import type { MarginCell } from './margin-cell.ts';
+import type { LostReplyCell } from './lost-reply-cell.ts';
 import type { ClockAssumption } from './clock-assumption.ts';
 import type { OracleCell, OracleColumnId, RemedyScenarioId } from './oracle-cell.ts';
 
@@ -34,6 +35,12 @@ export interface LockRow {
    * strikes. A built-in row without it holds nothing there, and that fault is refused for it.
    */
   readonly postgresSession?: true;
+  /**
+   * Its acquire makes a ZooKeeper lock node with a per-client prefix in its name, by which its recovery finds the node
+   * after a lost reply: the request that makes it, as the ZooKeeper framing names it (`create`; `create2` for a
+   * client that asks for the node's Stat). What reply-loss-create aims at; a built-in row without it is refused.
+   */
+  readonly lockNodeCreate?: 'create' | 'create2';
   /**
    * Why it holds no lease that ends by time (a lock that lives as long as a session or a transaction, a version
    * column, no lock at all): a fault whose story is a slowed holder outrunning its lease (clock-rate-client) has
@@ -69,6 +76,11 @@ export interface LockRow {
    * renewal or validity arithmetic breaks, each with its prediction. Absent: none is measured for it.
    */
   readonly margins?: readonly MarginCell[];
+  /**
+   * What its lock does when the reply to its acquire is lost after the server acted (locks/lost-reply-cell.ts): a
+   * scenario each, with its prediction. Absent: none is measured for it.
+   */
+  readonly lostReplies?: readonly LostReplyCell[];
   /** An npm library's words in docs/findings.md. */
   readonly findings?: LibraryFindings;
   /**

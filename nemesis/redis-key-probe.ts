@@ -6,6 +6,9 @@ import type { RedisServer } from '../cluster/node.ts';
  * `fencepost:redlock-npm:account-0` for the redlock package, something else for a plugin): keys ending in
  * `account-<n>`. The dataset is a handful of lock keys, so KEYS costs microseconds; it skips expired keys.
  */
+/** A key's content as RedisKeyProbe.contentOf reads it: a string's value, a hash's fields, or another type's name. */
+export type KeyContent = { value: string } | { fields: Record<string, string> } | { type: string };
+
 /** A PTTL read, and when the harness made it (performance.now(), ms): `spreadMs` is the read's round trip. */
 export interface PttlSample {
   readonly pttlMs: number;
@@ -147,6 +150,27 @@ export class RedisKeyProbe {
       const r = this.conn(node);
       const [value, pttlMs] = await Promise.all([r.get(key), r.pttl(key)]);
       return value === null ? null : { key, value, pttlMs };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * What `key` holds on `node` right now, whatever its type: a string's value, a hash's fields (a reentrant lock's
+   * hold counts by owner), or the name of another type; null when there is no key, undefined when the node did not
+   * answer. What reply-loss-acquire reads back of a plugin's acquire script.
+   */
+  async contentOf(node: RedisServer, key: string): Promise<KeyContent | null | undefined> {
+    if (!node.running || node.paused) return undefined;
+    try {
+      const r = this.conn(node);
+      const type = await r.type(key);
+      if (type === 'none') return null;
+      if (type === 'string') {
+        const value = await r.get(key);
+        return value === null ? null : { value };
+      }
+      return type === 'hash' ? { fields: await r.hgetall(key) } : { type };
     } catch {
       return undefined;
     }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { expectedSignature } from '../scenario/scenario-expect.ts';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
 import { verdictWord } from '../checkers/verdict.ts';
@@ -119,7 +120,7 @@ export async function knownBugCells(
       index: opts.firstIndex + i,
       from: `known bug ${shownPath(entry)}`,
       lock: input.scenario.lock!,
-      fault: input.expect?.story ?? 'none',
+      fault: expectedSignature(input.expect)?.story ?? 'none',
       fencing: summary.json.fencing === true,
       column: `known bug: ${input.name}`,
       runDir: runs.at(-1)?.runDir ?? '',

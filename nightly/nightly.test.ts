@@ -12,6 +12,7 @@ import { isRemedyRun, livenessAsExpected, oracleExpectation } from '../test/supp
 import { Shutdown } from '../common/shutdown.ts';
 import { cellKey, cellWeightS, nightlyPlan, shardSlice, type PlannedCell } from './nightly-plan.ts';
 import { libraryTurnOf } from './nightly-library-sample.ts';
+import { lostReplyCellsOf, lostReplyNightCell, type lostReplyCells } from './lost-reply-cells.ts';
 
 /**
  * The nightly job on a fake runner (no servers, like matrix.test.ts does for runMatrix): what it writes, its exit
@@ -127,6 +128,27 @@ describe('nightly', () => {
       '| redis × holder paused > TTL | lost (oracle) | lost ✓ | counterexample: 4 update(s) lost (seed 100) | 1 | 4 | – | 2 |',
     );
     expect(fs.readFileSync(summaryFile, 'utf8')).toBe(`${summary}\n`);
+  });
+
+  it("adds the night's turn of lost-reply cells after the plan, first shard only, and a contradicted one fails", async () => {
+    const seen: { turn: number | 'all'; firstIndex: number }[] = [];
+    const replays: typeof lostReplyCells = async (turn, opts) => {
+      seen.push({ turn, firstIndex: opts.firstIndex });
+      const { lock, cell } = lostReplyCellsOf(turn)[0];
+      return [lostReplyNightCell({ index: opts.firstIndex, lock, cell, seed: opts.seed, wallMs: 1 }, [])];
+    };
+    const config = parseCommandLine(['nightly', '--seed=100', `--results=${path.join(root, 'lr')}`]);
+    const code = await nightlyCommand(config, new Shutdown(), () => {}, fakeRunner(), replays);
+    expect(seen).toEqual([{ turn: libraryTurnOf(100), firstIndex: CELLS }]);
+    const r = read(config.resultsDir);
+    expect(r.cells).toHaveLength(CELLS + 1);
+    // No run followed its script: the cell is inconclusive, and the night says so (exit 2).
+    expect(r.cells.at(-1)).toMatchObject({ index: CELLS, observed: 'unknown', matched: false });
+    expect(r.cells.at(-1)!.column).toMatch(/^lost reply: /);
+    expect(code).toBe(2);
+    const shard = parseCommandLine(['nightly', '--seed=100', '--shard=2/3', `--results=${path.join(root, 'lr2')}`]);
+    await nightlyCommand(shard, new Shutdown(), () => {}, fakeRunner(), replays);
+    expect(seen).toHaveLength(1);
   });
 
   it('runs both tables by default, cells keyed apart, and closes with both counts; --matrix narrows it', async () => {

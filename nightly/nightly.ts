@@ -30,6 +30,7 @@ import { loadStrategy } from '../workloads/load-strategy.ts';
 import type { ResolvedStrategy } from '../workloads/resolved-strategy.ts';
 import type { Shutdown } from '../common/shutdown.ts';
 import { knownBugCells, knownBugsDir, readKnownBugs } from './known-bugs.ts';
+import { lostReplyCells } from './lost-reply-cells.ts';
 import { removeUnpacked } from '../repro/replay-input.ts';
 
 /**
@@ -79,12 +80,17 @@ interface NightSettings {
   values: Partial<RunOptionValues>;
 }
 
-/** `nightly merge <dir>…` or the night itself. */
+/**
+ * `nightly merge <dir>…` or the night itself. `run` replaces the runner of the matrix's cells (a test's fake);
+ * `replays` runs the lost-reply cells, which replay scenarios on servers of their own — none by default when `run`
+ * is given, so a test's night with a fake runner boots nothing.
+ */
 export async function nightlyCommand(
   config: Readonly<NightlyConfig>,
   shutdown: Shutdown,
   log: (line: string) => void = consoleLog,
   run?: RunOne,
+  replays: typeof lostReplyCells | null = run ? null : lostReplyCells,
 ): Promise<number> {
   if (config.rest[0] === 'merge') return nightlyMerge(config, log);
   if (config.emit === 'kubernetes') return (await import('./nightly-kubernetes.ts')).emitKubernetes(config);
@@ -128,6 +134,17 @@ export async function nightlyCommand(
       log,
     })),
   );
+  // The rows' lost-reply cells of the night's turn: the oracle's, so not on --cells=expectations; the first shard's.
+  if (replays && config.cells === 'all' && (config.shard?.index ?? 1) === 1)
+    cells.push(
+      ...(await replays(turn, {
+        resultsDir: config.resultsDir,
+        seed: matrix.seed,
+        firstIndex: plan.length + bugs.length,
+        shutdown,
+        log,
+      })),
+    );
   await unpacked.run();
 
   const result: NightlyResult = {

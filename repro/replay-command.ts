@@ -14,7 +14,7 @@ import { runScenario } from '../scenario/scenario-command.ts';
 import { REPLAY_OPTIONS, REPLAY_RUNS } from '../harness/reproduce-options.ts';
 import { runLogFile, writeJson } from '../store/run-dir.ts';
 import { runTimestamp } from '../store/results-store.ts';
-import { describeSignature } from '../checkers/failure-signature.ts';
+import { describeExpect } from '../scenario/scenario-expect.ts';
 import { judgeReplayRun, replaySummary, type ReplayRun } from './replay-tally.ts';
 import { removeUnpacked, replayInput, type ReplayInput } from './replay-input.ts';
 import { untrustedCode } from './bundle-code.ts';
@@ -23,8 +23,10 @@ export const REPLAY_USAGE = `usage: ${CLI} replay <bundle folder | bundle .tgz |
 
 Runs the scripted scenario --runs times against fresh servers, each run checked and reported like any run, and
 prints its reproduction rate with a Wilson 95 % interval. A run counts as reproducing only when its failure has the
-expected signature (which checker, which anomaly, which fault's story); runs that could not follow their script
-are counted apart: they are evidence neither way. Exit 1 when a followed run failed, 0 when none did, 2 when no
+expected signature (which checker, which anomaly, which fault's story) — or, for a scenario that expects a
+lost-replies finding, when the run shows that finding (VALID or not); for one that expects "clean", when it shows
+no failure and no such finding. Runs that could not follow their script are counted apart: they are evidence
+neither way. Exit 1 when a followed run failed, 0 when none did, 2 when no
 run could follow its script.`;
 
 /** `replay …`: the exit code (1: it still fails; 0: it no longer does; 2: nothing followed its script). */
@@ -96,7 +98,7 @@ export async function replay(
   const lock = replayLock(input, base);
   const own = input.code.length && lock === input.lock ? ` (the bundle's own code, trusted)` : '';
   progress(
-    `replay: ${input.name}: ${n} runs with --lock=${lock}${own}${base.fencing ? ' --fencing' : ''}, expecting ${input.expect ? describeSignature(input.expect) : 'any failure'}`,
+    `replay: ${input.name}: ${n} runs with --lock=${lock}${own}${base.fencing ? ' --fencing' : ''}, expecting ${describeExpect(input.expect)}`,
   );
   const runs: ReplayRun[] = [];
   for (let i = 0; i < n; i++) {

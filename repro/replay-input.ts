@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { HarnessError } from '../common/errors.ts';
 import { userPath } from '../common/user-path.ts';
-import type { FailureSignature } from '../checkers/failure-signature.ts';
+import type { ReplayExpect } from '../scenario/scenario-expect.ts';
 import { readScenarioFile, type Scenario } from '../scenario/scenario-file.ts';
 import { badScenario } from '../scenario/scenario-config.ts';
 import { BUNDLE_FILES, readBundle } from './bundle-format.ts';
@@ -15,8 +15,8 @@ export interface ReplayInput {
   /** The scenario file the runs follow. */
   file: string;
   scenario: Scenario;
-  /** The failure that counts: the bundle's signature, or the scenario's `expect`; null = any failure, named. */
-  expect: FailureSignature | null;
+  /** What counts: the bundle's signature, or the scenario's `expect` (replay-expect.ts); null = any failure, named. */
+  expect: ReplayExpect | null;
   /** The bundle's one-line description of the original failure, when replaying a bundle. */
   original: string | null;
   name: string;

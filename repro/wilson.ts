@@ -23,9 +23,9 @@ export function wilson(k: number, n: number, z = Z95): RateInterval {
 
 const pct = (x: number) => `${Math.round(x * 100)}`;
 
-/** `fails 7/10 (Wilson 95 %: 40–89 %)`. */
-export function rateText(r: RateInterval): string {
-  return `fails ${r.k}/${r.n} (Wilson 95 %: ${pct(r.low)}–${pct(r.high)} %)`;
+/** `fails 7/10 (Wilson 95 %: 40–89 %)`; another verb where what is counted is no failure (`shows it`, `clean`). */
+export function rateText(r: RateInterval, verb = 'fails'): string {
+  return `${verb} ${r.k}/${r.n} (Wilson 95 %: ${pct(r.low)}–${pct(r.high)} %)`;
 }
 
 /** Whether two rates' intervals overlap: a known bug's rate tonight against the one it was recorded with. */

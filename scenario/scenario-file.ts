@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { FAULT_NAMES, type FaultName } from '../faults/fault-names.ts';
-import { readSignature, type FailureSignature } from '../checkers/failure-signature.ts';
+import { readExpect, type ReplayExpect } from './scenario-expect.ts';
 import { CLIENT_NAME, parseStep, type ScenarioStep } from './scenario-steps.ts';
 import { scriptProblems } from './script-order.ts';
 import { SCENARIO_OPTIONS } from '../harness/reproduce-options.ts';
@@ -32,8 +32,11 @@ export interface Scenario {
   /** Run options by their CLI names, as `--name=value` would give them. */
   options: Readonly<Record<string, string | number | boolean>>;
   steps: ScenarioStep[];
-  /** The failure the scenario reproduces; null: any failure counts, and the replay names what it saw. */
-  expect: FailureSignature | null;
+  /**
+   * What the scenario reproduces (scenario/scenario-expect.ts): a failure's signature, a lost-replies finding, or `clean`;
+   * null: any failure counts, and the replay names what it saw.
+   */
+  expect: ReplayExpect | null;
   /** The faults its steps use, in catalogue order: the run prepares for them as for --nemesis. */
   faults: FaultName[];
 }
@@ -69,11 +72,11 @@ export function scenarioFromJson(raw: unknown): ScenarioOrProblems {
   const clients = readClients(r.clients, problems);
   const options = readOptions(r.options, problems);
   const steps = readSteps(r.steps, problems);
-  let expect: FailureSignature | null = null;
+  let expect: ReplayExpect | null = null;
   if (r.expect !== undefined && r.expect !== null) {
-    const sig = readSignature(r.expect);
-    if (typeof sig === 'string') problems.push(`\`expect\`: ${sig}`);
-    else expect = sig;
+    const read = readExpect(r.expect);
+    if ('problem' in read) problems.push(`\`expect\`: ${read.problem}`);
+    else expect = read.expect;
   }
   if (!problems.length) problems.push(...scriptProblems(steps, clients));
   if (steps.some((s) => s.kind === 'await-renew') && options.watchdog !== true)
@@ -110,8 +113,11 @@ export const SCENARIO_FILE = defineFormat<Partial<Record<(typeof KEYS)[number], 
       '`--nemesis`, `--accounts`, `--time-limit` beside `--scenario` are refused); every client acts on account 0',
     steps: 'the script, a step a line of text ("Steps", below)',
     expect:
-      '(optional) the failure the scenario reproduces, as a signature (below). Without it, `replay` counts any ' +
-      'failure and names what it saw',
+      '(optional) what the scenario reproduces: a failure, as a signature (below); a finding of the lost-replies ' +
+      'checker, `{ "checker": "lost-replies", "anomaly": "orphaned-lock" }` (or `never-released`, ' +
+      '`released-another`, `double-ownership`), which counts whatever the verdict; or `"clean"`: no failure and no ' +
+      'such finding, what a lock that recovers by design shows. Without it, `replay` counts any failure and names ' +
+      'what it saw',
   },
   decode: (raw) => scenarioFromJson(raw),
 });

@@ -89,8 +89,11 @@ export interface ScenarioRecord {
   followed: boolean;
   /** The first step the run could not follow (1-based), and why: the run is then evidence neither way. */
   diverged: { step: number; text: string; why: string } | null;
-  /** The failure the scenario expects (its `expect`), as a failure signature; null when it names none. */
-  expect: { checker: string; anomaly: string; story: string | null } | null;
+  /**
+   * What the scenario expects (its `expect`): a failure signature, a lost-replies finding (no story), or `clean`;
+   * null when it names none.
+   */
+  expect: { checker: string; anomaly: string; story?: string | null } | 'clean' | null;
 }
 
 /**

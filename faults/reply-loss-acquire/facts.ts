@@ -21,11 +21,11 @@ export const facts = {
     },
     {
       id: 'unacknowledged',
-      says: 'the client never heard it: the acquire in progress at the drop failed, timed out, or never completed',
+      says: 'the client never heard it: the acquire in progress at the drop failed, timed out, or never completed — or completed ok only on a request it resent over a new connection',
     },
   ],
   storyLimits:
-    'aims at an acquire (SET NX) only, on --lock=redis and --lock=redlock; the client then holds nothing while Redis holds its key until the TTL (an orphaned lock: every acquire of that account waits it out)',
+    "aims at an acquire (SET NX answered OK) on --lock=redis and --lock=redlock: the client then holds nothing while Redis holds its key until the TTL (an orphaned lock: every acquire of that account waits it out). On another Redis lock (a plugin) at the client's next request, whatever it is — a script arms it before the acquire, so it is the acquire's first — read back by the key and values that request named; a library that resends it may be granted twice (a reentrant count of two)",
   script,
   movesClocks: false,
   keepsServerLeases: true,
@@ -40,6 +40,8 @@ export const facts = {
       process: num,
       /** The nodes whose reply to the SET was dropped. */
       droppedOn: strings,
+      /** A plugin's dropped request by its command (`EVAL`); absent: the built-ins' SET. */
+      request: opt(str),
       /** The key the dropped SET wrote, and the value it wrote (the client's owner token). */
       key: opt(str),
       sent: opt(str),
@@ -50,6 +52,16 @@ export const facts = {
        * lets the orphaned key go (checkers/lost-replies/orphaned-lock.ts). Absent in runs from before it was read.
        */
       pttlAfterMs: opt(numberRecord),
+      /**
+       * A plugin's reentrant lock (a hash of hold counts by owner): the count under the field the request named, by
+       * node, right after the drop. Absent for a string key.
+       */
+      holdCountsAfter: opt(numberRecord),
+      /**
+       * Connections the client opened to the dropped nodes between the drop and its acquire's completion: a client
+       * that resent its request on one heard that one's answer, never the dropped reply. Absent: no completion seen.
+       */
+      newConnectionsBeforeAnswer: opt(num),
       /** Nodes that did not answer the read after the drop: nothing is concluded for them. */
       unanswered: strings,
       /** When the drop was seen, on the history's clock (ns): the acquire in progress then is the one aimed at. */

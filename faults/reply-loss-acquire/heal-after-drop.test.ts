@@ -11,7 +11,12 @@ import { replyLossAcquire } from './inject.ts';
 describe('reply-loss-acquire healed right after its drop', () => {
   it('waits for the read of the key, and records the value the dropped SET wrote', async () => {
     const drops: object[] = [];
-    const proxy = { droppedReplies: () => drops, dropNextReply: () => {}, heal: () => {} };
+    const proxy = {
+      droppedReplies: () => drops,
+      dropNextReply: () => {},
+      heal: () => {},
+      counters: () => ({ connections: 1 }),
+    };
     let answer!: (v: string) => void;
     const ac = new AbortController();
     const ctx = {
@@ -23,7 +28,7 @@ describe('reply-loss-acquire healed right after its drop', () => {
       signal: ac.signal,
       aim: ac.signal,
       random: () => 0,
-      config: { ttlMs: 2000, storyWaitMs: 8000 },
+      config: { lock: 'redis', ttlMs: 2000, storyWaitMs: 8000 },
       journal: { sinceOrigin: () => 1_000, onOp: () => () => {} },
       redisKeys: { valueOf: () => new Promise<string>((r) => (answer = r)), pttlOf: async () => 1_940 },
     } as unknown as FaultContext;

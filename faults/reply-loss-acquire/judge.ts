@@ -18,7 +18,7 @@ export const judge: Judge<'reply-loss-acquire'> = (shot) => {
       if (!end) return missing('the history ended before the fault was healed');
       if (!e?.droppedOn?.length) return missing(ev.endNote || `no reply to a granted acquire of ${who} was dropped`);
       return done(
-        `the reply to ${who}'s granted SET of ${e.key ?? 'its key'} was dropped on ${e.droppedOn.join(', ')}`,
+        `the reply to ${who}'s granted ${e.request ?? 'SET'} of ${e.key ?? 'its key'} was dropped on ${e.droppedOn.join(', ')}`,
       );
     },
     committed: () => {
@@ -42,6 +42,11 @@ export const judge: Judge<'reply-loss-acquire'> = (shot) => {
       const acquire = inProgressAt(shot.byProcess.get(holder) ?? [], 'acquire', at, shot.history);
       if (!acquire) return missing(`no acquire of ${who} was in progress at the drop`);
       const completion = shot.history.completionOf(acquire);
+      const resent = e?.newConnectionsBeforeAnswer ?? 0;
+      if (completion?.type === 'ok' && resent > 0)
+        return done(
+          `${who}'s acquire #${acquire.index} ended ok only on a resend, over ${resent} new connection${resent > 1 ? 's' : ''} opened after the drop: the dropped reply itself was never heard`,
+        );
       if (completion?.type === 'ok')
         return missing(`${who}'s acquire #${completion.index} completed ok: the client heard an answer`);
       const how = completion ? `${completion.type}${completion.error ? ` (${completion.error})` : ''}` : 'no answer';

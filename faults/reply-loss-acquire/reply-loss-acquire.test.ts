@@ -62,11 +62,29 @@ describe("reply-loss-acquire: the granted acquire's reply dropped → Redis held
     expect(gap(shotOf(story(end({ droppedAt: 1_000_000 }))))).toBe('unacknowledged');
   });
 
-  it('acts on redis and redlock only', () => {
+  it('an acquire granted only on a request the client resent over a new connection never heard the dropped reply', () => {
+    const resent = shotOf(
+      story(end({ newConnectionsBeforeAnswer: 1, request: 'EVAL' }), ok(1, 'acquire', { account: 0 })),
+    );
+    expect(resent.hit).toBe(true);
+    expect(resent.story![0].evidence).toBe("the reply to p1's granted EVAL of lock:account-0 was dropped on redis[0]");
+    expect(resent.story!.at(-1)).toEqual({
+      id: 'unacknowledged',
+      status: 'done',
+      evidence:
+        "p1's acquire #2 ended ok only on a resend, over 1 new connection opened after the drop: the dropped reply itself was never heard",
+    });
+    // No new connection: the ok came over the connection whose reply was dropped — not the request aimed at.
+    expect(gap(shotOf(story(end({ newConnectionsBeforeAnswer: 0 }), ok(1, 'acquire', { account: 0 }))))).toBe(
+      'unacknowledged',
+    );
+  });
+
+  it('acts on any lock with a Redis node: redis and redlock by their SET, a plugin by its next request', () => {
     const servers = (redis: number) => ({ redis, etcd: redis ? 0 : 3, zk: 0 });
     expect(replyLossAcquire.refusal(servers(1), 'redis')).toBeNull();
     expect(replyLossAcquire.refusal(servers(5), 'redlock')).toBeNull();
+    expect(replyLossAcquire.refusal(servers(1), './examples/broken/reentrant-resend.ts')).toBeNull();
     expect(replyLossAcquire.refusal(servers(0), 'etcd')).toBe('--lock=etcd uses no Redis node');
-    expect(replyLossAcquire.refusal(servers(1), 'redis-lock')).toMatch(/known for --lock=redis, redlock only/);
   });
 });

@@ -24,7 +24,7 @@ export const facts = {
     },
   ],
   storyLimits:
-    "aims at a create only, on --lock=zookeeper (whose recipe names its nodes with a per-client prefix); a create of the lock's directory (mkdirp, once per account and session) is a create too, and a shot that hits one is a miss",
+    "aims at a create only, on --lock=zookeeper (whose recipe names its nodes with a per-client prefix) and --lock=curator (its create2, the node named `_c_<guid>-lock-` by its protection mode); a create of the lock's directory (mkdirp, once per account and session) is a create too, and a shot that hits one is a miss, as is one whose create found no directory yet (Curator's first, answered NoNode, before it makes the parents)",
   movesClocks: false,
   keepsServerLeases: true,
   colour: '#be185d',

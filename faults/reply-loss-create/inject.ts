@@ -10,11 +10,23 @@ import { watchFor } from '../../nemesis/story-watch.ts';
 import { ownChildren, type Owners } from './own-children.ts';
 import { ZkSession } from '../../locks/zookeeper/zk-session.ts';
 import { runTiming } from '../../common/run-timing.ts';
+import type { LockRow } from '../../locks/lock-row.ts';
+import { LOCK_ROWS } from '../../locks/registry.ts';
+import { BUILTIN_LOCKS } from '../../workloads/lock-names.ts';
 
-/** The request aimed at: ZooKeeper's create (zookeeper-framing.ts names it), which makes the recipe's lock node. */
-const CREATE = 'create';
-/** The locks whose acquire is such a create, with a per-client prefix to find its node by (their own recipes). */
-export const AIMABLE_LOCKS = ['zookeeper'];
+/**
+ * The locks whose acquire is a create with a per-client prefix to find its node by, each with the request that makes
+ * its lock node (its row's `lockNodeCreate`, as zookeeper-framing.ts names it): fencepost's recipe sends `create`;
+ * Curator's InterProcessMutex `create2`, its node named `_c_<guid>-lock-` by its protection mode (the parents it
+ * makes are `createContainer`, never aimed at).
+ */
+export const CREATE_OF: Readonly<Record<string, string>> = Object.fromEntries(
+  BUILTIN_LOCKS.flatMap((l) => {
+    const create = (LOCK_ROWS[l] as LockRow).lockNodeCreate;
+    return create ? [[l, create]] : [];
+  }),
+);
+export const AIMABLE_LOCKS = Object.keys(CREATE_OF);
 /** How often the wait for the drop looks at the proxies' records of dropped replies. */
 const DROP_POLL_MS = 2;
 
@@ -59,7 +71,7 @@ export const replyLossCreate: FaultExecutor<'reply-loss-create'> = {
       journal,
       (op) => op.process === client.process && op.f === 'acquire' && op.type !== 'invoke' && dropped().length > 0,
     );
-    for (const r of routes) r.proxy.dropNextReply({ command: CREATE, then: 'reset' });
+    for (const r of routes) r.proxy.dropNextReply({ command: CREATE_OF[config.lock], then: 'reset' });
     // Opened while the aim waits, so the read right after the drop costs one round trip, not a session's setup.
     const readers = new ZkReaders(ctx);
     for (const r of routes) void readers.on(r.node);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { faultHits } from '../../checkers/fault-hits.ts';
 import type { FaultShot } from '../judging/fault-shot.ts';
 import { fail, history, invoke, ok, type Event } from '../../test/support/test-history.ts';
-import { replyLossCreate } from './inject.ts';
+import { CREATE_OF, replyLossCreate } from './inject.ts';
 import { ownerHex, splitPath } from './own-children.ts';
 
 /** reply-loss-create's story on literal data, as the judge tells it from the records and the history (1 ms a line). */
@@ -86,11 +86,13 @@ describe("reply-loss-create: the create's reply dropped → ZooKeeper held the n
     expect(gap(shotOf(story(end({ droppedAt: 500_000 }))))).toBe('recovered');
   });
 
-  it('acts on zookeeper only', () => {
+  it("acts on zookeeper's recipe and Curator's InterProcessMutex, each aimed at the request that makes its node", () => {
     const servers = (zk: number) => ({ redis: zk ? 0 : 1, etcd: 0, zk });
     expect(replyLossCreate.refusal(servers(3), 'zookeeper')).toBeNull();
+    expect(replyLossCreate.refusal(servers(3), 'curator')).toBeNull();
     expect(replyLossCreate.refusal(servers(0), 'redis')).toBe('--lock=redis uses no ZooKeeper server');
-    expect(replyLossCreate.refusal(servers(3), 'curator')).toMatch(/known for --lock=zookeeper only/);
+    expect(replyLossCreate.refusal(servers(3), 'kazoo')).toMatch(/known for --lock=zookeeper, curator only/);
+    expect(CREATE_OF).toEqual({ zookeeper: 'create', curator: 'create2' });
   });
 });
 

@@ -1,5 +1,6 @@
 import type { LockRow } from '../lock-row.ts';
 import { REDIS_MARGINS } from './margins.ts';
+import { REDIS_LOST_REPLIES } from './lost-replies.ts';
 import { construction, measured } from '../oracle-cell.ts';
 import { NOT_HERE, NO_TOKEN } from '../common-cells.ts';
 import { redisLike } from '../common-remedy-cells.ts';
@@ -20,6 +21,7 @@ export default {
   },
   remedies: redisLike(measured('lost'), true),
   margins: REDIS_MARGINS,
+  lostReplies: REDIS_LOST_REPLIES,
   nightly: 'every-cell',
   bench: { overhead: { floor: 'redis', timed: 'acquire' } },
 } as const satisfies LockRow;

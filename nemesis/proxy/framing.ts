@@ -19,6 +19,9 @@ export interface Frame {
   readonly detail?: string;
   /** RESP `SET`'s value (its third bulk): what a lock's acquire wrote, to be read back from the server. */
   readonly value?: string;
+  /** RESP `EVAL`'s keys and arguments (`EVAL script numkeys key… arg…`): what a plugin's acquire script wrote. */
+  readonly keys?: readonly string[];
+  readonly args?: readonly string[];
   /**
    * A reply-side frame that answers no request: a RESP3 push, a ZooKeeper watch event (xid -1). Replies pair with
    * requests in order, skipping these.

@@ -26,7 +26,29 @@ describe('RESP framing', () => {
       `*5\r\n$4\r\neval\r\n$${release.length}\r\n${release}\r\n$1\r\n1\r\n$4\r\nlock\r\n$2\r\nme\r\n`,
     );
     const [frame] = requests().feed(bytes);
-    expect(frame).toEqual({ start: 0, end: bytes.length, name: 'EVAL', detail: release });
+    expect(frame).toEqual({
+      start: 0,
+      end: bytes.length,
+      name: 'EVAL',
+      detail: release,
+      keys: ['lock'],
+      args: ['me'],
+    });
+  });
+
+  it("gives an EVAL its keys and arguments, however TCP cuts it: what a plugin's acquire script wrote", () => {
+    const script = "redis.call('hincrby', KEYS[1], ARGV[2], 1)";
+    const bytes = Buffer.from(
+      `*6\r\n$4\r\nEVAL\r\n$${script.length}\r\n${script}\r\n$1\r\n1\r\n$9\r\nbroken:a0\r\n$4\r\n2000\r\n$4\r\nc1:7\r\n`,
+    );
+    for (const [cut, frames] of frameEveryWay(requests, bytes))
+      expect(frames, cut).toEqual([
+        { start: 0, end: bytes.length, name: 'EVAL', detail: script, keys: ['broken:a0'], args: ['2000', 'c1:7'] },
+      ]);
+    const bad = Buffer.from(`*3\r\n$4\r\nEVAL\r\n$1\r\ns\r\n$1\r\nx\r\n`);
+    expect(requests().feed(bad)).toEqual([
+      { start: 0, end: bad.length, name: 'EVAL', detail: 's', keys: [], args: [] },
+    ]);
   });
 
   it('frames every RESP2 and RESP3 reply type, an attribute with its reply, and marks a push unsolicited', () => {

@@ -2,7 +2,8 @@
  * RESP framing (Redis). Requests: arrays of bulk strings (`*2\r\n$3\r\nGET\r\n$1\r\nk\r\n`) or inline commands
  * (`PING\r\n`); a request's name is its first word, upper-cased, and its detail the second bulk, if any (a key, or
  * an `EVAL`'s script: what tells a release script, which deletes, from a renewal's, which extends); a `SET`'s value
- * (its third bulk) is kept too, so an acquire's effect can be read back from the server. Replies: every RESP2 type (simple string, error,
+ * (its third bulk) is kept too, and an `EVAL`'s keys and arguments, so an acquire's effect can be read back from the
+ * server. Replies: every RESP2 type (simple string, error,
  * integer, bulk, array, nulls) and RESP3's (null, double, boolean, big number, verbatim string, blob error, map,
  * set, attribute, push). A RESP3 push (`>`) answers no request and is marked unsolicited; an attribute (`|`) is
  * part of the reply it precedes.
@@ -39,7 +40,9 @@ class RespRequests implements Framer {
             ? { name }
             : name === 'SET' && value !== undefined
               ? { name, detail, value }
-              : { name, detail };
+              : name === 'EVAL' || name === 'EVALSHA'
+                ? { name, detail, ...scriptKeysAndArgs(b) }
+                : { name, detail };
         frames.push(this.buffer.consume(end, what));
         continue;
       }
@@ -133,6 +136,19 @@ function firstBulks(b: Buffer): [string | undefined, string | undefined, string 
   const second = bulkAt(b, first.end);
   const third = second && bulkAt(b, second.end);
   return [first.text.toUpperCase(), second?.text, third?.text];
+}
+
+/**
+ * An EVAL's (EVALSHA's) keys and arguments: `EVAL script numkeys key… arg…`. What a plugin's acquire script wrote
+ * is read back from them (reply-loss-acquire): the key it names, and the owner among its arguments. Empty lists where
+ * the request does not parse as that (a numkeys that is no number).
+ */
+function scriptKeysAndArgs(b: Buffer): { keys: string[]; args: string[] } {
+  const bulks: string[] = [];
+  for (let p = b.indexOf(CRLF) + 2, next = bulkAt(b, p); next; p = next.end, next = bulkAt(b, p)) bulks.push(next.text);
+  const numkeys = Number(bulks[2]);
+  if (!Number.isInteger(numkeys) || numkeys < 0 || 3 + numkeys > bulks.length) return { keys: [], args: [] };
+  return { keys: bulks.slice(3, 3 + numkeys), args: bulks.slice(3 + numkeys) };
 }
 
 /** The bulk string whose `$` header starts at `p`, and where the next value starts; undefined if none is there. */

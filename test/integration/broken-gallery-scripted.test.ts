@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { scriptedRun } from '../support/scripted-run.ts';
 import { galleryCases, scenarioOf } from '../support/gallery-cases.ts';
+import { readScenarioFile } from '../../scenario/scenario-file.ts';
+import { isLostReplyExpect, lostReplyFindings } from '../../scenario/scenario-expect.ts';
 
 /**
  * The gallery of broken locks (examples/broken/) by script: each broken lock is caught by the scenario of its flaw
@@ -9,6 +11,9 @@ import { galleryCases, scenarioOf } from '../support/gallery-cases.ts';
  * `--lock` to the very same script, is VALID, the lock observably stopping the story (a step held: the second client
  * kept out, the stale holder's write skipped). Step-gated on the history, so it holds every time and each run takes
  * seconds. Every case has its script: none is left to a free run waiting for the defect to show by chance.
+ *
+ * A case whose flaw is a lost reply's liveness cost (reentrant-resend.ts: a lock never released) is caught by the
+ * lost-replies finding its scenario expects, the verdict VALID; its twin under the same script shows no finding.
  *
  * The cases are the files: a broken lock without `exposedBy`, without a twin, or whose script names no file fails
  * here.
@@ -28,7 +33,38 @@ describe('a gallery of broken locks, by script', () => {
     expect(scripted).toEqual(cases.map((c) => c.name));
   });
 
-  describe.each(scripted)('%s', (name) => {
+  const findingOf = (file: string) => {
+    const read = readScenarioFile(file);
+    const e = 'scenario' in read ? read.scenario.expect : null;
+    return isLostReplyExpect(e) ? e.anomaly : null;
+  };
+  const byFailure = scripted.filter((name) => findingOf(scenarioOf(cases.find((c) => c.name === name)!)!) === null);
+  const byFinding = scripted.filter((name) => !byFailure.includes(name));
+
+  describe.each(byFinding)('%s (a lost-replies finding)', (name) => {
+    const file = scenarioOf(cases.find((c) => c.name === name)!)!;
+    const finding = findingOf(file)!;
+
+    it('its script catches it: followed, the finding its scenario expects', async () => {
+      const run = await scriptedRun({ file }, [`--lock=./examples/broken/${name}.ts`]);
+      console.log(`${name}.ts:\n${run.summary}`);
+      expect(run.record.followed, run.summary).toBe(true);
+      expect(lostReplyFindings(run.outcome.results), run.summary).toContain(finding);
+      expect(run.outcome.results.checkers['lost-replies'].valid, run.summary).toBe(false);
+      expect(run.leftovers).toEqual([]);
+    });
+
+    it('its twin shows no lost-replies finding under the same script, VALID', async () => {
+      const run = await scriptedRun({ file }, [`--lock=./examples/broken/${name}.fixed.ts`]);
+      console.log(`${name}.fixed.ts:\n${run.summary}`);
+      expect(run.record.followed, run.summary).toBe(true);
+      expect(lostReplyFindings(run.outcome.results), run.summary).toEqual([]);
+      expect(run.outcome.results.valid, run.summary).toBe(true);
+      expect(run.leftovers).toEqual([]);
+    });
+  });
+
+  describe.each(byFailure)('%s', (name) => {
     const file = scenarioOf(cases.find((c) => c.name === name)!)!;
 
     it('its script catches it: followed, INVALID, a lost update', async () => {
