@@ -32,15 +32,17 @@ export function clientRoutes(proxies: ReadonlyMap<string, TcpProxy>, slot: numbe
 /**
  * The protocol a route in front of `upstream` carries, when the proxy can frame it: RESP for a Redis node, so the
  * reply-loss faults can aim at one request (a release) on the client's own connection; ZooKeeper's packets for a
- * ZooKeeper server, so reply-loss-create can aim at a create. The others are left unframed: framing costs a parse of
- * every byte, and no per-request fault aims at them yet.
+ * ZooKeeper server, so reply-loss-create can aim at a create; gRPC over HTTP/2 for an etcd member, so the etcd
+ * reply-loss faults can aim at one call. The others are left unframed: framing costs a parse of every byte, and no
+ * per-request fault aims at them yet.
  */
 function routeProtocol(upstream: string): ProxyProtocol | undefined {
   if (upstream.startsWith('redis')) return 'resp';
+  if (upstream.startsWith('etcd[')) return 'etcd-grpc';
   return upstream.startsWith('zk[') ? 'zookeeper' : undefined;
 }
 
-/** Client `slot`'s own proxies that frame their protocol (Redis, ZooKeeper): those a per-request fault can aim at. */
+/** Client `slot`'s own proxies that frame their protocol (Redis, ZooKeeper, etcd): those a per-request fault can aim at. */
 export function framedRoutes(proxies: ReadonlyMap<string, TcpProxy>, slot: number): Map<string, TcpProxy> {
   return new Map([...clientRoutes(proxies, slot)].filter(([upstream]) => routeProtocol(upstream) !== undefined));
 }
