@@ -85,6 +85,7 @@ describe('the fault catalogue', () => {
       'reply-loss-acquire',
       'reply-loss-renew',
       'reply-loss-create',
+      'reply-loss-etcd-acquire',
       'hold-request',
       'one-way',
       'reset',

@@ -45,6 +45,9 @@ import { judge as replyLossRenewJudge } from './reply-loss-renew/judge.ts';
 import { facts as replyLossCreate } from './reply-loss-create/facts.ts';
 import { judge as replyLossCreateJudge } from './reply-loss-create/judge.ts';
 import { droppedGrant as replyLossCreateGrant } from './reply-loss-create/dropped-grant.ts';
+import { facts as replyLossEtcdAcquire } from './reply-loss-etcd-acquire/facts.ts';
+import { judge as replyLossEtcdAcquireJudge } from './reply-loss-etcd-acquire/judge.ts';
+import { droppedGrant as replyLossEtcdAcquireGrant } from './reply-loss-etcd-acquire/dropped-grant.ts';
 import { facts as holdRequest } from './hold-request/facts.ts';
 import { judge as holdRequestJudge } from './hold-request/judge.ts';
 import { facts as oneWay } from './one-way/facts.ts';
@@ -92,6 +95,11 @@ export const FAULT_CATALOGUE = {
   'reply-loss-acquire': { ...replyLossAcquire, judge: replyLossAcquireJudge, droppedGrant: replyLossAcquireGrant },
   'reply-loss-renew': { ...replyLossRenew, judge: replyLossRenewJudge },
   'reply-loss-create': { ...replyLossCreate, judge: replyLossCreateJudge, droppedGrant: replyLossCreateGrant },
+  'reply-loss-etcd-acquire': {
+    ...replyLossEtcdAcquire,
+    judge: replyLossEtcdAcquireJudge,
+    droppedGrant: replyLossEtcdAcquireGrant,
+  },
   'hold-request': { ...holdRequest, judge: holdRequestJudge },
   'one-way': { ...oneWay, judge: oneWayJudge },
   reset: { ...reset, judge: resetJudge },

@@ -43,6 +43,7 @@ export type StoryStepId =
   | 'unacknowledged'
   | 'renewal-late'
   | 'recovered'
+  | 'settled'
   | 'request-held'
   | 'replies-held'
   | 'connection-reset'

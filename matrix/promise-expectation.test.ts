@@ -31,6 +31,7 @@ describe('promiseExpectation', () => {
       'reply-loss-acquire',
       'reply-loss-renew',
       'reply-loss-create',
+      'reply-loss-etcd-acquire',
       // A request held in flight, then delivered: the server's leases run as ever.
       'hold-request',
       // Replies held, or connections reset, on the way to one client: the server keeps its leases as ever.

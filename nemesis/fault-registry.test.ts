@@ -50,6 +50,7 @@ describe('the fault registry', () => {
       'reply-loss-acquire',
       'reply-loss-renew',
       'reply-loss-create',
+      'reply-loss-etcd-acquire',
       'hold-request',
       'one-way',
       'reset',
@@ -92,6 +93,7 @@ describe('what a run needs', () => {
       'reply-loss',
       'reply-loss-acquire',
       'reply-loss-create',
+      'reply-loss-etcd-acquire',
       'reply-loss-renew',
       'reset',
     ]);
@@ -128,6 +130,7 @@ describe('what a run needs', () => {
       'reply-loss',
       'reply-loss-acquire',
       'reply-loss-create',
+      'reply-loss-etcd-acquire',
       'reply-loss-renew',
       'reset',
       'restart-empty',

@@ -1,0 +1,125 @@
+import type { EndParams } from '../evidence.ts';
+import { aimedClient, type FaultExecutor } from '../../nemesis/fault.ts';
+import { pastTheLease } from '../../nemesis/fault-needs.ts';
+import { watchFor } from '../../nemesis/story-watch.ts';
+import {
+  droppedAtNs,
+  etcdRoutes,
+  firstEtcdDrop,
+  MemberReaders,
+  noOwnEtcdRoutes,
+  readKey,
+  type EtcdKey,
+} from './etcd-routes.ts';
+
+/** The call aimed at: a Txn whose success branch puts (etcd-calls.ts names it so), as every etcd acquire here sends. */
+const ACQUIRE_CALL = 'KV/Txn put';
+/** A Txn whose compares held and whose put ran answers `succeeded`; one that found the key held did nothing. */
+const GRANTED_ANSWER = 'succeeded';
+/** The locks whose acquire is such a Txn, putting the lock key on the client's lease (their own recipes). */
+export const AIMABLE_LOCKS = ['etcd', 'etcd-go'];
+
+/**
+ * An acquire reaches etcd and is granted; its answer never comes back. A random live client's own proxies in front of
+ * every etcd member (client-routes.ts, framed as gRPC) are armed to drop the answer to its next Txn that puts (an
+ * acquire) and answered `succeeded` — a Txn that found the key held put nothing, so its answer passes and the aim
+ * waits for the next — and then to reset that connection. Every member's route is armed because the client may call
+ * any; all are healed as soon as one dropped: one shot, so a retry of the Txn reaches the server and comes back.
+ * Right after the drop the key is read on a member: the value the Txn wrote, on the lease it named, is the server's
+ * effect; anything else is a miss. Then the acquire in progress at the drop completes: the judge tells how.
+ *
+ * The fault ends (heal) once that acquire has completed, or after the story wait.
+ */
+export const replyLossEtcdAcquire: FaultExecutor<'reply-loss-etcd-acquire'> = {
+  name: 'reply-loss-etcd-acquire',
+  needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, shotMs: pastTheLease },
+  refusal: (servers, lock) =>
+    !servers.etcd
+      ? `--lock=${lock} uses no etcd member`
+      : AIMABLE_LOCKS.includes(lock)
+        ? null
+        : `reply-loss-etcd-acquire aims at an acquire by its Txn that puts the lock key on the client's lease, known for --lock=${AIMABLE_LOCKS.join(', ')} only`,
+  unavailable: (env) => replyLossEtcdAcquire.refusal(env.servers, env.config.lock) ?? noOwnEtcdRoutes(env),
+  async start(ctx) {
+    const { config, journal } = ctx;
+    const client = aimedClient(ctx, (slot) => etcdRoutes(ctx, slot).length > 0);
+    if (!client) return null;
+    const routes = etcdRoutes(ctx, client.slot);
+    const readers = new MemberReaders();
+    for (const r of routes) readers.on(r.node);
+    const outcome: Outcome = { droppedOn: [] };
+    // The acquire in progress at the drop completes after it: the first acquire completion of this process once an
+    // answer was dropped. Watched from the arming, so a completion that comes before the wait below saw the drop counts.
+    const completed = watchFor(
+      journal,
+      (op) =>
+        op.process === client.process && op.f === 'acquire' && op.type !== 'invoke' && outcome.droppedOn.length > 0,
+    );
+    for (const r of routes) r.proxy.dropNextReply({ command: ACQUIRE_CALL, replyIs: GRANTED_ANSWER, then: 'reset' });
+    // Ended by the heal too: a heal a script orders right after the acquire waits for the read, never races it.
+    const healing = new AbortController();
+    const healed = new Promise<void>((r) => healing.signal.addEventListener('abort', () => r(), { once: true }));
+    const ready = (async () => {
+      const first = await firstEtcdDrop(routes, AbortSignal.any([ctx.signal, healing.signal]));
+      if (!first) return;
+      for (const r of routes) r.proxy.heal();
+      const { route, drop } = first;
+      outcome.droppedOn = [route.node.name];
+      outcome.droppedAt = droppedAtNs(ctx, drop);
+      Object.assign(outcome, { key: drop.request.key, sent: drop.request.value, lease: drop.request.lease });
+      if (outcome.key === undefined) return;
+      try {
+        outcome.after = await readKey(readers, route.node, outcome.key);
+      } catch (err) {
+        outcome.readError = err instanceof Error ? err.message : String(err);
+      }
+      await Promise.race([completed.seen, healed]);
+    })();
+    return {
+      targets: [`client p${client.process} → ${routes.map((r) => r.node.name).join(', ')}`],
+      params: { slot: client.slot, process: client.process, ttlMs: config.ttlMs },
+      holdMs: config.storyWaitMs,
+      ready,
+      async heal() {
+        healing.abort();
+        await ready;
+        completed.stop();
+        for (const r of routes) r.proxy.heal();
+        readers.close();
+        return { params: endParams(client.process, outcome), note: healNote(client.process, outcome) };
+      },
+    };
+  },
+};
+
+interface Outcome {
+  droppedOn: string[];
+  key?: string;
+  sent?: string;
+  lease?: string;
+  after?: EtcdKey | null;
+  readError?: string;
+  droppedAt?: number;
+}
+
+function endParams(process: number, o: Outcome): EndParams<'reply-loss-etcd-acquire'> {
+  const params: EndParams<'reply-loss-etcd-acquire'> = { process, droppedOn: o.droppedOn };
+  if (o.key !== undefined) params.key = o.key;
+  if (o.sent !== undefined) params.sent = o.sent;
+  if (o.lease !== undefined) params.lease = o.lease;
+  if (o.after) {
+    params.valueAfter = o.after.value;
+    params.leaseAfter = o.after.lease;
+    params.revisionAfter = o.after.createRevision;
+  }
+  if (o.readError !== undefined) params.readError = o.readError;
+  if (o.droppedAt !== undefined) params.droppedAt = o.droppedAt;
+  return params;
+}
+
+function healNote(process: number, o: Outcome): string {
+  if (!o.droppedOn.length) return `no granted acquire of p${process} was seen while armed`;
+  if (!o.after)
+    return `p${process}'s acquire answer was dropped on ${o.droppedOn.join(', ')}, but no key was read back`;
+  return `p${process}'s acquire put ${o.key} on lease ${o.after.lease} (revision ${o.after.createRevision}); its answer was dropped on ${o.droppedOn.join(', ')}`;
+}

@@ -1,0 +1,60 @@
+import type { Judge } from '../judging/fault-shot.ts';
+import { done, inProgressAt, missing } from '../judging/story-steps.ts';
+import { tell } from '../judging/story.ts';
+
+/**
+ * reply-loss-etcd-acquire's story, from its records (inject.ts) and the history: a granted acquire Txn's answer was
+ * dropped and its connection reset; etcd held the key with the value the Txn wrote, on the lease it named (read right
+ * after the drop); and the acquire in progress at the drop completed — granted with that very key (its token is the
+ * key's create revision), or not granted with the key left behind. No such key after the drop is a miss: nothing
+ * shows the Txn took effect.
+ */
+export const judge: Judge<'reply-loss-etcd-acquire'> = (shot) => {
+  const { start, end, ev } = shot;
+  const e = ev.end;
+  const holder = e?.process ?? ev.start.process ?? -1;
+  const who = `p${holder}`;
+  return tell(start, 'reply-loss-etcd-acquire', {
+    'reply-dropped': () => {
+      if (!end) return missing('the history ended before the fault was healed');
+      if (!e?.droppedOn?.length) return missing(ev.endNote || `no answer to a granted acquire of ${who} was dropped`);
+      return done(
+        `the answer to ${who}'s Txn putting ${e.key ?? 'its key'} was dropped on ${e.droppedOn.join(', ')} and the connection reset`,
+      );
+    },
+    committed: () => {
+      if (e?.key === undefined || e.sent === undefined || e.lease === undefined)
+        return missing('the dropped Txn carried no key, value and lease to read back');
+      if (e.readError !== undefined) return missing(`the key was not read after the drop: ${e.readError}`);
+      if (e.valueAfter === undefined)
+        return missing(`etcd held no ${e.key} right after the drop: nothing shows the Txn took effect`);
+      if (e.valueAfter !== e.sent || e.leaseAfter !== e.lease)
+        return missing(
+          `${e.key} held another's value or lease right after the drop (lease ${e.leaseAfter}, not ${e.lease})`,
+        );
+      return done(
+        `right after the drop ${e.key} held ${who}'s value on its lease ${e.lease} (revision ${e.revisionAfter})`,
+      );
+    },
+    settled: () => {
+      const at = e?.droppedAt;
+      if (at === undefined) return missing('the drop has no time on record');
+      const acquire = inProgressAt(shot.byProcess.get(holder) ?? [], 'acquire', at, shot.history);
+      if (!acquire) return missing(`no acquire of ${who} was in progress at the drop`);
+      const completion = shot.history.completionOf(acquire);
+      if (!completion) return missing(`${who}'s acquire #${acquire.index} never completed`);
+      if (completion.type !== 'ok') {
+        const how = `${completion.type}${completion.error ? ` (${completion.error})` : ''}`;
+        return done(`${who}'s acquire #${acquire.index} ended ${how}, its key left on its lease ${e?.lease}`);
+      }
+      const token = (completion.value as { token?: unknown } | null)?.token;
+      if (e?.revisionAfter !== undefined && token !== undefined && String(token) !== e.revisionAfter)
+        return missing(
+          `${who}'s acquire #${completion.index} was granted with token ${String(token)}, not the key the dropped Txn made (revision ${e.revisionAfter})`,
+        );
+      return done(
+        `${who}'s acquire #${completion.index} ended ok holding that key (token ${String(token)}): its retry found its own key`,
+      );
+    },
+  });
+};
