@@ -48,6 +48,8 @@ import { droppedGrant as replyLossCreateGrant } from './reply-loss-create/droppe
 import { facts as replyLossEtcdAcquire } from './reply-loss-etcd-acquire/facts.ts';
 import { judge as replyLossEtcdAcquireJudge } from './reply-loss-etcd-acquire/judge.ts';
 import { droppedGrant as replyLossEtcdAcquireGrant } from './reply-loss-etcd-acquire/dropped-grant.ts';
+import { facts as replyLossEtcdRelease } from './reply-loss-etcd-release/facts.ts';
+import { judge as replyLossEtcdReleaseJudge } from './reply-loss-etcd-release/judge.ts';
 import { facts as holdRequest } from './hold-request/facts.ts';
 import { judge as holdRequestJudge } from './hold-request/judge.ts';
 import { facts as oneWay } from './one-way/facts.ts';
@@ -100,6 +102,7 @@ export const FAULT_CATALOGUE = {
     judge: replyLossEtcdAcquireJudge,
     droppedGrant: replyLossEtcdAcquireGrant,
   },
+  'reply-loss-etcd-release': { ...replyLossEtcdRelease, judge: replyLossEtcdReleaseJudge },
   'hold-request': { ...holdRequest, judge: holdRequestJudge },
   'one-way': { ...oneWay, judge: oneWayJudge },
   reset: { ...reset, judge: resetJudge },

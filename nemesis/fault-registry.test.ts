@@ -51,6 +51,7 @@ describe('the fault registry', () => {
       'reply-loss-renew',
       'reply-loss-create',
       'reply-loss-etcd-acquire',
+      'reply-loss-etcd-release',
       'hold-request',
       'one-way',
       'reset',
@@ -94,6 +95,7 @@ describe('what a run needs', () => {
       'reply-loss-acquire',
       'reply-loss-create',
       'reply-loss-etcd-acquire',
+      'reply-loss-etcd-release',
       'reply-loss-renew',
       'reset',
     ]);
@@ -131,6 +133,7 @@ describe('what a run needs', () => {
       'reply-loss-acquire',
       'reply-loss-create',
       'reply-loss-etcd-acquire',
+      'reply-loss-etcd-release',
       'reply-loss-renew',
       'reset',
       'restart-empty',

@@ -10,7 +10,7 @@
 import type { Frame } from './framing.ts';
 import { bytesField, protoFields, varintField } from './protobuf-fields.ts';
 
-type Facts = Pick<Frame, 'detail' | 'key' | 'value' | 'lease'>;
+type Facts = Pick<Frame, 'detail' | 'key' | 'value' | 'lease' | 'revision'>;
 
 const TXN = '/etcdserverpb.KV/Txn';
 const DELETE_RANGE = '/etcdserverpb.KV/DeleteRange';
@@ -31,7 +31,7 @@ export function requestFacts(path: string, message: Buffer): Facts {
     // PutRequest: key 1, value 2, lease 3; DeleteRangeRequest and RangeRequest: key 1.
     const inner = protoFields(first.value);
     const key = bytesField(inner, 1)?.toString('utf8') ?? '';
-    const facts: Facts = { detail: `${path} ${kind} ${key}`, key };
+    const facts: Facts = { detail: `${path} ${kind} ${key}`, key, ...compareRevision(fields) };
     if (kind !== 'put') return facts;
     return { ...facts, value: bytesField(inner, 2)?.toString('utf8') ?? '', lease: String(varintField(inner, 3)) };
   }
@@ -57,4 +57,16 @@ export function answerDetail(path: string | undefined, message: Buffer): string 
     return ttl > 0n ? `alive TTL ${ttl}` : 'expired';
   }
   return undefined;
+}
+
+/** Compare: target 2 (CREATE is 1), create_revision 5. A compare on CREATE with a revision other than 0 names one. */
+const CREATE_TARGET = 1n;
+
+/** The create revision the txn's first compare on CREATE requires, when it requires one (not 0: "absent"). */
+function compareRevision(txn: ReturnType<typeof protoFields>): Pick<Facts, 'revision'> {
+  const compare = bytesField(txn, 1);
+  if (!compare) return {};
+  const fields = protoFields(compare);
+  const revision = varintField(fields, 5);
+  return varintField(fields, 2) === CREATE_TARGET && revision > 0n ? { revision: String(revision) } : {};
 }

@@ -27,6 +27,8 @@ export interface Frame {
   /** etcd: the key a request names (a Txn's put or delete), the lease a put attaches it to or a keep-alive renews. */
   readonly key?: string;
   readonly lease?: string;
+  /** etcd: the create revision a Txn's compare requires of its key (a release's: the holder's incarnation of it). */
+  readonly revision?: string;
   /**
    * For protocols whose replies pair by call rather than by order (gRPC over HTTP/2: `<stream id>/<message number on
    * that stream>`): the call a request frame opens and a reply frame answers.

@@ -62,6 +62,7 @@ describe('grpcFraming: requests', () => {
       call: '5/0',
       detail: `${TXN} delete ${KEY}`,
       key: KEY,
+      revision: '42',
     });
   });
 
