@@ -86,6 +86,7 @@ describe('the fault catalogue', () => {
       'reply-loss-renew',
       'reply-loss-create',
       'reply-loss-etcd-acquire',
+      'reply-loss-etcd-renew',
       'reply-loss-etcd-release',
       'hold-request',
       'one-way',

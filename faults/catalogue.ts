@@ -50,6 +50,8 @@ import { judge as replyLossEtcdAcquireJudge } from './reply-loss-etcd-acquire/ju
 import { droppedGrant as replyLossEtcdAcquireGrant } from './reply-loss-etcd-acquire/dropped-grant.ts';
 import { facts as replyLossEtcdRelease } from './reply-loss-etcd-release/facts.ts';
 import { judge as replyLossEtcdReleaseJudge } from './reply-loss-etcd-release/judge.ts';
+import { facts as replyLossEtcdRenew } from './reply-loss-etcd-renew/facts.ts';
+import { judge as replyLossEtcdRenewJudge } from './reply-loss-etcd-renew/judge.ts';
 import { facts as holdRequest } from './hold-request/facts.ts';
 import { judge as holdRequestJudge } from './hold-request/judge.ts';
 import { facts as oneWay } from './one-way/facts.ts';
@@ -102,6 +104,7 @@ export const FAULT_CATALOGUE = {
     judge: replyLossEtcdAcquireJudge,
     droppedGrant: replyLossEtcdAcquireGrant,
   },
+  'reply-loss-etcd-renew': { ...replyLossEtcdRenew, judge: replyLossEtcdRenewJudge },
   'reply-loss-etcd-release': { ...replyLossEtcdRelease, judge: replyLossEtcdReleaseJudge },
   'hold-request': { ...holdRequest, judge: holdRequestJudge },
   'one-way': { ...oneWay, judge: oneWayJudge },

@@ -32,6 +32,7 @@ describe('promiseExpectation', () => {
       'reply-loss-renew',
       'reply-loss-create',
       'reply-loss-etcd-acquire',
+      'reply-loss-etcd-renew',
       'reply-loss-etcd-release',
       // A request held in flight, then delivered: the server's leases run as ever.
       'hold-request',

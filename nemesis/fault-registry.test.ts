@@ -51,6 +51,7 @@ describe('the fault registry', () => {
       'reply-loss-renew',
       'reply-loss-create',
       'reply-loss-etcd-acquire',
+      'reply-loss-etcd-renew',
       'reply-loss-etcd-release',
       'hold-request',
       'one-way',
@@ -96,6 +97,7 @@ describe('what a run needs', () => {
       'reply-loss-create',
       'reply-loss-etcd-acquire',
       'reply-loss-etcd-release',
+      'reply-loss-etcd-renew',
       'reply-loss-renew',
       'reset',
     ]);
@@ -134,6 +136,7 @@ describe('what a run needs', () => {
       'reply-loss-create',
       'reply-loss-etcd-acquire',
       'reply-loss-etcd-release',
+      'reply-loss-etcd-renew',
       'reply-loss-renew',
       'reset',
       'restart-empty',

@@ -29,6 +29,7 @@ describe('--lock=postgres under every fault', () => {
       'reply-loss-renew',
       'reply-loss-create',
       'reply-loss-etcd-acquire',
+      'reply-loss-etcd-renew',
       'reply-loss-etcd-release',
       // hold-request names a request by its framing: RESP or ZooKeeper's packets, not Postgres's protocol yet.
       'hold-request',

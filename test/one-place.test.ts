@@ -100,6 +100,8 @@ const OTHER_MEANING: Readonly<Record<string, Readonly<Record<string, string>>>> 
   reset: {
     'faults/reply-loss-create/inject.ts': `${PROXY}: drop-next-reply's \`then: 'reset'\``,
     'faults/reply-loss-etcd-acquire/inject.ts': `${PROXY}: drop-next-reply's \`then: 'reset'\``,
+    'faults/reply-loss-etcd-release/inject.ts': `${PROXY}: drop-next-reply's \`then: 'reset'\``,
+    'faults/reply-loss-etcd-renew/inject.ts': `${PROXY}: drop-next-reply's \`then: 'reset'\``,
     'nemesis/proxy/link.ts': PROXY,
     'nemesis/proxy/proxy-mode.ts': PROXY,
     'nemesis/proxy/tcp-proxy.ts': PROXY,
