@@ -8,7 +8,7 @@ import {
   MemberReaders,
   noOwnEtcdRoutes,
   type EtcdRoute,
-} from '../reply-loss-etcd-acquire/etcd-routes.ts';
+} from '../reply-loss-etcd-acquire/inject.ts';
 
 /** How long the fault waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
