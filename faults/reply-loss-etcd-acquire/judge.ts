@@ -5,8 +5,8 @@ import { tell } from '../judging/story.ts';
 /**
  * reply-loss-etcd-acquire's story, from its records (inject.ts) and the history: a granted acquire Txn's answer was
  * dropped and its connection reset; etcd held the key with the value the Txn wrote, on the lease it named (read right
- * after the drop); and the acquire in progress at the drop completed — granted with that very key (its token is the
- * key's create revision), or not granted with the key left behind. No such key after the drop is a miss: nothing
+ * after the drop); and the acquire in progress at the drop completed — granted (with that very key, when its token is
+ * the key's create revision), or not granted with the key left behind. No such key after the drop is a miss: nothing
  * shows the Txn took effect.
  */
 export const judge: Judge<'reply-loss-etcd-acquire'> = (shot) => {
@@ -47,13 +47,15 @@ export const judge: Judge<'reply-loss-etcd-acquire'> = (shot) => {
         const how = `${completion.type}${completion.error ? ` (${completion.error})` : ''}`;
         return done(`${who}'s acquire #${acquire.index} ended ${how}, its key left on its lease ${e?.lease}`);
       }
-      const token = (completion.value as { token?: unknown } | null)?.token;
-      if (e?.revisionAfter !== undefined && token !== undefined && String(token) !== e.revisionAfter)
-        return missing(
-          `${who}'s acquire #${completion.index} was granted with token ${String(token)}, not the key the dropped Txn made (revision ${e.revisionAfter})`,
+      const token = String((completion.value as { token?: unknown } | null)?.token ?? '?');
+      // fencepost's recipe grants with the key's create revision as its token; Go's Mutex with the revision the
+      // grant was read at, which a later write moves: a token that is not the revision says which, not a miss.
+      if (token === e?.revisionAfter)
+        return done(
+          `${who}'s acquire #${completion.index} ended ok holding that key (token ${token}): its retry found its own key`,
         );
       return done(
-        `${who}'s acquire #${completion.index} ended ok holding that key (token ${String(token)}): its retry found its own key`,
+        `${who}'s acquire #${completion.index} ended ok (token ${token}; the dropped Txn's key has create revision ${e?.revisionAfter})`,
       );
     },
   });

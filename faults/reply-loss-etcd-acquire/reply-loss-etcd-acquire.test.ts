@@ -68,9 +68,16 @@ describe("reply-loss-etcd-acquire: the granted Txn's answer dropped → etcd hel
     expect(gap(shotOf(story(end({ readError: 'deadline exceeded' }))))).toBe('committed');
   });
 
-  it('no drop, a grant on another incarnation of the key, or no acquire at the drop is a miss naming its step', () => {
+  it("a grant whose token is not the key's create revision is told as such (Go's Mutex gives the grant's revision)", () => {
+    const shot = shotOf(story(end(), ok(1, 'acquire', { account: 0, token: '80' })));
+    expect(shot.hit).toBe(true);
+    expect(shot.story!.at(-1)!.evidence).toBe(
+      "p1's acquire #2 ended ok (token 80; the dropped Txn's key has create revision 77)",
+    );
+  });
+
+  it('no drop, or no acquire at the drop, is a miss naming its step', () => {
     expect(gap(shotOf(story(end({ droppedOn: [] }))))).toBe('reply-dropped');
-    expect(gap(shotOf(story(end(), ok(1, 'acquire', { account: 0, token: '80' }))))).toBe('settled');
     expect(gap(shotOf(story(end({ droppedAt: 500_000 }))))).toBe('settled');
   });
 
