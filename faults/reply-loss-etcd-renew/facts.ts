@@ -20,7 +20,7 @@ export const facts = {
     },
     {
       id: 'committed',
-      says: "etcd had renewed it: right after the drop LeaseTimeToLive on a member showed the lease's remaining TTL back at its granted TTL (within etcd's whole-second rounding), which no lease last renewed a keep-alive period (TTL/3) earlier can show",
+      says: "etcd had renewed it: right after the drop LeaseTimeToLive on a member showed the lease's remaining TTL back at its granted TTL (within etcd's whole-second rounding), which no lease last renewed a keep-alive period (TTL/3) earlier can show — read within 100 ms of the drop, before the client's library reopens its keep-alive stream (etcd3 waits 100 ms after a failed stream)",
     },
     {
       id: 'unacknowledged',
@@ -49,6 +49,8 @@ export const facts = {
       /** LeaseTimeToLive right after the drop: remaining and granted TTL (s); absent: not read. */
       ttlAfterS: opt(num),
       grantedTtlS: opt(num),
+      /** From the drop to that read's answer, in ms: a read before the client could renew again. */
+      readAfterMs: opt(num),
       readError: opt(str),
       /** The proxy's counts across the drop: bytes dropped on their way to the client, connections reset. */
       droppedBytes: opt(num),

@@ -81,6 +81,7 @@ export const replyLossEtcdRenew: FaultExecutor<'reply-loss-etcd-renew'> = {
         const res = await leaseTimeToLive(readers, route, outcome.lease);
         outcome.ttlAfterS = res.ttlS;
         outcome.grantedTtlS = res.grantedS;
+        outcome.readAfterMs = Math.round(performance.now() - drop.atMs);
       } catch (err) {
         outcome.readError = err instanceof Error ? err.message : String(err);
       }
@@ -116,6 +117,7 @@ interface Outcome {
   answer?: string;
   ttlAfterS?: number;
   grantedTtlS?: number;
+  readAfterMs?: number;
   readError?: string;
   droppedBytes?: number;
   resets?: number;
@@ -145,6 +147,7 @@ function endParams(s: { process: number; account: number }, o: Outcome): EndPara
   if (o.answer !== undefined) params.answer = o.answer;
   if (o.ttlAfterS !== undefined) params.ttlAfterS = o.ttlAfterS;
   if (o.grantedTtlS !== undefined) params.grantedTtlS = o.grantedTtlS;
+  if (o.readAfterMs !== undefined) params.readAfterMs = o.readAfterMs;
   if (o.readError !== undefined) params.readError = o.readError;
   if (o.droppedBytes !== undefined) params.droppedBytes = o.droppedBytes;
   if (o.resets !== undefined) params.resets = o.resets;

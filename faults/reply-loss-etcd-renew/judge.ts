@@ -7,6 +7,12 @@ import { tell } from '../judging/story.ts';
  * A lease last renewed a keep-alive period (TTL/3 > 1 s, the fault's --ttl floor) earlier shows less.
  */
 export const ROUNDING_S = 1;
+/**
+ * How soon after the drop the lease must have been read: etcd3 reopens a failed keep-alive stream 100 ms after it
+ * failed (node_modules/etcd3/lib/lease.js, handleKeepaliveError), and that stream's first keep-alive renews again. A
+ * read after it could show that renewal, not the dropped one's.
+ */
+export const READ_WITHIN_MS = 100;
 
 /**
  * reply-loss-etcd-renew's story, from its records (inject.ts): a keep-alive's answer (etcd said the lease was alive)
@@ -32,9 +38,13 @@ export const judge: Judge<'reply-loss-etcd-renew'> = (shot) => {
       const ttl = e?.ttlAfterS;
       const granted = e?.grantedTtlS;
       if (ttl === undefined || granted === undefined) return missing('the lease was not read after the drop');
+      if (e?.readAfterMs === undefined || e.readAfterMs >= READ_WITHIN_MS)
+        return missing(
+          `the lease was read ${e?.readAfterMs ?? '?'} ms after the drop: the client's next keep-alive may have renewed it by then`,
+        );
       if (ttl < granted - ROUNDING_S)
         return missing(`the lease's TTL right after the drop was ${ttl} s of ${granted} s: nothing shows a renewal`);
-      return done(`right after the drop the lease had ${ttl} s of its ${granted} s left: renewed`);
+      return done(`${e.readAfterMs} ms after the drop the lease had ${ttl} s of its ${granted} s left: renewed`);
     },
     unacknowledged: () => {
       if (!e?.droppedBytes || !e.resets)

@@ -3,7 +3,7 @@ import { faultHits } from '../../checkers/fault-hits.ts';
 import { scriptedRun } from '../../test/support/scripted-run.ts';
 
 /**
- * reply-loss-etcd-renew on a real 3-member etcd, scripted with a 6 s TTL (a keep-alive every 2 s): inside A's section
+ * reply-loss-etcd-renew on a real 3-member etcd, scripted with a 6 s TTL (a keep-alive every 2 s): from A's next section
  * its own proxies drop the answer to its next keep-alive that etcd answered alive, then reset the connection; the
  * lease is read on a member right after the drop. The 10-shot measurement is a command in docs/faults.md.
  */
@@ -14,9 +14,9 @@ describe('reply-loss-etcd-renew', () => {
       {
         name: 'reply-loss-etcd-renew',
         steps: [
+          'start reply-loss-etcd-renew A',
           'A acquire',
           'A read',
-          'reply-loss-etcd-renew A',
           'wait reply-loss-etcd-renew A',
           'heal reply-loss-etcd-renew A',
           'A write',
