@@ -10,7 +10,7 @@ export const droppedGrant: GrantReader<'reply-loss-etcd-acquire'> = (shot) => {
   const e = ev.end;
   const process = e?.process ?? ev.start.process;
   if (!e || process === undefined || e.droppedAt === undefined || e.sent === undefined) return null;
-  if (e.valueAfter !== e.sent || e.leaseAfter !== e.lease) return null;
+  if (e.valueAtCommit !== e.sent || e.leaseAtCommit !== e.lease) return null;
   const hit = acquireHit(shot, process, e.droppedAt);
   if (!hit) return null;
   return {

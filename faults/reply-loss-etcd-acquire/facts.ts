@@ -20,7 +20,7 @@ export const facts = {
     },
     {
       id: 'committed',
-      says: 'etcd had granted it: right after the drop the key the Txn named held the value it wrote, on the lease it named (read on a member, not through any proxy)',
+      says: 'etcd had granted it: read on a member after the drop (not through any proxy), the key the Txn named held the value it wrote, on the lease it named, at the revision its dropped answer gave',
     },
     {
       id: 'settled',
@@ -47,6 +47,14 @@ export const facts = {
       key: opt(str),
       sent: opt(str),
       lease: opt(str),
+      /**
+       * The revision the Txn committed at (its dropped answer's header), and the key as etcd held it at that revision,
+       * read after the drop: a committed put's own record, which a client that gives up and revokes its lease at once
+       * (Go's session) cannot take back before the read.
+       */
+      committedAt: opt(str),
+      valueAtCommit: opt(str),
+      leaseAtCommit: opt(str),
       /** The key as etcd held it right after the drop: its value, lease and create revision (absent: no such key). */
       valueAfter: opt(str),
       leaseAfter: opt(str),

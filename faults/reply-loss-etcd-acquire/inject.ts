@@ -43,7 +43,8 @@ export const replyLossEtcdAcquire: FaultExecutor<'reply-loss-etcd-acquire'> = {
     if (!client) return null;
     const routes = etcdRoutes(ctx, client.slot);
     const readers = new MemberReaders();
-    for (const r of routes) readers.on(r.node);
+    // Connected and authenticated now, so the read after the drop is one round trip (a root login is a bcrypt hash).
+    for (const r of routes) readers.warm(r.node);
     const outcome: Outcome = { droppedOn: [] };
     // The acquire in progress at the drop completes after it: the first acquire completion of this process once an
     // answer was dropped. Watched from the arming, so a completion that comes before the wait below saw the drop counts.
@@ -64,8 +65,11 @@ export const replyLossEtcdAcquire: FaultExecutor<'reply-loss-etcd-acquire'> = {
       outcome.droppedOn = [route.node.name];
       outcome.droppedAt = droppedAtNs(ctx, drop);
       Object.assign(outcome, { key: drop.request.key, sent: drop.request.value, lease: drop.request.lease });
+      outcome.committedAt = /at revision (\d+)$/.exec(drop.reply.detail ?? '')?.[1];
       if (outcome.key === undefined) return;
       try {
+        if (outcome.committedAt !== undefined)
+          outcome.atCommit = await readKey(readers, route.node, outcome.key, outcome.committedAt);
         outcome.after = await readKey(readers, route.node, outcome.key);
       } catch (err) {
         outcome.readError = err instanceof Error ? err.message : String(err);
@@ -94,6 +98,8 @@ interface Outcome {
   key?: string;
   sent?: string;
   lease?: string;
+  committedAt?: string;
+  atCommit?: EtcdKey | null;
   after?: EtcdKey | null;
   readError?: string;
   droppedAt?: number;
@@ -104,6 +110,11 @@ function endParams(process: number, o: Outcome): EndParams<'reply-loss-etcd-acqu
   if (o.key !== undefined) params.key = o.key;
   if (o.sent !== undefined) params.sent = o.sent;
   if (o.lease !== undefined) params.lease = o.lease;
+  if (o.committedAt !== undefined) params.committedAt = o.committedAt;
+  if (o.atCommit) {
+    params.valueAtCommit = o.atCommit.value;
+    params.leaseAtCommit = o.atCommit.lease;
+  }
   if (o.after) {
     params.valueAfter = o.after.value;
     params.leaseAfter = o.after.lease;
@@ -116,9 +127,10 @@ function endParams(process: number, o: Outcome): EndParams<'reply-loss-etcd-acqu
 
 function healNote(process: number, o: Outcome): string {
   if (!o.droppedOn.length) return `no granted acquire of p${process} was seen while armed`;
-  if (!o.after)
+  if (!o.atCommit)
     return `p${process}'s acquire answer was dropped on ${o.droppedOn.join(', ')}, but no key was read back`;
-  return `p${process}'s acquire put ${o.key} on lease ${o.after.lease} (revision ${o.after.createRevision}); its answer was dropped on ${o.droppedOn.join(', ')}`;
+  const now = o.after ? 'still there' : 'gone by the read after';
+  return `p${process}'s acquire put ${o.key} on lease ${o.atCommit.lease} at revision ${o.committedAt} (${now}); its answer was dropped on ${o.droppedOn.join(', ')}`;
 }
 
 /**
@@ -185,6 +197,14 @@ export class MemberReaders {
     return c;
   }
 
+  /** Opens the member's client and makes one read, so its connection and login are done before they are needed. */
+  warm(node: EtcdNode): void {
+    this.on(node)
+      .get('fencepost/ready')
+      .exec()
+      .catch(() => {}); // a read that fails now is met again where it matters
+  }
+
   close(): void {
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
@@ -198,9 +218,15 @@ export interface EtcdKey {
   createRevision: string;
 }
 
-/** The key read on `node`'s own port: null when etcd holds no such key. */
-export async function readKey(readers: MemberReaders, node: EtcdNode, key: string): Promise<EtcdKey | null> {
-  const res = await readers.on(node).get(key).exec();
+/** The key read on `node`'s own port, now or as of `revision`: null when etcd held no such key. */
+export async function readKey(
+  readers: MemberReaders,
+  node: EtcdNode,
+  key: string,
+  revision?: string,
+): Promise<EtcdKey | null> {
+  const get = readers.on(node).get(key);
+  const res = await (revision === undefined ? get : get.revision(revision)).exec();
   const kv = res.kvs[0];
   return kv
     ? { value: kv.value.toString(), lease: String(kv.lease), createRevision: String(kv.create_revision) }

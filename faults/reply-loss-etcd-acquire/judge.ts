@@ -4,8 +4,8 @@ import { tell } from '../judging/story.ts';
 
 /**
  * reply-loss-etcd-acquire's story, from its records (inject.ts) and the history: a granted acquire Txn's answer was
- * dropped and its connection reset; etcd held the key with the value the Txn wrote, on the lease it named (read right
- * after the drop); and the acquire in progress at the drop completed — granted (with that very key, when its token is
+ * dropped and its connection reset; etcd held the key with the value the Txn wrote, on the lease it named (read after
+ * the drop at the revision the dropped answer gave); and the acquire in progress at the drop completed — granted (with that very key, when its token is
  * the key's create revision), or not granted with the key left behind. No such key after the drop is a miss: nothing
  * shows the Txn took effect.
  */
@@ -26,15 +26,18 @@ export const judge: Judge<'reply-loss-etcd-acquire'> = (shot) => {
       if (e?.key === undefined || e.sent === undefined || e.lease === undefined)
         return missing('the dropped Txn carried no key, value and lease to read back');
       if (e.readError !== undefined) return missing(`the key was not read after the drop: ${e.readError}`);
-      if (e.valueAfter === undefined)
-        return missing(`etcd held no ${e.key} right after the drop: nothing shows the Txn took effect`);
-      if (e.valueAfter !== e.sent || e.leaseAfter !== e.lease)
+      if (e.committedAt === undefined) return missing('the dropped answer gave no revision to read the key at');
+      if (e.valueAtCommit === undefined)
+        return missing(`etcd held no ${e.key} at revision ${e.committedAt}: nothing shows the Txn took effect`);
+      if (e.valueAtCommit !== e.sent || e.leaseAtCommit !== e.lease)
         return missing(
-          `${e.key} held another's value or lease right after the drop (lease ${e.leaseAfter}, not ${e.lease})`,
+          `${e.key} held another's value or lease at revision ${e.committedAt} (lease ${e.leaseAtCommit})`,
         );
-      return done(
-        `right after the drop ${e.key} held ${who}'s value on its lease ${e.lease} (revision ${e.revisionAfter})`,
-      );
+      const now =
+        e.valueAfter === undefined
+          ? 'gone by the read right after the drop (its lease revoked)'
+          : `still there right after the drop (revision ${e.revisionAfter})`;
+      return done(`at revision ${e.committedAt} ${e.key} held ${who}'s value on its lease ${e.lease}, ${now}`);
     },
     settled: () => {
       const at = e?.droppedAt;

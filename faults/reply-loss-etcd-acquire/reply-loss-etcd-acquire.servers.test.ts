@@ -13,6 +13,8 @@ type Params = {
   key?: string;
   sent?: string;
   lease?: string;
+  valueAtCommit?: string;
+  leaseAtCommit?: string;
   valueAfter?: string;
   leaseAfter?: string;
   revisionAfter?: string;
@@ -42,6 +44,7 @@ describe('reply-loss-etcd-acquire', () => {
     expect(p.droppedOn.length, run.summary).toBe(1);
     expect(p.key).toBe('fencepost/lock/account-0');
     expect(p.sent).toMatch(/^client-0-pid-/);
+    expect([p.valueAtCommit, p.leaseAtCommit], JSON.stringify(p)).toEqual([p.sent, p.lease]);
     expect([p.valueAfter, p.leaseAfter], JSON.stringify(p)).toEqual([p.sent, p.lease]);
     // The recipe's acquire was granted on that very key: its token is the key's create revision.
     const granted = run.ops.find((o) => o.process === 0 && o.f === 'acquire' && o.type === 'ok')!;

@@ -26,6 +26,9 @@ describe("reply-loss-etcd-acquire: the granted Txn's answer dropped → etcd hel
       key: KEY,
       sent: 'client-1-pid-42-ab12',
       lease: LEASE,
+      committedAt: '77',
+      valueAtCommit: 'client-1-pid-42-ab12',
+      leaseAtCommit: LEASE,
       valueAfter: 'client-1-pid-42-ab12',
       leaseAfter: LEASE,
       revisionAfter: '77',
@@ -50,7 +53,7 @@ describe("reply-loss-etcd-acquire: the granted Txn's answer dropped → etcd hel
     ]);
     expect(shot.hit).toBe(true);
     expect(shot.evidence).toBe(
-      `the answer to p1's Txn putting ${KEY} was dropped on etcd[2] and the connection reset → right after the drop ${KEY} held p1's value on its lease ${LEASE} (revision 77) → p1's acquire #2 ended ok holding that key (token 77): its retry found its own key`,
+      `the answer to p1's Txn putting ${KEY} was dropped on etcd[2] and the connection reset → at revision 77 ${KEY} held p1's value on its lease ${LEASE}, still there right after the drop (revision 77) → p1's acquire #2 ended ok holding that key (token 77): its retry found its own key`,
     );
   });
 
@@ -62,9 +65,13 @@ describe("reply-loss-etcd-acquire: the granted Txn's answer dropped → etcd hel
     );
   });
 
-  it('no key, or one on another lease, after the drop is a miss: nothing shows the Txn took effect', () => {
-    expect(gap(shotOf(story(end({ valueAfter: undefined, leaseAfter: undefined }))))).toBe('committed');
-    expect(gap(shotOf(story(end({ leaseAfter: '1' }))))).toBe('committed');
+  it("no key, or one on another lease, at the Txn's revision is a miss: nothing shows the Txn took effect", () => {
+    expect(gap(shotOf(story(end({ valueAtCommit: undefined, leaseAtCommit: undefined }))))).toBe('committed');
+    expect(gap(shotOf(story(end({ leaseAtCommit: '1' }))))).toBe('committed');
+    expect(gap(shotOf(story(end({ committedAt: undefined }))))).toBe('committed');
+    // Gone by the read right after (a client that gave up revoked its lease): committed all the same, and said so.
+    const revoked = shotOf(story(end({ valueAfter: undefined, leaseAfter: undefined, revisionAfter: undefined })));
+    expect(revoked.story![1].evidence).toMatch(/gone by the read right after the drop \(its lease revoked\)$/);
     expect(gap(shotOf(story(end({ readError: 'deadline exceeded' }))))).toBe('committed');
   });
 

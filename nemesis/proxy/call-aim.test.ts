@@ -48,7 +48,7 @@ describe('CallAim: replies paired by stream, not by order', () => {
     const dropped = responseHeaders(3).length + keepAliveAnswer.length + answer.length + trailers(3).length;
     expect(sizes(aim.replyBytes(Buffer.concat([answer, trailers(3)]), 'succeeded'))).toEqual([`drop ${dropped}`]);
     expect(aim.dropped?.request).toMatchObject({ call: '3/0', key: KEY, value: 'owner-1', lease: '5' });
-    expect(aim.dropped?.reply).toMatchObject({ call: '3/0', answer: 'whole', detail: 'succeeded' });
+    expect(aim.dropped?.reply).toMatchObject({ call: '3/0', answer: 'whole', detail: 'succeeded at revision 7' });
     // Everything after on this connection is gone too (the link then resets it).
     expect(sizes(aim.replyBytes(keepAliveAnswer))).toEqual([`drop ${keepAliveAnswer.length}`]);
   });

@@ -5,7 +5,7 @@
  * A request's `detail` is its method with what it does: `/etcdserverpb.KV/Txn put <key>` (a txn whose success branch
  * puts: an acquire), `/etcdserverpb.KV/Txn delete <key>` (a release), `/etcdserverpb.KV/DeleteRange <key>`,
  * `/etcdserverpb.Lease/LeaseKeepAlive <lease>`; a fault aims by a part of it (`KV/Txn put`). An answer's `detail`:
- * `succeeded` or `failed` for a Txn, `deleted <n>` for a DeleteRange, `alive TTL <s>` or `expired` for a keep-alive.
+ * `succeeded at revision <r>` or `failed at revision <r>` for a Txn, `deleted <n>` for a DeleteRange, `alive TTL <s>` or `expired` for a keep-alive.
  */
 import type { Frame } from './framing.ts';
 import { bytesField, protoFields, varintField } from './protobuf-fields.ts';
@@ -50,7 +50,12 @@ export function requestFacts(path: string, message: Buffer): Facts {
 export function answerDetail(path: string | undefined, message: Buffer): string | undefined {
   const fields = protoFields(message);
   // Each response's header is field 1; what follows it differs.
-  if (path === TXN) return varintField(fields, 2) ? 'succeeded' : 'failed';
+  if (path === TXN) {
+    // ResponseHeader (1): revision 3, the store's revision once the txn was applied — its put's, when it put.
+    const header = bytesField(fields, 1);
+    const revision = header ? varintField(protoFields(header), 3) : 0n;
+    return `${varintField(fields, 2) ? 'succeeded' : 'failed'} at revision ${revision}`;
+  }
   if (path === DELETE_RANGE) return `deleted ${varintField(fields, 2)}`;
   if (path === KEEP_ALIVE) {
     const ttl = varintField(fields, 3);

@@ -107,7 +107,7 @@ describe('grpcFraming: replies', () => {
       [undefined, undefined, undefined],
       ['3/0', 'part', undefined],
       ['1/0', 'whole', 'alive TTL 2'],
-      ['3/0', 'whole', 'succeeded'],
+      ['3/0', 'whole', 'succeeded at revision 7'],
       ['3/1', 'none', undefined],
       ['1/1', 'whole', 'expired'],
     ]);
@@ -121,7 +121,7 @@ describe('grpcFraming: replies', () => {
       Buffer.concat([settings(), responseHeaders(1), data(1, txnResponse(false)), trailers(3)]),
     );
     expect(frames.slice(2).map((f) => [f.call, f.answer, f.detail])).toEqual([
-      ['1/0', 'whole', 'failed'],
+      ['1/0', 'whole', 'failed at revision 7'],
       ['3/0', 'none', undefined],
     ]);
   });
