@@ -1,3 +1,4 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { EndParams } from '../evidence.ts';
 import type { FaultExecutor } from '../../nemesis/fault.ts';
 import { pastTheLease } from '../../nemesis/fault-needs.ts';
@@ -10,6 +11,8 @@ import {
   type EtcdRoute,
 } from '../reply-loss-etcd-acquire/inject.ts';
 
+/** What a heal waits beyond a keep-alive period for the keep-alive it aims at: its round trip and a slow timer. */
+const KEEP_ALIVE_MARGIN_MS = 500;
 /** How long the fault waits for some client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
 /** The call aimed at: the lease keep-alive stream (etcd-calls.ts names it so); each message on it is one renewal. */
@@ -101,6 +104,12 @@ export const replyLossEtcdRenew: FaultExecutor<'reply-loss-etcd-renew'> = {
       holdMs: config.storyWaitMs,
       ready,
       async heal() {
+        // A keep-alive goes out every TTL/3 on its own, not at a step: a heal a script orders right after the strike
+        // waits up to one period (and a margin) for it, rather than end the shot before the renewal it aims at.
+        await Promise.race([
+          ready,
+          sleepFor(config.ttlMs / 3 + KEEP_ALIVE_MARGIN_MS, undefined, { signal: ctx.signal }).catch(() => {}),
+        ]);
         healing.abort();
         await ready;
         for (const r of routes) r.proxy.heal();
