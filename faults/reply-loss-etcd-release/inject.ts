@@ -59,7 +59,7 @@ export const replyLossEtcdRelease: FaultExecutor<'reply-loss-etcd-release'> = {
     );
     if (!section || !release) return null;
     const released = release;
-    for (const r of routes) readers.on(r.node);
+    for (const r of routes) readers.warm(r.node); // logged in now: the read after the drop is one round trip
     const outcome: Outcome = { droppedOn: [] };
     const healing = new AbortController();
     const reads = (async () => {

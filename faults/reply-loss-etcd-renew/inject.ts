@@ -70,7 +70,7 @@ export const replyLossEtcdRenew: FaultExecutor<'reply-loss-etcd-renew'> = {
     if (!section) return null;
     const before = counts(routes);
     const readers = new MemberReaders();
-    for (const r of routes) readers.on(r.node);
+    for (const r of routes) readers.warm(r.node); // logged in now: the read after the drop is one round trip
     const outcome: Outcome = { droppedOn: [] };
     const healing = new AbortController();
     const ready = (async () => {
