@@ -42,6 +42,9 @@ export const replyLossEtcdAcquire: FaultExecutor<'reply-loss-etcd-acquire'> = {
     const client = aimedClient(ctx, (slot) => etcdRoutes(ctx, slot).length > 0);
     if (!client) return null;
     const routes = etcdRoutes(ctx, client.slot);
+    // The process aimed at, as it is now: the slot's record takes the next process's id once this one exits (a client
+    // that gave its acquire up as unknown is replaced), and the story is this one's.
+    const { process: aimed } = client;
     const readers = new MemberReaders();
     // Connected and authenticated now, so the read after the drop is one round trip (a root login is a bcrypt hash).
     for (const r of routes) readers.warm(r.node);
@@ -50,8 +53,7 @@ export const replyLossEtcdAcquire: FaultExecutor<'reply-loss-etcd-acquire'> = {
     // answer was dropped. Watched from the arming, so a completion that comes before the wait below saw the drop counts.
     const completed = watchFor(
       journal,
-      (op) =>
-        op.process === client.process && op.f === 'acquire' && op.type !== 'invoke' && outcome.droppedOn.length > 0,
+      (op) => op.process === aimed && op.f === 'acquire' && op.type !== 'invoke' && outcome.droppedOn.length > 0,
     );
     for (const r of routes) r.proxy.dropNextReply({ command: ACQUIRE_CALL, replyIs: GRANTED_ANSWER, then: 'reset' });
     // Ended by the heal too: a heal a script orders right after the acquire waits for the read, never races it.
@@ -77,8 +79,8 @@ export const replyLossEtcdAcquire: FaultExecutor<'reply-loss-etcd-acquire'> = {
       await Promise.race([completed.seen, healed]);
     })();
     return {
-      targets: [`client p${client.process} → ${routes.map((r) => r.node.name).join(', ')}`],
-      params: { slot: client.slot, process: client.process, ttlMs: config.ttlMs },
+      targets: [`client p${aimed} → ${routes.map((r) => r.node.name).join(', ')}`],
+      params: { slot: client.slot, process: aimed, ttlMs: config.ttlMs },
       holdMs: config.storyWaitMs,
       ready,
       async heal() {
@@ -87,7 +89,7 @@ export const replyLossEtcdAcquire: FaultExecutor<'reply-loss-etcd-acquire'> = {
         completed.stop();
         for (const r of routes) r.proxy.heal();
         readers.close();
-        return { params: endParams(client.process, outcome), note: healNote(client.process, outcome) };
+        return { params: endParams(aimed, outcome), note: healNote(aimed, outcome) };
       },
     };
   },
