@@ -54,6 +54,13 @@ import { judge as replyLossPgLockJudge } from './reply-loss-pg-lock/judge.ts';
 import { droppedGrant as replyLossPgLockGrant } from './reply-loss-pg-lock/dropped-grant.ts';
 import { facts as replyLossPgUnlock } from './reply-loss-pg-unlock/facts.ts';
 import { judge as replyLossPgUnlockJudge } from './reply-loss-pg-unlock/judge.ts';
+import { facts as replyLossEtcdAcquire } from './reply-loss-etcd-acquire/facts.ts';
+import { judge as replyLossEtcdAcquireJudge } from './reply-loss-etcd-acquire/judge.ts';
+import { droppedGrant as replyLossEtcdAcquireGrant } from './reply-loss-etcd-acquire/dropped-grant.ts';
+import { facts as replyLossEtcdRelease } from './reply-loss-etcd-release/facts.ts';
+import { judge as replyLossEtcdReleaseJudge } from './reply-loss-etcd-release/judge.ts';
+import { facts as replyLossEtcdRenew } from './reply-loss-etcd-renew/facts.ts';
+import { judge as replyLossEtcdRenewJudge } from './reply-loss-etcd-renew/judge.ts';
 import { facts as holdRequest } from './hold-request/facts.ts';
 import { judge as holdRequestJudge } from './hold-request/judge.ts';
 import { facts as oneWay } from './one-way/facts.ts';
@@ -105,6 +112,13 @@ export const FAULT_CATALOGUE = {
   'reply-loss-delete': { ...replyLossDelete, judge: replyLossDeleteJudge },
   'reply-loss-pg-lock': { ...replyLossPgLock, judge: replyLossPgLockJudge, droppedGrant: replyLossPgLockGrant },
   'reply-loss-pg-unlock': { ...replyLossPgUnlock, judge: replyLossPgUnlockJudge },
+  'reply-loss-etcd-acquire': {
+    ...replyLossEtcdAcquire,
+    judge: replyLossEtcdAcquireJudge,
+    droppedGrant: replyLossEtcdAcquireGrant,
+  },
+  'reply-loss-etcd-renew': { ...replyLossEtcdRenew, judge: replyLossEtcdRenewJudge },
+  'reply-loss-etcd-release': { ...replyLossEtcdRelease, judge: replyLossEtcdReleaseJudge },
   'hold-request': { ...holdRequest, judge: holdRequestJudge },
   'one-way': { ...oneWay, judge: oneWayJudge },
   reset: { ...reset, judge: resetJudge },

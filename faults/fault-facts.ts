@@ -44,6 +44,7 @@ export type StoryStepId =
   | 'renewal-late'
   | 'lease-early'
   | 'recovered'
+  | 'settled'
   | 'request-held'
   | 'replies-held'
   | 'connection-reset'

@@ -34,6 +34,9 @@ describe('promiseExpectation', () => {
       'reply-loss-delete',
       'reply-loss-pg-lock',
       'reply-loss-pg-unlock',
+      'reply-loss-etcd-acquire',
+      'reply-loss-etcd-renew',
+      'reply-loss-etcd-release',
       // A request held in flight, then delivered: the server's leases run as ever.
       'hold-request',
       // Replies held, or connections reset, on the way to one client: the server keeps its leases as ever.

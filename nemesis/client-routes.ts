@@ -40,21 +40,23 @@ export function clientRoutes(proxies: ReadonlyMap<string, TcpProxy>, slot: numbe
 /**
  * The protocol a route in front of `upstream` carries, when the proxy can frame it: RESP for a Redis node, so the
  * reply-loss faults can aim at one request (a release) on the client's own connection; ZooKeeper's packets for a
- * ZooKeeper server, so reply-loss-create can aim at a create. The others are left unframed: framing costs a parse of
- * every byte, and no per-request fault aims at them yet.
+ * ZooKeeper server, so reply-loss-create can aim at a create; gRPC over HTTP/2 for an etcd member, so the etcd
+ * reply-loss faults can aim at one call. The others are left unframed: framing costs a parse of every byte, and no
+ * per-request fault aims at them yet.
  */
 function routeProtocol(upstream: string): ProxyProtocol | undefined {
   if (upstream.startsWith('redis')) return 'resp';
   if (upstream === LOCK_SESSIONS) return 'postgres';
+  if (upstream.startsWith('etcd[')) return 'etcd-grpc';
   return upstream.startsWith('zk[') ? 'zookeeper' : undefined;
 }
 
 /**
- * Client `slot`'s own proxies that frame Redis or ZooKeeper: those hold-request aims at. (A lock-session route is
- * framed too, for the Postgres reply-loss faults alone.)
+ * Client `slot`'s own proxies that frame Redis, ZooKeeper or etcd: those a per-request fault can aim at. (A
+ * lock-session route is framed too, for the Postgres reply-loss faults alone.)
  */
 export function framedRoutes(proxies: ReadonlyMap<string, TcpProxy>, slot: number): Map<string, TcpProxy> {
-  const named = (upstream: string) => ['resp', 'zookeeper'].includes(routeProtocol(upstream) ?? '');
+  const named = (upstream: string) => ['resp', 'zookeeper', 'etcd-grpc'].includes(routeProtocol(upstream) ?? '');
   return new Map([...clientRoutes(proxies, slot)].filter(([upstream]) => named(upstream)));
 }
 

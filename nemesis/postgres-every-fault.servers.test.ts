@@ -33,6 +33,9 @@ describe('--lock=postgres under every fault', () => {
       'reply-loss-delete',
       'reply-loss-pg-lock',
       'reply-loss-pg-unlock',
+      'reply-loss-etcd-acquire',
+      'reply-loss-etcd-renew',
+      'reply-loss-etcd-release',
       // hold-request names a request by its framing: RESP or ZooKeeper's packets, not Postgres's protocol yet.
       'hold-request',
       // one-way reads its hit as a renewal on Redis; reset resets Redis connections (a Postgres reset would end the

@@ -110,9 +110,17 @@ class EtcdLockClient implements LockClient {
           .else(this.client.get(lockKey))
           .commit();
       } catch (err) {
+        if (!(err instanceof EtcdLeaseInvalidError)) {
+          // The txn's outcome is unknown: its put may have committed with its answer lost, and etcd3's retries failed
+          // too. A key made then is on the session lease, which this client would keep alive for its next acquires:
+          // the lock held, for as long as this client lives, by nobody who believes it holds it (a reply-loss shot
+          // showed it: locks/etcd/etcd-give-up.servers.test.ts). Drop the session, as a failed release does, so such a
+          // key goes now (revoked) or at worst within the TTL.
+          if (this.session?.lease === lease) await this.dropSession();
+          throw err;
+        }
         // The lease ran out before our keep-alive noticed (a pause just ended): etcd refused the put, so no key
         // was created. Take a fresh lease and try again.
-        if (!(err instanceof EtcdLeaseInvalidError)) throw err;
         this.leases.delete(lease);
         if (this.session?.lease === lease) this.session = null;
         if (performance.now() >= deadline) break;
@@ -123,7 +131,8 @@ class EtcdLockClient implements LockClient {
       const holder = res.responses[0]?.response_range?.kvs?.[0];
       // etcd3 retries a txn whose reply was lost; the retry then finds the key that the first try created
       // with our lease. That key is ours. (No earlier acquisition of ours can have left it: the client loop
-      // releases every lock it took, and a release that fails drops the session lease, and the key with it.)
+      // releases every lock it took, and an acquire or a release that fails drops the session lease, and the key
+      // with it.)
       if (holder && holder.lease === leaseId)
         return this.held(key, lockKey, lease, leaseId, holder.create_revision, attempts);
       const remaining = deadline - performance.now();

@@ -27,6 +27,21 @@ export interface Frame {
    * requests in order, skipping these.
    */
   readonly unsolicited?: boolean;
+  /** etcd: the key a request names (a Txn's put or delete), the lease a put attaches it to or a keep-alive renews. */
+  readonly key?: string;
+  readonly lease?: string;
+  /** etcd: the create revision a Txn's compare requires of its key (a release's: the holder's incarnation of it). */
+  readonly revision?: string;
+  /**
+   * For protocols whose replies pair by call rather than by order (gRPC over HTTP/2: `<stream id>/<message number on
+   * that stream>`): the call a request frame opens and a reply frame answers.
+   */
+  readonly call?: string;
+  /**
+   * A reply frame of a call: `part` of its answer (response headers, a message not yet whole), the frame that makes
+   * it `whole` (`detail` then summarizes the answer), or the call's end with `none` (an error status, a reset stream).
+   */
+  readonly answer?: 'part' | 'whole' | 'none';
 }
 
 export interface Framer {
@@ -45,6 +60,8 @@ export interface FramerPair {
  */
 export interface Framing {
   readonly protocol: string;
+  /** How replies find their requests: in order (the default), or by the `call` their frames carry (call-aim.ts). */
+  readonly pairsBy?: 'order' | 'call';
   open(): FramerPair;
 }
 

@@ -5,10 +5,10 @@
  * sends from then on waits), and its request/reply pairing when the protocol is framed.
  */
 import net from 'node:net';
-import type { Frame, FramerPair } from './framing.ts';
+import type { Frame } from './framing.ts';
 import { type Action, Pipe, type PipeHooks } from './pipe.ts';
 import { type Direction, type ProxyMode, flowOf } from './proxy-mode.ts';
-import { type DroppedReply, type Piece, ReplyAim } from './reply-aim.ts';
+import type { Aim, DroppedReply, Piece } from './reply-aim.ts';
 import { RequestHold } from './request-hold.ts';
 
 /** What the proxy counts; links add to it. */
@@ -52,7 +52,7 @@ export class Link {
   private cleanlyClosed = 0;
   private readonly hung: boolean;
   private blackholed = false;
-  private readonly aim: ReplyAim | undefined;
+  private readonly aim: Aim | undefined;
   private readonly hold = new RequestHold();
   /** hold-next-request caught this connection's request: its requests wait until the mode changes. */
   private holding = false;
@@ -61,11 +61,11 @@ export class Link {
   constructor(
     private readonly client: net.Socket,
     private readonly ctx: LinkContext,
-    framers: FramerPair | undefined,
+    aim: Aim | undefined,
   ) {
     this.hung = ctx.mode().kind === 'accept-and-hang';
     if (this.hung) ctx.stats.hung += 1;
-    this.aim = framers && new ReplyAim(framers);
+    this.aim = aim;
     this.toServer = new Pipe(client, this.hooks('to-server'));
     client.on('error', () => this.destroy(false));
     client.on('close', (hadError) => this.socketClosed(hadError));

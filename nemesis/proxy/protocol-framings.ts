@@ -2,7 +2,10 @@
  * Which protocols the proxy can frame into requests and replies, for the modes that aim at one request. A proxy
  * is told its protocol when it starts; a per-request mode on a proxy without a framer is refused, naming why.
  */
+import { type Aim, ReplyAim } from './reply-aim.ts';
+import { CallAim } from './call-aim.ts';
 import type { Framing } from './framing.ts';
+import { grpcFraming } from './grpc-framing.ts';
 import { postgresFraming } from './postgres-framing.ts';
 import { respFraming } from './resp-framing.ts';
 import { zookeeperFraming } from './zookeeper-framing.ts';
@@ -10,27 +13,28 @@ import { zookeeperFraming } from './zookeeper-framing.ts';
 export type ProxyProtocol = 'resp' | 'postgres' | 'zookeeper' | 'etcd-grpc';
 
 /**
- * etcd is not framed: its clients multiplex every call (lease keep-alives, watches, the lock's own Txn) as HTTP/2
- * streams on one connection, with HPACK-compressed headers and flow control. Framing it would mean reading HTTP/2
- * frames (9-byte header: length, type, flags, stream id), tracking HPACK state to learn each stream's `:path`
- * (`/etcdserverpb.KV/Txn`), and pairing replies by stream id rather than by order; dropping one reply would mean
- * dropping its stream's HEADERS/DATA frames while keeping the connection's own (SETTINGS, PING, WINDOW_UPDATE) —
- * and the connection-level flow-control window then counts bytes the client never got.
+ * Protocols named here have no framer, with the reason a per-request mode gives when refused. etcd was one until
+ * grpc-framing.ts: its calls share one HTTP/2 connection as streams, so its replies pair by call (call-aim.ts).
  */
-const UNFRAMED_BECAUSE: Record<string, string> = {
-  'etcd-grpc':
-    'etcd speaks gRPC over HTTP/2, whose calls share one connection as streams; the proxy has no HTTP/2 framer',
-};
+const UNFRAMED_BECAUSE: Partial<Record<ProxyProtocol, string>> = {};
 
 const FRAMINGS: Partial<Record<ProxyProtocol, Framing>> = {
   resp: respFraming,
   postgres: postgresFraming,
   zookeeper: zookeeperFraming,
+  'etcd-grpc': grpcFraming,
 };
 
 /** The protocol's framing, or undefined when the proxy cannot frame it. */
 export function framingOf(protocol: ProxyProtocol | undefined): Framing | undefined {
   return protocol === undefined ? undefined : FRAMINGS[protocol];
+}
+
+/** A new connection's pairing of replies with requests, or undefined when the proxy cannot frame the protocol. */
+export function openAim(protocol: ProxyProtocol | undefined): Aim | undefined {
+  const framing = framingOf(protocol);
+  if (!framing) return undefined;
+  return framing.pairsBy === 'call' ? new CallAim(framing.open()) : new ReplyAim(framing.open());
 }
 
 /** Why a per-request mode cannot run on a proxy for `protocol`: the error a caller sees. */

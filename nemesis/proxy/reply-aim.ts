@@ -24,7 +24,27 @@ export interface DroppedReply {
   readonly reply: Frame;
 }
 
-export class ReplyAim {
+/**
+ * What a link asks of one connection's pairing, whichever way its protocol pairs replies with requests: by order
+ * (ReplyAim, here) or by call (CallAim, call-aim.ts: gRPC's streams).
+ */
+export interface Aim {
+  /** Why this connection can no longer be aimed at, if it cannot. */
+  readonly lost: string | undefined;
+  readonly dropped: DroppedReply | undefined;
+  /** Whether an aim waits for its reply. */
+  readonly waiting: boolean;
+  /** Frames the client's bytes; returns the requests they completed, each with its index on this connection. */
+  requestBytes(chunk: Buffer): Array<{ index: number; frame: Frame }>;
+  /** Aims at this request: its reply will be dropped. */
+  aim(index: number, request: Frame): void;
+  /** The server's bytes, split into what the client may have and what is dropped (see ReplyAim.replyBytes). */
+  replyBytes(chunk: Buffer, replyIs?: string, passed?: () => void): Piece[];
+  /** Gives up a waiting aim: what was held back goes to the client. */
+  cancel(): Piece[];
+}
+
+export class ReplyAim implements Aim {
   private requests = 0;
   private replies = 0;
   /** Set when a framer threw: the connection is no longer framed, and is never aimed at. */

@@ -26,7 +26,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Frame } from './framing.ts';
 import { Link, type LinkStats } from './link.ts';
-import { type ProxyProtocol, framingOf, unframedError } from './protocol-framings.ts';
+import { type ProxyProtocol, framingOf, openAim, unframedError } from './protocol-framings.ts';
 import { type Direction, type Directions, type ProxyMode, assertValid } from './proxy-mode.ts';
 import type { DroppedReply } from './reply-aim.ts';
 
@@ -316,7 +316,7 @@ export class TcpProxy {
         },
         gone: () => this.links.delete(link),
       },
-      framingOf(this.protocol)?.open(),
+      openAim(this.protocol),
     );
     this.links.add(link);
     link.modeChanged();
