@@ -21,6 +21,8 @@ export interface LostReplyCell {
   readonly expect: LostReplyPrediction;
   /** Why, written before the cell's first run. */
   readonly why: string;
+  /** What its replay showed, with the command and date: the findings page's measured column (absent: not yet). */
+  readonly measured?: string;
 }
 
 /**

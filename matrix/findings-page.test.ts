@@ -83,6 +83,21 @@ describe('docs/findings.md, from the oracle and the runs', () => {
     expect(md).toContain('ZooKeeper locks are unavailable for 3–4 TTLs');
   });
 
+  it("lists every row's lost-reply cell, prediction and replay, and the gallery's double-counting case", () => {
+    const md = findingsMarkdown(new Map(), new Map(), []);
+    const section = md.slice(md.indexOf('## A reply lost after the server acted'), md.indexOf('## Earlier findings'));
+    const rows = section.split('\n').filter((l) => /^\| (`|gallery)/.test(l));
+    expect(rows.map((l) => l.split(' | ')[0])).toEqual([
+      '| `redis`',
+      '| `zookeeper`',
+      '| `curator`',
+      '| gallery `reentrant-resend.ts`',
+    ]);
+    expect(rows[0]).toContain('orphaned-lock: ');
+    expect(rows[1]).toContain('clean: ');
+    expect(rows.every((l) => !l.includes('not measured yet'))).toBe(true);
+  });
+
   it('says "not measured yet" in the promise column and sentence for a matrix stored before the promise checker', () => {
     const cells = new Map([['redlock-v4|faults:no-fault', cell({})]]);
     const md = findingsMarkdown(cells, new Map(), []);

@@ -6,6 +6,7 @@ import { promiseColumn, promiseSentence } from './findings-promise.ts';
 import { FINDINGS_ROWS, EARLIER_FINDINGS, type LibraryFindings } from './findings-advice.ts';
 import type { MatrixCell, MatrixTable } from './matrix-cell.ts';
 import { LOCK_ROWS } from '../locks/registry.ts';
+import { BUILTIN_LOCKS } from '../workloads/lock-names.ts';
 import type { LockRow } from '../locks/lock-row.ts';
 import type { OracleCell } from '../locks/oracle-cell.ts';
 import { findingsHeading } from '../locks/lock-finding.ts';
@@ -150,6 +151,31 @@ function librarySection(
   return lines;
 }
 
+/**
+ * The rows' lost-reply cells (issue 46's three classes, locks/lost-reply-cell.ts), each with its prediction written
+ * before its first replay and what the replay showed; and the double-counting class, which no row has: the gallery's
+ * reentrant lock and its twin (examples/broken/reentrant-resend.ts).
+ */
+function lostReplySection(): string[] {
+  const rows = BUILTIN_LOCKS.flatMap((lock) =>
+    ((LOCK_ROWS[lock] as LockRow).lostReplies ?? []).map(
+      (c) =>
+        `| \`${lock}\` | ${esc(c.title)} | \`${c.scenario}\` | ${esc(typeof c.expect === 'string' ? c.expect : c.expect.anomaly)}: ${esc(c.why)} | ${esc(c.measured ?? 'not measured yet')} |`,
+    ),
+  );
+  return [
+    '## A reply lost after the server acted: three classes of lock',
+    '',
+    "A request reaches the server and takes effect, and its reply never comes back. What a lock does next sorts it into a class: *self-blocking* (its retry finds its own key and waits it out: an orphaned lock), *double-counting* (a reentrant acquire run twice: held twice, released once — never released), *idempotent* (its retry finds its own key or node by a name the server ties to it). Each cell's scenario drops the reply to its client's acquire at a scripted step and runs with the row's lock; `npm run jepsen -- replay <scenario> [--lock=<row>] --runs=10` measures it. These are liveness findings: the verdict stays VALID.",
+    '',
+    '| row | cell | scenario | expected, and why (written before the first replay) | measured |',
+    '|---|---|---|---|---|',
+    ...rows,
+    `| gallery \`reentrant-resend.ts\` | acquire's reply lost, script resent (double-counting) | \`examples/broken/reentrant-resend.scenario.json\` | double-ownership: Redisson's shape (an HINCRBY hold count per owner), its script resent after a reply timeout — one logical acquire counts 2, one release leaves 1 (redisson #7367) | shown 10 of 10 (Wilson 95 %: 72–100 %): held twice, released once, B waits out the TTL; its fixed twin (a request id per acquire) showed nothing in 10 of 10 (2026-12-06) |`,
+    '',
+  ];
+}
+
 /** The whole page. `cells`: the matrix cells by `lock|table:column`; `refs`: what is known of each run folder. */
 export function findingsMarkdown(
   cells: ReadonlyMap<string, MatrixCell>,
@@ -184,6 +210,7 @@ export function findingsMarkdown(
     ...atAGlance,
     '',
     ...FINDINGS_ROWS.flatMap((f) => librarySection(f, cells, refs)),
+    ...lostReplySection(),
     '## Earlier findings',
     '',
     ...EARLIER_FINDINGS.flatMap((e) => [
