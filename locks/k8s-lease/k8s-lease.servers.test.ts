@@ -1,6 +1,7 @@
 import type { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Op } from '../../history/op.ts';
+import { eventually } from '../../test/support/eventually.ts';
 import { scriptedRun } from '../../test/support/scripted-run.ts';
 import { useStrategyCluster } from '../../test/support/strategy-test-cluster.ts';
 import { etcdClientFor } from '../etcd/etcd-client.ts';
@@ -18,8 +19,15 @@ const TTL_MS = 2_000;
 const env = useStrategyCluster(k8sLease, { etcd: 3 }, { ttlMs: TTL_MS, acquireTimeoutMs: 7_000, seed: 48 });
 
 let etcd: Etcd3;
-beforeAll(() => {
+beforeAll(async () => {
   etcd = etcdClientFor(env.ctx());
+  // The electors' first call must not be the client's first: CI saw it fail ('unknown') 173 ms after the cluster
+  // was up, the client still authenticating; the timings below are what is under test, not the client's start.
+  await eventually(
+    'etcd answers a read as the run user',
+    async () => (await etcd.get(leaseKeyFor('ready')).string(), true),
+    30_000,
+  );
 });
 afterAll(() => etcd?.close());
 
