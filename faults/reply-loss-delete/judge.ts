@@ -1,6 +1,7 @@
 import type { Judge } from '../judging/fault-shot.ts';
 import { done, missing } from '../judging/story-steps.ts';
 import { tell } from '../judging/story.ts';
+import { releaseUnheard } from '../judging/release-unheard.ts';
 import { splitPath } from '../reply-loss-create/own-children.ts';
 
 /** A node's ephemeral owner when it has none: a persistent node, never a lock node. */
@@ -44,19 +45,6 @@ export const judge: Judge<'reply-loss-delete'> = (shot) => {
         `${base} (session 0x${owner}) was gone from ${dir} right after the drop, ${apart} ms after it was read`,
       );
     },
-    unacknowledged: () => {
-      const release = (shot.byProcess.get(holder) ?? []).find(
-        (op) => op.f === 'release' && op.type === 'invoke' && op.time === e?.releaseTime,
-      );
-      if (!release) return missing(`${who}'s release is not in the history`);
-      const completion = shot.history.completionOf(release);
-      const released = (completion?.value as { released?: unknown } | null)?.released;
-      if (completion?.type === 'ok' && released === false)
-        return done(`${who}'s release #${completion.index} reported the lock not released`);
-      if (completion?.type === 'ok')
-        return missing(`${who}'s release #${completion.index} completed ok: the client heard an answer`);
-      const how = completion ? `${completion.type}${completion.error ? ` (${completion.error})` : ''}` : 'no answer';
-      return done(`${who}'s release #${release.index} ended ${how}`);
-    },
+    unacknowledged: () => releaseUnheard(shot, holder, e?.releaseTime),
   });
 };

@@ -1,6 +1,7 @@
 import type { Judge } from '../judging/fault-shot.ts';
 import { done, missing } from '../judging/story-steps.ts';
 import { tell } from '../judging/story.ts';
+import { releaseUnheard } from '../judging/release-unheard.ts';
 
 /**
  * reply-loss-etcd-release's story, from its records (inject.ts) and the history: the release Txn's answer was dropped
@@ -35,19 +36,6 @@ export const judge: Judge<'reply-loss-etcd-release'> = (shot) => {
         e.revisionAfter === undefined ? 'etcd held no such key' : `it was another's (revision ${e.revisionAfter})`;
       return done(`right after the drop ${who}'s ${e.key} (revision ${e.revision}) was gone: ${after}`);
     },
-    unacknowledged: () => {
-      const release = (shot.byProcess.get(holder) ?? []).find(
-        (op) => op.f === 'release' && op.type === 'invoke' && op.time === e?.releaseTime,
-      );
-      if (!release) return missing(`${who}'s release is not in the history`);
-      const completion = shot.history.completionOf(release);
-      const released = (completion?.value as { released?: unknown } | null)?.released;
-      if (completion?.type === 'ok' && released === false)
-        return done(`${who}'s release #${completion.index} reported the lock not released`);
-      if (completion?.type === 'ok')
-        return missing(`${who}'s release #${completion.index} completed ok: the client heard an answer`);
-      const how = completion ? `${completion.type}${completion.error ? ` (${completion.error})` : ''}` : 'no answer';
-      return done(`${who}'s release #${release.index} ended ${how}`);
-    },
+    unacknowledged: () => releaseUnheard(shot, holder, e?.releaseTime),
   });
 };

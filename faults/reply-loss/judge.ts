@@ -1,6 +1,7 @@
 import type { Judge } from '../judging/fault-shot.ts';
 import { done, missing, secs } from '../judging/story-steps.ts';
 import { tell } from '../judging/story.ts';
+import { releaseUnheard } from '../judging/release-unheard.ts';
 import { committed, serverEffect } from './server-effect.ts';
 
 /**
@@ -37,20 +38,6 @@ export const judge: Judge<'reply-loss'> = (shot) => {
         return missing(`the owner's key was still on ${effect.untouched.join(', ')}: the release never took effect`);
       return missing(`no server effect could be read: ${effect.unknown.join('; ') || 'no node'}`);
     },
-    unacknowledged: () => {
-      const release = (shot.byProcess.get(holder) ?? []).find(
-        (op) => op.f === 'release' && op.type === 'invoke' && op.time === e?.releaseTime,
-      );
-      if (!release) return missing(`${who}'s release is not in the history`);
-      const completion = shot.history.completionOf(release);
-      // Redlock's recipe reads a node that did not answer as "not released there": ok, `released: false`.
-      const released = (completion?.value as { released?: unknown } | null)?.released;
-      if (completion?.type === 'ok' && released === false)
-        return done(`${who}'s release #${completion.index} reported the lock not released`);
-      if (completion?.type === 'ok')
-        return missing(`${who}'s release #${completion.index} completed ok: the client heard an answer`);
-      const how = completion ? `${completion.type}${completion.error ? ` (${completion.error})` : ''}` : 'no answer';
-      return done(`${who}'s release #${release.index} ended ${how}`);
-    },
+    unacknowledged: () => releaseUnheard(shot, holder, e?.releaseTime),
   });
 };
