@@ -39,7 +39,11 @@ describe('critical sections', () => {
     });
     // Before any await: a SIGSTOP sent here lands while the client still sleeps its think time.
     expect(seen).toEqual(['enter p7 slot 2']);
-    expect(await next).toMatchObject({ process: 7, slot: 2, account: 0, acquireIndex: 1, readIndex: 3 });
+    const section = await next;
+    expect(section).toMatchObject({ process: 7, slot: 2, account: 0, acquireIndex: 1, readIndex: 3 });
+    // When the acquire that opened it was sent and granted: the lease began between the two.
+    expect(section!.acquireSentTime).toBeLessThanOrEqual(section!.acquireTime!);
+    expect(typeof section!.acquireSentTime).toBe('number');
     sections.close();
   });
 

@@ -18,6 +18,8 @@ export interface CriticalSection {
   acquireIndex: number;
   /** That acquire's `time` (ns): a --watchdog client arms its first renewal timer then. */
   acquireTime?: number;
+  /** When that acquire was sent (its invoke's `time`, ns): the lease began no earlier, and no later than its ok. */
+  acquireSentTime?: number;
   /** The `time` (ns) of the last renewal its watchdog invoked since that acquire, if any: it armed the next then. */
   lastRenewTime?: number;
 }
@@ -49,7 +51,8 @@ interface Waiter {
  * its think time, so a SIGSTOP sent there lands before the client's write.
  */
 export class CriticalSections implements SectionFeed {
-  private readonly lastAcquire = new Map<number, { index: number; time: number }>();
+  private readonly lastAcquire = new Map<number, { index: number; time: number; sent?: number }>();
+  private readonly lastAcquireSent = new Map<number, number>();
   private readonly lastRenew = new Map<number, number>();
   private waiters: Waiter[] = [];
   private readonly unsubscribe: () => void;
@@ -73,8 +76,10 @@ export class CriticalSections implements SectionFeed {
       if (op.f === 'renew' && op.type === 'invoke') this.lastRenew.set(role.of, op.time);
       return;
     }
+    if (op.f === 'acquire' && op.type === 'invoke') this.lastAcquireSent.set(op.process, op.time);
     if (op.f === 'acquire' && op.type === 'ok') {
-      this.lastAcquire.set(op.process, { index: op.index, time: op.time });
+      const sent = this.lastAcquireSent.get(op.process);
+      this.lastAcquire.set(op.process, { index: op.index, time: op.time, ...(sent !== undefined ? { sent } : {}) });
       this.lastRenew.delete(op.process);
     }
     if (op.f !== 'read' || op.type !== 'ok' || this.waiters.length === 0) return;
@@ -88,6 +93,7 @@ export class CriticalSections implements SectionFeed {
       readTime: op.time,
       acquireIndex: acquired?.index ?? -1,
       ...(acquired ? { acquireTime: acquired.time } : {}),
+      ...(acquired?.sent !== undefined ? { acquireSentTime: acquired.sent } : {}),
       ...(renewed !== undefined ? { lastRenewTime: renewed } : {}),
     };
     const i = this.waiters.findIndex((w) => w.accept(section));

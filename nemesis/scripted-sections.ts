@@ -13,7 +13,8 @@ import type { CriticalSection, SectionFeed } from './critical-sections.ts';
 export class ScriptedSections {
   /** Each slot's open section: its read ok seen, nothing invoked by that process since. */
   private readonly open = new Map<number, CriticalSection>();
-  private readonly lastAcquire = new Map<number, { index: number; time: number }>();
+  private readonly lastAcquire = new Map<number, { index: number; time: number; sent?: number }>();
+  private readonly lastAcquireSent = new Map<number, number>();
   private readonly lastRenew = new Map<number, number>();
   private waiters: {
     slot: number;
@@ -39,8 +40,10 @@ export class ScriptedSections {
     }
     const slot = op.process % this.concurrency;
     if (op.type === 'invoke') this.open.delete(slot);
+    if (op.f === 'acquire' && op.type === 'invoke') this.lastAcquireSent.set(op.process, op.time);
     if (op.f === 'acquire' && op.type === 'ok') {
-      this.lastAcquire.set(op.process, { index: op.index, time: op.time });
+      const sent = this.lastAcquireSent.get(op.process);
+      this.lastAcquire.set(op.process, { index: op.index, time: op.time, ...(sent !== undefined ? { sent } : {}) });
       this.lastRenew.delete(op.process);
     }
     if (op.f !== 'read' || op.type !== 'ok') return;
@@ -54,6 +57,7 @@ export class ScriptedSections {
       readTime: op.time,
       acquireIndex: acquired?.index ?? -1,
       ...(acquired ? { acquireTime: acquired.time } : {}),
+      ...(acquired?.sent !== undefined ? { acquireSentTime: acquired.sent } : {}),
       ...(renewed !== undefined ? { lastRenewTime: renewed } : {}),
     };
     this.open.set(slot, section);

@@ -3,7 +3,7 @@ import { History } from '../../history/history.ts';
 import type { Op } from '../../history/op.ts';
 import { watchdogProcess } from '../../history/process-role.ts';
 import type { Evidence } from '../evidence.ts';
-import { clockRateWaiters } from './inject.ts';
+import { clockRateWaiters, promptlyGranted } from './inject.ts';
 import { leaseEarly, waitersNotReached } from './judge.ts';
 
 /** clock-rate-waiters on literal records and histories: the proof the rate reached every waiter, and its story step. */
@@ -132,5 +132,19 @@ describe('clock-rate-waiters: where it acts', () => {
     expect(clockRateWaiters.refusal(servers, 'advisory-lock')).toBe(
       "--lock=advisory-lock holds no lease that ends by time (a session advisory lock lasts as long as its Postgres session): clock-rate-waiters' story is a waiter whose own clock ends the holder's lease early, and there is no lease to end",
     );
+  });
+});
+
+describe('the holder clock-rate-waiters aims at', () => {
+  it("is one whose acquire was granted within a tenth of the TTL of being sent: its lease's start is pinned", () => {
+    // Red before: any section was struck, and a holder whose acquire had waited 5-10 s in contention left the story's
+    // lease-early step unprovable (sql-lease, 10 shots: 7 then 5 whole stories).
+    const ms = 1e6;
+    expect(promptlyGranted({ acquireSentTime: 0, acquireTime: 150 * ms }, 2000)).toBe(true);
+    expect(promptlyGranted({ acquireSentTime: 0, acquireTime: 200 * ms }, 2000)).toBe(true);
+    expect(promptlyGranted({ acquireSentTime: 0, acquireTime: 201 * ms }, 2000)).toBe(false);
+    expect(promptlyGranted({ acquireSentTime: 0, acquireTime: 5000 * ms }, 4000)).toBe(false);
+    expect(promptlyGranted({ acquireTime: 150 * ms }, 2000)).toBe(false);
+    expect(promptlyGranted({}, 2000)).toBe(false);
   });
 });

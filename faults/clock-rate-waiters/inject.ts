@@ -1,3 +1,4 @@
+import type { CriticalSection } from '../../nemesis/critical-sections.ts';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { ClockFamily } from '../../nemesis/clock/clock-record.ts';
 import { aimAt, strikeNow } from '../../nemesis/fault-aim.ts';
@@ -9,6 +10,19 @@ import type { ClientClockReading } from '../../nemesis/nemesis.ts';
 import { isOtherGrant } from '../judging/story-steps.ts';
 import { clientClockUnreachable } from '../clock-rate-client/inject.ts';
 import { clockSlopes } from '../clock-rate-client/slope.ts';
+
+/** The most of the TTL a holder's acquire may have waited between its send and its grant for the strike to aim at it. */
+export const PROMPT_GRANT_TTL_FRACTION = 0.1;
+
+/**
+ * Whether a section's lease start is pinned: its acquire was granted within PROMPT_GRANT_TTL_FRACTION of the TTL of
+ * being sent. The story's "lease early" step can only count from the send (the history shows no later start), so a
+ * holder whose acquire waited in contention leaves it unprovable: 10 shots on sql-lease missed 3 and then 5 that way.
+ */
+export function promptlyGranted(s: Pick<CriticalSection, 'acquireTime' | 'acquireSentTime'>, ttlMs: number): boolean {
+  if (s.acquireTime === undefined || s.acquireSentTime === undefined) return false;
+  return s.acquireTime - s.acquireSentTime <= PROMPT_GRANT_TTL_FRACTION * ttlMs * 1e6;
+}
 
 /** How long the strike waits for a client to enter its critical section before giving up this turn. */
 const AIM_TIMEOUT_MS = 10_000;
@@ -47,7 +61,11 @@ export const clockRateWaiters: FaultExecutor<'clock-rate-waiters'> = {
     const clocks = ctx.clocks!;
     const rate = config.clockRate;
     const live = (slot: number) => !clients.clients[slot]?.paused && !clients.clients[slot]?.exited;
-    const section = await ctx.sections.next(ctx.aim, AIM_TIMEOUT_MS, (s) => live(s.slot));
+    const section = await ctx.sections.next(
+      ctx.aim,
+      AIM_TIMEOUT_MS,
+      (s) => live(s.slot) && promptlyGranted(s, config.ttlMs),
+    );
     if (!section || ctx.aim.aborted) return null;
     const waiters = clients.clients.filter((c) => c.slot !== section.slot && live(c.slot));
     if (!waiters.length) return null;
