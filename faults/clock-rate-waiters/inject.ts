@@ -105,41 +105,44 @@ export const clockRateWaiters: FaultExecutor<'clock-rate-waiters'> = {
         const second = await Promise.all(
           waiters.map((w, i) => (first[i] ? clients.readClock!(w.slot, READ_TIMEOUT_MS) : null)),
         );
-        return { params: heal(waiters, names, first, second, before) };
+        return { params: healWaiters(clocks, waiters, names, first, second, before) };
       },
     };
-
-    /** Each waiter's slopes and counters, and its clocks back at real speed from where they got (never a step back). */
-    function heal(
-      ws: typeof waiters,
-      keys: string[],
-      a: (ClientClockReading | null)[],
-      b: (ClientClockReading | null)[],
-      counted: { reads: bigint; waits: bigint }[],
-    ) {
-      const end = {
-        monoSlopes: {} as Record<string, number>,
-        wallSlopes: {} as Record<string, number>,
-        probeMs: {} as Record<string, number>,
-        reads: {} as Record<string, number>,
-        waits: {} as Record<string, number>,
-        monoDriftMs: {} as Record<string, number>,
-      };
-      ws.forEach((w, i) => {
-        const name = `client-${w.slot}`;
-        const after = clocks.counters(name);
-        const state = clocks.setRate(name, { clocks: CLOCKS, rate: 1, scope: 'wall' });
-        const slopes = clockSlopes(a[i], b[i]);
-        if (slopes) {
-          end.monoSlopes[keys[i]] = slopes.monoSlope;
-          end.wallSlopes[keys[i]] = slopes.wallSlope;
-          end.probeMs[keys[i]] = slopes.probeMs;
-        }
-        end.reads[keys[i]] = Number(after.reads - counted[i].reads);
-        end.waits[keys[i]] = Number(after.waits - counted[i].waits);
-        end.monoDriftMs[keys[i]] = Math.round(state.driftMs.monotonic);
-      });
-      return end;
-    }
   },
 };
+
+type WaiterClocks = NonNullable<Parameters<FaultExecutor<'clock-rate-waiters'>['start']>[0]['clocks']>;
+
+/** Each waiter's slopes and counters, and its clocks back at real speed from where they got (never a step back). */
+function healWaiters(
+  clocks: WaiterClocks,
+  ws: readonly { slot: number }[],
+  keys: string[],
+  a: (ClientClockReading | null)[],
+  b: (ClientClockReading | null)[],
+  counted: { reads: bigint; waits: bigint }[],
+) {
+  const end = {
+    monoSlopes: {} as Record<string, number>,
+    wallSlopes: {} as Record<string, number>,
+    probeMs: {} as Record<string, number>,
+    reads: {} as Record<string, number>,
+    waits: {} as Record<string, number>,
+    monoDriftMs: {} as Record<string, number>,
+  };
+  ws.forEach((w, i) => {
+    const name = `client-${w.slot}`;
+    const after = clocks.counters(name);
+    const state = clocks.setRate(name, { clocks: CLOCKS, rate: 1, scope: 'wall' });
+    const slopes = clockSlopes(a[i], b[i]);
+    if (slopes) {
+      end.monoSlopes[keys[i]] = slopes.monoSlope;
+      end.wallSlopes[keys[i]] = slopes.wallSlope;
+      end.probeMs[keys[i]] = slopes.probeMs;
+    }
+    end.reads[keys[i]] = Number(after.reads - counted[i].reads);
+    end.waits[keys[i]] = Number(after.waits - counted[i].waits);
+    end.monoDriftMs[keys[i]] = Math.round(state.driftMs.monotonic);
+  });
+  return end;
+}
