@@ -19,6 +19,7 @@
  */
 import { type Frame, type FramerPair, FramingError } from './framing.ts';
 import type { Aim, DroppedReply, Piece } from './reply-aim.ts';
+import { HeldReplies } from './held-replies.ts';
 
 export class CallAim implements Aim {
   private requests = 0;
@@ -27,9 +28,8 @@ export class CallAim implements Aim {
   /** Stream offset of the aimed call's first reply frame, once it came: the server's bytes are held from there. */
   private holdingFrom: number | undefined;
   private droppedReply: DroppedReply | undefined;
-  /** Reply bytes read and not yet released, and the stream offset of the first of them. */
-  private pending: Buffer = Buffer.alloc(0);
-  private pendingOffset = 0;
+  /** Reply bytes read and not yet released. */
+  private readonly held = new HeldReplies();
   /** The end of the last whole reply frame: what may be released while an aim waits and nothing is held. */
   private releasable = 0;
 
@@ -71,7 +71,7 @@ export class CallAim implements Aim {
         this.lose(err);
       }
     }
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.held.add(chunk);
     for (const frame of frames) {
       if (!this.waiting || frame.call === undefined || frame.call !== this.aimed!.call) {
         if (this.holdingFrom === undefined) this.releasable = frame.end;
@@ -86,33 +86,21 @@ export class CallAim implements Aim {
       this.holdingFrom = undefined;
       passed?.();
     }
-    if (!this.waiting) return this.release(this.pendingOffset + this.pending.length);
-    return this.release(this.holdingFrom ?? this.releasable);
+    if (!this.waiting) return this.held.release(this.held.end);
+    return this.held.release(this.holdingFrom ?? this.releasable);
   }
 
   cancel(): Piece[] {
     if (!this.waiting) return [];
     this.aimed = undefined;
     this.holdingFrom = undefined;
-    return this.release(this.pendingOffset + this.pending.length);
+    return this.held.release(this.held.end);
   }
 
   private drop(answer: Frame): Piece[] {
     const from = this.holdingFrom!;
     this.droppedReply = { request: this.aimed!, reply: { ...answer, start: from } };
-    const before = this.release(from);
-    const rest = this.pending;
-    this.pending = Buffer.alloc(0);
-    return rest.length > 0 ? [...before, { bytes: rest, drop: true }] : before;
-  }
-
-  private release(upTo: number): Piece[] {
-    const n = upTo - this.pendingOffset;
-    if (n <= 0) return [];
-    const bytes = this.pending.subarray(0, n);
-    this.pending = this.pending.subarray(n);
-    this.pendingOffset = upTo;
-    return [{ bytes, drop: false }];
+    return this.held.dropFrom(from);
   }
 
   private lose(err: unknown): void {

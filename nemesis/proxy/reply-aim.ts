@@ -9,6 +9,7 @@
  * connection — the client must not read a later reply as the answer to the lost one.
  */
 import { type Frame, type FramerPair, FramingError } from './framing.ts';
+import { HeldReplies } from './held-replies.ts';
 
 /** A piece of the reply stream: bytes to deliver or to drop. */
 export interface Piece {
@@ -51,9 +52,8 @@ export class ReplyAim implements Aim {
   private lostBecause: string | undefined;
   private aimed: { index: number; request: Frame } | undefined;
   private droppedReply: DroppedReply | undefined;
-  /** Reply bytes read and not yet released, and the stream offset of the first of them. */
-  private pending: Buffer = Buffer.alloc(0);
-  private pendingOffset = 0;
+  /** Reply bytes read and not yet released. */
+  private readonly held = new HeldReplies();
   /** Stream offset up to which the reply stream may be released while an aim waits: the last complete reply's end. */
   private releasable = 0;
 
@@ -104,7 +104,7 @@ export class ReplyAim implements Aim {
         this.lose(err);
       }
     }
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.held.add(chunk);
     for (const frame of frames) {
       if (frame.unsolicited) continue;
       const index = this.replies++;
@@ -115,39 +115,25 @@ export class ReplyAim implements Aim {
       }
       this.releasable = frame.end;
     }
-    if (!this.waiting) return this.release(this.pendingOffset + this.pending.length);
-    return this.release(this.releasable);
+    if (!this.waiting) return this.held.release(this.held.end);
+    return this.held.release(this.releasable);
   }
 
   /** Gives up a waiting aim (the mode was healed before the reply came): what was held back goes to the client. */
   cancel(): Piece[] {
     if (!this.waiting) return [];
     this.aimed = undefined;
-    return this.release(this.pendingOffset + this.pending.length);
+    return this.held.release(this.held.end);
   }
 
-  /** Whether the reply frame (all of it in `pending`) begins with `prefix`. */
+  /** Whether the reply frame (all of it held) begins with `prefix`. */
   private begins(reply: Frame, prefix: string): boolean {
-    const from = reply.start - this.pendingOffset;
-    return this.pending.subarray(from, from + prefix.length).toString('latin1') === prefix;
+    return this.held.slice(reply.start, prefix.length).toString('latin1') === prefix;
   }
 
   private drop(reply: Frame): Piece[] {
     this.droppedReply = { request: this.aimed!.request, reply };
-    const before = this.release(reply.start);
-    const rest = this.pending;
-    this.pending = Buffer.alloc(0);
-    return rest.length > 0 ? [...before, { bytes: rest, drop: true }] : before;
-  }
-
-  /** Releases the pending bytes up to stream offset `upTo`. */
-  private release(upTo: number): Piece[] {
-    const n = upTo - this.pendingOffset;
-    if (n <= 0) return [];
-    const bytes = this.pending.subarray(0, n);
-    this.pending = this.pending.subarray(n);
-    this.pendingOffset = upTo;
-    return [{ bytes, drop: false }];
+    return this.held.dropFrom(reply.start);
   }
 
   private lose(err: unknown): void {
