@@ -1,7 +1,6 @@
-import type { AccountRef } from '../history/bank.ts';
 import type { Journal } from '../history/journal.ts';
 import type { Op } from '../history/op.ts';
-import { processRole } from '../history/process-role.ts';
+import { SectionOpenings } from './section-openings.ts';
 
 /** A client that has just entered its critical section: it holds the lock (as far as it knows) and has read. */
 export interface CriticalSection {
@@ -51,9 +50,7 @@ interface Waiter {
  * its think time, so a SIGSTOP sent there lands before the client's write.
  */
 export class CriticalSections implements SectionFeed {
-  private readonly lastAcquire = new Map<number, { index: number; time: number; sent?: number }>();
-  private readonly lastAcquireSent = new Map<number, number>();
-  private readonly lastRenew = new Map<number, number>();
+  private readonly openings: SectionOpenings;
   private waiters: Waiter[] = [];
   private readonly unsubscribe: () => void;
 
@@ -66,36 +63,13 @@ export class CriticalSections implements SectionFeed {
     private readonly concurrency: number,
     private readonly live: boolean,
   ) {
+    this.openings = new SectionOpenings(concurrency);
     this.unsubscribe = journal.onOp((op) => this.observe(op));
   }
 
   private observe(op: Op): void {
-    if (typeof op.process !== 'number') return;
-    const role = processRole(op.process);
-    if (role.kind === 'watchdog') {
-      if (op.f === 'renew' && op.type === 'invoke') this.lastRenew.set(role.of, op.time);
-      return;
-    }
-    if (op.f === 'acquire' && op.type === 'invoke') this.lastAcquireSent.set(op.process, op.time);
-    if (op.f === 'acquire' && op.type === 'ok') {
-      const sent = this.lastAcquireSent.get(op.process);
-      this.lastAcquire.set(op.process, { index: op.index, time: op.time, ...(sent !== undefined ? { sent } : {}) });
-      this.lastRenew.delete(op.process);
-    }
-    if (op.f !== 'read' || op.type !== 'ok' || this.waiters.length === 0) return;
-    const acquired = this.lastAcquire.get(op.process);
-    const renewed = this.lastRenew.get(op.process);
-    const section: CriticalSection = {
-      slot: op.process % this.concurrency,
-      process: op.process,
-      account: (op.value as AccountRef).account,
-      readIndex: op.index,
-      readTime: op.time,
-      acquireIndex: acquired?.index ?? -1,
-      ...(acquired ? { acquireTime: acquired.time } : {}),
-      ...(acquired?.sent !== undefined ? { acquireSentTime: acquired.sent } : {}),
-      ...(renewed !== undefined ? { lastRenewTime: renewed } : {}),
-    };
+    const section = this.openings.observe(op);
+    if (!section || this.waiters.length === 0) return;
     const i = this.waiters.findIndex((w) => w.accept(section));
     if (i < 0) return;
     const [w] = this.waiters.splice(i, 1);

@@ -1,8 +1,8 @@
-import type { AccountRef } from '../history/bank.ts';
 import type { Journal } from '../history/journal.ts';
 import type { Op } from '../history/op.ts';
 import { processRole } from '../history/process-role.ts';
 import type { CriticalSection, SectionFeed } from './critical-sections.ts';
+import { SectionOpenings } from './section-openings.ts';
 
 /**
  * The critical sections of a scripted scenario's clients, one feed per client slot: a fault a script aims at `A`
@@ -13,9 +13,7 @@ import type { CriticalSection, SectionFeed } from './critical-sections.ts';
 export class ScriptedSections {
   /** Each slot's open section: its read ok seen, nothing invoked by that process since. */
   private readonly open = new Map<number, CriticalSection>();
-  private readonly lastAcquire = new Map<number, { index: number; time: number; sent?: number }>();
-  private readonly lastAcquireSent = new Map<number, number>();
-  private readonly lastRenew = new Map<number, number>();
+  private readonly openings: SectionOpenings;
   private waiters: {
     slot: number;
     accept: (s: CriticalSection) => boolean;
@@ -28,38 +26,17 @@ export class ScriptedSections {
     journal: Journal,
     private readonly concurrency: number,
   ) {
+    this.openings = new SectionOpenings(concurrency);
     this.unsubscribe = journal.onOp((op) => this.observe(op));
   }
 
   private observe(op: Op): void {
-    if (typeof op.process !== 'number') return;
-    const role = processRole(op.process);
-    if (role.kind === 'watchdog') {
-      if (op.f === 'renew' && op.type === 'invoke') this.lastRenew.set(role.of, op.time);
-      return;
-    }
-    const slot = op.process % this.concurrency;
-    if (op.type === 'invoke') this.open.delete(slot);
-    if (op.f === 'acquire' && op.type === 'invoke') this.lastAcquireSent.set(op.process, op.time);
-    if (op.f === 'acquire' && op.type === 'ok') {
-      const sent = this.lastAcquireSent.get(op.process);
-      this.lastAcquire.set(op.process, { index: op.index, time: op.time, ...(sent !== undefined ? { sent } : {}) });
-      this.lastRenew.delete(op.process);
-    }
-    if (op.f !== 'read' || op.type !== 'ok') return;
-    const acquired = this.lastAcquire.get(op.process);
-    const renewed = this.lastRenew.get(op.process);
-    const section: CriticalSection = {
-      slot,
-      process: op.process,
-      account: (op.value as AccountRef).account,
-      readIndex: op.index,
-      readTime: op.time,
-      acquireIndex: acquired?.index ?? -1,
-      ...(acquired ? { acquireTime: acquired.time } : {}),
-      ...(acquired?.sent !== undefined ? { acquireSentTime: acquired.sent } : {}),
-      ...(renewed !== undefined ? { lastRenewTime: renewed } : {}),
-    };
+    // Anything a client sends after its read closes its open section.
+    if (typeof op.process === 'number' && op.type === 'invoke' && processRole(op.process).kind !== 'watchdog')
+      this.open.delete(op.process % this.concurrency);
+    const section = this.openings.observe(op);
+    if (!section) return;
+    const slot = section.slot;
     this.open.set(slot, section);
     const i = this.waiters.findIndex((w) => w.slot === slot && w.accept(section));
     if (i >= 0) this.waiters.splice(i, 1)[0].enter(section);
