@@ -24,6 +24,13 @@ const GRANTED_REPLY = '+OK';
  *
  * The fault ends (heal: the black hole reset) once that client's acquire has completed, or after the story wait.
  */
+/**
+ * What a Redis client sends on its own, not for the lock: ioredis's connect (AUTH, HELLO, CLIENT, SELECT), its ready
+ * check (INFO), keep-alives (PING). A plugin's aim is its next request but these: a shot that dropped an INFO's reply
+ * had no key to read back, and the gallery's reentrant-resend scenario missed its story (CI, stop 57).
+ */
+export const CONNECTION_CHATTER = ['AUTH', 'HELLO', 'CLIENT', 'SELECT', 'INFO', 'PING', 'READONLY'] as const;
+
 export const replyLossAcquire: FaultExecutor<'reply-loss-acquire'> = {
   name: 'reply-loss-acquire',
   needs: { ownClientRoutes: true, clientProxies: true, liveOps: true, shotMs: pastTheLease },
@@ -38,7 +45,9 @@ export const replyLossAcquire: FaultExecutor<'reply-loss-acquire'> = {
     for (const r of routes) {
       r.dropsBefore = r.proxy.droppedReplies().length;
       r.proxy.dropNextReply(
-        known ? { command: 'SET', replyIs: GRANTED_REPLY, then: 'keep-open' } : { then: 'keep-open' },
+        known
+          ? { command: 'SET', replyIs: GRANTED_REPLY, then: 'keep-open' }
+          : { except: CONNECTION_CHATTER, then: 'keep-open' },
       );
     }
     const nowNs = () => journal.sinceOrigin(process.hrtime.bigint());

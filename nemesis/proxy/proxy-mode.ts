@@ -44,6 +44,8 @@ export type ProxyMode =
   | {
       readonly kind: 'drop-next-reply';
       readonly command?: string;
+      /** Requests never aimed at, by name (a client's connection chatter: AUTH, INFO, PING …); they pass. */
+      readonly except?: readonly string[];
       /** Only a reply that begins with these bytes (RESP `+OK`: the server did it); another is delivered, the aim kept. */
       readonly replyIs?: string;
       readonly then: 'keep-open' | 'reset';

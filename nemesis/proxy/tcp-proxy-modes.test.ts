@@ -168,6 +168,18 @@ describe('TcpProxy modes', () => {
     expect(proxy.counters().resets).toBe(1);
   });
 
+  it("drop-next-reply with no command aims past the connection's own chatter (INFO, PING) at the next request", async () => {
+    // Red before: a plugin's aim took the first request whatever it was — an INFO's reply dropped, no key to read back.
+    const { echo, proxy, client } = await setUp({ protocol: 'resp' });
+    const INFO = '*1\r\n$4\r\nINFO\r\n';
+    proxy.dropNextReply({ except: ['INFO', 'PING'], then: 'keep-open' });
+    client.socket.write(INFO + PING + SET);
+    await eventually('all at the server', () => echo.received() === INFO + PING + SET, WAIT_MS);
+    await eventually('the SET reply dropped', () => proxy.counters().droppedToClient === SET.length, WAIT_MS);
+    await client.waitFor(INFO + PING);
+    expect(proxy.droppedReplies().map((d) => d.request.name)).toEqual(['SET']);
+  });
+
   it("drop-next-reply aimed at DEL: a renewal's script (it extends) passes, the release's (it deletes) loses its reply", async () => {
     const { echo, proxy, client } = await setUp({ protocol: 'resp' });
     const evalOf = (script: string) =>

@@ -217,7 +217,12 @@ export class TcpProxy {
    * open as a black hole until heal. One shot: later requests pass until this is called again. Refused when the
    * proxy has no framing for its protocol.
    */
-  dropNextReply(options: { command?: string; replyIs?: string; then: 'keep-open' | 'reset' }): void {
+  dropNextReply(options: {
+    command?: string;
+    except?: readonly string[];
+    replyIs?: string;
+    then: 'keep-open' | 'reset';
+  }): void {
     if (framingOf(this.protocol) === undefined) throw unframedError(this.protocol, 'drop-next-reply');
     this.setMode({ kind: 'drop-next-reply', ...options });
     this.shotArmed = true;
@@ -336,6 +341,7 @@ export class TcpProxy {
     const command = mode.command?.toUpperCase();
     const named = request.name?.toUpperCase() === command || request.detail?.toUpperCase().includes(command ?? '');
     if (command !== undefined && !named) return false;
+    if (mode.except?.some((e) => e.toUpperCase() === request.name?.toUpperCase())) return false;
     this.shotArmed = false;
     return true;
   }
